@@ -1,0 +1,3 @@
+from rocm_wizard.cli import main
+
+raise SystemExit(main())

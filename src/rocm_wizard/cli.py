@@ -1,0 +1,80 @@
+"""Command line entry point.
+
+Each sub-command lives in ``rocm_wizard.commands.<name>`` with ``add_arguments(parser)`` and
+``run(args) -> int`` and is imported only when used, so ``rocm-wizard detect --json`` loads neither
+Textual nor Rich.  stdout carries the product (JSON, a script, a report); messages go to stderr.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import List, Optional
+
+from . import __version__
+from .exitcodes import USAGE
+
+# sub-command -> (module, one-line help)
+COMMANDS = {
+    "detect": ("rocm_wizard.commands.detect", "describe this system (or a snapshot): OS, GPUs, ROCm, venvs, Docker, access"),
+    "snapshot": ("rocm_wizard.commands.snapshot", "gather what detection reads into a bundle to share"),
+    "doctor": ("rocm_wizard.commands.doctor", "diagnose the system and recommend a way out"),
+    "verify": ("rocm_wizard.commands.verify", "GPU smoke test of a venv, interpreter or Docker image"),
+    "resume": ("rocm_wizard.commands.resume", "continue an interrupted run"),
+    "rollback": ("rocm_wizard.commands.rollback", "restore what the last run replaced"),
+}
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> "None":  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        self.exit(USAGE, f"{self.prog}: error: {message}\n")
+
+
+def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
+    parser = _Parser(prog="rocm-wizard", description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--version", action="version", version=f"rocm-wizard {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name, (module, helptext) in COMMANDS.items():
+        p = sub.add_parser(name, help=helptext, description=helptext)
+        if only is None or only == name:
+            mod = _load(module)
+            if mod is not None:
+                mod.add_arguments(p)
+    # the top-level modes (--plan-only, --yes, the TUI) are added by the plan/run frontends
+    frontend = _load("rocm_wizard.commands.main")
+    if frontend is not None:
+        frontend.add_arguments(parser)
+    return parser
+
+
+def _load(module: str):
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name == module:
+            return None
+        raise
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    first = next((a for a in argv if not a.startswith("-")), None)
+    only = first if first in COMMANDS else None
+    parser = build_parser(only)
+    args = parser.parse_args(argv)
+    if args.command:
+        mod = _load(COMMANDS[args.command][0])
+        if mod is None:
+            print(f"rocm-wizard: '{args.command}' is not available in this build", file=sys.stderr)
+            return 1
+        return int(mod.run(args) or 0)
+    frontend = _load("rocm_wizard.commands.main")
+    if frontend is None:
+        parser.print_help(sys.stderr)
+        return USAGE
+    return int(frontend.run(args) or 0)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

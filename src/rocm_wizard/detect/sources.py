@@ -1,0 +1,364 @@
+"""Where detection gets its raw text from.
+
+Detection never touches the system directly: probes ask a :class:`Source` for files, directory
+listings, command outputs and environment variables.  Three sources exist:
+
+* :class:`LiveSource` reads the running system (optionally under another root directory, which is
+  how tests feed a captured sysfs tree) and runs commands with a timeout;
+* :class:`BundleSource` reads a snapshot bundle made by ``rocm-wizard snapshot`` (or any directory
+  laid out the same way), plus loose pasted files recognised by content;
+* :class:`RecordingSource` wraps a live source and keeps everything it returned, which is exactly
+  what ``rocm-wizard snapshot`` writes into a bundle.
+
+Every answer is a :class:`Raw`: the text (decoded leniently), a ``source`` label for provenance and,
+when something went wrong, an ``error`` in plain words.  Nothing here raises on a missing file,
+missing tool, permission problem, non-UTF-8 bytes or a hung command.
+"""
+from __future__ import annotations
+
+import fnmatch
+import os
+import shutil
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+
+DEFAULT_TIMEOUT = 10.0
+
+# Environment variables that detection may read.  Nothing else from the environment is ever
+# looked at, recorded in a snapshot, or logged.
+GPU_ENV_PREFIXES = ("HSA_OVERRIDE_GFX_VERSION",)
+GPU_ENV_NAMES = (
+    "TORCH_BLAS_PREFER_HIPBLASLT",
+    "ROC_ENABLE_PRE_VEGA",
+    "HIP_VISIBLE_DEVICES",
+    "ROCR_VISIBLE_DEVICES",
+    "CUDA_VISIBLE_DEVICES",
+    "GPU_DEVICE_ORDINAL",
+    "PYTORCH_ROCM_ARCH",
+    "HSA_ENABLE_SDMA",
+    "AMD_LOG_LEVEL",
+    "ROCM_PATH",
+    "HIP_PATH",
+    "VIRTUAL_ENV",
+    "CONDA_PREFIX",
+    "PYTHONPATH",
+    "PATH",
+    "SUDO_USER",
+    "USER",
+    "HOME",
+    "WSL_DISTRO_NAME",
+    "SSH_CONNECTION",
+    "TMUX",
+    "STY",
+)
+
+
+# Tool kinds and the command lines that produce them on a live system.  Probes ask for kinds;
+# parsers accept every format a kind comes in (a live command's output or a user's paste).
+KIND_COMMANDS: Dict[str, List[List[str]]] = {
+    "rocminfo": [["rocminfo"]],
+    "rocm-smi": [["rocm-smi", "--showproductname", "--showhw"]],
+    "amd-smi": [["amd-smi", "static", "--asic", "--bus", "--vram", "--driver"]],
+    "amd-smi-version": [["amd-smi", "version"]],
+    "lspci": [["lspci", "-nn", "-D"]],
+    "uname": [["uname", "-a"]],
+    "lsmod": [],  # live: /proc/modules is read instead
+    "dpkg": [["dpkg-query", "-W", "-f=${Package}\t${Version}\t${db:Status-Abbrev}\n"]],
+    "dpkg-audit": [["dpkg", "--audit"]],
+    "dkms": [["dkms", "status"]],
+    "apt-policy": [["apt-cache", "policy", "rocm-core", "rocm", "amdgpu-dkms", "rocminfo"]],
+    "docker-version": [["docker", "version", "--format", "{{.Client.Version}} {{.Server.Version}}"]],
+    "docker-images": [["docker", "images", "--format", "{{.Repository}}:{{.Tag}}"]],
+    # kinds that only come from pastes (or from files read by probes on a live system)
+    "collect_env": [],
+    "os-release": [],
+    "pip-freeze": [],
+    "dmesg": [],
+    "error-log": [],
+    "lshw": [],
+    "dnf-list": [],
+    "apt-list": [],
+}
+
+
+def is_gpu_env(name: str) -> bool:
+    return name in GPU_ENV_NAMES or any(name.startswith(p) for p in GPU_ENV_PREFIXES)
+
+
+def decode(data: bytes) -> str:
+    """Decode bytes as UTF-8, replacing anything that is not (never raises)."""
+    return data.decode("utf-8", errors="replace")
+
+
+@dataclass
+class Raw:
+    text: Optional[str]
+    source: str
+    error: Optional[str] = None
+    rc: Optional[int] = None
+    duration: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.text is not None and self.error is None
+
+
+@dataclass
+class CommandResult:
+    argv: Tuple[str, ...]
+    stdout: str
+    stderr: str
+    rc: Optional[int]
+    error: Optional[str]
+    duration: float
+
+
+def run_command(argv: Sequence[str], timeout: float = DEFAULT_TIMEOUT, env: Optional[Dict[str, str]] = None,
+                max_bytes: int = 8 * 1024 * 1024) -> CommandResult:
+    """Run ``argv`` with a timeout; never raises.  A missing tool gives ``error='not installed'``."""
+    start = time.monotonic()
+    exe = argv[0]
+    if os.sep not in exe and shutil.which(exe, path=(env or os.environ).get("PATH")) is None:
+        return CommandResult(tuple(argv), "", "", None, f"{exe}: not installed", 0.0)
+    try:
+        proc = subprocess.Popen(
+            list(argv),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            start_new_session=True,  # so a timeout can kill the whole process group
+        )
+    except OSError as exc:
+        return CommandResult(tuple(argv), "", "", None, f"{exe}: {exc.strerror or exc}", time.monotonic() - start)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        try:
+            out, err = proc.communicate(timeout=2)
+        except subprocess.TimeoutExpired:  # stuck in the kernel (D state): give up on it
+            out, err = b"", b""
+        return CommandResult(tuple(argv), decode(out[:max_bytes]), decode(err[:max_bytes]), None,
+                             f"{exe}: timed out after {timeout:g}s", time.monotonic() - start)
+    return CommandResult(tuple(argv), decode(out[:max_bytes]), decode(err[:max_bytes]), proc.returncode, None,
+                         time.monotonic() - start)
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    import signal
+
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError, OSError):
+        try:
+            proc.kill()
+        except OSError:
+            pass
+
+
+def command_key(argv: Sequence[str]) -> str:
+    """File-name-safe key for a command line, used in bundles: ``rocm-smi --showproductname``
+    -> ``rocm-smi__--showproductname``."""
+    out = []
+    for part in argv:
+        part = os.path.basename(part) if part is argv[0] else part
+        out.append("".join(c if (c.isalnum() or c in "-_.=") else "_" for c in part))
+    return "__".join(out)
+
+
+class Source:
+    """Interface every probe uses.  Paths are absolute paths of the system being described."""
+
+    kind = "abstract"
+
+    def read(self, path: str, max_bytes: int = 4 * 1024 * 1024) -> Raw:
+        raise NotImplementedError
+
+    def listdir(self, path: str) -> List[str]:
+        """Names in a directory, sorted; empty when missing or unreadable."""
+        raise NotImplementedError
+
+    def exists(self, path: str) -> bool:
+        raise NotImplementedError
+
+    def readlink(self, path: str) -> Optional[str]:
+        raise NotImplementedError
+
+    def stat(self, path: str) -> Optional[Dict[str, object]]:
+        """``{"mode": int, "uid": int, "gid": int, "is_dir": bool}`` or None."""
+        raise NotImplementedError
+
+    def run(self, argv: Sequence[str], timeout: float = DEFAULT_TIMEOUT) -> Raw:
+        raise NotImplementedError
+
+    def env(self) -> Dict[str, str]:
+        """The GPU-related environment (see :data:`GPU_ENV_NAMES`) only."""
+        raise NotImplementedError
+
+    def outputs(self, kind: str) -> List[Raw]:
+        """Every output of a tool *kind* (see :data:`KIND_COMMANDS`) this source can give.
+
+        Live: runs the kind's canonical command lines.  Bundles: the recorded outputs of those
+        command lines plus every pasted text recognised as that kind.  Successful outputs only
+        are useful to parsers, but failures are returned too so probes can note why.
+        """
+        return [self.run(argv) for argv in KIND_COMMANDS.get(kind, [])]
+
+    def pastes(self) -> List[Tuple[str, str]]:
+        """Loose texts (name, content) whose kind is decided by content; live sources have none."""
+        return []
+
+    def glob(self, pattern: str) -> List[str]:
+        """Very small glob over :meth:`listdir` (``*`` in any path component)."""
+        parts = pattern.strip("/").split("/")
+        paths = ["/"]
+        for part in parts:
+            nxt = []
+            for base in paths:
+                if any(c in part for c in "*?["):
+                    for name in self.listdir(base):
+                        if fnmatch.fnmatchcase(name, part):
+                            nxt.append(os.path.join(base, name))
+                else:
+                    candidate = os.path.join(base, part)
+                    nxt.append(candidate)
+            paths = nxt
+        return sorted(p for p in paths if self.exists(p))
+
+
+class LiveSource(Source):
+    """The running system.  ``root`` re-bases file access (tests use a captured tree); commands run
+    only when ``commands`` is true (a re-rooted source usually turns them off)."""
+
+    kind = "live"
+
+    def __init__(self, root: str = "/", commands: bool = True, environ: Optional[Dict[str, str]] = None,
+                 timeout: float = DEFAULT_TIMEOUT) -> None:
+        self.root = root
+        self.commands = commands
+        self._environ = dict(os.environ if environ is None else environ)
+        self.timeout = timeout
+
+    def _p(self, path: str) -> str:
+        if self.root in ("", "/"):
+            return path
+        return os.path.join(self.root, path.lstrip("/"))
+
+    def read(self, path: str, max_bytes: int = 4 * 1024 * 1024) -> Raw:
+        label = f"file:{path}"
+        try:
+            with open(self._p(path), "rb") as fh:
+                data = fh.read(max_bytes)
+        except FileNotFoundError:
+            return Raw(None, label, "not found")
+        except PermissionError:
+            return Raw(None, label, "permission denied")
+        except IsADirectoryError:
+            return Raw(None, label, "is a directory")
+        except OSError as exc:
+            return Raw(None, label, exc.strerror or str(exc))
+        return Raw(decode(data), label)
+
+    def listdir(self, path: str) -> List[str]:
+        try:
+            return sorted(os.listdir(self._p(path)))
+        except OSError:
+            return []
+
+    def exists(self, path: str) -> bool:
+        return os.path.lexists(self._p(path))
+
+    def readlink(self, path: str) -> Optional[str]:
+        try:
+            return os.readlink(self._p(path))
+        except OSError:
+            return None
+
+    def stat(self, path: str) -> Optional[Dict[str, object]]:
+        import stat as st
+
+        try:
+            s = os.stat(self._p(path))
+        except OSError:
+            return None
+        return {"mode": s.st_mode, "uid": s.st_uid, "gid": s.st_gid, "is_dir": st.S_ISDIR(s.st_mode),
+                "access_rw": os.access(self._p(path), os.R_OK | os.W_OK)}
+
+    def run(self, argv: Sequence[str], timeout: Optional[float] = None) -> Raw:
+        label = "cmd:" + " ".join(argv)
+        if not self.commands:
+            return Raw(None, label, "commands disabled for this source")
+        env = dict(self._environ)
+        env.setdefault("LC_ALL", "C")
+        env["LC_ALL"] = "C"
+        res = run_command(argv, timeout=timeout or self.timeout, env=env)
+        if res.error:
+            return Raw(res.stdout or None, label, res.error, res.rc, res.duration)
+        text = res.stdout
+        if res.rc != 0 and not text.strip():
+            return Raw(None, label, f"exit status {res.rc}: {res.stderr.strip()[:200]}", res.rc, res.duration)
+        return Raw(text, label, None, res.rc, res.duration)
+
+    def env(self) -> Dict[str, str]:
+        return {k: v for k, v in self._environ.items() if is_gpu_env(k)}
+
+
+class RecordingSource(Source):
+    """Wraps a source and remembers every answer, for ``rocm-wizard snapshot``."""
+
+    kind = "live"
+
+    def __init__(self, inner: Source) -> None:
+        self.inner = inner
+        self.files: Dict[str, Raw] = {}
+        self.dirs: Dict[str, List[str]] = {}
+        self.links: Dict[str, Optional[str]] = {}
+        self.stats: Dict[str, Optional[Dict[str, object]]] = {}
+        self.commands: Dict[str, Tuple[Tuple[str, ...], Raw]] = {}
+        self._lock = threading.Lock()
+
+    def read(self, path: str, max_bytes: int = 4 * 1024 * 1024) -> Raw:
+        raw = self.inner.read(path, max_bytes)
+        with self._lock:
+            self.files[path] = raw
+        return raw
+
+    def listdir(self, path: str) -> List[str]:
+        names = self.inner.listdir(path)
+        with self._lock:
+            self.dirs[path] = names
+        return names
+
+    def exists(self, path: str) -> bool:
+        return self.inner.exists(path)
+
+    def readlink(self, path: str) -> Optional[str]:
+        target = self.inner.readlink(path)
+        with self._lock:
+            self.links[path] = target
+        return target
+
+    def stat(self, path: str) -> Optional[Dict[str, object]]:
+        s = self.inner.stat(path)
+        with self._lock:
+            self.stats[path] = s
+        return s
+
+    def run(self, argv: Sequence[str], timeout: Optional[float] = None) -> Raw:
+        raw = self.inner.run(argv, timeout) if timeout else self.inner.run(argv)
+        with self._lock:
+            self.commands[command_key(argv)] = (tuple(argv), raw)
+        return raw
+
+    def env(self) -> Dict[str, str]:
+        return self.inner.env()
+
+
+def iter_text_files(root: str) -> Iterable[str]:
+    for dirpath, _dirs, files in os.walk(root):
+        for name in sorted(files):
+            yield os.path.join(dirpath, name)

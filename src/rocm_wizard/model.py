@@ -1,0 +1,240 @@
+"""Plain typed data that flows through detect -> diagnose -> plan -> execute -> verify.
+
+Every record carries ``sources`` (field name -> where the value came from: ``file:/path``,
+``cmd:rocminfo``, ``paste:name.txt#rocminfo``, ``env:NAME``, ``catalog:gpus.csv``...) and ``notes``
+(plain-language remarks such as "rocminfo timed out after 10s").  A value that could not be
+determined is ``None`` and, where the reason is known, a note says why.
+
+This module imports nothing outside the standard library: it is loaded by every headless command.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional
+
+SCHEMA_VERSION = 1
+
+
+@dataclass
+class Record:
+    """Base for every detected record: values plus their provenance."""
+
+    sources: Dict[str, str] = field(default_factory=dict)
+    notes: List[str] = field(default_factory=list)
+
+    def put(self, name: str, value: Any, source: str, *, overwrite: bool = True) -> None:
+        """Set ``name`` to ``value`` and remember ``source``; ``None`` values are ignored.
+
+        With ``overwrite=False`` an already known value is kept (first, best source wins).
+        """
+        if value is None or value == "":
+            return
+        if not overwrite and getattr(self, name, None) not in (None, "", [], {}):
+            return
+        setattr(self, name, value)
+        self.sources[name] = source
+
+    def note(self, text: str) -> None:
+        if text not in self.notes:
+            self.notes.append(text)
+
+
+@dataclass
+class OSInfo(Record):
+    id: Optional[str] = None  # os-release ID: ubuntu, debian, arch, rocky...
+    version_id: Optional[str] = None  # 22.04, 24.04, 9.0, rolling
+    codename: Optional[str] = None  # jammy, noble
+    pretty_name: Optional[str] = None
+    kernel: Optional[str] = None  # uname -r
+    kernel_flavour: Optional[str] = None  # generic, oem, lowlatency, microsoft-standard-WSL2
+    hwe: Optional[bool] = None  # Ubuntu HWE kernel (not the release's GA series)
+    wsl: Optional[bool] = None
+    container: Optional[str] = None  # docker, podman, lxc, systemd-nspawn... None when bare metal
+    arch: Optional[str] = None  # x86_64, aarch64
+    cpu: Optional[str] = None  # CPU model name
+    python: Optional[str] = None  # system python3 version
+
+
+@dataclass
+class GPU(Record):
+    vendor_id: Optional[str] = None  # "1002" (AMD), "10de" (NVIDIA), "8086" (Intel)
+    device_id: Optional[str] = None  # "744c"
+    revision: Optional[str] = None  # "c8"
+    pci_id: Optional[str] = None  # "1002:744c"
+    bdf: Optional[str] = None  # "0000:03:00.0"
+    is_amd: bool = True
+    gfx_target: Optional[str] = None  # "gfx1100"
+    name: Optional[str] = None  # marketing name
+    chip_family: Optional[str] = None  # NAVI31
+    segment: Optional[str] = None  # radeon, radeon-pro, instinct, apu
+    kind: Optional[str] = None  # "dgpu" | "igpu"
+    vram_bytes: Optional[int] = None
+    kfd_node: Optional[int] = None
+    driver: Optional[str] = None  # kernel driver bound: amdgpu, i915, nvidia...
+    isa: Optional[str] = None  # amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-
+
+
+@dataclass
+class RocmInstall(Record):
+    path: Optional[str] = None  # /opt/rocm-6.2.4
+    version: Optional[str] = None  # 6.2.4
+    build: Optional[str] = None  # build id from .info/version, e.g. "76"
+
+
+@dataclass
+class AptSource(Record):
+    file: Optional[str] = None
+    line: Optional[str] = None
+    uri: Optional[str] = None
+    suite: Optional[str] = None
+    components: List[str] = field(default_factory=list)
+    signed_by: Optional[str] = None
+    enabled: bool = True
+    radeon: bool = False  # points at repo.radeon.com (or a configured mirror of it)
+    repo_kind: Optional[str] = None  # rocm | amdgpu | graphics | amdgpu-install | other
+    release: Optional[str] = None  # version directory in the URL (6.2.4, 7.0, latest)
+
+
+@dataclass
+class AptPin(Record):
+    file: Optional[str] = None
+    package: Optional[str] = None
+    pin: Optional[str] = None  # "release o=repo.radeon.com"
+    priority: Optional[int] = None
+
+
+@dataclass
+class RocmInfo(Record):
+    version: Optional[str] = None  # the host's ROCm release (never a torch wheel's)
+    installs: List[RocmInstall] = field(default_factory=list)
+    opt_rocm_target: Optional[str] = None  # where /opt/rocm points
+    packages: Dict[str, str] = field(default_factory=dict)  # package -> version (dpkg/apt/dnf)
+    apt_sources: List[AptSource] = field(default_factory=list)
+    apt_pins: List[AptPin] = field(default_factory=list)
+    distro_offers_rocm: Optional[bool] = None  # the distribution archive also carries ROCm packages
+    amdgpu_loaded: Optional[bool] = None
+    amdgpu_version: Optional[str] = None  # /sys/module/amdgpu/version (dkms) or None for in-tree
+    amdgpu_dkms: Optional[str] = None  # dkms status line / package version
+    kfd_version: Optional[str] = None  # "KFD driver version" as reported by tools
+    hsa_runtime_version: Optional[str] = None  # rocminfo "Runtime Version"
+    smi_version: Optional[str] = None
+    dpkg_audit_clean: Optional[bool] = None
+    dpkg_audit: Optional[str] = None  # the output when unclean
+
+
+@dataclass
+class TorchEnv(Record):
+    path: Optional[str] = None  # venv root, or site-packages when no venv
+    site_packages: Optional[str] = None
+    python: Optional[str] = None  # interpreter version of the env
+    active: bool = False  # the active venv (VIRTUAL_ENV)
+    version: Optional[str] = None  # 2.5.1+rocm6.2
+    build: Optional[str] = None  # rocm | cuda | cpu
+    hip: Optional[str] = None
+    cuda: Optional[str] = None
+    torchvision: Optional[str] = None
+    torchaudio: Optional[str] = None
+    triton: Dict[str, str] = field(default_factory=dict)  # distribution -> version
+    triton_required: Optional[str] = None  # requirement from torch's metadata: "pytorch-triton-rocm==3.1.0"
+    triton_shadow: Optional[str] = None  # a stray triton directory that shadows the distribution
+    arch_list: List[str] = field(default_factory=list)  # gfx targets compiled in, when known
+    packages: Dict[str, str] = field(default_factory=dict)  # other notable distributions
+
+
+@dataclass
+class DockerInfo(Record):
+    client: Optional[str] = None  # docker client version
+    daemon: Optional[bool] = None  # daemon reachable
+    user_allowed: Optional[bool] = None
+    images: List[str] = field(default_factory=list)  # rocm/* images present
+
+
+@dataclass
+class DeviceNode(Record):
+    path: Optional[str] = None
+    exists: bool = False
+    mode: Optional[str] = None  # "crw-rw----"
+    group: Optional[str] = None
+    accessible: Optional[bool] = None  # read+write for the current user
+
+
+@dataclass
+class AccessInfo(Record):
+    user: Optional[str] = None
+    groups: List[str] = field(default_factory=list)
+    in_render: Optional[bool] = None
+    in_video: Optional[bool] = None
+    kfd: Optional[DeviceNode] = None
+    render_nodes: List[DeviceNode] = field(default_factory=list)
+    env: Dict[str, str] = field(default_factory=dict)  # GPU-related environment only
+    path_has_rocm_bin: Optional[bool] = None
+
+
+@dataclass
+class ErrorSighting(Record):
+    """A known error text found in a log or paste (the doctor matches these)."""
+
+    signature: Optional[str] = None  # short id: hipblas_status, triton_language, no_binary_for_gpu...
+    text: Optional[str] = None  # the matching line
+
+
+@dataclass
+class System(Record):
+    schema_version: int = SCHEMA_VERSION
+    origin: str = "live"  # live | snapshot
+    os: OSInfo = field(default_factory=OSInfo)
+    gpus: List[GPU] = field(default_factory=list)
+    rocm: RocmInfo = field(default_factory=RocmInfo)
+    torch: List[TorchEnv] = field(default_factory=list)
+    docker: DockerInfo = field(default_factory=DockerInfo)
+    access: AccessInfo = field(default_factory=AccessInfo)
+    errors: List[ErrorSighting] = field(default_factory=list)
+
+    @property
+    def amd_gpus(self) -> List[GPU]:
+        return [g for g in self.gpus if g.is_amd]
+
+
+def to_dict(obj: Any) -> Any:
+    """JSON-ready dict of a record tree (dataclasses, lists, dicts, scalars)."""
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: to_dict(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    if isinstance(obj, (list, tuple)):
+        return [to_dict(v) for v in obj]
+    if isinstance(obj, dict):
+        return {str(k): to_dict(v) for k, v in obj.items()}
+    return obj
+
+
+def from_dict(cls: Any, data: Any) -> Any:
+    """Inverse of :func:`to_dict` for the record classes above (unknown keys are ignored)."""
+    import typing
+
+    if not dataclasses.is_dataclass(cls) or not isinstance(data, dict):
+        return data
+    hints = typing.get_type_hints(cls)
+    kwargs = {}
+    for f in dataclasses.fields(cls):
+        if f.name not in data:
+            continue
+        value = data[f.name]
+        kwargs[f.name] = _convert(hints.get(f.name), value)
+    return cls(**kwargs)
+
+
+def _convert(tp: Any, value: Any) -> Any:
+    import typing
+
+    if value is None:
+        return None
+    origin = typing.get_origin(tp)
+    args = typing.get_args(tp)
+    if origin is typing.Union:  # Optional[X]
+        inner = [a for a in args if a is not type(None)]
+        return _convert(inner[0], value) if inner else value
+    if origin in (list, List):
+        return [_convert(args[0] if args else None, v) for v in value]
+    if dataclasses.is_dataclass(tp):
+        return from_dict(tp, value)
+    return value
