@@ -1,0 +1,163 @@
+"""AMD's Docker images (``data/docker.toml``).
+
+API (stable)::
+
+    docker.tags() -> [DockerTag]                 # known rocm/pytorch tags, newest ROCm first
+    docker.parse_tag("rocm6.4.3_ubuntu24.04_py3.12_pytorch_release_2.6.0") -> DockerTag | None
+    docker.pick_tag(rocm="6.4", ubuntu="24.04", python="3.12", torch="2.6") -> DockerTag | None
+    docker.image(tag) -> "rocm/pytorch:<tag>"
+    docker.run_flags() -> ("--cap-add=SYS_PTRACE", ...)   # AMD's documented flags
+    docker.run_argv(image, extra=()) -> ["docker", "run", "-it", ...flags, image]
+    docker.dev_images() -> DevImages (rocm/dev-ubuntu-*: repositories, tags, flags)
+    docker.host_requirement() -> str
+
+A filter given as a series (``rocm="6.4"``) matches any tag of that series; a full version matches
+exactly.  Documented tags beat third-party ones, then newer ROCm, then newer torch.
+"""
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from typing import Iterable, List, Optional, Tuple
+
+from ._data import load, tup
+
+FILE = "docker.toml"
+
+
+@dataclass(frozen=True)
+class DockerTag:
+    tag: str
+    rocm: str
+    ubuntu: str
+    python: str
+    torch: str
+    status: str = "unknown"
+    sources: Tuple[str, ...] = ()
+    gfx_observed: Tuple[str, ...] = ()
+    note: str = ""
+
+    @property
+    def image(self) -> str:
+        return f"{repository()}:{self.tag}"
+
+
+@dataclass(frozen=True)
+class DevImages:
+    repositories: Tuple[str, ...]
+    tags: Tuple[str, ...]
+    run_flags: Tuple[str, ...]
+    tags_status: str
+    sources: Tuple[str, ...]
+    note: str
+
+
+def _pt() -> dict:
+    return load(FILE)["pytorch"]
+
+
+def repository() -> str:
+    return str(_pt()["repository"])
+
+
+def parse_tag(tag: object, status: str = "unknown", sources: Iterable[str] = (),
+              gfx_observed: Iterable[str] = (), note: str = "") -> Optional[DockerTag]:
+    text = str(tag or "").strip()
+    if ":" in text:
+        text = text.rsplit(":", 1)[1]
+    m = re.match(_pt()["tag_pattern"], text)
+    if not m:
+        return None
+    return DockerTag(text, m.group("rocm"), m.group("ubuntu"), m.group("python"), m.group("torch"),
+                     status, tup(sources), tup(gfx_observed), note)
+
+
+def _key(t: DockerTag):
+    from packaging.version import Version
+
+    return (t.status == "documented", Version(t.rocm), Version(t.torch), Version(t.ubuntu))
+
+
+@functools.lru_cache(maxsize=None)
+def _tags() -> Tuple[DockerTag, ...]:
+    out = []
+    for e in _pt().get("tag", []):
+        t = parse_tag(e["tag"], e.get("status", "unknown"), e.get("sources", ()), e.get("gfx_observed", ()),
+                      e.get("note", ""))
+        if t is not None:
+            out.append(t)
+    from packaging.version import Version
+
+    out.sort(key=lambda t: (Version(t.rocm), Version(t.torch)), reverse=True)
+    return tuple(out)
+
+
+def tags() -> List[DockerTag]:
+    return list(_tags())
+
+
+def _match(value: str, want: Optional[str]) -> bool:
+    if want is None or want == "":
+        return True
+    want = str(want).strip().lower()
+    for prefix in ("rocm", "py", "ubuntu"):
+        if want.startswith(prefix):
+            want = want[len(prefix):]
+    a = value.split(".")
+    b = want.split(".")
+    if len(b) < len(a):
+        return a[: len(b)] == b
+    # "6.4.0" asked, tag says "6.4" (no trailing .0)
+    return a + ["0"] * (len(b) - len(a)) == b
+
+
+def pick_tag(rocm: Optional[str] = None, ubuntu: Optional[str] = None, python: Optional[str] = None,
+             torch: Optional[str] = None, documented_only: bool = False) -> Optional[DockerTag]:
+    """Best known rocm/pytorch tag matching every filter given (None when none does)."""
+    cands = [t for t in _tags()
+             if _match(t.rocm, rocm) and _match(t.ubuntu, ubuntu) and _match(t.python, python)
+             and _match(t.torch, torch) and (not documented_only or t.status == "documented")]
+    if not cands:
+        return None
+    return max(cands, key=_key)
+
+
+def image(tag: object) -> str:
+    t = tag.tag if isinstance(tag, DockerTag) else str(tag)
+    return t if "/" in t.split(":")[0] else f"{repository()}:{t}"
+
+
+def run_flags() -> Tuple[str, ...]:
+    return tup(_pt()["run_flags"])
+
+
+def run_flags_sources() -> Tuple[str, ...]:
+    return tup(_pt().get("run_flags_sources"))
+
+
+def run_argv(image_ref: str, extra: Iterable[str] = ()) -> List[str]:
+    return ["docker", "run", "-it", *run_flags(), *list(extra), image(image_ref)]
+
+
+def moving_tags() -> Tuple[str, ...]:
+    return tup(_pt().get("moving_tags"))
+
+
+def tag_sources() -> Tuple[str, ...]:
+    return tup(_pt().get("sources"))
+
+
+def host_requirement() -> str:
+    return str(load(FILE)["host"]["requirement"])
+
+
+def host_sources() -> Tuple[str, ...]:
+    return tup(load(FILE)["host"].get("sources"))
+
+
+@functools.lru_cache(maxsize=None)
+def dev_images() -> DevImages:
+    d = load(FILE)["dev"]
+    return DevImages(tup(d["repositories"]), tup(d.get("tags")), tup(d.get("run_flags")),
+                     d.get("tags_status", "unknown"), tup(d.get("sources")), d.get("complete_note", ""))

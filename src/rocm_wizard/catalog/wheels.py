@@ -1,0 +1,276 @@
+"""PyTorch ROCm wheels on download.pytorch.org (``data/torch_wheels.toml``).
+
+API (stable; the plan engine builds on it)::
+
+    wheels.indexes() -> [WheelIndex]                  # oldest ROCm first
+    wheels.index("rocm6.2") -> WheelIndex | None
+    wheels.index_url("rocm6.2", base=None) -> "https://download.pytorch.org/whl/rocm6.2"
+    wheels.torch_releases() -> [TorchRelease]         # oldest first
+    wheels.torch_release("2.5.1+rocm6.2") -> TorchRelease | None   # local label ignored
+    wheels.indexes_for("2.4.1") -> [WheelIndex]       # best first: documented, newest ROCm
+    wheels.index_has_gfx("rocm6.2", "gfx1101") -> False   (None when the index's list is unknown)
+    wheels.best_index("2.5.1", ["gfx1100"]) -> WheelIndex | None   # carries it and has every gfx
+    wheels.triton_requirement("2.5.1") -> "pytorch-triton-rocm==3.1.0" | None
+    wheels.triton_dist("2.10.0") -> "triton-rocm"
+    wheels.index_of_version("2.5.1+rocm6.2") -> "rocm6.2" | None  (the local label = the index)
+    wheels.build_of_version("2.5.1+cu121") -> "rocm" | "cuda" | "cpu" | None
+    wheels.install_requirements(torch_version, index) -> ["torch==2.5.1", "torchvision==0.20.1", ...]
+    wheels.pairings(gfx_targets) -> [(TorchRelease, WheelIndex)]  # every documented pairing that covers the targets
+    wheels.bundles_userspace() -> True   # a wheel carries its own ROCm user space
+
+``base`` arguments take a mirror of https://download.pytorch.org/whl.
+"""
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from typing import List, Optional, Sequence, Tuple
+
+from ._data import join_url, load, pairs, tup
+
+FILE = "torch_wheels.toml"
+TRITON_DISTS = ("pytorch-triton-rocm", "triton-rocm", "triton", "pytorch-triton")
+
+
+@dataclass(frozen=True)
+class WheelIndex:
+    name: str  # "rocm6.2.4"
+    rocm: str  # "6.2.4"
+    gfx: Tuple[str, ...]  # gfx targets compiled in (empty when unknown)
+    gfx_status: str  # third-party | unknown
+    status: str
+    sources: Tuple[str, ...]
+    note: str = ""
+
+    @property
+    def gfx_known(self) -> bool:
+        return self.gfx_status != "unknown" and bool(self.gfx)
+
+    def url(self, base: Optional[str] = None) -> str:
+        return index_url(self.name, base)
+
+
+@dataclass(frozen=True)
+class TorchRelease:
+    version: str
+    torchvision: Optional[str]
+    torchaudio: Optional[str]
+    indexes: Tuple[str, ...]  # in data order (official first)
+    index_status: Tuple[Tuple[str, str], ...]
+    triton_dist: Optional[str]
+    triton_version: Optional[str]
+    triton_status: str
+    status: str
+    sources: Tuple[str, ...]
+    note: str = ""
+
+    @property
+    def triton_requirement(self) -> Optional[str]:
+        if self.triton_dist and self.triton_version:
+            return f"{self.triton_dist}=={self.triton_version}"
+        return None
+
+    def status_on(self, index_name: str) -> Optional[str]:
+        return dict(self.index_status).get(index_name)
+
+
+def _v(text: str):
+    from packaging.version import Version
+
+    return Version(text)
+
+
+def _parse(text: object):
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        return Version(str(text).strip())
+    except (InvalidVersion, TypeError):
+        return None
+
+
+@functools.lru_cache(maxsize=None)
+def _indexes() -> Tuple[WheelIndex, ...]:
+    out = []
+    for name, e in load(FILE).get("indexes", {}).items():
+        out.append(WheelIndex(name=name, rocm=str(e["rocm"]), gfx=tup(e.get("gfx")),
+                              gfx_status=e.get("gfx_status", "unknown"), status=e.get("status", "unknown"),
+                              sources=tup(e.get("sources")), note=e.get("note", "")))
+    out.sort(key=lambda i: _v(i.rocm))
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=None)
+def _torch() -> Tuple[TorchRelease, ...]:
+    out = []
+    for e in load(FILE).get("torch", []):
+        out.append(TorchRelease(
+            version=e["version"], torchvision=e.get("torchvision"), torchaudio=e.get("torchaudio"),
+            indexes=tup(e.get("indexes")), index_status=pairs(e.get("index_status", {})),
+            triton_dist=e.get("triton_dist"), triton_version=e.get("triton_version"),
+            triton_status=e.get("triton_status", "unknown"), status=e.get("status", "unknown"),
+            sources=tup(e.get("sources")), note=e.get("note", "")))
+    out.sort(key=lambda t: _v(t.version))
+    return tuple(out)
+
+
+def indexes() -> List[WheelIndex]:
+    return list(_indexes())
+
+
+def index(name: object) -> Optional[WheelIndex]:
+    key = str(name or "").strip().rstrip("/").split("/")[-1].lower()
+    for idx in _indexes():
+        if idx.name == key:
+            return idx
+    return None
+
+
+def base_url(base: Optional[str] = None) -> str:
+    return (base or load(FILE)["index"]["base_url"]).rstrip("/")
+
+
+def index_url(name: str, base: Optional[str] = None) -> str:
+    return join_url(base_url(base), name)
+
+
+def bundles_userspace() -> bool:
+    return bool(load(FILE)["index"].get("bundles_userspace", True))
+
+
+def bundles_sources() -> Tuple[str, ...]:
+    return tup(load(FILE)["index"].get("bundles_sources"))
+
+
+def torch_releases() -> List[TorchRelease]:
+    return list(_torch())
+
+
+def public_version(version: object) -> Optional[str]:
+    """``2.5.1+rocm6.2`` -> ``2.5.1``; ``2.9.0.dev20250706+rocm6.4`` -> ``2.9.0.dev20250706``."""
+    v = _parse(version)
+    return v.public if v is not None else None
+
+
+def torch_release(version: object) -> Optional[TorchRelease]:
+    """The catalog entry of a torch version (local label ignored; pre-releases are not matched)."""
+    v = _parse(version)
+    if v is None:
+        return None
+    for t in _torch():
+        if _v(t.version) == _v(v.public):
+            return t
+    return None
+
+
+def index_of_version(version: object) -> Optional[str]:
+    """The download.pytorch.org index named by a wheel's local label (``+rocm6.2`` -> ``rocm6.2``).
+
+    AMD builds (``+rocm6.4.1.git1ded221d``) and nightly/TheRock labels give the label's ROCm part
+    only when it names a known index; otherwise None."""
+    v = _parse(version)
+    if v is None or not v.local:
+        return None
+    label = v.local.replace("_", ".").lower()
+    m = re.match(r"^(rocm\d+(?:\.\d+){1,2})$", label)
+    if m and index(m.group(1)) is not None:
+        return m.group(1)
+    return None
+
+
+def rocm_of_version(version: object) -> Optional[str]:
+    """ROCm version in a torch version's local label, for any build (``+rocm6.4.1.git...`` -> 6.4.1,
+    ``+rocm7.9.0rc20251007`` -> 7.9.0)."""
+    m = re.search(r"\+rocm(\d+(?:\.\d+){0,2})", str(version or ""), re.I)
+    return m.group(1) if m else None
+
+
+def build_of_version(version: object) -> Optional[str]:
+    """Build flavour from a torch version label: rocm, cuda or cpu (None when there is no label)."""
+    text = str(version or "").lower()
+    if "+" not in text:
+        return None
+    label = text.split("+", 1)[1]
+    if label.startswith("rocm"):
+        return "rocm"
+    if label.startswith("cu"):
+        return "cuda"
+    if label.startswith("cpu"):
+        return "cpu"
+    return None
+
+
+def indexes_for(torch_version: object) -> List[WheelIndex]:
+    """Indexes that carry ``torch_version``: documented ones first, then newest ROCm first."""
+    t = torch_release(torch_version)
+    if t is None:
+        return []
+    found = [index(n) for n in t.indexes]
+    found = [i for i in found if i is not None]
+    rank = {"documented": 0, "observed": 1, "third-party": 2}
+    return sorted(found, key=lambda i: (rank.get(t.status_on(i.name) or "", 3), -_index_order(i)))
+
+
+def _index_order(idx: WheelIndex) -> int:
+    return list(_indexes()).index(idx)
+
+
+def index_has_gfx(index_name: object, gfx: str) -> Optional[bool]:
+    """Whether an index's wheels carry kernels for ``gfx`` (None: index or its list unknown)."""
+    idx = index_name if isinstance(index_name, WheelIndex) else index(index_name)
+    if idx is None or not idx.gfx_known:
+        return None
+    from .support import normalize_gfx
+
+    g = normalize_gfx(gfx)
+    return g in idx.gfx if g else None
+
+
+def best_index(torch_version: object, gfx_targets: Sequence[str]) -> Optional[WheelIndex]:
+    """The best index carrying ``torch_version`` whose wheels have kernels for every target."""
+    for idx in indexes_for(torch_version):
+        if all(index_has_gfx(idx, g) for g in gfx_targets):
+            return idx
+    return None
+
+
+def triton_requirement(torch_version: object) -> Optional[str]:
+    t = torch_release(torch_version)
+    return t.triton_requirement if t else None
+
+
+def triton_dist(torch_version: object) -> Optional[str]:
+    t = torch_release(torch_version)
+    return t.triton_dist if t else None
+
+
+def install_requirements(torch_version: object, with_triton: bool = True) -> List[str]:
+    """Exact requirement strings for torch + torchvision + torchaudio (+ triton) of a release."""
+    t = torch_release(torch_version)
+    if t is None:
+        return []
+    reqs = [f"torch=={t.version}"]
+    if t.torchvision:
+        reqs.append(f"torchvision=={t.torchvision}")
+    if t.torchaudio:
+        reqs.append(f"torchaudio=={t.torchaudio}")
+    if with_triton and t.triton_requirement:
+        reqs.append(t.triton_requirement)
+    return reqs
+
+
+def pairings(gfx_targets: Sequence[str], documented_only: bool = False) -> List[Tuple[TorchRelease, WheelIndex]]:
+    """Every (torch release, index) whose wheels cover all ``gfx_targets``, newest torch first."""
+    out = []
+    for t in reversed(_torch()):
+        for idx in indexes_for(t.version):
+            if documented_only and t.status_on(idx.name) != "documented":
+                continue
+            if all(index_has_gfx(idx, g) for g in gfx_targets):
+                out.append((t, idx))
+    return out
+
+
+def indexes_with_gfx(gfx: str) -> List[WheelIndex]:
+    return [i for i in _indexes() if index_has_gfx(i, gfx)]

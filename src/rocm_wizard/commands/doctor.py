@@ -1,0 +1,221 @@
+"""``rocm-wizard doctor``: what is wrong with this system (or a snapshot), with evidence, and the ways
+out ranked for it.
+
+    rocm-wizard doctor [--snapshot PATH] [--error-log FILE|-] [--json] [--venv PATH]... [--skip RULE]...
+
+``--snapshot`` takes what ``detect_snapshot`` reads (a bundle, a folder of pasted outputs, one pasted
+file) or the JSON of ``rocm-wizard detect --json``.  ``--error-log`` adds a traceback or log
+(``-`` reads stdin).  ``--json`` prints ``findings[]`` and ``recommendations[]`` and imports
+neither Rich nor Textual.
+
+Exit status: 0 when no finding is a warning or worse, 2 when problems are found, 1 on an error
+(unreadable snapshot or log), 64 on a bad command line.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any, Dict, List, Optional
+
+from ..exitcodes import ERROR, OK, PENDING
+
+PROG = "rocm-wizard doctor"
+MAX_LOG_BYTES = 8 * 1024 * 1024
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--snapshot", metavar="PATH",
+                        help="diagnose a snapshot bundle, a folder of pasted outputs, one pasted file, or the JSON "
+                             "of 'rocm-wizard detect --json' instead of this machine")
+    parser.add_argument("--error-log", metavar="FILE", dest="error_log",
+                        help="a traceback or log to explain ('-' reads standard input)")
+    parser.add_argument("--json", action="store_true", help="print findings and recommendations as JSON")
+    parser.add_argument("--venv", metavar="PATH", action="append", default=[],
+                        help="also examine this virtual environment (repeatable)")
+    parser.add_argument("--skip", metavar="RULE", action="append", default=[],
+                        help="do not run this rule (repeatable; ids as shown in the report)")
+    parser.add_argument("--repo-base", metavar="URL", dest="repo_base",
+                        help="mirror of https://repo.radeon.com used in the suggested commands")
+    parser.add_argument("--index-base", metavar="URL", dest="index_base",
+                        help="mirror of https://download.pytorch.org/whl used in the suggested commands")
+
+
+def _err(msg: str) -> None:
+    print(f"{PROG}: {msg}", file=sys.stderr)
+
+
+def _read_error_log(spec: Optional[str]) -> Optional[str]:
+    """The log's text; raises ValueError with a message for the user."""
+    if spec is None:
+        return None
+    if spec == "-":
+        if sys.stdin is None:
+            raise ValueError("--error-log -: there is no standard input to read")
+        data = sys.stdin.buffer.read(MAX_LOG_BYTES) if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
+        return data.decode("utf-8", errors="replace") if isinstance(data, bytes) else str(data)
+    if os.path.isdir(spec):
+        raise ValueError(f"error log {spec} is a directory, not a file")
+    try:
+        with open(spec, "rb") as fh:
+            return fh.read(MAX_LOG_BYTES).decode("utf-8", errors="replace")
+    except FileNotFoundError:
+        raise ValueError(f"error log not found: {spec}") from None
+    except OSError as exc:
+        raise ValueError(f"cannot read error log {spec}: {exc.strerror or exc}") from None
+
+
+def _system_json(path: str) -> Optional[Any]:
+    """A System from ``detect --json`` output, or None when ``path`` is something else."""
+    if not os.path.isfile(path) or not path.lower().endswith(".json"):
+        return None
+    try:
+        with open(path, "rb") as fh:
+            data = json.loads(fh.read(64 * 1024 * 1024).decode("utf-8", errors="replace"))
+    except (OSError, ValueError):
+        return None
+    if isinstance(data, dict) and isinstance(data.get("system"), dict):
+        data = data["system"]
+    if not isinstance(data, dict) or not ({"gpus", "rocm", "os"} & set(data)):
+        return None
+    from ..model import System, from_dict
+
+    try:
+        return from_dict(System, data)
+    except Exception:
+        return None
+
+
+def _load_system(args: argparse.Namespace):
+    """(System, None) or (None, message)."""
+    venvs = list(getattr(args, "venv", []) or [])
+    if args.snapshot is not None:
+        path = args.snapshot
+        if not os.path.exists(path):
+            return None, f"snapshot not found: {path}"
+        system = _system_json(path)
+        if system is not None:
+            return system, None
+        try:
+            from ..detect import detect_snapshot
+        except ImportError:
+            return None, "reading snapshots is not available in this build"
+        try:
+            from ..detect.bundle import SnapshotError
+        except ImportError:  # pragma: no cover
+            SnapshotError = ValueError  # type: ignore[misc,assignment]
+        try:
+            return detect_snapshot(path, venvs), None
+        except SnapshotError as exc:
+            return None, str(exc)
+        except OSError as exc:
+            return None, f"cannot read {path}: {exc.strerror or exc}"
+    try:
+        from ..detect import detect_live
+    except ImportError:
+        return None, "detection is not available in this build"
+    return detect_live(venvs), None
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        error_text = _read_error_log(getattr(args, "error_log", None))
+    except ValueError as exc:
+        _err(str(exc))
+        return ERROR
+    system, problem = _load_system(args)
+    if system is None:
+        _err(problem or "no system to diagnose")
+        return ERROR
+
+    from ..doctor import diagnose
+    from ..doctor.registry import rules
+
+    unknown = [r for r in args.skip if r not in rules()]
+    if unknown:
+        _err("unknown rule id(s) for --skip: " + ", ".join(unknown) + " (ignored)")
+    diag = diagnose(system, error_text, skip=args.skip, repo_base=args.repo_base, index_base=args.index_base)
+    if args.json:
+        sys.stdout.write(json.dumps(payload(diag, system), indent=2, ensure_ascii=False) + "\n")
+    else:
+        render_human(diag, system)
+    return PENDING if diag.problems else OK
+
+
+def payload(diag, system=None) -> Dict[str, Any]:
+    """The ``--json`` document."""
+    out: Dict[str, Any] = {
+        "schema_version": 1,
+        "origin": getattr(system, "origin", None),
+        "worst": diag.worst,
+        "problems": len(diag.problems),
+        "findings": [
+            {"id": f.id, "severity": f.severity, "title": f.title, "evidence": list(f.evidence), "fix": f.fix,
+             "path": f.path, "sources": list(f.sources), "explanation": f.explanation, "community": f.community}
+            for f in diag.findings
+        ],
+        "recommendations": [
+            {"path": r.path, "rank": r.rank, "applies": r.applies, "target": r.target, "why": r.why,
+             "steps": list(r.steps)}
+            for r in diag.recommendations
+        ],
+        "notes": list(diag.notes),
+    }
+    return out
+
+
+# ------------------------------------------------------------------ human report
+_STYLE = {"critical": "bold white on red", "error": "bold red", "warning": "yellow", "info": "cyan"}
+
+
+def render_human(diag, system=None, file=None) -> None:
+    from rich.console import Console
+    from rich.markup import escape
+
+    console = Console(file=file or sys.stdout, highlight=False, soft_wrap=False)
+    where = "snapshot" if getattr(system, "origin", "live") == "snapshot" else "this system"
+    if not diag.findings:
+        console.print(f"[bold green]No known problem found[/] on {where}.")
+    else:
+        n = len(diag.problems)
+        console.print(f"[bold]{len(diag.findings)} finding(s) on {where}[/], {n} problem(s); worst first.\n")
+    for f in diag.findings:
+        console.print(f"[{_STYLE.get(f.severity, 'bold')}]{f.severity.upper()}[/] [bold]{escape(f.title)}[/]  "
+                      f"[dim]({escape(f.id)})[/]")
+        console.print(f"  {escape(f.explanation)}", style="default")
+        if f.evidence:
+            console.print("  [bold]Evidence[/]")
+            for e in f.evidence:
+                console.print(f"    - {escape(e)}")
+        label = "Fix (community setting)" if f.community else "Fix"
+        console.print(f"  [bold]{label}[/]: {escape(f.fix)}" + (f"  [dim]-> way out: {f.path}[/]" if f.path else ""))
+        if f.sources:
+            console.print("  [dim]Sources: " + escape("; ".join(f.sources)) + "[/]")
+        console.print()
+    console.print("[bold]Ways out[/]")
+    for r in diag.recommendations:
+        if r.applies:
+            console.print(f"  [bold green]{r.rank}. {r.path}[/]: {escape(r.why)}")
+            for line in _target_lines(r.target):
+                console.print(f"     [dim]{escape(line)}[/]")
+        else:
+            console.print(f"  [dim]-  {r.path}: does not apply: {escape(r.why)}[/]")
+    for note in diag.notes:
+        console.print(f"[dim]note: {escape(note)}[/]")
+
+
+def _target_lines(target: Dict[str, Any]) -> List[str]:
+    out = []
+    if "requirements" in target:
+        out.append("pip install " + " ".join(target.get("requirements") or []) + f" --index-url {target.get('index_url')}")
+        for k, v in (target.get("env") or {}).items():
+            out.append(f"{k}={v}")
+    if "apt_lines" in target:
+        out += [f"{f}: {line}" for f, line in target.get("apt_lines") or []]
+        t = target.get("torch")
+        if isinstance(t, dict):
+            out.append("then: pip install " + " ".join(t.get("requirements") or []) + f" --index-url {t.get('index_url')}")
+    if "run" in target:
+        out.append(" ".join(target.get("run") or []))
+    return out

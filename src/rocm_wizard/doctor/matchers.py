@@ -1,0 +1,712 @@
+"""The matching logic of every rule in ``rules.toml``: one small function per rule id.
+
+A matcher takes a :class:`~rocm_wizard.doctor.context.Context` and the rule's metadata and returns
+``None`` (the rule does not apply) or a :class:`Match` with the evidence to show.  A Match may
+replace the generic fix with a concrete one, or change the severity with a stated reason.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Optional
+
+from ..catalog import overrides, releases, support, wheels
+from .context import TRITON_DISTS, Context, kernel_series, parse_version, s
+from .registry import RuleMeta
+
+
+@dataclass
+class Match:
+    evidence: List[str]
+    fix: Optional[str] = None
+    severity: Optional[str] = None
+    community: bool = False
+    data: Dict[str, Any] = field(default_factory=dict)
+
+
+Matcher = Callable[[Context, RuleMeta], Optional[Match]]
+MATCHERS: Dict[str, Matcher] = {}
+
+
+def rule(rule_id: str) -> Callable[[Matcher], Matcher]:
+    def deco(fn: Matcher) -> Matcher:
+        if rule_id in MATCHERS:
+            raise ValueError(f"duplicate matcher for {rule_id}")
+        MATCHERS[rule_id] = fn
+        return fn
+
+    return deco
+
+
+def _src(rec: Any, name: str) -> str:
+    srcs = getattr(rec, "sources", None)
+    where = s(srcs.get(name)) if isinstance(srcs, dict) else ""
+    return f" ({where})" if where else ""
+
+
+def _gpu_lines(ctx: Context, views=None) -> List[str]:
+    return [f"GPU {v.index}: {v.label}" + (f" [gfx from {v.gfx_source}]" if v.gfx_source else "")
+            for v in (ctx.gpus if views is None else views)]
+
+
+def _pre_vega(gfx: Optional[str]) -> bool:
+    return bool(gfx) and gfx in overrides.pre_vega().applies_to
+
+
+# ================================================================== GPU and kernel driver
+@rule("no-amd-gpu")
+def no_amd_gpu(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    if ctx.amd_present:
+        return None
+    others = [g for g in ctx.system.gpus if not getattr(g, "is_amd", True) or s(getattr(g, "vendor_id", "")) not in ("", "1002")]
+    clues = []
+    if others:
+        clues.append("GPUs found, none from AMD: " + ", ".join(s(g.name) or s(g.pci_id) or "unnamed" for g in others))
+    if ctx.rocm_installed:
+        clues.append(f"ROCm is installed (host release {ctx.host_rocm or 'unknown'})")
+    if ctx.rocm.amdgpu_loaded is True:
+        clues.append("the amdgpu module is loaded but no AMD GPU agent was enumerated")
+    for text, where, sig in ctx.error_lines:
+        if sig == "no_gpu_agent":
+            clues.append(f"rocminfo lists only CPU agents ({where})")
+            break
+    if not clues:
+        return None  # nothing was detected at all: no basis for a claim
+    clues.append("no AMD GPU in PCI listing, KFD topology or rocminfo")
+    return Match(clues)
+
+
+@rule("amdgpu-not-loaded")
+def amdgpu_not_loaded(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    if not ctx.amd_present or ctx.wsl or ctx.container or ctx.rocm.amdgpu_loaded is not False:
+        return None
+    return Match(_gpu_lines(ctx) + ["amdgpu module not loaded" + _src(ctx.rocm, "amdgpu_loaded")])
+
+
+@rule("kfd-missing")
+def kfd_missing(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    kfd = ctx.access.kfd
+    if not ctx.amd_present or ctx.wsl or kfd is None or kfd.exists:
+        return None
+    ev = _gpu_lines(ctx) + ["/dev/kfd does not exist" + _src(kfd, "exists")]
+    if ctx.container:
+        return Match(ev, fix="Restart the container with --device=/dev/kfd --device=/dev/dri --group-add video.")
+    return Match(ev)
+
+
+@rule("kfd-not-accessible")
+def kfd_not_accessible(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    kfd = ctx.access.kfd
+    if kfd is None or not kfd.exists or kfd.accessible is not False or ctx.is_root:
+        return None
+    ev = [f"/dev/kfd mode {s(kfd.mode) or '?'} group {s(kfd.group) or '?'}; user {s(ctx.access.user) or '?'} "
+          f"has no read/write access"]
+    group = s(kfd.group) or "render"
+    return Match(ev, fix=f"sudo usermod -a -G {group},video $LOGNAME, then log out and back in.")
+
+
+@rule("user-not-in-render-video")
+def user_not_in_groups(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    if ctx.is_root or ctx.wsl:
+        return None
+    missing = [g for g, flag in (("render", ctx.access.in_render), ("video", ctx.access.in_video)) if flag is False]
+    if not missing:
+        return None
+    ev = [f"user {s(ctx.access.user) or '?'} is in groups: {', '.join(s(g) for g in ctx.access.groups) or '(none listed)'}",
+          f"missing: {', '.join(missing)}"]
+    kfd = ctx.access.kfd
+    severity = None
+    if kfd is not None and kfd.accessible is True:
+        severity = "warning"
+        ev.append("/dev/kfd is accessible anyway (e.g. through a login-session ACL); a non-graphical login (SSH, service) may not be")
+    return Match(ev, fix=f"sudo usermod -a -G {','.join(missing)} $LOGNAME, then log out and back in.", severity=severity)
+
+
+@rule("dkms-not-built-for-kernel")
+def dkms_not_built(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    text = s(ctx.rocm.amdgpu_dkms)
+    kernel = s(ctx.os.kernel)
+    if not text or not kernel or ctx.wsl or ctx.container:
+        return None
+    lines = [ln.strip() for ln in text.splitlines() if "amdgpu" in ln.lower() and ":" in ln]
+    if not lines:
+        return None  # a bare package version says nothing about kernels
+    built_for_running = any(kernel in ln and re.search(r":\s*installed", ln, re.I) for ln in lines)
+    if built_for_running:
+        return None
+    return Match([f"running kernel: {kernel}" + _src(ctx.os, "kernel")] + [f"dkms: {ln}" for ln in lines[:6]])
+
+
+@rule("dpkg-audit-unclean")
+def dpkg_unclean(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    if ctx.rocm.dpkg_audit_clean is not False:
+        return None
+    out = [ln for ln in s(ctx.rocm.dpkg_audit).splitlines() if ln.strip()]
+    return Match(["dpkg --audit is not clean" + _src(ctx.rocm, "dpkg_audit_clean")] + [f"  {ln}" for ln in out[:8]])
+
+
+# ================================================================== apt repositories
+def _radeon_sources(ctx: Context):
+    return [a for a in ctx.rocm.apt_sources if getattr(a, "radeon", False) and getattr(a, "enabled", True) is not False]
+
+
+def _src_line(a) -> str:
+    return f"{s(a.file) or '?'}: {s(a.line) or s(a.uri)}"
+
+
+def _pin_mentions_radeon(p, hosts) -> bool:
+    text = s(p.pin).lower()
+    return "repo.radeon.com" in text or any(h and h in text for h in hosts)
+
+
+def _pin_related(p, hosts) -> bool:
+    return _pin_mentions_radeon(p, hosts) or "rocm" in s(p.package).lower() or "rocm" in s(p.file).lower()
+
+
+def _pin_good(p, hosts) -> bool:
+    pr = p.priority if isinstance(p.priority, int) and not isinstance(p.priority, bool) else None
+    pkg = s(p.package)
+    return _pin_mentions_radeon(p, hosts) and pr is not None and pr > 500 and pkg in ("*", "")
+
+
+def _hosts(srcs) -> List[str]:
+    out = []
+    for a in srcs:
+        m = re.match(r"\w+://([^/]+)", s(a.uri))
+        if m:
+            out.append(m.group(1).lower())
+    return out
+
+
+@rule("apt-pin-missing")
+def apt_pin_missing(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    srcs = _radeon_sources(ctx)
+    if not srcs:
+        return None
+    hosts = _hosts(srcs)
+    if any(_pin_related(p, hosts) for p in ctx.rocm.apt_pins):
+        return None
+    ev = [f"source {_src_line(a)}" for a in srcs[:6]] + ["no file in /etc/apt/preferences.d pins repo.radeon.com"]
+    severity = None
+    if ctx.rocm.distro_offers_rocm is True:
+        ev.append("the distribution's archive also offers ROCm packages" + _src(ctx.rocm, "distro_offers_rocm"))
+    else:
+        severity = "warning"
+        ev.append("the distribution's archive was not seen offering ROCm packages (yet): no mix-up today, but AMD's setup requires the pin")
+    return Match(ev, severity=severity)
+
+
+@rule("apt-pin-wrong")
+def apt_pin_wrong(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    srcs = _radeon_sources(ctx)
+    hosts = _hosts(srcs)
+    related = [p for p in ctx.rocm.apt_pins if _pin_related(p, hosts)]
+    if not srcs or not related or any(_pin_good(p, hosts) for p in related):
+        return None
+    ev = [f"pin {s(p.file) or '?'}: Package: {s(p.package) or '?'} / Pin: {s(p.pin) or '?'} / Pin-Priority: {p.priority}"
+          for p in related[:6]]
+    return Match(ev)
+
+
+@rule("apt-floating-repo")
+def apt_floating(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    floating = set(releases.repo().floating_dirs)
+    bad = [a for a in _radeon_sources(ctx) if s(a.release).lower() in floating]
+    if not bad:
+        return None
+    return Match([f"source {_src_line(a)} (release directory '{s(a.release)}')" for a in bad[:6]])
+
+
+@rule("apt-mixed-releases")
+def apt_mixed(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    srcs = _radeon_sources(ctx)
+    rocm = [a for a in srcs if s(a.repo_kind) == "rocm" and s(a.release)]
+    rocm_rels = list(dict.fromkeys(s(a.release) for a in rocm))
+    ev = []
+    if len(rocm_rels) > 1:
+        ev.append(f"ROCm repositories of {len(rocm_rels)} releases are enabled: {', '.join(rocm_rels)}")
+        ev += [f"  {_src_line(a)}" for a in rocm[:6]]
+    elif len(rocm_rels) == 1:
+        rel = releases.get(rocm_rels[0]) if re.fullmatch(r"\d+(\.\d+){1,2}", rocm_rels[0]) else None
+        for kind, expected in (("amdgpu", rel.amdgpu_dir if rel else None), ("graphics", rel.graphics_dir if rel else None)):
+            if rel is None:
+                break
+            for a in srcs:
+                got = s(a.release)
+                if s(a.repo_kind) == kind and got and expected and got != expected:
+                    ev.append(f"{kind} repository is release {got} but ROCm {rel.version} uses {kind}/{expected}: {_src_line(a)}")
+                elif s(a.repo_kind) == kind and got and expected is None and rel.layout == "rocm+amdgpu" and got != rel.apt_dir:
+                    ev.append(f"{kind} repository is release {got} but ROCm is {rel.apt_dir}: {_src_line(a)}")
+    if not ev:
+        return None
+    return Match(ev)
+
+
+# ================================================================== host ROCm release
+@rule("rocm-older-than-catalog")
+def rocm_older(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    v = parse_version(ctx.host_rocm)
+    oldest = releases.all_releases()[0]
+    if v is None or v >= parse_version(oldest.version):
+        return None
+    return Match([f"host ROCm {ctx.host_rocm}" + _src(ctx.rocm, "version"),
+                  f"oldest release the catalog knows: {oldest.version}"])
+
+
+@rule("rocm-too-old-for-gpu")
+def rocm_too_old_for_gpu(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    v = parse_version(ctx.host_rocm)
+    if v is None:
+        return None
+    ev = []
+    oldest = releases.all_releases()[0].version
+    for g in ctx.gpus:
+        first = support.first_official(g.gfx)
+        if first is None or first.version == oldest:
+            continue  # listed since the catalog's first release: when support began is not known here
+        if v < parse_version(first.version):
+            ev.append(f"{g.label}: officially supported from ROCm {first.version}; host has {ctx.host_rocm}")
+    if not ev:
+        return None
+    if ctx.rocm_envs:
+        ev.append("the PyTorch wheels in use carry their own ROCm; see their own findings")
+    return Match(ev)
+
+
+@rule("rocm-dropped-gpu")
+def rocm_dropped_gpu(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    rel = ctx.host_release
+    if rel is None:
+        return None
+    ev = []
+    for g in ctx.gpus:
+        st = support.status(g.gfx, rel) if g.gfx else None
+        if st is not None and st.level in ("unsupported", "deprecated"):
+            last = [r.version for r in support.official_releases(g.gfx)]
+            ev.append(f"{g.label}: {st.level} in ROCm {rel.version}" + (f"; last listed in {last[-1]}" if last else ""))
+    return Match(ev) if ev else None
+
+
+@rule("rocm-ubuntu-unsupported")
+def rocm_ubuntu(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    rel = ctx.host_release
+    if rel is None or s(ctx.os.id).lower() != "ubuntu" or not s(ctx.os.version_id):
+        return None
+    if rel.supports_ubuntu(ctx.os.version_id) is not False:
+        return None
+    ev = [f"Ubuntu {s(ctx.os.version_id)}" + _src(ctx.os, "version_id"),
+          f"ROCm {rel.version} lists Ubuntu {', '.join(rel.ubuntu)}"]
+    if rel.support_status != "documented":
+        ev.append(f"(the list for {rel.version} is {rel.support_status}: {rel.support_note or 'not read from AMD'})")
+    return Match(ev)
+
+
+@rule("rocm-kernel-unlisted")
+def rocm_kernel(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    rel = ctx.host_release
+    ks = kernel_series(ctx.os.kernel)
+    if rel is None or ks is None or ctx.wsl or s(ctx.os.id).lower() != "ubuntu":
+        return None
+    listed = rel.kernel_series(s(ctx.os.version_id))
+    if not listed or ks in listed:
+        return None
+    return Match([f"running kernel {s(ctx.os.kernel)} (series {ks})" + _src(ctx.os, "kernel"),
+                  f"ROCm {rel.version} on Ubuntu {s(ctx.os.version_id)} lists kernel series {', '.join(listed)}"])
+
+
+@rule("opt-rocm-elsewhere")
+def opt_rocm_elsewhere(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    installs = [i for i in ctx.rocm.installs if s(getattr(i, "path", None))]
+    target = s(ctx.rocm.opt_rocm_target)
+    if len(installs) < 2 or not target:
+        return None
+    m = re.search(r"rocm-(\d+\.\d+\.\d+)", target)
+    target_ver = m.group(1) if m else None
+    expected = ctx.host_rocm
+    ev = [f"installed: {', '.join(s(i.path) + (' (' + s(i.version) + ')' if s(i.version) else '') for i in installs)}",
+          f"/opt/rocm -> {target}"]
+    if expected and target_ver and parse_version(target_ver) != parse_version(expected):
+        ev.append(f"the package manager reports ROCm {expected}")
+        return Match(ev)
+    paths = {s(i.path).rstrip("/") for i in installs}
+    if target_ver is None and target.rstrip("/") not in paths:
+        ev.append("the link points at none of the installs")
+        return Match(ev)
+    return None
+
+
+@rule("rocm-bin-not-on-path")
+def rocm_bin_path(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    if ctx.access.path_has_rocm_bin is not False or not (ctx.rocm.installs or ctx.host_rocm):
+        return None
+    path = ctx.env.get("PATH", "")
+    return Match(["ROCm is installed" + (f" ({ctx.host_rocm})" if ctx.host_rocm else ""),
+                  "PATH has no ROCm bin directory" + (f": {path[:160]}" if path else "")])
+
+
+@rule("wsl2")
+def wsl2(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    if not ctx.wsl:
+        return None
+    return Match([f"kernel {s(ctx.os.kernel) or '?'}" + _src(ctx.os, "kernel")])
+
+
+# ================================================================== GPU support
+@rule("gfx-no-official-build")
+def gfx_no_official(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    known = [g for g in ctx.gpus if g.gfx]
+    if not known or any(support.has_official_build(g.gfx) for g in known):
+        return None
+    ev, fixes, severity, community = [], [], None, False
+    for g in known:
+        ev.append(f"{g.label}: no ROCm release lists {g.gfx}; no download.pytorch.org index carries it")
+        ov = overrides.for_gfx(g.gfx)
+        none = overrides.no_override(g.gfx)
+        if _pre_vega(g.gfx):
+            severity = "critical"
+            pv = overrides.pre_vega()
+            fixes.append(f"{g.gfx}: official support ended with ROCm 4.0 and HSA_OVERRIDE_GFX_VERSION cannot make a "
+                         f"gfx8 GPU run gfx9+ code. The only route is a community source build of the ROCm libraries "
+                         f"and PyTorch for {g.gfx}, run with {pv.variable}={pv.value} (a community setting).")
+            community = True
+        elif ov is not None:
+            fixes.append(f"{g.gfx}: community override {overrides.variable()}={ov.value} (makes ROCm load "
+                         f"{overrides.gfx_of_value(ov.value)} kernels; not supported by AMD).")
+            community = True
+        elif none is not None:
+            fixes.append(f"{g.gfx}: {none.reason}")
+        else:
+            fixes.append(f"{g.gfx}: no community override is known either.")
+    fix = meta.fix + " " + " ".join(fixes) + " The wizard offers no upgrade for it: none would be supported."
+    return Match(ev, fix=fix, severity=severity, community=community, data={"gfx": [g.gfx for g in known]})
+
+
+@rule("gfx-not-official")
+def gfx_not_official(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    ev = []
+    for g in ctx.gpus:
+        if not g.gfx or support.official_releases(g.gfx):
+            continue
+        idx = support.wheel_indexes(g.gfx)
+        if idx:
+            ev.append(f"{g.label}: no ROCm release lists {g.gfx}; wheels with its kernels: {', '.join(i.name for i in idx)}")
+    return Match(ev) if ev else None
+
+
+@rule("mixed-gpu-left-out")
+def mixed_gpu(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    known = [g for g in ctx.gpus if g.gfx]
+    if len({g.gfx for g in known}) < 2:
+        return None
+    good = [g for g in known if ctx.covered(g.gfx)]
+    bad = [g for g in known if ctx.covered(g.gfx) is False]
+    if not good or not bad:
+        return None
+    vis = ctx.visible_devices
+    ev = [f"supported: {g.label}" for g in good] + [f"left out: {g.label}" for g in bad]
+    ev.append(f"coverage from {ctx.coverage_basis}")
+    if vis:
+        return None  # the user already chose which GPUs ROCm sees
+    ids = ",".join(str(g.index) for g in good)
+    fix = (f"export HIP_VISIBLE_DEVICES={ids} (the supported GPU's index in ROCm's order; check with rocminfo or "
+           f"rocm-smi), or disable the unsupported GPU in the firmware setup.")
+    return Match(ev, fix=fix, data={"visible": ids})
+
+
+def _override_value(ctx: Context) -> Optional[str]:
+    ov = ctx.hsa_override
+    return ov.get("HSA_OVERRIDE_GFX_VERSION") or (next(iter(ov.values())) if ov else None)
+
+
+@rule("hsa-override-unneeded")
+def hsa_override_unneeded(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    ov = ctx.hsa_override
+    if not ov:
+        return None
+    native = [g for g in ctx.gpus if g.gfx and ctx.covered(g.gfx)]
+    if not native or len(native) < len([g for g in ctx.gpus if g.gfx]):
+        return None  # some GPU does need something; the per-GPU form is the user's business then
+    own = {g.gfx for g in native}
+    ev = []
+    for k, v in ov.items():
+        as_gfx = overrides.gfx_of_value(v)
+        if as_gfx and as_gfx in own:
+            ev.append(f"{k}={v} names the GPU's own target {as_gfx}: it has no effect")
+        elif as_gfx:
+            ev.append(f"{k}={v} (makes the GPU pretend to be {as_gfx})")
+        else:
+            ev.append(f"{k}={v} (not a valid major.minor.stepping value)")
+    ev += [f"{g.label}: native kernels available ({ctx.coverage_basis})" for g in native]
+    return Match(ev, community=True)
+
+
+@rule("hsa-override-missing")
+def hsa_override_missing(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    if ctx.hsa_override:
+        return None
+    views = ctx.primary
+    if any(ctx.covered(g.gfx) for g in ctx.gpus if not g.igpu) and any(not g.igpu for g in ctx.gpus):
+        views = [g for g in views if not g.igpu]
+    ev, exports = [], []
+    for g in views:
+        if not g.gfx or ctx.covered(g.gfx) is not False:
+            continue
+        ov = overrides.for_gfx(g.gfx)
+        if ov is None:
+            continue
+        target = overrides.gfx_of_value(ov.value)
+        if not ctx.covered(target):
+            continue
+        ev.append(f"{g.label}: no native kernels ({ctx.coverage_basis}); community value {ov.value} "
+                  f"(loads {target} kernels; {ov.products})" + (f"; note: {ov.note}" if ov.note else ""))
+        exports.append(f"export {overrides.variable()}={ov.value}" +
+                       "".join(f" {k}={v}" for k, v in ov.also_set))
+    if not ev:
+        return None
+    fix = ("Community setting, not supported by AMD, at your own risk: " + "; ".join(dict.fromkeys(exports)) +
+           " before starting Python. Remove it again when you move to software with native kernels for this GPU.")
+    return Match(ev, fix=fix, community=True)
+
+
+# ================================================================== PyTorch environments
+@rule("torch-not-rocm")
+def torch_not_rocm(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    if not (ctx.amd_present or ctx.rocm_installed):
+        return None
+    bad = [v for v in ctx.envs if v.build in ("cuda", "cpu")]
+    if not bad:
+        return None
+    ev = [f"{v.label}: torch {v.version or '?'} is a {v.build.upper()} build" +
+          (f" (cuda {s(v.env.cuda)})" if s(v.env.cuda) else "") for v in bad]
+    nv = [k for v in bad for k in v.env.packages if str(k).lower().startswith("nvidia-")]
+    if nv:
+        ev.append("NVIDIA runtime packages installed alongside: " + ", ".join(sorted(set(nv))[:5]))
+    return Match(ev, data={"envs": [v.label for v in bad]})
+
+
+@rule("wheel-missing-gfx")
+def wheel_missing_gfx(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    known = [g for g in ctx.gpus if g.gfx]
+    if not known:
+        return None
+    ov = _override_value(ctx)
+    ov_gfx = overrides.gfx_of_value(ov) if ov else None
+    ev = []
+    for v in ctx.rocm_envs:
+        if v.coverage is None:
+            continue
+        if any(g.gfx in v.coverage for g in known):
+            continue  # at least one GPU is served; the mixed-GPU rule covers the rest
+        if ov_gfx and ov_gfx in v.coverage:
+            continue  # the (community) override is in effect; the override rules speak about it
+        have = ", ".join(sorted(v.coverage))
+        ev.append(f"{v.label}: torch {v.version} ({v.coverage_source}: {have})")
+        ev += [f"  lacks {g.gfx} for {g.label}" for g in known]
+    return Match(ev) if ev else None
+
+
+@rule("torch-bundles-userspace")
+def torch_bundles(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    if not ctx.host_series:
+        return None
+    ev = []
+    for v in ctx.rocm_envs:
+        wheel_series = releases.series_of(v.wheel_rocm) if v.wheel_rocm else None
+        if wheel_series and wheel_series != ctx.host_series:
+            ev.append(f"{v.label}: torch {v.version} uses its bundled ROCm {wheel_series}; host ROCm is {ctx.host_rocm}")
+    return Match(ev) if ev else None
+
+
+@rule("triton-shadowed")
+def triton_shadowed(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    ev = [f"{v.label}: 'import triton' finds {s(v.env.triton_shadow)}" for v in ctx.envs if s(v.env.triton_shadow)]
+    return Match(ev) if ev else None
+
+
+@rule("triton-duplicate")
+def triton_duplicate(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    ev = []
+    for v in ctx.envs:
+        dists = [d for d in TRITON_DISTS if d in v.triton]
+        if len(dists) > 1:
+            ev.append(f"{v.label}: " + ", ".join(f"{d}=={v.triton[d]}" for d in dists))
+    if not ev:
+        return None
+    return Match(ev)
+
+
+def _requirement(v) -> Optional[str]:
+    req = s(v.env.triton_required)
+    if req:
+        return req
+    if v.index:  # a download.pytorch.org wheel: the catalog knows its pin
+        return wheels.triton_requirement(v.version)
+    return None
+
+
+@rule("triton-pin-mismatch")
+def triton_pin_mismatch(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    ev = []
+    for v in ctx.rocm_envs:
+        req_text = _requirement(v)
+        if not req_text or not v.triton:
+            continue
+        try:
+            req = Requirement(req_text.split(";")[0].strip())
+        except InvalidRequirement:
+            continue
+        name = re.sub(r"[-_.]+", "-", req.name.lower())
+        have = v.triton.get(name)
+        if have is None:
+            ev.append(f"{v.label}: torch {v.version} requires {req_text}, but it is not installed "
+                      f"(installed: {', '.join(f'{k}=={x}' for k, x in v.triton.items())})")
+            continue
+        hv = parse_version(have)
+        if hv is not None and req.specifier and not req.specifier.contains(hv, prereleases=True):
+            ev.append(f"{v.label}: torch {v.version} requires {req_text}; installed {name}=={have}")
+    return Match(ev) if ev else None
+
+
+_TORCH_TREE = re.compile(r"(^|/)(py)?torch(-[\w.]+)?/?$|/pytorch(/|$)", re.I)
+
+
+@rule("two-torch-builds")
+def two_torch_builds(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    ev = []
+    pp = [p for p in ctx.env.get("PYTHONPATH", "").split(":") if p.strip()]
+    trees = [p for p in pp if _TORCH_TREE.search(p.strip())]
+    if trees:
+        ev.append("PYTHONPATH contains a torch tree: " + ", ".join(trees))
+    ev += ctx.error_hits(meta.compiled, meta.error_signatures)
+    return Match(ev) if ev else None
+
+
+@rule("user-site-torch")
+def user_site_torch(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    def user_site(v) -> bool:
+        text = (s(v.env.site_packages) or s(v.env.path))
+        return "/.local/lib/python" in text
+
+    users = [v for v in ctx.envs if user_site(v) and v.version]
+    others = [v for v in ctx.envs if not user_site(v) and v.version]
+    if not users or not others:
+        return None
+    ev = [f"user site: {v.label} has torch {v.version}" for v in users]
+    ev += [f"also: {v.label} has torch {v.version}" for v in others[:4]]
+    return Match(ev)
+
+
+# ================================================================== errors in pasted logs
+@rule("triton-language-error")
+def triton_language(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    hits = ctx.error_hits(meta.compiled, meta.error_signatures)
+    if not hits:
+        return None
+    ev = list(hits)
+    causes = []
+    for v in ctx.envs:
+        if s(v.env.triton_shadow):
+            causes.append(f"{v.label}: stray triton directory {s(v.env.triton_shadow)}")
+        dists = [d for d in TRITON_DISTS if d in v.triton]
+        if len(dists) > 1:
+            causes.append(f"{v.label}: several triton distributions ({', '.join(dists)})")
+        if v.build in ("cuda", "cpu"):
+            causes.append(f"{v.label}: torch {v.version} is a {v.build} build")
+        req = _requirement(v)
+        if req:
+            ev.append(f"{v.label}: torch {v.version} requires {req}; installed: "
+                      f"{', '.join(f'{k}=={x}' for k, x in v.triton.items()) or 'none seen'}")
+    ev += [f"likely cause: {c}" for c in causes]
+    if not causes:
+        ev.append("no cause visible in the detected environments: check for a 'triton' folder in the directory the "
+                  "program runs from")
+    return Match(ev)
+
+
+def _error_rule(ctx: Context, meta: RuleMeta) -> Optional[List[str]]:
+    hits = ctx.error_hits(meta.compiled, meta.error_signatures)
+    return hits or None
+
+
+@rule("hipblaslt-unsupported-warning")
+def hipblaslt_warning(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    hits = _error_rule(ctx, meta)
+    return Match(hits) if hits else None
+
+
+@rule("hipblaslt-hard-error")
+def hipblaslt_hard(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    hits = _error_rule(ctx, meta)
+    if not hits:
+        return None
+    return Match(hits + [f"{v.label}: torch {v.version}" for v in ctx.rocm_envs])
+
+
+@rule("hipblas-alloc-failed")
+def hipblas_alloc(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    hits = _error_rule(ctx, meta)
+    if not hits:
+        return None
+    ev = list(hits)
+    pref = ctx.env.get("TORCH_BLAS_PREFER_HIPBLASLT")
+    if pref is not None:
+        ev.append(f"TORCH_BLAS_PREFER_HIPBLASLT={pref} is set: it chooses between hipBLASLt and hipBLAS and cannot "
+                  f"cure a hipBLAS allocation failure")
+    for v in ctx.rocm_envs:
+        ev.append(f"{v.label}: torch {v.version} (bundles ROCm {v.wheel_rocm or '?'})")
+    if ctx.host_rocm:
+        ev.append(f"host ROCm {ctx.host_rocm} (not used by a pip wheel's torch)")
+    igpus = [g for g in ctx.gpus if g.igpu]
+    if igpus and len(ctx.gpus) > 1 and not ctx.visible_devices:
+        ev.append("an integrated GPU is visible to ROCm: " + ", ".join(g.label for g in igpus))
+    return Match(ev)
+
+
+@rule("hipblas-not-supported")
+def hipblas_not_supported(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    hits = _error_rule(ctx, meta)
+    if not hits:
+        return None
+    ev = list(hits)
+    for v in ctx.rocm_envs:
+        since = str(meta.params.get("since_torch", ""))
+        tv = parse_version(wheels.public_version(v.version))
+        if tv is not None and since and tv < parse_version(since):
+            ev.append(f"{v.label}: torch {v.version} predates the {since} architecture check; TORCH_BLAS_PREFER_HIPBLASLT "
+                      f"is honoured from {since}")
+        else:
+            ev.append(f"{v.label}: torch {v.version}")
+    return Match(ev)
+
+
+@rule("no-binary-for-gpu")
+def no_binary(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    hits = _error_rule(ctx, meta)
+    if not hits:
+        return None
+    ev = list(hits)
+    named = ctx.error_search(r"gfx[0-9]{2,4}[0-9a-f]?")
+    gfx = support.normalize_gfx(named) if named else None
+    if gfx and gfx not in ctx.gfx_targets:
+        ev.append(f"the error names {gfx}")
+    for g in ctx.gpus or []:
+        if g.gfx:
+            idx = support.wheel_indexes(g.gfx)
+            ev.append(f"{g.label}: " + (f"wheels with its kernels: {', '.join(i.name for i in idx)}" if idx
+                                        else "no download.pytorch.org index carries its kernels"))
+    if gfx and not ctx.gpus:
+        idx = support.wheel_indexes(gfx)
+        ev.append(f"{gfx}: " + (f"wheels with its kernels: {', '.join(i.name for i in idx)}" if idx
+                                else "no download.pytorch.org index carries its kernels"))
+    return Match(ev)
+
+
+@rule("hsa-runtime-error")
+def hsa_runtime(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    hits = _error_rule(ctx, meta)
+    return Match(hits) if hits else None
+
+
+__all__ = ["MATCHERS", "Match", "rule"]

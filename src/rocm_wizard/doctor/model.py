@@ -1,0 +1,82 @@
+"""Plain, JSON-able results of a diagnosis (no imports beyond the standard library).
+
+* :class:`Finding` - one known issue that applies, with the evidence that shows it;
+* :class:`Recommendation` - one way out (``rocm-upgrade`` | ``torch-reinstall`` | ``docker``),
+  ranked for this system, or marked as not applying with the reason;
+* :class:`Diagnosis` - findings worst first, recommendations best first, plus notes.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Dict, List, Optional
+
+SEVERITIES = ("critical", "error", "warning", "info")
+SEVERITY_RANK = {s: i for i, s in enumerate(SEVERITIES)}  # lower = worse
+PROBLEM_SEVERITIES = ("critical", "error", "warning")  # what makes `doctor` exit with 2
+PATHS = ("rocm-upgrade", "torch-reinstall", "docker")
+
+
+@dataclass
+class Finding:
+    id: str
+    severity: str  # critical | error | warning | info
+    title: str
+    explanation: str
+    evidence: List[str] = field(default_factory=list)
+    fix: str = ""
+    path: Optional[str] = None  # the way out that fixes it, when one does
+    sources: List[str] = field(default_factory=list)  # readable citations
+    source_tags: List[str] = field(default_factory=list)
+    looks_at: List[str] = field(default_factory=list)
+    community: bool = False  # the fix is a community setting, not AMD-supported
+
+    def to_dict(self) -> Dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Recommendation:
+    path: str  # rocm-upgrade | torch-reinstall | docker
+    rank: Optional[int]  # 1 = best; None when it does not apply
+    applies: bool
+    target: Dict[str, Any] = field(default_factory=dict)  # exact versions / index URL / image tag
+    why: str = ""  # why this path (or why it does not apply)
+    steps: List[str] = field(default_factory=list)  # short human outline
+    sources: List[str] = field(default_factory=list)
+
+    def to_dict(self) -> Dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Diagnosis:
+    findings: List[Finding] = field(default_factory=list)
+    recommendations: List[Recommendation] = field(default_factory=list)
+    notes: List[str] = field(default_factory=list)  # e.g. a rule that could not be evaluated
+
+    @property
+    def worst(self) -> Optional[str]:
+        if not self.findings:
+            return None
+        return min((f.severity for f in self.findings), key=lambda s: SEVERITY_RANK.get(s, 99))
+
+    @property
+    def problems(self) -> List[Finding]:
+        return [f for f in self.findings if f.severity in PROBLEM_SEVERITIES]
+
+    def finding(self, rule_id: str) -> Optional[Finding]:
+        return next((f for f in self.findings if f.id == rule_id), None)
+
+    def ids(self) -> List[str]:
+        return [f.id for f in self.findings]
+
+    def recommendation(self, path: str) -> Optional[Recommendation]:
+        return next((r for r in self.recommendations if r.path == path), None)
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {
+            "worst": self.worst,
+            "findings": [f.to_dict() for f in self.findings],
+            "recommendations": [r.to_dict() for r in self.recommendations],
+            "notes": list(self.notes),
+        }

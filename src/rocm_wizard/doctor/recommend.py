@@ -1,0 +1,357 @@
+"""Ways out, ranked for one system: ``torch-reinstall`` (a venv), ``docker`` (AMD's image) and
+``rocm-upgrade`` (AMD's apt repository).  Every path gets a :class:`Recommendation`; one that does
+not apply says why (no Docker daemon, not Ubuntu, no official build for this GPU...).
+
+``target`` dictionaries (read by the plan engine):
+
+* torch-reinstall: ``venv`` (path or None for a new one), ``torch``, ``torchvision``, ``torchaudio``,
+  ``triton`` (exact requirement), ``index`` (name), ``index_url``, ``requirements`` (list),
+  ``env`` (variables to set, e.g. TORCH_BLAS_PREFER_HIPBLASLT), ``mode`` (switch | repair | blas-fallback)
+* rocm-upgrade: ``mode`` (upgrade | repair: the installed release, never a downgrade), ``rocm``, ``series``, ``apt_dir``, ``ubuntu``, ``codename``, ``repo_base``, ``apt_lines``,
+  ``pin_file``, ``amdgpu_install_url``, ``kernel_driver`` (amdgpu-dkms | none), ``kernel_ok`` (the
+  running kernel series is listed for the target: True/False, None when unknown), ``torch`` (a
+  torch-reinstall-like dict for the matching index, or None)
+* docker: ``image``, ``tag``, ``rocm``, ``torch``, ``python``, ``ubuntu``, ``flags``, ``run`` (argv)
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional, Tuple
+
+from ..catalog import docker as docker_cat
+from ..catalog import releases, support, wheels
+from .context import Context, kernel_series, parse_version, s
+from .model import SEVERITY_RANK, Finding, Recommendation
+from .registry import rules
+
+_BASE_ORDER = {"torch-reinstall": 0, "docker": 1, "rocm-upgrade": 2}
+_WEIGHT = {"critical": 8, "error": 4, "warning": 2, "info": 0}
+_SYSTEM_FIXES = ("apt-pin-missing", "apt-pin-wrong", "apt-floating-repo", "apt-mixed-releases", "dkms-not-built-for-kernel",
+                 "amdgpu-not-loaded", "kfd-missing", "rocm-older-than-catalog", "rocm-too-old-for-gpu",
+                 "rocm-ubuntu-unsupported", "dpkg-audit-unclean")
+_TRITON = ("triton-duplicate", "triton-pin-mismatch", "triton-shadowed", "triton-language-error")
+
+
+def recommend(ctx: Context, findings: List[Finding], *, repo_base: Optional[str] = None,
+              index_base: Optional[str] = None) -> List[Recommendation]:
+    ids = {f.id for f in findings}
+    blocker = _blocker(ctx, ids)
+    if blocker:
+        return [Recommendation(p, None, False, {}, blocker) for p in ("torch-reinstall", "docker", "rocm-upgrade")]
+    recs = [
+        _torch(ctx, ids, index_base),
+        _docker(ctx, ids),
+        _rocm(ctx, ids, repo_base, index_base),
+    ]
+    weights: Dict[str, int] = {}
+    for f in findings:
+        if f.path:
+            weights[f.path] = weights.get(f.path, 0) + _WEIGHT.get(f.severity, 0)
+    if not any(f.severity in ("critical", "error", "warning") for f in findings):
+        for r in recs:
+            if r.applies:
+                r.why = "No problem found; should you want to (re)build, this is the way: " + r.why
+    applicable = sorted((r for r in recs if r.applies),
+                        key=lambda r: (-weights.get(r.path, 0), _BASE_ORDER[r.path]))
+    for i, r in enumerate(applicable, 1):
+        r.rank = i
+    return applicable + [r for r in recs if not r.applies]
+
+
+def _blocker(ctx: Context, ids) -> Optional[str]:
+    if not ctx.amd_present:
+        if "no-amd-gpu" in ids:
+            return "No AMD GPU was found, so no ROCm setup can help (see the finding)."
+        if s(ctx.system.origin) == "snapshot":
+            return ("The snapshot says nothing about an AMD GPU: include rocminfo, lspci -nn or rocm-smi output (or run "
+                    "the doctor on the machine itself) to get ways out.")
+        return "No AMD GPU was detected on this machine."
+    gfx = [g for g in ctx.primary_gfx]
+    if gfx and not any(support.has_official_build(g) for g in gfx):
+        return (f"No official ROCm release, PyTorch wheel or AMD image supports {', '.join(gfx)}; "
+                f"the wizard offers no upgrade that would not be supported (community routes are in the findings).")
+    return None
+
+
+# ------------------------------------------------------------------ torch-reinstall
+def _pair_dict(t: wheels.TorchRelease, idx: wheels.WheelIndex, base: Optional[str], venv: Optional[str],
+               mode: str, env: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
+    return {
+        "mode": mode,
+        "venv": venv,
+        "torch": t.version,
+        "torchvision": t.torchvision,
+        "torchaudio": t.torchaudio,
+        "triton": t.triton_requirement,
+        "index": idx.name,
+        "index_url": idx.url(base),
+        "requirements": wheels.install_requirements(t.version),
+        "env": dict(env or {}),
+        "index_status": t.status_on(idx.name),
+    }
+
+
+def _choose_pair(ctx: Context, gfx: List[str], exclude: Optional[Tuple[str, str]] = None,
+                 series: Optional[str] = None) -> Optional[Tuple[wheels.TorchRelease, wheels.WheelIndex, str]]:
+    """Best (torch, index) covering ``gfx``, with the reason it was chosen."""
+    pairs = [(t, i) for t, i in wheels.pairings(gfx) if (t.version, i.name) != exclude]
+    if not pairs:
+        return None
+
+    def series_of(i):
+        return releases.series_of(i.rocm)
+
+    def documented_first(ps):
+        return sorted(ps, key=lambda p: (p[0].status_on(p[1].name) != "documented",
+                                         -_vorder(p[0].version), -_vorder(p[1].rocm)))
+
+    if series:
+        ps = [p for p in pairs if series_of(p[1]) == series]
+        if ps:
+            return (*documented_first(ps)[0], f"the index of ROCm {series}")
+    if ctx.host_series:
+        ps = [p for p in pairs if series_of(p[1]) == ctx.host_series]
+        if ps:
+            return (*documented_first(ps)[0], f"built for the host's ROCm series {ctx.host_series}, so the wheel's user space "
+                                             f"matches the installed kernel driver's release")
+    pol = releases.policy_series()
+    ps = [p for p in pairs if series_of(p[1]) == pol]
+    if ps:
+        return (*documented_first(ps)[0], f"the wizard's default series (ROCm {pol}): the newest pairing documented by PyTorch")
+    doc = [p for p in pairs if p[0].status_on(p[1].name) == "documented"]
+    if doc:
+        return (*documented_first(doc)[0], "the newest pairing documented by PyTorch that carries this GPU")
+    return (*documented_first(pairs)[0], "the newest known pairing that carries this GPU (not on PyTorch's own page)")
+
+
+def _vorder(text: str) -> float:
+    v = parse_version(text)
+    if v is None:
+        return 0.0
+    rel = list(v.release[:3]) + [0, 0, 0]
+    return rel[0] * 1e6 + rel[1] * 1e3 + rel[2]
+
+
+def _torch(ctx: Context, ids, base: Optional[str]) -> Recommendation:
+    gfx = ctx.primary_gfx
+    env = (ctx.rocm_envs or ctx.envs or [None])[0]
+    venv = env.label if env is not None and s(env.env.path) else None
+    current = (wheels.public_version(env.version), env.index) if env is not None and env.index else None
+    sources = list(wheels.bundles_sources()) + ["pytorch-prev-versions"]
+    gfx_txt = ", ".join(gfx) if gfx else "this GPU"
+
+    # 1. the one case where TORCH_BLAS_PREFER_HIPBLASLT=0 really helps
+    if "hipblas-not-supported" in ids:
+        params = rules()["hipblas-not-supported"].params
+        fallback = str(params.get("fallback_torch", ""))
+        env_vars = {str(k): str(v) for k, v in dict(params.get("env") or {}).items()}
+        idx = wheels.best_index(fallback, gfx) if fallback else None
+        t = wheels.torch_release(fallback) if fallback else None
+        if idx is not None and t is not None:
+            target = _pair_dict(t, idx, base, venv, "blas-fallback", env_vars)
+            setting = " ".join(f"{k}={v}" for k, v in env_vars.items())
+            why = (f"torch {t.version} with torchvision {t.torchvision} / torchaudio {t.torchaudio} from the {idx.name} "
+                   f"index carries {gfx_txt} kernels, checks the GPU before using hipBLASLt, and honours {setting}, "
+                   f"which makes it use hipBLAS: the fix for HIPBLAS_STATUS_NOT_SUPPORTED.")
+            return Recommendation("torch-reinstall", None, True, target, why, _torch_steps(target),
+                                  sources + ["comfyui-3698", "pytorch-pr-128753"])
+
+    # 2. repair: same torch, same index, exact triton pin
+    triton_only = ids & set(_TRITON) and not ids & {"wheel-missing-gfx", "torch-not-rocm", "hipblas-alloc-failed"}
+    if triton_only and env is not None and env.index and wheels.torch_release(env.version) is not None:
+        t = wheels.torch_release(env.version)
+        idx = wheels.index(env.index)
+        if t is not None and idx is not None and (not gfx or all(wheels.index_has_gfx(idx, g) is not False for g in gfx)):
+            target = _pair_dict(t, idx, base, venv, "repair")
+            why = (f"Keep torch {t.version} from {idx.name} and repair its triton: remove every triton distribution and "
+                   f"install exactly {t.triton_requirement or 'the pin torch declares'} from the same index. No ROCm "
+                   f"upgrade is needed for this (the seed claim that a newer ROCm fixes triton.language is wrong).")
+            return Recommendation("torch-reinstall", None, True, target, why, _torch_steps(target),
+                                  sources + ["triton-5377", "pytorch-issue-130723"])
+
+    exclude = current if ids & {"hipblas-alloc-failed", "hipblaslt-hard-error", "no-binary-for-gpu"} else None
+    choice = _choose_pair(ctx, gfx, exclude)
+    if choice is None:
+        idx = [i.name for g in gfx for i in support.wheel_indexes(g)]
+        if idx:
+            why = (f"The {', '.join(dict.fromkeys(idx))} index carries {gfx_txt} kernels, but the catalog does not yet "
+                   f"know which torch release (with which torchvision/torchaudio/triton) it holds, so no exact target "
+                   f"can be given.")
+        else:
+            why = f"No download.pytorch.org index known to the catalog carries {gfx_txt} kernels."
+        return Recommendation("torch-reinstall", None, False, {}, why, [], sources)
+    t, idx, reason = choice
+    target = _pair_dict(t, idx, base, venv, "switch")
+    parts = [f"torch {t.version} + torchvision {t.torchvision} + torchaudio {t.torchaudio} from the {idx.name} index"
+             + (f" (with {t.triton_requirement})" if t.triton_requirement else "")
+             + (f" carries {gfx_txt} kernels" if gfx else "") + f": {reason}."]
+    parts.append(f"The wheel brings its own ROCm {idx.rocm} user space; only the amdgpu kernel driver must be compatible.")
+    if not gfx:
+        parts.append("The GPU's gfx target is unknown, so this pairing is not checked against it.")
+    if t.status_on(idx.name) != "documented":
+        parts.append("This pairing is known from third-party pins, not from PyTorch's install page.")
+    if exclude:
+        parts.append(f"It replaces torch {current[0]} from {current[1]}, the build in which the error occurred.")
+    fixed = sorted(ids & {"torch-not-rocm", "wheel-missing-gfx", "triton-duplicate", "triton-pin-mismatch",
+                          "hipblaslt-hard-error", "no-binary-for-gpu"})
+    if fixed:
+        parts.append("Addresses: " + ", ".join(fixed) + ".")
+    if "hipblas-alloc-failed" in ids:
+        parts.append("For HIPBLAS_STATUS_ALLOC_FAILED this is a known-good pairing to try, not a proven cure: check free "
+                     "VRAM and hidden iGPUs too.")
+    return Recommendation("torch-reinstall", None, True, target, " ".join(parts), _torch_steps(target), sources)
+
+
+def _torch_steps(target: Dict[str, Any]) -> List[str]:
+    where = target.get("venv") or "a new virtual environment"
+    steps = [f"in {where}: uninstall torch, torchvision, torchaudio and every triton distribution",
+             f"pip install {' '.join(target.get('requirements') or [])} --index-url {target.get('index_url')}"]
+    for k, v in (target.get("env") or {}).items():
+        steps.append(f"set {k}={v} in the environment that runs Python")
+    steps.append("verify: rocm-wizard verify")
+    return steps
+
+
+# ------------------------------------------------------------------ docker
+def _docker(ctx: Context, ids) -> Recommendation:
+    srcs = list(docker_cat.tag_sources()) + list(docker_cat.host_sources())
+    d = ctx.docker
+    if d.daemon is not True:
+        why = ("The Docker daemon is not reachable on this machine." if d.daemon is False or s(d.client)
+               else "Docker was not detected on this machine.")
+        return Recommendation("docker", None, False, {}, why + " Install Docker to use AMD's rocm/pytorch image.", [], srcs)
+    if ctx.wsl:
+        return Recommendation("docker", None, False, {}, "AMD's documented container flags pass /dev/kfd, which WSL2 does "
+                              "not have.", [], srcs)
+    if "amdgpu-not-loaded" in ids or "kfd-missing" in ids:
+        return Recommendation("docker", None, False, {}, "A container needs the host's amdgpu kernel driver and /dev/kfd "
+                              "first (see the findings).", [], srcs)
+    gfx = ctx.primary_gfx
+    tag = _pick_docker(gfx, s(ctx.os.version_id) if s(ctx.os.id).lower() == "ubuntu" else None)
+    if tag is None:
+        return Recommendation("docker", None, False, {},
+                              f"No known rocm/pytorch image is documented or observed to support {', '.join(gfx)}.", [], srcs)
+    target = {"image": tag.image, "tag": tag.tag, "rocm": tag.rocm, "torch": tag.torch, "python": tag.python,
+              "ubuntu": tag.ubuntu, "flags": list(docker_cat.run_flags()),
+              "run": docker_cat.run_argv(tag.image), "tag_status": tag.status}
+    parts = [f"AMD's image {tag.image} ships ROCm {tag.rocm} and an AMD-built torch {tag.torch}; the host keeps only its "
+             f"kernel driver, and nothing in your venvs changes."]
+    if gfx:
+        rel = releases.resolve(tag.rocm)
+        if rel is not None and all(g in rel.gfx_official for g in gfx):
+            parts.append(f"ROCm {rel.series} officially supports {', '.join(gfx)}.")
+        elif tag.gfx_observed:
+            parts.append(f"Observed working on {', '.join(tag.gfx_observed)} (third-party report; not official).")
+    if tag.status != "documented":
+        parts.append("This tag is known from third-party use, not from AMD's pages.")
+    if d.user_allowed is False:
+        parts.append("Your user cannot talk to the Docker daemon: use sudo or join the docker group.")
+    parts.append("Run it with AMD's documented flags: " + " ".join(docker_cat.run_flags()) + ".")
+    steps = [f"docker pull {tag.image}", " ".join(target["run"]), "verify inside: rocm-wizard verify --docker " + tag.image]
+    return Recommendation("docker", None, True, target, " ".join(parts), steps, srcs + list(tag.sources))
+
+
+def _pick_docker(gfx: List[str], host_ubuntu: Optional[str]) -> Optional[docker_cat.DockerTag]:
+    def fits(t: docker_cat.DockerTag) -> bool:
+        if not gfx:
+            return True
+        rel = releases.resolve(t.rocm)
+        return all((rel is not None and g in rel.gfx_official) or g in t.gfx_observed for g in gfx)
+
+    cands = [t for t in docker_cat.tags() if fits(t)]
+    if not cands:
+        return None
+    short = ".".join(host_ubuntu.split(".")[:2]) if host_ubuntu else None
+
+    def key(t):
+        return (t.status == "documented", t.ubuntu == (short or "24.04"), _vorder(t.rocm), _vorder(t.torch))
+
+    return max(cands, key=key)
+
+
+# ------------------------------------------------------------------ rocm-upgrade
+def _rocm(ctx: Context, ids, repo_base: Optional[str], index_base: Optional[str]) -> Recommendation:
+    srcs = ["amd-pkgmgr-ubuntu", "amd-sysreq"] + list(releases.policy_sources())
+    os_id = s(ctx.os.id).lower()
+    ver = s(ctx.os.version_id)
+    if os_id != "ubuntu":
+        what = f"this is {s(ctx.os.pretty_name) or os_id}" if os_id else "the operating system was not detected"
+        return Recommendation("rocm-upgrade", None, False, {}, f"AMD's apt repository path is for Ubuntu 22.04/24.04; {what}.",
+                              [], srcs)
+    if ctx.container:
+        return Recommendation("rocm-upgrade", None, False, {}, "This runs inside a container; upgrade ROCm on the host "
+                              "(or switch images) instead.", [], srcs)
+    gfx = ctx.primary_gfx
+    rel = releases.upgrade_target(gfx, ver) if gfx else _release_for_ubuntu(ver)
+    if rel is None:
+        if gfx and not any(support.official_releases(g) for g in gfx):
+            why = (f"No ROCm release lists {', '.join(gfx)} as supported, so there is no official ROCm to upgrade to "
+                   f"for this GPU; a PyTorch wheel or image that carries its kernels is the way.")
+        else:
+            why = f"No known ROCm release supports {', '.join(gfx) or 'this GPU'} on Ubuntu {ver or '?'}."
+        return Recommendation("rocm-upgrade", None, False, {}, why, [], srcs)
+    system_problems = sorted(ids & set(_SYSTEM_FIXES))
+    host = parse_version(ctx.host_rocm)
+    mode = "upgrade"
+    if host is not None and host >= parse_version(rel.version):
+        if not system_problems:
+            return Recommendation("rocm-upgrade", None, False, {}, f"The host already has ROCm {ctx.host_rocm} (target "
+                                  f"{rel.version}) and its installation shows no problem.", [], srcs)
+        if ctx.host_release is not None:  # never downgrade to repair: redo the setup of the installed release
+            rel, mode = ctx.host_release, "repair"
+    codename = releases.codename(ver)
+    choice = _choose_pair(ctx, gfx, series=rel.series)
+    torch_target = None
+    if choice is not None and releases.series_of(choice[1].rocm) == rel.series:
+        torch_target = _pair_dict(choice[0], choice[1], index_base, None, "switch")
+    target = {
+        "mode": mode, "rocm": rel.version, "series": rel.series, "apt_dir": rel.apt_dir, "ubuntu": ver, "codename": codename,
+        "repo_base": releases.base_url(repo_base),
+        "apt_lines": [list(p) for p in releases.apt_lines(rel, codename or "", repo_base)],
+        "pin_file": releases.repo().pin_file,
+        "amdgpu_install_url": releases.amdgpu_install_url(rel, codename or "", repo_base),
+        "kernel_driver": "none (WSL: user space only, --no-dkms)" if ctx.wsl else "amdgpu-dkms",
+        "release_status": rel.status, "support_status": rel.support_status,
+        "torch": torch_target,
+    }
+    parts = [("Repair the setup of the installed " if mode == "repair" else "") +
+             f"ROCm {rel.version} from AMD's apt repository (rocm/apt/{rel.apt_dir}, pinned at priority "
+             f"{releases.repo().pin_priority})" + (f" for {', '.join(gfx)}" if gfx else "") +
+             f" on Ubuntu {ver} ({codename or '?'})."]
+    if torch_target:
+        parts.append(f"Then torch {torch_target['torch']} from the {torch_target['index']} index to match.")
+    if ctx.host_rocm:
+        parts.append(f"The host has ROCm {ctx.host_rocm} now.")
+    if system_problems:
+        parts.append("Fixes on the way: " + ", ".join(system_problems) + ".")
+    if ctx.rocm_envs and not system_problems:
+        parts.append("A pip-installed torch does not use the host's ROCm libraries; this path mainly brings a matching "
+                     "kernel driver and host tools.")
+    if rel.support_status != "documented":
+        parts.append(f"Support data for {rel.version} is {rel.support_status}.")
+    ks = kernel_series(ctx.os.kernel)
+    listed = rel.kernel_series(ver)
+    if ks and listed and ks not in listed and not ctx.wsl:
+        parts.append(f"The running kernel {s(ctx.os.kernel)} is not one ROCm {rel.version} lists for Ubuntu {ver} "
+                     f"({', '.join(listed)}): boot one of those first, or amdgpu-dkms may not build.")
+        target["kernel_ok"] = False
+    else:
+        target["kernel_ok"] = None if not (ks and listed) else True
+    steps = [f"key {releases.key_url(repo_base)} -> {releases.repo().keyring}",
+             *(f"{f}: {line}" for f, line in releases.apt_lines(rel, codename or "", repo_base)),
+             f"{releases.repo().pin_file}: Pin: release o={releases.repo().pin_origin}, priority {releases.repo().pin_priority}",
+             "apt install amdgpu-dkms rocm (reboot after a new kernel driver)" if not ctx.wsl
+             else "amdgpu-install --usecase=wsl,rocm --no-dkms",
+             "add the user to render and video"]
+    return Recommendation("rocm-upgrade", None, True, target, " ".join(parts), steps,
+                          srcs + list(rel.all_sources))
+
+
+def _release_for_ubuntu(ver: str) -> Optional[releases.RocmRelease]:
+    pol = releases.policy_series()
+    rels = [r for r in releases.all_releases() if r.series == pol and r.supports_ubuntu(ver) is not False]
+    sure = [r for r in rels if r.status == "documented" and r.support_status == "documented"]
+    return (sure or rels or [None])[-1]
+
+
+def sort_findings(findings: List[Finding]) -> List[Finding]:
+    return sorted(findings, key=lambda f: SEVERITY_RANK.get(f.severity, 99))

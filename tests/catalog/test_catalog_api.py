@@ -1,0 +1,138 @@
+"""Behaviour of the catalog helpers the other parts of the wizard build on."""
+from __future__ import annotations
+
+from rocm_wizard.catalog import docker, overrides, releases, support, wheels
+
+
+def test_get_and_resolve():
+    assert releases.get("6.4.3").apt_dir == "6.4.3"
+    assert releases.get("6.4").version == "6.4.0"  # 6.4 == 6.4.0
+    assert releases.get("6.9.9") is None and releases.get("garbage") is None and releases.get(None) is None
+    assert releases.resolve("6.4").version == "6.4.4"
+    assert releases.resolve("rocm6.3").version == "6.3.4"
+    assert releases.resolve("7").version == releases.newest().version
+    assert releases.resolve("latest") is releases.newest()
+    assert releases.resolve("6.5") is None and releases.resolve("x.y") is None
+
+
+def test_apt_dir_rule_also_for_unknown_releases():
+    assert releases.apt_dir("7.0.0") == "7.0"
+    assert releases.apt_dir("6.5.0") == "6.5" and releases.apt_dir("6.5.2") == "6.5.2"
+    assert releases.apt_dir("nope") is None
+
+
+def test_urls_default_and_mirrored():
+    assert releases.key_url() == "https://repo.radeon.com/rocm/rocm.gpg.key"
+    assert releases.key_url("http://m.lan/radeon/") == "http://m.lan/radeon/rocm/rocm.gpg.key"
+    assert releases.rocm_repo_url("6.4.0") == "https://repo.radeon.com/rocm/apt/6.4"
+    assert releases.amdgpu_repo_url("6.2.4") == "https://repo.radeon.com/amdgpu/6.2.4/ubuntu"
+    assert releases.amdgpu_repo_url("7.1.1") == "https://repo.radeon.com/amdgpu/30.20.1/ubuntu"
+    assert releases.amdgpu_repo_url("7.0.0") is None  # not known: amdgpu-install writes it
+    assert releases.graphics_repo_url("7.2.0") == "https://repo.radeon.com/graphics/7.2/ubuntu"
+    assert releases.graphics_repo_url("6.4.3") is None
+    assert releases.amdgpu_install_url("7.0.2", "noble", "http://m.lan/r") == \
+        "http://m.lan/r/amdgpu-install/7.0.2/ubuntu/noble/amdgpu-install_7.0.2.70002-1_all.deb"
+
+
+def test_722_uses_the_directories_amd_falls_back_to():
+    lines = dict((line.split()[3], f) for f, line in releases.apt_lines("7.2.2", "noble"))
+    assert "https://repo.radeon.com/graphics/7.2.1/ubuntu" in lines
+    assert "https://repo.radeon.com/amdgpu/30.30.1/ubuntu" in lines
+    assert "https://repo.radeon.com/rocm/apt/7.2.2" in lines
+
+
+def test_pin_text_is_amds_file():
+    assert releases.pin_text() == "Package: *\nPin: release o=repo.radeon.com\nPin-Priority: 600\n"
+
+
+def test_codenames_and_package_versions():
+    assert releases.codename("22.04.5") == "jammy" and releases.codename("24.04") == "noble"
+    assert releases.codename("18.04") is None
+    assert releases.version_from_package("6.4.3.60403-128~22.04") == "6.4.3"
+    assert releases.version_from_package("5.4.3.50403-121~22.04") == "5.4.3"
+    assert releases.version_from_package("garbage") is None
+
+
+def test_supported_ubuntu_and_kernels():
+    r = releases.get("7.0.2")
+    assert r.supports_ubuntu("24.04") and r.supports_ubuntu("22.04.5") and not r.supports_ubuntu("20.04")
+    assert "6.14" in r.kernel_series("24.04")
+    assert releases.get("6.1.2").supports_ubuntu("20.04")
+
+
+def test_upgrade_target():
+    assert releases.upgrade_target(["gfx1100"], "22.04").series == releases.policy_series()
+    assert releases.upgrade_target(["gfx950"], "24.04").series == "7.0"
+    assert releases.upgrade_target(["gfx803"]) is None
+    assert releases.upgrade_target(["gfx1100"], "20.04").series == "6.1"  # the newest series listing focal
+    assert releases.upgrade_target(["gfx1100"], "18.04") is None
+    assert releases.upgrade_target([]) is None
+
+
+def test_wheels_lookups():
+    assert [i.name for i in wheels.indexes_for("2.5.1+rocm6.2")] == ["rocm6.2", "rocm6.1"]
+    assert wheels.index_has_gfx("rocm6.2", "gfx1101") is False
+    assert wheels.index_has_gfx("rocm6.1", "gfx1101") is True
+    assert wheels.index_has_gfx("rocm5.7", "gfx1100") is None  # list unknown
+    assert wheels.index_has_gfx("rocm9.9", "gfx1100") is None
+    assert wheels.best_index("2.5.1", ["gfx1101"]).name == "rocm6.1"
+    assert wheels.best_index("2.5.1", ["gfx1200"]) is None
+    assert wheels.triton_requirement("2.5.1") == "pytorch-triton-rocm==3.1.0"
+    assert wheels.triton_requirement("2.10.0+rocm7.1") == "triton-rocm==3.6.0"
+    assert wheels.triton_requirement("2.3.1") is None  # not verified
+    assert wheels.triton_dist("2.10.0") == "triton-rocm"
+    assert wheels.index_url("rocm6.2.4") == "https://download.pytorch.org/whl/rocm6.2.4"
+    assert wheels.index("https://download.pytorch.org/whl/rocm6.3/").name == "rocm6.3"
+
+
+def test_version_labels():
+    assert wheels.index_of_version("2.5.1+rocm6.2") == "rocm6.2"
+    assert wheels.index_of_version("2.6.0+rocm6.4.1.git1ded221d") is None  # AMD's build, not an index
+    assert wheels.index_of_version("2.6.0+rocm6.4.3") is None  # no such index
+    assert wheels.rocm_of_version("2.10.0a0+rocm7.9.0rc20251007") == "7.9.0"
+    assert wheels.build_of_version("2.5.1+cu121") == "cuda"
+    assert wheels.build_of_version("2.13.0+cpu") == "cpu"
+    assert wheels.build_of_version("2.5.1") is None
+    assert wheels.public_version("2.9.0.dev20250706+rocm6.4") == "2.9.0.dev20250706"
+
+
+def test_install_requirements_and_pairings():
+    assert wheels.install_requirements("2.4.1") == ["torch==2.4.1", "torchvision==0.19.1", "torchaudio==2.4.1",
+                                                   "pytorch-triton-rocm==3.0.0"]
+    assert wheels.install_requirements("1.0") == []
+    pairs = wheels.pairings(["gfx1201"])
+    assert pairs and all(wheels.index_has_gfx(i, "gfx1201") for _t, i in pairs)
+    assert wheels.pairings(["gfx803"]) == []
+    assert wheels.bundles_userspace() is True
+
+
+def test_docker_pick_tag():
+    assert docker.pick_tag(rocm="6.4", ubuntu="24.04").tag == "rocm6.4.3_ubuntu24.04_py3.12_pytorch_release_2.6.0"
+    assert docker.pick_tag(torch="2.8").rocm == "7.0"
+    assert docker.pick_tag(rocm="6.3.3", python="3.9").torch == "1.13.1"
+    assert docker.pick_tag(rocm="9.9") is None
+    assert docker.pick_tag(rocm="7.0.0").rocm == "7.0"  # no trailing .0 in tags
+    t = docker.parse_tag("rocm/pytorch:rocm6.1_ubuntu22.04_py3.10_pytorch_2.1.2")
+    assert (t.rocm, t.torch) == ("6.1", "2.1.2")
+    assert docker.parse_tag("latest") is None
+    argv = docker.run_argv("rocm6.4.3_ubuntu24.04_py3.12_pytorch_release_2.6.0")
+    assert argv[:3] == ["docker", "run", "-it"] and argv[-1].startswith("rocm/pytorch:")
+    assert "--device=/dev/kfd" in argv and "--device=/dev/dri" in argv
+
+
+def test_overrides_and_support():
+    assert overrides.for_gfx("gfx1032").value == "10.3.0"
+    assert overrides.for_gfx("amdgcn-amd-amdhsa--gfx1103").value == "11.0.0"
+    assert overrides.for_gfx("gfx1100") is None
+    assert overrides.gfx_of_value("9.0.10") == "gfx90a"
+    assert overrides.gfx_of_value("bogus") is None
+    assert support.normalize_gfx("amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-") == "gfx90a"
+    assert support.normalize_gfx("gfx000") is None and support.normalize_gfx(None) is None
+    assert support.is_official("gfx1101", "6.4.1") and not support.is_official("gfx1101", "6.4.0")
+    assert support.status("gfx1101", "6.2.4").level == "limited"
+    assert support.status("gfx906", "6.4.3").level == "unsupported"
+    assert support.status("gfx906", "6.1.0").level == "deprecated"
+    assert support.status("gfx1100", "9.9.9").level == "unknown-release"
+    assert support.first_official("gfx1201").version == "6.4.1"
+    assert support.first_official("gfx950").version == "7.0.0"
+    assert not support.has_official_build("gfx803") and support.has_official_build("gfx1102")

@@ -1,0 +1,183 @@
+"""The ways out: which apply, their exact targets, their order, and why a path does not apply."""
+from __future__ import annotations
+
+import json
+
+from _doctor_systems import gpu, healthy, torch_env
+from rocm_wizard.doctor import diagnose
+from rocm_wizard.model import AptPin
+
+
+def _rec(d, path):
+    r = d.recommendation(path)
+    assert r is not None
+    return r
+
+
+def test_every_path_is_always_present_and_json_able():
+    d = diagnose(healthy())
+    assert sorted(r.path for r in d.recommendations) == ["docker", "rocm-upgrade", "torch-reinstall"]
+    json.dumps(d.to_dict())
+
+
+def test_healthy_box_keeps_its_rocm_and_gets_exact_targets():
+    d = diagnose(healthy())
+    up = _rec(d, "rocm-upgrade")
+    assert not up.applies and "already has ROCm 6.4.4" in up.why and up.rank is None
+    t = _rec(d, "torch-reinstall")
+    assert t.applies and t.rank == 1
+    assert t.target["torch"] == "2.8.0" and t.target["index"] == "rocm6.4"
+    assert t.target["requirements"] == ["torch==2.8.0", "torchvision==0.23.0", "torchaudio==2.8.0",
+                                        "pytorch-triton-rocm==3.4.0"]
+    assert t.target["index_url"] == "https://download.pytorch.org/whl/rocm6.4"
+    assert t.why.startswith("No problem found")
+    dk = _rec(d, "docker")
+    assert dk.applies and dk.target["image"] == "rocm/pytorch:rocm7.0_ubuntu22.04_py3.10_pytorch_release_2.8.0"
+    assert "--device=/dev/kfd" in dk.target["run"] and dk.target["run"][-1] == dk.target["image"]
+
+
+def test_ranks_are_consecutive_for_applicable_paths():
+    d = diagnose(healthy())
+    ranks = [r.rank for r in d.recommendations if r.applies]
+    assert ranks == list(range(1, len(ranks) + 1))
+    assert all(r.rank is None and r.why for r in d.recommendations if not r.applies)
+
+
+def test_docker_does_not_apply_without_a_daemon():
+    sysm = healthy()
+    sysm.docker.daemon = False
+    r = _rec(diagnose(sysm), "docker")
+    assert not r.applies and "daemon is not reachable" in r.why
+    sysm.docker.daemon = None
+    sysm.docker.client = None
+    assert "not detected" in _rec(diagnose(sysm), "docker").why
+
+
+def test_docker_needs_the_host_driver_first():
+    sysm = healthy()
+    sysm.access.kfd.exists = False
+    r = _rec(diagnose(sysm), "docker")
+    assert not r.applies and "/dev/kfd" in r.why
+
+
+def test_rocm_upgrade_only_on_ubuntu():
+    sysm = healthy()
+    sysm.os.id, sysm.os.version_id, sysm.os.pretty_name = "arch", "rolling", "Arch Linux"
+    r = _rec(diagnose(sysm), "rocm-upgrade")
+    assert not r.applies and "Arch Linux" in r.why
+
+
+def test_system_problems_put_rocm_upgrade_first_with_apt_lines():
+    sysm = healthy()
+    sysm.rocm.version = "6.2.4"
+    sysm.rocm.apt_pins = []
+    d = diagnose(sysm)
+    up = _rec(d, "rocm-upgrade")
+    assert up.applies and up.rank == 1
+    assert up.target["rocm"] == "6.4.3" and up.target["codename"] == "jammy"  # newest documented 6.4.x
+    assert ["/etc/apt/sources.list.d/rocm.list",
+            "deb [arch=amd64 signed-by=/etc/apt/keyrings/rocm.gpg] https://repo.radeon.com/rocm/apt/6.4.3 jammy main"] \
+        in up.target["apt_lines"]
+    assert up.target["amdgpu_install_url"].endswith("/amdgpu-install/6.4.3/ubuntu/jammy/amdgpu-install_6.4.60403-1_all.deb")
+    assert up.target["torch"]["index"] == "rocm6.4"
+    assert "apt-pin-missing" in up.why
+
+
+def test_mirrors_are_used_in_every_url():
+    sysm = healthy()
+    sysm.rocm.version = "6.2.4"
+    d = diagnose(sysm, repo_base="http://mirror.lan/radeon/", index_base="http://mirror.lan/whl")
+    up = _rec(d, "rocm-upgrade")
+    text = json.dumps(up.target)
+    assert "repo.radeon.com" not in text and "http://mirror.lan/radeon/rocm/apt/6.4.3" in text
+    assert _rec(d, "torch-reinstall").target["index_url"].startswith("http://mirror.lan/whl/")
+
+
+def test_gpu_needing_a_newer_series_gets_it():
+    sysm = healthy()
+    sysm.gpus = [gpu("gfx950", "AMD Instinct MI355X", "75a3", segment="instinct")]
+    sysm.os.version_id = "24.04"
+    sysm.os.codename = "noble"
+    sysm.os.kernel = "6.8.0-60-generic"
+    sysm.torch = []
+    up = _rec(diagnose(sysm), "rocm-upgrade")
+    assert up.applies and up.target["series"] == "7.0"
+    assert up.target["torch"]["torch"] == "2.10.0" and up.target["torch"]["triton"] == "triton-rocm==3.6.0"
+
+
+def test_gfx803_gets_no_fake_upgrade():
+    sysm = healthy()
+    sysm.gpus = [gpu("gfx803", "Radeon RX 580 Series", "67df")]
+    d = diagnose(sysm)
+    for r in d.recommendations:
+        assert not r.applies and r.target == {} and "gfx803" in r.why
+    assert all(f.path is None for f in d.findings)
+
+
+def test_unofficial_target_with_wheels_gets_torch_but_not_rocm_upgrade():
+    sysm = healthy()
+    sysm.gpus = [gpu("gfx1102", "AMD Radeon RX 7600", "7480")]
+    d = diagnose(sysm)
+    up = _rec(d, "rocm-upgrade")
+    assert not up.applies and "No ROCm release lists gfx1102" in up.why
+    t = _rec(d, "torch-reinstall")
+    assert t.applies and t.target["index"] in ("rocm6.4", "rocm6.3", "rocm6.2.4", "rocm7.0", "rocm7.1")
+
+
+def test_target_with_kernels_in_an_index_but_no_known_torch_release_is_honest():
+    sysm = healthy()
+    sysm.gpus = [gpu("gfx1151", "AMD Radeon 8060S", "1586", kind="igpu", segment="apu")]
+    sysm.torch = []
+    t = _rec(diagnose(sysm), "torch-reinstall")
+    assert not t.applies and "rocm7.2" in t.why and "does not yet know" in t.why
+
+
+def test_not_supported_status_gets_the_blas_fallback_pairing():
+    d = diagnose(healthy(), "RuntimeError: CUDA error: HIPBLAS_STATUS_NOT_SUPPORTED when calling `cublasGemmEx`")
+    t = _rec(d, "torch-reinstall")
+    assert t.target["mode"] == "blas-fallback"
+    assert t.target["torch"] == "2.4.1" and t.target["index"] == "rocm6.1"
+    assert t.target["torchvision"] == "0.19.1" and t.target["torchaudio"] == "2.4.1"
+    assert t.target["env"] == {"TORCH_BLAS_PREFER_HIPBLASLT": "0"}
+
+
+def test_triton_only_problem_is_repaired_in_place():
+    sysm = healthy()
+    sysm.torch[0].triton = {"pytorch-triton-rocm": "3.4.0", "triton": "3.4.0"}
+    t = _rec(diagnose(sysm), "torch-reinstall")
+    assert t.target["mode"] == "repair" and t.target["torch"] == "2.8.0" and t.target["index"] == "rocm6.4"
+    assert t.target["triton"] == "pytorch-triton-rocm==3.4.0"
+
+
+def test_cuda_wheel_is_replaced_by_a_rocm_pairing():
+    sysm = healthy()
+    sysm.torch = [torch_env("2.5.1+cu121", build="cuda", triton={"triton": "3.1.0"}, required="triton==3.1.0")]
+    d = diagnose(sysm)
+    t = _rec(d, "torch-reinstall")
+    assert t.rank == 1 and t.target["index"].startswith("rocm") and "torch-not-rocm" in t.why
+    assert d.finding("torch-not-rocm").path == "torch-reinstall"
+
+
+def test_unknown_gfx_still_gets_targets_with_a_caveat():
+    sysm = healthy()
+    sysm.gpus = [gpu(None, "AMD GPU", "ffff")]
+    t = _rec(diagnose(sysm), "torch-reinstall")
+    assert t.applies and "gfx target is unknown" in t.why
+
+
+def test_pin_problem_alone_does_not_pretend_the_wheel_needs_host_rocm():
+    sysm = healthy()
+    sysm.rocm.apt_pins = [AptPin(file="/etc/apt/preferences.d/x", package="*", pin="release o=repo.radeon.com", priority=100)]
+    up = _rec(diagnose(sysm), "rocm-upgrade")
+    assert up.applies and up.rank == 1
+    assert up.target["rocm"] == "6.4.4" and up.target["mode"] == "repair"  # the installed release: no downgrade
+
+
+def test_upgrade_warns_when_the_running_kernel_is_not_listed_for_the_target():
+    sysm = healthy()
+    sysm.rocm.version = "6.2.4"
+    sysm.os.kernel = "6.14.0-27-generic"
+    up = _rec(diagnose(sysm), "rocm-upgrade")
+    assert up.target["kernel_ok"] is False and "6.14.0-27-generic" in up.why
+    sysm.os.kernel = "6.8.0-45-generic"
+    assert _rec(diagnose(sysm), "rocm-upgrade").target["kernel_ok"] is True

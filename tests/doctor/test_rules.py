@@ -1,0 +1,342 @@
+"""Each rule fires on a minimal System that has its problem and stays quiet on the healthy one."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from _doctor_systems import gpu, healthy, source, torch_env
+from rocm_wizard.doctor import diagnose
+from rocm_wizard.doctor.matchers import MATCHERS
+from rocm_wizard.model import AptPin, DeviceNode, RocmInstall, TorchEnv
+
+
+def _set(obj, **kw):
+    for k, v in kw.items():
+        setattr(obj, k, v)
+
+
+def s_no_amd(s):
+    s.gpus = [gpu(gfx=None, name="Intel HD Graphics 4400", device="0a16")]
+    s.gpus[0].vendor_id = "8086"
+    s.gpus[0].is_amd = False
+    s.torch = []
+
+
+def s_dkms(s):
+    s.rocm.amdgpu_dkms = "amdgpu/6.12.12-2202139.22.04, 6.5.0-35-generic, x86_64: installed"
+
+
+def s_mixed_rocm(s):
+    s.rocm.apt_sources.append(source("rocm", "6.2.4", "/etc/apt/sources.list.d/rocm-old.list"))
+
+
+def s_too_old(s):
+    s.gpus = [gpu("gfx1101", "AMD Radeon RX 7800 XT", "747e")]
+    s.rocm.version = "6.2.4"
+
+
+def s_dropped(s):
+    s.gpus = [gpu("gfx906", "AMD Instinct MI50", "66a1", segment="instinct")]
+
+
+def s_opt_rocm(s):
+    s.rocm.installs = [RocmInstall(path="/opt/rocm-6.4.4", version="6.4.4"), RocmInstall(path="/opt/rocm-6.2.4", version="6.2.4")]
+    s.rocm.opt_rocm_target = "/opt/rocm-6.2.4"
+
+
+def s_wsl(s):
+    _set(s.os, wsl=True, kernel="6.6.87.2-microsoft-standard-WSL2")
+    s.access.kfd = DeviceNode(path="/dev/kfd", exists=False)
+    s.rocm.amdgpu_loaded = False
+
+
+def s_gfx803(s):
+    s.gpus = [gpu("gfx803", "Radeon RX 580 Series", "67df")]
+
+
+def s_gfx1102(s):
+    s.gpus = [gpu("gfx1102", "AMD Radeon RX 7600", "7480")]
+
+
+def s_igpu(s):
+    s.gpus.append(gpu("gfx1036", "AMD Ryzen 9 9900X (integrated GPU)", "13c0", kind="igpu", bdf="0000:0c:00.0",
+                      node=2, segment="apu"))
+
+
+def s_gfx1031(s):
+    s.gpus = [gpu("gfx1031", "AMD Radeon RX 6700 XT", "73df")]
+
+
+def s_cuda(s):
+    s.torch = [torch_env("2.5.1+cu121", build="cuda", triton={"triton": "3.1.0"}, required="triton==3.1.0")]
+    s.torch[0].cuda = "12.1"
+    s.torch[0].packages = {"nvidia-cublas-cu12": "12.1.3.1"}
+
+
+def s_wheel_gfx(s):
+    s.gpus = [gpu("gfx1101", "AMD Radeon RX 7800 XT", "747e")]
+    s.torch = [torch_env("2.5.1+rocm6.2", triton={"pytorch-triton-rocm": "3.1.0"}, required="pytorch-triton-rocm==3.1.0")]
+
+
+def s_bundles(s):
+    s.rocm.version = "6.2.4"
+    s.rocm.apt_sources = [source("rocm", "6.2.4"), source("amdgpu", "6.2.4", "/etc/apt/sources.list.d/amdgpu.list")]
+    s.rocm.installs = [RocmInstall(path="/opt/rocm-6.2.4", version="6.2.4")]
+    s.rocm.opt_rocm_target = "/opt/rocm-6.2.4"
+
+
+def s_user_site(s):
+    s.torch.append(TorchEnv(path="/home/alice/.local/lib/python3.10/site-packages",
+                            site_packages="/home/alice/.local/lib/python3.10/site-packages", version="2.3.0+rocm5.7",
+                            build="rocm"))
+
+
+CASES = {
+    "no-amd-gpu": s_no_amd,
+    "amdgpu-not-loaded": lambda s: _set(s.rocm, amdgpu_loaded=False),
+    "kfd-missing": lambda s: _set(s.access, kfd=DeviceNode(path="/dev/kfd", exists=False)),
+    "kfd-not-accessible": lambda s: _set(s.access.kfd, accessible=False),
+    "user-not-in-render-video": lambda s: _set(s.access, groups=["alice", "video"], in_render=False,
+                                               kfd=DeviceNode(path="/dev/kfd", exists=True, group="render", accessible=False)),
+    "dkms-not-built-for-kernel": s_dkms,
+    "dpkg-audit-unclean": lambda s: _set(s.rocm, dpkg_audit_clean=False,
+                                         dpkg_audit="The following packages are only half configured:\n rocm-core"),
+    "apt-pin-missing": lambda s: _set(s.rocm, apt_pins=[]),
+    "apt-pin-wrong": lambda s: _set(s.rocm, apt_pins=[AptPin(file="/etc/apt/preferences.d/rocm-pin", package="*",
+                                                             pin="release o=repo.radeon.com", priority=500)]),
+    "apt-floating-repo": lambda s: _set(s.rocm, apt_sources=[source("rocm", "latest"),
+                                                             source("amdgpu", "latest", "/etc/apt/sources.list.d/amdgpu.list")]),
+    "apt-mixed-releases": s_mixed_rocm,
+    "rocm-older-than-catalog": lambda s: _set(s.rocm, version="5.7.1"),
+    "rocm-too-old-for-gpu": s_too_old,
+    "rocm-dropped-gpu": s_dropped,
+    "rocm-ubuntu-unsupported": lambda s: _set(s.os, version_id="20.04", codename="focal", kernel="5.15.0-120-generic"),
+    "rocm-kernel-unlisted": lambda s: _set(s.os, kernel="6.14.0-27-generic"),
+    "opt-rocm-elsewhere": s_opt_rocm,
+    "rocm-bin-not-on-path": lambda s: _set(s.access, path_has_rocm_bin=False, env={"PATH": "/usr/bin:/bin"}),
+    "wsl2": s_wsl,
+    "gfx-no-official-build": s_gfx803,
+    "gfx-not-official": s_gfx1102,
+    "mixed-gpu-left-out": s_igpu,
+    "hsa-override-unneeded": lambda s: _set(s.access, env={"HSA_OVERRIDE_GFX_VERSION": "11.0.0"}),
+    "hsa-override-missing": s_gfx1031,
+    "torch-not-rocm": s_cuda,
+    "wheel-missing-gfx": s_wheel_gfx,
+    "torch-bundles-userspace": s_bundles,
+    "triton-shadowed": lambda s: _set(s.torch[0], triton_shadow="/home/alice/project/triton"),
+    "triton-duplicate": lambda s: _set(s.torch[0], triton={"pytorch-triton-rocm": "3.4.0", "triton": "3.4.0"}),
+    "triton-pin-mismatch": lambda s: _set(s.torch[0], triton={"pytorch-triton-rocm": "3.2.0"}),
+    "two-torch-builds": lambda s: _set(s.access, env={"PYTHONPATH": "/pytorch:/opt/tools"}),
+    "user-site-torch": s_user_site,
+}
+
+ERROR_CASES = {
+    "triton-language-error": "AttributeError: module 'triton' has no attribute 'language'",
+    "hipblaslt-unsupported-warning": ("UserWarning: Attempting to use hipBLASLt on an unsupported architecture! "
+                                      "Overriding blas backend to hipblas (Triggered internally at "
+                                      "/pytorch/aten/src/ATen/Context.cpp:296.)"),
+    "hipblaslt-hard-error": "RuntimeError: Attempting to use hipBLASLt on a unsupported architecture!",
+    "hipblas-alloc-failed": "RuntimeError: CUDA error: HIPBLAS_STATUS_ALLOC_FAILED when calling `hipblasCreate(handle)`",
+    "hipblas-not-supported": "RuntimeError: CUDA error: HIPBLAS_STATUS_NOT_SUPPORTED when calling `cublasGemmEx(...)`",
+    "no-binary-for-gpu": "hipErrorNoBinaryForGpu: Unable to find code object for all current devices!",
+    "hsa-runtime-error": "Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate",
+}
+
+
+def test_every_rule_has_a_case():
+    assert set(CASES) | set(ERROR_CASES) == set(MATCHERS)
+
+
+def test_healthy_system_has_no_findings():
+    d = diagnose(healthy())
+    assert d.findings == [], [f.id for f in d.findings]
+    assert d.notes == []
+
+
+@pytest.mark.parametrize("rule_id", sorted(CASES))
+def test_rule_fires_on_its_problem(rule_id):
+    sysm = healthy()
+    CASES[rule_id](sysm)
+    d = diagnose(sysm)
+    f = d.finding(rule_id)
+    assert f is not None, f"{rule_id} did not fire; got {d.ids()}"
+    assert f.evidence and all(isinstance(e, str) and e for e in f.evidence)
+    assert f.sources and f.fix and f.explanation
+    assert d.notes == []
+    json.dumps(d.to_dict())
+
+
+@pytest.mark.parametrize("rule_id", sorted(ERROR_CASES))
+def test_error_rule_fires_on_its_text(rule_id):
+    d = diagnose(healthy(), "Traceback (most recent call last):\n  File \"x.py\", line 3\n" + ERROR_CASES[rule_id])
+    assert rule_id in d.ids()
+    assert any(ERROR_CASES[rule_id][:30] in e for e in d.finding(rule_id).evidence)
+    # and not on the healthy system without the text
+    assert rule_id not in diagnose(healthy()).ids()
+
+
+def test_too_old_claims_only_what_the_catalog_knows():
+    sysm = healthy()
+    sysm.rocm.version = "5.3.0"  # gfx1100 is listed from the catalog's first release on: no claim
+    ids = diagnose(sysm).ids()
+    assert "rocm-older-than-catalog" in ids and "rocm-too-old-for-gpu" not in ids
+
+
+def test_findings_are_worst_first():
+    sysm = healthy()
+    for rid in ("kfd-missing", "apt-pin-wrong", "rocm-bin-not-on-path", "torch-bundles-userspace"):
+        CASES[rid](sysm)
+    order = {"critical": 0, "error": 1, "warning": 2, "info": 3}
+    ranks = [order[f.severity] for f in diagnose(sysm).findings]
+    assert ranks == sorted(ranks) and len(ranks) >= 4
+
+
+# ---------------------------------------------------------------- the rules' edges
+def test_wsl_is_not_blamed_for_missing_kfd_or_driver():
+    sysm = healthy()
+    s_wsl(sysm)
+    ids = diagnose(sysm).ids()
+    assert "wsl2" in ids and "kfd-missing" not in ids and "amdgpu-not-loaded" not in ids
+
+
+def test_root_is_not_asked_to_join_groups():
+    sysm = healthy()
+    sysm.access.user = "root"
+    sysm.access.in_render = sysm.access.in_video = False
+    assert "user-not-in-render-video" not in diagnose(sysm).ids()
+
+
+def test_group_finding_is_a_warning_when_kfd_is_accessible_anyway():
+    sysm = healthy()
+    sysm.access.in_render = False
+    assert diagnose(sysm).finding("user-not-in-render-video").severity == "warning"
+
+
+def test_pin_missing_is_an_error_only_when_the_distribution_competes():
+    sysm = healthy()
+    sysm.rocm.apt_pins = []
+    assert diagnose(sysm).finding("apt-pin-missing").severity == "error"
+    sysm.rocm.distro_offers_rocm = None
+    assert diagnose(sysm).finding("apt-pin-missing").severity == "warning"
+
+
+def test_pin_by_mirror_origin_host_counts():
+    sysm = healthy()
+    sysm.rocm.apt_sources = [source("rocm", "6.4.4")]
+    sysm.rocm.apt_sources[0].uri = "http://mirror.example/radeon/rocm/apt/6.4.4"
+    sysm.rocm.apt_pins = [AptPin(file="/etc/apt/preferences.d/rocm", package="*", pin='origin "mirror.example"', priority=1001)]
+    ids = diagnose(sysm).ids()
+    assert "apt-pin-missing" not in ids and "apt-pin-wrong" not in ids
+
+
+def test_seventx_layout_is_not_mixed_when_it_follows_the_catalog():
+    sysm = healthy()
+    sysm.rocm.version = "7.2.2"
+    sysm.rocm.apt_sources = [source("rocm", "7.2.2"), source("graphics", "7.2.1"),
+                             source("amdgpu", "30.30.1", "/etc/apt/sources.list.d/amdgpu.list")]
+    assert "apt-mixed-releases" not in diagnose(sysm).ids()
+    sysm.rocm.apt_sources[2] = source("amdgpu", "30.20.1", "/etc/apt/sources.list.d/amdgpu.list")
+    assert "apt-mixed-releases" in diagnose(sysm).ids()
+
+
+def test_amdgpu_repo_of_other_release_in_6x_is_mixed():
+    sysm = healthy()
+    sysm.rocm.apt_sources[1] = source("amdgpu", "6.2.4", "/etc/apt/sources.list.d/amdgpu.list")
+    f = diagnose(sysm).finding("apt-mixed-releases")
+    assert f is not None and any("6.2.4" in e for e in f.evidence)
+
+
+def test_dkms_with_running_kernel_built_is_fine_and_bare_version_says_nothing():
+    sysm = healthy()
+    sysm.rocm.amdgpu_dkms = ("amdgpu/6.12.12-2202139.22.04, 6.5.0-35-generic, x86_64: installed\n"
+                             "amdgpu/6.12.12-2202139.22.04, 6.8.0-45-generic, x86_64: installed")
+    assert "dkms-not-built-for-kernel" not in diagnose(sysm).ids()
+    sysm.rocm.amdgpu_dkms = "1:6.12.12.60404-2202139.22.04"
+    assert "dkms-not-built-for-kernel" not in diagnose(sysm).ids()
+
+
+def test_mixed_gpu_quiet_when_user_already_hid_the_igpu():
+    sysm = healthy()
+    s_igpu(sysm)
+    sysm.access.env = {"HIP_VISIBLE_DEVICES": "0"}
+    assert "mixed-gpu-left-out" not in diagnose(sysm).ids()
+
+
+def test_mixed_gpu_fix_names_the_supported_index():
+    sysm = healthy()
+    s_igpu(sysm)
+    assert "HIP_VISIBLE_DEVICES=0" in diagnose(sysm).finding("mixed-gpu-left-out").fix
+
+
+def test_gfx1101_with_rocm62_wheels_lacks_kernels_but_rocm61_has_them():
+    sysm = healthy()
+    s_wheel_gfx(sysm)
+    assert "wheel-missing-gfx" in diagnose(sysm).ids()
+    sysm.torch = [torch_env("2.5.1+rocm6.1", triton={"pytorch-triton-rocm": "3.1.0"}, required="pytorch-triton-rocm==3.1.0")]
+    assert "wheel-missing-gfx" not in diagnose(sysm).ids()
+
+
+def test_override_missing_names_the_community_value_and_is_marked_community():
+    sysm = healthy()
+    s_gfx1031(sysm)
+    f = diagnose(sysm).finding("hsa-override-missing")
+    assert "HSA_OVERRIDE_GFX_VERSION=10.3.0" in f.fix and f.community
+
+
+def test_override_in_effect_is_not_also_reported_as_missing_kernels():
+    sysm = healthy()
+    s_gfx1031(sysm)
+    sysm.access.env = {"HSA_OVERRIDE_GFX_VERSION": "10.3.0"}
+    ids = diagnose(sysm).ids()
+    assert "wheel-missing-gfx" not in ids and "hsa-override-missing" not in ids and "hsa-override-unneeded" not in ids
+
+
+def test_gfx803_is_critical_and_says_override_cannot_help():
+    sysm = healthy()
+    s_gfx803(sysm)
+    f = diagnose(sysm).finding("gfx-no-official-build")
+    assert f.severity == "critical"
+    assert "cannot make a gfx8 GPU run gfx9+ code" in f.fix and "ROC_ENABLE_PRE_VEGA=1" in f.fix
+
+
+def test_triton_pin_accepts_local_build_labels():
+    sysm = healthy()
+    sysm.torch[0].triton = {"pytorch-triton-rocm": "3.4.0+gitf7888497"}
+    assert "triton-pin-mismatch" not in diagnose(sysm).ids()
+
+
+def test_triton_pin_from_catalog_when_metadata_unknown():
+    sysm = healthy()
+    sysm.torch[0].triton_required = None
+    sysm.torch[0].triton = {"pytorch-triton-rocm": "3.0.0"}
+    f = diagnose(sysm).finding("triton-pin-mismatch")
+    assert f is not None and any("pytorch-triton-rocm==3.4.0" in e for e in f.evidence)
+
+
+def test_hipblaslt_warning_alone_is_info_not_a_problem():
+    d = diagnose(healthy(), ERROR_CASES["hipblaslt-unsupported-warning"])
+    assert d.ids() == ["hipblaslt-unsupported-warning"] and d.problems == []
+    assert "hipblaslt-hard-error" not in d.ids()
+
+
+def test_alloc_failed_points_out_that_the_blas_variable_cannot_help():
+    sysm = healthy()
+    sysm.access.env = {"TORCH_BLAS_PREFER_HIPBLASLT": "0"}
+    f = diagnose(sysm, ERROR_CASES["hipblas-alloc-failed"]).finding("hipblas-alloc-failed")
+    assert any("cannot" in e and "TORCH_BLAS_PREFER_HIPBLASLT=0" in e for e in f.evidence)
+    assert "cannot fix it" in f.explanation
+
+
+def test_skip_leaves_a_rule_out():
+    sysm = healthy()
+    sysm.rocm.apt_pins = []
+    assert "apt-pin-missing" not in diagnose(sysm, skip=["apt-pin-missing"]).ids()
+
+
+def test_dict_input_is_accepted():
+    from rocm_wizard.model import to_dict
+
+    sysm = healthy()
+    sysm.rocm.apt_pins = []
+    assert "apt-pin-missing" in diagnose(to_dict(sysm)).ids()
