@@ -53,6 +53,7 @@ GPU_ENV_NAMES = (
     "SSH_CONNECTION",
     "TMUX",
     "STY",
+    "PWD",  # a triton/ directory in the working directory shadows the Triton package (python probe)
 )
 
 
@@ -81,6 +82,12 @@ KIND_COMMANDS: Dict[str, List[List[str]]] = {
     "lshw": [],
     "dnf-list": [],
     "apt-list": [],
+    # file contents users paste (``cat /etc/apt/sources.list.d/rocm.list`` ...); live: read as files
+    "apt-sources": [],
+    "apt-prefs": [],
+    "kfd-properties": [],
+    "rocm-info-version": [],  # cat /opt/rocm/.info/version
+    "pacman-list": [],  # pacman -Q (Arch)
 }
 
 
@@ -319,6 +326,7 @@ class RecordingSource(Source):
         self.links: Dict[str, Optional[str]] = {}
         self.stats: Dict[str, Optional[Dict[str, object]]] = {}
         self.commands: Dict[str, Tuple[Tuple[str, ...], Raw]] = {}
+        self.existed: Dict[str, bool] = {}  # exists() answers (a bundle replays them through stats.json)
         self._lock = threading.Lock()
 
     def read(self, path: str, max_bytes: int = 4 * 1024 * 1024) -> Raw:
@@ -334,7 +342,10 @@ class RecordingSource(Source):
         return names
 
     def exists(self, path: str) -> bool:
-        return self.inner.exists(path)
+        found = self.inner.exists(path)
+        with self._lock:
+            self.existed[path] = found
+        return found
 
     def readlink(self, path: str) -> Optional[str]:
         target = self.inner.readlink(path)

@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""How long ``rocm-wizard detect --json`` takes, end to end, compared with PyTorch's collect_env.
+
+Prints (never asserts) the median wall time over repeated runs, interpreter start included, of:
+
+* ``python -m rocm_wizard detect --json --snapshot <a real fixture>``  (goal: < 150 ms)
+* ``python -m rocm_wizard detect --json`` on this machine             (goal: < 300 ms)
+* ``python -m torch.utils.collect_env``                               (goal: detect >= 10x faster)
+
+Usage::
+
+    python benchmarks/bench_detect.py [--runs 15] [--fixture DIR] [--collect-env-runs 3] [--importtime]
+
+Before timing, the package's bytecode is compiled (``compileall``), as ``pip install`` does; a
+checkout run with ``PYTHONDONTWRITEBYTECODE=1`` would otherwise recompile every module on every
+start.  collect_env needs torch in this interpreter (``pip install torch==2.13.0``, a CPU wheel);
+without it that part is skipped and said so.
+"""
+from __future__ import annotations
+
+import argparse
+import compileall
+import importlib.util
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+SRC = REPO / "src"
+SHARED = Path(os.environ.get("ROCM_WIZARD_SHARED") or (REPO / ".." / "shared")).resolve()
+DEFAULT_FIXTURE = "019-gfx1150-radeon890m-rocm7.2.0-ubuntu24.04"
+GOALS = {"snapshot": 0.150, "live": 0.300}
+
+
+def _env() -> dict:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(SRC) + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+def time_runs(argv, runs: int, env: dict, warmup: int = 1):
+    times = []
+    rc = None
+    for i in range(warmup + runs):
+        start = time.perf_counter()
+        proc = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+        elapsed = time.perf_counter() - start
+        rc = proc.returncode
+        if rc != 0:
+            return None, rc, proc.stderr.decode("utf-8", "replace")[-500:]
+        if i >= warmup:
+            times.append(elapsed)
+    return times, rc, ""
+
+
+def fmt(times) -> str:
+    if not times:
+        return "n/a"
+    return "median %6.1f ms  (min %6.1f, max %6.1f, n=%d)" % (
+        statistics.median(times) * 1000, min(times) * 1000, max(times) * 1000, len(times))
+
+
+def importtime(argv, env) -> None:
+    proc = subprocess.run([sys.executable, "-X", "importtime"] + argv[1:], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, env=env, text=True)
+    rows = []
+    for line in proc.stderr.splitlines():
+        parts = line.split("|")
+        if len(parts) == 3 and parts[1].strip().isdigit():
+            rows.append((int(parts[1]), parts[2].rstrip()))
+    print("  slowest imports (cumulative us):")
+    for us, name in sorted(rows, reverse=True)[:15]:
+        print("    %8d  %s" % (us, name))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=15)
+    ap.add_argument("--collect-env-runs", type=int, default=3)
+    ap.add_argument("--fixture", default=str(SHARED / "fixtures" / "real" / DEFAULT_FIXTURE))
+    ap.add_argument("--importtime", action="store_true", help="also list the slowest imports of each detect run")
+    args = ap.parse_args()
+
+    compileall.compile_dir(str(SRC), quiet=1)
+    env = _env()
+    py = sys.executable
+    print("interpreter: %s (Python %s), %d CPUs, load average %s" % (
+        py, sys.version.split()[0], os.cpu_count() or 0,
+        " ".join("%.2f" % x for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?"))
+    base, _rc, _err = time_runs([py, "-c", "pass"], args.runs, env)
+    print("%-28s %s" % ("python -c pass", fmt(base)))
+
+    results = {}
+    cases = []
+    if Path(args.fixture).exists():
+        cases.append(("snapshot", [py, "-m", "rocm_wizard", "detect", "--json", "--snapshot", args.fixture]))
+    else:
+        print("snapshot: fixture %s not found (shared/ missing?); skipped" % args.fixture)
+    cases.append(("live", [py, "-m", "rocm_wizard", "detect", "--json"]))
+    for name, argv in cases:
+        times, rc, err = time_runs(argv, args.runs, env)
+        if times is None:
+            print("%-28s failed (exit %s): %s" % ("detect " + name, rc, err))
+            continue
+        results[name] = statistics.median(times)
+        goal = GOALS[name]
+        print("%-28s %s   goal < %d ms: %s" % ("detect --json (" + name + ")", fmt(times), goal * 1000,
+                                            "met" if results[name] < goal else "NOT met"))
+        if args.importtime:
+            importtime(argv, env)
+
+    if importlib.util.find_spec("torch") is None:
+        print("collect_env: torch is not installed in %s; run 'pip install torch==2.13.0' to compare" % py)
+        return 0
+    times, rc, err = time_runs([py, "-m", "torch.utils.collect_env"], args.collect_env_runs, env, warmup=0)
+    if times is None:
+        print("collect_env failed (exit %s): %s" % (rc, err))
+        return 0
+    ce = statistics.median(times)
+    print("%-28s %s" % ("torch.utils.collect_env", fmt(times)))
+    for name, t in results.items():
+        ratio = ce / t if t else float("inf")
+        print("speedup vs collect_env (%s): %.1fx   goal >= 10x: %s" % (name, ratio, "met" if ratio >= 10 else "NOT met"))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

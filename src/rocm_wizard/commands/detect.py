@@ -1,0 +1,180 @@
+"""``rocm-wizard detect``: describe this system, a snapshot bundle, or a folder of pasted outputs.
+
+``--json`` prints the System as JSON (schema: ``rocm_wizard/schema/detect.schema.json``, documented
+in ``docs/detect-json.md``) and imports neither Rich nor Textual; the human report uses Rich.
+Exit status 0 on success, 1 when the snapshot cannot be read (the reason goes to stderr).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any, List
+
+from ..exitcodes import ERROR, OK
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print JSON (schema: docs/detect-json.md)")
+    parser.add_argument("--snapshot", metavar="PATH",
+                        help="describe a snapshot bundle (.tar.gz), a folder of pasted outputs or one pasted file "
+                             "instead of this machine")
+    parser.add_argument("--venv", metavar="PATH", action="append", default=[],
+                        help="also examine this virtual environment (repeatable)")
+    parser.add_argument("--root", metavar="DIR", default="/", help=argparse.SUPPRESS)  # a captured tree (tests)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..detect import detect_live, detect_snapshot
+
+    if args.snapshot is not None:
+        from ..detect.bundle import SnapshotError
+
+        try:
+            system = detect_snapshot(args.snapshot, args.venv)
+        except SnapshotError as exc:
+            print("rocm-wizard detect: %s" % exc, file=sys.stderr)
+            return ERROR
+        except OSError as exc:
+            print("rocm-wizard detect: cannot read %s: %s" % (args.snapshot, exc.strerror or exc), file=sys.stderr)
+            return ERROR
+    else:
+        system = detect_live(args.venv, root=args.root or "/")
+    if args.json:
+        import json
+
+        from ..model import to_dict
+
+        sys.stdout.write(json.dumps(to_dict(system), indent=2, ensure_ascii=False) + "\n")
+        return OK
+    render_human(system)
+    return OK
+
+
+# -- human report -------------------------------------------------------------------------------------
+
+def _v(value: Any, none: str = "-") -> str:
+    if value is None or value == "" or value == []:
+        return none
+    if value is True:
+        return "yes"
+    if value is False:
+        return "no"
+    return str(value)
+
+
+def _all_notes(system: Any) -> List[str]:
+    notes: List[str] = []
+
+    def walk(obj: Any, where: str) -> None:
+        for n in getattr(obj, "notes", []) or []:
+            notes.append("%s: %s" % (where, n) if where else n)
+
+    walk(system, "")
+    walk(system.os, "os")
+    for g in system.gpus:
+        walk(g, "gpu %s" % (g.name or g.pci_id or "?"))
+    walk(system.rocm, "rocm")
+    for t in system.torch:
+        walk(t, "python %s" % (t.path or "(paste)"))
+    walk(system.docker, "docker")
+    walk(system.access, "access")
+    if system.access.kfd is not None:
+        walk(system.access.kfd, "/dev/kfd")
+    return notes
+
+
+def render_human(system: Any, file: Any = None) -> None:
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    out = file or sys.stdout
+    try:
+        tty = out.isatty()
+    except (AttributeError, ValueError):
+        tty = False
+    # a pipe or a file gets wide lines rather than folded version strings
+    console = Console(file=out, highlight=False, soft_wrap=False, width=None if tty else 160)
+    o = system.os
+    title = "This system" if system.origin == "live" else "Snapshot"
+    console.print(Text(title, style="bold"))
+    kernel = _v(o.kernel)
+    extras = [x for x in (o.kernel_flavour, "HWE" if o.hwe else None, "WSL2" if o.wsl else None) if x]
+    if extras:
+        kernel += " (%s)" % ", ".join(extras)
+    rows = [("OS", _v(o.pretty_name or " ".join(x for x in (o.id, o.version_id) if x) or None)),
+            ("Kernel", kernel), ("Arch", _v(o.arch)), ("CPU", _v(o.cpu)), ("Container", _v(o.container))]
+    grid = Table.grid(padding=(0, 2))
+    for k, v in rows:
+        grid.add_row(Text(k, style="dim"), Text(v))
+    console.print(grid)
+
+    console.print()
+    if system.gpus:
+        gt = Table(title="GPUs", title_justify="left", show_edge=False)
+        for col in ("name", "gfx", "PCI id", "bus", "kind", "driver"):
+            gt.add_column(col, overflow="fold")
+        for g in system.gpus:
+            gt.add_row(_v(g.name), _v(g.gfx_target), _v(g.pci_id), _v(g.bdf), _v(g.kind), _v(g.driver))
+        console.print(gt)
+    else:
+        console.print(Text("GPUs: none found", style="yellow"))
+
+    r = system.rocm
+    console.print()
+    grid = Table.grid(padding=(0, 2))
+    grid.add_row(Text("ROCm", style="bold"), Text(_v(r.version, "none found")))
+    for inst in r.installs:
+        grid.add_row(Text("  install", style="dim"), Text("%s %s" % (_v(inst.path), _v(inst.version, ""))))
+    for k, v in (("/opt/rocm ->", r.opt_rocm_target), ("amdgpu driver", r.amdgpu_version or r.amdgpu_dkms),
+                 ("KFD version", r.kfd_version), ("HSA runtime", r.hsa_runtime_version)):
+        if v:
+            grid.add_row(Text("  " + k, style="dim"), Text(str(v)))
+    console.print(grid)
+
+    console.print()
+    if system.torch:
+        tt = Table(title="Python environments", title_justify="left", show_edge=False)
+        for col in ("where", "python", "torch", "build", "hip", "triton"):
+            tt.add_column(col, overflow="fold")
+        for t in system.torch:
+            triton = ", ".join("%s %s" % kv for kv in sorted(t.triton.items())) or "-"
+            if t.triton_shadow:
+                triton += " (shadowed by %s)" % t.triton_shadow
+            where = (t.path or "(pasted)") + (" *" if t.active else "")
+            tt.add_row(where, _v(t.python), _v(t.version), _v(t.build), _v(t.hip), triton)
+        console.print(tt)
+    else:
+        console.print(Text("Python environments with torch: none found", style="yellow"))
+
+    d = system.docker
+    a = system.access
+    console.print()
+    grid = Table.grid(padding=(0, 2))
+    dock = ("not installed" if "docker is not installed" in d.notes else "unknown") if d.client is None else "%s, daemon %s, usable %s, rocm images: %s" % (
+        d.client, "up" if d.daemon else "down" if d.daemon is False else "?", _v(d.user_allowed, "?"),
+        ", ".join(d.images) or "none")
+    grid.add_row(Text("Docker", style="bold"), Text(dock))
+    grid.add_row(Text("User", style="bold"), Text("%s in groups %s" % (_v(a.user, "?"), ", ".join(a.groups) or "?")))
+    if a.kfd is not None:
+        kfd = "missing" if not a.kfd.exists else "%s %s, usable %s" % (_v(a.kfd.mode), _v(a.kfd.group), _v(a.kfd.accessible, "?"))
+        grid.add_row(Text("/dev/kfd", style="bold"), Text(kfd))
+    if a.env:
+        grid.add_row(Text("GPU env", style="bold"), Text(" ".join("%s=%s" % kv for kv in sorted(a.env.items()))))
+    console.print(grid)
+
+    if system.errors:
+        console.print()
+        et = Table(title="Known errors seen", title_justify="left", show_edge=False)
+        et.add_column("signature", overflow="fold")
+        et.add_column("line", overflow="fold")
+        for e in system.errors:
+            et.add_row(_v(e.signature), Text(_v(e.text)))
+        console.print(et)
+
+    notes = _all_notes(system)
+    if notes:
+        console.print()
+        console.print(Text("Notes", style="bold"))
+        for n in notes:
+            console.print(Text("  - " + n))

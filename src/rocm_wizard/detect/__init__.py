@@ -1,0 +1,245 @@
+"""Detection: describe a system (live, a captured tree, or a snapshot / pasted outputs) as a
+:class:`~rocm_wizard.model.System`, without importing torch and without touching the system
+beyond reading files and running a few read-only tools with timeouts.
+
+:func:`detect` runs the probe modules (``rocm_wizard.detect.probes.<name>``, each with
+``probe(source, system)``) concurrently; each fills its own part of the System.  A probe that
+fails becomes a note on the System, never a traceback; a probe module that is not part of this
+build is skipped.  A short merge pass then combines what needs several parts (GPU names from a
+collect_env paste when no GPU tool spoke, Docker permission from group membership, the
+distribution from package version suffixes...).
+"""
+from __future__ import annotations
+
+import importlib
+import re
+from typing import Callable, Dict, List, Optional, Sequence
+
+from ..model import GPU, System
+from .parsers._core_text import lazy
+from .sources import LiveSource, Source
+
+PROBES = ("os", "gpus", "rocm", "python", "docker", "access", "errors")
+
+__all__ = ["PROBES", "detect", "detect_live", "detect_snapshot"]
+
+
+def _load_probe(name: str) -> Optional[Callable]:
+    module = "rocm_wizard.detect.probes." + name
+    try:
+        mod = importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name == module:
+            return None
+        raise
+    return getattr(mod, "probe", None)
+
+
+def detect(source: Source, venvs: Sequence[str] = ()) -> System:
+    """Run every available probe against ``source`` and return the merged System."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    system = System(origin="live" if getattr(source, "kind", "live") == "live" else "snapshot")
+    failures: Dict[str, str] = {}
+
+    def run_one(name: str, fn: Callable) -> None:
+        try:
+            if name == "python":
+                fn(source, system, venvs=tuple(venvs))
+            else:
+                fn(source, system)
+        except Exception as exc:  # a probe bug must not cost the user the whole report
+            failures[name] = "%s: %s" % (type(exc).__name__, exc)
+
+    probes = []
+    for name in PROBES:
+        try:
+            fn = _load_probe(name)
+        except Exception as exc:
+            failures[name] = "could not load: %s: %s" % (type(exc).__name__, exc)
+            continue
+        if fn is not None:
+            probes.append((name, fn))
+    if probes:
+        with ThreadPoolExecutor(max_workers=len(probes), thread_name_prefix="probe") as pool:
+            for future in [pool.submit(run_one, name, fn) for name, fn in probes]:
+                future.result()
+    for name in PROBES:
+        if name in failures:
+            system.note("the %s probe failed (%s); that part of the report is incomplete" % (name, failures[name]))
+    try:
+        merge(source, system)
+    except Exception as exc:
+        system.note("merging the probes' results failed (%s: %s)" % (type(exc).__name__, exc))
+    return system
+
+
+def detect_live(venvs: Sequence[str] = (), root: str = "/") -> System:
+    """Detect the running system (``root`` re-bases file access; commands only run for ``/``)."""
+    return detect(LiveSource(root=root, commands=root in ("", "/")), venvs)
+
+
+def detect_snapshot(path: str, venvs: Sequence[str] = ()) -> System:
+    """Detect from a snapshot bundle (``.tar.gz``) or a folder / file of pasted outputs.
+
+    Raises :class:`rocm_wizard.detect.bundle.SnapshotError` (message for the user) when ``path``
+    cannot be read at all.  The ``--venv`` paths given when the snapshot was taken are reused.
+    """
+    from . import bundle
+
+    source = bundle.open_snapshot(path)
+    manifest = getattr(source, "manifest", None) or {}
+    recorded = manifest.get("venvs") if isinstance(manifest, dict) else None
+    if not isinstance(recorded, list):
+        recorded = []
+    system = detect(source, list(venvs) or [str(v) for v in recorded])
+    for note in getattr(source, "notes", []) or []:
+        system.note(note)
+    return system
+
+
+# -- merge pass -------------------------------------------------------------------------------------
+
+def merge(source: Source, system: System) -> None:
+    _gpus_from_collect_env(source, system)
+    _docker_permission(system)
+    _os_from_packages(source, system)
+    _hwe_from_packages(system)
+    _kernel_from_smi(source, system)
+    _cpu_from_rocminfo(source, system)
+
+
+def _kernel_from_smi(source: Source, system: System) -> None:
+    """rocm-smi's "Driver version" is /sys/module/amdgpu/version, or ``uname -r`` when that file is
+    missing, i.e. for the in-tree driver (ROCm/rocm_smi_lib src/rocm_smi.cc, rsmi_version_str_get).
+    Used only when nothing else names the kernel and no DKMS driver version is known."""
+    info, rocm = system.os, system.rocm
+    if info.kernel is not None or rocm.amdgpu_version or rocm.amdgpu_dkms or rocm.kfd_version:
+        return
+    if any("dkms" in name for name in rocm.packages):
+        return
+    try:
+        from .parsers import rocm_smi as p_smi
+        from .parsers.uname import flavour
+        from .probes._core_util import ok_outputs
+    except ImportError:
+        return
+    for raw in ok_outputs(source, "rocm-smi"):
+        try:
+            version = p_smi.parse(raw.text).driver_version
+        except Exception:
+            continue
+        if not version or not re.match(r"^\d+\.\d+\.\d+(?:-\S+)?$", version) or version.count(".") > 2:
+            continue
+        label = raw.source + "#Driver version"
+        info.put("kernel", version, label)
+        info.put("kernel_flavour", flavour(version), label)
+        info.note("kernel %s taken from rocm-smi's driver version, which is the kernel release when amdgpu "
+                  "is the in-tree driver (no DKMS driver version was seen)" % version)
+        return
+
+
+def _cpu_from_rocminfo(source: Source, system: System) -> None:
+    """rocminfo's CPU agent names the CPU (used when /proc/cpuinfo and collect_env did not)."""
+    if system.os.cpu is not None:
+        return
+    try:
+        from .parsers import rocminfo as p_rocminfo
+        from .probes._core_util import ok_outputs
+    except ImportError:
+        return
+    for raw in ok_outputs(source, "rocminfo"):
+        try:
+            agents = p_rocminfo.parse(raw.text).agents
+        except Exception:
+            continue
+        for agent in agents:
+            if (agent.device_type or "").upper() == "CPU" and (agent.marketing_name or agent.name):
+                system.os.put("cpu", (agent.marketing_name or agent.name).strip(), raw.source + "#CPU agent")
+                return
+
+
+def _gpus_from_collect_env(source: Source, system: System) -> None:
+    """collect_env names the current GPU and its gfx target; use it when no GPU tool did."""
+    if system.amd_gpus:
+        # fill a missing gfx target only when exactly one AMD GPU is known and it matches by name
+        return
+    from .parsers import collect_env as p_collect_env
+    from .probes._core_util import ok_outputs
+
+    for raw in ok_outputs(source, "collect_env"):
+        ce = p_collect_env.parse_cached(raw.text)
+        for g in ce.gpus:
+            if not g.name or not re.search(r"\b(AMD|Radeon|Instinct)\b", g.name, re.I):
+                continue
+            if any(x.name == g.name and x.gfx_target == g.gfx_target for x in system.gpus):
+                continue
+            gpu = GPU(vendor_id="1002", is_amd=True)
+            label = raw.source + "#GPU models and configuration"
+            gpu.put("name", g.name, label)
+            gpu.put("gfx_target", g.gfx_target, label)
+            gpu.note("from PyTorch's collect_env, which names only the current device: other GPUs may exist")
+            system.gpus.append(gpu)
+
+
+def _docker_permission(system: System) -> None:
+    d = system.docker
+    if d.user_allowed is not None or d.client is None:
+        return
+    a = system.access
+    if a.groups:
+        allowed = "docker" in a.groups or "root" in a.groups or a.user == "root"
+        d.put("user_allowed", allowed, "access:groups")
+
+
+_UBUNTU_SUFFIX = lazy(r"~(\d\d\.\d\d)(?:\.\d+)?$")
+_APT_SUITE = lazy(r"^\S+/(?P<suite>[a-z]+)(?:-[a-z]+)?,\S*\s+\S*~(?P<ver>\d\d\.\d\d)\b", re.M)
+_UBUNTU_CODENAMES = {"focal": "20.04", "jammy": "22.04", "noble": "24.04", "oracular": "24.10", "plucky": "25.04",
+                     "questing": "25.10"}
+
+
+def _os_from_packages(source: Source, system: System) -> None:
+    """No os-release anywhere: AMD's Ubuntu packages end in ``~22.04`` / ``~24.04``."""
+    info = system.os
+    if info.id is not None:
+        return
+    votes: Dict[str, int] = {}
+    for version in system.rocm.packages.values():
+        m = _UBUNTU_SUFFIX.search(version or "")
+        if m:
+            votes[m.group(1)] = votes.get(m.group(1), 0) + 1
+    label = "inferred:package versions (~%s suffix)"
+    codename = None
+    if not votes:
+        from .probes._core_util import pastes
+
+        for _name, text in pastes(source):
+            for m in _APT_SUITE.finditer(text):
+                votes[m.group("ver")] = votes.get(m.group("ver"), 0) + 1
+                if _UBUNTU_CODENAMES.get(m.group("suite")) == m.group("ver"):
+                    codename = m.group("suite")
+            if not votes:
+                for line in text.splitlines():
+                    toks = line.split()
+                    if len(toks) >= 3 and toks[0] in ("ii", "hi", "rc", "iU", "iF") and _UBUNTU_SUFFIX.search(toks[2]):
+                        v = _UBUNTU_SUFFIX.search(toks[2]).group(1)
+                        votes[v] = votes.get(v, 0) + 1
+    if not votes:
+        return
+    version = max(votes, key=lambda v: votes[v])
+    src = label % version
+    info.put("id", "ubuntu", src)
+    info.put("version_id", version, src)
+    code = codename or next((c for c, v in _UBUNTU_CODENAMES.items() if v == version), None)
+    info.put("codename", code, src)
+    info.note("the distribution was inferred from AMD package versions (no os-release in the outputs)")
+
+
+def _hwe_from_packages(system: System) -> None:
+    info = system.os
+    if info.id != "ubuntu" or info.hwe:
+        return
+    for name in system.rocm.packages:
+        if name.startswith("linux-generic-hwe-") or name.startswith("linux-image-generic-hwe-"):
+            info.put("hwe", True, "package:" + name)
+            return

@@ -1,0 +1,559 @@
+"""Reading snapshot bundles and user pastes: :class:`BundleSource`.
+
+Bundle layout (what ``rocm-wizard snapshot`` writes; a directory or a ``.tar.gz`` of one, possibly
+with one top-level folder)::
+
+    manifest.json         {"format": "rocm-wizard-snapshot", "version": 1, "created": "...",
+                           "tool_version": "...",
+                           "commands": {"<command_key>": {"argv": [...], "rc": 0, "error": null,
+                                                          "duration": 0.12}},
+                           "files": {"/abs/path": {"error": "not found"}}}
+    files/<abs path>      content of every file read, e.g. files/etc/os-release,
+                          files/sys/class/kfd/kfd/topology/nodes/1/properties
+    dirs.json             {"/abs/dir": ["name", ...]}        directory listings asked for
+    links.json            {"/abs/path": "target" or null}    readlink answers
+    stats.json            {"/abs/path": {"mode": ..., "uid": ..., "gid": ..., "is_dir": ...} or null}
+    commands/<key>.txt    stdout of each command (``key`` = :func:`~.sources.command_key` of argv)
+    env.json              {"NAME": "value"}                   GPU-related environment only
+
+Only ``manifest.json`` is required; every other part is optional.  ``manifest["files"]`` lists
+files that could *not* be read (with the reason); files that were read simply exist under
+``files/``.  ``manifest["commands"]`` gives rc / error / argv of every command, including those
+without output.  A file under ``files/`` that no ``dirs.json`` entry lists is still found, and a
+directory under ``files/`` without a ``dirs.json`` entry is listed from the bundle itself.
+
+Anything else -- a directory without ``manifest.json`` (e.g. a bug report's attachments), or a
+single text file -- is a set of **pastes**: every text file is split and recognised by content
+(:mod:`~rocm_wizard.detect.recognize`) and served through :meth:`BundleSource.outputs` and
+:meth:`BundleSource.run` (for the kind's canonical command line).  A pasted ``os-release`` is also
+served as ``read('/etc/os-release')``.  Loose text files next to ``manifest.json`` are pastes too.
+
+Tarballs are read into memory, never extracted: members with absolute names, ``..`` components,
+links and devices are ignored, and sizes are limited (:data:`MAX_TOTAL_BYTES`,
+:data:`MAX_FILE_BYTES`, :data:`MAX_MEMBERS`).  :func:`open_snapshot` gives clear
+:class:`SnapshotError` messages for a missing, unreadable or malformed path.
+"""
+from __future__ import annotations
+
+import json
+import os
+import posixpath
+import threading
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from .sources import DEFAULT_TIMEOUT, KIND_COMMANDS, Raw, Source, command_key, decode, is_gpu_env
+
+FORMAT = "rocm-wizard-snapshot"
+FORMAT_VERSION = 1
+MANIFEST = "manifest.json"
+FILES_DIR = "files"
+COMMANDS_DIR = "commands"
+DIRS_JSON = "dirs.json"
+LINKS_JSON = "links.json"
+STATS_JSON = "stats.json"
+ENV_JSON = "env.json"
+_META = {MANIFEST, DIRS_JSON, LINKS_JSON, STATS_JSON, ENV_JSON}
+
+MAX_TOTAL_BYTES = 512 * 1024 * 1024  # uncompressed, whole tarball
+MAX_FILE_BYTES = 32 * 1024 * 1024  # one member / one pasted file
+MAX_MEMBERS = 200_000
+MAX_PASTE_FILES = 2000
+MAX_PASTE_BYTES = 64 * 1024 * 1024  # all pasted texts together
+MAX_WALK = 50_000  # directory entries looked at in a paste folder
+MAX_DEPTH = 8
+# files that describe a paste folder rather than being pastes (a bug report's metadata)
+_SKIP_SUFFIXES = (".toml", ".gz", ".tgz", ".tar", ".zip", ".png", ".jpg", ".jpeg", ".gif", ".pdf", ".whl", ".so")
+
+
+class SnapshotError(Exception):
+    """A snapshot path that cannot be used; the message is meant for the user."""
+
+
+# --------------------------------------------------------------------------------------------
+# storage: a directory on disk or the members of a tarball held in memory
+
+
+class _Store:
+    def read(self, rel: str, max_bytes: int) -> Optional[bytes]:
+        raise NotImplementedError
+
+    def isdir(self, rel: str) -> bool:
+        raise NotImplementedError
+
+    def isfile(self, rel: str) -> bool:
+        raise NotImplementedError
+
+    def listdir(self, rel: str) -> List[str]:
+        raise NotImplementedError
+
+    def files(self) -> List[str]:
+        raise NotImplementedError
+
+
+class _DirStore(_Store):
+    def __init__(self, root: str) -> None:
+        self.root = os.path.realpath(root)
+
+    def _p(self, rel: str) -> Optional[str]:
+        rel = _safe_rel(rel)
+        if rel is None:
+            return None
+        p = os.path.join(self.root, rel) if rel else self.root
+        # never follow a link out of the bundle
+        real = os.path.realpath(p)
+        if real != self.root and not real.startswith(self.root + os.sep):
+            return None
+        return p
+
+    def read(self, rel: str, max_bytes: int) -> Optional[bytes]:
+        p = self._p(rel)
+        if p is None or not os.path.isfile(p):
+            return None
+        try:
+            with open(p, "rb") as fh:
+                return fh.read(max_bytes)
+        except OSError:
+            return None
+
+    def isdir(self, rel: str) -> bool:
+        p = self._p(rel)
+        return bool(p) and os.path.isdir(p)  # type: ignore[arg-type]
+
+    def isfile(self, rel: str) -> bool:
+        p = self._p(rel)
+        return bool(p) and os.path.isfile(p)  # type: ignore[arg-type]
+
+    def listdir(self, rel: str) -> List[str]:
+        p = self._p(rel)
+        if p is None:
+            return []
+        try:
+            return sorted(os.listdir(p))
+        except OSError:
+            return []
+
+    def files(self) -> List[str]:
+        out: List[str] = []
+        seen = 0
+        for dirpath, dirs, names in os.walk(self.root):
+            depth = 0 if dirpath == self.root else os.path.relpath(dirpath, self.root).count(os.sep) + 1
+            dirs[:] = sorted(d for d in dirs if not d.startswith(".")) if depth < MAX_DEPTH else []
+            seen += len(names) + len(dirs)
+            if seen > MAX_WALK:  # someone pointed us at a home directory: stop looking
+                break
+            for n in sorted(names):
+                if n.startswith("."):
+                    continue
+                full = os.path.join(dirpath, n)
+                if os.path.islink(full):
+                    continue
+                out.append(os.path.relpath(full, self.root).replace(os.sep, "/"))
+        return out
+
+
+class _MemStore(_Store):
+    def __init__(self, members: Dict[str, bytes]) -> None:
+        self.members = members
+        self.dirs: Dict[str, set] = {"": set()}
+        for name in members:
+            parts = name.split("/")
+            for i in range(len(parts)):
+                parent = "/".join(parts[:i])
+                self.dirs.setdefault(parent, set()).add(parts[i])
+                if i < len(parts) - 1:
+                    self.dirs.setdefault("/".join(parts[: i + 1]), set())
+
+    def read(self, rel: str, max_bytes: int) -> Optional[bytes]:
+        rel = _safe_rel(rel)
+        if rel is None:
+            return None
+        data = self.members.get(rel)
+        return None if data is None else data[:max_bytes]
+
+    def isdir(self, rel: str) -> bool:
+        rel = _safe_rel(rel)
+        return rel is not None and rel in self.dirs
+
+    def isfile(self, rel: str) -> bool:
+        rel = _safe_rel(rel)
+        return rel is not None and rel in self.members
+
+    def listdir(self, rel: str) -> List[str]:
+        rel = _safe_rel(rel)
+        if rel is None:
+            return []
+        return sorted(self.dirs.get(rel, ()))
+
+    def files(self) -> List[str]:
+        return sorted(self.members)
+
+
+def _safe_rel(rel: str) -> Optional[str]:
+    """Normalised relative path inside the bundle, or None when it would leave it."""
+    rel = (rel or "").replace("\\", "/").lstrip("/")
+    if not rel:
+        return ""
+    norm = posixpath.normpath(rel)
+    if norm in (".", ""):
+        return ""
+    if norm.startswith("../") or norm == ".." or norm.startswith("/"):
+        return None
+    return norm
+
+
+def _read_tarball(path: str) -> Dict[str, bytes]:
+    import tarfile
+
+    members: Dict[str, bytes] = {}
+    total = 0
+    count = 0
+    try:
+        tf = tarfile.open(path, "r:*")
+    except (tarfile.TarError, OSError, EOFError) as exc:
+        raise SnapshotError("%s: not a readable tar archive (%s)" % (path, exc)) from None
+    try:
+        with tf:
+            for info in tf:
+                count += 1
+                if count > MAX_MEMBERS:
+                    raise SnapshotError("%s: more than %d entries; not a snapshot bundle" % (path, MAX_MEMBERS))
+                if not info.isreg():
+                    continue  # links, devices, fifos, directories: nothing to hold
+                name = info.name
+                if name.startswith("/") or "\\" in name:
+                    continue
+                rel = _safe_rel(name)
+                if rel is None or rel == "" or any(p == ".." for p in name.split("/")):
+                    continue
+                if info.size > MAX_FILE_BYTES:
+                    continue
+                total += info.size
+                if total > MAX_TOTAL_BYTES:
+                    raise SnapshotError("%s: more than %d MiB uncompressed; not a snapshot bundle"
+                                        % (path, MAX_TOTAL_BYTES // (1024 * 1024)))
+                fh = tf.extractfile(info)
+                if fh is None:
+                    continue
+                data = fh.read(MAX_FILE_BYTES + 1)
+                if len(data) > MAX_FILE_BYTES:
+                    continue
+                members[rel] = data
+    except SnapshotError:
+        raise
+    except (tarfile.TarError, OSError, EOFError, ValueError) as exc:
+        raise SnapshotError("%s: damaged tar archive (%s)" % (path, exc)) from None
+    return members
+
+
+def _is_text(data: bytes) -> bool:
+    if not data:
+        return False
+    head = data[:8192]
+    if b"\x00" in head:
+        return False
+    # mostly printable after lenient decoding
+    text = head.decode("utf-8", errors="replace")
+    bad = sum(1 for c in text if c == "\ufffd" or (ord(c) < 32 and c not in "\n\r\t\f\x1b"))
+    return bad <= max(8, len(text) // 20)
+
+
+# --------------------------------------------------------------------------------------------
+
+
+class BundleSource(Source):
+    """A snapshot bundle (directory or tarball) or a set of pasted texts."""
+
+    kind = "snapshot"
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.notes: List[str] = []
+        self.label = os.path.basename(os.path.normpath(path)) or path
+        self._lock = threading.Lock()
+        self._segments: Optional[List[Tuple[Optional[str], str, str]]] = None
+        self._paste_cache: Optional[List[Tuple[str, str]]] = None
+        store, base = self._open(path)
+        self._store = store
+        self._base = base  # prefix (folder inside the store) that holds manifest.json; None = pastes only
+        self.manifest: Dict[str, object] = {}
+        self._dirs: Dict[str, List[str]] = {}
+        self._links: Dict[str, Optional[str]] = {}
+        self._stats: Dict[str, Optional[Dict[str, object]]] = {}
+        self._env: Dict[str, str] = {}
+        self._commands: Dict[str, Dict[str, object]] = {}
+        self._file_errors: Dict[str, str] = {}
+        if base is not None:
+            self._load_meta()
+
+    # -- opening ---------------------------------------------------------------------------
+
+    def _open(self, path: str) -> Tuple[_Store, Optional[str]]:
+        if os.path.isdir(path):
+            store: _Store = _DirStore(path)
+        elif os.path.isfile(path):
+            if _looks_like_tar(path):
+                store = _MemStore(_read_tarball(path))
+            else:
+                try:
+                    with open(path, "rb") as fh:
+                        data = fh.read(MAX_FILE_BYTES + 1)
+                except OSError as exc:
+                    raise SnapshotError("%s: cannot read (%s)" % (path, exc.strerror or exc)) from None
+                if len(data) > MAX_FILE_BYTES:
+                    raise SnapshotError("%s: larger than %d MiB; not a paste" % (path, MAX_FILE_BYTES // (1024 * 1024)))
+                store = _MemStore({os.path.basename(path) or "paste.txt": data})
+        else:
+            raise SnapshotError("%s: no such file or directory" % path)
+        return store, _find_base(store)
+
+    def _rel(self, *parts: str) -> str:
+        base = self._base or ""
+        return "/".join(p.strip("/") for p in ((base,) + parts) if p and p.strip("/"))
+
+    def _json(self, name: str, default: object) -> object:
+        data = self._store.read(self._rel(name), MAX_FILE_BYTES)
+        if data is None:
+            return default
+        try:
+            value = json.loads(decode(data))
+        except ValueError:
+            self.notes.append("%s in the snapshot is not valid JSON; ignored" % name)
+            return default
+        return value if isinstance(value, type(default)) else default
+
+    def _load_meta(self) -> None:
+        manifest = self._json(MANIFEST, {})
+        if not isinstance(manifest, dict):
+            manifest = {}
+        self.manifest = manifest
+        fmt = manifest.get("format")
+        if fmt not in (None, FORMAT):
+            self.notes.append("manifest.json says format %r, expected %r; read anyway" % (fmt, FORMAT))
+        cmds = manifest.get("commands")
+        if isinstance(cmds, dict):
+            self._commands = {str(k): v for k, v in cmds.items() if isinstance(v, dict)}
+        files = manifest.get("files")
+        if isinstance(files, dict):
+            for p, v in files.items():
+                if isinstance(v, dict) and v.get("error"):
+                    self._file_errors[_abs(p)] = str(v.get("error"))
+        dirs = self._json(DIRS_JSON, {})
+        self._dirs = {_abs(k): [str(x) for x in v] for k, v in dirs.items() if isinstance(v, list)}  # type: ignore[union-attr]
+        links = self._json(LINKS_JSON, {})
+        self._links = {_abs(k): (str(v) if v is not None else None) for k, v in links.items()}  # type: ignore[union-attr]
+        stats = self._json(STATS_JSON, {})
+        self._stats = {_abs(k): (v if isinstance(v, dict) else None) for k, v in stats.items()}  # type: ignore[union-attr]
+        env = self._json(ENV_JSON, {})
+        self._env = {str(k): str(v) for k, v in env.items() if is_gpu_env(str(k)) and v is not None}  # type: ignore[union-attr]
+
+    @property
+    def is_snapshot(self) -> bool:
+        """True for a bundle written by ``rocm-wizard snapshot`` (has manifest.json)."""
+        return self._base is not None
+
+    # -- pastes ----------------------------------------------------------------------------
+
+    def _paste_files(self) -> List[str]:
+        """Store paths of loose text files (pastes)."""
+        out = []
+        for rel in self._store.files():
+            if self._base is not None:
+                prefix = self._base + "/" if self._base else ""
+                inner = rel[len(prefix):] if rel.startswith(prefix) else None
+                if inner is not None:
+                    top = inner.split("/", 1)[0]
+                    if inner in _META or top in (FILES_DIR, COMMANDS_DIR):
+                        continue
+            low = rel.lower()
+            if low.endswith(_SKIP_SUFFIXES) or posixpath.basename(rel).startswith("."):
+                continue
+            out.append(rel)
+            if len(out) >= MAX_PASTE_FILES:
+                self.notes.append("more than %d loose files; the rest were not read" % MAX_PASTE_FILES)
+                break
+        return out
+
+    def _texts(self) -> List[Tuple[str, str]]:
+        """``[(name, text)]`` of the loose text files, read once, within the size limits."""
+        if self._paste_cache is not None:
+            return self._paste_cache
+        texts: List[Tuple[str, str]] = []
+        total = 0
+        for rel in self._paste_files():
+            data = self._store.read(rel, MAX_FILE_BYTES)
+            if data is None or not _is_text(data):
+                continue
+            total += len(data)
+            if total > MAX_PASTE_BYTES:
+                self.notes.append("more than %d MiB of pasted text; the rest was not read"
+                                  % (MAX_PASTE_BYTES // (1024 * 1024)))
+                break
+            texts.append((rel, decode(data)))
+        self._paste_cache = texts
+        return texts
+
+    def _segments_list(self) -> List[Tuple[Optional[str], str, str]]:
+        """``[(kind, text, file)]`` of every pasted segment, recognised once."""
+        with self._lock:
+            if self._segments is not None:
+                return self._segments
+            from .recognize import recognize
+
+            segs: List[Tuple[Optional[str], str, str]] = []
+            for rel, text in self._texts():
+                for kind, body, _label in recognize(text, rel):
+                    segs.append((kind, body, rel))
+            self._segments = segs
+            return segs
+
+    def pastes(self) -> List[Tuple[str, str]]:
+        with self._lock:
+            return list(self._texts())
+
+    def recognized(self) -> List[Tuple[Optional[str], str, str]]:
+        """``[(kind, file name, text)]`` of every pasted segment (kind None when unrecognised)."""
+        return [(kind, name, text) for kind, text, name in self._segments_list()]
+
+    def _pasted(self, kind: str) -> List[Raw]:
+        out = []
+        for k, text, name in self._segments_list():
+            if k == kind:
+                out.append(Raw(text, "paste:%s#%s" % (name, kind)))
+        return out
+
+    # -- Source interface ------------------------------------------------------------------
+
+    def read(self, path: str, max_bytes: int = 4 * 1024 * 1024) -> Raw:
+        path = _abs(path)
+        label = "file:%s" % path
+        if self._base is not None:
+            data = self._store.read(self._rel(FILES_DIR, path), max_bytes)
+            if data is not None:
+                return Raw(decode(data), label)
+            if path in self._file_errors:
+                return Raw(None, label, self._file_errors[path])
+            if self._store.isdir(self._rel(FILES_DIR, path)):
+                return Raw(None, label, "is a directory")
+        if path in ("/etc/os-release", "/usr/lib/os-release"):
+            pasted = self._pasted("os-release")
+            if pasted:
+                return pasted[0]
+        return Raw(None, label, "not in snapshot")
+
+    def listdir(self, path: str) -> List[str]:
+        path = _abs(path)
+        if path in self._dirs:
+            return sorted(self._dirs[path])
+        if self._base is not None:
+            return self._store.listdir(self._rel(FILES_DIR, path))
+        return []
+
+    def exists(self, path: str) -> bool:
+        path = _abs(path)
+        if self._base is None:
+            return path in ("/etc/os-release",) and bool(self._pasted("os-release"))
+        if path in self._dirs or self._links.get(path) is not None:
+            return True
+        st = self._stats.get(path, "missing")
+        if isinstance(st, dict):
+            return True
+        rel = self._rel(FILES_DIR, path)
+        if self._store.isfile(rel) or self._store.isdir(rel):
+            return True
+        # a parent listing that names it
+        parent, name = posixpath.split(path)
+        return name in self._dirs.get(parent, ())
+
+    def readlink(self, path: str) -> Optional[str]:
+        return self._links.get(_abs(path))
+
+    def stat(self, path: str) -> Optional[Dict[str, object]]:
+        path = _abs(path)
+        st = self._stats.get(path)
+        if st is not None:
+            return dict(st)
+        return None
+
+    def run(self, argv: Sequence[str], timeout: Optional[float] = DEFAULT_TIMEOUT) -> Raw:
+        argv = list(argv)
+        label = "cmd:" + " ".join(argv)
+        key = command_key(argv)
+        if self._base is not None:
+            meta = self._commands.get(key)
+            data = self._store.read(self._rel(COMMANDS_DIR, key + ".txt"), MAX_FILE_BYTES)
+            if meta is not None or data is not None:
+                rc = meta.get("rc") if meta else None
+                err = meta.get("error") if meta else None
+                text = decode(data) if data is not None else None
+                return Raw(text, label, str(err) if err else None, rc if isinstance(rc, int) else None,
+                           float(meta.get("duration") or 0.0) if meta and isinstance(meta.get("duration"), (int, float)) else 0.0)
+        for kind, argvs in KIND_COMMANDS.items():
+            if argvs and argv in [list(a) for a in argvs]:
+                pasted = self._pasted(kind)
+                if pasted:
+                    return pasted[0]
+        return Raw(None, label, "not in snapshot")
+
+    def outputs(self, kind: str) -> List[Raw]:
+        out: List[Raw] = []
+        if self._base is not None:
+            for argv in KIND_COMMANDS.get(kind, []):
+                key = command_key(argv)
+                if key in self._commands or self._store.isfile(self._rel(COMMANDS_DIR, key + ".txt")):
+                    out.append(self.run(argv))
+        out.extend(self._pasted(kind))
+        return out
+
+    def env(self) -> Dict[str, str]:
+        return dict(self._env)
+
+
+def _abs(path: object) -> str:
+    p = "/" + str(path or "").replace("\\", "/").lstrip("/")
+    norm = posixpath.normpath(p)
+    return "/" if norm in ("", ".") else norm.replace("//", "/")
+
+
+def _looks_like_tar(path: str) -> bool:
+    low = path.lower()
+    if low.endswith((".tar", ".tar.gz", ".tgz", ".tar.xz", ".tar.bz2", ".tar.zst")):
+        return True
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(512)
+    except OSError:
+        return False
+    if head[:2] == b"\x1f\x8b" or head[:3] == b"BZh" or head[:6] == b"\xfd7zXZ\x00":
+        return True
+    return len(head) >= 262 and head[257:262] == b"ustar"
+
+
+def _find_base(store: _Store) -> Optional[str]:
+    """Folder that holds manifest.json: the root ("") or one folder directly under it."""
+    if store.isfile(MANIFEST):
+        return ""
+    for name in store.listdir(""):
+        if store.isfile(name + "/" + MANIFEST):
+            return name
+    return None
+
+
+def open_snapshot(path: str) -> BundleSource:
+    """Open a bundle directory, a ``.tar.gz`` or a pasted text file (or a folder of them).
+
+    Raises :class:`SnapshotError` with a message for the user when the path is missing,
+    unreadable, a damaged archive, or holds nothing readable.
+    """
+    if path is None or not str(path).strip():
+        raise SnapshotError("no snapshot path given")
+    path = os.path.expanduser(str(path))
+    if not os.path.exists(path):
+        raise SnapshotError("%s: no such file or directory" % path)
+    if os.path.isdir(path) and not os.access(path, os.R_OK | os.X_OK):
+        raise SnapshotError("%s: permission denied" % path)
+    if os.path.isfile(path) and not os.access(path, os.R_OK):
+        raise SnapshotError("%s: permission denied" % path)
+    src = BundleSource(path)
+    if not src.is_snapshot and not src.pastes():
+        raise SnapshotError("%s: neither a snapshot bundle (no manifest.json) nor any readable text to recognise" % path)
+    return src

@@ -1,0 +1,200 @@
+"""Known error texts, as data: each entry is a signature id, a regular expression, where the text
+is known from (source) and a one-line meaning.
+
+The errors probe (``detect/probes/errors.py``) runs every pattern over pasted logs, tool outputs
+and the kernel log and records an :class:`~rocm_wizard.model.ErrorSighting` per hit; the doctor
+matches sightings by ``signature``.  To teach rocm-wizard a new error, add a row here (and a
+test line in ``tests/detect/test_core_parsers.py``); no code changes are needed.
+
+Patterns are matched line by line (``re.M``; ``.`` never crosses a line end; ``re.I`` unless
+``case=True``); each hit reports its whole line.  Entries with ``whole=True`` see the whole text at
+once (``re.S``), for "absence" signatures.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Tuple
+
+
+@dataclass(frozen=True)
+class Signature:
+    id: str
+    pattern: str
+    source: str
+    meaning: str
+    case: bool = False  # case-sensitive
+    whole: bool = False  # match against the whole text, not line by line
+    needles: Tuple[str, ...] = ()  # lower-case words one of which any match contains (a fast pre-check)
+
+    def compiled(self) -> re.Pattern:
+        flags = re.M if self.case else re.I | re.M
+        if self.whole:
+            flags = (flags & ~re.M) | re.S
+        return re.compile(self.pattern, flags)
+
+
+SIGNATURES: Tuple[Signature, ...] = (
+    Signature(
+        "hipblas_status", r"\bHIPBLAS_STATUS_[A-Z_]+",
+        source="ROCm/TheRock#1708; pytorch/pytorch#103973",
+        meaning="hipBLAS returned an error status (ALLOC_FAILED, NOT_SUPPORTED, ...)",
+        needles=('hipblas_status_',), case=True),
+    Signature(
+        "hipblaslt_unsupported_arch", r"Attempting to use hipBLASLt on an? unsupported architecture",
+        source="ROCm/ROCm#4437; pytorch/pytorch#138067 (aten/src/ATen/Context.cpp)",
+        meaning="PyTorch's hipBLASLt arch check: a warning and fall-back to hipBLAS (an error in some 2.6 nightlies)",
+        needles=('hipblaslt on a',)),
+    Signature(
+        "triton_language", r"module 'triton' has no attribute 'language'",
+        source="pytorch/pytorch#130723 (fix: pytorch/pytorch#131433)",
+        meaning="a triton directory shadows the real Triton package, or the install is corrupted",
+        needles=("no attribute 'language'",)),
+    Signature(
+        "triton_ops", r"No module named 'triton\.ops'",
+        source="triton-lang/triton#5471",
+        meaning="code written for Triton 2.x imports triton.ops, removed in Triton 3",
+        needles=('triton.ops',)),
+    Signature(
+        "no_binary_for_gpu", r"hipErrorNoBinaryForGpu|\binvalid device function\b",
+        source="ROCm/ROCm#1587 (hipErrorNoBinaryForGpu); 'HIP error: invalid device function' in many reports",
+        meaning="the binary has no code object for this GPU's gfx target",
+        needles=('hiperrornobinaryforgpu', 'invalid device function')),
+    Signature(
+        "hsa_out_of_resources", r"HSA_STATUS_ERROR_OUT_OF_RESOURCES",
+        source="ROCm/ROCm#2191",
+        meaning="the HSA runtime could not allocate resources (often no usable GPU agent)",
+        needles=('hsa_status_error_out_of_resources',)),
+    Signature(
+        "hsa_out_of_registers", r"HSA_STATUS_ERROR_OUT_OF_REGISTERS",
+        source="ROCm/ROCm#4437",
+        meaning="a kernel needs more registers than the GPU has",
+        needles=('hsa_status_error_out_of_registers',)),
+    Signature(
+        "hsa_error", r"HSA_STATUS_ERROR_(?!OUT_OF_RESOURCES|OUT_OF_REGISTERS)[A-Z_]+",
+        source="ROCm/ROCR-Runtime hsa.h (hsa_status_t)",
+        meaning="another HSA runtime error status",
+        needles=('hsa_status_error_',), case=True),
+    Signature(
+        "cannot_initialize_type", r"generic_type: cannot initialize type",
+        source="pybind11 include/pybind11/pybind11.h (generic_type::initialize)",
+        meaning="a pybind11 type registered twice: two copies of a library (mixed torch builds) or a multi-threaded first CUDA/HIP initialisation",
+        needles=('cannot initialize type',)),
+    Signature(
+        "kfd_permission", r'Unable to open /dev/kfd read-write: (Permission denied|Operation not permitted)|is not member of \"?render\"? group',
+        source="rocminfo messages quoted in ROCm/ROCm#1174 and other ROCm/ROCm issues",
+        meaning="the user may not open /dev/kfd (not in the render/video group, or the session predates it)",
+        needles=('/dev/kfd', 'member of')),
+    Signature(
+        "kfd_missing", r"Unable to open /dev/kfd read-write: No such file or directory",
+        source="rocminfo message (ROCm/ROCm issues; containers started without --device=/dev/kfd)",
+        meaning="/dev/kfd does not exist: no amdgpu KFD, or a container without the device",
+        needles=('/dev/kfd',)),
+    Signature(
+        "kfd_open_failed", r"Unable to open /dev/kfd read-write: (Invalid argument|Cannot allocate memory)",
+        source="ROCm/ROCm#5379 (Invalid argument); ROCm/ROCm#1148, ROCm/ROCm#1318 (Cannot allocate memory)",
+        meaning="/dev/kfd exists but the kernel driver refused to open it",
+        needles=('/dev/kfd',)),
+    Signature(
+        "amdgpu_init_failed", r"amdgpu.*(Fatal error during GPU init|probe of \S+ failed with error|amdgpu_device_ip_init failed|hw_init of IP block .* failed|sw_init of IP block .* failed)",
+        source="linux drivers/gpu/drm/amd/amdgpu/amdgpu_device.c and amdgpu_kms.c (dev_err messages)",
+        meaning="the amdgpu kernel driver failed to initialise the GPU",
+        needles=('amdgpu',)),
+    Signature(
+        "amdgpu_firmware_missing", r"(Direct firmware load for amdgpu/\S+ failed|amdgpu.*failed to load firmware|amdgpu.*Failed to load gpu_info firmware)",
+        source="linux drivers/gpu/drm/amd/amdgpu (firmware loading messages)",
+        meaning="the amdgpu firmware files for this GPU are missing (linux-firmware too old)",
+        needles=('firmware',)),
+    Signature(
+        "gpu_hang", r"amdgpu.*(ring \S+ timeout|GPU reset begin|GPU recovery|gpu hang)",
+        source="linux drivers/gpu/drm/amd/amdgpu/amdgpu_job.c (ring timeout)",
+        meaning="a GPU job timed out and the driver reset the GPU",
+        needles=('amdgpu',)),
+    Signature(
+        "memory_access_fault", r"Memory access fault by GPU node-\d+",
+        source="ROCm/ROCR-Runtime (runtime.cpp, VM fault message)",
+        meaning="a kernel read or wrote GPU memory it does not own (bug, or wrong gfx override)",
+        needles=('memory access fault',)),
+    Signature(
+        "oom", r"(torch\.(cuda\.)?OutOfMemoryError|HIP out of memory|CUDA out of memory|hipErrorOutOfMemory|HIPBLAS_STATUS_ALLOC_FAILED.*out of memory)",
+        source="pytorch c10/hip caching allocator message",
+        meaning="the GPU ran out of memory",
+        needles=('out of memory', 'outofmemory')),
+    Signature(
+        "host_oom_killer", r"Out of memory: Killed process|oom-kill:|invoked oom-killer",
+        source="linux mm/oom_kill.c",
+        meaning="the kernel OOM killer ended a process",
+        needles=('out of memory', 'oom-kill')),
+    Signature(
+        "rocm_smi_error", r"^\s*ERROR:\s*(?:root:|\d+\s+)?GPU\[\d+\]\s*:",
+        source="ROCm/rocm_smi_lib python_smi_tools/rocm_smi.py (printErrLog); ROCm/ROCm#1715",
+        meaning="rocm-smi could not read a GPU property",
+        needles=('error:',), case=True),
+    Signature(
+        "no_gpu_agent", r"\A(?=.*\bHSA Agents\b)(?=.*Device Type:\s*CPU)(?!.*Device Type:\s*GPU)",
+        source="rocminfo output layout (ROCm/rocminfo rocminfo.cc)",
+        meaning="rocminfo lists only CPU agents: ROCm sees no usable GPU",
+        needles=('hsa agents',), whole=True),
+    Signature(
+        "amdgpu_not_loaded", r"ROCk module is NOT loaded|Driver not initialized \(amdgpu not found in modules\)",
+        source="rocminfo / rocm-smi messages (ROCm/ROCm#1261, ROCm/ROCm#1506)",
+        meaning="the amdgpu kernel module (KFD) is not loaded",
+        needles=('not loaded', 'driver not initialized')),
+)
+
+
+_COMPILED: Dict[str, re.Pattern] = {}
+
+
+def pattern(sig: Signature) -> re.Pattern:
+    """The compiled pattern of ``sig`` (compiled on first use, then cached)."""
+    rx = _COMPILED.get(sig.id)
+    if rx is None:
+        rx = _COMPILED[sig.id] = sig.compiled()
+    return rx
+
+
+def compiled() -> List[Tuple[Signature, re.Pattern]]:
+    """Every signature with its compiled pattern."""
+    return [(s, pattern(s)) for s in SIGNATURES]
+
+
+def by_id(sig_id: str) -> Optional[Signature]:
+    return next((s for s in SIGNATURES if s.id == sig_id), None)
+
+
+def scan(text: object, limit: int = 50) -> List[Tuple[Signature, str]]:
+    """Every (signature, matching line) in ``text``, grouped by signature in table order, each
+    (signature, line) pair once.  Never raises."""
+    if not isinstance(text, str) or not text:
+        return []
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    found: List[Tuple[Signature, str]] = []
+    seen = set()
+    low = text.lower()
+    for sig in SIGNATURES:
+        if sig.needles and not any(n in low for n in sig.needles):
+            continue
+        rx = pattern(sig)
+        if sig.whole:
+            if rx.search(text):
+                key = (sig.id, sig.meaning)
+                if key not in seen:
+                    seen.add(key)
+                    found.append((sig, sig.meaning))
+            continue
+        # one pass over the whole text (re.M: ^ and $ are line bounds; '.' never crosses a line)
+        for m in rx.finditer(text):
+            start = text.rfind("\n", 0, m.start()) + 1
+            end = text.find("\n", m.end())
+            line = text[start:end if end >= 0 else len(text)]
+            clean = line.strip()[:4000]
+            key = (sig.id, clean)
+            if key in seen:
+                continue
+            seen.add(key)
+            found.append((sig, clean))
+            if len(found) >= limit:
+                return found
+    return found

@@ -1,0 +1,98 @@
+"""Small text helpers shared by the os / uname / collect_env / pip / dmesg / error-log parsers.
+
+Pasted text arrives with Windows line ends, terminal prompts (``$ uname -a``,
+``root@host ~# cat /etc/os-release``), markdown fences and odd padding; these helpers smooth
+that over.  Nothing here raises on any string.
+"""
+from __future__ import annotations
+
+import re
+from typing import List, Optional
+
+class LazyRe:
+    """A regular expression compiled on first use: parsers that never see their kind of text
+    never pay for compiling their patterns (``re.compile`` dominates import time otherwise)."""
+
+    __slots__ = ("pattern", "flags", "_rx")
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self.pattern = pattern
+        self.flags = flags
+        self._rx = None
+
+    def get(self):
+        rx = self._rx
+        if rx is None:
+            rx = self._rx = re.compile(self.pattern, self.flags)
+        return rx
+
+    def match(self, string: str, *args):
+        return self.get().match(string, *args)
+
+    def fullmatch(self, string: str, *args):
+        return self.get().fullmatch(string, *args)
+
+    def search(self, string: str, *args):
+        return self.get().search(string, *args)
+
+    def finditer(self, string: str, *args):
+        return self.get().finditer(string, *args)
+
+    def findall(self, string: str, *args):
+        return self.get().findall(string, *args)
+
+    def sub(self, repl, string: str, count: int = 0):
+        return self.get().sub(repl, string, count)
+
+
+def lazy(pattern: str, flags: int = 0) -> LazyRe:
+    return LazyRe(pattern, flags)
+
+
+# A shell prompt followed by a command: "$ cmd", "# cmd", "user@host:~$ cmd", "root@hs2 ~# cmd",
+# "(venv) user@host:~/x$ cmd", "PS> cmd" is not Linux and is ignored.
+_PROMPT = lazy(
+    r"^\s*(?:\([^)]{1,60}\)\s*)?"  # (venv) prefix
+    r"(?:(?P<user>[\w.-]{1,32})@(?P<host>[\w.-]{1,64})[:\s][^$#\n]{0,120}?\s*)?"  # user@host:path
+    r"[$#%>]\s+(?P<cmd>\S.*)$"
+)
+_FENCE = lazy(r"^\s*(```|~~~)")
+
+
+def lines(text: object) -> List[str]:
+    """The text split into lines without line ends; anything not a string gives ``[]``."""
+    if not isinstance(text, str):
+        return []
+    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+
+
+def prompt_command(line: str) -> Optional[str]:
+    """The command of a shell-prompt line (``$ uname -a`` -> ``uname -a``), else None."""
+    m = _PROMPT.match(line)
+    if not m:
+        return None
+    return m.group("cmd").strip()
+
+
+def prompt_host(line: str) -> Optional[str]:
+    m = _PROMPT.match(line)
+    return m.group("host") if m else None
+
+
+def content_lines(text: object) -> List[str]:
+    """Lines without prompt lines, markdown fences and blank lines, right-stripped."""
+    out = []
+    for line in lines(text):
+        if not line.strip() or _FENCE.match(line) or prompt_command(line) is not None:
+            continue
+        out.append(line.rstrip())
+    return out
+
+
+def unquote(value: str) -> str:
+    v = value.strip()
+    if len(v) >= 2 and v[0] == v[-1] and v[0] in "\"'":
+        v = v[1:-1]
+        v = re.sub(r"\\(.)", r"\1", v)
+    return v
+

@@ -1,0 +1,112 @@
+"""Kernel log lines: ``dmesg``, ``dmesg -T``, ``journalctl -k`` / ``journalctl -b``.
+
+* ``[    4.123456] amdgpu 0000:03:00.0: amdgpu: Fatal error during GPU init``
+* ``[Mon Jan  1 12:00:00 2024] amdgpu: ...`` (``dmesg -T``)
+* ``Jan 01 12:00:00 host kernel: amdgpu ...`` (journalctl; the host name is dropped)
+
+:func:`parse` keeps every kernel line, tags the GPU-related ones (amdgpu, kfd, drm, ttm) and lists
+the lines that report an error.  The error *signatures* themselves are matched by the errors
+probe against :mod:`rocm_wizard.detect.error_signatures`.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import List, Optional
+
+from ._core_text import lazy, content_lines
+
+KIND = "dmesg"
+
+_TS = lazy(r"^\s*\[\s*(?P<ts>\d+\.\d+)\]\s?(?P<msg>.*)$")
+_TS_HUMAN = lazy(r"^\s*\[(?P<ts>(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2}\s+\d+ [\d:]{8} \d{4})\]\s?(?P<msg>.*)$")
+_JOURNAL = lazy(r"^(?P<ts>[A-Z][a-z]{2}\s+\d+ [\d:]{8}|\d{4}-\d\d-\d\dT[\d:.+-]+)\s+(?P<host>\S+)\s+kernel:\s?(?P<msg>.*)$")
+_LEVEL = lazy(r"^(?:<\d>|(?:kern|user)\s*:(?:emerg|alert|crit|err|warn|notice|info|debug)\s*:)\s*")
+_GPU = lazy(r"\b(amdgpu|kfd|amdkfd|drm|ttm|radeon|\[drm\]|amdxcp|amdkcl|gpu)\b", re.I)
+_ERR = lazy(r"\*ERROR\*|\berror\b|\bfailed\b|\bfault\b|\btimeout\b|\btimed out\b|\bhang\b|\breset\b|"
+                  r"\bcall trace\b|\bBUG:|\bOops\b|\bOut of memory\b", re.I)
+_BDF = lazy(r"\b([0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7])\b", re.I)
+
+
+@dataclass
+class DmesgLine:
+    ts: Optional[str]
+    text: str
+    gpu: bool = False
+    error: bool = False
+    bdf: Optional[str] = None
+
+
+@dataclass
+class DmesgLog:
+    lines: List[DmesgLine] = field(default_factory=list)
+    format: Optional[str] = None  # dmesg | dmesg-T | journal
+    kernel_version: Optional[str] = None  # from a "Linux version ..." boot line
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.lines)
+
+    @property
+    def gpu_lines(self) -> List[DmesgLine]:
+        return [l for l in self.lines if l.gpu]
+
+    @property
+    def errors(self) -> List[DmesgLine]:
+        return [l for l in self.lines if l.error]
+
+
+def _split(line: str):
+    s = line.rstrip()
+    m = _TS.match(s)
+    if m:
+        return "dmesg", m.group("ts"), m.group("msg")
+    m = _TS_HUMAN.match(s)
+    if m:
+        return "dmesg-T", m.group("ts"), m.group("msg")
+    m = _JOURNAL.match(s)
+    if m:
+        return "journal", m.group("ts"), m.group("msg")
+    return None, None, s
+
+
+def looks_like(text: object) -> float:
+    if not isinstance(text, str) or ("[" not in text and "kernel:" not in text):
+        return 0.0
+    body = content_lines(text)
+    if not body:
+        return 0.0
+    if len(body) > 20 and not any(_split(l)[0] for l in body[:20]):
+        return 0.0
+    sample = body[:300]
+    stamped = sum(1 for l in sample if _split(l)[0])
+    share = stamped / len(sample)
+    if stamped == 0:
+        return 0.0
+    gpu = any(_GPU.search(_split(l)[2]) for l in sample)
+    if share >= 0.6:
+        return 0.9 if gpu else 0.8
+    if share >= 0.3:
+        return 0.5
+    return 0.2 if gpu else 0.1
+
+
+def parse(text: object) -> DmesgLog:
+    res = DmesgLog()
+    for line in content_lines(text):
+        fmt, ts, msg = _split(line)
+        if fmt is None:
+            # continuation lines (call traces) belong to the kernel log only if one started
+            if not res.lines:
+                continue
+        elif res.format is None:
+            res.format = fmt
+        msg = _LEVEL.sub("", msg.strip())
+        bdf = _BDF.search(msg)
+        dl = DmesgLine(ts, msg, bool(_GPU.search(msg)), bool(_ERR.search(msg)), bdf.group(1).lower() if bdf else None)
+        res.lines.append(dl)
+        if res.kernel_version is None:
+            km = re.match(r"^Linux version (\S+)", msg)
+            if km:
+                res.kernel_version = km.group(1)
+    return res

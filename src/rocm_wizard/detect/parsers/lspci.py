@@ -1,0 +1,259 @@
+"""``lspci`` output -> PCI devices (GPU-class ones flagged).
+
+Forms handled: plain ``lspci``, ``-nn`` (``[0300]`` class and ``[1002:744c]`` ids), ``-n``
+(numbers only), ``-D`` (domain), ``-k`` / ``-v`` (indented ``Kernel driver in use:``,
+``Subsystem:`` lines), ``-mm`` / ``-vmm`` machine-readable output and grep fragments
+(``lspci | grep -i vga``, ``grep -EA3 'VGA|3D'`` with ``--`` separators).
+"""
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass, field
+from typing import List, Optional
+
+from ._paste import BDF_RE, clamp, clean_lines, norm_bdf, norm_hex
+
+KIND = "lspci"
+
+# PCI classes amdgpu binds to, plus NVIDIA/Intel 3D controllers (0302)
+GPU_CLASSES = ("0300", "0302", "0380", "1200")
+_CLASS_WORDS = {
+    "vga compatible controller": "0300",
+    "3d controller": "0302",
+    "display controller": "0380",
+    "processing accelerators": "1200",
+}
+VENDORS = {"1002": "AMD", "10de": "NVIDIA", "8086": "Intel", "1a03": "ASPEED", "102b": "Matrox", "15ad": "VMware",
+           "1234": "QEMU", "1af4": "virtio", "5143": "Qualcomm"}
+
+_LINE = re.compile(r"^(?P<bdf>(?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\s+(?P<rest>.+)$")
+_IDS = re.compile(r"\[([0-9a-fA-F]{4}):([0-9a-fA-F]{4})\]")
+_REV = re.compile(r"\(rev\s+([0-9a-fA-F]{1,2})\)")
+_PROGIF = re.compile(r"\(prog-if\s+([0-9a-fA-F]{2})[^)]*\)")
+
+
+@dataclass
+class PciDevice:
+    bdf: Optional[str] = None  # "0000:03:00.0"
+    class_name: Optional[str] = None  # "VGA compatible controller"
+    class_id: Optional[str] = None  # "0300"
+    vendor_name: Optional[str] = None
+    vendor_id: Optional[str] = None  # "1002"
+    device_id: Optional[str] = None  # "744c"
+    device_name: Optional[str] = None  # "Navi 31 [Radeon RX 7900 XT/7900 XTX]"
+    revision: Optional[str] = None  # "c8"
+    subsystem: Optional[str] = None
+    driver: Optional[str] = None  # Kernel driver in use
+    modules: List[str] = field(default_factory=list)
+    line: Optional[str] = None
+
+    @property
+    def is_gpu(self) -> bool:
+        return self.class_id in GPU_CLASSES
+
+    @property
+    def vendor(self) -> Optional[str]:
+        """AMD / NVIDIA / Intel / ... from the id, else from the vendor text."""
+        if self.vendor_id:
+            return VENDORS.get(self.vendor_id, self.vendor_id)
+        name = (self.vendor_name or "").lower()
+        if "advanced micro devices" in name or "amd/ati" in name or name.startswith("ati "):
+            return "AMD"
+        if "nvidia" in name:
+            return "NVIDIA"
+        if "intel" in name:
+            return "Intel"
+        return self.vendor_name
+
+    @property
+    def is_amd(self) -> bool:
+        return self.vendor == "AMD"
+
+
+@dataclass
+class LspciOutput:
+    devices: List[PciDevice] = field(default_factory=list)
+
+    @property
+    def gpus(self) -> List[PciDevice]:
+        return [d for d in self.devices if d.is_gpu]
+
+
+def looks_like(text: str) -> float:
+    lines = clean_lines(text)
+    hits = 0
+    total = 0
+    for l in lines[:2000]:
+        s = l.strip()
+        if not s or s == "--":
+            continue
+        total += 1
+        m = _LINE.match(s)
+        if m and (":" in m.group("rest") or m.group("rest").startswith('"')):
+            hits += 1
+        elif re.match(r"^(Subsystem|Kernel driver in use|Kernel modules|Flags|Memory at|I/O ports|Capabilities|"
+                      r"Control|Status|Latency|Interrupt|Region|Expansion ROM|Physical Slot|NUMA node|DeviceName|IOMMU group)\b", s):
+            hits += 0.5
+    if not total or hits < 1:
+        return 0.0
+    return clamp(0.35 + 0.65 * hits / total)
+
+
+def parse(text: str) -> LspciOutput:
+    out = LspciOutput()
+    try:
+        _parse(text, out)
+    except Exception:  # pragma: no cover - defensive
+        pass
+    return out
+
+
+def _parse(text: str, out: LspciOutput) -> None:
+    cur: Optional[PciDevice] = None
+    for raw in clean_lines(text):
+        s = raw.strip()
+        if not s or s == "--":
+            continue
+        m = _LINE.match(s)
+        if m and not raw[:1].isspace():
+            rest = m.group("rest")
+            cur = _machine(rest) if rest.startswith('"') else _human(rest)
+            if cur is None:
+                continue
+            cur.bdf = norm_bdf(m.group("bdf"))
+            cur.line = s
+            out.devices.append(cur)
+            continue
+        sm = re.match(r"^Slot:\s*(\S+)", s)
+        if sm and BDF_RE.search(sm.group(1)):
+            cur = PciDevice(bdf=norm_bdf(sm.group(1)), line=s)
+            out.devices.append(cur)
+            continue
+        if cur is None:
+            continue
+        km = re.match(r"^([A-Za-z][A-Za-z /-]*?):\s*(.*)$", s)
+        if not km:
+            continue
+        key, value = km.group(1).lower(), km.group(2).strip()
+        if key == "kernel driver in use" or key == "driver":
+            cur.driver = value or None
+        elif key == "kernel modules" or key == "module":
+            cur.modules.extend(x.strip() for x in value.split(",") if x.strip())
+        elif key in ("subsystem", "svendor"):
+            cur.subsystem = cur.subsystem or value or None
+        elif key == "rev":
+            cur.revision = norm_hex(value, 2)
+        elif key == "class" and cur.class_id is None:
+            _set_class(cur, value)
+        elif key == "vendor" and cur.vendor_name is None:
+            cur.vendor_name, cur.vendor_id = _name_id(value)
+        elif key == "device" and cur.device_name is None:
+            cur.device_name, cur.device_id = _name_id(value)
+
+
+def _name_id(value: str):
+    ids = re.search(r"\[([0-9a-fA-F]{4})\]\s*$", value)
+    if ids:
+        return value[: ids.start()].strip() or None, ids.group(1).lower()
+    if re.fullmatch(r"[0-9a-fA-F]{4}", value.strip()):
+        return None, value.strip().lower()
+    return value.strip() or None, None
+
+
+def _set_class(dev: PciDevice, value: str) -> None:
+    m = re.search(r"\[([0-9a-fA-F]{4})\]", value)
+    if m:
+        dev.class_id = m.group(1).lower()
+        dev.class_name = value[: m.start()].strip() or None
+        return
+    if re.fullmatch(r"[0-9a-fA-F]{4}", value.strip()):
+        dev.class_id = value.strip().lower()
+        return
+    dev.class_name = value.strip() or None
+    dev.class_id = _CLASS_WORDS.get(value.strip().lower())
+
+
+def _human(rest: str) -> Optional[PciDevice]:
+    dev = PciDevice()
+    m = _REV.search(rest)
+    if m:
+        dev.revision = norm_hex(m.group(1), 2)
+        rest = rest[: m.start()] + rest[m.end():]
+    rest = _PROGIF.sub("", rest).strip()
+    # -n only: "03:00.0 0300: 1002:744c (rev c8)"
+    m = re.match(r"^([0-9a-fA-F]{4}):\s+([0-9a-fA-F]{4}):([0-9a-fA-F]{4})\s*$", rest)
+    if m:
+        dev.class_id = m.group(1).lower()
+        dev.vendor_id, dev.device_id = m.group(2).lower(), m.group(3).lower()
+        return dev
+    if ":" not in rest:
+        return None
+    cls, desc = rest.split(":", 1)
+    # "VGA compatible controller [0300]" -- the class name itself never contains ':'
+    _set_class(dev, cls.strip())
+    desc = desc.strip()
+    ids = list(_IDS.finditer(desc))
+    if ids:
+        last = ids[-1]
+        dev.vendor_id, dev.device_id = last.group(1).lower(), last.group(2).lower()
+        desc = (desc[: last.start()] + desc[last.end():]).strip()
+    dev.vendor_name, dev.device_name = _split_vendor(desc)
+    if dev.device_name and re.fullmatch(r"Device(\s+[0-9a-fA-F]{4})?", dev.device_name):
+        dev.device_name = None
+    return dev
+
+
+_VENDOR_PREFIXES = (
+    "Advanced Micro Devices, Inc. [AMD/ATI]",
+    "Advanced Micro Devices, Inc. [AMD]",
+    "Advanced Micro Devices, Inc.",
+    "NVIDIA Corporation",
+    "Intel Corporation",
+    "ASPEED Technology, Inc.",
+    "Matrox Electronics Systems Ltd.",
+    "VMware",
+    "Red Hat, Inc.",
+    "Device",
+)
+
+
+def _split_vendor(desc: str):
+    for p in _VENDOR_PREFIXES:
+        if desc.startswith(p):
+            if p == "Device":
+                return None, desc or None
+            return p, desc[len(p):].strip() or None
+    # unknown vendor: first two words are the vendor
+    parts = desc.split(" ", 2)
+    if len(parts) >= 3:
+        return " ".join(parts[:2]), parts[2]
+    return desc or None, None
+
+
+def _machine(rest: str) -> Optional[PciDevice]:
+    """``"VGA compatible controller [0300]" "Advanced Micro ... [1002]" "Navi 31 [744c]" -rc8 ...``"""
+    try:
+        toks = shlex.split(rest)
+    except ValueError:
+        toks = rest.replace('"', " ").split()
+    dev = PciDevice()
+    quoted = [t for t in toks if not t.startswith("-")]
+    opts = [t for t in toks if t.startswith("-")]
+    if len(quoted) >= 1:
+        _set_class(dev, quoted[0])
+    if len(quoted) >= 2:
+        dev.vendor_name, dev.vendor_id = _name_id(quoted[1])
+    if len(quoted) >= 3:
+        dev.device_name, dev.device_id = _name_id(quoted[2])
+    if len(quoted) >= 5:
+        dev.subsystem = (quoted[3] + " " + quoted[4]).strip() or None
+    for o in opts:
+        if o.startswith("-r"):
+            dev.revision = norm_hex(o[2:], 2)
+    return dev
+
+
+def bdf_of(value: str) -> Optional[str]:
+    m = BDF_RE.search(value or "")
+    return norm_bdf(m.group(0)) if m else None

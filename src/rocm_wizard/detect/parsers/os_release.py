@@ -1,0 +1,259 @@
+"""Distribution identity from ``/etc/os-release`` and its look-alikes.
+
+Accepted inputs (any of them, pasted with or without the prompt line):
+
+* ``/etc/os-release`` / ``/usr/lib/os-release`` (``KEY=value`` lines, os-release(5));
+* ``/etc/system-release``, ``/etc/redhat-release``, ``/etc/rocky-release``... one line such as
+  ``Rocky Linux release 9.0 (Blue Onyx)``;
+* ``lsb_release -a`` (``Distributor ID:`` / ``Release:`` / ``Codename:``);
+* ``hostnamectl`` (``Operating System: Ubuntu 22.04.4 LTS``);
+* a bare pretty name such as collect_env's ``OS: Ubuntu 24.04.2 LTS (x86_64)`` (see
+  :func:`from_pretty`).
+
+When ``VERSION_ID`` is missing, it is derived from ``VERSION`` (Ubuntu pastes often carry only
+``NAME`` and ``VERSION``); Arch-like rolling releases (``BUILD_ID=rolling``) get ``rolling``.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Dict, Optional, Tuple
+
+from ._core_text import lazy, content_lines, unquote
+
+KIND = "os-release"
+
+# Distribution names as they appear in NAME / PRETTY_NAME / release files / lsb_release, mapped
+# to os-release IDs (os-release(5) IDs as the distributions ship them).  Longest match first.
+NAME_TO_ID: Tuple[Tuple[str, str], ...] = (
+    ("red hat enterprise linux", "rhel"),
+    ("redhatenterprise", "rhel"),
+    ("rocky linux", "rocky"),
+    ("almalinux", "almalinux"),
+    ("centos stream", "centos"),
+    ("centos", "centos"),
+    ("oracle linux", "ol"),
+    ("fedora", "fedora"),
+    ("opensuse tumbleweed", "opensuse-tumbleweed"),
+    ("opensuse leap", "opensuse-leap"),
+    ("suse linux enterprise", "sles"),
+    ("sles", "sles"),
+    ("ubuntu", "ubuntu"),
+    ("kubuntu", "ubuntu"),
+    ("debian", "debian"),
+    ("linux mint", "linuxmint"),
+    ("pop!_os", "pop"),
+    ("elementary os", "elementary"),
+    ("zorin os", "zorin"),
+    ("arch linux", "arch"),
+    ("archlinux", "arch"),
+    ("endeavouros", "endeavouros"),
+    ("manjaro", "manjaro"),
+    ("cachyos", "cachyos"),
+    ("gentoo", "gentoo"),
+    ("nixos", "nixos"),
+    ("void", "void"),
+)
+
+KNOWN_KEYS = ("NAME", "ID", "ID_LIKE", "VERSION", "VERSION_ID", "VERSION_CODENAME", "PRETTY_NAME",
+              "BUILD_ID", "UBUNTU_CODENAME", "HOME_URL", "ANSI_COLOR", "LOGO", "SUPPORT_URL",
+              "BUG_REPORT_URL", "PRIVACY_POLICY_URL", "DOCUMENTATION_URL", "PLATFORM_ID", "CPE_NAME",
+              "VARIANT", "VARIANT_ID", "IMAGE_ID", "IMAGE_VERSION", "SUPPORT_END", "DEFAULT_HOSTNAME")
+
+_KV = lazy(r"^\s*([A-Z][A-Z0-9_]*)=(.*)$")
+_RELEASE_LINE = lazy(r"^\s*(?P<name>[A-Za-z][\w !/.-]*?)\s+release\s+(?P<ver>\d+(?:\.\d+)*)"
+                           r"(?:\s*\((?P<code>[^)]*)\))?\s*$", re.I)
+_LSB = lazy(r"^\s*(Distributor ID|Description|Release|Codename)\s*:\s*(.*)$")
+_HOSTNAMECTL = lazy(r"^\s*Operating System\s*:\s*(.+)$")
+_VERSION_NUM = lazy(r"(\d+(?:\.\d+)*)")
+
+
+@dataclass
+class OsRelease:
+    id: Optional[str] = None
+    id_like: Optional[str] = None
+    name: Optional[str] = None
+    version: Optional[str] = None
+    version_id: Optional[str] = None
+    codename: Optional[str] = None
+    pretty_name: Optional[str] = None
+    build_id: Optional[str] = None
+    format: Optional[str] = None  # os-release | system-release | lsb_release | hostnamectl | pretty
+    fields: Dict[str, str] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.id or self.name or self.pretty_name)
+
+
+def name_to_id(name: Optional[str]) -> Optional[str]:
+    if not name:
+        return None
+    low = name.strip().lower()
+    for key, ident in NAME_TO_ID:
+        if low.startswith(key) or re.search(r"\b" + re.escape(key) + r"\b", low):
+            return ident
+    return None
+
+
+def _version_id_from(dist_id: Optional[str], version: Optional[str]) -> Optional[str]:
+    """``24.04.1 LTS (Noble Numbat)`` -> ``24.04`` for Ubuntu, ``9.0 (Blue Onyx)`` -> ``9.0``."""
+    if not version:
+        return None
+    m = _VERSION_NUM.search(version)
+    if not m:
+        return None
+    num = m.group(1)
+    if dist_id == "ubuntu":
+        parts = num.split(".")
+        if len(parts) >= 2:
+            return ".".join(parts[:2])
+    if dist_id == "debian":
+        return num.split(".")[0]
+    return num
+
+
+def _codename_from(dist_id: Optional[str], text: Optional[str]) -> Optional[str]:
+    """Ubuntu's ``(Noble Numbat)`` / ``(noble)`` -> ``noble``; Debian's ``12 (bookworm)``."""
+    if not text:
+        return None
+    m = re.search(r"\(([^)]+)\)", text)
+    if not m:
+        return None
+    word = m.group(1).strip().split()
+    if not word:
+        return None
+    if dist_id in ("ubuntu", "debian"):
+        return word[0].lower()
+    return None
+
+
+def from_pretty(text: Optional[str]) -> OsRelease:
+    """A one-line OS description (``Ubuntu 24.04.2 LTS (x86_64)``, ``Arch Linux (x86_64)``,
+    ``Rocky Linux release 9.0 (Blue Onyx)``) -> id / version_id; never raises."""
+    res = OsRelease(format="pretty")
+    if not isinstance(text, str):
+        return res
+    t = text.strip()
+    if not t or t.lower().startswith("could not collect"):
+        return res
+    m = _RELEASE_LINE.match(t)
+    if m:
+        res.name = m.group("name").strip()
+        res.id = name_to_id(res.name)
+        res.version_id = m.group("ver")
+        res.pretty_name = t
+        return res
+    # drop a trailing "(x86_64)" architecture
+    t2 = re.sub(r"\s*\((x86_64|aarch64|arm64|ppc64le|s390x|i686|riscv64)\)\s*$", "", t)
+    res.pretty_name = t2
+    res.id = name_to_id(t2)
+    if res.id is None:
+        return res
+    rest = t2
+    res.version_id = _version_id_from(res.id, rest) if _VERSION_NUM.search(rest) else None
+    if res.id == "arch" and res.version_id is None:
+        res.version_id = "rolling"
+    res.codename = _codename_from(res.id, rest)
+    return res
+
+
+def looks_like(text: object) -> float:
+    """How much ``text`` looks like one of the accepted formats (0..1), by content."""
+    if not isinstance(text, str) or text.count("\n") > 80:  # os-release files are short
+        return 0.0
+    if "=" not in text and "release" not in text and ":" not in text:
+        return 0.0
+    body = content_lines(text)
+    if not body:
+        return 0.0
+    kv = [m.group(1) for m in (_KV.match(l) for l in body) if m]
+    known = [k for k in kv if k in KNOWN_KEYS]
+    if known:
+        strong = sum(1 for k in known if k in ("ID", "NAME", "VERSION_ID", "PRETTY_NAME", "ID_LIKE", "VERSION"))
+        if "ID" in known or "PRETTY_NAME" in known or ("NAME" in known and "VERSION" in known):
+            share = len(known) / len(body)
+            return round(min(0.95, 0.6 + 0.35 * share + 0.02 * strong), 3)
+        if strong:
+            return 0.3
+    if len(body) <= 3 and any(_RELEASE_LINE.match(l) and name_to_id(_RELEASE_LINE.match(l).group("name"))
+                              for l in body):
+        return 0.9
+    lsb = [l for l in body if _LSB.match(l)]
+    if len(lsb) >= 2 and len(lsb) >= len(body) / 2:
+        return 0.85
+    if any(_HOSTNAMECTL.match(l) for l in body) and any("Kernel:" in l for l in body):
+        return 0.7
+    return 0.0
+
+
+def parse(text: object) -> OsRelease:
+    """Parse any accepted format; fields that are absent stay None.  Never raises."""
+    res = OsRelease()
+    body = content_lines(text)
+    if not body:
+        return res
+    fields: Dict[str, str] = {}
+    for line in body:
+        m = _KV.match(line)
+        if m and m.group(1) in KNOWN_KEYS and m.group(1) not in fields:
+            fields[m.group(1)] = unquote(m.group(2))
+    if fields:
+        res.format = "os-release"
+        res.fields = fields
+        res.name = fields.get("NAME") or None
+        res.id = (fields.get("ID") or "").strip().lower() or name_to_id(res.name)
+        res.id_like = fields.get("ID_LIKE") or None
+        res.version = fields.get("VERSION") or None
+        res.pretty_name = fields.get("PRETTY_NAME") or None
+        res.build_id = fields.get("BUILD_ID") or None
+        res.version_id = fields.get("VERSION_ID") or None
+        if res.id is None and res.pretty_name:
+            res.id = name_to_id(res.pretty_name)
+        if not res.version_id:
+            res.version_id = _version_id_from(res.id, res.version) or (
+                _version_id_from(res.id, res.pretty_name) if res.pretty_name and _VERSION_NUM.search(res.pretty_name)
+                else None)
+        if not res.version_id and (res.build_id or "").lower() == "rolling":
+            res.version_id = "rolling"
+        if not res.version_id and res.id == "arch":
+            res.version_id = "rolling"
+        res.codename = (fields.get("VERSION_CODENAME") or fields.get("UBUNTU_CODENAME") or None)
+        if not res.codename:
+            res.codename = _codename_from(res.id, res.version) or _codename_from(res.id, res.pretty_name)
+        if res.codename:
+            res.codename = res.codename.lower()
+        return res
+    lsb: Dict[str, str] = {}
+    for line in body:
+        m = _LSB.match(line)
+        if m:
+            lsb[m.group(1)] = m.group(2).strip()
+    if lsb:
+        res.format = "lsb_release"
+        res.name = lsb.get("Distributor ID") or None
+        res.pretty_name = lsb.get("Description") or None
+        res.id = name_to_id(res.name) or name_to_id(res.pretty_name) or (res.name.lower() if res.name else None)
+        rel = lsb.get("Release")
+        res.version_id = _version_id_from(res.id, rel) if rel and rel.lower() not in ("n/a", "rolling") else (
+            "rolling" if rel and rel.lower() == "rolling" else None)
+        code = lsb.get("Codename")
+        res.codename = code.lower() if code and code.lower() != "n/a" else None
+        return res
+    for line in body:
+        m = _HOSTNAMECTL.match(line)
+        if m:
+            pretty = from_pretty(m.group(1))
+            pretty.format = "hostnamectl"
+            return pretty
+    for line in body[:3]:
+        m = _RELEASE_LINE.match(line)
+        if m:
+            res.format = "system-release"
+            res.name = m.group("name").strip()
+            res.pretty_name = line.strip()
+            res.id = name_to_id(res.name)
+            res.version_id = m.group("ver")
+            res.codename = m.group("code").strip() if m.group("code") else None
+            return res
+    return res

@@ -1,0 +1,323 @@
+"""Package lists -> installed packages and the ROCm release they belong to.
+
+Formats (recognised by content, one parser for all):
+
+* ``dpkg -l`` table (``ii  rocm-core  6.2.2.60202-116~24.04  amd64  description``);
+* ``dpkg-query -W`` tab output (``name<TAB>version[<TAB>status-abbrev]``, e.g. ``ii ``);
+* ``apt list [--installed]`` (``rocm-core/jammy,now 5.4.3.50403-121~22.04 amd64 [installed]``),
+  with apt's ``WARNING: apt does not have a stable CLI interface`` line;
+* ``dnf list`` / ``yum list`` (``rocm-core.x86_64  5.3.0.50300-63.el9  @rocm``) and ``rpm -qa``
+  (``rocm-core-5.3.0.50300-63.el9.x86_64``);
+* ``pacman -Q`` (``rocm-core 6.4.1-1``; Arch's own packages, no libpatch);
+* ``dpkg -s`` / ``apt show`` stanzas (``Package:`` / ``Version:`` / ``Status:`` lines).
+
+ROCm package versions encode the release twice: ``6.4.3.60403-128~22.04`` = upstream ``6.4.3``
+plus the "libpatch" ``60403`` (major*10000 + minor*100 + patch).  Component packages carry their
+own upstream version (``rocm-cmake 0.13.0.60202``, ``rocm-llvm 18.0.0.24355.60202``) but the same
+libpatch, so :func:`release_of` decodes the libpatch.  Side-by-side installs append the release to
+the name (``rocm-core5.3.0``, ``rocminfo5.3.0``).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Tuple
+
+from ._paste import clamp, clean_lines
+
+KIND = "dpkg"
+
+# packages whose release is the ROCm release itself (the first one found wins)
+RELEASE_PACKAGES = ("rocm-core", "rocm", "rocm-hip-runtime", "rocm-language-runtime", "rocm-dev", "rocm-libs",
+                    "rocm-utils", "rocm-hip-libraries", "rocm-opencl-runtime", "hip-runtime-amd", "rocminfo",
+                    "rocm-smi-lib", "hsa-rocr")
+# names that belong to the ROCm / amdgpu stack (others are filtered out by probes)
+_ROCM_NAME = re.compile(
+    r"^(rocm|roc[a-z]|hip|hsa|miopen|mivisionx|rccl|rpp|migraphx|amdgpu|amd-smi|amdsmi|half|composablekernel|"
+    r"openmp-extras|llvm-amdgpu|comgr|rocprofiler|roctracer|aqlprofile|mesa-amdgpu|libdrm-amdgpu|"
+    r"libdrm2-amdgpu|amdgpu-install|amdgpu-dkms|hipblas|hipsparse|hipfft|hiprand|hipsolver|hipcub|hipify|"
+    r"hipcc|rocm-smi|python3-amdgpu|libamdhip|libhsa|librocm|librccl|librocblas|libhipblas|libmiopen|"
+    r"librocsolver|libroc|amdgpu-core|amdgpu-lib)", re.I)
+
+_DPKG_L = re.compile(r"^([a-zA-Z][a-zA-Z ]?[a-zA-Z ]?)\s+([a-z0-9][a-z0-9+.\-]*)(?::[a-z0-9]+)?\s+(\S+)\s+(\S+)(?:\s+(.*))?$")
+_QUERY = re.compile(r"^([a-z0-9][a-z0-9+.\-]*)(?::[a-z0-9]+)?\t(\S*)(?:\t(.*))?$")
+_APT = re.compile(r"^([a-z0-9][a-z0-9+.\-]*)/(\S+)\s+(\S+)\s+(\S+)(?:\s+\[([^\]]*)\])?\s*$")
+_DNF = re.compile(r"^([A-Za-z0-9][\w+.\-]*?)\.(x86_64|noarch|i686|aarch64|ppc64le|s390x|src|amd64)\s+(\S+)\s+(@?\S+)\s*$")
+_DNF_WRAPPED = re.compile(r"^([A-Za-z0-9][\w+.\-]*?)\.(x86_64|noarch|i686|aarch64|ppc64le|s390x|src|amd64)\s*$")
+_RPM = re.compile(r"^([A-Za-z0-9][\w+.\-]*?)-(\d[\w.+~:]*)-(\d[\w.+~]*)\.(x86_64|noarch|i686|aarch64|ppc64le)$")
+_PACMAN = re.compile(r"^([a-z0-9@_+][a-z0-9@._+\-]*)\s+((?:\d+:)?[0-9][\w.+~]*-\d+(?:\.\d+)?)$")
+_VERSIONED_NAME = re.compile(r"^(?P<base>[a-z][a-z0-9+\-]*?[a-z\-])(?P<rel>\d+\.\d+\.\d+)$")
+_LIBPATCH = re.compile(r"^(?:\d+:)?[\d.]*?(?:^|\.)(\d{5,6})(?:-|~|$)")
+
+
+@dataclass
+class Package:
+    name: str
+    version: Optional[str] = None
+    arch: Optional[str] = None
+    status: Optional[str] = None  # dpkg "ii", "rc", "iU"...; apt "[installed,automatic]"; dnf "@rocm"
+    installed: bool = True
+    origin: Optional[str] = None  # apt suite ("jammy,now"), dnf repo ("@rocm")
+
+    @property
+    def base_name(self) -> str:
+        """``rocm-core5.3.0`` -> ``rocm-core``; other names unchanged."""
+        m = _VERSIONED_NAME.match(self.name)
+        return m.group("base") if m else self.name
+
+    @property
+    def name_release(self) -> Optional[str]:
+        m = _VERSIONED_NAME.match(self.name)
+        return m.group("rel") if m else None
+
+    @property
+    def release(self) -> Optional[str]:
+        return self.name_release or release_of(self.version)
+
+
+@dataclass
+class PackagesOutput:
+    format: Optional[str] = None  # dpkg-l | dpkg-query | apt-list | dnf | rpm | pacman | control
+    packages: List[Package] = field(default_factory=list)
+    warnings: List[str] = field(default_factory=list)
+
+    def installed(self) -> List[Package]:
+        return [p for p in self.packages if p.installed]
+
+    def rocm_packages(self) -> List[Package]:
+        return [p for p in self.installed() if is_rocm_package(p.name)]
+
+    def get(self, name: str) -> Optional[Package]:
+        for p in self.packages:
+            if p.name == name and p.installed:
+                return p
+        return None
+
+
+def is_rocm_package(name: str) -> bool:
+    return bool(_ROCM_NAME.match(name or ""))
+
+
+def release_of(version: Optional[str]) -> Optional[str]:
+    """ROCm release of a package version: ``6.4.3.60403-128~22.04`` -> ``6.4.3``,
+    ``18.0.0.24355.60202-116~24.04`` -> ``6.2.2``, ``1:5.18.2.22.40.50300-1483871.el9`` -> ``5.3.0``.
+    None when the version carries no ROCm libpatch (a distribution's own package)."""
+    if not version:
+        return None
+    v = version.strip()
+    v = v.split(":", 1)[1] if re.match(r"^\d+:", v) else v
+    upstream = re.split(r"[-~]", v, 1)[0]
+    parts = upstream.split(".")
+    for p in reversed(parts):
+        if re.fullmatch(r"\d{5,6}", p):
+            n = int(p)
+            major, rest = divmod(n, 10000)
+            minor, patch = divmod(rest, 100)
+            if 1 <= major <= 20:
+                return "%d.%d.%d" % (major, minor, patch)
+    return None
+
+
+def split_release(version: Optional[str]) -> Tuple[Optional[str], Optional[str]]:
+    """(release, build) of ``6.4.3.60403-128~22.04`` -> (``6.4.3``, ``128``)."""
+    rel = release_of(version)
+    if not rel or not version:
+        return rel, None
+    m = re.search(r"-(\d+)", version)
+    return rel, (m.group(1) if m else None)
+
+
+def looks_like(text: str) -> float:
+    fmt, hits, total = _sniff(text)
+    if not fmt or not total:
+        return 0.0
+    score = 0.3 + 0.7 * hits / total
+    return clamp(score)
+
+
+def kind_of(text: str) -> str:
+    fmt, _, _ = _sniff(text)
+    if fmt == "apt-list":
+        return "apt-list"
+    if fmt in ("dnf", "rpm"):
+        return "dnf-list"
+    if fmt == "pacman":
+        return "pacman-list"
+    if fmt == "control" and re.search(r"^APT-(Sources|Manual-Installed):", text or "", re.M):
+        return "apt-list"
+    return KIND
+
+
+def _sniff(text: str):
+    counts = {"dpkg-l": 0, "dpkg-query": 0, "apt-list": 0, "dnf": 0, "rpm": 0, "pacman": 0, "control": 0}
+    total = 0
+    lines = clean_lines(text)[:5000]
+    if any(re.match(r"^Package:\s*\S", l) for l in lines) and any(re.match(r"^Version:\s*\d", l) for l in lines):
+        hits = sum(1 for l in lines if re.match(r"^(Package|Version|Status|Architecture|Maintainer|Depends|"
+                                                  r"Description|Section|Priority|Source|Installed-Size|Homepage|"
+                                                  r"APT-[\w-]+|Download-Size|Provides|Recommends|Suggests|"
+                                                  r"Conflicts|Breaks|Replaces|Pre-Depends|Origin|Multi-Arch):", l))
+        body = [l for l in lines if l.strip() and not l.startswith((" ", "\t"))]
+        return "control", hits, max(len(body), 1)
+    for raw in lines:
+        s = raw.strip()
+        if not s or s.startswith(("WARNING:", "Listing...", "Desired=", "| Status", "|/ Err", "||/", "+++-",
+                                  "Installed Packages", "Available Packages", "Last metadata")):
+            continue
+        total += 1
+        if _QUERY.match(raw.strip("\n")) and "\t" in raw:
+            counts["dpkg-query"] += 1
+        elif _APT.match(s):
+            counts["apt-list"] += 1
+        elif _DNF.match(s):
+            counts["dnf"] += 1
+        elif _RPM.match(s):
+            counts["rpm"] += 1
+        elif _DNF_WRAPPED.match(s):
+            counts["dnf"] += 1
+        elif _PACMAN.match(s):
+            counts["pacman"] += 1
+        else:
+            m = _DPKG_L.match(s)
+            if m and re.fullmatch(r"[uihrpU][ncHUFWthiR ]?[R ]?", m.group(1).strip() or "x") and _versionish(m.group(3)):
+                counts["dpkg-l"] += 1
+    fmt = max(counts, key=lambda k: counts[k])
+    if counts[fmt] == 0:
+        return None, 0, total
+    return fmt, counts[fmt], total
+
+
+def _versionish(v: str) -> bool:
+    return bool(re.match(r"^(\d+:)?\d[\w.+~:\-]*$", v))
+
+
+def parse(text: str) -> PackagesOutput:
+    out = PackagesOutput()
+    try:
+        _parse(text, out)
+    except Exception:  # pragma: no cover - defensive
+        pass
+    return out
+
+
+def _parse(text: str, out: PackagesOutput) -> None:
+    fmt, _, _ = _sniff(text)
+    out.format = fmt
+    lines = clean_lines(text)
+    if fmt == "control":
+        _control(lines, out)
+        return
+    pending: Optional[str] = None  # dnf wraps long names onto their own line
+    for raw in lines:
+        s = raw.strip()
+        if not s:
+            continue
+        if s.startswith("WARNING:"):
+            out.warnings.append(s)
+            continue
+        if "\t" in raw:
+            m = _QUERY.match(raw.strip())
+            if m:
+                status = (m.group(3) or "").strip() or None
+                installed = _dpkg_installed(status) if status else bool(m.group(2))
+                out.packages.append(Package(m.group(1), m.group(2) or None, None, status, installed))
+                continue
+        m = _APT.match(s)
+        if m:
+            flags = m.group(5)
+            installed = bool(flags and ("installed" in flags or "upgradable" in flags))
+            out.packages.append(Package(m.group(1), m.group(3), m.group(4), flags, installed, m.group(2)))
+            continue
+        m = _DNF.match(s)
+        if m:
+            repo = m.group(4)
+            out.packages.append(Package(m.group(1), m.group(3), m.group(2), repo,
+                                        repo.startswith("@") or fmt == "dnf", repo.lstrip("@")))
+            pending = None
+            continue
+        if pending:
+            m2 = re.match(r"^(\S+)\s+(@?\S+)$", s)
+            if m2 and _versionish(m2.group(1)):
+                name, arch = pending.rsplit(".", 1)
+                out.packages.append(Package(name, m2.group(1), arch, m2.group(2), m2.group(2).startswith("@"),
+                                            m2.group(2).lstrip("@")))
+                pending = None
+                continue
+        m = _RPM.match(s)
+        if m:
+            out.packages.append(Package(m.group(1), "%s-%s" % (m.group(2), m.group(3)), m.group(4), None, True))
+            continue
+        m = _DNF_WRAPPED.match(s)
+        if m:
+            pending = s
+            continue
+        m = _DPKG_L.match(s)
+        if m:
+            status = m.group(1).strip()
+            if re.fullmatch(r"[uihrpU][ncHUFWthiR ]?[R ]?", status) and _versionish(m.group(3)):
+                out.packages.append(Package(m.group(2), m.group(3), m.group(4), status, _dpkg_installed(status)))
+                continue
+        if fmt == "pacman":
+            m = _PACMAN.match(s)
+            if m:
+                out.packages.append(Package(m.group(1), m.group(2), None, None, True))
+
+
+def _control(lines: List[str], out: PackagesOutput) -> None:
+    """``dpkg -s`` / ``apt show [-a]`` stanzas.  ``apt show -a`` also lists versions that are only
+    available: a stanza counts as installed when its Status says so or apt marks it installed."""
+    cur: Dict[str, str] = {}
+
+    def flush() -> None:
+        if cur.get("package") and cur.get("version"):
+            status = cur.get("status")
+            installed = bool(status and re.search(r"\binstalled\b", status) and "not-installed" not in status) or (
+                "apt-manual-installed" in cur)
+            out.packages.append(Package(cur["package"], cur["version"], cur.get("architecture"), status, installed,
+                                        cur.get("apt-sources")))
+        cur.clear()
+
+    for raw in lines + [""]:
+        if not raw.strip():
+            flush()
+            continue
+        if raw.startswith((" ", "\t")):
+            continue
+        m = re.match(r"^([A-Za-z][\w-]*):\s*(.*)$", raw)
+        if m:
+            key = m.group(1).lower()
+            if key == "package" and cur.get("package"):
+                flush()
+            cur[key] = m.group(2).strip()
+
+
+def _dpkg_installed(status: Optional[str]) -> bool:
+    """dpkg abbreviation: desired + state (+ error); state i = installed (h/F/W/t partly)."""
+    if not status:
+        return False
+    s = status.strip()
+    if len(s) >= 2:
+        return s[1] in "iFHWt" and s[1] != " "
+    return s in ("i",)
+
+
+def rocm_release(packages: List[Package]) -> Optional[Tuple[str, Package]]:
+    """(release, package) of the ROCm stack among installed packages, from the best package."""
+    inst = [p for p in packages if p.installed]
+    for name in RELEASE_PACKAGES:
+        for p in inst:
+            if p.base_name == name and p.release:
+                return p.release, p
+    for p in inst:
+        if is_rocm_package(p.name) and not p.name.startswith("amdgpu") and release_of(p.version):
+            return release_of(p.version), p  # type: ignore[return-value]
+    return None
+
+
+def releases(packages: List[Package]) -> List[str]:
+    """Every ROCm release with an installed rocm-core (side-by-side installs give several)."""
+    seen: List[str] = []
+    for p in packages:
+        if p.installed and p.base_name == "rocm-core" and p.release and p.release not in seen:
+            seen.append(p.release)
+    return seen

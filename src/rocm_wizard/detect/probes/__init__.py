@@ -1,0 +1,6 @@
+"""Detection probes: one module per area (os, gpus, rocm, python, docker, access, errors).
+
+Each module has ``probe(source, system)``: it asks the :class:`~rocm_wizard.detect.sources.Source`
+for files, listings, command outputs and pastes and fills its own part of the
+:class:`~rocm_wizard.model.System`.  :func:`rocm_wizard.detect.detect` runs them concurrently.
+"""

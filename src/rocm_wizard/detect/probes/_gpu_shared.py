@@ -1,0 +1,105 @@
+"""Helpers shared by the gpus and rocm probes.
+
+Both probes need ``rocminfo`` (and the smi tools); on a live system each run costs up to a few
+seconds, so outputs are fetched once per detection run and shared: the cache belongs to the
+:class:`~rocm_wizard.model.System` being filled (one per run; dropped when it is collected), never
+to the source, so a second run on the same live source sees fresh outputs.
+"""
+from __future__ import annotations
+
+import threading
+import weakref
+from typing import Any, Callable, Dict, List, Optional
+
+from ...model import System
+from ..sources import Raw, Source
+
+_LOCK = threading.Lock()
+_CACHES: Dict[int, Dict[str, list]] = {}
+
+
+def _cache(system: System) -> Dict[str, list]:
+    key = id(system)
+    with _LOCK:
+        cache = _CACHES.get(key)
+        if cache is None:
+            cache = {}
+            _CACHES[key] = cache
+            weakref.finalize(system, _CACHES.pop, key, None)
+        return cache
+
+
+def _once(system: System, key: str, fn: Callable[[], Any]) -> Any:
+    cache = _cache(system)
+    with _LOCK:
+        entry = cache.get(key)
+        if entry is None:
+            entry = [threading.Lock(), False, None]
+            cache[key] = entry
+    with entry[0]:
+        if not entry[1]:
+            try:
+                entry[2] = fn()
+            except Exception as exc:  # a source or parser must not take the probe down
+                entry[2] = exc
+            entry[1] = True
+    return entry[2]
+
+
+def outputs(source: Source, system: System, kind: str) -> List[Raw]:
+    """Every output of ``kind`` (errors included), fetched once per run."""
+    res = _once(system, "out:" + kind, lambda: list(source.outputs(kind)))
+    if isinstance(res, Exception):
+        return [Raw(None, "kind:" + kind, "%s: %s" % (type(res).__name__, res))]
+    return res
+
+
+def good(raws: List[Raw]) -> List[Raw]:
+    return [r for r in raws if r.text is not None and r.error is None and r.text.strip()]
+
+
+def parsed(source: Source, system: System, kind: str, parse: Callable[[str], Any]) -> List[tuple]:
+    """``[(Raw, parsed)]`` of the successful outputs of ``kind``, parsed once per run."""
+    def run() -> List[tuple]:
+        out = []
+        for raw in good(outputs(source, system, kind)):
+            try:
+                out.append((raw, parse(raw.text)))
+            except Exception:
+                continue
+        return out
+
+    key = "parsed:%s:%s.%s" % (kind, getattr(parse, "__module__", ""), getattr(parse, "__qualname__", id(parse)))
+    res = _once(system, key, run)
+    return [] if isinstance(res, Exception) else res
+
+
+def read_text(source: Source, path: str, max_bytes: int = 1024 * 1024) -> Optional[Raw]:
+    try:
+        raw = source.read(path, max_bytes)
+    except Exception:
+        return None
+    if raw.text is None or raw.error is not None:
+        return None
+    return raw
+
+
+def listdir(source: Source, path: str) -> List[str]:
+    try:
+        return list(source.listdir(path))
+    except Exception:
+        return []
+
+
+def readlink(source: Source, path: str) -> Optional[str]:
+    try:
+        return source.readlink(path)
+    except Exception:
+        return None
+
+
+def exists(source: Source, path: str) -> bool:
+    try:
+        return bool(source.exists(path))
+    except Exception:
+        return False

@@ -1,0 +1,194 @@
+"""Access probe: who runs this, in which groups, whether ``/dev/kfd`` and ``/dev/dri/renderD*``
+exist and are usable, the GPU-related environment, and whether ``/opt/rocm/bin`` is on PATH.
+
+Groups come from ``id`` (the groups of this *session*) and ``id USER`` (the group database); when
+they differ, the user was added to a group after logging in and must log in again.  Without
+``id``, ``/proc/self/status`` (``Groups:``) and ``/etc/group`` are read instead.
+"""
+from __future__ import annotations
+
+import re
+import stat as _stat
+from typing import Dict, List, Optional, Tuple
+
+from ...model import AccessInfo, DeviceNode, System
+from ..parsers._core_text import lazy
+from ..sources import Source
+from ._core_util import env, listdir, read_text, run, stat
+
+# environment names that describe the session, not the GPU stack: used by other probes, not
+# listed in access.env
+CONTEXT_ENV = ("PATH", "HOME", "USER", "SUDO_USER", "SSH_CONNECTION", "TMUX", "STY", "WSL_DISTRO_NAME", "PWD",
+               "VIRTUAL_ENV", "CONDA_PREFIX")
+_ROCM_BIN = lazy(r"^/opt/rocm(?:-\d+(?:\.\d+)*)?/bin/?$")
+_ID_GROUP = lazy(r"(\d+)\(([^)]*)\)")
+
+
+def parse_id(text: str) -> Tuple[Optional[str], Optional[int], List[Tuple[int, str]]]:
+    """``uid=1000(ann) gid=1000(ann) groups=1000(ann),44(video),992(render)`` ->
+    ("ann", 1000, [(1000, "ann"), (44, "video"), (992, "render")])."""
+    user = uid = None
+    groups: List[Tuple[int, str]] = []
+    if not isinstance(text, str):
+        return None, None, []
+    m = re.search(r"uid=(\d+)\(([^)]*)\)", text)
+    if m:
+        uid, user = int(m.group(1)), m.group(2)
+    gm = re.search(r"groups=(\S+)", text)
+    if gm:
+        groups = [(int(g), n) for g, n in _ID_GROUP.findall(gm.group(1))]
+    else:
+        pm = re.search(r"gid=(\d+)\(([^)]*)\)", text)
+        if pm:
+            groups = [(int(pm.group(1)), pm.group(2))]
+    return user, uid, groups
+
+
+def parse_group_file(text: str) -> Dict[int, Tuple[str, List[str]]]:
+    """/etc/group -> gid -> (name, members)."""
+    out: Dict[int, Tuple[str, List[str]]] = {}
+    for line in (text or "").splitlines():
+        parts = line.strip().split(":")
+        if len(parts) < 3 or not parts[2].isdigit():
+            continue
+        members = [m for m in (parts[3].split(",") if len(parts) > 3 else []) if m]
+        out.setdefault(int(parts[2]), (parts[0], members))
+    return out
+
+
+class _Groups:
+    """Lazy gid -> name lookup: ``id`` output first, /etc/group when needed."""
+
+    def __init__(self, source: Source, known: Dict[int, str]) -> None:
+        self.source = source
+        self.known = dict(known)
+        self._file: Optional[Dict[int, Tuple[str, List[str]]]] = None
+        self.file_source: Optional[str] = None
+
+    def table(self) -> Dict[int, Tuple[str, List[str]]]:
+        if self._file is None:
+            raw = read_text(self.source, "/etc/group", 512 * 1024)
+            self._file = parse_group_file(raw.text) if raw is not None else {}
+            self.file_source = raw.source if raw is not None else None
+        return self._file
+
+    def name(self, gid: int) -> Optional[str]:
+        if gid in self.known:
+            return self.known[gid]
+        entry = self.table().get(gid)
+        return entry[0] if entry else None
+
+
+def probe(source: Source, system: System) -> None:
+    a: AccessInfo = system.access
+    e = env(source)
+    a.env = {k: v for k, v in sorted(e.items()) if k not in CONTEXT_ENV}
+    if a.env:
+        a.sources["env"] = "env"
+    path = e.get("PATH")
+    if path is not None:
+        a.put("path_has_rocm_bin", any(_ROCM_BIN.match(p) for p in path.split(":")), "env:PATH")
+
+    raw = run(source, ["id"])
+    user, uid, groups = parse_id(raw.text) if raw.ok else (None, None, [])
+    session_src = raw.source if raw.ok else None
+    if not groups:
+        groups, session_src, uid = _groups_from_proc(source, uid)
+    lookup = _Groups(source, {g: n for g, n in groups if n})
+    if user is None:
+        user = e.get("USER") or None
+        a.put("user", user, "env:USER")
+    else:
+        a.put("user", user, raw.source)
+    names = [lookup.name(g) or str(g) for g, _ in groups]
+    if groups:
+        a.groups = names
+        a.sources["groups"] = session_src or "cmd:id"
+        a.put("in_render", "render" in names, a.sources["groups"])
+        a.put("in_video", "video" in names, a.sources["groups"])
+    _database_groups(source, a, user, uid, names, lookup)
+    if uid == 0:
+        a.note("running as root")
+    elif e.get("SUDO_USER"):
+        a.note("running through sudo for %s" % e["SUDO_USER"])
+
+    if session_src is None:
+        # neither ``id`` nor /proc answered: this is a set of pastes, not a view of the system, so
+        # the device nodes are unknown rather than missing
+        return
+    a.kfd = _node(source, "/dev/kfd", lookup, uid, [g for g, _ in groups])
+    if not a.kfd.exists:
+        a.kfd.note("/dev/kfd is missing: the amdgpu driver's compute interface (KFD) is not available here")
+    for name in listdir(source, "/dev/dri"):
+        if name.startswith("renderD"):
+            a.render_nodes.append(_node(source, "/dev/dri/" + name, lookup, uid, [g for g, _ in groups]))
+
+
+def _groups_from_proc(source: Source, uid: Optional[int]):
+    raw = read_text(source, "/proc/self/status", 64 * 1024)
+    if raw is None:
+        return [], None, uid
+    groups: List[Tuple[int, str]] = []
+    for line in raw.text.splitlines():
+        if line.startswith("Groups:"):
+            groups = [(int(g), "") for g in line.split(":", 1)[1].split() if g.isdigit()]
+        elif line.startswith("Uid:") and uid is None:
+            parts = line.split(":", 1)[1].split()
+            if parts and parts[0].isdigit():
+                uid = int(parts[0])
+    return groups, raw.source, uid
+
+
+def _database_groups(source: Source, a: AccessInfo, user: Optional[str], uid: Optional[int], session: List[str],
+                     lookup: _Groups) -> None:
+    """Groups the user is in by the group database but not in this session -> a re-login note."""
+    if not user or uid == 0:
+        return
+    raw = run(source, ["id", user])
+    db: List[str] = []
+    if raw.ok:
+        _u, _uid, groups = parse_id(raw.text)
+        db = [n for _g, n in groups if n]
+    else:
+        for _gid, (name, members) in lookup.table().items():
+            if user in members:
+                db.append(name)
+    missing = [g for g in ("render", "video") if g in db and g not in session]
+    if missing:
+        a.note("%s is in the %s group(s) by the group database but not in this login session: "
+               "log out and back in (or reboot)" % (user, ", ".join(missing)))
+
+
+def _node(source: Source, path: str, lookup: _Groups, uid: Optional[int], gids: List[int]) -> DeviceNode:
+    node = DeviceNode(path=path)
+    st = stat(source, path)
+    if st is None:
+        node.exists = False
+        node.sources["exists"] = "stat:" + path
+        return node
+    node.exists = True
+    node.sources["exists"] = "stat:" + path
+    try:
+        mode = int(st.get("mode", 0))
+    except (TypeError, ValueError):
+        mode = 0
+    if mode:
+        node.put("mode", _stat.filemode(mode), "stat:" + path)
+    gid = st.get("gid")
+    if isinstance(gid, int):
+        node.put("group", lookup.name(gid) or str(gid), "stat:" + path)
+    if "access_rw" in st and st["access_rw"] is not None:
+        node.put("accessible", bool(st["access_rw"]), "stat:" + path)
+    elif mode and uid is not None:
+        node.put("accessible", _may_rw(mode, uid, st.get("uid"), gid, gids), "stat:" + path)
+    return node
+
+
+def _may_rw(mode: int, uid: int, owner: object, gid: object, gids: List[int]) -> bool:
+    if uid == 0:
+        return True
+    if owner == uid:
+        return bool(mode & _stat.S_IRUSR and mode & _stat.S_IWUSR)
+    if isinstance(gid, int) and gid in gids:
+        return bool(mode & _stat.S_IRGRP and mode & _stat.S_IWGRP)
+    return bool(mode & _stat.S_IROTH and mode & _stat.S_IWOTH)

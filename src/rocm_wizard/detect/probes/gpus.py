@@ -1,0 +1,628 @@
+"""GPUs: every display/compute PCI function, AMD or not, with its gfx target.
+
+Evidence, best first: PCI sysfs (``/sys/bus/pci/devices/*``, ``/sys/class/drm/card*``), KFD
+topology (``/sys/class/kfd/kfd/topology/nodes/*/properties``), ``amd-smi``, ``rocminfo``,
+``rocm-smi``, ``lspci``, ``lshw`` and PyTorch's ``collect_env`` -- whichever the source has (a live
+system has the first ones, a pasted bug report often only the last ones).  Each tool's view of a
+GPU is an *observation*; observations of the same GPU are merged by PCI address, KFD node, PCI
+ids and, when nothing else identifies them, by order, so one GPU is never counted twice.
+
+The gfx target comes from what ROCm itself reports (KFD ``gfx_target_version``, then the tools),
+else from the IP-discovery GC version, else from the PCI id table.  The name prefers the PCI
+table when the device id and revision pin one product; otherwise the tools' marketing name --
+except that ROCm names integrated GPUs after the CPU, which is then said plainly.
+"""
+from __future__ import annotations
+
+import re
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, List, Optional, Tuple
+
+from ...catalog import gpus as gpu_catalog
+from ...model import GPU, System
+from ..parsers import amd_smi, lshw, lspci, rocm_smi, rocminfo, sysfs
+from ..parsers._paste import norm_bdf
+from ..sources import Raw, Source
+from . import _gpu_shared as sh
+
+PCI_DEVICES = "/sys/bus/pci/devices"
+DRM = "/sys/class/drm"
+KFD_NODES = "/sys/class/kfd/kfd/topology/nodes"
+
+VENDOR_NAMES = {"1002": "AMD", "10de": "NVIDIA", "8086": "Intel", "1a03": "ASPEED", "102b": "Matrox", "15ad": "VMware",
+                "1234": "QEMU", "1af4": "virtio", "1414": "Microsoft"}
+
+# the order observations are merged in (and so which value wins a field)
+TOOL_ORDER = ("sysfs", "drm", "kfd", "amd-smi", "rocminfo", "rocm-smi", "lspci", "lshw", "collect_env")
+
+_CPU_WORDS = re.compile(r"\b(Processor|CPU|Core\(TM\)|Ryzen|Threadripper|EPYC|Xeon|Athlon)\b", re.I)
+_GPU_WORDS = re.compile(r"\b(Radeon|Instinct|FirePro|Vega|Navi|GPU|Graphics|GeForce|Quadro|Tesla|Arc|UHD|Iris)\b", re.I)
+
+
+@dataclass
+class Obs:
+    """One tool's view of one GPU."""
+
+    tool: str
+    source: str
+    vendor_id: Optional[str] = None
+    is_amd: Optional[bool] = None
+    device_id: Optional[str] = None
+    revision: Optional[str] = None
+    bdf: Optional[str] = None
+    bdf_domain_known: bool = True
+    kfd_node: Optional[int] = None
+    gfx_target: Optional[str] = None
+    name: Optional[str] = None  # the tool's own name for it
+    series: Optional[str] = None  # pci.ids style name (lspci, old rocm-smi)
+    vram_bytes: Optional[int] = None
+    driver: Optional[str] = None
+    isa: Optional[str] = None
+    apu: Optional[bool] = None
+    gc_ip: Optional[Tuple[int, int, int]] = None
+    class_id: Optional[str] = None
+
+
+@dataclass
+class Slot:
+    gpu: GPU
+    obs: List[Obs] = field(default_factory=list)
+
+    def val(self, attr: str) -> Any:
+        for o in self.obs:
+            v = getattr(o, attr)
+            if v is not None:
+                return v
+        return None
+
+
+# ---------------------------------------------------------------------------------------------
+# gathering
+
+
+def _sysfs_pci(source: Source) -> List[Obs]:
+    out: List[Obs] = []
+    for name in sh.listdir(source, PCI_DEVICES):
+        base = "%s/%s" % (PCI_DEVICES, name)
+        cls = sh.read_text(source, base + "/class", 64)
+        pci_class = sysfs.parse_hex(cls.text, 6) if cls else None
+        if not sysfs.is_gpu_class(pci_class):
+            continue
+        out.append(_pci_function(source, base, name, pci_class, "sysfs"))
+    return out
+
+
+def _pci_function(source: Source, base: str, name: str, pci_class: Optional[str], tool: str) -> Obs:
+    vendor = sh.read_text(source, base + "/vendor", 64)
+    device = sh.read_text(source, base + "/device", 64)
+    rev = sh.read_text(source, base + "/revision", 64)
+    o = Obs(tool=tool, source=(vendor or device or Raw(None, "file:" + base)).source)
+    o.vendor_id = sysfs.parse_hex(vendor.text) if vendor else None
+    o.device_id = sysfs.parse_hex(device.text) if device else None
+    o.revision = sysfs.parse_hex(rev.text, 2) if rev else None
+    o.bdf = norm_bdf(name)
+    o.class_id = pci_class[:4] if pci_class else None
+    o.is_amd = (o.vendor_id == "1002") if o.vendor_id else None
+    link = sh.readlink(source, base + "/driver")
+    if link:
+        o.driver = link.rstrip("/").rsplit("/", 1)[-1] or None
+    if o.is_amd:
+        vram = sh.read_text(source, base + "/mem_info_vram_total", 64)
+        n = sysfs.parse_int(vram.text) if vram else None
+        o.vram_bytes = n if n else None
+        gc = []
+        for part in ("major", "minor", "revision"):
+            r = sh.read_text(source, base + "/ip_discovery/die/0/GC/0/" + part, 64)
+            gc.append(sysfs.parse_int(r.text) if r else None)
+        if all(v is not None for v in gc):
+            o.gc_ip = (gc[0], gc[1], gc[2])  # type: ignore[assignment]
+    return o
+
+
+def _drm(source: Source) -> List[Obs]:
+    out: List[Obs] = []
+    for name in sh.listdir(source, DRM):
+        if not re.fullmatch(r"card\d+", name):
+            continue
+        base = "%s/%s/device" % (DRM, name)
+        ue = sh.read_text(source, base + "/uevent", 8192)
+        info = sysfs.parse_uevent(ue.text) if ue else sysfs.Uevent()
+        cls = sh.read_text(source, base + "/class", 64)
+        pci_class = (sysfs.parse_hex(cls.text, 6) if cls else None) or info.pci_class
+        if pci_class and not sysfs.is_gpu_class(pci_class):
+            continue
+        o = _pci_function(source, base, info.bdf or "", pci_class, "drm")
+        o.bdf = info.bdf or _bdf_from_link(sh.readlink(source, "%s/%s/device" % (DRM, name)))
+        o.vendor_id = o.vendor_id or info.vendor_id
+        o.device_id = o.device_id or info.device_id
+        o.driver = o.driver or info.driver
+        if o.vendor_id:
+            o.is_amd = o.vendor_id == "1002"
+        if ue:
+            o.source = ue.source
+        if o.vendor_id or o.device_id or o.bdf:
+            out.append(o)
+    return out
+
+
+def _bdf_from_link(link: Optional[str]) -> Optional[str]:
+    if not link:
+        return None
+    return norm_bdf(link.rstrip("/").rsplit("/", 1)[-1])
+
+
+def _kfd(source: Source, system: System) -> List[List[Obs]]:
+    out: List[Obs] = []
+    batches: List[List[Obs]] = [out]
+    nodes = [n for n in sh.listdir(source, KFD_NODES) if n.isdigit()]
+    for n in sorted(nodes, key=int):
+        raw = sh.read_text(source, "%s/%s/properties" % (KFD_NODES, n), 65536)
+        if raw is None:
+            continue
+        node = sysfs.parse_properties(raw.text)
+        node.node = int(n)
+        if not node.is_gpu:
+            continue
+        o = _kfd_obs(node, raw.source)
+        vram = 0
+        for bank in sh.listdir(source, "%s/%s/mem_banks" % (KFD_NODES, n)):
+            b = sh.read_text(source, "%s/%s/mem_banks/%s/properties" % (KFD_NODES, n, bank), 8192)
+            if b is None:
+                continue
+            props = sysfs.parse_properties(b.text).props
+            if props.get("heap_type") in (1, 2):  # frame buffer public / private
+                vram += props.get("size_in_bytes") or 0
+        o.vram_bytes = vram or None
+        out.append(o)
+    # a pasted `cat .../nodes/*/properties`
+    for raw, res in sh.parsed(source, system, "kfd-properties", sysfs.parse):
+        batches.append([_kfd_obs(node, raw.source) for node in res.nodes if node.is_gpu])
+    return batches
+
+
+def _kfd_obs(node: sysfs.KfdNode, label: str) -> Obs:
+    o = Obs(tool="kfd", source=label)
+    o.kfd_node = node.node
+    o.vendor_id = node.vendor_id
+    o.is_amd = (o.vendor_id == "1002") if o.vendor_id else True
+    o.device_id = node.device_id
+    o.bdf = node.bdf
+    o.gfx_target = gpu_catalog.gfx_from_kfd_version(node.gfx_target_version)
+    o.apu = node.is_apu
+    return o
+
+
+def _rocminfo_obs(source: Source, system: System, cpu_names: List[str], notes: List[str]) -> List[List[Obs]]:
+    batches: List[List[Obs]] = []
+    for raw, res in sh.parsed(source, system, "rocminfo", rocminfo.parse):
+        out: List[Obs] = []
+        batches.append(out)
+        for a in res.agents:
+            if a.device_type == "CPU" and a.marketing_name:
+                cpu_names.append(a.marketing_name)
+        if res.error:
+            detail = res.error_line if res.error_line and res.error not in res.error_line else None
+            notes.append("rocminfo failed (%s): %s%s" % (raw.source, res.error, " -- %s" % detail if detail else ""))
+        for a in res.gpus:
+            o = Obs(tool="rocminfo", source=raw.source)
+            o.is_amd = True
+            o.vendor_id = "1002"
+            o.device_id = a.chip_id
+            o.bdf = a.bdf
+            o.bdf_domain_known = False
+            o.kfd_node = a.node
+            o.gfx_target = a.gfx_target
+            o.name = a.marketing_name
+            o.vram_bytes = a.vram_bytes
+            isas = [i for i in a.isa if "generic" not in i]
+            o.isa = isas[0] if isas else None
+            o.apu = a.apu
+            out.append(o)
+    return batches
+
+
+def _amd_smi_obs(source: Source, system: System) -> List[List[Obs]]:
+    batches: List[List[Obs]] = []
+    for raw, res in sh.parsed(source, system, "amd-smi", amd_smi.parse):
+        out: List[Obs] = []
+        batches.append(out)
+        for g in res.gpus:
+            o = Obs(tool="amd-smi", source=raw.source)
+            o.vendor_id = g.vendor_id or "1002"
+            o.is_amd = o.vendor_id == "1002"
+            o.device_id = g.device_id
+            o.revision = g.revision
+            o.bdf = g.bdf
+            o.kfd_node = g.node
+            o.gfx_target = g.gfx_target
+            o.name = g.market_name or g.product_name
+            o.vram_bytes = g.vram_bytes if g.vram_bytes else None
+            o.driver = g.driver_name
+            out.append(o)
+    return batches
+
+
+def _rocm_smi_obs(source: Source, system: System) -> List[List[Obs]]:
+    batches: List[List[Obs]] = []
+    for raw, res in sh.parsed(source, system, "rocm-smi", rocm_smi.parse):
+        batch = []
+        for g in res.gpus:
+            o = Obs(tool="rocm-smi", source=raw.source, vendor_id="1002", is_amd=True)
+            o.device_id = g.device_id
+            o.revision = g.revision
+            o.bdf = g.bdf
+            o.kfd_node = g.node
+            o.gfx_target = g.gfx_target
+            o.name = g.name
+            o.series = g.series
+            o.vram_bytes = g.vram_bytes
+            batch.append(o)
+        if batch:
+            batches.append(batch)
+    return batches
+
+
+def _lspci_obs(source: Source, system: System) -> List[List[Obs]]:
+    batches = []
+    for raw, res in sh.parsed(source, system, "lspci", lspci.parse):
+        batch = []
+        for d in res.gpus:
+            o = Obs(tool="lspci", source=raw.source)
+            o.vendor_id = d.vendor_id or ({"AMD": "1002", "NVIDIA": "10de", "Intel": "8086"}.get(d.vendor or ""))
+            o.is_amd = d.is_amd if (d.vendor_id or d.vendor_name) else None
+            o.device_id = d.device_id
+            o.revision = d.revision
+            o.bdf = d.bdf
+            o.bdf_domain_known = bool(re.match(r"^(Slot:\s*)?[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:", d.line or ""))
+            o.series = d.device_name
+            o.driver = d.driver
+            o.class_id = d.class_id
+            batch.append(o)
+        if batch:
+            batches.append(batch)
+    return batches
+
+
+def _lshw_obs(source: Source, system: System) -> List[List[Obs]]:
+    batches = []
+    for raw, res in sh.parsed(source, system, "lshw", lshw.parse):
+        batch = []
+        for d in res.devices:
+            o = Obs(tool="lshw", source=raw.source)
+            o.is_amd = d.is_amd if (d.vendor or d.vendor_id) else None
+            o.vendor_id = d.vendor_id or ("1002" if d.is_amd else None)
+            o.device_id = d.device_id
+            o.revision = d.revision
+            o.bdf = d.bdf
+            o.series = d.product_name
+            o.driver = d.driver
+            batch.append(o)
+        if batch:
+            batches.append(batch)
+    return batches
+
+
+def _collect_env_obs(source: Source, system: System) -> List[List[Obs]]:
+    try:
+        from ..parsers import collect_env
+    except ImportError:
+        return []
+    batches = []
+    for raw, res in sh.parsed(source, system, "collect_env", collect_env.parse):
+        batch = []
+        for g in getattr(res, "gpus", []) or []:
+            name = getattr(g, "name", None)
+            gfx = getattr(g, "gfx_target", None)
+            if not name and not gfx:
+                continue
+            o = Obs(tool="collect_env", source=raw.source)
+            low = (name or "").lower()
+            if "nvidia" in low or "geforce" in low or "tesla" in low or "quadro" in low:
+                o.is_amd, o.vendor_id = False, "10de"
+            elif "intel" in low and not gfx:
+                o.is_amd, o.vendor_id = False, "8086"
+            elif gfx or "amd" in low or "radeon" in low or "instinct" in low:
+                o.is_amd, o.vendor_id = True, "1002"
+            o.name = name
+            o.gfx_target = gfx
+            feat = getattr(g, "isa_features", None)
+            if gfx:
+                o.isa = "amdgcn-amd-amdhsa--%s%s" % (gfx, feat or "")
+            batch.append(o)
+        if batch:
+            batches.append(batch)
+    return batches
+
+
+# ---------------------------------------------------------------------------------------------
+# merging
+
+
+def _bdf_eq(a: Obs, b_bdf: Optional[str], b_domain_known: bool) -> Optional[bool]:
+    if not a.bdf or not b_bdf:
+        return None
+    if a.bdf_domain_known and b_domain_known:
+        return a.bdf == b_bdf
+    return a.bdf[-7:] == b_bdf[-7:]
+
+
+def _score(slot: Slot, o: Obs) -> Optional[int]:
+    """Match score of an observation against a GPU (None = conflicting: not the same GPU)."""
+    score = 0
+    bdf_known = [(x.bdf, x.bdf_domain_known) for x in slot.obs if x.bdf]
+    for bdf, dk in bdf_known[:1]:
+        eq = _bdf_eq(o, bdf, dk)
+        if eq is False:
+            return None
+        if eq:
+            score += 100
+    for attr, weight in (("kfd_node", 50), ("device_id", 10), ("revision", 5)):
+        mine = getattr(o, attr)
+        theirs = slot.val(attr)
+        if mine is None or theirs is None:
+            continue
+        if mine != theirs:
+            return None
+        score += weight
+    amd = slot.val("is_amd")
+    if o.is_amd is not None and amd is not None and o.is_amd != amd:
+        return None
+    gfx = slot.val("gfx_target")
+    if o.gfx_target and gfx and o.gfx_target == gfx:
+        score += 3
+    if o.name and slot.val("name") and o.name == slot.val("name"):
+        score += 2
+    return score
+
+
+def _merge(batches: List[List[Obs]]) -> List[Slot]:
+    slots: List[Slot] = []
+    for batch in batches:
+        claimed: List[int] = []
+        pending: List[Obs] = []
+        # strong matches first, then the rest by order
+        for o in batch:
+            best, best_score = None, 0
+            for i, slot in enumerate(slots):
+                if i in claimed:
+                    continue
+                s = _score(slot, o)
+                if s is not None and s > best_score:
+                    best, best_score = i, s
+            if best is not None:
+                slots[best].obs.append(o)
+                claimed.append(best)
+            else:
+                pending.append(o)
+        for o in pending:
+            placed = False
+            if not _has_identity(o):
+                for i, slot in enumerate(slots):
+                    if i in claimed or _score(slot, o) is None:
+                        continue
+                    if o.is_amd is None or slot.val("is_amd") in (None, o.is_amd):
+                        slot.obs.append(o)
+                        claimed.append(i)
+                        placed = True
+                        break
+            if not placed:
+                slots.append(Slot(GPU(), [o]))
+                claimed.append(len(slots) - 1)
+    return slots
+
+
+def _has_identity(o: Obs) -> bool:
+    return bool(o.bdf or o.kfd_node is not None or o.device_id)
+
+
+# ---------------------------------------------------------------------------------------------
+# filling the GPU records
+
+
+def _fill(slot: Slot, cpu_names: List[str]) -> None:
+    g = slot.gpu
+    obs = slot.obs
+    for o in obs:
+        if o.vendor_id:
+            g.put("vendor_id", o.vendor_id, o.source, overwrite=False)
+        g.put("device_id", o.device_id, o.source, overwrite=False)
+        g.put("revision", o.revision, o.source, overwrite=False)
+        g.put("bdf", o.bdf if o.bdf_domain_known else None, o.source, overwrite=False)
+        g.put("kfd_node", o.kfd_node, o.source, overwrite=False)
+        g.put("driver", o.driver, o.source, overwrite=False)
+        g.put("isa", o.isa, o.source, overwrite=False)
+    if g.bdf is None:
+        o = next((x for x in obs if x.bdf), None)
+        if o is not None:
+            g.put("bdf", o.bdf, o.source)
+    amd = next((o.is_amd for o in obs if o.is_amd is not None), None)
+    if amd is None and g.vendor_id:
+        amd = g.vendor_id == "1002"
+    g.is_amd = True if amd is None else amd
+    if g.is_amd and g.vendor_id is None:
+        g.vendor_id = "1002"
+    if g.vendor_id and g.device_id:
+        g.put("pci_id", "%s:%s" % (g.vendor_id, g.device_id), g.sources.get("device_id", ""))
+    if not g.is_amd:
+        _name_other(g, obs)
+        g.kind = None
+        return
+    entry = gpu_catalog.lookup_pci(g.device_id, g.revision) if g.device_id else None
+    _gfx(g, obs, entry)
+    _name(g, obs, entry, cpu_names)
+    if entry is not None:
+        g.put("chip_family", entry.chip_family, gpu_catalog.CSV_SOURCE)
+        g.put("segment", entry.segment, gpu_catalog.CSV_SOURCE)
+    elif g.device_id:
+        g.note("PCI device 1002:%s is not in the GPU table" % g.device_id)
+    _kind(g, obs, entry)
+    for o in obs:
+        if o.vram_bytes:
+            g.put("vram_bytes", o.vram_bytes, o.source, overwrite=False)
+    if g.vram_bytes is None:
+        g.note("VRAM size unknown")
+
+
+def _gfx(g: GPU, obs: List[Obs], entry: Optional[gpu_catalog.GpuEntry]) -> None:
+    reported = [(o.gfx_target, o.source, o.tool) for o in obs if o.gfx_target]
+    if reported:
+        gfx, src, _tool = reported[0]
+        g.put("gfx_target", gfx, src)
+        others = sorted({"%s (%s)" % (x, s) for x, s, _t in reported if x != gfx})
+        if others:
+            g.note("gfx target %s from %s; also reported: %s (HSA_OVERRIDE_GFX_VERSION in effect?)"
+                   % (gfx, src, ", ".join(others)))
+    else:
+        gc = next(((o.gc_ip, o.source) for o in obs if o.gc_ip), None)
+        if gc is not None:
+            gfx = gpu_catalog.gfx_from_gc_ip(*gc[0])
+            if gfx:
+                g.put("gfx_target", gfx, "%s (IP discovery GC %d.%d.%d)" % (gc[1].replace("/major", ""), *gc[0]))
+        if g.gfx_target is None and entry is not None and entry.gfx_target:
+            g.put("gfx_target", entry.gfx_target, gpu_catalog.CSV_SOURCE)
+    if g.gfx_target is None:
+        g.note("gfx target unknown: no KFD node, ROCm tool output or known PCI id describes this GPU")
+    elif entry is not None and entry.gfx_target and entry.gfx_target != g.gfx_target and reported:
+        g.note("the PCI table lists %s for 1002:%s; ROCm reports %s" % (entry.gfx_target, g.device_id, g.gfx_target))
+
+
+def _is_cpu_name(name: str, cpu_names: List[str]) -> bool:
+    n = name.strip()
+    if any(n == c.strip() for c in cpu_names):
+        return True
+    return bool(_CPU_WORDS.search(n)) and not re.search(r"\b(Radeon|Instinct|FirePro)\b", n.replace("w/ Radeon", ""))
+
+
+def _is_vendor_only(name: str) -> bool:
+    n = name.strip().lower()
+    return n.startswith("advanced micro devices") or n in ("amd", "ati", "amd/ati", "device") or bool(
+        re.fullmatch(r"(0x)?[0-9a-f]{4}|device\s+[0-9a-f]{4}", n))
+
+
+def _amd_prefix(product: str) -> str:
+    return product if product.upper().startswith(("AMD", "ATI")) else "AMD " + product
+
+
+def _name(g: GPU, obs: List[Obs], entry: Optional[gpu_catalog.GpuEntry], cpu_names: List[str]) -> None:
+    tool_names = [(o.name.strip(), o.source) for o in obs if o.name and o.name.strip() and not _is_vendor_only(o.name)]
+    series = [(o.series.strip(), o.source) for o in obs if o.series and o.series.strip() and not _is_vendor_only(o.series)]
+    chosen: Optional[Tuple[str, str]] = None
+    if entry is not None and entry.products and entry.segment != "apu" and (
+            entry.revision is not None or len(entry.products) == 1):
+        chosen = (_amd_prefix(entry.products[0]), gpu_catalog.CSV_SOURCE)
+    if chosen is None:
+        gpu_like = [(n, s) for n, s in tool_names if not _is_cpu_name(n, cpu_names)]
+        if gpu_like:
+            chosen = gpu_like[0]
+    if chosen is None:
+        cpu_like = [(n, s) for n, s in tool_names if _is_cpu_name(n, cpu_names)]
+        if cpu_like:
+            chosen = ("%s (integrated GPU)" % cpu_like[0][0], cpu_like[0][1])
+    if chosen is None and series:
+        chosen = series[0]
+    if chosen is None and entry is not None and entry.products:
+        chosen = (" / ".join(_amd_prefix(p) if i == 0 else p for i, p in enumerate(entry.products[:4])),
+                  gpu_catalog.CSV_SOURCE)
+    if chosen is None:
+        g.note("name unknown: no tool output names this GPU")
+        return
+    g.put("name", chosen[0], chosen[1])
+    seen = {_plain(chosen[0]), _plain(chosen[0].replace(" (integrated GPU)", ""))}
+    for n, s in tool_names + series:
+        if _plain(n) not in seen:
+            seen.add(_plain(n))
+            if _is_cpu_name(n, cpu_names):
+                g.note("%s names it '%s' (the CPU's name, as ROCm does for integrated GPUs)" % (s, n))
+            else:
+                g.note("%s names it '%s'" % (s, n))
+
+
+def _plain(name: str) -> str:
+    n = name.strip().lower()
+    return n[4:] if n.startswith("amd ") else n
+
+
+def _name_other(g: GPU, obs: List[Obs]) -> None:
+    for attr in ("name", "series"):
+        for o in obs:
+            v = getattr(o, attr)
+            if v and not _is_vendor_only(v):
+                vendor = VENDOR_NAMES.get(g.vendor_id or "", "")
+                full = v if (not vendor or v.lower().startswith(vendor.lower())) else "%s %s" % (vendor, v)
+                g.put("name", full, o.source)
+                return
+    if g.vendor_id:
+        vendor = VENDOR_NAMES.get(g.vendor_id, "vendor %s" % g.vendor_id)
+        g.put("name", "%s GPU %s:%s" % (vendor, g.vendor_id, g.device_id or "????"), g.sources.get("vendor_id", ""))
+
+
+def _kind(g: GPU, obs: List[Obs], entry: Optional[gpu_catalog.GpuEntry]) -> None:
+    for o in obs:
+        if o.apu is True:
+            g.put("kind", "igpu", o.source)
+            return
+    for o in obs:
+        # rocminfo prints "Memory Properties: APU" for integrated GPUs (an empty value otherwise);
+        # a KFD node without CPU cores says nothing (desktop iGPUs have their own node)
+        if o.apu is False and o.tool == "rocminfo" and not (entry is not None and entry.segment == "apu"):
+            g.put("kind", "dgpu", o.source)
+            return
+    if entry is not None:
+        g.put("kind", "igpu" if entry.segment == "apu" else "dgpu", gpu_catalog.CSV_SOURCE)
+        return
+    g.note("integrated or discrete: unknown")
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def probe(source: Source, system: System) -> None:
+    notes: List[str] = []
+    cpu_names: List[str] = []
+    with ThreadPoolExecutor(max_workers=8) as ex:
+        f_sysfs = ex.submit(_sysfs_pci, source)
+        f_drm = ex.submit(_drm, source)
+        f_kfd = ex.submit(_kfd, source, system)
+        f_amd = ex.submit(_amd_smi_obs, source, system)
+        f_rocminfo = ex.submit(_rocminfo_obs, source, system, cpu_names, notes)
+        f_rsmi = ex.submit(_rocm_smi_obs, source, system)
+        f_lspci = ex.submit(_lspci_obs, source, system)
+        f_lshw = ex.submit(_lshw_obs, source, system)
+        f_cenv = ex.submit(_collect_env_obs, source, system)
+
+        def res(f: Any) -> Any:
+            try:
+                return f.result()
+            except Exception as exc:  # pragma: no cover - defensive
+                notes.append("GPU detection step failed: %s: %s" % (type(exc).__name__, exc))
+                return []
+
+        batches: List[List[Obs]] = []
+        sysfs_obs = res(f_sysfs)
+        drm_obs = res(f_drm)
+        batches.append(sysfs_obs)
+        batches.append([o for o in drm_obs if not any(o.bdf and o.bdf == s.bdf for s in sysfs_obs)])
+        batches.extend(res(f_kfd))
+        batches.extend(res(f_amd))
+        batches.extend(res(f_rocminfo))
+        batches.extend(res(f_rsmi))
+        batches.extend(res(f_lspci))
+        batches.extend(res(f_lshw))
+        batches.extend(res(f_cenv))
+    slots = _merge([b for b in batches if b])
+    for slot in slots:
+        try:
+            _fill(slot, cpu_names)
+        except Exception as exc:  # pragma: no cover - defensive
+            slot.gpu.note("could not complete this GPU's record: %s" % exc)
+        system.gpus.append(slot.gpu)
+    for n in notes:
+        system.note(n)
+    if not slots:
+        why = []
+        for kind in ("rocminfo", "amd-smi", "rocm-smi", "lspci"):
+            for raw in sh.outputs(source, system, kind):
+                if raw.error and "not in snapshot" not in raw.error and "disabled" not in raw.error:
+                    why.append("%s: %s" % (kind, raw.error))
+        system.note("no GPU found" + (" (%s)" % "; ".join(why) if why else ""))

@@ -1,0 +1,285 @@
+"""OS probe: distribution, kernel (+ flavour, Ubuntu HWE), WSL, container, architecture, CPU model,
+system Python.
+
+Sources, best first: the files of the described system (``/etc/os-release``,
+``/usr/lib/os-release``, ``/etc/system-release``, ``/proc/sys/kernel/osrelease``,
+``/proc/sys/kernel/arch``, ``/proc/cpuinfo``), then pasted or recorded outputs (``uname``,
+os-release texts, collect_env's ``OS`` / ``Python platform`` lines, dmesg's boot line).  When
+outputs disagree (a paste taken before and after a kernel update), the kernel named by most of
+them wins.
+"""
+from __future__ import annotations
+
+import posixpath
+import re
+from typing import List, Optional, Tuple
+
+from ...model import OSInfo, System
+from ..parsers import collect_env as p_collect_env
+from ..parsers import dmesg as p_dmesg
+from ..parsers import os_release as p_os_release
+from ..parsers import uname as p_uname
+from ..parsers._core_text import lazy
+from ..sources import Source
+from ._core_util import env, fallback_pastes, ok_outputs, pastes, read_text, readlink_or_none, stat, vote
+
+# Ubuntu release -> kernel series of its GA (general availability) kernel.  A generic kernel of
+# another series is an HWE kernel.
+UBUNTU_GA_KERNEL = {
+    "20.04": ("5.4", "https://ubuntu.com/kernel/lifecycle"),
+    "22.04": ("5.15", "ROCm/rocm-install-on-linux docs/reference/system-requirements.rst (22.04.5: 5.15 GA, 6.8 HWE)"),
+    "24.04": ("6.8", "ROCm/rocm-install-on-linux docs/reference/system-requirements.rst (24.04: 6.8 GA)"),
+}
+# kernel flavours that are separate tracks, neither GA nor HWE
+_VENDOR_TRACKS = ("oem", "azure", "aws", "gcp", "gke", "oracle", "ibm", "nvidia", "raspi", "kvm", "intel", "realtime")
+
+OS_RELEASE_FILES = ("/etc/os-release", "/usr/lib/os-release")
+RELEASE_FILES = ("/etc/system-release", "/etc/redhat-release")
+ARCH_FILE = "/proc/sys/kernel/arch"
+KERNEL_FILE = "/proc/sys/kernel/osrelease"
+WSL_INTEROP = ("/proc/sys/fs/binfmt_misc/WSLInterop", "/proc/sys/fs/binfmt_misc/WSLInterop-late")
+
+
+def probe(source: Source, system: System) -> None:
+    info = system.os
+    _distribution(source, info)
+    _kernel(source, info)
+    _arch(source, info)
+    _wsl(source, info)
+    _container(source, info)
+    _cpu(source, info)
+    _python(source, info)
+    _hwe(source, info)
+
+
+# -- distribution ------------------------------------------------------------------------------
+
+def _distribution(source: Source, info: OSInfo) -> None:
+    found: List[Tuple[p_os_release.OsRelease, str]] = []
+    for path in OS_RELEASE_FILES:
+        raw = read_text(source, path)
+        if raw is not None:
+            rel = p_os_release.parse(raw.text)
+            if rel.ok:
+                found.append((rel, raw.source))
+                break
+    for path in RELEASE_FILES:
+        raw = read_text(source, path)
+        if raw is not None:
+            rel = p_os_release.parse(raw.text)
+            if rel.ok:
+                found.append((rel, raw.source))
+                break
+    pasted = ok_outputs(source, "os-release")
+    for raw in pasted:
+        rel = p_os_release.parse(raw.text)
+        if rel.ok:
+            found.append((rel, raw.source))
+    if not any(r.id for r, _ in found):
+        for raw in fallback_pastes(source, p_os_release.looks_like, "os-release", 0.6):
+            rel = p_os_release.parse(raw.text)
+            if rel.ok:
+                found.append((rel, raw.source))
+    # collect_env's OS line describes where torch ran (possibly a container): last resort
+    for raw in ok_outputs(source, "collect_env"):
+        ce = p_collect_env.parse_cached(raw.text)
+        if ce.os:
+            rel = p_os_release.from_pretty(ce.os)
+            if rel.ok:
+                found.append((rel, raw.source + "#OS"))
+    best = next(((r, s) for r, s in found if r.id), None)
+    if best is None:
+        if found:
+            info.put("pretty_name", found[0][0].pretty_name or found[0][0].name, found[0][1])
+        return
+    rel, src = best
+    info.put("id", rel.id, src)
+    info.put("pretty_name", rel.pretty_name or rel.name, src)
+    info.put("version_id", rel.version_id, src)
+    info.put("codename", rel.codename, src)
+    # fill gaps from other outputs about the same distribution
+    for other, osrc in found:
+        if other is rel or other.id != rel.id:
+            continue
+        if other.version_id and info.version_id and other.version_id != info.version_id:
+            continue
+        info.put("version_id", other.version_id, osrc, overwrite=False)
+        info.put("codename", other.codename, osrc, overwrite=False)
+        info.put("pretty_name", other.pretty_name, osrc, overwrite=False)
+
+
+# -- kernel --------------------------------------------------------------------------------------
+
+def _kernel_candidates(source: Source) -> Tuple[List[Tuple[str, str, float]], Optional[str], Optional[str]]:
+    cands: List[Tuple[str, str, float]] = []
+    machine = None
+    machine_src = None
+    raw = read_text(source, KERNEL_FILE, 4096)
+    if raw is not None and raw.text.strip():
+        rel = raw.text.strip().splitlines()[0].strip()
+        if re.match(r"^" + p_uname.RELEASE_RE + r"$", rel):
+            cands.append((rel, raw.source, 10.0))
+    arch_raw = read_text(source, ARCH_FILE, 256)
+    have_arch = arch_raw is not None and arch_raw.text.strip() in p_uname.ARCHES
+    if not (cands and have_arch):
+        outs = ok_outputs(source, "uname")
+        if not outs and not cands:
+            outs = fallback_pastes(source, p_uname.looks_like, "uname", 0.7)
+        for raw in outs:
+            u = p_uname.parse(raw.text)
+            if u.release:
+                cands.append((u.release, raw.source, 1.0))
+            if u.machine and machine is None:
+                machine, machine_src = u.machine, raw.source
+    for raw in ok_outputs(source, "collect_env"):
+        ce = p_collect_env.parse_cached(raw.text)
+        if ce.kernel:
+            cands.append((ce.kernel, raw.source + "#Python platform", 1.0))
+    for raw in ok_outputs(source, "dmesg"):
+        dm = p_dmesg.parse(raw.text)
+        if dm.kernel_version:
+            cands.append((dm.kernel_version, raw.source, 1.0))
+    return cands, machine, machine_src
+
+
+def _kernel(source: Source, info: OSInfo) -> None:
+    cands, machine, machine_src = _kernel_candidates(source)
+    best = vote(cands)
+    if best is None:
+        return
+    release, src = best
+    info.put("kernel", release, src)
+    info.put("kernel_flavour", p_uname.flavour(release), src)
+    others = sorted({c[0] for c in cands if c[0] != release})
+    if others:
+        info.note("other kernel releases appear in the outputs: %s (outputs taken at different times?); "
+                  "using %s" % (", ".join(others), release))
+    if machine:
+        info.put("arch", machine, machine_src, overwrite=False)
+
+
+def _arch(source: Source, info: OSInfo) -> None:
+    raw = read_text(source, ARCH_FILE, 256)
+    if raw is not None and raw.text.strip() in p_uname.ARCHES:
+        info.put("arch", raw.text.strip(), raw.source)
+        return
+    if info.arch:
+        return
+    for raw in ok_outputs(source, "collect_env"):
+        ce = p_collect_env.parse_cached(raw.text)
+        if ce.arch:
+            info.put("arch", ce.arch, raw.source, overwrite=False)
+            return
+
+
+# -- WSL / container -----------------------------------------------------------------------------
+
+def _wsl(source: Source, info: OSInfo) -> None:
+    if info.kernel and p_uname.is_wsl(info.kernel):
+        info.put("wsl", True, info.sources.get("kernel", "kernel"))
+        return
+    for path in WSL_INTEROP:
+        if stat(source, path) is not None:
+            info.put("wsl", True, "file:" + path)
+            return
+    e = env(source)
+    if e.get("WSL_DISTRO_NAME"):
+        info.put("wsl", True, "env:WSL_DISTRO_NAME")
+        return
+    for raw in ok_outputs(source, "collect_env"):
+        ce = p_collect_env.parse_cached(raw.text)
+        if ce.wsl:
+            info.put("wsl", True, raw.source + "#Python platform")
+            return
+    if info.kernel:
+        info.put("wsl", False, info.sources.get("kernel", "kernel"))
+
+
+_CGROUP_HINTS = (("kubepods", "kubernetes"), ("libpod", "podman"), ("docker", "docker"), ("containerd", "containerd"),
+                 ("lxc", "lxc"), ("machine.slice/machine-", "systemd-nspawn"))
+
+
+def _container(source: Source, info: OSInfo) -> None:
+    raw = read_text(source, "/run/systemd/container", 256)
+    if raw is not None and raw.text.strip() and raw.text.strip() != "wsl":
+        info.put("container", raw.text.strip().split()[0], raw.source)
+        return
+    if stat(source, "/.dockerenv") is not None:
+        info.put("container", "docker", "file:/.dockerenv")
+        return
+    if stat(source, "/run/.containerenv") is not None:
+        info.put("container", "podman", "file:/run/.containerenv")
+        return
+    raw = read_text(source, "/proc/1/cgroup", 16 * 1024)
+    if raw is not None:
+        low = raw.text.lower()
+        for needle, name in _CGROUP_HINTS:
+            if needle in low:
+                info.put("container", name, raw.source)
+                return
+
+
+# -- CPU / python ----------------------------------------------------------------------------------
+
+_CPU_LINE = lazy(r"^\s*model name\s*:\s*(.+?)\s*$", re.I | re.M)
+_LSCPU_LINE = lazy(r"^\s*Model name\s*:\s*(.+?)\s*$", re.M)
+
+
+def _cpu(source: Source, info: OSInfo) -> None:
+    raw = read_text(source, "/proc/cpuinfo", 16 * 1024)
+    if raw is not None:
+        m = _CPU_LINE.search(raw.text)
+        if m:
+            info.put("cpu", m.group(1), raw.source)
+            return
+    for raw in ok_outputs(source, "collect_env"):
+        ce = p_collect_env.parse_cached(raw.text)
+        if ce.cpu_model:
+            info.put("cpu", ce.cpu_model, raw.source + "#CPU")
+            return
+    for name, text in pastes(source):
+        m = _CPU_LINE.search(text) or _LSCPU_LINE.search(text)
+        if m and m.group(1).strip():
+            info.put("cpu", m.group(1), "paste:%s" % name)
+            return
+
+
+def _python(source: Source, info: OSInfo) -> None:
+    for path in ("/usr/bin/python3", "/usr/local/bin/python3"):
+        target = readlink_or_none(source, path)
+        if target:
+            m = re.search(r"python(\d+\.\d+)$", posixpath.basename(target))
+            if m:
+                info.put("python", m.group(1), "link:%s" % path)
+                return
+
+
+# -- Ubuntu HWE ----------------------------------------------------------------------------------
+
+def kernel_series(release: Optional[str]) -> Optional[str]:
+    m = re.match(r"^(\d+)\.(\d+)", release or "")
+    return "%s.%s" % (m.group(1), m.group(2)) if m else None
+
+
+def _hwe(source: Source, info: OSInfo) -> None:
+    if info.id != "ubuntu" or not info.kernel or info.wsl:
+        return
+    ga = UBUNTU_GA_KERNEL.get(info.version_id or "")
+    for path in ("/usr/share/doc/linux-generic-hwe-%s" % (info.version_id or ""),
+                 "/usr/share/doc/linux-image-generic-hwe-%s" % (info.version_id or "")):
+        st = stat(source, path)
+        if st is not None and info.version_id:
+            info.put("hwe", True, "file:" + path)
+            return
+    if ga is None:
+        return
+    series = kernel_series(info.kernel)
+    flav = info.kernel_flavour or ""
+    if any(flav.startswith(t) for t in _VENDOR_TRACKS):
+        info.put("hwe", False, "rule:vendor kernel track (%s)" % flav)
+        info.note("kernel %s is a vendor kernel track (%s), neither the GA nor the HWE kernel" % (info.kernel, flav))
+        return
+    if series is None:
+        return
+    info.put("hwe", series != ga[0], "rule:ubuntu %s GA kernel is %s (%s)" % (info.version_id, ga[0], ga[1]))
+

@@ -1,0 +1,400 @@
+"""ROCm on the host: installed releases, packages, where ``/opt/rocm`` points, AMD's apt
+repositories and pins, the amdgpu kernel driver (in-tree or DKMS), HSA runtime / KFD versions.
+
+``system.rocm.version`` is the *host's* ROCm release only, from (best first) the release
+``/opt/rocm`` points to (``.info/version``), the other ``/opt/rocm-*`` installs, the ROCm packages
+(dpkg / apt / dnf / rpm lists), ``amd-smi version`` and ``rocm_version.h``.  The HIP / ROCm a
+PyTorch wheel was built against is never used here.
+"""
+from __future__ import annotations
+
+import posixpath
+import re
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Dict, List, Optional, Tuple
+
+from ...model import AptPin, AptSource, RocmInfo, RocmInstall, System
+from ..parsers import amd_smi, apt_policy, apt_prefs, apt_sources, dkms, lshw, lsmod, lspci, packages, rocm_smi, rocminfo
+from ..parsers import rocm_version as rv
+from ..sources import Raw, Source
+from . import _gpu_shared as sh
+
+# hosts whose repositories count as AMD's (add local mirrors of repo.radeon.com here)
+RADEON_HOSTS: Tuple[str, ...] = apt_sources.DEFAULT_RADEON_HOSTS
+
+_ROCM_DIR = re.compile(r"^rocm(-\d+\.\d+(?:\.\d+){0,2}.*)?$")
+_ROCMISH = re.compile(r"rocm|amdgpu|radeon|hip", re.I)
+
+
+# ---------------------------------------------------------------------------------------------
+# installs under /opt
+
+
+def _resolve(source: Source, path: str, hops: int = 8) -> Optional[str]:
+    """Final target of a symlink chain (/opt/rocm -> /etc/alternatives/rocm -> /opt/rocm-6.3.1);
+    None when ``path`` is not a link."""
+    target = None
+    cur = path
+    for _ in range(hops):
+        link = sh.readlink(source, cur)
+        if not link:
+            break
+        cur = posixpath.normpath(link if link.startswith("/") else posixpath.join(posixpath.dirname(cur), link))
+        target = cur
+    return target
+
+
+def _install_at(source: Source, path: str) -> Optional[RocmInstall]:
+    inst = RocmInstall(path=path)
+    raw = sh.read_text(source, path + "/.info/version", 4096)
+    if raw is not None:
+        rel = rv.parse_info_version(raw.text)
+        if rel.version:
+            inst.put("version", rel.version, raw.source)
+            inst.put("build", rel.build, raw.source)
+        else:
+            inst.note("%s/.info/version does not hold a version: %r" % (path, (rel.raw or "")[:60]))
+    if inst.version is None:
+        hdr = sh.read_text(source, path + "/include/rocm-core/rocm_version.h", 65536)
+        if hdr is not None:
+            rel = rv.parse_version_header(hdr.text)
+            if rel.version:
+                inst.put("version", rel.version, hdr.source)
+                inst.put("build", rel.build, hdr.source)
+    if inst.version is None:
+        v = rv.version_from_dirname(posixpath.basename(path))
+        if v:
+            inst.put("version", v, "dir:" + path)
+            inst.note("release taken from the directory name; %s/.info/version is missing" % path)
+    if inst.version is None and not sh.exists(source, path + "/bin") and not sh.exists(source, path + "/lib"):
+        return None
+    if inst.version is None:
+        inst.note("release unknown: no .info/version or rocm_version.h under %s" % path)
+    return inst
+
+
+def _installs(source: Source, r: RocmInfo) -> None:
+    names = [n for n in sh.listdir(source, "/opt") if _ROCM_DIR.match(n)]
+    target = _resolve(source, "/opt/rocm")
+    if target:
+        r.put("opt_rocm_target", target, "link:/opt/rocm")
+    seen: Dict[str, RocmInstall] = {}
+    candidates = ["/opt/" + n for n in names if n != "rocm"]
+    if "rocm" in names or sh.exists(source, "/opt/rocm"):
+        if target is None:
+            candidates.insert(0, "/opt/rocm")  # a real directory (tarball / TheRock / container)
+        elif target not in candidates:
+            candidates.append(target)
+    env = {}
+    try:
+        env = source.env()
+    except Exception:
+        pass
+    for var in ("ROCM_PATH", "HIP_PATH"):
+        p = env.get(var)
+        if p and p.startswith("/") and posixpath.normpath(p) not in candidates and posixpath.normpath(p) != "/opt/rocm":
+            candidates.append(posixpath.normpath(p))
+    for path in candidates:
+        inst = _install_at(source, path)
+        if inst is not None and path not in seen:
+            seen[path] = inst
+            r.installs.append(inst)
+
+
+def _pasted_installs(source: Source, system: System, r: RocmInfo) -> None:
+    """A pasted ``cat /opt/rocm/.info/version`` (or rocm_version.h): the release /opt/rocm holds."""
+    if r.installs:
+        return
+    for raw, rel in sh.parsed(source, system, "rocm-info-version", rv.parse):
+        if rel.version:
+            inst = RocmInstall(path="/opt/rocm")
+            inst.put("version", rel.version, raw.source)
+            inst.put("build", rel.build, raw.source)
+            inst.note("from a pasted release file; which /opt/rocm* it was is not known")
+            r.installs.append(inst)
+            return
+
+
+# ---------------------------------------------------------------------------------------------
+# packages
+
+
+def _packages(source: Source, system: System, r: RocmInfo) -> List[Tuple[packages.Package, str]]:
+    found: List[Tuple[packages.Package, str]] = []
+    for kind in ("dpkg", "apt-list", "dnf-list", "pacman-list"):
+        for raw, res in sh.parsed(source, system, kind, packages.parse):
+            for p in res.packages:
+                if packages.is_rocm_package(p.name):
+                    found.append((p, raw.source))
+    for p, label in found:
+        if p.installed and p.version and p.name not in r.packages:
+            r.packages[p.name] = p.version
+            r.sources.setdefault("packages", label)
+    return found
+
+
+def _distro_release(pkgs: List[packages.Package]) -> Optional[Tuple[str, packages.Package]]:
+    """A distribution's own ROCm packages carry the upstream release without a libpatch
+    (Ubuntu 24.04: ``rocminfo 5.7.1-3build1``)."""
+    for name in ("rocm-core", "rocminfo", "hip-runtime-amd", "rocm-hip-runtime", "hipcc", "rocm-smi", "libamdhip64-5",
+                 "libamdhip64-6", "rocm-device-libs"):
+        for p in pkgs:
+            if p.installed and p.base_name == name and p.version and not packages.release_of(p.version):
+                m = re.match(r"^(?:\d+:)?(\d+\.\d+\.\d+)", p.version)
+                if m:
+                    return m.group(1), p
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# apt configuration
+
+
+def _apt(source: Source, system: System, r: RocmInfo) -> None:
+    files: List[str] = ["/etc/apt/sources.list"]
+    for n in sh.listdir(source, "/etc/apt/sources.list.d"):
+        if n.endswith((".list", ".sources")):
+            files.append("/etc/apt/sources.list.d/" + n)
+    texts: List[Tuple[str, Raw]] = []
+    for f in files:
+        raw = sh.read_text(source, f, 1024 * 1024)
+        if raw is not None:
+            texts.append((f, raw))
+    for raw in sh.good(sh.outputs(source, system, "apt-sources")):
+        texts.append(("", raw))
+    for f, raw in texts:
+        res = apt_sources.parse(raw.text, file=f or None, radeon_hosts=RADEON_HOSTS)
+        for e in res.entries:
+            if not (e.radeon or _ROCMISH.search(e.uri or "") or _ROCMISH.search(posixpath.basename(f))):
+                continue
+            a = AptSource(file=f or None, line=e.line, uri=e.uri, suite=e.suite, components=list(e.components),
+                          signed_by=e.signed_by, enabled=e.enabled, radeon=e.radeon, repo_kind=e.repo_kind,
+                          release=e.release)
+            a.sources["line"] = raw.source
+            if e.radeon and e.enabled and not e.signed_by:
+                a.note("no signed-by= option: apt trusts it only through a global keyring")
+            r.apt_sources.append(a)
+    pref_files = ["/etc/apt/preferences"]
+    pref_files += ["/etc/apt/preferences.d/" + n for n in sh.listdir(source, "/etc/apt/preferences.d")]
+    ptexts: List[Tuple[str, Raw]] = []
+    for f in pref_files:
+        raw = sh.read_text(source, f, 256 * 1024)
+        if raw is not None:
+            ptexts.append((f, raw))
+    for raw in sh.good(sh.outputs(source, system, "apt-prefs")):
+        ptexts.append(("", raw))
+    for f, raw in ptexts:
+        for p in apt_prefs.parse(raw.text, file=f or None).pins:
+            if not (p.mentions_radeon(RADEON_HOSTS) or _ROCMISH.search(p.package or "") or _ROCMISH.search(p.pin or "")):
+                continue
+            pin = AptPin(file=f or None, package=p.package, pin=p.pin, priority=p.priority)
+            pin.sources["pin"] = raw.source
+            r.apt_pins.append(pin)
+    for raw, res in sh.parsed(source, system, "apt-policy", apt_policy.parse):
+        offers = res.distro_offers_rocm(RADEON_HOSTS)
+        if offers is not None:
+            r.put("distro_offers_rocm", offers or r.distro_offers_rocm or False, raw.source)
+        bad = res.candidates_from_other_archive(RADEON_HOSTS)
+        if bad:
+            r.note("apt would install %s from the distribution archive, not repo.radeon.com (%s)"
+                   % (", ".join(sorted(bad)), raw.source))
+
+
+# ---------------------------------------------------------------------------------------------
+# kernel driver
+
+
+def _driver(source: Source, system: System, r: RocmInfo, found: List[Tuple[packages.Package, str]]) -> None:
+    mods = None
+    raw = sh.read_text(source, "/proc/modules", 4 * 1024 * 1024)
+    if raw is not None:
+        mods = (raw, lsmod.parse(raw.text))
+    else:
+        for raw2, res in sh.parsed(source, system, "lsmod", lsmod.parse):
+            if res.modules or res.full_list:
+                mods = (raw2, res)
+                break
+    if mods is not None:
+        label, res = mods[0].source, mods[1]
+        if res.amdgpu_loaded is not None:
+            r.put("amdgpu_loaded", res.amdgpu_loaded, label)
+        if res.dkms_build is True:
+            r.note("the loaded amdgpu is AMD's DKMS build (amdkcl/amdttm modules present) (%s)" % label)
+        elif res.dkms_build is False:
+            r.note("the loaded amdgpu is the kernel's own driver (no amdkcl/amdttm modules) (%s)" % label)
+    try:
+        ver = source.read("/sys/module/amdgpu/version", 256)
+    except Exception:
+        ver = Raw(None, "file:/sys/module/amdgpu/version", "unreadable")
+    if ver.text and ver.text.strip() and not ver.error:
+        r.put("amdgpu_version", ver.text.strip(), ver.source)
+        if r.amdgpu_loaded is None:
+            r.put("amdgpu_loaded", True, ver.source)
+    elif r.amdgpu_loaded and ver.error == "not found":
+        r.note("amdgpu has no version file (/sys/module/amdgpu/version): the kernel's own driver")
+    if r.amdgpu_loaded is None:
+        loaded_modules = sh.listdir(source, "/sys/module")
+        if loaded_modules:  # no /proc/modules (some sandboxes): the module directory tells
+            r.put("amdgpu_loaded", "amdgpu" in loaded_modules, "dir:/sys/module")
+    if r.amdgpu_loaded is None:
+        for raw2, res2 in sh.parsed(source, system, "rocminfo", rocminfo.parse):
+            if res2.kfd_loaded:
+                r.put("amdgpu_loaded", True, raw2.source + " (ROCk module is loaded)")
+                break
+    if r.amdgpu_loaded is None:
+        for raw2, res3 in sh.parsed(source, system, "lspci", lspci.parse):
+            if any(d.driver == "amdgpu" for d in res3.devices):
+                r.put("amdgpu_loaded", True, raw2.source + " (Kernel driver in use: amdgpu)")
+                break
+    if r.amdgpu_loaded is None:
+        for raw2, res4 in sh.parsed(source, system, "lshw", lshw.parse):
+            if any(d.driver == "amdgpu" for d in res4.devices):
+                r.put("amdgpu_loaded", True, raw2.source + " (driver=amdgpu)")
+                break
+    if r.amdgpu_loaded is None:
+        r.note("whether amdgpu is loaded is unknown")
+    lines = []
+    label = None
+    for raw2, res in sh.parsed(source, system, "dkms", dkms.parse):
+        for e in res.amdgpu:
+            lines.append(e.line or "")
+            label = label or raw2.source
+    if lines:
+        r.put("amdgpu_dkms", "; ".join(lines[:4]), label or "")
+    else:
+        for p, label in found:
+            if p.installed and p.base_name == "amdgpu-dkms" and p.version:
+                r.put("amdgpu_dkms", p.version, label)
+                break
+
+
+def _dpkg_audit(source: Source, system: System, r: RocmInfo) -> None:
+    for raw in sh.outputs(source, system, "dpkg-audit"):
+        if raw.error:
+            continue
+        text = (raw.text or "").strip()
+        if raw.rc not in (None, 0) and not text:
+            continue
+        r.put("dpkg_audit_clean", not text, raw.source)
+        if text:
+            r.put("dpkg_audit", text[:4000], raw.source)
+        return
+
+
+# ---------------------------------------------------------------------------------------------
+# tools
+
+
+def _tools(source: Source, system: System, r: RocmInfo) -> None:
+    for raw, res in sh.parsed(source, system, "rocminfo", rocminfo.parse):
+        r.put("hsa_runtime_version", res.runtime_version, raw.source, overwrite=False)
+        r.put("kfd_version", res.kfd_version, raw.source, overwrite=False)
+        if res.kfd_loaded is False:
+            r.note("rocminfo: the KFD (ROCk) module is not loaded (%s)" % raw.source)
+    for kind in ("amd-smi-version", "amd-smi"):
+        for raw, res in sh.parsed(source, system, kind, amd_smi.parse):
+            r.put("smi_version", ("amd-smi " + res.tool_version) if res.tool_version else None, raw.source, overwrite=False)
+            if res.amdgpu_version and re.fullmatch(r"\d+\.\d+(\.\d+)*", res.amdgpu_version.strip()):
+                r.put("kfd_version", res.amdgpu_version.strip(), raw.source, overwrite=False)
+    for raw, res in sh.parsed(source, system, "rocm-smi", rocm_smi.parse):
+        if res.smi_version:
+            r.put("smi_version", "rocm-smi " + res.smi_version, raw.source, overwrite=False)
+        if res.driver_version:
+            r.note("rocm-smi reports driver version %s (%s)" % (res.driver_version, raw.source))
+
+
+def _amd_smi_rocm(source: Source, system: System) -> Optional[Tuple[str, str]]:
+    for kind in ("amd-smi-version", "amd-smi"):
+        for raw, res in sh.parsed(source, system, kind, amd_smi.parse):
+            if res.rocm_version and re.match(r"^\d+\.\d+", res.rocm_version):
+                return res.rocm_version, raw.source
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def _version(source: Source, system: System, r: RocmInfo, found: List[Tuple[packages.Package, str]]) -> None:
+    pkgs = [p for p, _l in found]
+    labels = {id(p): l for p, l in found}
+    active = None
+    if r.opt_rocm_target:
+        active = next((i for i in r.installs if i.path == r.opt_rocm_target), None)
+    elif r.installs and r.installs[0].path == "/opt/rocm":
+        active = r.installs[0]
+    versioned = [i for i in r.installs if i.version]
+    if active is not None and active.version:
+        r.put("version", active.version, active.sources.get("version", "file:%s/.info/version" % active.path))
+    elif len(versioned) == 1:
+        r.put("version", versioned[0].version, versioned[0].sources.get("version", ""))
+    elif len(versioned) > 1:
+        best = max(versioned, key=lambda i: _vkey(i.version))
+        r.put("version", best.version, best.sources.get("version", ""))
+        r.note("several ROCm releases installed (%s) and /opt/rocm points to none of them; took the newest"
+               % ", ".join(i.version or "?" for i in versioned))
+    if len(versioned) > 1 and active is not None:
+        r.note("several ROCm releases installed: %s; /opt/rocm -> %s"
+               % (", ".join("%s (%s)" % (i.version, i.path) for i in versioned), r.opt_rocm_target or "/opt/rocm"))
+    rel = packages.rocm_release(pkgs)
+    releases = packages.releases(pkgs)
+    if rel is not None:
+        label = labels.get(id(rel[1]), "packages")
+        if r.version is None:
+            r.put("version", rel[0], "%s (%s %s)" % (label, rel[1].name, rel[1].version))
+        elif rel[0] != r.version and not any(rel[0] == i.version for i in r.installs):
+            r.note("packages say ROCm %s (%s %s) but the installed tree says %s"
+                   % (rel[0], rel[1].name, rel[1].version, r.version))
+    if len(releases) > 1:
+        r.note("several ROCm releases installed side by side: %s" % ", ".join(releases))
+    if r.version is None:
+        d = _distro_release(pkgs)
+        if d is not None:
+            r.put("version", d[0], "%s (%s %s)" % (labels.get(id(d[1]), "packages"), d[1].name, d[1].version))
+            r.note("ROCm %s comes from the distribution's own packages, not from repo.radeon.com" % d[0])
+    smi = _amd_smi_rocm(source, system)
+    if smi is not None:
+        if r.version is None:
+            r.put("version", smi[0], smi[1])
+        elif not smi[0].startswith(r.version) and not r.version.startswith(smi[0]):
+            r.note("amd-smi says ROCm %s (%s), detected %s" % (smi[0], smi[1], r.version))
+    if r.version is None:
+        r.note("no host ROCm release found (no /opt/rocm*/.info/version, no ROCm packages, no amd-smi)")
+
+
+def _vkey(v: Optional[str]) -> Tuple[int, ...]:
+    try:
+        return tuple(int(x) for x in (v or "0").split("."))
+    except ValueError:
+        return (0,)
+
+
+def probe(source: Source, system: System) -> None:
+    r = system.rocm
+    with ThreadPoolExecutor(max_workers=6) as ex:
+        jobs = {
+            "installs": ex.submit(_installs, source, r),
+            "packages": ex.submit(_packages, source, system, r),
+            "apt": ex.submit(_apt, source, system, r),
+            "audit": ex.submit(_dpkg_audit, source, system, r),
+            "tools": ex.submit(_tools, source, system, r),
+        }
+        results: Dict[str, Any] = {}
+        for name, fut in jobs.items():
+            try:
+                results[name] = fut.result()
+            except Exception as exc:  # pragma: no cover - defensive
+                r.note("ROCm detection step '%s' failed: %s: %s" % (name, type(exc).__name__, exc))
+    try:
+        _pasted_installs(source, system, r)
+    except Exception as exc:  # pragma: no cover - defensive
+        r.note("reading a pasted ROCm release file failed: %s: %s" % (type(exc).__name__, exc))
+    try:
+        _driver(source, system, r, results.get("packages") or [])  # after packages: falls back to the amdgpu-dkms package version
+    except Exception as exc:  # pragma: no cover - defensive
+        r.note("amdgpu driver detection failed: %s: %s" % (type(exc).__name__, exc))
+    try:
+        _version(source, system, r, results.get("packages") or [])
+    except Exception as exc:  # pragma: no cover - defensive
+        r.note("ROCm release detection failed: %s: %s" % (type(exc).__name__, exc))
+    if r.hsa_runtime_version is None:
+        r.note("HSA runtime version unknown (no rocminfo output)")

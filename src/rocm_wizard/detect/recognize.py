@@ -1,0 +1,285 @@
+"""What a pasted text is, decided by its content.
+
+A paste is often several outputs in one: a terminal session with prompt lines (``$ rocminfo``,
+``user@host:~$ lsmod | grep amdgpu``, ``[root@x ~]# dnf list``, ``root@hs2 ~# uname -a``), or a
+markdown file with fenced blocks.  :func:`split` cuts it into segments at prompt lines and fences;
+:func:`classify` asks every parser module's ``looks_like(text)`` how sure it is and takes the best
+(the command on the prompt line, when there is one, is a hint that breaks ties and rescues short
+outputs such as ``uname -a``).  :func:`recognize` does both.
+
+Parser modules are named in :data:`PARSERS` by dotted path; modules that do not exist (yet) are
+skipped, so parsers can be added without touching this file's callers.  A parser module exposes
+``KIND`` (a key of :data:`~rocm_wizard.detect.sources.KIND_COMMANDS`), ``looks_like(text) -> float``
+and optionally ``kind_of(text) -> str`` when one module reads several kinds (``apt list`` vs
+``dpkg -l``).
+"""
+from __future__ import annotations
+
+import importlib
+import re
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+# Parser modules by dotted path.  Missing ones are ignored.
+PARSERS: Tuple[str, ...] = (
+    "rocm_wizard.detect.parsers.rocminfo",
+    "rocm_wizard.detect.parsers.rocm_smi",
+    "rocm_wizard.detect.parsers.amd_smi",
+    "rocm_wizard.detect.parsers.lspci",
+    "rocm_wizard.detect.parsers.lshw",
+    "rocm_wizard.detect.parsers.lsmod",
+    "rocm_wizard.detect.parsers.packages",
+    "rocm_wizard.detect.parsers.dkms",
+    "rocm_wizard.detect.parsers.apt_sources",
+    "rocm_wizard.detect.parsers.apt_prefs",
+    "rocm_wizard.detect.parsers.apt_policy",
+    "rocm_wizard.detect.parsers.sysfs",
+    "rocm_wizard.detect.parsers.rocm_version",
+    # the OS / Python / error side
+    "rocm_wizard.detect.parsers.os_release",
+    "rocm_wizard.detect.parsers.uname",
+    "rocm_wizard.detect.parsers.collect_env",
+    "rocm_wizard.detect.parsers.pip_freeze",
+    "rocm_wizard.detect.parsers.pip",
+    "rocm_wizard.detect.parsers.dmesg",
+    "rocm_wizard.detect.parsers.errors",
+    "rocm_wizard.detect.parsers.error_log",
+    "rocm_wizard.detect.parsers.docker",
+)
+
+THRESHOLD = 0.35  # below this a segment is left unrecognised (kind None)
+
+# command word on a prompt line -> kind it most likely produced
+_COMMAND_HINTS: Tuple[Tuple[str, str], ...] = (
+    (r"(^|/)rocminfo\b|(^|/)rocm_agent_enumerator\b", "rocminfo"),
+    (r"\.info/version\b|rocm_version\.h\b", "rocm-info-version"),
+    (r"(^|/)pacman\s+-Q", "pacman-list"),
+    (r"(^|/)apt(-cache)?\s+show\b", "apt-list"),
+    (r"(^|/)dpkg\s+(-s|--status)\b", "dpkg"),
+    (r"(^|/)rocm-smi\b", "rocm-smi"),
+    (r"(^|/)amd-smi\s+version\b", "amd-smi-version"),
+    (r"(^|/)amd-smi\b", "amd-smi"),
+    (r"(^|/)lspci\b", "lspci"),
+    (r"(^|/)lshw\b", "lshw"),
+    (r"(^|/)lsmod\b|/proc/modules", "lsmod"),
+    (r"(^|/)dpkg\s+(-l|--list)\b|(^|/)dpkg-query\b", "dpkg"),
+    (r"(^|/)dpkg\s+--audit\b|(^|/)dpkg\s+-C\b", "dpkg-audit"),
+    (r"(^|/)apt\s+list\b", "apt-list"),
+    (r"(^|/)apt-cache\s+policy\b|(^|/)apt\s+policy\b", "apt-policy"),
+    (r"(^|/)(dnf|yum)\s+list\b|(^|/)rpm\s+-q", "dnf-list"),
+    (r"(^|/)dkms\s+status\b", "dkms"),
+    (r"(^|/)uname\b", "uname"),
+    (r"/etc/(os|system|lsb|redhat)-release\b|(^|/)lsb_release\b", "os-release"),
+    (r"sources\.list|\.sources\b", "apt-sources"),
+    (r"/etc/apt/preferences", "apt-prefs"),
+    (r"/kfd/topology/nodes/", "kfd-properties"),
+    (r"collect_env", "collect_env"),
+    (r"(^|/)pip3?\s+(freeze|list)\b|(^|/)uv\s+pip\s+(freeze|list)\b|-m\s+pip\s+(freeze|list)\b", "pip-freeze"),
+    (r"(^|/)dmesg\b|journalctl\s+-k", "dmesg"),
+    (r"(^|/)docker\s+images\b", "docker-images"),
+    (r"(^|/)docker\s+(version|--version)\b", "docker-version"),
+)
+
+_TOOLS = (r"rocminfo|rocm-smi|pacman|amd-smi|rocm_agent_enumerator|lspci|lshw|lsmod|dpkg|dpkg-query|apt|apt-cache|apt-get|"
+          r"dnf|yum|rpm|dkms|uname|cat|python3?(?:\.\d+)?|pip3?|uv|docker|clinfo|dmesg|journalctl|hipconfig|ls|grep|"
+          r"lsb_release|hostnamectl|sudo|env|echo|groups|id|which|torchrun|update-alternatives|amdgpu-install")
+
+_PROMPTS = (
+    # user@host:~/dir$ cmd   /   root@hs2 ~# cmd   /   (venv) user@host:~$ cmd
+    re.compile(r"^\s*(?:\([^)]*\)\s*)?[\w.\-]+@[\w.\-]+(?:[: ][^$#%>\n]{0,120})?\s*[$#%>]\s*(?P<cmd>\S.*)?$"),
+    # [root@x ~]# cmd
+    re.compile(r"^\s*(?:\([^)]*\)\s*)?\[[\w.\-]+@[\w.\-]+[^\]]{0,120}\][$#]\s*(?P<cmd>\S.*)?$"),
+    # $ cmd   ~$ cmd   ~/x$ cmd   (venv) $ cmd
+    re.compile(r"^\s*(?:\([^)]*\)\s*)?(?:~[\w/.\-]*|/[\w/.\-]*)?\s*\$\s+(?P<cmd>\S.*)$"),
+    # # cmd / ~# cmd -- only with a known tool, since '#' also starts comments
+    re.compile(r"^\s*(?:~[\w/.\-]*|/[\w/.\-]*)?#\s+(?P<cmd>(?:sudo\s+)?(?:/\S*/)?(?:" + _TOOLS + r")\b.*)$"),
+    # ❯ cmd / > cmd (fish / starship)
+    re.compile(r"^\s*[❯➜]\s+(?:\S+\s+)?(?P<cmd>(?:sudo\s+)?(?:/\S*/)?(?:" + _TOOLS + r")\b.*)$"),
+)
+# a bare command line without a prompt ("dpkg -l | grep rocm", "/opt/rocm/bin/rocminfo --support")
+_BARE = re.compile(r"^(?P<cmd>(?:sudo\s+)?(?:[A-Z_]+=\S*\s+)*(?:/[\w.\-]+)*/?(?:" + _TOOLS + r")(?:\s+[-/|'\"\w.].*)?)$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+
+Segment = Tuple[Optional[str], str, str]  # (kind, text, label)
+
+_loaded: Optional[List[object]] = None
+
+
+def parser_modules() -> List[object]:
+    """The parser modules of :data:`PARSERS` that exist and expose ``looks_like``."""
+    global _loaded
+    if _loaded is None:
+        mods = []
+        for name in PARSERS:
+            try:
+                mod = importlib.import_module(name)
+            except ImportError:
+                continue
+            except Exception:  # a broken module of someone else must not break recognition
+                continue
+            if callable(getattr(mod, "looks_like", None)) and getattr(mod, "KIND", None):
+                mods.append(mod)
+        _loaded = mods
+    return list(_loaded)
+
+
+def _prompt_command(line: str) -> Optional[str]:
+    for rx in _PROMPTS:
+        m = rx.match(line)
+        if m:
+            return (m.group("cmd") or "").strip()
+    m = _BARE.match(line.strip()) if line[:1] not in (" ", "\t") else None
+    if m and _plausible_bare(line.strip()):
+        return m.group("cmd").strip()
+    return None
+
+
+def _plausible_bare(s: str) -> bool:
+    # output lines that happen to start with a tool name: "rocminfo: error", "cat: x: No such file"
+    if re.match(r"^[\w./\-]+:", s):
+        return False
+    if len(s) > 300:
+        return False
+    return True
+
+
+def split(text: str) -> List[Tuple[str, Optional[str], str]]:
+    """Segments of a paste: ``[(label, command or None, text)]``.  Prompt lines and fences end a
+    segment; a prompt's command becomes the next segment's label."""
+    if not isinstance(text, str):
+        text = str(text or "")
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    segs: List[Tuple[str, Optional[str], str]] = []
+    cur: List[str] = []
+    cmd: Optional[str] = None
+    count = 0
+
+    def flush() -> bool:
+        nonlocal cur, count
+        body = "\n".join(cur).strip("\n")
+        cur = []
+        if body.strip():
+            count += 1
+            segs.append((cmd if cmd else "part %d" % count, cmd, body + "\n"))
+            return True
+        return False
+
+    for line in lines:
+        if _FENCE.match(line):
+            if flush():
+                cmd = None  # the prompt's output ended; a fence right after a prompt keeps it
+            continue
+        c = _prompt_command(line)
+        if c is not None and (not any(x.strip() for x in cur) or _is_boundary(line, cur)):
+            flush()
+            cmd = c or None
+            continue
+        cur.append(line)
+    flush()
+    return segs
+
+
+def _is_boundary(line: str, cur: List[str]) -> bool:
+    """In the middle of output, a line ends the segment when it is clearly a prompt (has a prompt
+    character), or -- after a blank line -- a bare command line of a known tool with a pipe or an
+    option (``lsmod | grep amdgpu``); ``rocminfo 6.4.1-1`` in a package list is not one."""
+    if re.match(r"^\s*(?:\([^)]*\)\s*)?(?:[\w.\-]+@[\w.\-]+|\[[\w.\-]+@|~|/[\w/.\-]*\s*[$#]|\$|#|[❯➜])", line):
+        return True
+    if line[:1] in (" ", "\t") or not _BARE.match(line.strip()):
+        return False
+    if cur and cur[-1].strip():
+        return False
+    s = line.strip()
+    return " | " in s or bool(re.search(r"\s--?[A-Za-z]", s)) or bool(re.fullmatch(r"(?:sudo\s+)?(?:/\S*/)?[\w.\-]+", s))
+
+
+def _hint(cmd: Optional[str]) -> Optional[str]:
+    if not cmd:
+        return None
+    c = cmd.strip()
+    for rx, kind in _COMMAND_HINTS:
+        if re.search(rx, c):
+            return kind
+    return None
+
+
+def classify(text: str, command: Optional[str] = None) -> Tuple[Optional[str], float]:
+    """(kind, confidence) of one segment; (None, best score) when nothing is sure enough."""
+    hint = _hint(command)
+    best: Tuple[Optional[str], float] = (None, 0.0)
+    hinted: Tuple[Optional[str], float] = (None, 0.0)
+    for mod in parser_modules():
+        try:
+            score = float(mod.looks_like(text))  # type: ignore[attr-defined]
+        except Exception:
+            continue
+        kind = _kind_of(mod, text)
+        if hint and (kind == hint or getattr(mod, "KIND", None) == hint or _same_family(kind, hint)):
+            score += 0.3
+            if _same_family(kind, hint) and kind != hint and hint in _family(mod):
+                kind = hint
+        if score > best[1]:
+            best = (kind, score)
+        if hint and kind == hint and score > hinted[1]:
+            hinted = (kind, score)
+    # the command the user typed is strong evidence once the content does not contradict it
+    if hinted[1] >= THRESHOLD:
+        return hinted[0], min(hinted[1], 1.0)
+    if best[1] >= THRESHOLD:
+        return best[0], min(best[1], 1.0)
+    if hint and text.strip() and hint in ("uname", "os-release", "dpkg-audit", "docker-version", "docker-images",
+                                         "amd-smi-version"):
+        return hint, 0.4
+    return None, best[1]
+
+
+def _kind_of(mod: object, text: str) -> Optional[str]:
+    fn: Optional[Callable[[str], str]] = getattr(mod, "kind_of", None)
+    if fn is not None:
+        try:
+            return fn(text) or getattr(mod, "KIND", None)
+        except Exception:
+            pass
+    return getattr(mod, "KIND", None)
+
+
+_FAMILIES: Tuple[Tuple[str, ...], ...] = (
+    ("dpkg", "apt-list", "dnf-list"),
+    ("amd-smi", "amd-smi-version"),
+)
+
+
+def _same_family(a: Optional[str], b: Optional[str]) -> bool:
+    return any(a in f and b in f for f in _FAMILIES)
+
+
+def _family(mod: object) -> Tuple[str, ...]:
+    k = getattr(mod, "KIND", None)
+    for f in _FAMILIES:
+        if k in f:
+            return f
+    return (k,) if k else ()
+
+
+def recognize(text: str, name: str = "paste") -> List[Segment]:
+    """Split ``text`` and classify every segment: ``[(kind, text, label)]``; ``kind`` is None for
+    segments nothing recognised.  Never raises."""
+    out: List[Segment] = []
+    try:
+        segments = split(text)
+    except Exception:
+        segments = [("part 1", None, str(text))]
+    for label, cmd, body in segments:
+        try:
+            kind, _score = classify(body, cmd)
+        except Exception:
+            kind = None
+        out.append((kind, body, label))
+    return out
+
+
+def kinds_present(segments: Sequence[Segment]) -> Dict[str, int]:
+    counts: Dict[str, int] = {}
+    for kind, _t, _l in segments:
+        if kind:
+            counts[kind] = counts.get(kind, 0) + 1
+    return counts

@@ -1,0 +1,214 @@
+"""End to end on real systems: every folder of ``shared/fixtures/real`` (outputs users pasted in
+public bug reports, with ``labels.toml`` ground truth) through ``detect_snapshot(folder)`` must give
+every labelled field right.  One test per (fixture, field), so a failure names both.
+
+Fairness rules (a label is only checked when the pasted outputs can show it):
+
+* a value that appears nowhere in the fixture's outputs came from the issue form or the prose
+  (e.g. a torch version typed into the form) and is skipped;
+* ``rocm_version`` is checked only when ``rocm_version_source`` says a host tool told it (dpkg,
+  dnf, apt list, amd-smi); when it says the number is the torch wheel's (collect_env), detection
+  must *not* report it as the host's ROCm;
+* GPU names written in prose (``Cezanne (integrated Radeon Graphics of ...)``) match by the name
+  before the parenthesis or a key word inside it; AMD dGPU names must match exactly;
+* ``error_signature`` labels are prose: the signature id expected is the one whose error name the
+  label quotes; labels that say "no error" require that no error is reported.
+"""
+from __future__ import annotations
+
+import functools
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Dict, List, Optional, Tuple
+
+import pytest
+
+from rocm_wizard.detect import detect_snapshot
+from rocm_wizard.model import System
+
+from _detect_core_support import REAL_FIXTURES
+
+try:
+    import tomllib  # type: ignore[import-not-found]
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib  # type: ignore[no-redef]
+
+FIELDS = ("gfx_targets", "gpu_names", "gpu_count", "gpu_count_rocm", "chip_ids", "device_ids", "pci_ids", "pci_bus", "bdf",
+          "isa_names", "rocm_version", "torch_version", "torch_hip_version", "triton_version", "distro_id",
+          "distro_version", "kernel", "wsl", "python_version", "hsa_runtime_version", "kfd_driver_version", "cpu",
+          "error_signature")
+HOST_TOOL_SOURCES = re.compile(r"\bdpkg\b|\bdnf\b|apt list|amd-smi", re.I)
+WHEEL_SOURCES = re.compile(r"collect_env|wheel", re.I)
+# error names quoted in labels -> the signature id detection must report
+LABEL_SIGNATURES: Tuple[Tuple[str, str], ...] = (
+    (r"HIPBLAS_STATUS_", "hipblas_status"),
+    (r"hipErrorNoBinaryForGpu", "no_binary_for_gpu"),
+    (r"HSA_STATUS_ERROR_OUT_OF_RESOURCES", "hsa_out_of_resources"),
+    (r"HSA_STATUS_ERROR_OUT_OF_REGISTERS", "hsa_out_of_registers"),
+    (r"no attribute 'language'", "triton_language"),
+    (r"only the CPU agent|no GPU agent", "no_gpu_agent"),
+    (r"rocm-smi.*'ERROR: \d+ GPU\[", "rocm_smi_error"),
+    (r"Unable to open /dev/kfd", "kfd_permission"),
+)
+
+
+def _folders() -> List[Path]:
+    if not REAL_FIXTURES.is_dir():
+        return []
+    return sorted(p for p in REAL_FIXTURES.iterdir() if (p / "labels.toml").is_file())
+
+
+def _labels(folder: Path) -> dict:
+    with open(folder / "labels.toml", "rb") as fh:
+        return tomllib.load(fh)
+
+
+def _cases():
+    out = []
+    for folder in _folders():
+        labels = _labels(folder)
+        for field in FIELDS:
+            if field in labels:
+                out.append(pytest.param(folder, field, id="%s-%s" % (folder.name[:3], field)))
+    return out
+
+
+CASES = _cases()
+
+
+@functools.lru_cache(maxsize=None)
+def system_of(folder: Path) -> System:
+    return detect_snapshot(str(folder))
+
+
+@functools.lru_cache(maxsize=None)
+def text_of(folder: Path) -> str:
+    return "\n".join(p.read_text(encoding="utf-8", errors="replace") for p in sorted(folder.glob("*.txt")))
+
+
+def shown(folder: Path, value: object) -> bool:
+    return str(value).lower() in text_of(folder).lower()
+
+
+def _hex(v: str) -> str:
+    return v.lower().replace("0x", "").zfill(4)
+
+
+def _prose_ok(label: str, names: List[str]) -> Optional[bool]:
+    """None: the label's name is not in any output (skip); else whether a detected name fits."""
+    head, _sep, inner = label.partition(" (")
+    inner = inner.rstrip(")")
+    lows = [n.lower() for n in names]
+    keys = [head] + re.findall(r"\b(?:Radeon \d{3,4}M|[A-Z][a-z]+ Ridge|Cezanne|Rembrandt|Phoenix|Strix \w+)\b", inner)
+    if not any(k and k.lower() in text_of_current[0].lower() for k in keys):
+        return None
+    return any(k.lower() == n or k.lower() in n or n in label.lower() for k in keys if k for n in lows)
+
+
+text_of_current: List[str] = [""]
+
+
+@pytest.mark.skipif(not CASES, reason="shared/fixtures/real not available")
+@pytest.mark.parametrize("folder,field", CASES)
+def test_real_fixture_field(folder: Path, field: str) -> None:
+    labels = _labels(folder)
+    want = labels[field]
+    system = system_of(folder)
+    amd = system.amd_gpus
+    text_of_current[0] = text_of(folder)
+
+    if field == "gfx_targets":
+        assert {g.gfx_target for g in amd if g.gfx_target} == set(want)
+    elif field == "gpu_names":
+        names = [g.name for g in amd if g.name]
+        plain = [n for n in want if " (" not in n]
+        prose = [n for n in want if " (" in n]
+        if plain and not all(shown(folder, n) for n in plain) and not prose:
+            pytest.skip("the GPU name comes from the issue text, not from an output")
+        for n, count in Counter(p for p in plain if shown(folder, p)).items():
+            assert names.count(n) >= count, (n, names)
+        checked = bool(plain)
+        for label in prose:
+            ok = _prose_ok(label, names)
+            if ok is None:
+                continue
+            checked = True
+            assert ok, (label, names)
+        if not checked:
+            pytest.skip("no labelled GPU name appears in the outputs")
+        if not prose:
+            assert len(names) == len(plain), names
+    elif field == "gpu_count":
+        assert len(amd) == want
+    elif field == "gpu_count_rocm":
+        assert len([g for g in amd if g.gfx_target]) == want
+    elif field in ("chip_ids", "device_ids"):
+        assert {g.device_id for g in amd if g.device_id} == {_hex(v) for v in want}
+    elif field == "pci_ids":
+        assert {g.pci_id for g in amd if g.pci_id} == {v.lower() for v in want}
+    elif field in ("pci_bus", "bdf"):
+        assert {(g.bdf or "").lower() for g in amd if g.bdf} >= {v.lower() for v in want}
+    elif field == "isa_names":
+        assert {g.isa for g in amd if g.isa} == set(want)
+    elif field == "rocm_version":
+        src = labels.get("rocm_version_source", "")
+        if HOST_TOOL_SOURCES.search(src):
+            assert system.rocm.version == want, system.rocm.sources
+        elif WHEEL_SOURCES.search(src):
+            assert system.rocm.version != want, "the torch wheel's ROCm was taken for the host's"
+        else:
+            pytest.skip("rocm_version comes from %r, which no output shows" % src)
+    elif field == "torch_version":
+        if not shown(folder, want):
+            pytest.skip("torch version only in the issue text")
+        assert want in [t.version for t in system.torch]
+    elif field == "torch_hip_version":
+        if not shown(folder, want):
+            pytest.skip("HIP version only in the issue text")
+        assert any(t.hip and (t.hip == want or t.hip.startswith(want + "-")) for t in system.torch), \
+            [t.hip for t in system.torch]
+    elif field == "triton_version":
+        if not shown(folder, want):
+            pytest.skip("triton version only in the issue text")
+        assert any(want in t.triton.values() for t in system.torch)
+    elif field == "distro_id":
+        evidence = re.search(r"\b%s\b" % re.escape(want), text_of(folder), re.I) or (
+            want == "ubuntu" and re.search(r"~\d\d\.\d\d\b", text_of(folder)))
+        if not evidence:
+            pytest.skip("distribution only in the issue text")
+        assert system.os.id == want
+    elif field == "distro_version":
+        if not shown(folder, want):
+            pytest.skip("distribution version only in the issue text")
+        assert system.os.version_id == want
+    elif field == "kernel":
+        if not shown(folder, want):
+            pytest.skip("kernel only in the issue text")
+        assert system.os.kernel == want
+    elif field == "wsl":
+        assert system.os.wsl is want
+    elif field == "python_version":
+        if not shown(folder, want):
+            pytest.skip("python version only in the issue text")
+        assert want in [t.python for t in system.torch] + [system.os.python]
+    elif field == "hsa_runtime_version":
+        assert system.rocm.hsa_runtime_version == want
+    elif field == "kfd_driver_version":
+        assert system.rocm.kfd_version == want
+    elif field == "cpu":
+        if not shown(folder, want):
+            pytest.skip("CPU only in the issue text")
+        assert system.os.cpu == want
+    elif field == "error_signature":
+        sigs = [e.signature for e in system.errors]
+        expected = [sid for rx, sid in LABEL_SIGNATURES if re.search(rx, want)]
+        if expected:
+            for sid in expected:
+                assert sid in sigs, (want, sigs)
+        elif re.match(r"^(wrong result, no error|no error)\b", want):
+            assert sigs == [], "the label says there was no error"
+        else:
+            pytest.skip("the label names no known error signature: %r" % want[:60])
+    else:  # pragma: no cover
+        raise AssertionError(field)

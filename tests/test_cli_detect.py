@@ -1,0 +1,117 @@
+"""``rocm-wizard detect`` as a user runs it: JSON valid against the packaged schema, clear failure
+on a bad snapshot path, a human report."""
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+import typing
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from rocm_wizard import model, schema
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("ROCM_WIZARD_SHARED") or (REPO / ".." / "shared")).resolve()
+FIXTURES = sorted(p for p in (SHARED / "fixtures" / "real").glob("*") if p.is_dir()) if (SHARED / "fixtures" / "real").is_dir() else []
+
+
+def cli(*args: str, cwd=None) -> subprocess.CompletedProcess:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(REPO / "src") + os.pathsep + env.get("PYTHONPATH", "")
+    return subprocess.run([sys.executable, "-m", "rocm_wizard", *args], capture_output=True, env=env, cwd=cwd, timeout=120)
+
+
+@pytest.fixture(scope="module")
+def validator():
+    sch = schema.load()
+    jsonschema.Draft202012Validator.check_schema(sch)
+    return jsonschema.Draft202012Validator(sch)
+
+
+def test_schema_is_packaged_with_the_module():
+    assert Path(schema.path()).is_file()
+    assert Path(schema.path()).parent == Path(model.__file__).parent / "schema"
+
+
+def _record_defs():
+    return {model.System: None, model.OSInfo: "os", model.GPU: "gpu", model.RocmInfo: "rocm", model.RocmInstall: "rocm_install",
+            model.AptSource: "apt_source", model.AptPin: "apt_pin", model.TorchEnv: "torch", model.DockerInfo: "docker",
+            model.DeviceNode: "device_node", model.AccessInfo: "access", model.ErrorSighting: "error"}
+
+
+def test_schema_describes_every_model_field_and_nothing_else():
+    sch = schema.load()
+    for cls, name in _record_defs().items():
+        props = sch["properties"] if name is None else sch["$defs"][name]["properties"]
+        fields = {f.name for f in dataclasses.fields(cls)}
+        assert set(props) == fields, (cls.__name__, set(props) ^ fields)
+
+
+@pytest.mark.skipif(not FIXTURES, reason="shared fixtures not available")
+@pytest.mark.parametrize("folder", FIXTURES, ids=lambda p: p.name[:3])
+def test_detect_json_snapshot_validates(folder, validator):
+    r = cli("detect", "--json", "--snapshot", str(folder))
+    assert r.returncode == 0, r.stderr.decode()
+    data = json.loads(r.stdout)
+    errors = sorted(validator.iter_errors(data), key=lambda e: list(e.path))
+    assert not errors, [(list(e.path), e.message) for e in errors[:5]]
+    assert data["schema_version"] == model.SCHEMA_VERSION and data["origin"] == "snapshot"
+    # and it is the System the Python API gives
+    rebuilt = model.from_dict(model.System, data)
+    assert model.to_dict(rebuilt) == data
+
+
+def test_detect_json_live_validates(validator, tmp_path):
+    r = cli("detect", "--json")
+    assert r.returncode == 0, r.stderr.decode()
+    data = json.loads(r.stdout)
+    assert not list(validator.iter_errors(data))
+    assert data["origin"] == "live" and data["os"]["kernel"]
+
+
+def test_schema_rejects_wrong_shapes(validator):
+    good = model.to_dict(model.System())
+    assert not list(validator.iter_errors(good))
+    for mutate in (lambda d: d.update(schema_version=2), lambda d: d["os"].update(kernel=5),
+                   lambda d: d.update(gpus=[{"sources": {}, "notes": [], "is_amd": True, "pci_id": "1002-744c"}]),
+                   lambda d: d.pop("rocm")):
+        bad = json.loads(json.dumps(good))
+        mutate(bad)
+        assert list(validator.iter_errors(bad))
+
+
+@pytest.mark.parametrize("path", ["/nonexistent/bundle.tar.gz", "BROKEN_TAR", "EMPTY_DIR"])
+def test_bad_snapshot_path(tmp_path, path):
+    if path == "BROKEN_TAR":
+        p = tmp_path / "broken.tar.gz"
+        p.write_bytes(b"\x1f\x8b\x08\x00garbage")
+        path = str(p)
+    elif path == "EMPTY_DIR":
+        (tmp_path / "empty").mkdir()
+        path = str(tmp_path / "empty")
+    for args in (("detect", "--json", "--snapshot", path), ("detect", "--snapshot", path)):
+        r = cli(*args)
+        assert r.returncode == 1
+        assert r.stdout == b""
+        assert r.stderr.startswith(b"rocm-wizard detect: ") and b"Traceback" not in r.stderr
+
+
+def test_human_report(tmp_path):
+    folder = next((f for f in FIXTURES if f.name.startswith("008")), None)
+    if folder is None:
+        pytest.skip("shared fixtures not available")
+    r = cli("detect", "--snapshot", str(folder))
+    assert r.returncode == 0, r.stderr.decode()
+    out = r.stdout.decode()
+    for needle in ("Snapshot", "AMD Radeon RX 7900 XT", "gfx1100", "2.9.0.dev20250706+rocm6.4", "WSL2"):
+        assert needle in out, needle
+
+
+def test_bad_option_is_usage_error():
+    r = cli("detect", "--no-such-option")
+    assert r.returncode == 64 and r.stdout == b""

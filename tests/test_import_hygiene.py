@@ -1,0 +1,89 @@
+"""Headless paths stay light: ``detect --json`` and ``import rocm_wizard.detect`` never load Textual,
+Rich or torch (nor jsonschema, packaging, distro); only the human report loads Rich, and nothing
+here loads Textual.
+
+Each case runs in a fresh interpreter that executes the command in-process and then lists the
+top-level packages present in ``sys.modules``.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("ROCM_WIZARD_SHARED") or (REPO / ".." / "shared")).resolve()
+WATCHED = ("textual", "rich", "torch", "jsonschema", "packaging", "distro", "pytest")
+
+RUNNER = r"""
+import io, json, os, runpy, sys, contextlib
+argv = json.loads(os.environ["RW_ARGV"])
+out = io.StringIO()
+code = None
+if argv and argv[0] == "--import":
+    __import__(argv[1])
+else:
+    sys.argv = ["rocm-wizard"] + argv
+    with contextlib.redirect_stdout(out):
+        try:
+            runpy.run_module("rocm_wizard", run_name="__main__")
+        except SystemExit as exc:
+            code = exc.code
+watched = json.loads(os.environ["RW_WATCHED"])
+loaded = sorted({m.split(".")[0] for m in sys.modules} & set(watched))
+sys.__stdout__.write(json.dumps({"loaded": loaded, "code": code, "out": out.getvalue()[:200]}))
+"""
+
+
+def loaded_by(*argv: str):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(REPO / "src") + os.pathsep + env.get("PYTHONPATH", "")
+    env["RW_ARGV"] = json.dumps(list(argv))
+    env["RW_WATCHED"] = json.dumps(WATCHED)
+    r = subprocess.run([sys.executable, "-c", RUNNER], capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def _fixture() -> str:
+    folders = sorted((SHARED / "fixtures" / "real").glob("019-*"))
+    if not folders:
+        pytest.skip("shared fixtures not available")
+    return str(folders[0])
+
+
+def test_runner_sees_imports():
+    """The check can fail: importing rich is noticed."""
+    assert "rich" in loaded_by("--import", "rich.console")["loaded"]
+
+
+def test_import_detect_is_light():
+    assert loaded_by("--import", "rocm_wizard.detect")["loaded"] == []
+
+
+def test_detect_json_snapshot_is_light():
+    res = loaded_by("detect", "--json", "--snapshot", _fixture())
+    assert res["code"] in (0, None) and res["out"].startswith("{")
+    assert res["loaded"] == []
+
+
+def test_detect_json_live_is_light():
+    res = loaded_by("detect", "--json")
+    assert res["code"] in (0, None) and res["out"].startswith("{")
+    assert res["loaded"] == []
+
+
+def test_snapshot_command_is_light(tmp_path):
+    res = loaded_by("snapshot", "-o", str(tmp_path / "b.tar.gz"))
+    assert res["code"] in (0, None)
+    assert res["loaded"] == []
+
+
+def test_human_detect_uses_rich_but_not_textual():
+    res = loaded_by("detect", "--snapshot", _fixture())
+    assert res["code"] in (0, None)
+    assert "rich" in res["loaded"] and "textual" not in res["loaded"] and "torch" not in res["loaded"]
