@@ -1,0 +1,112 @@
+"""``rocm-wizard verify``: GPU smoke test of a venv, an interpreter or a Docker image.
+
+Exit status: 0 every applicable check passed, 2 a check failed (the failing layer is named),
+1 the test could not run at all (no such interpreter, no docker, no report), 64 bad usage.
+stdout carries the report (text, or JSON with ``--json``); progress goes to stderr.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+
+from ..exitcodes import ERROR, USAGE
+
+
+def _positive(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds: {text!r}")
+    return value
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    target = parser.add_mutually_exclusive_group()
+    target.add_argument("--venv", metavar="PATH", help="the virtual environment to test (its bin/python)")
+    target.add_argument("--python", metavar="PATH", help="the interpreter to test (a path or a name on PATH)")
+    target.add_argument("--docker", metavar="IMAGE", help="test inside this image, with the GPU device flags")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON on stdout")
+    parser.add_argument("--timeout", type=_positive, default=60.0, metavar="S",
+                        help="seconds per check (import and torch.compile get 3x); default 60")
+    parser.add_argument("--only", metavar="CHECKS", default="",
+                        help="comma-separated subset of checks (import and device always run)")
+    parser.add_argument("--from-file", metavar="REPORT.json",
+                        help="render a smoke report recorded earlier instead of running the test")
+    parser.add_argument("-v", "--verbose", action="store_true", help="show the stderr tail of every failed check")
+
+
+def _load_file(path: str):
+    from ..verify.report import Report, Target
+
+    try:
+        with open(path, "r", encoding="utf-8") as fh:
+            doc = json.load(fh)
+    except OSError as exc:
+        return Report(target=Target(kind="file"), error=f"cannot read {path}: {exc.strerror or exc}")
+    except ValueError as exc:
+        return Report(target=Target(kind="file"), error=f"{path} is not JSON: {exc}")
+    if isinstance(doc, dict) and isinstance(doc.get("smoke"), dict):  # a `verify --json` output
+        doc = doc["smoke"]
+    from ..verify.runner import analyse
+
+    return analyse(doc, Target(kind="file", python=path))
+
+
+def run(args: argparse.Namespace) -> int:
+    only = [x.strip() for x in (args.only or "").split(",") if x.strip()]
+    if only:
+        from ..verify.smoke import CHECK_NAMES  # plain data; smoke.py imports only the stdlib
+
+        unknown = [x for x in only if x not in CHECK_NAMES]
+        if unknown:
+            print(f"rocm-wizard verify: unknown check(s) {', '.join(unknown)}; known: {', '.join(CHECK_NAMES)}",
+                  file=sys.stderr)
+            return USAGE
+    if args.from_file:
+        if args.venv or args.python or args.docker:
+            print("rocm-wizard verify: --from-file cannot be combined with a target", file=sys.stderr)
+            return USAGE
+        report = _load_file(args.from_file)
+    else:
+        from ..verify.runner import progress_printer, run_verify
+
+        interactive = sys.stderr.isatty() or bool(os.environ.get("ROCM_WIZARD_PROGRESS"))
+        what = args.docker or args.venv or args.python or "the default interpreter"
+        print(f"rocm-wizard verify: running the GPU smoke test with {what}...", file=sys.stderr)
+        report = run_verify(python=args.python, venv=args.venv, docker_image=args.docker, timeout=args.timeout,
+                            only=only, on_progress=progress_printer() if interactive else None)
+    if args.json:
+        sys.stdout.write(json.dumps(report.to_dict(), indent=1) + "\n")
+    else:
+        from ..verify.render import render
+
+        sys.stdout.write(render(report, color=sys.stdout.isatty(), width=_width(), verbose=args.verbose))
+    if report.error is not None:
+        print(f"rocm-wizard verify: {report.error}", file=sys.stderr)
+        return ERROR
+    return report.exit_code
+
+
+def _width() -> int:
+    try:
+        return max(60, min(140, os.get_terminal_size(sys.stdout.fileno()).columns))
+    except (OSError, ValueError):
+        return 100
+
+
+def main(argv=None) -> int:
+    """``python -m rocm_wizard.commands.verify ...``: the command without the CLI dispatcher."""
+    from ..cli import _Parser  # usage errors exit 64, as through the CLI
+
+    parser = _Parser(prog="rocm-wizard verify", description=__doc__.splitlines()[0])
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())
