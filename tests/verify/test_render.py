@@ -31,7 +31,7 @@ def test_render_healthy_h100():
 def test_render_names_the_failing_layer_and_the_known_issue():
     text = render(analyse(fixture_doc("handmade/rocm-hipblaslt-fails-hipblas-works.json")), width=200)
     assert "FAILED  BLAS: hipBLASLt path fails, hipBLAS works" in text
-    assert "known issue: hipblaslt-path" in text
+    assert "known issue: hipblas-not-supported" in text  # the doctor rule that explains it
     assert "TORCH_BLAS_PREFER_HIPBLASLT=0" in text
     text = render(analyse(fixture_doc("handmade/rocm-kfd-not-accessible.json")), width=200)
     assert "FAILED  driver: /dev/kfd not accessible" in text

@@ -171,6 +171,7 @@ def diagnose_check(check: CheckResult, report: Report) -> Optional[Diagnosis]:
             layer=_layer_for(rule, check),
             summary=str(rule.get("summary", "{check} failed")).format_map(fields),
             rule_id=str(rule["id"]),
+            doctor_rule=rule.get("doctor"),
             checks=[check.name + check.where],
             advice=str(rule.get("advice", "")).format_map(fields),
             source=str(rule.get("source", "")),

@@ -124,12 +124,14 @@ def _verdict(report: Report) -> list:
     for i, d in enumerate(report.errors):
         if i:  # the first one is the headline above
             out.append(Text(f"  also {d.headline}", style="red"))
-        out.append(_facts([("known issue:", f"{d.rule_id}  (rocm-wizard doctor explains it)", "cyan"),
+        issue = (f"{d.doctor_rule}  (rocm-wizard doctor explains it)" if d.doctor_rule
+                 else f"{d.rule_id}  (no doctor rule)")
+        out.append(_facts([("known issue:", issue, "cyan"),
                            ("seen in:", ", ".join(d.checks), "dim"), ("fix:", d.advice, ""),
                            ("source:", d.source, "dim")]))
     for d in report.warnings:
         out.append(Text(f"WARNING  {d.headline}", style="bold yellow"))
-        out.append(_facts([("known issue:", d.rule_id, "yellow"), ("fix:", d.advice, "yellow")]))
+        out.append(_facts([("known issue:", d.doctor_rule or d.rule_id, "yellow"), ("fix:", d.advice, "yellow")]))
     if report.interrupted:
         out.append(Text("(interrupted: not every check ran)", style="yellow"))
     return out

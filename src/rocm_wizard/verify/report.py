@@ -65,11 +65,12 @@ class Figure:
 class Diagnosis:
     layer: str  # driver | runtime | wheel | BLAS | triton | compile | multi-GPU | performance
     summary: str  # "/dev/kfd not accessible"
-    rule_id: str  # the doctor's known-issue id: kfd-not-accessible, wheel-missing-gfx...
+    rule_id: str  # this failure's id in verify/layers.toml: kfd-not-accessible, hipblaslt-path...
     severity: str = "error"  # error | warning
     checks: List[str] = field(default_factory=list)  # "linear[0]", ...
     advice: str = ""
     source: str = ""
+    doctor_rule: Optional[str] = None  # the `rocm-wizard doctor` rule that explains it, if any
 
     @property
     def headline(self) -> str:
