@@ -1,0 +1,212 @@
+"""The top-level frontends: ``--plan-only`` (this module), ``--yes`` / ``--dry-run`` (the executor,
+``rocm_wizard.execute.cli``) and, with no mode, the TUI (``rocm_wizard.tui.app``).
+
+``rocm-wizard --plan-only [--format shell|ansible|json] [--path ...] [choices...] [--snapshot FILE]``
+prints the plan on stdout (nothing else goes there) and exits 0 when there is nothing to do, 2 when
+changes are pending (or cannot be ruled out from a snapshot), 1 on an error, 64 on an invalid choice.
+Messages go to stderr.  Textual is never imported on these paths.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import sys
+from typing import Any, Optional
+
+from ..exitcodes import ERROR, OK, PENDING, USAGE
+
+FORMATS = ("shell", "ansible", "json")
+PATHS = ("rocm-upgrade", "torch-reinstall", "docker")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    modes = parser.add_argument_group("modes (default: the interactive wizard)")
+    modes.add_argument("--plan-only", action="store_true",
+                       help="print the plan (a script, a playbook or JSON) and change nothing; "
+                            "exit 0: nothing to do, 2: changes pending")
+    modes.add_argument("--yes", action="store_true", help="apply the plan without asking (unattended)")
+    modes.add_argument("--dry-run", action="store_true", help="show what applying the plan would do, change nothing")
+    modes.add_argument("--answers", metavar="FILE", help="answers file for an unattended run")
+    modes.add_argument("--demo", action="store_true", help="run the wizard on a built-in demo system")
+    g = parser.add_argument_group("plan choices")
+    g.add_argument("--format", dest="plan_format", choices=FORMATS, default=None,
+                   help="--plan-only output: shell (default), ansible or json")
+    g.add_argument("--path", dest="plan_path", choices=PATHS, default=None,
+                   help="the way out (default: the diagnosis' recommendation)")
+    g.add_argument("--rocm", metavar="VER", help="ROCm release for rocm-upgrade (6.4 = newest 6.4.x) or docker")
+    g.add_argument("--torch", metavar="VER", help="torch version (2.4.1, or 2.4.1+rocm6.0 to pick the index)")
+    g.add_argument("--venv", metavar="PATH", help="the venv to change (a new path gets a new venv)")
+    g.add_argument("--venv-mode", choices=("new", "existing"), default=None,
+                   help="new: build a new versioned venv and point PATH at it; existing: change PATH in place")
+    g.add_argument("--image", metavar="TAG", help="rocm/pytorch image tag for the docker path")
+    g.add_argument("--workspace", metavar="DIR", help="host directory mounted as /workspace (docker path)")
+    g.add_argument("--no-dkms", action="store_true", help="keep the installed amdgpu kernel driver")
+    g.add_argument("--rocm-mirror", metavar="URL", help="base URL of a mirror of repo.radeon.com (air-gapped sites)")
+    g.add_argument("--rocm-key-fingerprint", metavar="FPR", help="expected fingerprint of the repository key")
+    g.add_argument("--torch-index-url", metavar="URL", help="pip index to use instead of download.pytorch.org")
+    g.add_argument("--env", dest="plan_env", metavar="NAME=VALUE", action="append", default=None,
+                   help="environment variable to persist in the venv (NAME= drops a default)")
+    g.add_argument("--snapshot", metavar="PATH", help="plan for a snapshot (bundle, folder of outputs, or System JSON)")
+    g.add_argument("--root", dest="plan_root", metavar="DIR",
+                   help="--plan-only: check the steps against the files under DIR (a captured tree or a chroot) "
+                        "instead of this machine's; with --snapshot, the snapshot still describes the system")
+
+
+def choices_from_args(args: argparse.Namespace):
+    """The plan choices of a parsed command line (also for the executor and the TUI)."""
+    from ..plan.build import Choices, PlanError
+
+    env = {}
+    for item in getattr(args, "plan_env", None) or []:
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            raise PlanError(f"--env {item!r}: expected NAME=VALUE")
+        env[name] = value
+    return Choices(path=getattr(args, "plan_path", None), rocm=getattr(args, "rocm", None),
+                   torch=getattr(args, "torch", None), venv=getattr(args, "venv", None),
+                   venv_mode=getattr(args, "venv_mode", None), image=getattr(args, "image", None),
+                   dkms=not getattr(args, "no_dkms", False), rocm_mirror=getattr(args, "rocm_mirror", None),
+                   rocm_key_fingerprint=getattr(args, "rocm_key_fingerprint", None),
+                   torch_index_url=getattr(args, "torch_index_url", None),
+                   workspace=getattr(args, "workspace", None), env=env)
+
+
+def _err(msg: str) -> None:
+    print(f"rocm-wizard: {msg}", file=sys.stderr)
+
+
+def load_system(snapshot: Optional[str]):
+    """The System to plan for: ``--snapshot`` (a System JSON as ``detect --json`` writes it, or
+    anything ``detect_snapshot`` reads), else this machine.  Raises ValueError with a message."""
+    from .. import model
+
+    if snapshot:
+        if os.path.isfile(snapshot) and snapshot.endswith(".json"):
+            try:
+                with open(snapshot, "r", encoding="utf-8") as fh:
+                    data = json.load(fh)
+            except (OSError, ValueError) as exc:
+                raise ValueError(f"cannot read {snapshot}: {exc}") from None
+            if isinstance(data, dict) and isinstance(data.get("system"), dict):
+                data = data["system"]
+            if not isinstance(data, dict) or "os" not in data:
+                raise ValueError(f"{snapshot} is not a System JSON (rocm-wizard detect --json)")
+            try:
+                system = model.from_dict(model.System, data)
+            except (TypeError, ValueError, AttributeError) as exc:
+                raise ValueError(f"{snapshot}: malformed System JSON ({exc})") from None
+            system.origin = "snapshot"
+            return system
+        if not os.path.exists(snapshot):
+            raise ValueError(f"snapshot {snapshot} does not exist")
+        try:
+            from ..detect import detect_snapshot
+        except ImportError:
+            raise ValueError("reading snapshot bundles is not available in this build; give a System JSON") from None
+        try:
+            return detect_snapshot(snapshot)
+        except Exception as exc:  # SnapshotError and anything a damaged bundle causes
+            raise ValueError(f"cannot read snapshot {snapshot}: {exc}") from None
+    try:
+        from ..detect import detect_live
+    except ImportError:
+        raise ValueError("detection is not available in this build; give --snapshot FILE.json") from None
+    return detect_live()
+
+
+def plan_only(args: argparse.Namespace) -> int:
+    from ..plan.build import PlanError, build_plan
+    from ..plan.context import Context
+    from ..plan.core import evaluate, pending, summary
+
+    fmt = getattr(args, "plan_format", None) or "shell"
+    try:
+        choices = choices_from_args(args)
+    except PlanError as exc:
+        _err(exc.message)
+        return exc.exit_code
+    root = getattr(args, "plan_root", None)
+    if root is not None and not os.path.isdir(root):
+        _err(f"--root {root}: not a directory")
+        return USAGE
+    try:
+        if root is not None and not getattr(args, "snapshot", None):
+            from ..detect import detect_live
+
+            system = detect_live(root=root)
+        else:
+            system = load_system(getattr(args, "snapshot", None))
+    except ValueError as exc:
+        _err(str(exc))
+        return ERROR
+    try:
+        plan = build_plan(system, choices)
+    except PlanError as exc:
+        _err(exc.message)
+        return exc.exit_code
+    if root is not None:
+        ctx = Context(root=os.path.abspath(root), commands=False, env={})
+    elif getattr(args, "snapshot", None):
+        ctx = Context.snapshot()
+    else:
+        ctx = Context(root="/")
+    reports = evaluate(plan, ctx, system)
+    if fmt == "json":
+        from ..plan.jsonplan import render_json
+
+        text = render_json(plan, reports)
+    elif fmt == "ansible":
+        from ..plan.ansible import render_ansible
+
+        text = render_ansible(plan)
+    else:
+        from ..plan.shell import render_shell
+
+        text = render_shell(plan)
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        try:
+            sys.stdout = open(os.devnull, "w")
+        except OSError:
+            pass
+        return ERROR
+    counts = summary(reports)
+    _err(f"{plan.title}: {len(plan.steps)} steps; {counts.get('change', 0)} would change, "
+         f"{counts.get('unknown', 0)} unknown, {counts.get('ok', 0)} already done")
+    for note in plan.notes:
+        _err(f"note: {note}")
+    return PENDING if pending(reports) else OK
+
+
+def _optional(module: str) -> Optional[Any]:
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name and (exc.name == module or module.startswith(exc.name + ".")):
+            return None
+        raise
+
+
+def run(args: argparse.Namespace) -> int:
+    if getattr(args, "plan_only", False):
+        if getattr(args, "yes", False) or getattr(args, "dry_run", False):
+            _err("--plan-only cannot be combined with --yes or --dry-run")
+            return USAGE
+        return plan_only(args)
+    if getattr(args, "yes", False) or getattr(args, "dry_run", False):
+        mod = _optional("rocm_wizard.execute.cli")
+        if mod is None:
+            _err("--yes and --dry-run are not available in this build yet (use --plan-only)")
+            return ERROR
+        return int(mod.run(args) or 0)
+    mod = _optional("rocm_wizard.tui.app")
+    if mod is None:
+        from ..cli import build_parser
+
+        build_parser().print_help(sys.stderr)
+        return USAGE
+    return int(mod.run(args) or 0)

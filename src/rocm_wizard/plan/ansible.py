@@ -1,0 +1,262 @@
+"""The plan as an Ansible playbook, for a fleet of hosts like the one the plan was made for.
+
+* One play, ``become: true``, rolling (``serial: 20%``, ``max_fail_percentage: 0``).
+* Every value of the plan is a play variable tagged ``!unsafe``: Ansible never templates it, so a
+  path or URL holding ``{{ ... }}`` stays text.
+* Per-host values come from the host: the kernel (headers for amdgpu-dkms) and the group ids from
+  facts; the GPU users from ``rocm_wizard_gpu_users`` (host_vars), defaulting to the detected user.
+* A pre-task refuses hosts that run another distribution or release than the plan's.
+* In ``--check`` mode the key, repository, pin and ``apt update`` tasks run for real
+  (``check_mode: false``) so that the package tasks can be checked against the new repositories;
+  nothing is installed.  The reboot is a handler (``rocm_wizard_reboot: false`` skips it).
+"""
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Dict, List
+
+from .core import Plan
+from .shellquote import comment
+
+
+class Unsafe(str):
+    """A string emitted as ``!unsafe`` (never templated by Ansible)."""
+
+
+_PLAIN_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*$")
+
+
+def _unsafe(value: Any) -> Any:
+    if isinstance(value, str):
+        return Unsafe(value)
+    if isinstance(value, list):
+        return [_unsafe(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _unsafe(v) for k, v in value.items()}
+    return value
+
+
+def _block_ok(text: str) -> bool:
+    if "\n" not in text.rstrip("\n") or not text or text[0] in " \t\n":
+        return False
+    for line in text.split("\n"):
+        if line != line.rstrip() or "\t" in line or len(line) > 150:
+            return False
+        if any(not (c.isprintable()) for c in line):
+            return False
+    return True
+
+
+def _scalar(value: Any) -> str:
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if value is None:
+        return "null"
+    if isinstance(value, (int, float)):
+        return str(value)
+    text = json.dumps(str(value), ensure_ascii=False)
+    return ("!unsafe " + text) if isinstance(value, Unsafe) else text
+
+
+def _fold(first: str, scalar: str, pad: str, limit: int = 150) -> List[str]:
+    """``first`` + a double-quoted scalar, broken into lines of at most ``limit`` characters with
+    escaped line breaks (YAML joins them without adding anything)."""
+    if len(first) + len(scalar) <= limit or not scalar.endswith('"'):
+        return [first + scalar]
+    cont = pad + "  "
+    tokens: List[str] = []
+    i = 0
+    while i < len(scalar):
+        if scalar[i] == "\\":
+            n = 6 if scalar[i + 1:i + 2] == "u" else 2
+            tokens.append(scalar[i:i + n])
+            i += n
+        else:
+            tokens.append(scalar[i])
+            i += 1
+    lines: List[str] = []
+    cur = first
+    width = limit - 1
+    for tok in tokens:
+        if len(cur) + len(tok) > width and cur.strip() not in ("", "-"):
+            lines.append(cur + "\\")
+            cur = cont + ("\\x20" if tok == " " else tok)
+        else:
+            cur += tok
+    lines.append(cur)
+    return lines
+
+
+def _block(value: str, pad: str) -> List[str]:
+    body = value.rstrip("\n")
+    trailing = len(value) - len(body)
+    chomp = "-" if trailing == 0 else ("" if trailing == 1 else "+")
+    head = ("!unsafe |" if isinstance(value, Unsafe) else "|") + chomp
+    lines = [head]
+    for line in body.split("\n"):
+        lines.append((pad + "  " + line) if line else "")
+    lines += [""] * (trailing - 1 if trailing > 1 else 0)
+    return lines
+
+
+def _key(k: str) -> str:
+    return k if _PLAIN_KEY.match(k) else json.dumps(k)
+
+
+def _emit(obj: Any, indent: int) -> List[str]:
+    pad = " " * indent
+    out: List[str] = []
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            if k == "__noqa__":
+                continue
+            out += _emit_pair(_key(k), v, pad, indent)
+        return out
+    if isinstance(obj, list):
+        for item in obj:
+            if isinstance(item, dict) and item:
+                inner = _emit(item, indent + 2)
+                first = inner[0][indent + 2:]
+                if "__noqa__" in item:
+                    first += f"  # noqa: {item['__noqa__']}"
+                out.append(pad + "- " + first)
+                out += inner[1:]
+            elif isinstance(item, (dict, list)) and not item:
+                out.append(pad + "- " + ("{}" if isinstance(item, dict) else "[]"))
+            elif isinstance(item, list):
+                inner = _emit(item, indent + 2)
+                out.append(pad + "- " + inner[0][indent + 2:])
+                out += inner[1:]
+            else:
+                out += _fold(pad + "- ", _scalar(item), pad)
+        return out
+    return [pad + _scalar(obj)]
+
+
+def _emit_pair(key: str, v: Any, pad: str, indent: int) -> List[str]:
+    if isinstance(v, (dict, list)):
+        if not v:
+            return [f"{pad}{key}: " + ("{}" if isinstance(v, dict) else "[]")]
+        return [f"{pad}{key}:"] + _emit(v, indent + 2)
+    if isinstance(v, str) and _block_ok(v):
+        lines = _block(v, pad)
+        return [f"{pad}{key}: {lines[0]}"] + lines[1:]
+    return _fold(f"{pad}{key}: ", _scalar(v), pad)
+
+
+def to_yaml(docs: Any, header: List[str]) -> str:
+    import textwrap
+
+    lines = ["---"]
+    for h in header:
+        text = comment(h)
+        if not text:
+            lines.append("#")
+            continue
+        lines += ["# " + part for part in textwrap.wrap(text, 140, subsequent_indent="  ", break_long_words=True,
+                                                         break_on_hyphens=False)]
+    lines += _emit(docs, 0)
+    return "\n".join(lines) + "\n"
+
+
+def _wire_handlers(plan: Plan, tasks_by_step: Dict[str, List[Dict[str, Any]]]) -> None:
+    """A command step (ldconfig) is a handler notified by the tasks of the steps it follows."""
+    from .steps.files import Command
+
+    for step in plan.steps:
+        if not isinstance(step, Command):
+            continue
+        handler = step.params["handler"]
+        for sid in step.params["after"]:
+            for task in tasks_by_step.get(sid, []):
+                if task.get("changed_when") is False or "ansible.builtin.meta" in task:
+                    continue
+                if any(k in task for k in ("ansible.builtin.assert", "ansible.builtin.debug")):
+                    continue
+                notify = list(task.get("notify", []))
+                if handler not in notify:
+                    notify.append(handler)
+                task["notify"] = notify
+
+
+def render_ansible(plan: Plan) -> str:
+    fp = plan.fingerprint
+    variables: Dict[str, Any] = {"rocm_wizard_reboot": True}
+    users = [plan.inputs["user"]] if plan.inputs.get("user") else []
+    variables["rocm_wizard_default_gpu_users"] = _unsafe(users)
+    os_value = (fp.fields.get("os") or [""])[0]
+    os_id, _, os_version = os_value.partition(" ")
+    variables["rw_plan_os_id"] = Unsafe(os_id)
+    variables["rw_plan_os_version"] = Unsafe(os_version)
+    tasks_by_step: Dict[str, List[Dict[str, Any]]] = {}
+    handlers: List[Dict[str, Any]] = []
+    for step in plan.steps:
+        for k, v in step.ansible_vars().items():
+            variables[k] = _unsafe(v)
+        tasks_by_step[step.id] = [dict(t) for t in step.render_ansible()]
+        for h in step.ansible_handlers():
+            if all(h["name"] != x["name"] for x in handlers):
+                handlers.append(h)
+    _wire_handlers(plan, tasks_by_step)
+    venv_kinds = ("venv", "venv-link", "pip-uninstall", "pip-install", "pip-restore", "env-persist", "pip-check")
+    owner = ""
+    venv_path = str(plan.inputs.get("venv") or "")
+    user = plan.inputs.get("user") or ""
+    if user and venv_path.startswith(f"/home/{user}/"):
+        owner = user
+    if any(s.kind in venv_kinds for s in plan.steps):
+        variables["rocm_wizard_default_venv_owner"] = Unsafe(owner or "root")
+        for step in plan.steps:
+            if step.kind not in venv_kinds:
+                continue
+            for task in tasks_by_step[step.id]:
+                if "ansible.builtin.debug" in task:
+                    continue
+                task["become"] = True
+                task["become_user"] = "{{ rocm_wizard_venv_owner | default(rocm_wizard_default_venv_owner) }}"
+    tasks: List[Dict[str, Any]] = [{
+        "name": "Use the GPU users of this host",
+        "ansible.builtin.set_fact": {
+            "rocm_wizard_gpu_users": "{{ rocm_wizard_gpu_users | default(rocm_wizard_default_gpu_users) }}"}}]
+    for step in plan.steps:
+        tasks += tasks_by_step[step.id]
+    pre_tasks: List[Dict[str, Any]] = []
+    if os_id:
+        pre_tasks.append({
+            "name": "Refuse hosts that run another system than the plan was made for",
+            "ansible.builtin.assert": {
+                "that": ["ansible_facts['distribution'] | lower == rw_plan_os_id",
+                         "ansible_facts['distribution_version'] == rw_plan_os_version"],
+                "fail_msg": "this plan was made for another distribution or release: make a plan for this host",
+            }})
+    play: Dict[str, Any] = {
+        "name": f"Rocm-wizard {plan.path} plan {plan.plan_id}",
+        "hosts": "all",
+        "become": True,
+        "serial": "20%",
+        "max_fail_percentage": 0,
+        "vars": variables,
+    }
+    if pre_tasks:
+        play["pre_tasks"] = pre_tasks
+    play["tasks"] = tasks
+    if handlers:
+        play["handlers"] = handlers
+    header = [
+        f"rocm-wizard plan: {plan.title}",
+        f"path: {plan.path}   plan id: {plan.plan_id}   format: {plan.version}   rocm-wizard {plan.tool_version}",
+        f"made for: {plan.system.get('summary', '')}",
+        f"system fingerprint: {fp.digest}",
+        "",
+        "Run:   ansible-playbook -i INVENTORY THIS-FILE   (add --check --diff to see what would change)",
+        "Per host: rocm_wizard_gpu_users (the users who get GPU access), rocm_wizard_reboot (default true),",
+        "rocm_wizard_venv_owner (the user the venv tasks run as).",
+        "In --check mode the key, repository, pin and apt update tasks run for real so that the package",
+        "tasks can be checked against the new repositories; nothing is installed.",
+    ]
+    header += [f"Step {s.index}: {s.title}" for s in plan.steps]
+    header += [f"Note: {n}" for n in plan.notes]
+    return to_yaml([play], header)

@@ -1,0 +1,638 @@
+"""From a detected system and the user's choices to a :class:`~rocm_wizard.plan.core.Plan`.
+
+``build_plan(system, choices)`` validates the choices against the catalog and the system, derives
+the values the path's recipe (``plans/<path>.toml``) needs, and instantiates its steps.  Anything
+that cannot work is refused here, before any output, with a :class:`PlanError` that carries the
+exit status (64: an invalid choice or combination; 1: nothing rocm-wizard can do for this system).
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import asdict, dataclass, field
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from ..exitcodes import ERROR, USAGE
+from . import catalog_adapter as cat
+from .core import Fingerprint, Plan
+from .recipes import instantiate, load_recipe
+from .steps._util import SAFE_USER, check_url, url_marker
+
+PATHS = ("rocm-upgrade", "torch-reinstall", "docker")
+VENV_MODES = ("new", "existing")
+
+
+class PlanError(Exception):
+    def __init__(self, message: str, exit_code: int = USAGE) -> None:
+        super().__init__(message)
+        self.message = message
+        self.exit_code = exit_code
+
+
+@dataclass
+class Choices:
+    """What the user chose; None means "decide from the catalog, the system and the diagnosis"."""
+
+    path: Optional[str] = None
+    rocm: Optional[str] = None
+    torch: Optional[str] = None  # "2.4.1" or "2.4.1+rocm6.0" (the label picks the index)
+    venv: Optional[str] = None
+    venv_mode: Optional[str] = None  # new | existing
+    image: Optional[str] = None
+    dkms: bool = True
+    rocm_mirror: Optional[str] = None
+    rocm_key_fingerprint: Optional[str] = None
+    torch_index_url: Optional[str] = None
+    workspace: Optional[str] = None
+    user: Optional[str] = None
+    env: Dict[str, str] = field(default_factory=dict)  # extra variables; "" as value drops a default
+
+    def to_dict(self) -> Dict[str, Any]:
+        return asdict(self)
+
+
+# ------------------------------------------------------------------------------ small helpers
+def _gfx_targets(system) -> Tuple[List[str], List[str], List[str]]:
+    """(compute targets, other targets, names) of the AMD GPUs: the discrete GPUs are the compute
+    targets when there is one; an integrated GPU beside them is "other"."""
+    gpus = [g for g in getattr(system, "gpus", []) or [] if g.is_amd]
+    names = []
+    d, i, unknown_kind = [], [], []
+    for g in gpus:
+        gfx = cat.normalize_gfx(g.gfx_target)
+        if gfx is None and g.device_id:
+            gfx = cat.gfx_of_pci(g.device_id, g.revision)
+        if gfx is None:
+            continue
+        names.append(f"{g.name or 'AMD GPU'} ({gfx})")
+        (d if g.kind == "dgpu" else i if g.kind == "igpu" else unknown_kind).append(gfx)
+    if d:
+        return sorted(set(d + unknown_kind)), sorted(set(i) - set(d + unknown_kind)), names
+    return sorted(set(i + unknown_kind)), [], names
+
+
+def _os(system):
+    return getattr(system, "os", None)
+
+
+def _explicit(choices: Choices, path: str) -> int:
+    """Exit status for a refusal: 64 when the user asked for this path, 1 when it was the default."""
+    return ERROR if getattr(choices, "_auto", False) or choices.path != path else USAGE
+
+
+def _user(system, choices: Choices) -> str:
+    for cand in (choices.user, getattr(getattr(system, "access", None), "env", {}).get("SUDO_USER"),
+                 getattr(getattr(system, "access", None), "user", None)):
+        if cand and cand != "root":
+            if not SAFE_USER.match(cand):
+                raise PlanError(f"user name {cand!r} is not a valid user name", ERROR)
+            return cand
+    return ""
+
+
+def _home(user: str) -> str:
+    return f"/home/{user}" if user else "/root"
+
+
+def _short_version(v: Optional[str]) -> Optional[str]:
+    if not v:
+        return None
+    m = re.match(r"^(\d+)\.(\d+)(?:\.(\d+))?", str(v))
+    if not m:
+        return None
+    return f"{m.group(1)}.{m.group(2)}.{m.group(3) or 0}"
+
+
+def _vkey(v: str):
+    from packaging.version import Version
+
+    return Version(v)
+
+
+def _safe_kernel(k: Optional[str]) -> Optional[str]:
+    if k and re.match(r"^[A-Za-z0-9][A-Za-z0-9._+~-]*$", k):
+        return k
+    return None
+
+
+def _system_summary(system) -> str:
+    osi = _os(system)
+    parts = []
+    if osi is not None and (osi.pretty_name or osi.id):
+        parts.append((osi.pretty_name or f"{osi.id} {osi.version_id or ''}").strip()
+                     + (f", kernel {osi.kernel}" if osi.kernel else ""))
+    _t, _o, names = _gfx_targets(system)
+    if names:
+        parts.append(", ".join(dict.fromkeys(names)))
+    rocm = getattr(system, "rocm", None)
+    if rocm is not None and rocm.version:
+        parts.append(f"ROCm {rocm.version}")
+    for env in getattr(system, "torch", []) or []:
+        if env.version:
+            parts.append(f"torch {env.version} in {env.path}")
+            break
+    return "; ".join(parts) or "unknown system"
+
+
+def _fingerprint(system, extra: Dict[str, List[str]], venv: Optional[str] = None) -> Fingerprint:
+    fields: Dict[str, List[str]] = {}
+    unchecked: List[str] = []
+    osi = _os(system)
+    if osi is not None and osi.id and osi.version_id:
+        fields["os"] = [f"{osi.id} {osi.version_id}"]
+    else:
+        unchecked.append("os")
+    kernel = osi.kernel if osi is not None else None
+    if kernel:
+        fields["kernel"] = [kernel]
+    else:
+        unchecked.append("kernel")
+    amd = [g for g in getattr(system, "gpus", []) or [] if g.is_amd]
+    ids = [cat.norm_pci(g.device_id) for g in amd]
+    if amd and all(ids) and not (osi is not None and osi.wsl):
+        fields["gpus"] = [",".join(sorted(set(ids)))]
+    else:
+        unchecked.append("gpus")
+    for k, v in extra.items():
+        if v and v[0] is not None:
+            fields[k] = list(dict.fromkeys(v))
+        else:
+            unchecked.append(k)
+    return Fingerprint(fields, unchecked, venv)
+
+
+# ------------------------------------------------------------------------------ the default path
+def _simple_default(system) -> str:
+    """The path when no diagnosis is available: a ROCm torch venv -> torch-reinstall; Ubuntu on
+    bare metal -> rocm-upgrade; otherwise docker."""
+    targets, _other, _names = _gfx_targets(system)
+    if not targets:
+        raise PlanError("no AMD GPU was found on this system (or in the snapshot): rocm-wizard has nothing to plan",
+                        ERROR)
+    if not any(cat.has_any_build(g) for g in targets):
+        raise PlanError(_no_build_message(targets), ERROR)
+    osi = _os(system)
+    if any(e.build in (None, "rocm") and e.version for e in getattr(system, "torch", []) or []):
+        return "torch-reinstall"
+    if cat.apt_codename(osi) and not (osi.wsl or osi.container):
+        return "rocm-upgrade"
+    return "docker"
+
+
+def _no_build_message(targets: Sequence[str]) -> str:
+    return ("no ROCm release, PyTorch wheel or AMD image is built for " + ", ".join(targets)
+            + " (" + "; ".join(cat.no_build_reason(g) for g in targets) + "). rocm-wizard offers no way to set it up"
+            " that it could check.")
+
+
+def _require_gpu(system, choices: Choices, path: str) -> Tuple[List[str], List[str]]:
+    targets, other, _ = _gfx_targets(system)
+    if not targets:
+        raise PlanError("no AMD GPU was found on this system (or in the snapshot): nothing to plan for "
+                        f"{path}", _explicit(choices, path))
+    lacking = [g for g in targets if not cat.has_any_build(g)]
+    if lacking:
+        raise PlanError(_no_build_message(lacking), _explicit(choices, path))
+    return targets, other
+
+
+# ------------------------------------------------------------------------------ rocm-upgrade
+def _rocm_upgrade(system, choices: Choices, notes: List[str], recipe) -> Tuple[Dict[str, Any], Dict[str, Any],
+                                                                                Fingerprint]:
+    osi = _os(system)
+    here = _explicit(choices, "rocm-upgrade")
+    if osi is None or not osi.id:
+        raise PlanError("rocm-upgrade needs to know the distribution; the snapshot does not show /etc/os-release", here)
+    if osi.wsl:
+        raise PlanError("rocm-upgrade changes a native Ubuntu install; under WSL the GPU driver is the Windows one "
+                        "and AMD's WSL packages differ: use --path torch-reinstall (the wheels bring their own ROCm)",
+                        here)
+    if osi.container:
+        raise PlanError(f"this system is a container ({osi.container}): upgrade ROCm on the host or use another "
+                        "image (--path docker)", here)
+    codename = cat.apt_codename(osi)
+    if osi.id != "ubuntu" or not codename:
+        raise PlanError(f"rocm-upgrade uses AMD's apt repositories for Ubuntu; this system is "
+                        f"{osi.pretty_name or osi.id} {osi.version_id or ''}".rstrip()
+                        + ": use --path torch-reinstall or --path docker", here)
+    targets, other = _require_gpu(system, choices, "rocm-upgrade")
+    if choices.rocm:
+        rel = cat.rocm_release(choices.rocm)
+        if rel is None:
+            raise PlanError(f"unknown ROCm release {choices.rocm!r}; known: {', '.join(cat.rocm_versions())}")
+    else:
+        rel = cat.rocm_default(targets, osi.version_id)
+        if rel is None:
+            raise PlanError("no ROCm release in the catalog supports " + ", ".join(targets)
+                            + f" on Ubuntu {osi.version_id}", here)
+        host = _short_version(getattr(system.rocm, "version", None))
+        if host and _vkey(host) > _vkey(rel.version):
+            same = cat.rocm_release(host)
+            if same is None:
+                raise PlanError(f"the host has ROCm {host}, newer than the default target {rel.version} and not in the "
+                                "catalog: choose the release with --rocm", here)
+            notes.append(f"the host already has ROCm {host}, newer than the default target {rel.version}: "
+                         "the plan sets up that release again instead of downgrading")
+            rel = same
+    host = _short_version(getattr(system.rocm, "version", None))
+    if choices.rocm and host and _vkey(host) > _vkey(rel.version):
+        notes.append(f"this is a downgrade from ROCm {host} to {rel.version}")
+    if rel.supports_ubuntu(osi.version_id) is False:
+        raise PlanError(f"ROCm {rel.version} is for Ubuntu {' and '.join(rel.ubuntu_versions)}, "
+                        f"not {osi.version_id}")
+    for g in targets + other:
+        st = cat.gfx_status(g, rel)
+        if st.level == "official":
+            continue
+        if st.level == "unsupported" and g in targets:
+            better = cat.official_releases(g)
+            raise PlanError(f"ROCm {rel.version} lists {g} as unsupported"
+                            + (f"; releases that support it: {', '.join(better[-3:])}" if better else ""))
+        notes.append(f"{g} is not officially supported by ROCm {rel.version} ({st.note})" +
+                     (f"; community setting: {cat.override_text(g)}" if cat.override_text(g) else ""))
+    dkms = bool(choices.dkms)
+    kernel = _safe_kernel(osi.kernel)
+    if dkms and not rel.amdgpu_dir:
+        raise PlanError(f"the amdgpu driver repository of ROCm {rel.version} is not known ({rel.note or 'not in the catalog'}):"
+                        " pass --no-dkms (keeping the installed driver) or choose another release")
+    if dkms and not kernel:
+        raise PlanError("the running kernel is not known (the snapshot lacks uname -r), and amdgpu-dkms needs its "
+                        "headers: pass --no-dkms or use a fuller snapshot")
+    base = None
+    if choices.rocm_mirror:
+        try:
+            base = check_url(choices.rocm_mirror, "--rocm-mirror").rstrip("/")
+        except ValueError as exc:
+            raise PlanError(str(exc)) from None
+    fpr = cat.rocm_key_fingerprint()
+    if choices.rocm_key_fingerprint:
+        from .openpgp import normalize_fingerprint
+
+        fpr = normalize_fingerprint(choices.rocm_key_fingerprint)
+        if fpr is None:
+            raise PlanError(f"--rocm-key-fingerprint {choices.rocm_key_fingerprint!r} is not a 40-digit hex fingerprint")
+    repo = cat.rocm_repo()
+    lines = cat.rocm_apt_lines(rel, codename, base)
+    files: Dict[str, List[str]] = {}
+    for path, line in lines:
+        files.setdefault(path, []).append(line)
+    source_files = []
+    for path, ls in files.items():
+        head = (f"# ROCm {rel.version} for Ubuntu {osi.version_id} ({codename}). Written whole by rocm-wizard;\n"
+                "# other AMD repository entries are commented out so that only this release is configured.\n")
+        source_files.append({"path": path, "content": head + "\n".join(ls) + "\n"})
+    markers = [url_marker(cat.rocm_default_base())]
+    if base and url_marker(base) not in markers:
+        markers.append(url_marker(base))
+    data = recipe.data
+    installed = dict(getattr(system.rocm, "packages", {}) or {})
+    metas = [m for m in data["meta_packages"] if m in installed] or list(data["default_meta"])
+    prefix = cat.rocm_package_prefix(rel.version)
+    packages = [{"name": m, "version": prefix + "*"} for m in metas]
+    driver = []
+    if dkms:
+        driver = [{"name": p + kernel, "kernel_prefix": p} for p in data["kernel_packages"]]
+        driver.append({"name": data["driver_package"]})
+    ns = {
+        "rocm": {
+            "version": rel.version,
+            "key_url": cat.rocm_key_url(base),
+            "key_fingerprint": fpr,
+            "keyring": repo.keyring,
+            "source_files": source_files,
+            "markers": markers,
+            "pin_file": repo.pin_file,
+            "pin_origin": repo.pin_origin,
+            "pin_priority": repo.pin_priority,
+            "pin_package": repo.pin_package,
+            "packages": packages,
+            "meta_names": ", ".join(metas),
+            "driver_packages": driver,
+            "all_packages": packages + [d for d in driver if "kernel_prefix" not in d],
+        },
+        "flags": {"dkms": dkms},
+    }
+    if not dkms:
+        notes.append("--no-dkms: the installed amdgpu kernel driver is kept; ROCm's user space supports kernel "
+                     "drivers up to a year apart from 6.4 on (AMD's user/kernel-space compatibility matrix)")
+    if fpr != cat.rocm_key_fingerprint():
+        notes.append(f"signing key fingerprint given on the command line: {fpr}")
+    elif cat.rocm_key_status() != "documented":
+        notes.append(f"the signing key fingerprint {fpr} is {cat.rocm_key_status()} (AMD does not publish it); "
+                     "check it with --rocm-key-fingerprint if you have another source")
+    if base:
+        notes.append(f"repositories and key from the mirror {base}")
+    if rel.note:
+        notes.append(f"ROCm {rel.version}: {rel.note}")
+    facts = {"rocm_release": cat.release_facts(rel), "key": {"url": cat.rocm_key_url(base), "fingerprint": fpr,
+                                                            "status": cat.rocm_key_status(),
+                                                            "sources": cat.rocm_key_sources()},
+             "gfx_support": {g: cat.gfx_status(g, rel).level for g in targets + other}}
+    before = _short_version(getattr(system.rocm, "version", None))
+    if before is None and cat.rocm_absent(system):
+        before = "none"
+    fp = _fingerprint(system, {"rocm": [before, rel.version]})
+    choices.rocm, choices.dkms, choices.rocm_key_fingerprint = rel.version, dkms, fpr
+    choices.rocm_mirror = base
+    return ns, facts, fp
+
+
+# ------------------------------------------------------------------------------ torch-reinstall
+def _pick_venv(system, choices: Choices):
+    all_envs = list(getattr(system, "torch", []) or [])
+    envs = [e for e in all_envs if e.path]
+    if choices.venv:
+        path = choices.venv
+        if "\x00" in path:
+            raise PlanError("--venv contains a NUL byte")
+        path = os.path.normpath(os.path.abspath(path)) if not path.startswith("/") else os.path.normpath(path)
+        if path.startswith("//"):
+            path = "/" + path.lstrip("/")
+        env = next((e for e in envs if e.path and os.path.normpath(e.path) == path), None)
+        return path, env
+    active = [e for e in envs if e.active and e.path]
+    rocm_envs = [e for e in envs if e.path and e.build in (None, "rocm")]
+    pick = active[0] if active else (rocm_envs[0] if len(rocm_envs) == 1 else (envs[0] if len(envs) == 1 else None))
+    if pick is None or not pick.path:
+        if envs:
+            raise PlanError("several Python environments with torch were found: choose one with --venv PATH ("
+                            + ", ".join(e.path or "?" for e in envs) + ")")
+        if all_envs:
+            raise PlanError("the snapshot shows torch but not where it is installed: give --venv PATH (an existing "
+                            "venv, or a new path for a new venv)")
+        raise PlanError("no venv with torch was found: give --venv PATH (a path that does not exist yet gets a new "
+                        "venv)")
+    return os.path.normpath(pick.path), pick
+
+
+def _torch_choice(choices: Choices, targets: Sequence[str], notes: List[str]):
+    label_index = None
+    if choices.torch:
+        rel = cat.torch_release(choices.torch)
+        if rel is None:
+            raise PlanError(f"torch {choices.torch} is not in the catalog of PyTorch ROCm wheels; known: "
+                            + ", ".join(cat.torch_versions()))
+        if "+" in choices.torch:
+            label_index = cat.index_of_version(choices.torch)
+            if label_index is None or label_index not in rel.indexes:
+                raise PlanError(f"torch {rel.version} is not published on an index named "
+                                f"{choices.torch.split('+', 1)[1]!r}; it is on {', '.join(rel.indexes) or 'none'}")
+    else:
+        pair = cat.torch_default(targets)
+        if pair is None:
+            raise PlanError("no PyTorch ROCm wheel in the catalog has kernels for " + ", ".join(targets), ERROR)
+        rel = pair[0]
+        label_index = pair[1]
+    if not rel.indexes:
+        raise PlanError(f"no download.pytorch.org ROCm index carries torch {rel.version}")
+    if label_index:
+        idx = label_index
+        lacking = [g for g in targets if cat.index_has_gfx(idx, g) is False]
+        if lacking:
+            raise PlanError(f"the torch {rel.version}+{idx} wheels have no kernels for {', '.join(lacking)}"
+                            + _better_torch(targets))
+    else:
+        best = cat.best_index(rel.version, targets)
+        if best is None:
+            unknown = [i for i in rel.indexes if all(cat.index_has_gfx(i, g) is not False for g in targets)]
+            if not unknown:
+                raise PlanError(f"the torch {rel.version} wheels ({', '.join(rel.indexes)}) have no kernels for "
+                                + ", ".join(targets) + _better_torch(targets))
+            idx = unknown[0]
+            notes.append(f"which GPUs the {idx} wheels support is not in the catalog; {', '.join(targets)} not verified")
+        else:
+            idx = best
+    return rel, idx
+
+
+def _better_torch(targets: Sequence[str]) -> str:
+    pairs = cat.torch_pairings(targets)
+    if not pairs:
+        return ""
+    return "; torch versions whose wheels do: " + ", ".join(f"{t}+{i}" for t, i in pairs[:5])
+
+
+def _env_rules(recipe, rel, idx: str, targets: Sequence[str]) -> Dict[str, Tuple[str, List[str]]]:
+    from packaging.version import Version
+
+    out: Dict[str, Tuple[str, List[str]]] = {}
+    wheel_rocm = cat.index_rocm(idx) or "0"
+    for rule in recipe.data.get("env_rule", []):
+        if Version(rel.version) < Version(rule["torch_min"]):
+            continue
+        covered = set()
+        for entry in rule["hipblaslt_archs"]:
+            if Version(wheel_rocm) >= Version(entry["wheel_rocm_min"]):
+                covered.update(entry["gfx"])
+        if any(g not in covered for g in targets):
+            out[rule["name"]] = (str(rule["value"]), list(rule.get("sources", [])))
+    return out
+
+
+def _torch_reinstall(system, choices: Choices, notes: List[str], recipe):
+    targets, other = _require_gpu(system, choices, "torch-reinstall")
+    rel, idx = _torch_choice(choices, targets, notes)
+    for g in other:
+        if cat.index_has_gfx(idx, g) is False:
+            notes.append(f"the integrated GPU ({g}) has no kernels in these wheels: hide it from PyTorch with "
+                         "HIP_VISIBLE_DEVICES if it gets in the way")
+    path, env = _pick_venv(system, choices)
+    mode = choices.venv_mode
+    if mode is not None and mode not in VENV_MODES:
+        raise PlanError(f"--venv-mode must be one of {', '.join(VENV_MODES)}")
+    if env is not None and env.site_packages and os.path.normpath(env.site_packages) == path:
+        raise PlanError(f"torch at {path} is installed outside a venv; rocm-wizard changes venvs only: give --venv "
+                        "NEW_PATH for a new one")
+    exists = env is not None
+    if mode is None:
+        mode = "existing" if exists else "new"
+    if mode == "existing" and not exists and system.origin == "snapshot":
+        notes.append(f"{path} is not among the snapshot's venvs; the script checks that it is a venv")
+    python = "python3"
+    if env is not None and env.python:
+        m = re.match(r"^(\d+)\.(\d+)", env.python)
+        if m:
+            python = f"python{m.group(1)}.{m.group(2)}"
+    label = f"{rel.version}+{idx}"
+    target = path if mode == "existing" else f"{path}-torch{rel.version}-{idx}"
+    reqs = cat.torch_requirements(rel, idx)
+    if rel.triton_requirement is None:
+        notes.append(f"the catalog names no Triton pin for torch {rel.version}; pip resolves it from the index")
+    index_url = cat.torch_index_url(idx)
+    if choices.torch_index_url:
+        try:
+            index_url = check_url(choices.torch_index_url, "--torch-index-url").rstrip("/")
+        except ValueError as exc:
+            raise PlanError(str(exc)) from None
+        notes.append(f"wheels from {index_url} instead of {cat.torch_index_url(idx)}")
+    env_vars: Dict[str, str] = {}
+    env_sources: Dict[str, List[str]] = {}
+    for name, (value, sources) in _env_rules(recipe, rel, idx, targets).items():
+        env_vars[name] = value
+        env_sources[name] = sources
+    for k, v in (choices.env or {}).items():
+        if not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", k) or not re.match(r"^[A-Za-z0-9._:/,+=-]*$", v):
+            raise PlanError(f"--env {k}={v!r}: names are letters, digits and _; values plain text without spaces "
+                            "or quotes")
+        if v == "":
+            env_vars.pop(k, None)
+        else:
+            env_vars[k] = v
+    restore = mode == "new" and exists
+    triton_dist = rel.triton_dist or ""
+    ns = {
+        "torch": {"version": rel.version, "index": idx, "requirements": reqs, "index_url": index_url,
+                  "triton_dist": triton_dist,
+                  "triton_strays": [d for d in recipe.data["triton_dists"] if d != triton_dist]},
+        "venv": {"path": path, "target": target, "new": mode == "new", "existing": mode == "existing",
+                 "python": python, "restore": restore,
+                 "freeze_backup": f"{path}/rocm-wizard/pip-freeze-before-torch-{label}.txt",
+                 "env_file": f"{target}/rocm-wizard.env"},
+        "env": {"any": bool(env_vars), "vars": env_vars,
+                "text": ", ".join(f"{k}={v}" for k, v in sorted(env_vars.items()))},
+    }
+    if env is not None and env.triton_shadow:
+        notes.append(f"a stray triton directory shadows the package: {env.triton_shadow} (remove or rename it; "
+                     "rocm-wizard does not delete your files)")
+    if mode == "new":
+        notes.append(f"the new venv is {target}; {path} becomes a symbolic link to it; the previous venv is kept")
+    facts = {"torch": cat.torch_facts(rel, idx),
+             "env": {k: {"value": v, "sources": cat.describe_sources(env_sources[k]) if k in env_sources
+                         else ["chosen on the command line"]} for k, v in env_vars.items()}}
+    before = env.version if env is not None and env.version else ("none" if not exists else None)
+    fp = _fingerprint(system, {"torch": [before, label]}, venv=path)
+    choices.torch, choices.venv, choices.venv_mode, choices.torch_index_url = label, path, mode, index_url
+    choices.env = dict(env_vars)
+    return ns, facts, fp
+
+
+# ------------------------------------------------------------------------------ docker
+def _docker(system, choices: Choices, notes: List[str], recipe):
+    targets, other = _require_gpu(system, choices, "docker")
+    osi = _os(system)
+    host_ubuntu = osi.version_id if osi is not None and osi.id == "ubuntu" else None
+    py = None
+    for env in getattr(system, "torch", []) or []:
+        if env.python:
+            py = ".".join(env.python.split(".")[:2])
+            break
+    if choices.image:
+        try:
+            image = cat.check_image(choices.image if "/" in choices.image.split(":")[0] or ":" not in choices.image
+                                    else cat.docker_image(choices.image))
+        except ValueError as exc:
+            raise PlanError(str(exc)) from None
+        if ":" not in image and "/" not in image:
+            image = cat.docker_image(image)
+        tag = cat.docker_parse(image)
+        if tag is None:
+            notes.append(f"{image} is not a tag the catalog knows; the GPU support of its ROCm is not checked")
+    else:
+        tag = cat.docker_pick(choices.rocm, host_ubuntu, py, choices.torch)
+        if tag is None:
+            asked = ", ".join(f"{k} {v}" for k, v in (("ROCm", choices.rocm), ("torch", choices.torch)) if v)
+            raise PlanError("no known rocm/pytorch image has " + (asked or "a usable tag"))
+        image = tag.image
+    if tag is not None:
+        rel = cat.rocm_release(tag.rocm)
+        for g in targets:
+            if rel is None:
+                break
+            st = cat.gfx_status(g, rel)
+            if st.level == "unsupported":
+                raise PlanError(f"the image's ROCm {tag.rocm} lists {g} as unsupported; choose another --image or --rocm")
+            if st.level != "official":
+                seen = g in tag.gfx_observed
+                notes.append(f"{g} is not officially supported by the image's ROCm {tag.rocm}"
+                             + (" (seen working in this image)" if seen else ""))
+    rocm = getattr(system, "rocm", None)
+    if rocm is not None and rocm.amdgpu_loaded is False:
+        notes.append("the amdgpu kernel driver is not loaded on this host: the container needs it "
+                     f"({cat.docker_host_requirement()})")
+    user = _user(system, choices)
+    workspace = choices.workspace or f"{_home(user)}/rocm-workspace"
+    if not workspace.startswith("/") or "\x00" in workspace:
+        raise PlanError(f"--workspace must be an absolute path, got {workspace!r}")
+    apt = osi is not None and osi.id in ("ubuntu", "debian")
+    ns = {"docker": {"image": image, "workspace": os.path.normpath(workspace), "flags": list(cat.docker_run_flags())}}
+    facts = {"docker": {"image": image, "tag": asdict(tag) if tag is not None else None,
+                        "run_flags_sources": list(cat.docker_run_flag_sources())}}
+    fp = _fingerprint(system, {})
+    choices.image, choices.workspace = image, ns["docker"]["workspace"]
+    return ns, facts, fp, apt
+
+
+# ------------------------------------------------------------------------------ entry point
+def build_plan(system, choices: Optional[Choices] = None) -> Plan:
+    """The plan for ``system`` (a :class:`~rocm_wizard.model.System`) and ``choices``.  Without a
+    path it takes the diagnosis' best recommendation that can be planned (then a simple rule).
+    Raises :class:`PlanError` for anything that cannot work."""
+    base = Choices(**{**(choices or Choices()).to_dict()})
+    base.env = dict(base.env or {})
+    if base.path is not None:
+        if base.path not in PATHS:
+            raise PlanError(f"unknown path {base.path!r}; choose one of {', '.join(PATHS)}")
+        return _build(system, base, [])
+    errors: List[str] = []
+    for rec in cat.recommendations(system):
+        c = Choices(**{**base.to_dict()})
+        c.env = dict(base.env)
+        c.path = rec["path"]
+        for key in ("rocm", "torch", "image", "venv"):
+            if getattr(c, key) is None and rec.get(key):
+                setattr(c, key, str(rec[key]))
+        for k, v in (rec.get("env") or {}).items():
+            c.env.setdefault(str(k), str(v))
+        object.__setattr__(c, "_auto", True)
+        try:
+            return _build(system, c, [f"path chosen by the diagnosis: {rec.get('title') or rec['path']}"])
+        except PlanError as exc:
+            errors.append(f"{rec['path']}: {exc.message}")
+    c = Choices(**{**base.to_dict()})
+    c.env = dict(base.env)
+    object.__setattr__(c, "_auto", True)
+    try:
+        c.path = _simple_default(system)
+        notes = ["no diagnosis could be planned: " + "; ".join(errors)] if errors else []
+        notes.append(f"{c.path} chosen by the default rule (no --path given)")
+        return _build(system, c, notes)
+    except PlanError as exc:
+        raise PlanError(errors[0] if errors else exc.message, ERROR) from None
+
+
+def _build(system, choices: Choices, notes: List[str]) -> Plan:
+    path = choices.path or ""
+    recipe = load_recipe(path)
+    auto = getattr(choices, "_auto", False)
+    osi = _os(system)
+    try:
+        user = _user(system, choices)
+        os_ns = {"codename": cat.apt_codename(osi) or "", "kernel": (osi.kernel if osi is not None else None) or "",
+                 "id": (osi.id if osi is not None else None) or "",
+                 "version": (osi.version_id if osi is not None else None) or "",
+                 "apt": bool(osi is not None and osi.id in ("ubuntu", "debian"))}
+        if path == "rocm-upgrade":
+            ns, facts, fp = _rocm_upgrade(system, choices, notes, recipe)
+        elif path == "torch-reinstall":
+            ns, facts, fp = _torch_reinstall(system, choices, notes, recipe)
+        else:
+            ns, facts, fp, apt = _docker(system, choices, notes, recipe)
+            os_ns["apt"] = apt
+        ns.update({"os": os_ns, "user": user, "data": recipe.data})
+        ns.setdefault("flags", {})
+        try:
+            steps = instantiate(recipe, ns)
+        except ValueError as exc:
+            raise PlanError(f"invalid value for this plan: {exc}") from None
+    except PlanError as exc:
+        if auto:
+            raise PlanError(exc.message, ERROR) from None
+        raise
+    from .recipes import render
+
+    title = render(recipe.title, ns)
+    inputs = choices.to_dict()
+    inputs["user"] = user or None
+    summary = {"summary": _system_summary(system), "origin": getattr(system, "origin", "live")}
+    return Plan(path=path, title=title, steps=steps, fingerprint=fp, inputs=inputs, facts=facts, notes=notes,
+                system=summary)

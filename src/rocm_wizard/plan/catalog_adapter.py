@@ -1,0 +1,339 @@
+"""Everything the plan engine asks of the catalog (``rocm_wizard.catalog``) and the doctor, in one
+place: if their APIs move, only this module changes.  Catalog modules load their data lazily, so
+importing this module costs nothing until a question is asked."""
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+
+# ------------------------------------------------------------------------------ GPUs
+def normalize_gfx(value: object) -> Optional[str]:
+    from ..catalog import support
+
+    return support.normalize_gfx(value)
+
+
+def norm_pci(device_id: object) -> Optional[str]:
+    text = str(device_id or "").strip().lower()
+    if text.startswith("0x"):
+        text = text[2:]
+    if not text or len(text) > 4 or any(c not in "0123456789abcdef" for c in text):
+        return None
+    return text.zfill(4)
+
+
+def gfx_of_pci(device_id: object, revision: object = None) -> Optional[str]:
+    from ..catalog import gpus
+
+    entry = gpus.lookup_pci(str(device_id or ""), str(revision) if revision else None)
+    return entry.gfx_target if entry else None
+
+
+def has_any_build(gfx: str) -> bool:
+    """Some ROCm release lists it or some PyTorch index carries kernels for it."""
+    from ..catalog import support
+
+    return support.has_official_build(gfx)
+
+
+def no_build_reason(gfx: str) -> str:
+    from ..catalog import overrides
+
+    why = overrides.no_override(gfx)
+    if why is not None:
+        return f"{gfx}: {why.reason}"
+    return f"{gfx}: not on any release's list"
+
+
+def override_text(gfx: str) -> str:
+    from ..catalog import overrides
+
+    o = overrides.for_gfx(gfx)
+    if o is None:
+        return ""
+    return " ".join(f"{k}={v}" for k, v in o.env.items()) + " (community, not supported by AMD)"
+
+
+def gfx_status(gfx: str, rel):
+    from ..catalog import support
+
+    return support.status(gfx, rel)
+
+
+def official_releases(gfx: str) -> List[str]:
+    from ..catalog import support
+
+    return [r.version for r in support.official_releases(gfx)]
+
+
+def describe_sources(tags: Sequence[str]) -> List[str]:
+    from ..catalog import sources
+
+    return sources.describe(tags)
+
+
+# ------------------------------------------------------------------------------ ROCm releases
+def apt_codename(osi) -> Optional[str]:
+    """The Ubuntu codename of a detected OS when AMD's apt repositories can serve it."""
+    from ..catalog import releases
+
+    if osi is None or osi.id != "ubuntu" or not osi.version_id:
+        return None
+    return releases.codename(osi.version_id)
+
+
+def rocm_release(spec: object):
+    from ..catalog import releases
+
+    return releases.resolve(spec)
+
+
+def rocm_versions() -> List[str]:
+    from ..catalog import releases
+
+    return [r.version for r in releases.all_releases()]
+
+
+def rocm_default(targets: Sequence[str], ubuntu: Optional[str]):
+    from ..catalog import releases
+
+    rel = releases.upgrade_target(list(targets), ubuntu)
+    if rel is not None:
+        return rel
+    pol = releases.policy_series()
+    cands = [r for r in releases.all_releases() if r.series == pol and r.supports_ubuntu(ubuntu) is not False]
+    return cands[-1] if cands else None
+
+
+def rocm_repo():
+    from ..catalog import releases
+
+    return releases.repo()
+
+
+def rocm_default_base() -> str:
+    from ..catalog import releases
+
+    return releases.base_url()
+
+
+def rocm_key_url(base: Optional[str]) -> str:
+    from ..catalog import releases
+
+    return releases.key_url(base)
+
+
+def rocm_key_fingerprint() -> str:
+    return rocm_repo().key_fingerprint
+
+
+def rocm_key_status() -> str:
+    return rocm_repo().key_fingerprint_status
+
+
+def rocm_key_sources() -> List[str]:
+    return list(rocm_repo().key_sources)
+
+
+def rocm_apt_lines(rel, codename: str, base: Optional[str]) -> List[Tuple[str, str]]:
+    from ..catalog import releases
+
+    return releases.apt_lines(rel, codename, base)
+
+
+def rocm_package_prefix(version: str) -> str:
+    """Debian version prefix of a release's packages: 6.4.3 -> ``6.4.3.60403-`` (build and
+    distribution suffix vary).  Source: ROCm/rocm-core utils.cmake (ROCM_LIBPATCH_VERSION)."""
+    major, minor, patch = (int(x) for x in version.split(".")[:3])
+    return f"{major}.{minor}.{patch}.{major * 10000 + minor * 100 + patch}-"
+
+
+def release_facts(rel) -> Dict[str, Any]:
+    from ..catalog import sources
+
+    return {"version": rel.version, "apt_dir": rel.apt_dir, "layout": rel.layout, "status": rel.status,
+            "support_status": rel.support_status, "amdgpu_dir": rel.amdgpu_dir, "graphics_dir": rel.graphics_dir,
+            "ubuntu": list(rel.ubuntu_versions), "sources": sources.describe(rel.all_sources)}
+
+
+def rocm_absent(system) -> bool:
+    rocm = getattr(system, "rocm", None)
+    if rocm is None or getattr(system, "origin", "") != "live":
+        return False
+    return not rocm.installs and not rocm.version and not rocm.packages
+
+
+# ------------------------------------------------------------------------------ PyTorch wheels
+def torch_release(version: object):
+    from ..catalog import wheels
+
+    return wheels.torch_release(version)
+
+
+def torch_versions() -> List[str]:
+    from ..catalog import wheels
+
+    return [t.version for t in wheels.torch_releases() if t.indexes]
+
+
+def index_of_version(version: object) -> Optional[str]:
+    from ..catalog import wheels
+
+    return wheels.index_of_version(version)
+
+
+def index_has_gfx(index: str, gfx: str) -> Optional[bool]:
+    from ..catalog import wheels
+
+    return wheels.index_has_gfx(index, gfx)
+
+
+def index_rocm(index: str) -> Optional[str]:
+    from ..catalog import wheels
+
+    idx = wheels.index(index)
+    return idx.rocm if idx else None
+
+
+def best_index(version: str, targets: Sequence[str]) -> Optional[str]:
+    from ..catalog import wheels
+
+    idx = wheels.best_index(version, list(targets))
+    return idx.name if idx else None
+
+
+def torch_pairings(targets: Sequence[str]) -> List[Tuple[str, str]]:
+    from ..catalog import wheels
+
+    return [(t.version, i.name) for t, i in wheels.pairings(list(targets))]
+
+
+def torch_default(targets: Sequence[str]):
+    """(TorchRelease, index name): the newest documented pairing whose wheels cover the targets."""
+    from ..catalog import wheels
+
+    pairs = wheels.pairings(list(targets), documented_only=True) or wheels.pairings(list(targets))
+    if not pairs:
+        return None
+    t, i = pairs[0]
+    return t, i.name
+
+
+def torch_requirements(rel, index: str) -> List[str]:
+    """Exact pins: torch, torchvision, torchaudio with the index's local label, and the Triton
+    build torch's metadata requires (no label: it matches the index's build)."""
+    out = [f"torch=={rel.version}+{index}"]
+    if rel.torchvision:
+        out.append(f"torchvision=={rel.torchvision}+{index}")
+    if rel.torchaudio:
+        out.append(f"torchaudio=={rel.torchaudio}+{index}")
+    if rel.triton_requirement:
+        out.append(rel.triton_requirement)
+    return out
+
+
+def torch_index_url(index: str, base: Optional[str] = None) -> str:
+    from ..catalog import wheels
+
+    return wheels.index_url(index, base)
+
+
+def torch_facts(rel, index: str) -> Dict[str, Any]:
+    from ..catalog import sources, wheels
+
+    idx = wheels.index(index)
+    return {"version": rel.version, "index": index, "index_status": rel.status_on(index),
+            "torchvision": rel.torchvision, "torchaudio": rel.torchaudio, "triton": rel.triton_requirement,
+            "triton_status": rel.triton_status, "index_gfx": list(idx.gfx) if idx else [],
+            "index_gfx_status": idx.gfx_status if idx else "unknown",
+            "sources": sources.describe(tuple(rel.sources) + (tuple(idx.sources) if idx else ()))}
+
+
+# ------------------------------------------------------------------------------ Docker images
+def check_image(value: str) -> str:
+    from .steps.docker import check_image as _check
+
+    return _check(value)
+
+
+def docker_image(tag: str) -> str:
+    from ..catalog import docker
+
+    return docker.image(tag)
+
+
+def docker_parse(image: str):
+    from ..catalog import docker
+
+    if not image.startswith(docker.repository() + ":"):
+        return None
+    parsed = docker.parse_tag(image)
+    if parsed is None:
+        return None
+    known = {t.tag: t for t in docker.tags()}
+    return known.get(parsed.tag, parsed)
+
+
+def docker_pick(rocm: Optional[str], ubuntu: Optional[str], python: Optional[str], torch: Optional[str]):
+    from ..catalog import docker
+
+    for r, u, p, t in ((rocm, ubuntu, python, torch), (rocm, ubuntu, None, torch), (rocm, None, None, torch)):
+        tag = docker.pick_tag(rocm=r, ubuntu=u, python=p, torch=t)
+        if tag is not None:
+            return tag
+    return None
+
+
+def docker_run_flags() -> Tuple[str, ...]:
+    from ..catalog import docker
+
+    return docker.run_flags()
+
+
+def docker_run_flag_sources() -> Tuple[str, ...]:
+    from ..catalog import docker
+
+    return docker.run_flags_sources()
+
+
+def docker_host_requirement() -> str:
+    from ..catalog import docker
+
+    return docker.host_requirement()
+
+
+# ------------------------------------------------------------------------------ the diagnosis
+def recommendations(system) -> List[Dict[str, Any]]:
+    """The doctor's applicable recommendations, best first, as plain choices:
+    ``{"path", "rocm", "torch", "image", "venv", "env", "title"}``.  Empty when the doctor is not
+    part of this build or fails (the plan then falls back to a simple rule)."""
+    try:
+        from ..doctor import diagnose
+    except ImportError:
+        return []
+    try:
+        diag = diagnose(system)
+    except Exception:  # the plan must not die of a doctor bug
+        return []
+    out = []
+    for rec in getattr(diag, "recommendations", []) or []:
+        if not getattr(rec, "applies", False):
+            continue
+        target = dict(getattr(rec, "target", {}) or {})
+        choice: Dict[str, Any] = {"path": rec.path, "title": (getattr(rec, "why", "") or "").split(". ")[0]}
+        if rec.path == "rocm-upgrade":
+            choice["rocm"] = target.get("rocm")
+        elif rec.path == "torch-reinstall":
+            if target.get("torch") and target.get("index"):
+                choice["torch"] = f"{target['torch']}+{target['index']}"
+            choice["venv"] = target.get("venv")
+            choice["env"] = target.get("env") or {}
+        elif rec.path == "docker":
+            choice["image"] = target.get("image")
+        out.append(choice)
+    return out
+
+
+def top_recommendation(system) -> Optional[Dict[str, Any]]:
+    recs = recommendations(system)
+    return recs[0] if recs else None

@@ -1,0 +1,28 @@
+"""Step types.  ``KINDS`` maps the ``kind`` a recipe or a JSON plan names to its class."""
+from __future__ import annotations
+
+from typing import Any, Dict, Type
+
+from ..core import Step
+from .apt import AptInstall, AptKey, AptPin, AptSources, AptUpdate
+from .docker import DockerCheck, DockerPull, DockerRunScript
+from .files import Command, FileContent, RebootFlag
+from .python import EnvPersist, PipCheck, PipInstall, PipRestore, PipUninstall, Venv, VenvLink
+from .system import UserGroups
+
+KINDS: Dict[str, Type[Step]] = {cls.kind: cls for cls in (
+    AptKey, AptSources, AptPin, AptUpdate, AptInstall,
+    FileContent, Command, RebootFlag, UserGroups,
+    Venv, VenvLink, PipUninstall, PipInstall, PipRestore, EnvPersist, PipCheck,
+    DockerCheck, DockerPull, DockerRunScript,
+)}
+
+
+def make_step(kind: str, id: str, title: str, params: Dict[str, Any]) -> Step:
+    cls = KINDS.get(kind)
+    if cls is None:
+        raise ValueError(f"unknown step kind {kind!r} (known: {', '.join(sorted(KINDS))})")
+    return cls(id, title, **params)
+
+
+__all__ = ["KINDS", "make_step"] + [c.__name__ for c in KINDS.values()]

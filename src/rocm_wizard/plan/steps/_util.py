@@ -1,0 +1,109 @@
+"""Helpers shared by the step types."""
+from __future__ import annotations
+
+import re
+from typing import Iterable, List, Optional, Sequence, Tuple
+from urllib.parse import urlsplit
+
+from ..shellquote import q
+
+SAFE_PKG = re.compile(r"^[a-z0-9][a-z0-9.+-]*$")
+SAFE_VERSION = re.compile(r"^[A-Za-z0-9.+~:-]*$")
+SAFE_USER = re.compile(r"^[a-z_][a-z0-9_.-]{0,31}\$?$")
+SAFE_GROUP = SAFE_USER
+SAFE_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def J(var: str) -> str:
+    """A Jinja reference to a play variable."""
+    return "{{ " + var + " }}"
+
+
+def rooted(path: str) -> str:
+    """Shell word for ``path`` under ``$RW_ROOT`` (file tests and writes; commands get the plain
+    path)."""
+    return '"${RW_ROOT}"' + q(path)
+
+
+def check_abs_path(value: object, what: str) -> str:
+    text = str(value or "")
+    if not text.startswith("/") or "\x00" in text:
+        raise ValueError(f"{what} must be an absolute path, got {text!r}")
+    return text
+
+
+def check_url(value: object, what: str) -> str:
+    text = str(value or "")
+    parts = urlsplit(text)
+    if parts.scheme not in ("http", "https", "file") or (parts.scheme != "file" and not parts.netloc):
+        raise ValueError(f"{what} must be an http, https or file URL, got {text!r}")
+    if any(c.isspace() or ord(c) < 32 or c in "\"'\\#" for c in text):
+        raise ValueError(f"{what} contains a character that is not allowed in a URL: {text!r}")
+    return text
+
+
+def url_marker(base: str) -> str:
+    """``https://repo.radeon.com/`` -> ``//repo.radeon.com``: what a sources line must contain to
+    point at that repository (any scheme)."""
+    parts = urlsplit(base)
+    return "//" + (parts.netloc + parts.path).rstrip("/")
+
+
+def is_radeon_line(line: str, markers: Sequence[str]) -> bool:
+    s = line.lstrip()
+    if not (s.startswith(("deb ", "deb\t", "deb-src ", "deb-src\t")) or s.startswith("URIs:")):
+        return False
+    return any(m in s for m in markers)
+
+
+def disable_radeon_lines(text: str, markers: Sequence[str]) -> Tuple[str, int]:
+    out: List[str] = []
+    n = 0
+    for line in text.splitlines():
+        if is_radeon_line(line, markers):
+            out.append("# disabled by rocm-wizard: " + line)
+            n += 1
+        else:
+            out.append(line)
+    return "".join(x + "\n" for x in out), n
+
+
+def deb822_other_uris(text: str, markers: Sequence[str]) -> bool:
+    for line in text.splitlines():
+        s = line.strip()
+        if s.startswith("URIs:") and not any(m in s for m in markers):
+            return True
+    return False
+
+
+def norm_deb_lines(text: Optional[str]) -> List[str]:
+    """Active one-line entries, whitespace normalised (to compare a file rebuilt from a snapshot)."""
+    out = []
+    for line in (text or "").splitlines():
+        s = line.strip()
+        if s and not s.startswith("#"):
+            out.append(" ".join(s.split()))
+    return out
+
+
+def shell_array(name: str, values: Iterable[object]) -> str:
+    vals = [q(v) for v in values]
+    return f"local -a {name}=({' '.join(vals)})" if vals else f"local -a {name}=()"
+
+
+def version_matches(installed: Optional[str], want: str) -> bool:
+    """``want`` is an exact version, or a prefix ending in ``*``."""
+    if not installed:
+        return False
+    if want.endswith("*"):
+        return installed.startswith(want[:-1])
+    return installed == want
+
+
+def pin_matches(installed: Optional[str], want: str) -> bool:
+    """pip pin comparison: exact, or ``want`` without a local label matches any label."""
+    if not installed:
+        return False
+    if installed == want:
+        return True
+    return "+" not in want and installed.split("+")[0] == want

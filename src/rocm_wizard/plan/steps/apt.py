@@ -1,0 +1,747 @@
+"""APT steps: the signing key, the repository lists, the pin, ``apt-get update`` and packages."""
+from __future__ import annotations
+
+import os
+from typing import Any, Dict, List, Optional, Tuple
+
+from ..context import StepError
+from ..core import (CHANGE, CHANGED, FAILED, OK, UNKNOWN, CheckResult, Description, FileChange, PackageChange,
+                    Result, Step, unified_diff)
+from ..shellquote import q
+from ..state import ABSENT, PRESENT, UNKNOWN as UNK
+from .files import REBOOT_HANDLER
+from ._util import (J, SAFE_PKG, SAFE_VERSION, check_abs_path, check_url, deb822_other_uris, disable_radeon_lines,
+                    is_radeon_line, norm_deb_lines, rooted, shell_array, version_matches)
+
+APT_INSTALL_OPTS = ["-y", "-o", "DPkg::Lock::Timeout=600", "-o", "Dpkg::Options::=--force-confold",
+                    "--allow-downgrades"]
+
+
+class AptKey(Step):
+    """Fetch the repository signing key, check its fingerprint *before* writing anything, store it
+    as a binary keyring under /etc/apt/keyrings (the ``signed-by`` of the repository lines)."""
+
+    kind = "apt-key"
+    required = ("url", "fingerprint", "keyring")
+
+    def validate(self) -> None:
+        from ..openpgp import normalize_fingerprint
+
+        check_url(self.params["url"], "key URL")
+        fpr = normalize_fingerprint(self.params["fingerprint"])
+        if fpr is None:
+            raise ValueError(f"key fingerprint {self.params['fingerprint']!r} is not 40 (or 64) hex digits")
+        self.params["fingerprint"] = fpr
+        check_abs_path(self.params["keyring"], "keyring")
+
+    def _judge(self, data: bytes, now: float) -> Tuple[bool, str]:
+        from ..openpgp import KeyFormatError, read_keys
+
+        fpr = self.params["fingerprint"]
+        try:
+            keys = read_keys(data)
+        except KeyFormatError as exc:
+            return False, f"not a valid key ({exc})"
+        fprs = [k.fingerprint for k in keys]
+        if fprs != [fpr]:
+            return False, f"holds key(s) {', '.join(fprs)}, expected exactly {fpr}"
+        if keys[0].revoked:
+            return False, f"key {fpr} is revoked"
+        if keys[0].expired(now):
+            return False, f"key {fpr} has expired"
+        return True, f"holds key {fpr}"
+
+    def check(self, state) -> CheckResult:
+        view = state.file(self.params["keyring"])
+        if view.state == ABSENT:
+            return CheckResult(CHANGE, f"{self.params['keyring']} does not exist")
+        if view.state != PRESENT:
+            return CheckResult(UNKNOWN, f"{self.params['keyring']}: not known from the snapshot")
+        if view.source.startswith("plan:"):
+            return CheckResult(CHANGE, "written by an earlier step")
+        good, why = self._judge(view.data or b"", state.ctx.now)
+        return CheckResult(OK if good else CHANGE, f"{self.params['keyring']} {why}")
+
+    def project(self, state) -> None:
+        state.set_file(self.params["keyring"], b"(key " + self.params["fingerprint"].encode() + b")", self.id)
+
+    def describe(self, state) -> Description:
+        p = self.params
+        return Description(self.title, [
+            f"download {p['url']}",
+            f"refuse it unless it holds exactly the key {p['fingerprint']}, neither expired nor revoked",
+            f"store it as the binary keyring {p['keyring']} (mode 0644)",
+        ], files=[FileChange(p["keyring"], "write", note="binary key file")])
+
+    def apply(self, ctx) -> Result:
+        p = self.params
+        try:
+            current = ctx.read_bytes(p["keyring"])
+        except StepError as exc:
+            return Result(FAILED, str(exc))
+        if current is not None and self._judge(current, ctx.now)[0]:
+            return Result(OK, f"{p['keyring']} already holds key {p['fingerprint']}")
+        try:
+            data = ctx.fetch(p["url"])
+        except StepError as exc:
+            return Result(FAILED, str(exc))
+        good, why = self._judge(data, ctx.now)
+        if not good:
+            return Result(FAILED, f"the key downloaded from {p['url']} {why}; nothing was written")
+        from ..openpgp import dearmor
+
+        ctx.makedirs(os.path.dirname(p["keyring"]))
+        ctx.write_atomic(p["keyring"], dearmor(data), 0o644)
+        return Result(CHANGED, f"wrote {p['keyring']} (key {p['fingerprint']})")
+
+    def render_shell_body(self) -> List[str]:
+        p = self.params
+        return [
+            f"local url={q(p['url'])} fpr={q(p['fingerprint'])} keyring={rooted(p['keyring'])}",
+            'if rw_key_is "$keyring" "$fpr"; then',
+            '  rw_ok "${keyring#"$RW_ROOT"} holds key $fpr"',
+            "  return 0",
+            "fi",
+            "rw_need_root",
+            "if [[ $DRY_RUN == 1 ]]; then",
+            '  rw_would "download $url, check that it holds only key $fpr, then write ${keyring#"$RW_ROOT"}"',
+            f"  rw_mark {q(self.id)}",
+            "  return 0",
+            "fi",
+            "rw_tmp",
+            'rw_fetch "$url" "$RW_TMP/key"',
+            'if ! rw_key_is "$RW_TMP/key" "$fpr"; then',
+            '  rw_die "the key downloaded from $url is not exactly key $fpr (or it expired): nothing was written"',
+            "fi",
+            "if grep -q -e '-----BEGIN PGP' -- \"$RW_TMP/key\"; then",
+            '  rw_gpg --yes --dearmor -o "$RW_TMP/key.gpg" -- "$RW_TMP/key"',
+            "else",
+            '  cp -- "$RW_TMP/key" "$RW_TMP/key.gpg"',
+            "fi",
+            'rw_put_from "$RW_TMP/key.gpg" "$keyring" 0644',
+            f"rw_mark {q(self.id)}",
+        ]
+
+    def ansible_vars(self) -> Dict[str, Any]:
+        p = self.params
+        return {self.var("url"): p["url"], self.var("fingerprint"): p["fingerprint"],
+                self.var("keyring"): p["keyring"]}
+
+    def render_ansible(self) -> List[Dict[str, Any]]:
+        tmp, shown = self.var("tmp"), self.var("shown")
+        lines = f"{shown}.stdout_lines | select('match', '^(pub|fpr):') | list"
+        pubs = f"{shown}.stdout_lines | select('match', '^pub:') | list"
+        n = f"Step {self.index} {self.id}"
+        return [
+            {"name": f"{n}: make a temporary directory for the download", "ansible.builtin.tempfile":
+                {"state": "directory", "suffix": ".rocm-wizard"},
+             "register": tmp, "changed_when": False, "check_mode": False},
+            {"name": f"{n}: download the signing key", "ansible.builtin.get_url":
+                {"url": J(self.var("url")), "dest": "{{ " + tmp + ".path }}/key", "mode": "0600"},
+             "changed_when": False, "check_mode": False},
+            {"name": f"{n}: read the key's fingerprints", "ansible.builtin.command":
+                {"argv": ["gpg", "--batch", "--with-colons", "--show-keys", "{{ " + tmp + ".path }}/key"]},
+             "environment": {"GNUPGHOME": "{{ " + tmp + ".path }}"},
+             "register": shown, "changed_when": False, "check_mode": False},
+            {"name": f"{n}: refuse any key but the expected one", "ansible.builtin.assert": {
+                "that": [f"({pubs} | length) == 1",
+                         f"({lines})[1].split(':')[9] == {self.var('fingerprint')}",
+                         f"({pubs} | first).split(':')[1] not in ['e', 'r']"],
+                "fail_msg": "the downloaded key is not exactly the expected key, or it expired; nothing was written"}},
+            {"name": f"{n}: convert the key to a binary keyring", "ansible.builtin.command":
+                {"argv": ["gpg", "--batch", "--yes", "--dearmor", "-o", "{{ " + tmp + ".path }}/key.gpg",
+                          "{{ " + tmp + ".path }}/key"]},
+             "environment": {"GNUPGHOME": "{{ " + tmp + ".path }}"},
+             "changed_when": False, "check_mode": False},
+            {"name": f"{n}: install the keyring", "ansible.builtin.copy":
+                {"src": "{{ " + tmp + ".path }}/key.gpg", "remote_src": True, "dest": J(self.var("keyring")),
+                 "owner": "root", "group": "root", "mode": "0644"},
+             "check_mode": False},
+            {"name": f"{n}: remove the temporary directory", "ansible.builtin.file":
+                {"path": "{{ " + tmp + ".path }}", "state": "absent"},
+             "changed_when": False, "check_mode": False},
+        ]
+
+
+class AptSources(Step):
+    """Write the repository list files whole (never appended), and take AMD repositories out of
+    every other source file: one-line entries are commented out, deb822 files are removed; each
+    changed file is backed up first."""
+
+    kind = "apt-sources"
+    required = ("files", "markers")
+
+    def validate(self) -> None:
+        files = self.params["files"]
+        if not isinstance(files, list) or not files:
+            raise ValueError("apt-sources needs a non-empty list of files")
+        for f in files:
+            check_abs_path(f.get("path"), "source list path")
+            if not str(f["path"]).startswith("/etc/apt/sources.list.d/") or not str(f["path"]).endswith(".list"):
+                raise ValueError(f"{f['path']}: managed source files live in /etc/apt/sources.list.d and end in .list")
+            if not isinstance(f.get("content"), str):
+                raise ValueError(f"{f['path']}: content must be text")
+        if not all(isinstance(m, str) and m.startswith("//") for m in self.params["markers"]):
+            raise ValueError("markers must look like //host/path")
+
+    @property
+    def managed(self) -> List[str]:
+        return [f["path"] for f in self.params["files"]]
+
+    def _conflicts(self, state) -> Tuple[Optional[List[Tuple[str, str, Optional[bytes]]]], List[str]]:
+        """[(path, action, new content)] for the other files naming AMD repositories (None when
+        the source directory cannot be read), plus problems."""
+        markers = self.params["markers"]
+        names = state.listdir("/etc/apt/sources.list.d")
+        if names is None:
+            return None, []
+        candidates = ["/etc/apt/sources.list"] + [
+            "/etc/apt/sources.list.d/" + n for n in names if n.endswith((".list", ".sources"))]
+        out: List[Tuple[str, str, Optional[bytes]]] = []
+        problems: List[str] = []
+        for path in candidates:
+            if path in self.managed:
+                continue
+            view = state.file(path)
+            if view.state != PRESENT or view.text is None:
+                continue
+            if not any(is_radeon_line(line, markers) for line in view.text.splitlines()):
+                continue
+            if path.endswith(".sources"):
+                if deb822_other_uris(view.text, markers):
+                    problems.append(f"{path} names AMD's repositories and others too: edit it by hand")
+                out.append((path, "remove", None))
+            else:
+                new, _n = disable_radeon_lines(view.text, markers)
+                out.append((path, "edit", new.encode()))
+        return out, problems
+
+    def _differs(self, state, path: str, content: str) -> Optional[bool]:
+        view = state.file(path)
+        if view.state == ABSENT:
+            return True
+        if view.state != PRESENT:
+            return None
+        if view.approximate:
+            return norm_deb_lines(view.text) != norm_deb_lines(content)
+        return view.data != content.encode()
+
+    def check(self, state) -> CheckResult:
+        details = []
+        unknown = False
+        for f in self.params["files"]:
+            d = self._differs(state, f["path"], f["content"])
+            if d is None:
+                unknown = True
+                details.append(f"{f['path']}: not known")
+            elif d:
+                details.append(f"{f['path']} will be written")
+        conflicts, problems = self._conflicts(state)
+        if conflicts is None:
+            unknown = True
+            details.append("other source files: not known")
+        else:
+            for path, action, _ in conflicts:
+                details.append(f"{path}: AMD entries will be {'removed' if action == 'remove' else 'commented out'}")
+        details += problems
+        if problems:
+            return CheckResult(UNKNOWN, "; ".join(details))
+        if any("will be" in d for d in details):
+            return CheckResult(CHANGE, "; ".join(details))
+        if unknown:
+            return CheckResult(UNKNOWN, "; ".join(details))
+        return CheckResult(OK, "the repository lists are as planned and no other file names AMD's repositories")
+
+    def project(self, state) -> None:
+        conflicts, _ = self._conflicts(state)
+        for path, _action, data in conflicts or []:
+            state.set_file(path, data, self.id)
+        for f in self.params["files"]:
+            state.set_file(f["path"], f["content"].encode(), self.id)
+
+    def describe(self, state) -> Description:
+        desc = Description(self.title)
+        conflicts, problems = self._conflicts(state)
+        for path, action, data in conflicts or []:
+            before = state.file(path)
+            desc.actions.append(f"back up {path}, then " + ("remove it" if action == "remove"
+                                                             else "comment out its AMD repository lines"))
+            desc.files.append(FileChange(path, action, unified_diff(path, before.data, data),
+                                         note="backed up first"))
+        if conflicts is None:
+            desc.actions.append("comment out AMD repository lines in any other source file (none known now)")
+        desc.actions += problems
+        for f in self.params["files"]:
+            view = state.file(f["path"])
+            new = f["content"].encode()
+            if view.state == PRESENT and view.data == new:
+                continue
+            note = ""
+            if view.state == PRESENT:
+                note = "replaced whole, old file backed up" + (" (old content rebuilt from the snapshot)"
+                                                                if view.approximate else "")
+            elif view.state != ABSENT:
+                note = "current content not known"
+            desc.actions.append(f"write {f['path']} whole" + (" (backing up the old one)" if view.state == PRESENT else ""))
+            desc.files.append(FileChange(f["path"], "write",
+                                         unified_diff(f["path"], view.data if view.state == PRESENT else None, new),
+                                         note))
+        return desc
+
+    def apply(self, ctx) -> Result:
+        from ..state import PlanState
+
+        state = PlanState(ctx)
+        conflicts, problems = self._conflicts(state)
+        if problems:
+            return Result(FAILED, "; ".join(problems))
+        done = []
+        for path, action, data in conflicts or []:
+            ctx.backup(path)
+            if action == "remove":
+                ctx.remove(path)
+                done.append(f"removed {path}")
+            else:
+                mode = os.stat(ctx.p(path)).st_mode & 0o777
+                ctx.write_atomic(path, data or b"", mode)
+                done.append(f"commented out AMD lines in {path}")
+        for f in self.params["files"]:
+            new = f["content"].encode()
+            cur = ctx.read_bytes(f["path"])
+            if cur == new:
+                continue
+            if cur is not None:
+                ctx.backup(f["path"])
+            ctx.write_atomic(f["path"], new, 0o644)
+            done.append(f"wrote {f['path']}")
+        if not done:
+            return Result(OK, "repository lists already as planned")
+        return Result(CHANGED, "; ".join(done))
+
+    def render_shell_body(self) -> List[str]:
+        paths = [f["path"] for f in self.params["files"]]
+        contents = [f["content"] for f in self.params["files"]]
+        return [
+            "RW_URLS=(" + " ".join(q(m) for m in self.params["markers"]) + ")",
+            shell_array("paths", paths),
+            shell_array("contents", contents),
+            "local i todo=0 f",
+            'rw_radeon_files "${paths[@]}"',
+            'if [[ ${#RW_FOUND[@]} -gt 0 ]]; then todo=1; fi',
+            'for i in "${!paths[@]}"; do',
+            '  if ! rw_same "$RW_ROOT${paths[i]}" "${contents[i]}"; then todo=1; fi',
+            "done",
+            "if [[ $todo == 0 ]]; then",
+            "  rw_ok 'the repository lists are as planned and no other file names these repositories'",
+            "  return 0",
+            "fi",
+            "rw_need_root",
+            'for f in "${RW_FOUND[@]}"; do',
+            '  rw_disable_radeon "$f"',
+            "done",
+            'for i in "${!paths[@]}"; do',
+            '  if rw_same "$RW_ROOT${paths[i]}" "${contents[i]}"; then continue; fi',
+            '  rw_backup "$RW_ROOT${paths[i]}"',
+            '  rw_put "$RW_ROOT${paths[i]}" 0644 "${contents[i]}"',
+            "done",
+            f"rw_mark {q(self.id)}",
+        ]
+
+    def ansible_vars(self) -> Dict[str, Any]:
+        import re as _re
+
+        markers = self.params["markers"]
+        alt = "|".join(_re.escape(m) for m in markers)
+        return {
+            self.var("files"): [{"path": f["path"], "content": f["content"]} for f in self.params["files"]],
+            self.var("managed"): [os.path.basename(p) for p in self.managed],
+            self.var("pattern"): r"^[ \t]*(deb|deb-src|URIs:)[ \t].*(" + alt + ")",
+            self.var("line_pattern"): r"^([ \t]*(deb|deb-src)[ \t].*(" + alt + ").*)$",
+        }
+
+    def render_ansible(self) -> List[Dict[str, Any]]:
+        n = f"Step {self.index} {self.id}"
+        found = self.var("found")
+        return [
+            {"name": f"{n}: find other source files naming these repositories", "ansible.builtin.find": {
+                "paths": ["/etc/apt/sources.list.d"], "patterns": ["*.list", "*.sources"],
+                "contains": J(self.var("pattern")), "excludes": J(self.var("managed"))},
+             "register": found, "check_mode": False},
+            {"name": f"{n}: comment out their lines in one-line source files", "ansible.builtin.replace": {
+                "path": "{{ item }}", "regexp": J(self.var("line_pattern")),
+                "replace": "# disabled by rocm-wizard: \\1", "backup": True},
+             "loop": "{{ ['/etc/apt/sources.list'] + (" + found + ".files | map(attribute='path') "
+                     "| select('match', '.*\\.list$') | list) }}",
+             "check_mode": False},
+            {"name": f"{n}: back up deb822 source files naming them", "ansible.builtin.copy": {
+                "src": "{{ item }}", "dest": "{{ item }}.rocm-wizard-backup", "remote_src": True,
+                "mode": "0644"},
+             "loop": "{{ " + found + ".files | map(attribute='path') | select('match', '.*\\.sources$') | list }}",
+             "check_mode": False},
+            {"name": f"{n}: remove those deb822 source files", "ansible.builtin.file": {
+                "path": "{{ item }}", "state": "absent"},
+             "loop": "{{ " + found + ".files | map(attribute='path') | select('match', '.*\\.sources$') | list }}",
+             "check_mode": False},
+            {"name": f"{n}: write the repository lists whole", "ansible.builtin.copy": {
+                "dest": "{{ item.path }}", "content": "{{ item.content }}", "owner": "root", "group": "root",
+                "mode": "0644", "backup": True},
+             "loop": J(self.var("files")), "loop_control": {"label": "{{ item.path }}"},
+             "check_mode": False},
+        ]
+
+
+class AptPin(Step):
+    """An apt preferences file that puts one origin above the distribution archive."""
+
+    kind = "apt-pin"
+    required = ("path", "origin", "priority")
+    defaults = {"package": "*"}
+
+    def validate(self) -> None:
+        check_abs_path(self.params["path"], "pin file")
+        if not str(self.params["path"]).startswith("/etc/apt/preferences.d/"):
+            raise ValueError("pin files live in /etc/apt/preferences.d")
+        for key in ("origin", "package"):
+            v = str(self.params[key])
+            if not v or any(c.isspace() for c in v):
+                raise ValueError(f"pin {key} {v!r} must be one word")
+        self.params["priority"] = int(self.params["priority"])
+
+    @property
+    def content(self) -> str:
+        p = self.params
+        return f"Package: {p['package']}\nPin: release o={p['origin']}\nPin-Priority: {p['priority']}\n"
+
+    def check(self, state) -> CheckResult:
+        view = state.file(self.params["path"])
+        if view.state == ABSENT:
+            return CheckResult(CHANGE, f"{self.params['path']} does not exist")
+        if view.state != PRESENT:
+            return CheckResult(UNKNOWN, f"{self.params['path']}: not known")
+        same = (norm_deb_lines(view.text) == norm_deb_lines(self.content)) if view.approximate \
+            else view.data == self.content.encode()
+        return CheckResult(OK, f"{self.params['path']} is as planned") if same else \
+            CheckResult(CHANGE, f"{self.params['path']} differs")
+
+    def project(self, state) -> None:
+        state.set_file(self.params["path"], self.content.encode(), self.id)
+
+    def describe(self, state) -> Description:
+        view = state.file(self.params["path"])
+        before = view.data if view.state == PRESENT else None
+        return Description(self.title, [f"write {self.params['path']} whole"], files=[
+            FileChange(self.params["path"], "write", unified_diff(self.params["path"], before, self.content.encode()),
+                       "" if view.state in (PRESENT, ABSENT) else "current content not known")])
+
+    def apply(self, ctx) -> Result:
+        new = self.content.encode()
+        if ctx.read_bytes(self.params["path"]) == new:
+            return Result(OK, "pin already in place")
+        if ctx.exists(self.params["path"]):
+            ctx.backup(self.params["path"])
+        ctx.write_atomic(self.params["path"], new, 0o644)
+        return Result(CHANGED, f"wrote {self.params['path']}")
+
+    def render_shell_body(self) -> List[str]:
+        return [
+            f"local path={rooted(self.params['path'])} content={q(self.content)}",
+            'if rw_same "$path" "$content"; then',
+            '  rw_ok "${path#"$RW_ROOT"} is as planned"',
+            "  return 0",
+            "fi",
+            "rw_need_root",
+            'rw_backup "$path"',
+            'rw_put "$path" 0644 "$content"',
+            f"rw_mark {q(self.id)}",
+        ]
+
+    def ansible_vars(self) -> Dict[str, Any]:
+        return {self.var("path"): self.params["path"], self.var("content"): self.content}
+
+    def render_ansible(self) -> List[Dict[str, Any]]:
+        return [{"name": f"Step {self.index} {self.id}: write the pin file", "ansible.builtin.copy": {
+            "dest": J(self.var("path")), "content": J(self.var("content")), "owner": "root", "group": "root",
+            "mode": "0644", "backup": True}, "check_mode": False}]
+
+
+def _pkg_specs(value: Any) -> List[Dict[str, str]]:
+    out = []
+    for item in value or []:
+        if isinstance(item, str):
+            item = {"name": item}
+        name = str(item.get("name", ""))
+        version = str(item.get("version", "") or "")
+        if not SAFE_PKG.match(name):
+            raise ValueError(f"package name {name!r} is not a valid Debian package name")
+        if not SAFE_VERSION.match(version.rstrip("*")) or "*" in version[:-1]:
+            raise ValueError(f"package version {version!r} is not valid")
+        spec = {"name": name, "version": version}
+        if item.get("kernel_prefix"):
+            spec["kernel_prefix"] = str(item["kernel_prefix"])
+        out.append(spec)
+    return out
+
+
+class AptUpdate(Step):
+    """``apt-get update``, when a source or key changed in this run or apt does not know yet the
+    package versions the next steps install."""
+
+    kind = "apt-update"
+    defaults = {"after": [], "packages": []}
+
+    def validate(self) -> None:
+        self.params["packages"] = _pkg_specs(self.params["packages"])
+
+    def check(self, state) -> CheckResult:
+        changed = state.any_changed(self.params["after"])
+        if changed:
+            return CheckResult(CHANGE, "sources changed in an earlier step")
+        missing = []
+        unknown = []
+        for spec in self.params["packages"]:
+            cur = state.package(spec["name"])
+            if cur is not UNK and cur and (version_matches(cur, spec["version"]) if spec["version"] else True):
+                continue
+            versions = state.apt_versions(spec["name"])
+            if versions is UNK:
+                (unknown if cur is UNK else missing).append(spec["name"])
+                continue
+            offered = any(version_matches(v, spec["version"]) for v in versions) if spec["version"] else bool(versions)
+            if not offered:
+                missing.append(spec["name"])
+        if missing:
+            return CheckResult(CHANGE, "apt does not offer yet: " + ", ".join(missing))
+        if changed is None or unknown:
+            return CheckResult(UNKNOWN, "not known whether the package lists are current")
+        return CheckResult(OK, "package lists already offer what is needed")
+
+    def describe(self, state) -> Description:
+        return Description(self.title, ["apt-get update"], commands=[["apt-get", "update"]])
+
+    def apply(self, ctx) -> Result:
+        if not (set(self.params["after"]) & ctx.changed):
+            from ..state import PlanState
+
+            st = PlanState(ctx)
+            for s in self.params["after"]:
+                st.record(s, OK)
+            if self.check(st).status == OK:
+                return Result(OK, "package lists already offer what is needed")
+        ctx.check_call(["apt-get", "update"], timeout=1800)
+        return Result(CHANGED, "apt-get update")
+
+    def render_shell_body(self) -> List[str]:
+        names = [s["name"] for s in self.params["packages"]]
+        prefixes = [s["version"].rstrip("*") for s in self.params["packages"]]
+        lines = [shell_array("names", names), shell_array("prefixes", prefixes), "local i need=0"]
+        if self.params["after"]:
+            lines += ["if rw_changed " + " ".join(q(a) for a in self.params["after"]) + "; then need=1; fi"]
+        lines += [
+            'for i in "${!names[@]}"; do',
+            '  if [[ $need == 1 ]]; then break; fi',
+            '  if rw_pkg_ok "${names[i]}" "${prefixes[i]}"; then continue; fi',
+            '  if [[ -n ${prefixes[i]} ]] && rw_apt_pick "${names[i]}" "${prefixes[i]}" >/dev/null; then continue; fi',
+            '  if [[ -z ${prefixes[i]} && -n $(rw_apt_candidate "${names[i]}") ]]; then continue; fi',
+            "  need=1",
+            "done",
+            "if [[ $need == 0 ]]; then",
+            "  rw_ok 'the package lists already offer what is needed'",
+            "  return 0",
+            "fi",
+            "rw_need_root",
+            "rw_run apt-get update",
+            f"rw_mark {q(self.id)}",
+        ]
+        return lines
+
+    def render_ansible(self) -> List[Dict[str, Any]]:
+        return [{"name": f"Step {self.index} {self.id}: refresh the package lists", "ansible.builtin.apt": {
+            "update_cache": True}, "check_mode": False}]
+
+
+class AptInstall(Step):
+    """Install packages at exact versions (``6.4.3.60403-*``: that release, any build) or at the
+    candidate of the configured repositories (no version)."""
+
+    kind = "apt-install"
+    required = ("packages",)
+    defaults = {"from_step": "", "upgrade_with_repo": False, "notify_reboot": False}
+
+    def validate(self) -> None:
+        self.params["packages"] = _pkg_specs(self.params["packages"])
+        if not self.params["packages"]:
+            raise ValueError("apt-install needs at least one package")
+
+    def _pending(self, state, assume_missing: bool = False) -> Tuple[List[Tuple[Dict[str, str], Any, str]], List[str],
+                                                                     bool]:
+        """([(spec, installed, why)], notes, unknown); ``assume_missing``: a package whose state is
+        not known is installed (apply) rather than reported (check)."""
+        todo = []
+        notes: List[str] = []
+        unknown = False
+        repo_changes = state.any_changed([self.params["from_step"]]) if self.params["from_step"] else False
+        for spec in self.params["packages"]:
+            cur = state.package(spec["name"])
+            if cur is UNK and assume_missing:
+                cur = None
+            if cur is UNK:
+                unknown = True
+                notes.append(f"{spec['name']}: installed version not known")
+                continue
+            if spec["version"]:
+                if version_matches(cur, spec["version"]):
+                    continue
+                todo.append((spec, cur, spec["version"]))
+                continue
+            if not cur:
+                todo.append((spec, cur, "the repository's version"))
+                continue
+            if self.params["upgrade_with_repo"] and repo_changes and not spec.get("kernel_prefix"):
+                todo.append((spec, cur, "upgrade from the new repository"))
+                continue
+            cand = state.apt_candidate(spec["name"])
+            if cand is not UNK and cand and cand != cur:
+                todo.append((spec, cur, f"upgrade to {cand}"))
+        return todo, notes, unknown
+
+    def _availability(self, state, spec) -> str:
+        if self.params["from_step"] and state.any_changed([self.params["from_step"]]) is not False:
+            return f"from the repositories of step {self.params['from_step']}"
+        if not spec["version"]:
+            return ""
+        versions = state.apt_versions(spec["name"])
+        if versions is UNK:
+            return "assuming the configured repository offers it"
+        if any(version_matches(v, spec["version"]) for v in versions):
+            return ""
+        return "NOT OFFERED by the configured repositories (apt-get update, or check the repository)"
+
+    def check(self, state) -> CheckResult:
+        todo, notes, unknown = self._pending(state)
+        if todo:
+            parts = []
+            for spec, cur, why in todo:
+                avail = self._availability(state, spec)
+                parts.append(f"{spec['name']} {cur or '(not installed)'} -> {why}" + (f" ({avail})" if avail else ""))
+            return CheckResult(CHANGE, "; ".join(parts + notes))
+        if unknown:
+            return CheckResult(UNKNOWN, "; ".join(notes))
+        return CheckResult(OK, "installed: " + ", ".join(s["name"] for s in self.params["packages"]))
+
+    def project(self, state) -> None:
+        todo, _, _ = self._pending(state)
+        for spec, _cur, _why in todo:
+            state.set_package(spec["name"], spec["version"] or "(candidate)", self.id)
+
+    def describe(self, state) -> Description:
+        todo, notes, _ = self._pending(state)
+        desc = Description(self.title)
+        want = []
+        for spec, cur, why in todo:
+            want.append(spec["name"] + ("=" + spec["version"] if spec["version"] else ""))
+            avail = self._availability(state, spec)
+            desc.packages.append(PackageChange(spec["name"], cur or None, spec["version"] or "repository candidate",
+                                               avail))
+        if want:
+            desc.actions.append("apt-get install " + " ".join(want))
+            desc.commands.append(["apt-get", "install"] + APT_INSTALL_OPTS + want)
+        desc.actions += notes
+        return desc
+
+    def apply(self, ctx) -> Result:
+        from ..state import PlanState
+
+        state = PlanState(ctx)
+        if self.params["from_step"] and self.params["from_step"] in ctx.changed:
+            state.record(self.params["from_step"], CHANGE)
+        todo, notes, _ = self._pending(state, assume_missing=True)
+        if not todo:
+            return Result(OK, "already installed")
+        want = []
+        for spec, _cur, _why in todo:
+            if spec["version"]:
+                versions = state.apt_versions(spec["name"])
+                pick = None if versions is UNK else next(
+                    (v for v in versions if version_matches(v, spec["version"])), None)
+                if pick is None:
+                    return Result(FAILED, f"apt offers no {spec['name']} {spec['version']}: is the repository reachable?")
+                want.append(f"{spec['name']}={pick}")
+            else:
+                want.append(spec["name"])
+        ctx.check_call(["apt-get", "install"] + APT_INSTALL_OPTS + want, timeout=7200)
+        return Result(CHANGED, "installed " + " ".join(want))
+
+    def render_shell_body(self) -> List[str]:
+        names = [s["name"] for s in self.params["packages"]]
+        prefixes = [s["version"].rstrip("*") for s in self.params["packages"]]
+        upgrade = self.params["upgrade_with_repo"] and self.params["from_step"]
+        repo = ["0" if s.get("kernel_prefix") or s["version"] else "1" for s in self.params["packages"]]
+        lines = [shell_array("names", names), shell_array("prefixes", prefixes)]
+        if upgrade:
+            lines.append(shell_array("from_repo", repo))
+        lines += ["local -a want=()", "local i v", 'for i in "${!names[@]}"; do']
+        if upgrade:
+            lines += [
+                f"  if [[ ${{from_repo[i]}} == 1 ]] && rw_changed {q(self.params['from_step'])} "
+                '&& [[ -n $(rw_pkg_version "${names[i]}") ]]; then',
+                '    want+=("${names[i]}")',
+                "    continue",
+                "  fi",
+            ]
+        lines += [
+            '  if rw_pkg_ok "${names[i]}" "${prefixes[i]}"; then continue; fi',
+            '  if [[ -z ${prefixes[i]} ]]; then',
+            '    want+=("${names[i]}")',
+            '  elif v=$(rw_apt_pick "${names[i]}" "${prefixes[i]}"); then',
+            '    want+=("${names[i]}=$v")',
+            "  elif [[ $DRY_RUN == 1 ]]; then",
+            '    want+=("${names[i]}=${prefixes[i]}*")',
+            "  else",
+            '    rw_die "apt offers no ${names[i]} ${prefixes[i]}*: is the repository reachable?"',
+            "  fi",
+            "done",
+            'if [[ ${#want[@]} -eq 0 ]]; then',
+            '  rw_ok "installed: ${names[*]}"',
+            "  return 0",
+            "fi",
+            "rw_need_root",
+            "rw_run apt-get install " + " ".join(q(o) for o in APT_INSTALL_OPTS) + ' "${want[@]}"',
+            f"rw_mark {q(self.id)}",
+        ]
+        return lines
+
+    def ansible_vars(self) -> Dict[str, Any]:
+        fixed = [s["name"] + ("=" + s["version"] if s["version"] else "")
+                 for s in self.params["packages"] if not s.get("kernel_prefix") and s["version"]]
+        loose = [s["name"] for s in self.params["packages"] if not s.get("kernel_prefix") and not s["version"]]
+        return {self.var("exact"): fixed, self.var("loose"): loose}
+
+    def render_ansible(self) -> List[Dict[str, Any]]:
+        n = f"Step {self.index} {self.id}"
+        tasks: List[Dict[str, Any]] = []
+        kernel = [s["kernel_prefix"] + "{{ ansible_facts['kernel'] }}" for s in self.params["packages"]
+                  if s.get("kernel_prefix")]
+        handlers = [REBOOT_HANDLER] if self.params["notify_reboot"] else []
+        if kernel:
+            tasks.append({"name": f"{n}: install the headers of the running kernel", "ansible.builtin.apt": {
+                "name": kernel, "state": "present"}})
+        if any(s["version"] for s in self.params["packages"]):
+            t = {"name": f"{n}: install the packages at their exact versions", "ansible.builtin.apt": {
+                "name": J(self.var("exact")), "state": "present", "allow_downgrade": True,
+                "lock_timeout": 600}}
+            if handlers:
+                t["notify"] = handlers
+            tasks.append(t)
+        if any(not s["version"] and not s.get("kernel_prefix") for s in self.params["packages"]):
+            t = {"name": f"{n}: install the packages from the configured repository",
+                 "__noqa__": "package-latest",
+                 "ansible.builtin.apt": {"name": J(self.var("loose")),
+                                         "state": "latest" if self.params["upgrade_with_repo"] else "present",
+                                         "lock_timeout": 600}}
+            if handlers:
+                t["notify"] = handlers
+            if not self.params["upgrade_with_repo"]:
+                del t["__noqa__"]
+            tasks.append(t)
+        return tasks
+

@@ -1,0 +1,848 @@
+"""Python environment steps: the venv (a new versioned one, or the chosen one after saving its
+``pip freeze``), stray Triton distributions, exact pins from the PyTorch index, the other packages
+of the previous venv, environment variables where the venv's users get them, ``pip check``."""
+from __future__ import annotations
+
+import os
+import re
+from typing import Any, Dict, List, Optional, Tuple
+
+from ..core import (CHANGE, CHANGED, FAILED, OK, UNKNOWN, CheckResult, Description, FileChange, PackageChange,
+                    Result, Step, unified_diff)
+from ..shellquote import q
+from ..state import ABSENT, PRESENT, VenvView, canon_dist
+from ._util import J, SAFE_ENV_NAME, check_abs_path, check_url, pin_matches, shell_array
+
+BLOCK_BEGIN = "# >>> rocm-wizard >>>"
+BLOCK_END = "# <<< rocm-wizard <<<"
+
+# run with the previous venv's python: "name==version" of its distributions minus the excluded
+PY_FREEZE = (
+    "import importlib.metadata as m, re, sys\n"
+    "skip = set(re.sub(r\"[-_.]+\", \"-\", a).lower() for a in sys.argv[1:])\n"
+    "seen = set()\n"
+    "for d in m.distributions():\n"
+    "    n = re.sub(r\"[-_.]+\", \"-\", d.metadata[\"Name\"] or \"\").lower()\n"
+    "    if n and n not in skip and n not in seen and not n.startswith(\"nvidia-\"):\n"
+    "        seen.add(n)\n"
+    "        print(\"%s==%s\" % (n, d.version))\n"
+)
+PY_DISTS = (
+    "import importlib.metadata as m, re, sys\n"
+    "want = set(re.sub(r\"[-_.]+\", \"-\", a).lower() for a in sys.argv[1:])\n"
+    "for d in m.distributions():\n"
+    "    n = re.sub(r\"[-_.]+\", \"-\", d.metadata[\"Name\"] or \"\").lower()\n"
+    "    if n in want:\n"
+    "        print(n, d.version)\n"
+)
+
+
+def _pins(reqs: List[str]) -> List[Tuple[str, str]]:
+    out = []
+    for r in reqs:
+        name, sep, version = str(r).partition("==")
+        if not sep or not re.match(r"^[A-Za-z0-9][A-Za-z0-9._-]*$", name) or not re.match(r"^[A-Za-z0-9.+!_-]+$", version):
+            raise ValueError(f"requirement {r!r} must be an exact pin NAME==VERSION")
+        out.append((canon_dist(name), version))
+    return out
+
+
+def _owner(ctx, path: str) -> Optional[str]:
+    return ctx.owner(path)
+
+
+def _python_of(venv: str) -> str:
+    return venv.rstrip("/") + "/bin/python"
+
+
+def _venv_dists(state, venv: str) -> Optional[Dict[str, str]]:
+    view = state.venv(venv)
+    if view.exists is False:
+        return {}
+    return view.dists
+
+
+def _update_venv(state, venv: str, dists: Dict[str, str], by: str) -> None:
+    old = state.venv(venv)
+    state.set_venv(venv, VenvView(True, dists, old.python, old.link_target, old.is_dir, "plan:" + by, old.created))
+
+
+def _run_py(ctx, py: str, code: str, args: List[str], user: Optional[str]):
+    return ctx.run([py, "-c", code] + list(args), user=user, timeout=600)
+
+
+class Venv(Step):
+    """``mode = "new"``: create a new versioned venv directory (the link flips to it later, the
+    previous one is kept).  ``mode = "existing"``: use the chosen venv, after saving its
+    ``pip freeze`` next to it."""
+
+    kind = "venv"
+    required = ("path", "mode")
+    defaults = {"python": "python3", "freeze_backup": "", "link": ""}
+
+    def validate(self) -> None:
+        check_abs_path(self.params["path"], "venv path")
+        if self.params["mode"] not in ("new", "existing"):
+            raise ValueError("venv mode must be 'new' or 'existing'")
+        if self.params["mode"] == "existing":
+            check_abs_path(self.params["freeze_backup"], "freeze backup")
+        if self.params["link"]:
+            check_abs_path(self.params["link"], "venv link")
+        if not re.match(r"^[A-Za-z0-9._/+-]+$", self.params["python"]):
+            raise ValueError(f"python interpreter {self.params['python']!r} is not valid")
+
+    def check(self, state) -> CheckResult:
+        p = self.params
+        view = state.venv(p["path"])
+        if p["mode"] == "new":
+            link = p["link"]
+            if link and state.ctx.filesystem and state.ctx.exists(link) and not state.ctx.islink(link):
+                return CheckResult(UNKNOWN, f"{link} is a real directory, not a symbolic link: it cannot be flipped "
+                                            "to the new venv (use --venv-mode existing, or another --venv path)")
+            if view.exists:
+                return CheckResult(OK, f"venv {p['path']} exists")
+            if view.exists is None:
+                return CheckResult(UNKNOWN, f"{p['path']}: not known")
+            if state.ctx.filesystem and state.ctx.exists(p["path"]):
+                return CheckResult(UNKNOWN, f"{p['path']} exists but is not a venv: move it away first")
+            return CheckResult(CHANGE, f"create the venv {p['path']} with {p['python']}")
+        if view.exists is False:
+            return CheckResult(UNKNOWN, f"{p['path']} is not a venv (no bin/python)")
+        backup = state.file(p["freeze_backup"])
+        if backup.state == PRESENT:
+            return CheckResult(OK, f"pip freeze already saved in {p['freeze_backup']}")
+        if backup.state == ABSENT:
+            return CheckResult(CHANGE, f"save pip freeze of {p['path']} to {p['freeze_backup']}")
+        return CheckResult(UNKNOWN, f"{p['freeze_backup']}: not known")
+
+    def project(self, state) -> None:
+        p = self.params
+        if p["mode"] == "new":
+            state.set_venv(p["path"], VenvView(True, {}, source="plan:" + self.id, created=True))
+        else:
+            state.set_file(p["freeze_backup"], b"(pip freeze)", self.id)
+
+    def describe(self, state) -> Description:
+        p = self.params
+        if p["mode"] == "new":
+            return Description(self.title, [f"{p['python']} -m venv {p['path']} (as the owner of its parent directory)"],
+                               commands=[[p["python"], "-m", "venv", "--", p["path"]]])
+        return Description(self.title, [f"save `pip freeze --all` of {p['path']} to {p['freeze_backup']}"],
+                           files=[FileChange(p["freeze_backup"], "write", note="the current package list")])
+
+    def apply(self, ctx) -> Result:
+        p = self.params
+        py = _python_of(p["path"])
+        if p["mode"] == "new":
+            if os.path.exists(ctx.p(py)):
+                return Result(OK, f"venv {p['path']} exists")
+            if ctx.exists(p["path"]):
+                return Result(FAILED, f"{p['path']} exists but is not a venv: move it away first")
+            if p["link"] and ctx.exists(p["link"]) and not ctx.islink(p["link"]):
+                return Result(FAILED, f"{p['link']} is a real directory, not a symbolic link")
+            owner = _owner(ctx, p["path"])
+            ctx.check_call([p["python"], "-m", "venv", "--", p["path"]], user=owner, timeout=600)
+            return Result(CHANGED, f"created {p['path']}")
+        if not os.path.exists(ctx.p(py)):
+            return Result(FAILED, f"{p['path']} is not a venv (no bin/python)")
+        if ctx.exists(p["freeze_backup"]):
+            return Result(OK, "pip freeze already saved")
+        owner = _owner(ctx, p["path"])
+        res = ctx.check_call([py, "-m", "pip", "freeze", "--all"], user=owner, timeout=600)
+        ctx.write_atomic(p["freeze_backup"], res.stdout.encode(), 0o644, owner=owner)
+        return Result(CHANGED, f"saved pip freeze to {p['freeze_backup']}")
+
+    def render_shell_body(self) -> List[str]:
+        p = self.params
+        if p["mode"] == "new":
+            return [
+                f"local venv={q(p['path'])} py={q(p['python'])} link={q(p['link'])} owner",
+                'if [[ -n $link && -e $RW_ROOT$link && ! -L $RW_ROOT$link ]]; then',
+                '  rw_die "$link is a real directory, not a symbolic link: it cannot be switched to a new venv"',
+                "fi",
+                'if [[ -x $RW_ROOT$venv/bin/python ]]; then',
+                '  rw_ok "venv $venv exists"',
+                "  return 0",
+                "fi",
+                'if [[ -e $RW_ROOT$venv ]]; then rw_die "$venv exists but is not a venv: move it away first"; fi',
+                'if ! command -v "$py" >/dev/null 2>&1; then',
+                '  if [[ $DRY_RUN == 1 ]]; then rw_warn "$py is not installed here"; else',
+                '    rw_die "$py is not installed (on Ubuntu: apt-get install python3-venv)"',
+                "  fi",
+                "fi",
+                'owner=$(rw_owner_of "$RW_ROOT$venv")',
+                'rw_as "$owner" "$py" -m venv -- "$venv"',
+                f"rw_mark {q(self.id)}",
+            ]
+        return [
+            f"local venv={q(p['path'])} backup={q(p['freeze_backup'])} owner freeze",
+            'if [[ ! -x $RW_ROOT$venv/bin/python ]]; then rw_die "$venv is not a venv (no bin/python)"; fi',
+            'if [[ -s $RW_ROOT$backup ]]; then',
+            '  rw_ok "pip freeze already saved in $backup"',
+            "  return 0",
+            "fi",
+            'owner=$(rw_owner_of "$RW_ROOT$venv")',
+            "if [[ $DRY_RUN == 1 ]]; then",
+            '  rw_would "save pip freeze of $venv to $backup"',
+            f"  rw_mark {q(self.id)}",
+            "  return 0",
+            "fi",
+            'if [[ $EUID -eq 0 && $owner != root ]]; then',
+            '  freeze=$(runuser -u "$owner" -- "$venv/bin/python" -m pip freeze --all)',
+            "else",
+            '  freeze=$("$venv/bin/python" -m pip freeze --all)',
+            "fi",
+            'rw_put "$RW_ROOT$backup" 0644 "${freeze}"$\'\\n\' "$owner"',
+            'rw_say "    saved the package list to $backup"',
+            f"rw_mark {q(self.id)}",
+        ]
+
+    def ansible_vars(self) -> Dict[str, Any]:
+        p = self.params
+        return {self.var("path"): p["path"], self.var("python"): p["python"], self.var("backup"): p["freeze_backup"]}
+
+    def render_ansible(self) -> List[Dict[str, Any]]:
+        p = self.params
+        n = f"Step {self.index} {self.id}"
+        if p["mode"] == "new":
+            return [{"name": f"{n}: create the new venv", "ansible.builtin.command": {
+                "argv": [J(self.var("python")), "-m", "venv", "--", J(self.var("path"))],
+                "creates": J(self.var("path")) + "/bin/python"}}]
+        freeze = self.var("freeze")
+        return [
+            {"name": f"{n}: read the venv's package list", "ansible.builtin.command": {
+                "argv": [J(self.var("path")) + "/bin/python", "-m", "pip", "freeze", "--all"]},
+             "register": freeze, "changed_when": False, "check_mode": False},
+            {"name": f"{n}: save the package list once", "ansible.builtin.copy": {
+                "dest": J(self.var("backup")), "content": "{{ " + freeze + ".stdout }}\n", "force": False,
+                "mode": "0644"}},
+        ]
+
+
+class VenvLink(Step):
+    """Point the venv path (a symbolic link) at the new versioned venv, atomically; the previous
+    target stays where it is, so going back is one link away."""
+
+    kind = "venv-link"
+    required = ("link", "target")
+
+    def validate(self) -> None:
+        check_abs_path(self.params["link"], "venv link")
+        check_abs_path(self.params["target"], "venv target")
+
+    def check(self, state) -> CheckResult:
+        p = self.params
+        if p["link"] in state.links:
+            return CheckResult(OK if state.links[p["link"]] == p["target"] else CHANGE, "")
+        if state.ctx.filesystem:
+            if state.ctx.islink(p["link"]):
+                cur = state.ctx.readlink(p["link"])
+                if cur == p["target"]:
+                    return CheckResult(OK, f"{p['link']} points at {p['target']}")
+                return CheckResult(CHANGE, f"{p['link']} -> {cur}, will point at {p['target']} (the old one is kept)")
+            if state.ctx.exists(p["link"]):
+                return CheckResult(UNKNOWN, f"{p['link']} is not a symbolic link; it will not be replaced")
+            return CheckResult(CHANGE, f"create the link {p['link']} -> {p['target']}")
+        view = state.venv(p["link"])
+        if view.exists and view.source == "snapshot":
+            return CheckResult(UNKNOWN, f"{p['link']} exists; a symbolic link will replace it only if it is one")
+        return CheckResult(CHANGE, f"point {p['link']} at {p['target']}")
+
+    def project(self, state) -> None:
+        state.links[self.params["link"]] = self.params["target"]
+
+    def describe(self, state) -> Description:
+        p = self.params
+        return Description(self.title, [f"ln -sfn {p['target']} {p['link']} (atomically, through a temporary link)",
+                                        "the previous venv is kept; to go back, point the link at it again"])
+
+    def apply(self, ctx) -> Result:
+        p = self.params
+        if ctx.islink(p["link"]) and ctx.readlink(p["link"]) == p["target"]:
+            return Result(OK, f"{p['link']} points at {p['target']}")
+        if ctx.exists(p["link"]) and not ctx.islink(p["link"]):
+            return Result(FAILED, f"{p['link']} is not a symbolic link; not replacing it")
+        previous = ctx.readlink(p["link"])
+        ctx.symlink_flip(p["link"], p["target"])
+        return Result(CHANGED, f"{p['link']} -> {p['target']}" + (f" (was {previous}, kept)" if previous else ""))
+
+    def render_shell_body(self) -> List[str]:
+        p = self.params
+        return [
+            f"local link={q(p['link'])} target={q(p['target'])} cur='' owner",
+            'if [[ -L $RW_ROOT$link ]]; then',
+            '  cur=$(readlink -- "$RW_ROOT$link")',
+            '  if [[ $cur == "$target" ]]; then',
+            '    rw_ok "$link points at $target"',
+            "    return 0",
+            "  fi",
+            'elif [[ -e $RW_ROOT$link ]]; then',
+            '  rw_die "$link is not a symbolic link: not replacing it"',
+            "fi",
+            'owner=$(rw_owner_of "$RW_ROOT$link")',
+            'rw_as "$owner" ln -sfn -- "$target" "$link.rocm-wizard-new"',
+            'rw_as "$owner" mv -Tf -- "$link.rocm-wizard-new" "$link"',
+            'if [[ -n $cur ]]; then rw_say "    the previous venv $cur is kept"; fi',
+            f"rw_mark {q(self.id)}",
+        ]
+
+    def ansible_vars(self) -> Dict[str, Any]:
+        return {self.var("link"): self.params["link"], self.var("target"): self.params["target"]}
+
+    def render_ansible(self) -> List[Dict[str, Any]]:
+        return [{"name": f"Step {self.index} {self.id}: point the venv link at the new venv", "ansible.builtin.file": {
+            "src": J(self.var("target")), "dest": J(self.var("link")), "state": "link", "force": True}}]
+
+
+class PipUninstall(Step):
+    """Remove stray Triton distributions.  They share the ``triton/`` directory with the one torch
+    requires, so when any is present the required one is removed too (and reinstalled cleanly by
+    the next step)."""
+
+    kind = "pip-uninstall"
+    required = ("venv", "strays")
+    defaults = {"keep": ""}
+
+    def validate(self) -> None:
+        check_abs_path(self.params["venv"], "venv")
+        self.params["strays"] = [canon_dist(s) for s in self.params["strays"]]
+        if self.params["keep"]:
+            self.params["keep"] = canon_dist(self.params["keep"])
+
+    def _found(self, dists: Dict[str, str]) -> List[str]:
+        found = [s for s in self.params["strays"] if s in dists]
+        if found and self.params["keep"] and self.params["keep"] in dists:
+            found.append(self.params["keep"])
+        return found
+
+    def check(self, state) -> CheckResult:
+        dists = _venv_dists(state, self.params["venv"])
+        if dists is None:
+            return CheckResult(UNKNOWN, "the venv's distributions are not known")
+        found = self._found(dists)
+        if not found:
+            return CheckResult(OK, "no stray Triton distribution")
+        return CheckResult(CHANGE, "remove " + ", ".join(found))
+
+    def project(self, state) -> None:
+        dists = _venv_dists(state, self.params["venv"])
+        if dists is None:
+            return
+        rest = {k: v for k, v in dists.items() if k not in self._found(dists)}
+        _update_venv(state, self.params["venv"], rest, self.id)
+
+    def describe(self, state) -> Description:
+        dists = _venv_dists(state, self.params["venv"]) or {}
+        found = self._found(dists)
+        desc = Description(self.title, [f"pip uninstall -y {' '.join(found) or '(strays found at run time)'}"])
+        for name in found:
+            desc.packages.append(PackageChange(name, dists.get(name), None))
+        return desc
+
+    def apply(self, ctx) -> Result:
+        venv = self.params["venv"]
+        py = _python_of(venv)
+        if not os.path.exists(ctx.p(py)):
+            return Result(OK, "no venv yet, nothing to remove")
+        owner = _owner(ctx, venv)
+        names = self.params["strays"] + ([self.params["keep"]] if self.params["keep"] else [])
+        res = _run_py(ctx, py, PY_DISTS, names, owner)
+        have = {ln.split()[0]: ln.split()[1] for ln in res.stdout.splitlines() if len(ln.split()) == 2}
+        found = self._found(have)
+        if not found:
+            return Result(OK, "no stray Triton distribution")
+        ctx.check_call([py, "-m", "pip", "uninstall", "-y"] + found, user=owner, timeout=600)
+        return Result(CHANGED, "removed " + ", ".join(found))
+
+    def render_shell_body(self) -> List[str]:
+        p = self.params
+        return [
+            f"local venv={q(p['venv'])} keep={q(p['keep'])} owner",
+            shell_array("strays", p["strays"]),
+            "local -a found=()",
+            'mapfile -t found < <(rw_dists "$venv/bin/python" "${strays[@]}")',
+            'if [[ ${#found[@]} -eq 0 ]]; then',
+            "  rw_ok 'no stray Triton distribution'",
+            "  return 0",
+            "fi",
+            'if [[ -n $keep && -n $(rw_dists "$venv/bin/python" "$keep") ]]; then found+=("$keep"); fi',
+            'owner=$(rw_owner_of "$RW_ROOT$venv")',
+            'if command -v uv >/dev/null 2>&1; then',
+            '  rw_as "$owner" uv pip uninstall --python "$venv/bin/python" "${found[@]}"',
+            "else",
+            '  rw_as "$owner" "$venv/bin/python" -m pip uninstall -y "${found[@]}"',
+            "fi",
+            f"rw_mark {q(self.id)}",
+        ]
+
+    def ansible_vars(self) -> Dict[str, Any]:
+        return {self.var("venv"): self.params["venv"], self.var("strays"): list(self.params["strays"]),
+                self.var("keep"): self.params["keep"]}
+
+    def render_ansible(self) -> List[Dict[str, Any]]:
+        n = f"Step {self.index} {self.id}"
+        listed = self.var("listed")
+        tasks: List[Dict[str, Any]] = [
+            {"name": f"{n}: list the Triton distributions", "ansible.builtin.command": {
+                "argv": [J(self.var("venv")) + "/bin/python", "-m", "pip", "list", "--format", "freeze"]},
+             "register": listed, "changed_when": False, "failed_when": False, "check_mode": False},
+            {"name": f"{n}: remove the stray ones and the one torch requires", "ansible.builtin.pip": {
+                "name": "{{ " + self.var("strays") + " + ([" + self.var("keep") + "] if " + self.var("keep")
+                        + " else []) }}",
+                "state": "absent", "executable": J(self.var("venv")) + "/bin/pip"},
+             "when": "(" + listed + ".stdout_lines | map('lower') | map('regex_replace', '[-_.]+', '-') "
+                     "| map('regex_replace', '==.*$', '') | intersect(" + self.var("strays") + ") | length) > 0"},
+        ]
+        return tasks
+
+
+class PipInstall(Step):
+    """Install exact pins (torch, torchvision, torchaudio and the Triton build torch requires) from
+    one index; uv when it is installed, pip otherwise."""
+
+    kind = "pip-install"
+    required = ("venv", "requirements", "index_url")
+
+    def validate(self) -> None:
+        check_abs_path(self.params["venv"], "venv")
+        _pins(self.params["requirements"])
+        check_url(self.params["index_url"], "index URL")
+
+    def _pending(self, dists: Optional[Dict[str, str]]) -> Optional[List[Tuple[str, Optional[str], str]]]:
+        if dists is None:
+            return None
+        out = []
+        for name, version in _pins(self.params["requirements"]):
+            have = dists.get(name)
+            if not pin_matches(have, version):
+                out.append((name, have, version))
+        return out
+
+    def check(self, state) -> CheckResult:
+        todo = self._pending(_venv_dists(state, self.params["venv"]))
+        if todo is None:
+            return CheckResult(UNKNOWN, "the venv's packages are not known")
+        if not todo:
+            return CheckResult(OK, "installed: " + " ".join(self.params["requirements"]))
+        return CheckResult(CHANGE, "; ".join(f"{n} {h or '(not installed)'} -> {v}" for n, h, v in todo))
+
+    def project(self, state) -> None:
+        dists = dict(_venv_dists(state, self.params["venv"]) or {})
+        for name, version in _pins(self.params["requirements"]):
+            dists[name] = version
+        _update_venv(state, self.params["venv"], dists, self.id)
+
+    def describe(self, state) -> Description:
+        todo = self._pending(_venv_dists(state, self.params["venv"]))
+        desc = Description(self.title, [
+            f"pip install --index-url {self.params['index_url']} {' '.join(self.params['requirements'])}"
+            " (uv pip install when uv is installed)"])
+        for name, have, version in todo or []:
+            desc.packages.append(PackageChange(name, have, version))
+        desc.commands.append([_python_of(self.params["venv"]), "-m", "pip", "install", "--index-url",
+                              self.params["index_url"]] + list(self.params["requirements"]))
+        return desc
+
+    def apply(self, ctx) -> Result:
+        venv = self.params["venv"]
+        py = _python_of(venv)
+        if not os.path.exists(ctx.p(py)):
+            return Result(FAILED, f"{venv} is not a venv (no bin/python)")
+        owner = _owner(ctx, venv)
+        names = [n for n, _ in _pins(self.params["requirements"])]
+        res = _run_py(ctx, py, PY_DISTS, names, owner)
+        have = {ln.split()[0]: ln.split()[1] for ln in res.stdout.splitlines() if len(ln.split()) == 2}
+        if not self._pending(have):
+            return Result(OK, "already installed")
+        if ctx.which("uv"):
+            argv = ["uv", "pip", "install", "--python", py]
+        else:
+            argv = [py, "-m", "pip", "install", "--disable-pip-version-check", "--no-input"]
+        ctx.check_call(argv + ["--index-url", self.params["index_url"]] + list(self.params["requirements"]),
+                       user=owner, timeout=7200)
+        return Result(CHANGED, "installed " + " ".join(self.params["requirements"]))
+
+    def render_shell_body(self) -> List[str]:
+        p = self.params
+        return [
+            f"local venv={q(p['venv'])} idx={q(p['index_url'])} owner",
+            shell_array("reqs", p["requirements"]),
+            'if rw_pins_ok "$venv/bin/python" "${reqs[@]}"; then',
+            '  rw_ok "installed: ${reqs[*]}"',
+            "  return 0",
+            "fi",
+            'owner=$(rw_owner_of "$RW_ROOT$venv")',
+            'rw_pip_install "$owner" "$venv/bin/python" --index-url "$idx" "${reqs[@]}"',
+            f"rw_mark {q(self.id)}",
+        ]
+
+    def ansible_vars(self) -> Dict[str, Any]:
+        p = self.params
+        return {self.var("venv"): p["venv"], self.var("requirements"): list(p["requirements"]),
+                self.var("index_url"): p["index_url"]}
+
+    def render_ansible(self) -> List[Dict[str, Any]]:
+        return [{"name": f"Step {self.index} {self.id}: install the exact pins from the index", "ansible.builtin.pip": {
+            "name": J(self.var("requirements")), "state": "present",
+            "executable": J(self.var("venv")) + "/bin/pip",
+            "extra_args": "--index-url " + J(self.var("index_url"))}}]
+
+
+class PipRestore(Step):
+    """Reinstall into the new venv the other packages of the previous one (transformers,
+    diffusers...), with the new torch pinned: exact old versions when they fit, otherwise the
+    versions pip finds compatible with the new torch."""
+
+    kind = "pip-restore"
+    required = ("source", "venv", "constraints", "exclude")
+
+    def validate(self) -> None:
+        check_abs_path(self.params["source"], "previous venv")
+        check_abs_path(self.params["venv"], "venv")
+        _pins(self.params["constraints"])
+        self.params["exclude"] = [canon_dist(x) for x in self.params["exclude"]]
+
+    def _wanted(self, state) -> Optional[List[str]]:
+        src = state.venv(self.params["source"])
+        if src.exists is False:
+            return []
+        if src.dists is None:
+            return None
+        new = _venv_dists(state, self.params["venv"])
+        if new is None:
+            return None
+        return sorted(n for n in src.dists if n not in self.params["exclude"] and not n.startswith("nvidia-")
+                      and n not in ("pip", "setuptools", "wheel") and n not in new)
+
+    def check(self, state) -> CheckResult:
+        if state.ctx.filesystem and os.path.realpath(state.ctx.p(self.params["source"])) == \
+                os.path.realpath(state.ctx.p(self.params["venv"])):
+            return CheckResult(OK, "the previous venv is this one")
+        want = self._wanted(state)
+        if want is None:
+            return CheckResult(UNKNOWN, "the previous venv's packages are not known")
+        if not want:
+            return CheckResult(OK, "no other package to carry over")
+        return CheckResult(CHANGE, "carry over " + ", ".join(want))
+
+    def project(self, state) -> None:
+        want = self._wanted(state) or []
+        dists = dict(_venv_dists(state, self.params["venv"]) or {})
+        src = state.venv(self.params["source"]).dists or {}
+        for n in want:
+            dists[n] = src.get(n, "")
+        _update_venv(state, self.params["venv"], dists, self.id)
+
+    def describe(self, state) -> Description:
+        want = self._wanted(state)
+        return Description(self.title, [
+            f"install into {self.params['venv']} the packages of {self.params['source']} except the torch family: "
+            + (", ".join(want) if want else "(read at run time)"),
+            "with " + " ".join(self.params["constraints"]) + " as constraints; exact old versions first, "
+            "else the versions pip finds compatible"])
+
+    def apply(self, ctx) -> Result:
+        p = self.params
+        old, new = _python_of(p["source"]), _python_of(p["venv"])
+        if not os.path.exists(ctx.p(old)) or os.path.realpath(ctx.p(p["source"])) == os.path.realpath(ctx.p(p["venv"])):
+            return Result(OK, "no previous venv to copy packages from")
+        owner = _owner(ctx, p["venv"])
+        res = _run_py(ctx, old, PY_FREEZE, p["exclude"] + ["pip", "setuptools", "wheel"], owner)
+        reqs = [ln.strip() for ln in res.stdout.splitlines() if "==" in ln]
+        have = _run_py(ctx, new, PY_DISTS, [r.split("==")[0] for r in reqs], owner)
+        present = {ln.split()[0] for ln in have.stdout.splitlines() if ln.split()}
+        want = [r for r in reqs if r.split("==")[0] not in present]
+        if not want:
+            return Result(OK, "nothing to carry over")
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as tmp:
+            cons = os.path.join(tmp, "constraints.txt")
+            with open(cons, "w") as fh:
+                fh.write("\n".join(p["constraints"]) + "\n")
+            os.chmod(tmp, 0o755)
+            os.chmod(cons, 0o644)
+            base = [new, "-m", "pip", "install", "--disable-pip-version-check", "--no-input", "-c", cons]
+            first = ctx.run(base + want, user=owner, timeout=7200)
+            if first.rc == 0 and not first.error:
+                return Result(CHANGED, "carried over " + " ".join(want))
+            ctx.check_call(base + [r.split("==")[0] for r in want], user=owner, timeout=7200)
+        return Result(CHANGED, "carried over (newer, compatible versions) " + " ".join(r.split("==")[0] for r in want))
+
+    def render_shell_body(self) -> List[str]:
+        p = self.params
+        return [
+            f"local src={q(p['source'])} venv={q(p['venv'])} owner line",
+            shell_array("exclude", p["exclude"] + ["pip", "setuptools", "wheel"]),
+            shell_array("cons", p["constraints"]),
+            "local -a want=() names=()",
+            'if [[ ! -x $RW_ROOT$src/bin/python ]]; then',
+            '  rw_ok "no previous venv at $src"',
+            "  return 0",
+            "fi",
+            'if [[ $(readlink -f -- "$RW_ROOT$src") == "$(readlink -f -- "$RW_ROOT$venv")" ]]; then',
+            "  rw_ok 'the previous venv is this one'",
+            "  return 0",
+            "fi",
+            "while IFS= read -r line; do",
+            '  if [[ $line != *==* ]]; then continue; fi',
+            '  if [[ -n $(rw_dists "$venv/bin/python" "${line%%==*}") ]]; then continue; fi',
+            '  want+=("$line")',
+            '  names+=("${line%%==*}")',
+            f'done < <("$src/bin/python" -c {q(PY_FREEZE)} "${{exclude[@]}}" 2>/dev/null || true)',
+            'if [[ ${#want[@]} -eq 0 ]]; then',
+            "  rw_ok 'no other package to carry over'",
+            "  return 0",
+            "fi",
+            'owner=$(rw_owner_of "$RW_ROOT$venv")',
+            "if [[ $DRY_RUN == 1 ]]; then",
+            '  rw_would "install ${want[*]} into $venv (torch pinned)"',
+            f"  rw_mark {q(self.id)}",
+            "  return 0",
+            "fi",
+            "rw_tmp",
+            'printf \'%s\\n\' "${cons[@]}" >"$RW_TMP/constraints.txt"',
+            'chmod 0755 "$RW_TMP"',
+            'chmod 0644 "$RW_TMP/constraints.txt"',
+            'if ! rw_pip_install "$owner" "$venv/bin/python" -c "$RW_TMP/constraints.txt" "${want[@]}"; then',
+            '  rw_warn "the exact previous versions do not fit the new torch; letting pip choose compatible ones"',
+            '  rw_pip_install "$owner" "$venv/bin/python" -c "$RW_TMP/constraints.txt" "${names[@]}"',
+            "fi",
+            f"rw_mark {q(self.id)}",
+        ]
+
+    def ansible_vars(self) -> Dict[str, Any]:
+        p = self.params
+        return {self.var("source"): p["source"], self.var("venv"): p["venv"],
+                self.var("exclude"): p["exclude"] + ["pip", "setuptools", "wheel"],
+                self.var("constraints"): list(p["constraints"])}
+
+    def render_ansible(self) -> List[Dict[str, Any]]:
+        n = f"Step {self.index} {self.id}"
+        old = self.var("old")
+        return [
+            {"name": f"{n}: write the torch pins as pip constraints", "ansible.builtin.copy": {
+                "dest": J(self.var("venv")) + "/rocm-wizard-constraints.txt",
+                "content": "{{ " + self.var("constraints") + " | join('\\n') }}\n", "mode": "0644"}},
+            {"name": f"{n}: read the previous venv's packages", "ansible.builtin.command": {
+                "argv": [J(self.var("source")) + "/bin/python", "-m", "pip", "list", "--format", "freeze",
+                         "--exclude-editable"]},
+             "register": old, "changed_when": False, "failed_when": False, "check_mode": False},
+            {"name": f"{n}: install them into the new venv with torch pinned", "ansible.builtin.pip": {
+                "name": "{{ " + old + ".stdout_lines | reject('match', '(?i)^(nvidia-|' + (" + self.var("exclude")
+                        + " | map('regex_escape') | join('|')) + ')[=]') | list }}",
+                "state": "present", "executable": J(self.var("venv")) + "/bin/pip",
+                "extra_args": "-c {{ " + self.var("venv") + " }}/rocm-wizard-constraints.txt"},
+             "when": old + ".rc == 0"},
+        ]
+
+
+class EnvPersist(Step):
+    """Persist environment variables where the venv's users get them: a managed block in the
+    venv's ``bin/activate`` and an env file a systemd unit can load (``EnvironmentFile=``)."""
+
+    kind = "env-persist"
+    required = ("venv", "env", "env_file")
+
+    def validate(self) -> None:
+        check_abs_path(self.params["venv"], "venv")
+        check_abs_path(self.params["env_file"], "env file")
+        env = self.params["env"]
+        if not isinstance(env, dict) or not env:
+            raise ValueError("env-persist needs at least one variable")
+        for k, v in env.items():
+            if not SAFE_ENV_NAME.match(k) or not re.match(r"^[A-Za-z0-9._:/,+=-]*$", str(v)):
+                raise ValueError(f"environment setting {k}={v!r} is not allowed")
+
+    @property
+    def block(self) -> str:
+        lines = [BLOCK_BEGIN]
+        lines += [f"export {k}={q(v)}" for k, v in sorted(self.params["env"].items())]
+        lines.append(BLOCK_END)
+        return "\n".join(lines) + "\n"
+
+    @property
+    def env_content(self) -> str:
+        from ..shellquote import comment
+
+        head = (f"# Environment for programs that use the venv {comment(self.params['venv'])}\n"
+                "# (systemd: EnvironmentFile= this file).  Written by rocm-wizard.\n")
+        return head + "".join(f"{k}={v}\n" for k, v in sorted(self.params["env"].items()))
+
+    def new_activate(self, text: str) -> str:
+        out, skip = [], False
+        for line in text.splitlines():
+            if line == BLOCK_BEGIN:
+                skip = True
+                continue
+            if line == BLOCK_END:
+                skip = False
+                continue
+            if not skip:
+                out.append(line + "\n")
+        return "".join(out) + self.block
+
+    @property
+    def activate(self) -> str:
+        return self.params["venv"].rstrip("/") + "/bin/activate"
+
+    def check(self, state) -> CheckResult:
+        venv = state.venv(self.params["venv"])
+        if venv.created and state.file(self.activate).state != PRESENT:
+            return CheckResult(CHANGE, "set " + ", ".join(f"{k}={v}" for k, v in self.params["env"].items())
+                               + " in the new venv")
+        act = state.file(self.activate)
+        env = state.file(self.params["env_file"])
+        if act.state == PRESENT and act.text is not None and env.state != "unknown":
+            if act.text == self.new_activate(act.text) and env.data == self.env_content.encode():
+                return CheckResult(OK, "the environment is set in bin/activate and the env file")
+            return CheckResult(CHANGE, "set " + ", ".join(f"{k}={v}" for k, v in self.params["env"].items()))
+        if act.state == ABSENT and venv.exists is False:
+            return CheckResult(CHANGE, "the venv is created earlier")
+        return CheckResult(UNKNOWN, "bin/activate: not known")
+
+    def project(self, state) -> None:
+        act = state.file(self.activate)
+        if act.text is not None:
+            state.set_file(self.activate, self.new_activate(act.text).encode(), self.id)
+        state.set_file(self.params["env_file"], self.env_content.encode(), self.id)
+
+    def describe(self, state) -> Description:
+        act = state.file(self.activate)
+        desc = Description(self.title, [f"add a managed block to {self.activate}",
+                                        f"write {self.params['env_file']} (for systemd EnvironmentFile=)"])
+        if act.text is not None:
+            desc.files.append(FileChange(self.activate, "edit", unified_diff(
+                self.activate, act.data, self.new_activate(act.text).encode())))
+        else:
+            desc.files.append(FileChange(self.activate, "edit", note="adds:\n" + self.block))
+        env = state.file(self.params["env_file"])
+        desc.files.append(FileChange(self.params["env_file"], "write", unified_diff(
+            self.params["env_file"], env.data if env.state == PRESENT else None, self.env_content.encode())))
+        return desc
+
+    def apply(self, ctx) -> Result:
+        text = ctx.read_text(self.activate)
+        if text is None:
+            return Result(FAILED, f"{self.activate} does not exist")
+        owner = _owner(ctx, self.params["venv"])
+        changed = []
+        new = self.new_activate(text)
+        if new != text:
+            mode = os.stat(ctx.p(self.activate)).st_mode & 0o777
+            ctx.write_atomic(self.activate, new.encode(), mode, owner=owner)
+            changed.append(self.activate)
+        if ctx.read_bytes(self.params["env_file"]) != self.env_content.encode():
+            ctx.write_atomic(self.params["env_file"], self.env_content.encode(), 0o644, owner=owner)
+            changed.append(self.params["env_file"])
+        if not changed:
+            return Result(OK, "environment already set")
+        return Result(CHANGED, "wrote " + ", ".join(changed))
+
+    def render_shell_body(self) -> List[str]:
+        p = self.params
+        return [
+            f"local venv={q(p['venv'])} envfile={q(p['env_file'])} owner mode",
+            f"local block={q(self.block)} envcontent={q(self.env_content)}",
+            'local activate="$RW_ROOT$venv/bin/activate"',
+            'if [[ ! -f $activate ]]; then',
+            "  if [[ $DRY_RUN == 1 ]]; then",
+            '    rw_would "add the variables to $venv/bin/activate and write $envfile"',
+            f"    rw_mark {q(self.id)}",
+            "    return 0",
+            "  fi",
+            '  rw_die "$venv/bin/activate does not exist"',
+            "fi",
+            'rw_with_block "$activate" "$block"',
+            'if rw_same "$activate" "$RW_NEW" && rw_same "$RW_ROOT$envfile" "$envcontent"; then',
+            "  rw_ok 'the environment is set in bin/activate and the env file'",
+            "  return 0",
+            "fi",
+            'owner=$(rw_owner_of "$RW_ROOT$venv")',
+            'if ! rw_same "$activate" "$RW_NEW"; then',
+            '  mode=$(stat -c %a -- "$activate")',
+            '  rw_put "$activate" "$mode" "$RW_NEW" "$owner"',
+            "fi",
+            'if ! rw_same "$RW_ROOT$envfile" "$envcontent"; then rw_put "$RW_ROOT$envfile" 0644 "$envcontent" "$owner"; fi',
+            f"rw_mark {q(self.id)}",
+        ]
+
+    def ansible_vars(self) -> Dict[str, Any]:
+        p = self.params
+        return {self.var("activate"): self.activate, self.var("block"): "\n".join(self.block.splitlines()[1:-1]),
+                self.var("env_file"): p["env_file"], self.var("env_content"): self.env_content}
+
+    def render_ansible(self) -> List[Dict[str, Any]]:
+        n = f"Step {self.index} {self.id}"
+        return [
+            {"name": f"{n}: set the variables in bin/activate", "ansible.builtin.blockinfile": {
+                "path": J(self.var("activate")), "block": J(self.var("block")),
+                "marker": "# {mark} rocm-wizard", "marker_begin": ">>>", "marker_end": "<<<"}},
+            {"name": f"{n}: write the env file for systemd units", "ansible.builtin.copy": {
+                "dest": J(self.var("env_file")), "content": J(self.var("env_content")), "mode": "0644"}},
+        ]
+
+
+class PipCheck(Step):
+    """``pip check`` in the venv after the change: the other packages' own metadata says what the
+    new torch breaks (transformers, diffusers, accelerate...).  It reports, it does not fail."""
+
+    kind = "pip-check"
+    required = ("venv",)
+
+    def validate(self) -> None:
+        check_abs_path(self.params["venv"], "venv")
+
+    def check(self, state) -> CheckResult:
+        return CheckResult(OK, "reports broken requirements after the change (never changes anything)")
+
+    def describe(self, state) -> Description:
+        return Description(self.title, ["pip check (report only)"],
+                           commands=[[_python_of(self.params["venv"]), "-m", "pip", "check"]])
+
+    def apply(self, ctx) -> Result:
+        py = _python_of(self.params["venv"])
+        if not os.path.exists(ctx.p(py)):
+            return Result(OK, "no venv to check")
+        res = ctx.run([py, "-m", "pip", "check"], user=_owner(ctx, self.params["venv"]), timeout=600)
+        if res.rc == 0:
+            return Result(OK, "pip check: no broken requirements")
+        return Result(OK, "pip check reports (fix by upgrading or pinning these, or go back to the previous venv): "
+                      + " | ".join((res.stdout or res.stderr).strip().splitlines()))
+
+    def render_shell_body(self) -> List[str]:
+        return [
+            f"local venv={q(self.params['venv'])} out owner",
+            'if [[ ! -x $RW_ROOT$venv/bin/python ]]; then',
+            "  rw_ok 'no venv yet: pip check runs after the install'",
+            "  return 0",
+            "fi",
+            'owner=$(rw_owner_of "$RW_ROOT$venv")',
+            'if [[ $EUID -eq 0 && $owner != root ]]; then',
+            '  set -- runuser -u "$owner" -- "$venv/bin/python" -m pip check',
+            "else",
+            '  set -- "$venv/bin/python" -m pip check',
+            "fi",
+            'if out=$("$@" 2>&1); then',
+            "  rw_ok 'pip check: no broken requirements'",
+            "  return 0",
+            "fi",
+            "rw_warn 'pip check reports requirements the change broke (from the packages'\"'\"' own metadata):'",
+            "printf '      %s\\n' \"$out\" >&2",
+            "rw_say '    fix: upgrade or pin the packages named above in the venv, or go back to the previous venv'",
+        ]
+
+    def ansible_vars(self) -> Dict[str, Any]:
+        return {self.var("venv"): self.params["venv"]}
+
+    def render_ansible(self) -> List[Dict[str, Any]]:
+        n = f"Step {self.index} {self.id}"
+        out = self.var("out")
+        return [
+            {"name": f"{n}: run pip check", "ansible.builtin.command": {
+                "argv": [J(self.var("venv")) + "/bin/python", "-m", "pip", "check"]},
+             "register": out, "changed_when": False, "failed_when": False, "check_mode": False},
+            {"name": f"{n}: report what the change broke", "ansible.builtin.debug": {
+                "msg": "{{ " + out + ".stdout_lines }}"},
+             "when": out + ".rc != 0"},
+        ]

@@ -1,0 +1,627 @@
+#!/usr/bin/env bash
+# rocm-wizard plan: Reinstall torch 2.4.1+rocm6.1 in /home/dev/train/.venv
+# path: torch-reinstall   plan id: 518cd29aec1f   format: 1   rocm-wizard @VERSION@
+# made for: Ubuntu 22.04.4 LTS, kernel 6.5.0-45-generic; AMD Radeon RX 7900 XT (gfx1100); ROCm 6.2.0; torch 2.5.1+rocm6.2 in /home/dev/train/.venv
+# system fingerprint: sha256:a46aafb1153d5437597b99460fa64b79
+#   gpus: 744c
+#   kernel: 6.5.0-45-generic
+#   os: ubuntu 22.04
+#   torch: 2.5.1+rocm6.2 | 2.4.1+rocm6.1
+#
+# Run:      sudo bash THIS-FILE        (steps that are already done are skipped)
+# Dry run:  DRY_RUN=1 bash THIS-FILE   (changes nothing; exit 2 = changes pending, 0 = nothing to do)
+# It refuses to run on another system, or when the system changed since the plan was made.
+#
+# Steps:
+#    1. Save the package list of /home/dev/train/.venv
+#    2. Remove stray Triton distributions
+#    3. Install torch 2.4.1+rocm6.1 and its exact companions
+#    4. Persist TORCH_BLAS_PREFER_HIPBLASLT=0 for the venv's users
+#    5. Check the venv's other packages against the new torch
+#    6. Let the GPU user use the GPU (render and video groups)
+
+# Values are single-quoted data, written out literally ($ and \ in them mean nothing to bash):
+# shellcheck disable=SC2016,SC1003
+set -Eeuo pipefail
+shopt -s nullglob
+umask 022
+export LC_ALL=C DEBIAN_FRONTEND=noninteractive
+
+DRY_RUN="${DRY_RUN:-0}"
+RW_ROOT="${RW_ROOT:-}"
+RW_ROOT="${RW_ROOT%/}"
+RW_STEP='(start)'
+RW_CHANGED=' '
+RW_NCHANGED=0
+RW_WARNINGS=0
+RW_STALE=0
+RW_TMP=''
+RW_RUN_ID="$(date +%Y%m%d-%H%M%S)-$$"
+RW_BACKUP_DIR="${RW_ROOT}/var/backups/rocm-wizard/${RW_RUN_ID}"
+RW_URLS=()
+
+rw_say() { printf '%s\n' "$*" >&2; }
+rw_die() { rw_say "rocm-wizard: $*"; exit 1; }
+rw_on_error() {
+  rw_say "rocm-wizard: step ${RW_STEP} failed (exit status $1, line $2): $3"
+  rw_say "The steps after it were not run. Fix the cause and run this script again: finished steps are skipped."
+  exit "$1"
+}
+trap 'rw_on_error "$?" "$LINENO" "$BASH_COMMAND"' ERR
+rw_cleanup() { if [[ -n $RW_TMP ]]; then rm -rf -- "$RW_TMP"; fi; }
+trap rw_cleanup EXIT
+
+rw_begin() { RW_STEP="$1 ($2)"; rw_say ""; rw_say "==> [$1] $3"; }
+rw_ok() { rw_say "    ok: $*"; }
+rw_would() { rw_say "    would: $*"; }
+rw_warn() { rw_say "    warning: $*"; RW_WARNINGS=$((RW_WARNINGS + 1)); }
+rw_mark() { RW_CHANGED+="$1 "; RW_NCHANGED=$((RW_NCHANGED + 1)); }
+# rw_changed ID...: true when one of these steps changed something in this run
+rw_changed() {
+  local id
+  for id in "$@"; do
+    if [[ $RW_CHANGED == *" $id "* ]]; then return 0; fi
+  done
+  return 1
+}
+rw_need_root() {
+  if [[ $DRY_RUN == 1 || $EUID -eq 0 ]]; then return 0; fi
+  rw_die "step ${RW_STEP} changes the system and needs root: run this script with sudo (DRY_RUN=1 shows what it would do)"
+}
+# rw_run CMD...: show the command, run it unless DRY_RUN=1
+rw_run() {
+  printf '    +' >&2
+  printf ' %q' "$@" >&2
+  printf '\n' >&2
+  if [[ $DRY_RUN == 1 ]]; then return 0; fi
+  "$@"
+}
+# rw_as USER CMD...: run as USER (a root run acts for the venv's owner)
+rw_as() {
+  local user=$1
+  shift
+  if [[ $EUID -eq 0 && -n $user && $user != root ]]; then
+    rw_run runuser -u "$user" -- "$@"
+  else
+    rw_run "$@"
+  fi
+}
+rw_tmp() { if [[ -z $RW_TMP ]]; then RW_TMP=$(mktemp -d); fi; }
+rw_owner_of() {
+  local p=$1
+  while [[ ! -e $p && $p == */* ]]; do p=${p%/*}; done
+  stat -c %U -- "${p:-/}" 2>/dev/null || printf 'root'
+}
+
+# ---- files: always written whole, through a temporary file in the same directory and a rename
+rw_same() { [[ -f $1 && ! -L $1 ]] && cmp -s -- "$1" <(printf '%s' "$2"); }
+rw_show_diff() {
+  local label=${1#"$RW_ROOT"}
+  if [[ -e $1 ]]; then
+    diff -u --label "$label" --label "$label (new)" -- "$1" <(printf '%s' "$2") >&2 || true
+  else
+    diff -u --label /dev/null --label "$label" -- /dev/null <(printf '%s' "$2") >&2 || true
+  fi
+}
+rw_install_tmp() {
+  local tmp=$1 dest=$2 mode=$3 owner=$4
+  chmod -- "$mode" "$tmp"
+  if [[ -n $owner && $EUID -eq 0 ]]; then chown -- "$owner:" "$tmp"; fi
+  mv -f -- "$tmp" "$dest"
+}
+# rw_put PATH MODE CONTENT [OWNER]
+rw_put() {
+  local path=$1 mode=$2 content=$3 owner=${4:-} dir tmp
+  if [[ $DRY_RUN == 1 ]]; then
+    rw_would "write ${path#"$RW_ROOT"}"
+    rw_show_diff "$path" "$content"
+    return 0
+  fi
+  dir=$(dirname -- "$path")
+  mkdir -p -- "$dir"
+  tmp=$(mktemp -- "$dir/.rocm-wizard.XXXXXX")
+  printf '%s' "$content" >"$tmp"
+  rw_install_tmp "$tmp" "$path" "$mode" "$owner"
+}
+# rw_put_from SOURCE PATH MODE [OWNER]: install a copy of SOURCE as PATH
+rw_put_from() {
+  local src=$1 path=$2 mode=$3 owner=${4:-} dir tmp
+  if [[ $DRY_RUN == 1 ]]; then
+    rw_would "write ${path#"$RW_ROOT"}"
+    return 0
+  fi
+  dir=$(dirname -- "$path")
+  mkdir -p -- "$dir"
+  tmp=$(mktemp -- "$dir/.rocm-wizard.XXXXXX")
+  cat -- "$src" >"$tmp"
+  rw_install_tmp "$tmp" "$path" "$mode" "$owner"
+}
+rw_backup() {
+  local path=$1 dest
+  if [[ ! -e $path && ! -L $path ]]; then return 0; fi
+  dest="${RW_BACKUP_DIR}${path#"$RW_ROOT"}"
+  if [[ $DRY_RUN == 1 ]]; then
+    rw_would "back up ${path#"$RW_ROOT"} to ${dest#"$RW_ROOT"}"
+    return 0
+  fi
+  if [[ -e $dest ]]; then return 0; fi
+  mkdir -p -- "$(dirname -- "$dest")"
+  cp -a -- "$path" "$dest"
+  rw_say "    backed up ${path#"$RW_ROOT"} to ${dest#"$RW_ROOT"}"
+}
+
+# rw_with_block FILE BLOCK: sets RW_NEW to FILE without an earlier rocm-wizard block, then BLOCK
+rw_with_block() {
+  local line skip=0
+  RW_NEW=''
+  while IFS= read -r line || [[ -n $line ]]; do
+    if [[ $line == '# >>> rocm-wizard >>>' ]]; then skip=1; continue; fi
+    if [[ $line == '# <<< rocm-wizard <<<' ]]; then skip=0; continue; fi
+    if [[ $skip == 0 ]]; then RW_NEW+="${line}"$'\n'; fi
+  done <"$1"
+  RW_NEW+=$2
+}
+
+# ---- apt sources that point at AMD's repositories (RW_URLS holds //host/path prefixes)
+rw_is_radeon_line() {
+  local line=$1 u
+  line=${line#"${line%%[![:space:]]*}"}
+  case $line in
+    deb[[:space:]]* | deb-src[[:space:]]* | URIs:*) ;;
+    *) return 1 ;;
+  esac
+  for u in "${RW_URLS[@]}"; do
+    if [[ $line == *"$u"* ]]; then return 0; fi
+  done
+  return 1
+}
+# rw_radeon_files MANAGED...: sets RW_FOUND to the other source files that name an AMD repository
+rw_radeon_files() {
+  local f line m skip
+  RW_FOUND=()
+  for f in "$RW_ROOT/etc/apt/sources.list" "$RW_ROOT"/etc/apt/sources.list.d/*.list "$RW_ROOT"/etc/apt/sources.list.d/*.sources; do
+    [[ -f $f ]] || continue
+    skip=0
+    for m in "$@"; do
+      if [[ $f == "$RW_ROOT$m" ]]; then skip=1; fi
+    done
+    [[ $skip == 0 ]] || continue
+    while IFS= read -r line || [[ -n $line ]]; do
+      if rw_is_radeon_line "$line"; then
+        RW_FOUND+=("$f")
+        break
+      fi
+    done <"$f"
+  done
+}
+# rw_disable_radeon FILE: comment out (one-line format) or remove (deb822) its AMD repositories
+rw_disable_radeon() {
+  local file=$1 line out='' other=0 mode
+  if [[ $file == *.sources ]]; then
+    while IFS= read -r line || [[ -n $line ]]; do
+      case ${line#"${line%%[![:space:]]*}"} in
+        URIs:*) if ! rw_is_radeon_line "$line"; then other=1; fi ;;
+      esac
+    done <"$file"
+    if [[ $other == 1 ]]; then
+      rw_die "${file#"$RW_ROOT"} names AMD's repositories and others too: edit it by hand, then run this script again"
+    fi
+    rw_backup "$file"
+    if [[ $DRY_RUN == 1 ]]; then rw_would "remove ${file#"$RW_ROOT"}"; else rm -f -- "$file"; fi
+    return 0
+  fi
+  while IFS= read -r line || [[ -n $line ]]; do
+    if rw_is_radeon_line "$line"; then
+      out+="# disabled by rocm-wizard: ${line}"$'\n'
+    else
+      out+="${line}"$'\n'
+    fi
+  done <"$file"
+  mode=$(stat -c %a -- "$file")
+  rw_backup "$file"
+  rw_put "$file" "$mode" "$out"
+}
+
+# ---- packages
+rw_apt() {
+  if [[ -n $RW_ROOT ]]; then "$@" -o "Dir=$RW_ROOT/"; else "$@"; fi
+}
+# rw_pkg_version NAME: the installed version, empty when not installed
+rw_pkg_version() {
+  local st='' ver=''
+  IFS='|' read -r st ver < <(dpkg-query --admindir="${RW_ROOT}/var/lib/dpkg" -W -f='${db:Status-Abbrev}|${Version}\n' "$1" 2>/dev/null || true) || true
+  if [[ $st == ii* ]]; then printf '%s' "$ver"; fi
+}
+rw_apt_candidate() {
+  local line
+  while IFS= read -r line; do
+    line=${line#"${line%%[![:space:]]*}"}
+    if [[ $line == Candidate:* ]]; then
+      line=${line#Candidate:}
+      line=${line//[[:space:]]/}
+      if [[ $line != '(none)' ]]; then printf '%s' "$line"; fi
+      return 0
+    fi
+  done < <(rw_apt apt-cache policy "$1" 2>/dev/null || true)
+}
+# rw_apt_pick NAME PREFIX: the version apt offers that starts with PREFIX
+rw_apt_pick() {
+  local name ver rest
+  while IFS='|' read -r name ver rest; do
+    ver=${ver//[[:space:]]/}
+    if [[ -n $ver && $ver == "$2"* ]]; then
+      printf '%s' "$ver"
+      return 0
+    fi
+  done < <(rw_apt apt-cache madison "$1" 2>/dev/null || true)
+  return 1
+}
+# rw_pkg_ok NAME PREFIX: installed at PREFIX* (or, with no prefix, at apt's candidate)
+rw_pkg_ok() {
+  local cur cand
+  cur=$(rw_pkg_version "$1")
+  if [[ -z $cur ]]; then return 1; fi
+  if [[ -n $2 ]]; then [[ $cur == "$2"* ]]; return; fi
+  cand=$(rw_apt_candidate "$1")
+  [[ -z $cand || $cur == "$cand" ]]
+}
+
+# ---- OpenPGP keys (gpg in a throw-away home)
+rw_gpg() {
+  local home rc=0
+  home=$(mktemp -d)
+  GNUPGHOME=$home gpg --batch --no-tty --quiet "$@" || rc=$?
+  rm -rf -- "$home"
+  return "$rc"
+}
+# rw_key_is FILE FINGERPRINT: FILE holds exactly that primary key, neither expired nor revoked
+rw_key_is() {
+  local line f pub=0 found='' n=0 validity=''
+  [[ -s $1 ]] || return 1
+  while IFS= read -r line; do
+    IFS=: read -r -a f <<<"$line"
+    case ${f[0]} in
+      pub)
+        pub=1
+        n=$((n + 1))
+        validity=${f[1]}
+        ;;
+      fpr)
+        if [[ $pub == 1 ]]; then found=${f[9]}; fi
+        pub=0
+        ;;
+      *) pub=0 ;;
+    esac
+  done < <(rw_gpg --with-colons --show-keys -- "$1" 2>/dev/null || true)
+  [[ $n == 1 && $found == "$2" && $validity != e && $validity != r ]]
+}
+rw_fetch() {
+  if command -v curl >/dev/null 2>&1; then
+    curl -fsSL --retry 3 --proto '=https,http,file' --proto-redir '=https' -o "$2" --url "$1"
+  elif command -v wget >/dev/null 2>&1 && [[ $1 != file:* ]]; then
+    wget -q -O "$2" -- "$1"
+  else
+    rw_die "cannot download $1: install curl"
+  fi
+}
+
+# ---- users and groups (read from the root's /etc/passwd and /etc/group)
+rw_in_group() {
+  local user=$1 group=$2 name id gid='' members
+  while IFS=: read -r name _ id gid members; do
+    if [[ $name == "$user" ]]; then break; fi
+    gid=''
+  done <"$RW_ROOT/etc/passwd"
+  while IFS=: read -r name _ id members; do
+    if [[ $name != "$group" ]]; then continue; fi
+    if [[ -n $gid && $id == "$gid" ]]; then return 0; fi
+    if [[ ,$members, == *",$user,"* ]]; then return 0; fi
+    return 1
+  done <"$RW_ROOT/etc/group"
+  return 1
+}
+rw_gid() {
+  local name id members
+  while IFS=: read -r name _ id members; do
+    if [[ $name == "$1" ]]; then
+      printf '%s' "$id"
+      return 0
+    fi
+  done <"$RW_ROOT/etc/group"
+  return 1
+}
+rw_user_exists() {
+  local name rest
+  while IFS=: read -r name rest; do
+    if [[ $name == "$1" ]]; then return 0; fi
+  done <"$RW_ROOT/etc/passwd"
+  return 1
+}
+
+# ---- Python environments
+RW_PY_PINS='import importlib.metadata as m, sys
+bad = 0
+for req in sys.argv[1:]:
+    name, _, want = req.partition("==")
+    try:
+        have = m.version(name)
+    except m.PackageNotFoundError:
+        have = None
+    if have is None or (have != want and ("+" in want or have.split("+")[0] != want)):
+        print("  %s: %s (want %s)" % (name, have or "not installed", want))
+        bad = 1
+sys.exit(bad)'
+RW_PY_DISTS='import importlib.metadata as m, re, sys
+want = set(re.sub(r"[-_.]+", "-", a).lower() for a in sys.argv[1:])
+for d in m.distributions():
+    n = re.sub(r"[-_.]+", "-", d.metadata["Name"] or "").lower()
+    if n in want:
+        print(n)'
+# rw_pins_ok PYTHON REQ...: every NAME==VERSION installed exactly
+rw_pins_ok() {
+  local py=$1
+  shift
+  [[ -x $RW_ROOT$py ]] || return 1
+  "$py" -c "$RW_PY_PINS" "$@" >&2
+}
+# rw_dists PYTHON NAME...: the names among NAME... installed in that environment
+rw_dists() {
+  local py=$1
+  shift
+  if [[ -x $RW_ROOT$py ]]; then "$py" -c "$RW_PY_DISTS" "$@" 2>/dev/null || true; fi
+}
+rw_pip_install() {
+  local owner=$1 py=$2
+  shift 2
+  if command -v uv >/dev/null 2>&1; then
+    rw_as "$owner" uv pip install --python "$py" "$@"
+  else
+    rw_as "$owner" "$py" -m pip install --disable-pip-version-check --no-input "$@"
+  fi
+}
+
+# ---- the fingerprint of the system this plan was made for
+rw_fp_os() {
+  local line id='' ver=''
+  if [[ -r $RW_ROOT/etc/os-release ]]; then
+    while IFS= read -r line || [[ -n $line ]]; do
+      case $line in
+        ID=*) id=${line#ID=} ;;
+        VERSION_ID=*) ver=${line#VERSION_ID=} ;;
+      esac
+    done <"$RW_ROOT/etc/os-release"
+  fi
+  id=${id//[\"\']/}
+  ver=${ver//[\"\']/}
+  printf '%s %s' "$id" "$ver"
+}
+rw_fp_kernel() {
+  local k=''
+  if [[ -r $RW_ROOT/proc/sys/kernel/osrelease ]]; then read -r k <"$RW_ROOT/proc/sys/kernel/osrelease" || true; fi
+  printf '%s' "$k"
+}
+rw_fp_gpus() {
+  local d v c id list=()
+  for d in "$RW_ROOT"/sys/bus/pci/devices/*; do
+    v='' c='' id=''
+    read -r v 2>/dev/null <"$d/vendor" || continue
+    [[ $v == 0x1002 ]] || continue
+    read -r c 2>/dev/null <"$d/class" || continue
+    case $c in 0x03* | 0x12*) ;; *) continue ;; esac
+    read -r id 2>/dev/null <"$d/device" || continue
+    list+=("${id#0x}")
+  done
+  if [[ ${#list[@]} -gt 0 ]]; then printf '%s\n' "${list[@]}" | sort -u | paste -sd, -; fi
+}
+rw_fp_rocm() {
+  local v=''
+  if [[ -r $RW_ROOT/opt/rocm/.info/version ]]; then read -r v <"$RW_ROOT/opt/rocm/.info/version" || true; fi
+  if [[ -z $v ]]; then v=$(rw_pkg_version rocm-core); fi
+  if [[ $v =~ ^([0-9]+\.[0-9]+\.[0-9]+) ]]; then printf '%s' "${BASH_REMATCH[1]}"; else printf 'none'; fi
+}
+rw_fp_torch() {
+  local d name
+  for d in "$RW_ROOT$1"/lib/python*/site-packages/torch-*.dist-info; do
+    name=${d##*/}
+    name=${name#torch-}
+    printf '%s' "${name%.dist-info}"
+    return 0
+  done
+  printf 'none'
+}
+# rw_expect NAME ACTUAL ACCEPTED...
+rw_expect() {
+  local name=$1 actual=$2 v
+  shift 2
+  for v in "$@"; do
+    if [[ $actual == "$v" ]]; then return 0; fi
+  done
+  rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
+  RW_STALE=1
+}
+RW_PLAN_ID=518cd29aec1f
+
+rw_check_fingerprint() {
+  rw_expect gpus "$(rw_fp_gpus)" 744c
+  rw_expect kernel "$(rw_fp_kernel)" 6.5.0-45-generic
+  rw_expect os "$(rw_fp_os)" 'ubuntu 22.04'
+  rw_expect torch "$(rw_fp_torch /home/dev/train/.venv)" 2.5.1+rocm6.2 2.4.1+rocm6.1
+  if [[ $RW_STALE == 1 ]]; then
+    rw_die 'refusing to run: this plan was made for another system, or the system changed since (fingerprint sha256:a46aafb1153d5437597b99460fa64b79). Make a new plan with rocm-wizard --plan-only.'
+  fi
+}
+
+step_01_venv_backup() {
+  rw_begin 1 venv-backup 'Save the package list of /home/dev/train/.venv'
+  local venv=/home/dev/train/.venv backup=/home/dev/train/.venv/rocm-wizard/pip-freeze-before-torch-2.4.1+rocm6.1.txt owner freeze
+  if [[ ! -x $RW_ROOT$venv/bin/python ]]; then rw_die "$venv is not a venv (no bin/python)"; fi
+  if [[ -s $RW_ROOT$backup ]]; then
+    rw_ok "pip freeze already saved in $backup"
+    return 0
+  fi
+  owner=$(rw_owner_of "$RW_ROOT$venv")
+  if [[ $DRY_RUN == 1 ]]; then
+    rw_would "save pip freeze of $venv to $backup"
+    rw_mark venv-backup
+    return 0
+  fi
+  if [[ $EUID -eq 0 && $owner != root ]]; then
+    freeze=$(runuser -u "$owner" -- "$venv/bin/python" -m pip freeze --all)
+  else
+    freeze=$("$venv/bin/python" -m pip freeze --all)
+  fi
+  rw_put "$RW_ROOT$backup" 0644 "${freeze}"$'\n' "$owner"
+  rw_say "    saved the package list to $backup"
+  rw_mark venv-backup
+}
+
+step_02_triton_strays() {
+  rw_begin 2 triton-strays 'Remove stray Triton distributions'
+  local venv=/home/dev/train/.venv keep=pytorch-triton-rocm owner
+  local -a strays=(triton-rocm triton pytorch-triton)
+  local -a found=()
+  mapfile -t found < <(rw_dists "$venv/bin/python" "${strays[@]}")
+  if [[ ${#found[@]} -eq 0 ]]; then
+    rw_ok 'no stray Triton distribution'
+    return 0
+  fi
+  if [[ -n $keep && -n $(rw_dists "$venv/bin/python" "$keep") ]]; then found+=("$keep"); fi
+  owner=$(rw_owner_of "$RW_ROOT$venv")
+  if command -v uv >/dev/null 2>&1; then
+    rw_as "$owner" uv pip uninstall --python "$venv/bin/python" "${found[@]}"
+  else
+    rw_as "$owner" "$venv/bin/python" -m pip uninstall -y "${found[@]}"
+  fi
+  rw_mark triton-strays
+}
+
+step_03_torch() {
+  rw_begin 3 torch 'Install torch 2.4.1+rocm6.1 and its exact companions'
+  local venv=/home/dev/train/.venv idx=https://download.pytorch.org/whl/rocm6.1 owner
+  local -a reqs=(torch==2.4.1+rocm6.1 torchvision==0.19.1+rocm6.1 torchaudio==2.4.1+rocm6.1 pytorch-triton-rocm==3.0.0)
+  if rw_pins_ok "$venv/bin/python" "${reqs[@]}"; then
+    rw_ok "installed: ${reqs[*]}"
+    return 0
+  fi
+  owner=$(rw_owner_of "$RW_ROOT$venv")
+  rw_pip_install "$owner" "$venv/bin/python" --index-url "$idx" "${reqs[@]}"
+  rw_mark torch
+}
+
+step_04_torch_env() {
+  rw_begin 4 torch-env 'Persist TORCH_BLAS_PREFER_HIPBLASLT=0 for the venv'"'"'s users'
+  local venv=/home/dev/train/.venv envfile=/home/dev/train/.venv/rocm-wizard.env owner mode
+  local block='# >>> rocm-wizard >>>
+export TORCH_BLAS_PREFER_HIPBLASLT=0
+# <<< rocm-wizard <<<
+' envcontent='# Environment for programs that use the venv /home/dev/train/.venv
+# (systemd: EnvironmentFile= this file).  Written by rocm-wizard.
+TORCH_BLAS_PREFER_HIPBLASLT=0
+'
+  local activate="$RW_ROOT$venv/bin/activate"
+  if [[ ! -f $activate ]]; then
+    if [[ $DRY_RUN == 1 ]]; then
+      rw_would "add the variables to $venv/bin/activate and write $envfile"
+      rw_mark torch-env
+      return 0
+    fi
+    rw_die "$venv/bin/activate does not exist"
+  fi
+  rw_with_block "$activate" "$block"
+  if rw_same "$activate" "$RW_NEW" && rw_same "$RW_ROOT$envfile" "$envcontent"; then
+    rw_ok 'the environment is set in bin/activate and the env file'
+    return 0
+  fi
+  owner=$(rw_owner_of "$RW_ROOT$venv")
+  if ! rw_same "$activate" "$RW_NEW"; then
+    mode=$(stat -c %a -- "$activate")
+    rw_put "$activate" "$mode" "$RW_NEW" "$owner"
+  fi
+  if ! rw_same "$RW_ROOT$envfile" "$envcontent"; then rw_put "$RW_ROOT$envfile" 0644 "$envcontent" "$owner"; fi
+  rw_mark torch-env
+}
+
+step_05_pip_check() {
+  rw_begin 5 pip-check 'Check the venv'"'"'s other packages against the new torch'
+  local venv=/home/dev/train/.venv out owner
+  if [[ ! -x $RW_ROOT$venv/bin/python ]]; then
+    rw_ok 'no venv yet: pip check runs after the install'
+    return 0
+  fi
+  owner=$(rw_owner_of "$RW_ROOT$venv")
+  if [[ $EUID -eq 0 && $owner != root ]]; then
+    set -- runuser -u "$owner" -- "$venv/bin/python" -m pip check
+  else
+    set -- "$venv/bin/python" -m pip check
+  fi
+  if out=$("$@" 2>&1); then
+    rw_ok 'pip check: no broken requirements'
+    return 0
+  fi
+  rw_warn 'pip check reports requirements the change broke (from the packages'"'"' own metadata):'
+  printf '      %s\n' "$out" >&2
+  rw_say '    fix: upgrade or pin the packages named above in the venv, or go back to the previous venv'
+}
+
+step_06_gpu_groups() {
+  rw_begin 6 gpu-groups 'Let the GPU user use the GPU (render and video groups)'
+  local user=${SUDO_USER:-} fallback=dev g
+  local -a groups=(render video)
+  local -a missing=()
+  if [[ -z $user || $user == root ]]; then user=$fallback; fi
+  if [[ -z $user || $user == root ]]; then
+    rw_ok 'no user to add (root needs no group membership)'
+    return 0
+  fi
+  if ! rw_user_exists "$user"; then
+    rw_warn "user $user does not exist on this system; not changed"
+    return 0
+  fi
+  for g in "${groups[@]}"; do
+    if ! rw_gid "$g" >/dev/null; then
+      rw_warn "group $g does not exist on this system; skipped"
+      continue
+    fi
+    if ! rw_in_group "$user" "$g"; then missing+=("$g"); fi
+  done
+  if [[ ${#missing[@]} -eq 0 ]]; then
+    rw_ok "$user is in ${groups[*]}"
+    return 0
+  fi
+  if [[ $DRY_RUN != 1 && $EUID -ne 0 ]]; then
+    rw_warn "$user is not in ${missing[*]}: run  sudo usermod -a -G $(IFS=,; printf '%s' "${missing[*]}") $user"
+    return 0
+  fi
+  rw_run usermod -a -G "$(IFS=,; printf '%s' "${missing[*]}")" "$user"
+  rw_say "    $user must log out and in again (or reboot) for the new groups to apply"
+  rw_mark gpu-groups
+}
+
+rw_main() {
+  if [[ -n $RW_ROOT && $DRY_RUN != 1 ]]; then
+    rw_die 'RW_ROOT is only for dry runs; to change another root, run this script inside it (chroot)'
+  fi
+  rw_say 'rocm-wizard: Reinstall torch 2.4.1+rocm6.1 in /home/dev/train/.venv'" (plan $RW_PLAN_ID)"
+  if [[ $DRY_RUN == 1 ]]; then rw_say 'DRY_RUN=1: showing what would be done; nothing is changed'; fi
+  rw_check_fingerprint
+  step_01_venv_backup
+  step_02_triton_strays
+  step_03_torch
+  step_04_torch_env
+  step_05_pip_check
+  step_06_gpu_groups
+  RW_STEP='(end)'
+  rw_say ''
+  if [[ $DRY_RUN == 1 ]]; then
+    if [[ $RW_NCHANGED -gt 0 ]]; then
+      rw_say "dry run: ${RW_NCHANGED} step(s) would change the system"
+      exit 2
+    fi
+    rw_say 'dry run: nothing to do'
+    exit 0
+  fi
+  rw_say "done: ${RW_NCHANGED} step(s) changed the system, ${RW_WARNINGS} warning(s)"
+  if [[ -e /run/reboot-required ]]; then rw_say 'a reboot is needed before the new kernel driver is used'; fi
+}
+
+rw_main "$@"

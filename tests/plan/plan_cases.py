@@ -1,0 +1,63 @@
+"""The golden-plan cases: a system (a seed scenario in ``systems/`` or a real fixture in
+``../shared/fixtures/real``), command-line choices, the formats kept as golden files, and the exit
+status.  Regenerate with ``UPDATE_GOLDEN=1 pytest tests/plan/test_golden.py`` and read the diff."""
+from __future__ import annotations
+
+from typing import List, NamedTuple, Tuple
+
+ALL = ("shell", "ansible", "json")
+REFUSED: Tuple[str, ...] = ()
+
+TEST_KEY_FPR = "0123456789ABCDEF0123456789ABCDEF01234567"
+
+
+class Case(NamedTuple):
+    name: str
+    system: str  # seed:<file stem> | fixture:<folder>
+    args: List[str]
+    formats: Tuple[str, ...]  # empty: refused, the golden file is the message
+    rc: int
+
+
+SEED_002 = "seed:seed-rx7900xt-jammy-rocm6.2"
+SEED_000 = "seed:seed-triton-language-rocm6.0"
+SEED_003 = "seed:seed-gfx803-rx580"
+
+CASES = [
+    # seed 002: RX 7900 XT, Ubuntu 22.04, ROCm 6.2, torch 2.5.1+rocm6.2 -> the three ways out
+    Case("seed002-rocm-upgrade-6.4", SEED_002, ["--path", "rocm-upgrade", "--rocm", "6.4"], ALL, 2),
+    Case("seed002-rocm-upgrade-6.3.4-no-dkms", SEED_002, ["--path", "rocm-upgrade", "--rocm", "6.3.4", "--no-dkms"],
+         ("shell",), 2),
+    Case("seed002-rocm-upgrade-7.2.1-mirror", SEED_002,
+         ["--path", "rocm-upgrade", "--rocm", "7.2.1", "--rocm-mirror", "http://127.0.0.1:8081/radeon",
+          "--rocm-key-fingerprint", TEST_KEY_FPR], ("shell", "json"), 2),
+    Case("seed002-torch-2.4.1", SEED_002, ["--path", "torch-reinstall", "--torch", "2.4.1"], ALL, 2),
+    Case("seed002-torch-2.4.1-new-venv", SEED_002,
+         ["--path", "torch-reinstall", "--torch", "2.4.1", "--venv", "/home/dev/venvs/train"], ALL, 2),
+    Case("seed002-docker", SEED_002, ["--path", "docker"], ALL, 2),
+    # seed 000: the triton.language error with torch 2.4.1+rocm6.0: same pins, stray triton removed
+    Case("seed000-torch-2.4.1-rocm6.0", SEED_000, ["--path", "torch-reinstall", "--torch", "2.4.1+rocm6.0"], ALL, 2),
+    # seed 003: gfx803, refused honestly
+    Case("seed003-gfx803-default", SEED_003, [], REFUSED, 1),
+    Case("seed003-gfx803-torch", SEED_003, ["--path", "torch-reinstall"], REFUSED, 64),
+    Case("seed003-gfx803-docker", SEED_003, ["--path", "docker"], REFUSED, 64),
+    # real systems
+    Case("fx001-arch-gfx1101-docker", "fixture:001-gfx1101-rocm7.2.1-arch", ["--path", "docker"], ALL, 2),
+    Case("fx001-arch-rocm-upgrade", "fixture:001-gfx1101-rocm7.2.1-arch", ["--path", "rocm-upgrade"], REFUSED, 64),
+    Case("fx008-wsl-torch-new-venv", "fixture:008-gfx1100-rx7900xt-rocm6.4-wsl2-ubuntu24.04",
+         ["--path", "torch-reinstall", "--venv", "/home/user/venvs/comfy", "--torch", "2.8.0"], ALL, 2),
+    Case("fx008-wsl-rocm-upgrade", "fixture:008-gfx1100-rx7900xt-rocm6.4-wsl2-ubuntu24.04",
+         ["--path", "rocm-upgrade"], REFUSED, 64),
+    Case("fx011-gfx1201-igpu-torch", "fixture:011-gfx1201-rx9070-gfx1036-rocmNA-arch",
+         ["--path", "torch-reinstall", "--venv", "/opt/venvs/torch"], ALL, 2),
+    Case("fx013-no-amd-gpu", "fixture:013-nogpu-intel-hd8750m-rocm6.2.2-ubuntu24.04", [], REFUSED, 1),
+    Case("fx017-mi210-docker-6.4", "fixture:017-gfx90a-4xmi210-rocm6.2.4-ubuntu22.04",
+         ["--path", "docker", "--rocm", "6.4"], ALL, 2),
+    Case("fx019-gfx1150-rocm-upgrade", "fixture:019-gfx1150-radeon890m-rocm7.2.0-ubuntu24.04",
+         ["--path", "rocm-upgrade"], ALL, 2),
+    Case("fx021-gfx902-default", "fixture:021-gfx902-cezanne-apu-rocm4.3.1-arch", [], REFUSED, 1),
+    Case("fx028-rocky-rocm-upgrade", "fixture:028-gfx1030-rx6800-rocm5.3.0-rocky9.0", ["--path", "rocm-upgrade"],
+         REFUSED, 64),
+    Case("fx028-rocky-docker", "fixture:028-gfx1030-rx6800-rocm5.3.0-rocky9.0", ["--path", "docker"],
+         ("shell", "json"), 2),
+]

@@ -1,0 +1,113 @@
+"""The generated playbooks: ansible-playbook --syntax-check and ansible-lint's production profile
+on every golden playbook, and no plan value can reach Ansible's templating (all are !unsafe)."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+from plan_helpers import GOLDEN, SYSTEMS, run_cli, tool
+
+SEED = str(SYSTEMS / "seed-rx7900xt-jammy-rocm6.2.json")
+PLAYBOOKS = sorted(p.name for p in GOLDEN.glob("*.yml"))
+
+
+def _need(name: str) -> str:
+    path = tool(name)
+    if path is None:
+        pytest.skip(f"{name} is not installed (pip install ansible-core ansible-lint; or set ROCM_WIZARD_TOOLS_DIR)")
+    return path
+
+
+def _env(tmp: Path) -> dict:
+    env = dict(os.environ)
+    env.update({"ANSIBLE_LOCAL_TEMP": str(tmp / "ansible-tmp"), "ANSIBLE_HOME": str(tmp / "ansible-home"),
+                "ANSIBLE_NOCOLOR": "1", "NO_COLOR": "1", "HOME": str(tmp)})
+    bindir = os.path.dirname(_need("ansible-playbook"))
+    env["PATH"] = bindir + os.pathsep + env.get("PATH", "")
+    return env
+
+
+def _syntax_check(path: Path, tmp: Path) -> None:
+    res = subprocess.run([_need("ansible-playbook"), "--syntax-check", "-i", "localhost,", str(path)],
+                         capture_output=True, text=True, env=_env(tmp), timeout=300)
+    assert res.returncode == 0, res.stdout + res.stderr
+
+
+@pytest.mark.parametrize("name", PLAYBOOKS)
+def test_golden_playbook_syntax(name, tmp_path):
+    _syntax_check(GOLDEN / name, tmp_path)
+
+
+def test_golden_playbooks_pass_ansible_lint_production(tmp_path):
+    lint = _need("ansible-lint")
+    work = tmp_path / "playbooks"
+    work.mkdir()
+    for name in PLAYBOOKS:
+        shutil.copy(GOLDEN / name, work / name)
+    res = subprocess.run([lint, "--profile", "production", "--offline", "--nocolor", "-q"] + PLAYBOOKS,
+                         cwd=work, capture_output=True, text=True, env=_env(tmp_path), timeout=900)
+    assert res.returncode == 0, res.stdout + res.stderr
+
+
+class _Unsafe(str):
+    pass
+
+
+class _Loader(yaml.SafeLoader):
+    pass
+
+
+_Loader.add_constructor("!unsafe", lambda loader, node: _Unsafe(loader.construct_scalar(node)))
+
+
+def _strings(obj, path=""):
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            yield from _strings(v, f"{path}.{k}")
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            yield from _strings(v, f"{path}[{i}]")
+    elif isinstance(obj, str):
+        yield path, obj
+
+
+def test_plan_values_are_never_templated(tmp_path):
+    payload = "{{ lookup('pipe', 'touch /tmp/rw-pwned') }}"
+    venv = f"/opt/venvs/{payload}/x"
+    rc, out, err = run_cli(["--plan-only", "--format", "ansible", "--snapshot", SEED, "--path", "torch-reinstall",
+                            "--torch", "2.4.1", "--venv", venv])
+    assert rc == 2, err
+    (play,) = yaml.load(out, Loader=_Loader)
+    seen = 0
+    for where, text in _strings(play):
+        if "lookup('pipe'" in text:
+            assert where.startswith(".vars.") and isinstance(text, _Unsafe), where
+            seen += 1
+    assert seen >= 3
+    assert play["vars"]["rw_venv_path"] == venv + "-torch2.4.1-rocm6.1"
+    path = tmp_path / "p.yml"
+    path.write_text(out)
+    _syntax_check(path, tmp_path)
+
+
+def test_playbook_structure(tmp_path):
+    rc, out, _ = run_cli(["--plan-only", "--format", "ansible", "--snapshot", SEED, "--path", "rocm-upgrade",
+                          "--rocm", "6.4.3"])
+    (play,) = yaml.load(out, Loader=_Loader)
+    assert play["become"] is True and play["serial"] == "20%" and play["max_fail_percentage"] == 0
+    assert play["pre_tasks"][0]["ansible.builtin.assert"]["that"]
+    names = [h["name"] for h in play["handlers"]]
+    assert "Reboot for the new kernel driver" in names and "Refresh the dynamic linker cache" in names
+    tasks = play["tasks"]
+    # the repository tasks run for real in --check so that packages can be checked against them
+    repo = [t for t in tasks if t["name"].startswith(("Step 1 ", "Step 2 ", "Step 3 ", "Step 4 "))]
+    assert repo and all(t.get("check_mode") is False for t in repo if "ansible.builtin.assert" not in t)
+    headers = next(t for t in tasks if "headers" in t["name"])
+    assert headers["ansible.builtin.apt"]["name"] == ["linux-headers-{{ ansible_facts['kernel'] }}",
+                                                      "linux-modules-extra-{{ ansible_facts['kernel'] }}"]
+    assert any(t.get("notify") == ["Reboot for the new kernel driver"] for t in tasks)
