@@ -9,12 +9,16 @@ Prints (never asserts) the median wall time over repeated runs, interpreter star
 
 Usage::
 
-    python benchmarks/bench_detect.py [--runs 15] [--fixture DIR] [--collect-env-runs 3] [--importtime]
+    python benchmarks/bench_detect.py [--runs 15] [--fixture DIR] [--collect-env-runs 3] [--importtime] [--breakdown]
 
 Before timing, the package's bytecode is compiled (``compileall``), as ``pip install`` does; a
 checkout run with ``PYTHONDONTWRITEBYTECODE=1`` would otherwise recompile every module on every
 start.  collect_env needs torch in this interpreter (``pip install torch==2.13.0``, a CPU wheel);
-without it that part is skipped and said so.
+without it that part is skipped and said so (``--collect-env-runs 0`` skips it too).
+
+Wall times on a busy machine are noisy; ``--breakdown`` also prints where the time goes inside
+the process (the fastest of ``--runs`` fresh interpreters for each phase), which is steadier for
+comparing two versions of the code.
 """
 from __future__ import annotations
 
@@ -76,12 +80,51 @@ def importtime(argv, env) -> None:
         print("    %8d  %s" % (us, name))
 
 
+# Runs in a fresh interpreter: times each phase of ``detect --json --snapshot`` in-process and
+# prints them as JSON (milliseconds).  The phases follow what the CLI does, in order.
+BREAKDOWN = r"""
+import json, sys, time
+t = [time.perf_counter()]
+def lap():
+    t.append(time.perf_counter())
+import rocm_wizard.cli, rocm_wizard.model; lap()
+import rocm_wizard.detect as D
+from rocm_wizard.detect import bundle, recognize
+recognize.parser_modules(); lap()
+for name in D.PROBES:
+    D._load_probe(name)
+lap()
+src = bundle.open_snapshot(sys.argv[1]); src.recognized(); lap()
+system = D.detect(src); lap()
+from rocm_wizard.model import to_dict
+json.dumps(to_dict(system), indent=2, ensure_ascii=False); lap()
+names = ["cli+model import", "parser imports", "probe imports", "open+recognise", "probes+merge", "json"]
+print(json.dumps({n: (t[i + 1] - t[i]) * 1000 for i, n in enumerate(names)}))
+"""
+
+
+def breakdown(fixture: str, runs: int, env: dict) -> None:
+    import json
+
+    best = {}
+    for _ in range(runs):
+        proc = subprocess.run([sys.executable, "-c", BREAKDOWN, fixture], capture_output=True, text=True, env=env)
+        if proc.returncode != 0:
+            print("  breakdown failed: %s" % proc.stderr.strip()[-300:])
+            return
+        for name, ms in json.loads(proc.stdout).items():
+            best[name] = min(best.get(name, ms), ms)
+    print("  in-process, fastest of %d runs (ms): %s; sum %.1f" % (
+        runs, ", ".join("%s %.1f" % kv for kv in best.items()), sum(best.values())))
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=15)
-    ap.add_argument("--collect-env-runs", type=int, default=3)
+    ap.add_argument("--collect-env-runs", type=int, default=3, help="0 skips the collect_env comparison")
     ap.add_argument("--fixture", default=str(SHARED / "fixtures" / "real" / DEFAULT_FIXTURE))
     ap.add_argument("--importtime", action="store_true", help="also list the slowest imports of each detect run")
+    ap.add_argument("--breakdown", action="store_true", help="also time the phases of a snapshot run in-process")
     args = ap.parse_args()
 
     compileall.compile_dir(str(SRC), quiet=1)
@@ -111,7 +154,11 @@ def main() -> int:
                                             "met" if results[name] < goal else "NOT met"))
         if args.importtime:
             importtime(argv, env)
+        if args.breakdown and name == "snapshot":
+            breakdown(args.fixture, args.runs, env)
 
+    if args.collect_env_runs <= 0:
+        return 0
     if importlib.util.find_spec("torch") is None:
         print("collect_env: torch is not installed in %s; run 'pip install torch==2.13.0' to compare" % py)
         return 0

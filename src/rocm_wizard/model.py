@@ -9,14 +9,68 @@ This module imports nothing outside the standard library: it is loaded by every 
 """
 from __future__ import annotations
 
+import _thread
 import dataclasses
-from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional
+from dataclasses import field
+from typing import Any, Dict, List, Optional, Set, Tuple, Type, TypeVar
 
 SCHEMA_VERSION = 1
 
+_T = TypeVar("_T")
 
-@dataclass
+
+# -- lean dataclasses -------------------------------------------------------------------------------
+# ``@dataclass`` compiles a fresh ``__init__``, ``__repr__`` and ``__eq__`` for every class when the
+# module is imported; with some sixty record classes on the way to ``detect --json`` that is a good
+# part of its start-up time.  :func:`lean_dataclass` has only ``__init__`` compiled and gives every
+# class the same two shared functions below, which behave exactly like the generated ones.
+
+_FIELD_NAMES: Dict[Tuple[type, str], Tuple[str, ...]] = {}
+_REPR_RUNNING: Set[Tuple[int, int]] = set()
+
+
+def _field_names(cls: type, flag: str) -> Tuple[str, ...]:
+    """Names of the fields of ``cls`` whose ``flag`` (``repr`` or ``compare``) is set, in order."""
+    key = (cls, flag)
+    names = _FIELD_NAMES.get(key)
+    if names is None:
+        names = _FIELD_NAMES[key] = tuple(f.name for f in dataclasses.fields(cls) if getattr(f, flag))
+    return names
+
+
+def _lean_repr(self: Any) -> str:
+    """``Name(field=value, ...)``, ``...`` for a record met again while it is being shown."""
+    key = (id(self), _thread.get_ident())
+    if key in _REPR_RUNNING:
+        return "..."
+    _REPR_RUNNING.add(key)
+    try:
+        return self.__class__.__qualname__ + "(" + ", ".join(
+            f"{name}={getattr(self, name)!r}" for name in _field_names(self.__class__, "repr")) + ")"
+    finally:
+        _REPR_RUNNING.discard(key)
+
+
+def _lean_eq(self: Any, other: Any) -> Any:
+    """Equal when of the same class and every compared field is equal (as a dataclass)."""
+    if other.__class__ is self.__class__:
+        names = _field_names(self.__class__, "compare")
+        return tuple(getattr(self, n) for n in names) == tuple(getattr(other, n) for n in names)
+    return NotImplemented
+
+
+def lean_dataclass(cls: Type[_T]) -> Type[_T]:
+    """``@dataclass`` (default options) with a cheaper start-up: same fields, ``__init__``, ``repr``,
+    ``==`` and unhashability; ``dataclasses.fields`` / ``asdict`` / ``replace`` work unchanged.
+    Give the class a docstring: without one, ``@dataclass`` builds it from the signature."""
+    cls = dataclasses.dataclass(cls, repr=False, eq=False)
+    cls.__repr__ = _lean_repr  # type: ignore[assignment]
+    cls.__eq__ = _lean_eq  # type: ignore[assignment]
+    cls.__hash__ = None  # type: ignore[assignment]
+    return cls
+
+
+@lean_dataclass
 class Record:
     """Base for every detected record: values plus their provenance."""
 
@@ -40,8 +94,10 @@ class Record:
             self.notes.append(text)
 
 
-@dataclass
+@lean_dataclass
 class OSInfo(Record):
+    """The operating system, kernel and CPU."""
+
     id: Optional[str] = None  # os-release ID: ubuntu, debian, arch, rocky...
     version_id: Optional[str] = None  # 22.04, 24.04, 9.0, rolling
     codename: Optional[str] = None  # jammy, noble
@@ -56,8 +112,10 @@ class OSInfo(Record):
     python: Optional[str] = None  # system python3 version
 
 
-@dataclass
+@lean_dataclass
 class GPU(Record):
+    """One graphics device (AMD or not) with its gfx target and PCI identity."""
+
     vendor_id: Optional[str] = None  # "1002" (AMD), "10de" (NVIDIA), "8086" (Intel)
     device_id: Optional[str] = None  # "744c"
     revision: Optional[str] = None  # "c8"
@@ -75,15 +133,19 @@ class GPU(Record):
     isa: Optional[str] = None  # amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-
 
 
-@dataclass
+@lean_dataclass
 class RocmInstall(Record):
+    """One ROCm tree on disk (``/opt/rocm-6.2.4``) and the release it holds."""
+
     path: Optional[str] = None  # /opt/rocm-6.2.4
     version: Optional[str] = None  # 6.2.4
     build: Optional[str] = None  # build id from .info/version, e.g. "76"
 
 
-@dataclass
+@lean_dataclass
 class AptSource(Record):
+    """One apt source entry that concerns ROCm or amdgpu."""
+
     file: Optional[str] = None
     line: Optional[str] = None
     uri: Optional[str] = None
@@ -96,16 +158,20 @@ class AptSource(Record):
     release: Optional[str] = None  # version directory in the URL (6.2.4, 7.0, latest)
 
 
-@dataclass
+@lean_dataclass
 class AptPin(Record):
+    """One apt preferences (pin) stanza that concerns ROCm or amdgpu."""
+
     file: Optional[str] = None
     package: Optional[str] = None
     pin: Optional[str] = None  # "release o=repo.radeon.com"
     priority: Optional[int] = None
 
 
-@dataclass
+@lean_dataclass
 class RocmInfo(Record):
+    """The host's ROCm: release, installs, packages, apt setup and the amdgpu driver."""
+
     version: Optional[str] = None  # the host's ROCm release (never a torch wheel's)
     installs: List[RocmInstall] = field(default_factory=list)
     opt_rocm_target: Optional[str] = None  # where /opt/rocm points
@@ -123,8 +189,10 @@ class RocmInfo(Record):
     dpkg_audit: Optional[str] = None  # the output when unclean
 
 
-@dataclass
+@lean_dataclass
 class TorchEnv(Record):
+    """One Python environment with PyTorch (a venv, or site-packages)."""
+
     path: Optional[str] = None  # venv root, or site-packages when no venv
     site_packages: Optional[str] = None
     python: Optional[str] = None  # interpreter version of the env
@@ -142,16 +210,20 @@ class TorchEnv(Record):
     packages: Dict[str, str] = field(default_factory=dict)  # other notable distributions
 
 
-@dataclass
+@lean_dataclass
 class DockerInfo(Record):
+    """Docker client, daemon and the ROCm images present."""
+
     client: Optional[str] = None  # docker client version
     daemon: Optional[bool] = None  # daemon reachable
     user_allowed: Optional[bool] = None
     images: List[str] = field(default_factory=list)  # rocm/* images present
 
 
-@dataclass
+@lean_dataclass
 class DeviceNode(Record):
+    """A device file (``/dev/kfd``, ``/dev/dri/renderD128``) and who may use it."""
+
     path: Optional[str] = None
     exists: bool = False
     mode: Optional[str] = None  # "crw-rw----"
@@ -159,8 +231,10 @@ class DeviceNode(Record):
     accessible: Optional[bool] = None  # read+write for the current user
 
 
-@dataclass
+@lean_dataclass
 class AccessInfo(Record):
+    """The user, groups, GPU device nodes and GPU-related environment."""
+
     user: Optional[str] = None
     groups: List[str] = field(default_factory=list)
     in_render: Optional[bool] = None
@@ -171,7 +245,7 @@ class AccessInfo(Record):
     path_has_rocm_bin: Optional[bool] = None
 
 
-@dataclass
+@lean_dataclass
 class ErrorSighting(Record):
     """A known error text found in a log or paste (the doctor matches these)."""
 
@@ -179,8 +253,10 @@ class ErrorSighting(Record):
     text: Optional[str] = None  # the matching line
 
 
-@dataclass
+@lean_dataclass
 class System(Record):
+    """Everything detection found: the root record that ``detect --json`` prints."""
+
     schema_version: int = SCHEMA_VERSION
     origin: str = "live"  # live | snapshot
     os: OSInfo = field(default_factory=OSInfo)

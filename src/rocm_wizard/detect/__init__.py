@@ -3,7 +3,8 @@
 beyond reading files and running a few read-only tools with timeouts.
 
 :func:`detect` runs the probe modules (``rocm_wizard.detect.probes.<name>``, each with
-``probe(source, system)``) concurrently; each fills its own part of the System.  A probe that
+``probe(source, system)``) concurrently on a live system (one after the other for a snapshot,
+whose probes only parse text: see :mod:`._jobs`); each fills its own part of the System.  A probe that
 fails becomes a note on the System, never a traceback; a probe module that is not part of this
 build is skipped.  A short merge pass then combines what needs several parts (GPU names from a
 collect_env paste when no GPU tool spoke, Docker permission from group membership, the
@@ -37,7 +38,7 @@ def _load_probe(name: str) -> Optional[Callable]:
 
 def detect(source: Source, venvs: Sequence[str] = ()) -> System:
     """Run every available probe against ``source`` and return the merged System."""
-    from concurrent.futures import ThreadPoolExecutor
+    from ._jobs import in_parallel, run_jobs
 
     system = System(origin="live" if getattr(source, "kind", "live") == "live" else "snapshot")
     failures: Dict[str, str] = {}
@@ -61,9 +62,7 @@ def detect(source: Source, venvs: Sequence[str] = ()) -> System:
         if fn is not None:
             probes.append((name, fn))
     if probes:
-        with ThreadPoolExecutor(max_workers=len(probes), thread_name_prefix="probe") as pool:
-            for future in [pool.submit(run_one, name, fn) for name, fn in probes]:
-                future.result()
+        run_jobs([(run_one, (name, fn)) for name, fn in probes], in_parallel(source))
     for name in PROBES:
         if name in failures:
             system.note("the %s probe failed (%s); that part of the report is incomplete" % (name, failures[name]))

@@ -253,8 +253,12 @@ def _is_text(data: bytes) -> bool:
         return False
     # mostly printable after lenient decoding
     text = head.decode("utf-8", errors="replace")
-    bad = sum(1 for c in text if c == "\ufffd" or (ord(c) < 32 and c not in "\n\r\t\f\x1b"))
+    bad = text.count("\ufffd") + sum(text.count(c) for c in _CONTROL_CHARS)
     return bad <= max(8, len(text) // 20)
+
+
+# control characters that do not belong in text (line ends, tab, form feed and ESC of colour codes do)
+_CONTROL_CHARS = tuple(chr(i) for i in range(32) if chr(i) not in "\n\r\t\f\x1b")
 
 
 # --------------------------------------------------------------------------------------------

@@ -19,6 +19,8 @@ import importlib
 import re
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
+from .parsers._core_text import lazy
+
 # Parser modules by dotted path.  Missing ones are ignored.
 PARSERS: Tuple[str, ...] = (
     "rocm_wizard.detect.parsers.rocminfo",
@@ -83,21 +85,23 @@ _TOOLS = (r"rocminfo|rocm-smi|pacman|amd-smi|rocm_agent_enumerator|lspci|lshw|ls
           r"dnf|yum|rpm|dkms|uname|cat|python3?(?:\.\d+)?|pip3?|uv|docker|clinfo|dmesg|journalctl|hipconfig|ls|grep|"
           r"lsb_release|hostnamectl|sudo|env|echo|groups|id|which|torchrun|update-alternatives|amdgpu-install")
 
+# (pattern, characters one of which a matching line must contain: other lines are not tried, and
+# a pattern no line needs is never compiled)
 _PROMPTS = (
     # user@host:~/dir$ cmd   /   root@hs2 ~# cmd   /   (venv) user@host:~$ cmd
-    re.compile(r"^\s*(?:\([^)]*\)\s*)?[\w.\-]+@[\w.\-]+(?:[: ][^$#%>\n]{0,120})?\s*[$#%>]\s*(?P<cmd>\S.*)?$"),
+    (lazy(r"^\s*(?:\([^)]*\)\s*)?[\w.\-]+@[\w.\-]+(?:[: ][^$#%>\n]{0,120})?\s*[$#%>]\s*(?P<cmd>\S.*)?$"), "@"),
     # [root@x ~]# cmd
-    re.compile(r"^\s*(?:\([^)]*\)\s*)?\[[\w.\-]+@[\w.\-]+[^\]]{0,120}\][$#]\s*(?P<cmd>\S.*)?$"),
+    (lazy(r"^\s*(?:\([^)]*\)\s*)?\[[\w.\-]+@[\w.\-]+[^\]]{0,120}\][$#]\s*(?P<cmd>\S.*)?$"), "@"),
     # $ cmd   ~$ cmd   ~/x$ cmd   (venv) $ cmd
-    re.compile(r"^\s*(?:\([^)]*\)\s*)?(?:~[\w/.\-]*|/[\w/.\-]*)?\s*\$\s+(?P<cmd>\S.*)$"),
+    (lazy(r"^\s*(?:\([^)]*\)\s*)?(?:~[\w/.\-]*|/[\w/.\-]*)?\s*\$\s+(?P<cmd>\S.*)$"), "$"),
     # # cmd / ~# cmd -- only with a known tool, since '#' also starts comments
-    re.compile(r"^\s*(?:~[\w/.\-]*|/[\w/.\-]*)?#\s+(?P<cmd>(?:sudo\s+)?(?:/\S*/)?(?:" + _TOOLS + r")\b.*)$"),
+    (lazy(r"^\s*(?:~[\w/.\-]*|/[\w/.\-]*)?#\s+(?P<cmd>(?:sudo\s+)?(?:/\S*/)?(?:" + _TOOLS + r")\b.*)$"), "#"),
     # ❯ cmd / > cmd (fish / starship)
-    re.compile(r"^\s*[❯➜]\s+(?:\S+\s+)?(?P<cmd>(?:sudo\s+)?(?:/\S*/)?(?:" + _TOOLS + r")\b.*)$"),
+    (lazy(r"^\s*[❯➜]\s+(?:\S+\s+)?(?P<cmd>(?:sudo\s+)?(?:/\S*/)?(?:" + _TOOLS + r")\b.*)$"), "❯➜"),
 )
 # a bare command line without a prompt ("dpkg -l | grep rocm", "/opt/rocm/bin/rocminfo --support")
-_BARE = re.compile(r"^(?P<cmd>(?:sudo\s+)?(?:[A-Z_]+=\S*\s+)*(?:/[\w.\-]+)*/?(?:" + _TOOLS + r")(?:\s+[-/|'\"\w.].*)?)$")
-_FENCE = re.compile(r"^\s*(```|~~~)")
+_BARE = lazy(r"^(?P<cmd>(?:sudo\s+)?(?:[A-Z_]+=\S*\s+)*(?:/[\w.\-]+)*/?(?:" + _TOOLS + r")(?:\s+[-/|'\"\w.].*)?)$")
+_FENCE = lazy(r"^\s*(```|~~~)")
 
 Segment = Tuple[Optional[str], str, str]  # (kind, text, label)
 
@@ -123,10 +127,11 @@ def parser_modules() -> List[object]:
 
 
 def _prompt_command(line: str) -> Optional[str]:
-    for rx in _PROMPTS:
-        m = rx.match(line)
-        if m:
-            return (m.group("cmd") or "").strip()
+    for rx, needs in _PROMPTS:
+        if needs in line if len(needs) == 1 else any(c in line for c in needs):
+            m = rx.match(line)
+            if m:
+                return (m.group("cmd") or "").strip()
     m = _BARE.match(line.strip()) if line[:1] not in (" ", "\t") else None
     if m and _plausible_bare(line.strip()):
         return m.group("cmd").strip()
@@ -212,6 +217,8 @@ def classify(text: str, command: Optional[str] = None) -> Tuple[Optional[str], f
             score = float(mod.looks_like(text))  # type: ignore[attr-defined]
         except Exception:
             continue
+        if not hint and not score > best[1]:
+            continue  # the kind would change nothing below: do not work it out
         kind = _kind_of(mod, text)
         if hint and (kind == hint or getattr(mod, "KIND", None) == hint or _same_family(kind, hint)):
             score += 0.3

@@ -5,7 +5,7 @@ listings, command outputs and environment variables.  Three sources exist:
 
 * :class:`LiveSource` reads the running system (optionally under another root directory, which is
   how tests feed a captured sysfs tree) and runs commands with a timeout;
-* :class:`BundleSource` reads a snapshot bundle made by ``rocm-wizard snapshot`` (or any directory
+* ``bundle.BundleSource`` reads a snapshot bundle made by ``rocm-wizard snapshot`` (or any directory
   laid out the same way), plus loose pasted files recognised by content;
 * :class:`RecordingSource` wraps a live source and keeps everything it returned, which is exactly
   what ``rocm-wizard snapshot`` writes into a bundle.
@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import fnmatch
 import os
-import shutil
-import subprocess
 import threading
 import time
-from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Sequence, Tuple
+
+from ..model import lean_dataclass
+
+if TYPE_CHECKING:
+    import subprocess
 
 DEFAULT_TIMEOUT = 10.0
 
@@ -100,8 +102,10 @@ def decode(data: bytes) -> str:
     return data.decode("utf-8", errors="replace")
 
 
-@dataclass
+@lean_dataclass
 class Raw:
+    """Text detection got (a file, a command's output or a paste), where from, and what went wrong."""
+
     text: Optional[str]
     source: str
     error: Optional[str] = None
@@ -113,8 +117,10 @@ class Raw:
         return self.text is not None and self.error is None
 
 
-@dataclass
+@lean_dataclass
 class CommandResult:
+    """What running one command gave."""
+
     argv: Tuple[str, ...]
     stdout: str
     stderr: str
@@ -126,6 +132,9 @@ class CommandResult:
 def run_command(argv: Sequence[str], timeout: float = DEFAULT_TIMEOUT, env: Optional[Dict[str, str]] = None,
                 max_bytes: int = 8 * 1024 * 1024) -> CommandResult:
     """Run ``argv`` with a timeout; never raises.  A missing tool gives ``error='not installed'``."""
+    import shutil  # here, not at the top: reading a snapshot runs no command and needs neither
+    import subprocess
+
     start = time.monotonic()
     exe = argv[0]
     if os.sep not in exe and shutil.which(exe, path=(env or os.environ).get("PATH")) is None:

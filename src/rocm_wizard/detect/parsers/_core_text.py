@@ -44,6 +44,18 @@ class LazyRe:
     def sub(self, repl, string: str, count: int = 0):
         return self.get().sub(repl, string, count)
 
+    def subn(self, repl, string: str, count: int = 0):
+        return self.get().subn(repl, string, count)
+
+    def split(self, string: str, maxsplit: int = 0):
+        return self.get().split(string, maxsplit)
+
+    def __getattr__(self, name: str):
+        # anything else a compiled pattern offers (groupindex, groups, scanner...)
+        if name.startswith("__") or name in LazyRe.__slots__:
+            raise AttributeError(name)
+        return getattr(self.get(), name)
+
 
 def lazy(pattern: str, flags: int = 0) -> LazyRe:
     return LazyRe(pattern, flags)

@@ -8,21 +8,40 @@ ignore what they do not understand.  Nothing here raises.
 """
 from __future__ import annotations
 
+import functools
 import re
-from typing import List, Optional
+from typing import List, Optional, Tuple
+
+from ._core_text import lazy
 
 # a tmux copy-mode position marker, right-aligned after at least 4 spaces
-_TMUX_MARK = re.compile(r"\s{4,}\[\d+/\d+\]\s*$")
-_FENCE_LINE = re.compile(r"^\s*(```|~~~)[\w+-]*\s*$")
-_FENCE_TAIL = re.compile(r"\s*```\s*$")
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+_TMUX_MARK = lazy(r"\s{4,}\[\d+/\d+\]\s*$")
+_FENCE_LINE = lazy(r"^\s*(```|~~~)[\w+-]*\s*$")
+_FENCE_TAIL = lazy(r"\s*```\s*$")
+_ANSI = lazy(r"\x1b\[[0-9;?]*[A-Za-z]")
 
-HEX4 = re.compile(r"^(?:0x)?([0-9a-fA-F]{1,4})$")
-BDF_RE = re.compile(r"(?:(?P<dom>[0-9a-fA-F]{4,8}):)?(?P<bus>[0-9a-fA-F]{2}):(?P<dev>[0-9a-fA-F]{2})\.(?P<fn>[0-7])\b")
+HEX4 = lazy(r"^(?:0x)?([0-9a-fA-F]{1,4})$")
+BDF_RE = lazy(r"(?:(?P<dom>[0-9a-fA-F]{4,8}):)?(?P<bus>[0-9a-fA-F]{2}):(?P<dev>[0-9a-fA-F]{2})\.(?P<fn>[0-7])\b")
+
+# Every parser's ``looks_like`` cleans the same segment while a paste is recognised, and its
+# ``parse`` cleans it again: the result for the last few texts is kept (texts up to this size
+# only, so that the cache never holds more than a few MiB).
+CACHE_MAX_CHARS = 1024 * 1024
 
 
 def clean_lines(text: object, dedent: bool = True) -> List[str]:
     """Lines of ``text`` with paste artefacts removed (trailing blanks kept out, fences dropped)."""
+    if isinstance(text, str) and len(text) <= CACHE_MAX_CHARS:
+        return list(_clean_cached(text, bool(dedent)))
+    return _clean(text, dedent)
+
+
+@functools.lru_cache(maxsize=16)
+def _clean_cached(text: str, dedent: bool) -> Tuple[str, ...]:
+    return tuple(_clean(text, dedent))
+
+
+def _clean(text: object, dedent: bool) -> List[str]:
     if text is None:
         return []
     if isinstance(text, bytes):
@@ -32,11 +51,15 @@ def clean_lines(text: object, dedent: bool = True) -> List[str]:
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
     if "\x1b" in text:
         text = _ANSI.sub("", text)
+    fences = "```" in text or "~~~" in text
+    marks = "]" in text
     out: List[str] = []
     for line in text.split("\n"):
-        if _FENCE_LINE.match(line):
+        # the substring tests are necessary conditions of the patterns: most lines skip them
+        if fences and ("```" in line or "~~~" in line) and _FENCE_LINE.match(line):
             continue
-        line = _TMUX_MARK.sub("", line)
+        if marks and "]" in line:
+            line = _TMUX_MARK.sub("", line)
         if "```" in line:
             line = _FENCE_TAIL.sub("", line)
         out.append(line.rstrip())

@@ -10,20 +10,28 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Dict, List, Optional
 
+from ...model import lean_dataclass
+from ._core_text import lazy
 from ._paste import clamp, clean_lines, int_or_none, norm_bdf, norm_hex
 
 KIND = "amd-smi"
 
-_GFX = re.compile(r"\bgfx[0-9]{2,4}[a-z]?\b")
-_VERSION_LINE = re.compile(r"AMDSMI Tool\s*:", re.I)
+_GFX = lazy(r"\bgfx[0-9]{2,4}[a-z]?\b")
+_VERSION_LINE = lazy(r"AMDSMI Tool\s*:", re.I)
+# looks_like: each pattern is tried only when its literal part is in the text
+_L_GPU = lazy(r"^GPU:\s*\d+\s*$", re.M)
+_L_JSON_KEY = lazy(r'"(market_name|target_graphics_version|kfd_id|asic)"\s*:')
+_L_JSON_NAMES = ('"market_name"', '"target_graphics_version"', '"kfd_id"', '"asic"')
 _NA = ("N/A", "NA", "", "UNKNOWN")
 
 
-@dataclass
+@lean_dataclass
 class AmdSmiGpu:
+    """One GPU as ``amd-smi static`` (text or JSON) describes it."""
+
     index: int
     bdf: Optional[str] = None
     uuid: Optional[str] = None
@@ -43,8 +51,10 @@ class AmdSmiGpu:
     driver_version: Optional[str] = None
 
 
-@dataclass
+@lean_dataclass
 class AmdSmiOutput:
+    """What an ``amd-smi`` output says: its GPUs and tool / driver / ROCm versions."""
+
     gpus: List[AmdSmiGpu] = field(default_factory=list)
     tool_version: Optional[str] = None
     library_version: Optional[str] = None
@@ -59,13 +69,13 @@ def looks_like(text: str) -> float:
     score = 0.0
     if _VERSION_LINE.search(body):
         score += 0.9
-    if re.search(r"^GPU:\s*\d+\s*$", body, re.M):
+    if "GPU:" in body and _L_GPU.search(body):
         score += 0.3
     for key in ("MARKET_NAME:", "TARGET_GRAPHICS_VERSION:", "KFD_ID:", "NODE_ID:", "ASIC:", "VRAM:",
                 "PARTITION_ID:"):
         if key in body:
             score += 0.12
-    if re.search(r'"(market_name|target_graphics_version|kfd_id|asic)"\s*:', body):
+    if any(n in body for n in _L_JSON_NAMES) and _L_JSON_KEY.search(body):
         score += 0.5
     return clamp(score)
 

@@ -18,17 +18,21 @@ The argument-less form (``Package files:`` / ``Pinned packages:``) is parsed for
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Dict, Iterable, List, Optional
 
+from ...model import lean_dataclass
+from ._core_text import lazy
 from ._paste import clamp, clean_lines
 from .apt_sources import DEFAULT_RADEON_HOSTS, classify_uri
 
 KIND = "apt-policy"
 
 
-@dataclass
+@lean_dataclass
 class Origin:
+    """One line under a version: a priority and where the version comes from."""
+
     priority: Optional[int] = None
     uri: Optional[str] = None  # "https://repo.radeon.com/rocm/apt/6.2.4" or "/var/lib/dpkg/status"
     dist: Optional[str] = None  # "noble/main"
@@ -42,8 +46,10 @@ class Origin:
         return classify_uri(self.uri, radeon_hosts)[0]
 
 
-@dataclass
+@lean_dataclass
 class PolicyVersion:
+    """One version in a package's version table, with its origins."""
+
     version: str
     priority: Optional[int] = None
     installed: bool = False  # marked "***"
@@ -56,8 +62,10 @@ class PolicyVersion:
         return any(not o.is_status and not o.radeon(radeon_hosts) for o in self.origins)
 
 
-@dataclass
+@lean_dataclass
 class PackagePolicy:
+    """One package of ``apt-cache policy``: installed, candidate and versions."""
+
     name: str
     installed: Optional[str] = None  # None for "(none)"
     candidate: Optional[str] = None
@@ -70,8 +78,10 @@ class PackagePolicy:
         return None
 
 
-@dataclass
+@lean_dataclass
 class AptPolicyOutput:
+    """Every package (and, for the argument-less form, package file) listed."""
+
     packages: Dict[str, PackagePolicy] = field(default_factory=dict)
     origins: List[Origin] = field(default_factory=list)  # argument-less form: package files
 
@@ -98,19 +108,27 @@ class AptPolicyOutput:
         return bad
 
 
+# looks_like: each pattern is tried only when its literal part is in the text
+_L_INSTALLED = lazy(r"^Installed:\s", re.M)
+_L_CANDIDATE = lazy(r"^Candidate:\s", re.M)
+_L_STATUS = lazy(r"^\d+\s+\S+/dpkg/status", re.M)
+_L_ARCHIVE = lazy(r"^\d+\s+https?://\S+\s+\S+/\S+\s+\S+\s+Packages", re.M)
+
+
 def looks_like(text: str) -> float:
     lines = [l.strip() for l in clean_lines(text) if l.strip()]
     if not lines:
         return 0.0
     score = 0.0
     body = "\n".join(lines[:3000])
-    if re.search(r"^Installed:\s", body, re.M) and re.search(r"^Candidate:\s", body, re.M):
+    if "Installed:" in body and "Candidate:" in body and _L_INSTALLED.search(body) and _L_CANDIDATE.search(body):
         score += 0.6
     if "Version table:" in body:
         score += 0.3
     if "Package files:" in body or "Pinned packages:" in body:
         score += 0.6
-    if re.search(r"^\d+\s+\S+/dpkg/status", body, re.M) or re.search(r"^\d+\s+https?://\S+\s+\S+/\S+\s+\S+\s+Packages", body, re.M):
+    if ("/dpkg/status" in body and _L_STATUS.search(body)) or (
+            "Packages" in body and "://" in body and _L_ARCHIVE.search(body)):
         score += 0.2
     return clamp(score)
 
@@ -124,7 +142,7 @@ def parse(text: str) -> AptPolicyOutput:
     return out
 
 
-_ORIGIN = re.compile(r"^(-?\d+)\s+(\S+)(?:\s+(\S+))?(?:\s+(\S+))?(?:\s+Packages)?\s*$")
+_ORIGIN = lazy(r"^(-?\d+)\s+(\S+)(?:\s+(\S+))?(?:\s+(\S+))?(?:\s+Packages)?\s*$")
 
 
 def _parse(text: str, out: AptPolicyOutput) -> None:

@@ -7,17 +7,21 @@ lines; ``Explanation:`` and comment lines are ignored.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Iterable, List, Optional
 
+from ...model import lean_dataclass
+from ._core_text import lazy
 from ._paste import clamp, clean_lines
 from .apt_sources import DEFAULT_RADEON_HOSTS
 
 KIND = "apt-prefs"
 
 
-@dataclass
+@lean_dataclass
 class Pin:
+    """One stanza of an apt preferences file."""
+
     package: Optional[str] = None
     pin: Optional[str] = None
     priority: Optional[int] = None
@@ -36,21 +40,29 @@ class Pin:
         return m.group(1) if m else None
 
 
-@dataclass
+@lean_dataclass
 class AptPrefsOutput:
+    """The stanzas of an apt preferences file."""
+
     pins: List[Pin] = field(default_factory=list)
 
     def radeon(self, radeon_hosts: Iterable[str] = DEFAULT_RADEON_HOSTS) -> List[Pin]:
         return [p for p in self.pins if p.mentions_radeon(radeon_hosts)]
 
 
+_L_KEY = lazy(r"^(Package|Pin|Pin-Priority|Explanation)\s*:", re.I)
+_L_PRIORITY = lazy(r"^Pin-Priority\s*:", re.I)
+
+
 def looks_like(text: str) -> float:
     lines = [l.strip() for l in clean_lines(text) if l.strip() and not l.strip().startswith("#")]
     if not lines:
         return 0.0
-    keys = sum(1 for l in lines if re.match(r"^(Package|Pin|Pin-Priority|Explanation)\s*:", l, re.I))
-    if not any(re.match(r"^Pin-Priority\s*:", l, re.I) for l in lines):
+    priority_rx = _L_PRIORITY.get()
+    if not any(priority_rx.match(l) for l in lines):
         return 0.0
+    key_rx = _L_KEY.get()
+    keys = sum(1 for l in lines if key_rx.match(l))
     return clamp(0.4 + 0.6 * keys / len(lines))
 
 

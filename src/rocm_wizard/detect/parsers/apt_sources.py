@@ -14,20 +14,24 @@ The set of hosts that count as radeon can be widened for local mirrors (``radeon
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Dict, Iterable, List, Optional, Tuple
 
+from ...model import lean_dataclass
+from ._core_text import lazy
 from ._paste import clamp, clean_lines
 
 KIND = "apt-sources"  # not a command kind: files under /etc/apt (pastes of them are rare)
 
 DEFAULT_RADEON_HOSTS = ("repo.radeon.com",)
 
-_URI_RE = re.compile(r"^(?P<scheme>[a-z][a-z0-9+.\-]*):(?://(?P<host>[^/\s]*))?(?P<path>/\S*)?$", re.I)
+_URI_RE = lazy(r"^(?P<scheme>[a-z][a-z0-9+.\-]*):(?://(?P<host>[^/\s]*))?(?P<path>/\S*)?$", re.I)
 
 
-@dataclass
+@lean_dataclass
 class SourceEntry:
+    """One apt source (a one-line entry or a deb822 stanza, per suite)."""
+
     type: str = "deb"  # deb | deb-src
     uri: Optional[str] = None
     suite: Optional[str] = None
@@ -50,8 +54,10 @@ class SourceEntry:
         return self.options.get("arch") or self.options.get("architectures")
 
 
-@dataclass
+@lean_dataclass
 class AptSourcesOutput:
+    """The entries of a sources.list / .sources file and its format."""
+
     entries: List[SourceEntry] = field(default_factory=list)
     format: Optional[str] = None  # list | deb822
 
@@ -114,12 +120,16 @@ def _is_release(s: str) -> bool:
     return bool(re.fullmatch(r"\d+(\.\d+){0,3}|latest", s.lower()))
 
 
+_L_ONE_LINE = lazy(r"^#?\s*deb(-src)?\s+(\[[^\]]*\]\s+)?[a-z]+://")
+_DEB822_KEYS = ("Types:", "URIs:", "Suites:", "Components:", "Signed-By:", "Enabled:", "Architectures:")
+
+
 def looks_like(text: str) -> float:
     lines = [l.strip() for l in clean_lines(text) if l.strip()]
     if not lines:
         return 0.0
-    hits = sum(1 for l in lines if re.match(r"^#?\s*deb(-src)?\s+(\[[^\]]*\]\s+)?[a-z]+://", l))
-    d822 = sum(1 for l in lines if re.match(r"^(Types|URIs|Suites|Components|Signed-By|Enabled|Architectures):", l))
+    hits = sum(1 for l in lines if "deb" in l and "://" in l and _L_ONE_LINE.match(l))
+    d822 = sum(1 for l in lines if l.startswith(_DEB822_KEYS))
     if not hits and d822 < 2:
         return 0.0
     return clamp(0.3 + 0.7 * (hits + d822) / len(lines))

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Dict, List, Optional, Tuple
 
+from ...model import lean_dataclass
 from ._core_text import lazy, lines
 from .uname import ARCHES, RELEASE_RE, flavour, is_wsl
 
@@ -53,15 +54,19 @@ _GPU_GFX = lazy(r"^(?P<name>.*?)\s*\((?P<gfx>gfx[0-9a-f]{3,5})(?P<feat>(?::[a-z0
 _NOT_AVAILABLE = ("n/a", "could not collect", "none", "")
 
 
-@dataclass
+@lean_dataclass
 class CollectEnvGpu:
+    """The GPU named on collect_env's "GPU models and configuration" line."""
+
     name: Optional[str] = None
     gfx_target: Optional[str] = None
     isa_features: Optional[str] = None  # ":sramecc+:xnack-"
 
 
-@dataclass
+@lean_dataclass
 class CollectEnv:
+    """The fields of PyTorch's ``collect_env`` report."""
+
     torch_version: Optional[str] = None
     debug: Optional[bool] = None
     cuda_build: Optional[str] = None  # torch.version.cuda

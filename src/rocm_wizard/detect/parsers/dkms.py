@@ -8,18 +8,22 @@ is only added/built has no kernel part (``amdgpu/6.3.6-1697589.22.04: added``). 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import List, Optional
 
+from ...model import lean_dataclass
+from ._core_text import lazy
 from ._paste import clamp, clean_lines
 
 KIND = "dkms"
 
-_LINE = re.compile(r"^(?P<head>[^:]+?):\s*(?P<status>[A-Za-z][\w ]*?)\s*(?P<remark>\(.*\))?\s*$")
+_LINE = lazy(r"^(?P<head>[^:]+?):\s*(?P<status>[A-Za-z][\w ]*?)\s*(?P<remark>\(.*\))?\s*$")
 
 
-@dataclass
+@lean_dataclass
 class DkmsEntry:
+    """One line of ``dkms status``."""
+
     module: str
     version: Optional[str] = None
     kernel: Optional[str] = None
@@ -29,8 +33,10 @@ class DkmsEntry:
     line: Optional[str] = None
 
 
-@dataclass
+@lean_dataclass
 class DkmsOutput:
+    """The entries and error lines of ``dkms status``."""
+
     entries: List[DkmsEntry] = field(default_factory=list)
     errors: List[str] = field(default_factory=list)
 
@@ -46,7 +52,8 @@ def looks_like(text: str) -> float:
     lines = [l.strip() for l in clean_lines(text) if l.strip()]
     if not lines:
         return 0.0
-    hits = sum(1 for l in lines if _entry(l) is not None)
+    # every status _entry accepts starts with one of these words: other lines are not tried
+    hits = sum(1 for l in lines if _has_status_word(l) and _entry(l) is not None)
     if not hits:
         return 0.0
     return clamp(0.4 + 0.6 * hits / len(lines))
@@ -67,6 +74,11 @@ def parse(text: str) -> DkmsOutput:
     except Exception:  # pragma: no cover - defensive
         pass
     return out
+
+
+def _has_status_word(s: str) -> bool:
+    low = s.lower()
+    return "installed" in low or "built" in low or "added" in low or "broken" in low
 
 
 def _entry(s: str) -> Optional[DkmsEntry]:

@@ -11,9 +11,10 @@ probe against :mod:`rocm_wizard.detect.error_signatures`.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import List, Optional
 
+from ...model import lean_dataclass
 from ._core_text import lazy, content_lines
 
 KIND = "dmesg"
@@ -28,8 +29,10 @@ _ERR = lazy(r"\*ERROR\*|\berror\b|\bfailed\b|\bfault\b|\btimeout\b|\btimed out\b
 _BDF = lazy(r"\b([0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7])\b", re.I)
 
 
-@dataclass
+@lean_dataclass
 class DmesgLine:
+    """One kernel log line: time stamp, level and message."""
+
     ts: Optional[str]
     text: str
     gpu: bool = False
@@ -37,8 +40,10 @@ class DmesgLine:
     bdf: Optional[str] = None
 
 
-@dataclass
+@lean_dataclass
 class DmesgLog:
+    """The lines of a kernel log (``dmesg`` / ``journalctl -k``)."""
+
     lines: List[DmesgLine] = field(default_factory=list)
     format: Optional[str] = None  # dmesg | dmesg-T | journal
     kernel_version: Optional[str] = None  # from a "Linux version ..." boot line
@@ -58,13 +63,14 @@ class DmesgLog:
 
 def _split(line: str):
     s = line.rstrip()
-    m = _TS.match(s)
+    bracket = "[" in s  # the two dmesg stamps have it, journal lines have "kernel:"
+    m = _TS.match(s) if bracket else None
     if m:
         return "dmesg", m.group("ts"), m.group("msg")
-    m = _TS_HUMAN.match(s)
+    m = _TS_HUMAN.match(s) if bracket else None
     if m:
         return "dmesg-T", m.group("ts"), m.group("msg")
-    m = _JOURNAL.match(s)
+    m = _JOURNAL.match(s) if "kernel:" in s else None
     if m:
         return "journal", m.group("ts"), m.group("msg")
     return None, None, s

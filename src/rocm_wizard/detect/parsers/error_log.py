@@ -8,9 +8,10 @@ log lines are present, and the known error signatures found (see
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import List, Optional
 
+from ...model import lean_dataclass
 from .. import error_signatures
 from ._core_text import lazy, lines
 
@@ -21,11 +22,14 @@ _FRAME = lazy(r'^\s*File "[^"]+", line \d+')
 _EXC = lazy(r"^(?P<type>(?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception|Warning|Interrupt|Exit))(?::\s?(?P<msg>.*))?$")
 _AMD_LOG = lazy(r"^:\d:[\w.]+\s*:\s*\d+\s*:\s*\d+ us:")
 _HSA = lazy(r"HSA_STATUS_ERROR_\w+|HSA Error Found|hsa api call failure")
-_ABORT = lazy(r"\b(core dumped|Aborted|Segmentation fault|terminate called after throwing)\b")
+_ABORT_WORDS = ("core dumped", "Aborted", "Segmentation fault", "terminate called after throwing")
+_ABORT = lazy(r"\b(" + "|".join(_ABORT_WORDS) + r")\b")
 
 
-@dataclass
+@lean_dataclass
 class ErrorLog:
+    """What a pasted error log holds: known errors, exceptions, AMD log lines."""
+
     exception: Optional[str] = None  # "RuntimeError"
     message: Optional[str] = None  # the exception's message
     traceback: bool = False
@@ -58,7 +62,7 @@ def looks_like(text: object) -> float:
         score = 0.5
     if score < 0.45 and len(text) <= 4096 and error_signatures.scan(text, limit=1):
         score = 0.45  # a short paste of just a known error line
-    if score < 0.3 and _ABORT.search(head):
+    if score < 0.3 and any(w in head for w in _ABORT_WORDS) and _ABORT.search(head):
         score = 0.3
     return score
 

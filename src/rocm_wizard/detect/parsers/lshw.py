@@ -10,18 +10,28 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, List, Optional
 
+from ...model import lean_dataclass
+from ._core_text import lazy
 from ._paste import clamp, clean_lines, norm_bdf, norm_hex
 
 KIND = "lshw"
 
-_IDS = re.compile(r"\[([0-9a-fA-F]{4}):([0-9a-fA-F]{4})\]")
+_IDS = lazy(r"\[([0-9a-fA-F]{4}):([0-9a-fA-F]{4})\]")
+# looks_like: each pattern is tried only when its literal part is in the text
+_L_NODE = lazy(r"^\s*\*-(display|video)", re.M)
+_L_BUSINFO = lazy(r"^\s*pci@[0-9a-fA-F:.]+\s+.*\bdisplay\b", re.M)
+_L_JSON_CLASS = lazy(r'"class"\s*:\s*"display"')
+_L_KEYS = ("description:", "product:", "vendor:", "bus info:", "physical id:", "capabilities:", "configuration:")
+_L_KEY_RX = {key: lazy(r"^\s*" + re.escape(key), re.M) for key in _L_KEYS}
 
 
-@dataclass
+@lean_dataclass
 class LshwDevice:
+    """One display device of ``lshw -c display`` (text or JSON)."""
+
     node: Optional[str] = None  # "display", "display:1"
     description: Optional[str] = None  # "VGA compatible controller"
     product: Optional[str] = None
@@ -60,8 +70,10 @@ class LshwDevice:
         return p or None
 
 
-@dataclass
+@lean_dataclass
 class LshwOutput:
+    """The display devices ``lshw`` listed."""
+
     devices: List[LshwDevice] = field(default_factory=list)
 
 
@@ -69,14 +81,14 @@ def looks_like(text: str) -> float:
     lines = clean_lines(text)
     body = "\n".join(lines[:2000])
     score = 0.0
-    if re.search(r"^\s*\*-(display|video)", body, re.M):
+    if "*-" in body and _L_NODE.search(body):
         score += 0.6
-    for key in ("description:", "product:", "vendor:", "bus info:", "physical id:", "capabilities:", "configuration:"):
-        if re.search(r"^\s*" + re.escape(key), body, re.M):
+    for key in _L_KEYS:
+        if key in body and _L_KEY_RX[key].search(body):
             score += 0.08
-    if re.search(r"^\s*pci@[0-9a-fA-F:.]+\s+.*\bdisplay\b", body, re.M):
+    if "pci@" in body and "display" in body and _L_BUSINFO.search(body):
         score += 0.6
-    if re.search(r'"class"\s*:\s*"display"', body):
+    if '"class"' in body and _L_JSON_CLASS.search(body):
         score += 0.8
     return clamp(score)
 

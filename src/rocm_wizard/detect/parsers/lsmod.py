@@ -7,21 +7,27 @@ The DKMS build of amdgpu (``amdgpu-dkms`` from repo.radeon.com) brings its own h
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Dict, List, Optional
 
+from ...model import lean_dataclass
+from ._core_text import lazy
 from ._paste import clamp, clean_lines
 
 KIND = "lsmod"
 
 DKMS_MARKERS = ("amdkcl", "amdttm", "amddrm_ttm_helper", "amddrm_buddy", "amd_sched")
 
-_LSMOD = re.compile(r"^([A-Za-z0-9_]+)\s+(\d+)\s+(-?\d+)(?:\s+(\S+))?\s*$")
-_PROC = re.compile(r"^([A-Za-z0-9_]+)\s+(\d+)\s+(\d+)\s+(\S+)\s+(Live|Loading|Unloading)\s+0x[0-9a-fA-F]+(?:\s+\(([A-Z]+)\))?\s*$")
+_LSMOD = lazy(r"^([A-Za-z0-9_]+)\s+(\d+)\s+(-?\d+)(?:\s+(\S+))?\s*$")
+_PROC = lazy(r"^([A-Za-z0-9_]+)\s+(\d+)\s+(\d+)\s+(\S+)\s+(Live|Loading|Unloading)\s+0x[0-9a-fA-F]+(?:\s+\(([A-Z]+)\))?\s*$")
+_HEADER = lazy(r"^Module\s+Size\s+Used by")
+_KNOWN = lazy(r"\b(amdgpu|drm|ttm|i915|nvidia|kvm)\b")
 
 
-@dataclass
+@lean_dataclass
 class Module:
+    """One loaded kernel module (``lsmod`` or ``/proc/modules``)."""
+
     name: str
     size: Optional[int] = None
     refcount: Optional[int] = None
@@ -29,8 +35,10 @@ class Module:
     taint: Optional[str] = None  # /proc/modules flags: "OE" = out-of-tree, unsigned
 
 
-@dataclass
+@lean_dataclass
 class LsmodOutput:
+    """The modules listed and what they say about amdgpu."""
+
     modules: Dict[str, Module] = field(default_factory=dict)
     full_list: bool = False  # the complete list (header or /proc/modules), not a grep
 
@@ -57,12 +65,13 @@ def looks_like(text: str) -> float:
     lines = [l.strip() for l in clean_lines(text) if l.strip()]
     if not lines:
         return 0.0
-    hits = sum(1 for l in lines if _LSMOD.match(l) or _PROC.match(l))
-    header = any(re.match(r"^Module\s+Size\s+Used by", l) for l in lines)
+    lsmod_rx, proc_rx = _LSMOD.get(), _PROC.get()
+    hits = sum(1 for l in lines if lsmod_rx.match(l) or proc_rx.match(l))
+    header = any(l.startswith("Module") and _HEADER.match(l) for l in lines)
     if hits == 0:
         return 0.3 if header else 0.0
     score = 0.3 + 0.6 * hits / len(lines) + (0.2 if header else 0.0)
-    if any(_PROC.match(l) for l in lines) or any(re.search(r"\b(amdgpu|drm|ttm|i915|nvidia|kvm)\b", l) for l in lines):
+    if any(proc_rx.match(l) for l in lines) or any(_KNOWN.search(l) for l in lines):
         score += 0.1
     return clamp(score)
 

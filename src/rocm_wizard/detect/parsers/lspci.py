@@ -8,10 +8,11 @@ Forms handled: plain ``lspci``, ``-nn`` (``[0300]`` class and ``[1002:744c]`` id
 from __future__ import annotations
 
 import re
-import shlex
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import List, Optional
 
+from ...model import lean_dataclass
+from ._core_text import lazy
 from ._paste import BDF_RE, clamp, clean_lines, norm_bdf, norm_hex
 
 KIND = "lspci"
@@ -27,14 +28,21 @@ _CLASS_WORDS = {
 VENDORS = {"1002": "AMD", "10de": "NVIDIA", "8086": "Intel", "1a03": "ASPEED", "102b": "Matrox", "15ad": "VMware",
            "1234": "QEMU", "1af4": "virtio", "5143": "Qualcomm"}
 
-_LINE = re.compile(r"^(?P<bdf>(?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\s+(?P<rest>.+)$")
-_IDS = re.compile(r"\[([0-9a-fA-F]{4}):([0-9a-fA-F]{4})\]")
-_REV = re.compile(r"\(rev\s+([0-9a-fA-F]{1,2})\)")
-_PROGIF = re.compile(r"\(prog-if\s+([0-9a-fA-F]{2})[^)]*\)")
+_LINE = lazy(r"^(?P<bdf>(?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\s+(?P<rest>.+)$")
+_IDS = lazy(r"\[([0-9a-fA-F]{4}):([0-9a-fA-F]{4})\]")
+_REV = lazy(r"\(rev\s+([0-9a-fA-F]{1,2})\)")
+_PROGIF = lazy(r"\(prog-if\s+([0-9a-fA-F]{2})[^)]*\)")
+# looks_like: the detail lines of ``lspci -v`` (the regex is tried only on lines starting so)
+_DETAIL_WORDS = ("Subsystem", "Kernel driver in use", "Kernel modules", "Flags", "Memory at", "I/O ports", "Capabilities",
+                 "Control", "Status", "Latency", "Interrupt", "Region", "Expansion ROM", "Physical Slot", "NUMA node",
+                 "DeviceName", "IOMMU group")
+_DETAIL = lazy(r"^(" + "|".join(_DETAIL_WORDS) + r")\b")
 
 
-@dataclass
+@lean_dataclass
 class PciDevice:
+    """One PCI device of ``lspci`` (``-nn``, ``-v``, ``-vmm`` or ``-k`` forms)."""
+
     bdf: Optional[str] = None  # "0000:03:00.0"
     class_name: Optional[str] = None  # "VGA compatible controller"
     class_id: Optional[str] = None  # "0300"
@@ -71,8 +79,10 @@ class PciDevice:
         return self.vendor == "AMD"
 
 
-@dataclass
+@lean_dataclass
 class LspciOutput:
+    """The PCI devices ``lspci`` listed."""
+
     devices: List[PciDevice] = field(default_factory=list)
 
     @property
@@ -84,16 +94,16 @@ def looks_like(text: str) -> float:
     lines = clean_lines(text)
     hits = 0
     total = 0
+    line_rx = _LINE.get()
     for l in lines[:2000]:
         s = l.strip()
         if not s or s == "--":
             continue
         total += 1
-        m = _LINE.match(s)
+        m = line_rx.match(s)
         if m and (":" in m.group("rest") or m.group("rest").startswith('"')):
             hits += 1
-        elif re.match(r"^(Subsystem|Kernel driver in use|Kernel modules|Flags|Memory at|I/O ports|Capabilities|"
-                      r"Control|Status|Latency|Interrupt|Region|Expansion ROM|Physical Slot|NUMA node|DeviceName|IOMMU group)\b", s):
+        elif s.startswith(_DETAIL_WORDS) and _DETAIL.match(s):
             hits += 0.5
     if not total or hits < 1:
         return 0.0
@@ -234,6 +244,8 @@ def _split_vendor(desc: str):
 def _machine(rest: str) -> Optional[PciDevice]:
     """``"VGA compatible controller [0300]" "Advanced Micro ... [1002]" "Navi 31 [744c]" -rc8 ...``"""
     try:
+        import shlex  # only ``lspci -vmm`` lines need it
+
         toks = shlex.split(rest)
     except ValueError:
         toks = rest.replace('"', " ").split()

@@ -16,9 +16,10 @@ When ``VERSION_ID`` is missing, it is derived from ``VERSION`` (Ubuntu pastes of
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Dict, Optional, Tuple
 
+from ...model import lean_dataclass
 from ._core_text import lazy, content_lines, unquote
 
 KIND = "os-release"
@@ -68,8 +69,10 @@ _HOSTNAMECTL = lazy(r"^\s*Operating System\s*:\s*(.+)$")
 _VERSION_NUM = lazy(r"(\d+(?:\.\d+)*)")
 
 
-@dataclass
+@lean_dataclass
 class OsRelease:
+    """The distribution as an os-release, lsb_release or hostnamectl text names it."""
+
     id: Optional[str] = None
     id_like: Optional[str] = None
     name: Optional[str] = None
@@ -91,7 +94,7 @@ def name_to_id(name: Optional[str]) -> Optional[str]:
         return None
     low = name.strip().lower()
     for key, ident in NAME_TO_ID:
-        if low.startswith(key) or re.search(r"\b" + re.escape(key) + r"\b", low):
+        if low.startswith(key) or (key in low and re.search(r"\b" + re.escape(key) + r"\b", low)):
             return ident
     return None
 
@@ -137,7 +140,7 @@ def from_pretty(text: Optional[str]) -> OsRelease:
     t = text.strip()
     if not t or t.lower().startswith("could not collect"):
         return res
-    m = _RELEASE_LINE.match(t)
+    m = _RELEASE_LINE.match(t) if "release" in t.casefold() else None  # (the pattern ignores case)
     if m:
         res.name = m.group("name").strip()
         res.id = name_to_id(res.name)
@@ -176,8 +179,9 @@ def looks_like(text: object) -> float:
             return round(min(0.95, 0.6 + 0.35 * share + 0.02 * strong), 3)
         if strong:
             return 0.3
-    if len(body) <= 3 and any(_RELEASE_LINE.match(l) and name_to_id(_RELEASE_LINE.match(l).group("name"))
-                              for l in body):
+    # (casefold: the pattern ignores case, and "release" in it must be in the line)
+    if len(body) <= 3 and any("release" in l.casefold() and _RELEASE_LINE.match(l)
+                              and name_to_id(_RELEASE_LINE.match(l).group("name")) for l in body):
         return 0.9
     lsb = [l for l in body if _LSB.match(l)]
     if len(lsb) >= 2 and len(lsb) >= len(body) / 2:

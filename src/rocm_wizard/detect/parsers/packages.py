@@ -19,11 +19,14 @@ the name (``rocm-core5.3.0``, ``rocminfo5.3.0``).
 """
 from __future__ import annotations
 
+import functools
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Dict, List, Optional, Tuple
 
-from ._paste import clamp, clean_lines
+from ...model import lean_dataclass
+from ._core_text import lazy
+from ._paste import CACHE_MAX_CHARS, clamp, clean_lines
 
 KIND = "dpkg"
 
@@ -32,26 +35,28 @@ RELEASE_PACKAGES = ("rocm-core", "rocm", "rocm-hip-runtime", "rocm-language-runt
                     "rocm-utils", "rocm-hip-libraries", "rocm-opencl-runtime", "hip-runtime-amd", "rocminfo",
                     "rocm-smi-lib", "hsa-rocr")
 # names that belong to the ROCm / amdgpu stack (others are filtered out by probes)
-_ROCM_NAME = re.compile(
+_ROCM_NAME = lazy(
     r"^(rocm|roc[a-z]|hip|hsa|miopen|mivisionx|rccl|rpp|migraphx|amdgpu|amd-smi|amdsmi|half|composablekernel|"
     r"openmp-extras|llvm-amdgpu|comgr|rocprofiler|roctracer|aqlprofile|mesa-amdgpu|libdrm-amdgpu|"
     r"libdrm2-amdgpu|amdgpu-install|amdgpu-dkms|hipblas|hipsparse|hipfft|hiprand|hipsolver|hipcub|hipify|"
     r"hipcc|rocm-smi|python3-amdgpu|libamdhip|libhsa|librocm|librccl|librocblas|libhipblas|libmiopen|"
     r"librocsolver|libroc|amdgpu-core|amdgpu-lib)", re.I)
 
-_DPKG_L = re.compile(r"^([a-zA-Z][a-zA-Z ]?[a-zA-Z ]?)\s+([a-z0-9][a-z0-9+.\-]*)(?::[a-z0-9]+)?\s+(\S+)\s+(\S+)(?:\s+(.*))?$")
-_QUERY = re.compile(r"^([a-z0-9][a-z0-9+.\-]*)(?::[a-z0-9]+)?\t(\S*)(?:\t(.*))?$")
-_APT = re.compile(r"^([a-z0-9][a-z0-9+.\-]*)/(\S+)\s+(\S+)\s+(\S+)(?:\s+\[([^\]]*)\])?\s*$")
-_DNF = re.compile(r"^([A-Za-z0-9][\w+.\-]*?)\.(x86_64|noarch|i686|aarch64|ppc64le|s390x|src|amd64)\s+(\S+)\s+(@?\S+)\s*$")
-_DNF_WRAPPED = re.compile(r"^([A-Za-z0-9][\w+.\-]*?)\.(x86_64|noarch|i686|aarch64|ppc64le|s390x|src|amd64)\s*$")
-_RPM = re.compile(r"^([A-Za-z0-9][\w+.\-]*?)-(\d[\w.+~:]*)-(\d[\w.+~]*)\.(x86_64|noarch|i686|aarch64|ppc64le)$")
-_PACMAN = re.compile(r"^([a-z0-9@_+][a-z0-9@._+\-]*)\s+((?:\d+:)?[0-9][\w.+~]*-\d+(?:\.\d+)?)$")
-_VERSIONED_NAME = re.compile(r"^(?P<base>[a-z][a-z0-9+\-]*?[a-z\-])(?P<rel>\d+\.\d+\.\d+)$")
-_LIBPATCH = re.compile(r"^(?:\d+:)?[\d.]*?(?:^|\.)(\d{5,6})(?:-|~|$)")
+_DPKG_L = lazy(r"^([a-zA-Z][a-zA-Z ]?[a-zA-Z ]?)\s+([a-z0-9][a-z0-9+.\-]*)(?::[a-z0-9]+)?\s+(\S+)\s+(\S+)(?:\s+(.*))?$")
+_QUERY = lazy(r"^([a-z0-9][a-z0-9+.\-]*)(?::[a-z0-9]+)?\t(\S*)(?:\t(.*))?$")
+_APT = lazy(r"^([a-z0-9][a-z0-9+.\-]*)/(\S+)\s+(\S+)\s+(\S+)(?:\s+\[([^\]]*)\])?\s*$")
+_DNF = lazy(r"^([A-Za-z0-9][\w+.\-]*?)\.(x86_64|noarch|i686|aarch64|ppc64le|s390x|src|amd64)\s+(\S+)\s+(@?\S+)\s*$")
+_DNF_WRAPPED = lazy(r"^([A-Za-z0-9][\w+.\-]*?)\.(x86_64|noarch|i686|aarch64|ppc64le|s390x|src|amd64)\s*$")
+_RPM = lazy(r"^([A-Za-z0-9][\w+.\-]*?)-(\d[\w.+~:]*)-(\d[\w.+~]*)\.(x86_64|noarch|i686|aarch64|ppc64le)$")
+_PACMAN = lazy(r"^([a-z0-9@_+][a-z0-9@._+\-]*)\s+((?:\d+:)?[0-9][\w.+~]*-\d+(?:\.\d+)?)$")
+_VERSIONED_NAME = lazy(r"^(?P<base>[a-z][a-z0-9+\-]*?[a-z\-])(?P<rel>\d+\.\d+\.\d+)$")
+_LIBPATCH = lazy(r"^(?:\d+:)?[\d.]*?(?:^|\.)(\d{5,6})(?:-|~|$)")
 
 
-@dataclass
+@lean_dataclass
 class Package:
+    """One package of a package list."""
+
     name: str
     version: Optional[str] = None
     arch: Optional[str] = None
@@ -75,8 +80,10 @@ class Package:
         return self.name_release or release_of(self.version)
 
 
-@dataclass
+@lean_dataclass
 class PackagesOutput:
+    """The packages of a list, and which format it was in."""
+
     format: Optional[str] = None  # dpkg-l | dpkg-query | apt-list | dnf | rpm | pacman | control
     packages: List[Package] = field(default_factory=list)
     warnings: List[str] = field(default_factory=list)
@@ -149,37 +156,62 @@ def kind_of(text: str) -> str:
 
 
 def _sniff(text: str):
+    # looks_like and kind_of both ask, for every segment of a paste: the answer is kept
+    if isinstance(text, str) and len(text) <= CACHE_MAX_CHARS:
+        return _sniff_cached(text)
+    return _sniff_text(text)
+
+
+@functools.lru_cache(maxsize=16)
+def _sniff_cached(text: str):
+    return _sniff_text(text)
+
+
+_S_PACKAGE = lazy(r"^Package:\s*\S")
+_S_VERSION = lazy(r"^Version:\s*\d")
+_S_CONTROL_KEY = lazy(r"^(Package|Version|Status|Architecture|Maintainer|Depends|"
+                      r"Description|Section|Priority|Source|Installed-Size|Homepage|"
+                      r"APT-[\w-]+|Download-Size|Provides|Recommends|Suggests|"
+                      r"Conflicts|Breaks|Replaces|Pre-Depends|Origin|Multi-Arch):")
+_S_DPKG_STATE = lazy(r"[uihrpU][ncHUFWthiR ]?[R ]?")
+_S_ARCHES = (".x86_64", ".noarch", ".i686", ".aarch64", ".ppc64le", ".s390x", ".src", ".amd64")  # dnf / rpm names
+_S_SKIP = ("WARNING:", "Listing...", "Desired=", "| Status", "|/ Err", "||/", "+++-", "Installed Packages",
+           "Available Packages", "Last metadata")
+
+
+def _sniff_text(text: object):
     counts = {"dpkg-l": 0, "dpkg-query": 0, "apt-list": 0, "dnf": 0, "rpm": 0, "pacman": 0, "control": 0}
     total = 0
     lines = clean_lines(text)[:5000]
-    if any(re.match(r"^Package:\s*\S", l) for l in lines) and any(re.match(r"^Version:\s*\d", l) for l in lines):
-        hits = sum(1 for l in lines if re.match(r"^(Package|Version|Status|Architecture|Maintainer|Depends|"
-                                                  r"Description|Section|Priority|Source|Installed-Size|Homepage|"
-                                                  r"APT-[\w-]+|Download-Size|Provides|Recommends|Suggests|"
-                                                  r"Conflicts|Breaks|Replaces|Pre-Depends|Origin|Multi-Arch):", l))
+    if any(l.startswith("Package:") and _S_PACKAGE.match(l) for l in lines) and any(
+            l.startswith("Version:") and _S_VERSION.match(l) for l in lines):
+        key_rx = _S_CONTROL_KEY.get()
+        hits = sum(1 for l in lines if key_rx.match(l))
         body = [l for l in lines if l.strip() and not l.startswith((" ", "\t"))]
         return "control", hits, max(len(body), 1)
+    query, apt, dnf, rpm, dnf_wrapped, pacman, dpkg_l = _QUERY, _APT, _DNF, _RPM, _DNF_WRAPPED, _PACMAN, _DPKG_L
     for raw in lines:
         s = raw.strip()
-        if not s or s.startswith(("WARNING:", "Listing...", "Desired=", "| Status", "|/ Err", "||/", "+++-",
-                                  "Installed Packages", "Available Packages", "Last metadata")):
+        if not s or s.startswith(_S_SKIP):
             continue
         total += 1
-        if _QUERY.match(raw.strip("\n")) and "\t" in raw:
+        # the substring tests are necessary conditions of the patterns after them
+        arch = any(a in s for a in _S_ARCHES)
+        if "\t" in raw and query.match(raw.strip("\n")):
             counts["dpkg-query"] += 1
-        elif _APT.match(s):
+        elif "/" in s and apt.match(s):
             counts["apt-list"] += 1
-        elif _DNF.match(s):
+        elif arch and dnf.match(s):
             counts["dnf"] += 1
-        elif _RPM.match(s):
+        elif arch and rpm.match(s):
             counts["rpm"] += 1
-        elif _DNF_WRAPPED.match(s):
+        elif arch and dnf_wrapped.match(s):
             counts["dnf"] += 1
-        elif _PACMAN.match(s):
+        elif "-" in s and pacman.match(s):
             counts["pacman"] += 1
         else:
-            m = _DPKG_L.match(s)
-            if m and re.fullmatch(r"[uihrpU][ncHUFWthiR ]?[R ]?", m.group(1).strip() or "x") and _versionish(m.group(3)):
+            m = dpkg_l.match(s)
+            if m and _S_DPKG_STATE.fullmatch(m.group(1).strip() or "x") and _versionish(m.group(3)):
                 counts["dpkg-l"] += 1
     fmt = max(counts, key=lambda k: counts[k])
     if counts[fmt] == 0:

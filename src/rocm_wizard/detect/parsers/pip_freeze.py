@@ -12,9 +12,10 @@ Names are PEP 503 normalised (``pytorch_triton_rocm`` -> ``pytorch-triton-rocm``
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Dict, Optional
 
+from ...model import lean_dataclass
 from ._core_text import lazy, content_lines
 from .collect_env import norm_name
 
@@ -31,8 +32,10 @@ _HEADER = lazy(r"^Package\s+Version(\s+.*)?$")
 _RULE = lazy(r"^-{3,}(\s+-{3,})+\s*$")
 
 
-@dataclass
+@lean_dataclass
 class PipPackages:
+    """The distributions of a ``pip freeze`` / ``pip list`` output."""
+
     packages: Dict[str, str] = field(default_factory=dict)  # normalised name -> version ("" when unknown)
     format: Optional[str] = None  # freeze | list
     skipped: int = 0  # lines that were not package lines
@@ -49,18 +52,19 @@ def _classify(line: str):
     s = line.strip()
     if ":" in s.split(" ", 1)[0] or (s.count(" ") > 2 and "==" not in s and " @ " not in s and len(s.split()) > 3):
         return (None, None, None)  # "Key: value" lines and prose are never package lines
-    if _HEADER.match(s) or _RULE.match(s):
+    # each pattern is tried only when its literal part is there (an unused pattern is never compiled)
+    if (s.startswith("Package") and _HEADER.match(s)) or (s.startswith("---") and _RULE.match(s)):
         return ("header", None, None)
-    m = _FREEZE.match(s)
+    m = _FREEZE.match(s) if "==" in s else None
     if m:
         return ("freeze", m.group("name"), m.group("ver"))
-    m = _AT.match(s)
+    m = _AT.match(s) if "@" in s else None
     if m:
         return ("freeze", m.group("name"), "")
-    m = _EDITABLE.match(s)
+    m = _EDITABLE.match(s) if s.startswith("-e") else None
     if m:
         return ("freeze", m.group("name"), "")
-    m = _COLUMNS.match(s)
+    m = _COLUMNS.match(s) if len(s.split(None, 1)) > 1 else None
     if m:
         return ("list", m.group("name"), m.group("ver"))
     return (None, None, None)

@@ -15,20 +15,28 @@ Layouts handled:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Dict, List, Optional
 
+from ...model import lean_dataclass
+from ._core_text import lazy
 from ._paste import BDF_RE, clamp, clean_lines, int_or_none, norm_bdf, norm_hex
 
 KIND = "rocm-smi"
 
-_GPU_KV = re.compile(r"^GPU\[(\d+)\]\s*:\s*(.*)$")
-_GFX = re.compile(r"\bgfx[0-9]{2,4}[a-z]?\b")
-_HEXID = re.compile(r"^0x[0-9a-fA-F]{1,4}$")
+_GPU_KV = lazy(r"^GPU\[(\d+)\]\s*:\s*(.*)$")
+_GFX = lazy(r"\bgfx[0-9]{2,4}[a-z]?\b")
+_HEXID = lazy(r"^0x[0-9a-fA-F]{1,4}$")
+# looks_like: each pattern is tried only when its literal part is in the text
+_L_GPU = lazy(r"^GPU\[\d+\]\s*:", re.M)
+_L_TABLE = lazy(r"^\s*GPU\s+Temp\s+AvgPwr", re.M)
+_L_NODE_IDS = lazy(r"^\s*Device\s+Node\s+IDs", re.M)
 
 
-@dataclass
+@lean_dataclass
 class SmiGpu:
+    """One GPU as ``rocm-smi`` describes it."""
+
     index: int
     device_id: Optional[str] = None  # "7550"
     revision: Optional[str] = None  # "c3"
@@ -47,8 +55,10 @@ class SmiGpu:
     driver_version: Optional[str] = None
 
 
-@dataclass
+@lean_dataclass
 class RocmSmiOutput:
+    """What a ``rocm-smi`` output says: its GPUs and versions."""
+
     gpus: List[SmiGpu] = field(default_factory=list)
     driver_version: Optional[str] = None  # "Driver version: 5.17.0" (kernel version for the in-tree driver)
     smi_version: Optional[str] = None
@@ -64,11 +74,11 @@ def looks_like(text: str) -> float:
     score = 0.0
     if "ROCm System Management Interface" in body or "ROCm SMI" in body:
         score += 0.7
-    if re.search(r"^GPU\[\d+\]\s*:", body, re.M):
+    if "GPU[" in body and _L_GPU.search(body):
         score += 0.4
     if "Concise Info" in body or "End of ROCm SMI Log" in body:
         score += 0.3
-    if re.search(r"^\s*GPU\s+Temp\s+AvgPwr", body, re.M) or re.search(r"^\s*Device\s+Node\s+IDs", body, re.M):
+    if ("AvgPwr" in body and _L_TABLE.search(body)) or ("IDs" in body and _L_NODE_IDS.search(body)):
         score += 0.3
     return clamp(score)
 

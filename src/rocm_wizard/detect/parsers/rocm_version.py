@@ -7,18 +7,22 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Optional
 
+from ...model import lean_dataclass
+from ._core_text import lazy
 from ._paste import clamp, clean_lines
 
 KIND = "rocm-info-version"  # a pasted `cat /opt/rocm/.info/version`
 
-_INFO = re.compile(r"^(\d+)\.(\d+)\.(\d+)(?:\.(\d+))?(?:-(\d+))?")
+_INFO = lazy(r"^(\d+)\.(\d+)\.(\d+)(?:\.(\d+))?(?:-(\d+))?")
+_L_DEFINE_MAJOR = lazy(r"^\s*#\s*define\s+ROCM_VERSION_MAJOR\b")
 
 
-@dataclass
+@lean_dataclass
 class RocmRelease:
+    """A ROCm release as a release file states it."""
+
     version: Optional[str] = None  # "6.3.4" (or "6.3.4.1" with a point component)
     build: Optional[str] = None  # "76"
     raw: Optional[str] = None
@@ -30,7 +34,7 @@ def looks_like(text: str) -> float:
     lines = [l.strip() for l in clean_lines(text) if l.strip()]
     if len(lines) == 1 and _INFO.fullmatch(lines[0]):
         return 0.3
-    if any(re.match(r"^\s*#\s*define\s+ROCM_VERSION_MAJOR\b", l) for l in lines):
+    if any("ROCM_VERSION_MAJOR" in l and _L_DEFINE_MAJOR.match(l) for l in lines):
         return clamp(0.8)
     return 0.0
 

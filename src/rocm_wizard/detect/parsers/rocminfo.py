@@ -11,21 +11,33 @@ CPU agents and NPU agents (``aie2p``, Device Type ``DSP``) are agents but not GP
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import List, Optional
 
+from ...model import lean_dataclass
+from ._core_text import lazy
 from ._paste import bdf_from_bdfid, clamp, clean_lines, int_or_none, norm_hex
 
 KIND = "rocminfo"
 
-_GFX = re.compile(r"^gfx[0-9]{2,4}[a-z]?$")
-_KV = re.compile(r"^(\s*)([A-Za-z][^:]*?):+\s*(.*)$")
-_ROCK = re.compile(r"ROCk module(?: version (?P<ver>\S+))? is (?P<state>loaded|NOT loaded)", re.I)
-_HSA_FAIL = re.compile(r"(HSA_STATUS_ERROR_\w+)")
+_GFX = lazy(r"^gfx[0-9]{2,4}[a-z]?$")
+_KV = lazy(r"^(\s*)([A-Za-z][^:]*?):+\s*(.*)$")
+_ROCK = lazy(r"ROCk module(?: version (?P<ver>\S+))? is (?P<state>loaded|NOT loaded)", re.I)
+_HSA_FAIL = lazy(r"(HSA_STATUS_ERROR_\w+)")
+# looks_like: each pattern is tried only when its literal part is in the text
+_L_AGENT = lazy(r"^\s*Agent \d+\s*$", re.M)
+_L_MARKETING = lazy(r"^\s*Marketing Name:\s", re.M)
+_L_DEVICE_TYPE = lazy(r"^\s*Device Type:\s+(GPU|CPU|DSP)", re.M)
+_L_NAME_GFX = lazy(r"^\s*Name:\s+gfx\d", re.M)
+_L_GFX_LINE = lazy(r"\s*gfx[0-9]{2,4}[a-z]?\s*")
+_L_ISA = lazy(r"^\s*ISA \d", re.M)
+_L_SMI_GPU = lazy(r"^GPU\[\d+\]\s*:", re.M)
 
 
-@dataclass
+@lean_dataclass
 class Agent:
+    """One HSA agent (CPU, GPU or NPU) of ``rocminfo``."""
+
     index: Optional[int] = None  # "Agent 2"
     name: Optional[str] = None  # gfx1100, or the CPU's name
     uuid: Optional[str] = None
@@ -61,8 +73,10 @@ class Agent:
         return None
 
 
-@dataclass
+@lean_dataclass
 class RocminfoOutput:
+    """The runtime attributes and agents of a ``rocminfo`` output."""
+
     kfd_loaded: Optional[bool] = None  # "ROCk module is loaded"
     kfd_version: Optional[str] = None  # "ROCk module version 6.8.5 is loaded"
     runtime_version: Optional[str] = None  # HSA "Runtime Version: 1.14"
@@ -90,23 +104,23 @@ def looks_like(text: str) -> float:
         score += 0.4
     if "HSA Agents" in body:
         score += 0.3
-    if re.search(r"^\s*Agent \d+\s*$", body, re.M):
+    if "Agent " in body and _L_AGENT.search(body):
         score += 0.2
-    if re.search(r"^\s*Marketing Name:\s", body, re.M):
+    if "Marketing Name:" in body and _L_MARKETING.search(body):
         score += 0.25
-    if re.search(r"^\s*Device Type:\s+(GPU|CPU|DSP)", body, re.M):
+    if "Device Type:" in body and _L_DEVICE_TYPE.search(body):
         score += 0.2
-    if re.search(r"^\s*Name:\s+gfx\d", body, re.M):
+    if "Name:" in body and _L_NAME_GFX.search(body):
         score += 0.25
     if "hsa api call failure" in body:
         score += 0.4
     gfx_lines = [l for l in lines if l.strip()]
-    if gfx_lines and all(re.fullmatch(r"\s*gfx[0-9]{2,4}[a-z]?\s*", l) for l in gfx_lines):
+    if gfx_lines and "gfx" in gfx_lines[0] and all(_L_GFX_LINE.fullmatch(l) for l in gfx_lines):
         score += 0.6  # rocm_agent_enumerator
-    if re.search(r"amdgcn-amd-amdhsa--gfx", body) and re.search(r"^\s*ISA \d", body, re.M):
+    if "amdgcn-amd-amdhsa--gfx" in body and "ISA " in body and _L_ISA.search(body):
         score += 0.2
     # other tools that print "Marketing Name" or gfx lines
-    if re.search(r"^GPU\[\d+\]\s*:", body, re.M) or "Concise Info" in body:
+    if ("GPU[" in body and _L_SMI_GPU.search(body)) or "Concise Info" in body:
         score -= 0.5
     return clamp(score)
 

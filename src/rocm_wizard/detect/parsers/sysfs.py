@@ -12,9 +12,11 @@ split by :func:`parse` into one node per ``cpu_cores_count`` line, which each no
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Dict, List, Optional
 
+from ...model import lean_dataclass
+from ._core_text import lazy
 from ._paste import clamp, clean_lines, norm_hex
 
 KIND = "kfd-properties"
@@ -24,8 +26,10 @@ GPU_CLASS_PREFIXES = ("0300", "0380", "1200")
 DISPLAY_CLASS_PREFIXES = ("0300", "0302", "0380", "1200")
 
 
-@dataclass
+@lean_dataclass
 class KfdNode:
+    """One KFD topology node (``.../kfd/topology/nodes/N/properties``)."""
+
     props: Dict[str, int] = field(default_factory=dict)
     node: Optional[int] = None  # topology node number (set by the caller)
 
@@ -69,8 +73,10 @@ class KfdNode:
         return self.props.get("drm_render_minor")
 
 
-@dataclass
+@lean_dataclass
 class KfdPropertiesOutput:
+    """The KFD topology nodes of one or several properties texts."""
+
     nodes: List[KfdNode] = field(default_factory=list)
 
 
@@ -86,15 +92,22 @@ def parse_properties(text: object) -> KfdNode:
     return node
 
 
+_L_PROP = lazy(r"^[a-z_0-9]+\s+-?\d+$")
+_L_KEYS = ("simd_count", "gfx_target_version", "cpu_cores_count", "location_id", "drm_render_minor",
+           "max_waves_per_simd", "num_xcc")
+_L_KEY_RX = {k: lazy(r"^%s\s" % k, re.M) for k in _L_KEYS}
+
+
 def looks_like(text: str) -> float:
     lines = [l.strip() for l in clean_lines(text) if l.strip()]
     if not lines:
         return 0.0
-    hits = sum(1 for l in lines if re.match(r"^[a-z_0-9]+\s+-?\d+$", l))
-    keys = sum(1 for k in ("simd_count", "gfx_target_version", "cpu_cores_count", "location_id", "drm_render_minor",
-                           "max_waves_per_simd", "num_xcc") if re.search(r"^%s\s" % k, "\n".join(lines), re.M))
+    joined = "\n".join(lines)
+    keys = sum(1 for k in _L_KEYS if k in joined and _L_KEY_RX[k].search(joined))
     if keys < 2:
         return 0.0
+    prop_rx = _L_PROP.get()
+    hits = sum(1 for l in lines if prop_rx.match(l))
     return clamp(0.2 + 0.5 * hits / len(lines) + 0.1 * keys)
 
 
@@ -119,8 +132,10 @@ def parse(text: str) -> KfdPropertiesOutput:
     return out
 
 
-@dataclass
+@lean_dataclass
 class Uevent:
+    """A PCI device's ``uevent`` file: driver, ids, slot and class."""
+
     driver: Optional[str] = None
     vendor_id: Optional[str] = None
     device_id: Optional[str] = None

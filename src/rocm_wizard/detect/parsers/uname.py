@@ -11,9 +11,9 @@ derived from the release string by :func:`flavour`.  ``hostname`` is only filled
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Optional
 
+from ...model import lean_dataclass
 from ._core_text import lazy, content_lines, lines, prompt_command
 
 KIND = "uname"
@@ -32,8 +32,10 @@ _UNAME_SRM = lazy(r"^\s*Linux\s+(?P<rel>" + RELEASE_RE + r")(?:\s+(?P<arch>" + "
 _UBUNTU_FLAVOUR = lazy(r"^\d+\.\d+\.\d+-\d+(?:\.\d+)?-(?P<flavour>[a-z][a-z0-9-]*)$")
 
 
-@dataclass
+@lean_dataclass
 class Uname:
+    """The kernel release, host and machine of a ``uname`` / ``/proc/version`` text."""
+
     release: Optional[str] = None  # uname -r
     hostname: Optional[str] = None
     version: Optional[str] = None  # "#45-Ubuntu SMP PREEMPT_DYNAMIC ..."
@@ -90,13 +92,14 @@ def looks_like(text: object) -> float:
         return 0.0
     first = body[0].strip()
     said_uname = any(c.startswith("uname") for c in cmds) or any("/proc/version" in c for c in cmds)
-    if _UNAME_A.match(first):
-        return 0.95
-    if _PROC_VERSION.match(first):
-        return 0.9
-    if _UNAME_SRM.match(first):
-        return 0.85
-    if len(body) == 1 and _RELEASE.match(first):
+    if "Linux" in first:  # all three patterns start with it
+        if _UNAME_A.match(first):
+            return 0.95
+        if _PROC_VERSION.match(first):
+            return 0.9
+        if _UNAME_SRM.match(first):
+            return 0.85
+    if len(body) == 1 and first[:1].isdecimal() and _RELEASE.match(first):
         if said_uname:
             return 0.95
         # a bare release with a flavour is a kernel; a bare x.y.z(-n) could be many things

@@ -15,14 +15,15 @@ except that ROCm names integrated GPUs after the CPU, which is then said plainly
 from __future__ import annotations
 
 import re
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, List, Optional, Tuple
 
 from ...catalog import gpus as gpu_catalog
-from ...model import GPU, System
+from ...model import GPU, System, lean_dataclass
 from ..parsers import amd_smi, lshw, lspci, rocm_smi, rocminfo, sysfs
+from ..parsers._core_text import lazy
 from ..parsers._paste import norm_bdf
+from .._jobs import in_parallel, run_jobs
 from ..sources import Raw, Source
 from . import _gpu_shared as sh
 
@@ -36,11 +37,11 @@ VENDOR_NAMES = {"1002": "AMD", "10de": "NVIDIA", "8086": "Intel", "1a03": "ASPEE
 # the order observations are merged in (and so which value wins a field)
 TOOL_ORDER = ("sysfs", "drm", "kfd", "amd-smi", "rocminfo", "rocm-smi", "lspci", "lshw", "collect_env")
 
-_CPU_WORDS = re.compile(r"\b(Processor|CPU|Core\(TM\)|Ryzen|Threadripper|EPYC|Xeon|Athlon)\b", re.I)
-_GPU_WORDS = re.compile(r"\b(Radeon|Instinct|FirePro|Vega|Navi|GPU|Graphics|GeForce|Quadro|Tesla|Arc|UHD|Iris)\b", re.I)
+_CPU_WORDS = lazy(r"\b(Processor|CPU|Core\(TM\)|Ryzen|Threadripper|EPYC|Xeon|Athlon)\b", re.I)
+_GPU_WORDS = lazy(r"\b(Radeon|Instinct|FirePro|Vega|Navi|GPU|Graphics|GeForce|Quadro|Tesla|Arc|UHD|Iris)\b", re.I)
 
 
-@dataclass
+@lean_dataclass
 class Obs:
     """One tool's view of one GPU."""
 
@@ -64,8 +65,10 @@ class Obs:
     class_id: Optional[str] = None
 
 
-@dataclass
+@lean_dataclass
 class Slot:
+    """One GPU being assembled from the observations that agree on it."""
+
     gpu: GPU
     obs: List[Obs] = field(default_factory=list)
 
@@ -580,36 +583,32 @@ def _kind(g: GPU, obs: List[Obs], entry: Optional[gpu_catalog.GpuEntry]) -> None
 def probe(source: Source, system: System) -> None:
     notes: List[str] = []
     cpu_names: List[str] = []
-    with ThreadPoolExecutor(max_workers=8) as ex:
-        f_sysfs = ex.submit(_sysfs_pci, source)
-        f_drm = ex.submit(_drm, source)
-        f_kfd = ex.submit(_kfd, source, system)
-        f_amd = ex.submit(_amd_smi_obs, source, system)
-        f_rocminfo = ex.submit(_rocminfo_obs, source, system, cpu_names, notes)
-        f_rsmi = ex.submit(_rocm_smi_obs, source, system)
-        f_lspci = ex.submit(_lspci_obs, source, system)
-        f_lshw = ex.submit(_lshw_obs, source, system)
-        f_cenv = ex.submit(_collect_env_obs, source, system)
+    done = run_jobs([
+        (_sysfs_pci, (source,)),
+        (_drm, (source,)),
+        (_kfd, (source, system)),
+        (_amd_smi_obs, (source, system)),
+        (_rocminfo_obs, (source, system, cpu_names, notes)),
+        (_rocm_smi_obs, (source, system)),
+        (_lspci_obs, (source, system)),
+        (_lshw_obs, (source, system)),
+        (_collect_env_obs, (source, system)),
+    ], in_parallel(source))
 
-        def res(f: Any) -> Any:
-            try:
-                return f.result()
-            except Exception as exc:  # pragma: no cover - defensive
-                notes.append("GPU detection step failed: %s: %s" % (type(exc).__name__, exc))
-                return []
+    def res(i: int) -> Any:
+        ok, value = done[i]
+        if not ok:  # pragma: no cover - defensive
+            notes.append("GPU detection step failed: %s: %s" % (type(value).__name__, value))
+            return []
+        return value
 
-        batches: List[List[Obs]] = []
-        sysfs_obs = res(f_sysfs)
-        drm_obs = res(f_drm)
-        batches.append(sysfs_obs)
-        batches.append([o for o in drm_obs if not any(o.bdf and o.bdf == s.bdf for s in sysfs_obs)])
-        batches.extend(res(f_kfd))
-        batches.extend(res(f_amd))
-        batches.extend(res(f_rocminfo))
-        batches.extend(res(f_rsmi))
-        batches.extend(res(f_lspci))
-        batches.extend(res(f_lshw))
-        batches.extend(res(f_cenv))
+    batches: List[List[Obs]] = []
+    sysfs_obs = res(0)
+    drm_obs = res(1)
+    batches.append(sysfs_obs)
+    batches.append([o for o in drm_obs if not any(o.bdf and o.bdf == s.bdf for s in sysfs_obs)])
+    for i in range(2, 9):  # kfd, amd-smi, rocminfo, rocm-smi, lspci, lshw, collect_env
+        batches.extend(res(i))
     slots = _merge([b for b in batches if b])
     for slot in slots:
         try:

@@ -8,22 +8,25 @@ PyTorch wheel was built against is never used here.
 """
 from __future__ import annotations
 
+import os
 import posixpath
 import re
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Dict, List, Optional, Tuple
 
 from ...model import AptPin, AptSource, RocmInfo, RocmInstall, System
 from ..parsers import amd_smi, apt_policy, apt_prefs, apt_sources, dkms, lshw, lsmod, lspci, packages, rocm_smi, rocminfo
 from ..parsers import rocm_version as rv
+from ..parsers._core_text import lazy
+from .. import sources as sources_mod
+from .._jobs import in_parallel, run_jobs
 from ..sources import Raw, Source
 from . import _gpu_shared as sh
 
 # hosts whose repositories count as AMD's (add local mirrors of repo.radeon.com here)
 RADEON_HOSTS: Tuple[str, ...] = apt_sources.DEFAULT_RADEON_HOSTS
 
-_ROCM_DIR = re.compile(r"^rocm(-\d+\.\d+(?:\.\d+){0,2}.*)?$")
-_ROCMISH = re.compile(r"rocm|amdgpu|radeon|hip", re.I)
+_ROCM_DIR = lazy(r"^rocm(-\d+\.\d+(?:\.\d+){0,2}.*)?$")
+_ROCMISH = lazy(r"rocm|amdgpu|radeon|hip", re.I)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -190,6 +193,10 @@ def _apt(source: Source, system: System, r: RocmInfo) -> None:
             pin = AptPin(file=f or None, package=p.package, pin=p.pin, priority=p.priority)
             pin.sources["pin"] = raw.source
             r.apt_pins.append(pin)
+    why_not = _skip_apt_policy(source, r)
+    if why_not:
+        r.note("apt-cache policy was not run: %s" % why_not)
+        return
     for raw, res in sh.parsed(source, system, "apt-policy", apt_policy.parse):
         offers = res.distro_offers_rocm(RADEON_HOSTS)
         if offers is not None:
@@ -198,6 +205,69 @@ def _apt(source: Source, system: System, r: RocmInfo) -> None:
         if bad:
             r.note("apt would install %s from the distribution archive, not repo.radeon.com (%s)"
                    % (", ".join(sorted(bad)), raw.source))
+
+
+# ``apt-cache policy`` answers from apt's binary cache (/var/cache/apt/pkgcache.bin) in a few
+# milliseconds.  Without an up-to-date one -- container images turn it off (Dir::Cache::pkgcache "")
+# and a user cannot rewrite root's stale one -- apt rebuilds it in memory from every package list
+# on each run: a second or more, the slowest part of detection by far.  Its answer matters when
+# ROCm is (to be) installed with apt: an AMD or ROCm apt source or pin, or one of the packages it
+# asks about installed; then it always runs.  Otherwise it runs only when it is cheap.
+APT_POLICY_PACKAGES: Tuple[str, ...] = tuple(sources_mod.KIND_COMMANDS["apt-policy"][0][2:])
+APT_PKGCACHE = "/var/cache/apt/pkgcache.bin"
+APT_LISTS = "/var/lib/apt/lists"
+DPKG_STATUS = "/var/lib/dpkg/status"
+DPKG_INFO = "/var/lib/dpkg/info"
+_DPKG_ARCH_SUFFIXES = ("", ":amd64", ":arm64")  # info files of Multi-Arch: same packages carry the arch
+
+
+def _command_root(source: Source) -> Optional[str]:
+    """The root directory of the machine on which ``source`` runs commands, None when it runs none
+    (a snapshot, a captured tree, a test's table of answers)."""
+    inner = source.inner if isinstance(source, sources_mod.RecordingSource) else source
+    if type(inner) is sources_mod.LiveSource and inner.commands:
+        return inner.root or "/"
+    return None
+
+
+def _apt_package_unpacked(source: Source) -> bool:
+    """Whether dpkg has one of :data:`APT_POLICY_PACKAGES` unpacked (its file list exists)."""
+    return any(sh.exists(source, "%s/%s%s.list" % (DPKG_INFO, name, arch))
+               for name in APT_POLICY_PACKAGES for arch in _DPKG_ARCH_SUFFIXES)
+
+
+def apt_cache_is_cheap(root: str = "/") -> bool:
+    """Whether ``apt-cache`` on the system at ``root`` answers without rebuilding its cache: there
+    is no package list to build it from, or pkgcache.bin is at least as new as dpkg's status file
+    and every package list (apt checks more, so a "yes" may still be slow now and then)."""
+    def p(path: str) -> str:
+        return path if root in ("", "/") else os.path.join(root, path.lstrip("/"))
+
+    try:
+        lists = [n for n in os.listdir(p(APT_LISTS)) if n not in ("lock", "partial", "auxfiles")]
+    except OSError:
+        lists = []
+    if not lists:
+        return True
+    try:
+        cache = os.stat(p(APT_PKGCACHE)).st_mtime
+        newest = os.stat(p(DPKG_STATUS)).st_mtime
+        for name in lists:
+            newest = max(newest, os.stat(os.path.join(p(APT_LISTS), name)).st_mtime)
+    except OSError:
+        return False
+    return cache >= newest
+
+
+def _skip_apt_policy(source: Source, r: RocmInfo) -> Optional[str]:
+    """Why ``apt-cache policy`` is not worth its time on this system; None to run it."""
+    root = _command_root(source)
+    if root is None or r.apt_sources or r.apt_pins:
+        return None  # recorded or pasted outputs cost nothing; with AMD's apt setup it always runs
+    if _apt_package_unpacked(source) or apt_cache_is_cheap(root):
+        return None
+    return ("no ROCm apt source, pin or package is present and apt has no up-to-date package cache "
+            "(it would take a second or more); whether the distribution offers ROCm is not known")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -370,20 +440,22 @@ def _vkey(v: Optional[str]) -> Tuple[int, ...]:
 
 def probe(source: Source, system: System) -> None:
     r = system.rocm
-    with ThreadPoolExecutor(max_workers=6) as ex:
-        jobs = {
-            "installs": ex.submit(_installs, source, r),
-            "packages": ex.submit(_packages, source, system, r),
-            "apt": ex.submit(_apt, source, system, r),
-            "audit": ex.submit(_dpkg_audit, source, system, r),
-            "tools": ex.submit(_tools, source, system, r),
-        }
-        results: Dict[str, Any] = {}
-        for name, fut in jobs.items():
-            try:
-                results[name] = fut.result()
-            except Exception as exc:  # pragma: no cover - defensive
-                r.note("ROCm detection step '%s' failed: %s: %s" % (name, type(exc).__name__, exc))
+    jobs = (
+        ("installs", _installs, (source, r)),
+        ("packages", _packages, (source, system, r)),
+        ("apt", _apt, (source, system, r)),
+        ("audit", _dpkg_audit, (source, system, r)),
+        ("tools", _tools, (source, system, r)),
+        # started now with the others; _driver below reads it once these jobs are done
+        ("dkms", sh.outputs, (source, system, "dkms")),
+    )
+    results: Dict[str, Any] = {}
+    done = run_jobs([(fn, args) for _name, fn, args in jobs], in_parallel(source))
+    for (name, _fn, _args), (ok, value) in zip(jobs, done):
+        if ok:
+            results[name] = value
+        else:  # pragma: no cover - defensive
+            r.note("ROCm detection step '%s' failed: %s: %s" % (name, type(value).__name__, value))
     try:
         _pasted_installs(source, system, r)
     except Exception as exc:  # pragma: no cover - defensive
