@@ -1,0 +1,246 @@
+"""``rocm-wizard resume [RUN]``: continue an interrupted or failed run where it stopped (the newest
+run by default).  ``--follow`` watches a running (for example detached) run instead, printing its
+output until it ends.
+
+Exit statuses as for ``--yes``: 0 done, 1 failed or refused, 2 done but the GPU smoke test failed,
+130 stopped again by a signal.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+from .. import exitcodes
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("run", nargs="?", default=None, metavar="RUN",
+                        help="run id or run directory (default: the latest run)")
+    parser.add_argument("--follow", action="store_true", help="follow a run that is still going; change nothing")
+    parser.add_argument("--no-verify", action="store_true", help="skip the GPU smoke test after the last step")
+    parser.add_argument("--lock-timeout", type=float, default=600.0, metavar="S",
+                        help="wait this long for another package manager to release the dpkg lock (default 600)")
+
+
+def _err(msg: str) -> None:
+    print(f"rocm-wizard resume: {msg}", file=sys.stderr, flush=True)
+
+
+def _load(spec, err=None):
+    from ..execute import paths
+    from ..execute.journal import Journal, JournalError
+
+    _err_ = err or _err
+    run_dir = paths.resolve_run(spec)
+    if run_dir is None:
+        where = paths.log_root()
+        if spec:
+            _err_(f"no run {spec!r} in {where}")
+        else:
+            _err_(f"no run in {where}")
+        return None, None
+    try:
+        return run_dir, Journal.load(os.path.join(run_dir, "journal.json"))
+    except JournalError as exc:
+        _err_(str(exc))
+        return run_dir, None
+
+
+EXIT_OF_STATE = {"finished": exitcodes.OK, "failed": exitcodes.ERROR, "restored": exitcodes.ERROR,
+                 "interrupted": exitcodes.INTERRUPTED, "rolled-back": exitcodes.OK}
+
+
+def follow(run_dir: str, journal_path: str, poll: float = 0.5, out=None) -> int:
+    """Print the run's output as it grows until the run ends; exit status from its final state."""
+    from ..execute.journal import Journal, JournalError, pid_alive
+
+    out = out or sys.stdout
+    console = os.path.join(run_dir, "console.log")
+    source = console if os.path.exists(console) else os.path.join(run_dir, "run.log")
+    pos = 0
+    state = "running"
+    while True:
+        try:
+            with open(source, "r", encoding="utf-8", errors="replace") as fh:
+                fh.seek(pos)
+                chunk = fh.read()
+                pos = fh.tell()
+        except OSError:
+            chunk = ""
+        if chunk:
+            out.write(chunk)
+            out.flush()
+        try:
+            j = Journal.load(journal_path)
+            state = j.state
+            alive = pid_alive(j.data.get("pid"))
+        except JournalError:
+            j = None  # a detached run that has not written its journal yet (or never will)
+            starter = _detached_pid(run_dir)
+            if starter is not None and not pid_alive(starter) and not os.path.exists(journal_path):
+                _err("the detached run ended before it started its steps (see its output above)")
+                return exitcodes.ERROR
+        if j is not None and (state != "running" or not alive):
+            time.sleep(poll)  # its last lines
+            try:
+                with open(source, "r", encoding="utf-8", errors="replace") as fh:
+                    fh.seek(pos)
+                    out.write(fh.read())
+                    out.flush()
+            except OSError:
+                pass
+            if state == "running":
+                _err("the run stopped without finishing (killed?): continue it with  rocm-wizard resume")
+                return exitcodes.INTERRUPTED
+            return EXIT_OF_STATE.get(state, exitcodes.ERROR)
+        time.sleep(poll)
+
+
+def _detached_pid(run_dir: str):
+    from ..execute.fsutil import read_json
+
+    try:
+        data = read_json(os.path.join(run_dir, "detached.json"))
+    except ValueError:
+        return None
+    return data.get("pid") if isinstance(data, dict) else None
+
+
+def _fingerprint_problems(plan) -> list:
+    """The parts of the plan's fingerprint a resume re-checks: the OS and the kernel."""
+    problems = []
+    fields = plan.fingerprint.fields
+    if "kernel" in fields:
+        try:
+            with open("/proc/sys/kernel/osrelease", encoding="utf-8") as fh:
+                kernel = fh.read().strip()
+        except OSError:
+            kernel = None
+        if kernel and kernel not in fields["kernel"]:
+            problems.append(f"the kernel is now {kernel}, the run was planned for {fields['kernel'][0]}")
+    if "os" in fields:
+        ident = {}
+        try:
+            with open("/etc/os-release", encoding="utf-8", errors="replace") as fh:
+                for line in fh:
+                    k, _, v = line.strip().partition("=")
+                    ident[k] = v.strip().strip('"\'')
+        except OSError:
+            pass
+        now = f"{ident.get('ID', '')} {ident.get('VERSION_ID', '')}".strip()
+        if now and now not in fields["os"]:
+            problems.append(f"the system is now {now}, the run was planned for {fields['os'][0]}")
+    return problems
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        return _run(args)
+    except KeyboardInterrupt:
+        _err("stopped (Ctrl-C) at a safe point")
+        return exitcodes.INTERRUPTED
+
+
+def _run(args: argparse.Namespace) -> int:
+    from ..execute import journal as jr
+    from ..execute.cli import _root_check, verify_after
+    from ..execute.engine import Executor
+    from ..execute.fsutil import read_json
+    from ..execute.preflight import dpkg_audit
+    from ..execute.runlog import RunLog
+    from ..plan.jsonplan import PlanFormatError, plan_from_dict
+
+    if args.follow:
+        from ..execute import paths
+
+        run_dir = paths.resolve_run(args.run)
+        if run_dir is None:
+            _err(f"no run {args.run or ''} in {paths.log_root()}".replace("  ", " "))
+            return exitcodes.ERROR
+        return follow(run_dir, os.path.join(run_dir, "journal.json"))
+    run_dir, journal = _load(args.run)
+    if journal is None:
+        return exitcodes.ERROR
+    state = journal.state
+    if state == jr.RUN_FINISHED:
+        _err(f"run {journal.run_id} finished; nothing to resume")
+        return exitcodes.OK
+    if state in (jr.RUN_ROLLED_BACK, jr.RUN_RESTORED):
+        _err(f"run {journal.run_id} was {'rolled back' if state == jr.RUN_ROLLED_BACK else 'put back after its failure'}"
+             "; nothing to resume (start a new run with rocm-wizard --yes)")
+        return exitcodes.OK if state == jr.RUN_ROLLED_BACK else exitcodes.ERROR
+    if state == jr.RUN_RUNNING and jr.pid_alive(journal.data.get("pid")) and journal.data.get("pid") != os.getpid():
+        _err(f"run {journal.run_id} is still going (pid {journal.data.get('pid')}); follow it with  "
+             f"rocm-wizard resume --follow {journal.run_id}")
+        return exitcodes.ERROR
+    try:
+        plan = plan_from_dict(read_json(os.path.join(run_dir, "plan.json")))
+    except (ValueError, PlanFormatError) as exc:
+        _err(f"cannot read the run's plan: {exc}")
+        return exitcodes.ERROR
+    if [s.id for s in plan.steps] != [s["id"] for s in journal.steps]:
+        _err("the run's plan and journal do not match (edited?); start a new run with rocm-wizard --yes")
+        return exitcodes.ERROR
+    problems = _fingerprint_problems(plan)
+    if problems:
+        _err("refusing to resume: " + "; ".join(problems) + ". Start a new run with rocm-wizard --yes "
+             f"(undo this one first with  rocm-wizard rollback {journal.run_id}  if needed)")
+        return exitcodes.ERROR
+    code = _root_check(plan, ["resume", journal.run_id] + (["--no-verify"] if args.no_verify else []))
+    if code is not None:
+        return code
+    from ..execute import paths
+
+    try:
+        busy = paths.take_run_lock()
+    except OSError as exc:
+        _err(f"cannot write under {paths.log_root()}: {exc.strerror or exc}")
+        return exitcodes.ERROR
+    if busy:
+        _err(busy)
+        return exitcodes.ERROR
+    log = RunLog(run_dir)
+    try:
+        journal.mark_resumed()
+        log.event("run-resume", run_id=journal.run_id)
+        log.say(f"rocm-wizard: resuming run {journal.run_id}: {plan.title} (plan {plan.plan_id})")
+        log.say(f"log: {log.path}")
+        executor = Executor(plan, journal, log, lock_timeout=args.lock_timeout)
+        if any(s.kind.startswith("apt-") for s in plan.steps):
+            clean, output = dpkg_audit()
+            if clean is False:
+                ours = next((s for s in journal.steps if s["status"] in (jr.RUNNING, jr.FAILED)
+                             and s.get("kind", "").startswith("apt-")), None)
+                if ours is None:
+                    msg = ("dpkg reports unfinished or broken packages that this run did not leave; repair them "
+                           "first (sudo dpkg --configure -a) and resume again")
+                    log.say("rocm-wizard: " + msg + ":\n" + output)
+                    journal.set_state(state if state != jr.RUN_RUNNING else jr.RUN_INTERRUPTED, msg)
+                    return exitcodes.ERROR
+                log.say(f"dpkg was interrupted during step {ours['id']}: finishing its work first (dpkg --configure -a)")
+                res = executor.runner(["dpkg", "--configure", "-a"], env=_env(), timeout=3600)
+                clean, output = dpkg_audit()
+                if clean is False:
+                    executor.runner(["apt-get", "-y", "-f", "install"], env=_env(), timeout=3600)
+                    clean, output = dpkg_audit()
+                if clean is False:
+                    msg = f"dpkg could not be repaired (exit {res.rc}):\n{output}"
+                    log.say("rocm-wizard: " + msg)
+                    journal.set_state(jr.RUN_FAILED, msg)
+                    return exitcodes.ERROR
+        code = executor.run(resumed=True)
+        if code == exitcodes.OK:
+            code = verify_after(plan, journal, log, skip=args.no_verify)
+        log.event("run-end", exit=code, state=journal.state)
+        return code
+    finally:
+        log.close()
+
+
+def _env():
+    env = dict(os.environ)
+    env.update(LC_ALL="C", DEBIAN_FRONTEND="noninteractive")
+    env.setdefault("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin")
+    return env

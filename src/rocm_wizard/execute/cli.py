@@ -1,0 +1,350 @@
+"""``rocm-wizard --yes`` and ``--dry-run``: detect, plan and apply with no prompt (or show what
+applying would change).
+
+Exit statuses: 0 done (and verified, or verification pending) / dry run: nothing to do; 1 a step
+failed or the run was refused; 2 dry run: changes pending, or applied but the GPU smoke test
+failed; 64 bad usage; 130 stopped by a signal at a safe point (``rocm-wizard resume`` continues).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any, Dict, List, Optional
+
+from .. import exitcodes
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not (0 <= value <= 86400):
+        raise argparse.ArgumentTypeError(f"must be between 0 and 86400 seconds: {text!r}")
+    return value
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    g = parser.add_argument_group("unattended runs (--yes, --dry-run)")
+    g.add_argument("--no-verify", action="store_true", help="--yes: skip the GPU smoke test after the last step")
+    g.add_argument("--detach", action="store_true",
+                   help="--yes: run in the background (systemd-run or setsid); follow with rocm-wizard resume --follow")
+    g.add_argument("--lock-timeout", type=_seconds, default=600.0, metavar="S",
+                   help="--yes: wait this long for another package manager to release the dpkg lock (default 600)")
+
+
+def _err(msg: str) -> None:
+    try:
+        print(f"rocm-wizard: {msg}", file=sys.stderr, flush=True)
+    except (OSError, ValueError):
+        pass
+
+
+# --------------------------------------------------------------------------- choices
+def cli_choices(args: argparse.Namespace) -> Dict[str, Any]:
+    env: Dict[str, str] = {}
+    for item in getattr(args, "plan_env", None) or []:
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            raise ValueError(f"--env {item!r}: expected NAME=VALUE")
+        env[name] = value
+    return {
+        "path": getattr(args, "plan_path", None), "rocm": getattr(args, "rocm", None),
+        "torch": getattr(args, "torch", None), "venv": getattr(args, "venv", None),
+        "venv_mode": getattr(args, "venv_mode", None), "image": getattr(args, "image", None),
+        "workspace": getattr(args, "workspace", None), "rocm_mirror": getattr(args, "rocm_mirror", None),
+        "rocm_key_fingerprint": getattr(args, "rocm_key_fingerprint", None),
+        "torch_index_url": getattr(args, "torch_index_url", None),
+        "dkms": False if getattr(args, "no_dkms", False) else None,
+        "env": env,
+    }
+
+
+def resolve_choices(args: argparse.Namespace):
+    """Choices from ``--answers FILE`` and the command line (the command line wins)."""
+    from ..plan.build import Choices
+    from . import answers
+
+    from_file = answers.load(args.answers) if getattr(args, "answers", None) else {}
+    merged = answers.merge(from_file, cli_choices(args))
+    merged.setdefault("dkms", True)
+    merged.setdefault("env", {})
+    return Choices(**merged)
+
+
+def _argv_for_messages(argv: Optional[List[str]]) -> str:
+    from ..plan.shellquote import q
+    from .redact import redact_argv
+
+    return " ".join(q(a) for a in redact_argv(argv or []))
+
+
+# --------------------------------------------------------------------------- entry
+def run(args: argparse.Namespace, argv: Optional[List[str]] = None) -> int:
+    try:
+        return _run(args, argv)
+    except KeyboardInterrupt:  # before the steps (detection, planning) or during the smoke test
+        _err("stopped (Ctrl-C) at a safe point; no step was running")
+        return exitcodes.INTERRUPTED
+
+
+def _run(args: argparse.Namespace, argv: Optional[List[str]] = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if getattr(args, "snapshot", None) or getattr(args, "plan_root", None):
+        _err("--yes and --dry-run act on this machine; --snapshot and --root are for --plan-only")
+        return exitcodes.USAGE
+    if getattr(args, "yes", False) and getattr(args, "dry_run", False):
+        _err("choose one of --yes (apply) and --dry-run (show what would change)")
+        return exitcodes.USAGE
+    dry = bool(getattr(args, "dry_run", False))
+    if getattr(args, "detach", False) and not dry and not os.environ.get("ROCM_WIZARD_DETACHED"):
+        return _detach(argv)
+
+    from ..plan.build import PlanError, build_plan
+    from .answers import AnswersError
+
+    try:
+        choices = resolve_choices(args)
+    except AnswersError as exc:
+        _err(str(exc))
+        return exitcodes.ERROR
+    except (TypeError, ValueError) as exc:
+        _err(str(exc))
+        return exitcodes.USAGE
+
+    try:
+        from ..detect import detect_live
+    except ImportError:
+        _err("detection is not available in this build")
+        return exitcodes.ERROR
+    system = detect_live(venvs=[choices.venv] if choices.venv else ())
+    if not system.amd_gpus:
+        if not choices.path:
+            _err("no AMD GPU was found on this system, so there is no recommendation to apply. To set up a machine "
+                 "before its card is in, choose the way explicitly: --path rocm-upgrade, --path torch-reinstall or "
+                 "--path docker")
+            return exitcodes.ERROR
+        _err(f"warning: no AMD GPU was found on this system; planning {choices.path} anyway, as asked "
+             "(provisioning before the card is in)")
+    try:
+        plan = build_plan(system, choices)
+    except PlanError as exc:
+        _err(exc.message)
+        return exc.exit_code
+    if dry:
+        return _dry_run(args, plan, system)
+    return _apply(args, plan, argv)
+
+
+def _dry_run(args, plan, system) -> int:
+    from ..plan.context import Context
+    from ..plan.core import evaluate, pending, summary
+
+    reports = evaluate(plan, Context(root="/"), system)
+    if getattr(args, "plan_format", None) == "json":
+        from ..plan.jsonplan import render_json
+
+        sys.stdout.write(render_json(plan, reports))
+    else:
+        out = [f"# {plan.title} (plan {plan.plan_id}); dry run: nothing is changed"]
+        for r in reports:
+            word = {"ok": "ok", "change": "would change", "unknown": "unknown"}.get(r.check.status, r.check.status)
+            out.append(f"[{r.step.index}/{len(reports)}] {r.step.title}: {word}" +
+                       (f" ({r.check.detail})" if r.check.detail else ""))
+            if r.check.status != "ok":
+                out += ["    " + ln for ln in r.description.text().splitlines()[1:]]
+        for note in plan.notes:
+            out.append(f"# note: {note}")
+        sys.stdout.write("\n".join(out) + "\n")
+    counts = summary(reports)
+    _err(f"dry run: {counts.get('change', 0)} step(s) would change, {counts.get('unknown', 0)} unknown, "
+         f"{counts.get('ok', 0)} already done")
+    return exitcodes.PENDING if pending(reports) else exitcodes.OK
+
+
+# --------------------------------------------------------------------------- root
+def _needs_root(step, report) -> bool:
+    from .engine import ROOT_KINDS
+
+    if report.check.status == "ok" or step.kind == "user-groups":
+        return False
+    if step.kind in ROOT_KINDS:
+        return True
+    probe = None
+    for key in ("path", "venv", "link", "env_file", "freeze_backup"):
+        value = step.params.get(key)
+        if isinstance(value, str) and value.startswith("/"):
+            probe = value
+            break
+    if probe is None:
+        return False
+    while probe and not os.path.lexists(probe):
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            break
+        probe = parent
+    return not os.access(probe or "/", os.W_OK)
+
+
+def _root_check(plan, argv: List[str]) -> Optional[int]:
+    """None to go on; else an exit status (after a message, or after re-running under sudo)."""
+    from ..plan.context import Context
+    from ..plan.core import evaluate
+    from .preflight import passwordless_sudo
+
+    if os.geteuid() == 0:
+        return None
+    reports = evaluate(plan, Context(root="/"))
+    need = [r.step for r in reports if _needs_root(r.step, r)]
+    if not need:
+        return None
+    names = ", ".join(f"{s.index} ({s.id})" for s in need)
+    command = "sudo rocm-wizard " + _argv_for_messages(argv)
+    if passwordless_sudo() and not os.environ.get("ROCM_WIZARD_NO_SUDO"):
+        _err(f"steps {names} need root: running the same command through sudo")
+        keep = [k for k in ("ROCM_WIZARD_LOG_DIR", "PYTHONPATH") if k in os.environ]
+        sudo = ["sudo", "-n"] + ([f"--preserve-env={','.join(keep)}"] if keep else [])
+        try:
+            os.execvp("sudo", sudo + ["--", sys.executable, "-m", "rocm_wizard"] + argv)
+        except OSError as exc:
+            _err(f"could not run sudo: {exc.strerror or exc}")
+            return exitcodes.ERROR
+    import shutil
+
+    how = ("sudo asks for a password, which an unattended run cannot type" if shutil.which("sudo")
+           else "sudo is not installed")
+    _err(f"steps {names} change the system and need root, and this is user {_user()} ({how}). Nothing was changed. "
+         f"Run it as root:\n    {command}\n  (or as root without sudo: su -c '{command[5:]}')")
+    return exitcodes.ERROR
+
+
+def _user() -> str:
+    try:
+        import pwd
+
+        return pwd.getpwuid(os.geteuid()).pw_name
+    except (ImportError, KeyError):
+        return os.environ.get("USER", str(os.geteuid()))
+
+
+# --------------------------------------------------------------------------- apply
+def _apply(args, plan, argv: List[str]) -> int:
+    from . import answers, paths
+    from .detach import preset_run_id
+    from .engine import Executor
+    from .fsutil import write_json
+    from .journal import Journal
+    from .preflight import dpkg_audit, over_ssh_without_multiplexer
+    from .redact import redact_argv
+    from .runlog import RunLog
+    from ..plan.jsonplan import plan_to_dict
+
+    code = _root_check(plan, argv)
+    if code is not None:
+        return code
+    try:
+        busy = paths.take_run_lock()
+    except OSError as exc:
+        _err(f"cannot write under {paths.log_root()}: {exc.strerror or exc}")
+        return exitcodes.ERROR
+    if busy:
+        _err(busy)
+        return exitcodes.ERROR
+    has_apt = any(s.kind.startswith("apt-") for s in plan.steps)
+    if has_apt:
+        clean, output = dpkg_audit()
+        if clean is False:
+            _err("dpkg reports unfinished or broken packages (dpkg --audit), so nothing was changed:\n"
+                 + "\n".join("    " + ln for ln in output.splitlines()[:20])
+                 + "\nRepair them first:  sudo dpkg --configure -a  (then  sudo apt-get -f install), and run again.")
+            return exitcodes.ERROR
+    if over_ssh_without_multiplexer():
+        _err("warning: this runs over SSH without tmux or screen: if the connection drops, the run stops at the next "
+             "safe point. To keep it going, run it with --detach (follow it later with rocm-wizard resume --follow).")
+
+    run_id = preset_run_id() or paths.new_run_id()
+    try:
+        run_dir = paths.make_run_dir(run_id)
+        write_json(os.path.join(run_dir, "plan.json"), plan_to_dict(plan))
+        answers.write(os.path.join(run_dir, "answers.toml"), answers.from_plan_inputs(plan.inputs),
+                      comment=f"run {run_id}: {plan.title}")
+        paths.point_latest(run_id)
+        log = RunLog(run_dir)
+    except OSError as exc:
+        _err(f"cannot write the run's log directory under {paths.log_root()}: {exc.strerror or exc}")
+        return exitcodes.ERROR
+    try:
+        journal = Journal.create(os.path.join(run_dir, "journal.json"), run_id=run_id, plan=plan,
+                                 argv=redact_argv(argv), root="/",
+                                 backup_dir=paths.backup_root())
+        log.event("run-start", run_id=run_id, plan_id=plan.plan_id, path=plan.path, argv=redact_argv(argv))
+        log.say(f"rocm-wizard: {plan.title} (plan {plan.plan_id}, run {run_id})")
+        log.say(f"log: {log.path}")
+        for note in plan.notes:
+            log.say(f"note: {note}")
+        executor = Executor(plan, journal, log, lock_timeout=getattr(args, "lock_timeout", 600.0))
+        code = executor.run()
+        if code == exitcodes.OK:
+            code = verify_after(plan, journal, log, skip=getattr(args, "no_verify", False))
+        log.event("run-end", exit=code, state=journal.state)
+        return code
+    finally:
+        log.close()
+
+
+def verify_after(plan, journal, log, skip: bool = False) -> int:
+    """The GPU smoke test after the last step, where one applies; else say it is pending."""
+    target = None
+    if plan.path == "torch-reinstall":
+        target = {"venv": plan.inputs.get("venv")}
+    elif plan.path == "docker":
+        target = {"docker_image": plan.inputs.get("image")}
+    if skip:
+        journal.data["verify"] = {"status": "skipped"}
+        journal.save()
+        log.say("verification skipped (--no-verify): run  rocm-wizard verify  when ready")
+        return exitcodes.OK
+    rebooting = any(s.kind == "reboot-flag" and s.id in journal.changed for s in plan.steps)
+    if target is None or rebooting:
+        why = ("after the reboot the new kernel driver needs" if rebooting else
+               "this plan sets up no PyTorch environment to test")
+        journal.data["verify"] = {"status": "pending", "why": why}
+        journal.save()
+        log.say(f"verification pending: {why}; then run  rocm-wizard verify --venv PATH  (a venv with torch)")
+        return exitcodes.OK
+    try:
+        from ..verify import run_verify
+    except ImportError:
+        journal.data["verify"] = {"status": "pending", "why": "the smoke test is not part of this build"}
+        journal.save()
+        log.say("verification pending: the GPU smoke test is not part of this build")
+        return exitcodes.OK
+    what = target.get("venv") or target.get("docker_image")
+    log.say(f"verifying: GPU smoke test with {what} ...")
+    report = run_verify(timeout=60.0, **target)
+    failing = [d.headline for d in getattr(report, "diagnoses", []) or []]
+    ok = getattr(report, "status", "error") == "ok"
+    journal.data["verify"] = {"status": "pass" if ok else "fail", "error": report.error, "diagnoses": failing}
+    journal.save()
+    if ok:
+        log.say("verified: the GPU smoke test passed")
+        return exitcodes.OK
+    log.say("the GPU smoke test failed: " + (report.error or "; ".join(failing) or "a check failed")
+            + "  (details: rocm-wizard verify " + (f"--venv {what}" if target.get("venv") else f"--docker {what}") + ")")
+    return exitcodes.PENDING
+
+
+def _detach(argv: List[str]) -> int:
+    from . import detach, paths
+
+    run_id = paths.new_run_id()
+    try:
+        how, console = detach.start(argv, run_id, paths.log_root())
+    except (OSError, ValueError) as exc:
+        _err(f"could not start the detached run: {exc}")
+        return exitcodes.ERROR
+    _err(f"running detached as {how}, run {run_id}.\n  follow it:  rocm-wizard resume --follow {run_id}\n"
+         f"  or:         tail -f {console}")
+    print(run_id)
+    return exitcodes.OK

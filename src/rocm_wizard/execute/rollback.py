@@ -1,0 +1,155 @@
+"""Put back what a run changed that can be put back, and say plainly what cannot.
+
+Restored: every file the run wrote, removed or re-pointed (apt sources, keyring, pin, linker
+configuration, the venv's activate script and env file, the venv link), from the state recorded in
+the journal before the first change.  Not undone: packages (apt, pip) and the kernel module; for
+those the exact commands that would go back are printed.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional
+
+from ..plan.shellquote import q
+
+
+@dataclass
+class RestoreResult:
+    restored: List[str] = field(default_factory=list)  # plain-language lines
+    problems: List[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def _p(root: str, path: str) -> str:
+    return path if root in ("", "/") else os.path.join(root, path.lstrip("/"))
+
+
+def restore_files(files: List[Dict[str, Any]], root: str = "/", dry_run: bool = False) -> RestoreResult:
+    """Bring each recorded file back to its state before the run (newest change undone first)."""
+    res = RestoreResult()
+    for entry in reversed(files):
+        path = entry.get("path")
+        if not isinstance(path, str) or not path.startswith("/"):
+            res.problems.append(f"journal entry without a valid path: {entry!r}")
+            continue
+        real = _p(root, path)
+        before = entry.get("before")
+        try:
+            if before == "absent":
+                if os.path.lexists(real):
+                    if os.path.isdir(real) and not os.path.islink(real):
+                        res.problems.append(f"{path} is now a directory; not removing it")
+                        continue
+                    if not dry_run:
+                        os.unlink(real)
+                    res.restored.append(f"removed {path} (it did not exist before)")
+            elif before == "link":
+                target = entry.get("link")
+                if not isinstance(target, str):
+                    res.problems.append(f"{path}: the journal lacks the link's old target")
+                    continue
+                if os.path.islink(real) and os.readlink(real) == target:
+                    continue
+                if os.path.lexists(real) and not os.path.islink(real):
+                    res.problems.append(f"{path} is no longer a symbolic link; not replacing it")
+                    continue
+                if not dry_run:
+                    tmp = real + ".rocm-wizard-rollback"
+                    if os.path.lexists(tmp):
+                        os.unlink(tmp)
+                    os.symlink(target, tmp)
+                    os.replace(tmp, real)
+                res.restored.append(f"pointed {path} back at {target}")
+            elif before == "file":
+                backup = entry.get("backup")
+                if not isinstance(backup, str) or not os.path.isfile(_p(root, backup)):
+                    res.problems.append(f"{path}: its backup {backup} is missing; cannot restore it")
+                    continue
+                src = _p(root, backup)
+                with open(src, "rb") as fh:
+                    old = fh.read()
+                cur = None
+                if os.path.isfile(real) and not os.path.islink(real):
+                    with open(real, "rb") as fh:
+                        cur = fh.read()
+                if cur == old:
+                    continue
+                if not dry_run:
+                    _copy_back(src, real)
+                res.restored.append(f"restored {path} from {backup}")
+            else:
+                res.problems.append(f"{path}: unknown earlier state {before!r} in the journal")
+        except OSError as exc:
+            res.problems.append(f"{path}: {exc.strerror or exc}")
+    return res
+
+
+def _copy_back(src: str, dest: str) -> None:
+    directory = os.path.dirname(dest)
+    os.makedirs(directory, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".rocm-wizard.", dir=directory)
+    os.close(fd)
+    try:
+        shutil.copy2(src, tmp)
+        os.replace(tmp, dest)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def package_changes(before: Optional[Dict[str, str]], after: Optional[Dict[str, str]]) -> List[Dict[str, Any]]:
+    if before is None or after is None:
+        return []
+    out = []
+    for name in sorted(set(before) | set(after)):
+        if before.get(name) != after.get(name):
+            out.append({"name": name, "before": before.get(name), "after": after.get(name)})
+    return out
+
+
+def cannot_undo(changes: List[Dict[str, Any]], journal_data: Dict[str, Any]) -> List[str]:
+    """Lines saying what rollback leaves as it is, with the commands that would go back."""
+    lines: List[str] = []
+    downgrade = [f"{c['name']}={c['before']}" for c in changes if c["before"] and c["after"]]
+    added = [c["name"] for c in changes if not c["before"] and c["after"]]
+    removed = [f"{c['name']}={c['before']}" for c in changes if c["before"] and not c["after"]]
+    kernel = [c for c in changes if c["name"].startswith("amdgpu-dkms")]
+    if changes:
+        lines.append("Packages are not changed back by rollback:")
+        for c in changes:
+            lines.append(f"  {c['name']}: {c['before'] or '(not installed)'} -> {c['after'] or '(removed)'}")
+        lines.append("  To go back (with the old repositories restored):")
+        lines.append("    sudo apt-get update")
+        if downgrade or removed:
+            lines.append("    sudo apt-get install --allow-downgrades " + " ".join(q(x) for x in downgrade + removed))
+        if added:
+            lines.append("    sudo apt-get remove " + " ".join(q(x) for x in added))
+    if kernel:
+        k = kernel[0]
+        lines.append(f"The amdgpu kernel module stays the new one ({k['after'] or 'removed'}) until the packages "
+                     "above are changed back and the machine reboots: sudo reboot")
+    for step in journal_data.get("steps", []):
+        if step.get("status") != "changed":
+            continue
+        if step.get("kind") in ("pip-install", "pip-uninstall", "pip-restore"):
+            lines.append(f"The packages of the venv changed in step {step['id']} ({step.get('detail', '')}).")
+        if step.get("kind") == "venv" and "saved pip freeze to " in (step.get("detail") or ""):
+            freeze = step["detail"].split("saved pip freeze to ", 1)[1].strip()
+            venv = os.path.dirname(os.path.dirname(freeze))
+            lines.append(f"  To go back: {q(venv + '/bin/python')} -m pip install --force-reinstall -r {q(freeze)}"
+                         " --extra-index-url <the PyTorch index of the old torch build>")
+        if step.get("kind") == "venv" and (step.get("detail") or "").startswith("created "):
+            lines.append(f"The new venv {step['detail'][8:]} is kept (remove it by hand if it is not wanted).")
+        if step.get("kind") == "user-groups":
+            lines.append(f"Group membership is not changed back ({step.get('detail', '')}); "
+                         "to undo: sudo gpasswd -d USER GROUP")
+    return lines

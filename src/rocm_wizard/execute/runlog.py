@@ -1,0 +1,89 @@
+"""The run's log (``run.log``, text) and event stream (``events.jsonl``: step start/finish, every
+command with argv, exit status and duration).  Everything written passes through
+:func:`~rocm_wizard.execute.redact.redact`; the environment is never logged."""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+import time
+from typing import Any, Dict, List, Optional, Sequence, TextIO
+
+from .redact import redact, redact_argv
+
+
+def _stamp(t: Optional[float] = None) -> str:
+    t = time.time() if t is None else t
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(t)) + f".{int((t % 1) * 1000):03d}"
+
+
+class RunLog:
+    def __init__(self, run_dir: str, console: Optional[TextIO] = None) -> None:
+        self.run_dir = run_dir
+        self.path = os.path.join(run_dir, "run.log")
+        self.events_path = os.path.join(run_dir, "events.jsonl")
+        self._lock = threading.Lock()
+        self._text = open(self.path, "a", encoding="utf-8", errors="replace")
+        self._events = open(self.events_path, "a", encoding="utf-8", errors="replace")
+        for fh, p in ((self._text, self.path), (self._events, self.events_path)):
+            try:
+                os.chmod(p, 0o640)
+            except OSError:
+                pass
+        self.console = console if console is not None else sys.stderr
+        self.commands: List[Dict[str, Any]] = []
+        self.step: Optional[str] = None
+
+    # ------------------------------------------------------------------ writing
+    def write(self, message: str) -> None:
+        """A line in run.log only."""
+        line = redact(message)
+        with self._lock:
+            try:
+                self._text.write(f"{_stamp()} {line}\n")
+                self._text.flush()
+            except (OSError, ValueError):
+                pass
+
+    def say(self, message: str) -> None:
+        """A line for the person (stderr) and the log."""
+        self.write(message)
+        self.show(message)
+
+    def show(self, message: str) -> None:
+        try:
+            print(redact(message), file=self.console, flush=True)
+        except (OSError, ValueError):  # the terminal went away (SSH dropped): keep going
+            pass
+
+    def event(self, _event: str, **fields: Any) -> None:
+        rec: Dict[str, Any] = {"t": round(time.time(), 3), "event": _event}
+        for k, v in fields.items():
+            if isinstance(v, str):
+                v = redact(v)
+            rec[k] = v
+        with self._lock:
+            try:
+                self._events.write(json.dumps(rec, default=str) + "\n")
+                self._events.flush()
+            except (OSError, ValueError):
+                pass
+
+    def command(self, argv: Sequence[str], rc: Optional[int], duration: float, error: Optional[str] = None) -> None:
+        safe = redact_argv(argv)
+        rec = {"argv": safe, "rc": rc, "duration": round(duration, 3), "step": self.step}
+        if error:
+            rec["error"] = redact(error)
+        self.commands.append(rec)
+        self.event("command", **rec)
+        self.write(f"command {'exit ' + str(rc) if rc is not None else 'error'} after {duration:.1f}s: "
+                   + " ".join(safe) + (f" ({error})" if error else ""))
+
+    def close(self) -> None:
+        with self._lock:
+            for fh in (self._text, self._events):
+                try:
+                    fh.close()
+                except OSError:
+                    pass

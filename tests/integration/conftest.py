@@ -1,0 +1,116 @@
+"""Fixtures of the integration tier (real apt, dpkg and pip on 127.0.0.1).
+
+Every test under ``tests/integration`` is marked ``integration``; run the tier alone with
+``pytest tests/integration`` or leave it out with ``-m "not integration"``.  It needs root and
+mmdebstrap, apt-utils, gnupg, dpkg-dev; without them each test is skipped with the reason.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from harness import debroot as _debroot  # noqa: E402
+from harness.procs import missing_prerequisites  # noqa: E402
+from harness.sites import build_apt_world, build_py_index  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if HERE in Path(str(item.fspath)).resolve().parents:
+            item.add_marker(pytest.mark.integration)
+
+
+@pytest.fixture(scope="session")
+def tier_ready():
+    reasons = missing_prerequisites()
+    if reasons:
+        pytest.skip("integration tier unavailable: " + "; ".join(reasons))
+
+
+@pytest.fixture(scope="session")
+def kernel() -> str:
+    return os.uname().release
+
+
+@pytest.fixture(scope="session")
+def apt_world(tier_ready, tmp_path_factory, kernel):
+    world = build_apt_world(str(tmp_path_factory.mktemp("aptworld")), kernel)
+    yield world
+    world.radeon.stop()
+    world.distro.stop()
+    for key in (world.site.radeon_key, world.site.distro_key, world.rogue_key):
+        key.close()
+
+
+@pytest.fixture
+def apt_site(apt_world):
+    """The apt world, with both servers back to normal after the test (fault switches reset)."""
+    apt_world.reset()
+    yield apt_world
+    apt_world.reset()
+
+
+@pytest.fixture(scope="session")
+def py_index(tmp_path_factory):
+    index = build_py_index(str(tmp_path_factory.mktemp("pyindex")))
+    yield index
+    index.server.stop()
+
+
+@pytest.fixture
+def pyindex(py_index):
+    py_index.reset()
+    yield py_index
+    py_index.reset()
+
+
+@pytest.fixture(scope="session")
+def root_base(tier_ready, tmp_path_factory):
+    image = _debroot.ensure_image(log=lambda m: print(m, file=sys.stderr))
+    base = _debroot.BaseTree(image, str(tmp_path_factory.mktemp("roots")))
+    yield base
+    base.close()
+
+
+@pytest.fixture
+def debroot(root_base):
+    """A fresh Debian root that says it is Ubuntu 22.04 (jammy)."""
+    root = root_base.new_root()
+    root.make_ubuntu("jammy", "22.04")
+    try:
+        yield root
+    finally:
+        root.close()
+
+
+@pytest.fixture
+def host_python() -> str:
+    return sys.executable
+
+
+
+@pytest.fixture
+def wroot(debroot, apt_site):
+    """A fresh Ubuntu-like root that can run rocm-wizard: the repository mounted, the sysfs entries
+    of a Radeon RX 7900 XTX, and the distribution archive configured (nothing from AMD yet)."""
+    from harness import wizard
+
+    wizard.prepare(debroot)
+    wizard.add_gpu(debroot)
+    apt_site.add_distro(debroot)
+    return debroot
+
+
+@pytest.fixture
+def rocm_old(wroot, apt_site):
+    """A machine that runs ROCm 6.2.4 installed the documented way (keyring, lists, pin, rocm, dkms)."""
+    apt_site.install_rocm(wroot, apt_site.old)
+    return wroot

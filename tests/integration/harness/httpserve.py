@@ -1,0 +1,117 @@
+"""A static HTTP server on a loopback address in a thread, with fault switches.
+
+Each site gets its own loopback address (127.0.0.1, 127.0.0.2...), not just its own port: apt's
+http method remembers a failing *host* and then fails every other repository on it, so two
+repositories that are different hosts in real life must be different hosts here too.
+
+``mode`` is ``"ok"`` (serve files, list directories), ``"404"`` (answer every request with 404) or
+``"500"``; :meth:`LocalServer.stop` closes the socket so connections are refused (the "repository
+unreachable" case) and :meth:`LocalServer.start` opens it again on the same port.  Every request
+path is kept in :attr:`LocalServer.requests` so a test can prove what was (not) fetched.
+"""
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import socket
+import threading
+from typing import List, Optional
+
+
+class _Handler(http.server.SimpleHTTPRequestHandler):
+    server_version = "rocm-wizard-test"
+    sys_version = ""
+
+    def _fault(self) -> bool:
+        owner: "LocalServer" = self.server.owner  # type: ignore[attr-defined]
+        with owner._lock:
+            owner.requests.append(self.path)
+            mode = owner.mode
+        if mode == "ok":
+            return False
+        code = 404 if mode == "404" else 500
+        self.send_error(code)
+        return True
+
+    def do_GET(self) -> None:  # noqa: N802
+        if not self._fault():
+            super().do_GET()
+
+    def do_HEAD(self) -> None:  # noqa: N802
+        if not self._fault():
+            super().do_HEAD()
+
+    def log_message(self, format: str, *args) -> None:  # silence per-request stderr lines
+        pass
+
+
+class _Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+
+class LocalServer:
+    def __init__(self, directory: str, name: str = "site", host: str = "127.0.0.1") -> None:
+        self.directory = os.path.abspath(directory)
+        self.host = host
+        self.name = name
+        self.mode = "ok"
+        self.requests: List[str] = []
+        self.port: Optional[int] = None
+        self._lock = threading.Lock()
+        self._httpd: Optional[_Server] = None
+        self._thread: Optional[threading.Thread] = None
+
+    @property
+    def url(self) -> str:
+        if self.port is None:
+            raise RuntimeError(f"{self.name}: server was never started")
+        return f"http://{self.host}:{self.port}"
+
+    @property
+    def running(self) -> bool:
+        return self._httpd is not None
+
+    def start(self) -> "LocalServer":
+        if self._httpd is not None:
+            return self
+        handler = functools.partial(_Handler, directory=self.directory)
+        httpd = _Server((self.host, self.port or 0), handler)
+        httpd.owner = self  # type: ignore[attr-defined]
+        self.port = httpd.server_address[1]
+        self._httpd = httpd
+        self._thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.1},
+                                        name=f"http-{self.name}", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        httpd, self._httpd = self._httpd, None
+        if httpd is not None:
+            httpd.shutdown()
+            httpd.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def reset(self) -> None:
+        """Back to normal service (used between tests)."""
+        with self._lock:
+            self.mode = "ok"
+            self.requests.clear()
+        if self._httpd is None:
+            self.start()
+
+    def fetched(self, fragment: str) -> List[str]:
+        with self._lock:
+            return [p for p in self.requests if fragment in p]
+
+    def is_reachable(self) -> bool:
+        if self.port is None:
+            return False
+        try:
+            with socket.create_connection((self.host, self.port), timeout=1):
+                return True
+        except OSError:
+            return False

@@ -1,0 +1,98 @@
+"""The served test world: the radeon-like site, the distribution archive and the package index,
+each on its own 127.0.0.1 port, plus helpers that point a :class:`DebRoot` at them."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Dict, Optional
+
+from . import aptrepo, wheels
+from .aptrepo import AptSite, RocmRelease
+from .debroot import DebRoot
+from .gpgkeys import TestKey
+from .httpserve import LocalServer
+
+ROCM_KEYRING = "/etc/apt/keyrings/rocm.gpg"
+DISTRO_KEYRING = "/etc/apt/trusted.gpg.d/ubuntu-stand-in.gpg"
+
+
+@dataclass
+class AptWorld:
+    site: AptSite
+    radeon: LocalServer
+    distro: LocalServer
+    rogue_key: TestKey  # a key nobody signed anything with (the "wrong key" case)
+
+    @property
+    def radeon_url(self) -> str:
+        return self.radeon.url
+
+    @property
+    def distro_url(self) -> str:
+        return self.distro.url
+
+    @property
+    def old(self) -> RocmRelease:
+        return aptrepo.OLD
+
+    @property
+    def new(self) -> RocmRelease:
+        return aptrepo.NEW
+
+    def reset(self) -> None:
+        self.radeon.reset()
+        self.distro.reset()
+
+    # --- pointing a root at the servers ------------------------------------------------------
+    def add_distro(self, root: DebRoot) -> None:
+        """The root's own "distribution" archive (like Ubuntu's), trusted the way Ubuntu's is."""
+        self.site.distro_key.write_keyring(root.host_path(DISTRO_KEYRING))
+        root.write("/etc/apt/sources.list", aptrepo.distro_list(self.distro_url, self.site.codename))
+
+    def add_rocm(self, root: DebRoot, release: RocmRelease, *, pin: bool = True, amdgpu: bool = True,
+                 key: Optional[TestKey] = None) -> None:
+        """What a 6.x install per AMD's docs leaves behind: keyring, rocm.list, amdgpu.list, pin."""
+        (key or self.site.radeon_key).write_keyring(root.host_path(ROCM_KEYRING))
+        root.write("/etc/apt/sources.list.d/rocm.list",
+                   aptrepo.rocm_list(self.radeon_url, release, self.site.codename, ROCM_KEYRING))
+        if amdgpu:
+            root.write("/etc/apt/sources.list.d/amdgpu.list",
+                       aptrepo.amdgpu_list(self.radeon_url, release, self.site.codename, ROCM_KEYRING))
+        if pin:
+            root.write("/etc/apt/preferences.d/rocm-pin-600", aptrepo.PIN_600)
+
+    def install_rocm(self, root: DebRoot, release: RocmRelease, dkms: bool = True) -> None:
+        """A machine that already runs ``release`` (the starting point of upgrade scenarios)."""
+        self.add_distro(root)
+        self.add_rocm(root, release)
+        root.apt("update", check=True)
+        pkgs = ["rocm"] + (["amdgpu-dkms"] if dkms else [])
+        root.apt("install", *pkgs, check=True)
+
+
+@dataclass
+class PyIndex:
+    server: LocalServer
+    indexes: Dict[str, str]  # rocm6.2 -> /whl/rocm6.2, pypi -> /simple
+
+    def url(self, name: str) -> str:
+        return self.server.url + self.indexes[name]
+
+    def reset(self) -> None:
+        self.server.reset()
+
+
+def build_apt_world(base: str, kernel: str) -> AptWorld:
+    radeon_key = TestKey("repo.radeon.com stand-in <rocm-test@invalid>")
+    distro_key = TestKey("Ubuntu Archive stand-in <ubuntu-test@invalid>")
+    rogue_key = TestKey("Nobody in particular <rogue-test@invalid>")
+    site = aptrepo.build_sites(os.path.join(base, "apt"), radeon_key, distro_key, kernel)
+    radeon = LocalServer(site.radeon_root, "radeon").start()
+    distro = LocalServer(site.distro_root, "distro", host="127.0.0.2").start()
+    return AptWorld(site, radeon, distro, rogue_key)
+
+
+def build_py_index(base: str) -> PyIndex:
+    root = os.path.join(base, "pyindex")
+    indexes = wheels.build_index(root)
+    return PyIndex(LocalServer(root, "pyindex", host="127.0.0.3").start(), indexes)
