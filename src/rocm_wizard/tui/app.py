@@ -1,0 +1,139 @@
+"""The wizard app: ``rocm-wizard`` with no mode flag (or ``--demo``) lands in :func:`run`.
+
+The app holds the state of the walk (system, diagnosis, choices, plan, outcome, verify report);
+the screens read and set it, and every long piece of work runs in a worker that posts messages.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import time
+from typing import Any, Callable, Dict, Mapping, Optional
+
+from textual.app import App
+from textual.binding import Binding
+
+from .. import exitcodes
+from .core import Core, make_core
+
+CSS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "wizard.tcss")
+
+
+class WizardApp(App[int]):
+    CSS_PATH = CSS_FILE
+    TITLE = "rocm-wizard"
+    ENABLE_COMMAND_PALETTE = False
+    BINDINGS = [Binding("ctrl+c", "request_quit", "Quit", show=False, priority=True),
+                Binding("ctrl+q", "request_quit", "Quit", show=False, priority=True)]
+
+    def __init__(self, core: Core, *, environ: Optional[Mapping[str, str]] = None, animate: bool = True,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__()
+        self.core = core
+        self.environ: Mapping[str, str] = dict(os.environ if environ is None else environ)
+        self.animate = animate  # False: spinners and cursors stand still (tests, snapshots)
+        self.clock = clock  # durations shown on screen
+        # the walk's state
+        self.system: Any = None
+        self.diagnosis: Any = None
+        self.path: Optional[str] = None
+        self.values: Dict[str, Any] = {}
+        self.plan: Any = None
+        self.reports: list = []
+        self.outcome: Any = None
+        self.verify_report: Any = None
+        self.answers_path: Optional[str] = None
+        self.answers_error: Optional[str] = None
+        self.exports: Dict[str, str] = {}
+
+    @property
+    def mode_label(self) -> str:
+        if self.core.demo:
+            return "DEMO"
+        if getattr(self.core, "snapshot", None):
+            return "snapshot"
+        return ""
+
+    def on_mount(self) -> None:
+        from .screens.detection import DetectionScreen
+
+        self.push_screen(DetectionScreen())
+
+    # -- leaving ---------------------------------------------------------------------------------
+    def exit_status(self) -> int:
+        o = self.outcome
+        if o is None:
+            return exitcodes.OK
+        if o.status == "cancelled":
+            return exitcodes.INTERRUPTED
+        if o.status == "failed":
+            return exitcodes.ERROR
+        r = self.verify_report
+        if r is not None and getattr(r, "status", "ok") != "ok":
+            return exitcodes.PENDING
+        return exitcodes.OK
+
+    def _running_screen(self):
+        from .screens.execute import ExecuteScreen
+
+        for s in self.screen_stack:
+            if isinstance(s, ExecuteScreen) and s.running:
+                return s
+        return None
+
+    def request_quit(self) -> None:
+        from .widgets.modals import ConfirmModal
+
+        running = self._running_screen()
+        if running is not None:
+            self.push_screen(ConfirmModal("A run is in progress. Stop it after the current step and quit?",
+                                          "Stop and quit", "Keep running"),
+                             lambda yes: self._stop_and_quit(running) if yes else None)
+            return
+        self._leave()
+
+    def _leave(self) -> None:
+        code = self.exit_status()
+        self.exit(result=code, return_code=code)
+
+    def action_request_quit(self) -> None:
+        self.request_quit()
+
+    def _stop_and_quit(self, screen) -> None:
+        screen.cancel_requested = True
+        screen.control.cancel()
+        self.set_interval(0.2, self._maybe_exit)
+
+    def _maybe_exit(self) -> None:
+        if self._running_screen() is None:
+            self._leave()
+
+
+def _forget_stale_size() -> None:
+    """An exported COLUMNS / LINES pins the size Textual reads, so a resized terminal would keep
+    the old layout; drop them when the terminal itself can tell its size (a serial console that
+    cannot keeps them)."""
+    try:
+        size = os.get_terminal_size(sys.stdout.fileno())
+    except (OSError, ValueError):
+        return
+    if size.columns > 0 and size.lines > 0:
+        os.environ.pop("COLUMNS", None)
+        os.environ.pop("LINES", None)
+
+
+def run(args) -> int:
+    """Entry point of the TUI (``rocm-wizard`` / ``rocm-wizard --demo``); returns the exit status."""
+    if not sys.stdin.isatty() or not sys.stdout.isatty():
+        print("rocm-wizard: the interactive wizard needs a terminal; use --plan-only or --yes "
+              "for scripts and pipes", file=sys.stderr)
+        return exitcodes.USAGE
+    _forget_stale_size()
+    try:
+        core = make_core(args)
+    except Exception as exc:
+        print(f"rocm-wizard: {exc}", file=sys.stderr)
+        return exitcodes.ERROR
+    app = WizardApp(core)
+    app.run()
+    return int(app.return_code or 0)

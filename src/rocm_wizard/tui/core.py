@@ -1,0 +1,266 @@
+"""Where the TUI meets the headless core (detect -> doctor -> plan -> execute -> verify).  Every
+piece of work a screen starts goes through a :class:`Core`, so switching an implementation is a
+change here only (the pure helpers beside it read the catalog, the plan engine's validators and the
+executor's file formats: ``fields``, ``execution``).
+
+:class:`Core` works on the live machine (or a snapshot given with ``--snapshot``);
+:class:`rocm_wizard.demo.DemoCore` is the same core on the bundled demo system with a simulated
+executor and a simulated smoke test.
+
+Blocking methods (``run_probe``, ``finish``, ``build_plan``, ``evaluate``, ``execute``, ``verify``)
+are called from worker threads only.
+"""
+from __future__ import annotations
+
+import importlib
+import os
+import time
+from typing import Any, Callable, Dict, List, Optional, Sequence
+
+from ..model import System
+from . import fields as fieldmod
+from .execution import ChildRun, Control, ExecOutcome, StepEvent
+
+
+# Step kinds (rocm_wizard.plan.steps) that nothing later in a plan builds on: going on without one
+# leaves the system consistent, only less complete.  Every other kind is not skippable; the reason
+# shown for the common ones:
+SKIP_SAFE = frozenset({"user-groups", "reboot-flag", "pip-check", "env-persist", "docker-run-script"})
+SKIP_UNSAFE = {
+    "apt-key": "the repository cannot be used without its signing key",
+    "apt-sources": "the packages come from this repository",
+    "apt-pin": "without the pin, the distribution's packages could replace AMD's",
+    "apt-update": "the package lists must know the new repository",
+    "apt-install": "the rest of the plan expects these packages",
+    "venv": "the later steps install into this environment",
+    "pip-uninstall": "installing next to the old build mixes two builds",
+    "pip-install": "the environment would be left without torch",
+    "docker-pull": "the image is what the later steps run",
+}
+
+
+def skippable(step) -> "tuple[bool, str]":
+    """Whether a plan can go on without ``step`` (by its kind), and if not, why."""
+    if step is None:
+        return False, "unknown step"
+    own = getattr(step, "skippable", None)
+    if isinstance(own, bool):
+        return own, "" if own else "the step says later steps depend on it"
+    if step.kind in SKIP_SAFE:
+        return True, ""
+    return False, SKIP_UNSAFE.get(step.kind, "later steps may depend on this one")
+
+
+class Unavailable(Exception):
+    """A part of the core that this build does not have (yet); the message is for the user."""
+
+
+# -- the core ---------------------------------------------------------------------------------------
+
+class Core:
+    demo = False
+    simulated = False
+
+    def __init__(self, snapshot: Optional[str] = None, venvs: Sequence[str] = (), error_text: Optional[str] = None,
+                 state_dir: Optional[str] = None) -> None:
+        self.snapshot = snapshot
+        self.venvs = tuple(venvs)
+        self.error_text = error_text
+        self._state_dir = state_dir
+
+    # detection ----------------------------------------------------------------------------------
+    def open_source(self):
+        if self.snapshot:
+            from ..detect.bundle import open_snapshot
+
+            return open_snapshot(self.snapshot)
+        from ..detect.sources import LiveSource
+
+        return LiveSource()
+
+    def probe_names(self) -> Sequence[str]:
+        from ..detect import PROBES
+
+        return PROBES
+
+    def new_system(self, source) -> System:
+        return System(origin="live" if getattr(source, "kind", "live") == "live" else "snapshot")
+
+    def run_probe(self, name: str, source, system: System) -> None:
+        """Run one probe module; raises what it raises (the caller reports it)."""
+        mod = importlib.import_module("rocm_wizard.detect.probes." + name)
+        if name == "python":
+            venvs = list(self.venvs) or [str(v) for v in (getattr(source, "manifest", None) or {}).get("venvs", [])
+                                         if isinstance(v, str)]
+            mod.probe(source, system, venvs=tuple(venvs))
+        else:
+            mod.probe(source, system)
+
+    def finish(self, source, system: System):
+        """The merge pass of detection, then the diagnosis."""
+        from .. import detect
+
+        try:
+            detect.merge(source, system)
+        except Exception as exc:
+            system.note(f"merging the probes' results failed ({type(exc).__name__}: {exc})")
+        for note in getattr(source, "notes", []) or []:
+            system.note(note)
+        from ..doctor import diagnose
+
+        return diagnose(system, self.error_text)
+
+    # options and plan --------------------------------------------------------------------------
+    def fields(self, system: System, diagnosis, path: str) -> List[fieldmod.Field]:
+        rec = diagnosis.recommendation(path) if diagnosis is not None else None
+        return fieldmod.fields_for(path, system, getattr(rec, "target", None))
+
+    def choices(self, path: str, values: Dict[str, Any]):
+        """The plan engine's Choices for the form's values."""
+        from ..plan.build import Choices
+
+        return Choices(**_choice_kwargs(path, values))
+
+    def build_plan(self, system: System, path: str, values: Dict[str, Any]):
+        """Raises ValueError with the plan engine's message when the choices cannot work."""
+        from ..plan.build import PlanError, build_plan
+
+        try:
+            return build_plan(system, self.choices(path, values))
+        except PlanError as exc:
+            raise ValueError(exc.message) from None
+
+    def context(self):
+        from ..plan.context import Context
+
+        if self.snapshot or self.demo:
+            return Context.snapshot()
+        return Context()
+
+    def evaluate(self, plan, system: System) -> List[Any]:
+        from ..plan.core import evaluate
+
+        return evaluate(plan, self.context(), system)
+
+    def render(self, plan, fmt: str, reports=None) -> str:
+        from .. import plan as planmod
+
+        if fmt == "shell":
+            return planmod.render_shell(plan)
+        if fmt == "ansible":
+            return planmod.render_ansible(plan)
+        if fmt == "json":
+            return planmod.render_json(plan, reports)
+        raise ValueError(f"unknown format {fmt!r}")
+
+    def answers_text(self, plan) -> str:
+        """The answers file of ``plan`` in the executor's format (TOML): ``rocm-wizard --yes
+        --answers FILE`` replays the same choices unattended."""
+        from ..execute import answers
+
+        return answers.dumps(answers.from_plan_inputs(plan.inputs), comment=f"from the wizard: {plan.title}")
+
+    # execution ---------------------------------------------------------------------------------
+    def state_dir(self) -> str:
+        """Where the wizard keeps its answers files: the executor's log root."""
+        if self._state_dir is None:
+            from ..execute import paths
+
+            self._state_dir = paths.log_root()
+        return self._state_dir
+
+    def write_answers(self, plan, directory: Optional[str] = None) -> str:
+        """Write the answers file atomically (mode 0600: URLs may carry credentials); its path."""
+        directory = directory or self.state_dir()
+        target = os.path.join(directory, "answers-%s-%s.toml" % (time.strftime("%Y%m%d-%H%M%S"), plan.plan_id))
+        write_atomic(target, self.answers_text(plan), 0o600)
+        return target
+
+    def execute(self, plan, system: System, emit: Callable[[StepEvent], None], control: Control,
+                reports=None) -> ExecOutcome:
+        """Run the plan for real: ``rocm-wizard --yes`` on the plan's answers as a child process,
+        followed through its run directory (see :mod:`.execution`)."""
+        if self.snapshot:
+            raise Unavailable("this plan is for a snapshot of another machine: save the script (s) and run it there")
+        answers_path = self.write_answers(plan)
+        outcome = ChildRun(plan, answers_path, emit, control).run()
+        outcome.answers_path = answers_path
+        return outcome
+
+    def can_skip(self, plan, step, changed: Sequence[str] = ()) -> "tuple[bool, str]":
+        """Whether the run can go on without the failed ``step``, and if not, why.  ``changed``:
+        the steps that changed something so far in this run."""
+        from ..execute.engine import RESTORABLE_KINDS
+
+        kinds = {s.kind for s in plan.steps if s.id in set(changed)}
+        if kinds <= RESTORABLE_KINDS:
+            return False, ("after this failure the executor puts the changed files back as they were: retry "
+                           "starts the run again")
+        return skippable(step)
+
+    # verification ------------------------------------------------------------------------------
+    def verify_target(self, plan, system: Optional[System] = None) -> Dict[str, Any]:
+        """What the smoke test runs against after ``plan``: the image of the docker path, the venv
+        of the torch-reinstall path, else the first venv with a ROCm torch (or this interpreter)."""
+        inputs = getattr(plan, "inputs", {}) or {}
+        if getattr(plan, "path", None) == "docker":
+            image = ((getattr(plan, "facts", {}) or {}).get("docker") or {}).get("image") or inputs.get("image")
+            if image and ":" in image and "/" not in image.split(":")[0]:
+                image = f"rocm/pytorch:{image}"
+            elif image and "/" not in image:
+                from ..catalog import docker
+
+                image = docker.image(image)
+            return {"docker_image": image}
+        venv = inputs.get("venv") or getattr(getattr(plan, "fingerprint", None), "venv", None)
+        if not venv and system is not None:
+            venv = next((t.path for t in system.torch if t.path and t.build in (None, "rocm")), None)
+        return {"venv": venv} if venv else {}
+
+    def verify(self, plan, system: System, on_progress: Callable[[str], None]):
+        from .. import verify
+
+        return verify.run_verify(on_progress=on_progress, **self.verify_target(plan, system))
+
+
+def _choice_kwargs(path: str, values: Dict[str, Any]) -> Dict[str, Any]:
+    """Form values (named after the plan engine's Choices fields) -> Choices keyword arguments."""
+    kw: Dict[str, Any] = {"path": path}
+    for name, value in values.items():
+        if name == "env":
+            kw["env"] = fieldmod.env_dict(value or "")
+        elif isinstance(value, bool):
+            kw[name] = value
+        elif value is None or str(value).strip() == "":
+            continue
+        else:
+            kw[name] = str(value).strip()
+    return kw
+
+
+def write_atomic(path: str, text: str, mode: int = 0o644) -> None:
+    """Write ``text`` whole or not at all (the executor's atomic write: temporary file + rename)."""
+    from ..execute.fsutil import write_atomic as write_bytes
+
+    write_bytes(path, text.encode("utf-8"), mode)
+
+
+def make_core(args) -> Core:
+    """The core for the command line ``args`` (``--demo`` gives the demo core)."""
+    if getattr(args, "demo", False):
+        from ..demo import DemoCore
+
+        return DemoCore()
+    snapshot = getattr(args, "snapshot", None)
+    venvs = getattr(args, "venv", None) or ()
+    if isinstance(venvs, str):
+        venvs = [venvs]
+    error_text = None
+    err_file = getattr(args, "error_file", None) or getattr(args, "error", None)
+    if err_file and os.path.isfile(str(err_file)):
+        try:
+            with open(str(err_file), encoding="utf-8", errors="replace") as fh:
+                error_text = fh.read(1024 * 1024)
+        except OSError:
+            error_text = None
+    return Core(snapshot=snapshot, venvs=venvs, error_text=error_text)

@@ -1,0 +1,286 @@
+"""The options form as plain data: which fields a path takes, which values are valid (only those the
+catalog knows to work for the detected GPUs and OS are offered), and validators that run as the user
+types.  No Textual here: the screen renders these, tests check them directly.
+"""
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+Validator = Callable[[str], Optional[str]]  # value -> error message, or None when valid
+
+CHOICE, TEXT, FLAG = "choice", "text", "flag"
+
+
+@dataclass
+class Field:
+    name: str
+    label: str
+    kind: str  # choice | text | flag
+    value: Any = None  # current value (str for choice/text, bool for flag)
+    choices: List[Tuple[str, str]] = field(default_factory=list)  # (value, label) for CHOICE
+    help: str = ""
+    validate: Optional[Validator] = None
+    placeholder: str = ""
+
+    def error(self, value: Any = None) -> Optional[str]:
+        """Why ``value`` (default: the current value) is not acceptable, or None."""
+        v = self.value if value is None else value
+        if self.kind == CHOICE:
+            if not self.choices:
+                return "no valid choice for this system"
+            if v not in [c[0] for c in self.choices]:
+                return "pick one of the offered values"
+            return None
+        if self.kind == FLAG:
+            return None if isinstance(v, bool) else "must be on or off"
+        text = "" if v is None else str(v)
+        if self.validate is None:
+            return None
+        try:
+            return self.validate(text)
+        except Exception as exc:  # a validator must never take the form down
+            return f"cannot check this value ({type(exc).__name__})"
+
+
+def errors(fields: Sequence[Field]) -> Dict[str, str]:
+    out = {}
+    for f in fields:
+        e = f.error()
+        if e:
+            out[f.name] = e
+    return out
+
+
+def values(fields: Sequence[Field]) -> Dict[str, Any]:
+    return {f.name: f.value for f in fields}
+
+
+_SYSTEM_DIRS = ("/", "/bin", "/boot", "/dev", "/etc", "/lib", "/lib64", "/proc", "/sbin", "/sys", "/usr", "/var",
+                "/opt/rocm")
+
+
+# -- validators (the plan engine's own rules, so the form refuses exactly what the plan would) ------
+
+def check_user(text: str) -> Optional[str]:
+    """One Linux user name; empty means "the user running the wizard"."""
+    from ..plan.steps._util import SAFE_USER
+
+    t = text.strip()
+    if t and not SAFE_USER.match(t):
+        return f"not a valid user name: {t!r} (lower-case letters, digits, '.', '-' and '_')"
+    return None
+
+
+def check_url(text: str, optional: bool = True) -> Optional[str]:
+    from ..plan.steps._util import check_url as plan_check_url
+
+    t = text.strip()
+    if not t:
+        return None if optional else "a URL is required"
+    try:
+        plan_check_url(t, "the URL")
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
+def check_abs_path(text: str, what: str) -> Optional[str]:
+    t = text.strip()
+    if not t:
+        return f"the {what} is required"
+    if not t.startswith("/"):
+        return "must be an absolute path (start with /)"
+    if any(c in t for c in "\n\r\t\0\"'`$\\;|&<>*?"):
+        return "the path contains characters a shell script cannot carry safely"
+    return None
+
+
+def check_venv(text: str) -> Optional[str]:
+    err = check_abs_path(text, "path of the virtual environment")
+    if err:
+        return err
+    norm = posixpath.normpath(text.strip())
+    if norm in _SYSTEM_DIRS or any(norm.startswith(d + "/") for d in ("/proc", "/sys", "/dev", "/etc", "/usr")):
+        return "that is a system directory, not a virtual environment"
+    return None
+
+
+def check_env(text: str) -> Optional[str]:
+    """``NAME=VALUE`` pairs separated by spaces or commas (values without spaces or quotes)."""
+    from ..plan.steps._util import SAFE_ENV_NAME
+
+    for item in [i for i in re.split(r"[,\s]+", text.strip()) if i]:
+        name, sep, value = item.partition("=")
+        if not sep or not SAFE_ENV_NAME.match(name):
+            return f"{item!r}: expected NAME=VALUE"
+        if not re.match(r"^[A-Za-z0-9._:/+=-]*$", value):
+            return f"{item!r}: the value must be plain text without spaces or quotes"
+    return None
+
+
+def env_dict(text: str) -> Dict[str, str]:
+    out = {}
+    for item in [i for i in re.split(r"[,\s]+", str(text or "").strip()) if i]:
+        name, _, value = item.partition("=")
+        out[name] = value
+    return out
+
+
+def check_fingerprint(text: str) -> Optional[str]:
+    from ..plan.openpgp import normalize_fingerprint
+
+    if text.strip() and normalize_fingerprint(text) is None:
+        return "a key fingerprint is 40 hexadecimal digits (spaces allowed)"
+    return None
+
+
+# -- what each path offers ------------------------------------------------------------------------
+
+def _gfx(system: Any) -> List[str]:
+    return sorted({g.gfx_target for g in getattr(system, "amd_gpus", []) if g.gfx_target})
+
+
+def torch_choices(system: Any) -> List[Tuple[str, str]]:
+    """(``torch+index``, label) of every torch release + wheel index whose wheels carry kernels for
+    every detected gfx target, newest first."""
+    from ..catalog import wheels
+
+    gfx = _gfx(system)
+    out: List[Tuple[str, str]] = []
+    try:
+        pairs = wheels.pairings(gfx) if gfx else []
+    except Exception:
+        pairs = []
+    seen = set()
+    for rel, idx in pairs:
+        key = f"{rel.version}+{idx.name}"
+        if key in seen:
+            continue
+        seen.add(key)
+        triton = f", {rel.triton_requirement}" if rel.triton_requirement else ""
+        out.append((key, f"torch {rel.version} from {idx.name}{triton}"))
+    out.sort(key=lambda kv: _vkey(*kv[0].split("+", 1)), reverse=True)
+    return out
+
+
+def _vkey(*parts: str):
+    from packaging.version import InvalidVersion, Version
+
+    key = []
+    for p in parts:
+        p = p.replace("rocm", "")
+        try:
+            key.append(Version(p))
+        except InvalidVersion:
+            key.append(Version("0"))
+    return tuple(key)
+
+
+def release_choices(system: Any) -> List[Tuple[str, str]]:
+    """ROCm releases newer than the installed one that officially support every detected gfx
+    target on this Ubuntu release, newest first."""
+    from ..catalog import releases
+
+    gfx = _gfx(system)
+    ubuntu = getattr(getattr(system, "os", None), "version_id", None)
+    installed = getattr(getattr(system, "rocm", None), "version", None)
+    out = []
+    for rel in releases.all_releases():
+        if gfx and any(g not in rel.gfx_official for g in gfx):
+            continue
+        if ubuntu and rel.supports_ubuntu(ubuntu) is False:
+            continue
+        if installed and _vkey(rel.version) <= _vkey(installed):
+            continue
+        tag = "" if rel.status == "documented" else f" ({rel.status})"
+        out.append((rel.version, f"ROCm {rel.version}{tag}"))
+    out.reverse()
+    return out
+
+
+def image_choices(system: Any) -> List[Tuple[str, str]]:
+    """AMD rocm/pytorch tags whose ROCm release officially supports every detected gfx target."""
+    from ..catalog import docker, support
+
+    gfx = _gfx(system)
+    out = []
+    for t in docker.tags():
+        ok = True
+        for g in gfx:
+            try:
+                level = support.status(g, t.rocm).level
+            except Exception:
+                level = "unknown"
+            if level not in ("official", "limited"):
+                ok = False
+                break
+        if ok:
+            tag = "" if t.status == "documented" else f" ({t.status})"
+            out.append((t.tag, f"ROCm {t.rocm}, torch {t.torch}, Ubuntu {t.ubuntu}, py{t.python}{tag}"))
+    return out
+
+
+def _with_default(choices: List[Tuple[str, str]], value: Optional[str]) -> Optional[str]:
+    keys = [c[0] for c in choices]
+    if value in keys:
+        return value
+    return keys[0] if keys else None
+
+
+def fields_for(path: str, system: Any, target: Optional[Dict[str, Any]] = None) -> List[Field]:
+    """The options of ``path`` for ``system`` (names are the plan engine's ``Choices`` fields);
+    defaults come from the doctor's recommendation ``target`` when it has one."""
+    target = dict(target or {})
+    user = getattr(getattr(system, "access", None), "user", None) or ""
+    if user == "root":
+        user = ""
+    if path == "torch-reinstall":
+        envs = [t.path for t in getattr(system, "torch", []) if t.path and t.path.startswith("/")]
+        venv = target.get("venv") or (envs[0] if envs else "")
+        choices = torch_choices(system)
+        want = f"{target.get('torch')}+{target.get('index')}" if target.get("torch") else None
+        return [
+            Field("venv", "Virtual environment", TEXT, venv, help="the venv whose torch is replaced (detected: "
+                  + (", ".join(envs) or "none") + "; a new path gets a new venv)", validate=check_venv,
+                  placeholder="/path/to/venv"),
+            Field("venv_mode", "How", CHOICE, "existing" if venv in envs else "new",
+                  [("existing", "change this venv in place"),
+                   ("new", "build a new venv beside it and switch the path to it (the old one is kept)")]),
+            Field("torch", "PyTorch build", CHOICE, _with_default(choices, want), choices,
+                  help="only builds whose wheels carry kernels for this GPU are offered"),
+            Field("env", "Environment variables", TEXT, " ".join(f"{k}={v}" for k, v in (target.get("env") or {}).items()),
+                  help="persisted in the venv, NAME=VALUE separated by spaces (the plan adds the ones this "
+                  "GPU needs)", validate=check_env, placeholder="TORCH_BLAS_PREFER_HIPBLASLT=0"),
+            Field("torch_index_url", "Wheel index", TEXT, "", help="optional: a pip index to use instead of "
+                  "download.pytorch.org", validate=check_url, placeholder="https://download.pytorch.org/whl/rocm6.2.4"),
+        ]
+    if path == "rocm-upgrade":
+        choices = release_choices(system)
+        return [
+            Field("rocm", "ROCm release", CHOICE, _with_default(choices, target.get("rocm")), choices,
+                  help="releases that officially support this GPU on this Ubuntu release"),
+            Field("dkms", "Install the amdgpu kernel driver (amdgpu-dkms)", FLAG,
+                  target.get("kernel_driver", "amdgpu-dkms") == "amdgpu-dkms",
+                  help="off: keep the installed kernel driver (containers, WSL, or a newer in-kernel driver)"),
+            Field("user", "User for render and video", TEXT, user, help="added to the GPU groups",
+                  validate=check_user, placeholder="alice"),
+            Field("rocm_mirror", "Repository mirror", TEXT, "", help="optional: a mirror of https://repo.radeon.com",
+                  validate=check_url, placeholder="https://repo.radeon.com"),
+            Field("rocm_key_fingerprint", "Key fingerprint", TEXT, "", help="optional: the signing key's "
+                  "fingerprint from a source you trust", validate=check_fingerprint, placeholder="CA8B B472 ..."),
+        ]
+    if path == "docker":
+        choices = image_choices(system)
+        return [
+            Field("image", "rocm/pytorch image", CHOICE, _with_default(choices, target.get("tag")), choices,
+                  help="AMD images whose ROCm officially supports this GPU"),
+            Field("workspace", "Workspace", TEXT, f"/home/{user}/rocm-workspace" if user else "/root/rocm-workspace",
+                  help="host directory mounted as /workspace", validate=lambda t: check_abs_path(t, "workspace"),
+                  placeholder="/home/alice/rocm-workspace"),
+            Field("user", "User for the docker group", TEXT, user, help="may run containers without sudo",
+                  validate=check_user, placeholder="alice"),
+        ]
+    return []

@@ -1,0 +1,89 @@
+"""8. Done: what changed, whether a reboot is needed, where the log is, and the answers file
+written for a ``--yes`` replay."""
+from __future__ import annotations
+
+from typing import Iterable
+
+from rich.text import Text
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from ..text import replay_command
+from .base import WizardScreen
+
+
+class DoneScreen(WizardScreen):
+    STEP = 8
+    NAME = "Done"
+    BACK = False
+    HELP = ("The summary of the run: what changed, whether a reboot is needed, where the log is, and "
+            "the answers file that replays the same choices unattended with --yes. q or Enter quits.")
+
+    BINDINGS = [Binding("enter", "quit_wizard", "Quit", show=False)]
+
+    def body(self) -> Iterable:
+        with VerticalScroll(id="done"):
+            yield Static(self.summary(), id="done-text")
+
+    def on_mount(self) -> None:
+        w = self.wizard
+        if w.answers_path is None and getattr(w.outcome, "answers_path", None):
+            w.answers_path = w.outcome.answers_path
+        if w.plan is not None and w.answers_path is None:
+            try:
+                w.answers_path = w.core.write_answers(w.plan)
+            except Exception as exc:
+                w.answers_error = str(exc)
+        self.query_one("#done-text", Static).update(self.summary())
+
+    def summary(self) -> Text:
+        w = self.wizard
+        out = Text()
+        o = w.outcome
+        status = getattr(o, "status", None)
+        headline = {"done": ("The plan ran to the end.", "bold green"),
+                    "failed": ("The run stopped at a failed step.", "bold red"),
+                    "cancelled": ("The run was cancelled at a safe point.", "bold yellow")}.get(
+            status, ("Nothing was run.", "bold"))
+        out.append(headline[0], style=headline[1])
+        if getattr(o, "simulated", False):
+            out.append("  Demo: simulated, nothing on this machine was changed.", style="italic")
+        out.append("\n\n")
+        titles = {s.id: s.title for s in getattr(w.plan, "steps", [])}
+        results = getattr(o, "results", {}) or {}
+        changed = [sid for sid, st in results.items() if st == "changed"]
+        out.append("What changed\n", style="bold")
+        if changed:
+            for sid in changed:
+                out.append(f"  ✓ {titles.get(sid, sid)}\n")
+        else:
+            out.append("  nothing\n")
+        others = [(sid, st) for sid, st in results.items() if st in ("skipped", "failed")]
+        for sid, st in others:
+            out.append(f"  {'✗' if st == 'failed' else '-'} {titles.get(sid, sid)}: {st}\n",
+                       style="red" if st == "failed" else "yellow")
+        if getattr(o, "error", None):
+            out.append(f"  error: {o.error}\n", style="red")
+        out.append("\nReboot: ", style="bold")
+        out.append("needed (a new kernel driver was installed)\n" if getattr(o, "reboot", False) else "not needed\n")
+        r = w.verify_report
+        if r is not None:
+            out.append("Smoke test: ", style="bold")
+            out.append(r.headline + "\n", style="green" if r.status == "ok" else "red")
+        if getattr(o, "log_path", None):
+            out.append("Log: ", style="bold")
+            out.append(f"{o.log_path}\n")
+        if w.answers_path:
+            out.append("Answers file: ", style="bold")
+            out.append(f"{w.answers_path}\n")
+            out.append("Replay unattended: ", style="bold")
+            out.append(replay_command(w.answers_path) + ("  (on the real machine)" if w.core.demo else "") + "\n")
+        elif w.answers_error:
+            out.append(f"The answers file could not be written: {w.answers_error}\n", style="red")
+        for kind, path in sorted(w.exports.items()):
+            out.append(f"Saved {kind}: {path}\n")
+        if status in ("failed", "cancelled") and not w.core.demo:
+            out.append("\n`rocm-wizard resume` continues the run; `rocm-wizard rollback` restores what it replaced.\n")
+        out.append("\nq quits.", style="dim")
+        return out

@@ -1,0 +1,114 @@
+"""4. Options of the chosen path, validated as the user types: a choice offers only values the
+catalog says work for this GPU and OS; text fields show their error under them; Next is refused
+while any field is invalid."""
+from __future__ import annotations
+
+from typing import Dict, Iterable
+
+from textual import on
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.widgets import Checkbox, Input, Label, Select, Static
+
+from .. import fields as F
+from .base import WizardScreen
+from .paths import PATH_TITLES
+
+
+class OptionsScreen(WizardScreen):
+    STEP = 4
+    NAME = "Options"
+    HELP = ("The options of the way out you chose. Tab moves between fields. A list (Enter opens it) "
+            "offers only versions that are known to work with this GPU and OS; a text field is checked "
+            "as you type and says what is wrong under it. Press ctrl+n (or n outside a text field) to "
+            "build the plan; nothing is changed yet.")
+
+    BINDINGS = [Binding("ctrl+n", "next", "Next: plan"), Binding("n", "next", "Next", show=False)]
+
+    def __init__(self, path: str) -> None:
+        super().__init__()
+        self.path = path
+        self.fields = []
+        self.error = None
+
+    def body(self) -> Iterable:
+        try:
+            self.fields = self.wizard.core.fields(self.wizard.system, self.wizard.diagnosis, self.path)
+        except Exception as exc:
+            self.fields = []
+            self.error = f"{type(exc).__name__}: {exc}"
+        with VerticalScroll(id="options"):
+            yield Static(f"{PATH_TITLES.get(self.path, self.path)}: options", id="options-head", markup=False)
+            if self.error:
+                yield Static(f"Cannot offer options: {self.error}", classes="error", markup=False)
+            for f in self.fields:
+                with Vertical(classes="field", id=f"field-{f.name}"):
+                    if f.kind == F.FLAG:
+                        yield Checkbox(f.label, bool(f.value), id=f"in-{f.name}")
+                    else:
+                        yield Label(f.label, classes="field-label")
+                        if f.kind == F.CHOICE:
+                            if f.choices:
+                                yield Select([(label, value) for value, label in f.choices], value=f.value,
+                                             allow_blank=False, id=f"in-{f.name}", compact=True)
+                            else:
+                                yield Static("no valid value for this system", classes="error")
+                        else:
+                            yield Input(str(f.value or ""), placeholder=f.placeholder, id=f"in-{f.name}",
+                                        compact=True)
+                    yield Static(f.help, classes="field-help", markup=False)
+                    yield Label(f.error() or "", classes="error field-error", id=f"err-{f.name}", markup=False)
+
+    def on_mount(self) -> None:
+        if not self.wizard.animate:
+            for w in self.query(Input):
+                w.cursor_blink = False
+        first = self.query("Select, Input, Checkbox")
+        if first:
+            first.first().focus()
+
+    def _field(self, widget_id: str):
+        name = (widget_id or "")[3:]
+        return next((f for f in self.fields if f.name == name), None)
+
+    def _update(self, widget_id: str, value) -> None:
+        f = self._field(widget_id)
+        if f is None:
+            return
+        f.value = value
+        self.query_one(f"#err-{f.name}", Label).update(f.error() or "")
+
+    @on(Input.Changed)
+    def _input(self, event: Input.Changed) -> None:
+        self._update(event.input.id or "", event.value)
+
+    @on(Select.Changed)
+    def _select(self, event: Select.Changed) -> None:
+        if event.value is not Select.BLANK:
+            self._update(event.select.id or "", event.value)
+
+    @on(Checkbox.Changed)
+    def _checkbox(self, event: Checkbox.Changed) -> None:
+        self._update(event.checkbox.id or "", event.value)
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        self.focus_next()
+
+    def errors(self) -> Dict[str, str]:
+        return F.errors(self.fields)
+
+    def action_next(self) -> None:
+        if self.error or not self.fields:
+            self.notify("There are no options to build a plan from.", severity="error")
+            return
+        errs = self.errors()
+        if errs:
+            name, msg = next(iter(errs.items()))
+            label = next((f.label for f in self.fields if f.name == name), name)
+            self.notify(f"{label}: {msg}", severity="error", title="Fix the options first")
+            return
+        self.wizard.values = F.values(self.fields)
+        from .review import ReviewScreen
+
+        self.app.push_screen(ReviewScreen(self.path, dict(self.wizard.values)))

@@ -1,0 +1,171 @@
+"""5. Plan review: every step with its check state (ok / will change / unknown), what it changes
+(package versions, file diffs), the full shell script, and export (script, Ansible playbook,
+answers file).  Execution starts from here after a confirmation."""
+from __future__ import annotations
+
+import os
+from typing import Dict, Iterable
+
+from rich.text import Text
+from textual import on, work
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.widgets import Static, TabbedContent, TabPane, TextArea
+
+from ..messages import PlanReady
+from ..text import SSH_NOTICE, ssh_without_multiplexer
+from ..widgets.steps import StepChecks, description_text
+from .base import WizardScreen
+
+EXPORTS = {
+    "script": ("shell script", "shell", "rocm-wizard-plan.sh", 0o755),
+    "playbook": ("Ansible playbook", "ansible", "rocm-wizard-playbook.yml", 0o644),
+    "answers": ("answers file", "answers", "rocm-wizard-answers.toml", 0o600),
+}
+
+
+class ReviewScreen(WizardScreen):
+    STEP = 5
+    NAME = "Plan review"
+    HELP = ("The plan, checked against this system without changing anything: each step is ok "
+            "(already done), will change, or unknown (cannot be checked before earlier steps run). "
+            "Tabs: Steps, Changes (package versions and file diffs), Script (the same plan as a bash "
+            "script you can run yourself). s saves the script, p an Ansible playbook, a the answers "
+            "file for `--yes` replay. x runs the plan after a confirmation.")
+
+    BINDINGS = [
+        Binding("x", "execute", "Run"),
+        Binding("s", "export('script')", "Save script"),
+        Binding("p", "export('playbook')", "Playbook"),
+        Binding("a", "export('answers')", "Answers"),
+        Binding("1", "tab('tab-steps')", "Steps", show=False),
+        Binding("2", "tab('tab-changes')", "Changes", show=False),
+        Binding("3", "tab('tab-script')", "Script", show=False),
+    ]
+
+    def __init__(self, path: str, values: Dict) -> None:
+        super().__init__()
+        self.path = path
+        self.values = values
+        self.plan = None
+        self.reports = []
+        self.script = ""
+        self.error = None
+
+    def body(self) -> Iterable:
+        yield Static("Building the plan and checking it against the system…", id="review-head", markup=False)
+        with TabbedContent(id="review-tabs"):
+            with TabPane("Steps", id="tab-steps"):
+                with VerticalScroll():
+                    yield StepChecks(id="checks")
+            with TabPane("Changes", id="tab-changes"):
+                with VerticalScroll(id="changes-scroll"):
+                    yield Static("", id="changes")
+            with TabPane("Script", id="tab-script"):
+                yield TextArea("", id="script", read_only=True, show_line_numbers=False)
+
+    def on_mount(self) -> None:
+        if not self.wizard.animate:
+            self.query_one("#script", TextArea).cursor_blink = False
+        self.build()
+
+    @work(thread=True, exclusive=True, group="plan", exit_on_error=False)
+    def build(self) -> None:
+        core = self.wizard.core
+        try:
+            plan = core.build_plan(self.wizard.system, self.path, self.values)
+            reports = core.evaluate(plan, self.wizard.system)
+            script = core.render(plan, "shell")
+            self.post_message(PlanReady(plan, reports, script))
+        except Exception as exc:
+            self.post_message(PlanReady(None, [], "", f"{type(exc).__name__}: {exc}" if not str(exc) else str(exc)))
+
+    @on(PlanReady)
+    def _ready(self, msg: PlanReady) -> None:
+        head = self.query_one("#review-head", Static)
+        if msg.error:
+            self.error = msg.error
+            head.update(Text(f"Cannot build the plan: {msg.error}\nPress Escape to change the options.",
+                             style="bold red"))
+            return
+        self.plan, self.reports, self.script = msg.plan, msg.reports, msg.script
+        self.wizard.plan = msg.plan
+        self.wizard.reports = msg.reports
+        counts = {"ok": 0, "change": 0, "unknown": 0}
+        for r in msg.reports:
+            counts[r.check.status] = counts.get(r.check.status, 0) + 1
+        text = Text(f"{getattr(msg.plan, 'title', 'Plan')}: {len(msg.reports)} steps, ", style="bold")
+        text.append(f"{counts['change']} will change", style="yellow")
+        text.append(", ")
+        text.append(f"{counts['ok']} ok", style="green")
+        text.append(", ")
+        text.append(f"{counts['unknown']} unknown", style="magenta")
+        text.append(".  x runs it, s/p/a export.")
+        head.update(text)
+        self.query_one(StepChecks).set_reports(msg.reports)
+        changes = Text()
+        for r in msg.reports:
+            changes.append_text(description_text(r))
+            changes.append("\n")
+        for note in getattr(msg.plan, "notes", []) or []:
+            changes.append(f"note: {note}\n", style="dim")
+        self.query_one("#changes", Static).update(changes)
+        self.query_one("#script", TextArea).load_text(msg.script)
+
+    def action_tab(self, tab: str) -> None:
+        self.query_one(TabbedContent).active = tab
+
+    # -- export ----------------------------------------------------------------------------------
+    def action_export(self, kind: str) -> None:
+        if self.plan is None:
+            self.notify("There is no plan to export yet.", severity="warning")
+            return
+        what, _fmt, name, _mode = EXPORTS[kind]
+        from ..widgets.modals import ExportModal
+
+        default = os.path.join(os.getcwd(), name)
+        self.app.push_screen(ExportModal(what, default), lambda p, k=kind: self._export_to(k, p))
+
+    def _export_to(self, kind: str, path) -> None:
+        if not path:
+            return
+        what, fmt, _name, mode = EXPORTS[kind]
+        from ..core import write_atomic
+
+        try:
+            if kind == "answers":
+                text = self.wizard.core.answers_text(self.plan)
+            elif fmt == "shell":
+                text = self.script
+            else:
+                text = self.wizard.core.render(self.plan, fmt, self.reports)
+            write_atomic(path, text, mode)
+        except Exception as exc:
+            self.notify(f"Could not save the {what}: {exc}", severity="error")
+            return
+        self.wizard.exports[kind] = path
+        self.notify(f"Saved the {what} to {path}")
+
+    # -- run ---------------------------------------------------------------------------------------
+    def action_execute(self) -> None:
+        if self.plan is None:
+            self.notify("There is no plan to run.", severity="warning")
+            return
+        pending = sum(1 for r in self.reports if r.check.status != "ok")
+        if pending == 0:
+            self.notify("Every step is already done: nothing to run.", severity="information")
+        from ..widgets.modals import ConfirmModal
+
+        if self.wizard.core.demo:
+            question = f"Run the {len(self.reports)} steps? (Demo: simulated, nothing is changed.)"
+        else:
+            question = f"Run the {len(self.reports)} steps on this machine now?"
+        note = SSH_NOTICE if ssh_without_multiplexer(self.wizard.environ) else ""
+        self.app.push_screen(ConfirmModal(question, "Run", "Not now", note=note), self._confirmed)
+
+    def _confirmed(self, yes) -> None:
+        if not yes:
+            return
+        from .execute import ExecuteScreen
+
+        self.app.push_screen(ExecuteScreen(self.plan, self.reports))

@@ -1,0 +1,83 @@
+"""The whole walk of each of the three ways out in the demo, keyboard only, from detection to Done:
+what a newcomer does after `rocm-wizard --demo`."""
+from __future__ import annotations
+
+import pytest
+from conftest import PATH_INDEX, detected, to_screen, wait_for
+from _screen import shown
+
+EXPECT = {
+    # path: (a step the plan must have, what the Done screen names as changed, reboot, verify target)
+    "torch-reinstall": ("torch", "Install torch 2.6.0+rocm6.2.4", "Reboot: not needed", ("venv", "/home/demo/trainer/venv")),
+    "docker": ("image", "rocm/pytorch:rocm7.0_ubuntu22.04_py3.10_pytorch_release_2.8.0", "Reboot: not needed",
+               ("image", "rocm/pytorch:rocm7.0_ubuntu22.04_py3.10_pytorch_release_2.8.0")),
+    "rocm-upgrade": ("rocm-packages", "Install ROCm 6.4.3", "Reboot: needed", ("venv", "/home/demo/trainer/venv")),
+}
+
+
+@pytest.mark.parametrize("path, size", [("torch-reinstall", (80, 24)), ("docker", (80, 24)), ("rocm-upgrade", (80, 24)),
+                                        ("torch-reinstall", (120, 40))])
+async def test_full_flow(make_app, path, size):
+    step_id, changed, reboot, (target_kind, target) = EXPECT[path]
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await detected(pilot)
+        assert shown(app, "1 problem found")
+        await pilot.press("n")                      # 2. findings
+        await to_screen(pilot, "FindingsScreen")
+        assert shown(app, "HIPBLAS_STATUS_ALLOC_FAILED")
+        await pilot.press("n")                      # 3. way out
+        await to_screen(pilot, "PathScreen")
+        for _ in range(PATH_INDEX[path]):
+            await pilot.press("down")
+        await pilot.press("enter")                  # 4. options (defaults are valid)
+        await to_screen(pilot, "OptionsScreen")
+        assert app.screen.path == path and app.screen.errors() == {}
+        await pilot.press("ctrl+n")                 # 5. plan review
+        await to_screen(pilot, "ReviewScreen")
+        await wait_for(pilot, lambda: app.screen.plan is not None)
+        assert app.plan.path == path and step_id in [s.id for s in app.plan.steps]
+        assert shown(app, "will change")
+        await pilot.press("x")                      # confirm, 6. run
+        await to_screen(pilot, "ConfirmModal")
+        await pilot.press("y")
+        await to_screen(pilot, "ExecuteScreen")
+        await wait_for(pilot, lambda: app.outcome is not None)
+        assert app.outcome.status == "done" and app.outcome.simulated
+        assert set(app.outcome.results) == {s.id for s in app.plan.steps}
+        await pilot.press("n")                      # 7. verify
+        await to_screen(pilot, "VerifyScreen")
+        await wait_for(pilot, lambda: app.verify_report is not None)
+        assert app.verify_report.status == "ok"
+        assert getattr(app.verify_report.target, target_kind) == target
+        await pilot.press("n")                      # 8. done
+        await to_screen(pilot, "DoneScreen")
+        assert shown(app, "The plan ran to the end.", changed, reboot, "Answers file:")
+        from rocm_wizard.execute import answers
+
+        assert answers.load(app.answers_path)["path"] == path
+        await pilot.press("q")
+    assert app.return_code == 0
+
+
+async def test_back_and_forth_keeps_the_walk_consistent(make_app):
+    """Going back from the review to another way out plans the new one, not the old."""
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await detected(pilot)
+        await pilot.press("n", "n")
+        await to_screen(pilot, "PathScreen")
+        await pilot.press("enter")
+        await to_screen(pilot, "OptionsScreen")
+        await pilot.press("ctrl+n")
+        await to_screen(pilot, "ReviewScreen")
+        await wait_for(pilot, lambda: app.screen.plan is not None)
+        assert app.plan.path == "torch-reinstall"
+        await pilot.press("escape", "escape")
+        await to_screen(pilot, "PathScreen")
+        await pilot.press("down", "enter")
+        await to_screen(pilot, "OptionsScreen")
+        await pilot.press("ctrl+n")
+        await to_screen(pilot, "ReviewScreen")
+        await wait_for(pilot, lambda: app.screen.plan is not None)
+        assert app.plan.path == "docker" and app.path == "docker"

@@ -1,0 +1,111 @@
+"""SVG snapshots of every screen at 80x24 and 120x40 (pytest-textual-snapshot), stored in
+``snapshots/test_snapshots/`` at the repository root.  Review a changed one by eye (the HTML report,
+or ``_screen.svg_text`` for its text) before accepting it with ``--snapshot-update``.
+
+The demo core runs with a frozen clock, still spinners and a fixed state directory, so a screen
+draws the same every time."""
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from conftest import detected, frozen_clock, to_screen, wait_for, walk_to_execute, walk_to_options, \
+    walk_to_review
+
+STATE_DIR = "/tmp/rocm-wizard-snapshot-state"  # shown on the Done screen, so it must not vary
+
+
+@pytest.fixture
+def app_for():
+    from rocm_wizard.demo import DemoCore
+    from rocm_wizard.tui.app import WizardApp
+
+    shutil.rmtree(STATE_DIR, ignore_errors=True)
+
+    def make(**kw):
+        core = DemoCore(speed=0, fail=kw.pop("fail", {}), state_dir=STATE_DIR)
+        return WizardApp(core, environ=kw.pop("environ", {}), animate=False, clock=frozen_clock)
+
+    yield make
+    shutil.rmtree(STATE_DIR, ignore_errors=True)
+
+
+async def _detection(pilot):
+    await detected(pilot)
+
+
+async def _help(pilot):
+    await detected(pilot)
+    await pilot.press("question_mark")
+    await to_screen(pilot, "HelpModal")
+
+
+async def _findings(pilot):
+    await detected(pilot)
+    await pilot.press("n")
+    await to_screen(pilot, "FindingsScreen")
+
+
+async def _paths(pilot):
+    await _findings(pilot)
+    await pilot.press("n")
+    await to_screen(pilot, "PathScreen")
+
+
+async def _options(pilot):
+    await walk_to_options(pilot, "rocm-upgrade")
+
+
+async def _review(pilot):
+    await walk_to_review(pilot, "torch-reinstall")
+
+
+async def _review_changes(pilot):
+    await walk_to_review(pilot, "rocm-upgrade")
+    await pilot.press("2")
+
+
+async def _execute(pilot):
+    await walk_to_execute(pilot, "docker")
+    await wait_for(pilot, lambda: pilot.app.outcome is not None)
+
+
+async def _failure(pilot):
+    await walk_to_execute(pilot, "rocm-upgrade")
+    await to_screen(pilot, "FailureModal")
+
+
+async def _verify(pilot):
+    await _execute(pilot)
+    await pilot.press("n")
+    await to_screen(pilot, "VerifyScreen")
+    await wait_for(pilot, lambda: pilot.app.verify_report is not None)
+
+
+async def _done(pilot):
+    await _verify(pilot)
+    await pilot.press("n")
+    await to_screen(pilot, "DoneScreen")
+
+
+SCREENS = {
+    "detection": (_detection, {}),
+    "help": (_help, {}),
+    "findings": (_findings, {}),
+    "paths": (_paths, {}),
+    "options": (_options, {}),
+    "review": (_review, {}),
+    "review_changes": (_review_changes, {}),
+    "execute": (_execute, {}),
+    "failure": (_failure, {"fail": {"apt-update": 1}}),
+    "verify": (_verify, {}),
+    "done": (_done, {}),
+    "ssh_notice": (_detection, {"environ": {"SSH_CONNECTION": "192.0.2.1 50000 192.0.2.2 22"}}),
+}
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+@pytest.mark.parametrize("screen", list(SCREENS))
+def test_screen(snap_compare, app_for, screen, size):
+    drive, kw = SCREENS[screen]
+    assert snap_compare(app_for(**kw), terminal_size=size, run_before=drive)

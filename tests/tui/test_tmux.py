@@ -1,0 +1,156 @@
+"""The installed ``rocm-wizard --demo`` in a real terminal: tmux runs it at 80x24, the test types
+keys with ``send-keys`` and reads the screen with ``capture-pane``, through a whole walk."""
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import time
+import uuid
+
+import pytest
+
+TMUX = shutil.which("tmux")
+WIZARD = shutil.which("rocm-wizard")
+
+pytestmark = [
+    pytest.mark.skipif(TMUX is None, reason="tmux is not installed"),
+    pytest.mark.skipif(WIZARD is None, reason="rocm-wizard is not installed (pip install -e .)"),
+]
+
+
+class Term:
+    """One tmux server (private socket) with one pane running a command."""
+
+    def __init__(self, tmp_path, command: str, env=None, width=80, height=24, terminal=None):
+        self.sock = f"rocmwiz-{uuid.uuid4().hex[:8]}"
+        self.exit_file = tmp_path / "exit-status"
+        script = f"{command}; echo $? > {shlex.quote(str(self.exit_file))}; sleep 60"
+        envs = " ".join(f"{k}={shlex.quote(v)}" for k, v in (env or {}).items())
+        full = f"env -u TMUX -u STY -u SSH_CONNECTION -u SSH_TTY -u NO_COLOR {envs} bash -c {shlex.quote(script)}"
+        args = [TMUX, "-L", self.sock, "-f", "/dev/null", "start-server", ";"]
+        if terminal:
+            args += ["set-option", "-g", "default-terminal", terminal, ";"]
+        args += ["new-session", "-d", "-s", "w", "-x", str(width), "-y", str(height), full]
+        subprocess.run(args, check=True, timeout=20)
+
+    def tmux(self, *args) -> str:
+        return subprocess.run([TMUX, "-L", self.sock, *args], check=True, capture_output=True, text=True,
+                              timeout=20).stdout
+
+    def screen(self) -> str:
+        return self.tmux("capture-pane", "-p", "-t", "w")
+
+    def wait(self, *phrases: str, timeout: float = 30.0) -> str:
+        end = time.monotonic() + timeout
+        text = ""
+        while time.monotonic() < end:
+            text = self.screen()
+            flat = " ".join(text.split())
+            if all(" ".join(p.split()) in flat for p in phrases):
+                return text
+            time.sleep(0.1)
+        raise AssertionError(f"never saw {phrases!r}; the screen was:\n{text}")
+
+    def keys(self, *keys: str) -> None:
+        for k in keys:
+            self.tmux("send-keys", "-t", "w", k)
+            time.sleep(0.15)
+
+    def exit_status(self, timeout: float = 20.0) -> int:
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if self.exit_file.exists() and self.exit_file.read_text().strip():
+                return int(self.exit_file.read_text().strip())
+            time.sleep(0.1)
+        raise AssertionError("the wizard did not exit; the screen was:\n" + self.screen())
+
+    def close(self) -> None:
+        subprocess.run([TMUX, "-L", self.sock, "kill-server"], capture_output=True, timeout=20)
+
+
+@pytest.fixture
+def term(tmp_path):
+    made = []
+
+    def start(command=f"{WIZARD} --demo", env=None, **kw):
+        env = {"ROCM_WIZARD_DEMO_SPEED": "0.02", "TERM": "xterm-256color", **(env or {})}
+        t = Term(tmp_path, command, env, **kw)
+        made.append(t)
+        return t
+
+    yield start
+    for t in made:
+        t.close()
+
+
+def test_installed_demo_walks_the_torch_reinstall_path(term):
+    t = term()
+    screen = t.wait("rocm-wizard 1/8 Detect", "DEMO", "1 problem found", "n Next")
+    assert "AMD Radeon RX 7900 XT (gfx1100)" in screen
+    assert max(len(line) for line in screen.splitlines()) <= 80
+    t.keys("n")
+    t.wait("2/8 Findings", "HIPBLAS_STATUS_ALLOC_FAILED")
+    t.keys("n")
+    t.wait("3/8 Way out", "Reinstall PyTorch in the venv (recommended)")
+    t.keys("Enter")
+    t.wait("4/8 Options", "Virtual environment", "/home/demo/trainer/venv", "^n Next: plan")
+    t.keys("C-n")
+    t.wait("5/8 Plan", "will change", "x Run")
+    t.keys("3")
+    t.wait("#!/usr/bin/env bash")
+    t.keys("x")
+    t.wait("Run the", "simulated, nothing is changed")
+    t.keys("y")
+    t.wait("6/8 Run", "Finished. Press n for the GPU smoke test.", timeout=60)
+    t.keys("n")
+    t.wait("7/8 Verify", "the GPU works for PyTorch", timeout=30)
+    t.keys("n")
+    screen = t.wait("8/8 Done", "The plan ran to the end.", "Answers file:")
+    assert "Install torch 2.6.0+rocm6.2.4" in " ".join(screen.split())
+    t.keys("q")
+    assert t.exit_status() == 0
+
+
+def test_ssh_without_tmux_says_how_to_detach(term):
+    t = term(env={"SSH_CONNECTION": "192.0.2.1 50000 192.0.2.2 22"})
+    t.wait("SSH without tmux or screen", "re-attach", "1 problem found")
+    t.keys("q")
+    assert t.exit_status() == 0
+
+
+def test_plain_terminal_and_no_color(term):
+    t = term(env={"TERM": "screen", "NO_COLOR": "1"}, terminal="screen")
+    t.wait("rocm-wizard 1/8 Detect", "1 problem found")
+    t.keys("?")
+    t.wait("Help: Detection", "Keys")
+    t.keys("Escape", "C-q")
+    assert t.exit_status() == 0
+
+
+def test_resize_while_running(term):
+    # an exported COLUMNS/LINES (some shells and serial-console recipes set them) must not pin the size
+    t = term(env={"COLUMNS": "80", "LINES": "24"})
+    t.wait("1 problem found")
+    t.tmux("resize-window", "-t", "w", "-x", "120", "-y", "40")
+    screen = t.wait("rocm-wizard 1/8 Detect", "pytorch-triton-rocm 3.1.0", "r Detect again")
+    assert len(screen.splitlines()) >= 30
+    t.tmux("resize-window", "-t", "w", "-x", "60", "-y", "20")
+    t.wait("rocm-wizard", "Next")
+    t.keys("q")
+    assert t.exit_status() == 0
+
+
+def test_without_a_terminal_the_wizard_says_what_to_use(tmp_path):
+    res = subprocess.run([WIZARD, "--demo"], stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60,
+                         env={**os.environ, "ROCM_WIZARD_DEMO_SPEED": "0"})
+    assert res.returncode == 64
+    assert res.stdout == "" and "--plan-only or --yes" in res.stderr
+
+
+@pytest.mark.parametrize("mode", ["--yes", "--dry-run", "--plan-only"])
+def test_demo_is_never_applied_to_this_machine(mode):
+    res = subprocess.run([WIZARD, "--demo", mode], stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    assert res.returncode == 64 and res.stdout == ""
+    assert "--demo is the interactive wizard" in res.stderr
