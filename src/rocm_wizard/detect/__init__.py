@@ -22,7 +22,7 @@ from .sources import LiveSource, Source
 
 PROBES = ("os", "gpus", "rocm", "python", "docker", "access", "errors")
 
-__all__ = ["PROBES", "detect", "detect_live", "detect_snapshot"]
+__all__ = ["PROBES", "detect", "detect_live", "detect_snapshot", "finish", "new_system", "run_probe", "venvs_for"]
 
 
 def _load_probe(name: str) -> Optional[Callable]:
@@ -36,41 +36,61 @@ def _load_probe(name: str) -> Optional[Callable]:
     return getattr(mod, "probe", None)
 
 
-def detect(source: Source, venvs: Sequence[str] = ()) -> System:
-    """Run every available probe against ``source`` and return the merged System."""
-    from ._jobs import in_parallel, run_jobs
+def venvs_for(source: Source, venvs: Sequence[str] = ()) -> List[str]:
+    """The venvs to look at: those asked for, else the ``--venv`` paths a snapshot recorded."""
+    if venvs:
+        return [str(v) for v in venvs]
+    manifest = getattr(source, "manifest", None) or {}
+    recorded = manifest.get("venvs") if isinstance(manifest, dict) else None
+    return [str(v) for v in recorded if isinstance(v, str)] if isinstance(recorded, list) else []
 
-    system = System(origin="live" if getattr(source, "kind", "live") == "live" else "snapshot")
-    failures: Dict[str, str] = {}
 
-    def run_one(name: str, fn: Callable) -> None:
-        try:
-            if name == "python":
-                fn(source, system, venvs=tuple(venvs))
-            else:
-                fn(source, system)
-        except Exception as exc:  # a probe bug must not cost the user the whole report
-            failures[name] = "%s: %s" % (type(exc).__name__, exc)
+def new_system(source: Source) -> System:
+    return System(origin="live" if getattr(source, "kind", "live") == "live" else "snapshot")
 
-    probes = []
-    for name in PROBES:
-        try:
-            fn = _load_probe(name)
-        except Exception as exc:
-            failures[name] = "could not load: %s: %s" % (type(exc).__name__, exc)
-            continue
-        if fn is not None:
-            probes.append((name, fn))
-    if probes:
-        run_jobs([(run_one, (name, fn)) for name, fn in probes], in_parallel(source))
-    for name in PROBES:
-        if name in failures:
-            system.note("the %s probe failed (%s); that part of the report is incomplete" % (name, failures[name]))
+
+def run_probe(name: str, source: Source, system: System, venvs: Sequence[str] = ()) -> bool:
+    """Run one probe module against ``source`` (it fills its own part of ``system``).
+
+    Returns False when the probe is not part of this build.  A probe that fails raises; callers
+    that show probes one by one (the TUI) catch it and note it, as :func:`detect` does."""
+    fn = _load_probe(name)
+    if fn is None:
+        return False
+    if name == "python":
+        fn(source, system, venvs=tuple(venvs))
+    else:
+        fn(source, system)
+    return True
+
+
+def probe_failed(system: System, name: str, exc: BaseException) -> None:
+    system.note("the %s probe failed (%s: %s); that part of the report is incomplete" % (name, type(exc).__name__, exc))
+
+
+def finish(source: Source, system: System) -> System:
+    """The merge pass once every probe ran, plus what the source itself had to say."""
     try:
         merge(source, system)
     except Exception as exc:
         system.note("merging the probes' results failed (%s: %s)" % (type(exc).__name__, exc))
+    for note in getattr(source, "notes", []) or []:
+        system.note(note)
     return system
+
+
+def detect(source: Source, venvs: Sequence[str] = ()) -> System:
+    """Run every available probe against ``source`` and return the merged System."""
+    from ._jobs import in_parallel, run_jobs
+
+    system = new_system(source)
+    venvs = venvs_for(source, venvs)
+    names = list(PROBES)
+    results = run_jobs([(run_probe, (name, source, system, venvs)) for name in names], in_parallel(source))
+    for name, (ok, value) in zip(names, results):
+        if not ok:  # a probe bug must not cost the user the whole report
+            probe_failed(system, name, value)
+    return finish(source, system)
 
 
 def detect_live(venvs: Sequence[str] = (), root: str = "/") -> System:
@@ -86,15 +106,7 @@ def detect_snapshot(path: str, venvs: Sequence[str] = ()) -> System:
     """
     from . import bundle
 
-    source = bundle.open_snapshot(path)
-    manifest = getattr(source, "manifest", None) or {}
-    recorded = manifest.get("venvs") if isinstance(manifest, dict) else None
-    if not isinstance(recorded, list):
-        recorded = []
-    system = detect(source, list(venvs) or [str(v) for v in recorded])
-    for note in getattr(source, "notes", []) or []:
-        system.note(note)
-    return system
+    return detect(bundle.open_snapshot(path), venvs)
 
 
 # -- merge pass -------------------------------------------------------------------------------------

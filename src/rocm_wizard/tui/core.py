@@ -12,7 +12,6 @@ are called from worker threads only.
 """
 from __future__ import annotations
 
-import importlib
 import os
 import time
 from typing import Any, Callable, Dict, List, Optional, Sequence
@@ -84,28 +83,21 @@ class Core:
         return PROBES
 
     def new_system(self, source) -> System:
-        return System(origin="live" if getattr(source, "kind", "live") == "live" else "snapshot")
+        from ..detect import new_system
+
+        return new_system(source)
 
     def run_probe(self, name: str, source, system: System) -> None:
         """Run one probe module; raises what it raises (the caller reports it)."""
-        mod = importlib.import_module("rocm_wizard.detect.probes." + name)
-        if name == "python":
-            venvs = list(self.venvs) or [str(v) for v in (getattr(source, "manifest", None) or {}).get("venvs", [])
-                                         if isinstance(v, str)]
-            mod.probe(source, system, venvs=tuple(venvs))
-        else:
-            mod.probe(source, system)
+        from ..detect import run_probe, venvs_for
+
+        run_probe(name, source, system, venvs_for(source, self.venvs))
 
     def finish(self, source, system: System):
         """The merge pass of detection, then the diagnosis."""
-        from .. import detect
+        from ..detect import finish
 
-        try:
-            detect.merge(source, system)
-        except Exception as exc:
-            system.note(f"merging the probes' results failed ({type(exc).__name__}: {exc})")
-        for note in getattr(source, "notes", []) or []:
-            system.note(note)
+        finish(source, system)
         from ..doctor import diagnose
 
         return diagnose(system, self.error_text)

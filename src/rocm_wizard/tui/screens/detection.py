@@ -91,8 +91,10 @@ class DetectionScreen(WizardScreen):
             self.wizard.core.run_probe(name, self.source, self.system)
             ok, text = True, probe_result_text(name, self.system)
         except Exception as exc:
+            from ...detect import probe_failed
+
             ok, text = False, f"{type(exc).__name__}: {exc}"
-            self.system.note(f"the {name} probe failed ({text}); that part of the report is incomplete")
+            probe_failed(self.system, name, exc)
         self.post_message(ProbeFinished(name, ok, text, self.wizard.clock() - t0))
 
     @on(ProbeFinished)
