@@ -32,13 +32,13 @@ import os
 import posixpath
 import re
 import tarfile
-import tempfile
 import time
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence
 
 from . import __version__
-from .detect.sources import LiveSource, Raw, RecordingSource, Source, command_key, is_gpu_env
+from .fsutil import write_atomic as _write_atomic
+from .detect.sources import LiveSource, RecordingSource, Source, command_key, is_gpu_env
 
 TOP = "rocm-wizard-snapshot"
 FORMAT = "rocm-wizard-snapshot"
@@ -290,31 +290,18 @@ def tar_bytes(bundle: Bundle, mtime: Optional[float] = None) -> bytes:
 
 
 def write_atomic(path: str, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same directory + rename."""
+    """Write the bundle whole (:func:`rocm_wizard.fsutil.write_atomic`), errors as SnapshotWriteError."""
     target = os.path.abspath(path)
     directory = os.path.dirname(target) or "."
     if not os.path.isdir(directory):
         raise SnapshotWriteError("%s: the directory does not exist" % directory)
     if os.path.isdir(target):
         raise SnapshotWriteError("%s is a directory; give a file name such as bundle.tar.gz" % path)
+    umask = os.umask(0)
+    os.umask(umask)
     try:
-        fd, tmp = tempfile.mkstemp(prefix=".%s." % os.path.basename(target), suffix=".tmp", dir=directory)
+        _write_atomic(target, data, 0o644 & ~umask)
     except OSError as exc:
-        raise SnapshotWriteError("cannot write in %s: %s" % (directory, exc.strerror or exc)) from None
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o644 & ~umask)
-        os.replace(tmp, target)
-    except OSError as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
         raise SnapshotWriteError("cannot write %s: %s" % (path, exc.strerror or exc)) from None
 
 

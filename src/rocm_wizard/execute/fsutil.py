@@ -1,29 +1,15 @@
-"""Small file helpers: atomic writes (temporary file in the same directory, fsync, rename)."""
+"""The executor's file helpers: JSON state files, written whole (see :mod:`rocm_wizard.fsutil`)."""
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from typing import Any
+
+from ..fsutil import write_atomic as _write_atomic
 
 
 def write_atomic(path: str, data: bytes, mode: int = 0o600) -> None:
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    """Private by default: journals, plans and answers may name local paths and mirror URLs."""
+    _write_atomic(path, data, mode)
 
 
 def write_json(path: str, obj: Any, mode: int = 0o600) -> None:

@@ -8,11 +8,10 @@ those the exact commands that would go back are printed.
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
+from ..fsutil import copy_atomic
 from ..plan.shellquote import q
 
 
@@ -81,29 +80,13 @@ def restore_files(files: List[Dict[str, Any]], root: str = "/", dry_run: bool = 
                 if cur == old:
                     continue
                 if not dry_run:
-                    _copy_back(src, real)
+                    copy_atomic(src, real)
                 res.restored.append(f"restored {path} from {backup}")
             else:
                 res.problems.append(f"{path}: unknown earlier state {before!r} in the journal")
         except OSError as exc:
             res.problems.append(f"{path}: {exc.strerror or exc}")
     return res
-
-
-def _copy_back(src: str, dest: str) -> None:
-    directory = os.path.dirname(dest)
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".rocm-wizard.", dir=directory)
-    os.close(fd)
-    try:
-        shutil.copy2(src, tmp)
-        os.replace(tmp, dest)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def package_changes(before: Optional[Dict[str, str]], after: Optional[Dict[str, str]]) -> List[Dict[str, Any]]:
