@@ -107,9 +107,6 @@ def test_no_gpu_and_no_path_explains_and_stops(debroot, apt_site):
     assert "Traceback" not in res.stderr
 
 
-@pytest.mark.xfail(strict=True, reason="the plan engine (issue 4, plan/build.py _require_gpu) refuses every path "
-                                       "without a detected GPU; the issue asks that an explicit --path provisions "
-                                       "a machine before its card is in, with a warning")
 def test_explicit_path_without_a_gpu_provisions_with_a_warning(debroot, apt_site):
     wizard.prepare(debroot)
     apt_site.add_distro(debroot)

@@ -51,6 +51,11 @@ CASES = [
     Case("fx011-gfx1201-igpu-torch", "fixture:011-gfx1201-rx9070-gfx1036-rocmNA-arch",
          ["--path", "torch-reinstall", "--venv", "/opt/venvs/torch"], ALL, 2),
     Case("fx013-no-amd-gpu", "fixture:013-nogpu-intel-hd8750m-rocm6.2.2-ubuntu24.04", [], REFUSED, 1),
+    # no GPU, but the way chosen: provisioning before the card is in, with the catalog's defaults (and notes)
+    Case("fx013-no-gpu-rocm-upgrade", "fixture:013-nogpu-intel-hd8750m-rocm6.2.2-ubuntu24.04",
+         ["--path", "rocm-upgrade", "--no-dkms"], ("shell",), 2),
+    Case("fx013-no-gpu-torch", "fixture:013-nogpu-intel-hd8750m-rocm6.2.2-ubuntu24.04",
+         ["--path", "torch-reinstall", "--venv", "/home/user/venvs/ml"], ("json",), 2),
     Case("fx017-mi210-docker-6.4", "fixture:017-gfx90a-4xmi210-rocm6.2.4-ubuntu22.04",
          ["--path", "docker", "--rocm", "6.4"], ALL, 2),
     Case("fx019-gfx1150-rocm-upgrade", "fixture:019-gfx1150-radeon890m-rocm7.2.0-ubuntu24.04",

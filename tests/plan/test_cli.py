@@ -63,6 +63,77 @@ def test_release_for_another_ubuntu(tmp_path):
     assert code == 2 and "rocm/apt/6.4.3 noble main" in out
 
 
+def _no_gpu_seed(tmp_path, unknown_amd: bool = False) -> str:
+    """The seed system before its card is in (or with an AMD card whose gfx target is not known)."""
+    sysd = json.loads(Path(SEED).read_text())
+    if unknown_amd:
+        sysd["gpus"][0].update({"device_id": "ffff", "pci_id": "1002:ffff", "gfx_target": None, "name": None})
+    else:
+        sysd["gpus"] = []
+    path = tmp_path / "nogpu.json"
+    path.write_text(json.dumps(sysd))
+    return str(path)
+
+
+def test_no_gpu_and_no_path_explains_and_stops(tmp_path):
+    code, out, err = run_cli(["--plan-only", "--snapshot", _no_gpu_seed(tmp_path)])
+    assert code == 1 and out == ""
+    assert "no AMD GPU was found" in err and "--path rocm-upgrade, --path torch-reinstall or --path docker" in err
+
+
+@pytest.mark.parametrize("args,default", [
+    (["--path", "rocm-upgrade"], "no GPU: ROCm 6.4.3 is the catalog's default"),
+    (["--path", "rocm-upgrade", "--rocm", "7.0.0", "--no-dkms"], "no GPU: ROCm 7.0.0, as chosen, is not checked"),
+    (["--path", "torch-reinstall"], "no GPU: torch 2.8.0+rocm6.4 is the catalog's default"),
+    (["--path", "torch-reinstall", "--torch", "2.4.1"], "no GPU: the rocm6.1 wheels of torch 2.4.1 are the catalog"),
+    (["--path", "docker"], "no GPU: the image's ROCm is not checked"),
+])
+def test_an_explicit_path_without_a_gpu_is_planned_with_a_warning(tmp_path, args, default):
+    code, out, err = run_cli(["--plan-only", "--snapshot", _no_gpu_seed(tmp_path)] + args)
+    assert code == 2, err
+    assert err.startswith("rocm-wizard: warning: no AMD GPU was found") and f"planning {args[1]} anyway" in err
+    assert "# Note: WARNING: no AMD GPU was found" in out and default in out
+    if args[1] == "torch-reinstall":
+        assert "TORCH_BLAS_PREFER_HIPBLASLT is not set" in out and "TORCH_BLAS_PREFER_HIPBLASLT=" not in out
+        code, out, err = run_cli(["--plan-only", "--snapshot", _no_gpu_seed(tmp_path)] + args
+                                 + ["--env", "TORCH_BLAS_PREFER_HIPBLASLT=0"])
+        assert code == 2 and "is not set" not in out and "TORCH_BLAS_PREFER_HIPBLASLT=0" in out
+
+
+def test_an_amd_gpu_of_unknown_gfx_is_not_called_missing(tmp_path):
+    path = _no_gpu_seed(tmp_path, unknown_amd=True)
+    code, out, err = run_cli(["--plan-only", "--snapshot", path])
+    assert code == 1 and "the gfx target of the AMD GPU (PCI device ffff) is not known" in err
+    code, out, err = run_cli(["--plan-only", "--snapshot", path, "--path", "docker"])
+    assert code == 2 and "warning: the gfx target of the AMD GPU (PCI device ffff) is not known" in err
+
+
+def test_a_detected_gpu_without_any_build_stays_refused_with_a_path():
+    code, out, err = run_cli(["--plan-only", "--snapshot", GFX803, "--path", "rocm-upgrade", "--no-dkms"])
+    assert code == 64 and out == "" and "gfx803" in err and "warning" not in err
+
+
+def test_plan_only_detects_the_venv_it_plans_for(tmp_path):
+    """--plan-only --venv PATH looks at PATH even when it is not VIRTUAL_ENV and not where detection
+    looks by itself: the fingerprint then expects its torch, not 'none'."""
+    from plan_helpers import make_root
+
+    root = make_root(tmp_path / "root")
+    venv = "/srv/my envs/ml"
+    site = root / venv.lstrip("/") / "lib/python3.10/site-packages"
+    (site / "torch-2.5.1+rocm6.2.dist-info").mkdir(parents=True)
+    (site / "torch-2.5.1+rocm6.2.dist-info/METADATA").write_text("Metadata-Version: 2.1\nName: torch\n"
+                                                                 "Version: 2.5.1+rocm6.2\n")
+    (site / "torch").mkdir()
+    (site / "torch/version.py").write_text("__version__ = '2.5.1+rocm6.2'\nhip = '6.2.41133-dd7f95766'\n")
+    (root / venv.lstrip("/") / "pyvenv.cfg").write_text("home = /usr/bin\nversion = 3.10.12\n")
+    code, out, err = run_cli(["--plan-only", "--format", "json", "--root", str(root), "--path", "torch-reinstall",
+                              "--torch", "2.4.1+rocm6.1", "--venv", venv, "--venv-mode", "existing"])
+    assert code == 2, err
+    fp = json.loads(out)["system"]["fingerprint"]
+    assert fp["fields"]["torch"] == ["2.5.1+rocm6.2", "2.4.1+rocm6.1"] and fp["venv"] == venv
+
+
 def test_bad_snapshots_are_errors_not_tracebacks(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")

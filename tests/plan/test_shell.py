@@ -104,6 +104,8 @@ def _converged_root(tmp_path: Path, key) -> Path:
     (root / "var/lib/dpkg/status").write_text("".join(
         f"Package: {n}\nStatus: install ok installed\nMaintainer: x\nArchitecture: amd64\nVersion: {v}\n"
         f"Description: x\n\n" for n, v in pkgs))
+    (root / "opt/rocm/lib").mkdir(parents=True)
+    (root / "etc/ld.so.cache").write_bytes(b"ld.so-1.7.0 (stand-in, written after everything it is made from)")
     return root
 
 
@@ -135,6 +137,84 @@ def test_a_foreign_key_in_the_keyring_is_replaced(tmp_path):
     assert rc == 2
     res = run_script(script, root, tmp_path)
     assert res.returncode == 2 and "would: download" in res.stderr
+
+
+def test_a_stale_linker_cache_is_refreshed_by_the_script(tmp_path):
+    key = make_gpg_key(tmp_path)
+    root = _converged_root(tmp_path, key)
+    old = os.stat(root / "etc/ld.so.cache").st_mtime_ns - 10**9
+    os.utime(root / "etc/ld.so.cache", ns=(old, old))  # as left by a run killed before ldconfig
+    args = ["--snapshot", SEED, "--path", "rocm-upgrade", "--rocm", "6.4.3", "--rocm-key-fingerprint", key.fingerprint]
+    rc, script, err = run_cli(["--plan-only", "--root", str(root)] + args)
+    assert rc == 2, err
+    res = run_script(script, root, tmp_path)
+    assert res.returncode == 2, res.stderr
+    step = res.stderr.split("==> [8]")[1].split("==> [9]")[0]
+    assert "changed after /etc/ld.so.cache was written" in step and "+ ldconfig" in step
+    assert "dry run: 1 step(s) would change the system" in res.stderr
+
+
+def _cut_off_in_dpkg(root: Path) -> None:
+    """What a kill -9 during rocm-core's postinst leaves: rocm-core unpacked at the new version but
+    not configured (so /opt/rocm is not there yet), dpkg's journal not empty."""
+    status = root / "var/lib/dpkg/status"
+    status.write_text(status.read_text().replace(
+        "Package: rocm-core\nStatus: install ok installed", "Package: rocm-core\nStatus: install ok half-configured"))
+    (root / "opt/rocm/.info/version").unlink()
+    (root / "var/lib/dpkg/updates").mkdir()
+    (root / "var/lib/dpkg/updates/0001").write_text(  # dpkg's journal: whole records, applied on top of status
+        "Package: rocm-core\nStatus: install ok half-configured\nMaintainer: x\nArchitecture: amd64\n"
+        "Version: 6.4.3.60403-128~22.04\nDescription: x\n")
+
+
+@pytest.mark.parametrize("ours", [True, False])
+def test_dpkg_cut_off_by_a_script_is_finished_only_when_a_script_started_it(tmp_path, ours):
+    key = make_gpg_key(tmp_path)
+    root = _converged_root(tmp_path, key)
+    args = ["--snapshot", SEED, "--path", "rocm-upgrade", "--rocm", "6.4.3", "--rocm-key-fingerprint", key.fingerprint]
+    rc, script, err = run_cli(["--plan-only", "--root", str(root)] + args)
+    assert rc == 0, err
+    _cut_off_in_dpkg(root)
+    if ours:
+        (root / "var/lib/rocm-wizard").mkdir(parents=True)
+        (root / "var/lib/rocm-wizard/dpkg-in-progress").write_text("plan x, step 6 (rocm-packages), 2025-01-01\n")
+    before = tree_digest(root)
+    res = run_script(script, root, tmp_path)
+    assert "refusing" not in res.stderr  # the unpacked rocm-core 6.4.3 is the release the plan installs
+    assert tree_digest(root) == before
+    if ours:
+        assert res.returncode == 2, res.stderr
+        assert "dpkg was cut off during an earlier run (plan x, step 6 (rocm-packages)" in res.stderr
+        assert "would: dpkg --configure -a (rocm-core)" in res.stderr
+    else:
+        assert res.returncode == 1
+        assert "dpkg has unfinished work (rocm-core) that no rocm-wizard script started" in res.stderr
+        assert "sudo dpkg --configure -a" in res.stderr and "==> [1]" not in res.stderr
+
+
+def test_python_fingerprint_reads_an_unpacked_rocm_core(tmp_path):
+    from rocm_wizard.plan.context import Context
+    from rocm_wizard.plan.core import system_fingerprint_mismatches
+    from rocm_wizard.plan.jsonplan import plan_from_dict
+
+    key = make_gpg_key(tmp_path)
+    root = _converged_root(tmp_path, key)
+    args = ["--snapshot", SEED, "--path", "rocm-upgrade", "--rocm", "6.4.3", "--rocm-key-fingerprint", key.fingerprint]
+    rc, out, err = run_cli(["--plan-only", "--format", "json", "--root", str(root)] + args)
+    import json
+
+    plan = plan_from_dict(json.loads(out))
+    _cut_off_in_dpkg(root)
+    ctx = Context(root=str(root), commands=False, env={})
+    assert system_fingerprint_mismatches(plan, ctx) == []
+    import shutil
+
+    shutil.rmtree(root / "var/lib/dpkg/updates")  # now removed: only its configuration files are left
+    status = root / "var/lib/dpkg/status"
+    status.write_text(status.read_text().replace("Package: rocm-core\nStatus: install ok half-configured",
+                                                 "Package: rocm-core\nStatus: deinstall ok config-files"))
+    assert system_fingerprint_mismatches(plan, ctx) == [
+        "rocm: this system has 'none', the plan was made for '6.2.0'"]
 
 
 # ------------------------------------------------------------------ fingerprint

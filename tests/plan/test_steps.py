@@ -17,7 +17,7 @@ import pytest
 from plan_helpers import make_gpg_key, make_root
 from rocm_wizard.detect.sources import CommandResult
 from rocm_wizard.plan.context import Context, run_local
-from rocm_wizard.plan.core import CHANGED, FAILED, OK, system_fingerprint_mismatches
+from rocm_wizard.plan.core import CHANGE, CHANGED, FAILED, OK, system_fingerprint_mismatches
 from rocm_wizard.plan.state import PlanState
 from rocm_wizard.plan.steps import (AptKey, AptPin, AptSources, Command, EnvPersist, FileContent, PipCheck, PipInstall,
                                     PipRestore, PipUninstall, RebootFlag, UserGroups, Venv, VenvLink)
@@ -355,6 +355,103 @@ def test_apt_update_and_install(tmp_path):
     twice(driver, Context(root=str(root), runner=apt, env={}))
     missing = AptInstall("x", "t", packages=[{"name": "rocm", "version": "7.0.0.70000-*"}])
     assert missing.apply(ctx).status == FAILED
+
+
+class UnreachableApt(FakeApt):
+    """apt whose ``update`` cannot reach a repository: with --error-on=any it fails (exit 100), without
+    it exits 0 after the error lines, as apt does."""
+
+    def __call__(self, argv, input=None, env=None, timeout=None):
+        argv = list(argv)
+        if argv[:2] == ["apt-get", "update"]:
+            self.calls.append(argv)
+            out = ("Hit:1 http://archive.ubuntu.com/ubuntu jammy InRelease\n"
+                   "Err:2 https://repo.radeon.com/rocm/apt/6.4.3 jammy InRelease\n")
+            err = ("W: Failed to fetch https://repo.radeon.com/rocm/apt/6.4.3/dists/jammy/InRelease  Could not "
+                   "connect\n"
+                   "W: Some index files failed to download. They have been ignored, or old ones used instead.\n")
+            rc = 100 if "--error-on=any" in argv else 0
+            return CommandResult(tuple(argv), out, err.replace("W:", "E:") if rc else err, rc, None, 0.0)
+        return super().__call__(argv, input, env, timeout)
+
+
+@pytest.mark.parametrize("apt_version", [None, "2.0.10", "2.4.13", "1:2.7.14build2"])
+def test_apt_update_that_cannot_fetch_fails_whatever_the_apt(tmp_path, apt_version):
+    from rocm_wizard.plan.steps import AptUpdate
+
+    root = make_root(tmp_path / "root")
+    if apt_version:
+        (root / "var/lib/dpkg").mkdir(parents=True)
+        (root / "var/lib/dpkg/status").write_text(
+            f"Package: apt\nStatus: install ok installed\nVersion: {apt_version}\n")
+    apt = UnreachableApt(root, {"rocm": ["6.2.4.60204-139~22.04"]})
+    ctx = Context(root=str(root), runner=apt, env={})
+    ctx.changed.add("rocm-repos")
+    res = AptUpdate("apt-update", "t", after=["rocm-repos"], packages=[{"name": "rocm", "version": "6.4.3.60403-*"}]
+                    ).apply(ctx)
+    assert res.status == FAILED and "could not fetch every repository" in res.detail
+    assert "Failed to fetch https://repo.radeon.com" in res.detail
+    knows = apt_version not in (None, "2.0.10")  # --error-on=any came with apt 2.1.16
+    assert apt.calls == [["apt-get", "update"] + (["--error-on=any"] if knows else [])]
+
+
+def test_the_runner_and_the_step_judge_apt_update_output_alike():
+    from rocm_wizard.plan.steps.apt import apt_update_failures
+
+    text = ("Hit:1 http://a jammy InRelease\nIgn:2 http://b jammy InRelease\nErr:2 http://b jammy InRelease\n"
+            "  Could not connect to b:80\nW: Failed to fetch http://b/dists/jammy/InRelease\n"
+            "W: Some index files failed to download. They have been ignored, or old ones used instead.\n")
+    assert apt_update_failures(text) == [
+        "Err:2 http://b jammy InRelease", "W: Failed to fetch http://b/dists/jammy/InRelease",
+        "W: Some index files failed to download. They have been ignored, or old ones used instead."]
+    assert apt_update_failures("Hit:1 http://a jammy InRelease\nReading package lists...\n") == []
+
+
+def test_command_runs_again_when_its_output_is_older_than_an_input(tmp_path):
+    """ldconfig: a run cut off before it leaves /etc/ld.so.cache older than the libraries; the next
+    run (no step changed anything in it) must still see that."""
+    import time
+
+    root = make_root(tmp_path / "root")
+    lib = root / "opt/rocm-6.4.3/lib"
+    lib.mkdir(parents=True)
+    (root / "etc/alternatives").mkdir(parents=True)
+    os.symlink("/opt/rocm-6.2.4", root / "etc/alternatives/rocm")
+    import shutil
+
+    shutil.rmtree(root / "opt/rocm")
+    os.symlink("../etc/alternatives/rocm", root / "opt/rocm")
+    (root / "etc/ld.so.conf.d").mkdir(parents=True)
+    (root / "etc/ld.so.conf.d/rocm.conf").write_text("/opt/rocm/lib\n")
+    cache = root / "etc/ld.so.cache"
+
+    class Ldconfig(Recorder):
+        def __call__(self, argv, input=None, env=None, timeout=None):
+            if argv == ["ldconfig"]:
+                cache.write_bytes(b"cache")
+            return super().__call__(argv, input, env, timeout)
+
+    rec = Ldconfig(root)
+    ctx = Context(root=str(root), runner=rec, env={})
+    cmd = Command("ldconfig", "t", argv=["ldconfig"], after=["ld-conf", "rocm-packages"], output="/etc/ld.so.cache",
+                  inputs=["/etc/ld.so.conf.d/rocm.conf", "/opt/rocm", "/opt/rocm/lib"])
+    res = cmd.apply(ctx)  # no cache at all
+    assert res.status == CHANGED and "/etc/ld.so.cache does not exist" in res.detail and rec.calls == [["ldconfig"]]
+    assert cmd.apply(ctx).status == OK and cmd.check(PlanState(ctx)).status == OK
+    old = os.stat(cache).st_mtime_ns - 10**9
+    os.utime(cache, ns=(old, old))  # written before the libraries were installed
+    assert cmd.check(PlanState(ctx)).status == CHANGE
+    res = cmd.apply(ctx)
+    assert res.status == CHANGED and "changed after /etc/ld.so.cache was written" in res.detail
+    assert cmd.apply(ctx).status == OK
+    # update-alternatives points /opt/rocm at another release: the link on the way changed
+    time.sleep(0.05)  # a later inode change time than the cache's (ordering, not a timing check)
+    os.unlink(root / "etc/alternatives/rocm")
+    os.symlink("/opt/rocm-6.4.3", root / "etc/alternatives/rocm")
+    check = cmd.check(PlanState(ctx))
+    assert check.status == CHANGE and check.detail.startswith("/etc/alternatives/rocm changed after"), check.detail
+    assert cmd.apply(ctx).status == CHANGED and cmd.apply(ctx).status == OK
+    assert len(rec.calls) == 3
 
 
 def test_docker_steps(tmp_path):

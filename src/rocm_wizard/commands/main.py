@@ -13,7 +13,7 @@ import importlib
 import json
 import os
 import sys
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
 from ..exitcodes import ERROR, OK, PENDING, USAGE
 
@@ -77,9 +77,12 @@ def _err(msg: str) -> None:
     print(f"rocm-wizard: {msg}", file=sys.stderr)
 
 
-def load_system(snapshot: Optional[str]):
+def load_system(snapshot: Optional[str], venvs: Sequence[str] = ()):
     """The System to plan for: ``--snapshot`` (a System JSON as ``detect --json`` writes it, or
-    anything ``detect_snapshot`` reads), else this machine.  Raises ValueError with a message."""
+    anything ``detect_snapshot`` reads), else this machine.  On this machine, ``venvs`` (the
+    ``--venv`` choice) are examined besides the environments detection finds by itself.  Not for a
+    snapshot: it holds what was captured, with the venvs given when it was taken (its manifest);
+    a path named now could only look like an empty venv there.  Raises ValueError with a message."""
     from .. import model
 
     if snapshot:
@@ -113,7 +116,7 @@ def load_system(snapshot: Optional[str]):
         from ..detect import detect_live
     except ImportError:
         raise ValueError("detection is not available in this build; give --snapshot FILE.json") from None
-    return detect_live()
+    return detect_live(venvs=list(venvs))
 
 
 def plan_only(args: argparse.Namespace) -> int:
@@ -131,16 +134,25 @@ def plan_only(args: argparse.Namespace) -> int:
     if root is not None and not os.path.isdir(root):
         _err(f"--root {root}: not a directory")
         return USAGE
+    snapshot = getattr(args, "snapshot", None)
+    # the venv the plan is for, so that detection reads its torch (a venv that is not VIRTUAL_ENV
+    # and not in a place detection looks at would otherwise seem to have none)
+    venvs = [os.path.abspath(choices.venv)] if choices.venv and not snapshot else []
     try:
-        if root is not None and not getattr(args, "snapshot", None):
+        if root is not None and not snapshot:
             from ..detect import detect_live
 
-            system = detect_live(root=root)
+            system = detect_live(venvs=venvs, root=root)
         else:
-            system = load_system(getattr(args, "snapshot", None))
+            system = load_system(snapshot, venvs)
     except ValueError as exc:
         _err(str(exc))
         return ERROR
+    from ..plan.build import gpu_warning
+
+    warning = gpu_warning(system, choices)
+    if warning:
+        _err(warning)
     try:
         plan = build_plan(system, choices)
     except PlanError as exc:
@@ -192,6 +204,11 @@ def _optional(module: str) -> Optional[Any]:
 
 
 def run(args: argparse.Namespace) -> int:
+    if getattr(args, "demo", False) and any(getattr(args, k, False) for k in ("plan_only", "yes", "dry_run")):
+        # the demo system is not this machine: --yes would act on this machine, not on the demo
+        _err("--demo is the interactive wizard on the bundled demo system; it cannot be combined with "
+             "--plan-only, --yes or --dry-run")
+        return USAGE
     if getattr(args, "plan_only", False):
         if getattr(args, "yes", False) or getattr(args, "dry_run", False):
             _err("--plan-only cannot be combined with --yes or --dry-run")

@@ -6,7 +6,8 @@ the running step finish (dpkg must not be cut in the middle) and stops after it.
 
 ``apt-get update`` exits 0 when a repository cannot be fetched ("W: Failed to fetch ...; Some
 index files failed to download"); an unattended run must not go on with stale lists, so such an
-update is reported as failed here (exit status 100, the message apt printed).
+update is reported as failed here (exit status 100, the message apt printed), by the same rule as
+the plan's step and script (``rocm_wizard.plan.steps.apt.apt_update_failures``).
 """
 from __future__ import annotations
 
@@ -21,8 +22,6 @@ from ..detect.sources import CommandResult, decode
 from .redact import redact_argv
 
 MAX_KEEP = 4 * 1024 * 1024
-APT_FETCH_FAILURES = ("W: Failed to fetch", "E: Failed to fetch", "W: Some index files failed to download",
-                      "E: Some index files failed to download")
 
 
 def _is_apt_update(argv: Sequence[str]) -> bool:
@@ -106,7 +105,9 @@ class Runner:
         rc = None if error else proc.returncode
         stdout, stderr = decode(b"".join(out)), decode(b"".join(err))
         if rc == 0 and _is_apt_update(argv):
-            failed = [ln for ln in (stdout + "\n" + stderr).splitlines() if ln.startswith(APT_FETCH_FAILURES)]
+            from ..plan.steps.apt import apt_update_failures
+
+            failed = apt_update_failures(stdout + "\n" + stderr)
             if failed:
                 rc = 100
                 stderr = stderr + "\n" + "\n".join(failed)

@@ -167,8 +167,9 @@ def _simple_default(system) -> str:
     bare metal -> rocm-upgrade; otherwise docker."""
     targets, _other, _names = _gfx_targets(system)
     if not targets:
-        raise PlanError("no AMD GPU was found on this system (or in the snapshot): rocm-wizard has nothing to plan",
-                        ERROR)
+        raise PlanError(_no_gpu_text(system) + ", so there is nothing to recommend. To set up a machine (or an "
+                        "image) before its card is in, choose the way explicitly: --path rocm-upgrade, --path "
+                        "torch-reinstall or --path docker", ERROR)
     if not any(cat.has_any_build(g) for g in targets):
         raise PlanError(_no_build_message(targets), ERROR)
     osi = _os(system)
@@ -185,11 +186,37 @@ def _no_build_message(targets: Sequence[str]) -> str:
             " that it could check.")
 
 
-def _require_gpu(system, choices: Choices, path: str) -> Tuple[List[str], List[str]]:
+def _no_gpu_text(system) -> str:
+    amd = [g for g in getattr(system, "gpus", []) or [] if g.is_amd]
+    if amd:
+        names = ", ".join(dict.fromkeys(g.name or (f"PCI device {g.device_id}" if g.device_id else "AMD GPU")
+                                        for g in amd))
+        return f"the gfx target of the AMD GPU ({names}) is not known"
+    return "no AMD GPU was found on this system (or in the snapshot)"
+
+
+def gpu_warning(system, choices: Optional[Choices]) -> Optional[str]:
+    """The warning a frontend shows when the user chose a path for a system without a known AMD
+    GPU (a machine or an image provisioned before its card is in); None when there is a GPU or
+    no explicit path (then :func:`build_plan` explains and stops)."""
+    if choices is None or not choices.path or _gfx_targets(system)[0]:
+        return None
+    return (f"warning: {_no_gpu_text(system)}; planning {choices.path} anyway, as asked (provisioning before the "
+            "card is in)")
+
+
+def _require_gpu(system, choices: Choices, path: str, notes: List[str]) -> Tuple[List[str], List[str]]:
+    """(compute targets, other targets).  No known GPU: refused when the path was not chosen
+    explicitly; chosen, it is planned with empty targets (the callers then take the catalog's
+    defaults and say so in ``notes``).  A detected GPU with no build anywhere is always refused."""
     targets, other, _ = _gfx_targets(system)
     if not targets:
-        raise PlanError("no AMD GPU was found on this system (or in the snapshot): nothing to plan for "
-                        f"{path}", _explicit(choices, path))
+        if getattr(choices, "_auto", False) or choices.path != path:
+            raise PlanError(_no_gpu_text(system) + f": nothing to plan for {path}", _explicit(choices, path))
+        notes.append(f"WARNING: {_no_gpu_text(system)}; planned as asked, for a machine or image set up before its "
+                     "card is in: what depends on the GPU is the catalog's default, not checked against a card "
+                     "(run rocm-wizard doctor once it is in)")
+        return [], []
     lacking = [g for g in targets if not cat.has_any_build(g)]
     if lacking:
         raise PlanError(_no_build_message(lacking), _explicit(choices, path))
@@ -215,11 +242,19 @@ def _rocm_upgrade(system, choices: Choices, notes: List[str], recipe) -> Tuple[D
         raise PlanError(f"rocm-upgrade uses AMD's apt repositories for Ubuntu; this system is "
                         f"{osi.pretty_name or osi.id} {osi.version_id or ''}".rstrip()
                         + ": use --path torch-reinstall or --path docker", here)
-    targets, other = _require_gpu(system, choices, "rocm-upgrade")
+    targets, other = _require_gpu(system, choices, "rocm-upgrade", notes)
     if choices.rocm:
         rel = cat.rocm_release(choices.rocm)
         if rel is None:
             raise PlanError(f"unknown ROCm release {choices.rocm!r}; known: {', '.join(cat.rocm_versions())}")
+        if not targets:
+            notes.append(f"no GPU: ROCm {rel.version}, as chosen, is not checked against a GPU's support list")
+    elif not targets:
+        rel = cat.rocm_default_no_gpu(osi.version_id)
+        if rel is None:
+            raise PlanError(f"no ROCm release in the catalog is for Ubuntu {osi.version_id}", here)
+        notes.append(f"no GPU: ROCm {rel.version} is the catalog's default (the newest documented release of the "
+                     f"{rel.series} series for Ubuntu {osi.version_id}); choose another with --rocm")
     else:
         rel = cat.rocm_default(targets, osi.version_id)
         if rel is None:
@@ -383,6 +418,9 @@ def _torch_choice(choices: Choices, targets: Sequence[str], notes: List[str]):
             raise PlanError("no PyTorch ROCm wheel in the catalog has kernels for " + ", ".join(targets), ERROR)
         rel = pair[0]
         label_index = pair[1]
+        if not targets:
+            notes.append(f"no GPU: torch {rel.version}+{label_index} is the catalog's default (its newest documented "
+                         "PyTorch ROCm wheels); choose another with --torch VERSION+INDEX")
     if not rel.indexes:
         raise PlanError(f"no download.pytorch.org ROCm index carries torch {rel.version}")
     if label_index:
@@ -391,6 +429,12 @@ def _torch_choice(choices: Choices, targets: Sequence[str], notes: List[str]):
         if lacking:
             raise PlanError(f"the torch {rel.version}+{idx} wheels have no kernels for {', '.join(lacking)}"
                             + _better_torch(targets))
+    elif not targets:
+        idx = cat.best_index(rel.version, [])
+        if idx is None:
+            raise PlanError(f"no download.pytorch.org ROCm index carries torch {rel.version}")
+        notes.append(f"no GPU: the {idx} wheels of torch {rel.version} are the catalog's default (the newest ROCm it "
+                     f"is built for); choose another with --torch {rel.version}+INDEX")
     else:
         best = cat.best_index(rel.version, targets)
         if best is None:
@@ -412,6 +456,10 @@ def _better_torch(targets: Sequence[str]) -> str:
     return "; torch versions whose wheels do: " + ", ".join(f"{t}+{i}" for t, i in pairs[:5])
 
 
+def _env_rule_names(recipe) -> List[str]:
+    return [str(rule["name"]) for rule in recipe.data.get("env_rule", [])]
+
+
 def _env_rules(recipe, rel, idx: str, targets: Sequence[str]) -> Dict[str, Tuple[str, List[str]]]:
     from packaging.version import Version
 
@@ -430,8 +478,13 @@ def _env_rules(recipe, rel, idx: str, targets: Sequence[str]) -> Dict[str, Tuple
 
 
 def _torch_reinstall(system, choices: Choices, notes: List[str], recipe):
-    targets, other = _require_gpu(system, choices, "torch-reinstall")
+    targets, other = _require_gpu(system, choices, "torch-reinstall", notes)
     rel, idx = _torch_choice(choices, targets, notes)
+    if not targets:
+        unset = [n for n in _env_rule_names(recipe) if n not in (choices.env or {})]
+        notes.append("no GPU: the wheels' kernels are not checked against one"
+                     + (f"; {', '.join(unset)} is not set (whether it is needed depends on the GPU): add it with "
+                        "--env NAME=VALUE when the card needs it" if unset else ""))
     for g in other:
         if cat.index_has_gfx(idx, g) is False:
             notes.append(f"the integrated GPU ({g}) has no kernels in these wheels: hide it from PyTorch with "
@@ -508,7 +561,9 @@ def _torch_reinstall(system, choices: Choices, notes: List[str], recipe):
 
 # ------------------------------------------------------------------------------ docker
 def _docker(system, choices: Choices, notes: List[str], recipe):
-    targets, other = _require_gpu(system, choices, "docker")
+    targets, other = _require_gpu(system, choices, "docker", notes)
+    if not targets:
+        notes.append("no GPU: the image's ROCm is not checked against a GPU's support list")
     osi = _os(system)
     host_ubuntu = osi.version_id if osi is not None and osi.id == "ubuntu" else None
     py = None

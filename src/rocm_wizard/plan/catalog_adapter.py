@@ -105,6 +105,19 @@ def rocm_default(targets: Sequence[str], ubuntu: Optional[str]):
     return cands[-1] if cands else None
 
 
+def rocm_default_no_gpu(ubuntu: Optional[str]):
+    """The release to set up when no GPU is known (a machine provisioned before its card is in):
+    the newest release of the policy series for ``ubuntu`` whose existence and support data are
+    documented (the newest one when none is), i.e. what a supported card would get."""
+    from ..catalog import releases
+
+    pol = releases.policy_series()
+    cands = [r for r in releases.all_releases() if r.series == pol and r.supports_ubuntu(ubuntu) is not False]
+    sure = [r for r in cands if r.status == "documented" and r.support_status == "documented"]
+    pick = sure or cands
+    return pick[-1] if pick else None
+
+
 def rocm_repo():
     from ..catalog import releases
 

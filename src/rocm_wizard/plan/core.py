@@ -120,6 +120,8 @@ class Step:
     round trip through JSON (the executor can run a saved plan)."""
 
     kind: ClassVar[str] = ""
+    # installs packages with dpkg (the script then finishes an install a killed run left, first)
+    uses_dpkg: ClassVar[bool] = False
     defaults: ClassVar[Dict[str, Any]] = {}
     required: ClassVar[Tuple[str, ...]] = ()
 
@@ -359,10 +361,9 @@ def system_fingerprint_mismatches(plan: Plan, ctx) -> List[str]:
     def rocm_value() -> str:
         text = (ctx.read_text("/opt/rocm/.info/version") or "").strip()
         if not text:
-            from .state import PlanState
+            from .state import dpkg_unpacked_version
 
-            got = PlanState(ctx).package("rocm-core")
-            text = got if isinstance(got, str) else ""
+            text = dpkg_unpacked_version(ctx, "rocm-core") or ""
         m = _re.match(r"^(\d+\.\d+\.\d+)", text)
         return m.group(1) if m else "none"
 

@@ -73,6 +73,40 @@ class PlannedRepo:
     suite: str
 
 
+UNPACKED_STATES = ("installed", "unpacked", "half-configured", "triggers-awaited", "triggers-pending",
+                   "half-installed")
+
+
+def dpkg_unpacked_version(ctx: Context, name: str) -> Optional[str]:
+    """The version of ``name`` whose files are on disk, also when dpkg was cut off before it
+    configured it (the script's ``rw_pkg_unpacked``): dpkg's status file with its journal
+    (/var/lib/dpkg/updates, records not yet merged) on top, as dpkg-query reads them.  None when
+    not installed or not known."""
+    texts = []
+    journal = sorted((n for n in ctx.listdir("/var/lib/dpkg/updates") if n.isdigit()), key=int)
+    for path in ["/var/lib/dpkg/status"] + [f"/var/lib/dpkg/updates/{n}" for n in journal]:
+        try:
+            data = ctx.read_bytes(path)
+        except StepError:
+            data = None
+        texts.append((data or b"").decode("utf-8", errors="replace"))
+    found: Optional[Dict[str, str]] = None
+    for text in texts:
+        for para in text.split("\n\n"):
+            fields = {}
+            for line in para.splitlines():
+                key, sep, value = line.partition(": ")
+                if sep and key in ("Package", "Version", "Status"):
+                    fields[key] = value.strip()
+            if fields.get("Package") == name:
+                found = fields
+    if found and found.get("Version"):
+        status = found.get("Status", "").split()
+        if status and status[-1] in UNPACKED_STATES:
+            return found["Version"]
+    return None
+
+
 class PlanState:
     def __init__(self, ctx: Optional[Context] = None, system=None) -> None:
         self.ctx = ctx or Context.snapshot()

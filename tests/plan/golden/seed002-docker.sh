@@ -35,6 +35,8 @@ RW_TMP=''
 RW_RUN_ID="$(date +%Y%m%d-%H%M%S)-$$"
 RW_BACKUP_DIR="${RW_ROOT}/var/backups/rocm-wizard/${RW_RUN_ID}"
 RW_URLS=()
+RW_UNDO=()
+RW_DPKG_MARK="${RW_ROOT}/var/lib/rocm-wizard/dpkg-in-progress"
 
 rw_say() { printf '%s\n' "$*" >&2; }
 rw_die() { rw_say "rocm-wizard: $*"; exit 1; }
@@ -145,6 +147,35 @@ rw_backup() {
   cp -a -- "$path" "$dest"
   rw_say "    backed up ${path#"$RW_ROOT"} to ${dest#"$RW_ROOT"}"
 }
+# rw_remember PATH: PATH is about to change; back it up and note how to put it back (rw_undo_files)
+rw_remember() {
+  local path=$1 e
+  rw_backup "$path"
+  if [[ $DRY_RUN == 1 ]]; then return 0; fi
+  for e in "${RW_UNDO[@]}"; do
+    if [[ ${e:1} == "$path" ]]; then return 0; fi
+  done
+  if [[ -e $path || -L $path ]]; then RW_UNDO+=("f$path"); else RW_UNDO+=("a$path"); fi
+}
+# rw_undo_files: put every file rw_remember noted in this run back as it was, newest change first
+rw_undo_files() {
+  local i e path src tmp
+  for ((i = ${#RW_UNDO[@]} - 1; i >= 0; i--)); do
+    e=${RW_UNDO[i]}
+    path=${e:1}
+    if [[ ${e:0:1} == a ]]; then
+      rm -f -- "$path"
+      rw_say "    removed ${path#"$RW_ROOT"} (it did not exist before)"
+    else
+      src="${RW_BACKUP_DIR}${path#"$RW_ROOT"}"
+      tmp=$(mktemp -- "$(dirname -- "$path")/.rocm-wizard.XXXXXX")
+      cp -a -- "$src" "$tmp"
+      mv -f -- "$tmp" "$path"
+      rw_say "    restored ${path#"$RW_ROOT"} from ${src#"$RW_ROOT"}"
+    fi
+  done
+  RW_UNDO=()
+}
 
 # rw_with_block FILE BLOCK: sets RW_NEW to FILE without an earlier rocm-wizard block, then BLOCK
 rw_with_block() {
@@ -202,7 +233,7 @@ rw_disable_radeon() {
     if [[ $other == 1 ]]; then
       rw_die "${file#"$RW_ROOT"} names AMD's repositories and others too: edit it by hand, then run this script again"
     fi
-    rw_backup "$file"
+    rw_remember "$file"
     if [[ $DRY_RUN == 1 ]]; then rw_would "remove ${file#"$RW_ROOT"}"; else rm -f -- "$file"; fi
     return 0
   fi
@@ -214,7 +245,7 @@ rw_disable_radeon() {
     fi
   done <"$file"
   mode=$(stat -c %a -- "$file")
-  rw_backup "$file"
+  rw_remember "$file"
   rw_put "$file" "$mode" "$out"
 }
 
@@ -260,6 +291,103 @@ rw_pkg_ok() {
   if [[ -n $2 ]]; then [[ $cur == "$2"* ]]; return; fi
   cand=$(rw_apt_candidate "$1")
   [[ -z $cand || $cur == "$cand" ]]
+}
+# rw_pkg_unpacked NAME: the version whose files are on disk, also when dpkg was cut off before it
+# configured the package (unpacked, half-configured...); empty when not installed
+rw_pkg_unpacked() {
+  local st='' ver=''
+  IFS='|' read -r st ver < <(dpkg-query --admindir="${RW_ROOT}/var/lib/dpkg" -W -f='${db:Status-Abbrev}|${Version}\n' "$1" 2>/dev/null || true) || true
+  if [[ $st == ?[iUFWtH]* ]]; then printf '%s' "$ver"; fi
+}
+# rw_apt_update: apt-get update that fails when a repository could not be fetched.  apt exits 0
+# after "Err:" / "Failed to fetch" unless given --error-on=any (apt 2.1.16 and later, apt's
+# changelog); the output is read as well, for older apt.
+RW_APT_FAILED=(Err: 'W: Failed to fetch' 'E: Failed to fetch' 'W: Some index files failed to download' 'E: Some index files failed to download')
+rw_apt_update() {
+  local -a opts=()
+  local v line p rc=0 bad=0
+  v=$(rw_pkg_version apt)
+  if [[ -n $v ]] && dpkg --compare-versions "$v" ge 2.1.16; then opts=(--error-on=any); fi
+  rw_tmp
+  rw_run apt-get update "${opts[@]}" 2>&1 | tee -- "$RW_TMP/apt-update.log" >&2 || rc=$?
+  while IFS= read -r line; do
+    for p in "${RW_APT_FAILED[@]}"; do
+      if [[ $line == "$p"* ]]; then bad=1; fi
+    done
+  done <"$RW_TMP/apt-update.log"
+  [[ $rc == 0 && $bad == 0 ]]
+}
+# rw_dpkg_run CMD...: a package installation; a marker file says a rocm-wizard script started it,
+# so that a later run may finish dpkg's work if this one is cut off in the middle
+rw_dpkg_run() {
+  if [[ $DRY_RUN != 1 ]]; then
+    mkdir -p -- "${RW_DPKG_MARK%/*}"
+    printf 'plan %s, step %s, %s\n' "$RW_PLAN_ID" "$RW_STEP" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" >"$RW_DPKG_MARK"
+  fi
+  rw_run "$@"
+  if [[ $DRY_RUN != 1 ]]; then rm -f -- "$RW_DPKG_MARK"; fi
+}
+# rw_dpkg_pending: dpkg has unfinished work: its journal (updates/) is not empty, or a package is
+# half-installed, unpacked, half-configured or awaiting triggers (what `dpkg --configure -a` finishes;
+# not `dpkg --audit`, which also lists packages that merely ship no md5sums).  RW_DPKG_HALF: those.
+RW_DPKG_HALF=()
+rw_dpkg_pending() {
+  local -a journal=("$RW_ROOT"/var/lib/dpkg/updates/*)
+  local st name
+  RW_DPKG_HALF=()
+  while read -r st name; do
+    if [[ $st == ?[HUFWt]* || $st == ??R* ]]; then RW_DPKG_HALF+=("$name"); fi
+  done < <(dpkg-query --admindir="${RW_ROOT}/var/lib/dpkg" -W -f='${db:Status-Abbrev} ${binary:Package}\n' 2>/dev/null || true)
+  [[ ${#journal[@]} -gt 0 || ${#RW_DPKG_HALF[@]} -gt 0 ]]
+}
+# rw_dpkg_finish: before the first step.  When a rocm-wizard script was cut off while dpkg worked
+# (power loss, kill -9), dpkg's own repair is run: `dpkg --configure -a` finishes the packages that
+# run had unpacked (and `apt-get -f install` what they still lack); apt refuses to install anything
+# until that is done.  It runs only after the fingerprint matched (this is the system the plan was
+# made for; rw_fp_rocm reads the unpacked rocm-core) and only when the marker of rw_dpkg_run shows
+# the unfinished work is a rocm-wizard install: anything else is left to the administrator, as
+# `rocm-wizard --yes` does, since finishing another tool's transaction is not ours to decide.
+rw_dpkg_finish() {
+  local rc=0
+  RW_STEP='(dpkg)'
+  if ! rw_dpkg_pending; then
+    # an install that failed (rather than being cut off) leaves its marker: it is done with now
+    if [[ $DRY_RUN != 1 && -e $RW_DPKG_MARK ]]; then rm -f -- "$RW_DPKG_MARK" 2>/dev/null || true; fi
+    return 0
+  fi
+  rw_say ''
+  if [[ ! -e $RW_DPKG_MARK ]]; then
+    rw_die "dpkg has unfinished work (${RW_DPKG_HALF[*]:-its journal in /var/lib/dpkg/updates}) that no rocm-wizard script started, so nothing was changed. Repair it first:  sudo dpkg --configure -a  (then  sudo apt-get -f install), and run this script again."
+  fi
+  rw_say "==> dpkg was cut off during an earlier run ($(<"$RW_DPKG_MARK")): finishing its work first"
+  if [[ $DRY_RUN == 1 ]]; then
+    rw_would "dpkg --configure -a (${RW_DPKG_HALF[*]:-its journal}), and apt-get -f install if packages still lack something"
+    rw_mark dpkg
+    return 0
+  fi
+  rw_need_root
+  rw_run dpkg --configure -a || rc=$?
+  if [[ $rc != 0 ]] || rw_dpkg_pending; then
+    rw_run apt-get -y -o DPkg::Lock::Timeout=600 -o Dpkg::Options::=--force-confold -f install || true
+  fi
+  if rw_dpkg_pending; then
+    rw_die "dpkg could not finish the interrupted installation (${RW_DPKG_HALF[*]:-its journal}): repair it by hand (sudo dpkg --configure -a; sudo apt-get -f install), then run this script again"
+  fi
+  rm -f -- "$RW_DPKG_MARK"
+  rw_mark dpkg
+}
+# rw_newer_than REF PATH: PATH, a symbolic link on the way to it or what it points at changed
+# (inode change time) after REF was last written
+rw_newer_than() {
+  local ref=$1 p=$2 n=0 t
+  while [[ -e $p || -L $p ]]; do
+    if [[ -n $(find -P "$p" -maxdepth 0 -cnewer "$ref" 2>/dev/null) ]]; then return 0; fi
+    if [[ ! -L $p || $n -ge 40 ]]; then return 1; fi
+    t=$(readlink -- "$p")
+    if [[ $t == /* ]]; then p=$RW_ROOT$t; else p=${p%/*}/$t; fi
+    n=$((n + 1))
+  done
+  return 1
 }
 
 # ---- OpenPGP keys (gpg in a throw-away home)
@@ -412,7 +540,7 @@ rw_fp_gpus() {
 rw_fp_rocm() {
   local v=''
   if [[ -r $RW_ROOT/opt/rocm/.info/version ]]; then read -r v <"$RW_ROOT/opt/rocm/.info/version" || true; fi
-  if [[ -z $v ]]; then v=$(rw_pkg_version rocm-core); fi
+  if [[ -z $v ]]; then v=$(rw_pkg_unpacked rocm-core); fi
   if [[ $v =~ ^([0-9]+\.[0-9]+\.[0-9]+) ]]; then printf '%s' "${BASH_REMATCH[1]}"; else printf 'none'; fi
 }
 rw_fp_torch() {
@@ -452,7 +580,7 @@ step_01_docker_engine() {
   if [[ -z $user || $user == root ]]; then user=$fallback; fi
   if ! command -v docker >/dev/null 2>&1; then
     rw_need_root
-    rw_run apt-get install -y -o DPkg::Lock::Timeout=600 "$pkg"
+    rw_dpkg_run apt-get install -y -o DPkg::Lock::Timeout=600 "$pkg"
     did=1
   fi
   if ! docker info >/dev/null 2>&1; then
@@ -560,6 +688,7 @@ rw_main() {
   rw_say 'rocm-wizard: Run PyTorch in rocm/pytorch:rocm7.0_ubuntu22.04_py3.10_pytorch_release_2.8.0'" (plan $RW_PLAN_ID)"
   if [[ $DRY_RUN == 1 ]]; then rw_say 'DRY_RUN=1: showing what would be done; nothing is changed'; fi
   rw_check_fingerprint
+  rw_dpkg_finish
   step_01_docker_engine
   step_02_image
   step_03_run_script

@@ -16,6 +16,37 @@ from ._util import (J, SAFE_PKG, SAFE_VERSION, check_abs_path, check_url, deb822
 APT_INSTALL_OPTS = ["-y", "-o", "DPkg::Lock::Timeout=600", "-o", "Dpkg::Options::=--force-confold",
                     "--allow-downgrades"]
 
+# `apt-get update` exits 0 when a repository cannot be fetched: it prints "Err:N <url>" and "W: Failed
+# to fetch ...".  `--error-on=any` makes it fail instead, from apt 2.1.16 on (apt's debian/changelog:
+# "Implement update --error-on=any so that scripts can reliably check for transient failures as
+# well"; Ubuntu 22.04 has apt 2.4, 24.04 2.7, Debian 12 2.6; Ubuntu 20.04's 2.0 does not know it).
+# Whatever the version, an update whose output has one of these lines is a failure: the script, this
+# step and the executor's runner judge it the same way.
+APT_ERROR_ON_ANY = (2, 1, 16)
+APT_UPDATE_FAILURES = ("Err:", "W: Failed to fetch", "E: Failed to fetch", "W: Some index files failed to download",
+                       "E: Some index files failed to download")
+
+
+def apt_update_failures(text: str) -> List[str]:
+    """The lines of ``apt-get update`` output that say a repository could not be fetched."""
+    return [ln.rstrip() for ln in (text or "").splitlines() if ln.startswith(APT_UPDATE_FAILURES)]
+
+
+def apt_knows_error_on(version: object) -> bool:
+    """Whether an installed apt of this Debian version knows ``update --error-on=any``."""
+    import re
+
+    if not isinstance(version, str):
+        return False
+    m = re.match(r"^(?:\d+:)?(\d+)\.(\d+)(?:\.(\d+))?", version)
+    if not m:
+        return False
+    return (int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)) >= APT_ERROR_ON_ANY
+
+
+def apt_update_argv(version: object) -> List[str]:
+    return ["apt-get", "update"] + (["--error-on=any"] if apt_knows_error_on(version) else [])
+
 
 class AptKey(Step):
     """Fetch the repository signing key, check its fingerprint *before* writing anything, store it
@@ -118,6 +149,7 @@ class AptKey(Step):
             "else",
             '  cp -- "$RW_TMP/key" "$RW_TMP/key.gpg"',
             "fi",
+            'rw_remember "$keyring"',
             'rw_put_from "$RW_TMP/key.gpg" "$keyring" 0644',
             f"rw_mark {q(self.id)}",
         ]
@@ -341,7 +373,7 @@ class AptSources(Step):
             "done",
             'for i in "${!paths[@]}"; do',
             '  if rw_same "$RW_ROOT${paths[i]}" "${contents[i]}"; then continue; fi',
-            '  rw_backup "$RW_ROOT${paths[i]}"',
+            '  rw_remember "$RW_ROOT${paths[i]}"',
             '  rw_put "$RW_ROOT${paths[i]}" 0644 "${contents[i]}"',
             "done",
             f"rw_mark {q(self.id)}",
@@ -450,7 +482,7 @@ class AptPin(Step):
             "  return 0",
             "fi",
             "rw_need_root",
-            'rw_backup "$path"',
+            'rw_remember "$path"',
             'rw_put "$path" 0644 "$content"',
             f"rw_mark {q(self.id)}",
         ]
@@ -484,7 +516,10 @@ def _pkg_specs(value: Any) -> List[Dict[str, str]]:
 
 class AptUpdate(Step):
     """``apt-get update``, when a source or key changed in this run or apt does not know yet the
-    package versions the next steps install."""
+    package versions the next steps install.  A repository that cannot be fetched fails the step
+    (``--error-on=any`` where apt knows it, and the output read in any case): the script then puts
+    back the files it changed in this run and stops; the executor does the same from its journal
+    (``execute/engine.py``), so neither goes on with the new sources and stale package lists."""
 
     kind = "apt-update"
     defaults = {"after": [], "packages": []}
@@ -516,7 +551,9 @@ class AptUpdate(Step):
         return CheckResult(OK, "package lists already offer what is needed")
 
     def describe(self, state) -> Description:
-        return Description(self.title, ["apt-get update"], commands=[["apt-get", "update"]])
+        argv = apt_update_argv(state.package("apt"))
+        return Description(self.title, [" ".join(argv) + " (a repository that cannot be fetched stops the plan)"],
+                           commands=[argv])
 
     def apply(self, ctx) -> Result:
         if not (set(self.params["after"]) & ctx.changed):
@@ -527,8 +564,18 @@ class AptUpdate(Step):
                 st.record(s, OK)
             if self.check(st).status == OK:
                 return Result(OK, "package lists already offer what is needed")
-        ctx.check_call(["apt-get", "update"], timeout=1800)
-        return Result(CHANGED, "apt-get update")
+        from ..state import PlanState
+
+        argv = apt_update_argv(PlanState(ctx).package("apt"))
+        res = ctx.run(argv, timeout=1800)
+        failed = apt_update_failures(res.stdout + "\n" + res.stderr)
+        if res.error or res.rc != 0 or failed:
+            why = res.error or (f"exit status {res.rc}" if res.rc != 0 else "exit status 0, but")
+            lines = failed or (res.stderr or res.stdout or "").strip().splitlines()[-3:]
+            return Result(FAILED, f"`{' '.join(argv)}` could not fetch every repository ({why}): "
+                                  + " | ".join(lines[:4]) + "; check that the repositories are reachable "
+                                  "(network, proxy, --rocm-mirror) and run again")
+        return Result(CHANGED, " ".join(argv))
 
     def render_shell_body(self) -> List[str]:
         names = [s["name"] for s in self.params["packages"]]
@@ -549,7 +596,19 @@ class AptUpdate(Step):
             "  return 0",
             "fi",
             "rw_need_root",
-            "rw_run apt-get update",
+            "if ! rw_apt_update; then",
+            "  if [[ ${#RW_UNDO[@]} -gt 0 ]]; then",
+            "    rw_say '    the files this run changed are put back:'",
+            "    rw_undo_files",
+            "    rw_die 'apt-get update could not fetch every repository (the lines above say which). The files "
+            "this run had changed are back as they were, so the system is as before. Check that the "
+            "repositories are reachable (network, proxy, mirror), then run this script again.'",
+            "  fi",
+            "  rw_die 'apt-get update could not fetch every repository (the lines above say which); the "
+            "repository files were already in place before this run (earlier versions are kept under "
+            "/var/backups/rocm-wizard). Check that the repositories are reachable (network, proxy, mirror), "
+            "then run this script again.'",
+            "fi",
             f"rw_mark {q(self.id)}",
         ]
         return lines
@@ -564,6 +623,7 @@ class AptInstall(Step):
     candidate of the configured repositories (no version)."""
 
     kind = "apt-install"
+    uses_dpkg = True
     required = ("packages",)
     defaults = {"from_step": "", "upgrade_with_repo": False, "notify_reboot": False}
 
@@ -705,7 +765,7 @@ class AptInstall(Step):
             "  return 0",
             "fi",
             "rw_need_root",
-            "rw_run apt-get install " + " ".join(q(o) for o in APT_INSTALL_OPTS) + ' "${want[@]}"',
+            "rw_dpkg_run apt-get install " + " ".join(q(o) for o in APT_INSTALL_OPTS) + ' "${want[@]}"',
             f"rw_mark {q(self.id)}",
         ]
         return lines

@@ -31,6 +31,10 @@ class DockerCheck(Step):
     kind = "docker-check"
     defaults = {"user": "", "package": "docker.io", "apt": True}
 
+    @property
+    def uses_dpkg(self) -> bool:  # type: ignore[override]
+        return bool(self.params["apt"])
+
     def validate(self) -> None:
         if self.params["user"] and not SAFE_USER.match(self.params["user"]):
             raise ValueError(f"user name {self.params['user']!r} is not valid")
@@ -118,7 +122,7 @@ class DockerCheck(Step):
         if p["apt"]:
             lines += [
                 "  rw_need_root",
-                '  rw_run apt-get install -y -o DPkg::Lock::Timeout=600 "$pkg"',
+                '  rw_dpkg_run apt-get install -y -o DPkg::Lock::Timeout=600 "$pkg"',
                 "  did=1",
             ]
         else:

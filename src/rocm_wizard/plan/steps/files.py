@@ -2,7 +2,9 @@
 reboot-needed flag."""
 from __future__ import annotations
 
-from typing import Any, Dict, List
+import os
+import stat as _stat
+from typing import Any, Dict, List, Optional
 
 from ..context import file_mode
 from ..core import CHANGE, CHANGED, OK, UNKNOWN, CheckResult, Description, FileChange, Result, Step, unified_diff
@@ -84,13 +86,39 @@ class FileContent(Step):
             "group": p["owner"] or "root", "mode": p["mode"], "backup": True}}]
 
 
+def newer_than(ctx, ref_ns: int, path: str, limit: int = 40) -> Optional[str]:
+    """``path``, a symbolic link on the way to it (the chain of its last component) or what it
+    points at, when its inode changed (ctime: dpkg cannot set it) after ``ref_ns``; else None.
+    The Python twin of the script's ``rw_newer_than``."""
+    import posixpath
+
+    p = path
+    for _ in range(limit + 1):
+        try:
+            st = os.lstat(ctx.p(p))
+        except OSError:
+            return None
+        if st.st_ctime_ns > ref_ns:
+            return p
+        if not _stat.S_ISLNK(st.st_mode):
+            return None
+        target = ctx.readlink(p)
+        if target is None:
+            return None
+        p = posixpath.normpath(target if target.startswith("/") else posixpath.join(posixpath.dirname(p), target))
+    return None
+
+
 class Command(Step):
-    """A command that runs only when one of the ``after`` steps changed something in this run
-    (``ldconfig`` after the linker configuration or the libraries changed)."""
+    """A command that runs when one of the ``after`` steps changed something in this run
+    (``ldconfig`` after the linker configuration or the libraries changed) or, with ``output`` and
+    ``inputs``, when its output is older than one of its inputs, like make: a run cut off between
+    the package installation and ``ldconfig`` leaves /etc/ld.so.cache older than the ROCm
+    libraries, and the next run sees it (``after`` alone only knows about the current run)."""
 
     kind = "command"
     required = ("argv", "after")
-    defaults = {"handler": ""}
+    defaults = {"handler": "", "output": "", "inputs": []}
 
     def validate(self) -> None:
         argv = self.params["argv"]
@@ -100,42 +128,111 @@ class Command(Step):
             raise ValueError("command needs the steps it follows (after)")
         if not self.params["handler"]:
             self.params["handler"] = f"Run {argv[0]} after step changes"
+        if self.params["output"]:
+            check_abs_path(self.params["output"], "command output")
+        inputs = self.params["inputs"]
+        if not isinstance(inputs, list) or (inputs and not self.params["output"]):
+            raise ValueError("command inputs must be a list of paths, with an output")
+        for p in inputs:
+            check_abs_path(p, "command input")
+
+    def stale(self, ctx) -> Optional[str]:
+        """Why the output is out of date (None: up to date, or no output to judge)."""
+        out = self.params["output"]
+        if not out or not ctx.filesystem:
+            return None
+        try:
+            ref = os.stat(ctx.p(out)).st_mtime_ns
+        except FileNotFoundError:
+            return f"{out} does not exist"
+        except OSError:
+            return None
+        for path in self.params["inputs"]:
+            hit = newer_than(ctx, ref, path)
+            if hit is not None:
+                return f"{hit} changed after {out} was written"
+        return None
 
     def check(self, state) -> CheckResult:
         changed = state.any_changed(self.params["after"])
         if changed:
             return CheckResult(CHANGE, "runs because an earlier step changes something")
+        why = self.stale(state.ctx)
+        if why:
+            return CheckResult(CHANGE, why)
         if changed is None:
             return CheckResult(UNKNOWN, "runs if an earlier step changes something")
+        if self.params["output"] and state.ctx.filesystem:
+            return CheckResult(OK, f"{self.params['output']} is newer than what it is made from")
         return CheckResult(OK, "nothing it depends on changes")
 
     def describe(self, state) -> Description:
         return Description(self.title, ["run " + " ".join(self.params["argv"])], commands=[list(self.params["argv"])])
 
     def apply(self, ctx) -> Result:
+        why = None
         if not set(self.params["after"]) & ctx.changed:
-            return Result(OK, "nothing it depends on changed")
+            why = self.stale(ctx)
+            if not why:
+                return Result(OK, "nothing it depends on changed")
         ctx.check_call(self.params["argv"])
-        return Result(CHANGED, "ran " + " ".join(self.params["argv"]))
+        return Result(CHANGED, "ran " + " ".join(self.params["argv"]) + (f" ({why})" if why else ""))
 
     def render_shell_body(self) -> List[str]:
-        after = " ".join(q(a) for a in self.params["after"])
+        p = self.params
+        after = " ".join(q(a) for a in p["after"])
+        run = ["rw_need_root", "rw_run " + " ".join(q(a) for a in p["argv"]), f"rw_mark {q(self.id)}"]
+        if not p["output"]:
+            return [
+                f"if ! rw_changed {after}; then",
+                "  rw_ok 'nothing it depends on changed in this run'",
+                "  return 0",
+                "fi",
+            ] + run
         return [
+            f"local out={rooted(p['output'])} i stale=''",
+            "local -a inputs=(" + " ".join(rooted(i) for i in p["inputs"]) + ")",
             f"if ! rw_changed {after}; then",
-            "  rw_ok 'nothing it depends on changed in this run'",
-            "  return 0",
+            '  if [[ ! -e $out ]]; then',
+            '    stale="${out#"$RW_ROOT"} does not exist"',
+            "  else",
+            '    for i in "${inputs[@]}"; do',
+            '      if rw_newer_than "$out" "$i"; then',
+            '        stale="${i#"$RW_ROOT"} changed after ${out#"$RW_ROOT"} was written"',
+            "        break",
+            "      fi",
+            "    done",
+            "  fi",
+            '  if [[ -z $stale ]]; then',
+            '    rw_ok "nothing it depends on changed in this run, and ${out#"$RW_ROOT"} is up to date"',
+            "    return 0",
+            "  fi",
+            '  rw_say "    $stale"',
             "fi",
-            "rw_need_root",
-            "rw_run " + " ".join(q(a) for a in self.params["argv"]),
-            f"rw_mark {q(self.id)}",
-        ]
+        ] + run
 
     def render_ansible(self) -> List[Dict[str, Any]]:
-        return [{"name": f"Step {self.index} {self.id}: run the pending handlers now",
-                 "ansible.builtin.meta": "flush_handlers"}]
+        tasks: List[Dict[str, Any]] = [{"name": f"Step {self.index} {self.id}: run the pending handlers now",
+                                        "ansible.builtin.meta": "flush_handlers"}]
+        if self.params["output"]:
+            # an earlier run cut off before its handlers ran: the output is older than its inputs
+            found = self.var("stale")
+            tasks += [
+                {"name": f"Step {self.index} {self.id}: find inputs changed after the output was written",
+                 "ansible.builtin.command": {"argv": J(self.var("find_argv"))},
+                 "register": found, "changed_when": False, "failed_when": False, "check_mode": False},
+                {"name": f"Step {self.index} {self.id}: run it when the output is out of date",
+                 "ansible.builtin.command": {"argv": J(self.var("argv"))},
+                 "when": f"{found}.stdout | length > 0", "changed_when": True},
+            ]
+        return tasks
 
     def ansible_vars(self) -> Dict[str, Any]:
-        return {self.var("argv"): list(self.params["argv"])}
+        out: Dict[str, Any] = {self.var("argv"): list(self.params["argv"])}
+        if self.params["output"]:
+            out[self.var("find_argv")] = (["find", "-L"] + list(self.params["inputs"])
+                                          + ["-maxdepth", "0", "-cnewer", self.params["output"]])
+        return out
 
     def ansible_handlers(self) -> List[Dict[str, Any]]:
         return [{"name": self.params["handler"], "ansible.builtin.command": {"argv": J(self.var("argv"))},
