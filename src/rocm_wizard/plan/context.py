@@ -19,7 +19,6 @@ import os
 import shutil
 import stat as _stat
 import subprocess
-import tempfile
 import time
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set
 
@@ -170,27 +169,10 @@ class Context:
     def write_atomic(self, path: str, data: bytes, mode: int = 0o644, owner: Optional[str] = None) -> None:
         """Write the whole file through a temporary file in the same directory and a rename, so a
         reader sees the old or the new content, never a half-written one."""
-        real = self.p(path)
-        directory = os.path.dirname(real)
-        os.makedirs(directory, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".rocm-wizard.", dir=directory)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.chmod(tmp, mode)
-            if owner:
-                ids = self.user_ids(owner)
-                if ids is not None and self.euid == 0:
-                    os.chown(tmp, ids[0], ids[1])
-            os.replace(tmp, real)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+        from ..fsutil import write_atomic
+
+        ids = self.user_ids(owner) if owner and self.euid == 0 else None
+        write_atomic(self.p(path), data, mode, chown=ids)
 
     def user_ids(self, user: str) -> Optional[tuple]:
         for line in (self.read_text("/etc/passwd") or "").splitlines():
