@@ -13,6 +13,8 @@ APT_PACKAGES=(
   bubblewrap      # optional sandbox for entering the Debian root
   shellcheck      # generated plan scripts must pass it
   tmux            # the TUI tested in a real terminal
+  openssh-server  # sshd on loopback: the TUI tested over a real SSH session
+  openssh-client  # ssh, ssh-keygen for that test
 )
 
 if command -v apt-get >/dev/null 2>&1; then
