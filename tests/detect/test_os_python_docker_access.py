@@ -192,9 +192,9 @@ def test_python_two_triton_dists_noted(fs):
 
 def test_python_shadow_on_pythonpath_and_in_workdir(fs):
     fs.venv(HOME + "/venv", torch="2.4.1+rocm6.1", hip="6.1.40091", triton={"pytorch-triton-rocm": "3.0.0"})
-    fs.mkdir("/work/proj/triton")
-    s, _ = run_probe(p_python, fs, env=dict(ENV, PWD="/work/proj"))
-    assert s.torch[0].triton_shadow == "/work/proj/triton"
+    fs.mkdir("/srv/proj/triton")
+    s, _ = run_probe(p_python, fs, env=dict(ENV, PWD="/srv/proj"))
+    assert s.torch[0].triton_shadow == "/srv/proj/triton"
     fs.write("/opt/libs/triton/__init__.py", "")
     s, _ = run_probe(p_python, fs, env=dict(ENV, PYTHONPATH="/opt/libs"))
     assert s.torch[0].triton_shadow == "/opt/libs/triton"
