@@ -136,3 +136,14 @@ def test_overrides_and_support():
     assert support.first_official("gfx1201").version == "6.4.1"
     assert support.first_official("gfx950").version == "7.0.0"
     assert not support.has_official_build("gfx803") and support.has_official_build("gfx1102")
+
+
+def test_ubuntu_releases_table():
+    from rocm_wizard.catalog import ubuntu
+
+    rows = ubuntu._rows()
+    assert all(r["source"].strip() for r in rows)
+    assert len({r["version"] for r in rows}) == len(rows) == len({r["codename"] for r in rows})
+    assert ubuntu.codename("22.04.5") == "jammy" and ubuntu.version_of("noble") == "24.04"
+    assert ubuntu.ga_kernel("22.04")[0] == "5.15" and ubuntu.ga_kernel("24.04")[0] == "6.8"
+    assert ubuntu.ga_kernel("25.04") is None and ubuntu.codename("99.04") is None

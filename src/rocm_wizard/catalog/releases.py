@@ -244,8 +244,9 @@ def apt_dir(rel_or_version: Union[RocmRelease, str]) -> Optional[str]:
 def codename(ubuntu_version: Optional[str]) -> Optional[str]:
     if not ubuntu_version:
         return None
-    short = ".".join(str(ubuntu_version).split(".")[:2])
-    return load(FILE).get("ubuntu", {}).get(short)
+    from . import ubuntu
+
+    return ubuntu.codename(ubuntu_version)
 
 
 def base_url(base: Optional[str] = None) -> str:

@@ -16,6 +16,7 @@ import importlib
 import re
 from typing import Callable, Dict, List, Optional, Sequence
 
+from ..catalog import ubuntu
 from ..model import GPU, System
 from .parsers._core_text import lazy
 from .sources import LiveSource, Source
@@ -205,8 +206,6 @@ def _docker_permission(system: System) -> None:
 
 _UBUNTU_SUFFIX = lazy(r"~(\d\d\.\d\d)(?:\.\d+)?$")
 _APT_SUITE = lazy(r"^\S+/(?P<suite>[a-z]+)(?:-[a-z]+)?,\S*\s+\S*~(?P<ver>\d\d\.\d\d)\b", re.M)
-_UBUNTU_CODENAMES = {"focal": "20.04", "jammy": "22.04", "noble": "24.04", "oracular": "24.10", "plucky": "25.04",
-                     "questing": "25.10"}
 
 
 def _os_from_packages(source: Source, system: System) -> None:
@@ -227,7 +226,7 @@ def _os_from_packages(source: Source, system: System) -> None:
         for _name, text in pastes(source):
             for m in _APT_SUITE.finditer(text):
                 votes[m.group("ver")] = votes.get(m.group("ver"), 0) + 1
-                if _UBUNTU_CODENAMES.get(m.group("suite")) == m.group("ver"):
+                if ubuntu.version_of(m.group("suite")) == m.group("ver"):
                     codename = m.group("suite")
             if not votes:
                 for line in text.splitlines():
@@ -241,7 +240,7 @@ def _os_from_packages(source: Source, system: System) -> None:
     src = label % version
     info.put("id", "ubuntu", src)
     info.put("version_id", version, src)
-    code = codename or next((c for c, v in _UBUNTU_CODENAMES.items() if v == version), None)
+    code = codename or ubuntu.codename(version)
     info.put("codename", code, src)
     info.note("the distribution was inferred from AMD package versions (no os-release in the outputs)")
 

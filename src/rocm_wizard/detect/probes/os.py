@@ -23,13 +23,6 @@ from ..parsers._core_text import lazy
 from ..sources import Source
 from ._core_util import env, fallback_pastes, ok_outputs, pastes, read_text, readlink_or_none, stat, vote
 
-# Ubuntu release -> kernel series of its GA (general availability) kernel.  A generic kernel of
-# another series is an HWE kernel.
-UBUNTU_GA_KERNEL = {
-    "20.04": ("5.4", "https://ubuntu.com/kernel/lifecycle"),
-    "22.04": ("5.15", "ROCm/rocm-install-on-linux docs/reference/system-requirements.rst (22.04.5: 5.15 GA, 6.8 HWE)"),
-    "24.04": ("6.8", "ROCm/rocm-install-on-linux docs/reference/system-requirements.rst (24.04: 6.8 GA)"),
-}
 # kernel flavours that are separate tracks, neither GA nor HWE
 _VENDOR_TRACKS = ("oem", "azure", "aws", "gcp", "gke", "oracle", "ibm", "nvidia", "raspi", "kvm", "intel", "realtime")
 
@@ -264,7 +257,9 @@ def kernel_series(release: Optional[str]) -> Optional[str]:
 def _hwe(source: Source, info: OSInfo) -> None:
     if info.id != "ubuntu" or not info.kernel or info.wsl:
         return
-    ga = UBUNTU_GA_KERNEL.get(info.version_id or "")
+    from ...catalog import ubuntu
+
+    ga = ubuntu.ga_kernel(info.version_id) if info.version_id else None
     for path in ("/usr/share/doc/linux-generic-hwe-%s" % (info.version_id or ""),
                  "/usr/share/doc/linux-image-generic-hwe-%s" % (info.version_id or "")):
         st = stat(source, path)
