@@ -18,7 +18,6 @@ import errno
 import os
 import shutil
 import stat as _stat
-import subprocess
 import time
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set
 
@@ -38,6 +37,8 @@ class StepError(Exception):
 def run_local(argv: Sequence[str], input: Optional[bytes] = None, env: Optional[Dict[str, str]] = None,
               timeout: Optional[float] = None) -> CommandResult:
     """Run ``argv`` here; never raises (a missing tool gives ``error='... not installed'``)."""
+    import subprocess  # lazily: a plan built from a snapshot never runs anything
+
     start = time.monotonic()
     exe = argv[0]
     if os.sep not in exe and shutil.which(exe, path=(env or os.environ).get("PATH")) is None:

@@ -17,7 +17,6 @@ The dry run, the idempotence, the script and the playbook all come from that one
 from __future__ import annotations
 
 import copy
-import difflib
 import re
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Dict, List, Optional, Sequence, Tuple
@@ -107,6 +106,8 @@ def unified_diff(path: str, before: Optional[bytes], after: Optional[bytes]) -> 
     b = [] if after is None else after.decode("utf-8", errors="replace").splitlines(keepends=True)
     fromfile = path if before is not None else "/dev/null"
     tofile = path if after is not None else "/dev/null"
+    import difflib  # lazily: only plans that write files need it
+
     lines = list(difflib.unified_diff(a, b, fromfile, tofile))
     fixed = [ln if ln.endswith("\n") else ln + "\n\\ No newline at end of file\n" for ln in lines]
     return "".join(fixed)

@@ -17,14 +17,10 @@ from __future__ import annotations
 import functools
 import os
 import re
-import sys
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
-if sys.version_info >= (3, 11):  # pragma: no cover - depends on the interpreter
-    import tomllib as _toml  # novermin
-else:  # pragma: no cover
-    import tomli as _toml
+from ..catalog._data import _PKG_ROOT, _toml, parse_toml_file  # _toml: tomllib/tomli, imported lazily
 
 RECIPE_SCHEMA = 1
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\}")
@@ -72,8 +68,7 @@ def load_recipe(name: str) -> Recipe:
         raise RecipeError(f"bad recipe name {name!r}")
     file = os.path.join(plans_dir(), name + ".toml")
     try:
-        with open(file, "rb") as fh:
-            raw = _toml.load(fh)
+        raw = parse_toml_file(file, _PKG_ROOT)  # the parsed form is cached on disk, like bytecode
     except OSError as exc:
         raise RecipeError(f"recipe {name} cannot be read: {exc.strerror or exc}") from exc
     except _toml.TOMLDecodeError as exc:

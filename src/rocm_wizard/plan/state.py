@@ -9,7 +9,6 @@ checked, and a venv created in step 1 exists for step 3.
 """
 from __future__ import annotations
 
-import glob
 import os
 import re
 from dataclasses import dataclass
@@ -303,6 +302,8 @@ class PlanState:
         if not os.path.exists(os.path.join(real, "bin", "python")):
             return VenvView(False, {}, link_target=link, is_dir=ctx.isdir(path) and link is None, source="file")
         dists: Dict[str, str] = {}
+        import glob  # lazily: only a live system's venvs are listed
+
         for info in glob.glob(os.path.join(glob.escape(real), "lib", "python*", "site-packages", "*.dist-info")):
             base = os.path.basename(info)[: -len(".dist-info")]
             if "-" not in base:
