@@ -546,13 +546,13 @@ def _requirement(v) -> Optional[str]:
 
 @rule("triton-pin-mismatch")
 def triton_pin_mismatch(ctx: Context, meta: RuleMeta) -> Optional[Match]:
-    from packaging.requirements import InvalidRequirement, Requirement
-
     ev = []
     for v in ctx.rocm_envs:
         req_text = _requirement(v)
         if not req_text or not v.triton:
             continue
+        from packaging.requirements import InvalidRequirement, Requirement  # costly: only when needed
+
         try:
             req = Requirement(req_text.split(";")[0].strip())
         except InvalidRequirement:
