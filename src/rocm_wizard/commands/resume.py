@@ -193,11 +193,7 @@ def _run(args: argparse.Namespace) -> int:
         return code
     from ..execute import paths
 
-    try:
-        busy = paths.take_run_lock()
-    except OSError as exc:
-        _err(f"cannot write under {paths.log_root()}: {exc.strerror or exc}")
-        return exitcodes.ERROR
+    busy = paths.take_run_lock()
     if busy:
         _err(busy)
         return exitcodes.ERROR

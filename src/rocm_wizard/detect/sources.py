@@ -153,7 +153,7 @@ def run_command(argv: Sequence[str], timeout: float = DEFAULT_TIMEOUT, env: Opti
     try:
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
-        _kill_group(proc)
+        kill_group(proc)
         try:
             out, err = proc.communicate(timeout=2)
         except subprocess.TimeoutExpired:  # stuck in the kernel (D state): give up on it
@@ -164,7 +164,7 @@ def run_command(argv: Sequence[str], timeout: float = DEFAULT_TIMEOUT, env: Opti
                          time.monotonic() - start)
 
 
-def _kill_group(proc: subprocess.Popen) -> None:
+def kill_group(proc: subprocess.Popen) -> None:
     import signal
 
     try:

@@ -243,11 +243,7 @@ def _apply(args, plan, argv: List[str]) -> int:
     code = _root_check(plan, argv)
     if code is not None:
         return code
-    try:
-        busy = paths.take_run_lock()
-    except OSError as exc:
-        _err(f"cannot write under {paths.log_root()}: {exc.strerror or exc}")
-        return exitcodes.ERROR
+    busy = paths.take_run_lock()
     if busy:
         _err(busy)
         return exitcodes.ERROR

@@ -112,13 +112,17 @@ _HELD = []
 
 def take_run_lock(root: Optional[str] = None) -> Optional[str]:
     """Hold ``<log root>/run.lock`` for the rest of this process, so two runs never interleave.
-    Returns None when taken, else a message naming the run that holds it."""
+    Returns None when taken, else a message for the user (the run that holds it, or why the lock
+    file cannot be written)."""
     import fcntl
 
     base = root or log_root()
-    os.makedirs(base, mode=0o750, exist_ok=True)
     path = os.path.join(base, "run.lock")
-    fh = open(path, "a+")
+    try:
+        os.makedirs(base, mode=0o750, exist_ok=True)
+        fh = open(path, "a+")
+    except OSError as exc:
+        return f"cannot write under {base}: {exc.strerror or exc}"
     try:
         fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:

@@ -12,7 +12,6 @@ the plan's step and script (``rocm_wizard.plan.steps.apt.apt_update_failures``).
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import threading
 import time
@@ -117,13 +116,9 @@ class Runner:
 
     @staticmethod
     def _kill(proc: subprocess.Popen) -> None:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError, OSError):
-            try:
-                proc.kill()
-            except OSError:
-                pass
+        from ..detect.sources import kill_group
+
+        kill_group(proc)
         try:
             proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
