@@ -13,6 +13,7 @@ from typing import Any, Callable, Dict, List, Optional
 
 from ...model import System
 from ..sources import Raw, Source
+from ._core_util import read_text  # noqa: F401  (probes use it as sh.read_text)
 
 _LOCK = threading.Lock()
 _CACHES: Dict[int, Dict[str, list]] = {}
@@ -74,14 +75,6 @@ def parsed(source: Source, system: System, kind: str, parse: Callable[[str], Any
     return [] if isinstance(res, Exception) else res
 
 
-def read_text(source: Source, path: str, max_bytes: int = 1024 * 1024) -> Optional[Raw]:
-    try:
-        raw = source.read(path, max_bytes)
-    except Exception:
-        return None
-    if raw.text is None or raw.error is not None:
-        return None
-    return raw
 
 
 def listdir(source: Source, path: str) -> List[str]:

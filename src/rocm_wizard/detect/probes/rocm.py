@@ -153,19 +153,24 @@ def _distro_release(pkgs: List[packages.Package]) -> Optional[Tuple[str, package
 # apt configuration
 
 
+def _file_texts(source: Source, system: System, files: List[str], kind: str,
+                max_bytes: int) -> List[Tuple[str, Raw]]:
+    """``(path, Raw)`` of each readable file, then ``("", Raw)`` of each pasted text of ``kind``."""
+    texts: List[Tuple[str, Raw]] = []
+    for f in files:
+        raw = sh.read_text(source, f, max_bytes)
+        if raw is not None:
+            texts.append((f, raw))
+    texts += [("", raw) for raw in sh.good(sh.outputs(source, system, kind))]
+    return texts
+
+
 def _apt(source: Source, system: System, r: RocmInfo) -> None:
     files: List[str] = ["/etc/apt/sources.list"]
     for n in sh.listdir(source, "/etc/apt/sources.list.d"):
         if n.endswith((".list", ".sources")):
             files.append("/etc/apt/sources.list.d/" + n)
-    texts: List[Tuple[str, Raw]] = []
-    for f in files:
-        raw = sh.read_text(source, f, 1024 * 1024)
-        if raw is not None:
-            texts.append((f, raw))
-    for raw in sh.good(sh.outputs(source, system, "apt-sources")):
-        texts.append(("", raw))
-    for f, raw in texts:
+    for f, raw in _file_texts(source, system, files, "apt-sources", 1024 * 1024):
         res = apt_sources.parse(raw.text, file=f or None, radeon_hosts=RADEON_HOSTS)
         for e in res.entries:
             if not (e.radeon or _ROCMISH.search(e.uri or "") or _ROCMISH.search(posixpath.basename(f))):
@@ -179,14 +184,7 @@ def _apt(source: Source, system: System, r: RocmInfo) -> None:
             r.apt_sources.append(a)
     pref_files = ["/etc/apt/preferences"]
     pref_files += ["/etc/apt/preferences.d/" + n for n in sh.listdir(source, "/etc/apt/preferences.d")]
-    ptexts: List[Tuple[str, Raw]] = []
-    for f in pref_files:
-        raw = sh.read_text(source, f, 256 * 1024)
-        if raw is not None:
-            ptexts.append((f, raw))
-    for raw in sh.good(sh.outputs(source, system, "apt-prefs")):
-        ptexts.append(("", raw))
-    for f, raw in ptexts:
+    for f, raw in _file_texts(source, system, pref_files, "apt-prefs", 256 * 1024):
         for p in apt_prefs.parse(raw.text, file=f or None).pins:
             if not (p.mentions_radeon(RADEON_HOSTS) or _ROCMISH.search(p.package or "") or _ROCMISH.search(p.pin or "")):
                 continue
