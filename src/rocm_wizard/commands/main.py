@@ -44,6 +44,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--workspace", metavar="DIR", help="host directory mounted as /workspace (docker path)")
     g.add_argument("--no-dkms", action="store_true", help="keep the installed amdgpu kernel driver")
     g.add_argument("--rocm-mirror", metavar="URL", help="base URL of a mirror of repo.radeon.com (air-gapped sites)")
+    g.add_argument("--allow-http-mirror", action="store_true",
+                   help="accept an http:// --rocm-mirror: the signing key then comes unauthenticated and its "
+                        "fingerprint is the only protection")
     g.add_argument("--rocm-key-fingerprint", metavar="FPR", help="expected fingerprint of the repository key")
     g.add_argument("--torch-index-url", metavar="URL", help="pip index to use instead of download.pytorch.org")
     g.add_argument("--env", dest="plan_env", metavar="NAME=VALUE", action="append", default=None,
@@ -68,6 +71,7 @@ def choices_from_args(args: argparse.Namespace):
                    torch=getattr(args, "torch", None), venv=getattr(args, "venv", None),
                    venv_mode=getattr(args, "venv_mode", None), image=getattr(args, "image", None),
                    dkms=not getattr(args, "no_dkms", False), rocm_mirror=getattr(args, "rocm_mirror", None),
+                   allow_http_mirror=bool(getattr(args, "allow_http_mirror", False)),
                    rocm_key_fingerprint=getattr(args, "rocm_key_fingerprint", None),
                    torch_index_url=getattr(args, "torch_index_url", None),
                    workspace=getattr(args, "workspace", None), env=env)

@@ -13,7 +13,8 @@ machine) can replay them with no prompt.
     TORCH_BLAS_PREFER_HIPBLASLT = "0"
 
 Keys: path, rocm, torch, venv, venv_mode, image, workspace, dkms, rocm_mirror,
-rocm_key_fingerprint, torch_index_url, user, env.  Every run writes the answers it used
+allow_http_mirror (true: accept an http:// rocm_mirror), rocm_key_fingerprint, torch_index_url,
+user, env.  Every run writes the answers it used
 (``answers.toml`` in its log directory); replaying that file gives the same plan.
 """
 from __future__ import annotations
@@ -31,7 +32,7 @@ else:  # pragma: no cover - Python 3.10
 FORMAT = 1
 STRING_KEYS = ("path", "rocm", "torch", "venv", "venv_mode", "image", "workspace", "rocm_mirror",
                "rocm_key_fingerprint", "torch_index_url", "user")
-BOOL_KEYS = ("dkms",)
+BOOL_KEYS = ("dkms", "allow_http_mirror")
 KEYS = ("format",) + STRING_KEYS + BOOL_KEYS + ("env",)
 
 
@@ -139,8 +140,9 @@ def from_plan_inputs(inputs: Dict[str, Any]) -> Dict[str, Any]:
         v = inputs.get(key)
         if isinstance(v, str) and v:
             out[key] = v
-    if isinstance(inputs.get("dkms"), bool):
-        out["dkms"] = inputs["dkms"]
+    for key in BOOL_KEYS:
+        if isinstance(inputs.get(key), bool):
+            out[key] = inputs[key]
     env = inputs.get("env")
     if isinstance(env, dict):
         out["env"] = {str(k): str(v) for k, v in env.items()}

@@ -57,6 +57,7 @@ def cli_choices(args: argparse.Namespace) -> Dict[str, Any]:
         "rocm_key_fingerprint": getattr(args, "rocm_key_fingerprint", None),
         "torch_index_url": getattr(args, "torch_index_url", None),
         "dkms": False if getattr(args, "no_dkms", False) else None,
+        "allow_http_mirror": True if getattr(args, "allow_http_mirror", False) else None,
         "env": env,
     }
 

@@ -16,7 +16,7 @@ from ..exitcodes import ERROR, USAGE
 from . import catalog_adapter as cat
 from .core import Fingerprint, Plan
 from .recipes import instantiate, load_recipe
-from .steps._util import SAFE_USER, check_url, url_marker
+from .steps._util import SAFE_USER, check_url, redact_url, url_marker
 
 PATHS = ("rocm-upgrade", "torch-reinstall", "docker")
 VENV_MODES = ("new", "existing")
@@ -41,6 +41,7 @@ class Choices:
     image: Optional[str] = None
     dkms: bool = True
     rocm_mirror: Optional[str] = None
+    allow_http_mirror: bool = False  # an http:// --rocm-mirror (the key then comes over plain HTTP)
     rocm_key_fingerprint: Optional[str] = None
     torch_index_url: Optional[str] = None
     workspace: Optional[str] = None
@@ -299,6 +300,11 @@ def _rocm_upgrade(system, choices: Choices, notes: List[str], recipe) -> Tuple[D
             base = check_url(choices.rocm_mirror, "--rocm-mirror").rstrip("/")
         except ValueError as exc:
             raise PlanError(str(exc)) from None
+        if base.startswith("http://") and not choices.allow_http_mirror:
+            raise PlanError(f"--rocm-mirror {redact_url(base)} is plain http: the signing key would come over an "
+                            "unauthenticated connection. Use an https (or file) mirror, or accept that the key's "
+                            "fingerprint is then the only protection with --allow-http-mirror "
+                            "(answers file: allow_http_mirror = true)")
     fpr = cat.rocm_key_fingerprint()
     if choices.rocm_key_fingerprint:
         from .openpgp import normalize_fingerprint
@@ -356,7 +362,10 @@ def _rocm_upgrade(system, choices: Choices, notes: List[str], recipe) -> Tuple[D
         notes.append(f"the signing key fingerprint {fpr} is {cat.rocm_key_status()} (AMD does not publish it); "
                      "check it with --rocm-key-fingerprint if you have another source")
     if base:
-        notes.append(f"repositories and key from the mirror {base}")
+        notes.append(f"repositories and key from the mirror {redact_url(base)}")
+    if base and base.startswith("http://"):
+        notes.append("WARNING: the mirror is plain http (--allow-http-mirror): the signing key comes over an "
+                     "unauthenticated connection, and its fingerprint is then the only protection")
     if rel.note:
         notes.append(f"ROCm {rel.version}: {rel.note}")
     facts = {"rocm_release": cat.release_facts(rel), "key": {"url": cat.rocm_key_url(base), "fingerprint": fpr,

@@ -2,9 +2,14 @@
 binary) into packets, compute the fingerprint of every primary key (v4: SHA-1, v6: SHA-256, RFC
 9580 §5.5.4), and read its creation, expiry and revocation from the self-signatures.
 
-The plan checks the fingerprint of the downloaded key *before* anything is written, and refuses a
-file that carries any primary key other than the expected one (a second, foreign key in the same
-file would otherwise be trusted by apt too).  ``dearmor`` gives the same bytes as ``gpg --dearmor``.
+The plan checks the downloaded key *before* anything is written (:func:`minimal_keyring`), packet
+by packet: the file must hold exactly one primary public key, the expected one, with its own subkeys,
+user ids and signatures.  A file with any other primary key or with secret-key packets is refused
+(apt versions that verify with sqv would trust a key smuggled in either way); packets of no use in a
+keyring (trust, marker, padding, unknown or private types) are dropped.  What is written is a freshly
+serialised keyring of the accepted packets, never the downloaded bytes.  The shell script and the
+playbook apply the same rule with gpg (``plan/steps/apt.py``).  ``dearmor`` gives the same bytes as
+``gpg --dearmor``.
 """
 from __future__ import annotations
 
@@ -15,13 +20,19 @@ import struct
 from dataclasses import dataclass, field
 from typing import Iterator, List, Optional, Tuple
 
-ARMOR_BEGIN = b"-----BEGIN PGP PUBLIC KEY BLOCK-----"
-ARMOR_END = b"-----END PGP PUBLIC KEY BLOCK-----"
+ARMOR_ANY = b"-----BEGIN PGP "
 
 TAG_SIGNATURE = 2
+TAG_SECRET_KEY = 5
 TAG_PUBLIC_KEY = 6
+TAG_SECRET_SUBKEY = 7
 TAG_USER_ID = 13
 TAG_PUBLIC_SUBKEY = 14
+TAG_USER_ATTRIBUTE = 17
+
+# what a public keyring is made of; every other packet type is dropped, except secret keys (refused)
+KEEP = (TAG_SIGNATURE, TAG_PUBLIC_KEY, TAG_USER_ID, TAG_PUBLIC_SUBKEY, TAG_USER_ATTRIBUTE)
+SECRET = (TAG_SECRET_KEY, TAG_SECRET_SUBKEY)
 
 SIG_CERTIFICATIONS = (0x10, 0x11, 0x12, 0x13)
 SIG_DIRECT_KEY = 0x1F
@@ -50,25 +61,31 @@ class PublicKey:
 
 
 def is_armored(data: bytes) -> bool:
-    return ARMOR_BEGIN in data[:4096]
+    return ARMOR_ANY in data[:4096]
 
 
 def dearmor(data: bytes) -> bytes:
-    """Binary packets of an ASCII-armored key block (every block, concatenated); binary input is
-    returned unchanged.  Raises :class:`KeyFormatError` on broken armor."""
+    """Binary packets of ASCII-armored data: every armored block, whatever its kind (a private key
+    block beside the public one is read too, so that its packets are seen), concatenated; binary
+    input is returned unchanged.  Raises :class:`KeyFormatError` on broken armor."""
     if not is_armored(data):
         if data[:1] and data[0] & 0x80:
             return data
         raise KeyFormatError("not an OpenPGP key (neither armored nor binary packets)")
     out = b""
     rest = data
-    while ARMOR_BEGIN in rest:
-        start = rest.index(ARMOR_BEGIN) + len(ARMOR_BEGIN)
-        end = rest.find(ARMOR_END, start)
+    while ARMOR_ANY in rest:
+        begin = rest.index(ARMOR_ANY)
+        start = rest.find(b"-----", begin + len(ARMOR_ANY))
+        if start < 0:
+            raise KeyFormatError("broken armor header line")
+        kind = rest[begin + len(ARMOR_ANY):start]
+        start += 5
+        end = rest.find(b"-----END PGP " + kind + b"-----", start)
         if end < 0:
             raise KeyFormatError("armored key block has no END line")
         lines = rest[start:end].replace(b"\r", b"").split(b"\n")
-        rest = rest[end + len(ARMOR_END):]
+        rest = rest[end + len(kind) + 18:]
         body: List[bytes] = []
         in_headers = True
         for line in lines[1:] if lines and not lines[0].strip() else lines:
@@ -211,8 +228,52 @@ def _by_issuer(sig: _Sig, key: PublicKey) -> bool:
 
 
 def read_keys(data: bytes) -> List[PublicKey]:
-    """The primary keys in ``data`` (armored or binary).  Raises :class:`KeyFormatError`."""
+    """The primary public keys in ``data`` (armored or binary); packets that are not part of a
+    public keyring are skipped.  Raises :class:`KeyFormatError`, also for secret-key packets."""
+    return _read(_key_packets(data))
+
+
+def _key_packets(data: bytes) -> List[Tuple[int, bytes]]:
     packets = list(_packets(dearmor(data)))
+    secret = sum(1 for tag, _ in packets if tag in SECRET)
+    if secret:
+        raise KeyFormatError(f"it holds {secret} secret-key packet(s), which have no place in a public key file")
+    return [(tag, body) for tag, body in packets if tag in KEEP]
+
+
+def _header(tag: int, length: int) -> bytes:
+    """A packet header as ``gpg --export`` writes it: the old format with the shortest length for
+    tags below 16, the new format above (RFC 9580 §4.2)."""
+    if tag < 16:
+        for ltype, size in enumerate((1, 2, 4)):
+            if length < 1 << (8 * size):
+                return bytes((0x80 | tag << 2 | ltype,)) + length.to_bytes(size, "big")
+    if length < 192:
+        return bytes((0xC0 | tag, length))
+    if length < 8384:
+        n = length - 192
+        return bytes((0xC0 | tag, (n >> 8) + 192, n & 0xFF))
+    return bytes((0xC0 | tag, 0xFF)) + struct.pack(">I", length)
+
+
+def minimal_keyring(data: bytes, fingerprint: str, now: Optional[float] = None) -> Tuple[PublicKey, bytes]:
+    """Accept ``data`` only when it holds exactly the primary public key ``fingerprint`` (neither
+    revoked nor, given ``now``, expired), no other primary key and no secret-key packet; return that
+    key and a binary keyring freshly serialised from its own packets (public key, user ids and
+    attributes, subkeys, signatures; nothing else).  Raises :class:`KeyFormatError` saying why not."""
+    packets = _key_packets(data)
+    keys = _read(packets)
+    fprs = [k.fingerprint for k in keys]
+    if fprs != [fingerprint]:
+        raise KeyFormatError(f"it holds key(s) {', '.join(fprs)}, expected exactly {fingerprint}")
+    if keys[0].revoked:
+        raise KeyFormatError(f"key {fingerprint} is revoked")
+    if now is not None and keys[0].expired(now):
+        raise KeyFormatError(f"key {fingerprint} has expired")
+    return keys[0], b"".join(_header(tag, len(body)) + body for tag, body in packets)
+
+
+def _read(packets: List[Tuple[int, bytes]]) -> List[PublicKey]:
     keys: List[PublicKey] = []
     current: Optional[PublicKey] = None
     in_subkey = False

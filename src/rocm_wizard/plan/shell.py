@@ -395,7 +395,8 @@ rw_gpg() {
   rm -rf -- "$home"
   return "$rc"
 }
-# rw_key_is FILE FINGERPRINT: FILE holds exactly that primary key, neither expired nor revoked
+# rw_key_is FILE FINGERPRINT: FILE holds exactly that primary public key, neither expired nor
+# revoked, and no other primary key and no secret-key packet (the rule of plan/openpgp.py)
 rw_key_is() {
   local line f pub=0 found='' n=0 validity=''
   [[ -s $1 ]] || return 1
@@ -407,6 +408,7 @@ rw_key_is() {
         n=$((n + 1))
         validity=${f[1]}
         ;;
+      sec | ssb) n=$((n + 2)) ;;
       fpr)
         if [[ $pub == 1 ]]; then found=${f[9]}; fi
         pub=0
@@ -416,11 +418,22 @@ rw_key_is() {
   done < <(rw_gpg --with-colons --show-keys -- "$1" 2>/dev/null || true)
   [[ $n == 1 && $found == "$2" && $validity != e && $validity != r ]]
 }
+# rw_key_export FILE FINGERPRINT DEST: DEST is a binary keyring of that key alone, freshly exported
+# by gpg from a throw-away home (what else FILE held -- trust, unknown packets -- is left behind)
+rw_key_export() {
+  local home rc=0
+  home=$(mktemp -d)
+  GNUPGHOME=$home gpg --batch --no-tty --quiet --import -- "$1" 2>/dev/null || rc=$?
+  if [[ $rc == 0 ]]; then GNUPGHOME=$home gpg --batch --no-tty --quiet --yes -o "$3" --export -- "$2" || rc=$?; fi
+  rm -rf -- "$home"
+  [[ $rc == 0 && -s $3 ]]
+}
 rw_fetch() {
   if command -v curl >/dev/null 2>&1; then
     curl -fsSL --retry 3 --proto '=https,http,file' --proto-redir '=https' -o "$2" --url "$1"
   elif command -v wget >/dev/null 2>&1 && [[ $1 != file:* ]]; then
-    wget -q -O "$2" -- "$1"
+    # wget cannot limit redirects to https: it follows none (curl does, with --proto-redir)
+    wget -q --max-redirect=0 -O "$2" -- "$1"
   else
     rw_die "cannot download $1: install curl"
   fi

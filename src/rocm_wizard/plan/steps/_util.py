@@ -42,6 +42,28 @@ def check_url(value: object, what: str) -> str:
     return text
 
 
+def split_credentials(url: str) -> Tuple[str, Optional[Tuple[str, str]]]:
+    """``https://user:pw@host/p`` -> (``https://host/p``, (user, password)); URLs without user info
+    come back unchanged, with None."""
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url, None
+    from urllib.parse import unquote
+
+    userinfo, _, hostport = parts.netloc.rpartition("@")
+    user, _, password = userinfo.partition(":")
+    return parts._replace(netloc=hostport).geturl(), (unquote(user), unquote(password))
+
+
+def redact_url(url: str) -> str:
+    """``url`` with its user info (credentials) masked, for anything printed or written."""
+    clean, cred = split_credentials(url)
+    if cred is None:
+        return url
+    parts = urlsplit(clean)
+    return parts._replace(netloc="***@" + parts.netloc).geturl()
+
+
 def url_marker(base: str) -> str:
     """``https://repo.radeon.com/`` -> ``//repo.radeon.com``: what a sources line must contain to
     point at that repository (any scheme)."""

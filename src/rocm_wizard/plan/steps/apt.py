@@ -65,22 +65,16 @@ class AptKey(Step):
         self.params["fingerprint"] = fpr
         check_abs_path(self.params["keyring"], "keyring")
 
-    def _judge(self, data: bytes, now: float) -> Tuple[bool, str]:
-        from ..openpgp import KeyFormatError, read_keys
+    def _judge(self, data: bytes, now: float) -> Tuple[Optional[bytes], str]:
+        """(the minimal keyring to write, or None when the data is refused; why)."""
+        from ..openpgp import KeyFormatError, minimal_keyring
 
         fpr = self.params["fingerprint"]
         try:
-            keys = read_keys(data)
+            _key, keyring = minimal_keyring(data, fpr, now)
         except KeyFormatError as exc:
-            return False, f"not a valid key ({exc})"
-        fprs = [k.fingerprint for k in keys]
-        if fprs != [fpr]:
-            return False, f"holds key(s) {', '.join(fprs)}, expected exactly {fpr}"
-        if keys[0].revoked:
-            return False, f"key {fpr} is revoked"
-        if keys[0].expired(now):
-            return False, f"key {fpr} has expired"
-        return True, f"holds key {fpr}"
+            return None, f"is refused: {exc}"
+        return keyring, f"holds key {fpr}"
 
     def check(self, state) -> CheckResult:
         view = state.file(self.params["keyring"])
@@ -91,7 +85,7 @@ class AptKey(Step):
         if view.source.startswith("plan:"):
             return CheckResult(CHANGE, "written by an earlier step")
         good, why = self._judge(view.data or b"", state.ctx.now)
-        return CheckResult(OK if good else CHANGE, f"{self.params['keyring']} {why}")
+        return CheckResult(OK if good is not None else CHANGE, f"{self.params['keyring']} {why}")
 
     def project(self, state) -> None:
         state.set_file(self.params["keyring"], b"(key " + self.params["fingerprint"].encode() + b")", self.id)
@@ -100,8 +94,9 @@ class AptKey(Step):
         p = self.params
         return Description(self.title, [
             f"download {p['url']}",
-            f"refuse it unless it holds exactly the key {p['fingerprint']}, neither expired nor revoked",
-            f"store it as the binary keyring {p['keyring']} (mode 0644)",
+            f"refuse it unless it holds exactly the key {p['fingerprint']}, neither expired nor revoked, "
+            "and no other key or secret-key packet",
+            f"store that key alone, freshly exported, as the binary keyring {p['keyring']} (mode 0644)",
         ], files=[FileChange(p["keyring"], "write", note="binary key file")])
 
     def apply(self, ctx) -> Result:
@@ -110,19 +105,17 @@ class AptKey(Step):
             current = ctx.read_bytes(p["keyring"])
         except StepError as exc:
             return Result(FAILED, str(exc))
-        if current is not None and self._judge(current, ctx.now)[0]:
+        if current is not None and self._judge(current, ctx.now)[0] is not None:
             return Result(OK, f"{p['keyring']} already holds key {p['fingerprint']}")
         try:
             data = ctx.fetch(p["url"])
         except StepError as exc:
             return Result(FAILED, str(exc))
-        good, why = self._judge(data, ctx.now)
-        if not good:
+        keyring, why = self._judge(data, ctx.now)
+        if keyring is None:
             return Result(FAILED, f"the key downloaded from {p['url']} {why}; nothing was written")
-        from ..openpgp import dearmor
-
         ctx.makedirs(os.path.dirname(p["keyring"]))
-        ctx.write_atomic(p["keyring"], dearmor(data), 0o644)
+        ctx.write_atomic(p["keyring"], keyring, 0o644)
         return Result(CHANGED, f"wrote {p['keyring']} (key {p['fingerprint']})")
 
     def render_shell_body(self) -> List[str]:
@@ -135,19 +128,17 @@ class AptKey(Step):
             "fi",
             "rw_need_root",
             "if [[ $DRY_RUN == 1 ]]; then",
-            '  rw_would "download $url, check that it holds only key $fpr, then write ${keyring#"$RW_ROOT"}"',
+            '  rw_would "download $url, check that it holds only key $fpr, then write that key alone to '
+            '${keyring#"$RW_ROOT"}"',
             f"  rw_mark {q(self.id)}",
             "  return 0",
             "fi",
             "rw_tmp",
             'rw_fetch "$url" "$RW_TMP/key"',
-            'if ! rw_key_is "$RW_TMP/key" "$fpr"; then',
-            '  rw_die "the key downloaded from $url is not exactly key $fpr (or it expired): nothing was written"',
-            "fi",
-            "if grep -q -e '-----BEGIN PGP' -- \"$RW_TMP/key\"; then",
-            '  rw_gpg --yes --dearmor -o "$RW_TMP/key.gpg" -- "$RW_TMP/key"',
-            "else",
-            '  cp -- "$RW_TMP/key" "$RW_TMP/key.gpg"',
+            'if ! rw_key_is "$RW_TMP/key" "$fpr" || ! rw_key_export "$RW_TMP/key" "$fpr" "$RW_TMP/key.gpg" \\',
+            '  || ! rw_key_is "$RW_TMP/key.gpg" "$fpr"; then',
+            '  rw_die "the key downloaded from $url is not exactly key $fpr (another key, a secret-key packet, or it '
+            'expired or was revoked): nothing was written"',
             "fi",
             'rw_remember "$keyring"',
             'rw_put_from "$RW_TMP/key.gpg" "$keyring" 0644',
@@ -177,12 +168,18 @@ class AptKey(Step):
              "register": shown, "changed_when": False, "check_mode": False},
             {"name": f"{n}: refuse any key but the expected one", "ansible.builtin.assert": {
                 "that": [f"({pubs} | length) == 1",
+                         f"({shown}.stdout_lines | select('match', '^(sec|ssb):') | list | length) == 0",
                          f"({lines})[1].split(':')[9] == {self.var('fingerprint')}",
                          f"({pubs} | first).split(':')[1] not in ['e', 'r']"],
-                "fail_msg": "the downloaded key is not exactly the expected key, or it expired; nothing was written"}},
-            {"name": f"{n}: convert the key to a binary keyring", "ansible.builtin.command":
-                {"argv": ["gpg", "--batch", "--yes", "--dearmor", "-o", "{{ " + tmp + ".path }}/key.gpg",
-                          "{{ " + tmp + ".path }}/key"]},
+                "fail_msg": "the downloaded key is not exactly the expected key (another key, a secret-key packet, "
+                            "or it expired or was revoked); nothing was written"}},
+            {"name": f"{n}: import the key into the temporary home", "ansible.builtin.command":
+                {"argv": ["gpg", "--batch", "--quiet", "--import", "{{ " + tmp + ".path }}/key"]},
+             "environment": {"GNUPGHOME": "{{ " + tmp + ".path }}"},
+             "changed_when": False, "check_mode": False},
+            {"name": f"{n}: export that key alone as a binary keyring", "ansible.builtin.command":
+                {"argv": ["gpg", "--batch", "--yes", "-o", "{{ " + tmp + ".path }}/key.gpg", "--export",
+                          J(self.var("fingerprint"))]},
              "environment": {"GNUPGHOME": "{{ " + tmp + ".path }}"},
              "changed_when": False, "check_mode": False},
             {"name": f"{n}: install the keyring", "ansible.builtin.copy":
