@@ -14,7 +14,7 @@ STEPS = ["rocm-key", "rocm-repos", "rocm-pin", "apt-update", "kernel-driver", "r
 
 
 def upgrade_args(world):
-    return ["--path", "rocm-upgrade", "--rocm", "6.4.3", "--rocm-mirror", world.radeon_url,
+    return ["--path", "rocm-upgrade", "--rocm", "6.4.3", "--rocm-mirror", world.radeon_url, "--allow-http-mirror",
             "--rocm-key-fingerprint", world.site.radeon_key.fingerprint]
 
 

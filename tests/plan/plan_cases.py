@@ -29,7 +29,7 @@ CASES = [
     Case("seed002-rocm-upgrade-6.3.4-no-dkms", SEED_002, ["--path", "rocm-upgrade", "--rocm", "6.3.4", "--no-dkms"],
          ("shell",), 2),
     Case("seed002-rocm-upgrade-7.2.1-mirror", SEED_002,
-         ["--path", "rocm-upgrade", "--rocm", "7.2.1", "--rocm-mirror", "http://127.0.0.1:8081/radeon",
+         ["--path", "rocm-upgrade", "--rocm", "7.2.1", "--rocm-mirror", "http://127.0.0.1:8081/radeon", "--allow-http-mirror",
           "--rocm-key-fingerprint", TEST_KEY_FPR], ("shell", "json"), 2),
     Case("seed002-torch-2.4.1", SEED_002, ["--path", "torch-reinstall", "--torch", "2.4.1"], ALL, 2),
     Case("seed002-torch-2.4.1-new-venv", SEED_002,

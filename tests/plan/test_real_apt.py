@@ -56,7 +56,7 @@ def _system(tmp: Path, kernel: str) -> str:
 
 def _plan(tmp: Path, kernel: str, apt, fingerprint: str) -> str:
     rc, script, err = run_cli(["--plan-only", "--snapshot", _system(tmp, kernel), "--path", "rocm-upgrade",
-                               "--rocm", "6.4.3", "--rocm-mirror", apt.radeon_url, "--rocm-key-fingerprint", fingerprint])
+                               "--rocm", "6.4.3", "--rocm-mirror", apt.radeon_url, "--allow-http-mirror", "--rocm-key-fingerprint", fingerprint])
     assert rc == 2, err
     return script
 

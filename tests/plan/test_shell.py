@@ -298,7 +298,8 @@ def test_hostile_urls_cannot_inject(tmp_path):
     mark = tmp_path / "pwned"
     root = make_root(tmp_path / "root")
     mirror = f"http://127.0.0.1:1/r;touch${{IFS}}{mark}1;$(touch${{IFS}}{mark}2)`touch${{IFS}}{mark}3`"
-    script = _plan(["--snapshot", SEED, "--path", "rocm-upgrade", "--rocm", "6.4.3", "--rocm-mirror", mirror])
+    script = _plan(["--snapshot", SEED, "--path", "rocm-upgrade", "--rocm", "6.4.3", "--rocm-mirror", mirror,
+                    "--allow-http-mirror"])
     _shellcheck(script, tmp_path)
     res = run_script(script, root, tmp_path)
     assert res.returncode == 2, res.stderr

@@ -94,7 +94,7 @@ def test_a_refused_run_says_why(tmp_path):
     for name in demo.probe_names():
         demo.run_probe(name, src, system)
     values = F.values(demo.fields(system, demo.finish(src, system), "rocm-upgrade"))
-    values["rocm_mirror"] = "http://127.0.0.1:9"  # the discard port: nothing answers there
+    values["rocm_mirror"] = "https://127.0.0.1:9"  # the discard port: nothing answers there
     plan = demo.build_plan(system, "rocm-upgrade", values)
 
     core = Core(state_dir=str(tmp_path / "state"))

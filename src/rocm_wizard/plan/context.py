@@ -63,8 +63,17 @@ def fetch_url(url: str, timeout: float = 60.0) -> bytes:
 
     if not url.startswith(("https://", "http://", "file://")):
         raise StepError(f"refusing to fetch {url!r}: only http, https and file URLs are allowed")
+    class _NoDowngrade(urllib.request.HTTPRedirectHandler):
+        """Redirects stay on https once the URL was https (as curl's --proto-redir =https)."""
+
+        def redirect_request(self, req, fp, code, msg, headers, newurl):
+            if req.full_url.startswith("https://") and not newurl.startswith("https://"):
+                raise urllib.error.URLError(f"refusing the redirect from https to {newurl.split('://')[0]}")
+            return super().redirect_request(req, fp, code, msg, headers, newurl)
+
     try:
-        with urllib.request.urlopen(url, timeout=timeout) as resp:  # noqa: S310 - scheme checked above
+        opener = urllib.request.build_opener(_NoDowngrade)
+        with opener.open(url, timeout=timeout) as resp:  # noqa: S310 - scheme checked above
             return resp.read(4 * 1024 * 1024)
     except (urllib.error.URLError, OSError, ValueError) as exc:
         raise StepError(f"cannot download {url}: {getattr(exc, 'reason', None) or exc}") from exc
