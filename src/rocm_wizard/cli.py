@@ -7,6 +7,7 @@ Textual nor Rich.  stdout carries the product (JSON, a script, a report); messag
 from __future__ import annotations
 
 import argparse
+import os
 import importlib
 import sys
 from typing import List, Optional
@@ -62,6 +63,15 @@ def _load(module: str):
 
 def main(argv: Optional[List[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv and os.environ.get("ROCM_WIZARD_LAUNCH"):  # a detached run (execute/detach.py)
+        from .execute.detach import LAUNCH_ENV, take_launch
+
+        try:
+            argv, env = take_launch(os.environ.pop(LAUNCH_ENV))
+        except (OSError, ValueError) as exc:
+            print(f"rocm-wizard: cannot start the detached run: {exc}", file=sys.stderr)
+            return 1
+        os.environ.update(env)
     first = next((a for a in argv if not a.startswith("-")), None)
     only = first if first in COMMANDS else None
     parser = build_parser(only)

@@ -11,14 +11,16 @@ import os
 import re
 from dataclasses import asdict, dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
+from urllib.parse import urlsplit
 
 from ..exitcodes import ERROR, USAGE
 from . import catalog_adapter as cat
 from .core import Fingerprint, Plan
 from .recipes import instantiate, load_recipe
-from .steps._util import SAFE_USER, check_url, redact_url, url_marker
+from .steps._util import SAFE_USER, check_url, redact_url, split_credentials, url_marker
 
 PATHS = ("rocm-upgrade", "torch-reinstall", "docker")
+MIRROR_AUTH_FILE = "/etc/apt/auth.conf.d/rocm-wizard-mirror.conf"
 VENV_MODES = ("new", "existing")
 
 
@@ -295,11 +297,20 @@ def _rocm_upgrade(system, choices: Choices, notes: List[str], recipe) -> Tuple[D
         raise PlanError("the running kernel is not known (the snapshot lacks uname -r), and amdgpu-dkms needs its "
                         "headers: pass --no-dkms or use a fuller snapshot")
     base = None
+    auth: Dict[str, str] = {"path": "", "machine": "", "login": "", "password": ""}
     if choices.rocm_mirror:
         try:
-            base = check_url(choices.rocm_mirror, "--rocm-mirror").rstrip("/")
+            base, cred = split_credentials(check_url(choices.rocm_mirror, "--rocm-mirror").rstrip("/"))
         except ValueError as exc:
             raise PlanError(str(exc)) from None
+        if cred is not None:
+            # credentials go to apt's auth file (mode 0600), never into a sources file or the plan's text
+            parts = urlsplit(base)
+            machine = (parts.netloc + parts.path) if parts.scheme == "https" else f"{parts.scheme}://{parts.netloc}{parts.path}"
+            auth = {"path": MIRROR_AUTH_FILE, "machine": machine, "login": cred[0], "password": cred[1]}
+            if not cred[0] or not cred[1] or any(c.isspace() for c in cred[0] + cred[1]):
+                raise PlanError(f"--rocm-mirror {redact_url(choices.rocm_mirror)}: the user name and password must be "
+                                "given both, without spaces (apt's auth file format)")
         if base.startswith("http://") and not choices.allow_http_mirror:
             raise PlanError(f"--rocm-mirror {redact_url(base)} is plain http: the signing key would come over an "
                             "unauthenticated connection. Use an https (or file) mirror, or accept that the key's "
@@ -338,6 +349,7 @@ def _rocm_upgrade(system, choices: Choices, notes: List[str], recipe) -> Tuple[D
         "rocm": {
             "version": rel.version,
             "key_url": cat.rocm_key_url(base),
+            "auth": auth,
             "key_fingerprint": fpr,
             "keyring": repo.keyring,
             "source_files": source_files,
@@ -351,7 +363,7 @@ def _rocm_upgrade(system, choices: Choices, notes: List[str], recipe) -> Tuple[D
             "driver_packages": driver,
             "all_packages": packages + [d for d in driver if "kernel_prefix" not in d],
         },
-        "flags": {"dkms": dkms},
+        "flags": {"dkms": dkms, "auth": bool(auth["path"])},
     }
     if not dkms:
         notes.append("--no-dkms: the installed amdgpu kernel driver is kept; ROCm's user space supports kernel "
@@ -362,7 +374,11 @@ def _rocm_upgrade(system, choices: Choices, notes: List[str], recipe) -> Tuple[D
         notes.append(f"the signing key fingerprint {fpr} is {cat.rocm_key_status()} (AMD does not publish it); "
                      "check it with --rocm-key-fingerprint if you have another source")
     if base:
-        notes.append(f"repositories and key from the mirror {redact_url(base)}")
+        notes.append(f"repositories and key from the mirror {base}")
+    if auth["path"]:
+        notes.append(f"the mirror's credentials (login {auth['login']}) go to {auth['path']} (mode 0600), not into "
+                     "the sources files; the script asks for the password at run time (or reads "
+                     "RW_MIRROR_PASSWORD), the playbook takes rw_mirror_password")
     if base and base.startswith("http://"):
         notes.append("WARNING: the mirror is plain http (--allow-http-mirror): the signing key comes over an "
                      "unauthenticated connection, and its fingerprint is then the only protection")
@@ -521,12 +537,18 @@ def _torch_reinstall(system, choices: Choices, notes: List[str], recipe):
     if rel.triton_requirement is None:
         notes.append(f"the catalog names no Triton pin for torch {rel.version}; pip resolves it from the index")
     index_url = cat.torch_index_url(idx)
+    index_cred: Tuple[str, str] = ("", "")
     if choices.torch_index_url:
         try:
-            index_url = check_url(choices.torch_index_url, "--torch-index-url").rstrip("/")
+            index_url, cred = split_credentials(check_url(choices.torch_index_url, "--torch-index-url").rstrip("/"))
         except ValueError as exc:
             raise PlanError(str(exc)) from None
         notes.append(f"wheels from {index_url} instead of {cat.torch_index_url(idx)}")
+        if cred is not None:
+            index_cred = cred
+            notes.append(f"the index's credentials (login {cred[0]}) reach pip through its environment, never its "
+                         "command line or the plan; the script asks for the password at run time (or reads "
+                         "RW_INDEX_PASSWORD), the playbook takes rw_index_password")
     env_vars: Dict[str, str] = {}
     env_sources: Dict[str, List[str]] = {}
     for name, (value, sources) in _env_rules(recipe, rel, idx, targets).items():
@@ -544,6 +566,7 @@ def _torch_reinstall(system, choices: Choices, notes: List[str], recipe):
     triton_dist = rel.triton_dist or ""
     ns = {
         "torch": {"version": rel.version, "index": idx, "requirements": reqs, "index_url": index_url,
+                  "index_login": index_cred[0], "index_password": index_cred[1],
                   "triton_dist": triton_dist,
                   "triton_strays": [d for d in recipe.data["triton_dists"] if d != triton_dist]},
         "venv": {"path": path, "target": target, "new": mode == "new", "existing": mode == "existing",

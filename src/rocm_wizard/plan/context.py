@@ -19,12 +19,12 @@ import os
 import shutil
 import stat as _stat
 import time
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from ..detect.sources import CommandResult, decode
 
 Runner = Callable[..., CommandResult]
-Fetcher = Callable[[str], bytes]
+Fetcher = Callable[..., bytes]  # (url) or (url, auth=(login, password))
 
 DEFAULT_TIMEOUT = 3600.0
 BACKUP_DIR = "/var/backups/rocm-wizard"
@@ -56,8 +56,10 @@ def run_local(argv: Sequence[str], input: Optional[bytes] = None, env: Optional[
                          time.monotonic() - start)
 
 
-def fetch_url(url: str, timeout: float = 60.0) -> bytes:
-    """Download ``url`` (http, https or file); raises :class:`StepError` with a readable reason."""
+def fetch_url(url: str, timeout: float = 60.0, auth: Optional[Tuple[str, str]] = None) -> bytes:
+    """Download ``url`` (http, https or file), with ``auth`` = (login, password) as HTTP basic
+    credentials (sent to that URL only, not along a redirect); raises :class:`StepError` with a
+    readable reason."""
     import urllib.error
     import urllib.request
 
@@ -73,7 +75,13 @@ def fetch_url(url: str, timeout: float = 60.0) -> bytes:
 
     try:
         opener = urllib.request.build_opener(_NoDowngrade)
-        with opener.open(url, timeout=timeout) as resp:  # noqa: S310 - scheme checked above
+        req = urllib.request.Request(url)
+        if auth is not None:
+            import base64
+
+            token = base64.b64encode(f"{auth[0]}:{auth[1]}".encode()).decode()
+            req.add_unredirected_header("Authorization", "Basic " + token)
+        with opener.open(req, timeout=timeout) as resp:  # noqa: S310 - scheme checked above
             return resp.read(4 * 1024 * 1024)
     except (urllib.error.URLError, OSError, ValueError) as exc:
         raise StepError(f"cannot download {url}: {getattr(exc, 'reason', None) or exc}") from exc
@@ -254,8 +262,8 @@ class Context:
                 return True
         return False
 
-    def fetch(self, url: str) -> bytes:
-        return self.fetcher(url)
+    def fetch(self, url: str, auth: Optional[Tuple[str, str]] = None) -> bytes:
+        return self.fetcher(url, auth=auth) if auth is not None else self.fetcher(url)
 
     def invoking_user(self, fallback: Optional[str] = None) -> Optional[str]:
         """The user a root run acts for: ``SUDO_USER`` under sudo, else ``fallback``."""

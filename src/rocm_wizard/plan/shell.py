@@ -419,18 +419,43 @@ rw_key_is() {
   [[ $n == 1 && $found == "$2" && $validity != e && $validity != r ]]
 }
 # rw_key_export FILE FINGERPRINT DEST: DEST is a binary keyring of that key alone, freshly exported
-# by gpg from a throw-away home (what else FILE held -- trust, unknown packets -- is left behind)
+# by gpg from a throw-away home (what else FILE held -- trust, unknown packets -- is left behind);
+# --no-autostart: an import would start gpg-agent, which a system with gpg alone lacks (exit 2)
 rw_key_export() {
   local home rc=0
   home=$(mktemp -d)
-  GNUPGHOME=$home gpg --batch --no-tty --quiet --import -- "$1" 2>/dev/null || rc=$?
-  if [[ $rc == 0 ]]; then GNUPGHOME=$home gpg --batch --no-tty --quiet --yes -o "$3" --export -- "$2" || rc=$?; fi
+  GNUPGHOME=$home gpg --batch --no-tty --no-autostart --quiet --import -- "$1" 2>/dev/null || rc=$?
+  if [[ $rc == 0 ]]; then GNUPGHOME=$home gpg --batch --no-tty --no-autostart --quiet --yes -o "$3" --export -- "$2" || rc=$?; fi
   rm -rf -- "$home"
   [[ $rc == 0 && -s $3 ]]
 }
+# rw_auth_has FILE MACHINE LOGIN: the apt auth file has an entry for MACHINE and LOGIN
+rw_auth_has() {
+  local w1 m w3 l w5 p
+  [[ -f $1 ]] || return 1
+  while read -r w1 m w3 l w5 p; do
+    if [[ $w1 == machine && $w3 == login && $w5 == password && $m == "$2" && $l == "$3" && -n $p ]]; then return 0; fi
+  done <"$1"
+  return 1
+}
+# rw_fetch URL DEST [AUTHFILE]: download URL; with AUTHFILE (an apt auth file), the credentials of
+# its first entry go to curl through a netrc file of this run (mode 0600), never on a command line
 rw_fetch() {
+  local -a auth=()
+  local w1 m w3 l w5 p host
+  if [[ -n ${3:-} && -f $3 ]]; then
+    read -r w1 m w3 l w5 p <"$3" || true
+    host=${m#*://}
+    host=${host%%/*}
+    host=${host%:*}
+    rw_tmp
+    (umask 077 && printf 'machine %s login %s password %s\n' "$host" "$l" "$p" >"$RW_TMP/netrc")
+    auth=(--netrc-file "$RW_TMP/netrc")
+  fi
   if command -v curl >/dev/null 2>&1; then
-    curl -fsSL --retry 3 --proto '=https,http,file' --proto-redir '=https' -o "$2" --url "$1"
+    curl -fsSL --retry 3 --proto '=https,http,file' --proto-redir '=https' "${auth[@]}" -o "$2" --url "$1"
+  elif [[ ${#auth[@]} -gt 0 ]]; then
+    rw_die "cannot download $1 with the mirror's credentials: install curl"
   elif command -v wget >/dev/null 2>&1 && [[ $1 != file:* ]]; then
     # wget cannot limit redirects to https: it follows none (curl does, with --proto-redir)
     wget -q --max-redirect=0 -O "$2" -- "$1"

@@ -6,7 +6,9 @@ repositories that are different hosts in real life must be different hosts here 
 
 ``mode`` is ``"ok"`` (serve files, list directories), ``"404"`` (answer every request with 404) or
 ``"500"``; :meth:`LocalServer.stop` closes the socket so connections are refused (the "repository
-unreachable" case) and :meth:`LocalServer.start` opens it again on the same port.  Every request
+unreachable" case) and :meth:`LocalServer.start` opens it again on the same port.  With
+:attr:`LocalServer.credentials` set to (login, password), a request without those HTTP basic
+credentials gets 401 (a mirror that needs a login).  Every request
 path is kept in :attr:`LocalServer.requests` so a test can prove what was (not) fetched.
 """
 from __future__ import annotations
@@ -16,7 +18,7 @@ import http.server
 import os
 import socket
 import threading
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 
 class _Handler(http.server.SimpleHTTPRequestHandler):
@@ -28,6 +30,17 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         with owner._lock:
             owner.requests.append(self.path)
             mode = owner.mode
+            cred = owner.credentials
+        if cred is not None:
+            import base64
+
+            want = "Basic " + base64.b64encode(f"{cred[0]}:{cred[1]}".encode()).decode()
+            if self.headers.get("Authorization") != want:
+                self.send_response(401)
+                self.send_header("WWW-Authenticate", 'Basic realm="test"')
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return True
         if mode == "ok":
             return False
         code = 404 if mode == "404" else 500
@@ -57,6 +70,7 @@ class LocalServer:
         self.host = host
         self.name = name
         self.mode = "ok"
+        self.credentials: Optional[Tuple[str, str]] = None
         self.requests: List[str] = []
         self.port: Optional[int] = None
         self._lock = threading.Lock()
@@ -99,6 +113,7 @@ class LocalServer:
         """Back to normal service (used between tests)."""
         with self._lock:
             self.mode = "ok"
+            self.credentials = None
             self.requests.clear()
         if self._httpd is None:
             self.start()

@@ -4,14 +4,14 @@ from __future__ import annotations
 from typing import Any, Dict, Type
 
 from ..core import Step
-from .apt import AptInstall, AptKey, AptPin, AptSources, AptUpdate
+from .apt import AptAuth, AptInstall, AptKey, AptPin, AptSources, AptUpdate
 from .docker import DockerCheck, DockerPull, DockerRunScript
 from .files import Command, FileContent, RebootFlag
 from .python import EnvPersist, PipCheck, PipInstall, PipRestore, PipUninstall, Venv, VenvLink
 from .system import UserGroups
 
 KINDS: Dict[str, Type[Step]] = {cls.kind: cls for cls in (
-    AptKey, AptSources, AptPin, AptUpdate, AptInstall,
+    AptAuth, AptKey, AptSources, AptPin, AptUpdate, AptInstall,
     FileContent, Command, RebootFlag, UserGroups,
     Venv, VenvLink, PipUninstall, PipInstall, PipRestore, EnvPersist, PipCheck,
     DockerCheck, DockerPull, DockerRunScript,

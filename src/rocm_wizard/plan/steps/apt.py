@@ -48,12 +48,163 @@ def apt_update_argv(version: object) -> List[str]:
     return ["apt-get", "update"] + (["--error-on=any"] if apt_knows_error_on(version) else [])
 
 
+AUTH_MASK = "***"  # a password as plans, logs and JSON show it
+
+
+def auth_line(machine: str, login: str, password: str) -> str:
+    return f"machine {machine} login {login} password {password}\n"
+
+
+def auth_for(data: Optional[bytes], url: str) -> Optional[Tuple[str, str]]:
+    """(login, password) of the entry of an apt auth file (netrc syntax, one entry a line as
+    AptAuth writes it) whose machine ``url`` is under; None when there is none."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    where = parts.netloc + parts.path
+    for line in (data or b"").decode("utf-8", "replace").splitlines():
+        words = line.split()
+        if len(words) != 6 or words[0::2] != ["machine", "login", "password"]:
+            continue
+        machine = words[1]
+        if "://" in machine:
+            scheme, _, machine = machine.partition("://")
+            if scheme != parts.scheme:
+                continue
+        elif parts.scheme != "https":
+            continue  # apt: an entry without a scheme is for https only
+        if where == machine or where.startswith(machine.rstrip("/") + "/"):
+            return words[3], words[5]
+    return None
+
+
+class AptAuth(Step):
+    """The credentials of a mirror, for apt: one entry in a file of /etc/apt/auth.conf.d (mode 0600,
+    root's), never in a sources file.  The password is kept out of everything the plan shows or
+    writes (JSON, the script, the playbook, logs): the script asks for it at run time
+    (``RW_MIRROR_PASSWORD``, else a prompt on the terminal), the playbook takes the variable
+    ``rw_mirror_password``."""
+
+    kind = "apt-auth"
+    required = ("path", "machine", "login", "password")
+
+    def validate(self) -> None:
+        check_abs_path(self.params["path"], "auth file")
+        if not str(self.params["path"]).startswith("/etc/apt/auth.conf.d/") or \
+                not str(self.params["path"]).endswith(".conf"):
+            raise ValueError("apt auth files live in /etc/apt/auth.conf.d and end in .conf")
+        for key in ("machine", "login", "password"):
+            v = str(self.params[key])
+            if not v or any(c.isspace() or ord(c) < 32 for c in v) or v.startswith("#"):
+                raise ValueError(f"the mirror's {key} must be one word without spaces (apt's auth file format)")
+
+    def to_dict(self) -> Dict[str, Any]:
+        d = super().to_dict()
+        d["params"]["password"] = AUTH_MASK
+        return d
+
+    def _has_entry(self, data: Optional[bytes], password: Optional[str]) -> bool:
+        p = self.params
+        for line in (data or b"").decode("utf-8", "replace").splitlines():
+            w = line.split()
+            if len(w) == 6 and w[0::2] == ["machine", "login", "password"] and w[1] == p["machine"] \
+                    and w[3] == p["login"] and (password is None or w[5] == password):
+                return True
+        return False
+
+    def check(self, state) -> CheckResult:
+        view = state.file(self.params["path"])
+        if view.state == ABSENT:
+            return CheckResult(CHANGE, f"{self.params['path']} does not exist")
+        if view.state != PRESENT:
+            return CheckResult(UNKNOWN, f"{self.params['path']}: not known")
+        known = None if self.params["password"] == AUTH_MASK else self.params["password"]
+        if self._has_entry(view.data, known):
+            return CheckResult(OK, f"{self.params['path']} holds the credentials for {self.params['machine']}")
+        return CheckResult(CHANGE, f"{self.params['path']} lacks the credentials for {self.params['machine']}")
+
+    def project(self, state) -> None:
+        p = self.params
+        state.set_file(p["path"], auth_line(p["machine"], p["login"], p["password"]).encode(), self.id)
+
+    def describe(self, state) -> Description:
+        p = self.params
+        return Description(self.title, [
+            f"write {p['path']} (mode 0600, root's): login {p['login']} for {p['machine']}, password not shown",
+        ], files=[FileChange(p["path"], "write", note="credentials, mode 0600; content not shown")])
+
+    def apply(self, ctx) -> Result:
+        p = self.params
+        try:
+            current = ctx.read_bytes(p["path"])
+        except StepError as exc:
+            return Result(FAILED, str(exc))
+        if p["password"] == AUTH_MASK:  # a plan read back from JSON (resume): the password is not in it
+            if self._has_entry(current, None):
+                return Result(OK, f"{p['path']} holds the credentials for {p['machine']}")
+            return Result(FAILED, f"the password for {p['machine']} is not kept in the run's files: run again "
+                                  "with the mirror URL that carries it")
+        if self._has_entry(current, p["password"]) and current is not None and \
+                os.stat(ctx.p(p["path"])).st_mode & 0o077 == 0:
+            return Result(OK, f"{p['path']} holds the credentials for {p['machine']}")
+        if current is not None:
+            ctx.backup(p["path"])
+        ctx.makedirs(os.path.dirname(p["path"]))
+        ctx.write_atomic(p["path"], auth_line(p["machine"], p["login"], p["password"]).encode(), 0o600)
+        return Result(CHANGED, f"wrote {p['path']} (mode 0600)")
+
+    def render_shell_body(self) -> List[str]:
+        p = self.params
+        return [
+            f"local path={rooted(p['path'])} machine={q(p['machine'])} login={q(p['login'])} pw",
+            'if rw_auth_has "$path" "$machine" "$login"; then',
+            '  rw_ok "${path#"$RW_ROOT"} holds the credentials for $machine"',
+            "  return 0",
+            "fi",
+            "rw_need_root",
+            "if [[ $DRY_RUN == 1 ]]; then",
+            '  rw_would "write ${path#"$RW_ROOT"} (mode 0600): login $login for $machine, password asked at run time"',
+            f"  rw_mark {q(self.id)}",
+            "  return 0",
+            "fi",
+            "pw=${RW_MIRROR_PASSWORD:-}",
+            'if [[ -z $pw && -t 0 ]]; then read -rsp "password of $login for $machine: " pw; rw_say ""; fi',
+            'if [[ -z $pw ]]; then',
+            '  rw_die "the mirror needs the password of $login, which this script does not contain: run it on a '
+            'terminal (it asks), or with RW_MIRROR_PASSWORD in its environment (sudo --preserve-env=RW_MIRROR_PASSWORD)"',
+            "fi",
+            'rw_remember "$path"',
+            'rw_put "$path" 0600 "machine $machine login $login password $pw"$\'\\n\'',
+            f"rw_mark {q(self.id)}",
+        ]
+
+    def ansible_vars(self) -> Dict[str, Any]:
+        p = self.params
+        return {self.var("path"): p["path"], self.var("machine"): p["machine"], "rw_mirror_login": p["login"]}
+
+    def render_ansible(self) -> List[Dict[str, Any]]:
+        n = f"Step {self.index} {self.id}"
+        return [
+            {"name": f"{n}: the mirror's password must be given", "ansible.builtin.assert": {
+                "that": ["rw_mirror_password is defined", "rw_mirror_password | length > 0"],
+                "fail_msg": "the mirror needs a password, which the playbook does not contain: pass "
+                            "rw_mirror_password (ansible-vault, or -e @secret.yml)"}},
+            {"name": f"{n}: write the apt credentials file", "ansible.builtin.copy": {
+                "dest": J(self.var("path")),
+                "content": "machine {{ " + self.var("machine") + " }} login {{ rw_mirror_login }} password "
+                           "{{ rw_mirror_password }}\n",
+                "owner": "root", "group": "root", "mode": "0600", "backup": True},
+             "no_log": True, "check_mode": False},
+        ]
+
+
 class AptKey(Step):
     """Fetch the repository signing key, check its fingerprint *before* writing anything, store it
     as a binary keyring under /etc/apt/keyrings (the ``signed-by`` of the repository lines)."""
 
     kind = "apt-key"
     required = ("url", "fingerprint", "keyring")
+    defaults = {"auth_file": ""}  # an apt auth file (AptAuth) with the mirror's credentials
 
     def validate(self) -> None:
         from ..openpgp import normalize_fingerprint
@@ -64,6 +215,8 @@ class AptKey(Step):
             raise ValueError(f"key fingerprint {self.params['fingerprint']!r} is not 40 (or 64) hex digits")
         self.params["fingerprint"] = fpr
         check_abs_path(self.params["keyring"], "keyring")
+        if self.params["auth_file"]:
+            check_abs_path(self.params["auth_file"], "auth file")
 
     def _judge(self, data: bytes, now: float) -> Tuple[Optional[bytes], str]:
         """(the minimal keyring to write, or None when the data is refused; why)."""
@@ -108,7 +261,8 @@ class AptKey(Step):
         if current is not None and self._judge(current, ctx.now)[0] is not None:
             return Result(OK, f"{p['keyring']} already holds key {p['fingerprint']}")
         try:
-            data = ctx.fetch(p["url"])
+            auth = auth_for(ctx.read_bytes(p["auth_file"]), p["url"]) if p["auth_file"] else None
+            data = ctx.fetch(p["url"], auth=auth) if auth else ctx.fetch(p["url"])
         except StepError as exc:
             return Result(FAILED, str(exc))
         keyring, why = self._judge(data, ctx.now)
@@ -134,7 +288,7 @@ class AptKey(Step):
             "  return 0",
             "fi",
             "rw_tmp",
-            'rw_fetch "$url" "$RW_TMP/key"',
+            'rw_fetch "$url" "$RW_TMP/key"' + (f' "${{RW_ROOT}}"{q(p["auth_file"])}' if p["auth_file"] else ""),
             'if ! rw_key_is "$RW_TMP/key" "$fpr" || ! rw_key_export "$RW_TMP/key" "$fpr" "$RW_TMP/key.gpg" \\',
             '  || ! rw_key_is "$RW_TMP/key.gpg" "$fpr"; then',
             '  rw_die "the key downloaded from $url is not exactly key $fpr (another key, a secret-key packet, or it '
@@ -150,6 +304,15 @@ class AptKey(Step):
         return {self.var("url"): p["url"], self.var("fingerprint"): p["fingerprint"],
                 self.var("keyring"): p["keyring"]}
 
+    def _get_url(self, tmp: str) -> Dict[str, Any]:
+        args = {"url": J(self.var("url")), "dest": "{{ " + tmp + ".path }}/key", "mode": "0600"}
+        if self.params["auth_file"]:
+            # the mirror's credentials (AptAuth): the login from the plan, the password from the
+            # play's caller, never from the plan
+            args.update(url_username="{{ rw_mirror_login }}", url_password="{{ rw_mirror_password }}",
+                        force_basic_auth=True)
+        return args
+
     def render_ansible(self) -> List[Dict[str, Any]]:
         tmp, shown = self.var("tmp"), self.var("shown")
         lines = f"{shown}.stdout_lines | select('match', '^(pub|fpr):') | list"
@@ -159,9 +322,8 @@ class AptKey(Step):
             {"name": f"{n}: make a temporary directory for the download", "ansible.builtin.tempfile":
                 {"state": "directory", "suffix": ".rocm-wizard"},
              "register": tmp, "changed_when": False, "check_mode": False},
-            {"name": f"{n}: download the signing key", "ansible.builtin.get_url":
-                {"url": J(self.var("url")), "dest": "{{ " + tmp + ".path }}/key", "mode": "0600"},
-             "changed_when": False, "check_mode": False},
+            {"name": f"{n}: download the signing key", "ansible.builtin.get_url": self._get_url(tmp),
+             "changed_when": False, "check_mode": False, **({"no_log": True} if self.params["auth_file"] else {})},
             {"name": f"{n}: read the key's fingerprints", "ansible.builtin.command":
                 {"argv": ["gpg", "--batch", "--with-colons", "--show-keys", "{{ " + tmp + ".path }}/key"]},
              "environment": {"GNUPGHOME": "{{ " + tmp + ".path }}"},
@@ -174,11 +336,11 @@ class AptKey(Step):
                 "fail_msg": "the downloaded key is not exactly the expected key (another key, a secret-key packet, "
                             "or it expired or was revoked); nothing was written"}},
             {"name": f"{n}: import the key into the temporary home", "ansible.builtin.command":
-                {"argv": ["gpg", "--batch", "--quiet", "--import", "{{ " + tmp + ".path }}/key"]},
+                {"argv": ["gpg", "--batch", "--no-autostart", "--quiet", "--import", "{{ " + tmp + ".path }}/key"]},
              "environment": {"GNUPGHOME": "{{ " + tmp + ".path }}"},
              "changed_when": False, "check_mode": False},
             {"name": f"{n}: export that key alone as a binary keyring", "ansible.builtin.command":
-                {"argv": ["gpg", "--batch", "--yes", "-o", "{{ " + tmp + ".path }}/key.gpg", "--export",
+                {"argv": ["gpg", "--batch", "--no-autostart", "--yes", "-o", "{{ " + tmp + ".path }}/key.gpg", "--export",
                           J(self.var("fingerprint"))]},
              "environment": {"GNUPGHOME": "{{ " + tmp + ".path }}"},
              "changed_when": False, "check_mode": False},

@@ -396,17 +396,43 @@ class PipUninstall(Step):
         return tasks
 
 
+SECRET_MASK = "***"  # a password as plans, logs and JSON show it
+
+
+def index_env(url: str, login: str = "", password: str = "") -> Dict[str, str]:
+    """The index as pip and uv read it from the environment -- not from their command line, where
+    every user could read its credentials (``ps``)."""
+    if login:
+        from urllib.parse import quote
+
+        scheme, _, rest = url.partition("://")
+        url = f"{scheme}://{quote(login, safe='')}:{quote(password, safe='')}@{rest}"
+    return {"PIP_INDEX_URL": url, "UV_INDEX_URL": url, "UV_DEFAULT_INDEX": url}
+
+
 class PipInstall(Step):
     """Install exact pins (torch, torchvision, torchaudio and the Triton build torch requires) from
-    one index; uv when it is installed, pip otherwise."""
+    one index; uv when it is installed, pip otherwise.  The index reaches pip (uv) through its
+    environment, never its command line; an index login's password is kept out of every output of
+    the plan (the script asks for it at run time, or reads ``RW_INDEX_PASSWORD``; the playbook takes
+    ``rw_index_password``)."""
 
     kind = "pip-install"
     required = ("venv", "requirements", "index_url")
+    defaults = {"index_login": "", "index_password": ""}
 
     def validate(self) -> None:
         check_abs_path(self.params["venv"], "venv")
         _pins(self.params["requirements"])
         check_url(self.params["index_url"], "index URL")
+        if "@" in self.params["index_url"].split("://", 1)[-1].split("/", 1)[0]:
+            raise ValueError("the index URL must not carry credentials: give index_login and index_password")
+
+    def to_dict(self) -> Dict[str, Any]:
+        d = super().to_dict()
+        if d["params"]["index_password"]:
+            d["params"]["index_password"] = SECRET_MASK
+        return d
 
     def _pending(self, dists: Optional[Dict[str, str]]) -> Optional[List[Tuple[str, Optional[str], str]]]:
         if dists is None:
@@ -434,13 +460,15 @@ class PipInstall(Step):
 
     def describe(self, state) -> Description:
         todo = self._pending(_venv_dists(state, self.params["venv"]))
+        login = self.params["index_login"]
         desc = Description(self.title, [
-            f"pip install --index-url {self.params['index_url']} {' '.join(self.params['requirements'])}"
-            " (uv pip install when uv is installed)"])
+            f"pip install {' '.join(self.params['requirements'])} from {self.params['index_url']}"
+            + (f" (login {login}, password not shown)" if login else "")
+            + " (uv pip install when uv is installed; the index given as PIP_INDEX_URL / UV_INDEX_URL)"])
         for name, have, version in todo or []:
             desc.packages.append(PackageChange(name, have, version))
-        desc.commands.append([_python_of(self.params["venv"]), "-m", "pip", "install", "--index-url",
-                              self.params["index_url"]] + list(self.params["requirements"]))
+        desc.commands.append([_python_of(self.params["venv"]), "-m", "pip", "install"]
+                             + list(self.params["requirements"]))
         return desc
 
     def apply(self, ctx) -> Result:
@@ -458,34 +486,65 @@ class PipInstall(Step):
             argv = ["uv", "pip", "install", "--python", py]
         else:
             argv = [py, "-m", "pip", "install", "--disable-pip-version-check", "--no-input"]
-        ctx.check_call(argv + ["--index-url", self.params["index_url"]] + list(self.params["requirements"]),
-                       user=owner, timeout=7200)
+        p = self.params
+        if p["index_password"] == SECRET_MASK:  # a plan read back from JSON (resume)
+            return Result(FAILED, "the index password is not kept in the run's files: run again with the index URL "
+                                  "that carries it")
+        ctx.check_call(argv + list(p["requirements"]), user=owner, timeout=7200,
+                       env=index_env(p["index_url"], p["index_login"], p["index_password"]))
         return Result(CHANGED, "installed " + " ".join(self.params["requirements"]))
 
     def render_shell_body(self) -> List[str]:
         p = self.params
-        return [
-            f"local venv={q(p['venv'])} idx={q(p['index_url'])} owner",
+        lines = [
+            f"local venv={q(p['venv'])} idx={q(p['index_url'])} owner" + (f" login={q(p['index_login'])} pw"
+                                                                           if p["index_login"] else ""),
             shell_array("reqs", p["requirements"]),
             'if rw_pins_ok "$venv/bin/python" "${reqs[@]}"; then',
             '  rw_ok "installed: ${reqs[*]}"',
             "  return 0",
             "fi",
             'owner=$(rw_owner_of "$RW_ROOT$venv")',
-            'rw_pip_install "$owner" "$venv/bin/python" --index-url "$idx" "${reqs[@]}"',
+        ]
+        if p["index_login"]:
+            lines += [
+                "pw=${RW_INDEX_PASSWORD:-}",
+                'if [[ -z $pw && $DRY_RUN != 1 && -t 0 ]]; then read -rsp "password of $login for $idx: " pw; '
+                'rw_say ""; fi',
+                'if [[ -z $pw && $DRY_RUN != 1 ]]; then',
+                '  rw_die "the index needs the password of $login, which this script does not contain: run it on a '
+                'terminal (it asks), or with RW_INDEX_PASSWORD (URL-encoded) in its environment"',
+                "fi",
+                'idx="${idx%%://*}://$login:$pw@${idx#*://}"',
+            ]
+        lines += [
+            'PIP_INDEX_URL=$idx UV_INDEX_URL=$idx UV_DEFAULT_INDEX=$idx rw_pip_install "$owner" "$venv/bin/python" '
+            '"${reqs[@]}"',
             f"rw_mark {q(self.id)}",
         ]
+        return lines
 
     def ansible_vars(self) -> Dict[str, Any]:
         p = self.params
-        return {self.var("venv"): p["venv"], self.var("requirements"): list(p["requirements"]),
-                self.var("index_url"): p["index_url"]}
+        out = {self.var("venv"): p["venv"], self.var("requirements"): list(p["requirements"]),
+               self.var("index_url"): p["index_url"]}
+        if p["index_login"]:
+            out["rw_index_login"] = p["index_login"]
+        return out
 
     def render_ansible(self) -> List[Dict[str, Any]]:
-        return [{"name": f"Step {self.index} {self.id}: install the exact pins from the index", "ansible.builtin.pip": {
+        login = self.params["index_login"]
+        url = J(self.var("index_url"))
+        if login:  # the password from the play's caller, never from the plan
+            url = ("{{ " + self.var("index_url") + " | regex_replace('^([a-z+]+://)', '\\1' + (rw_index_login "
+                   "| urlencode) + ':' + (rw_index_password | urlencode) + '@') }}")
+        task = {"name": f"Step {self.index} {self.id}: install the exact pins from the index", "ansible.builtin.pip": {
             "name": J(self.var("requirements")), "state": "present",
-            "executable": J(self.var("venv")) + "/bin/pip",
-            "extra_args": "--index-url " + J(self.var("index_url"))}}]
+            "executable": J(self.var("venv")) + "/bin/pip"},
+            "environment": {"PIP_INDEX_URL": url}}
+        if login:
+            task["no_log"] = True
+        return [task]
 
 
 class PipRestore(Step):
