@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rocm-wizard plan: Run PyTorch in rocm/pytorch:rocm7.0_ubuntu24.04_py3.12_pytorch_release_2.8.0
-# path: docker   plan id: df679c112827   format: 1   rocm-wizard @VERSION@
+# path: docker   plan id: cb3fb9d1c576   format: 1   rocm-wizard @VERSION@
 # made for: Rocky Linux release 9.0 (Blue Onyx), kernel 5.14.0-70.30.1.el9_0.x86_64; AMD Radeon RX 6800 (gfx1030); ROCm 5.3.0
 # system fingerprint: sha256:71367f0412b2e9d2f6afbcb51faaf807
 #   gpus: 73bf
@@ -398,7 +398,8 @@ rw_gpg() {
   rm -rf -- "$home"
   return "$rc"
 }
-# rw_key_is FILE FINGERPRINT: FILE holds exactly that primary key, neither expired nor revoked
+# rw_key_is FILE FINGERPRINT: FILE holds exactly that primary public key, neither expired nor
+# revoked, and no other primary key and no secret-key packet (the rule of plan/openpgp.py)
 rw_key_is() {
   local line f pub=0 found='' n=0 validity=''
   [[ -s $1 ]] || return 1
@@ -410,6 +411,7 @@ rw_key_is() {
         n=$((n + 1))
         validity=${f[1]}
         ;;
+      sec | ssb) n=$((n + 2)) ;;
       fpr)
         if [[ $pub == 1 ]]; then found=${f[9]}; fi
         pub=0
@@ -419,11 +421,47 @@ rw_key_is() {
   done < <(rw_gpg --with-colons --show-keys -- "$1" 2>/dev/null || true)
   [[ $n == 1 && $found == "$2" && $validity != e && $validity != r ]]
 }
+# rw_key_export FILE FINGERPRINT DEST: DEST is a binary keyring of that key alone, freshly exported
+# by gpg from a throw-away home (what else FILE held -- trust, unknown packets -- is left behind);
+# --no-autostart: an import would start gpg-agent, which a system with gpg alone lacks (exit 2)
+rw_key_export() {
+  local home rc=0
+  home=$(mktemp -d)
+  GNUPGHOME=$home gpg --batch --no-tty --no-autostart --quiet --import -- "$1" 2>/dev/null || rc=$?
+  if [[ $rc == 0 ]]; then GNUPGHOME=$home gpg --batch --no-tty --no-autostart --quiet --yes -o "$3" --export -- "$2" || rc=$?; fi
+  rm -rf -- "$home"
+  [[ $rc == 0 && -s $3 ]]
+}
+# rw_auth_has FILE MACHINE LOGIN: the apt auth file has an entry for MACHINE and LOGIN
+rw_auth_has() {
+  local w1 m w3 l w5 p
+  [[ -f $1 ]] || return 1
+  while read -r w1 m w3 l w5 p; do
+    if [[ $w1 == machine && $w3 == login && $w5 == password && $m == "$2" && $l == "$3" && -n $p ]]; then return 0; fi
+  done <"$1"
+  return 1
+}
+# rw_fetch URL DEST [AUTHFILE]: download URL; with AUTHFILE (an apt auth file), the credentials of
+# its first entry go to curl through a netrc file of this run (mode 0600), never on a command line
 rw_fetch() {
+  local -a auth=()
+  local w1 m w3 l w5 p host
+  if [[ -n ${3:-} && -f $3 ]]; then
+    read -r w1 m w3 l w5 p <"$3" || true
+    host=${m#*://}
+    host=${host%%/*}
+    host=${host%:*}
+    rw_tmp
+    (umask 077 && printf 'machine %s login %s password %s\n' "$host" "$l" "$p" >"$RW_TMP/netrc")
+    auth=(--netrc-file "$RW_TMP/netrc")
+  fi
   if command -v curl >/dev/null 2>&1; then
-    curl -fsSL --retry 3 --proto '=https,http,file' --proto-redir '=https' -o "$2" --url "$1"
+    curl -fsSL --retry 3 --proto '=https,http,file' --proto-redir '=https' "${auth[@]}" -o "$2" --url "$1"
+  elif [[ ${#auth[@]} -gt 0 ]]; then
+    rw_die "cannot download $1 with the mirror's credentials: install curl"
   elif command -v wget >/dev/null 2>&1 && [[ $1 != file:* ]]; then
-    wget -q -O "$2" -- "$1"
+    # wget cannot limit redirects to https: it follows none (curl does, with --proto-redir)
+    wget -q --max-redirect=0 -O "$2" -- "$1"
   else
     rw_die "cannot download $1: install curl"
   fi
@@ -563,7 +601,7 @@ rw_expect() {
   rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
   RW_STALE=1
 }
-RW_PLAN_ID=df679c112827
+RW_PLAN_ID=cb3fb9d1c576
 
 rw_check_fingerprint() {
   rw_expect gpus "$(rw_fp_gpus)" 73bf

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rocm-wizard plan: Reinstall torch 2.4.1+rocm6.1 in /home/dev/venvs/train
-# path: torch-reinstall   plan id: 0f4bfa907a45   format: 1   rocm-wizard @VERSION@
+# path: torch-reinstall   plan id: f9d43a88fd4b   format: 1   rocm-wizard @VERSION@
 # made for: Ubuntu 22.04.4 LTS, kernel 6.5.0-45-generic; AMD Radeon RX 7900 XT (gfx1100); ROCm 6.2.0; torch 2.5.1+rocm6.2 in /home/dev/train/.venv
 # system fingerprint: sha256:09d42e5cc4ed686967ac2a28f5bb65a5
 #   gpus: 744c
@@ -404,7 +404,8 @@ rw_gpg() {
   rm -rf -- "$home"
   return "$rc"
 }
-# rw_key_is FILE FINGERPRINT: FILE holds exactly that primary key, neither expired nor revoked
+# rw_key_is FILE FINGERPRINT: FILE holds exactly that primary public key, neither expired nor
+# revoked, and no other primary key and no secret-key packet (the rule of plan/openpgp.py)
 rw_key_is() {
   local line f pub=0 found='' n=0 validity=''
   [[ -s $1 ]] || return 1
@@ -416,6 +417,7 @@ rw_key_is() {
         n=$((n + 1))
         validity=${f[1]}
         ;;
+      sec | ssb) n=$((n + 2)) ;;
       fpr)
         if [[ $pub == 1 ]]; then found=${f[9]}; fi
         pub=0
@@ -425,11 +427,47 @@ rw_key_is() {
   done < <(rw_gpg --with-colons --show-keys -- "$1" 2>/dev/null || true)
   [[ $n == 1 && $found == "$2" && $validity != e && $validity != r ]]
 }
+# rw_key_export FILE FINGERPRINT DEST: DEST is a binary keyring of that key alone, freshly exported
+# by gpg from a throw-away home (what else FILE held -- trust, unknown packets -- is left behind);
+# --no-autostart: an import would start gpg-agent, which a system with gpg alone lacks (exit 2)
+rw_key_export() {
+  local home rc=0
+  home=$(mktemp -d)
+  GNUPGHOME=$home gpg --batch --no-tty --no-autostart --quiet --import -- "$1" 2>/dev/null || rc=$?
+  if [[ $rc == 0 ]]; then GNUPGHOME=$home gpg --batch --no-tty --no-autostart --quiet --yes -o "$3" --export -- "$2" || rc=$?; fi
+  rm -rf -- "$home"
+  [[ $rc == 0 && -s $3 ]]
+}
+# rw_auth_has FILE MACHINE LOGIN: the apt auth file has an entry for MACHINE and LOGIN
+rw_auth_has() {
+  local w1 m w3 l w5 p
+  [[ -f $1 ]] || return 1
+  while read -r w1 m w3 l w5 p; do
+    if [[ $w1 == machine && $w3 == login && $w5 == password && $m == "$2" && $l == "$3" && -n $p ]]; then return 0; fi
+  done <"$1"
+  return 1
+}
+# rw_fetch URL DEST [AUTHFILE]: download URL; with AUTHFILE (an apt auth file), the credentials of
+# its first entry go to curl through a netrc file of this run (mode 0600), never on a command line
 rw_fetch() {
+  local -a auth=()
+  local w1 m w3 l w5 p host
+  if [[ -n ${3:-} && -f $3 ]]; then
+    read -r w1 m w3 l w5 p <"$3" || true
+    host=${m#*://}
+    host=${host%%/*}
+    host=${host%:*}
+    rw_tmp
+    (umask 077 && printf 'machine %s login %s password %s\n' "$host" "$l" "$p" >"$RW_TMP/netrc")
+    auth=(--netrc-file "$RW_TMP/netrc")
+  fi
   if command -v curl >/dev/null 2>&1; then
-    curl -fsSL --retry 3 --proto '=https,http,file' --proto-redir '=https' -o "$2" --url "$1"
+    curl -fsSL --retry 3 --proto '=https,http,file' --proto-redir '=https' "${auth[@]}" -o "$2" --url "$1"
+  elif [[ ${#auth[@]} -gt 0 ]]; then
+    rw_die "cannot download $1 with the mirror's credentials: install curl"
   elif command -v wget >/dev/null 2>&1 && [[ $1 != file:* ]]; then
-    wget -q -O "$2" -- "$1"
+    # wget cannot limit redirects to https: it follows none (curl does, with --proto-redir)
+    wget -q --max-redirect=0 -O "$2" -- "$1"
   else
     rw_die "cannot download $1: install curl"
   fi
@@ -569,7 +607,7 @@ rw_expect() {
   rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
   RW_STALE=1
 }
-RW_PLAN_ID=0f4bfa907a45
+RW_PLAN_ID=f9d43a88fd4b
 
 rw_check_fingerprint() {
   rw_expect gpus "$(rw_fp_gpus)" 744c
@@ -631,7 +669,7 @@ step_03_torch() {
     return 0
   fi
   owner=$(rw_owner_of "$RW_ROOT$venv")
-  rw_pip_install "$owner" "$venv/bin/python" --index-url "$idx" "${reqs[@]}"
+  PIP_INDEX_URL=$idx UV_INDEX_URL=$idx UV_DEFAULT_INDEX=$idx rw_pip_install "$owner" "$venv/bin/python" "${reqs[@]}"
   rw_mark torch
 }
 
