@@ -36,9 +36,9 @@ def check_url(value: object, what: str) -> str:
     text = str(value or "")
     parts = urlsplit(text)
     if parts.scheme not in ("http", "https", "file") or (parts.scheme != "file" and not parts.netloc):
-        raise ValueError(f"{what} must be an http, https or file URL, got {text!r}")
+        raise ValueError(f"{what} must be an http, https or file URL, got {_shown(text)!r}")
     if any(c.isspace() or ord(c) < 32 or c in "\"'\\#" for c in text):
-        raise ValueError(f"{what} contains a character that is not allowed in a URL: {text!r}")
+        raise ValueError(f"{what} contains a character that is not allowed in a URL: {_shown(text)!r}")
     return text
 
 
@@ -62,6 +62,13 @@ def redact_url(url: str) -> str:
         return url
     parts = urlsplit(clean)
     return parts._replace(netloc="***@" + parts.netloc).geturl()
+
+
+def _shown(text: str) -> str:
+    """A URL for an error message: its credentials masked, whatever else is wrong with it."""
+    from ...execute.redact import redact
+
+    return redact(text)
 
 
 def url_marker(base: str) -> str:
