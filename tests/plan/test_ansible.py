@@ -111,3 +111,21 @@ def test_playbook_structure(tmp_path):
     assert headers["ansible.builtin.apt"]["name"] == ["linux-headers-{{ ansible_facts['kernel'] }}",
                                                       "linux-modules-extra-{{ ansible_facts['kernel'] }}"]
     assert any(t.get("notify") == ["Reboot for the new kernel driver"] for t in tasks)
+
+
+def test_venv_tasks_run_as_the_owner_found_on_the_host():
+    """Every task that runs the venv's interpreter or writes in it runs as the owner of the venv
+    directory on that host (stat), not as a user guessed when the plan was made, nor as root."""
+    rc, out, err = run_cli(["--plan-only", "--format", "ansible", "--snapshot", SEED, "--path", "torch-reinstall",
+                            "--torch", "2.4.1"])
+    assert rc == 2, err
+    (play,) = yaml.load(out, Loader=_Loader)
+    tasks = play["tasks"]
+    first_step = next(i for i, t in enumerate(tasks) if t["name"].startswith("Step "))
+    found = [t for t in tasks[:first_step] if "rw_venv_owner_found" in t.get("ansible.builtin.set_fact", {})]
+    assert found and "rw_venv_stat.stat.pw_name" in found[0]["ansible.builtin.set_fact"]["rw_venv_owner_found"]
+    assert any(t.get("ansible.builtin.stat", {}).get("path") == "{{ rw_venv_owner_path }}" for t in tasks[:first_step])
+    venv_tasks = [t for t in tasks[first_step:] if not t["name"].startswith("Step 0") and "gpu-groups" not in t["name"]
+                  and "ansible.builtin.debug" not in t]
+    assert venv_tasks and all(t.get("become_user") == "{{ rocm_wizard_venv_owner | default(rw_venv_owner_found) }}"
+                              for t in venv_tasks), [t["name"] for t in venv_tasks if "become_user" not in t]

@@ -52,11 +52,16 @@ class ExecContext(Context):
         self.remember(path)
         super().write_atomic(path, data, mode, owner)
 
+    def write_as(self, user: Optional[str], path: str, data: bytes, mode: int = 0o644, journal: bool = True) -> None:
+        if journal:
+            self.remember(path)
+        super().write_as(user, path, data, mode, journal)
+
     def remove(self, path: str) -> None:
         if self.exists(path):
             self.remember(path)
         super().remove(path)
 
-    def symlink_flip(self, link: str, target: str) -> None:
+    def symlink_flip(self, link: str, target: str, user: Optional[str] = None) -> None:
         self.remember(link)
-        super().symlink_flip(link, target)
+        super().symlink_flip(link, target, user)

@@ -182,6 +182,32 @@ def _wire_handlers(plan: Plan, tasks_by_step: Dict[str, List[Dict[str, Any]]]) -
                 task["notify"] = notify
 
 
+def _venv_owner_tasks() -> List[Dict[str, Any]]:
+    """The venv tasks run as the venv's owner on each host (root only for a root-owned venv), by
+    the rule of :mod:`rocm_wizard.runas`: the owner of the venv directory (or, before it exists, of
+    its parent); refused when its interpreter belongs to a third account, or when a root-owned one
+    can be changed by others."""
+    st, parent, py = "rw_venv_stat", "rw_venv_parent_stat", "rw_venv_python_stat"
+    return [
+        {"name": "Find the venv's owner", "ansible.builtin.stat": {"path": "{{ rw_venv_owner_path }}", "follow": True},
+         "register": st, "check_mode": False},
+        {"name": "Find the owner of the directory the venv will be made in", "ansible.builtin.stat": {
+            "path": "{{ rw_venv_owner_path | dirname }}", "follow": True},
+         "register": parent, "check_mode": False, "when": f"not {st}.stat.exists"},
+        {"name": "Find the owner of the venv's interpreter", "ansible.builtin.stat": {
+            "path": "{{ rw_venv_owner_path }}/bin/python", "follow": True},
+         "register": py, "check_mode": False},
+        {"name": "Refuse a venv whose interpreter another account controls", "ansible.builtin.assert": {
+            "that": [f"not {py}.stat.exists or {py}.stat.uid in [0, {st}.stat.uid]",
+                     f"not {st}.stat.exists or {st}.stat.uid != 0 or not ({st}.stat.woth or {py}.stat.woth | default(false))"],
+            "fail_msg": "the venv's interpreter belongs to another account than the venv, or a root-owned venv can be "
+                        "changed by others: make it one owner's (chown -R USER VENV) or chmod -R o-w VENV"}},
+        {"name": "Run the venv tasks as the venv's owner (never as root for a user's venv)", "ansible.builtin.set_fact": {
+            "rw_venv_owner_found": "{{ " + st + ".stat.pw_name if " + st + ".stat.exists else (" + parent
+                                   + ".stat.pw_name | default('root')) }}"}},
+    ]
+
+
 def render_ansible(plan: Plan) -> str:
     fp = plan.fingerprint
     variables: Dict[str, Any] = {"rocm_wizard_reboot": True}
@@ -202,13 +228,10 @@ def render_ansible(plan: Plan) -> str:
                 handlers.append(h)
     _wire_handlers(plan, tasks_by_step)
     venv_kinds = ("venv", "venv-link", "pip-uninstall", "pip-install", "pip-restore", "env-persist", "pip-check")
-    owner = ""
-    venv_path = str(plan.inputs.get("venv") or "")
-    user = plan.inputs.get("user") or ""
-    if user and venv_path.startswith(f"/home/{user}/"):
-        owner = user
+    owner_tasks: List[Dict[str, Any]] = []
     if any(s.kind in venv_kinds for s in plan.steps):
-        variables["rocm_wizard_default_venv_owner"] = Unsafe(owner or "root")
+        variables["rw_venv_owner_path"] = Unsafe(str(plan.inputs.get("venv") or "/"))
+        owner_tasks = _venv_owner_tasks()
         for step in plan.steps:
             if step.kind not in venv_kinds:
                 continue
@@ -216,11 +239,12 @@ def render_ansible(plan: Plan) -> str:
                 if "ansible.builtin.debug" in task:
                     continue
                 task["become"] = True
-                task["become_user"] = "{{ rocm_wizard_venv_owner | default(rocm_wizard_default_venv_owner) }}"
+                task["become_user"] = "{{ rocm_wizard_venv_owner | default(rw_venv_owner_found) }}"
     tasks: List[Dict[str, Any]] = [{
         "name": "Use the GPU users of this host",
         "ansible.builtin.set_fact": {
             "rocm_wizard_gpu_users": "{{ rocm_wizard_gpu_users | default(rocm_wizard_default_gpu_users) }}"}}]
+    tasks += owner_tasks
     for step in plan.steps:
         tasks += tasks_by_step[step.id]
     pre_tasks: List[Dict[str, Any]] = []
@@ -253,7 +277,7 @@ def render_ansible(plan: Plan) -> str:
         "",
         "Run:   ansible-playbook -i INVENTORY THIS-FILE   (add --check --diff to see what would change)",
         "Per host: rocm_wizard_gpu_users (the users who get GPU access), rocm_wizard_reboot (default true),",
-        "rocm_wizard_venv_owner (the user the venv tasks run as).",
+        "rocm_wizard_venv_owner (the user the venv tasks run as; default: the owner of the venv directory).",
         "In --check mode the key, repository, pin and apt update tasks run for real so that the package",
         "tasks can be checked against the new repositories; nothing is installed.",
     ]

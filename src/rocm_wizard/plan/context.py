@@ -167,11 +167,28 @@ class Context:
                 if parent == probe:
                     return None
                 probe = parent
+        return self.user_name(uid)
+
+    def user_name(self, uid: int) -> Optional[str]:
+        """The account name of ``uid`` in the root's /etc/passwd (None when it has none)."""
         for line in (self.read_text("/etc/passwd") or "").splitlines():
             parts = line.split(":")
             if len(parts) > 2 and parts[2] == str(uid):
                 return parts[0]
         return "root" if uid == 0 else None
+
+    def venv_user(self, venv: str) -> Optional[str]:
+        """The account that runs ``venv``'s interpreter (pip, uv, checks) and writes inside it: its
+        owner when this run is root (rules: :mod:`rocm_wizard.runas`), None otherwise (the run's
+        own user).  Raises :class:`StepError` for a venv a root run must not run."""
+        if self.euid != 0:
+            return None
+        from ..runas import OwnerError, venv_owner
+
+        try:
+            return venv_owner(self.p(venv), self.user_name, shown=venv)
+        except OwnerError as exc:
+            raise StepError(str(exc)) from None
 
     def read_text(self, path: str) -> Optional[str]:
         try:
@@ -191,6 +208,19 @@ class Context:
 
         ids = self.user_ids(owner) if owner and self.euid == 0 else None
         write_atomic(self.p(path), data, mode, chown=ids)
+
+    def write_as(self, user: Optional[str], path: str, data: bytes, mode: int = 0o644, journal: bool = True) -> None:
+        """Write a file whole as ``user`` (a venv's owner, see :meth:`venv_user`): a root run does
+        not write through paths another user controls, nor leave root's directories there.
+        ``journal=False``: a record the run keeps (rollback leaves it in place)."""
+        if not user or user == "root" or self.euid != 0:
+            from ..fsutil import write_atomic
+
+            write_atomic(self.p(path), data, mode)
+            return
+        from ..runas import write_as_argv
+
+        self.check_call(write_as_argv(path, mode), input=data, user=user, timeout=120)
 
     def user_ids(self, user: str) -> Optional[tuple]:
         for line in (self.read_text("/etc/passwd") or "").splitlines():
@@ -217,12 +247,17 @@ class Context:
         except FileNotFoundError:
             pass
 
-    def symlink_flip(self, link: str, target: str) -> None:
-        """Point ``link`` at ``target`` atomically (new link under a temporary name, then rename).
+    def symlink_flip(self, link: str, target: str, user: Optional[str] = None) -> None:
+        """Point ``link`` at ``target`` atomically (new link under a temporary name, then rename),
+        as ``user`` when given and this run is root (the owner of the directory it is in).
         Refuses to replace anything but a symlink."""
         real = self.p(link)
         if os.path.lexists(real) and not os.path.islink(real):
             raise StepError(f"{link} exists and is not a symbolic link; not replacing it")
+        if user and user != "root" and self.euid == 0:
+            self.check_call(["ln", "-sfn", "--", target, f"{link}.rocm-wizard-new"], user=user, timeout=60)
+            self.check_call(["mv", "-Tf", "--", f"{link}.rocm-wizard-new", link], user=user, timeout=60)
+            return
         tmp = f"{real}.rocm-wizard-new"
         try:
             os.unlink(tmp)
@@ -236,8 +271,10 @@ class Context:
             timeout: Optional[float] = None, user: Optional[str] = None) -> CommandResult:
         """Run a command (as ``user`` when given and we are root: ``runuser -u user --``)."""
         argv = list(argv)
-        if user and user != "root" and self.euid == 0:
-            argv = ["runuser", "-u", user, "--"] + argv
+        if self.euid == 0:
+            from ..runas import as_user
+
+            argv = as_user(argv, user)
         full_env = dict(self.env)
         full_env.setdefault("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin")
         full_env["LC_ALL"] = "C"

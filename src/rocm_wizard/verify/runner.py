@@ -187,7 +187,14 @@ def run_verify(python: Optional[str] = None, venv: Optional[str] = None, docker_
     except TargetError as exc:
         return Report(target=Target(kind="docker" if docker_image else "venv" if venv else "python",
                                     python=python, venv=venv, image=docker_image), error=str(exc))
-    report = _run(target, argv, timeout, on_progress, env)
+    try:
+        user = run_as(target)
+    except TargetError as exc:
+        return Report(target=target, error=str(exc))
+    if user:
+        report = _run_as_user(user, target, argv, timeout, on_progress, env)
+    else:
+        report = _run(target, argv, timeout, on_progress, env)
     if report.error is None:
         if annotate:
             from .peaks import annotate as _annotate
@@ -198,6 +205,41 @@ def run_verify(python: Optional[str] = None, venv: Optional[str] = None, docker_
         from .layers import diagnose
         report.diagnoses = diagnose(report)
     return report
+
+
+def run_as(target: Target) -> Optional[str]:
+    """The account a root process runs the target's interpreter as: its owner (the rules of
+    :mod:`rocm_wizard.runas`), so that root never runs a venv's code and the test sees the GPU
+    access of the user who works there.  None: run it as this process (not root, a Docker image,
+    or root's own interpreter).  Raises TargetError for one a root run must not run."""
+    if target.kind == "docker" or not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return None
+    from ..runas import OwnerError, interpreter_owner, system_name_of, venv_owner
+
+    try:
+        if target.kind == "venv" and target.venv:
+            user = venv_owner(target.venv, system_name_of)
+        else:
+            user = interpreter_owner(target.python or "", system_name_of)
+    except OwnerError as exc:
+        raise TargetError(str(exc)) from None
+    return None if user == "root" else user
+
+
+def _run_as_user(user: str, target: Target, argv: List[str], timeout: float, on_progress, env) -> Report:
+    """The smoke script from a root-owned copy the user can read (rocm_wizard may be installed
+    where only root can read), run as ``user``."""
+    import tempfile
+
+    from ..runas import as_user
+
+    with tempfile.TemporaryDirectory(prefix="rocm-wizard-smoke.") as tmp:
+        os.chmod(tmp, 0o755)
+        script = os.path.join(tmp, "smoke.py")
+        shutil.copyfile(SMOKE_PATH, script)
+        os.chmod(script, 0o644)
+        argv = as_user([script if a == SMOKE_PATH else a for a in argv], user)
+        return _run(target, argv, timeout, on_progress, env)
 
 
 def analyse(doc, target: Optional[Target] = None) -> Report:

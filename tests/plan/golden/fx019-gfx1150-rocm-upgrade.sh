@@ -86,15 +86,64 @@ rw_run() {
   if [[ $DRY_RUN == 1 ]]; then return 0; fi
   "$@"
 }
-# rw_as USER CMD...: run as USER (a root run acts for the venv's owner)
-rw_as() {
+# rw_user_run USER CMD...: run CMD now as USER (root drops to USER; anyone else runs it as itself),
+# dry runs included: for what only reads, like the checks that run a venv's interpreter
+rw_user_run() {
   local user=$1
   shift
   if [[ $EUID -eq 0 && -n $user && $user != root ]]; then
-    rw_run runuser -u "$user" -- "$@"
+    runuser -u "$user" -- "$@"
   else
-    rw_run "$@"
+    "$@"
   fi
+}
+# rw_as USER CMD...: show CMD and run it as USER unless DRY_RUN=1 (a root run acts for the venv's owner)
+rw_as() {
+  local user=$1
+  shift
+  printf '    +' >&2
+  if [[ $EUID -eq 0 && -n $user && $user != root ]]; then printf ' %q' runuser -u "$user" -- >&2; fi
+  printf ' %q' "$@" >&2
+  printf '\n' >&2
+  if [[ $DRY_RUN == 1 ]]; then return 0; fi
+  rw_user_run "$user" "$@"
+}
+# rw_venv_user VENV: the account that runs VENV's interpreter and writes in it: its owner when this
+# is root (else this user).  Refuses a venv two accounts control, an owner with no account, a
+# root-owned venv that others can change (the rules of rocm_wizard/runas.py).
+rw_venv_user() {
+  local venv=$RW_ROOT$1 uid user p o g mode
+  if [[ $EUID -ne 0 ]]; then
+    id -un
+    return 0
+  fi
+  uid=$(stat -L -c %u -- "$venv")
+  user=$(stat -L -c %U -- "$venv")
+  if [[ $user == UNKNOWN ]]; then
+    rw_die "the venv $1 belongs to user id $uid, which has no account here: a venv's interpreter runs as its owner, never as root; give the venv to an existing user (chown -R USER $1)"
+  fi
+  for p in "$venv" "$venv/bin" "$venv/pyvenv.cfg" "$(readlink -f -- "$venv/bin/python" || true)" "$venv"/lib*/python*/site-packages; do
+    if [[ -z $p || ! -e $p ]]; then continue; fi
+    read -r o g mode < <(stat -L -c '%u %g %a' -- "$p")
+    if [[ $o != 0 && $o != "$uid" ]]; then
+      rw_die "$p belongs to user id $o but the venv $1 to $user: not running an interpreter two accounts control (make it one owner's: chown -R $user $1)"
+    fi
+    if [[ $uid == 0 ]] && (((8#$mode & 8#002) || ((8#$mode & 8#020) && g != 0))); then
+      rw_die "$p in the root-owned venv $1 can be changed by other users (mode $mode): not running it as root (chmod -R go-w $1, or give the venv to the user who works in it)"
+    fi
+  done
+  printf '%s' "$user"
+}
+# rw_put_as USER PATH MODE CONTENT: write PATH whole as USER (a venv's owner): root follows no link
+# the owner planted and leaves no directory of its own in their venv
+rw_put_as() {
+  local user=$1 path=$2 mode=$3 content=$4
+  if [[ $DRY_RUN == 1 ]]; then
+    rw_would "write $path"
+    rw_show_diff "$RW_ROOT$path" "$content"
+    return 0
+  fi
+  printf '%s' "$content" | rw_user_run "$user" sh -c 'set -e; d=$(dirname -- "$1"); mkdir -p -- "$d"; t=$(mktemp -- "$d/.rocm-wizard.XXXXXX"); trap '"'"'rm -f -- "$t"'"'"' EXIT; cat >"$t"; chmod -- "$2" "$t"; mv -f -- "$t" "$1"; trap - EXIT' sh "$path" "$mode"
 }
 rw_tmp() { if [[ -z $RW_TMP ]]; then RW_TMP=$(mktemp -d); fi; }
 rw_owner_of() {
@@ -531,18 +580,18 @@ for d in m.distributions():
     n = re.sub(r"[-_.]+", "-", d.metadata["Name"] or "").lower()
     if n in want:
         print(n)'
-# rw_pins_ok PYTHON REQ...: every NAME==VERSION installed exactly
+# rw_pins_ok USER PYTHON REQ...: every NAME==VERSION installed exactly (checked as USER, the venv's owner)
 rw_pins_ok() {
-  local py=$1
-  shift
+  local user=$1 py=$2
+  shift 2
   [[ -x $RW_ROOT$py ]] || return 1
-  "$py" -c "$RW_PY_PINS" "$@" >&2
+  rw_user_run "$user" "$py" -c "$RW_PY_PINS" "$@" >&2
 }
-# rw_dists PYTHON NAME...: the names among NAME... installed in that environment
+# rw_dists USER PYTHON NAME...: the names among NAME... installed in that environment (as USER)
 rw_dists() {
-  local py=$1
-  shift
-  if [[ -x $RW_ROOT$py ]]; then "$py" -c "$RW_PY_DISTS" "$@" 2>/dev/null || true; fi
+  local user=$1 py=$2
+  shift 2
+  if [[ -x $RW_ROOT$py ]]; then rw_user_run "$user" "$py" -c "$RW_PY_DISTS" "$@" 2>/dev/null || true; fi
 }
 rw_pip_install() {
   local owner=$1 py=$2

@@ -78,15 +78,64 @@ rw_run() {
   if [[ $DRY_RUN == 1 ]]; then return 0; fi
   "$@"
 }
-# rw_as USER CMD...: run as USER (a root run acts for the venv's owner)
-rw_as() {
+# rw_user_run USER CMD...: run CMD now as USER (root drops to USER; anyone else runs it as itself),
+# dry runs included: for what only reads, like the checks that run a venv's interpreter
+rw_user_run() {
   local user=$1
   shift
   if [[ $EUID -eq 0 && -n $user && $user != root ]]; then
-    rw_run runuser -u "$user" -- "$@"
+    runuser -u "$user" -- "$@"
   else
-    rw_run "$@"
+    "$@"
   fi
+}
+# rw_as USER CMD...: show CMD and run it as USER unless DRY_RUN=1 (a root run acts for the venv's owner)
+rw_as() {
+  local user=$1
+  shift
+  printf '    +' >&2
+  if [[ $EUID -eq 0 && -n $user && $user != root ]]; then printf ' %q' runuser -u "$user" -- >&2; fi
+  printf ' %q' "$@" >&2
+  printf '\n' >&2
+  if [[ $DRY_RUN == 1 ]]; then return 0; fi
+  rw_user_run "$user" "$@"
+}
+# rw_venv_user VENV: the account that runs VENV's interpreter and writes in it: its owner when this
+# is root (else this user).  Refuses a venv two accounts control, an owner with no account, a
+# root-owned venv that others can change (the rules of rocm_wizard/runas.py).
+rw_venv_user() {
+  local venv=$RW_ROOT$1 uid user p o g mode
+  if [[ $EUID -ne 0 ]]; then
+    id -un
+    return 0
+  fi
+  uid=$(stat -L -c %u -- "$venv")
+  user=$(stat -L -c %U -- "$venv")
+  if [[ $user == UNKNOWN ]]; then
+    rw_die "the venv $1 belongs to user id $uid, which has no account here: a venv's interpreter runs as its owner, never as root; give the venv to an existing user (chown -R USER $1)"
+  fi
+  for p in "$venv" "$venv/bin" "$venv/pyvenv.cfg" "$(readlink -f -- "$venv/bin/python" || true)" "$venv"/lib*/python*/site-packages; do
+    if [[ -z $p || ! -e $p ]]; then continue; fi
+    read -r o g mode < <(stat -L -c '%u %g %a' -- "$p")
+    if [[ $o != 0 && $o != "$uid" ]]; then
+      rw_die "$p belongs to user id $o but the venv $1 to $user: not running an interpreter two accounts control (make it one owner's: chown -R $user $1)"
+    fi
+    if [[ $uid == 0 ]] && (((8#$mode & 8#002) || ((8#$mode & 8#020) && g != 0))); then
+      rw_die "$p in the root-owned venv $1 can be changed by other users (mode $mode): not running it as root (chmod -R go-w $1, or give the venv to the user who works in it)"
+    fi
+  done
+  printf '%s' "$user"
+}
+# rw_put_as USER PATH MODE CONTENT: write PATH whole as USER (a venv's owner): root follows no link
+# the owner planted and leaves no directory of its own in their venv
+rw_put_as() {
+  local user=$1 path=$2 mode=$3 content=$4
+  if [[ $DRY_RUN == 1 ]]; then
+    rw_would "write $path"
+    rw_show_diff "$RW_ROOT$path" "$content"
+    return 0
+  fi
+  printf '%s' "$content" | rw_user_run "$user" sh -c 'set -e; d=$(dirname -- "$1"); mkdir -p -- "$d"; t=$(mktemp -- "$d/.rocm-wizard.XXXXXX"); trap '"'"'rm -f -- "$t"'"'"' EXIT; cat >"$t"; chmod -- "$2" "$t"; mv -f -- "$t" "$1"; trap - EXIT' sh "$path" "$mode"
 }
 rw_tmp() { if [[ -z $RW_TMP ]]; then RW_TMP=$(mktemp -d); fi; }
 rw_owner_of() {
@@ -523,18 +572,18 @@ for d in m.distributions():
     n = re.sub(r"[-_.]+", "-", d.metadata["Name"] or "").lower()
     if n in want:
         print(n)'
-# rw_pins_ok PYTHON REQ...: every NAME==VERSION installed exactly
+# rw_pins_ok USER PYTHON REQ...: every NAME==VERSION installed exactly (checked as USER, the venv's owner)
 rw_pins_ok() {
-  local py=$1
-  shift
+  local user=$1 py=$2
+  shift 2
   [[ -x $RW_ROOT$py ]] || return 1
-  "$py" -c "$RW_PY_PINS" "$@" >&2
+  rw_user_run "$user" "$py" -c "$RW_PY_PINS" "$@" >&2
 }
-# rw_dists PYTHON NAME...: the names among NAME... installed in that environment
+# rw_dists USER PYTHON NAME...: the names among NAME... installed in that environment (as USER)
 rw_dists() {
-  local py=$1
-  shift
-  if [[ -x $RW_ROOT$py ]]; then "$py" -c "$RW_PY_DISTS" "$@" 2>/dev/null || true; fi
+  local user=$1 py=$2
+  shift 2
+  if [[ -x $RW_ROOT$py ]]; then rw_user_run "$user" "$py" -c "$RW_PY_DISTS" "$@" 2>/dev/null || true; fi
 }
 rw_pip_install() {
   local owner=$1 py=$2
@@ -625,34 +674,30 @@ step_01_venv_backup() {
     rw_ok "pip freeze already saved in $backup"
     return 0
   fi
-  owner=$(rw_owner_of "$RW_ROOT$venv")
+  owner=$(rw_venv_user "$venv")
   if [[ $DRY_RUN == 1 ]]; then
-    rw_would "save pip freeze of $venv to $backup"
+    rw_would "save pip freeze of $venv to $backup (as $owner)"
     rw_mark venv-backup
     return 0
   fi
-  if [[ $EUID -eq 0 && $owner != root ]]; then
-    freeze=$(runuser -u "$owner" -- "$venv/bin/python" -m pip freeze --all)
-  else
-    freeze=$("$venv/bin/python" -m pip freeze --all)
-  fi
-  rw_put "$RW_ROOT$backup" 0644 "${freeze}"$'\n' "$owner"
+  freeze=$(rw_user_run "$owner" "$venv/bin/python" -m pip freeze --all)
+  rw_put_as "$owner" "$backup" 0644 "${freeze}"$'\n'
   rw_say "    saved the package list to $backup"
   rw_mark venv-backup
 }
 
 step_02_triton_strays() {
   rw_begin 2 triton-strays 'Remove stray Triton distributions'
-  local venv=/home/dev/train/.venv keep=pytorch-triton-rocm owner
+  local venv=/home/dev/train/.venv keep=pytorch-triton-rocm owner=''
   local -a strays=(triton-rocm triton pytorch-triton)
   local -a found=()
-  mapfile -t found < <(rw_dists "$venv/bin/python" "${strays[@]}")
+  if [[ -x $RW_ROOT$venv/bin/python ]]; then owner=$(rw_venv_user "$venv"); fi
+  mapfile -t found < <(rw_dists "$owner" "$venv/bin/python" "${strays[@]}")
   if [[ ${#found[@]} -eq 0 ]]; then
     rw_ok 'no stray Triton distribution'
     return 0
   fi
-  if [[ -n $keep && -n $(rw_dists "$venv/bin/python" "$keep") ]]; then found+=("$keep"); fi
-  owner=$(rw_owner_of "$RW_ROOT$venv")
+  if [[ -n $keep && -n $(rw_dists "$owner" "$venv/bin/python" "$keep") ]]; then found+=("$keep"); fi
   if command -v uv >/dev/null 2>&1; then
     rw_as "$owner" uv pip uninstall --python "$venv/bin/python" "${found[@]}"
   else
@@ -663,13 +708,15 @@ step_02_triton_strays() {
 
 step_03_torch() {
   rw_begin 3 torch 'Install torch 2.4.1+rocm6.1 and its exact companions'
-  local venv=/home/dev/train/.venv idx=https://download.pytorch.org/whl/rocm6.1 owner
+  local venv=/home/dev/train/.venv idx=https://download.pytorch.org/whl/rocm6.1 owner=''
   local -a reqs=(torch==2.4.1+rocm6.1 torchvision==0.19.1+rocm6.1 torchaudio==2.4.1+rocm6.1 pytorch-triton-rocm==3.0.0)
-  if rw_pins_ok "$venv/bin/python" "${reqs[@]}"; then
+  if [[ -x $RW_ROOT$venv/bin/python ]]; then owner=$(rw_venv_user "$venv"); fi
+  if rw_pins_ok "$owner" "$venv/bin/python" "${reqs[@]}"; then
     rw_ok "installed: ${reqs[*]}"
     return 0
   fi
-  owner=$(rw_owner_of "$RW_ROOT$venv")
+  # a dry run, before an earlier step made the venv: whoever will own it
+  if [[ -z $owner ]]; then owner=$(rw_owner_of "$RW_ROOT$venv"); fi
   PIP_INDEX_URL=$idx UV_INDEX_URL=$idx UV_DEFAULT_INDEX=$idx rw_pip_install "$owner" "$venv/bin/python" "${reqs[@]}"
   rw_mark torch
 }
@@ -698,12 +745,12 @@ TORCH_BLAS_PREFER_HIPBLASLT=0
     rw_ok 'the environment is set in bin/activate and the env file'
     return 0
   fi
-  owner=$(rw_owner_of "$RW_ROOT$venv")
+  owner=$(rw_venv_user "$venv")
   if ! rw_same "$activate" "$RW_NEW"; then
     mode=$(stat -c %a -- "$activate")
-    rw_put "$activate" "$mode" "$RW_NEW" "$owner"
+    rw_put_as "$owner" "$venv/bin/activate" "$mode" "$RW_NEW"
   fi
-  if ! rw_same "$RW_ROOT$envfile" "$envcontent"; then rw_put "$RW_ROOT$envfile" 0644 "$envcontent" "$owner"; fi
+  if ! rw_same "$RW_ROOT$envfile" "$envcontent"; then rw_put_as "$owner" "$envfile" 0644 "$envcontent"; fi
   rw_mark torch-env
 }
 
@@ -714,13 +761,8 @@ step_05_pip_check() {
     rw_ok 'no venv yet: pip check runs after the install'
     return 0
   fi
-  owner=$(rw_owner_of "$RW_ROOT$venv")
-  if [[ $EUID -eq 0 && $owner != root ]]; then
-    set -- runuser -u "$owner" -- "$venv/bin/python" -m pip check
-  else
-    set -- "$venv/bin/python" -m pip check
-  fi
-  if out=$("$@" 2>&1); then
+  owner=$(rw_venv_user "$venv")
+  if out=$(rw_user_run "$owner" "$venv/bin/python" -m pip check 2>&1); then
     rw_ok 'pip check: no broken requirements'
     return 0
   fi

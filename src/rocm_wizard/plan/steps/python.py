@@ -47,10 +47,6 @@ def _pins(reqs: List[str]) -> List[Tuple[str, str]]:
     return out
 
 
-def _owner(ctx, path: str) -> Optional[str]:
-    return ctx.owner(path)
-
-
 def _python_of(venv: str) -> str:
     return venv.rstrip("/") + "/bin/python"
 
@@ -140,16 +136,18 @@ class Venv(Step):
                 return Result(FAILED, f"{p['path']} exists but is not a venv: move it away first")
             if p["link"] and ctx.exists(p["link"]) and not ctx.islink(p["link"]):
                 return Result(FAILED, f"{p['link']} is a real directory, not a symbolic link")
-            owner = _owner(ctx, p["path"])
+            owner = ctx.owner(p["path"])  # of the nearest existing parent directory
             ctx.check_call([p["python"], "-m", "venv", "--", p["path"]], user=owner, timeout=600)
             return Result(CHANGED, f"created {p['path']}")
         if not os.path.exists(ctx.p(py)):
             return Result(FAILED, f"{p['path']} is not a venv (no bin/python)")
         if ctx.exists(p["freeze_backup"]):
             return Result(OK, "pip freeze already saved")
-        owner = _owner(ctx, p["path"])
+        owner = ctx.venv_user(p["path"])
         res = ctx.check_call([py, "-m", "pip", "freeze", "--all"], user=owner, timeout=600)
-        ctx.write_atomic(p["freeze_backup"], res.stdout.encode(), 0o644, owner=owner)
+        # written by the owner (a root run follows no link they planted, leaves no root's directory in
+        # their venv); a record rollback keeps: it is how to go back
+        ctx.write_as(owner, p["freeze_backup"], res.stdout.encode(), 0o644, journal=False)
         return Result(CHANGED, f"saved pip freeze to {p['freeze_backup']}")
 
     def render_shell_body(self) -> List[str]:
@@ -181,18 +179,14 @@ class Venv(Step):
             '  rw_ok "pip freeze already saved in $backup"',
             "  return 0",
             "fi",
-            'owner=$(rw_owner_of "$RW_ROOT$venv")',
+            'owner=$(rw_venv_user "$venv")',
             "if [[ $DRY_RUN == 1 ]]; then",
-            '  rw_would "save pip freeze of $venv to $backup"',
+            '  rw_would "save pip freeze of $venv to $backup (as $owner)"',
             f"  rw_mark {q(self.id)}",
             "  return 0",
             "fi",
-            'if [[ $EUID -eq 0 && $owner != root ]]; then',
-            '  freeze=$(runuser -u "$owner" -- "$venv/bin/python" -m pip freeze --all)',
-            "else",
-            '  freeze=$("$venv/bin/python" -m pip freeze --all)',
-            "fi",
-            'rw_put "$RW_ROOT$backup" 0644 "${freeze}"$\'\\n\' "$owner"',
+            'freeze=$(rw_user_run "$owner" "$venv/bin/python" -m pip freeze --all)',
+            'rw_put_as "$owner" "$backup" 0644 "${freeze}"$\'\\n\'',
             'rw_say "    saved the package list to $backup"',
             f"rw_mark {q(self.id)}",
         ]
@@ -263,7 +257,7 @@ class VenvLink(Step):
         if ctx.exists(p["link"]) and not ctx.islink(p["link"]):
             return Result(FAILED, f"{p['link']} is not a symbolic link; not replacing it")
         previous = ctx.readlink(p["link"])
-        ctx.symlink_flip(p["link"], p["target"])
+        ctx.symlink_flip(p["link"], p["target"], user=ctx.owner(os.path.dirname(p["link"])))
         return Result(CHANGED, f"{p['link']} -> {p['target']}" + (f" (was {previous}, kept)" if previous else ""))
 
     def render_shell_body(self) -> List[str]:
@@ -279,7 +273,7 @@ class VenvLink(Step):
             'elif [[ -e $RW_ROOT$link ]]; then',
             '  rw_die "$link is not a symbolic link: not replacing it"',
             "fi",
-            'owner=$(rw_owner_of "$RW_ROOT$link")',
+            'owner=$(rw_owner_of "$RW_ROOT${link%/*}")',
             'rw_as "$owner" ln -sfn -- "$target" "$link.rocm-wizard-new"',
             'rw_as "$owner" mv -Tf -- "$link.rocm-wizard-new" "$link"',
             'if [[ -n $cur ]]; then rw_say "    the previous venv $cur is kept"; fi',
@@ -344,7 +338,7 @@ class PipUninstall(Step):
         py = _python_of(venv)
         if not os.path.exists(ctx.p(py)):
             return Result(OK, "no venv yet, nothing to remove")
-        owner = _owner(ctx, venv)
+        owner = ctx.venv_user(venv)
         names = self.params["strays"] + ([self.params["keep"]] if self.params["keep"] else [])
         res = _run_py(ctx, py, PY_DISTS, names, owner)
         have = {ln.split()[0]: ln.split()[1] for ln in res.stdout.splitlines() if len(ln.split()) == 2}
@@ -357,16 +351,16 @@ class PipUninstall(Step):
     def render_shell_body(self) -> List[str]:
         p = self.params
         return [
-            f"local venv={q(p['venv'])} keep={q(p['keep'])} owner",
+            f"local venv={q(p['venv'])} keep={q(p['keep'])} owner=''",
             shell_array("strays", p["strays"]),
             "local -a found=()",
-            'mapfile -t found < <(rw_dists "$venv/bin/python" "${strays[@]}")',
+            'if [[ -x $RW_ROOT$venv/bin/python ]]; then owner=$(rw_venv_user "$venv"); fi',
+            'mapfile -t found < <(rw_dists "$owner" "$venv/bin/python" "${strays[@]}")',
             'if [[ ${#found[@]} -eq 0 ]]; then',
             "  rw_ok 'no stray Triton distribution'",
             "  return 0",
             "fi",
-            'if [[ -n $keep && -n $(rw_dists "$venv/bin/python" "$keep") ]]; then found+=("$keep"); fi',
-            'owner=$(rw_owner_of "$RW_ROOT$venv")',
+            'if [[ -n $keep && -n $(rw_dists "$owner" "$venv/bin/python" "$keep") ]]; then found+=("$keep"); fi',
             'if command -v uv >/dev/null 2>&1; then',
             '  rw_as "$owner" uv pip uninstall --python "$venv/bin/python" "${found[@]}"',
             "else",
@@ -476,7 +470,7 @@ class PipInstall(Step):
         py = _python_of(venv)
         if not os.path.exists(ctx.p(py)):
             return Result(FAILED, f"{venv} is not a venv (no bin/python)")
-        owner = _owner(ctx, venv)
+        owner = ctx.venv_user(venv)
         names = [n for n, _ in _pins(self.params["requirements"])]
         res = _run_py(ctx, py, PY_DISTS, names, owner)
         have = {ln.split()[0]: ln.split()[1] for ln in res.stdout.splitlines() if len(ln.split()) == 2}
@@ -497,14 +491,16 @@ class PipInstall(Step):
     def render_shell_body(self) -> List[str]:
         p = self.params
         lines = [
-            f"local venv={q(p['venv'])} idx={q(p['index_url'])} owner" + (f" login={q(p['index_login'])} pw"
-                                                                           if p["index_login"] else ""),
+            f"local venv={q(p['venv'])} idx={q(p['index_url'])} owner=''" + (f" login={q(p['index_login'])} pw"
+                                                                               if p["index_login"] else ""),
             shell_array("reqs", p["requirements"]),
-            'if rw_pins_ok "$venv/bin/python" "${reqs[@]}"; then',
+            'if [[ -x $RW_ROOT$venv/bin/python ]]; then owner=$(rw_venv_user "$venv"); fi',
+            'if rw_pins_ok "$owner" "$venv/bin/python" "${reqs[@]}"; then',
             '  rw_ok "installed: ${reqs[*]}"',
             "  return 0",
             "fi",
-            'owner=$(rw_owner_of "$RW_ROOT$venv")',
+            "# a dry run, before an earlier step made the venv: whoever will own it",
+            'if [[ -z $owner ]]; then owner=$(rw_owner_of "$RW_ROOT$venv"); fi',
         ]
         if p["index_login"]:
             lines += [
@@ -605,8 +601,8 @@ class PipRestore(Step):
         old, new = _python_of(p["source"]), _python_of(p["venv"])
         if not os.path.exists(ctx.p(old)) or os.path.realpath(ctx.p(p["source"])) == os.path.realpath(ctx.p(p["venv"])):
             return Result(OK, "no previous venv to copy packages from")
-        owner = _owner(ctx, p["venv"])
-        res = _run_py(ctx, old, PY_FREEZE, p["exclude"] + ["pip", "setuptools", "wheel"], owner)
+        owner = ctx.venv_user(p["venv"])
+        res = _run_py(ctx, old, PY_FREEZE, p["exclude"] + ["pip", "setuptools", "wheel"], ctx.venv_user(p["source"]))
         reqs = [ln.strip() for ln in res.stdout.splitlines() if "==" in ln]
         have = _run_py(ctx, new, PY_DISTS, [r.split("==")[0] for r in reqs], owner)
         present = {ln.split()[0] for ln in have.stdout.splitlines() if ln.split()}
@@ -631,7 +627,7 @@ class PipRestore(Step):
     def render_shell_body(self) -> List[str]:
         p = self.params
         return [
-            f"local src={q(p['source'])} venv={q(p['venv'])} owner line",
+            f"local src={q(p['source'])} venv={q(p['venv'])} owner srcowner line",
             shell_array("exclude", p["exclude"] + ["pip", "setuptools", "wheel"]),
             shell_array("cons", p["constraints"]),
             "local -a want=() names=()",
@@ -643,17 +639,18 @@ class PipRestore(Step):
             "  rw_ok 'the previous venv is this one'",
             "  return 0",
             "fi",
+            'srcowner=$(rw_venv_user "$src")',
+            'if [[ -x $RW_ROOT$venv/bin/python ]]; then owner=$(rw_venv_user "$venv"); else owner=$(rw_owner_of "$RW_ROOT$venv"); fi',
             "while IFS= read -r line; do",
             '  if [[ $line != *==* ]]; then continue; fi',
-            '  if [[ -n $(rw_dists "$venv/bin/python" "${line%%==*}") ]]; then continue; fi',
+            '  if [[ -n $(rw_dists "$owner" "$venv/bin/python" "${line%%==*}") ]]; then continue; fi',
             '  want+=("$line")',
             '  names+=("${line%%==*}")',
-            f'done < <("$src/bin/python" -c {q(PY_FREEZE)} "${{exclude[@]}}" 2>/dev/null || true)',
+            f'done < <(rw_user_run "$srcowner" "$src/bin/python" -c {q(PY_FREEZE)} "${{exclude[@]}}" 2>/dev/null || true)',
             'if [[ ${#want[@]} -eq 0 ]]; then',
             "  rw_ok 'no other package to carry over'",
             "  return 0",
             "fi",
-            'owner=$(rw_owner_of "$RW_ROOT$venv")',
             "if [[ $DRY_RUN == 1 ]]; then",
             '  rw_would "install ${want[*]} into $venv (torch pinned)"',
             f"  rw_mark {q(self.id)}",
@@ -784,15 +781,15 @@ class EnvPersist(Step):
         text = ctx.read_text(self.activate)
         if text is None:
             return Result(FAILED, f"{self.activate} does not exist")
-        owner = _owner(ctx, self.params["venv"])
+        owner = ctx.venv_user(self.params["venv"])
         changed = []
         new = self.new_activate(text)
         if new != text:
             mode = os.stat(ctx.p(self.activate)).st_mode & 0o777
-            ctx.write_atomic(self.activate, new.encode(), mode, owner=owner)
+            ctx.write_as(owner, self.activate, new.encode(), mode)
             changed.append(self.activate)
         if ctx.read_bytes(self.params["env_file"]) != self.env_content.encode():
-            ctx.write_atomic(self.params["env_file"], self.env_content.encode(), 0o644, owner=owner)
+            ctx.write_as(owner, self.params["env_file"], self.env_content.encode(), 0o644)
             changed.append(self.params["env_file"])
         if not changed:
             return Result(OK, "environment already set")
@@ -817,12 +814,12 @@ class EnvPersist(Step):
             "  rw_ok 'the environment is set in bin/activate and the env file'",
             "  return 0",
             "fi",
-            'owner=$(rw_owner_of "$RW_ROOT$venv")',
+            'owner=$(rw_venv_user "$venv")',
             'if ! rw_same "$activate" "$RW_NEW"; then',
             '  mode=$(stat -c %a -- "$activate")',
-            '  rw_put "$activate" "$mode" "$RW_NEW" "$owner"',
+            '  rw_put_as "$owner" "$venv/bin/activate" "$mode" "$RW_NEW"',
             "fi",
-            'if ! rw_same "$RW_ROOT$envfile" "$envcontent"; then rw_put "$RW_ROOT$envfile" 0644 "$envcontent" "$owner"; fi',
+            'if ! rw_same "$RW_ROOT$envfile" "$envcontent"; then rw_put_as "$owner" "$envfile" 0644 "$envcontent"; fi',
             f"rw_mark {q(self.id)}",
         ]
 
@@ -863,7 +860,7 @@ class PipCheck(Step):
         py = _python_of(self.params["venv"])
         if not os.path.exists(ctx.p(py)):
             return Result(OK, "no venv to check")
-        res = ctx.run([py, "-m", "pip", "check"], user=_owner(ctx, self.params["venv"]), timeout=600)
+        res = ctx.run([py, "-m", "pip", "check"], user=ctx.venv_user(self.params["venv"]), timeout=600)
         if res.rc == 0:
             return Result(OK, "pip check: no broken requirements")
         return Result(OK, "pip check reports (fix by upgrading or pinning these, or go back to the previous venv): "
@@ -876,13 +873,8 @@ class PipCheck(Step):
             "  rw_ok 'no venv yet: pip check runs after the install'",
             "  return 0",
             "fi",
-            'owner=$(rw_owner_of "$RW_ROOT$venv")',
-            'if [[ $EUID -eq 0 && $owner != root ]]; then',
-            '  set -- runuser -u "$owner" -- "$venv/bin/python" -m pip check',
-            "else",
-            '  set -- "$venv/bin/python" -m pip check',
-            "fi",
-            'if out=$("$@" 2>&1); then',
+            'owner=$(rw_venv_user "$venv")',
+            'if out=$(rw_user_run "$owner" "$venv/bin/python" -m pip check 2>&1); then',
             "  rw_ok 'pip check: no broken requirements'",
             "  return 0",
             "fi",

@@ -1,0 +1,115 @@
+"""Whom a root run trusts with a venv's interpreter (rocm_wizard.runas), and the places that use
+the rule: the step context (commands and writes as the owner) and the smoke-test launcher.
+Ownership is real (chown in a temporary directory; the tests need root for that), accounts come
+from the test's own passwd text, commands go to a recording runner and are not run."""
+from __future__ import annotations
+
+import os
+import subprocess
+
+import pytest
+
+from rocm_wizard.detect.sources import CommandResult
+from rocm_wizard.plan.context import Context, StepError
+from rocm_wizard.runas import WRITE_AS_SH, OwnerError, as_user, interpreter_owner, venv_owner
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="chown needs root")
+
+ALICE, BOB = 4242, 4343
+NAMES = {ALICE: "alice", BOB: "bob"}
+
+
+def make_venv(base, uid: int = ALICE):
+    venv = base / "venv"
+    site = venv / "lib" / "python3.11" / "site-packages"
+    site.mkdir(parents=True)
+    (venv / "bin").mkdir()
+    (venv / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    py = venv / "bin" / "python"
+    py.write_text("#!/bin/sh\n")
+    py.chmod(0o755)
+    for p in (venv, venv / "lib", venv / "lib" / "python3.11", site, venv / "bin", venv / "pyvenv.cfg", py):
+        os.chown(p, uid, uid)
+    return venv, site
+
+
+def test_the_owner_of_the_venv_directory_runs_it(tmp_path):
+    venv, site = make_venv(tmp_path)
+    assert venv_owner(str(venv), NAMES.get) == "alice"
+    site.chmod(0o777)  # the owner's own business: it runs with their rights only
+    assert venv_owner(str(venv), NAMES.get) == "alice"
+    link = tmp_path / "venv-link"
+    link.symlink_to(venv)  # a link made by root does not make it root's
+    assert venv_owner(str(link), NAMES.get) == "alice"
+    assert interpreter_owner(str(venv / "bin" / "python"), NAMES.get) == "alice"
+
+
+def test_a_root_venv_runs_as_root_unless_others_can_change_it(tmp_path):
+    venv, site = make_venv(tmp_path, uid=0)
+    assert venv_owner(str(venv), NAMES.get) == "root"
+    site.chmod(0o757)
+    with pytest.raises(OwnerError, match="can be changed by other users.*not run it as root"):
+        venv_owner(str(venv), NAMES.get)
+    site.chmod(0o775)
+    os.chown(site, 0, BOB)  # group-writable by a group that is not root's
+    with pytest.raises(OwnerError, match="can be changed by other users"):
+        venv_owner(str(venv), NAMES.get)
+
+
+@pytest.mark.parametrize("venv_uid,other", [(0, ALICE), (ALICE, BOB)])
+def test_a_venv_that_two_accounts_control_is_refused(tmp_path, venv_uid, other):
+    venv, site = make_venv(tmp_path, uid=venv_uid)
+    os.chown(site, other, other)
+    with pytest.raises(OwnerError, match=f"belongs to {NAMES[other]} but the venv .* to "):
+        venv_owner(str(venv), NAMES.get)
+
+
+def test_an_owner_without_an_account_is_refused(tmp_path):
+    venv, _ = make_venv(tmp_path, uid=5555)
+    with pytest.raises(OwnerError, match="user id 5555, which has no account here"):
+        venv_owner(str(venv), NAMES.get)
+
+
+class Recorder:
+    def __init__(self):
+        self.calls = []
+
+    def __call__(self, argv, input=None, env=None, timeout=None):
+        self.calls.append((list(argv), input))
+        return CommandResult(tuple(argv), "", "", 0, None, 0.0)
+
+
+def rooted_ctx(tmp_path, euid: int):
+    (tmp_path / "etc").mkdir(exist_ok=True)
+    (tmp_path / "etc" / "passwd").write_text(f"root:x:0:0::/root:/bin/sh\nalice:x:{ALICE}:{ALICE}::/home/alice:/bin/sh\n")
+    rec = Recorder()
+    return Context(root=str(tmp_path), runner=rec, euid=euid), rec
+
+
+def test_the_step_context_runs_and_writes_as_the_owner(tmp_path):
+    venv, _ = make_venv(tmp_path)
+    ctx, rec = rooted_ctx(tmp_path, euid=0)
+    assert ctx.venv_user("/venv") == "alice"
+    ctx.run(["/venv/bin/python", "-c", "pass"], user=ctx.venv_user("/venv"))
+    ctx.write_as("alice", "/venv/rocm-wizard/freeze.txt", b"a==1\n", 0o644)
+    assert rec.calls[0][0] == ["runuser", "-u", "alice", "--", "/venv/bin/python", "-c", "pass"]
+    assert rec.calls[1] == (["runuser", "-u", "alice", "--", "sh", "-c", WRITE_AS_SH, "sh",
+                             "/venv/rocm-wizard/freeze.txt", "644"], b"a==1\n")
+    assert not (venv / "rocm-wizard").exists()  # root itself wrote nothing there
+    os.chown(venv / "bin", 0, 0)
+    (venv / "bin").chmod(0o777)
+    os.chown(venv, 0, 0)
+    with pytest.raises(StepError, match="can be changed by other users"):
+        ctx.venv_user("/venv")
+    user_ctx, _ = rooted_ctx(tmp_path, euid=ALICE)
+    assert user_ctx.venv_user("/venv") is None  # not root: runs as itself, nothing to switch
+
+
+def test_the_owner_write_is_whole_and_makes_the_directory(tmp_path):
+    dest = tmp_path / "venv" / "rocm-wizard" / "freeze.txt"
+    (tmp_path / "venv").mkdir()
+    argv = ["sh", "-c", WRITE_AS_SH, "sh", str(dest), "640"]
+    subprocess.run(argv, input=b"x==1\n", check=True)
+    assert dest.read_bytes() == b"x==1\n" and oct(dest.stat().st_mode & 0o777) == "0o640"
+    assert [p.name for p in dest.parent.iterdir()] == ["freeze.txt"]  # no temporary file left
+    assert as_user(["id"], "root") == ["id"] and as_user(["id"], None) == ["id"]

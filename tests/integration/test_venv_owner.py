@@ -1,0 +1,118 @@
+"""A root run never runs a user's venv as root, nor writes through what the venv's owner controls.
+
+The venv belongs to alice and holds a ``.pth`` file that records the user id of every interpreter
+start in it (what a hostile ``.pth`` would do as root): after ``--yes`` with the GPU smoke test,
+and after the generated script with and without DRY_RUN=1, root's id is never among them.  Links
+the owner planted in ``<venv>/rocm-wizard/`` are not followed by root, and nothing in the venv
+becomes root's."""
+from __future__ import annotations
+
+import os
+
+from harness import wizard
+from test_exec_torch import make_torch_venv, site, torch_args
+from test_plan_script import make_script, run_script
+
+VENV = "/home/alice/ml env"
+SPY = "/tmp/venv-uids"
+FREEZE = "pip-freeze-before-torch-2.4.1+rocm6.1.txt"
+
+
+def spy_on(root, venv, owner="alice"):
+    """A .pth in the venv that appends the user id of each interpreter start to SPY."""
+    root.write(SPY, "", mode=0o666)
+    os.chmod(root.host_path(SPY), 0o666)
+    pth = site(root, venv)[len(root.host_path("/")):].lstrip("/")
+    line = f"import os; open({SPY!r}, 'a').write('%d\\n' % os.getuid())\n"
+    root.run(["sh", "-c", 'printf "%s" "$1" >"$0"', "/" + pth + "/zz-uid-spy.pth", line], user=owner, check=True)
+
+
+def started_as(root):
+    return [int(x) for x in root.read(SPY).split()]
+
+
+def alice_venv(root, pyindex):
+    root.add_user("alice")
+    make_torch_venv(root, pyindex, VENV, user="alice")
+    spy_on(root, VENV)
+    return int(root.run("id -u alice").stdout)
+
+
+def root_owned_in(root, venv):
+    top = root.host_path(venv)
+    found = []
+    for d, dirs, files in os.walk(top):
+        for name in dirs + files:
+            if os.lstat(os.path.join(d, name)).st_uid == 0:
+                found.append(os.path.join(d, name)[len(top):])
+    return found
+
+
+def test_yes_and_its_smoke_test_run_the_venv_as_its_owner(wroot, pyindex):
+    root = wroot
+    alice = alice_venv(root, pyindex)
+    res = wizard.run(root, "--yes", *torch_args(pyindex, VENV))
+    # the stand-in torch has no GPU code: the smoke test ran (as alice) and failed
+    assert res.returncode == 2, res.stderr
+    assert "verifying: GPU smoke test" in res.stderr and "the GPU smoke test failed" in res.stderr
+    uids = started_as(root)
+    assert uids and set(uids) == {alice}, uids
+    freeze = VENV + "/rocm-wizard/" + FREEZE
+    assert "torch==2.5.1+rocm6.2" in root.read(freeze)
+    assert os.stat(root.host_path(VENV + "/rocm-wizard")).st_uid == alice
+    assert root_owned_in(root, VENV) == []
+    # rollback keeps the package list: it is how to go back
+    back = wizard.run(root, "rollback")
+    assert back.returncode == 0, back.stderr
+    assert root.exists(freeze) and FREEZE in back.stdout
+
+
+def test_the_script_runs_the_venv_as_its_owner_dry_or_not(wroot, pyindex):
+    root = wroot
+    alice = alice_venv(root, pyindex)
+    script = make_script(root, *torch_args(pyindex, VENV))
+    dry = run_script(root, script, env={"DRY_RUN": "1"})
+    assert dry.returncode == 2, dry.stderr
+    uids = started_as(root)
+    assert uids and set(uids) == {alice}, uids  # the pin and Triton checks ran, as alice
+    res = run_script(root, script)
+    assert res.returncode == 0, res.stderr
+    uids = started_as(root)
+    assert set(uids) == {alice} and len(uids) > 3, uids
+    assert "torch==2.5.1+rocm6.2" in root.read(VENV + "/rocm-wizard/" + FREEZE)
+    assert root_owned_in(root, VENV) == []
+
+
+def test_links_the_owner_planted_are_not_followed(wroot, pyindex):
+    root = wroot
+    alice_venv(root, pyindex)
+    before = sorted(os.listdir(root.host_path("/etc")))
+    root.run(["ln", "-s", "/etc", VENV + "/rocm-wizard"], user="alice", check=True)
+    res = wizard.run(root, "--yes", "--no-verify", *torch_args(pyindex, VENV))
+    assert res.returncode == 1, res.stderr
+    assert "venv-backup" in res.stderr and "Permission denied" in res.stderr
+    assert sorted(os.listdir(root.host_path("/etc"))) == before  # nothing written into /etc
+
+    script = make_script(root, *torch_args(pyindex, VENV))
+    res = run_script(root, script)
+    assert res.returncode != 0 and "Permission denied" in res.stderr, res.stderr
+    assert sorted(os.listdir(root.host_path("/etc"))) == before
+    assert 0 not in started_as(root)
+
+
+def test_a_venv_two_accounts_control_is_refused(wroot, pyindex):
+    """Root's venv whose site-packages alice can change: running it as root would run her code."""
+    root = wroot
+    root.add_user("alice")
+    venv = "/srv/shared"
+    make_torch_venv(root, pyindex, venv)
+    root.run(["chown", "-R", "alice:", site(root, venv)[len(root.host_path("/")) - 1:]], check=True)
+    spy_on(root, venv)
+    res = wizard.run(root, "--yes", *torch_args(pyindex, venv))
+    assert res.returncode == 1, res.stderr
+    assert "belongs to alice but the venv /srv/shared to root" in res.stderr
+    dry = run_script(root, make_script(root, *torch_args(pyindex, venv)), env={"DRY_RUN": "1"})
+    assert dry.returncode == 1 and "not running an interpreter two accounts control" in dry.stderr, dry.stderr
+    verify = wizard.run(root, "verify", "--json", "--venv", venv)
+    assert verify.returncode == 1 and "two accounts control" in verify.stderr, verify.stderr
+    assert started_as(root) == []
