@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
         except jr.JournalError as exc:
             _err(str(exc))
             return exitcodes.ERROR
-        settle_survivors(journal.data.get("children") or [], _err, 600.0)
+        settle_survivors(journal.data.get("children") or [], lambda m: print(m, file=sys.stderr, flush=True), 600.0)
     elif survivors(journal.data.get("children") or []):
         _err("a command of the interrupted run is still running; a real rollback waits for it first")
     root = journal.data.get("root") or "/"

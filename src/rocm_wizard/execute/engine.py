@@ -110,7 +110,10 @@ class Executor:
         from .redact import redact_argv
 
         argv = proc.args if isinstance(proc.args, (list, tuple)) else [str(proc.args)]
-        self.journal.add_child(proc.pid, self.ctx.current_step, redact_argv([str(a) for a in argv]))
+        try:
+            self.journal.add_child(proc.pid, self.ctx.current_step, redact_argv([str(a) for a in argv]))
+        except OSError as exc:  # the command is running: let it finish, stop at the step's end
+            self.log.failure = self.log.failure or exc
 
     # ------------------------------------------------------------------ signals
     def _on_signal(self, signum, _frame) -> None:
