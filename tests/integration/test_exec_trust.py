@@ -151,3 +151,19 @@ def test_a_full_log_disk_stops_the_run_with_a_message_and_resume_finishes(rocm_o
     assert j["state"] == "interrupted" and "No space left on device" in j["message"]
     checks.assert_rocm_upgraded(root, apt_site.new)
     checks.assert_dpkg_healthy(root)
+
+
+def test_rollback_keeps_the_pip_freeze_it_tells_the_user_to_reinstall_from(wroot, pyindex):
+    from test_exec_torch import make_torch_venv, torch_args
+
+    root = wroot
+    make_torch_venv(root, pyindex, "/srv/venv")
+    res = wizard.run(root, "--yes", "--no-verify", *torch_args(pyindex, "/srv/venv"))
+    assert res.returncode == 0, res.stderr
+    back = wizard.run(root, "rollback")
+    assert back.returncode == 0, back.stderr
+    line = next(ln for ln in back.stdout.splitlines() if "--force-reinstall -r " in ln)
+    freeze = line.split(" -r ", 1)[1].split()[0]
+    assert freeze.startswith("/srv/venv/rocm-wizard/pip-freeze-before")
+    assert f"kept {freeze}" in back.stdout
+    assert "torch==2.5.1+rocm6.2" in root.read(freeze)  # what the account says to reinstall from is there
