@@ -3,8 +3,9 @@ applying would change).
 
 Exit statuses: 0 done (and verified, or verification pending) / dry run: nothing to do; 1 a step
 failed, the run was refused (a bad answers file, an untrusted log directory...) or stopped because
-its log directory could not be written (disk full: the journal says interrupted); 2 dry run: changes pending, or applied but the GPU smoke test
-failed; 64 bad usage; 130 stopped by a signal at a safe point (``rocm-wizard resume`` continues).
+its log directory could not be written (disk full: the journal says interrupted); 2 dry run:
+changes pending, or applied but the GPU smoke test failed; 64 bad usage; 130 stopped by a signal
+at a safe point (``rocm-wizard resume`` continues).
 """
 from __future__ import annotations
 

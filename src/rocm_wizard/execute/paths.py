@@ -79,10 +79,9 @@ def _fix(path: str) -> str:
 
 
 def _check_dir(path: str, st: os.stat_result, final: bool) -> None:
-    owners = (0, euid())
     if not stat.S_ISDIR(st.st_mode):
         raise UntrustedPath(f"{path} is not a directory; refusing to use it for run logs: {_fix(path)}")
-    if st.st_uid not in owners:
+    if st.st_uid != 0:
         raise UntrustedPath(f"{path} belongs to uid {st.st_uid}, not root: another user could plant runs or links "
                             f"there that root would follow; refusing it: {_fix(path)}")
     mode = st.st_mode
@@ -98,10 +97,11 @@ def _check_dir(path: str, st: os.stat_result, final: bool) -> None:
 
 
 def check_trusted(path: str, _depth: int = 0) -> None:
-    """Raise :class:`UntrustedPath` unless ``path`` is a directory that only root (or, not run as
-    root, this user) can change, reached through directories that are safe as well.  Symbolic links
-    above it are followed (a link in a trusted directory was put there by a trusted user); ``path``
-    itself must not be a link.  Nothing is checked when not run as root: root never reads it then."""
+    """Run as root, raise :class:`UntrustedPath` unless ``path`` is a directory only root can change,
+    reached through directories that are safe as well.  Symbolic links above it are followed (a
+    link in a directory only root can write was put there by root) and their targets checked the
+    same way; ``path`` itself must not be a link.  Not run as root nothing is checked: the files
+    are the user's own, and root never acts on them (it checks them itself when it is run)."""
     if euid() != 0:
         return
     path = os.path.abspath(path)
