@@ -94,3 +94,47 @@ def test_replaying_the_written_answers_gives_the_same_plan(tmp_path, choices):
     replay = build_plan(_system(), Choices(**loaded))
     assert replay.plan_id == plan.plan_id
     assert [s.to_dict() for s in replay.steps] == [s.to_dict() for s in plan.steps]
+
+
+SEED = os.path.join(os.path.dirname(__file__), "..", "plan", "systems", "seed-rx7900xt-jammy-rocm6.2.json")
+
+
+def _plan_json(args):
+    import contextlib
+    import io
+    import json
+
+    from rocm_wizard.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = main(["--plan-only", "--format", "json", "--snapshot", SEED] + args)
+    return rc, (json.loads(out.getvalue()) if out.getvalue() else None), err.getvalue()
+
+
+def test_plan_only_reads_the_answers_file_that_yes_would_replay(tmp_path):
+    f = tmp_path / "answers.toml"
+    answers.write(str(f), {"path": "torch-reinstall", "torch": "2.4.1+rocm6.1", "venv": "/opt/v",
+                           "venv_mode": "existing", "env": {"HSA_OVERRIDE_GFX_VERSION": "11.0.0"}})
+    rc_a, from_file, err = _plan_json(["--answers", str(f)])
+    assert rc_a == 2, err
+    rc_b, from_cli, err = _plan_json(["--path", "torch-reinstall", "--torch", "2.4.1+rocm6.1", "--venv", "/opt/v",
+                                      "--venv-mode", "existing", "--env", "HSA_OVERRIDE_GFX_VERSION=11.0.0"])
+    assert rc_b == 2, err
+    assert from_file["plan_id"] == from_cli["plan_id"]
+    rc_c, default, err = _plan_json([])  # without the file: the recommendation, another plan
+    assert default["plan_id"] != from_file["plan_id"]
+    rc_d, over, err = _plan_json(["--answers", str(f), "--torch", "2.4.0"])  # the command line wins
+    assert over["plan_id"] != from_file["plan_id"]
+
+
+@pytest.mark.parametrize("content, message", [
+    (None, "does not exist"), ("path = [", "is not valid TOML"), ("path = 3\n", "path must be a string"),
+    ("colour = \"red\"\n", "unknown key(s) colour"),
+])
+def test_plan_only_with_a_bad_answers_file_is_an_input_error_not_changes_pending(tmp_path, content, message):
+    f = tmp_path / "answers.toml"
+    if content is not None:
+        f.write_text(content)
+    rc, out, err = _plan_json(["--answers", str(f)])
+    assert rc == 1 and out is None and message in err and "Traceback" not in err, err

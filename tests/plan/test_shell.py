@@ -315,12 +315,21 @@ def test_hostile_urls_cannot_inject(tmp_path):
 def test_hostile_workspace_for_docker(tmp_path):
     mark = tmp_path / "pwned"
     root = make_root(tmp_path / "root")
-    ws = f"/home/dev/w'$(touch {mark})`touch {mark}`\n"
+    ws = f"/home/dev/w'$(touch {mark})`touch {mark}`"
     rc, script, err = run_cli(["--plan-only", "--snapshot", SEED, "--path", "docker", "--workspace", ws])
     assert rc == 2, err
     _shellcheck(script, tmp_path)
     res = run_script(script, root, tmp_path)
     assert not any(tmp_path.glob("pwned*")), res.stderr
+    # Compose interpolates $ in its file: the compose file the script writes carries it as $$
+    assert f"$$(touch {mark})`touch {mark}`:/workspace" in script
+
+
+@pytest.mark.parametrize("ws", ["/srv:/etc", "/srv/a,b", "/srv/new\nline", "relative/dir"])
+def test_workspaces_docker_cannot_mount_are_refused(ws):
+    for fmt in ("shell", "json"):
+        rc, out, err = run_cli(["--plan-only", "--format", fmt, "--snapshot", SEED, "--path", "docker", "--workspace", ws])
+        assert rc == 64 and out == "" and "--workspace" in err and "Traceback" not in err, err
 
 
 @pytest.mark.parametrize("opt,value", [

@@ -483,3 +483,24 @@ def test_docker_steps(tmp_path):
     assert svc["volumes"] == ["/home/dev/rocm-workspace:/workspace"]
     res = subprocess.run(["bash", "-n", str(root / "home/dev/rocm-workspace/run-rocm-pytorch.sh")])
     assert res.returncode == 0
+
+
+@pytest.mark.parametrize("ws", ["/srv:/etc", "/srv/a,b", "/srv/tab\there", "srv"])
+def test_docker_workspaces_that_cannot_be_mounted_are_refused(ws):
+    from rocm_wizard.plan.steps import DockerRunScript
+    from rocm_wizard.tui.fields import _check_workspace
+
+    with pytest.raises(ValueError, match="workspace"):
+        DockerRunScript("run-script", "t", dir=ws, image="rocm/pytorch:latest", flags=[])
+    assert _check_workspace(ws)  # the TUI's field says why, too
+
+
+def test_a_dollar_in_the_workspace_reaches_compose_literally():
+    import yaml
+
+    from rocm_wizard.plan.steps import DockerRunScript
+
+    step = DockerRunScript("run-script", "t", dir="/srv/$HOME/${X}", image="rocm/pytorch:latest", flags=[])
+    svc = yaml.safe_load(step.fill(step.compose_template, "44", "110"))["services"]["pytorch"]
+    assert svc["volumes"] == ["/srv/$$HOME/$${X}:/workspace"]  # Compose turns $$ back into $
+    assert "workspace='/srv/$HOME/${X}'" in step.script_template

@@ -58,7 +58,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def choices_from_args(args: argparse.Namespace):
-    """The plan choices of a parsed command line (also for the executor and the TUI)."""
+    """The plan choices of a parsed command line, for ``--plan-only``, ``--dry-run`` and ``--yes``
+    alike: ``--answers FILE`` first, the command line over it, so the plan reviewed with
+    ``--plan-only --answers FILE`` is the plan ``--yes --answers FILE`` runs.  Raises PlanError
+    (exit 64 for a bad option, 1 for an answers file that is missing or malformed)."""
+    from ..execute import answers
     from ..plan.build import Choices, PlanError
 
     env = {}
@@ -67,14 +71,22 @@ def choices_from_args(args: argparse.Namespace):
         if not sep or not name:
             raise PlanError(f"--env {item!r}: expected NAME=VALUE")
         env[name] = value
-    return Choices(path=getattr(args, "plan_path", None), rocm=getattr(args, "rocm", None),
-                   torch=getattr(args, "torch", None), venv=getattr(args, "venv", None),
-                   venv_mode=getattr(args, "venv_mode", None), image=getattr(args, "image", None),
-                   dkms=not getattr(args, "no_dkms", False), rocm_mirror=getattr(args, "rocm_mirror", None),
-                   allow_http_mirror=bool(getattr(args, "allow_http_mirror", False)),
-                   rocm_key_fingerprint=getattr(args, "rocm_key_fingerprint", None),
-                   torch_index_url=getattr(args, "torch_index_url", None),
-                   workspace=getattr(args, "workspace", None), env=env)
+    cli = {"path": getattr(args, "plan_path", None), "rocm": getattr(args, "rocm", None),
+           "torch": getattr(args, "torch", None), "venv": getattr(args, "venv", None),
+           "venv_mode": getattr(args, "venv_mode", None), "image": getattr(args, "image", None),
+           "workspace": getattr(args, "workspace", None), "rocm_mirror": getattr(args, "rocm_mirror", None),
+           "rocm_key_fingerprint": getattr(args, "rocm_key_fingerprint", None),
+           "torch_index_url": getattr(args, "torch_index_url", None),
+           "dkms": False if getattr(args, "no_dkms", False) else None,
+           "allow_http_mirror": True if getattr(args, "allow_http_mirror", False) else None, "env": env}
+    try:
+        from_file = answers.load(args.answers) if getattr(args, "answers", None) else {}
+    except answers.AnswersError as exc:
+        raise PlanError(str(exc), ERROR) from None
+    merged = answers.merge(from_file, cli)
+    merged.setdefault("dkms", True)
+    merged.setdefault("env", {})
+    return Choices(**merged)
 
 
 def _err(msg: str) -> None:

@@ -2,6 +2,11 @@
 run by default).  ``--follow`` watches a running (for example detached) run instead, printing its
 output until it ends.
 
+Run as root, the run directory and its log root must be root's alone (else refused, see
+``rocm_wizard.execute.paths``); the run lock is taken, and a command the interrupted run left
+running (a pip or dpkg in its own session after a SIGKILL) is waited for up to ``--lock-timeout``
+seconds, then ended, before anything starts.
+
 Exit statuses as for ``--yes``: 0 done, 1 failed or refused, 2 done but the GPU smoke test failed,
 130 stopped again by a signal.
 """
@@ -21,7 +26,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--follow", action="store_true", help="follow a run that is still going; change nothing")
     parser.add_argument("--no-verify", action="store_true", help="skip the GPU smoke test after the last step")
     parser.add_argument("--lock-timeout", type=float, default=600.0, metavar="S",
-                        help="wait this long for another package manager to release the dpkg lock (default 600)")
+                        help="wait this long for another package manager to release the dpkg lock, and for a "
+                             "command the interrupted run left running to finish (default 600)")
 
 
 def _err(msg: str) -> None:
@@ -33,7 +39,11 @@ def _load(spec, err=None):
     from ..execute.journal import Journal, JournalError
 
     _err_ = err or _err
-    run_dir = paths.resolve_run(spec)
+    try:
+        run_dir = paths.resolve_run(spec)
+    except paths.UntrustedPath as exc:
+        _err_(str(exc))
+        return None, None
     if run_dir is None:
         where = paths.log_root()
         if spec:
@@ -54,7 +64,8 @@ EXIT_OF_STATE = {"finished": exitcodes.OK, "failed": exitcodes.ERROR, "restored"
 
 def follow(run_dir: str, journal_path: str, poll: float = 0.5, out=None) -> int:
     """Print the run's output as it grows until the run ends; exit status from its final state."""
-    from ..execute.journal import Journal, JournalError, pid_alive
+    from ..execute.journal import Journal, JournalError
+    from ..execute.procs import same_process
 
     out = out or sys.stdout
     console = os.path.join(run_dir, "console.log")
@@ -75,11 +86,11 @@ def follow(run_dir: str, journal_path: str, poll: float = 0.5, out=None) -> int:
         try:
             j = Journal.load(journal_path)
             state = j.state
-            alive = pid_alive(j.data.get("pid"))
+            alive = j.alive()
         except JournalError:
             j = None  # a detached run that has not written its journal yet (or never will)
             starter = _detached_pid(run_dir)
-            if starter is not None and not pid_alive(starter) and not os.path.exists(journal_path):
+            if starter is not None and not same_process(starter, None) and not os.path.exists(journal_path):
                 _err("the detached run ended before it started its steps (see its output above)")
                 return exitcodes.ERROR
         if j is not None and (state != "running" or not alive):
@@ -155,7 +166,11 @@ def _run(args: argparse.Namespace) -> int:
     if args.follow:
         from ..execute import paths
 
-        run_dir = paths.resolve_run(args.run)
+        try:
+            run_dir = paths.resolve_run(args.run)
+        except paths.UntrustedPath as exc:
+            _err(str(exc))
+            return exitcodes.ERROR
         if run_dir is None:
             _err(f"no run {args.run or ''} in {paths.log_root()}".replace("  ", " "))
             return exitcodes.ERROR
@@ -171,7 +186,7 @@ def _run(args: argparse.Namespace) -> int:
         _err(f"run {journal.run_id} was {'rolled back' if state == jr.RUN_ROLLED_BACK else 'put back after its failure'}"
              "; nothing to resume (start a new run with rocm-wizard --yes)")
         return exitcodes.OK if state == jr.RUN_ROLLED_BACK else exitcodes.ERROR
-    if state == jr.RUN_RUNNING and jr.pid_alive(journal.data.get("pid")) and journal.data.get("pid") != os.getpid():
+    if state == jr.RUN_RUNNING and journal.alive() and journal.data.get("pid") != os.getpid():
         _err(f"run {journal.run_id} is still going (pid {journal.data.get('pid')}); follow it with  "
              f"rocm-wizard resume --follow {journal.run_id}")
         return exitcodes.ERROR
@@ -192,13 +207,27 @@ def _run(args: argparse.Namespace) -> int:
     if code is not None:
         return code
     from ..execute import paths
+    from ..execute.procs import settle_survivors
 
-    busy = paths.take_run_lock()
+    busy = paths.take_run_lock(paths.log_root_of(run_dir))
     if busy:
         _err(busy)
         return exitcodes.ERROR
-    log = RunLog(run_dir)
+    try:  # read again under the lock: another resume may have finished it meanwhile
+        journal = jr.Journal.load(journal.path)
+    except jr.JournalError as exc:
+        _err(str(exc))
+        return exitcodes.ERROR
+    if journal.state in (jr.RUN_FINISHED, jr.RUN_ROLLED_BACK, jr.RUN_RESTORED):
+        _err(f"run {journal.run_id} is {journal.state} now; nothing to resume")
+        return EXIT_OF_STATE.get(journal.state, exitcodes.ERROR)
     try:
+        log = RunLog(run_dir)
+    except OSError as exc:
+        _err(f"cannot write the run's log in {run_dir}: {exc.strerror or exc}")
+        return exitcodes.ERROR
+    try:
+        settle_survivors(journal.data.get("children") or [], log.say, args.lock_timeout)
         journal.mark_resumed()
         log.event("run-resume", run_id=journal.run_id)
         log.say(f"rocm-wizard: resuming run {journal.run_id}: {plan.title} (plan {plan.plan_id})")
@@ -231,6 +260,10 @@ def _run(args: argparse.Namespace) -> int:
             code = verify_after(plan, journal, log, skip=args.no_verify)
         log.event("run-end", exit=code, state=journal.state)
         return code
+    except OSError as exc:  # the journal could not be written before the steps started
+        from ..execute.engine import state_write_failed
+
+        return state_write_failed(journal, log, exc)
     finally:
         log.close()
 

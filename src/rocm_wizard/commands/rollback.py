@@ -1,7 +1,11 @@
 """``rocm-wizard rollback [RUN]``: put back the files a run replaced (apt sources, keyring, pin,
 linker configuration, the venv's activate script and env file, the venv link), newest run by
 default, and say plainly what cannot be undone (packages, the kernel module) with the exact
-commands that would.  stdout carries that account; ``--dry-run`` only shows it."""
+commands that would.  stdout carries that account; ``--dry-run`` only shows it.
+
+It takes the run lock (no run, resume or other rollback meanwhile), checks the run directory as
+``resume`` does, waits for (or ends) a command the interrupted run left running, and keeps the
+``pip freeze`` file it tells the user to reinstall from."""
 from __future__ import annotations
 
 import argparse
@@ -25,18 +29,33 @@ def run(args: argparse.Namespace) -> int:
     from ..execute import journal as jr
     from ..execute.engine import dpkg_versions
     from ..execute.fsutil import read_json
-    from ..execute.rollback import cannot_undo, package_changes, restore_files
+    from ..execute import paths
+    from ..execute.procs import settle_survivors, survivors
+    from ..execute.rollback import cannot_undo, kept_files, package_changes, restore_files
     from .resume import _load
 
     run_dir, journal = _load(args.run, _err)
     if journal is None:
         return exitcodes.ERROR
-    if journal.state == jr.RUN_RUNNING and jr.pid_alive(journal.data.get("pid")):
+    if journal.state == jr.RUN_RUNNING and journal.alive():
         _err(f"run {journal.run_id} is still going (pid {journal.data.get('pid')}); stop it first (Ctrl-C or "
              "kill -TERM, it stops at a safe point), then roll back")
         return exitcodes.ERROR
+    if not args.dry_run:
+        busy = paths.take_run_lock(paths.log_root_of(run_dir))
+        if busy:
+            _err(busy)
+            return exitcodes.ERROR
+        try:  # read again under the lock
+            journal = jr.Journal.load(journal.path)
+        except jr.JournalError as exc:
+            _err(str(exc))
+            return exitcodes.ERROR
+        settle_survivors(journal.data.get("children") or [], lambda m: print(m, file=sys.stderr, flush=True), 600.0)
+    elif survivors(journal.data.get("children") or []):
+        _err("a command of the interrupted run is still running; a real rollback waits for it first")
     root = journal.data.get("root") or "/"
-    res = restore_files(journal.data.get("files", []), root, dry_run=args.dry_run)
+    res = restore_files(journal.data.get("files", []), root, dry_run=args.dry_run, keep=kept_files(journal.data))
     out = [f"# rollback of run {journal.run_id}: {journal.data.get('title', '')}" + (" (dry run)" if args.dry_run else "")]
     if res.restored:
         out += [("would: " if args.dry_run else "") + line for line in res.restored]

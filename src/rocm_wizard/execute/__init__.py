@@ -5,6 +5,9 @@
 * :mod:`.journal` -- the run's state on disk (atomic JSON), what ``resume`` and ``rollback`` read;
 * :mod:`.runlog` -- the run's log and event stream (commands with argv, exit status, duration),
   secrets redacted (:mod:`.redact`), a stable ``latest`` link (:mod:`.paths`);
+* :mod:`.paths` -- where runs live, the trust checks root applies to them, the run lock;
+* :mod:`.procs` -- the executor and its commands' process groups, told from reused pids by their
+  start time; what ``resume`` and ``rollback`` wait for (or end) after a SIGKILL;
 * :mod:`.context` -- the step context that remembers every file's state before the run touched it;
 * :mod:`.runner` -- commands with live output to the log and progress for long steps;
 * :mod:`.preflight` -- root/sudo, the dpkg lock (bounded wait) and ``dpkg --audit``, SSH without

@@ -2,15 +2,17 @@
 applying would change).
 
 Exit statuses: 0 done (and verified, or verification pending) / dry run: nothing to do; 1 a step
-failed or the run was refused; 2 dry run: changes pending, or applied but the GPU smoke test
-failed; 64 bad usage; 130 stopped by a signal at a safe point (``rocm-wizard resume`` continues).
+failed, the run was refused (a bad answers file, an untrusted log directory...) or stopped because
+its log directory could not be written (disk full: the journal says interrupted); 2 dry run:
+changes pending, or applied but the GPU smoke test failed; 64 bad usage; 130 stopped by a signal
+at a safe point (``rocm-wizard resume`` continues).
 """
 from __future__ import annotations
 
 import argparse
 import os
 import sys
-from typing import Any, Dict, List, Optional
+from typing import List, Optional
 
 from .. import exitcodes
 
@@ -41,39 +43,6 @@ def _err(msg: str) -> None:
         pass
 
 
-# --------------------------------------------------------------------------- choices
-def cli_choices(args: argparse.Namespace) -> Dict[str, Any]:
-    env: Dict[str, str] = {}
-    for item in getattr(args, "plan_env", None) or []:
-        name, sep, value = item.partition("=")
-        if not sep or not name:
-            raise ValueError(f"--env {item!r}: expected NAME=VALUE")
-        env[name] = value
-    return {
-        "path": getattr(args, "plan_path", None), "rocm": getattr(args, "rocm", None),
-        "torch": getattr(args, "torch", None), "venv": getattr(args, "venv", None),
-        "venv_mode": getattr(args, "venv_mode", None), "image": getattr(args, "image", None),
-        "workspace": getattr(args, "workspace", None), "rocm_mirror": getattr(args, "rocm_mirror", None),
-        "rocm_key_fingerprint": getattr(args, "rocm_key_fingerprint", None),
-        "torch_index_url": getattr(args, "torch_index_url", None),
-        "dkms": False if getattr(args, "no_dkms", False) else None,
-        "allow_http_mirror": True if getattr(args, "allow_http_mirror", False) else None,
-        "env": env,
-    }
-
-
-def resolve_choices(args: argparse.Namespace):
-    """Choices from ``--answers FILE`` and the command line (the command line wins)."""
-    from ..plan.build import Choices
-    from . import answers
-
-    from_file = answers.load(args.answers) if getattr(args, "answers", None) else {}
-    merged = answers.merge(from_file, cli_choices(args))
-    merged.setdefault("dkms", True)
-    merged.setdefault("env", {})
-    return Choices(**merged)
-
-
 def _argv_for_messages(argv: Optional[List[str]]) -> str:
     from ..plan.shellquote import q
     from .redact import redact_argv
@@ -102,17 +71,14 @@ def _run(args: argparse.Namespace, argv: Optional[List[str]] = None) -> int:
     if getattr(args, "detach", False) and not dry and not os.environ.get("ROCM_WIZARD_DETACHED"):
         return _detach(argv)
 
+    from ..commands.main import choices_from_args
     from ..plan.build import PlanError, build_plan
-    from .answers import AnswersError
 
     try:
-        choices = resolve_choices(args)
-    except AnswersError as exc:
-        _err(str(exc))
-        return exitcodes.ERROR
-    except (TypeError, ValueError) as exc:
-        _err(str(exc))
-        return exitcodes.USAGE
+        choices = choices_from_args(args)
+    except PlanError as exc:
+        _err(exc.message)
+        return exc.exit_code
 
     try:
         from ..detect import detect_live
@@ -268,6 +234,9 @@ def _apply(args, plan, argv: List[str]) -> int:
                       comment=f"run {run_id}: {plan.title}")
         paths.point_latest(run_id)
         log = RunLog(run_dir)
+    except paths.UntrustedPath as exc:
+        _err(str(exc))
+        return exitcodes.ERROR
     except OSError as exc:
         _err(f"cannot write the run's log directory under {paths.log_root()}: {exc.strerror or exc}")
         return exitcodes.ERROR
@@ -275,6 +244,11 @@ def _apply(args, plan, argv: List[str]) -> int:
         journal = Journal.create(os.path.join(run_dir, "journal.json"), run_id=run_id, plan=plan,
                                  argv=redact_argv(argv), root="/",
                                  backup_dir=paths.backup_root())
+    except OSError as exc:
+        _err(f"cannot write the run's journal in {run_dir}: {exc.strerror or exc}")
+        log.close()
+        return exitcodes.ERROR
+    try:
         log.event("run-start", run_id=run_id, plan_id=plan.plan_id, path=plan.path, argv=redact_argv(argv))
         log.say(f"rocm-wizard: {plan.title} (plan {plan.plan_id}, run {run_id})")
         log.say(f"log: {log.path}")
@@ -286,6 +260,10 @@ def _apply(args, plan, argv: List[str]) -> int:
             code = verify_after(plan, journal, log, skip=getattr(args, "no_verify", False))
         log.event("run-end", exit=code, state=journal.state)
         return code
+    except OSError as exc:
+        from .engine import state_write_failed
+
+        return state_write_failed(journal, log, exc)
     finally:
         log.close()
 

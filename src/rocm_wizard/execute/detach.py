@@ -83,7 +83,7 @@ def start(argv: List[str], run_id: str, log_root: str, prefer_systemd: bool = Tr
         if proc.returncode == 0:
             write_json(os.path.join(run_dir, "detached.json"), {"how": "systemd-run", "unit": unit, "pid": None})
             return f"systemd unit {unit}", console
-    out = open(console, "ab")
+    out = open(os.open(console, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o640), "ab")
     try:
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, env=env,
                                 start_new_session=True, close_fds=True)

@@ -6,6 +6,12 @@ SIGINT/SIGTERM/SIGHUP lets the running step finish and stops after it (exit 130,
 children run in their own session, so a Ctrl-C never reaches dpkg.  A failure stops the run; when
 nothing but configuration files had changed by then, they are put back as they were, so the system
 is as before; otherwise the run stays resumable (``rocm-wizard resume``) or can be rolled back.
+
+Every command a step starts is recorded in the journal (its process group and start time) before
+it runs, so a ``resume`` after a SIGKILL of this process finds it if it is still running.  When
+the run's directory cannot be written (disk full, I/O error) the run stops at the next step
+boundary, since going on without a journal would leave nothing to resume from: the journal is
+marked interrupted (overwritten in place if no new copy fits) and the exit status is 1.
 """
 from __future__ import annotations
 
@@ -65,6 +71,24 @@ def dpkg_versions(root: str = "/") -> Optional[Dict[str, str]]:
     return out
 
 
+def state_write_failed(journal: "jr.Journal", log, exc: OSError) -> int:
+    """The run's directory cannot be written (disk full, I/O error): say so plainly, leave a journal
+    that does not say "running" (overwritten in place when no new copy fits), exit 1."""
+    run_dir = os.path.dirname(journal.path)
+    msg = (f"cannot write the run's log and journal in {run_dir} ({exc.strerror or exc}); stopped at a step "
+           f"boundary. Free space there (or repair the disk), then continue with: rocm-wizard resume {journal.run_id}")
+    journal.data.update(state=jr.RUN_INTERRUPTED, message=msg, finished=time.time())
+    try:
+        journal.save()
+    except OSError:
+        try:
+            journal.save_in_place()
+        except OSError:
+            msg += " (the journal could not be updated either: it may still say running)"
+    log.show(f"rocm-wizard: {msg}")
+    return exitcodes.ERROR
+
+
 class Executor:
     def __init__(self, plan, journal: "jr.Journal", log, *, root: str = "/", lock_timeout: float = 600.0,
                  env: Optional[Dict[str, str]] = None, heartbeat: float = 30.0) -> None:
@@ -74,13 +98,22 @@ class Executor:
         self.root = root
         self.lock_timeout = lock_timeout
         self.stop_requested: Optional[str] = None
-        self.runner = Runner(log, heartbeat=heartbeat)
+        self.runner = Runner(log, heartbeat=heartbeat, on_start=self._child_started)
         self.ctx = ExecContext(root=root, runner=self.runner, env=env, log=lambda _m: None,
                                backup_dir=journal.data["backup_dir"], run_id=journal.run_id, journal=journal)
         self.ctx.changed = set(journal.changed)
         self.counts: Dict[str, int] = {OK: 0, CHANGED: 0, FAILED: 0, jr.SKIPPED: 0}
         self.failed_step: Optional[str] = None
         self.failure: str = ""
+
+    def _child_started(self, proc) -> None:
+        from .redact import redact_argv
+
+        argv = proc.args if isinstance(proc.args, (list, tuple)) else [str(proc.args)]
+        try:
+            self.journal.add_child(proc.pid, self.ctx.current_step, redact_argv([str(a) for a in argv]))
+        except OSError as exc:  # the command is running: let it finish, stop at the step's end
+            self.log.failure = self.log.failure or exc
 
     # ------------------------------------------------------------------ signals
     def _on_signal(self, signum, _frame) -> None:
@@ -116,37 +149,46 @@ class Executor:
     # ------------------------------------------------------------------ the loop
     def run(self, resumed: bool = False) -> int:
         old = self._install_signals()
-        start = time.monotonic()
         try:
-            self._save_dpkg_before()
-            total = len(self.plan.steps)
-            for step in self.plan.steps:
-                entry = self.journal.step(step.id)
-                label = f"[{step.index}/{total}] {step.title}"
-                if resumed and entry["status"] in jr.DONE_STATUSES:
-                    self.log.say(f"{label}\n        skipped: done before the interruption ({entry['status']})")
-                    self.counts[jr.SKIPPED] += 1
-                    continue
-                if self.stop_requested or self.failed_step:
-                    break
-                self.log.say(label)
-                result = self._apply(step)
-                word = STATUS_WORDS.get(result.status, result.status)
-                self.counts[result.status] = self.counts.get(result.status, 0) + 1
-                self.log.say(f"        {word}: {result.detail}")
-                if result.status == FAILED:
-                    self.failed_step = step.id
-                    self.failure = result.detail
-            remaining = [s for s in self.plan.steps if self.journal.step(s.id)["status"] in (jr.PENDING,)]
-            for s in remaining:
-                if self.failed_step or self.stop_requested:
-                    self.journal.step(s.id)["status"] = jr.SKIPPED
-                    self.counts[jr.SKIPPED] += 1
-            if remaining:
-                self.journal.save()
-            return self._finish(time.monotonic() - start)
+            return self._run(resumed)
+        except OSError as exc:  # the journal (or dpkg-before.json) could not be written
+            return state_write_failed(self.journal, self.log, exc)
         finally:
             self._restore_signals(old)
+
+    def _run(self, resumed: bool) -> int:
+        start = time.monotonic()
+        self._save_dpkg_before()
+        total = len(self.plan.steps)
+        for step in self.plan.steps:
+            entry = self.journal.step(step.id)
+            label = f"[{step.index}/{total}] {step.title}"
+            if resumed and entry["status"] in jr.DONE_STATUSES:
+                self.log.say(f"{label}\n        skipped: done before the interruption ({entry['status']})")
+                self.counts[jr.SKIPPED] += 1
+                continue
+            if self.stop_requested or self.failed_step:
+                break
+            if self.log.failure is not None:
+                raise self.log.failure
+            self.log.say(label)
+            result = self._apply(step)
+            word = STATUS_WORDS.get(result.status, result.status)
+            self.counts[result.status] = self.counts.get(result.status, 0) + 1
+            self.log.say(f"        {word}: {result.detail}")
+            if result.status == FAILED:
+                self.failed_step = step.id
+                self.failure = result.detail
+        remaining = [s for s in self.plan.steps if self.journal.step(s.id)["status"] in (jr.PENDING,)]
+        for s in remaining:
+            if self.failed_step or self.stop_requested:
+                self.journal.step(s.id)["status"] = jr.SKIPPED
+                self.counts[jr.SKIPPED] += 1
+        if remaining:
+            self.journal.save()
+        if self.log.failure is not None:
+            raise self.log.failure
+        return self._finish(time.monotonic() - start)
 
     def _apply(self, step) -> Result:
         _fault_point("kill-before", step.id)

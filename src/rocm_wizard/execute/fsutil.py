@@ -17,9 +17,12 @@ def write_json(path: str, obj: Any, mode: int = 0o600) -> None:
 
 
 def read_json(path: str) -> Any:
-    """Parsed JSON, or raises ValueError with a plain message."""
+    """Parsed JSON, or raises ValueError with a plain message.  Never through a symbolic link: the
+    run's state files are plain files root wrote."""
+    import os
+
     try:
-        with open(path, "r", encoding="utf-8") as fh:
+        with open(os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC), "r", encoding="utf-8") as fh:
             return json.load(fh)
     except FileNotFoundError:
         raise ValueError(f"{path} does not exist") from None

@@ -2,6 +2,14 @@
 
 * log root: ``$ROCM_WIZARD_LOG_DIR`` when set; ``/var/log/rocm-wizard`` for root; else the XDG state
   directory, ``${XDG_STATE_HOME:-~/.local/state}/rocm-wizard``;
+* run as root, the log root and every run directory must be trusted before anything is read or
+  written there (:func:`check_trusted`): a real directory (not a link) owned by root, not writable
+  by group or others, under directories owned by root that others cannot write (a sticky directory
+  such as /tmp is fine above it; group write by a system group, as on Ubuntu's ``root:syslog``
+  /var/log, is tolerated on the directories above).  Otherwise another user could plant a run
+  that ``resume`` would execute, or a link that makes root write anywhere;
+* ``run.lock`` in the log root serialises runs, ``resume`` and ``rollback``; it is opened with
+  ``O_NOFOLLOW`` and records the holder's pid and process start time;
 * one directory per run, ``<log root>/<run id>/`` (``run.log``, ``events.jsonl``, ``journal.json``,
   ``plan.json``, ``answers.toml``, ``console.log`` for detached runs), and a ``latest`` link to the
   newest one, flipped atomically;
@@ -12,14 +20,22 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import time
 from typing import List, Optional
+
+from .procs import proc_start, same_process
 
 LOG_ENV = "ROCM_WIZARD_LOG_DIR"
 SYSTEM_LOG_DIR = "/var/log/rocm-wizard"
 SYSTEM_BACKUP_DIR = "/var/backups/rocm-wizard"
 LATEST = "latest"
 _RUN_ID = re.compile(r"^[0-9]{8}-[0-9]{6}-[0-9]+(-[a-z0-9]+)?$")
+SYS_GID_MAX = 999  # Debian/Ubuntu's SYS_GID_MAX (login.defs): groups of system services, not of people
+
+
+class UntrustedPath(ValueError):
+    """A log root or run directory that root must not use; the message names the path and the fix."""
 
 
 def euid() -> int:
@@ -56,12 +72,77 @@ def run_dir(run_id: str, root: Optional[str] = None) -> str:
     return os.path.join(root or log_root(), run_id)
 
 
-def make_run_dir(run_id: str, root: Optional[str] = None) -> str:
-    base = root or log_root()
-    os.makedirs(base, mode=0o750, exist_ok=True)
-    path = os.path.join(base, run_id)
-    os.makedirs(path, mode=0o700, exist_ok=True)
+# --------------------------------------------------------------------------- trust
+def _fix(path: str) -> str:
+    return (f"use a directory only root can change (sudo chown root:root {path} && sudo chmod 0750 {path}), "
+            f"or unset {LOG_ENV} to use {SYSTEM_LOG_DIR}")
+
+
+def _check_dir(path: str, st: os.stat_result, final: bool) -> None:
+    if not stat.S_ISDIR(st.st_mode):
+        raise UntrustedPath(f"{path} is not a directory; refusing to use it for run logs: {_fix(path)}")
+    if st.st_uid != 0:
+        raise UntrustedPath(f"{path} belongs to uid {st.st_uid}, not root: another user could plant runs or links "
+                            f"there that root would follow; refusing it: {_fix(path)}")
+    mode = st.st_mode
+    if final:
+        bad = mode & 0o022
+    else:  # above: others may write only into a sticky directory (/tmp); a group only when it is a system one
+        bad = (mode & 0o002 and not mode & stat.S_ISVTX) or (mode & 0o020 and st.st_gid > SYS_GID_MAX
+                                                              and not mode & stat.S_ISVTX)
+    if bad:
+        raise UntrustedPath(f"{path} is writable by {'others' if mode & 0o002 else 'its group'} (mode "
+                            f"{stat.S_IMODE(mode):04o}): another user could plant runs or links there; "
+                            f"refusing it: {_fix(path)}")
+
+
+def check_trusted(path: str, _depth: int = 0) -> None:
+    """Run as root, raise :class:`UntrustedPath` unless ``path`` is a directory only root can change,
+    reached through directories that are safe as well.  Symbolic links above it are followed (a
+    link in a directory only root can write was put there by root) and their targets checked the
+    same way; ``path`` itself must not be a link.  Not run as root nothing is checked: the files
+    are the user's own, and root never acts on them (it checks them itself when it is run)."""
+    if euid() != 0:
+        return
+    path = os.path.abspath(path)
+    if _depth > 8:
+        raise UntrustedPath(f"{path}: too many symbolic links above it")
+    parts = [p for p in path.split("/") if p]
+    cur = "/"
+    _check_dir(cur, os.lstat(cur), final=not parts)
+    for i, part in enumerate(parts):
+        nxt = os.path.join(cur, part)
+        final = i == len(parts) - 1
+        try:
+            st = os.lstat(nxt)
+        except FileNotFoundError:
+            raise UntrustedPath(f"{nxt} does not exist") from None
+        if stat.S_ISLNK(st.st_mode):
+            if final:
+                raise UntrustedPath(f"{nxt} is a symbolic link; refusing to follow it for run logs: {_fix(nxt)}")
+            target = os.path.realpath(nxt)
+            check_trusted(target, _depth + 1)
+            cur = target
+            continue
+        _check_dir(nxt, st, final)
+        cur = nxt
+
+
+def ensure_dir(path: str, mode: int) -> str:
+    """Create ``path`` (mode ``mode``) when missing, then :func:`check_trusted` it."""
+    try:
+        os.makedirs(path, mode=mode, exist_ok=True)
+    except FileExistsError:
+        pass  # a link or a file where the directory should be: check_trusted says so
+    check_trusted(path)
     return path
+
+
+def make_run_dir(run_id: str, root: Optional[str] = None) -> str:
+    base = ensure_dir(root or log_root(), 0o750)
+    if not is_run_id(run_id):
+        raise UntrustedPath(f"{run_id!r} is not a run id")
+    return ensure_dir(os.path.join(base, run_id), 0o700)
 
 
 def point_latest(run_id: str, root: Optional[str] = None) -> None:
@@ -77,6 +158,11 @@ def point_latest(run_id: str, root: Optional[str] = None) -> None:
     os.replace(tmp, link)
 
 
+def log_root_of(run_dir: str) -> str:
+    """The log root a run directory belongs to (the one whose ``run.lock`` guards it)."""
+    return os.path.dirname(os.path.abspath(run_dir))
+
+
 def list_runs(root: Optional[str] = None) -> List[str]:
     base = root or log_root()
     try:
@@ -87,14 +173,27 @@ def list_runs(root: Optional[str] = None) -> List[str]:
 
 
 def resolve_run(spec: Optional[str], root: Optional[str] = None) -> Optional[str]:
-    """The run directory named by ``spec`` (a run id, a directory, or None/"latest" for the newest)."""
+    """The run directory named by ``spec`` (a run id, a directory, or None/"latest" for the newest).
+    Run as root, the directory and the log root it lies in are checked first
+    (:class:`UntrustedPath` when another user could have planted it)."""
     base = root or log_root()
-    if spec and spec != LATEST:
+    if spec and spec != LATEST and not is_run_id(spec):
         if os.path.isdir(spec) and os.path.isfile(os.path.join(spec, "journal.json")):
-            return os.path.abspath(spec)
-        if is_run_id(spec) and os.path.isdir(os.path.join(base, spec)):
-            return os.path.join(base, spec)
+            found = os.path.abspath(spec)
+            check_trusted(found)
+            return found
         return None
+    if os.path.lexists(base):
+        check_trusted(base)
+    found = _resolve_in(spec, base)
+    if found is not None:
+        check_trusted(found)
+    return found
+
+
+def _resolve_in(spec: Optional[str], base: str) -> Optional[str]:
+    if spec and spec != LATEST:
+        return os.path.join(base, spec) if os.path.isdir(os.path.join(base, spec)) else None
     link = os.path.join(base, LATEST)
     target = None
     try:
@@ -110,29 +209,51 @@ def resolve_run(spec: Optional[str], root: Optional[str] = None) -> Optional[str
 _HELD = []
 
 
+def _holder(text: str) -> str:
+    m = re.match(r"^pid (\d+)(?: start (\d+))?", text.strip())
+    if not m:
+        return "another process"
+    pid, start = int(m.group(1)), (int(m.group(2)) if m.group(2) else None)
+    return f"pid {pid}" if same_process(pid, start) else "another process"
+
+
 def take_run_lock(root: Optional[str] = None) -> Optional[str]:
-    """Hold ``<log root>/run.lock`` for the rest of this process, so two runs never interleave.
-    Returns None when taken, else a message for the user (the run that holds it, or why the lock
-    file cannot be written)."""
+    """Hold ``<log root>/run.lock`` for the rest of this process, so two runs (or a run and a
+    ``resume`` or ``rollback``) never interleave.  Returns None when taken, else a message for the
+    user (the run that holds it, or why the lock cannot be taken).  The lock file is opened with
+    O_NOFOLLOW in a checked log root and must be a plain file of ours: a planted link never makes
+    root write elsewhere."""
     import fcntl
 
     base = root or log_root()
     path = os.path.join(base, "run.lock")
     try:
-        os.makedirs(base, mode=0o750, exist_ok=True)
-        fh = open(path, "a+")
+        ensure_dir(base, 0o750)
+    except UntrustedPath as exc:
+        return str(exc)
     except OSError as exc:
         return f"cannot write under {base}: {exc.strerror or exc}"
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    except OSError as exc:
+        if os.path.islink(path):
+            return f"{path} is a symbolic link; refusing to open it (remove it: sudo rm {path})"
+        return f"cannot write under {base}: {exc.strerror or exc}"
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode) or st.st_uid not in (0, euid()) or st.st_nlink != 1:
+        os.close(fd)
+        return f"{path} is not a plain lock file of this user; refusing to use it (remove it: sudo rm {path})"
+    fh = os.fdopen(fd, "r+")
     try:
         fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         fh.seek(0)
-        who = fh.read().strip() or "another process"
+        who = _holder(fh.read(200))
         fh.close()
         return f"another rocm-wizard run is in progress ({who}); wait for it, or follow it: rocm-wizard resume --follow"
     fh.seek(0)
     fh.truncate()
-    fh.write(f"pid {os.getpid()}")
+    fh.write(f"pid {os.getpid()} start {proc_start(os.getpid())}\n")
     fh.flush()
     _HELD.append(fh)
     return None

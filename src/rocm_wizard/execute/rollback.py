@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Sequence
 
 from ..fsutil import copy_atomic
 from ..plan.shellquote import q
@@ -29,13 +29,33 @@ def _p(root: str, path: str) -> str:
     return path if root in ("", "/") else os.path.join(root, path.lstrip("/"))
 
 
-def restore_files(files: List[Dict[str, Any]], root: str = "/", dry_run: bool = False) -> RestoreResult:
-    """Bring each recorded file back to its state before the run (newest change undone first)."""
+FREEZE_SAVED = "saved pip freeze to "
+
+
+def kept_files(journal_data: Dict[str, Any]) -> List[str]:
+    """Files the run created that rollback keeps because its account tells the user to use them:
+    the ``pip freeze`` files the run saved (a changed ``venv`` step's detail names each)."""
+    out = []
+    for step in journal_data.get("steps", []):
+        detail = step.get("detail") or ""
+        if step.get("status") == "changed" and step.get("kind") == "venv" and FREEZE_SAVED in detail:
+            out.append(detail.split(FREEZE_SAVED, 1)[1].strip())
+    return out
+
+
+def restore_files(files: List[Dict[str, Any]], root: str = "/", dry_run: bool = False,
+                  keep: Sequence[str] = ()) -> RestoreResult:
+    """Bring each recorded file back to its state before the run (newest change undone first);
+    a file in ``keep`` that did not exist before stays (and is said to)."""
     res = RestoreResult()
     for entry in reversed(files):
         path = entry.get("path")
         if not isinstance(path, str) or not path.startswith("/"):
             res.problems.append(f"journal entry without a valid path: {entry!r}")
+            continue
+        if path in keep and entry.get("before") == "absent":
+            if os.path.lexists(_p(root, path)):
+                res.restored.append(f"kept {path} (the package list from before the run)")
             continue
         real = _p(root, path)
         before = entry.get("before")
@@ -125,8 +145,8 @@ def cannot_undo(changes: List[Dict[str, Any]], journal_data: Dict[str, Any]) -> 
             continue
         if step.get("kind") in ("pip-install", "pip-uninstall", "pip-restore"):
             lines.append(f"The packages of the venv changed in step {step['id']} ({step.get('detail', '')}).")
-        if step.get("kind") == "venv" and "saved pip freeze to " in (step.get("detail") or ""):
-            freeze = step["detail"].split("saved pip freeze to ", 1)[1].strip()
+        if step.get("kind") == "venv" and FREEZE_SAVED in (step.get("detail") or ""):
+            freeze = step["detail"].split(FREEZE_SAVED, 1)[1].strip()
             venv = os.path.dirname(os.path.dirname(freeze))
             lines.append(f"  To go back: {q(venv + '/bin/python')} -m pip install --force-reinstall -r {q(freeze)}"
                          " --extra-index-url <the PyTorch index of the old torch build>")

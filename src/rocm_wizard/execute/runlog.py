@@ -18,19 +18,23 @@ def _stamp(t: Optional[float] = None) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(t)) + f".{int((t % 1) * 1000):03d}"
 
 
+def _open_append(path: str) -> TextIO:
+    """Append to ``path`` (created 0640), never through a symbolic link."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o640)
+    return os.fdopen(fd, "a", encoding="utf-8", errors="replace")
+
+
 class RunLog:
     def __init__(self, run_dir: str, console: Optional[TextIO] = None) -> None:
         self.run_dir = run_dir
         self.path = os.path.join(run_dir, "run.log")
         self.events_path = os.path.join(run_dir, "events.jsonl")
         self._lock = threading.Lock()
-        self._text = open(self.path, "a", encoding="utf-8", errors="replace")
-        self._events = open(self.events_path, "a", encoding="utf-8", errors="replace")
-        for fh, p in ((self._text, self.path), (self._events, self.events_path)):
-            try:
-                os.chmod(p, 0o640)
-            except OSError:
-                pass
+        self._text = _open_append(self.path)
+        self._events = _open_append(self.events_path)
+        # the first write that failed (disk full, I/O error): the executor stops at the next step
+        # boundary and says so; the output threads of a command never raise
+        self.failure: Optional[OSError] = None
         self.console = console if console is not None else sys.stderr
         self.commands: List[Dict[str, Any]] = []
         self.step: Optional[str] = None
@@ -43,7 +47,9 @@ class RunLog:
             try:
                 self._text.write(f"{_stamp()} {line}\n")
                 self._text.flush()
-            except (OSError, ValueError):
+            except OSError as exc:
+                self.failure = self.failure or exc
+            except ValueError:
                 pass
 
     def say(self, message: str) -> None:
@@ -67,7 +73,9 @@ class RunLog:
             try:
                 self._events.write(json.dumps(rec, default=str) + "\n")
                 self._events.flush()
-            except (OSError, ValueError):
+            except OSError as exc:
+                self.failure = self.failure or exc
+            except ValueError:
                 pass
 
     def command(self, argv: Sequence[str], rc: Optional[int], duration: float, error: Optional[str] = None) -> None:

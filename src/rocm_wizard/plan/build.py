@@ -17,7 +17,7 @@ from ..exitcodes import ERROR, USAGE
 from . import catalog_adapter as cat
 from .core import Fingerprint, Plan
 from .recipes import instantiate, load_recipe
-from .steps._util import SAFE_USER, check_url, redact_url, split_credentials, url_marker
+from .steps._util import SAFE_USER, check_url, check_workspace, redact_url, split_credentials, url_marker
 
 PATHS = ("rocm-upgrade", "torch-reinstall", "docker")
 MIRROR_AUTH_FILE = "/etc/apt/auth.conf.d/rocm-wizard-mirror.conf"
@@ -638,8 +638,10 @@ def _docker(system, choices: Choices, notes: List[str], recipe):
                      f"({cat.docker_host_requirement()})")
     user = _user(system, choices)
     workspace = choices.workspace or f"{_home(user)}/rocm-workspace"
-    if not workspace.startswith("/") or "\x00" in workspace:
-        raise PlanError(f"--workspace must be an absolute path, got {workspace!r}")
+    try:
+        check_workspace(workspace, "--workspace")
+    except ValueError as exc:
+        raise PlanError(str(exc)) from None
     apt = osi is not None and osi.id in ("ubuntu", "debian")
     ns = {"docker": {"image": image, "workspace": os.path.normpath(workspace), "flags": list(cat.docker_run_flags())}}
     facts = {"docker": {"image": image, "tag": asdict(tag) if tag is not None else None,

@@ -87,6 +87,18 @@ def check_url(text: str, optional: bool = True) -> Optional[str]:
     return None
 
 
+def _check_workspace(text: str) -> Optional[str]:
+    from ..plan.steps._util import check_workspace
+
+    err = check_abs_path(text, "workspace")
+    if err is None:
+        try:
+            check_workspace(text.strip())
+        except ValueError as exc:
+            return str(exc)
+    return err
+
+
 def check_abs_path(text: str, what: str) -> Optional[str]:
     t = text.strip()
     if not t:
@@ -278,7 +290,7 @@ def fields_for(path: str, system: Any, target: Optional[Dict[str, Any]] = None) 
             Field("image", "rocm/pytorch image", CHOICE, _with_default(choices, target.get("tag")), choices,
                   help="AMD images whose ROCm officially supports this GPU"),
             Field("workspace", "Workspace", TEXT, f"/home/{user}/rocm-workspace" if user else "/root/rocm-workspace",
-                  help="host directory mounted as /workspace", validate=lambda t: check_abs_path(t, "workspace"),
+                  help="host directory mounted as /workspace", validate=_check_workspace,
                   placeholder="/home/alice/rocm-workspace"),
             Field("user", "User for the docker group", TEXT, user, help="may run containers without sudo",
                   validate=check_user, placeholder="alice"),

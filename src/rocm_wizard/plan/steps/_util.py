@@ -32,6 +32,17 @@ def check_abs_path(value: object, what: str) -> str:
     return text
 
 
+def check_workspace(value: object, what: str = "workspace") -> str:
+    """A host directory to mount into a container: absolute, and free of what ``docker run -v``
+    and Compose's volume syntax split on (``:``, and ``,`` for ``--mount``) or cannot carry (control
+    characters).  A ``$`` is allowed: the compose file writes it as ``$$``."""
+    text = check_abs_path(value, what)
+    if ":" in text or "," in text or any(ord(c) < 32 or ord(c) == 0x7F for c in text):
+        raise ValueError(f"{what} {text!r} cannot be mounted: Docker's -v and Compose's volumes split the path on "
+                         "':' (--mount on ','); choose a directory without ':', ',' or control characters")
+    return text
+
+
 def check_url(value: object, what: str) -> str:
     text = str(value or "")
     parts = urlsplit(text)

@@ -10,7 +10,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from ..core import CHANGE, CHANGED, FAILED, OK, UNKNOWN, CheckResult, Description, FileChange, Result, Step, unified_diff
 from ..shellquote import q
 from ..state import ABSENT, PRESENT, UNKNOWN as UNK
-from ._util import J, SAFE_PKG, SAFE_USER, check_abs_path
+from ._util import J, SAFE_PKG, SAFE_USER, check_workspace
 
 IMAGE_RE = re.compile(r"^[a-z0-9][a-z0-9._/-]*(:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?$")
 VIDEO_GID = "@VIDEO_GID@"
@@ -254,7 +254,7 @@ class DockerRunScript(Step):
     defaults = {"user": "", "script": "run-rocm-pytorch.sh", "compose": "compose.yaml"}
 
     def validate(self) -> None:
-        check_abs_path(self.params["dir"], "workspace")
+        check_workspace(self.params["dir"], "workspace")
         check_image(self.params["image"])
         for name in ("script", "compose"):
             if not re.match(r"^[A-Za-z0-9._-]+$", self.params[name]):
@@ -297,7 +297,7 @@ class DockerRunScript(Step):
     def compose_template(self) -> str:
         p = self.params
         svc: Dict[str, Any] = {"image": p["image"], "devices": [], "group_add": [], "cap_add": [],
-                               "security_opt": [], "volumes": [p["dir"] + ":/workspace"], "working_dir": "/workspace",
+                               "security_opt": [], "volumes": [p["dir"].replace("$", "$$") + ":/workspace"], "working_dir": "/workspace",
                                "stdin_open": True, "tty": True}
         for pair in self._flags():
             flag, _, inline = pair[0].partition("=")
