@@ -34,11 +34,12 @@ MAX_JSON_DEPTH = 64  # nesting of a JSON document (a bundle's manifest, a report
 PSEUDO_FS = ("/proc", "/sys")
 
 # -- the smoke test's output (rocm-wizard verify) -------------------------------------------------
-VERIFY_STDOUT_BYTES = 8 * MiB  # the report; beyond it the head and tail are kept
-VERIFY_STDERR_BYTES = 256 * 1024  # stderr kept (head and tail)
+VERIFY_STDOUT_BYTES = 8 * MiB  # stdout kept (its report); beyond it the head and tail are kept
+VERIFY_STDERR_LINES = 200  # stderr lines kept (the last ones)
 VERIFY_LINE_CHARS = 2000  # one stderr line as kept
-VERIFY_START_S = 30.0  # an interpreter that has not started the script by then (plus --timeout) hangs
-VERIFY_GRACE_S = 30.0  # added to the longest silence the script allows between two checks
+VERIFY_START_S = 10.0  # added to --timeout: an interpreter that has not started the script by then hangs
+VERIFY_DOCKER_START_S = 1800.0  # docker run may pull the image first
+VERIFY_GRACE_S = 15.0  # added to the longest silence the script allows between two checks
 
 
 class LimitError(Exception):

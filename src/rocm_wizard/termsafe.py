@@ -50,6 +50,18 @@ def clean_line(text: object) -> str:
     return clean(text).replace("\n", " ").replace("\t", " ")
 
 
+def clean_tree(value: object) -> object:
+    """A copy of parsed JSON (dicts, lists, scalars) with every string -- keys too -- cleaned.
+    Recursive: give it documents read with :func:`rocm_wizard.limits.loads_json` (depth-bounded)."""
+    if isinstance(value, str):
+        return clean(value)
+    if isinstance(value, dict):
+        return {clean(k) if isinstance(k, str) else k: clean_tree(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [clean_tree(v) for v in value]
+    return value
+
+
 def json_c1(json_text: str) -> str:
     """JSON text from ``json.dumps(..., ensure_ascii=False)`` with the C1 controls escaped as well
     (``json`` escapes only U+0000-U+001F; a raw U+009B is a CSI to some terminals).  Those
