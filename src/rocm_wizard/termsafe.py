@@ -30,7 +30,7 @@ _ESC = r"\x1b[ -/]*[0-~]?"
 _CONTROL = r"[\x00-\x08\x0b-\x1f\x7f-\x9f]"
 _SEQ = re.compile("|".join((_STRING_SEQ, _CSI, _ESC, _CONTROL)))
 _ANY = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-_C1 = {c: "\\u%04x" % c for c in range(0x80, 0xA0)}
+_C1 = {c: "\\u%04x" % c for c in range(0x7F, 0xA0)}
 
 
 def clean(text: object) -> str:
@@ -63,10 +63,10 @@ def clean_tree(value: object) -> object:
 
 
 def json_c1(json_text: str) -> str:
-    """JSON text from ``json.dumps(..., ensure_ascii=False)`` with the C1 controls escaped as well
-    (``json`` escapes only U+0000-U+001F; a raw U+009B is a CSI to some terminals).  Those
+    """JSON text from ``json.dumps(..., ensure_ascii=False)`` with DEL and the C1 controls escaped
+    as well (``json`` escapes only U+0000-U+001F; a raw U+009B is a CSI to some terminals).  Those
     characters can only occur inside JSON strings, so the result is the same document."""
     return json_text.translate(_C1) if _C1_RE.search(json_text) else json_text
 
 
-_C1_RE = re.compile(r"[\x80-\x9f]")
+_C1_RE = re.compile(r"[\x7f-\x9f]")
