@@ -147,3 +147,21 @@ def test_tui_text_has_no_terminal_sequences():
 
     assert _no_control(finding_body(F()).plain.replace("\n", ""))
     assert short("venv " + ATTACKS["osc8-link"], 40) == "venv docs"
+
+
+SEED = Path(__file__).resolve().parent / "plan" / "systems" / "seed-rx7900xt-jammy-rocm6.2.json"
+
+
+@pytest.mark.parametrize("fmt", ["shell", "ansible", "json"])
+def test_a_hostile_venv_name_reaches_no_plan_format_raw(fmt):
+    venv = "/opt/v" + ATTACKS["osc52-bel"] + ATTACKS["csi-8bit"] + "x"
+    res = subprocess.run([sys.executable, "-m", "rocm_wizard", "--plan-only", "--snapshot", str(SEED), "--path",
+                          "torch-reinstall", "--torch", "2.3.0+rocm6.0", "--venv", venv, "--format", fmt],
+                         capture_output=True, env=dict(os.environ), timeout=300)
+    out, err = res.stdout.decode("utf-8"), res.stderr.decode("utf-8")
+    assert res.returncode == 2, err
+    assert _no_control(out.replace("\n", "").replace("\t", "")) and _no_control(err.replace("\n", ""))
+    if fmt == "shell":
+        assert q(venv) in out  # the exact path, quoted; never the raw bytes
+    if fmt == "json":
+        assert json.dumps(venv)[1:-1] in json.dumps(json.loads(out))  # the exact path, escaped
