@@ -45,6 +45,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from .. import limits
 from ..limits import LimitError
+from ..termsafe import clean
 from .sources import DEFAULT_TIMEOUT, KIND_COMMANDS, Raw, Source, command_key, decode, is_gpu_env
 
 FORMAT = "rocm-wizard-snapshot"
@@ -443,7 +444,9 @@ class BundleSource(Source):
                 self.notes.append("more than %s of pasted text; the rest was not read"
                                   % limits.mib(limits.MAX_PASTE_BYTES))
                 break
-            texts.append((rel, decode(data)))
+            # sanitised once here (terminal sequences, control characters; a lone CR ends a line as
+            # clean_lines reads it), not again by every parser that looks at a segment
+            texts.append((rel, clean(decode(data).replace("\r\n", "\n").replace("\r", "\n"))))
         self._paste_cache = texts
         return texts
 
