@@ -37,6 +37,7 @@ PSEUDO_FS = ("/proc", "/sys")
 VERIFY_STDOUT_BYTES = 8 * MiB  # stdout kept (its report); beyond it the head and tail are kept
 VERIFY_STDERR_LINES = 200  # stderr lines kept (the last ones)
 VERIFY_LINE_CHARS = 2000  # one stderr line as kept
+VERIFY_PROGRESS_LINES = 1000  # progress lines shown and counted as progress (a real run has ~15 per GPU)
 VERIFY_START_S = 10.0  # added to --timeout: an interpreter that has not started the script by then hangs
 VERIFY_DOCKER_START_S = 1800.0  # docker run may pull the image first
 VERIFY_GRACE_S = 15.0  # added to the longest silence the script allows between two checks

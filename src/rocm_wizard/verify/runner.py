@@ -293,6 +293,7 @@ class _Capture:
         self.cut = 0
         self.err: Deque[str] = collections.deque(maxlen=limits.VERIFY_STDERR_LINES)
         self.started = False
+        self.progress_lines = 0
         self.last_progress = time.monotonic()
         self.threads = [threading.Thread(target=self._read_out, daemon=True),
                         threading.Thread(target=self._read_err, daemon=True)]
@@ -335,7 +336,8 @@ class _Capture:
         text = termsafe.clean_line(raw.decode("utf-8", "replace")).rstrip()
         if dropped:
             text += f" [... {dropped} bytes cut]"
-        if text.startswith("smoke: "):
+        if text.startswith("smoke: ") and self.progress_lines < limits.VERIFY_PROGRESS_LINES:
+            self.progress_lines += 1
             self.last_progress = time.monotonic()
             what = text[len("smoke: "):]
             if what == "start":
