@@ -210,44 +210,42 @@ def _read_tarball(path: str) -> Dict[str, bytes]:
     import zlib
 
     damaged = (tarfile.TarError, OSError, EOFError, ValueError, zlib.error, lzma.LZMAError)
+    try:
+        with open(path, "rb") as fh:
+            return _tar_members(tarfile.open(fileobj=_unpacked(fh, path), mode="r|", tarinfo=_tarinfo_class()), path)
+    except LimitError as exc:
+        raise SnapshotError(_at(path, exc)) from None
+    except damaged as exc:
+        raise SnapshotError("%s: not a readable tar archive, or a damaged one (%s)" % (path, exc)) from None
+
+
+def _tar_members(tf, path: str) -> Dict[str, bytes]:
     members: Dict[str, bytes] = {}
     total = 0
     count = 0
-    try:
-        tf = tarfile.open(fileobj=_unpacked(path), mode="r|", tarinfo=_tarinfo_class())
-    except LimitError as exc:
-        raise SnapshotError(_at(path, exc)) from None
-    except damaged as exc:
-        raise SnapshotError("%s: not a readable tar archive (%s)" % (path, exc)) from None
-    try:
-        with tf:
-            for info in tf:
-                count += 1
-                if count > limits.MAX_MEMBERS:
-                    raise LimitError("%s: more than %d entries; not a snapshot bundle" % (path, limits.MAX_MEMBERS))
-                limits.check_name(info.name, path)
-                if not info.isreg():
-                    continue  # links, devices, fifos, directories: nothing to hold
-                name = info.name
-                if name.startswith("/") or "\\" in name:
-                    continue
-                rel = _safe_rel(name)
-                if rel is None or rel == "" or any(p == ".." for p in name.split("/")):
-                    continue
-                if info.size > limits.MAX_FILE_BYTES:
-                    continue
-                total += info.size
-                if total > limits.MAX_UNPACKED_BYTES:
-                    raise LimitError("%s: more than %s uncompressed; not a snapshot bundle"
-                                     % (path, limits.mib(limits.MAX_UNPACKED_BYTES)))
-                fh = tf.extractfile(info)
-                if fh is None:
-                    continue
-                members[rel] = fh.read(info.size)
-    except LimitError as exc:
-        raise SnapshotError(_at(path, exc)) from None
-    except damaged as exc:
-        raise SnapshotError("%s: damaged tar archive (%s)" % (path, exc)) from None
+    with tf:
+        for info in tf:
+            count += 1
+            if count > limits.MAX_MEMBERS:
+                raise LimitError("%s: more than %d entries; not a snapshot bundle" % (path, limits.MAX_MEMBERS))
+            limits.check_name(info.name, path)
+            if not info.isreg():
+                continue  # links, devices, fifos, directories: nothing to hold
+            name = info.name
+            if name.startswith("/") or "\\" in name:
+                continue
+            rel = _safe_rel(name)
+            if rel is None or rel == "" or any(p == ".." for p in name.split("/")):
+                continue
+            if info.size > limits.MAX_FILE_BYTES:
+                continue
+            total += info.size
+            if total > limits.MAX_UNPACKED_BYTES:
+                raise LimitError("%s: more than %s uncompressed; not a snapshot bundle"
+                                 % (path, limits.mib(limits.MAX_UNPACKED_BYTES)))
+            data = tf.extractfile(info)
+            if data is not None:
+                members[rel] = data.read(info.size)
     return members
 
 
@@ -256,10 +254,9 @@ def _at(path: str, exc: Exception) -> str:
     return msg if msg.startswith(path + ":") else "%s: %s" % (path, msg)
 
 
-def _unpacked(path: str):
-    """The tarball's bytes, decompressed by the format its first bytes name, capped at
-    :data:`~rocm_wizard.limits.MAX_UNPACKED_BYTES`."""
-    fh = open(path, "rb")
+def _unpacked(fh, path: str):
+    """The tarball's bytes (``fh`` open on it), decompressed by the format its first bytes name,
+    capped at :data:`~rocm_wizard.limits.MAX_UNPACKED_BYTES`."""
     head = fh.read(6)
     fh.seek(0)
     if head[:2] == b"\x1f\x8b":
