@@ -15,7 +15,7 @@ from pathlib import Path
 from _verify_helpers import FIXTURES
 
 from rocm_wizard import exitcodes, limits
-from rocm_wizard.verify.render import render
+from rocm_wizard.verify import render  # (the function: importing the module .render would shadow it)
 from rocm_wizard.verify.report import from_smoke
 from rocm_wizard.verify.runner import run_verify
 
