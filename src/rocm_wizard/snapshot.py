@@ -39,6 +39,7 @@ from typing import Dict, Iterable, List, Optional, Sequence
 from . import __version__
 from .fsutil import write_atomic as _write_atomic
 from .detect.sources import LiveSource, RecordingSource, Source, command_key, is_gpu_env
+from .termsafe import json_c1
 
 TOP = "rocm-wizard-snapshot"
 FORMAT = "rocm-wizard-snapshot"
@@ -270,7 +271,7 @@ def build(rec: RecordingSource, *, venvs: Sequence[str] = (), include_hostname: 
 
 
 def _json(obj: object) -> bytes:
-    return (json.dumps(obj, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
+    return (json_c1(json.dumps(obj, indent=1, sort_keys=True, ensure_ascii=False)) + "\n").encode("utf-8")
 
 
 # -- writing ---------------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ import sys
 from typing import Any, List
 
 from ..exitcodes import ERROR, OK
+from ..termsafe import clean_line
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -32,10 +33,11 @@ def run(args: argparse.Namespace) -> int:
         try:
             system = detect_snapshot(args.snapshot, args.venv)
         except SnapshotError as exc:
-            print("rocm-wizard detect: %s" % exc, file=sys.stderr)
+            print("rocm-wizard detect: %s" % clean_line(exc), file=sys.stderr)
             return ERROR
         except OSError as exc:
-            print("rocm-wizard detect: cannot read %s: %s" % (args.snapshot, exc.strerror or exc), file=sys.stderr)
+            print("rocm-wizard detect: cannot read %s: %s" % (clean_line(args.snapshot), clean_line(exc.strerror or exc)),
+                  file=sys.stderr)
             return ERROR
     else:
         system = detect_live(args.venv, root=args.root or "/")
@@ -44,7 +46,9 @@ def run(args: argparse.Namespace) -> int:
 
         from ..model import to_dict
 
-        sys.stdout.write(json.dumps(to_dict(system), indent=2, ensure_ascii=False) + "\n")
+        from ..termsafe import json_c1
+
+        sys.stdout.write(json_c1(json.dumps(to_dict(system), indent=2, ensure_ascii=False)) + "\n")
         return OK
     render_human(system)
     return OK
@@ -53,13 +57,21 @@ def run(args: argparse.Namespace) -> int:
 # -- human report -------------------------------------------------------------------------------------
 
 def _v(value: Any, none: str = "-") -> str:
+    """A value as one line of plain text: what detection read may hold terminal sequences."""
     if value is None or value == "" or value == []:
         return none
     if value is True:
         return "yes"
     if value is False:
         return "no"
-    return str(value)
+    return clean_line(value)
+
+
+def _t(value: Any, style: str = "") -> Any:
+    """Rich Text of a value (Text, not a str: never taken as Rich markup)."""
+    from rich.text import Text
+
+    return Text(clean_line(value), style=style)
 
 
 def _all_notes(system: Any) -> List[str]:
@@ -106,7 +118,7 @@ def render_human(system: Any, file: Any = None) -> None:
             ("Kernel", kernel), ("Arch", _v(o.arch)), ("CPU", _v(o.cpu)), ("Container", _v(o.container))]
     grid = Table.grid(padding=(0, 2))
     for k, v in rows:
-        grid.add_row(Text(k, style="dim"), Text(v))
+        grid.add_row(Text(k, style="dim"), _t(v))
     console.print(grid)
 
     console.print()
@@ -115,7 +127,7 @@ def render_human(system: Any, file: Any = None) -> None:
         for col in ("name", "gfx", "PCI id", "bus", "kind", "driver"):
             gt.add_column(col, overflow="fold")
         for g in system.gpus:
-            gt.add_row(_v(g.name), _v(g.gfx_target), _v(g.pci_id), _v(g.bdf), _v(g.kind), _v(g.driver))
+            gt.add_row(*(_t(_v(x)) for x in (g.name, g.gfx_target, g.pci_id, g.bdf, g.kind, g.driver)))
         console.print(gt)
     else:
         console.print(Text("GPUs: none found", style="yellow"))
@@ -123,13 +135,13 @@ def render_human(system: Any, file: Any = None) -> None:
     r = system.rocm
     console.print()
     grid = Table.grid(padding=(0, 2))
-    grid.add_row(Text("ROCm", style="bold"), Text(_v(r.version, "none found")))
+    grid.add_row(Text("ROCm", style="bold"), _t(_v(r.version, "none found")))
     for inst in r.installs:
-        grid.add_row(Text("  install", style="dim"), Text("%s %s" % (_v(inst.path), _v(inst.version, ""))))
+        grid.add_row(Text("  install", style="dim"), _t("%s %s" % (_v(inst.path), _v(inst.version, ""))))
     for k, v in (("/opt/rocm ->", r.opt_rocm_target), ("amdgpu driver", r.amdgpu_version or r.amdgpu_dkms),
                  ("KFD version", r.kfd_version), ("HSA runtime", r.hsa_runtime_version)):
         if v:
-            grid.add_row(Text("  " + k, style="dim"), Text(str(v)))
+            grid.add_row(Text("  " + k, style="dim"), _t(v))
     console.print(grid)
 
     console.print()
@@ -142,7 +154,7 @@ def render_human(system: Any, file: Any = None) -> None:
             if t.triton_shadow:
                 triton += " (shadowed by %s)" % t.triton_shadow
             where = (t.path or "(pasted)") + (" *" if t.active else "")
-            tt.add_row(where, _v(t.python), _v(t.version), _v(t.build), _v(t.hip), triton)
+            tt.add_row(*(_t(x) for x in (where, _v(t.python), _v(t.version), _v(t.build), _v(t.hip), triton)))
         console.print(tt)
     else:
         console.print(Text("Python environments with torch: none found", style="yellow"))
@@ -154,13 +166,13 @@ def render_human(system: Any, file: Any = None) -> None:
     dock = ("not installed" if "docker is not installed" in d.notes else "unknown") if d.client is None else "%s, daemon %s, usable %s, rocm images: %s" % (
         d.client, "up" if d.daemon else "down" if d.daemon is False else "?", _v(d.user_allowed, "?"),
         ", ".join(d.images) or "none")
-    grid.add_row(Text("Docker", style="bold"), Text(dock))
-    grid.add_row(Text("User", style="bold"), Text("%s in groups %s" % (_v(a.user, "?"), ", ".join(a.groups) or "?")))
+    grid.add_row(Text("Docker", style="bold"), _t(dock))
+    grid.add_row(Text("User", style="bold"), _t("%s in groups %s" % (_v(a.user, "?"), ", ".join(a.groups) or "?")))
     if a.kfd is not None:
         kfd = "missing" if not a.kfd.exists else "%s %s, usable %s" % (_v(a.kfd.mode), _v(a.kfd.group), _v(a.kfd.accessible, "?"))
-        grid.add_row(Text("/dev/kfd", style="bold"), Text(kfd))
+        grid.add_row(Text("/dev/kfd", style="bold"), _t(kfd))
     if a.env:
-        grid.add_row(Text("GPU env", style="bold"), Text(" ".join("%s=%s" % kv for kv in sorted(a.env.items()))))
+        grid.add_row(Text("GPU env", style="bold"), _t(" ".join("%s=%s" % kv for kv in sorted(a.env.items()))))
     console.print(grid)
 
     if system.errors:
@@ -169,7 +181,7 @@ def render_human(system: Any, file: Any = None) -> None:
         et.add_column("signature", overflow="fold")
         et.add_column("line", overflow="fold")
         for e in system.errors:
-            et.add_row(_v(e.signature), Text(_v(e.text)))
+            et.add_row(_t(_v(e.signature)), _t(_v(e.text)))
         console.print(et)
 
     notes = _all_notes(system)
@@ -177,4 +189,4 @@ def render_human(system: Any, file: Any = None) -> None:
         console.print()
         console.print(Text("Notes", style="bold"))
         for n in notes:
-            console.print(Text("  - " + n))
+            console.print(_t("  - " + clean_line(n)))

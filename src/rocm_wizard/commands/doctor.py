@@ -19,7 +19,9 @@ import os
 import sys
 from typing import Any, Dict, List, Optional
 
+from .. import limits
 from ..exitcodes import ERROR, OK, PENDING
+from ..termsafe import clean
 
 PROG = "rocm-wizard doctor"
 MAX_LOG_BYTES = 8 * 1024 * 1024
@@ -43,7 +45,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _err(msg: str) -> None:
-    print(f"{PROG}: {msg}", file=sys.stderr)
+    print(f"{PROG}: {clean(msg)}", file=sys.stderr)
 
 
 def _read_error_log(spec: Optional[str]) -> Optional[str]:
@@ -67,12 +69,13 @@ def _read_error_log(spec: Optional[str]) -> Optional[str]:
 
 
 def _system_json(path: str) -> Optional[Any]:
-    """A System from ``detect --json`` output, or None when ``path`` is something else."""
+    """A System from ``detect --json`` output, or None when ``path`` is something else; a
+    :class:`~rocm_wizard.limits.LimitError` when it is nested too deep."""
     if not os.path.isfile(path) or not path.lower().endswith(".json"):
         return None
     try:
         with open(path, "rb") as fh:
-            data = json.loads(fh.read(64 * 1024 * 1024).decode("utf-8", errors="replace"))
+            data = limits.loads_json(fh.read(limits.MAX_FILE_BYTES).decode("utf-8", errors="replace"), path)
     except (OSError, ValueError):
         return None
     if isinstance(data, dict) and isinstance(data.get("system"), dict):
@@ -94,7 +97,10 @@ def _load_system(args: argparse.Namespace):
         path = args.snapshot
         if not os.path.exists(path):
             return None, f"snapshot not found: {path}"
-        system = _system_json(path)
+        try:
+            system = _system_json(path)
+        except limits.LimitError as exc:
+            return None, str(exc)
         if system is not None:
             return system, None
         try:
@@ -137,7 +143,9 @@ def run(args: argparse.Namespace) -> int:
         _err("unknown rule id(s) for --skip: " + ", ".join(unknown) + " (ignored)")
     diag = diagnose(system, error_text, skip=args.skip, repo_base=args.repo_base, index_base=args.index_base)
     if args.json:
-        sys.stdout.write(json.dumps(payload(diag, system), indent=2, ensure_ascii=False) + "\n")
+        from ..termsafe import json_c1
+
+        sys.stdout.write(json_c1(json.dumps(payload(diag, system), indent=2, ensure_ascii=False)) + "\n")
     else:
         render_human(diag, system)
     return PENDING if diag.problems else OK
@@ -171,7 +179,10 @@ _STYLE = {"critical": "bold white on red", "error": "bold red", "warning": "yell
 
 def render_human(diag, system=None, file=None) -> None:
     from rich.console import Console
-    from rich.markup import escape
+    from rich.markup import escape as _markup_escape
+
+    def escape(text: Any) -> str:  # what a finding quotes came from outside: no sequences, no markup
+        return _markup_escape(clean(text))
 
     console = Console(file=file or sys.stdout, highlight=False, soft_wrap=False)
     where = "snapshot" if getattr(system, "origin", "live") == "snapshot" else "this system"

@@ -16,6 +16,7 @@ import sys
 from typing import Any, Optional, Sequence
 
 from ..exitcodes import ERROR, OK, PENDING, USAGE
+from ..termsafe import clean
 
 FORMATS = ("shell", "ansible", "json")
 PATHS = ("rocm-upgrade", "torch-reinstall", "docker")
@@ -90,7 +91,7 @@ def choices_from_args(args: argparse.Namespace):
 
 
 def _err(msg: str) -> None:
-    print(f"rocm-wizard: {msg}", file=sys.stderr)
+    print(f"rocm-wizard: {clean(msg)}", file=sys.stderr)
 
 
 def load_system(snapshot: Optional[str], venvs: Sequence[str] = ()):

@@ -13,6 +13,7 @@ import os
 import sys
 
 from ..exitcodes import ERROR, USAGE
+from ..termsafe import clean_line
 
 
 def _positive(text: str) -> float:
@@ -41,13 +42,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _load_file(path: str):
+    from .. import limits
     from ..verify.report import Report, Target
 
     try:
-        with open(path, "r", encoding="utf-8") as fh:
-            doc = json.load(fh)
+        with open(path, "rb") as fh:
+            data = fh.read(limits.MAX_FILE_BYTES + 1)
+        if len(data) > limits.MAX_FILE_BYTES:
+            return Report(target=Target(kind="file"),
+                          error=f"{path} is larger than {limits.mib(limits.MAX_FILE_BYTES)}; not a smoke report")
+        doc = limits.loads_json(data.decode("utf-8", "replace"), path)
     except OSError as exc:
         return Report(target=Target(kind="file"), error=f"cannot read {path}: {exc.strerror or exc}")
+    except limits.LimitError as exc:
+        return Report(target=Target(kind="file"), error=str(exc))
     except ValueError as exc:
         return Report(target=Target(kind="file"), error=f"{path} is not JSON: {exc}")
     if isinstance(doc, dict) and isinstance(doc.get("smoke"), dict):  # a `verify --json` output
@@ -64,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
 
         unknown = [x for x in only if x not in CHECK_NAMES]
         if unknown:
-            print(f"rocm-wizard verify: unknown check(s) {', '.join(unknown)}; known: {', '.join(CHECK_NAMES)}",
+            print(f"rocm-wizard verify: unknown check(s) {clean_line(', '.join(unknown))}; known: {', '.join(CHECK_NAMES)}",
                   file=sys.stderr)
             return USAGE
     if args.from_file:
@@ -77,17 +85,17 @@ def run(args: argparse.Namespace) -> int:
 
         interactive = sys.stderr.isatty() or bool(os.environ.get("ROCM_WIZARD_PROGRESS"))
         what = args.docker or args.venv or args.python or "the default interpreter"
-        print(f"rocm-wizard verify: running the GPU smoke test with {what}...", file=sys.stderr)
+        print(f"rocm-wizard verify: running the GPU smoke test with {clean_line(what)}...", file=sys.stderr)
         report = run_verify(python=args.python, venv=args.venv, docker_image=args.docker, timeout=args.timeout,
                             only=only, on_progress=progress_printer() if interactive else None)
     if args.json:
-        sys.stdout.write(json.dumps(report.to_dict(), indent=1) + "\n")
+        sys.stdout.write(json.dumps(report.to_dict(), indent=1) + "\n")  # (ensure_ascii: all escaped)
     else:
         from ..verify.render import render
 
         sys.stdout.write(render(report, color=sys.stdout.isatty(), width=_width(), verbose=args.verbose))
     if report.error is not None:
-        print(f"rocm-wizard verify: {report.error}", file=sys.stderr)
+        print(f"rocm-wizard verify: {clean_line(report.error)}", file=sys.stderr)
         return ERROR
     return report.exit_code
 

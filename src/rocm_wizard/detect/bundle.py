@@ -29,18 +29,23 @@ single text file -- is a set of **pastes**: every text file is split and recogni
 served as ``read('/etc/os-release')``.  Loose text files next to ``manifest.json`` are pastes too.
 
 Tarballs are read into memory, never extracted: members with absolute names, ``..`` components,
-links and devices are ignored, and sizes are limited (:data:`MAX_TOTAL_BYTES`,
-:data:`MAX_FILE_BYTES`, :data:`MAX_MEMBERS`).  :func:`open_snapshot` gives clear
-:class:`SnapshotError` messages for a missing, unreadable or malformed path.
+links and devices are ignored.  Everything read is bounded by :mod:`rocm_wizard.limits` (bytes per
+file and in total, decompressed output, member count, name length and depth, JSON nesting); files
+are read only when regular and never past their size, and ``/proc`` or ``/sys`` are refused.
+:func:`open_snapshot` gives clear :class:`SnapshotError` messages for a missing, unreadable,
+malformed or oversized path.
 """
 from __future__ import annotations
 
-import json
+import functools
 import os
 import posixpath
 import threading
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from .. import limits
+from ..limits import LimitError
+from ..termsafe import clean
 from .sources import DEFAULT_TIMEOUT, KIND_COMMANDS, Raw, Source, command_key, decode, is_gpu_env
 
 FORMAT = "rocm-wizard-snapshot"
@@ -54,13 +59,6 @@ STATS_JSON = "stats.json"
 ENV_JSON = "env.json"
 _META = {MANIFEST, DIRS_JSON, LINKS_JSON, STATS_JSON, ENV_JSON}
 
-MAX_TOTAL_BYTES = 512 * 1024 * 1024  # uncompressed, whole tarball
-MAX_FILE_BYTES = 32 * 1024 * 1024  # one member / one pasted file
-MAX_MEMBERS = 200_000
-MAX_PASTE_FILES = 2000
-MAX_PASTE_BYTES = 64 * 1024 * 1024  # all pasted texts together
-MAX_WALK = 50_000  # directory entries looked at in a paste folder
-MAX_DEPTH = 8
 # files that describe a paste folder rather than being pastes (a bug report's metadata)
 _SKIP_SUFFIXES = (".toml", ".gz", ".tgz", ".tar", ".zip", ".png", ".jpg", ".jpeg", ".gif", ".pdf", ".whl", ".so")
 
@@ -107,13 +105,7 @@ class _DirStore(_Store):
 
     def read(self, rel: str, max_bytes: int) -> Optional[bytes]:
         p = self._p(rel)
-        if p is None or not os.path.isfile(p):
-            return None
-        try:
-            with open(p, "rb") as fh:
-                return fh.read(max_bytes)
-        except OSError:
-            return None
+        return None if p is None else limits.read_regular(p, max_bytes)
 
     def isdir(self, rel: str) -> bool:
         p = self._p(rel)
@@ -137,15 +129,16 @@ class _DirStore(_Store):
         seen = 0
         for dirpath, dirs, names in os.walk(self.root):
             depth = 0 if dirpath == self.root else os.path.relpath(dirpath, self.root).count(os.sep) + 1
-            dirs[:] = sorted(d for d in dirs if not d.startswith(".")) if depth < MAX_DEPTH else []
+            dirs[:] = sorted(d for d in dirs if not d.startswith(".")
+                             and not limits.pseudo_fs(os.path.join(dirpath, d))) if depth < limits.MAX_WALK_DEPTH else []
             seen += len(names) + len(dirs)
-            if seen > MAX_WALK:  # someone pointed us at a home directory: stop looking
+            if seen > limits.MAX_WALK:  # someone pointed us at a home directory: stop looking
                 break
             for n in sorted(names):
                 if n.startswith("."):
                     continue
                 full = os.path.join(dirpath, n)
-                if os.path.islink(full):
+                if os.path.islink(full) or not os.path.isfile(full):
                     continue
                 out.append(os.path.relpath(full, self.root).replace(os.sep, "/"))
         return out
@@ -154,14 +147,21 @@ class _DirStore(_Store):
 class _MemStore(_Store):
     def __init__(self, members: Dict[str, bytes]) -> None:
         self.members = members
-        self.dirs: Dict[str, set] = {"": set()}
+        # the folders as a tree of dicts: memory linear in the names' length, however deep
+        self.tree: Dict[str, dict] = {}
         for name in members:
-            parts = name.split("/")
-            for i in range(len(parts)):
-                parent = "/".join(parts[:i])
-                self.dirs.setdefault(parent, set()).add(parts[i])
-                if i < len(parts) - 1:
-                    self.dirs.setdefault("/".join(parts[: i + 1]), set())
+            node = self.tree
+            for part in name.split("/")[:-1]:
+                node = node.setdefault(part, {})
+            node.setdefault(name.rsplit("/", 1)[-1], {})
+
+    def _node(self, rel: Optional[str]) -> Optional[dict]:
+        if rel is None:
+            return None
+        node: Optional[dict] = self.tree
+        for part in rel.split("/") if rel else ():
+            node = node.get(part) if node is not None else None
+        return node
 
     def read(self, rel: str, max_bytes: int) -> Optional[bytes]:
         rel = _safe_rel(rel)
@@ -172,7 +172,7 @@ class _MemStore(_Store):
 
     def isdir(self, rel: str) -> bool:
         rel = _safe_rel(rel)
-        return rel is not None and rel in self.dirs
+        return rel is not None and rel not in self.members and self._node(rel) is not None
 
     def isfile(self, rel: str) -> bool:
         rel = _safe_rel(rel)
@@ -180,9 +180,9 @@ class _MemStore(_Store):
 
     def listdir(self, rel: str) -> List[str]:
         rel = _safe_rel(rel)
-        if rel is None:
+        if rel is None or rel in self.members:
             return []
-        return sorted(self.dirs.get(rel, ()))
+        return sorted(self._node(rel) or ())
 
     def files(self) -> List[str]:
         return sorted(self.members)
@@ -202,47 +202,94 @@ def _safe_rel(rel: str) -> Optional[str]:
 
 
 def _read_tarball(path: str) -> Dict[str, bytes]:
+    """The regular members of a tarball (plain, gzip, bzip2 or xz), read as a stream within
+    :mod:`~rocm_wizard.limits`: the decompressed stream is capped, so are the member count, the
+    names and the data of GNU long-name / pax headers (which tarfile would read whole)."""
+    import lzma
     import tarfile
+    import zlib
 
+    damaged = (tarfile.TarError, OSError, EOFError, ValueError, zlib.error, lzma.LZMAError)
+    try:
+        with open(path, "rb") as fh:
+            return _tar_members(tarfile.open(fileobj=_unpacked(fh, path), mode="r|", tarinfo=_tarinfo_class()), path)
+    except LimitError as exc:
+        raise SnapshotError(_at(path, exc)) from None
+    except damaged as exc:
+        raise SnapshotError("%s: not a readable tar archive, or a damaged one (%s)" % (path, exc)) from None
+
+
+def _tar_members(tf, path: str) -> Dict[str, bytes]:
     members: Dict[str, bytes] = {}
     total = 0
     count = 0
-    try:
-        tf = tarfile.open(path, "r:*")
-    except (tarfile.TarError, OSError, EOFError) as exc:
-        raise SnapshotError("%s: not a readable tar archive (%s)" % (path, exc)) from None
-    try:
-        with tf:
-            for info in tf:
-                count += 1
-                if count > MAX_MEMBERS:
-                    raise SnapshotError("%s: more than %d entries; not a snapshot bundle" % (path, MAX_MEMBERS))
-                if not info.isreg():
-                    continue  # links, devices, fifos, directories: nothing to hold
-                name = info.name
-                if name.startswith("/") or "\\" in name:
-                    continue
-                rel = _safe_rel(name)
-                if rel is None or rel == "" or any(p == ".." for p in name.split("/")):
-                    continue
-                if info.size > MAX_FILE_BYTES:
-                    continue
-                total += info.size
-                if total > MAX_TOTAL_BYTES:
-                    raise SnapshotError("%s: more than %d MiB uncompressed; not a snapshot bundle"
-                                        % (path, MAX_TOTAL_BYTES // (1024 * 1024)))
-                fh = tf.extractfile(info)
-                if fh is None:
-                    continue
-                data = fh.read(MAX_FILE_BYTES + 1)
-                if len(data) > MAX_FILE_BYTES:
-                    continue
-                members[rel] = data
-    except SnapshotError:
-        raise
-    except (tarfile.TarError, OSError, EOFError, ValueError) as exc:
-        raise SnapshotError("%s: damaged tar archive (%s)" % (path, exc)) from None
+    with tf:
+        for info in tf:
+            count += 1
+            if count > limits.MAX_MEMBERS:
+                raise LimitError("%s: more than %d entries; not a snapshot bundle" % (path, limits.MAX_MEMBERS))
+            limits.check_name(info.name, path)
+            if not info.isreg():
+                continue  # links, devices, fifos, directories: nothing to hold
+            name = info.name
+            if name.startswith("/") or "\\" in name:
+                continue
+            rel = _safe_rel(name)
+            if rel is None or rel == "" or any(p == ".." for p in name.split("/")):
+                continue
+            if info.size > limits.MAX_FILE_BYTES:
+                continue
+            total += info.size
+            if total > limits.MAX_UNPACKED_BYTES:
+                raise LimitError("%s: more than %s uncompressed; not a snapshot bundle"
+                                 % (path, limits.mib(limits.MAX_UNPACKED_BYTES)))
+            data = tf.extractfile(info)
+            if data is not None:
+                members[rel] = data.read(info.size)
     return members
+
+
+def _at(path: str, exc: Exception) -> str:
+    msg = str(exc)
+    return msg if msg.startswith(path + ":") else "%s: %s" % (path, msg)
+
+
+def _unpacked(fh, path: str):
+    """The tarball's bytes (``fh`` open on it), decompressed by the format its first bytes name,
+    capped at :data:`~rocm_wizard.limits.MAX_UNPACKED_BYTES`."""
+    head = fh.read(6)
+    fh.seek(0)
+    if head[:2] == b"\x1f\x8b":
+        import gzip
+        raw = gzip.GzipFile(fileobj=fh, mode="rb")
+    elif head[:3] == b"BZh":
+        import bz2
+        raw = bz2.BZ2File(fh, mode="rb")
+    elif head[:6] == b"\xfd7zXZ\x00":
+        import lzma
+        raw = lzma.LZMAFile(fh, mode="rb")
+    else:
+        raw = fh
+    return limits.CappedReader(raw, limits.MAX_UNPACKED_BYTES, path)
+
+
+@functools.lru_cache(maxsize=None)
+def _tarinfo_class():
+    import tarfile
+
+    meta_types = (tarfile.GNUTYPE_LONGNAME, tarfile.GNUTYPE_LONGLINK, tarfile.XHDTYPE, tarfile.XGLTYPE,
+                  tarfile.SOLARIS_XHDTYPE)
+
+    class TarInfo(tarfile.TarInfo):
+        """tarfile reads a long-name or pax header's data whole, at the size its header claims."""
+
+        def _proc_member(self, tarfile_):  # type: ignore[override]
+            if self.type in meta_types and self.size > limits.MAX_TAR_META_BYTES:
+                raise LimitError("a header claims %d bytes of name or attributes (at most %s); "
+                                 "not a snapshot bundle" % (self.size, limits.mib(limits.MAX_TAR_META_BYTES)))
+            return super()._proc_member(tarfile_)
+
+    return TarInfo
 
 
 def _is_text(data: bytes) -> bool:
@@ -298,14 +345,14 @@ class BundleSource(Source):
             if _looks_like_tar(path):
                 store = _MemStore(_read_tarball(path))
             else:
-                try:
-                    with open(path, "rb") as fh:
-                        data = fh.read(MAX_FILE_BYTES + 1)
-                except OSError as exc:
-                    raise SnapshotError("%s: cannot read (%s)" % (path, exc.strerror or exc)) from None
-                if len(data) > MAX_FILE_BYTES:
-                    raise SnapshotError("%s: larger than %d MiB; not a paste" % (path, MAX_FILE_BYTES // (1024 * 1024)))
+                data = limits.read_regular(path, limits.MAX_FILE_BYTES + 1)
+                if data is None:
+                    raise SnapshotError("%s: cannot read" % path)
+                if len(data) > limits.MAX_FILE_BYTES:
+                    raise SnapshotError("%s: larger than %s; not a paste" % (path, limits.mib(limits.MAX_FILE_BYTES)))
                 store = _MemStore({os.path.basename(path) or "paste.txt": data})
+        elif os.path.exists(path):
+            raise SnapshotError("%s: not a regular file or a directory" % path)
         else:
             raise SnapshotError("%s: no such file or directory" % path)
         return store, _find_base(store)
@@ -315,11 +362,13 @@ class BundleSource(Source):
         return "/".join(p.strip("/") for p in ((base,) + parts) if p and p.strip("/"))
 
     def _json(self, name: str, default: object) -> object:
-        data = self._store.read(self._rel(name), MAX_FILE_BYTES)
+        data = self._store.read(self._rel(name), limits.MAX_FILE_BYTES)
         if data is None:
             return default
         try:
-            value = json.loads(decode(data))
+            value = limits.loads_json(decode(data), "%s in %s" % (name, self.path))
+        except LimitError as exc:
+            raise SnapshotError(str(exc)) from None
         except ValueError:
             self.notes.append("%s in the snapshot is not valid JSON; ignored" % name)
             return default
@@ -372,8 +421,8 @@ class BundleSource(Source):
             if low.endswith(_SKIP_SUFFIXES) or posixpath.basename(rel).startswith("."):
                 continue
             out.append(rel)
-            if len(out) >= MAX_PASTE_FILES:
-                self.notes.append("more than %d loose files; the rest were not read" % MAX_PASTE_FILES)
+            if len(out) >= limits.MAX_PASTE_FILES:
+                self.notes.append("more than %d loose files; the rest were not read" % limits.MAX_PASTE_FILES)
                 break
         return out
 
@@ -384,15 +433,17 @@ class BundleSource(Source):
         texts: List[Tuple[str, str]] = []
         total = 0
         for rel in self._paste_files():
-            data = self._store.read(rel, MAX_FILE_BYTES)
+            data = self._store.read(rel, limits.MAX_FILE_BYTES)
             if data is None or not _is_text(data):
                 continue
             total += len(data)
-            if total > MAX_PASTE_BYTES:
-                self.notes.append("more than %d MiB of pasted text; the rest was not read"
-                                  % (MAX_PASTE_BYTES // (1024 * 1024)))
+            if total > limits.MAX_PASTE_BYTES:
+                self.notes.append("more than %s of pasted text; the rest was not read"
+                                  % limits.mib(limits.MAX_PASTE_BYTES))
                 break
-            texts.append((rel, decode(data)))
+            # sanitised once here (terminal sequences, control characters; a lone CR ends a line as
+            # clean_lines reads it), not again by every parser that looks at a segment
+            texts.append((rel, clean(decode(data).replace("\r\n", "\n").replace("\r", "\n"))))
         self._paste_cache = texts
         return texts
 
@@ -484,7 +535,7 @@ class BundleSource(Source):
         key = command_key(argv)
         if self._base is not None:
             meta = self._commands.get(key)
-            data = self._store.read(self._rel(COMMANDS_DIR, key + ".txt"), MAX_FILE_BYTES)
+            data = self._store.read(self._rel(COMMANDS_DIR, key + ".txt"), limits.MAX_FILE_BYTES)
             if meta is not None or data is not None:
                 rc = meta.get("rc") if meta else None
                 err = meta.get("error") if meta else None
@@ -553,6 +604,10 @@ def open_snapshot(path: str) -> BundleSource:
     path = os.path.expanduser(str(path))
     if not os.path.exists(path):
         raise SnapshotError("%s: no such file or directory" % path)
+    pseudo = limits.pseudo_fs(path)
+    if pseudo:
+        raise SnapshotError("%s: on the kernel's %s pseudo-filesystem, not a snapshot bundle or a paste "
+                            "(to describe this machine, leave out --snapshot)" % (path, pseudo))
     if os.path.isdir(path) and not os.access(path, os.R_OK | os.X_OK):
         raise SnapshotError("%s: permission denied" % path)
     if os.path.isfile(path) and not os.access(path, os.R_OK):

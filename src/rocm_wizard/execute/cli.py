@@ -15,6 +15,7 @@ import sys
 from typing import List, Optional
 
 from .. import exitcodes
+from ..termsafe import clean
 
 
 def _seconds(text: str) -> float:
@@ -38,7 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _err(msg: str) -> None:
     try:
-        print(f"rocm-wizard: {msg}", file=sys.stderr, flush=True)
+        print(f"rocm-wizard: {clean(msg)}", file=sys.stderr, flush=True)
     except (OSError, ValueError):
         pass
 
@@ -123,7 +124,7 @@ def _dry_run(args, plan, system) -> int:
                 out += ["    " + ln for ln in r.description.text().splitlines()[1:]]
         for note in plan.notes:
             out.append(f"# note: {note}")
-        sys.stdout.write("\n".join(out) + "\n")
+        sys.stdout.write(clean("\n".join(out)) + "\n")  # titles, diffs: what the plan quotes came from outside
     counts = summary(reports)
     _err(f"dry run: {counts.get('change', 0)} step(s) would change, {counts.get('unknown', 0)} unknown, "
          f"{counts.get('ok', 0)} already done")

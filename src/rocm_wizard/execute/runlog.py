@@ -10,6 +10,7 @@ import threading
 import time
 from typing import Any, Dict, List, Optional, Sequence, TextIO
 
+from ..termsafe import clean
 from .redact import redact, redact_argv
 
 
@@ -59,7 +60,7 @@ class RunLog:
 
     def show(self, message: str) -> None:
         try:
-            print(redact(message), file=self.console, flush=True)
+            print(clean(redact(message)), file=self.console, flush=True)  # (a step's output: no terminal sequences)
         except (OSError, ValueError):  # the terminal went away (SSH dropped): keep going
             pass
 

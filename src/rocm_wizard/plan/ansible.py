@@ -16,6 +16,7 @@ import json
 import re
 from typing import Any, Dict, List
 
+from ..termsafe import json_c1
 from .core import Plan
 from .shellquote import comment
 
@@ -57,7 +58,7 @@ def _scalar(value: Any) -> str:
         return "null"
     if isinstance(value, (int, float)):
         return str(value)
-    text = json.dumps(str(value), ensure_ascii=False)
+    text = json_c1(json.dumps(str(value), ensure_ascii=False))  # C0 and C1 escaped: no raw control byte in YAML
     return ("!unsafe " + text) if isinstance(value, Unsafe) else text
 
 

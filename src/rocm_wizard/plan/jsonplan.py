@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, List, Optional, Sequence
 
+from ..termsafe import json_c1
 from .core import PLAN_FORMAT, PLAN_FORMAT_VERSION, Fingerprint, Plan, StepReport, summary
 
 
@@ -55,7 +56,7 @@ def plan_to_dict(plan: Plan, reports: Optional[Sequence[StepReport]] = None) -> 
 
 
 def render_json(plan: Plan, reports: Optional[Sequence[StepReport]] = None) -> str:
-    return json.dumps(plan_to_dict(plan, reports), indent=2, sort_keys=False, ensure_ascii=False) + "\n"
+    return json_c1(json.dumps(plan_to_dict(plan, reports), indent=2, sort_keys=False, ensure_ascii=False)) + "\n"
 
 
 class PlanFormatError(ValueError):

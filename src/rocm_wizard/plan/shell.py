@@ -35,7 +35,15 @@ RW_URLS=()
 RW_UNDO=()
 RW_DPKG_MARK="${RW_ROOT}/var/lib/rocm-wizard/dpkg-in-progress"
 
-rw_say() { printf '%s\n' "$*" >&2; }
+# rw_say TEXT...: a message on stderr, without terminal control characters (a venv's name, a
+# file's content: what the plan quotes came from outside); rw_clean does the same to a stream
+rw_say() {
+  local s="$*"
+  s=${s//[$'\001'-$'\010'$'\013'-$'\037'$'\177']/}
+  s=${s//$'\xc2'[$'\x80'-$'\x9f']/}
+  printf '%s\n' "$s" >&2
+}
+rw_clean() { sed -e $'s/[\001-\010\013-\037\177]//g' -e $'s/\xc2[\x80-\x9f]//g'; }
 rw_die() { rw_say "rocm-wizard: $*"; exit 1; }
 rw_on_error() {
   rw_say "rocm-wizard: step ${RW_STEP} failed (exit status $1, line $2): $3"
@@ -142,9 +150,9 @@ rw_same() { [[ -f $1 && ! -L $1 ]] && cmp -s -- "$1" <(printf '%s' "$2"); }
 rw_show_diff() {
   local label=${1#"$RW_ROOT"}
   if [[ -e $1 ]]; then
-    diff -u --label "$label" --label "$label (new)" -- "$1" <(printf '%s' "$2") >&2 || true
+    { diff -u --label "$label" --label "$label (new)" -- "$1" <(printf '%s' "$2") || true; } | rw_clean >&2
   else
-    diff -u --label /dev/null --label "$label" -- /dev/null <(printf '%s' "$2") >&2 || true
+    { diff -u --label /dev/null --label "$label" -- /dev/null <(printf '%s' "$2") || true; } | rw_clean >&2
   fi
 }
 rw_install_tmp() {

@@ -4,6 +4,7 @@ Nothing here imports Textual or Rich, so every rule can be unit-tested without a
 """
 from __future__ import annotations
 
+from ..termsafe import clean_line
 import os
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 
@@ -194,5 +195,7 @@ def replay_command(answers_path: str) -> str:
 
 
 def short(text: Any, width: int) -> str:
-    s = " ".join(str(text or "").split())
+    """One line of at most ``width`` characters, without terminal sequences (what detection read
+    and what a step printed come from outside)."""
+    s = " ".join(clean_line(text or "").split())
     return s if len(s) <= width else s[: max(0, width - 1)] + "…"

@@ -8,6 +8,7 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
+from ..termsafe import clean, clean_line
 from .report import CheckResult, Report
 
 _STATUS_STYLE = {"pass": ("PASS", "green"), "fail": ("FAIL", "bold red"), "skip": ("skip", "dim")}
@@ -21,7 +22,7 @@ def _header(report: Report) -> Text:
     t = report.target
     where = {"docker": f"image {t.image}", "venv": f"venv {t.venv}"}.get(t.kind, t.python or "?")
     text = Text("rocm-wizard verify", style="bold")
-    text.append(f"  {where}")
+    text.append(f"  {clean_line(where)}")
     torch = report.torch
     if torch.get("version"):
         runtime = {"rocm": f"ROCm/HIP {torch.get('hip')}", "cuda": f"CUDA {torch.get('cuda')}",
@@ -63,7 +64,7 @@ def _checks(report: Report, verbose: bool) -> Table:
             tail = _tail(c)
             if tail:
                 reason.append("\n" + tail, style="dim")
-        table.add_row(Text(word, style=style), c.name + c.where, secs, reason)
+        table.add_row(Text(word, style=style), Text(c.name + c.where), secs, reason)
     return table
 
 
@@ -88,7 +89,7 @@ def _figures(report: Report) -> Table:
                 note.append("  far below peak")
         else:
             note = Text("no peak on record for this card", style="dim")
-        table.add_row(label, f"device {f.device}", value, note)
+        table.add_row(Text(label), Text(f"device {f.device}"), value, note)  # (Text: no markup from the report)
     return table
 
 
@@ -107,9 +108,9 @@ def _facts(rows) -> Table:
 def _verdict(report: Report) -> list:
     out: list = []
     if report.error is not None:
-        out.append(Text(f"ERROR  the smoke test could not run: {report.error}", style="bold red"))
+        out.append(Text(f"ERROR  the smoke test could not run: {clean_line(report.error)}", style="bold red"))
         if report.stderr_tail:
-            out.append(Text(report.stderr_tail.strip(), style="dim"))
+            out.append(Text(clean(report.stderr_tail).strip(), style="dim"))
         return out
     counts = {s: sum(1 for c in report.checks if c.status == s) for s in ("pass", "fail", "skip")}
     if report.status == "ok":

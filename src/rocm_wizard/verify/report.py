@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Dict, List, Optional, Union
 
 from .. import exitcodes
+from ..termsafe import clean_tree
 
 REPORT_SCHEMA = "rocm-wizard/verify/1"
 SMOKE_SCHEMA_PREFIX = "rocm-wizard/smoke/"
@@ -198,6 +199,7 @@ def from_smoke(doc: Any, target: Optional[Target] = None) -> Report:
     if not isinstance(doc, dict):
         report.error = "the smoke test's output is not a JSON object"
         return report
+    doc = clean_tree(doc)  # it came from another process or a file: no terminal sequences in it
     schema = doc.get("schema")
     if not (isinstance(schema, str) and schema.startswith(SMOKE_SCHEMA_PREFIX)):
         report.error = f"the smoke test's output has an unknown schema ({schema!r})"

@@ -6,15 +6,16 @@ Nothing of rocm_wizard is imported on the other side.
 """
 from __future__ import annotations
 
-import json
+import collections
 import os
 import shutil
 import subprocess
 import sys
 import threading
 import time
-from typing import Callable, Dict, Iterable, List, Optional, Sequence
+from typing import Callable, Deque, Dict, Iterable, List, Optional, Sequence, Tuple
 
+from .. import limits, termsafe
 from .report import Report, Target, from_smoke
 
 SMOKE_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "smoke.py")
@@ -149,20 +150,28 @@ def build_command(python: Optional[str] = None, venv: Optional[str] = None, dock
 
 
 def _parse_json(text: str):
+    """The report: the whole text, else the last few ``{`` that start a line (the script prints
+    its document last; something may come before it, such as a container's banner).  A bounded
+    number of tries, each linear: junk full of braces costs no more than one parse per try."""
     text = text.strip()
     if not text:
         return None
-    try:
-        return json.loads(text)
-    except ValueError:
-        pass
-    start = text.find("{")  # something printed before the document (a container's banner)
-    while start != -1:
+    starts = [0]
+    pos = len(text)
+    while len(starts) < 16:
+        i = text.rfind("\n{", 0, pos)
+        if i < 0:
+            break
+        starts.append(i + 1)
+        pos = i
+    first = text.find("{")
+    if first > 0:
+        starts.append(first)
+    for start in starts:
         try:
-            return json.loads(text[start:])
-        except ValueError:
-            start = text.find("\n{", start + 1)
-            start = start + 1 if start != -1 else -1
+            return limits.loads_json(text[start:], "the smoke test's report")
+        except (ValueError, limits.LimitError):
+            continue
     return None
 
 
@@ -255,82 +264,222 @@ def analyse(doc, target: Optional[Target] = None) -> Report:
 
 
 def _run(target: Target, argv: List[str], timeout: float, on_progress, env) -> Report:
-    # a safety net only: the script enforces its own per-check timeouts
-    overall = float(timeout) * 40 + 120
     try:
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 env=env, start_new_session=True)
     except OSError as exc:
         return Report(target=target, error=f"cannot start {argv[0]}: {exc.strerror or exc}")
-    out_chunks: List[bytes] = []
-    err_lines: List[str] = []
-
-    def read_out() -> None:
-        for chunk in iter(lambda: proc.stdout.read(65536), b""):
-            out_chunks.append(chunk)
-
-    def read_err() -> None:
-        for raw in iter(proc.stderr.readline, b""):
-            line = raw.decode("utf-8", "replace").rstrip("\n")
-            if line.startswith("smoke: "):
-                if on_progress is not None:
-                    try:
-                        on_progress(line[len("smoke: "):])
-                    except Exception:  # a UI callback must not break the run
-                        pass
-            else:
-                err_lines.append(line)
-                if len(err_lines) > 200:
-                    del err_lines[:100]
-
-    threads = [threading.Thread(target=read_out, daemon=True), threading.Thread(target=read_err, daemon=True)]
-    for t in threads:
-        t.start()
     t0 = time.monotonic()
+    capture = _Capture(proc, on_progress)
     try:
-        proc.wait(timeout=overall)
-    except subprocess.TimeoutExpired:
-        _kill(proc)
-        return Report(target=target, error=f"the smoke test did not finish within {overall:.0f}s",
-                      stderr_tail="\n".join(err_lines[-30:]))
+        hung = capture.wait(_start_limit(target, timeout), _silence_limit(timeout))
     except KeyboardInterrupt:
-        _kill(proc)
+        _kill_session(proc)
         raise
-    for t in threads:
-        t.join(timeout=5)
-    stdout = b"".join(out_chunks).decode("utf-8", "replace")
-    tail = "\n".join(err_lines[-30:])
+    _kill_session(proc)  # what it started must not outlive it
+    capture.join()
+    tail = capture.stderr_tail()
+    if hung:
+        return Report(target=target, error=hung, stderr_tail=tail)
+    stdout, cut = capture.stdout()
     doc = _parse_json(stdout)
     if doc is None:
         hint = f"exit status {proc.returncode}"
         if proc.returncode == 127 or "not found" in tail:
             hint += ", interpreter not found"
+        if cut:
+            hint += f"; {cut} bytes of its output were cut"
+        head = capture.stdout_head()
+        if head:
+            tail = (tail + "\n" if tail else "") + "stdout began with:\n" + head
         return Report(target=target, error=f"the smoke test produced no report ({hint})", stderr_tail=tail)
     report = from_smoke(doc, target)
     report.stderr_tail = tail
+    if cut:
+        report.stderr_tail = (tail + "\n" if tail else "") + (
+            f"(the smoke test printed {cut} bytes more than the {limits.mib(limits.VERIFY_STDOUT_BYTES)} "
+            "kept on stdout; the middle was cut)")
     if report.duration_s is None:
         report.duration_s = time.monotonic() - t0
     return report
 
 
-def _kill(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, 9)
-    except OSError:
+def _start_limit(target: Target, timeout: float) -> float:
+    """Seconds the interpreter gets to start the script (it says ``smoke: start``): a pull of a
+    Docker image may take long; a Python interpreter that needs more than a check's time hangs."""
+    return limits.VERIFY_DOCKER_START_S if target.kind == "docker" else float(timeout) + limits.VERIFY_START_S
+
+
+def _silence_limit(timeout: float) -> float:
+    """The longest the script stays silent between two progress lines: a fresh worker's import
+    (3x) and one check (1x), plus the time it takes to kill a hung worker."""
+    from .smoke import TIMEOUT_FACTOR
+
+    return float(timeout) * (max(TIMEOUT_FACTOR.values()) + 1) + limits.VERIFY_GRACE_S
+
+
+class _Capture:
+    """The smoke test's stdout and stderr, read by two threads within fixed bounds: stdout keeps
+    its head and tail (:data:`~rocm_wizard.limits.VERIFY_STDOUT_BYTES`), stderr its last lines,
+    each cut to :data:`~rocm_wizard.limits.VERIFY_LINE_CHARS`, all without terminal sequences.
+    ``smoke: `` lines are progress: handed to ``on_progress`` and timed by :meth:`wait`."""
+
+    def __init__(self, proc: subprocess.Popen, on_progress) -> None:
+        self.proc = proc
+        self.on_progress = on_progress
+        half = limits.VERIFY_STDOUT_BYTES // 2
+        self.head = bytearray()
+        self.tail: Deque[bytes] = collections.deque()
+        self.tail_len = 0
+        self.half = half
+        self.cut = 0
+        self.err: Deque[str] = collections.deque(maxlen=limits.VERIFY_STDERR_LINES)
+        self.started = False
+        self.progress_lines = 0
+        self.last_progress = time.monotonic()
+        self.threads = [threading.Thread(target=self._read_out, daemon=True),
+                        threading.Thread(target=self._read_err, daemon=True)]
+        for t in self.threads:
+            t.start()
+
+    def _read_out(self) -> None:
+        for chunk in iter(lambda: self.proc.stdout.read1(65536), b""):
+            room = self.half - len(self.head)
+            if room > 0:
+                self.head += chunk[:room]
+                chunk = chunk[room:]
+            if chunk:
+                self.tail.append(chunk)
+                self.tail_len += len(chunk)
+                while self.tail_len - len(self.tail[0]) >= self.half:
+                    dropped = self.tail.popleft()
+                    self.tail_len -= len(dropped)
+                    self.cut += len(dropped)
+
+    def _read_err(self) -> None:
+        line = bytearray()
+        dropped = 0
+        for chunk in iter(lambda: self.proc.stderr.read1(65536), b""):
+            while chunk:
+                nl = chunk.find(b"\n")
+                part = chunk if nl < 0 else chunk[:nl]
+                room = limits.VERIFY_LINE_CHARS - len(line)
+                line += part[:max(room, 0)]
+                dropped += max(len(part) - max(room, 0), 0)
+                if nl < 0:
+                    break
+                self._line(bytes(line), dropped)
+                line, dropped = bytearray(), 0
+                chunk = chunk[nl + 1:]
+        if line or dropped:
+            self._line(bytes(line), dropped)
+
+    def _line(self, raw: bytes, dropped: int) -> None:
+        text = termsafe.clean_line(raw.decode("utf-8", "replace")).rstrip()
+        if dropped:
+            text += f" [... {dropped} bytes cut]"
+        if text.startswith("smoke: ") and self.progress_lines < limits.VERIFY_PROGRESS_LINES:
+            self.progress_lines += 1
+            self.last_progress = time.monotonic()
+            what = text[len("smoke: "):]
+            if what == "start":
+                self.started = True
+            elif self.on_progress is not None:
+                try:
+                    self.on_progress(what)
+                except Exception:  # a UI callback must not break the run
+                    pass
+        else:
+            self.err.append(text)
+
+    def wait(self, start_limit: float, silence_limit: float) -> Optional[str]:
+        """Wait for the process; None when it ended, else why it was stopped (it hung)."""
+        while True:
+            limit = silence_limit if self.started else start_limit
+            left = self.last_progress + limit - time.monotonic()
+            if left <= 0:
+                if self.started:
+                    return f"the smoke test stopped answering: no progress for {limit:.0f}s (a hung GPU or library)"
+                return f"the interpreter did not start the smoke test within {limit:.0f}s (it hangs)"
+            try:
+                self.proc.wait(timeout=min(left, 1.0))
+                return None
+            except subprocess.TimeoutExpired:
+                pass
+
+    def join(self) -> None:
+        for t in self.threads:
+            t.join(timeout=5)
+
+    def stdout(self) -> Tuple[str, int]:
+        """The whole output, or its tail when the middle was cut (the report is printed last:
+        the tail holds it, if anything does), and how many bytes were cut."""
+        data = b"".join(self.tail) if self.cut else bytes(self.head) + b"".join(self.tail)
+        return data.decode("utf-8", "replace"), self.cut
+
+    def stdout_head(self, lines: int = 5) -> str:
+        """The first lines of stdout, for a report that could not be read."""
+        text = bytes(self.head[:lines * limits.VERIFY_LINE_CHARS]).decode("utf-8", "replace")
+        return "\n".join(termsafe.clean_line(l)[:limits.VERIFY_LINE_CHARS] for l in text.splitlines()[:lines])
+
+    def stderr_tail(self) -> str:
+        return "\n".join(list(self.err)[-30:])
+
+
+def _kill_session(proc: subprocess.Popen) -> None:
+    """Kill the smoke test and everything in its session (it was started as a session leader:
+    workers, compile helpers, a process that left the process group), then reap it."""
+    sid = proc.pid
+    for _ in range(5):
+        pids = _session_members(sid)
         try:
-            proc.kill()
+            os.killpg(sid, 9)
         except OSError:
             pass
+        for pid in pids:
+            try:
+                os.kill(pid, 9)
+            except OSError:
+                pass
+        if proc.poll() is None:
+            try:
+                proc.kill()
+            except OSError:
+                pass
+        if not pids:
+            break
+        time.sleep(0.05)
     try:
         proc.wait(timeout=10)
     except subprocess.TimeoutExpired:
         pass
 
 
+def _session_members(sid: int) -> List[int]:
+    """Processes whose session id is ``sid`` (from /proc; empty where there is none)."""
+    out = []
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return out
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as fh:
+                fields = fh.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        # after the name: state ppid pgrp session ...; a zombie is dead already
+        if len(fields) > 3 and fields[3] == str(sid).encode() and fields[0] != b"Z":
+            out.append(int(name))
+    return out
+
+
 def progress_printer(stream=None) -> Callable[[str], None]:
     out = stream or sys.stderr
 
     def show(line: str) -> None:
-        out.write("  " + line + "\n")
+        out.write("  " + termsafe.clean_line(line) + "\n")
         out.flush()
     return show

@@ -12,13 +12,14 @@ import functools
 import re
 from typing import List, Optional, Tuple
 
+from ...termsafe import clean
 from ._core_text import lazy
 
-# a tmux copy-mode position marker, right-aligned after at least 4 spaces
-_TMUX_MARK = lazy(r"\s{4,}\[\d+/\d+\]\s*$")
+# a tmux copy-mode position marker ("[391/1815]"), right-aligned after at least 4 blanks: found by
+# _strip_tmux_mark() from the line's end (a pattern searched from every blank is quadratic)
+_TMUX_BODY = lazy(r"\d+/\d+")
 _FENCE_LINE = lazy(r"^\s*(```|~~~)[\w+-]*\s*$")
 _FENCE_TAIL = lazy(r"\s*```\s*$")
-_ANSI = lazy(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 HEX4 = lazy(r"^(?:0x)?([0-9a-fA-F]{1,4})$")
 BDF_RE = lazy(r"(?:(?P<dom>[0-9a-fA-F]{4,8}):)?(?P<bus>[0-9a-fA-F]{2}):(?P<dev>[0-9a-fA-F]{2})\.(?P<fn>[0-7])\b")
@@ -48,9 +49,9 @@ def _clean(text: object, dedent: bool) -> List[str]:
         text = text.decode("utf-8", errors="replace")
     if not isinstance(text, str):
         text = str(text)
-    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
-    if "\x1b" in text:
-        text = _ANSI.sub("", text)
+    # terminal sequences and control characters go (termsafe keeps tab and newline; a lone \r
+    # is a line end here)
+    text = clean(text.replace("\r\n", "\n").replace("\r", "\n"))
     fences = "```" in text or "~~~" in text
     marks = "]" in text
     out: List[str] = []
@@ -59,13 +60,24 @@ def _clean(text: object, dedent: bool) -> List[str]:
         if fences and ("```" in line or "~~~" in line) and _FENCE_LINE.match(line):
             continue
         if marks and "]" in line:
-            line = _TMUX_MARK.sub("", line)
+            line = _strip_tmux_mark(line)
         if "```" in line:
             line = _FENCE_TAIL.sub("", line)
         out.append(line.rstrip())
     if dedent:
         out = _dedent(out)
     return out
+
+
+def _strip_tmux_mark(line: str) -> str:
+    t = line.rstrip()
+    if not t.endswith("]"):
+        return line
+    i = t.rfind("[")
+    if i < 4 or not _TMUX_BODY.fullmatch(t, i + 1, len(t) - 1):
+        return line
+    head = t[:i].rstrip()
+    return head if i - len(head) >= 4 else line
 
 
 def _dedent(lines: List[str]) -> List[str]:

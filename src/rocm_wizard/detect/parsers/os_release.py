@@ -62,8 +62,12 @@ KNOWN_KEYS = ("NAME", "ID", "ID_LIKE", "VERSION", "VERSION_ID", "VERSION_CODENAM
               "VARIANT", "VARIANT_ID", "IMAGE_ID", "IMAGE_VERSION", "SUPPORT_END", "DEFAULT_HOSTNAME")
 
 _KV = lazy(r"^\s*([A-Z][A-Z0-9_]*)=(.*)$")
-_RELEASE_LINE = lazy(r"^\s*(?P<name>[A-Za-z][\w !/.-]*?)\s+release\s+(?P<ver>\d+(?:\.\d+)*)"
-                           r"(?:\s*\((?P<code>[^)]*)\))?\s*$", re.I)
+# "NAME release VERSION (CODE)": NAME is [A-Za-z][\w !/.-]*, whitespace around "release" (any
+# case).  Matched by release_line() in linear time (one pattern for the whole line backtracks
+# quadratically over a long run of blanks).
+_RELEASE_WORD = lazy(r"release", re.I)
+_RELEASE_NAME_BAD = lazy(r"[^\w !/.-]")
+_RELEASE_TAIL = lazy(r"\s+(?P<ver>\d+(?:\.\d+)*)(?:\s*\((?P<code>[^)]*)\))?\s*$")
 _LSB = lazy(r"^\s*(Distributor ID|Description|Release|Codename)\s*:\s*(.*)$")
 _HOSTNAMECTL = lazy(r"^\s*Operating System\s*:\s*(.+)$")
 _VERSION_NUM = lazy(r"(\d+(?:\.\d+)*)")
@@ -87,6 +91,27 @@ class OsRelease:
     @property
     def ok(self) -> bool:
         return bool(self.id or self.name or self.pretty_name)
+
+
+def release_line(line: str) -> Optional[Tuple[str, str, Optional[str]]]:
+    """``"Rocky Linux release 9.0 (Blue Onyx)"`` -> ``("Rocky Linux", "9.0", "Blue Onyx")``;
+    None when the line is not a release file's line.  Linear in the line's length."""
+    t = line.lstrip()
+    if not t[:1].isascii() or not t[:1].isalpha():
+        return None
+    bad = _RELEASE_NAME_BAD.search(t)
+    name_ok_to = bad.start() if bad else len(t)  # a name may not reach past this
+    for m in _RELEASE_WORD.finditer(t):
+        i, j = m.start(), m.end()
+        if i == 0 or not t[i - 1].isspace():
+            continue
+        name = t[:i].rstrip()
+        if not name or len(name) > name_ok_to:
+            return None  # later names only get longer
+        tail = _RELEASE_TAIL.match(t, j)
+        if tail:
+            return name, tail.group("ver"), tail.group("code")
+    return None
 
 
 def name_to_id(name: Optional[str]) -> Optional[str]:
@@ -120,15 +145,33 @@ def _codename_from(dist_id: Optional[str], text: Optional[str]) -> Optional[str]
     """Ubuntu's ``(Noble Numbat)`` / ``(noble)`` -> ``noble``; Debian's ``12 (bookworm)``."""
     if not text:
         return None
-    m = re.search(r"\(([^)]+)\)", text)
-    if not m:
+    inner = _first_parenthesised(text)
+    if inner is None:
         return None
-    word = m.group(1).strip().split()
+    word = inner.strip().split()
     if not word:
         return None
     if dist_id in ("ubuntu", "debian"):
         return word[0].lower()
     return None
+
+
+_ARCHES = ("x86_64", "aarch64", "arm64", "ppc64le", "s390x", "i686", "riscv64")
+
+
+def _first_parenthesised(text: str) -> Optional[str]:
+    """What the first non-empty ``(...)`` holds (linear: no pattern re-scans after each "(")."""
+    pos = 0
+    while True:
+        i = text.find("(", pos)
+        if i < 0:
+            return None
+        j = text.find(")", i + 1)
+        if j < 0:
+            return None
+        if j > i + 1:
+            return text[i + 1:j]
+        pos = j + 1
 
 
 def from_pretty(text: Optional[str]) -> OsRelease:
@@ -140,15 +183,19 @@ def from_pretty(text: Optional[str]) -> OsRelease:
     t = text.strip()
     if not t or t.lower().startswith("could not collect"):
         return res
-    m = _RELEASE_LINE.match(t) if "release" in t.casefold() else None  # (the pattern ignores case)
+    m = release_line(t) if "release" in t.casefold() else None  # (the word's case does not matter)
     if m:
-        res.name = m.group("name").strip()
+        res.name = m[0].strip()
         res.id = name_to_id(res.name)
-        res.version_id = m.group("ver")
+        res.version_id = m[1]
         res.pretty_name = t
         return res
     # drop a trailing "(x86_64)" architecture
-    t2 = re.sub(r"\s*\((x86_64|aarch64|arm64|ppc64le|s390x|i686|riscv64)\)\s*$", "", t)
+    t2 = t
+    if t.endswith(")") and "(" in t:  # (t is stripped)
+        i = t.rfind("(")
+        if t[i + 1:-1] in _ARCHES:
+            t2 = t[:i].rstrip()
     res.pretty_name = t2
     res.id = name_to_id(t2)
     if res.id is None:
@@ -179,9 +226,9 @@ def looks_like(text: object) -> float:
             return round(min(0.95, 0.6 + 0.35 * share + 0.02 * strong), 3)
         if strong:
             return 0.3
-    # (casefold: the pattern ignores case, and "release" in it must be in the line)
-    if len(body) <= 3 and any("release" in l.casefold() and _RELEASE_LINE.match(l)
-                              and name_to_id(_RELEASE_LINE.match(l).group("name")) for l in body):
+    # (casefold: the word's case does not matter, and it must be in the line)
+    if len(body) <= 3 and any("release" in l.casefold() and release_line(l)
+                              and name_to_id(release_line(l)[0]) for l in body):
         return 0.9
     lsb = [l for l in body if _LSB.match(l)]
     if len(lsb) >= 2 and len(lsb) >= len(body) / 2:
@@ -251,13 +298,13 @@ def parse(text: object) -> OsRelease:
             pretty.format = "hostnamectl"
             return pretty
     for line in body[:3]:
-        m = _RELEASE_LINE.match(line)
+        m = release_line(line)
         if m:
             res.format = "system-release"
-            res.name = m.group("name").strip()
+            res.name = m[0].strip()
             res.pretty_name = line.strip()
             res.id = name_to_id(res.name)
-            res.version_id = m.group("ver")
-            res.codename = m.group("code").strip() if m.group("code") else None
+            res.version_id = m[1]
+            res.codename = m[2].strip() if m[2] else None
             return res
     return res

@@ -9,6 +9,7 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from ...termsafe import clean
 from ..messages import DetectionDone, ProbeFinished
 from ..text import SSH_NOTICE, probe_result_text, ssh_without_multiplexer, summary_rows
 from ..widgets.probes import FAILED, OK, ProbeList, SummaryTable
@@ -75,7 +76,7 @@ class DetectionScreen(WizardScreen):
         try:
             self.source = core.open_source()
         except Exception as exc:  # an unreadable snapshot: say so, never a traceback
-            self.query_one("#detect-status", Static).update(f"Cannot read the system: {exc}")
+            self.query_one("#detect-status", Static).update(f"Cannot read the system: {clean(exc)}")
             for name in probes.names:
                 probes.set_row(name, FAILED, "not run", 0.0)
             return

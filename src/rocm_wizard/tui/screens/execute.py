@@ -10,6 +10,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import ProgressBar, RichLog, Static
 
+from ...termsafe import clean, clean_line
 from ..execution import OUTPUT, PLAN_END, PLAN_START, STEP_END, STEP_START, Control, ExecOutcome
 from ..messages import ExecEvent, ExecFinished
 from ..text import elapsed
@@ -81,6 +82,7 @@ class ExecuteScreen(WizardScreen):
         self.post_message(ExecFinished(outcome))
 
     def _log(self, text: str) -> None:
+        text = clean(text)  # a step's output: apt, pip, a hook; no terminal sequences reach the screen
         self.log_lines.append(text)
         self.query_one(RichLog).write(text)
 
@@ -94,7 +96,7 @@ class ExecuteScreen(WizardScreen):
         elif e.kind == STEP_START:  # the executor's own log lines say it; the list shows it
             self.current = e.step
             steps.set_state(e.step, "running")
-            head.update(f"Step {e.index}/{e.total}: {e.title}")
+            head.update(f"Step {e.index}/{e.total}: {clean_line(e.title)}")
         elif e.kind == OUTPUT:
             self._log(e.line)
         elif e.kind == STEP_END:

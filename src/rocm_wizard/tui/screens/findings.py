@@ -9,6 +9,7 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Collapsible, Static
 
+from ...termsafe import clean, clean_line
 from ..text import severity_key, severity_mark
 from .base import WizardScreen
 
@@ -20,13 +21,13 @@ def finding_body(f) -> Text:
     if f.evidence:
         out.append("Evidence\n", style="bold")
         for e in f.evidence:
-            out.append(f"  • {e}\n")
+            out.append(f"  • {clean(e)}\n")
     if f.explanation:
         out.append("Why\n", style="bold")
-        out.append(f"  {f.explanation}\n")
+        out.append(f"  {clean(f.explanation)}\n")
     if f.fix:
         out.append("Fix\n", style="bold")
-        out.append(f"  {f.fix}\n")
+        out.append(f"  {clean(f.fix)}\n")
     if getattr(f, "path", None):
         out.append("Way out: ", style="bold")
         out.append(f"{f.path}\n")
@@ -35,7 +36,7 @@ def finding_body(f) -> Text:
     if f.sources:
         out.append("Sources\n", style="bold")
         for s in f.sources:
-            out.append(f"  - {s}\n", style="dim")
+            out.append(f"  - {clean(s)}\n", style="dim")
     return out
 
 
@@ -63,11 +64,11 @@ class FindingsScreen(WizardScreen):
             yield Static(head, id="findings-head", markup=False)
             for i, f in enumerate(findings):
                 title = Text(f"{severity_mark(f.severity)} {f.severity.upper():<8} ", style=SEVERITY_STYLE.get(
-                    f.severity, "bold")) + Text(f.title)
+                    f.severity, "bold")) + Text(clean_line(f.title))
                 with Collapsible(title=title.plain, collapsed=i > 0, id=f"finding-{i}"):
                     yield Static(finding_body(f), classes="finding-body")
             for note in getattr(d, "notes", []) or []:
-                yield Static(f"note: {note}", classes="note", markup=False)
+                yield Static(f"note: {clean(note)}", classes="note", markup=False)
 
     def on_mount(self) -> None:
         coll = self.query(Collapsible)

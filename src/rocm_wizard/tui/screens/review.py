@@ -12,6 +12,7 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Static, TabbedContent, TabPane, TextArea
 
+from ...termsafe import clean
 from ..messages import PlanReady
 from ..text import SSH_NOTICE, ssh_without_multiplexer
 from ..widgets.steps import StepChecks, description_text
@@ -85,7 +86,7 @@ class ReviewScreen(WizardScreen):
         head = self.query_one("#review-head", Static)
         if msg.error:
             self.error = msg.error
-            head.update(Text(f"Cannot build the plan: {msg.error}\nPress Escape to change the options.",
+            head.update(Text(f"Cannot build the plan: {clean(msg.error)}\nPress Escape to change the options.",
                              style="bold red"))
             return
         self.plan, self.reports, self.script = msg.plan, msg.reports, msg.script
@@ -108,7 +109,7 @@ class ReviewScreen(WizardScreen):
             changes.append_text(description_text(r))
             changes.append("\n")
         for note in getattr(msg.plan, "notes", []) or []:
-            changes.append(f"note: {note}\n", style="dim")
+            changes.append(f"note: {clean(note)}\n", style="dim")
         self.query_one("#changes", Static).update(changes)
         self.query_one("#script", TextArea).load_text(msg.script)
 

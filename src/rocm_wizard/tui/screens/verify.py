@@ -10,6 +10,7 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Log, Static
 
+from ...termsafe import clean
 from ..messages import VerifyDone, VerifyProgress
 from .base import WizardScreen
 
@@ -61,7 +62,7 @@ def report_text(report, simulated: bool = False) -> Text:
         if d.advice:
             out.append(f"    {d.advice}\n")
     if report.error:
-        out.append(f"  {report.error}\n", style="red")
+        out.append(f"  {clean(report.error)}\n", style="red")
     return out
 
 
@@ -118,7 +119,7 @@ class VerifyScreen(WizardScreen):
         self.wizard.verify_report = msg.report
         head = self.query_one("#verify-head", Static)
         if msg.report is None:
-            head.update(Text(f"The smoke test could not run: {msg.error}", style="bold red"))
+            head.update(Text(f"The smoke test could not run: {clean(msg.error)}", style="bold red"))
             return
         head.update(Text("Smoke test finished. n shows the summary.", style="bold"))
         self.query_one("#verify-result", Static).update(report_text(msg.report, self.wizard.core.simulated))

@@ -11,6 +11,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
+from ...termsafe import clean, clean_line
+
 
 class ConfirmModal(ModalScreen[bool]):
     """A question with two answers; ``y``/``n`` work too.  Dismisses with True for yes."""
@@ -132,9 +134,9 @@ class FailureModal(ModalScreen[str]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog failure"):
-            yield Static(f"Step failed: {self.step_title}", classes="question")
+            yield Static(f"Step failed: {clean_line(self.step_title)}", classes="question", markup=False)
             with VerticalScroll(classes="error-box"):
-                yield Static(self.error or "(no error text)", classes="error", markup=False)
+                yield Static(clean(self.error) or "(no error text)", classes="error", markup=False)
             if not self.can_skip:
                 yield Static(self.why_not_skip or "Skipping is not safe here: later steps depend on this one.",
                              classes="note")

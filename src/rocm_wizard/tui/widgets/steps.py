@@ -6,6 +6,7 @@ from typing import Dict, List, Optional, Tuple
 from rich.text import Text
 from textual.widgets import Static
 
+from ...termsafe import clean, clean_line
 from ..text import CHECK_LABEL, CHECK_MARK, STEP_MARK, short
 from .chrome import spinner_frame
 
@@ -18,22 +19,22 @@ def description_text(report) -> Text:
     """A step's dry-run description with its diffs coloured (+ green, - red)."""
     desc = report.description
     out = Text()
-    out.append(f"{report.step.index}. {desc.title}", style="bold")
+    out.append(f"{report.step.index}. {clean_line(desc.title)}", style="bold")
     check = report.check.status
     out.append(f"   [{CHECK_LABEL.get(check, check)}]", style=CHECK_STYLE.get(check, ""))
     if report.check.detail:
-        out.append(f"\n   {report.check.detail}", style="dim")
+        out.append(f"\n   {clean(report.check.detail)}", style="dim")
     out.append("\n")
     for a in desc.actions:
-        out.append(f"  - {a}\n")
+        out.append(f"  - {clean(a)}\n")
     for p in desc.packages:
         out.append(f"  package {p.name}: {p.before or '(not installed)'} -> {p.after or '(removed)'}"
                    + (f"  [{p.note}]" if p.note else "") + "\n")
     for argv in desc.commands:
-        out.append("  $ " + " ".join(str(a) for a in argv) + "\n", style="cyan")
+        out.append("  $ " + clean_line(" ".join(str(a) for a in argv)) + "\n", style="cyan")
     for f in desc.files:
-        out.append(f"  {f.action} {f.path}" + (f"  [{f.note}]" if f.note else "") + "\n")
-        for line in (f.diff or "").rstrip("\n").splitlines():
+        out.append(clean_line(f"  {f.action} {f.path}" + (f"  [{f.note}]" if f.note else "")) + "\n")
+        for line in clean(f.diff or "").rstrip("\n").splitlines():  # (a file's content on this system)
             style = ""
             if line.startswith("+") and not line.startswith("+++"):
                 style = "green"
