@@ -255,6 +255,15 @@ EXAMPLES = {
     "rocm_smi_error": "ERROR: 15 GPU[0]: od volt: Data (usually from reading a file) was not of the type that was expected",
     "no_gpu_agent": "HSA Agents\n==========\n*******\nAgent 1\n*******\n  Name:                    Intel(R) Core(TM) i5\n  Device Type:             CPU\n",
     "amdgpu_not_loaded": "ROCk module is NOT loaded, possibly no GPU devices",
+    "pcie_atomics_rejected": "[   13.155802] kfd kfd: skipped device 1002:699f, PCI rejects atomics",
+    "mes_hang": "[  950.818174] amdgpu 0000:c5:00.0: amdgpu: MES might be in unrecoverable state, issue a GPU reset",
+    "dkms_build_failed": "Error! Bad return status for module build on kernel: 6.12.100+deb13-amd64 (x86_64)",
+    "module_key_rejected": "modprobe: ERROR: could not insert 'amdgpu': Key was rejected by service",
+    "gpu_off_bus": "amdgpu 0000:03:00.0: Unable to change power state from D3cold to D0, device inaccessible",
+    "rocminfo_killed": "ROCk module is loaded\nfangq is member of video group\nKilled\n",
+    "hipblaslt_library_missing": 'rocblaslt error: Could not load "TensileLibrary_lazy_gfx1151.dat"',
+    "vm_guest": "         product: Hyper-V virtual VGA",
+    "smi_implausible": "GPU[1]          : Temperature: 511.0c",
 }
 
 
