@@ -35,6 +35,10 @@ CLASS_RULES: Dict[str, str] = {
     "hipblaslt-file-not-found": "hipblaslt-library-missing",
     "sensors-degraded": "smi-sensors-implausible",
     "hsa-out-of-resources": "hsa-runtime-error",
+    "memory-access-fault": "memory-access-fault",
+    "miopen-cache": "miopen-cache-error",
+    "lds-limit": "lds-limit-exceeded",
+    "invalid-device": "invalid-device",
 }
 NEW_RULES = sorted(set(CLASS_RULES.values()) - {"hsa-runtime-error"})
 

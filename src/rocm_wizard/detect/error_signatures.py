@@ -183,6 +183,21 @@ SIGNATURES: Tuple[Signature, ...] = (
         meaning="the system is a virtual machine or uses a virtual (SR-IOV / MxGPU) GPU function",
         needles=("hyper-v", "standard", "vmware", "mxgpu", "vkms", "virtual display")),
     Signature(
+        "miopen_db_error", r"Internal error while accessing SQLite database|sqlite_db\.cpp:\d+: open memvfs: unable to open database file|Db lock has failed to lock",
+        source="MIOpen sqlite_db.cpp / kern_db.hpp messages; ROCm/MIOpen#1878, #2214, #124; pytorch/pytorch#60477; ROCm/tensorflow-upstream#1419",
+        meaning="MIOpen could not use its kernel/perf database (SQLite cache): shared, corrupted or on a file system without working locks",
+        needles=("sqlite", "db lock")),
+    Signature(
+        "lds_limit", r"local memory limit exceeded \(\d+\)|out of resource: shared memory|Shared memory size limit exceeded",
+        source="LLVM AMDGPU backend ('local memory limit exceeded'); Triton OutOfResources; ROCm/rocBLAS#1193; vllm-project/vllm#49778; ROCm/rocm-jax#404",
+        meaning="a kernel asks for more LDS (shared memory) than the GPU has per workgroup (64 KiB on most, 160 KiB on gfx950)",
+        needles=("local memory limit", "shared memory")),
+    Signature(
+        "invalid_device", r"hipErrorInvalidDevice|HIP error: invalid device ordinal|HIP Error 101, invalid device ordinal",
+        source="HIP error codes (hipErrorInvalidDevice = 101, 'invalid device ordinal'); vllm-project/vllm#4131, #12572",
+        meaning="a program asked for a GPU index that the HIP runtime does not have (visible-devices variables, a GPU ROCm left out)",
+        needles=("invaliddevice", "invalid device ordinal")),
+    Signature(
         "smi_implausible", r"GPU\[\d+\]\s*:\s*(Temperature[^:]*:\s*(?:2[6-9]\d|[3-9]\d\d)(?:\.\d+)?\s*c\b|Unable to determine current clocks)",
         source="rocm-smi output; ROCm/ROCm#426 (511 C on a Vega Frontier in a corrupt state)",
         meaning="rocm-smi reads impossible sensor values (or none): the GPU is not responding normally",

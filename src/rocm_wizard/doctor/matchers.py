@@ -846,4 +846,41 @@ def smi_implausible(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     return Match(hits) if hits else None
 
 
+@rule("memory-access-fault")
+def memory_access_fault(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    hits = _signature_hits(ctx, meta)
+    if not hits:
+        return None
+    ev = _with_gpus(ctx, hits)
+    override = ctx.env.get("HSA_OVERRIDE_GFX_VERSION")
+    if override:
+        ev.append(f"HSA_OVERRIDE_GFX_VERSION={override} is set: code for another target runs on this GPU")
+        return Match(ev, fix="Unset HSA_OVERRIDE_GFX_VERSION (or set it to this GPU's own version) and run again.")
+    if any("page fault" in text for text, _w, _s in ctx.error_lines):
+        ev.append("the kernel log shows a GPU page fault at the same time")
+    return Match(ev)
+
+
+@rule("miopen-cache-error")
+def miopen_cache(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    hits = _signature_hits(ctx, meta)
+    return Match(hits) if hits else None
+
+
+@rule("lds-limit-exceeded")
+def lds_limit(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    hits = _signature_hits(ctx, meta)
+    return Match(_with_gpus(ctx, hits)) if hits else None
+
+
+@rule("invalid-device")
+def invalid_device(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    hits = _signature_hits(ctx, meta)
+    if not hits:
+        return None
+    ev = _with_gpus(ctx, hits)
+    ev += [f"{k}={v}" for k, v in ctx.visible_devices.items()]
+    return Match(ev)
+
+
 __all__ = ["MATCHERS", "Match", "rule"]
