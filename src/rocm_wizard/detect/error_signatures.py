@@ -61,10 +61,10 @@ SIGNATURES: Tuple[Signature, ...] = (
         meaning="the binary has no code object for this GPU's gfx target",
         needles=('hiperrornobinaryforgpu', 'invalid device function')),
     Signature(
-        "hsa_out_of_resources", r"HSA_STATUS_ERROR_OUT_OF_RESOURCES",
+        "hsa_out_of_resources", r"HSA_STATUS_ERROR_OUT_OF_RESOURCES|Call returned 4104\b",
         source="ROCm/ROCm#2191",
         meaning="the HSA runtime could not allocate resources (often no usable GPU agent)",
-        needles=('hsa_status_error_out_of_resources',)),
+        needles=('hsa_status_error_out_of_resources', 'call returned 4104')),
     Signature(
         "hsa_out_of_registers", r"HSA_STATUS_ERROR_OUT_OF_REGISTERS",
         source="ROCm/ROCm#4437",
@@ -91,7 +91,7 @@ SIGNATURES: Tuple[Signature, ...] = (
         meaning="/dev/kfd does not exist: no amdgpu KFD, or a container without the device",
         needles=('/dev/kfd',)),
     Signature(
-        "kfd_open_failed", r"Unable to open /dev/kfd read-write: (Invalid argument|Cannot allocate memory)",
+        "kfd_open_failed", r"Unable to open /dev/kfd read-write: (Invalid argument|Cannot allocate memory|Bad address)",
         source="ROCm/ROCm#5379 (Invalid argument); ROCm/ROCm#1148, ROCm/ROCm#1318 (Cannot allocate memory)",
         meaning="/dev/kfd exists but the kernel driver refused to open it",
         needles=('/dev/kfd',)),
