@@ -54,6 +54,9 @@ _TORCH_HIP = lazy(r"^\s*(?P<torch>" + _TORCH_VER + r")\s*,?\s*(?:hip:?\s*)?'?(?P
 _TORCH_LABELLED = lazy(r"^\s*(?:pytorch version|torch version|torch\.__version__\s*[:=]?|PyTorch)\s*[:=]?\s*'?(?P<torch>"
                        + _TORCH_VER + r"\+rocm[0-9A-Za-z.]*)'?\s*$", re.I)
 _REPL_TORCH = lazy(r"^\s*'(?P<torch>" + _TORCH_VER + r"\+rocm[0-9A-Za-z.]*)'\s*$")
+# a line that is only a torch wheel (URL or file name): .../torch-2.3.0.dev20240126%2Brocm6.0-cp310-cp310-linux_x86_64.whl
+_TORCH_WHEEL = lazy(r"^(?:\S*/)?torch-(?P<ver>\d+\.\d+\.\d+[0-9A-Za-z.]*)(?:%2[Bb]|\+)(?P<local>rocm[0-9A-Za-z.]*)"
+                    r"-cp\d+-[^\s/]+\.whl$")
 _UNAME_LINE = lazy(r"^\s*`?Linux (?:(?P<host>[\w.-]+) )?(?P<rel>" + RELEASE_RE + r") #\d")
 _KERNEL_LINE = lazy(r"^\s*(?:Linux )?kernel(?: version| release)?\s*[:=]\s*`?(?P<rel>\d+\.\d+\.\d+[-+._~0-9A-Za-z]*)`?\s*$", re.I)
 _DISTRO_LINE = lazy(r"^\s*(?P<pretty>(?:Ubuntu|Debian GNU/Linux|Debian|Fedora Linux|Fedora|Rocky Linux|AlmaLinux|"
@@ -197,6 +200,12 @@ def parse(text: object) -> PasteFacts:
                 names_seen.add(("comfy-name", m.group("name")))
                 out.gpus.append(PasteGpu("comfyui", name=m.group("name").strip()))
         if "rocm" in l or "hip" in l or "'" in l:
+            w = _TORCH_WHEEL.match(line) if l.endswith(".whl") and " " not in line else None
+            if w:
+                fact = ("%s+%s" % (w.group("ver"), w.group("local")), None)
+                if fact not in out.torch:
+                    out.torch.append(fact)
+                continue
             m = _TORCH_HIP.match(line) or _TORCH_LABELLED.match(line) or _REPL_TORCH.match(line)
             if m:
                 fact = (m.group("torch"), m.groupdict().get("hip"))
