@@ -268,6 +268,8 @@ EXAMPLES = {
     "miopen_db_error": "MIOpen(HIP): Warning [FindWinogradSolutions] /root/driver/MLOpen/src/sqlite_db.cpp:212: Internal error while accessing SQLite database: disk I/O error",
     "lds_limit": "error: local memory limit exceeded (98304) in _Z17symm_scale_kernelILi128ELi8EPKfPfEviiT1_T2_lil",
     "invalid_device": "RuntimeError: HIP error: invalid device ordinal",
+    "iommu_settings": 'g1072:1263985:1263985 [0] init.cpp:122 NCCL WARN Missing "iommu=pt" from kernel command line which can lead to system instablity or hang!',
+    "small_vram": "[    4.258469] [drm] amdgpu: 512M of VRAM memory ready",
 }
 
 

@@ -39,6 +39,8 @@ CLASS_RULES: Dict[str, str] = {
     "miopen-cache": "miopen-cache-error",
     "lds-limit": "lds-limit-exceeded",
     "invalid-device": "invalid-device",
+    "iommu-p2p": "iommu-p2p-settings",
+    "apu-memory-carveout": "gpu-memory-small",
 }
 NEW_RULES = sorted(set(CLASS_RULES.values()) - {"hsa-runtime-error"})
 

@@ -158,6 +158,10 @@ ERROR_CASES = {
                            "kern_db.hpp:147: Internal error while accessing SQLite database: database disk image is malformed"),
     "lds-limit-exceeded": "triton.runtime.errors.OutOfResources: out of resource: shared memory,",
     "invalid-device": "RuntimeError: HIP error: invalid device ordinal",
+    "iommu-p2p-settings": ('supllm:402:402 [0] init.cc:179 NCCL WARN Missing "iommu=pt" from kernel command line which '
+                           'can lead to system instablity or hang!'),
+    "gpu-memory-small": ("torch.cuda.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 MiB (GPU 0; 512.00 MiB "
+                         "total capacity; 150.39 MiB already allocated; 312.00 MiB free)"),
 }
 
 

@@ -178,10 +178,10 @@ SIGNATURES: Tuple[Signature, ...] = (
         meaning="hipBLASLt could not find or load its kernel library (TensileLibrary) for this GPU target",
         needles=("rocblaslt error", "calling hipblaslt")),
     Signature(
-        "vm_guest", r"Hyper-V virtual VGA|\bStandard[ _]NV\d+as[ _]v4\b|VMware SVGA|MxGPU|amdgpu_vkms|\[drm\] virtual display",
+        "vm_guest", r"Hyper-V virtual VGA|\bStandard[ _]NV\d+as[ _]v4\b|VMware SVGA|\bdriver=vmwgfx\b|MxGPU|amdgpu_vkms|\[drm\] virtual display",
         source="lshw/lspci device names of Hyper-V and VMware, Azure VM sizes, pci.ids MxGPU names; ROCm/ROCm#1141, #1498, #1638",
         meaning="the system is a virtual machine or uses a virtual (SR-IOV / MxGPU) GPU function",
-        needles=("hyper-v", "standard", "vmware", "mxgpu", "vkms", "virtual display")),
+        needles=("hyper-v", "standard", "vmware", "vmwgfx", "mxgpu", "vkms", "virtual display")),
     Signature(
         "miopen_db_error", r"Internal error while accessing SQLite database|sqlite_db\.cpp:\d+: open memvfs: unable to open database file|Db lock has failed to lock",
         source="MIOpen sqlite_db.cpp / kern_db.hpp messages; ROCm/MIOpen#1878, #2214, #124; pytorch/pytorch#60477; ROCm/tensorflow-upstream#1419",
@@ -197,6 +197,16 @@ SIGNATURES: Tuple[Signature, ...] = (
         source="HIP error codes (hipErrorInvalidDevice = 101, 'invalid device ordinal'); vllm-project/vllm#4131, #12572",
         meaning="a program asked for a GPU index that the HIP runtime does not have (visible-devices variables, a GPU ROCm left out)",
         needles=("invaliddevice", "invalid device ordinal")),
+    Signature(
+        "iommu_settings", r'NCCL WARN Missing "(?:iommu=pt|amd_iommu=on)" from kernel command line',
+        source="RCCL init.cc (its own check of /proc/cmdline); ROCm/vllm#390, ROCm/rccl#1026, #1129",
+        meaning="RCCL found the kernel command line without the IOMMU settings AMD documents for multi-GPU peer-to-peer",
+        needles=("from kernel command line",)),
+    Signature(
+        "small_vram", r"\(GPU \d+; (?:\d{1,3}|1\d{3}|20[0-4]\d)\.\d+ MiB total capacity|amdgpu: (?:[1-9]\d{0,2}|1\d{3}|20[0-4]\d)M of VRAM memory ready",
+        source="PyTorch's HIP allocator message and amdgpu's 'NNNM of VRAM memory ready'; ROCm/ROCm#2014, #2774",
+        meaning="the GPU has at most 2 GiB of device memory (on an APU: the BIOS carve-out)",
+        needles=("total capacity", "of vram memory ready")),
     Signature(
         "smi_implausible", r"GPU\[\d+\]\s*:\s*(Temperature[^:]*:\s*(?:2[6-9]\d|[3-9]\d\d)(?:\.\d+)?\s*c\b|Unable to determine current clocks)",
         source="rocm-smi output; ROCm/ROCm#426 (511 C on a Vega Frontier in a corrupt state)",

@@ -761,7 +761,14 @@ def vm_gpu(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     hits = _signature_hits(ctx, meta)
     if not hits:
         return None
-    return Match(_with_gpus(ctx, hits) + _hsa_follow_up(ctx))
+    ev = _with_gpus(ctx, hits) + _hsa_follow_up(ctx)
+    virtual_gpu = any(re.search(r"MxGPU|vkms|virtual display|NV\d+as", h, re.I) for h in hits)
+    if not virtual_gpu and not ctx.gpus:
+        ev.append("no AMD GPU is visible in this virtual machine: it was not passed through")
+    elif not virtual_gpu:
+        # a hypervisor with a real GPU inside: whole-GPU passthrough can be supported
+        return Match(ev, severity="warning")
+    return Match(ev)
 
 
 @rule("pcie-atomics-missing")
@@ -880,6 +887,23 @@ def invalid_device(ctx: Context, meta: RuleMeta) -> Optional[Match]:
         return None
     ev = _with_gpus(ctx, hits)
     ev += [f"{k}={v}" for k, v in ctx.visible_devices.items()]
+    return Match(ev)
+
+
+@rule("iommu-p2p-settings")
+def iommu_p2p(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    hits = _signature_hits(ctx, meta)
+    return Match(_with_gpus(ctx, hits)) if hits else None
+
+
+@rule("gpu-memory-small")
+def gpu_memory_small(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    hits = _signature_hits(ctx, meta)
+    if not hits:
+        return None
+    ev = _with_gpus(ctx, hits)
+    if any("out of memory" in h.lower() for h in hits):
+        return Match(ev, severity="error")
     return Match(ev)
 
 

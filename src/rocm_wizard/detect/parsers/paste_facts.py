@@ -32,12 +32,12 @@ from .uname import RELEASE_RE
 _BDF = r"(?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]"
 # "amdgpu 0000:83:00.0: amdgpu: ..." (not "pcieport 0000:08:00.0", which is the bridge above it)
 _AMDGPU_BDF = lazy(r"\bamdgpu (?P<bdf>" + _BDF + r"): ")
-_MODESET = lazy(r"initializing kernel modesetting \((?P<chip>[A-Z][A-Z0-9_]*) 0x1002:0x(?P<dev>[0-9A-Fa-f]{4}) "
+_MODESET = lazy(r"initializing kernel modesetting \((?P<chip>IP DISCOVERY|[A-Z][A-Z0-9_]*) 0x1002:0x(?P<dev>[0-9A-Fa-f]{4}) "
                 r"0x[0-9A-Fa-f]{4}:0x[0-9A-Fa-f]{4} 0x(?P<rev>[0-9A-Fa-f]{2})\)")
 _KFD_DEVICE = lazy(r"\bkfd(?: kfd)?: (?:amdgpu: )?(?P<what>added|skipped) device 1002:(?P<dev>[0-9a-fA-F]{4})\b")
 _GCN_ARCH = lazy(r"gcnArchName='(?P<gfx>gfx[0-9a-f]{3,4})(?P<feat>(?::[a-z]+[+-])*)'")
 _PROPS_NAME = lazy(r"_CudaDeviceProperties\(name='(?P<name>[^']{1,120})'")
-_GGML_DEVICE = lazy(r"^\s*Device (?P<idx>\d+): (?P<name>[^,]{1,120}), (?P<gfx>gfx[0-9a-f]{3,4})(?::[a-z]+[+-])* \(0x[0-9a-f]+\)")
+_GGML_DEVICE = lazy(r"^(?:[\w.-]+\[\d+\]:)?\s*Device (?P<idx>\d+): (?P<name>[^,]{1,120}), (?P<gfx>gfx[0-9a-f]{3,4})(?::[a-z]+[+-])* \(0x[0-9a-f]+\)")
 # rocminfo's Name / Marketing Name lines as ROCm's issue template greps them ("GPU:" block)
 _AGENT_NAME = lazy(r"^\s*Name:\s+(?P<gfx>gfx[0-9a-f]{3,4})\s*$")
 _MARKETING = lazy(r"^\s*Marketing Name:\s+(?P<name>\S.{0,120}?)\s*$")
@@ -182,7 +182,7 @@ def parse(text: object) -> PasteFacts:
                     names_seen.add(key)
                     out.gpus.append(PasteGpu("torch", name=name, gfx_target=m.group("gfx"),
                                              isa_features=m.group("feat") or None))
-        if l.lstrip().startswith("device ") and "gfx" in l:
+        if "device " in l and "gfx" in l and (l.startswith("device ") or "]:" in l):
             m = _GGML_DEVICE.match(line)
             if m:
                 key = ("ggml", m.group("idx"), m.group("name"))
