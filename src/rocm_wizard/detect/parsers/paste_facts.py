@@ -57,6 +57,10 @@ _REPL_TORCH = lazy(r"^\s*'(?P<torch>" + _TORCH_VER + r"\+rocm[0-9A-Za-z.]*)'\s*$
 # a line that is only a torch wheel (URL or file name): .../torch-2.3.0.dev20240126%2Brocm6.0-cp310-cp310-linux_x86_64.whl
 _TORCH_WHEEL = lazy(r"^(?:\S*/)?torch-(?P<ver>\d+\.\d+\.\d+[0-9A-Za-z.]*)(?:%2[Bb]|\+)(?P<local>rocm[0-9A-Za-z.]*)"
                     r"-cp\d+-[^\s/]+\.whl$")
+# rccl-tests: "#   Rank  0 Pid   2303 on host device  0 [0000:2f:00.0] AMD Instinct MI100"
+_RCCL_DEVICE = lazy(r"\bdevice\s+(?P<idx>\d+) \[(?P<bdf>" + _BDF + r")\] (?P<name>(?:AMD|Radeon)\b.{1,80}?)\s*$")
+# /proc/cmdline: "BOOT_IMAGE=/vmlinuz-5.15.0-101-generic root=..."
+_BOOT_IMAGE = lazy(r"\bBOOT_IMAGE=\S*/vmlinuz-(?P<rel>" + RELEASE_RE + r")(?:\s|$)")
 _UNAME_LINE = lazy(r"^\s*`?Linux (?:(?P<host>[\w.-]+) )?(?P<rel>" + RELEASE_RE + r") #\d")
 _KERNEL_LINE = lazy(r"^\s*(?:Linux )?kernel(?: version| release)?\s*[:=]\s*`?(?P<rel>\d+\.\d+\.\d+[-+._~0-9A-Za-z]*)`?\s*$", re.I)
 _DISTRO_LINE = lazy(r"^\s*(?P<pretty>(?:Ubuntu|Debian GNU/Linux|Debian|Fedora Linux|Fedora|Rocky Linux|AlmaLinux|"
@@ -64,7 +68,7 @@ _DISTRO_LINE = lazy(r"^\s*(?P<pretty>(?:Ubuntu|Debian GNU/Linux|Debian|Fedora Li
                     r"SUSE Linux Enterprise Server|Arch Linux|Linux Mint|Pop!_OS|Manjaro Linux)"
                     r"(?: [0-9][0-9.]*)?(?: LTS)?(?: \([A-Za-z ]{1,40}\))?)\s*$")
 
-_NEEDLES = ("amdgpu", "kfd", "gcnarchname", "device ", "name:", "card", "| 0", "amd arch", "hip", "rocm", "linux", "kernel", "ubuntu",
+_NEEDLES = ("amdgpu", "kfd", "gcnarchname", "device ", "name:", "card", "| 0", "boot_image", "amd arch", "hip", "rocm", "linux", "kernel", "ubuntu",
             "debian", "fedora", "rocky", "alma", "red hat", "centos", "suse", "arch linux", "mint", "pop!_os",
             "manjaro")
 
@@ -211,6 +215,17 @@ def parse(text: object) -> PasteFacts:
                 fact = (m.group("torch"), m.groupdict().get("hip"))
                 if fact not in out.torch:
                     out.torch.append(fact)
+        if "] amd" in l or "] radeon" in l:
+            m = _RCCL_DEVICE.search(line)
+            if m:
+                bdf = _norm_bdf(m.group("bdf"))
+                if bdf not in by_bdf:
+                    g = by_bdf[bdf] = PasteGpu("rccl", bdf=bdf, name=m.group("name"))
+                    out.gpus.append(g)
+        if "boot_image=" in l:
+            m = _BOOT_IMAGE.search(line)
+            if m and m.group("rel") not in out.kernel_lines:
+                out.kernel_lines.append(m.group("rel"))
         if l.startswith("linux "):
             m = _UNAME_LINE.match(line)
             if m and m.group("rel") not in out.kernels:
