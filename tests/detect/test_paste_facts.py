@@ -125,3 +125,25 @@ def test_a_megabyte_of_near_misses_goes_through():
     facts = pf.parse(text)
     print("paste_facts: %.2f MB of near misses in %.3f s" % (len(text) / 1e6, time.perf_counter() - start))
     assert not facts.torch and not facts.kernels
+
+
+def test_clinfo_gpu_devices_both_formats():
+    amd_app = ("  Device Type:\t\t\t\t\t CL_DEVICE_TYPE_GPU\n  Vendor ID:\t\t\t\t\t 1002h\n"
+               "  Board name:\t\t\t\t\t Navi 10 [Radeon RX 5600 OEM/5600 XT / 5700/5700 XT]\n"
+               "  Device Topology:\t\t\t\t PCI[ B#3, D#0, F#0 ]\n  Max compute units:\t\t\t\t 18\n"
+               "  Name:\t\t\t\t\t\t gfx1010:xnack-\n")
+    assert gpus(amd_app) == [("clinfo", "0000:03:00.0", None, "Navi 10 [Radeon RX 5600 OEM/5600 XT / 5700/5700 XT]",
+                              "gfx1010", False)]
+    ocl_icd = ("  Device Name                                     gfx1030\n"
+               "  Device Type                                     GPU\n"
+               "  Device Board Name (AMD)                         AMD Radeon RX 6800 XT\n"
+               "  Device Topology (AMD)                           PCI-E, 0000:0b:00.0\n")
+    # ocl-icd prints the name before the type: the board name and topology are kept
+    assert [(g.name, g.bdf) for g in pf.parse(ocl_icd).gpus] == [("AMD Radeon RX 6800 XT", "0000:0b:00.0")]
+
+
+def test_pci_ids_names_map_through_the_chip_table():
+    assert names_to_gfx("Navi 21 [Radeon RX 6800/6800 XT / 6900 XT]")[0] == ["gfx1030"]
+    assert names_to_gfx("Ellesmere [Radeon RX 470/480/570/570X/580/580X]")[0] == ["gfx803"]
+    assert names_to_gfx("Arcturus GL-XL [AMD Instinct MI100]")[0] == ["gfx908"]
+    assert names_to_gfx("Oland XT [Radeon HD 8670 / R5 340X OEM / R7 250/350/350X OEM]")[0] == []  # GCN 1: unknown

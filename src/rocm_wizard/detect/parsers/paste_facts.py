@@ -57,6 +57,11 @@ _REPL_TORCH = lazy(r"^\s*'(?P<torch>" + _TORCH_VER + r"\+rocm[0-9A-Za-z.]*)'\s*$
 # a line that is only a torch wheel (URL or file name): .../torch-2.3.0.dev20240126%2Brocm6.0-cp310-cp310-linux_x86_64.whl
 _TORCH_WHEEL = lazy(r"^(?:\S*/)?torch-(?P<ver>\d+\.\d+\.\d+[0-9A-Za-z.]*)(?:%2[Bb]|\+)(?P<local>rocm[0-9A-Za-z.]*)"
                     r"-cp\d+-[^\s/]+\.whl$")
+# clinfo (AMD APP platform and ocl-icd clinfo): a GPU device's board name, PCI topology and gfx name
+_CL_GPU = lazy(r"^\s*Device Type:\s+CL_DEVICE_TYPE_GPU\s*$|^\s*Device Type\s+GPU\s*$")
+_CL_BOARD = lazy(r"^\s*(?:Board name:|Device Board Name \(AMD\))\s+(?P<name>\S.{0,120}?)\s*$")
+_CL_TOPOLOGY = lazy(r"^\s*Device Topology(?::| \(AMD\))\s+(?:PCI\[ B#(?P<bus>\d+), D#(?P<dev>\d+), F#(?P<fn>\d+) \]|PCI-E, (?P<bdf>" + _BDF + r"))\s*$")
+_CL_NAME = lazy(r"^\s*(?:Name:|Device Name)\s+(?P<gfx>gfx[0-9a-f]{3,4})(?::[a-z]+[+-])*\s*$")
 # rccl-tests: "#   Rank  0 Pid   2303 on host device  0 [0000:2f:00.0] AMD Instinct MI100"
 _RCCL_DEVICE = lazy(r"\bdevice\s+(?P<idx>\d+) \[(?P<bdf>" + _BDF + r")\] (?P<name>(?:AMD|Radeon)\b.{1,80}?)\s*$")
 # /proc/cmdline: "BOOT_IMAGE=/vmlinuz-5.15.0-101-generic root=..."
@@ -120,11 +125,34 @@ def parse(text: object) -> PasteFacts:
     kfd_seen = set()
     names_seen = set()
     agent_gfx: Optional[str] = None  # a "Name: gfx..." line waiting for its "Marketing Name:"
+    cl_dev: Optional[PasteGpu] = None  # the clinfo GPU device being read
     for raw in text.replace("\r", "\n").split("\n"):
         line = raw.strip("`\t >")
         if not line or len(line) > 2000:
             continue
         l = line.lower()
+        if "device" in l or cl_dev is not None:
+            if "device type" in l:
+                cl_dev = None
+                if _CL_GPU.match(line):
+                    cl_dev = PasteGpu("clinfo")
+                    out.gpus.append(cl_dev)
+                continue
+            if cl_dev is not None:
+                m = _CL_BOARD.match(line) if "board name" in l else None
+                if m:
+                    cl_dev.name = m.group("name")
+                    continue
+                m = _CL_TOPOLOGY.match(line) if "topology" in l else None
+                if m:
+                    cl_dev.bdf = _norm_bdf(m.group("bdf")) if m.group("bdf") else "0000:%02x:%02x.%d" % (
+                        int(m.group("bus")), int(m.group("dev")), int(m.group("fn")) % 8)
+                    continue
+                m = _CL_NAME.match(line) if "name" in l and "gfx" in l else None
+                if m:
+                    cl_dev.gfx_target = m.group("gfx")
+                    cl_dev = None
+                    continue
         if agent_gfx is not None and l.startswith("marketing name:"):
             m = _MARKETING.match(line)
             if m and ("agent", agent_gfx, m.group("name")) not in names_seen:

@@ -558,6 +558,29 @@ def _name_key(name: str) -> str:
     return n.lower()
 
 
+_TIER_WORDS = lazy(r"(?:\s+(?:XTX|XT|XTA|XL|PRO|LE|GL|GL-XL|GLXT|M|MXT))+$")
+
+
+def _pci_ids_chip(name: str) -> Optional[str]:
+    """The kernel chip family of a pci.ids device name ('Navi 21 [Radeon RX 6800/6800 XT / 6900 XT]',
+    'Arcturus GL-XL [AMD Instinct MI100]', 'Ellesmere [Radeon RX 470/480/570/570X/580/580X]'), from
+    catalog/data/pci_names.csv; None for names it does not list."""
+    import csv
+
+    from ...catalog import data_path
+
+    global _PCI_NAMES
+    if _PCI_NAMES is None:
+        with open(data_path("pci_names.csv"), newline="", encoding="utf-8") as fh:
+            _PCI_NAMES = {r["pci_ids_name"].strip().lower(): r["chip_family"].strip() for r in csv.DictReader(fh)}
+    head = name.split(" [", 1)[0].strip()
+    head = re.sub(r"^(?:Advanced Micro Devices, Inc\. \[AMD/ATI\]|AMD/ATI|AMD|ATI)\s+", "", head)
+    return _PCI_NAMES.get(head.lower()) or _PCI_NAMES.get(_TIER_WORDS.sub("", head).lower())
+
+
+_PCI_NAMES: Optional[dict] = None
+
+
 def names_to_gfx(name: str) -> Tuple[List[str], List[str]]:
     """(gfx targets, products) of the catalog's GPU table rows whose product names fit ``name``: the
     same name after 'AMD ', or -- for a name cut from the left ('...adeon 890M Graphics') -- a
@@ -568,6 +591,13 @@ def names_to_gfx(name: str) -> Tuple[List[str], List[str]]:
         return [], []
     gfx: List[str] = []
     products: List[str] = []
+    chip = _pci_ids_chip(name) if not cut else None
+    if chip:
+        for e in gpu_catalog.all_entries():
+            if e.chip_family == chip and e.gfx_target not in gfx:
+                gfx.append(e.gfx_target)
+        if gfx:
+            return gfx, []
     for e in gpu_catalog.all_entries():
         for p in e.products:
             pk = _name_key(p)
