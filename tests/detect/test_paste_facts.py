@@ -147,3 +147,11 @@ def test_pci_ids_names_map_through_the_chip_table():
     assert names_to_gfx("Ellesmere [Radeon RX 470/480/570/570X/580/580X]")[0] == ["gfx803"]
     assert names_to_gfx("Arcturus GL-XL [AMD Instinct MI100]")[0] == ["gfx908"]
     assert names_to_gfx("Oland XT [Radeon HD 8670 / R5 340X OEM / R7 250/350/350X OEM]")[0] == []  # GCN 1: unknown
+
+
+def test_rocm_smi_json_even_when_cut():
+    cut = ('{\n    "card0": {\n        "Device Name": "Phoenix3",\n        "Device ID": "0x1900",\n'
+           '        "Device Rev": "0x01",\n        "PCI Bus": "0000:C4:00.0",\n        "MES firmware version": "0x6e",\n')
+    assert [(g.device_id, g.revision, g.bdf, g.name) for g in pf.parse(cut).gpus] == [
+        ("1900", "01", "0000:c4:00.0", "Phoenix3")]
+    assert pf.smi_gfx("gfx9010") == "gfx90a" and pf.smi_gfx("gfx942") == "gfx942" and pf.smi_gfx("N/A") is None

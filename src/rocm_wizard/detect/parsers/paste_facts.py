@@ -62,6 +62,9 @@ _CL_GPU = lazy(r"^\s*Device Type:\s+CL_DEVICE_TYPE_GPU\s*$|^\s*Device Type\s+GPU
 _CL_BOARD = lazy(r"^\s*(?:Board name:|Device Board Name \(AMD\))\s+(?P<name>\S.{0,120}?)\s*$")
 _CL_TOPOLOGY = lazy(r"^\s*Device Topology(?::| \(AMD\))\s+(?:PCI\[ B#(?P<bus>\d+), D#(?P<dev>\d+), F#(?P<fn>\d+) \]|PCI-E, (?P<bdf>" + _BDF + r"))\s*$")
 _CL_NAME = lazy(r"^\s*(?:Name:|Device Name)\s+(?P<gfx>gfx[0-9a-f]{3,4})(?::[a-z]+[+-])*\s*$")
+# rocm-smi --json, read line by line so that a cut paste still counts: "card0": { ... "Device ID": "0x1900" ...
+_SMI_JSON_CARD = lazy(r'^\s*"card(?P<idx>\d+)"\s*:\s*\{\s*$')
+_SMI_JSON_KEY = lazy(r'^\s*"(?P<key>Device ID|Device Rev|PCI Bus|GFX Version|Card Series|Device Name)"\s*:\s*"(?P<val>[^"]{1,120})",?\s*$')
 # rccl-tests: "#   Rank  0 Pid   2303 on host device  0 [0000:2f:00.0] AMD Instinct MI100"
 _RCCL_DEVICE = lazy(r"\bdevice\s+(?P<idx>\d+) \[(?P<bdf>" + _BDF + r")\] (?P<name>(?:AMD|Radeon)\b.{1,80}?)\s*$")
 # /proc/cmdline: "BOOT_IMAGE=/vmlinuz-5.15.0-101-generic root=..."
@@ -73,7 +76,7 @@ _DISTRO_LINE = lazy(r"^\s*(?P<pretty>(?:Ubuntu|Debian GNU/Linux|Debian|Fedora Li
                     r"SUSE Linux Enterprise Server|Arch Linux|Linux Mint|Pop!_OS|Manjaro Linux)"
                     r"(?: [0-9][0-9.]*)?(?: LTS)?(?: \([A-Za-z ]{1,40}\))?)\s*$")
 
-_NEEDLES = ("amdgpu", "kfd", "gcnarchname", "device ", "name:", "card", "| 0", "boot_image", "amd arch", "hip", "rocm", "linux", "kernel", "ubuntu",
+_NEEDLES = ("amdgpu", "kfd", "gcnarchname", "device ", "name:", "card", "| 0", "boot_image", '"card', "amd arch", "hip", "rocm", "linux", "kernel", "ubuntu",
             "debian", "fedora", "rocky", "alma", "red hat", "centos", "suse", "arch linux", "mint", "pop!_os",
             "manjaro")
 
@@ -108,6 +111,16 @@ class PasteFacts:
         return bool(self.gpus or self.torch or self.kernels or self.kernel_lines or self.distros)
 
 
+def smi_gfx(value: str) -> Optional[str]:
+    """rocm-smi's 'GFX Version' -> gfx target: it writes major, minor and stepping as decimal numbers,
+    so gfx90a comes out as 'gfx9010' (9, 0, 10) and gfx90c as 'gfx9012'."""
+    v = value.strip().lower()
+    m = re.fullmatch(r"gfx9(\d)(1[0-5])", v)
+    if m:
+        return "gfx9%s%x" % (m.group(1), int(m.group(2)))
+    return v if re.fullmatch(r"gfx[0-9a-f]{3,4}", v) else None
+
+
 def _norm_bdf(bdf: str) -> str:
     bdf = bdf.lower()
     return bdf if bdf.count(":") == 2 else "0000:" + bdf
@@ -126,6 +139,7 @@ def parse(text: object) -> PasteFacts:
     names_seen = set()
     agent_gfx: Optional[str] = None  # a "Name: gfx..." line waiting for its "Marketing Name:"
     cl_dev: Optional[PasteGpu] = None  # the clinfo GPU device being read
+    smi_card: Optional[PasteGpu] = None  # the rocm-smi JSON card being read
     for raw in text.replace("\r", "\n").split("\n"):
         line = raw.strip("`\t >")
         if not line or len(line) > 2000:
@@ -165,6 +179,29 @@ def parse(text: object) -> PasteFacts:
             m = _AGENT_NAME.match(line)
             agent_gfx = m.group("gfx") if m else None
             continue
+        if l.startswith('"card'):
+            m = _SMI_JSON_CARD.match(line)
+            if m:
+                smi_card = PasteGpu("rocm-smi-json", card=int(m.group("idx")))
+                out.gpus.append(smi_card)
+                continue
+        if smi_card is not None and line.startswith('"'):
+            m = _SMI_JSON_KEY.match(line)
+            if m:
+                key, val = m.group("key"), m.group("val").strip()
+                if key == "Device ID" and re.fullmatch(r"0x[0-9a-fA-F]{4}", val):
+                    smi_card.device_id = val[2:].lower()
+                elif key == "Device Rev" and re.fullmatch(r"0x[0-9a-fA-F]{1,2}", val):
+                    smi_card.revision = val[2:].lower().zfill(2)
+                elif key == "PCI Bus" and re.fullmatch(_BDF, val):
+                    smi_card.bdf = _norm_bdf(val)
+                elif key == "GFX Version":
+                    smi_card.gfx_target = smi_gfx(val)
+                elif key in ("Card Series", "Device Name") and not val.startswith("0x"):
+                    smi_card.name = val
+            continue
+        if line.startswith("}"):
+            smi_card = None
         if line.startswith("|") and line.count(":") >= 2:
             m = _SMI_TABLE_ROW.match(line)
             if m:
