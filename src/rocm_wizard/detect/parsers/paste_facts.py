@@ -65,6 +65,8 @@ _CL_NAME = lazy(r"^\s*(?:Name:|Device Name)\s+(?P<gfx>gfx[0-9a-f]{3,4})(?::[a-z]
 # rocm-smi --json, read line by line so that a cut paste still counts: "card0": { ... "Device ID": "0x1900" ...
 _SMI_JSON_CARD = lazy(r'^\s*"card(?P<idx>\d+)"\s*:\s*\{\s*$')
 _SMI_JSON_KEY = lazy(r'^\s*"(?P<key>Device ID|Device Rev|PCI Bus|GFX Version|Card Series|Device Name)"\s*:\s*"(?P<val>[^"]{1,120})",?\s*$')
+# hipblaslt-bench / rocblas-bench: "Device ID 0 : AMD Radeon PRO W7900 gfx1100"
+_BENCH_DEVICE = lazy(r"^Device ID (?P<idx>\d+) : (?P<name>\S.{0,120}?) (?P<gfx>gfx[0-9a-f]{3,4})(?::[a-z]+[+-])*\s*$")
 # rccl-tests: "#   Rank  0 Pid   2303 on host device  0 [0000:2f:00.0] AMD Instinct MI100"
 _RCCL_DEVICE = lazy(r"\bdevice\s+(?P<idx>\d+) \[(?P<bdf>" + _BDF + r")\] (?P<name>(?:AMD|Radeon)\b.{1,80}?)\s*$")
 # /proc/cmdline: "BOOT_IMAGE=/vmlinuz-5.15.0-101-generic root=..."
@@ -258,6 +260,12 @@ def parse(text: object) -> PasteFacts:
                 if key not in names_seen:
                     names_seen.add(key)
                     out.gpus.append(PasteGpu("ggml", name=m.group("name").strip(), gfx_target=m.group("gfx")))
+        if l.startswith("device id ") and "gfx" in l:
+            m = _BENCH_DEVICE.match(line)
+            if m and ("bench", m.group("idx")) not in names_seen:
+                names_seen.add(("bench", m.group("idx")))
+                out.gpus.append(PasteGpu("bench", name=m.group("name"), gfx_target=m.group("gfx")))
+            continue
         if l.startswith("amd arch:"):
             m = _COMFY_ARCH.match(line)
             if m and ("comfy", m.group("gfx")) not in names_seen:
