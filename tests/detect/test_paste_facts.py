@@ -155,3 +155,16 @@ def test_rocm_smi_json_even_when_cut():
     assert [(g.device_id, g.revision, g.bdf, g.name) for g in pf.parse(cut).gpus] == [
         ("1900", "01", "0000:c4:00.0", "Phoenix3")]
     assert pf.smi_gfx("gfx9010") == "gfx90a" and pf.smi_gfx("gfx942") == "gfx942" and pf.smi_gfx("N/A") is None
+
+
+def test_a_gpu_seen_only_by_name_gets_its_gfx_or_a_note(tmp_path):
+    from rocm_wizard.detect import detect_snapshot
+
+    f = tmp_path / "lspci.txt"
+    f.write_text("$ lspci | grep VGA\n03:00.0 VGA compatible controller: Advanced Micro Devices, Inc. [AMD/ATI] "
+                 "Navi 21 [Radeon RX 6800/6800 XT / 6900 XT] (rev c1)\n", encoding="utf-8")
+    g = detect_snapshot(str(f)).amd_gpus[0]
+    assert g.gfx_target == "gfx1030" and "name" in g.sources["gfx_target"]
+    f.write_text("| 0000:c1:00.0 AMD Radeon Graphics | N/A      59 °C   0                17 W |\n", encoding="utf-8")
+    g = detect_snapshot(str(f)).amd_gpus[0]
+    assert g.gfx_target is None and any("several GPU targets" in n for n in g.notes)
