@@ -165,7 +165,8 @@ def test_pip_freeze():
     assert pip_freeze.looks_like(text) > 0.8
     p = pip_freeze.parse(text)
     assert p.packages["torch"] == "2.5.1+rocm6.2" and p.packages["pytorch-triton-rocm"] == "3.1.0"
-    assert p.packages["mypkg"] == "" and p.packages["diffusers"] == "" and p.packages["numpy"] == "1.26.4"
+    # a "name @ URL" line of a wheel gives the wheel's version; an editable install has none
+    assert p.packages["mypkg"] == "" and p.packages["diffusers"] == "0.31.0" and p.packages["numpy"] == "1.26.4"
     assert p.format == "freeze"
 
 
@@ -255,6 +256,20 @@ EXAMPLES = {
     "rocm_smi_error": "ERROR: 15 GPU[0]: od volt: Data (usually from reading a file) was not of the type that was expected",
     "no_gpu_agent": "HSA Agents\n==========\n*******\nAgent 1\n*******\n  Name:                    Intel(R) Core(TM) i5\n  Device Type:             CPU\n",
     "amdgpu_not_loaded": "ROCk module is NOT loaded, possibly no GPU devices",
+    "pcie_atomics_rejected": "[   13.155802] kfd kfd: skipped device 1002:699f, PCI rejects atomics",
+    "mes_hang": "[  950.818174] amdgpu 0000:c5:00.0: amdgpu: MES might be in unrecoverable state, issue a GPU reset",
+    "dkms_build_failed": "Error! Bad return status for module build on kernel: 6.12.100+deb13-amd64 (x86_64)",
+    "module_key_rejected": "modprobe: ERROR: could not insert 'amdgpu': Key was rejected by service",
+    "gpu_off_bus": "amdgpu 0000:03:00.0: Unable to change power state from D3cold to D0, device inaccessible",
+    "rocminfo_killed": "ROCk module is loaded\nfangq is member of video group\nKilled\n",
+    "hipblaslt_library_missing": 'rocblaslt error: Could not load "TensileLibrary_lazy_gfx1151.dat"',
+    "vm_guest": "         product: Hyper-V virtual VGA",
+    "smi_implausible": "GPU[1]          : Temperature: 511.0c",
+    "miopen_db_error": "MIOpen(HIP): Warning [FindWinogradSolutions] /root/driver/MLOpen/src/sqlite_db.cpp:212: Internal error while accessing SQLite database: disk I/O error",
+    "lds_limit": "error: local memory limit exceeded (98304) in _Z17symm_scale_kernelILi128ELi8EPKfPfEviiT1_T2_lil",
+    "invalid_device": "RuntimeError: HIP error: invalid device ordinal",
+    "iommu_settings": 'g1072:1263985:1263985 [0] init.cpp:122 NCCL WARN Missing "iommu=pt" from kernel command line which can lead to system instablity or hang!',
+    "small_vram": "[    4.258469] [drm] amdgpu: 512M of VRAM memory ready",
 }
 
 

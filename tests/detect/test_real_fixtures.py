@@ -1,6 +1,6 @@
-"""End to end on real systems: every folder of ``shared/fixtures/real`` (outputs users pasted in
-public bug reports, with ``labels.toml`` ground truth) through ``detect_snapshot(folder)`` must give
-every labelled field right.  One test per (fixture, field), so a failure names both.
+"""End to end on real systems: every folder of ``shared/fixtures/real`` and of the project's own
+``tests/data/real`` (outputs users pasted in public bug reports, with ``labels.toml`` ground truth
+and the source URL) through ``detect_snapshot(folder)`` must give every labelled field right.  One test per (fixture, field), so a failure names both.
 
 Fairness rules (a label is only checked when the pasted outputs can show it):
 
@@ -27,7 +27,10 @@ import pytest
 from rocm_wizard.detect import detect_snapshot
 from rocm_wizard.model import System
 
-from _detect_core_support import REAL_FIXTURES
+from _detect_core_support import REAL_FIXTURES, REPO
+
+# the project's own real fixtures (same layout as shared/fixtures/real)
+PROJECT_FIXTURES = REPO / "tests" / "data" / "real"
 
 try:
     import tomllib  # type: ignore[import-not-found]
@@ -54,9 +57,11 @@ LABEL_SIGNATURES: Tuple[Tuple[str, str], ...] = (
 
 
 def _folders() -> List[Path]:
-    if not REAL_FIXTURES.is_dir():
-        return []
-    return sorted(p for p in REAL_FIXTURES.iterdir() if (p / "labels.toml").is_file())
+    out: List[Path] = []
+    for root in (REAL_FIXTURES, PROJECT_FIXTURES):
+        if root.is_dir():
+            out += sorted(p for p in root.iterdir() if (p / "labels.toml").is_file())
+    return out
 
 
 def _labels(folder: Path) -> dict:

@@ -9,7 +9,9 @@ file) or the JSON of ``rocm-wizard detect --json``.  ``--error-log`` adds a trac
 neither Rich nor Textual.
 
 Exit status: 0 when no finding is a warning or worse, 2 when problems are found, 1 on an error
-(unreadable snapshot or log), 64 on a bad command line.
+(unreadable snapshot or log, or a snapshot that describes no system at all), 64 on a bad command line.
+With no finding on a snapshot that does not show the GPU and the ROCm/PyTorch side, the report says so
+instead of "No known problem".
 """
 from __future__ import annotations
 
@@ -134,6 +136,12 @@ def run(args: argparse.Namespace) -> int:
     if system is None:
         _err(problem or "no system to diagnose")
         return ERROR
+    from ..doctor.evidence import described
+
+    if args.snapshot is not None and not described(system) and not error_text:
+        _err(f"{args.snapshot} describes no system: nothing in it is the output of a tool rocm-wizard reads "
+             f"(rocminfo, lspci, amd-smi, dmesg, os-release, pip freeze, ...) or a known error message")
+        return ERROR
 
     from ..doctor import diagnose
     from ..doctor.registry import rules
@@ -170,6 +178,10 @@ def payload(diag, system=None) -> Dict[str, Any]:
         ],
         "notes": list(diag.notes),
     }
+    if system is not None and getattr(system, "origin", "live") == "snapshot":
+        from ..doctor.evidence import described, missing
+
+        out["evidence"] = {"described": described(system), "missing": missing(system)}
     return out
 
 
@@ -186,7 +198,13 @@ def render_human(diag, system=None, file=None) -> None:
 
     console = Console(file=file or sys.stdout, highlight=False, soft_wrap=False)
     where = "snapshot" if getattr(system, "origin", "live") == "snapshot" else "this system"
-    if not diag.findings:
+    from ..doctor.evidence import missing
+
+    lacking = missing(system) if system is not None and getattr(system, "origin", "live") == "snapshot" else []
+    if not diag.findings and lacking:
+        console.print(f"[bold yellow]No problem seen, but too little to call it healthy[/]: the {where} does not "
+                      f"show {' or '.join(escape(m) for m in lacking)}.")
+    elif not diag.findings:
         console.print(f"[bold green]No known problem found[/] on {where}.")
     else:
         n = len(diag.problems)

@@ -61,10 +61,10 @@ SIGNATURES: Tuple[Signature, ...] = (
         meaning="the binary has no code object for this GPU's gfx target",
         needles=('hiperrornobinaryforgpu', 'invalid device function')),
     Signature(
-        "hsa_out_of_resources", r"HSA_STATUS_ERROR_OUT_OF_RESOURCES",
+        "hsa_out_of_resources", r"HSA_STATUS_ERROR_OUT_OF_RESOURCES|Call returned 4104\b",
         source="ROCm/ROCm#2191",
         meaning="the HSA runtime could not allocate resources (often no usable GPU agent)",
-        needles=('hsa_status_error_out_of_resources',)),
+        needles=('hsa_status_error_out_of_resources', 'call returned 4104')),
     Signature(
         "hsa_out_of_registers", r"HSA_STATUS_ERROR_OUT_OF_REGISTERS",
         source="ROCm/ROCm#4437",
@@ -91,12 +91,12 @@ SIGNATURES: Tuple[Signature, ...] = (
         meaning="/dev/kfd does not exist: no amdgpu KFD, or a container without the device",
         needles=('/dev/kfd',)),
     Signature(
-        "kfd_open_failed", r"Unable to open /dev/kfd read-write: (Invalid argument|Cannot allocate memory)",
+        "kfd_open_failed", r"Unable to open /dev/kfd read-write: (Invalid argument|Cannot allocate memory|Bad address)",
         source="ROCm/ROCm#5379 (Invalid argument); ROCm/ROCm#1148, ROCm/ROCm#1318 (Cannot allocate memory)",
         meaning="/dev/kfd exists but the kernel driver refused to open it",
         needles=('/dev/kfd',)),
     Signature(
-        "amdgpu_init_failed", r"amdgpu.*(Fatal error during GPU init|probe of \S+ failed with error|amdgpu_device_ip_init failed|hw_init of IP block .* failed|sw_init of IP block .* failed)",
+        "amdgpu_init_failed", r"amdgpu.*(Fatal error during GPU init|probe of \S+ failed with error|amdgpu_device_ip_init failed|hw_init of IP block .* failed|sw_init of IP block .* failed|PSP firmware loading failed|gpu post error|ring \S+ test failed)",
         source="linux drivers/gpu/drm/amd/amdgpu/amdgpu_device.c and amdgpu_kms.c (dev_err messages)",
         meaning="the amdgpu kernel driver failed to initialise the GPU",
         needles=('amdgpu',)),
@@ -106,7 +106,7 @@ SIGNATURES: Tuple[Signature, ...] = (
         meaning="the amdgpu firmware files for this GPU are missing (linux-firmware too old)",
         needles=('firmware',)),
     Signature(
-        "gpu_hang", r"amdgpu.*(ring \S+ timeout|GPU reset begin|GPU recovery|gpu hang)",
+        "gpu_hang", r"amdgpu.*(ring \S+ timeout|GPU reset begin|GPU reset\(\d+\) succeeded|GPU recovery|gpu hang|device wedged)",
         source="linux drivers/gpu/drm/amd/amdgpu/amdgpu_job.c (ring timeout)",
         meaning="a GPU job timed out and the driver reset the GPU",
         needles=('amdgpu',)),
@@ -140,6 +140,78 @@ SIGNATURES: Tuple[Signature, ...] = (
         source="rocminfo / rocm-smi messages (ROCm/ROCm#1261, ROCm/ROCm#1506)",
         meaning="the amdgpu kernel module (KFD) is not loaded",
         needles=('not loaded', 'driver not initialized')),
+    # ---- failures that are not version skew; each one seen in a real paste under tests/data/real
+    Signature(
+        "pcie_atomics_rejected", r"skipped device [0-9a-f]{4}:[0-9a-f]{4}, PCI rejects atomics",
+        source="linux drivers/gpu/drm/amd/amdkfd/kfd_device.c; ROCm/ROCm#364, #722, #910, #939",
+        meaning="KFD left the GPU out: the PCIe path to it has no AtomicOps, which gfx8 (and older) GPUs need",
+        needles=("rejects atomics",)),
+    Signature(
+        "mes_hang", r"amdgpu.*(MES failed to respond to msg|MES might be in unrecoverable state|failed to remove hardware queue from MES)",
+        source="linux drivers/gpu/drm/amd/amdgpu/amdgpu_mes.c, mes_v11_0.c / mes_v12_0.c; ROCm/ROCm#5724, #6018, #6273",
+        meaning="the GPU's micro-engine scheduler (MES, gfx11/gfx12) stopped answering; the driver resets the GPU",
+        needles=("mes ",)),
+    Signature(
+        "dkms_build_failed", r"Bad return status for module build on kernel: \S+|dkms autoinstall failed for amdgpu",
+        source="dkms (dkms_common build error); ROCm/amdgpu#192; ROCm/ROCm#5111",
+        meaning="DKMS could not build a kernel module (amdgpu-dkms) for a kernel, usually one newer than the driver release supports",
+        needles=("bad return status", "dkms autoinstall")),
+    Signature(
+        "module_key_rejected", r"(could not insert|Failed to insert module) '?amdgpu'?: Key was rejected by service|Loading of unsigned module is rejected",
+        source="kmod/libkmod (EKEYREJECTED) and linux security/lockdown; ROCm/ROCm#4328",
+        meaning="Secure Boot (kernel lockdown) refused to load an unsigned or wrongly signed module",
+        needles=("key was rejected", "unsigned module")),
+    Signature(
+        "gpu_off_bus", r"(amdgpu|pcieport)\b.*(fallen off the bus|fell off the bus|Unable to change power state from D3\w* to D0, device inaccessible)",
+        source="linux drivers/pci/pci.c (pci_power_up) and amdgpu messages",
+        meaning="the GPU stopped answering on PCIe (fell off the bus, stuck in D3)",
+        needles=("off the bus", "device inaccessible")),
+    Signature(
+        "rocminfo_killed", r"ROCk module is loaded[^\n]*\n(?:[^\n]*member of[^\n]*\n)?[ \t]*(Killed|Segmentation fault|Aborted)\b",
+        source="rocminfo output; ROCm/ROCm-OpenCL-Runtime#99 (Killed), ROCm/rocminfo#57 (Segmentation fault)",
+        meaning="rocminfo died (killed or crashed) while the HSA runtime opened the GPU",
+        needles=("rocm module is loaded", "rock module is loaded"), whole=True),
+    Signature(
+        "hipblaslt_library_missing",
+        r"rocblaslt error: (?:Cannot read|Could not load) \S*TensileLibrary|HIPBLAS_STATUS_INTERNAL_ERROR when calling hipblasLt",
+        source="hipBLASLt tensile_host.cpp messages; AMDResearch/hpcfund#86; lemonade-sdk/llamacpp-rocm#10; ROCm/TheRock#681",
+        meaning="hipBLASLt could not find or load its kernel library (TensileLibrary) for this GPU target",
+        needles=("rocblaslt error", "calling hipblaslt")),
+    Signature(
+        "vm_guest", r"Hyper-V virtual VGA|\bStandard[ _]NV\d+as[ _]v4\b|VMware SVGA|\bdriver=vmwgfx\b|MxGPU|amdgpu_vkms|\[drm\] virtual display",
+        source="lshw/lspci device names of Hyper-V and VMware, Azure VM sizes, pci.ids MxGPU names; ROCm/ROCm#1141, #1498, #1638",
+        meaning="the system is a virtual machine or uses a virtual (SR-IOV / MxGPU) GPU function",
+        needles=("hyper-v", "standard", "vmware", "vmwgfx", "mxgpu", "vkms", "virtual display")),
+    Signature(
+        "miopen_db_error", r"Internal error while accessing SQLite database|sqlite_db\.cpp:\d+: open memvfs: unable to open database file|Db lock has failed to lock",
+        source="MIOpen sqlite_db.cpp / kern_db.hpp messages; ROCm/MIOpen#1878, #2214, #124; pytorch/pytorch#60477; ROCm/tensorflow-upstream#1419",
+        meaning="MIOpen could not use its kernel/perf database (SQLite cache): shared, corrupted or on a file system without working locks",
+        needles=("sqlite", "db lock")),
+    Signature(
+        "lds_limit", r"local memory limit exceeded \(\d+\)|out of resource: shared memory|Shared memory size limit exceeded",
+        source="LLVM AMDGPU backend ('local memory limit exceeded'); Triton OutOfResources; ROCm/rocBLAS#1193; vllm-project/vllm#49778; ROCm/rocm-jax#404",
+        meaning="a kernel asks for more LDS (shared memory) than the GPU has per workgroup (64 KiB on most, 160 KiB on gfx950)",
+        needles=("local memory limit", "shared memory")),
+    Signature(
+        "invalid_device", r"hipErrorInvalidDevice|HIP error: invalid device ordinal|HIP Error 101, invalid device ordinal",
+        source="HIP error codes (hipErrorInvalidDevice = 101, 'invalid device ordinal'); vllm-project/vllm#4131, #12572",
+        meaning="a program asked for a GPU index that the HIP runtime does not have (visible-devices variables, a GPU ROCm left out)",
+        needles=("invaliddevice", "invalid device ordinal")),
+    Signature(
+        "iommu_settings", r'NCCL WARN Missing "(?:iommu=pt|amd_iommu=on)" from kernel command line',
+        source="RCCL init.cc (its own check of /proc/cmdline); ROCm/vllm#390, ROCm/rccl#1026, #1129",
+        meaning="RCCL found the kernel command line without the IOMMU settings AMD documents for multi-GPU peer-to-peer",
+        needles=("from kernel command line",)),
+    Signature(
+        "small_vram", r"\(GPU \d+; (?:\d{1,3}|1\d{3}|20[0-4]\d)\.\d+ MiB total capacity|amdgpu: (?:[1-9]\d{0,2}|1\d{3}|20[0-4]\d)M of VRAM memory ready",
+        source="PyTorch's HIP allocator message and amdgpu's 'NNNM of VRAM memory ready'; ROCm/ROCm#2014, #2774",
+        meaning="the GPU has at most 2 GiB of device memory (on an APU: the BIOS carve-out)",
+        needles=("total capacity", "of vram memory ready")),
+    Signature(
+        "smi_implausible", r"GPU\[\d+\]\s*:\s*(Temperature[^:]*:\s*(?:2[6-9]\d|[3-9]\d\d)(?:\.\d+)?\s*c\b|Unable to determine current clocks)",
+        source="rocm-smi output; ROCm/ROCm#426 (511 C on a Vega Frontier in a corrupt state)",
+        meaning="rocm-smi reads impossible sensor values (or none): the GPU is not responding normally",
+        needles=("gpu[",)),
 )
 
 
@@ -178,11 +250,14 @@ def scan(text: object, limit: int = 50) -> List[Tuple[Signature, str]]:
             continue
         rx = pattern(sig)
         if sig.whole:
-            if rx.search(text):
-                key = (sig.id, sig.meaning)
+            m = rx.search(text)
+            if m:
+                # the matched lines when the pattern consumes some, else (a look-ahead only) the meaning
+                said = " / ".join(l.strip() for l in m.group(0).splitlines() if l.strip())[:4000] or sig.meaning
+                key = (sig.id, said)
                 if key not in seen:
                     seen.add(key)
-                    found.append((sig, sig.meaning))
+                    found.append((sig, said))
             continue
         # one pass over the whole text (re.M: ^ and $ are line bounds; '.' never crosses a line)
         for m in rx.finditer(text):

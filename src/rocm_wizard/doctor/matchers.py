@@ -10,8 +10,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional
 
+from ..catalog import gpus as gpu_table
 from ..catalog import overrides, releases, support, wheels
-from .context import TRITON_DISTS, Context, kernel_series, parse_version, s
+from .context import TRITON_DISTS, Context, _clip, kernel_series, parse_version, s
 from .registry import RuleMeta
 
 
@@ -707,6 +708,203 @@ def no_binary(ctx: Context, meta: RuleMeta) -> Optional[Match]:
 def hsa_runtime(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     hits = _error_rule(ctx, meta)
     return Match(hits) if hits else None
+
+
+# ================================================================== failures that are not version skew (issue 13)
+def _signature_hits(ctx: Context, meta: RuleMeta) -> Optional[List[str]]:
+    """Lines of the detected sightings and of the pasted error text that carry one of the rule's
+    error signatures (the patterns of detect/error_signatures.py, so both paths agree)."""
+    hits = ctx.error_hits(meta.compiled, meta.error_signatures)
+    if ctx.error_text:
+        scanned = getattr(ctx, "_scanned_error_text", None)
+        if scanned is None:
+            from ..detect import error_signatures
+
+            scanned = [(sig.id, line) for sig, line in error_signatures.scan(ctx.error_text)]
+            setattr(ctx, "_scanned_error_text", scanned)
+        for sid, line in scanned:
+            text = f"error text: {_clip(line)}"
+            if sid in meta.error_signatures and not any(_clip(line) in h for h in hits):
+                hits.append(text)
+    return hits or None
+
+def _with_gpus(ctx: Context, hits: List[str]) -> List[str]:
+    return hits + _gpu_lines(ctx)
+
+
+def _hsa_follow_up(ctx: Context) -> List[str]:
+    """The runtime error this failure shows up as, when the paste has it too."""
+    for text, where, sig in ctx.error_lines:
+        if sig in ("hsa_out_of_resources", "no_gpu_agent", "amdgpu_not_loaded", "kfd_open_failed"):
+            return [f"what ROCm reports because of it: {_clip(text)} ({where})"]
+    return []
+
+
+@rule("amdgpu-init-failed")
+def amdgpu_init_failed(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    hits = _signature_hits(ctx, meta)
+    if not hits:
+        return None
+    ev = _with_gpus(ctx, hits) + _hsa_follow_up(ctx)
+    errno = ctx.error_search(r"failed with error -\d+")
+    if errno and errno.endswith("-12"):
+        return Match(ev, fix="Error -12 is ENOMEM at probe: the GPU's memory BARs could not be mapped. Enable Above 4G "
+                             "Decoding (and Resizable BAR) in the firmware setup, then check dmesg again.")
+    if any(sig == "amdgpu_firmware_missing" for _t, _w, sig in ctx.error_lines):
+        return Match(ev, fix="Install a newer linux-firmware (or the firmware that comes with amdgpu-dkms) that has "
+                             "this GPU's files, then reboot.")
+    return Match(ev)
+
+
+@rule("vm-gpu-unsupported")
+def vm_gpu(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    hits = _signature_hits(ctx, meta)
+    if not hits:
+        return None
+    ev = _with_gpus(ctx, hits) + _hsa_follow_up(ctx)
+    virtual_gpu = any(re.search(r"MxGPU|vkms|virtual display|NV\d+as", h, re.I) for h in hits)
+    if not virtual_gpu and not ctx.gpus:
+        ev.append("no AMD GPU is visible in this virtual machine: it was not passed through")
+    elif not virtual_gpu:
+        # a hypervisor with a real GPU inside: whole-GPU passthrough can be supported
+        return Match(ev, severity="warning")
+    return Match(ev)
+
+
+@rule("pcie-atomics-missing")
+def pcie_atomics(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    hits = _signature_hits(ctx, meta)
+    if not hits:
+        return None
+    ev = list(hits)
+    for text, _where, _sig in ctx.error_lines:
+        m = re.search(r"skipped device 1002:([0-9a-f]{4})", text, re.I)
+        entry = gpu_table.lookup_pci(m.group(1)) if m else None
+        if entry is not None:
+            line = f"1002:{entry.device_id} is {entry.chip_family} ({entry.gfx_target})"
+            if line not in ev:
+                ev.append(line)
+    return Match(ev + _hsa_follow_up(ctx))
+
+
+@rule("gpu-hang-reset")
+def gpu_hang_reset(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    hits = _signature_hits(ctx, meta)
+    return Match(_with_gpus(ctx, hits)) if hits else None
+
+
+@rule("dkms-build-failed")
+def dkms_build_failed(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    hits = _signature_hits(ctx, meta)
+    if not hits:
+        return None
+    ev = list(hits)
+    failed = ctx.error_search(r"(?<=module build on kernel: )\S+")
+    running = s(ctx.os.kernel)
+    if failed and running:
+        ev.append(f"running kernel {running}" + (" (the one that failed)" if running == failed else
+                                                 f"; the build failed for {failed}"))
+    return Match(ev)
+
+
+@rule("secure-boot-module-rejected")
+def secure_boot(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    hits = _signature_hits(ctx, meta)
+    return Match(hits) if hits else None
+
+
+@rule("gpu-off-bus")
+def gpu_off_bus(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    hits = _signature_hits(ctx, meta)
+    return Match(_with_gpus(ctx, hits)) if hits else None
+
+
+@rule("rocminfo-crashed")
+def rocminfo_crashed(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    hits = _signature_hits(ctx, meta)
+    if not hits:
+        return None
+    return Match(_with_gpus(ctx, hits))
+
+
+@rule("hipblaslt-library-missing")
+def hipblaslt_library_missing(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    hits = _signature_hits(ctx, meta)
+    if not hits:
+        return None
+    ev = list(hits)
+    for v in ctx.rocm_envs:
+        ev.append(f"{v.label}: torch {v.version}")
+    for g in ctx.gpus:
+        if g.gfx:
+            ev.append(f"{g.label}")
+    pref = ctx.env.get("TORCH_BLAS_PREFER_HIPBLASLT")
+    if pref is not None:
+        ev.append(f"TORCH_BLAS_PREFER_HIPBLASLT={pref} is set")
+    ld = ctx.env.get("LD_LIBRARY_PATH", "")
+    if "/opt/rocm" in ld:
+        ev.append(f"LD_LIBRARY_PATH puts a system ROCm first: {ld}")
+    return Match(ev)
+
+
+@rule("smi-sensors-implausible")
+def smi_implausible(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    hits = _signature_hits(ctx, meta)
+    return Match(hits) if hits else None
+
+
+@rule("memory-access-fault")
+def memory_access_fault(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    hits = _signature_hits(ctx, meta)
+    if not hits:
+        return None
+    ev = _with_gpus(ctx, hits)
+    override = ctx.env.get("HSA_OVERRIDE_GFX_VERSION")
+    if override:
+        ev.append(f"HSA_OVERRIDE_GFX_VERSION={override} is set: code for another target runs on this GPU")
+        return Match(ev, fix="Unset HSA_OVERRIDE_GFX_VERSION (or set it to this GPU's own version) and run again.")
+    if any("page fault" in text for text, _w, _s in ctx.error_lines):
+        ev.append("the kernel log shows a GPU page fault at the same time")
+    return Match(ev)
+
+
+@rule("miopen-cache-error")
+def miopen_cache(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    hits = _signature_hits(ctx, meta)
+    return Match(hits) if hits else None
+
+
+@rule("lds-limit-exceeded")
+def lds_limit(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    hits = _signature_hits(ctx, meta)
+    return Match(_with_gpus(ctx, hits)) if hits else None
+
+
+@rule("invalid-device")
+def invalid_device(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    hits = _signature_hits(ctx, meta)
+    if not hits:
+        return None
+    ev = _with_gpus(ctx, hits)
+    ev += [f"{k}={v}" for k, v in ctx.visible_devices.items()]
+    return Match(ev)
+
+
+@rule("iommu-p2p-settings")
+def iommu_p2p(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    hits = _signature_hits(ctx, meta)
+    return Match(_with_gpus(ctx, hits)) if hits else None
+
+
+@rule("gpu-memory-small")
+def gpu_memory_small(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    hits = _signature_hits(ctx, meta)
+    if not hits:
+        return None
+    ev = _with_gpus(ctx, hits)
+    if any("out of memory" in h.lower() for h in hits):
+        return Match(ev, severity="error")
+    return Match(ev)
 
 
 __all__ = ["MATCHERS", "Match", "rule"]

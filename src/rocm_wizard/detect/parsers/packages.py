@@ -48,6 +48,15 @@ _APT = lazy(r"^([a-z0-9][a-z0-9+.\-]*)/(\S+)\s+(\S+)\s+(\S+)(?:\s+\[([^\]]*)\])?
 _DNF = lazy(r"^([A-Za-z0-9][\w+.\-]*?)\.(x86_64|noarch|i686|aarch64|ppc64le|s390x|src|amd64)\s+(\S+)\s+(@?\S+)\s*$")
 _DNF_WRAPPED = lazy(r"^([A-Za-z0-9][\w+.\-]*?)\.(x86_64|noarch|i686|aarch64|ppc64le|s390x|src|amd64)\s*$")
 _RPM = lazy(r"^([A-Za-z0-9][\w+.\-]*?)-(\d[\w.+~:]*)-(\d[\w.+~]*)\.(x86_64|noarch|i686|aarch64|ppc64le)$")
+# apt-get / apt install output about packages that are installed: "rocm-hip-libraries is already the newest
+# version (6.1.3.60103-122~22.04)." and "Setting up amdgpu-dkms (1:6.12.12.60401-2164967.24.04) ..."
+_APT_NEWEST = lazy(r"^(?P<name>[a-z0-9][a-z0-9+.\-]*) is already the newest version \((?P<ver>[^()\s]+)\)\.?$")
+_APT_SETUP = lazy(r"^`?Setting up (?P<name>[a-z0-9][a-z0-9+.\-]*)(?::[a-z0-9]+)? \((?P<ver>[^()\s]+)\) \.\.\.$")
+# dnf transaction logs: "(6/8): rocm-runtime-5.7.1-1.fc39.x86_64.rpm   2.0 MB/s | 495 kB  00:00" and the
+# transaction table " rocm-core   x86_64   6.0.2.60002-115.el9   ROCm-6.0.2   15 k"
+_DNF_DOWNLOAD = lazy(r"^\(\d+/\d+\): (?P<nevra>[A-Za-z0-9][\w+.\-]*)\.rpm\s")
+_DNF_TABLE = lazy(r"^(?P<name>[A-Za-z0-9][\w+.\-]*)\s+(?P<arch>x86_64|noarch|i686|aarch64|ppc64le)\s+"
+                  r"(?P<ver>(?:\d+:)?\d[\w.+~:\-]*)\s+(?P<repo>\S+)\s+\d+(?:\.\d+)?\s*[kMG]\s*$")
 _PACMAN = lazy(r"^([a-z0-9@_+][a-z0-9@._+\-]*)\s+((?:\d+:)?[0-9][\w.+~]*-\d+(?:\.\d+)?)$")
 _VERSIONED_NAME = lazy(r"^(?P<base>[a-z][a-z0-9+\-]*?[a-z\-])(?P<rel>\d+\.\d+\.\d+)$")
 _LIBPATCH = lazy(r"^(?:\d+:)?[\d.]*?(?:^|\.)(\d{5,6})(?:-|~|$)")
@@ -207,6 +216,12 @@ def _sniff_text(text: object):
             counts["rpm"] += 1
         elif arch and dnf_wrapped.match(s):
             counts["dnf"] += 1
+        elif ("newest version" in s and _APT_NEWEST.match(s)) or ("Setting up" in s and _APT_SETUP.match(s)):
+            counts["apt-list"] += 1
+        elif arch and s.startswith("(") and _DNF_DOWNLOAD.match(s):
+            counts["dnf"] += 1
+        elif (" x86_64 " in s or " noarch " in s or " aarch64 " in s) and _DNF_TABLE.match(s):
+            counts["dnf"] += 1
         elif "-" in s and pacman.match(s):
             counts["pacman"] += 1
         else:
@@ -254,6 +269,11 @@ def _parse(text: str, out: PackagesOutput) -> None:
                 installed = _dpkg_installed(status) if status else bool(m.group(2))
                 out.packages.append(Package(m.group(1), m.group(2) or None, None, status, installed))
                 continue
+        m = (_APT_NEWEST.match(s) if "newest version" in s else None) or (
+            _APT_SETUP.match(s) if "Setting up" in s else None)
+        if m:
+            out.packages.append(Package(m.group("name"), m.group("ver"), None, "apt: installed", True))
+            continue
         m = _APT.match(s)
         if m:
             flags = m.group(5)
@@ -279,6 +299,19 @@ def _parse(text: str, out: PackagesOutput) -> None:
         if m:
             out.packages.append(Package(m.group(1), "%s-%s" % (m.group(2), m.group(3)), m.group(4), None, True))
             continue
+        if s.startswith("("):
+            d = _DNF_DOWNLOAD.match(s)
+            m = _RPM.match(d.group("nevra")) if d else None
+            if m:  # a package of a dnf transaction (installed once the transaction ran)
+                out.packages.append(Package(m.group(1), "%s-%s" % (m.group(2), m.group(3)), m.group(4),
+                                            "dnf transaction", True))
+                continue
+        if fmt == "dnf":
+            m = _DNF_TABLE.match(s)
+            if m:
+                out.packages.append(Package(m.group("name"), m.group("ver"), m.group("arch"), "dnf transaction", True,
+                                            m.group("repo")))
+                continue
         m = _DNF_WRAPPED.match(s)
         if m:
             pending = s

@@ -26,6 +26,8 @@ _VERSION = r"v?\d+(?:\.\d+)*(?:[._-]?(?:a|b|c|rc|alpha|beta|pre|preview)\.?\d*)?
            r"(?:[._-]?dev\.?\d*)?(?:\+[A-Za-z0-9.]+)?"
 _FREEZE = lazy(r"^(?P<name>" + _NAME + r")\s*(?:\[[^\]]*\])?\s*===?\s*(?P<ver>\S+?)\s*$")
 _AT = lazy(r"^(?P<name>" + _NAME + r")\s*(?:\[[^\]]*\])?\s+@\s+\S+")
+# the wheel file a "name @ URL" line points at: .../torch-2.0.1%2Brocm5.7-cp310-cp310-linux_x86_64.whl
+_WHEEL_FILE = lazy(r"/(?P<name>[A-Za-z0-9_.]+)-(?P<ver>\d[^-/\s]*)-(?:\d[^-/\s]*-)?[a-z]{2}\d[^-/\s]*-[^-/\s]+-[^-/\s]+\.whl$")
 _EDITABLE = lazy(r"^-e\s+\S*#egg=(?P<name>" + _NAME + r")")
 _COLUMNS = lazy(r"^(?P<name>" + _NAME + r")\s+(?P<ver>" + _VERSION + r")(?:\s+(?P<loc>/\S.*))?$")
 _HEADER = lazy(r"^Package\s+Version(\s+.*)?$")
@@ -60,7 +62,7 @@ def _classify(line: str):
         return ("freeze", m.group("name"), m.group("ver"))
     m = _AT.match(s) if "@" in s else None
     if m:
-        return ("freeze", m.group("name"), "")
+        return ("freeze", m.group("name"), _wheel_version(s, m.group("name")))
     m = _EDITABLE.match(s) if s.startswith("-e") else None
     if m:
         return ("freeze", m.group("name"), "")
@@ -68,6 +70,18 @@ def _classify(line: str):
     if m:
         return ("list", m.group("name"), m.group("ver"))
     return (None, None, None)
+
+
+def _wheel_version(line: str, name: str) -> str:
+    """The version in the wheel file name of a ``torch @ file:///.../torch-2.0.1%2Brocm5.7-...whl``
+    line ('' when the URL is not a wheel of that project)."""
+    url = line.rsplit(" ", 1)[-1].split("#", 1)[0]
+    if not url.endswith(".whl"):
+        return ""
+    m = _WHEEL_FILE.search(url.replace("%2B", "+").replace("%2b", "+"))
+    if not m or norm_name(m.group("name")) != norm_name(name):
+        return ""
+    return m.group("ver")
 
 
 def looks_like(text: object) -> float:

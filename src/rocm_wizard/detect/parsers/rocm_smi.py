@@ -30,6 +30,8 @@ _HEXID = lazy(r"^0x[0-9a-fA-F]{1,4}$")
 # looks_like: each pattern is tried only when its literal part is in the text
 _L_GPU = lazy(r"^GPU\[\d+\]\s*:", re.M)
 _L_TABLE = lazy(r"^\s*GPU\s+Temp\s+AvgPwr", re.M)
+_L_SECTION = lazy(r"^=+ (?:PCI Bus ID|Firmware Information|Product Info|Current voltage|KFD Processes|Power Profiles|"
+                  r"Current clock frequencies|Temperature|Memory Usage \(Bytes\)|Unique ID|VBIOS|Serial Number) =+$", re.M)
 _L_NODE_IDS = lazy(r"^\s*Device\s+Node\s+IDs", re.M)
 
 
@@ -78,6 +80,8 @@ def looks_like(text: str) -> float:
         score += 0.4
     if "Concise Info" in body or "End of ROCm SMI Log" in body:
         score += 0.3
+    elif score and "=== " in body and _L_SECTION.search(body):
+        score += 0.3  # the middle of 'rocm-smi -a': its "==== PCI Bus ID ====" section banners
     if ("AvgPwr" in body and _L_TABLE.search(body)) or ("IDs" in body and _L_NODE_IDS.search(body)):
         score += 0.3
     return clamp(score)
@@ -223,6 +227,9 @@ def _apply_kv(out: RocmSmiOutput, g: SmiGpu, d: Dict[str, str]) -> None:
                 g.device_id = g.device_id or norm_hex(v)
             elif not new and v is model:
                 g.subsystem_id = g.subsystem_id or norm_hex(v)
+            elif not new and v is series:
+                # old rocm-smi prints the device id as the series when pci.ids has no name for it
+                g.device_id = g.device_id or norm_hex(v)
             continue
         names.append(v)
     if dev_name and not _HEXID.match(dev_name):
@@ -246,7 +253,9 @@ def _apply_kv(out: RocmSmiOutput, g: SmiGpu, d: Dict[str, str]) -> None:
     if gfx:
         m = _GFX.search(gfx)
         if m:
-            g.gfx_target = m.group(0)
+            from .paste_facts import smi_gfx
+
+            g.gfx_target = smi_gfx(m.group(0)) or m.group(0)  # 'gfx9010' is rocm-smi's gfx90a
     bus = get("pci bus")
     if bus and norm_bdf(bus):
         g.bdf = norm_bdf(bus)

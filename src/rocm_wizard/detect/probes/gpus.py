@@ -20,7 +20,7 @@ from typing import Any, List, Optional, Tuple
 
 from ...catalog import gpus as gpu_catalog
 from ...model import GPU, System, lean_dataclass
-from ..parsers import amd_smi, lshw, lspci, rocm_smi, rocminfo, sysfs
+from ..parsers import amd_smi, lshw, lspci, paste_facts, rocm_smi, rocminfo, sysfs
 from ..parsers._core_text import lazy
 from ..parsers._paste import norm_bdf
 from .._jobs import in_parallel, run_jobs
@@ -35,7 +35,7 @@ VENDOR_NAMES = {"1002": "AMD", "10de": "NVIDIA", "8086": "Intel", "1a03": "ASPEE
                 "1234": "QEMU", "1af4": "virtio", "1414": "Microsoft"}
 
 # the order observations are merged in (and so which value wins a field)
-TOOL_ORDER = ("sysfs", "drm", "kfd", "amd-smi", "rocminfo", "rocm-smi", "lspci", "lshw", "collect_env")
+TOOL_ORDER = ("sysfs", "drm", "kfd", "amd-smi", "rocminfo", "rocm-smi", "lspci", "lshw", "collect_env", "paste")
 
 _CPU_WORDS = lazy(r"\b(Processor|CPU|Core\(TM\)|Ryzen|Threadripper|EPYC|Xeon|Athlon)\b", re.I)
 _GPU_WORDS = lazy(r"\b(Radeon|Instinct|FirePro|Vega|Navi|GPU|Graphics|GeForce|Quadro|Tesla|Arc|UHD|Iris)\b", re.I)
@@ -338,6 +338,31 @@ def _collect_env_obs(source: Source, system: System) -> List[List[Obs]]:
     return batches
 
 
+def _paste_obs(source: Source, system: System) -> List[List[Obs]]:
+    """GPUs named by single lines anywhere in the pastes: kernel log (amdgpu/kfd), PyTorch's
+    device properties, llama.cpp and ComfyUI start-up lines (see parsers/paste_facts.py)."""
+    from ._core_util import paste_label, pastes
+
+    batch: List[Obs] = []
+    seen = set()
+    for name, text in pastes(source):
+        for pg in paste_facts.parse_cached(text).gpus:
+            key = (pg.how, pg.bdf, pg.device_id, pg.name, pg.gfx_target, pg.skipped, pg.card)
+            if key in seen:
+                continue
+            seen.add(key)
+            o = Obs(tool="paste", source=paste_label(name, pg.how), vendor_id="1002", is_amd=True)
+            o.bdf = pg.bdf
+            o.device_id = pg.device_id
+            o.revision = pg.revision
+            o.gfx_target = pg.gfx_target
+            o.name = pg.name
+            if pg.gfx_target:
+                o.isa = "amdgcn-amd-amdhsa--%s%s" % (pg.gfx_target, pg.isa_features or "")
+            batch.append(o)
+    return [batch] if batch else []
+
+
 # ---------------------------------------------------------------------------------------------
 # merging
 
@@ -384,6 +409,7 @@ def _merge(batches: List[List[Obs]]) -> List[Slot]:
     for batch in batches:
         claimed: List[int] = []
         pending: List[Obs] = []
+        before = len(slots)
         # strong matches first, then the rest by order
         for o in batch:
             best, best_score = None, 0
@@ -400,6 +426,31 @@ def _merge(batches: List[List[Obs]]) -> List[Slot]:
                 pending.append(o)
         for o in pending:
             placed = False
+            if o.tool == "paste" and not _has_identity(o) and before:
+                # a line naming a GPU without its address (torch, llama.cpp, a rocm-smi csv row): the
+                # GPU other tools found with the same gfx target, else the first one of unknown target
+                # not claimed yet; never an extra GPU beside the ones other tools listed
+                same = [i for i, s in enumerate(slots[:before])
+                        if o.gfx_target and s.val("gfx_target") == o.gfx_target]
+                same = [i for i in same if i not in claimed] or same
+                free = [i for i, s in enumerate(slots[:before]) if i not in claimed and s.val("gfx_target") is None
+                        and _score(s, o) is not None]
+                target = (same or free or [None])[0]
+                if target is not None:
+                    slots[target].obs.append(o)
+                    claimed.append(target)
+                continue
+            if o.tool == "paste" and not _has_identity(o):
+                # only paste lines describe GPUs: one GPU per distinct line (two identical cards in a
+                # rocm-smi listing are two GPUs; the same torch line twice is one)
+                twin = next((i for i in range(before, len(slots)) if i not in claimed
+                             and _same_line_gpu(slots[i], o)), None)
+                if twin is not None:
+                    slots[twin].obs.append(o)
+                    continue
+                slots.append(Slot(GPU(), [o]))
+                claimed.append(len(slots) - 1)
+                continue
             if not _has_identity(o):
                 for i, slot in enumerate(slots):
                     if i in claimed or _score(slot, o) is None:
@@ -413,6 +464,15 @@ def _merge(batches: List[List[Obs]]) -> List[Slot]:
                 slots.append(Slot(GPU(), [o]))
                 claimed.append(len(slots) - 1)
     return slots
+
+
+def _same_line_gpu(slot: Slot, o: Obs) -> bool:
+    """Whether a paste line's GPU (no address) is the slot's GPU seen by another kind of line:
+    same gfx target, or a name and no conflicting target."""
+    gfx = slot.val("gfx_target")
+    if o.gfx_target and gfx:
+        return o.gfx_target == gfx
+    return not any(x.source == o.source for x in slot.obs)
 
 
 def _has_identity(o: Obs) -> bool:
@@ -484,10 +544,88 @@ def _gfx(g: GPU, obs: List[Obs], entry: Optional[gpu_catalog.GpuEntry]) -> None:
                 g.put("gfx_target", gfx, "%s (IP discovery GC %d.%d.%d)" % (gc[1].replace("/major", ""), *gc[0]))
         if g.gfx_target is None and entry is not None and entry.gfx_target:
             g.put("gfx_target", entry.gfx_target, gpu_catalog.CSV_SOURCE)
+        if g.gfx_target is None and entry is None:
+            _gfx_by_name(g, obs)
     if g.gfx_target is None:
         g.note("gfx target unknown: no KFD node, ROCm tool output or known PCI id describes this GPU")
     elif entry is not None and entry.gfx_target and entry.gfx_target != g.gfx_target and reported:
         g.note("the PCI table lists %s for 1002:%s; ROCm reports %s" % (entry.gfx_target, g.device_id, g.gfx_target))
+
+
+def _name_key(name: str) -> str:
+    n = re.sub(r"\s+", " ", name.strip().lstrip(".").strip())
+    n = re.sub(r"^(AMD|ATI)\s+", "", n, flags=re.I)
+    return n.lower()
+
+
+_TIER_WORDS = lazy(r"(?:\s+(?:XTX|XT|XTA|XL|PRO|LE|GL|GL-XL|GLXT|M|MXT))+$")
+
+
+def _pci_ids_chip(name: str) -> Optional[str]:
+    """The kernel chip family of a pci.ids device name ('Navi 21 [Radeon RX 6800/6800 XT / 6900 XT]',
+    'Arcturus GL-XL [AMD Instinct MI100]', 'Ellesmere [Radeon RX 470/480/570/570X/580/580X]'), from
+    catalog/data/pci_names.csv; None for names it does not list."""
+    import csv
+
+    from ...catalog import data_path
+
+    global _PCI_NAMES
+    if _PCI_NAMES is None:
+        with open(data_path("pci_names.csv"), newline="", encoding="utf-8") as fh:
+            _PCI_NAMES = {r["pci_ids_name"].strip().lower(): r["chip_family"].strip() for r in csv.DictReader(fh)}
+    head = name.split(" [", 1)[0].strip()
+    head = re.sub(r"^(?:Advanced Micro Devices, Inc\. \[AMD/ATI\]|AMD/ATI|AMD|ATI)\s+", "", head)
+    return _PCI_NAMES.get(head.lower()) or _PCI_NAMES.get(_TIER_WORDS.sub("", head).lower())
+
+
+_PCI_NAMES: Optional[dict] = None
+
+
+def names_to_gfx(name: str) -> Tuple[List[str], List[str]]:
+    """(gfx targets, products) of the catalog's GPU table rows whose product names fit ``name``: the
+    same name after 'AMD ', or -- for a name cut from the left ('...adeon 890M Graphics') -- a
+    product ending with what is left.  Generic names ('Radeon Graphics') fit many rows."""
+    key = _name_key(name)
+    cut = name.strip().startswith("...")
+    if len(key) < 4:
+        return [], []
+    gfx: List[str] = []
+    products: List[str] = []
+    chip = _pci_ids_chip(name) if not cut else None
+    if chip:
+        for e in gpu_catalog.all_entries():
+            if e.chip_family == chip and e.gfx_target not in gfx:
+                gfx.append(e.gfx_target)
+        if gfx:
+            return gfx, []
+    for e in gpu_catalog.all_entries():
+        for p in e.products:
+            pk = _name_key(p)
+            if pk == key or (cut and pk.endswith(key)):
+                if e.gfx_target not in gfx:
+                    gfx.append(e.gfx_target)
+                if p not in products:
+                    products.append(p)
+    return gfx, products
+
+
+def _gfx_by_name(g: GPU, obs: List[Obs]) -> None:
+    """A GPU seen only by name (lspci without -nn, amd-smi's table, a rocm-smi csv): its gfx target
+    from the GPU table when the name fits one target; a note when it fits several."""
+    for o in obs:
+        for name in (o.name, o.series):
+            if not name:
+                continue
+            targets, products = names_to_gfx(name)
+            if len(targets) == 1:
+                g.put("gfx_target", targets[0], "%s (name '%s' in catalog:gpus.csv)" % (o.source, name.strip()))
+                if name.strip().startswith("...") and len(products) == 1:
+                    o.name = products[0]  # the full name of a name cut from the left
+                return
+            if len(targets) > 1:
+                g.note("the name '%s' fits several GPU targets in the GPU table (%s): not guessing"
+                       % (name.strip(), ", ".join(targets)))
+                return
 
 
 def _is_cpu_name(name: str, cpu_names: List[str]) -> bool:
@@ -593,6 +731,7 @@ def probe(source: Source, system: System) -> None:
         (_lspci_obs, (source, system)),
         (_lshw_obs, (source, system)),
         (_collect_env_obs, (source, system)),
+        (_paste_obs, (source, system)),
     ], in_parallel(source))
 
     def res(i: int) -> Any:
@@ -607,7 +746,7 @@ def probe(source: Source, system: System) -> None:
     drm_obs = res(1)
     batches.append(sysfs_obs)
     batches.append([o for o in drm_obs if not any(o.bdf and o.bdf == s.bdf for s in sysfs_obs)])
-    for i in range(2, 9):  # kfd, amd-smi, rocminfo, rocm-smi, lspci, lshw, collect_env
+    for i in range(2, 10):  # kfd, amd-smi, rocminfo, rocm-smi, lspci, lshw, collect_env, paste lines
         batches.extend(res(i))
     slots = _merge([b for b in batches if b])
     for slot in slots:

@@ -18,10 +18,11 @@ from ...model import OSInfo, System
 from ..parsers import collect_env as p_collect_env
 from ..parsers import dmesg as p_dmesg
 from ..parsers import os_release as p_os_release
+from ..parsers import paste_facts as p_paste_facts
 from ..parsers import uname as p_uname
 from ..parsers._core_text import lazy
 from ..sources import Source
-from ._core_util import env, fallback_pastes, ok_outputs, pastes, read_text, readlink_or_none, stat, vote
+from ._core_util import env, fallback_pastes, ok_outputs, paste_label, pastes, read_text, readlink_or_none, stat, vote
 
 # kernel flavours that are separate tracks, neither GA nor HWE
 _VENDOR_TRACKS = ("oem", "azure", "aws", "gcp", "gke", "oracle", "ibm", "nvidia", "raspi", "kvm", "intel", "realtime")
@@ -80,6 +81,8 @@ def _distribution(source: Source, info: OSInfo) -> None:
             rel = p_os_release.from_pretty(ce.os)
             if rel.ok:
                 found.append((rel, raw.source + "#OS"))
+    if not any(r.id for r, _ in found):
+        found += _distribution_from_lines(source)
     best = next(((r, s) for r, s in found if r.id), None)
     if best is None:
         if found:
@@ -99,6 +102,26 @@ def _distribution(source: Source, info: OSInfo) -> None:
         info.put("version_id", other.version_id, osrc, overwrite=False)
         info.put("codename", other.codename, osrc, overwrite=False)
         info.put("pretty_name", other.pretty_name, osrc, overwrite=False)
+
+
+def _distribution_from_lines(source: Source) -> List[Tuple[p_os_release.OsRelease, str]]:
+    """A line that is only a distribution's name and version (ROCm's issue template: 'Ubuntu 24.04.3
+    LTS (Noble Numbat)'), else the Ubuntu build tag in a uname line ('#81~16.04.1-Ubuntu')."""
+    out: List[Tuple[p_os_release.OsRelease, str]] = []
+    for name, text in pastes(source):
+        facts = p_paste_facts.parse_cached(text)
+        for pretty in facts.distros:
+            rel = p_os_release.from_pretty(pretty)
+            if rel.id:
+                out.append((rel, paste_label(name, "distribution line")))
+        for line in facts.uname_lines:
+            m = re.search(r"#\d+~(\d\d\.\d\d)(?:\.\d+)?-Ubuntu\b", line)
+            if m or re.search(r"#\d+-Ubuntu\b", line):
+                rel = p_os_release.OsRelease(format="uname")
+                rel.id = "ubuntu"
+                rel.version_id = m.group(1) if m else None
+                out.append((rel, paste_label(name, "uname line")))
+    return out
 
 
 # -- kernel --------------------------------------------------------------------------------------
@@ -132,6 +155,14 @@ def _kernel_candidates(source: Source) -> Tuple[List[Tuple[str, str, float]], Op
         dm = p_dmesg.parse(raw.text)
         if dm.kernel_version:
             cands.append((dm.kernel_version, raw.source, 1.0))
+    if not cands:
+        # a uname line (or "Kernel version: ...") inside some other paste or prose
+        for name, text in pastes(source):
+            facts = p_paste_facts.parse_cached(text)
+            for rel in facts.kernels:
+                cands.append((rel, paste_label(name, "uname line"), 0.8))
+            for rel in facts.kernel_lines:
+                cands.append((rel, paste_label(name, "kernel line"), 0.5))
     return cands, machine, machine_src
 
 

@@ -24,11 +24,12 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from ...model import System, TorchEnv
 from ..parsers import collect_env as p_collect_env
+from ..parsers import paste_facts as p_paste_facts
 from ..parsers import pip_freeze as p_pip
 from ..parsers._core_text import lazy
 from ..parsers.collect_env import norm_name
 from ..sources import Source
-from ._core_util import env, fallback_pastes, listdir, ok_outputs, read_text, stat
+from ._core_util import env, fallback_pastes, listdir, ok_outputs, paste_label, pastes, read_text, stat
 
 TRITON_DISTS = ("triton", "pytorch-triton-rocm", "triton-rocm", "pytorch-triton")
 NOTABLE = ("numpy", "transformers", "diffusers", "accelerate", "bitsandbytes", "vllm", "xformers", "flash-attn",
@@ -453,6 +454,14 @@ def _from_pastes(source: Source, system: System) -> None:
         if not (t.version or t.triton):
             continue
         found.append(t)
+    if not found:
+        # print(torch.__version__, torch.version.hip), a REPL's '2.4.1+rocm6.1', ComfyUI's start-up
+        for name, text in pastes(source):
+            for version, hip in p_paste_facts.parse_cached(text).torch:
+                label = paste_label(name, "torch line")
+                t = _paste_env(label, version, {})
+                t.put("hip", hip, label)
+                found.append(t)
     merged: List[TorchEnv] = []
     for t in found:
         if t.build is None and t.version:

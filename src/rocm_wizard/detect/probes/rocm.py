@@ -139,7 +139,8 @@ def _packages(source: Source, system: System, r: RocmInfo) -> List[Tuple[package
 def _distro_release(pkgs: List[packages.Package]) -> Optional[Tuple[str, packages.Package]]:
     """A distribution's own ROCm packages carry the upstream release without a libpatch
     (Ubuntu 24.04: ``rocminfo 5.7.1-3build1``)."""
-    for name in ("rocm-core", "rocminfo", "hip-runtime-amd", "rocm-hip-runtime", "hipcc", "rocm-smi", "libamdhip64-5",
+    # the runtime before rocminfo: Fedora 39 ships rocm-runtime 5.7.1 with rocminfo 5.7.0
+    for name in ("rocm-core", "rocm-runtime", "rocminfo", "hip-runtime-amd", "rocm-hip-runtime", "hipcc", "rocm-smi", "libamdhip64-5",
                  "libamdhip64-6", "rocm-device-libs"):
         for p in pkgs:
             if p.installed and p.base_name == name and p.version and not packages.release_of(p.version):

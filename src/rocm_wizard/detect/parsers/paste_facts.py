@@ -1,0 +1,334 @@
+"""Single-line facts found anywhere in a paste, whatever tool (or person) wrote the lines around them.
+
+Bug reports mix outputs and prose, and many tools print one telling line each.  Each pattern here
+matches one whole, distinctive line, so it can be looked for in every paste without knowing what
+the paste is:
+
+* kernel log lines naming a GPU: ``amdgpu 0000:83:00.0: ...``, ``initializing kernel modesetting
+  (ALDEBARAN 0x1002:0x740F 0x1002:0x0C34 0x02)``, ``kfd kfd: skipped device 1002:67df, PCI rejects
+  atomics`` (dmesg, journalctl, or quoted in prose);
+* PyTorch: ``print(torch.__version__, torch.version.hip)`` (``2.11.0+rocm7.2 hip: 7.2.26015``), a
+  REPL's ``'2.4.1+rocm6.1'``, ``torch.cuda.get_device_properties(0)``'s repr (``name='AMD Instinct
+  MI300X', ... gcnArchName='gfx942:sramecc+:xnack-'``), ComfyUI's start-up (``pytorch version:
+  ...``, ``AMD arch: gfx1100``, ``Device: cuda:0 AMD Radeon RX 7900 XTX : native``);
+* llama.cpp's ``ggml_cuda_init`` device lines (``Device 0: AMD Radeon Graphics, gfx1151 (0x1151)``);
+* a ``uname -a`` / ``uname -srmv`` line (``Linux host 6.8.0-45-generic #45-Ubuntu SMP ... GNU/Linux``)
+  and ``Kernel version: 5.15.0-101-generic``;
+* a line that is only a distribution's name and version (the OS field of ROCm's issue template:
+  ``Ubuntu 24.04.3 LTS (Noble Numbat)``).
+
+Every pattern is anchored and has no nested repetition: a paste is scanned in linear time.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import field
+from typing import List, Optional, Tuple
+
+from ...model import lean_dataclass
+from ._core_text import lazy
+from .uname import RELEASE_RE
+
+_BDF = r"(?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]"
+# "amdgpu 0000:83:00.0: amdgpu: ..." (not "pcieport 0000:08:00.0", which is the bridge above it)
+_AMDGPU_BDF = lazy(r"\bamdgpu (?P<bdf>" + _BDF + r"): ")
+_MODESET = lazy(r"initializing kernel modesetting \((?P<chip>IP DISCOVERY|[A-Z][A-Z0-9_]*) 0x1002:0x(?P<dev>[0-9A-Fa-f]{4}) "
+                r"0x[0-9A-Fa-f]{4}:0x[0-9A-Fa-f]{4} 0x(?P<rev>[0-9A-Fa-f]{2})\)")
+_KFD_DEVICE = lazy(r"\bkfd(?: kfd)?: (?:amdgpu: )?(?P<what>added|skipped) device 1002:(?P<dev>[0-9a-fA-F]{4})\b")
+_GCN_ARCH = lazy(r"gcnArchName='(?P<gfx>gfx[0-9a-f]{3,4})(?P<feat>(?::[a-z]+[+-])*)'")
+_PROPS_NAME = lazy(r"_CudaDeviceProperties\(name='(?P<name>[^']{1,120})'")
+_GGML_DEVICE = lazy(r"^(?:[\w.-]+\[\d+\]:)?\s*Device (?P<idx>\d+): (?P<name>[^,]{1,120}), (?P<gfx>gfx[0-9a-f]{3,4})(?::[a-z]+[+-])* \(0x[0-9a-f]+\)")
+# rocminfo's Name / Marketing Name lines as ROCm's issue template greps them ("GPU:" block)
+_AGENT_NAME = lazy(r"^\s*Name:\s+(?P<gfx>gfx[0-9a-f]{3,4})\s*$")
+_MARKETING = lazy(r"^\s*Marketing Name:\s+(?P<name>\S.{0,120}?)\s*$")
+# amd-smi's default table: "| 0000:c1:00.0 ...adeon 890M Graphics | N/A ..."
+_SMI_TABLE_ROW = lazy(r"^\|\s*(?P<bdf>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\s+(?P<name>\S[^|]{0,60}?)\s*\|")
+# rocm-smi --showproductname --csv: "card0,Arcturus GL-XL [AMD Instinct MI100],0x0c34,Advanced Micro Devices ..."
+_SMI_CSV_ROW = lazy(r"^card(?P<idx>\d+),(?P<series>[^,]{1,120}),(?P<model>[^,]{0,40}),")
+_COMFY_ARCH = lazy(r"^\s*AMD arch: (?P<gfx>gfx[0-9a-f]{3,4})\s*$")
+_COMFY_DEVICE = lazy(r"^\s*Device: cuda:(?P<idx>\d+) (?P<name>.{1,120}?) : (?:native|cudaMallocAsync)\s*$")
+# torch versions: a ROCm wheel's local label or a bare release next to a "hip" version
+_TORCH_VER = r"\d+\.\d+\.\d+(?:(?:a|b|rc)\d+|\.dev\d+)?(?:\+[0-9A-Za-z.]+)?"
+_HIP_VER = r"\d+\.\d+\.\d{5}(?:-[0-9a-f]+)?"
+_TORCH_HIP = lazy(r"^\s*(?P<torch>" + _TORCH_VER + r")\s*,?\s*(?:hip:?\s*)?'?(?P<hip>" + _HIP_VER + r")'?\s*$")
+_TORCH_LABELLED = lazy(r"^\s*(?:pytorch version|torch version|torch\.__version__\s*[:=]?|PyTorch)\s*[:=]?\s*'?(?P<torch>"
+                       + _TORCH_VER + r"\+rocm[0-9A-Za-z.]*)'?\s*$", re.I)
+_REPL_TORCH = lazy(r"^\s*'(?P<torch>" + _TORCH_VER + r"\+rocm[0-9A-Za-z.]*)'\s*$")
+# a line that is only a torch wheel (URL or file name): .../torch-2.3.0.dev20240126%2Brocm6.0-cp310-cp310-linux_x86_64.whl
+_TORCH_WHEEL = lazy(r"^(?:\S*/)?torch-(?P<ver>\d+\.\d+\.\d+[0-9A-Za-z.]*)(?:%2[Bb]|\+)(?P<local>rocm[0-9A-Za-z.]*)"
+                    r"-cp\d+-[^\s/]+\.whl$")
+# clinfo (AMD APP platform and ocl-icd clinfo): a GPU device's board name, PCI topology and gfx name
+_CL_GPU = lazy(r"^\s*Device Type:\s+CL_DEVICE_TYPE_GPU\s*$|^\s*Device Type\s+GPU\s*$")
+_CL_BOARD = lazy(r"^\s*(?:Board name:|Device Board Name \(AMD\))\s+(?P<name>\S.{0,120}?)\s*$")
+_CL_TOPOLOGY = lazy(r"^\s*Device Topology(?::| \(AMD\))\s+(?:PCI\[ B#(?P<bus>\d+), D#(?P<dev>\d+), F#(?P<fn>\d+) \]|PCI-E, (?P<bdf>" + _BDF + r"))\s*$")
+_CL_NAME = lazy(r"^\s*(?:Name:|Device Name)\s+(?P<gfx>gfx[0-9a-f]{3,4})(?::[a-z]+[+-])*\s*$")
+# rocm-smi --json, read line by line so that a cut paste still counts: "card0": { ... "Device ID": "0x1900" ...
+_SMI_JSON_CARD = lazy(r'^\s*"card(?P<idx>\d+)"\s*:\s*\{\s*$')
+_SMI_JSON_KEY = lazy(r'^\s*"(?P<key>Device ID|Device Rev|PCI Bus|GFX Version|Card Series|Device Name)"\s*:\s*"(?P<val>[^"]{1,120})",?\s*$')
+# hipblaslt-bench / rocblas-bench: "Device ID 0 : AMD Radeon PRO W7900 gfx1100"
+_BENCH_DEVICE = lazy(r"^Device ID (?P<idx>\d+) : (?P<name>\S.{0,120}?) (?P<gfx>gfx[0-9a-f]{3,4})(?::[a-z]+[+-])*\s*$")
+# rccl-tests: "#   Rank  0 Pid   2303 on host device  0 [0000:2f:00.0] AMD Instinct MI100"
+_RCCL_DEVICE = lazy(r"\bdevice\s+(?P<idx>\d+) \[(?P<bdf>" + _BDF + r")\] (?P<name>(?:AMD|Radeon)\b.{1,80}?)\s*$")
+# /proc/cmdline: "BOOT_IMAGE=/vmlinuz-5.15.0-101-generic root=..."
+_BOOT_IMAGE = lazy(r"\bBOOT_IMAGE=\S*/vmlinuz-(?P<rel>" + RELEASE_RE + r")(?:\s|$)")
+_UNAME_LINE = lazy(r"^\s*`?Linux (?:(?P<host>[\w.-]+) )?(?P<rel>" + RELEASE_RE + r") #\d")
+_KERNEL_LINE = lazy(r"^\s*(?:Linux )?kernel(?: version| release)?\s*[:=]\s*`?(?P<rel>\d+\.\d+\.\d+[-+._~0-9A-Za-z]*)`?\s*$", re.I)
+_DISTRO_LINE = lazy(r"^\s*(?P<pretty>(?:Ubuntu|Debian GNU/Linux|Debian|Fedora Linux|Fedora|Rocky Linux|AlmaLinux|"
+                    r"Red Hat Enterprise Linux|CentOS Linux|CentOS Stream|openSUSE Leap|openSUSE Tumbleweed|"
+                    r"SUSE Linux Enterprise Server|Arch Linux|Linux Mint|Pop!_OS|Manjaro Linux)"
+                    r"(?: [0-9][0-9.]*)?(?: LTS)?(?: \([A-Za-z ]{1,40}\))?)\s*$")
+
+_NEEDLES = ("amdgpu", "kfd", "gcnarchname", "device ", "name:", "card", "| 0", "boot_image", '"card', "amd arch", "hip", "rocm", "linux", "kernel", "ubuntu",
+            "debian", "fedora", "rocky", "alma", "red hat", "centos", "suse", "arch linux", "mint", "pop!_os",
+            "manjaro")
+
+
+@lean_dataclass
+class PasteGpu:
+    """A GPU one line (or a few lines about the same PCI address) tells about."""
+
+    how: str  # dmesg | kfd | torch | ggml | comfyui
+    bdf: Optional[str] = None
+    device_id: Optional[str] = None
+    revision: Optional[str] = None
+    chip: Optional[str] = None
+    name: Optional[str] = None
+    gfx_target: Optional[str] = None
+    isa_features: Optional[str] = None
+    skipped: bool = False  # kfd left it out
+    card: Optional[int] = None  # rocm-smi's card index, when the line is one of a listing
+
+
+@lean_dataclass
+class PasteFacts:
+    gpus: List[PasteGpu] = field(default_factory=list)
+    torch: List[Tuple[str, Optional[str]]] = field(default_factory=list)  # (version, hip)
+    kernels: List[str] = field(default_factory=list)  # from uname-shaped lines
+    kernel_lines: List[str] = field(default_factory=list)  # from "Kernel version: X"
+    uname_lines: List[str] = field(default_factory=list)
+    distros: List[str] = field(default_factory=list)  # standalone "Ubuntu 24.04.3 LTS (Noble Numbat)"
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.gpus or self.torch or self.kernels or self.kernel_lines or self.distros)
+
+
+def smi_gfx(value: str) -> Optional[str]:
+    """rocm-smi's 'GFX Version' -> gfx target: it writes major, minor and stepping as decimal numbers,
+    so gfx90a comes out as 'gfx9010' (9, 0, 10) and gfx90c as 'gfx9012'."""
+    v = value.strip().lower()
+    m = re.fullmatch(r"gfx9(\d)(1[0-5])", v)
+    if m:
+        return "gfx9%s%x" % (m.group(1), int(m.group(2)))
+    return v if re.fullmatch(r"gfx[0-9a-f]{3,4}", v) else None
+
+
+def _norm_bdf(bdf: str) -> str:
+    bdf = bdf.lower()
+    return bdf if bdf.count(":") == 2 else "0000:" + bdf
+
+
+def parse(text: object) -> PasteFacts:
+    """Every single-line fact in ``text``; never raises."""
+    out = PasteFacts()
+    if not isinstance(text, str) or not text:
+        return out
+    low = text.lower()
+    if not any(n in low for n in _NEEDLES):
+        return out
+    by_bdf = {}
+    kfd_seen = set()
+    names_seen = set()
+    agent_gfx: Optional[str] = None  # a "Name: gfx..." line waiting for its "Marketing Name:"
+    cl_dev: Optional[PasteGpu] = None  # the clinfo GPU device being read
+    smi_card: Optional[PasteGpu] = None  # the rocm-smi JSON card being read
+    for raw in text.replace("\r", "\n").split("\n"):
+        line = raw.strip("`\t >")
+        if not line or len(line) > 2000:
+            continue
+        l = line.lower()
+        if "device" in l or cl_dev is not None:
+            if "device type" in l:
+                cl_dev = None
+                if _CL_GPU.match(line):
+                    cl_dev = PasteGpu("clinfo")
+                    out.gpus.append(cl_dev)
+                continue
+            if cl_dev is not None:
+                m = _CL_BOARD.match(line) if "board name" in l else None
+                if m:
+                    cl_dev.name = m.group("name")
+                    continue
+                m = _CL_TOPOLOGY.match(line) if "topology" in l else None
+                if m:
+                    cl_dev.bdf = _norm_bdf(m.group("bdf")) if m.group("bdf") else "0000:%02x:%02x.%d" % (
+                        int(m.group("bus")), int(m.group("dev")), int(m.group("fn")) % 8)
+                    continue
+                m = _CL_NAME.match(line) if "name" in l and "gfx" in l else None
+                if m:
+                    cl_dev.gfx_target = m.group("gfx")
+                    cl_dev = None
+                    continue
+        if agent_gfx is not None and l.startswith("marketing name:"):
+            m = _MARKETING.match(line)
+            if m and ("agent", agent_gfx, m.group("name")) not in names_seen:
+                names_seen.add(("agent", agent_gfx, m.group("name")))
+                out.gpus.append(PasteGpu("rocminfo-names", name=m.group("name"), gfx_target=agent_gfx))
+            agent_gfx = None
+            continue
+        agent_gfx = None
+        if l.startswith("name:") and "gfx" in l:
+            m = _AGENT_NAME.match(line)
+            agent_gfx = m.group("gfx") if m else None
+            continue
+        if l.startswith('"card'):
+            m = _SMI_JSON_CARD.match(line)
+            if m:
+                smi_card = PasteGpu("rocm-smi-json", card=int(m.group("idx")))
+                out.gpus.append(smi_card)
+                continue
+        if smi_card is not None and line.startswith('"'):
+            m = _SMI_JSON_KEY.match(line)
+            if m:
+                key, val = m.group("key"), m.group("val").strip()
+                if key == "Device ID" and re.fullmatch(r"0x[0-9a-fA-F]{4}", val):
+                    smi_card.device_id = val[2:].lower()
+                elif key == "Device Rev" and re.fullmatch(r"0x[0-9a-fA-F]{1,2}", val):
+                    smi_card.revision = val[2:].lower().zfill(2)
+                elif key == "PCI Bus" and re.fullmatch(_BDF, val):
+                    smi_card.bdf = _norm_bdf(val)
+                elif key == "GFX Version":
+                    smi_card.gfx_target = smi_gfx(val)
+                elif key in ("Card Series", "Device Name") and not val.startswith("0x"):
+                    smi_card.name = val
+            continue
+        if line.startswith("}"):
+            smi_card = None
+        if line.startswith("|") and line.count(":") >= 2:
+            m = _SMI_TABLE_ROW.match(line)
+            if m:
+                bdf = _norm_bdf(m.group("bdf"))
+                if bdf not in by_bdf:
+                    g = by_bdf[bdf] = PasteGpu("amd-smi", bdf=bdf, name=m.group("name"))
+                    out.gpus.append(g)
+                continue
+        if l.startswith("card") and "," in l:
+            m = _SMI_CSV_ROW.match(line)
+            if m and ("csv", m.group("idx")) not in names_seen:
+                names_seen.add(("csv", m.group("idx")))
+                series = m.group("series").strip()
+                inner = re.search(r"\[([^\]]+)\]\s*$", series)
+                out.gpus.append(PasteGpu("rocm-smi-csv", name=inner.group(1) if inner else series,
+                                         chip=series.split(" [")[0], card=int(m.group("idx"))))
+            continue
+        if "amdgpu" in l or "modesetting" in l:
+            m = _AMDGPU_BDF.search(line)
+            bdf = _norm_bdf(m.group("bdf")) if m else None
+            ms = _MODESET.search(line) if "modesetting" in l else None
+            if bdf or ms:
+                key = bdf or ("modeset", ms.group("dev").lower() if ms else "")
+                g = by_bdf.get(key)
+                if g is None:
+                    g = by_bdf[key] = PasteGpu("dmesg", bdf=bdf)
+                    out.gpus.append(g)
+                if ms:
+                    g.device_id = ms.group("dev").lower()
+                    g.revision = ms.group("rev").lower()
+                    g.chip = ms.group("chip")
+        if "kfd" in l and "device 1002:" in l:
+            m = _KFD_DEVICE.search(line)
+            if m:
+                dev = m.group("dev").lower()
+                skipped = m.group("what") == "skipped"
+                if (dev, skipped) not in kfd_seen:
+                    kfd_seen.add((dev, skipped))
+                    out.gpus.append(PasteGpu("kfd", device_id=dev, skipped=skipped))
+        if "gcnarchname" in l:
+            m = _GCN_ARCH.search(line)
+            if m:
+                n = _PROPS_NAME.search(line)
+                name = n.group("name") if n else None
+                key = ("torch", name, m.group("gfx"))
+                if key not in names_seen:
+                    names_seen.add(key)
+                    out.gpus.append(PasteGpu("torch", name=name, gfx_target=m.group("gfx"),
+                                             isa_features=m.group("feat") or None))
+        if "device " in l and "gfx" in l and (l.startswith("device ") or "]:" in l):
+            m = _GGML_DEVICE.match(line)
+            if m:
+                key = ("ggml", m.group("idx"), m.group("name"))
+                if key not in names_seen:
+                    names_seen.add(key)
+                    out.gpus.append(PasteGpu("ggml", name=m.group("name").strip(), gfx_target=m.group("gfx")))
+        if l.startswith("device id ") and "gfx" in l:
+            m = _BENCH_DEVICE.match(line)
+            if m and ("bench", m.group("idx")) not in names_seen:
+                names_seen.add(("bench", m.group("idx")))
+                out.gpus.append(PasteGpu("bench", name=m.group("name"), gfx_target=m.group("gfx")))
+            continue
+        if l.startswith("amd arch:"):
+            m = _COMFY_ARCH.match(line)
+            if m and ("comfy", m.group("gfx")) not in names_seen:
+                names_seen.add(("comfy", m.group("gfx")))
+                out.gpus.append(PasteGpu("comfyui", gfx_target=m.group("gfx")))
+        if l.startswith("device: cuda:"):
+            m = _COMFY_DEVICE.match(line)
+            if m and ("comfy-name", m.group("name")) not in names_seen:
+                names_seen.add(("comfy-name", m.group("name")))
+                out.gpus.append(PasteGpu("comfyui", name=m.group("name").strip()))
+        if "rocm" in l or "hip" in l or "'" in l:
+            w = _TORCH_WHEEL.match(line) if l.endswith(".whl") and " " not in line else None
+            if w:
+                fact = ("%s+%s" % (w.group("ver"), w.group("local")), None)
+                if fact not in out.torch:
+                    out.torch.append(fact)
+                continue
+            m = _TORCH_HIP.match(line) or _TORCH_LABELLED.match(line) or _REPL_TORCH.match(line)
+            if m:
+                fact = (m.group("torch"), m.groupdict().get("hip"))
+                if fact not in out.torch:
+                    out.torch.append(fact)
+        if "] amd" in l or "] radeon" in l:
+            m = _RCCL_DEVICE.search(line)
+            if m:
+                bdf = _norm_bdf(m.group("bdf"))
+                if bdf not in by_bdf:
+                    g = by_bdf[bdf] = PasteGpu("rccl", bdf=bdf, name=m.group("name"))
+                    out.gpus.append(g)
+        if "boot_image=" in l:
+            m = _BOOT_IMAGE.search(line)
+            if m and m.group("rel") not in out.kernel_lines:
+                out.kernel_lines.append(m.group("rel"))
+        if l.startswith("linux "):
+            m = _UNAME_LINE.match(line)
+            if m and m.group("rel") not in out.kernels:
+                out.kernels.append(m.group("rel"))
+                out.uname_lines.append(line)
+        if "kernel" in l:
+            m = _KERNEL_LINE.match(line)
+            if m and m.group("rel") not in out.kernel_lines:
+                out.kernel_lines.append(m.group("rel"))
+        if len(line) < 80 and line[:1].isupper():
+            m = _DISTRO_LINE.match(line)
+            if m and any(c.isdigit() for c in m.group("pretty")) or (m and "arch linux" in l):
+                if m.group("pretty") not in out.distros:
+                    out.distros.append(m.group("pretty"))
+    # a GPU whose kfd line and modesetting line name the same chip is one GPU: keep the richer record
+    dmesg_devs = {g.device_id for g in out.gpus if g.how == "dmesg" and g.device_id}
+    out.gpus = [g for g in out.gpus if not (g.how == "kfd" and not g.skipped and g.device_id in dmesg_devs)]
+    return out
+
+
+_CACHE: dict = {}
+
+
+def parse_cached(text: str) -> PasteFacts:
+    key = hash(text) if isinstance(text, str) else None
+    if key is None:
+        return parse(text)
+    hit = _CACHE.get(key)
+    if hit is None:
+        if len(_CACHE) > 64:
+            _CACHE.clear()
+        hit = _CACHE[key] = parse(text)
+    return hit

@@ -1,0 +1,170 @@
+"""Single-line facts anywhere in a paste (parsers/paste_facts.py): each kind on lines copied from
+the real pastes in tests/data/real, the GPU-by-name lookup, and property tests (never raises,
+whatever the text; a megabyte of the worst lines for its patterns goes through)."""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rocm_wizard.detect.parsers import paste_facts as pf
+from rocm_wizard.detect.probes.gpus import names_to_gfx
+
+REAL = Path(__file__).resolve().parents[1] / "data" / "real"
+
+
+def gpus(text):
+    return [(g.how, g.bdf, g.device_id, g.name, g.gfx_target, g.skipped) for g in pf.parse(text).gpus]
+
+
+def test_kernel_log_lines_name_the_gpu():
+    text = ("[    9.291189] amdgpu 0000:83:00.0: enabling device (0000 -> 0002)\n"
+            "[    9.291714] amdgpu 0000:83:00.0: amdgpu: initializing kernel modesetting (ALDEBARAN 0x1002:0x740F "
+            "0x1002:0x0C34 0x02).\n"
+            "[13908.084587] pcieport 0000:08:00.0: Unable to change power state from D3hot to D0, device inaccessible\n")
+    assert gpus(text) == [("dmesg", "0000:83:00.0", "740f", None, None, False)]
+    old = "[    5.480922] [drm] initializing kernel modesetting (POLARIS10 0x1002:0x67DF 0x1DA2:0xE366 0xE7).\n"
+    assert gpus(old) == [("dmesg", None, "67df", None, None, False)]
+
+
+def test_kfd_added_and_skipped_devices_even_quoted_in_prose():
+    text = ('So, I\'m getting a "kfd kfd: skipped device 1002:67ef, PCI rejects atomics"\n'
+            "[    1.577002] kfd kfd: added device 1002:67df\n")
+    assert gpus(text) == [("kfd", None, "67ef", None, None, True), ("kfd", None, "67df", None, None, False)]
+
+
+def test_torch_prints_and_device_properties():
+    text = ('$ print(torch.__version__, "hip:", torch.version.hip)\n2.11.0+rocm7.2 hip: 7.2.26015\n'
+            "AMD Instinct MI300X _CudaDeviceProperties(name='AMD Instinct MI300X', major=9, minor=4, "
+            "gcnArchName='gfx942:sramecc+:xnack-', total_memory=196592MB, multi_processor_count=304\n"
+            ">>> torch.__version__\n'2.4.1+rocm6.1'\n")
+    facts = pf.parse(text)
+    assert facts.torch == [("2.11.0+rocm7.2", "7.2.26015"), ("2.4.1+rocm6.1", None)]
+    assert [(g.name, g.gfx_target, g.isa_features) for g in facts.gpus] == [
+        ("AMD Instinct MI300X", "gfx942", ":sramecc+:xnack-")]
+
+
+def test_llama_cpp_comfyui_and_issue_template_lines():
+    text = ("  Device 0: AMD Radeon Graphics, gfx1151 (0x1151), VMM: no, Wave Size: 32\n"
+            "pytorch version: 2.10.0.dev20251206+rocm7.1\nAMD arch: gfx1100 \n"
+            "GPU:\n  Name:                    gfx1151\n  Marketing Name:          AMD Radeon Graphics\n"
+            "  Name:                    aie2p\n  Marketing Name:          RyzenAI-npu5\n")
+    facts = pf.parse(text)
+    assert [(g.how, g.name, g.gfx_target) for g in facts.gpus] == [
+        ("ggml", "AMD Radeon Graphics", "gfx1151"), ("comfyui", None, "gfx1100"),
+        ("rocminfo-names", "AMD Radeon Graphics", "gfx1151")]
+    assert facts.torch == [("2.10.0.dev20251206+rocm7.1", None)]
+
+
+def test_smi_table_and_csv_rows():
+    table = "| 0000:c1:00.0 ...adeon 890M Graphics | N/A      59 °C   0                17 W |\n"
+    assert gpus(table) == [("amd-smi", "0000:c1:00.0", None, "...adeon 890M Graphics", None, False)]
+    csv = ("device,Card series,Card model,Card vendor,Card SKU\n"
+           "card0,Arcturus GL-XL [AMD Instinct MI100],0x0c34,Advanced Micro Devices Inc. [AMD/ATI],D34316\n"
+           "card1,Arcturus GL-XL [AMD Instinct MI100],0x0c34,Advanced Micro Devices Inc. [AMD/ATI],D34316\n")
+    facts = pf.parse(csv)
+    assert [(g.name, g.chip, g.card) for g in facts.gpus] == [("AMD Instinct MI100", "Arcturus GL-XL", 0),
+                                                              ("AMD Instinct MI100", "Arcturus GL-XL", 1)]
+
+
+def test_kernel_and_distribution_lines():
+    text = ("`Linux host 4.15.0-45-generic #48-Ubuntu SMP Tue Jan 29 16:28:13 UTC 2019 x86_64 x86_64 x86_64 GNU/Linux`\n"
+            "   Linux 3.10.0-1160.31.1.el7.x86_64 #1 SMP Thu Jun 10 13:32:12 UTC 2021 x86_64\n"
+            "Linux kernel version : 5.15.0-101-generic\n"
+            "Ubuntu 24.04.3 LTS (Noble Numbat)\n"
+            "I run Ubuntu 22.04 at home\n")
+    facts = pf.parse(text)
+    assert facts.kernels == ["4.15.0-45-generic", "3.10.0-1160.31.1.el7.x86_64"]
+    assert facts.kernel_lines == ["5.15.0-101-generic"]
+    assert facts.distros == ["Ubuntu 24.04.3 LTS (Noble Numbat)"]
+
+
+def test_names_to_gfx_unique_cut_and_ambiguous():
+    assert names_to_gfx("AMD Instinct MI100")[0] == ["gfx908"]
+    assert names_to_gfx("...adeon 890M Graphics")[0] == ["gfx1150"]
+    assert names_to_gfx("...adeon 860M Graphics")[0] == ["gfx1152"]
+    assert len(names_to_gfx("AMD Radeon Graphics")[0]) > 1  # generic: several targets, no guess
+    assert names_to_gfx("adeon 890M Graphics")[0] == []  # not cut: must match whole
+
+
+def test_real_pastes_parse():
+    texts = [p.read_text(encoding="utf-8", errors="replace") for p in sorted(REAL.glob("*/*.txt"))]
+    assert len(texts) >= 40
+    assert sum(1 for t in texts if pf.parse(t).ok) >= 20
+
+
+LINES = st.sampled_from([
+    "amdgpu 0000:83:00.0: ", "initializing kernel modesetting (", "0x1002:0x740F ", "kfd kfd: skipped device 1002:",
+    "gcnArchName='gfx942", ":sramecc+", "_CudaDeviceProperties(name='", "  Device 0: ", ", gfx1151 (0x1151)",
+    "AMD arch: gfx1100", "Device: cuda:0 ", " : native", "2.4.1+rocm6.1", " hip: 7.2.26015", "'", "Linux host ",
+    "6.8.0-45-generic #", "Kernel version: ", "Ubuntu 24.04 LTS (", "Name:  gfx1100", "Marketing Name: ", "| 0000:c1:00.0 ",
+    "card0,", "[AMD Instinct MI100],", "`", "\r", "\n", "\t", "\x00", "\ufffd", "...",
+])
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.one_of(LINES, st.text(max_size=30)), max_size=40).map("".join))
+def test_parse_never_raises_and_returns_its_types(text):
+    facts = pf.parse(text)
+    for g in facts.gpus:
+        assert g.gfx_target is None or g.gfx_target.startswith("gfx")
+        assert g.device_id is None or len(g.device_id) == 4
+    assert all(isinstance(v, str) for v, _h in facts.torch)
+
+
+def test_a_megabyte_of_near_misses_goes_through():
+    # each line starts like a fact and goes wrong at the end: what makes a backtracking pattern slow
+    bad = ["amdgpu 0000:83:00.0" + "0" * 200, "initializing kernel modesetting (" + "A" * 300,
+           "Linux " + "h" * 100 + " 6.8.0-" + "1" * 300, "2.4.1+" + "rocm" * 100 + " hip: x",
+           "| 0000:c1:00.0 " + "x" * 1500, "card0," + "," * 500, "Ubuntu " + "1." * 200, "  Device 0: " + "a" * 118 + "," * 300]
+    text = "\n".join(bad * (1024 * 1024 // sum(len(b) + 1 for b in bad) + 1))
+    assert len(text) >= 1024 * 1024
+    start = time.perf_counter()
+    facts = pf.parse(text)
+    print("paste_facts: %.2f MB of near misses in %.3f s" % (len(text) / 1e6, time.perf_counter() - start))
+    assert not facts.torch and not facts.kernels
+
+
+def test_clinfo_gpu_devices_both_formats():
+    amd_app = ("  Device Type:\t\t\t\t\t CL_DEVICE_TYPE_GPU\n  Vendor ID:\t\t\t\t\t 1002h\n"
+               "  Board name:\t\t\t\t\t Navi 10 [Radeon RX 5600 OEM/5600 XT / 5700/5700 XT]\n"
+               "  Device Topology:\t\t\t\t PCI[ B#3, D#0, F#0 ]\n  Max compute units:\t\t\t\t 18\n"
+               "  Name:\t\t\t\t\t\t gfx1010:xnack-\n")
+    assert gpus(amd_app) == [("clinfo", "0000:03:00.0", None, "Navi 10 [Radeon RX 5600 OEM/5600 XT / 5700/5700 XT]",
+                              "gfx1010", False)]
+    ocl_icd = ("  Device Name                                     gfx1030\n"
+               "  Device Type                                     GPU\n"
+               "  Device Board Name (AMD)                         AMD Radeon RX 6800 XT\n"
+               "  Device Topology (AMD)                           PCI-E, 0000:0b:00.0\n")
+    # ocl-icd prints the name before the type: the board name and topology are kept
+    assert [(g.name, g.bdf) for g in pf.parse(ocl_icd).gpus] == [("AMD Radeon RX 6800 XT", "0000:0b:00.0")]
+
+
+def test_pci_ids_names_map_through_the_chip_table():
+    assert names_to_gfx("Navi 21 [Radeon RX 6800/6800 XT / 6900 XT]")[0] == ["gfx1030"]
+    assert names_to_gfx("Ellesmere [Radeon RX 470/480/570/570X/580/580X]")[0] == ["gfx803"]
+    assert names_to_gfx("Arcturus GL-XL [AMD Instinct MI100]")[0] == ["gfx908"]
+    assert names_to_gfx("Oland XT [Radeon HD 8670 / R5 340X OEM / R7 250/350/350X OEM]")[0] == []  # GCN 1: unknown
+
+
+def test_rocm_smi_json_even_when_cut():
+    cut = ('{\n    "card0": {\n        "Device Name": "Phoenix3",\n        "Device ID": "0x1900",\n'
+           '        "Device Rev": "0x01",\n        "PCI Bus": "0000:C4:00.0",\n        "MES firmware version": "0x6e",\n')
+    assert [(g.device_id, g.revision, g.bdf, g.name) for g in pf.parse(cut).gpus] == [
+        ("1900", "01", "0000:c4:00.0", "Phoenix3")]
+    assert pf.smi_gfx("gfx9010") == "gfx90a" and pf.smi_gfx("gfx942") == "gfx942" and pf.smi_gfx("N/A") is None
+
+
+def test_a_gpu_seen_only_by_name_gets_its_gfx_or_a_note(tmp_path):
+    from rocm_wizard.detect import detect_snapshot
+
+    f = tmp_path / "lspci.txt"
+    f.write_text("$ lspci | grep VGA\n03:00.0 VGA compatible controller: Advanced Micro Devices, Inc. [AMD/ATI] "
+                 "Navi 21 [Radeon RX 6800/6800 XT / 6900 XT] (rev c1)\n", encoding="utf-8")
+    g = detect_snapshot(str(f)).amd_gpus[0]
+    assert g.gfx_target == "gfx1030" and "name" in g.sources["gfx_target"]
+    f.write_text("| 0000:c1:00.0 AMD Radeon Graphics | N/A      59 °C   0                17 W |\n", encoding="utf-8")
+    g = detect_snapshot(str(f)).amd_gpus[0]
+    assert g.gfx_target is None and any("several GPU targets" in n for n in g.notes)
