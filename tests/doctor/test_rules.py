@@ -269,11 +269,14 @@ def test_mixed_gpu_fix_names_the_supported_index():
     assert "HIP_VISIBLE_DEVICES=0" in diagnose(sysm).finding("mixed-gpu-left-out").fix
 
 
-def test_gfx1101_with_rocm62_wheels_lacks_kernels_but_rocm61_has_them():
+def test_gfx1101_kernels_belong_to_the_torch_release_not_the_index():
     sysm = healthy()
     s_wheel_gfx(sysm)
     assert "wheel-missing-gfx" in diagnose(sysm).ids()
+    # 2.5.1 predates gfx1101 (pytorch #141667) on every index, rocm6.1 included
     sysm.torch = [torch_env("2.5.1+rocm6.1", triton={"pytorch-triton-rocm": "3.1.0"}, required="pytorch-triton-rocm==3.1.0")]
+    assert "wheel-missing-gfx" in diagnose(sysm).ids()
+    sysm.torch = [torch_env("2.7.1+rocm6.3", triton={"pytorch-triton-rocm": "3.3.1"}, required="pytorch-triton-rocm==3.3.1")]
     assert "wheel-missing-gfx" not in diagnose(sysm).ids()
 
 

@@ -47,7 +47,7 @@ def test_gpu_the_wheels_lack(tmp_path):
     path.write_text(json.dumps(sysd))
     code, out, err = run_cli(["--plan-only", "--snapshot", str(path), "--path", "torch-reinstall", "--torch", "2.4.1"])
     assert code == 64 and out == ""
-    assert "have no kernels for gfx1201" in err and "2.9.1+rocm6.4" in err
+    assert "have no kernels for gfx1201" in err and "2.10.0+rocm7.1" in err
     code, out, _ = run_cli(["--plan-only", "--snapshot", str(path), "--path", "torch-reinstall", "--torch", "2.7.1"])
     assert code == 2 and "torch==2.7.1+rocm6.3" in out
 

@@ -255,11 +255,15 @@ def torch_facts(rel, index: str) -> Dict[str, Any]:
     from ..catalog import sources, wheels
 
     idx = wheels.index(index)
+    built = wheels.wheel_gfx(rel, index)
     return {"version": rel.version, "index": index, "index_status": rel.status_on(index),
             "torchvision": rel.torchvision, "torchaudio": rel.torchaudio, "triton": rel.triton_requirement,
-            "triton_status": rel.triton_status, "index_gfx": list(idx.gfx) if idx else [],
-            "index_gfx_status": idx.gfx_status if idx else "unknown",
-            "sources": sources.describe(tuple(rel.sources) + (tuple(idx.sources) if idx else ()))}
+            "triton_status": rel.triton_status, "wheel_gfx": list(built.gfx) if built else [],
+            "wheel_gfx_status": built.status if built else "unknown",
+            "python": list(rel.python), "python_status": rel.python_status,
+            "userspace": idx.userspace if idx else "unknown",
+            "sources": sources.describe(tuple(rel.sources) + (tuple(idx.sources) if idx else ())
+                                        + (tuple(built.sources) if built else ()))}
 
 
 # ------------------------------------------------------------------------------ Docker images
