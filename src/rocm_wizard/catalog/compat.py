@@ -31,6 +31,7 @@ class Constraint:
     text: str
     on_unknown: str  # allow | reject
     sources: Tuple[str, ...]
+    on_no_gpu: str = ""  # allow | reject when the unknown is that no GPU is known ("" = on_unknown)
 
 
 @dataclass(frozen=True)
@@ -60,7 +61,8 @@ def _constraints() -> Tuple[Constraint, ...]:
         if e.get("on_unknown") not in ("allow", "reject"):
             raise CatalogError(f"compat.toml: constraint {e.get('id')!r} has no valid on_unknown")
         out.append(Constraint(id=e["id"], paths=tup(e.get("paths")), text=e.get("text", ""),
-                              on_unknown=e["on_unknown"], sources=tup(e.get("sources"))))
+                              on_unknown=e["on_unknown"], sources=tup(e.get("sources")),
+                              on_no_gpu=e.get("on_no_gpu", "")))
     return tuple(out)
 
 
