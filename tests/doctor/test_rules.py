@@ -144,6 +144,29 @@ ERROR_CASES = {
 }
 
 
+
+# compatibility resolver rules (issue 10)
+def s_python_313(s):
+    s.torch = [torch_env("2.4.1+rocm6.1", triton={"pytorch-triton-rocm": "3.0.0"}, required="pytorch-triton-rocm==3.0.0")]
+    s.torch[0].python = "3.13.1"
+
+
+def s_igpu_override(s):
+    s.gpus.append(gpu("gfx1036", "AMD Radeon Graphics", "13c0", kind="igpu", segment="apu", bdf="0000:7a:00.0", node=2))
+    s.access.env["HSA_OVERRIDE_GFX_VERSION"] = "10.3.0"
+
+
+CASES.update({
+    "torch-python-no-wheel": s_python_313,
+    "driver-outside-window": lambda s: s.rocm.packages.update({"amdgpu-dkms": "1:6.1.5.50700-1664922.22.04"}),
+    "hsa-override-retargets-supported": s_igpu_override,
+})
+ERROR_CASES.update({
+    "workload-not-pytorch": "ggml_cuda_init: found 1 ROCm devices:",
+    "vendor-triton-intended": "INFO 05-01 vllm.engine.llm_engine: Initializing a V1 LLM engine (v0.10.1) with config",
+})
+
+
 def test_every_rule_has_a_case():
     assert set(CASES) | set(ERROR_CASES) == set(MATCHERS)
 

@@ -197,6 +197,17 @@ def _match(rows: Sequence[dict], text: str) -> List[str]:
     return [r["id"] for r in rows if any(p.lower() in low for p in r.get("patterns", []))]
 
 
+def workload_lines(kind: str, text: str) -> List[Tuple[str, str]]:
+    """(workload id, the line that shows it) for ``kind`` "not_torch" or "vendor_triton"."""
+    out = []
+    for r in load(FILE)["workloads"].get(kind, []):
+        for line in (text or "").splitlines():
+            if any(p.lower() in line.lower() for p in r.get("patterns", [])):
+                out.append((r["id"], line.strip()[:200]))
+                break
+    return out
+
+
 def not_torch_workloads(text: str) -> List[str]:
     return _match(load(FILE)["workloads"].get("not_torch", []), text)
 
