@@ -161,11 +161,12 @@ def test_cuda_wheel_is_replaced_by_a_rocm_pairing():
     assert d.finding("torch-not-rocm").path == "torch-reinstall"
 
 
-def test_unknown_gfx_still_gets_targets_with_a_caveat():
+def test_unknown_gfx_gets_no_unchecked_target_but_says_how_to_get_one():
+    # as --plan-only without --path and the TUI: nothing is offered that was not checked against the GPU
     sysm = healthy()
     sysm.gpus = [gpu(None, "AMD GPU", "ffff")]
     t = _rec(diagnose(sysm), "torch-reinstall")
-    assert t.applies and "gfx target is unknown" in t.why
+    assert not t.applies and "gfx target of the AMD GPU" in t.why and "--path" in t.why
 
 
 def test_pin_problem_alone_does_not_pretend_the_wheel_needs_host_rocm():

@@ -68,6 +68,11 @@ def _blocker(ctx: Context, ids) -> Optional[str]:
                     "the doctor on the machine itself) to get ways out.")
         return "No AMD GPU was detected on this machine."
     gfx = [g for g in ctx.primary_gfx]
+    if not gfx:
+        names = ", ".join(dict.fromkeys(v.label for v in ctx.primary))
+        return (f"The gfx target of the AMD GPU ({names}) is not known, so no way out can be checked against it: "
+                "include rocminfo or lspci -nn output (or run the doctor on the machine itself). To set up a machine "
+                "anyway, choose the way explicitly (--plan-only --path ...).")
     if gfx and not any(support.has_official_build(g) for g in gfx):
         return (f"No official ROCm release, PyTorch wheel or AMD image supports {', '.join(gfx)}; "
                 f"the wizard offers no upgrade that would not be supported (community routes are in the findings).")
@@ -296,6 +301,17 @@ def _rocm(ctx: Context, facts: resolve.Facts, ids, repo_base: Optional[str], ind
     res = resolve.rocm_ways(facts)
     way = res.best
     rel = way.subject if way is not None else None
+    if ctx.wsl:
+        # AMD's WSL user space is installed differently (no kernel driver, the Windows one serves the
+        # GPU); the wizard does not plan it, so it says what AMD documents instead of offering it
+        where = (f"ROCm {rel.version} supports {facts.names or ', '.join(gfx)} under WSL" if rel is not None
+                 else f"no ROCm release in the catalog supports {facts.names or ', '.join(gfx) or 'this GPU'} under "
+                      f"WSL ({res.reason})")
+        why = (f"Under WSL the GPU driver is the Windows one; rocm-wizard does not plan AMD's WSL install. {where}; "
+               f"AMD's steps: amdgpu-install -y --usecase=wsl,rocm --no-dkms (from ROCm {compat.wsl_first_release()}), "
+               f"librocdxg from ROCm {_wsl('librocdxg_from')}, and in a venv's torch: {_wsl('hsa_removal')}.")
+        return Recommendation("rocm-upgrade", None, False, {}, why, [], srcs + list(compat.wsl_facts().get(
+            "hsa_removal_sources", [])), way.proof() if way is not None else [])
     if rel is None:
         if gfx and not any(support.official_releases(g) for g in gfx):
             why = (f"No ROCm release lists {', '.join(gfx)} as supported, so there is no official ROCm to upgrade to "
@@ -329,7 +345,9 @@ def _rocm(ctx: Context, facts: resolve.Facts, ids, repo_base: Optional[str], ind
         "apt_lines": [list(p) for p in releases.apt_lines(rel, codename or "", repo_base)],
         "pin_file": releases.repo().pin_file,
         "amdgpu_install_url": releases.amdgpu_install_url(rel, codename or "", repo_base),
-        "kernel_driver": "none (WSL: user space only, --no-dkms)" if ctx.wsl else "amdgpu-dkms",
+        "kernel_driver": ("none (WSL: user space only, --no-dkms)" if ctx.wsl else
+                          "amdgpu-dkms" if s(ctx.os.kernel) else
+                          "none (the running kernel is not known, and amdgpu-dkms needs its headers: --no-dkms)"),
         "release_status": rel.status, "support_status": rel.support_status,
         "torch": torch_target,
         "proof": way.proof() if way is not None else [],
