@@ -89,3 +89,13 @@ def test_wsl_radeon_6800_gets_no_torch_way_out_under_wsl():
     sysm.gpus = [gpu("gfx1030", "AMD Radeon RX 6800 XT", "73bf")]
     t = _torch_rec(diagnose(sysm))
     assert not t.applies and "wsl-gpu" in t.why
+
+
+def test_strix_halo_on_amds_minimum_kernel_is_quiet_and_older_is_not():
+    sysm = healthy()
+    sysm.gpus = [gpu("gfx1151", "AMD Radeon 8060S", "1586", kind="igpu", segment="apu")]
+    sysm.os.kernel = "6.17.0-19-generic"
+    assert "apu-kernel-too-old" not in diagnose(sysm).ids()
+    sysm.os.kernel = "6.17.0-5-generic"
+    f = diagnose(sysm).finding("apu-kernel-too-old")
+    assert f is not None and "6.17.0-19" in f.evidence[0]

@@ -156,7 +156,13 @@ def s_igpu_override(s):
     s.access.env["HSA_OVERRIDE_GFX_VERSION"] = "10.3.0"
 
 
+def s_strix_halo_old_kernel(s):
+    s.gpus = [gpu("gfx1151", "AMD Radeon 8060S", "1586", kind="igpu", segment="apu")]
+    s.os.kernel = "6.8.0-45-generic"
+
+
 CASES.update({
+    "apu-kernel-too-old": s_strix_halo_old_kernel,
     "torch-python-no-wheel": s_python_313,
     "driver-outside-window": lambda s: s.rocm.packages.update({"amdgpu-dkms": "1:6.1.5.50700-1664922.22.04"}),
     "hsa-override-retargets-supported": s_igpu_override,

@@ -797,4 +797,30 @@ def vendor_triton_intended(ctx: Context, meta: RuleMeta) -> Optional[Match]:
                  + [f"{v.label}: " + ", ".join(f"{d}=={x}" for d, x in v.triton.items()) for v in ctx.envs if v.triton])
 
 
+
+def _kernel_tuple(text: str):
+    m = re.match(r"^(\d+)\.(\d+)(?:\.(\d+))?(?:-(\d+))?", text or "")
+    return tuple(int(x or 0) for x in m.groups()) if m else None
+
+
+@rule("apu-kernel-too-old")
+def apu_kernel_too_old(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    from ..catalog import compat
+
+    running = _kernel_tuple(s(ctx.os.kernel))
+    if running is None or ctx.wsl:
+        return None
+    ev = []
+    for row in compat.apu_facts().get("kernel_min", []):
+        if row["gfx"] not in ctx.gfx_targets:
+            continue
+        flavour = s(ctx.os.kernel).lower()
+        key = "ubuntu_oem" if "oem" in flavour else ("ubuntu_hwe" if s(ctx.os.id).lower() == "ubuntu" else "other")
+        need = _kernel_tuple(str(row.get(key) or row.get("other") or ""))
+        if need is not None and running < need:
+            ev.append(f"{row['gfx']}: kernel {s(ctx.os.kernel)}; AMD's minimum here is {row.get(key) or row.get('other')} "
+                      f"(Ubuntu 24.04 HWE {row.get('ubuntu_hwe')}, OEM {row.get('ubuntu_oem')}, other {row.get('other')})")
+    return Match(ev) if ev else None
+
+
 __all__ = ["MATCHERS", "Match", "rule"]

@@ -561,6 +561,13 @@ def _torch_reinstall(system, choices: Choices, notes: List[str], recipe):
         "env": {"any": bool(env_vars), "vars": env_vars,
                 "text": ", ".join(f"{k}={v}" for k, v in sorted(env_vars.items()))},
     }
+    osi = _os(system)
+    if osi is not None and osi.wsl:
+        from ..catalog import compat
+
+        notes.append("WSL: AMD's WSL steps " + str(compat.wsl_facts().get("hsa_removal", "")) + " after the "
+                     "install, and need the ROCm WSL user space on the host (amdgpu-install --usecase=wsl,rocm "
+                     "--no-dkms); this plan does not do either")
     if env is not None and env.triton_shadow:
         notes.append(f"a stray triton directory shadows the package: {env.triton_shadow} (remove or rename it; "
                      "rocm-wizard does not delete your files)")
