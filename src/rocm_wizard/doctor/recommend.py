@@ -1,6 +1,8 @@
 """Ways out, ranked for one system: ``torch-reinstall`` (a venv), ``docker`` (AMD's image) and
 ``rocm-upgrade`` (AMD's apt repository).  Every path gets a :class:`Recommendation`; one that does
-not apply says why (no Docker daemon, not Ubuntu, no official build for this GPU...).
+not apply says why (no Docker daemon, not Ubuntu, no official build for this GPU...).  The target
+of each is the compatibility resolver's (``rocm_wizard.resolve``); this module only words it and
+carries the resolver's proof (``Recommendation.proof``).
 
 ``target`` dictionaries (read by the plan engine):
 

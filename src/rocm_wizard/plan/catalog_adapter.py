@@ -1,6 +1,7 @@
-"""Everything the plan engine asks of the catalog (``rocm_wizard.catalog``) and the doctor, in one
-place: if their APIs move, only this module changes.  Catalog modules load their data lazily, so
-importing this module costs nothing until a question is asked."""
+"""Everything the plan engine asks of the catalog (``rocm_wizard.catalog``), in one place: if its
+APIs move, only this module changes.  Choosing a target is not done here: that is the resolver's
+job (``rocm_wizard.resolve``).  Catalog modules load their data lazily, so importing this module
+costs nothing until a question is asked."""
 from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Sequence, Tuple
