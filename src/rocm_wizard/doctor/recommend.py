@@ -26,7 +26,6 @@ from .context import Context, kernel_series, parse_version, s
 from .model import SEVERITY_RANK, Finding, Recommendation
 from .registry import rules
 
-_BASE_ORDER = {"torch-reinstall": 0, "docker": 1, "rocm-upgrade": 2}
 _WEIGHT = {"critical": 8, "error": 4, "warning": 2, "info": 0}
 _SYSTEM_FIXES = ("apt-pin-missing", "apt-pin-wrong", "apt-floating-repo", "apt-mixed-releases", "dkms-not-built-for-kernel",
                  "amdgpu-not-loaded", "kfd-missing", "rocm-older-than-catalog", "rocm-too-old-for-gpu",
@@ -55,7 +54,7 @@ def recommend(ctx: Context, findings: List[Finding], *, repo_base: Optional[str]
             if r.applies:
                 r.why = "No problem found; should you want to (re)build, this is the way: " + r.why
     applicable = sorted((r for r in recs if r.applies),
-                        key=lambda r: (-weights.get(r.path, 0), _BASE_ORDER[r.path]))
+                        key=lambda r: (-weights.get(r.path, 0), compat.path_order().index(r.path)))
     for i, r in enumerate(applicable, 1):
         r.rank = i
     return applicable + [r for r in recs if not r.applies]
