@@ -266,3 +266,11 @@ def test_the_issue_cases_are_refused_or_not_offered():
     # under WSL: an RDNA2 card gets nothing
     s = make_system("gfx1030", False, "6.4.3", None, "3.12.3", "24.04", True, None)
     assert resolve.torch_ways(resolve.from_system(s)).offered == []
+
+
+@pytest.mark.parametrize("name", ["seed_alloc_failed", "seed_triton", "seed_gfx803"])
+def test_frontends_agree_on_the_doctor_seed_systems(name):
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "doctor"))
+    import test_seeds
+
+    _assert_agree(getattr(test_seeds, name)(), name)
