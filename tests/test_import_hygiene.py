@@ -87,3 +87,13 @@ def test_human_detect_uses_rich_but_not_textual():
     res = loaded_by("detect", "--snapshot", _fixture())
     assert res["code"] in (0, None)
     assert "rich" in res["loaded"] and "textual" not in res["loaded"] and "torch" not in res["loaded"]
+
+
+def test_the_resolver_imports_no_frontend():
+    """resolve/ sits below the doctor, the plan engine and the frontends (catalog -> resolve -> ...)."""
+    code = ("import sys, rocm_wizard.resolve as r; "
+            "print(sorted(m for m in sys.modules if m.startswith(('rocm_wizard.tui', 'rocm_wizard.doctor', "
+            "'rocm_wizard.plan', 'rocm_wizard.commands', 'textual', 'rich'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={**os.environ, "PYTHONPATH": str(REPO / "src")})
+    assert out.stdout.strip() == "[]", out.stdout

@@ -72,11 +72,25 @@ def test_upgrade_target():
 def test_wheels_lookups():
     assert [i.name for i in wheels.indexes_for("2.5.1+rocm6.2")] == ["rocm6.2", "rocm6.1"]
     assert wheels.index_has_gfx("rocm6.2", "gfx1101") is False
-    assert wheels.index_has_gfx("rocm6.1", "gfx1101") is True
+    assert wheels.index_has_gfx("rocm6.1", "gfx1101") is None  # only 2.6.0 there may carry it (inferred)
+    assert wheels.index_has_gfx("rocm6.3", "gfx1101") is True
     assert wheels.index_has_gfx("rocm5.7", "gfx1100") is None  # list unknown
     assert wheels.index_has_gfx("rocm9.9", "gfx1100") is None
-    assert wheels.best_index("2.5.1", ["gfx1101"]).name == "rocm6.1"
+    # the gfx list belongs to the torch release, not the index: torch 2.5.1 on rocm6.1 has no gfx1101
+    assert wheels.wheel_has_gfx("2.5.1", "rocm6.1", "gfx1101") is False
+    assert wheels.wheel_has_gfx("2.6.0", "rocm6.1", "gfx1101") is None  # inferred from PR dates: not proof
+    assert wheels.wheel_has_gfx("2.6.0", "rocm6.1", "gfx1100") is True
+    assert wheels.wheel_has_gfx("2.7.1", "rocm6.3", "gfx1101") is True
+    assert wheels.wheel_has_gfx("2.6.0", "rocm6.2.4", "gfx1201") is False
+    assert wheels.wheel_has_gfx("2.12.0", "rocm7.2", "gfx1103") is False
+    assert wheels.wheel_has_gfx("2.13.0", "rocm7.2", "gfx1103") is True
+    assert wheels.wheel_gfx("2.14.0", "rocm7.14").name != wheels.wheel_gfx("2.14.0", "rocm7.2").name
+    assert wheels.best_index("2.5.1", ["gfx1101"]) is None
     assert wheels.best_index("2.5.1", ["gfx1200"]) is None
+    assert wheels.wheel_for_python("2.4.1", "3.13") is False
+    assert wheels.wheel_for_python("2.6.0", "3.13.1") is True
+    assert wheels.wheel_for_python("2.8.0", "3.12") is None  # the 2.8 row was not read
+    assert wheels.index("rocm7.14").userspace == "rocm-pip" and wheels.index("rocm7.2").userspace == "bundled"
     assert wheels.triton_requirement("2.5.1") == "pytorch-triton-rocm==3.1.0"
     assert wheels.triton_requirement("2.10.0+rocm7.1") == "triton-rocm==3.6.0"
     assert wheels.triton_requirement("2.3.1") is None  # not verified
@@ -101,7 +115,9 @@ def test_install_requirements_and_pairings():
                                                    "pytorch-triton-rocm==3.0.0"]
     assert wheels.install_requirements("1.0") == []
     pairs = wheels.pairings(["gfx1201"])
-    assert pairs and all(wheels.index_has_gfx(i, "gfx1201") for _t, i in pairs)
+    assert pairs and all(wheels.wheel_has_gfx(t, i, "gfx1201") for t, i in pairs)
+    assert all(t.installable for t, _i in pairs)
+    assert ("2.6.0", "rocm6.2.4") not in [(t.version, i.name) for t, i in pairs]
     assert wheels.pairings(["gfx803"]) == []
     assert wheels.bundles_userspace() is True
 
@@ -147,3 +163,24 @@ def test_ubuntu_releases_table():
     assert ubuntu.codename("22.04.5") == "jammy" and ubuntu.version_of("noble") == "24.04"
     assert ubuntu.ga_kernel("22.04")[0] == "5.15" and ubuntu.ga_kernel("24.04")[0] == "6.8"
     assert ubuntu.ga_kernel("25.04") is None and ubuntu.codename("99.04") is None
+
+
+def test_compat_window_trains_and_wsl():
+    from rocm_wizard.catalog import compat
+
+    assert compat.driver_train_of_package("6.8.5") is None  # a bare dkms base names no train
+    assert compat.driver_train_of_package("amdgpu version: 7.1.9.31600000") == "31.60"
+    assert compat.driver_train_of_rocm("7.2.1") == "30.30"
+    assert compat.driver_train_of_rocm("6.4.3") == "6.4"
+    assert compat.in_window("6.2", "7.0") == (True, "documented")
+    assert compat.in_window("6.2", "7.2")[0] is False  # a ROCm 7.2 user space on a 6.2 driver
+    assert compat.in_window("5.7", "6.4")[0] is False
+    assert compat.in_window("30.30", "10.1")[0] is None  # beyond AMD's table: unknown, not supported
+    assert compat.in_window(None, "6.4")[0] is None
+    assert compat.wsl_supports("gfx1030", "7.2")[0] is False
+    assert compat.wsl_supports("gfx1100", "6.1.3")[0] is True
+    assert compat.wsl_supports("gfx1100", "6.0.2")[0] is False  # before the first WSL release
+    assert compat.wsl_supports("gfx1101", "7.2", "AMD Radeon RX 7800 XT")[0] is True
+    assert compat.wsl_supports("gfx1101", "7.2", "AMD Radeon RX 7700 XT")[0] is False
+    assert compat.wsl_supports("gfx1101", "6.4")[0] is False
+    assert compat.not_torch_workloads("time=... level=INFO source=gpu.go msg=\"ollama\"") == ["ollama"]

@@ -126,11 +126,26 @@ def test_indexes_parse_have_sources_and_known_gfx():
         assert i.name == f"rocm{i.rocm}"
         Version(i.rocm)
         _tags_ok(i.sources)
-        assert i.status in STATUSES and i.gfx_status in STATUSES
-        assert len(set(i.gfx)) == len(i.gfx)
-        for g in i.gfx:
-            assert g in KNOWN_GFX, f"{i.name}: {g}"
-        assert "gfx803" not in i.gfx
+        assert i.status in STATUSES and i.userspace in ("bundled", "rocm-pip")
+
+
+def test_gfx_sets_parse_have_sources_and_known_gfx():
+    sets = wheels.gfx_sets()
+    for s in sets.values():
+        _tags_ok(s.sources)
+        assert s.status in STATUSES
+        assert len(set(s.gfx)) == len(s.gfx)
+        for g in s.gfx:
+            assert g in KNOWN_GFX, f"{s.name}: {g}"
+        assert "gfx803" not in s.gfx
+        assert set(s.inferred) <= set(s.gfx)
+    for t in wheels.torch_releases():
+        assert t.gfx_set in sets, t.version
+        for idx, name in t.gfx_set_on:
+            assert idx in t.indexes and name in sets, t.version
+        assert t.python_status in STATUSES
+        for py in t.python:
+            assert re.fullmatch(r"3\.\d+", py), t.version
 
 
 def test_torch_releases_cross_reference_existing_indexes():
@@ -139,7 +154,7 @@ def test_torch_releases_cross_reference_existing_indexes():
         Version(t.version)
         versions.append(t.version)
         _tags_ok(t.sources)
-        assert t.indexes, t.version
+        assert t.indexes or t.status == "preview", t.version  # a preview is known, never installed
         for name in t.indexes:
             assert wheels.index(name) is not None, f"{t.version} names unknown index {name}"
         assert set(dict(t.index_status)) == set(t.indexes), t.version
@@ -221,3 +236,20 @@ def test_each_rule_has_sources_and_plain_text(rid):
     _tags_ok(meta.sources)
     assert meta.looks_at
     assert len(meta.explanation) > 60
+
+
+# ---------------------------------------------------------------- compatibility rules (compat.toml)
+def test_compat_rules_cite_known_sources_and_read_their_own_examples():
+    from rocm_wizard.catalog import compat
+
+    _tags_ok(compat.all_sources())
+    ids = [c.id for c in compat.constraints()]
+    assert len(ids) == len(set(ids))
+    for c in compat.constraints():
+        assert c.sources and c.paths and c.on_unknown in ("allow", "reject")
+    assert set(compat.path_order()) == {"torch-reinstall", "docker", "rocm-upgrade"}
+    examples = compat.driver_train_examples()
+    assert examples
+    for version, train in examples:
+        assert compat.driver_train_of_package(version) == train, version
+        assert compat.window_of(train) is not None, train

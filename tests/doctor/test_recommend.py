@@ -124,12 +124,15 @@ def test_unofficial_target_with_wheels_gets_torch_but_not_rocm_upgrade():
     assert t.applies and t.target["index"] in ("rocm6.4", "rocm6.3", "rocm6.2.4", "rocm7.0", "rocm7.1")
 
 
-def test_target_with_kernels_in_an_index_but_no_known_torch_release_is_honest():
+def test_strix_halo_gets_a_torch_release_that_carries_gfx1151():
+    from rocm_wizard.catalog import wheels
+
     sysm = healthy()
     sysm.gpus = [gpu("gfx1151", "AMD Radeon 8060S", "1586", kind="igpu", segment="apu")]
     sysm.torch = []
     t = _rec(diagnose(sysm), "torch-reinstall")
-    assert not t.applies and "rocm7.2" in t.why and "does not yet know" in t.why
+    # gfx1151 entered PYTORCH_ROCM_ARCH with #167299 (torch 2.10): no older release may be offered
+    assert t.applies and wheels.wheel_has_gfx(t.target["torch"], t.target["index"], "gfx1151") is True
 
 
 def test_not_supported_status_gets_the_blas_fallback_pairing():
@@ -158,11 +161,12 @@ def test_cuda_wheel_is_replaced_by_a_rocm_pairing():
     assert d.finding("torch-not-rocm").path == "torch-reinstall"
 
 
-def test_unknown_gfx_still_gets_targets_with_a_caveat():
+def test_unknown_gfx_gets_no_unchecked_target_but_says_how_to_get_one():
+    # as --plan-only without --path and the TUI: nothing is offered that was not checked against the GPU
     sysm = healthy()
     sysm.gpus = [gpu(None, "AMD GPU", "ffff")]
     t = _rec(diagnose(sysm), "torch-reinstall")
-    assert t.applies and "gfx target is unknown" in t.why
+    assert not t.applies and "gfx target of the AMD GPU" in t.why and "--path" in t.why
 
 
 def test_pin_problem_alone_does_not_pretend_the_wheel_needs_host_rocm():

@@ -165,6 +165,35 @@ ERROR_CASES = {
 }
 
 
+
+# compatibility resolver rules (issue 10)
+def s_python_313(s):
+    s.torch = [torch_env("2.4.1+rocm6.1", triton={"pytorch-triton-rocm": "3.0.0"}, required="pytorch-triton-rocm==3.0.0")]
+    s.torch[0].python = "3.13.1"
+
+
+def s_igpu_override(s):
+    s.gpus.append(gpu("gfx1036", "AMD Radeon Graphics", "13c0", kind="igpu", segment="apu", bdf="0000:7a:00.0", node=2))
+    s.access.env["HSA_OVERRIDE_GFX_VERSION"] = "10.3.0"
+
+
+def s_strix_halo_old_kernel(s):
+    s.gpus = [gpu("gfx1151", "AMD Radeon 8060S", "1586", kind="igpu", segment="apu")]
+    s.os.kernel = "6.8.0-45-generic"
+
+
+CASES.update({
+    "apu-kernel-too-old": s_strix_halo_old_kernel,
+    "torch-python-no-wheel": s_python_313,
+    "driver-outside-window": lambda s: s.rocm.packages.update({"amdgpu-dkms": "1:6.1.5.50700-1664922.22.04"}),
+    "hsa-override-retargets-supported": s_igpu_override,
+})
+ERROR_CASES.update({
+    "workload-not-pytorch": "ggml_cuda_init: found 1 ROCm devices:",
+    "vendor-triton-intended": "INFO 05-01 vllm.engine.llm_engine: Initializing a V1 LLM engine (v0.10.1) with config",
+})
+
+
 def test_every_rule_has_a_case():
     assert set(CASES) | set(ERROR_CASES) == set(MATCHERS)
 
@@ -291,11 +320,14 @@ def test_mixed_gpu_fix_names_the_supported_index():
     assert "HIP_VISIBLE_DEVICES=0" in diagnose(sysm).finding("mixed-gpu-left-out").fix
 
 
-def test_gfx1101_with_rocm62_wheels_lacks_kernels_but_rocm61_has_them():
+def test_gfx1101_kernels_belong_to_the_torch_release_not_the_index():
     sysm = healthy()
     s_wheel_gfx(sysm)
     assert "wheel-missing-gfx" in diagnose(sysm).ids()
+    # 2.5.1 predates gfx1101 (pytorch #141667) on every index, rocm6.1 included
     sysm.torch = [torch_env("2.5.1+rocm6.1", triton={"pytorch-triton-rocm": "3.1.0"}, required="pytorch-triton-rocm==3.1.0")]
+    assert "wheel-missing-gfx" in diagnose(sysm).ids()
+    sysm.torch = [torch_env("2.7.1+rocm6.3", triton={"pytorch-triton-rocm": "3.3.1"}, required="pytorch-triton-rocm==3.3.1")]
     assert "wheel-missing-gfx" not in diagnose(sysm).ids()
 
 

@@ -113,7 +113,11 @@ def test_triton_language_way_out_is_a_repair_of_the_same_torch():
     d = diagnose(seed_triton(), _text("triton_language_241.txt"))
     t = d.recommendation("torch-reinstall")
     assert t.rank == 1 and t.target["mode"] == "repair"
-    assert t.target["torch"] == "2.4.1" and t.target["index"] == "rocm6.0"
+    # same torch, but from rocm6.1: ROCm 6.0 user space is outside the window of the host's 6.4 driver
+    # (AMD's user/kernel-space matrix: a 6.4 driver supports 6.1-7.2)
+    assert t.target["torch"] == "2.4.1" and t.target["index"] == "rocm6.1"
+    assert "supports 6.1-7.2" in t.why and any(c["constraint"] == "driver-window" and c["verdict"] == "satisfied"
+                                                for c in t.proof)
     assert t.target["triton"] == "pytorch-triton-rocm==3.0.0" and t.target["torchvision"] == "0.19.1"
     assert "No ROCm upgrade is needed" in t.why
     text = _all_text(d)

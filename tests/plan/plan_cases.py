@@ -58,8 +58,12 @@ CASES = [
          ["--path", "torch-reinstall", "--venv", "/home/user/venvs/ml"], ("json",), 2),
     Case("fx017-mi210-docker-6.4", "fixture:017-gfx90a-4xmi210-rocm6.2.4-ubuntu22.04",
          ["--path", "docker", "--rocm", "6.4"], ALL, 2),
+    # no ROCm release in the catalog lists gfx1150: no default target; the installed 7.2.0, asked
+    # for, is set up again with the note that it does not list the GPU
     Case("fx019-gfx1150-rocm-upgrade", "fixture:019-gfx1150-radeon890m-rocm7.2.0-ubuntu24.04",
-         ["--path", "rocm-upgrade"], ALL, 2),
+         ["--path", "rocm-upgrade", "--rocm", "7.2.0"], ALL, 2),
+    Case("fx019-gfx1150-rocm-upgrade-default", "fixture:019-gfx1150-radeon890m-rocm7.2.0-ubuntu24.04",
+         ["--path", "rocm-upgrade"], REFUSED, 64),
     Case("fx021-gfx902-default", "fixture:021-gfx902-cezanne-apu-rocm4.3.1-arch", [], REFUSED, 1),
     Case("fx028-rocky-rocm-upgrade", "fixture:028-gfx1030-rx6800-rocm5.3.0-rocky9.0", ["--path", "rocm-upgrade"],
          REFUSED, 64),

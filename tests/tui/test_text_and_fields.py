@@ -91,9 +91,12 @@ def test_torch_choices_only_offer_wheels_with_kernels_for_the_gpu(demo_system):
     assert choices, "the demo GPU (gfx1100) has ROCm wheels"
     for value, _label in choices:
         version, index = value.split("+", 1)
-        assert wheels.index_has_gfx(index, "gfx1100") is True
+        assert wheels.wheel_has_gfx(version, index, "gfx1100") is True
         assert index in wheels.torch_release(version).indexes
-    assert "2.6.0+rocm6.2.4" in [v for v, _ in choices]  # the doctor's recommendation is offered
+    from rocm_wizard.doctor import diagnose
+
+    rec = diagnose(demo_system).recommendation("torch-reinstall")
+    assert f"{rec.target['torch']}+{rec.target['index']}" in [v for v, _ in choices]  # the doctor's way is offered
 
 
 def test_torch_choices_for_a_gpu_no_wheel_supports():

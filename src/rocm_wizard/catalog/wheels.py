@@ -8,7 +8,10 @@ API (stable; the plan engine builds on it)::
     wheels.torch_releases() -> [TorchRelease]         # oldest first
     wheels.torch_release("2.5.1+rocm6.2") -> TorchRelease | None   # local label ignored
     wheels.indexes_for("2.4.1") -> [WheelIndex]       # best first: documented, newest ROCm
-    wheels.index_has_gfx("rocm6.2", "gfx1101") -> False   (None when the index's list is unknown)
+    wheels.wheel_gfx("2.5.1", "rocm6.1") -> GfxSet | None  # targets of that build (per release, per index)
+    wheels.wheel_has_gfx("2.5.1", "rocm6.1", "gfx1101") -> False   (None when the list is unknown/inferred)
+    wheels.wheel_for_python("2.4.1", "3.13") -> False    (None when unknown)
+    wheels.index_has_gfx("rocm6.1", "gfx1101") -> True   # some torch release on the index carries it
     wheels.best_index("2.5.1", ["gfx1100"]) -> WheelIndex | None   # carries it and has every gfx
     wheels.triton_requirement("2.5.1") -> "pytorch-triton-rocm==3.1.0" | None
     wheels.triton_dist("2.10.0") -> "triton-rocm"
@@ -25,7 +28,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
-from typing import List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from ._data import join_url, load, pairs, tup
 
@@ -33,19 +36,43 @@ FILE = "torch_wheels.toml"
 TRITON_DISTS = ("pytorch-triton-rocm", "triton-rocm", "triton", "pytorch-triton")
 
 
+#: statuses of a gfx list or Python list that prove support; "inferred" and "unknown" do not
+PROVEN = ("documented", "observed", "third-party")
+
+
+@dataclass(frozen=True)
+class GfxSet:
+    """The gfx targets compiled into a build's wheels (its PYTORCH_ROCM_ARCH)."""
+
+    name: str
+    gfx: Tuple[str, ...]
+    status: str
+    sources: Tuple[str, ...]
+    note: str = ""
+    inferred: Tuple[str, ...] = ()  # members known only by inference (e.g. from PR dates)
+
+    @property
+    def proven(self) -> bool:
+        return self.status in PROVEN and bool(self.gfx)
+
+    def has(self, gfx: Optional[str]) -> Optional[bool]:
+        """True/False from a proven list; what an inferred list (or member) holds answers None
+        (never offer on a guess), what a known list lacks answers False; None for an unknown list."""
+        if not gfx or not self.gfx:
+            return None
+        if gfx not in self.gfx:
+            return False if self.status != "unknown" else None
+        return True if self.proven and gfx not in self.inferred else None
+
+
 @dataclass(frozen=True)
 class WheelIndex:
     name: str  # "rocm6.2.4"
     rocm: str  # "6.2.4"
-    gfx: Tuple[str, ...]  # gfx targets compiled in (empty when unknown)
-    gfx_status: str  # third-party | unknown
     status: str
     sources: Tuple[str, ...]
     note: str = ""
-
-    @property
-    def gfx_known(self) -> bool:
-        return self.gfx_status != "unknown" and bool(self.gfx)
+    userspace: str = "bundled"  # bundled (in torch/lib) | rocm-pip (the rocm pip wheels)
 
     def url(self, base: Optional[str] = None) -> str:
         return index_url(self.name, base)
@@ -64,6 +91,15 @@ class TorchRelease:
     status: str
     sources: Tuple[str, ...]
     note: str = ""
+    gfx_set: str = ""
+    gfx_set_on: Tuple[Tuple[str, str], ...] = ()
+    python: Tuple[str, ...] = ()
+    python_status: str = "unknown"
+
+    @property
+    def installable(self) -> bool:
+        """Whether the catalog knows enough to install it: an index and the exact pair."""
+        return bool(self.indexes) and bool(self.torchvision) and bool(self.torchaudio) and self.status != "preview"
 
     @property
     def triton_requirement(self) -> Optional[str]:
@@ -94,9 +130,10 @@ def _parse(text: object):
 def _indexes() -> Tuple[WheelIndex, ...]:
     out = []
     for name, e in load(FILE).get("indexes", {}).items():
-        out.append(WheelIndex(name=name, rocm=str(e["rocm"]), gfx=tup(e.get("gfx")),
-                              gfx_status=e.get("gfx_status", "unknown"), status=e.get("status", "unknown"),
-                              sources=tup(e.get("sources")), note=e.get("note", "")))
+        default = "bundled" if load(FILE)["index"].get("bundles_userspace", True) else "rocm-pip"
+        out.append(WheelIndex(name=name, rocm=str(e["rocm"]), status=e.get("status", "unknown"),
+                              sources=tup(e.get("sources")), note=e.get("note", ""),
+                              userspace=e.get("userspace", default)))
     out.sort(key=lambda i: _v(i.rocm))
     return tuple(out)
 
@@ -110,9 +147,52 @@ def _torch() -> Tuple[TorchRelease, ...]:
             indexes=tup(e.get("indexes")), index_status=pairs(e.get("index_status", {})),
             triton_dist=e.get("triton_dist"), triton_version=e.get("triton_version"),
             triton_status=e.get("triton_status", "unknown"), status=e.get("status", "unknown"),
-            sources=tup(e.get("sources")), note=e.get("note", "")))
+            sources=tup(e.get("sources")), note=e.get("note", ""), gfx_set=e.get("gfx_set", ""),
+            gfx_set_on=pairs(e.get("gfx_set_on", {})), python=tup(e.get("python")),
+            python_status=e.get("python_status", "unknown")))
     out.sort(key=lambda t: _v(t.version))
     return tuple(out)
+
+
+@functools.lru_cache(maxsize=None)
+def _gfx_sets() -> Dict[str, GfxSet]:
+    return {name: GfxSet(name=name, gfx=tup(e.get("gfx")), status=e.get("status", "unknown"),
+                         sources=tup(e.get("sources")), note=e.get("note", ""), inferred=tup(e.get("inferred")))
+            for name, e in load(FILE).get("gfx_sets", {}).items()}
+
+
+def gfx_sets() -> Dict[str, GfxSet]:
+    return dict(_gfx_sets())
+
+
+def wheel_gfx(torch_version: object, index_name: object) -> Optional[GfxSet]:
+    """The gfx targets of ``torch_version``'s wheels on ``index_name`` (None: release unknown)."""
+    t = torch_version if isinstance(torch_version, TorchRelease) else torch_release(torch_version)
+    if t is None:
+        return None
+    name = index_name.name if isinstance(index_name, WheelIndex) else str(index_name or "")
+    key = dict(t.gfx_set_on).get(name, t.gfx_set)
+    return _gfx_sets().get(key)
+
+
+def wheel_has_gfx(torch_version: object, index_name: object, gfx: str) -> Optional[bool]:
+    """Whether that build carries kernels for ``gfx`` (None: unknown, or only inferred)."""
+    from .support import normalize_gfx
+
+    s = wheel_gfx(torch_version, index_name)
+    return s.has(normalize_gfx(gfx)) if s is not None else None
+
+
+def wheel_for_python(torch_version: object, python: object) -> Optional[bool]:
+    """Whether ``torch_version`` has wheels for Python ``X.Y`` (None: unknown; an inferred list
+    answers False for what it lacks and None for what it holds)."""
+    t = torch_version if isinstance(torch_version, TorchRelease) else torch_release(torch_version)
+    m = re.match(r"^(\d+)\.(\d+)", str(python or ""))
+    if t is None or m is None or not t.python:
+        return None
+    if f"{m.group(1)}.{m.group(2)}" not in t.python:
+        return False
+    return True if t.python_status in PROVEN else None
 
 
 def indexes() -> List[WheelIndex]:
@@ -216,21 +296,25 @@ def _index_order(idx: WheelIndex) -> int:
     return list(_indexes()).index(idx)
 
 
-def index_has_gfx(index_name: object, gfx: str) -> Optional[bool]:
-    """Whether an index's wheels carry kernels for ``gfx`` (None: index or its list unknown)."""
-    idx = index_name if isinstance(index_name, WheelIndex) else index(index_name)
-    if idx is None or not idx.gfx_known:
-        return None
-    from .support import normalize_gfx
+def releases_on(index_name: object) -> List[TorchRelease]:
+    name = index_name.name if isinstance(index_name, WheelIndex) else str(index_name or "")
+    return [t for t in _torch() if name in t.indexes]
 
-    g = normalize_gfx(gfx)
-    return g in idx.gfx if g else None
+
+def index_has_gfx(index_name: object, gfx: str) -> Optional[bool]:
+    """Whether some torch release on the index carries kernels for ``gfx`` (None: unknown)."""
+    answers = [wheel_has_gfx(t, index_name, gfx) for t in releases_on(index_name)]
+    if any(a is True for a in answers):
+        return True
+    if answers and all(a is False for a in answers):
+        return False
+    return None
 
 
 def best_index(torch_version: object, gfx_targets: Sequence[str]) -> Optional[WheelIndex]:
     """The best index carrying ``torch_version`` whose wheels have kernels for every target."""
     for idx in indexes_for(torch_version):
-        if all(index_has_gfx(idx, g) for g in gfx_targets):
+        if all(wheel_has_gfx(torch_version, idx, g) for g in gfx_targets):
             return idx
     return None
 
@@ -267,7 +351,7 @@ def pairings(gfx_targets: Sequence[str], documented_only: bool = False) -> List[
         for idx in indexes_for(t.version):
             if documented_only and t.status_on(idx.name) != "documented":
                 continue
-            if all(index_has_gfx(idx, g) for g in gfx_targets):
+            if t.installable and all(wheel_has_gfx(t, idx, g) for g in gfx_targets):
                 out.append((t, idx))
     return out
 

@@ -208,8 +208,10 @@ class Context:
         arch = [a for a in arch if a]
         if arch:
             coverage, csrc = set(arch), "torch arch list"
-        elif index and wheels.index(index) is not None and wheels.index(index).gfx_known:
-            coverage, csrc = set(wheels.index(index).gfx), f"catalog: gfx targets of the {index} index"
+        elif index and _known_set(wheels.wheel_gfx(version, index)):
+            built = wheels.wheel_gfx(version, index)
+            coverage = set(built.gfx)
+            csrc = f"catalog: gfx targets of torch {wheels.public_version(version)} on the {index} index ({built.status})"
         else:
             coverage, csrc = None, ""
         triton = {norm_dist(k): s(v) for k, v in _items(e.triton)}
@@ -276,6 +278,10 @@ class Context:
             if m:
                 return m.group(0)
         return None
+
+
+def _known_set(built) -> bool:
+    return built is not None and built.status != "unknown" and bool(built.gfx)
 
 
 def _clip(text: str, n: int = 200) -> str:

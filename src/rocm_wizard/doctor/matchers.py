@@ -547,6 +547,10 @@ def _requirement(v) -> Optional[str]:
 
 @rule("triton-pin-mismatch")
 def triton_pin_mismatch(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    from ..catalog import compat
+
+    if compat.vendor_triton_containers(ctx.error_text):
+        return None  # a vendor container's own Triton is intended (vendor-triton-intended)
     ev = []
     for v in ctx.rocm_envs:
         req_text = _requirement(v)
@@ -905,6 +909,115 @@ def gpu_memory_small(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     if any("out of memory" in h.lower() for h in hits):
         return Match(ev, severity="error")
     return Match(ev)
+
+
+# ================================================================== compatibility resolver (issue 10)
+@rule("torch-python-no-wheel")
+def torch_python_no_wheel(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    ev = []
+    gfx = [g for g in ctx.primary_gfx]
+    for v in ctx.rocm_envs:
+        m = re.match(r"^(\d+)\.(\d+)", s(v.env.python))
+        if not m:
+            continue
+        py = f"{m.group(1)}.{m.group(2)}"
+        rel = wheels.torch_release(v.version)
+        if v.index and rel is not None and wheels.wheel_for_python(rel, py) is False:
+            ev.append(f"{v.label}: torch {v.version} has wheels for Python {rel.python[0]}-{rel.python[-1]}, the venv "
+                      f"runs {py}")
+        fits = [t for t in wheels.torch_releases() if t.installable and wheels.wheel_for_python(t, py) is not False
+                and any(all(wheels.wheel_has_gfx(t, i, g) for g in gfx) for i in wheels.indexes_for(t.version))]
+        if gfx and not fits:
+            ok = sorted({p for t in wheels.torch_releases() if t.installable for p in t.python},
+                        key=lambda x: tuple(int(n) for n in x.split(".")))
+            ev.append(f"{v.label}: Python {py}; no torch ROCm wheel with {', '.join(gfx)} kernels exists for it "
+                      f"(wheels exist for Python {ok[0]}-{ok[-1]})" if ok else f"{v.label}: Python {py}")
+    return Match(ev) if ev else None
+
+
+@rule("driver-outside-window")
+def driver_outside_window(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    from ..catalog import compat
+    from ..resolve.facts import driver_train
+
+    if ctx.wsl:
+        return None  # under WSL the GPU driver is the Windows one
+    train, where = driver_train(ctx.system)
+    if not train:
+        return None
+    window = compat.window_of(train)
+    ev = []
+    for v in ctx.rocm_envs:
+        if v.index and compat.in_window(train, v.wheel_rocm)[0] is False:
+            ev.append(f"{v.label}: torch {v.version} brings ROCm {v.wheel_rocm} user space")
+    if ctx.host_rocm and compat.in_window(train, ctx.host_rocm)[0] is False:
+        ev.append(f"host ROCm {ctx.host_rocm}")
+    if not ev:
+        return None
+    return Match(ev + [f"the amdgpu driver is train {train} ({where}); AMD supports it with ROCm "
+                       f"{window[0]}-{window[1]} user space" if window else f"driver train {train} ({where})"])
+
+
+@rule("hsa-override-retargets-supported")
+def hsa_override_retargets(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    value = ctx.hsa_override.get("HSA_OVERRIDE_GFX_VERSION")  # the global form, not _<n>
+    if not value:
+        return None
+    as_gfx = overrides.gfx_of_value(value)
+    native = [g for g in ctx.gpus if g.gfx and g.gfx != as_gfx and ctx.covered(g.gfx)]
+    needy = [g for g in ctx.gpus if g.gfx and ctx.covered(g.gfx) is False]
+    if not native or not needy:
+        return None  # all native: hsa-override-unneeded speaks; none native: the override is the point
+    ev = [f"HSA_OVERRIDE_GFX_VERSION={value} applies to every GPU"]
+    ev += [f"{g.label}: native kernels ({ctx.coverage_basis}); the override makes it load {as_gfx or value}"
+           for g in native]
+    ev += [f"{g.label}: the GPU the override is for" for g in needy]
+    return Match(ev, community=True)
+
+
+@rule("workload-not-pytorch")
+def workload_not_pytorch(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    from ..catalog import compat
+
+    found = compat.workload_lines("not_torch", ctx.error_text)
+    return Match([f"{line} (from {w})" for w, line in found]) if found else None
+
+
+@rule("vendor-triton-intended")
+def vendor_triton_intended(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    from ..catalog import compat
+
+    found = compat.workload_lines("vendor_triton", ctx.error_text)
+    if not found or not any(v.triton for v in ctx.envs):
+        return None
+    return Match([f"{line} (a {w} container)" for w, line in found]
+                 + [f"{v.label}: " + ", ".join(f"{d}=={x}" for d, x in v.triton.items()) for v in ctx.envs if v.triton])
+
+
+
+def _kernel_tuple(text: str):
+    m = re.match(r"^(\d+)\.(\d+)(?:\.(\d+))?(?:-(\d+))?", text or "")
+    return tuple(int(x or 0) for x in m.groups()) if m else None
+
+
+@rule("apu-kernel-too-old")
+def apu_kernel_too_old(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    from ..catalog import compat
+
+    running = _kernel_tuple(s(ctx.os.kernel))
+    if running is None or ctx.wsl:
+        return None
+    ev = []
+    for row in compat.apu_facts().get("kernel_min", []):
+        if row["gfx"] not in ctx.gfx_targets:
+            continue
+        flavour = s(ctx.os.kernel).lower()
+        key = "ubuntu_oem" if "oem" in flavour else ("ubuntu_hwe" if s(ctx.os.id).lower() == "ubuntu" else "other")
+        need = _kernel_tuple(str(row.get(key) or row.get("other") or ""))
+        if need is not None and running < need:
+            ev.append(f"{row['gfx']}: kernel {s(ctx.os.kernel)}; AMD's minimum here is {row.get(key) or row.get('other')} "
+                      f"(Ubuntu 24.04 HWE {row.get('ubuntu_hwe')}, OEM {row.get('ubuntu_oem')}, other {row.get('other')})")
+    return Match(ev) if ev else None
 
 
 __all__ = ["MATCHERS", "Match", "rule"]

@@ -43,6 +43,7 @@ class Recommendation:
     why: str = ""  # why this path (or why it does not apply)
     steps: List[str] = field(default_factory=list)  # short human outline
     sources: List[str] = field(default_factory=list)
+    proof: List[Dict[str, Any]] = field(default_factory=list)  # the resolver's checks: constraint, verdict, detail, sources
 
     def to_dict(self) -> Dict[str, Any]:
         return asdict(self)

@@ -1,6 +1,8 @@
 """Ways out, ranked for one system: ``torch-reinstall`` (a venv), ``docker`` (AMD's image) and
 ``rocm-upgrade`` (AMD's apt repository).  Every path gets a :class:`Recommendation`; one that does
-not apply says why (no Docker daemon, not Ubuntu, no official build for this GPU...).
+not apply says why (no Docker daemon, not Ubuntu, no official build for this GPU...).  The target
+of each is the compatibility resolver's (``rocm_wizard.resolve``); this module only words it and
+carries the resolver's proof (``Recommendation.proof``).
 
 ``target`` dictionaries (read by the plan engine):
 
@@ -17,13 +19,13 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Tuple
 
+from .. import resolve
 from ..catalog import docker as docker_cat
-from ..catalog import releases, support, wheels
+from ..catalog import compat, releases, support, wheels
 from .context import Context, kernel_series, parse_version, s
 from .model import SEVERITY_RANK, Finding, Recommendation
 from .registry import rules
 
-_BASE_ORDER = {"torch-reinstall": 0, "docker": 1, "rocm-upgrade": 2}
 _WEIGHT = {"critical": 8, "error": 4, "warning": 2, "info": 0}
 _SYSTEM_FIXES = ("apt-pin-missing", "apt-pin-wrong", "apt-floating-repo", "apt-mixed-releases", "dkms-not-built-for-kernel",
                  "amdgpu-not-loaded", "kfd-missing", "rocm-older-than-catalog", "rocm-too-old-for-gpu",
@@ -37,10 +39,11 @@ def recommend(ctx: Context, findings: List[Finding], *, repo_base: Optional[str]
     blocker = _blocker(ctx, ids)
     if blocker:
         return [Recommendation(p, None, False, {}, blocker) for p in ("torch-reinstall", "docker", "rocm-upgrade")]
+    facts = resolve.from_system(ctx.system, ctx.error_text)
     recs = [
-        _torch(ctx, ids, index_base),
-        _docker(ctx, ids),
-        _rocm(ctx, ids, repo_base, index_base),
+        _torch(ctx, facts, ids, index_base),
+        _docker(ctx, facts, ids),
+        _rocm(ctx, facts, ids, repo_base, index_base),
     ]
     weights: Dict[str, int] = {}
     for f in findings:
@@ -51,7 +54,7 @@ def recommend(ctx: Context, findings: List[Finding], *, repo_base: Optional[str]
             if r.applies:
                 r.why = "No problem found; should you want to (re)build, this is the way: " + r.why
     applicable = sorted((r for r in recs if r.applies),
-                        key=lambda r: (-weights.get(r.path, 0), _BASE_ORDER[r.path]))
+                        key=lambda r: (-weights.get(r.path, 0), compat.path_order().index(r.path)))
     for i, r in enumerate(applicable, 1):
         r.rank = i
     return applicable + [r for r in recs if not r.applies]
@@ -66,6 +69,11 @@ def _blocker(ctx: Context, ids) -> Optional[str]:
                     "the doctor on the machine itself) to get ways out.")
         return "No AMD GPU was detected on this machine."
     gfx = [g for g in ctx.primary_gfx]
+    if not gfx:
+        names = ", ".join(dict.fromkeys(v.label for v in ctx.primary))
+        return (f"The gfx target of the AMD GPU ({names}) is not known, so no way out can be checked against it: "
+                "include rocminfo or lspci -nn output (or run the doctor on the machine itself). To set up a machine "
+                "anyway, choose the way explicitly (--plan-only --path ...).")
     if gfx and not any(support.has_official_build(g) for g in gfx):
         return (f"No official ROCm release, PyTorch wheel or AMD image supports {', '.join(gfx)}; "
                 f"the wizard offers no upgrade that would not be supported (community routes are in the findings).")
@@ -90,37 +98,49 @@ def _pair_dict(t: wheels.TorchRelease, idx: wheels.WheelIndex, base: Optional[st
     }
 
 
-def _choose_pair(ctx: Context, gfx: List[str], exclude: Optional[Tuple[str, str]] = None,
-                 series: Optional[str] = None) -> Optional[Tuple[wheels.TorchRelease, wheels.WheelIndex, str]]:
-    """Best (torch, index) covering ``gfx``, with the reason it was chosen."""
-    pairs = [(t, i) for t, i in wheels.pairings(gfx) if (t.version, i.name) != exclude]
-    if not pairs:
-        return None
+def _choose_pair(facts: resolve.Facts, exclude: Optional[Tuple[str, str]] = None, series: Optional[str] = None,
+                 only: Optional[Tuple[str, Optional[str]]] = None):
+    """(TorchRelease, WheelIndex, reason, way out) chosen by the resolver, or (None, reason)."""
+    res = resolve.torch_ways(facts, exclude=exclude, series=series, only=only)
+    best = res.best
+    if best is None:
+        return None, res.reason
+    t, idx = best.subject
+    if series and releases.series_of(idx.rocm) == series:
+        reason = f"the index of ROCm {series}"
+    elif best.rank and _key(best, "keeps-current"):
+        reason = "the venv's own build, which passes every check (least change)"
+    elif facts.host_series and releases.series_of(idx.rocm) == facts.host_series:
+        reason = (f"built for the host's ROCm series {facts.host_series}, so the wheel's user space matches the "
+                  f"installed kernel driver's release")
+    elif releases.series_of(idx.rocm) == releases.policy_series():
+        reason = (f"the wizard's default series (ROCm {releases.policy_series()}): the newest pairing documented by "
+                  "PyTorch")
+    elif t.status_on(idx.name) == "documented":
+        reason = "the newest pairing documented by PyTorch that carries this GPU"
+    else:
+        reason = "the newest known pairing that carries this GPU (not on PyTorch's own page)"
+    return (t, idx, reason, best), ""
 
-    def series_of(i):
-        return releases.series_of(i.rocm)
 
-    def documented_first(ps):
-        return sorted(ps, key=lambda p: (p[0].status_on(p[1].name) != "documented",
-                                         -_vorder(p[0].version), -_vorder(p[1].rocm)))
+def _key(way, name: str):
+    from ..catalog import compat
 
-    if series:
-        ps = [p for p in pairs if series_of(p[1]) == series]
-        if ps:
-            return (*documented_first(ps)[0], f"the index of ROCm {series}")
-    if ctx.host_series:
-        ps = [p for p in pairs if series_of(p[1]) == ctx.host_series]
-        if ps:
-            return (*documented_first(ps)[0], f"built for the host's ROCm series {ctx.host_series}, so the wheel's user space "
-                                             f"matches the installed kernel driver's release")
-    pol = releases.policy_series()
-    ps = [p for p in pairs if series_of(p[1]) == pol]
-    if ps:
-        return (*documented_first(ps)[0], f"the wizard's default series (ROCm {pol}): the newest pairing documented by PyTorch")
-    doc = [p for p in pairs if p[0].status_on(p[1].name) == "documented"]
-    if doc:
-        return (*documented_first(doc)[0], "the newest pairing documented by PyTorch that carries this GPU")
-    return (*documented_first(pairs)[0], "the newest known pairing that carries this GPU (not on PyTorch's own page)")
+    keys = compat.torch_rank_keys()
+    return way.rank[keys.index(name)] if name in keys else None
+
+
+def _proof_of(way, other_index: str) -> str:
+    c = way.check("driver-window")
+    return (c.detail + ", and " if c is not None else "") + f"{other_index} fails a check for this system."
+
+
+def _proof_text(way) -> str:
+    """One line per check that is not plainly satisfied, for the recommendation's prose."""
+    odd = [c for c in way.checks if c.verdict != resolve.SATISFIED]
+    if not odd:
+        return "Checked: " + ", ".join(c.constraint for c in way.checks) + " (all satisfied)."
+    return "Not proven: " + "; ".join(f"{c.constraint} {c.verdict} ({c.detail})" for c in odd) + "."
 
 
 def _vorder(text: str) -> float:
@@ -131,7 +151,7 @@ def _vorder(text: str) -> float:
     return rel[0] * 1e6 + rel[1] * 1e3 + rel[2]
 
 
-def _torch(ctx: Context, ids, base: Optional[str]) -> Recommendation:
+def _torch(ctx: Context, facts: resolve.Facts, ids, base: Optional[str]) -> Recommendation:
     gfx = ctx.primary_gfx
     env = (ctx.rocm_envs or ctx.envs or [None])[0]
     venv = env.label if env is not None and s(env.env.path) else None
@@ -144,49 +164,62 @@ def _torch(ctx: Context, ids, base: Optional[str]) -> Recommendation:
         params = rules()["hipblas-not-supported"].params
         fallback = str(params.get("fallback_torch", ""))
         env_vars = {str(k): str(v) for k, v in dict(params.get("env") or {}).items()}
-        idx = wheels.best_index(fallback, gfx) if fallback else None
-        t = wheels.torch_release(fallback) if fallback else None
-        if idx is not None and t is not None:
+        pick, _why = _choose_pair(facts, only=(fallback, None)) if fallback else (None, "")
+        if pick is not None:
+            t, idx, _reason, way = pick
             target = _pair_dict(t, idx, base, venv, "blas-fallback", env_vars)
+            target["proof"] = way.proof()
             setting = " ".join(f"{k}={v}" for k, v in env_vars.items())
             why = (f"torch {t.version} with torchvision {t.torchvision} / torchaudio {t.torchaudio} from the {idx.name} "
                    f"index carries {gfx_txt} kernels, checks the GPU before using hipBLASLt, and honours {setting}, "
                    f"which makes it use hipBLAS: the fix for HIPBLAS_STATUS_NOT_SUPPORTED.")
             return Recommendation("torch-reinstall", None, True, target, why, _torch_steps(target),
-                                  sources + ["comfyui-3698", "pytorch-pr-128753"])
+                                  sources + ["comfyui-3698", "pytorch-pr-128753"], way.proof())
 
     # 2. repair: same torch, same index, exact triton pin
     triton_only = ids & set(_TRITON) and not ids & {"wheel-missing-gfx", "torch-not-rocm", "hipblas-alloc-failed"}
     if triton_only and env is not None and env.index and wheels.torch_release(env.version) is not None:
-        t = wheels.torch_release(env.version)
-        idx = wheels.index(env.index)
-        if t is not None and idx is not None and (not gfx or all(wheels.index_has_gfx(idx, g) is not False for g in gfx)):
+        pick, _why = _choose_pair(facts, only=(env.version, None))  # same torch; its index when that passes
+        if pick is not None:
+            t, idx, _reason, way = pick
             target = _pair_dict(t, idx, base, venv, "repair")
+            moved = (f" The wheels come from {idx.name} rather than {env.index}: {_proof_of(way, env.index)}"
+                     if idx.name != env.index else "")
             why = (f"Keep torch {t.version} from {idx.name} and repair its triton: remove every triton distribution and "
                    f"install exactly {t.triton_requirement or 'the pin torch declares'} from the same index. No ROCm "
-                   f"upgrade is needed for this (the seed claim that a newer ROCm fixes triton.language is wrong).")
+                   f"upgrade is needed for this (the seed claim that a newer ROCm fixes triton.language is wrong)."
+                   + moved)
             return Recommendation("torch-reinstall", None, True, target, why, _torch_steps(target),
-                                  sources + ["triton-5377", "pytorch-issue-130723"])
+                                  sources + ["triton-5377", "pytorch-issue-130723"], way.proof())
 
     exclude = current if ids & {"hipblas-alloc-failed", "hipblaslt-hard-error", "no-binary-for-gpu"} else None
-    choice = _choose_pair(ctx, gfx, exclude)
+    choice, none_why = _choose_pair(facts, exclude)
     if choice is None:
-        idx = [i.name for g in gfx for i in support.wheel_indexes(g)]
-        if idx:
-            why = (f"The {', '.join(dict.fromkeys(idx))} index carries {gfx_txt} kernels, but the catalog does not yet "
-                   f"know which torch release (with which torchvision/torchaudio/triton) it holds, so no exact target "
-                   f"can be given.")
+        if facts.not_torch:
+            why = (f"The workload seen is {', '.join(facts.not_torch)}, which does not use a Python venv's torch: a "
+                   f"torch reinstall would not change it.")
         else:
-            why = f"No download.pytorch.org index known to the catalog carries {gfx_txt} kernels."
+            why = f"No torch reinstall can be offered for {gfx_txt}: {none_why}."
         return Recommendation("torch-reinstall", None, False, {}, why, [], sources)
-    t, idx, reason = choice
+    t, idx, reason, way = choice
     target = _pair_dict(t, idx, base, venv, "switch")
+    target["proof"] = way.proof()
     parts = [f"torch {t.version} + torchvision {t.torchvision} + torchaudio {t.torchaudio} from the {idx.name} index"
              + (f" (with {t.triton_requirement})" if t.triton_requirement else "")
              + (f" carries {gfx_txt} kernels" if gfx else "") + f": {reason}."]
-    parts.append(f"The wheel brings its own ROCm {idx.rocm} user space; only the amdgpu kernel driver must be compatible.")
+    parts.append(f"The wheel brings its own ROCm {idx.rocm} user space; only the amdgpu kernel driver must be compatible."
+                 if idx.userspace == "bundled" else f"The wheels need ROCm {idx.rocm} user space from pip.")
+    if facts.wsl:
+        parts.append("Under WSL, AMD's steps remove the wheel's own HSA runtime: "
+                     + str(_wsl("hsa_removal")) + ".")
     if not gfx:
         parts.append("The GPU's gfx target is unknown, so this pairing is not checked against it.")
+    if facts.hidden_gfx:
+        parts.append(f"The integrated GPU ({', '.join(facts.hidden_gfx)}) is left out: "
+                     f"{_apu_advice()}.")
+    if idx.userspace != "bundled":
+        parts.append(f"The {idx.name} wheels take their ROCm user space from the rocm pip wheels they depend on.")
+    parts.append(_proof_text(way))
     if t.status_on(idx.name) != "documented":
         parts.append("This pairing is known from third-party pins, not from PyTorch's install page.")
     if exclude:
@@ -198,7 +231,8 @@ def _torch(ctx: Context, ids, base: Optional[str]) -> Recommendation:
     if "hipblas-alloc-failed" in ids:
         parts.append("For HIPBLAS_STATUS_ALLOC_FAILED this is a known-good pairing to try, not a proven cure: check free "
                      "VRAM and hidden iGPUs too.")
-    return Recommendation("torch-reinstall", None, True, target, " ".join(parts), _torch_steps(target), sources)
+    return Recommendation("torch-reinstall", None, True, target, " ".join(parts), _torch_steps(target), sources,
+                          way.proof())
 
 
 def _torch_steps(target: Dict[str, Any]) -> List[str]:
@@ -212,7 +246,7 @@ def _torch_steps(target: Dict[str, Any]) -> List[str]:
 
 
 # ------------------------------------------------------------------ docker
-def _docker(ctx: Context, ids) -> Recommendation:
+def _docker(ctx: Context, facts: resolve.Facts, ids) -> Recommendation:
     srcs = list(docker_cat.tag_sources()) + list(docker_cat.host_sources())
     d = ctx.docker
     if d.daemon is not True:
@@ -226,13 +260,14 @@ def _docker(ctx: Context, ids) -> Recommendation:
         return Recommendation("docker", None, False, {}, "A container needs the host's amdgpu kernel driver and /dev/kfd "
                               "first (see the findings).", [], srcs)
     gfx = ctx.primary_gfx
-    tag = _pick_docker(gfx, s(ctx.os.version_id) if s(ctx.os.id).lower() == "ubuntu" else None)
-    if tag is None:
-        return Recommendation("docker", None, False, {},
-                              f"No known rocm/pytorch image is documented or observed to support {', '.join(gfx)}.", [], srcs)
+    res = resolve.docker_ways(facts)
+    if res.best is None:
+        return Recommendation("docker", None, False, {}, f"No known rocm/pytorch image fits: {res.reason}.", [], srcs)
+    way = res.best
+    tag = way.subject
     target = {"image": tag.image, "tag": tag.tag, "rocm": tag.rocm, "torch": tag.torch, "python": tag.python,
               "ubuntu": tag.ubuntu, "flags": list(docker_cat.run_flags()),
-              "run": docker_cat.run_argv(tag.image), "tag_status": tag.status}
+              "run": docker_cat.run_argv(tag.image), "tag_status": tag.status, "proof": way.proof()}
     parts = [f"AMD's image {tag.image} ships ROCm {tag.rocm} and an AMD-built torch {tag.torch}; the host keeps only its "
              f"kernel driver, and nothing in your venvs changes."]
     if gfx:
@@ -246,30 +281,13 @@ def _docker(ctx: Context, ids) -> Recommendation:
     if d.user_allowed is False:
         parts.append("Your user cannot talk to the Docker daemon: use sudo or join the docker group.")
     parts.append("Run it with AMD's documented flags: " + " ".join(docker_cat.run_flags()) + ".")
+    parts.append(_proof_text(way))
     steps = [f"docker pull {tag.image}", " ".join(target["run"]), "verify inside: rocm-wizard verify --docker " + tag.image]
-    return Recommendation("docker", None, True, target, " ".join(parts), steps, srcs + list(tag.sources))
-
-
-def _pick_docker(gfx: List[str], host_ubuntu: Optional[str]) -> Optional[docker_cat.DockerTag]:
-    def fits(t: docker_cat.DockerTag) -> bool:
-        if not gfx:
-            return True
-        rel = releases.resolve(t.rocm)
-        return all((rel is not None and g in rel.gfx_official) or g in t.gfx_observed for g in gfx)
-
-    cands = [t for t in docker_cat.tags() if fits(t)]
-    if not cands:
-        return None
-    short = ".".join(host_ubuntu.split(".")[:2]) if host_ubuntu else None
-
-    def key(t):
-        return (t.status == "documented", t.ubuntu == (short or "24.04"), _vorder(t.rocm), _vorder(t.torch))
-
-    return max(cands, key=key)
+    return Recommendation("docker", None, True, target, " ".join(parts), steps, srcs + list(tag.sources), way.proof())
 
 
 # ------------------------------------------------------------------ rocm-upgrade
-def _rocm(ctx: Context, ids, repo_base: Optional[str], index_base: Optional[str]) -> Recommendation:
+def _rocm(ctx: Context, facts: resolve.Facts, ids, repo_base: Optional[str], index_base: Optional[str]) -> Recommendation:
     srcs = ["amd-pkgmgr-ubuntu", "amd-sysreq"] + list(releases.policy_sources())
     os_id = s(ctx.os.id).lower()
     ver = s(ctx.os.version_id)
@@ -281,13 +299,26 @@ def _rocm(ctx: Context, ids, repo_base: Optional[str], index_base: Optional[str]
         return Recommendation("rocm-upgrade", None, False, {}, "This runs inside a container; upgrade ROCm on the host "
                               "(or switch images) instead.", [], srcs)
     gfx = ctx.primary_gfx
-    rel = releases.upgrade_target(gfx, ver) if gfx else _release_for_ubuntu(ver)
+    res = resolve.rocm_ways(facts)
+    way = res.best
+    rel = way.subject if way is not None else None
+    if ctx.wsl:
+        # AMD's WSL user space is installed differently (no kernel driver, the Windows one serves the
+        # GPU); the wizard does not plan it, so it says what AMD documents instead of offering it
+        where = (f"ROCm {rel.version} supports {facts.names or ', '.join(gfx)} under WSL" if rel is not None
+                 else f"no ROCm release in the catalog supports {facts.names or ', '.join(gfx) or 'this GPU'} under "
+                      f"WSL ({res.reason})")
+        why = (f"Under WSL the GPU driver is the Windows one; rocm-wizard does not plan AMD's WSL install. {where}; "
+               f"AMD's steps: amdgpu-install -y --usecase=wsl,rocm --no-dkms (from ROCm {compat.wsl_first_release()}), "
+               f"librocdxg from ROCm {_wsl('librocdxg_from')}, and in a venv's torch: {_wsl('hsa_removal')}.")
+        return Recommendation("rocm-upgrade", None, False, {}, why, [], srcs + list(compat.wsl_facts().get(
+            "hsa_removal_sources", [])), way.proof() if way is not None else [])
     if rel is None:
         if gfx and not any(support.official_releases(g) for g in gfx):
             why = (f"No ROCm release lists {', '.join(gfx)} as supported, so there is no official ROCm to upgrade to "
                    f"for this GPU; a PyTorch wheel or image that carries its kernels is the way.")
         else:
-            why = f"No known ROCm release supports {', '.join(gfx) or 'this GPU'} on Ubuntu {ver or '?'}."
+            why = f"No known ROCm release fits {', '.join(gfx) or 'this GPU'} on Ubuntu {ver or '?'}: {res.reason}."
         return Recommendation("rocm-upgrade", None, False, {}, why, [], srcs)
     system_problems = sorted(ids & set(_SYSTEM_FIXES))
     host = parse_version(ctx.host_rocm)
@@ -298,20 +329,29 @@ def _rocm(ctx: Context, ids, repo_base: Optional[str], index_base: Optional[str]
                                   f"{rel.version}) and its installation shows no problem.", [], srcs)
         if ctx.host_release is not None:  # never downgrade to repair: redo the setup of the installed release
             rel, mode = ctx.host_release, "repair"
+            way = res.find(rel.version) or way
     codename = releases.codename(ver)
-    choice = _choose_pair(ctx, gfx, series=rel.series)
+    # the ROCm upgrade's torch is a second resolve: the index of the release's series, a new venv
+    torch_facts = resolve.Facts(**{**facts.__dict__, "python": None, "torch": None, "torch_index": None,
+                                   "driver_train": compat.driver_train_of_rocm(rel.version),
+                                   "driver_source": f"the amdgpu driver of ROCm {rel.version}"})
+    choice, _none = _choose_pair(torch_facts, series=rel.series)
     torch_target = None
     if choice is not None and releases.series_of(choice[1].rocm) == rel.series:
         torch_target = _pair_dict(choice[0], choice[1], index_base, None, "switch")
+        torch_target["proof"] = choice[3].proof()
     target = {
         "mode": mode, "rocm": rel.version, "series": rel.series, "apt_dir": rel.apt_dir, "ubuntu": ver, "codename": codename,
         "repo_base": releases.base_url(repo_base),
         "apt_lines": [list(p) for p in releases.apt_lines(rel, codename or "", repo_base)],
         "pin_file": releases.repo().pin_file,
         "amdgpu_install_url": releases.amdgpu_install_url(rel, codename or "", repo_base),
-        "kernel_driver": "none (WSL: user space only, --no-dkms)" if ctx.wsl else "amdgpu-dkms",
+        "kernel_driver": ("none (WSL: user space only, --no-dkms)" if ctx.wsl else
+                          "amdgpu-dkms" if s(ctx.os.kernel) else
+                          "none (the running kernel is not known, and amdgpu-dkms needs its headers: --no-dkms)"),
         "release_status": rel.status, "support_status": rel.support_status,
         "torch": torch_target,
+        "proof": way.proof() if way is not None else [],
     }
     parts = [("Repair the setup of the installed " if mode == "repair" else "") +
              f"ROCm {rel.version} from AMD's apt repository (rocm/apt/{rel.apt_dir}, pinned at priority "
@@ -342,15 +382,18 @@ def _rocm(ctx: Context, ids, repo_base: Optional[str], index_base: Optional[str]
              "apt install amdgpu-dkms rocm (reboot after a new kernel driver)" if not ctx.wsl
              else "amdgpu-install --usecase=wsl,rocm --no-dkms",
              "add the user to render and video"]
+    if way is not None:
+        parts.append(_proof_text(way))
     return Recommendation("rocm-upgrade", None, True, target, " ".join(parts), steps,
-                          srcs + list(rel.all_sources))
+                          srcs + list(rel.all_sources), target["proof"])
 
 
-def _release_for_ubuntu(ver: str) -> Optional[releases.RocmRelease]:
-    pol = releases.policy_series()
-    rels = [r for r in releases.all_releases() if r.series == pol and r.supports_ubuntu(ver) is not False]
-    sure = [r for r in rels if r.status == "documented" and r.support_status == "documented"]
-    return (sure or rels or [None])[-1]
+def _wsl(key: str) -> object:
+    return compat.wsl_facts().get(key, "")
+
+
+def _apu_advice() -> str:
+    return str(compat.apu_facts().get("igpu_advice", ""))
 
 
 def sort_findings(findings: List[Finding]) -> List[Finding]:

@@ -253,13 +253,15 @@ def _rocm_upgrade(system, choices: Choices, notes: List[str], recipe) -> Tuple[D
         if not targets:
             notes.append(f"no GPU: ROCm {rel.version}, as chosen, is not checked against a GPU's support list")
     elif not targets:
-        rel = cat.rocm_default_no_gpu(osi.version_id)
+        best = _rocm_best(system)
+        rel = best.subject if best is not None else None
         if rel is None:
             raise PlanError(f"no ROCm release in the catalog is for Ubuntu {osi.version_id}", here)
         notes.append(f"no GPU: ROCm {rel.version} is the catalog's default (the newest documented release of the "
                      f"{rel.series} series for Ubuntu {osi.version_id}); choose another with --rocm")
     else:
-        rel = cat.rocm_default(targets, osi.version_id)
+        best = _rocm_best(system)
+        rel = best.subject if best is not None else None
         if rel is None:
             raise PlanError("no ROCm release in the catalog supports " + ", ".join(targets)
                             + f" on Ubuntu {osi.version_id}", here)
@@ -397,6 +399,12 @@ def _rocm_upgrade(system, choices: Choices, notes: List[str], recipe) -> Tuple[D
     return ns, facts, fp
 
 
+def _rocm_best(system):
+    from .. import resolve
+
+    return resolve.rocm_ways(_facts(system)).best
+
+
 # ------------------------------------------------------------------------------ torch-reinstall
 def _pick_venv(system, choices: Choices):
     all_envs = list(getattr(system, "torch", []) or [])
@@ -425,60 +433,69 @@ def _pick_venv(system, choices: Choices):
     return os.path.normpath(pick.path), pick
 
 
-def _torch_choice(choices: Choices, targets: Sequence[str], notes: List[str]):
-    label_index = None
+def _facts(system, venv: Optional[str] = None):
+    from .. import resolve
+
+    return resolve.from_system(system, venv=venv)
+
+
+def _torch_choice(system, choices: Choices, targets: Sequence[str], notes: List[str]):
+    """(TorchRelease, index name): the resolver's best way out, or the one asked for when it passes
+    every constraint (kernels for the GPU, a wheel for the venv's Python, the driver window...)."""
+    from .. import resolve
+
+    facts = _facts(system, choices.venv)
+    only = None
     if choices.torch:
         rel = cat.torch_release(choices.torch)
         if rel is None:
             raise PlanError(f"torch {choices.torch} is not in the catalog of PyTorch ROCm wheels; known: "
                             + ", ".join(cat.torch_versions()))
+        label_index = None
         if "+" in choices.torch:
             label_index = cat.index_of_version(choices.torch)
             if label_index is None or label_index not in rel.indexes:
                 raise PlanError(f"torch {rel.version} is not published on an index named "
                                 f"{choices.torch.split('+', 1)[1]!r}; it is on {', '.join(rel.indexes) or 'none'}")
-    else:
-        pair = cat.torch_default(targets)
-        if pair is None:
-            raise PlanError("no PyTorch ROCm wheel in the catalog has kernels for " + ", ".join(targets), ERROR)
-        rel = pair[0]
-        label_index = pair[1]
-        if not targets:
-            notes.append(f"no GPU: torch {rel.version}+{label_index} is the catalog's default (its newest documented "
-                         "PyTorch ROCm wheels); choose another with --torch VERSION+INDEX")
-    if not rel.indexes:
-        raise PlanError(f"no download.pytorch.org ROCm index carries torch {rel.version}")
-    if label_index:
-        idx = label_index
-        lacking = [g for g in targets if cat.index_has_gfx(idx, g) is False]
-        if lacking:
-            raise PlanError(f"the torch {rel.version}+{idx} wheels have no kernels for {', '.join(lacking)}"
-                            + _better_torch(targets))
-    elif not targets:
-        idx = cat.best_index(rel.version, [])
-        if idx is None:
+        if not rel.indexes:
             raise PlanError(f"no download.pytorch.org ROCm index carries torch {rel.version}")
-        notes.append(f"no GPU: the {idx} wheels of torch {rel.version} are the catalog's default (the newest ROCm it "
-                     f"is built for); choose another with --torch {rel.version}+INDEX")
-    else:
-        best = cat.best_index(rel.version, targets)
-        if best is None:
-            unknown = [i for i in rel.indexes if all(cat.index_has_gfx(i, g) is not False for g in targets)]
-            if not unknown:
-                raise PlanError(f"the torch {rel.version} wheels ({', '.join(rel.indexes)}) have no kernels for "
-                                + ", ".join(targets) + _better_torch(targets))
-            idx = unknown[0]
-            notes.append(f"which GPUs the {idx} wheels support is not in the catalog; {', '.join(targets)} not verified")
-        else:
-            idx = best
-    return rel, idx
+        only = (rel.version, label_index)
+    res = resolve.torch_ways(facts, only=only)
+    best = res.best
+    if best is None:
+        if only is None:
+            raise PlanError("no PyTorch ROCm wheel can be planned for this system: " + res.reason, ERROR)
+        asked = f"{only[0]}+{only[1]}" if only[1] else only[0]
+        gfx = [w.check("wheel-has-gfx") for w in res.rejected]
+        if gfx and all(c is not None and c.verdict == resolve.VIOLATED for c in gfx):
+            lacking = sorted({g for g in targets if all(cat.wheel_has_gfx(w.subject[0], w.subject[1], g) is False
+                                                        for w in res.rejected)})
+            raise PlanError(f"the torch {asked} wheels ({', '.join(w.subject[1].name for w in res.rejected)}) have no "
+                            f"kernels for {', '.join(lacking or targets)}" + _better_torch(facts))
+        failed = dict.fromkeys(f"{c.constraint}: {c.detail}" for w in res.rejected for c in w.checks
+                               if c.verdict == resolve.VIOLATED or (c.verdict == resolve.UNKNOWN and c.on_unknown == "reject"))
+        raise PlanError(f"torch {asked} cannot work on this system: " + "; ".join(failed) + _better_torch(facts))
+    rel, idx = best.subject
+    if not targets:
+        if choices.torch and only and not only[1]:
+            notes.append(f"no GPU: the {idx.name} wheels of torch {rel.version} are the catalog's default (the resolver's "
+                         f"best index for it); choose another with --torch {rel.version}+INDEX")
+        elif not choices.torch:
+            notes.append(f"no GPU: torch {rel.version}+{idx.name} is the catalog's default (the resolver's best "
+                         "PyTorch ROCm wheels for this system); choose another with --torch VERSION+INDEX")
+    for c in best.checks:
+        if c.verdict != resolve.SATISFIED and not (c.constraint == "wheel-has-gfx" and not targets):
+            notes.append(f"not proven ({c.constraint}): {c.detail}")
+    return rel, idx.name, best
 
 
-def _better_torch(targets: Sequence[str]) -> str:
-    pairs = cat.torch_pairings(targets)
-    if not pairs:
+def _better_torch(facts) -> str:
+    from .. import resolve
+
+    offered = resolve.torch_ways(facts).offered
+    if not offered:
         return ""
-    return "; torch versions whose wheels do: " + ", ".join(f"{t}+{i}" for t, i in pairs[:5])
+    return "; torch versions whose wheels do: " + ", ".join(w.key for w in offered[:5])
 
 
 def _env_rule_names(recipe) -> List[str]:
@@ -504,14 +521,14 @@ def _env_rules(recipe, rel, idx: str, targets: Sequence[str]) -> Dict[str, Tuple
 
 def _torch_reinstall(system, choices: Choices, notes: List[str], recipe):
     targets, other = _require_gpu(system, choices, "torch-reinstall", notes)
-    rel, idx = _torch_choice(choices, targets, notes)
+    rel, idx, way = _torch_choice(system, choices, targets, notes)
     if not targets:
         unset = [n for n in _env_rule_names(recipe) if n not in (choices.env or {})]
         notes.append("no GPU: the wheels' kernels are not checked against one"
                      + (f"; {', '.join(unset)} is not set (whether it is needed depends on the GPU): add it with "
                         "--env NAME=VALUE when the card needs it" if unset else ""))
     for g in other:
-        if cat.index_has_gfx(idx, g) is False:
+        if cat.wheel_has_gfx(rel, idx, g) is False:
             notes.append(f"the integrated GPU ({g}) has no kernels in these wheels: hide it from PyTorch with "
                          "HIP_VISIBLE_DEVICES if it gets in the way")
     path, env = _pick_venv(system, choices)
@@ -576,12 +593,19 @@ def _torch_reinstall(system, choices: Choices, notes: List[str], recipe):
         "env": {"any": bool(env_vars), "vars": env_vars,
                 "text": ", ".join(f"{k}={v}" for k, v in sorted(env_vars.items()))},
     }
+    osi = _os(system)
+    if osi is not None and osi.wsl:
+        from ..catalog import compat
+
+        notes.append("WSL: AMD's WSL steps " + str(compat.wsl_facts().get("hsa_removal", "")) + " after the "
+                     "install, and need the ROCm WSL user space on the host (amdgpu-install --usecase=wsl,rocm "
+                     "--no-dkms); this plan does not do either")
     if env is not None and env.triton_shadow:
         notes.append(f"a stray triton directory shadows the package: {env.triton_shadow} (remove or rename it; "
                      "rocm-wizard does not delete your files)")
     if mode == "new":
         notes.append(f"the new venv is {target}; {path} becomes a symbolic link to it; the previous venv is kept")
-    facts = {"torch": cat.torch_facts(rel, idx),
+    facts = {"torch": cat.torch_facts(rel, idx), "proof": way.proof(),
              "env": {k: {"value": v, "sources": cat.describe_sources(env_sources[k]) if k in env_sources
                          else ["chosen on the command line"]} for k, v in env_vars.items()}}
     before = env.version if env is not None and env.version else ("none" if not exists else None)
@@ -652,6 +676,52 @@ def _docker(system, choices: Choices, notes: List[str], recipe):
 
 
 # ------------------------------------------------------------------------------ entry point
+def diagnosed_ways(system) -> List[Dict[str, Any]]:
+    """The doctor's applicable ways out (it chooses through the resolver), best first, as plain
+    choices ``{"path", "rocm", "torch", "image", "venv", "env", "title"}``: the one source of the
+    default target for ``--plan-only`` (with or without ``--path``) and the TUI's form."""
+    try:
+        from ..doctor import diagnose
+    except ImportError:
+        return []
+    try:
+        diag = diagnose(system)
+    except Exception:  # the plan must not die of a doctor bug
+        return []
+    out = []
+    for rec in getattr(diag, "recommendations", []) or []:
+        if not getattr(rec, "applies", False):
+            continue
+        target = dict(getattr(rec, "target", {}) or {})
+        choice: Dict[str, Any] = {"path": rec.path, "title": (getattr(rec, "why", "") or "").split(". ")[0]}
+        if rec.path == "rocm-upgrade":
+            choice["rocm"] = target.get("rocm")
+        elif rec.path == "torch-reinstall":
+            if target.get("torch") and target.get("index"):
+                choice["torch"] = f"{target['torch']}+{target['index']}"
+            choice["venv"] = target.get("venv")
+            choice["env"] = target.get("env") or {}
+        elif rec.path == "docker":
+            choice["image"] = target.get("image")
+        out.append(choice)
+    return out
+
+
+_TARGET_KEY = {"rocm-upgrade": "rocm", "torch-reinstall": "torch", "docker": "image"}
+
+
+def _with_diagnosis(system, c: Choices, rec: Dict[str, Any]) -> Choices:
+    """``c`` with what it leaves open taken from the diagnosis' way out ``rec`` (same path)."""
+    if rec.get("venv") and c.venv and os.path.normpath(c.venv) != os.path.normpath(str(rec["venv"])):
+        return c  # another venv: its own Python and torch decide
+    for key in ("rocm", "torch", "image", "venv"):
+        if getattr(c, key) is None and rec.get(key):
+            setattr(c, key, str(rec[key]))
+    for k, v in (rec.get("env") or {}).items():
+        c.env.setdefault(str(k), str(v))
+    return c
+
+
 def build_plan(system, choices: Optional[Choices] = None) -> Plan:
     """The plan for ``system`` (a :class:`~rocm_wizard.model.System`) and ``choices``.  Without a
     path it takes the diagnosis' best recommendation that can be planned (then a simple rule).
@@ -661,17 +731,19 @@ def build_plan(system, choices: Optional[Choices] = None) -> Plan:
     if base.path is not None:
         if base.path not in PATHS:
             raise PlanError(f"unknown path {base.path!r}; choose one of {', '.join(PATHS)}")
-        return _build(system, base, [])
+        notes: List[str] = []
+        if getattr(base, _TARGET_KEY[base.path]) is None:
+            rec = next((r for r in diagnosed_ways(system) if r["path"] == base.path), None)
+            if rec is not None:
+                base = _with_diagnosis(system, base, rec)
+                notes.append(f"target chosen by the diagnosis: {rec.get('title') or rec['path']}")
+        return _build(system, base, notes)
     errors: List[str] = []
-    for rec in cat.recommendations(system):
+    for rec in diagnosed_ways(system):
         c = Choices(**{**base.to_dict()})
         c.env = dict(base.env)
         c.path = rec["path"]
-        for key in ("rocm", "torch", "image", "venv"):
-            if getattr(c, key) is None and rec.get(key):
-                setattr(c, key, str(rec[key]))
-        for k, v in (rec.get("env") or {}).items():
-            c.env.setdefault(str(k), str(v))
+        c = _with_diagnosis(system, c, rec)
         object.__setattr__(c, "_auto", True)
         try:
             return _build(system, c, [f"path chosen by the diagnosis: {rec.get('title') or rec['path']}"])

@@ -1,6 +1,7 @@
-"""Everything the plan engine asks of the catalog (``rocm_wizard.catalog``) and the doctor, in one
-place: if their APIs move, only this module changes.  Catalog modules load their data lazily, so
-importing this module costs nothing until a question is asked."""
+"""Everything the plan engine asks of the catalog (``rocm_wizard.catalog``), in one place: if its
+APIs move, only this module changes.  Choosing a target is not done here: that is the resolver's
+job (``rocm_wizard.resolve``).  Catalog modules load their data lazily, so importing this module
+costs nothing until a question is asked."""
 from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Sequence, Tuple
@@ -94,30 +95,6 @@ def rocm_versions() -> List[str]:
     return [r.version for r in releases.all_releases()]
 
 
-def rocm_default(targets: Sequence[str], ubuntu: Optional[str]):
-    from ..catalog import releases
-
-    rel = releases.upgrade_target(list(targets), ubuntu)
-    if rel is not None:
-        return rel
-    pol = releases.policy_series()
-    cands = [r for r in releases.all_releases() if r.series == pol and r.supports_ubuntu(ubuntu) is not False]
-    return cands[-1] if cands else None
-
-
-def rocm_default_no_gpu(ubuntu: Optional[str]):
-    """The release to set up when no GPU is known (a machine provisioned before its card is in):
-    the newest release of the policy series for ``ubuntu`` whose existence and support data are
-    documented (the newest one when none is), i.e. what a supported card would get."""
-    from ..catalog import releases
-
-    pol = releases.policy_series()
-    cands = [r for r in releases.all_releases() if r.series == pol and r.supports_ubuntu(ubuntu) is not False]
-    sure = [r for r in cands if r.status == "documented" and r.support_status == "documented"]
-    pick = sure or cands
-    return pick[-1] if pick else None
-
-
 def rocm_repo():
     from ..catalog import releases
 
@@ -195,10 +172,10 @@ def index_of_version(version: object) -> Optional[str]:
     return wheels.index_of_version(version)
 
 
-def index_has_gfx(index: str, gfx: str) -> Optional[bool]:
+def wheel_has_gfx(rel, index: str, gfx: str) -> Optional[bool]:
     from ..catalog import wheels
 
-    return wheels.index_has_gfx(index, gfx)
+    return wheels.wheel_has_gfx(rel, index, gfx)
 
 
 def index_rocm(index: str) -> Optional[str]:
@@ -206,30 +183,6 @@ def index_rocm(index: str) -> Optional[str]:
 
     idx = wheels.index(index)
     return idx.rocm if idx else None
-
-
-def best_index(version: str, targets: Sequence[str]) -> Optional[str]:
-    from ..catalog import wheels
-
-    idx = wheels.best_index(version, list(targets))
-    return idx.name if idx else None
-
-
-def torch_pairings(targets: Sequence[str]) -> List[Tuple[str, str]]:
-    from ..catalog import wheels
-
-    return [(t.version, i.name) for t, i in wheels.pairings(list(targets))]
-
-
-def torch_default(targets: Sequence[str]):
-    """(TorchRelease, index name): the newest documented pairing whose wheels cover the targets."""
-    from ..catalog import wheels
-
-    pairs = wheels.pairings(list(targets), documented_only=True) or wheels.pairings(list(targets))
-    if not pairs:
-        return None
-    t, i = pairs[0]
-    return t, i.name
 
 
 def torch_requirements(rel, index: str) -> List[str]:
@@ -255,11 +208,15 @@ def torch_facts(rel, index: str) -> Dict[str, Any]:
     from ..catalog import sources, wheels
 
     idx = wheels.index(index)
+    built = wheels.wheel_gfx(rel, index)
     return {"version": rel.version, "index": index, "index_status": rel.status_on(index),
             "torchvision": rel.torchvision, "torchaudio": rel.torchaudio, "triton": rel.triton_requirement,
-            "triton_status": rel.triton_status, "index_gfx": list(idx.gfx) if idx else [],
-            "index_gfx_status": idx.gfx_status if idx else "unknown",
-            "sources": sources.describe(tuple(rel.sources) + (tuple(idx.sources) if idx else ()))}
+            "triton_status": rel.triton_status, "wheel_gfx": list(built.gfx) if built else [],
+            "wheel_gfx_status": built.status if built else "unknown",
+            "python": list(rel.python), "python_status": rel.python_status,
+            "userspace": idx.userspace if idx else "unknown",
+            "sources": sources.describe(tuple(rel.sources) + (tuple(idx.sources) if idx else ())
+                                        + (tuple(built.sources) if built else ()))}
 
 
 # ------------------------------------------------------------------------------ Docker images
@@ -314,39 +271,3 @@ def docker_host_requirement() -> str:
 
     return docker.host_requirement()
 
-
-# ------------------------------------------------------------------------------ the diagnosis
-def recommendations(system) -> List[Dict[str, Any]]:
-    """The doctor's applicable recommendations, best first, as plain choices:
-    ``{"path", "rocm", "torch", "image", "venv", "env", "title"}``.  Empty when the doctor is not
-    part of this build or fails (the plan then falls back to a simple rule)."""
-    try:
-        from ..doctor import diagnose
-    except ImportError:
-        return []
-    try:
-        diag = diagnose(system)
-    except Exception:  # the plan must not die of a doctor bug
-        return []
-    out = []
-    for rec in getattr(diag, "recommendations", []) or []:
-        if not getattr(rec, "applies", False):
-            continue
-        target = dict(getattr(rec, "target", {}) or {})
-        choice: Dict[str, Any] = {"path": rec.path, "title": (getattr(rec, "why", "") or "").split(". ")[0]}
-        if rec.path == "rocm-upgrade":
-            choice["rocm"] = target.get("rocm")
-        elif rec.path == "torch-reinstall":
-            if target.get("torch") and target.get("index"):
-                choice["torch"] = f"{target['torch']}+{target['index']}"
-            choice["venv"] = target.get("venv")
-            choice["env"] = target.get("env") or {}
-        elif rec.path == "docker":
-            choice["image"] = target.get("image")
-        out.append(choice)
-    return out
-
-
-def top_recommendation(system) -> Optional[Dict[str, Any]]:
-    recs = recommendations(system)
-    return recs[0] if recs else None

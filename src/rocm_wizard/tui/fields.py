@@ -156,24 +156,23 @@ def _gfx(system: Any) -> List[str]:
 
 
 def torch_choices(system: Any) -> List[Tuple[str, str]]:
-    """(``torch+index``, label) of every torch release + wheel index whose wheels carry kernels for
-    every detected gfx target, newest first."""
-    from ..catalog import wheels
+    """(``torch+index``, label) of every torch release + wheel index the resolver offers for this
+    system (kernels for every GPU that does the work, a wheel for the venv's Python, the driver
+    window...), newest first."""
+    from .. import resolve
 
-    gfx = _gfx(system)
-    out: List[Tuple[str, str]] = []
+    if not _gfx(system):
+        return []
     try:
-        pairs = wheels.pairings(gfx) if gfx else []
+        offered = resolve.torch_ways(resolve.from_system(system)).offered
     except Exception:
-        pairs = []
-    seen = set()
-    for rel, idx in pairs:
-        key = f"{rel.version}+{idx.name}"
-        if key in seen:
-            continue
-        seen.add(key)
+        offered = []
+    out: List[Tuple[str, str]] = []
+    for w in offered:
+        rel, idx = w.subject
         triton = f", {rel.triton_requirement}" if rel.triton_requirement else ""
-        out.append((key, f"torch {rel.version} from {idx.name}{triton}"))
+        unproven = "" if w.proven else " (not every check proven)"
+        out.append((w.key, f"torch {rel.version} from {idx.name}{triton}{unproven}"))
     out.sort(key=lambda kv: _vkey(*kv[0].split("+", 1)), reverse=True)
     return out
 
@@ -192,46 +191,35 @@ def _vkey(*parts: str):
 
 
 def release_choices(system: Any) -> List[Tuple[str, str]]:
-    """ROCm releases newer than the installed one that officially support every detected gfx
-    target on this Ubuntu release, newest first."""
-    from ..catalog import releases
+    """ROCm releases the resolver offers for this system (the GPUs, this Ubuntu release, WSL), not
+    older than the installed one, newest first."""
+    from .. import resolve
 
-    gfx = _gfx(system)
-    ubuntu = getattr(getattr(system, "os", None), "version_id", None)
     installed = getattr(getattr(system, "rocm", None), "version", None)
+    offered = resolve.rocm_ways(resolve.from_system(system)).offered
+    # the installed release stays a choice only when it is the target (a repair: never a downgrade)
+    repair = bool(installed and offered and _vkey(installed) >= _vkey(offered[0].subject.version))
     out = []
-    for rel in releases.all_releases():
-        if gfx and any(g not in rel.gfx_official for g in gfx):
-            continue
-        if ubuntu and rel.supports_ubuntu(ubuntu) is False:
-            continue
-        if installed and _vkey(rel.version) <= _vkey(installed):
+    for w in offered:
+        rel = w.subject
+        if installed and (_vkey(rel.version) < _vkey(installed)
+                          or (_vkey(rel.version) == _vkey(installed) and not repair)):
             continue
         tag = "" if rel.status == "documented" else f" ({rel.status})"
         out.append((rel.version, f"ROCm {rel.version}{tag}"))
-    out.reverse()
+    out.sort(key=lambda kv: _vkey(kv[0]), reverse=True)
     return out
 
 
 def image_choices(system: Any) -> List[Tuple[str, str]]:
-    """AMD rocm/pytorch tags whose ROCm release officially supports every detected gfx target."""
-    from ..catalog import docker, support
+    """AMD rocm/pytorch tags the resolver offers for this system, best first."""
+    from .. import resolve
 
-    gfx = _gfx(system)
     out = []
-    for t in docker.tags():
-        ok = True
-        for g in gfx:
-            try:
-                level = support.status(g, t.rocm).level
-            except Exception:
-                level = "unknown"
-            if level not in ("official", "limited"):
-                ok = False
-                break
-        if ok:
-            tag = "" if t.status == "documented" else f" ({t.status})"
-            out.append((t.tag, f"ROCm {t.rocm}, torch {t.torch}, Ubuntu {t.ubuntu}, py{t.python}{tag}"))
+    for w in resolve.docker_ways(resolve.from_system(system)).offered:
+        t = w.subject
+        tag = "" if t.status == "documented" else f" ({t.status})"
+        out.append((t.tag, f"ROCm {t.rocm}, torch {t.torch}, Ubuntu {t.ubuntu}, py{t.python}{tag}"))
     return out
 
 

@@ -19,6 +19,9 @@
 #    4. Point /opt/venvs/torch at the new venv
 #    5. Check the venv's other packages against the new torch
 #    6. Let the GPU user use the GPU (render and video groups)
+# Note: target chosen by the diagnosis: torch 2.8.0 + torchvision 0.23.0 + torchaudio 2.8.0 from the rocm6.4 index (with pytorch-triton-rocm==3.4.0) carries gfx1201 kernels: the wizard's default series (ROCm 6.4): the newest pairing documented by PyTorch
+# Note: not proven (wheel-for-python): the venv's Python version is not known (a new venv gets the system's python3)
+# Note: not proven (driver-window): the host's amdgpu driver train is not known, so the rocm6.4 wheel's ROCm 6.4 cannot be checked against it
 # Note: the integrated GPU (gfx1036) has no kernels in these wheels: hide it from PyTorch with HIP_VISIBLE_DEVICES if it gets in the way
 # Note: the new venv is /opt/venvs/torch-torch2.8.0-rocm6.4; /opt/venvs/torch becomes a symbolic link to it; the previous venv is kept
 

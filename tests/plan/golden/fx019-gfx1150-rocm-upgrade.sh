@@ -23,7 +23,6 @@
 #    8. Refresh the dynamic linker cache
 #    9. Let the GPU user use the GPU (render and video groups)
 #   10. Flag the reboot the new kernel driver needs
-# Note: the host already has ROCm 7.2.0, newer than the default target 6.4.4: the plan sets up that release again instead of downgrading
 # Note: gfx1150 is not officially supported by ROCm 7.2.0 (not on the release's list of supported GPUs); community setting: HSA_OVERRIDE_GFX_VERSION=11.0.0 (community, not supported by AMD)
 # Note: the signing key fingerprint CA8BB4727A47B4D09B4EE8969386B48A1A693C5C is observed (AMD does not publish it); check it with --rocm-key-fingerprint if you have another source
 # Note: ROCm 7.2.0: Also seen as 'ROCm version: 7.2.0' in amd-smi output on Ubuntu 24.04.

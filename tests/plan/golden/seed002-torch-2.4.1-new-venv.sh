@@ -20,6 +20,7 @@
 #    5. Point /home/dev/venvs/train at the new venv
 #    6. Check the venv's other packages against the new torch
 #    7. Let the GPU user use the GPU (render and video groups)
+# Note: not proven (wheel-for-python): the venv's Python version is not known (a new venv gets the system's python3)
 # Note: the new venv is /home/dev/venvs/train-torch2.4.1-rocm6.1; /home/dev/venvs/train becomes a symbolic link to it; the previous venv is kept
 
 # Values are single-quoted data, written out literally ($ and \ in them mean nothing to bash):

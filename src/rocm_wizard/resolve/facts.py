@@ -1,0 +1,165 @@
+"""What the resolver needs to know about a system, normalised once: the GPUs that do the work (a
+hidden iGPU beside a discrete GPU set apart), the venv's Python and torch, the host's ROCm and
+kernel-driver train, the OS, WSL, an HSA override in effect, and workloads that do not use PyTorch."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Tuple
+
+from ..catalog import compat, gpus, releases, support, wheels
+
+
+def _s(value: object) -> str:
+    return "" if value is None else str(value).strip()
+
+
+@dataclass
+class GpuFact:
+    gfx: Optional[str]
+    name: str
+    igpu: bool
+
+
+@dataclass
+class Facts:
+    gpus: List[GpuFact] = field(default_factory=list)
+    python: Optional[str] = None  # X.Y of the venv the torch path changes
+    torch: Optional[str] = None  # the venv's torch version (with label)
+    torch_index: Optional[str] = None  # download.pytorch.org index of that torch
+    host_rocm: Optional[str] = None
+    driver_train: Optional[str] = None
+    driver_source: str = ""
+    os_id: str = ""
+    os_version: str = ""
+    kernel: str = ""
+    wsl: bool = False
+    container: bool = False
+    override: Dict[str, str] = field(default_factory=dict)
+    not_torch: Tuple[str, ...] = ()  # workloads seen that do not use PyTorch (llama.cpp, ollama)
+    vendor_triton: Tuple[str, ...] = ()  # vendor containers whose own Triton is intended
+
+    @property
+    def compute(self) -> List[GpuFact]:
+        """The GPUs that do the work: discrete ones when there are any, else all."""
+        d = [g for g in self.gpus if not g.igpu]
+        return d or list(self.gpus)
+
+    @property
+    def compute_gfx(self) -> List[str]:
+        return list(dict.fromkeys(g.gfx for g in self.compute if g.gfx))
+
+    @property
+    def hidden_gfx(self) -> List[str]:
+        """Integrated GPUs beside a discrete one (excluded from the kernel check)."""
+        if not any(not g.igpu for g in self.gpus):
+            return []
+        return [g for g in dict.fromkeys(x.gfx for x in self.gpus if x.igpu and x.gfx) if g not in self.compute_gfx]
+
+    @property
+    def host_series(self) -> Optional[str]:
+        return releases.series_of(self.host_rocm) if self.host_rocm else None
+
+    @property
+    def ubuntu(self) -> Optional[str]:
+        return self.os_version if self.os_id == "ubuntu" and self.os_version else None
+
+    @property
+    def names(self) -> str:
+        return ", ".join(dict.fromkeys(g.name for g in self.compute if g.name))
+
+
+def gfx_of(g) -> Optional[str]:
+    for fld in ("gfx_target", "isa"):
+        gfx = support.normalize_gfx(getattr(g, fld, None))
+        if gfx:
+            return gfx
+    entry = gpus.lookup_pci(_s(getattr(g, "device_id", None)) or None, _s(getattr(g, "revision", None)) or None)
+    return entry.gfx_target if entry is not None else None
+
+
+def _is_amd(g) -> bool:
+    vendor = _s(getattr(g, "vendor_id", None)).lower().replace("0x", "")
+    if vendor:
+        return vendor == "1002"
+    return bool(getattr(g, "is_amd", True))
+
+
+def amd_gpus(system) -> List[GpuFact]:
+    out = []
+    for g in getattr(system, "gpus", None) or []:
+        if not _is_amd(g):
+            continue
+        igpu = _s(getattr(g, "kind", None)) == "igpu" or _s(getattr(g, "segment", None)) == "apu"
+        out.append(GpuFact(gfx_of(g), _s(getattr(g, "name", None)) or "AMD GPU", igpu))
+    return out
+
+
+def host_rocm(system) -> Optional[str]:
+    """The host's ROCm release (a HIP build number such as 6.4.43483 dropped)."""
+    rocm = getattr(system, "rocm", None)
+    m = re.match(r"^(\d+)\.(\d+)(?:\.(\d+))?", _s(getattr(rocm, "version", None)))
+    if m:
+        nums = [m.group(1), m.group(2)] + ([m.group(3)] if m.group(3) and int(m.group(3)) < 100 else [])
+        return ".".join(str(int(n)) for n in nums)
+    for name in ("rocm-core", "rocm", "rocm-hip-runtime"):
+        pv = (getattr(rocm, "packages", None) or {}).get(name)
+        rel = releases.version_from_package(_s(pv))
+        if rel:
+            return rel
+    return None
+
+
+def driver_train(system) -> Tuple[Optional[str], str]:
+    """(the installed amdgpu driver's train, where it was read); (None, "") when not known."""
+    rocm = getattr(system, "rocm", None)
+    if rocm is None:
+        return None, ""
+    for what, value in (("amdgpu-dkms package", (getattr(rocm, "packages", None) or {}).get("amdgpu-dkms")),
+                        ("dkms status", getattr(rocm, "amdgpu_dkms", None)),
+                        ("amdgpu module version", getattr(rocm, "amdgpu_version", None))):
+        train = compat.driver_train_of_package(value)
+        if train:
+            return train, f"{what} {_s(value)}"
+    return None, ""
+
+
+def venv_of(system, venv: Optional[str] = None):
+    """The torch environment a torch reinstall changes: the one at ``venv``, the active one, the
+    only ROCm one, the only one; None when that cannot be told."""
+    envs = [e for e in getattr(system, "torch", None) or []]
+    if venv:
+        import os
+
+        want = os.path.normpath(venv)
+        return next((e for e in envs if e.path and os.path.normpath(e.path) == want), None)
+    active = [e for e in envs if getattr(e, "active", False)]
+    rocm = [e for e in envs if (e.build or wheels.build_of_version(e.version)) in (None, "rocm")]
+    for group in (active, rocm if len(rocm) == 1 else [], envs if len(envs) == 1 else []):
+        if group:
+            return group[0]
+    return rocm[0] if rocm else (envs[0] if envs else None)
+
+
+def from_system(system, error_text: Optional[str] = None, venv: Optional[str] = None) -> Facts:
+    osi = getattr(system, "os", None)
+    kernel = _s(getattr(osi, "kernel", None))
+    wsl = getattr(osi, "wsl", None) is True or "microsoft" in kernel.lower() or "wsl" in kernel.lower()
+    env = venv_of(system, venv)
+    py = None
+    if env is not None:
+        m = re.match(r"^(\d+)\.(\d+)", _s(env.python))
+        py = f"{m.group(1)}.{m.group(2)}" if m else None
+    access_env = getattr(getattr(system, "access", None), "env", None) or {}
+    override = {k: _s(v) for k, v in access_env.items() if k.startswith("HSA_OVERRIDE_GFX_VERSION") and _s(v)}
+    text = _s(error_text)
+    for e in getattr(system, "errors", None) or []:
+        text += "\n" + _s(getattr(e, "text", None)) + " " + _s(getattr(e, "signature", None))
+    train, where = driver_train(system)
+    return Facts(
+        gpus=amd_gpus(system), python=py, torch=_s(env.version) if env is not None else None,
+        torch_index=wheels.index_of_version(env.version) if env is not None else None,
+        host_rocm=host_rocm(system), driver_train=train, driver_source=where,
+        os_id=_s(getattr(osi, "id", None)).lower(), os_version=_s(getattr(osi, "version_id", None)),
+        kernel=kernel, wsl=wsl, container=bool(_s(getattr(osi, "container", None))), override=override,
+        not_torch=tuple(compat.not_torch_workloads(text)), vendor_triton=tuple(compat.vendor_triton_containers(text)))

@@ -1,0 +1,294 @@
+"""One resolver: every candidate of every way out, checked against every constraint of
+``catalog/data/compat.toml``, split into offered (best first) and rejected.  No prose beyond the
+checks' details, no I/O, no UI.
+
+    torch_ways(facts, exclude=None, series=None) -> Resolution      # torch-reinstall
+    docker_ways(facts) -> Resolution                                 # AMD's image
+    rocm_ways(facts) -> Resolution                                   # host ROCm upgrade
+    resolve(system, error_text=None) -> {path: Resolution}
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+from ..catalog import compat, docker, releases, wheels
+from .facts import Facts, from_system
+from .model import SATISFIED, UNKNOWN, VIOLATED, Check, Resolution, WayOut
+
+
+def _vt(text: object) -> Tuple[int, ...]:
+    out = []
+    for part in str(text or "").split(".")[:3]:
+        digits = "".join(ch for ch in part if ch.isdigit())
+        out.append(int(digits) if digits else 0)
+    return tuple(out + [0] * (3 - len(out)))
+
+
+def _check(cid: str, verdict: str, detail: str, extra: Sequence[str] = (), no_gpu: bool = False) -> Check:
+    c = compat.constraint(cid)
+    on_unknown = (c.on_no_gpu or c.on_unknown) if no_gpu else c.on_unknown
+    return Check(cid, verdict, detail, tuple(dict.fromkeys(tuple(c.sources) + tuple(extra))), on_unknown)
+
+
+def _kleene(answers: Sequence[Optional[bool]]) -> str:
+    if any(a is False for a in answers):
+        return VIOLATED
+    if answers and all(a is True for a in answers):
+        return SATISFIED
+    return UNKNOWN
+
+
+# ------------------------------------------------------------------ shared constraints
+def check_wheel_gfx(facts: Facts, t: wheels.TorchRelease, idx: wheels.WheelIndex) -> Check:
+    built = wheels.wheel_gfx(t, idx)
+    gfx = facts.compute_gfx
+    srcs = tuple(built.sources) if built else ()
+    if not gfx:
+        return _check("wheel-has-gfx", UNKNOWN, "no GPU with a known gfx target: the wheels are not checked "
+                      "against one", srcs, no_gpu=True)
+    answers = [wheels.wheel_has_gfx(t, idx, g) for g in gfx]
+    verdict = _kleene(answers)
+    status = built.status if built else "unknown"
+    lacking = [g for g, a in zip(gfx, answers) if a is False]
+    unsure = [g for g, a in zip(gfx, answers) if a is None]
+    if verdict == VIOLATED:
+        detail = f"torch {t.version}+{idx.name} carries no kernels for {', '.join(lacking)}"
+    elif verdict == SATISFIED:
+        detail = f"torch {t.version}+{idx.name} carries kernels for {', '.join(gfx)} ({status})"
+    else:
+        detail = (f"whether torch {t.version}+{idx.name} carries kernels for {', '.join(unsure)} is not known "
+                  f"(gfx list {status})")
+    if facts.hidden_gfx:
+        detail += f"; the integrated GPU ({', '.join(facts.hidden_gfx)}) is left out of the check"
+    return _check("wheel-has-gfx", verdict, detail, srcs)
+
+
+def check_driver_window(facts: Facts, user_space: str, what: str) -> Check:
+    if not facts.driver_train:
+        return _check("driver-window", UNKNOWN, f"the host's amdgpu driver train is not known, so {what}'s ROCm "
+                      f"{user_space} cannot be checked against it")
+    ok, status = compat.in_window(facts.driver_train, user_space)
+    window = compat.window_of(facts.driver_train)
+    span = f"{window[0]}-{window[1]}" if window else "unknown"
+    if ok is None:
+        return _check("driver-window", UNKNOWN, f"driver train {facts.driver_train} ({facts.driver_source}); AMD's "
+                      f"table does not say whether it supports ROCm {user_space} user space")
+    verdict = SATISFIED if ok else VIOLATED
+    return _check("driver-window", verdict, f"{what} brings ROCm {user_space} user space; the host's amdgpu driver "
+                  f"train {facts.driver_train} ({facts.driver_source}) supports {span} ({status})")
+
+
+def check_wsl_gpu(facts: Facts, rocm: Optional[str]) -> Check:
+    gfx = facts.compute_gfx
+    if not gfx:
+        return _check("wsl-gpu", UNKNOWN, "the GPU's gfx target is not known")
+    if not rocm:
+        return _check("wsl-gpu", UNKNOWN, "the ROCm release used under WSL is not known")
+    rows = [compat.wsl_supports(g, rocm, facts.names) for g in gfx]
+    verdict = _kleene([r[0] for r in rows])
+    srcs: Tuple[str, ...] = ()
+    for _ok, row in rows:
+        if row is not None:
+            srcs += row.sources
+    words = {SATISFIED: "supports", VIOLATED: "does not support", UNKNOWN: "may not support"}[verdict]
+    return _check("wsl-gpu", verdict, f"AMD {words} {facts.names or ', '.join(gfx)} under WSL with ROCm {rocm} "
+                  f"(first WSL release: {compat.wsl_first_release()})", srcs)
+
+
+def check_override(facts: Facts, native: Callable[[str], Optional[bool]], what: str) -> Check:
+    """The way out sets no HSA override; an override in effect that retargets a GPU ``what`` supports
+    natively makes this a violation of the setup (the finding says how to fix it)."""
+    if not facts.override:
+        return _check("override-only-unsupported", SATISFIED, "no HSA_OVERRIDE_GFX_VERSION is set, and the way out "
+                      "sets none")
+    supported = [g for g in [x.gfx for x in facts.gpus] if g and native(g) is True]
+    setting = ", ".join(f"{k}={v}" for k, v in facts.override.items())
+    if supported:
+        return _check("override-only-unsupported", VIOLATED, f"{setting} is set although {what} has native kernels for "
+                      f"{', '.join(dict.fromkeys(supported))}: it retargets that GPU; remove it (the way out works "
+                      "without it)")
+    return _check("override-only-unsupported", SATISFIED, f"{setting} is set for a GPU {what} has no native kernels "
+                  "for; the way out keeps it")
+
+
+# ------------------------------------------------------------------ torch-reinstall
+def torch_checks(facts: Facts, t: wheels.TorchRelease, idx: wheels.WheelIndex) -> List[Check]:
+    checks = [check_wheel_gfx(facts, t, idx)]
+    if not t.installable:
+        checks.append(_check("pairing-known", UNKNOWN, f"the torchvision/torchaudio pair of torch {t.version} is "
+                             "not known"))
+    else:
+        checks.append(_check("pairing-known", SATISFIED, f"torch {t.version} + torchvision {t.torchvision} + "
+                             f"torchaudio {t.torchaudio}", t.sources))
+    if facts.python:
+        ok = wheels.wheel_for_python(t, facts.python)
+        span = f"{t.python[0]}-{t.python[-1]}" if t.python else "unknown"
+        verdict = SATISFIED if ok else (VIOLATED if ok is False else UNKNOWN)
+        checks.append(_check("wheel-for-python", verdict, f"the venv runs Python {facts.python}; torch {t.version} has "
+                             f"wheels for Python {span} ({t.python_status})"))
+    else:
+        checks.append(_check("wheel-for-python", UNKNOWN, "the venv's Python version is not known (a new venv gets "
+                             "the system's python3)"))
+    if facts.wsl:
+        checks.append(check_wsl_gpu(facts, facts.host_rocm or idx.rocm))
+    else:
+        checks.append(check_driver_window(facts, idx.rocm, f"the {idx.name} wheel"))
+    checks.append(check_override(facts, lambda g: wheels.wheel_has_gfx(t, idx, g), f"torch {t.version}+{idx.name}"))
+    if facts.not_torch:
+        checks.append(_check("workload-uses-torch", VIOLATED, f"the workload seen is {', '.join(facts.not_torch)}, "
+                             "which does not use the venv's torch: reinstalling torch changes nothing for it"))
+    return checks
+
+
+def _torch_rank(facts: Facts, w: WayOut, series: Optional[str]) -> Tuple[Any, ...]:
+    t, idx = w.subject
+    idx_series = releases.series_of(idx.rocm)
+    current = (wheels.public_version(facts.torch), facts.torch_index) if facts.torch else None
+    keys = {
+        "series-asked": bool(series) and idx_series == series,
+        "kernels-proven": w.check("wheel-has-gfx").verdict == SATISFIED,
+        "keeps-current": current == (t.version, idx.name) and w.check("wheel-has-gfx").verdict == SATISFIED,
+        "host-series": bool(facts.host_series) and idx_series == facts.host_series,
+        "policy-series": idx_series == releases.policy_series(),
+        "documented": t.status_on(idx.name) == "documented",
+        "proven": w.proven,
+        "newer": (_vt(t.version), _vt(idx.rocm)),
+    }
+    return tuple(keys[k] for k in compat.torch_rank_keys())
+
+
+def torch_ways(facts: Facts, exclude: Optional[Tuple[str, str]] = None, series: Optional[str] = None,
+               only: Optional[Tuple[str, Optional[str]]] = None) -> Resolution:
+    """Every (torch release, index) as a way out.  ``exclude``: a (version, index) that failed on
+    this system; ``series``: prefer the index of that ROCm series (a ROCm upgrade's torch);
+    ``only``: (version, index or None) the user asked for."""
+    ways: List[WayOut] = []
+    for t in wheels.torch_releases():
+        if only and t.version != wheels.public_version(only[0]):
+            continue
+        for idx in wheels.indexes_for(t.version):
+            if only and only[1] and idx.name != only[1]:
+                continue
+            w = WayOut("torch-reinstall", f"{t.version}+{idx.name}", tuple(torch_checks(facts, t, idx)), subject=(t, idx))
+            if exclude and (t.version, idx.name) == exclude:
+                w.checks += (Check("not-the-failing-build", VIOLATED, "the build in which the error occurred"),)
+            ways.append(w)
+    for w in ways:
+        w.rank = _torch_rank(facts, w, series)
+    return _split("torch-reinstall", ways, "no PyTorch ROCm wheel in the catalog")
+
+
+# ------------------------------------------------------------------ docker
+def docker_checks(facts: Facts, tag: docker.DockerTag) -> List[Check]:
+    rel = releases.resolve(tag.rocm)
+    gfx = facts.compute_gfx
+
+    def native(g: str) -> Optional[bool]:
+        if rel is None:
+            return None
+        return g in rel.gfx_official or g in tag.gfx_observed
+
+    if not gfx:
+        img = _check("image-gfx", UNKNOWN, "no GPU with a known gfx target: the image is not checked against one",
+                     no_gpu=True)
+    else:
+        answers = [native(g) for g in gfx]
+        verdict = _kleene(answers)
+        seen = [g for g in gfx if g in tag.gfx_observed]
+        detail = (f"ROCm {tag.rocm} of {tag.tag} " + {SATISFIED: "supports", VIOLATED: "does not list",
+                                                        UNKNOWN: "is not in the catalog for"}[verdict]
+                  + f" {', '.join(gfx)}" + (f" (seen working in this image: {', '.join(seen)})" if seen else ""))
+        img = _check("image-gfx", verdict, detail, (rel.all_sources if rel else ()) + tuple(tag.sources))
+    checks = [img, check_driver_window(facts, tag.rocm, f"the image {tag.tag}")]
+    checks.append(check_override(facts, native, f"ROCm {tag.rocm}"))
+    return checks
+
+
+def docker_ways(facts: Facts) -> Resolution:
+    short = ".".join(facts.ubuntu.split(".")[:2]) if facts.ubuntu else None
+    ways = []
+    for tag in docker.tags():
+        w = WayOut("docker", tag.tag, tuple(docker_checks(facts, tag)), subject=tag)
+        w.rank = (w.check("image-gfx").verdict == SATISFIED, tag.status == "documented", tag.ubuntu == (short or "24.04"),
+                  w.proven, _vt(tag.rocm), _vt(tag.torch))
+        ways.append(w)
+    return _split("docker", ways, "no rocm/pytorch image in the catalog")
+
+
+# ------------------------------------------------------------------ rocm-upgrade
+def rocm_checks(facts: Facts, rel: releases.RocmRelease) -> List[Check]:
+    from ..catalog import support
+
+    gfx = facts.compute_gfx
+    if not gfx:
+        sup = _check("rocm-supports-gpu", UNKNOWN, "the GPU's gfx target is not known")
+    else:
+        answers = [True if g in rel.gfx_official else False for g in gfx]
+        verdict = _kleene(answers)
+        if verdict == SATISFIED and rel.support_status not in wheels.PROVEN:
+            verdict = UNKNOWN
+        levels = ", ".join(f"{g}: {support.status(g, rel).level}" for g in gfx)
+        sup = _check("rocm-supports-gpu", verdict, f"ROCm {rel.version} ({rel.support_status}): {levels}",
+                     rel.all_sources)
+    checks = [sup]
+    ok = rel.supports_ubuntu(facts.ubuntu) if facts.ubuntu else None
+    kernel = ".".join(facts.kernel.split(".")[:2]) if facts.kernel else ""
+    listed = rel.kernel_series(facts.ubuntu) if facts.ubuntu else []
+    if ok is False:
+        checks.append(_check("rocm-supports-os", VIOLATED, f"ROCm {rel.version} is for Ubuntu "
+                             f"{', '.join(rel.ubuntu_versions)}, not {facts.ubuntu}", rel.all_sources))
+    elif ok is None:
+        checks.append(_check("rocm-supports-os", UNKNOWN, "the Ubuntu release is not known", rel.all_sources))
+    elif listed and kernel and kernel not in listed and not facts.wsl:
+        checks.append(_check("rocm-supports-os", UNKNOWN, f"Ubuntu {facts.ubuntu} is supported; the running kernel "
+                             f"{facts.kernel} is not one ROCm {rel.version} lists ({', '.join(listed)})", rel.all_sources))
+    else:
+        checks.append(_check("rocm-supports-os", SATISFIED, f"ROCm {rel.version} supports Ubuntu {facts.ubuntu}",
+                             rel.all_sources))
+    if facts.wsl:
+        checks.append(check_wsl_gpu(facts, rel.version))
+    checks.append(check_override(facts, lambda g: g in rel.gfx_official or None, f"ROCm {rel.version}"))
+    return checks
+
+
+def rocm_ways(facts: Facts) -> Resolution:
+    target = releases.upgrade_target(facts.compute_gfx, facts.ubuntu) if facts.compute_gfx else None
+    target_series = target.series if target is not None else releases.policy_series()
+    ways = []
+    for rel in releases.all_releases():
+        w = WayOut("rocm-upgrade", rel.version, tuple(rocm_checks(facts, rel)), subject=rel)
+        w.rank = (w.check("rocm-supports-gpu").verdict == SATISFIED, rel.series == target_series,
+                  rel.status == "documented" and rel.support_status == "documented", _vt(rel.version))
+        ways.append(w)
+    return _split("rocm-upgrade", ways, "no ROCm release in the catalog")
+
+
+# ------------------------------------------------------------------ all of them
+def _split(path: str, ways: List[WayOut], what: str) -> Resolution:
+    offered = sorted((w for w in ways if w.eligible), key=lambda w: w.rank, reverse=True)
+    rejected = [w for w in ways if not w.eligible]
+    reason = ""
+    if not offered:
+        reason = why_none(what, rejected)
+    return Resolution(path, offered, rejected, reason)
+
+
+def why_none(what: str, rejected: List[WayOut]) -> str:
+    """"<what> passes: <constraint> (n candidates) ..." from the checks that failed most often."""
+    if not rejected:
+        return f"{what} is known"
+    counts: Dict[str, int] = {}
+    example: Dict[str, str] = {}
+    for w in rejected:
+        for c in w.checks:
+            if c.verdict == VIOLATED or (c.verdict == UNKNOWN and c.on_unknown == "reject"):
+                counts[c.constraint] = counts.get(c.constraint, 0) + 1
+                example.setdefault(c.constraint, c.detail)
+    parts = [f"{cid} fails for {n} of {len(rejected)} (e.g. {example[cid]})"
+             for cid, n in sorted(counts.items(), key=lambda kv: -kv[1])]
+    return f"{what} passes every check: " + "; ".join(parts)
+
+
+def resolve(system, error_text: Optional[str] = None, facts: Optional[Facts] = None) -> Dict[str, Resolution]:
+    f = facts or from_system(system, error_text)
+    return {"torch-reinstall": torch_ways(f), "docker": docker_ways(f), "rocm-upgrade": rocm_ways(f)}

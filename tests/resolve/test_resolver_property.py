@@ -1,0 +1,276 @@
+"""Proof by test for the compatibility resolver (issue 10).
+
+* A small, independent oracle reads the catalog's TOML files with tomllib (no ``rocm_wizard.catalog``,
+  no ``resolve``) and re-checks every way out the resolver offers over a generated matrix of systems:
+  gfx target (with or without a hidden iGPU) x host ROCm x driver train x Python x Ubuntu x WSL x the
+  venv's torch.  No offered way out may violate a constraint.
+* The three frontends agree: the doctor's way out, ``--plan-only`` with the path only (the plan
+  engine), and the TUI's form default give the same target and, for the same choices, the same plan id.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Dict, List, Optional, Tuple
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+try:
+    import tomllib  # type: ignore[import-not-found]
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib  # type: ignore[no-redef]
+
+from rocm_wizard.model import GPU, AccessInfo, OSInfo, RocmInfo, System, TorchEnv
+
+DATA = Path(__file__).resolve().parents[2] / "src" / "rocm_wizard" / "catalog" / "data"
+PROFILE = dict(deadline=None, derandomize=True, database=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+# ------------------------------------------------------------------ the oracle (reads the data itself)
+def _toml(name: str) -> dict:
+    with open(DATA / name, "rb") as fh:
+        return tomllib.load(fh)
+
+
+WHEELS = _toml("torch_wheels.toml")
+COMPAT = _toml("compat.toml")
+PROVEN = ("documented", "observed", "third-party")
+
+
+def _vt(text: str) -> Tuple[int, ...]:
+    return tuple(int("".join(c for c in p if c.isdigit()) or 0) for p in text.split(".")[:3])
+
+
+def oracle_torch(version: str) -> dict:
+    return next(t for t in WHEELS["torch"] if t["version"] == version)
+
+
+def oracle_kernels(version: str, index: str, gfx: str) -> bool:
+    """True only when the data proves the build carries ``gfx``."""
+    t = oracle_torch(version)
+    name = (t.get("gfx_set_on") or {}).get(index, t["gfx_set"])
+    s = WHEELS["gfx_sets"][name]
+    return gfx in s["gfx"] and s["status"] in PROVEN and gfx not in s.get("inferred", [])
+
+
+def oracle_python_not_excluded(version: str, python: str) -> bool:
+    t = oracle_torch(version)
+    return not t.get("python") or python in t["python"]
+
+
+def oracle_in_window(train: str, rocm: str) -> Optional[bool]:
+    w = COMPAT["kmd_window"]
+    series = ".".join(rocm.split(".")[:2])
+    if _vt(series) > _vt(w["horizon"]):
+        return None
+    for row in w["driver"]:
+        if row["train"] == train:
+            return _vt(row["user_min"]) <= _vt(series) <= _vt(row["user_max"])
+    return None
+
+
+def oracle_wsl(gfx: str, rocm: str) -> bool:
+    rows = [r for r in COMPAT["wsl"]["support"] if _vt(rocm) >= _vt(r["rocm_min"])]
+    return bool(rows) and gfx in sorted(rows, key=lambda r: _vt(r["rocm_min"]))[-1]["gfx"]
+
+
+# ------------------------------------------------------------------ generated systems
+GFX = ["gfx1100", "gfx1101", "gfx1102", "gfx1103", "gfx1150", "gfx1151", "gfx1200", "gfx1201", "gfx1030",
+       "gfx90a", "gfx942", "gfx906", "gfx1031"]
+HOST_ROCM = [None, "5.7.1", "6.0.2", "6.2.4", "6.4.3", "7.0.2", "7.2.1"]
+DRIVER = {None: None, "5.7": "1:6.1.5.50700-1664922.22.04", "6.2": "1:6.8.5.60200-2009582.24.04",
+          "6.4": "1:6.12.12.60403-2194681.22.04", "30.10": "1:6.14.14.30100000-2204008.24.04",
+          "30.30": "1:6.16.13.30300000-2278356.24.04"}
+PYTHON = [None, "3.8.18", "3.10.12", "3.12.3", "3.13.1", "3.14.0"]
+VENV_TORCH = [None, "2.4.1+rocm6.1", "2.5.1+rocm6.2", "2.6.0+rocm6.2.4", "2.8.0+rocm6.4", "2.13.0+rocm7.2"]
+
+
+def make_system(gfx: str, igpu: bool, host: Optional[str], train: Optional[str], python: Optional[str],
+                ubuntu: str, wsl: bool, venv_torch: Optional[str]) -> System:
+    s = System()
+    s.origin = "snapshot"
+    s.os = OSInfo(id="ubuntu", version_id=ubuntu, pretty_name=f"Ubuntu {ubuntu}",
+                  kernel="5.15.153.1-microsoft-standard-WSL2" if wsl else "6.8.0-45-generic", wsl=wsl)
+    s.gpus = [GPU(vendor_id="1002", device_id="744c", gfx_target=gfx, name="AMD Radeon test GPU", kind="dgpu",
+                  segment="radeon")]
+    if igpu:
+        s.gpus.append(GPU(vendor_id="1002", device_id="13c0", gfx_target="gfx1036", name="AMD Radeon Graphics",
+                          kind="igpu", segment="apu"))
+    pkgs = {}
+    if host:
+        pkgs["rocm-core"] = f"{host}.{int(host.split('.')[0]) * 10000 + int(host.split('.')[1]) * 100 + int(host.split('.')[2])}-1"
+    if DRIVER[train]:
+        pkgs["amdgpu-dkms"] = DRIVER[train]
+    s.rocm = RocmInfo(version=host, packages=pkgs, amdgpu_loaded=True)
+    s.access = AccessInfo(user="alice", env={})
+    if venv_torch or python:
+        s.torch = [TorchEnv(path="/home/alice/venv", site_packages="/home/alice/venv/lib/site-packages",
+                            python=python, active=True, version=venv_torch, build="rocm" if venv_torch else None)]
+    return s
+
+
+systems = st.builds(make_system, st.sampled_from(GFX), st.booleans(), st.sampled_from(HOST_ROCM),
+                    st.sampled_from(sorted(DRIVER, key=str)), st.sampled_from(PYTHON),
+                    st.sampled_from(["22.04", "24.04"]), st.booleans(), st.sampled_from(VENV_TORCH))
+
+
+# ------------------------------------------------------------------ property: nothing offered violates a constraint
+@settings(max_examples=150, **PROFILE)
+@given(systems)
+def test_no_offered_way_out_violates_a_constraint(system):
+    from rocm_wizard import resolve
+
+    facts = resolve.from_system(system)
+    res = resolve.resolve(system, facts=facts)
+    gfx = facts.compute_gfx
+    assert "gfx1036" not in gfx  # the hidden iGPU never decides
+    for w in res["torch-reinstall"].offered:
+        t, idx = w.subject
+        for g in gfx:
+            assert oracle_kernels(t.version, idx.name, g), (w.key, g)
+        py = system.torch[0].python if system.torch else None
+        if py:
+            assert oracle_python_not_excluded(t.version, ".".join(py.split(".")[:2])), (w.key, py)
+        if facts.wsl:
+            assert all(oracle_wsl(g, facts.host_rocm or idx.rocm) for g in gfx), w.key
+        elif facts.driver_train:
+            assert oracle_in_window(facts.driver_train, idx.rocm) is not False, (w.key, facts.driver_train)
+        # unknown is never shown as supported
+        for c in w.checks:
+            if c.verdict == resolve.SATISFIED and c.constraint == "wheel-has-gfx":
+                assert all(oracle_kernels(t.version, idx.name, g) for g in gfx)
+    for w in res["docker"].offered:
+        if facts.driver_train and not facts.wsl:
+            assert oracle_in_window(facts.driver_train, w.subject.rocm) is not False, w.key
+    for w in res["rocm-upgrade"].offered:
+        assert all(g in w.subject.gfx_official for g in gfx), w.key
+        if facts.wsl:
+            assert all(oracle_wsl(g, w.subject.version) for g in gfx), w.key
+    # every candidate is either offered or rejected with a named reason, exactly once
+    for r in res.values():
+        keys = [w.key for w in r.offered + r.rejected]
+        assert len(keys) == len(set(keys))
+        for w in r.rejected:
+            assert w.violated or any(c.on_unknown == "reject" for c in w.unknown)
+        if not r.offered:
+            assert r.reason
+
+
+# ------------------------------------------------------------------ the three frontends agree
+def _frontends(system) -> Dict[str, Tuple[Optional[str], Optional[str], Optional[str], Optional[str]]]:
+    """Per path: (doctor's key, plan engine's key, TUI default, "same plan id" marker)."""
+    from rocm_wizard.doctor import diagnose
+    from rocm_wizard.plan.build import Choices, PlanError, build_plan
+    from rocm_wizard.tui import fields as F
+    from rocm_wizard.tui.core import _choice_kwargs
+
+    d = diagnose(system)
+    out = {}
+    for rec in d.recommendations:
+        if not rec.applies:
+            continue
+        key_of = {"torch-reinstall": lambda t: f"{t['torch']}+{t['index']}", "rocm-upgrade": lambda t: t["rocm"],
+                  "docker": lambda t: t["image"]}[rec.path]
+        doctor_key = key_of(rec.target)
+        # a torch reinstall needs a venv: with none detected, the user names a new one (the same for
+        # both frontends); every other choice is left to the frontend
+        venv = (rec.target.get("venv") or "/home/agree/new-venv") if rec.path == "torch-reinstall" else None
+        # with the running kernel unknown amdgpu-dkms cannot be planned: the doctor's way out says
+        # "none", the TUI's form has the flag off, --plan-only is given --no-dkms
+        dkms = rec.target.get("kernel_driver", "amdgpu-dkms") == "amdgpu-dkms"
+        try:
+            plan = build_plan(system, Choices(path=rec.path, venv=venv, dkms=dkms))
+        except PlanError as exc:
+            out[rec.path] = (doctor_key, f"refused: {exc.message}", None, None)
+            continue
+        plan_key = {"torch-reinstall": plan.inputs.get("torch"), "rocm-upgrade": plan.inputs.get("rocm"),
+                    "docker": plan.inputs.get("image")}[rec.path]
+        form = F.fields_for(rec.path, system, rec.target)
+        values = F.values(form)
+        if venv and not values.get("venv"):
+            values["venv"] = venv
+        tui_key = {"torch-reinstall": values.get("torch"), "rocm-upgrade": values.get("rocm"),
+                   "docker": values.get("image")}[rec.path]
+        if rec.path == "docker" and tui_key and ":" not in str(tui_key):
+            tui_key = f"rocm/pytorch:{tui_key}"
+        same_id = None
+        try:
+            tui_plan = build_plan(system, Choices(**_choice_kwargs(rec.path, values)))
+            same_id = "same" if tui_plan.plan_id == plan.plan_id else f"{tui_plan.plan_id} != {plan.plan_id}"
+        except PlanError as exc:
+            same_id = f"tui refused: {exc.message}"
+        out[rec.path] = (doctor_key, plan_key, tui_key, same_id)
+    return out
+
+
+def _assert_agree(system, label: str) -> None:
+    for path, (doctor_key, plan_key, tui_key, same_id) in _frontends(system).items():
+        assert doctor_key == plan_key, f"{label} {path}: doctor {doctor_key} vs --plan-only {plan_key}"
+        assert doctor_key == tui_key, f"{label} {path}: doctor {doctor_key} vs TUI {tui_key}"
+        assert same_id == "same", f"{label} {path}: {same_id}"
+
+
+@settings(max_examples=12, **PROFILE)
+@given(systems.filter(lambda s: not s.os.wsl))
+def test_doctor_plan_only_and_tui_agree_on_generated_systems(system):
+    _assert_agree(system, "generated")
+
+
+def _real_fixtures() -> List[Path]:
+    shared = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures" / "real"
+    return sorted(p for p in shared.iterdir() if (p / "labels.toml").is_file()) if shared.is_dir() else []
+
+
+PLAN_SYSTEMS = sorted((Path(__file__).resolve().parents[1] / "plan" / "systems").glob("*.json"))
+
+
+@pytest.mark.parametrize("folder", _real_fixtures(), ids=lambda p: p.name)
+def test_frontends_agree_on_every_real_fixture(folder):
+    from rocm_wizard.detect import detect_snapshot
+
+    _assert_agree(detect_snapshot(str(folder)), folder.name)
+
+
+@pytest.mark.parametrize("path", PLAN_SYSTEMS, ids=lambda p: p.stem)
+def test_frontends_agree_on_every_seed_scenario(path):
+    from rocm_wizard import model
+
+    with open(path) as fh:
+        s = model.from_dict(model.System, json.load(fh))
+    s.origin = "snapshot"
+    _assert_agree(s, path.stem)
+
+
+def test_the_issue_cases_are_refused_or_not_offered():
+    """The harmful advice listed in issue 10, on the generated-system builder."""
+    from rocm_wizard import resolve
+
+    # torch 2.6.0 for an RX 9070 (gfx1201)
+    s = make_system("gfx1201", False, "6.4.3", "6.4", "3.12.3", "24.04", False, None)
+    offered = [w.key for w in resolve.torch_ways(resolve.from_system(s)).offered]
+    assert offered and not any(k.startswith("2.6.0+") for k in offered)
+    # "keep torch 2.5.1+rocm6.1" for an RX 7800 XT (gfx1101)
+    s = make_system("gfx1101", False, "6.4.3", "6.4", "3.12.3", "24.04", False, "2.5.1+rocm6.2")
+    assert "2.5.1+rocm6.1" not in [w.key for w in resolve.torch_ways(resolve.from_system(s)).offered]
+    # torch 2.4.1 for a Python 3.13 venv
+    s = make_system("gfx1100", False, "6.4.3", "6.4", "3.13.1", "24.04", False, "2.4.1+rocm6.1")
+    assert not any(k.startswith("2.4.1+") for k in [w.key for w in resolve.torch_ways(resolve.from_system(s)).offered])
+    # a ROCm 7.0 image on a 6.2 driver; rocm6.4 wheels on a ROCm 5.7 driver
+    s = make_system("gfx1100", False, "6.2.4", "6.2", "3.12.3", "24.04", False, None)
+    assert not any(w.subject.rocm.startswith("7.2") for w in resolve.docker_ways(resolve.from_system(s)).offered)
+    s = make_system("gfx1100", False, "5.7.1", "5.7", "3.10.12", "22.04", False, None)
+    assert "2.8.0+rocm6.4" not in [w.key for w in resolve.torch_ways(resolve.from_system(s)).offered]
+    # under WSL: an RDNA2 card gets nothing
+    s = make_system("gfx1030", False, "6.4.3", None, "3.12.3", "24.04", True, None)
+    assert resolve.torch_ways(resolve.from_system(s)).offered == []
+
+
+@pytest.mark.parametrize("name", ["seed_alloc_failed", "seed_triton", "seed_gfx803"])
+def test_frontends_agree_on_the_doctor_seed_systems(name):
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "doctor"))
+    import test_seeds
+
+    _assert_agree(getattr(test_seeds, name)(), name)
