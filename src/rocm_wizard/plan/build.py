@@ -43,6 +43,7 @@ class Choices:
     rocm_mirror: Optional[str] = None
     rocm_key_fingerprint: Optional[str] = None
     torch_index_url: Optional[str] = None
+    pytorch_mirror: Optional[str] = None  # stands for https://download.pytorch.org/whl (same layout)
     workspace: Optional[str] = None
     user: Optional[str] = None
     env: Dict[str, str] = field(default_factory=dict)  # extra variables; "" as value drops a default
@@ -512,7 +513,14 @@ def _torch_reinstall(system, choices: Choices, notes: List[str], recipe):
     if rel.triton_requirement is None:
         notes.append(f"the catalog names no Triton pin for torch {rel.version}; pip resolves it from the index")
     index_url = cat.torch_index_url(idx)
-    if choices.torch_index_url:
+    if choices.pytorch_mirror and not choices.torch_index_url:
+        try:
+            mirror = check_url(choices.pytorch_mirror, "--pytorch-mirror").rstrip("/")
+        except ValueError as exc:
+            raise PlanError(str(exc)) from None
+        index_url = cat.torch_index_url(idx, mirror)
+        notes.append(f"wheels from the mirror {index_url}")
+    elif choices.torch_index_url:
         try:
             index_url = check_url(choices.torch_index_url, "--torch-index-url").rstrip("/")
         except ValueError as exc:
