@@ -220,3 +220,31 @@ def test_root_ignores_an_overlay_another_user_owns(tmp_path):
     os.chown(path, 0, 0)
     st = json.loads(cli(["catalog", "status", "--json"], path)[1])
     assert st["overlay"]["present"] and st["added"]["docker_tags"]
+
+
+def test_doctor_says_when_the_knowledge_is_old_and_how_to_refresh(mirror, overlay, tmp_path):
+    env_day = "2027-02-20"  # 91 days after the bundled catalog's date
+    snap = ["doctor", "--snapshot", SEED, "--json"]
+    env = dict(os.environ, PYTHONPATH=str(REPO / "src"), ROCM_WIZARD_TODAY=env_day,
+               ROCM_WIZARD_CATALOG_OVERLAY=str(tmp_path / "none.json"))
+    out = subprocess.run([sys.executable, "-m", "rocm_wizard", *snap], capture_output=True, text=True, env=env).stdout
+    notes = json.loads(out)["notes"]
+    assert any("91 days old" in n and "rocm-wizard catalog refresh" in n for n in notes)
+    # a refresh two days younger than the bundled catalog makes the knowledge 89 days old: no warning
+    assert cli(refresh_args(mirror), overlay)[0] == 0
+    data = json.loads(overlay.read_text())
+    data["created"] = "2026-11-23T12:00:00Z"
+    overlay.write_text(json.dumps(data))
+    env["ROCM_WIZARD_CATALOG_OVERLAY"] = str(overlay)
+    out = subprocess.run([sys.executable, "-m", "rocm_wizard", *snap], capture_output=True, text=True, env=env).stdout
+    assert not any("days old" in n for n in json.loads(out)["notes"])
+    st = subprocess.run([sys.executable, "-m", "rocm_wizard", "catalog", "status", "--json"], capture_output=True,
+                        text=True, env=dict(env, ROCM_WIZARD_CATALOG_OVERLAY=str(tmp_path / "none.json"))).stdout
+    assert json.loads(st)["stale"] is True
+
+
+def test_catalog_commands_stay_headless(overlay):
+    code = ("import sys; from rocm_wizard.cli import main; rc = main(['catalog', 'status', '--json']); "
+            "bad = [m for m in ('textual', 'rich') if m in sys.modules]; sys.exit(9 if bad else rc)")
+    env = dict(os.environ, PYTHONPATH=str(REPO / "src"), ROCM_WIZARD_CATALOG_OVERLAY=str(overlay))
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, env=env).returncode == 0

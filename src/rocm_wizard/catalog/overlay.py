@@ -33,7 +33,8 @@ API::
     overlay.problems() -> [str]              # why an overlay present was ignored
     overlay.bundled_date() -> "2026-11-21"
     overlay.knowledge_date() -> date         # newest of bundled and overlay dates
-    overlay.stale_warning(today=None) -> str | None   # older than STALE_DAYS, with how to refresh
+    overlay.stale_warning(on=None) -> str | None   # older than STALE_DAYS on that day (default today()),
+                                                   # with how to refresh; $ROCM_WIZARD_TODAY sets today
 """
 from __future__ import annotations
 
@@ -196,10 +197,17 @@ def knowledge_date() -> _dt.date:
     return max(dates)
 
 
-def stale_warning(today: Optional[_dt.date] = None) -> Optional[str]:
-    today = today or _dt.datetime.now(_dt.timezone.utc).date()
+def today() -> _dt.date:
+    """Today (UTC); ``$ROCM_WIZARD_TODAY`` (YYYY-MM-DD) stands in for it, for reports made as of a
+    day and for tests."""
+    return _date(os.environ.get("ROCM_WIZARD_TODAY")) or _dt.datetime.now(_dt.timezone.utc).date()
+
+
+def stale_warning(on: Optional[_dt.date] = None) -> Optional[str]:
+    """A warning when the knowledge is more than :data:`STALE_DAYS` old on ``on`` (default today)."""
+    today_ = on or today()
     when = knowledge_date()
-    age = (today - when).days
+    age = (today_ - when).days
     if age <= STALE_DAYS:
         return None
     return (f"the catalog's knowledge of releases is from {when.isoformat()} ({age} days old): newer ROCm, "
