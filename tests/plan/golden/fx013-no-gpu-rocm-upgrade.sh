@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rocm-wizard plan: Upgrade ROCm to 6.4.3 from AMD's apt repositories (noble)
-# path: rocm-upgrade   plan id: 2640cdf31da2   format: 1   rocm-wizard @VERSION@
+# path: rocm-upgrade   plan id: 8c4ce0732cfa   format: 1   rocm-wizard @VERSION@
 # made for: Ubuntu; ROCm 6.2.2
 # system fingerprint: sha256:ca5c8b47170d4ce5dd85632918785a16
 #   os: ubuntu 24.04
@@ -573,7 +573,7 @@ rw_expect() {
   rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
   RW_STALE=1
 }
-RW_PLAN_ID=2640cdf31da2
+RW_PLAN_ID=8c4ce0732cfa
 
 rw_check_fingerprint() {
   rw_expect os "$(rw_fp_os)" 'ubuntu 24.04'
