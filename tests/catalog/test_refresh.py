@@ -248,3 +248,15 @@ def test_catalog_commands_stay_headless(overlay):
             "bad = [m for m in ('textual', 'rich') if m in sys.modules]; sys.exit(9 if bad else rc)")
     env = dict(os.environ, PYTHONPATH=str(REPO / "src"), ROCM_WIZARD_CATALOG_OVERLAY=str(overlay))
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, env=env).returncode == 0
+
+
+def test_yes_and_answers_take_the_pytorch_mirror(tmp_path):
+    from rocm_wizard.cli import build_parser
+    from rocm_wizard.execute.cli import resolve_choices
+
+    args = build_parser().parse_args(["--yes", "--pytorch-mirror", "http://127.0.0.1:9/whl"])
+    assert resolve_choices(args).pytorch_mirror == "http://127.0.0.1:9/whl"
+    answers = tmp_path / "answers.toml"
+    answers.write_text('format = 1\npytorch_mirror = "http://127.0.0.1:8/whl"\n')
+    args = build_parser().parse_args(["--yes", "--answers", str(answers)])
+    assert resolve_choices(args).pytorch_mirror == "http://127.0.0.1:8/whl"

@@ -13,7 +13,7 @@ machine) can replay them with no prompt.
     TORCH_BLAS_PREFER_HIPBLASLT = "0"
 
 Keys: path, rocm, torch, venv, venv_mode, image, workspace, dkms, rocm_mirror,
-rocm_key_fingerprint, torch_index_url, user, env.  Every run writes the answers it used
+rocm_key_fingerprint, torch_index_url, pytorch_mirror, user, env.  Every run writes the answers it used
 (``answers.toml`` in its log directory); replaying that file gives the same plan.
 """
 from __future__ import annotations
@@ -30,7 +30,7 @@ else:  # pragma: no cover - Python 3.10
 
 FORMAT = 1
 STRING_KEYS = ("path", "rocm", "torch", "venv", "venv_mode", "image", "workspace", "rocm_mirror",
-               "rocm_key_fingerprint", "torch_index_url", "user")
+               "rocm_key_fingerprint", "torch_index_url", "pytorch_mirror", "user")
 BOOL_KEYS = ("dkms",)
 KEYS = ("format",) + STRING_KEYS + BOOL_KEYS + ("env",)
 

@@ -56,6 +56,7 @@ def cli_choices(args: argparse.Namespace) -> Dict[str, Any]:
         "workspace": getattr(args, "workspace", None), "rocm_mirror": getattr(args, "rocm_mirror", None),
         "rocm_key_fingerprint": getattr(args, "rocm_key_fingerprint", None),
         "torch_index_url": getattr(args, "torch_index_url", None),
+        "pytorch_mirror": getattr(args, "pytorch_mirror", None),
         "dkms": False if getattr(args, "no_dkms", False) else None,
         "env": env,
     }
