@@ -68,6 +68,29 @@ def test_redirects_stay_on_the_host(mirror):
         other.stop()
 
 
+def test_garbage_and_slow_answers_are_one_line_failures(mirror):
+    def garbage(h):
+        h.wfile.write(b"\x1b[2J not http at all\r\n\r\n")
+        h.close_connection = True
+    mirror.routes["/garbage"] = garbage
+    with pytest.raises(FetchError) as exc:
+        Fetcher(timeout=5).get(mirror.url + "/garbage")
+    assert "\n" not in str(exc.value) and "\x1b" not in str(exc.value)
+
+    def trickle(h):  # each byte well within the socket timeout, the whole far beyond the deadline
+        import time
+        h.send_response(200)
+        h.send_header("Content-Length", "100")
+        h.end_headers()
+        for _ in range(100):
+            h.wfile.write(b"x")
+            h.wfile.flush()
+            time.sleep(0.05)
+    mirror.routes["/slow"] = trickle
+    with pytest.raises(FetchError, match="took longer"):
+        Fetcher(timeout=0.2).get(mirror.url + "/slow")
+
+
 def test_only_http_is_read():
     with pytest.raises(FetchError, match="only http"):
         Fetcher().get("file:///etc/passwd")
@@ -75,6 +98,8 @@ def test_only_http_is_read():
 
 def test_redaction():
     assert redact("https://user:pw@h.example/p/?token=abc&page=2") == "https://h.example/p/?token=REDACTED&page=2"
+    assert redact("http://h/whl/\x1b[2J\u202e.whl") == "http://h/whl/%1B[2J%E2%80%AE.whl"
+    assert rp.release_file("Suite: noble\x1b[31m\nCodename: noble\n")["Suite"] == "noble[31m"
 
 
 def test_deeply_nested_tags_page_fails_the_refresh_cleanly(mirror, tmp_path):
@@ -137,6 +162,8 @@ def test_metadata_pins():
     assert rp.exact_pin(meta["requires_dist"], ["triton-rocm", "pytorch-triton-rocm"]) == ("triton-rocm", "3.9.0")
     assert rp.exact_pin(['triton-rocm==1.0; platform_system == "Windows"'], ["triton-rocm"]) is None
     assert rp.exact_pin(["triton-rocm>=3"], ["triton-rocm"]) is None
+    assert rp.exact_pin(["triton-rocm==3.9.*"], ["triton-rocm"]) is None
+    assert rp.exact_pin(["triton-rocm===$(reboot)"], ["triton-rocm"]) is None
 
 
 def test_zip_directory_from_the_tail():

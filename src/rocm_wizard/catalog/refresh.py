@@ -35,7 +35,7 @@ from ._data import data_path, join_url, parse_toml_file
 from .overlay import SCHEMA
 from .refresh_net import JSON_LIMIT, META_LIMIT, FetchError, Fetcher, redact
 from .refresh_parse import (Link, ParseError, core_metadata, exact_pin, gfx_from_members, release_dirs,
-                            release_file, requirement_spec, simple_links, tags_page, wheel_info,
+                            release_file, requirement_spec, simple_links, tags_page, valid_specifier, wheel_info,
                             zip_entries, zip_member_data, zip_tail_directory)
 
 SOURCES = ("pytorch", "amd-index", "apt", "apt-core", "docker")
@@ -238,7 +238,7 @@ class _Run:
             pin = exact_pin(meta["requires_dist"], TRITON_DISTS)
             entry: Dict[str, Any] = {
                 "version": version, "index": idx, "python_tags": pytags,
-                "requires_python": wheel.requires_python or meta["requires_python"],
+                "requires_python": valid_specifier(wheel.requires_python or meta["requires_python"]),
                 "source": redact(wheel.url), "metadata_source": meta["source"], "learnt_at": self.now}
             if pin:
                 entry.update(triton_dist=pin[0], triton_version=pin[1], triton_source=meta["source"])

@@ -14,7 +14,9 @@ API::
 """
 from __future__ import annotations
 
+import http.client
 import re
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -25,6 +27,7 @@ PAGE_LIMIT = 16 * 1024 * 1024  # an index page (download.pytorch.org/whl/torch/ 
 JSON_LIMIT = 4 * 1024 * 1024  # one Docker Hub tags page
 META_LIMIT = 1024 * 1024  # a .metadata file, a Release file
 MAX_REDIRECTS = 5
+SLOW_FACTOR = 6  # a whole body may take this many per-request timeouts (a server trickling bytes)
 USER_AGENT = "rocm-wizard-catalog-refresh"
 _SECRET = re.compile(r"(token|key|sig|signature|secret|password|passwd|auth|credential)", re.I)
 
@@ -42,8 +45,16 @@ class Response:
     headers: Dict[str, str]
 
 
+def printable(text: str, limit: int = 200) -> str:
+    """Server-supplied text made safe for a terminal line: control and non-printable characters
+    escaped, cut at ``limit`` characters."""
+    text = str(text)[:limit]
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+
+
 def redact(url: str) -> str:
-    """``url`` without user name/password and with secret-looking query values hidden."""
+    """``url`` without user name/password and with secret-looking query values hidden; anything
+    outside printable ASCII is percent-encoded (a hostile page cannot put escapes in our output)."""
     try:
         parts = urllib.parse.urlsplit(str(url))
     except ValueError:
@@ -53,7 +64,8 @@ def redact(url: str) -> str:
     if query:
         pairs = urllib.parse.parse_qsl(query, keep_blank_values=True)
         query = urllib.parse.urlencode([(k, "REDACTED" if _SECRET.search(k) else v) for k, v in pairs])
-    return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, query, ""))
+    out = urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, query, ""))
+    return re.sub(r"[^\x21-\x7e]", lambda m: "".join(f"%{b:02X}" for b in m.group().encode("utf-8")), out)
 
 
 def _origin(url: str):
@@ -99,20 +111,22 @@ class Fetcher:
             raise
         except urllib.error.HTTPError as exc:
             exc.close()
-            raise FetchError(f"{redact(url)}: HTTP {exc.code} {exc.reason}") from None
+            raise FetchError(f"{redact(url)}: HTTP {exc.code} {printable(exc.reason, 80)}") from None
         except urllib.error.URLError as exc:
-            raise FetchError(f"{redact(url)}: cannot connect ({exc.reason})") from None
-        except (OSError, ValueError) as exc:  # timeouts, bad URLs, protocol errors
-            raise FetchError(f"{redact(url)}: {exc.__class__.__name__}: {exc}") from None
+            raise FetchError(f"{redact(url)}: cannot connect ({printable(exc.reason)})") from None
+        except (OSError, ValueError, http.client.HTTPException) as exc:  # timeouts, bad URLs, protocol errors
+            raise FetchError(f"{redact(url)}: {exc.__class__.__name__}: {printable(exc)}") from None
 
-    @staticmethod
-    def _read(resp, url: str, limit: int) -> bytes:
+    def _read(self, resp, url: str, limit: int) -> bytes:
         length = resp.headers.get("Content-Length")
         if length is not None and length.strip().isdigit() and int(length) > limit:
             raise FetchError(f"{redact(url)}: {int(length)} bytes, more than the {limit} allowed")
         chunks, total = [], 0
+        deadline = time.monotonic() + SLOW_FACTOR * self.timeout
         try:
             while True:
+                if time.monotonic() > deadline:
+                    raise FetchError(f"{redact(url)}: the body took longer than {SLOW_FACTOR * self.timeout:.0f} s")
                 chunk = resp.read(min(65536, limit + 1 - total))
                 if not chunk:
                     break

@@ -184,8 +184,9 @@ def core_metadata(text: str) -> Dict[str, Any]:
 
 
 def exact_pin(requires_dist: Sequence[str], names: Sequence[str]) -> Optional[Tuple[str, str]]:
-    """(dist, version) of the first ``name==version`` requirement for one of ``names`` whose marker
-    (if any) holds on Linux x86_64; None when there is none."""
+    """(dist, version) of the first ``name==version`` requirement (an exact, normalized version: no
+    ``.*``, no ``===``) for one of ``names`` whose marker (if any) holds on Linux x86_64; None when
+    there is none."""
     from packaging.requirements import InvalidRequirement, Requirement
     from packaging.utils import canonicalize_name
 
@@ -206,9 +207,28 @@ def exact_pin(requires_dist: Sequence[str], names: Sequence[str]) -> Optional[Tu
             except Exception:
                 continue
         specs = list(req.specifier)
-        if len(specs) == 1 and specs[0].operator in ("==", "==="):
+        if len(specs) == 1 and specs[0].operator == "==" and _exact(specs[0].version):
             return canonicalize_name(req.name), specs[0].version
     return None
+
+
+def _exact(version: str) -> bool:
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        return "*" not in version and str(Version(version)) == version
+    except InvalidVersion:
+        return False
+
+
+def valid_specifier(text: Optional[str]) -> Optional[str]:
+    """``text`` when it is a valid version specifier (``>=3.10``), else None."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    try:
+        return str(SpecifierSet(text)) if text else None
+    except InvalidSpecifier:
+        return None
 
 
 def requirement_spec(requires_dist: Sequence[str], name: str):
@@ -368,8 +388,9 @@ def release_file(text: str) -> Dict[str, str]:
         if not line or line[0] in " \t" or ":" not in line:
             continue
         key, _, value = line.partition(":")
-        if key in _RELEASE_KEYS and value.strip():
-            out[key] = value.strip()
+        value = "".join(c for c in value.strip() if c.isprintable())[:500]
+        if key in _RELEASE_KEYS and value:
+            out[key] = value
     if "Suite" not in out and "Codename" not in out:
         raise ParseError("not an apt Release file (no Suite or Codename)")
     return out
