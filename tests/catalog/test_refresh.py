@@ -260,3 +260,21 @@ def test_yes_and_answers_take_the_pytorch_mirror(tmp_path):
     answers.write_text('format = 1\npytorch_mirror = "http://127.0.0.1:8/whl"\n')
     args = build_parser().parse_args(["--yes", "--answers", str(answers)])
     assert resolve_choices(args).pytorch_mirror == "http://127.0.0.1:8/whl"
+
+
+def test_the_wizard_diagnosis_carries_the_age_warning(monkeypatch, tmp_path):
+    """The TUI's findings screen lists the diagnosis' notes; its core adds the catalog's age."""
+    from rocm_wizard.catalog import overlay as ov
+    from rocm_wizard.tui.core import Core
+
+    monkeypatch.setenv("ROCM_WIZARD_CATALOG_OVERLAY", str(tmp_path / "none.json"))
+    monkeypatch.setenv("ROCM_WIZARD_TODAY", "2027-06-01")
+    ov.read.cache_clear()
+    core = Core(snapshot=str(REPO / "src" / "rocm_wizard" / "demo" / "system"))
+    source = core.open_source()
+    system = core.new_system(source)
+    for name in core.probe_names():
+        core.run_probe(name, source, system)
+    notes = core.finish(source, system).notes
+    assert any("192 days old" in n and "catalog refresh" in n for n in notes)
+    ov.read.cache_clear()

@@ -39,10 +39,9 @@ from .refresh_parse import (Link, ParseError, core_metadata, exact_pin, gfx_from
                             zip_entries, zip_member_data, zip_tail_directory)
 
 SOURCES = ("pytorch", "amd-index", "apt", "apt-core", "docker")
+# the PyTorch and repo.radeon.com defaults are the bundled catalog's own base URLs
 DEFAULTS = {
-    "pytorch": "https://download.pytorch.org/whl",
     "amd_index": "https://stable.repo.amd.com/rocm/whl-next",
-    "rocm": "https://repo.radeon.com",
     "rocm_core": "https://stable.repo.amd.com/rocm/core/packages",
     "docker_hub": "https://hub.docker.com",
 }
@@ -63,9 +62,9 @@ class RefreshError(Exception):
 
 @dataclass
 class Options:
-    pytorch: str = DEFAULTS["pytorch"]
+    pytorch: Optional[str] = None  # None: torch_wheels.toml's [index] base_url
     amd_index: str = DEFAULTS["amd_index"]
-    rocm: str = DEFAULTS["rocm"]
+    rocm: Optional[str] = None  # None: rocm_releases.toml's [repo] base_url
     rocm_core: str = DEFAULTS["rocm_core"]
     docker_hub: str = DEFAULTS["docker_hub"]
     sources: Tuple[str, ...] = SOURCES
@@ -415,6 +414,8 @@ def refresh(opts: Options, previous: Optional[Dict[str, Any]] = None, fetcher: O
             progress: Optional[Callable[[str], None]] = None) -> Dict[str, Any]:
     """A new overlay: the selected sources read now, the others carried over from ``previous``.
     Raises :class:`RefreshError` naming the source that failed."""
+    opts.pytorch = (opts.pytorch or str(_bundled("torch_wheels.toml")["index"]["base_url"])).rstrip("/")
+    opts.rocm = (opts.rocm or str(_bundled("rocm_releases.toml")["repo"]["base_url"])).rstrip("/")
     run = _Run(opts, fetcher or Fetcher(), _now())
     previous = previous or {}
     out: Dict[str, Any] = {"schema": SCHEMA, "created": run.now, "sources": {}, "torch": [], "torch_indexes": {},
