@@ -96,6 +96,8 @@ def test_refresh_learns_release_and_tag_then_plans_from_the_mirror(mirror, overl
     assert idx["gfx_status"] == "observed" and idx["gfx_method"] == "wheel-directory"
     assert idx["gfx"] == ["gfx1100", "gfx1201", "gfx942", "gfx950"]
     assert "rocm7.2" not in data["torch_indexes"]  # known index: its bundled gfx list stays
+    assert old_idx["gfx"] == ["gfx1100", "gfx1103", "gfx90a"]  # ...and each release keeps its own
+    assert sum(1 for r in mirror.requests if r.startswith(q(T214))) == 3  # tail, directory, METADATA
     tags = [d["tag"] for d in data["docker_tags"]]
     assert tags == ["rocm10.1.0_ubuntu26.04_py3.14_pytorch_release_2.14.0"]
     assert data["docker_tags"][0]["source"].startswith(mirror.url + "/hub/v2/repositories/rocm/pytorch/tags")

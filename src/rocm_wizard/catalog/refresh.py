@@ -96,6 +96,7 @@ class _Run:
     now: str
     warnings: List[str] = field(default_factory=list)
     _meta: Dict[str, Dict[str, Any]] = field(default_factory=dict)
+    _members: Dict[str, List[Any]] = field(default_factory=dict)
 
     # -------------------------------------------------------------------- helpers
     def page(self, url: str) -> List[Link]:
@@ -115,7 +116,9 @@ class _Run:
             raise
 
     def members(self, url: str) -> Tuple[List[Any], int]:
-        """The zip members of a remote wheel, read with two range requests."""
+        """The zip members of a remote wheel, read with two range requests (once per wheel)."""
+        if url in self._members:
+            return self._members[url], 0
         tail = self.fetch.get_range(url, -TAIL_BYTES, 0, TAIL_BYTES)
         try:
             offset, size = zip_tail_directory(tail)
@@ -125,9 +128,10 @@ class _Run:
             raise FetchError(f"{redact(url)}: zip directory of {size} bytes, more than {CD_LIMIT} allowed")
         directory = self.fetch.get_range(url, offset, size, CD_LIMIT)
         try:
-            return zip_entries(directory), offset
+            self._members[url] = zip_entries(directory)
         except ParseError as exc:
             raise FetchError(f"{redact(url)}: {exc}") from None
+        return self._members[url], offset
 
     def metadata(self, link: Link) -> Dict[str, Any]:
         """Core metadata of a wheel: ``<url>.metadata`` (PEP 658) or a ranged read of METADATA."""
@@ -248,10 +252,11 @@ class _Run:
                 paired = self._companion(links, dist, version, idx)
                 if paired:
                     entry[dist] = paired
-            if gfx is None and self.opts.read_wheels:
-                gfx = self._gfx(wheel)
-                if gfx:
-                    entry["gfx"] = gfx[0]
+            if self.opts.read_wheels:  # per release: PYTORCH_ROCM_ARCH changes between releases
+                found = self._gfx(wheel)
+                if found:
+                    entry.update(gfx=found[0], gfx_method="wheel-directory")
+                    gfx = gfx or found  # versions come newest first: the index gets the newest list
             out.append(entry)
         return out, gfx
 
