@@ -38,12 +38,13 @@ API::
 """
 from __future__ import annotations
 
-import copy
-import datetime as _dt
 import functools
 import json
 import os
-from typing import Any, Dict, List, Optional
+from typing import TYPE_CHECKING, Any, Dict, List, Optional
+
+if TYPE_CHECKING:  # datetime and copy are imported where used: loading the catalog stays lean
+    import datetime as _dt
 
 SCHEMA = "rocm-wizard-catalog-overlay/1"
 ENV = "ROCM_WIZARD_CATALOG_OVERLAY"
@@ -125,6 +126,8 @@ def apply(name: str, data: Dict[str, Any]) -> Dict[str, Any]:
     ov = read()
     if ov is None:
         return data
+    import copy
+
     data = copy.deepcopy(data)
     if name == "torch_wheels.toml":
         _apply_wheels(ov, data)
@@ -184,26 +187,30 @@ def bundled_date() -> str:
     return str(load("catalog.toml")["updated"])
 
 
-def _date(text: Optional[str]) -> Optional[_dt.date]:
+def _date(text: Optional[str]) -> Optional["_dt.date"]:
+    import datetime as _dt
+
     try:
         return _dt.date.fromisoformat(str(text)[:10])
     except (TypeError, ValueError):
         return None
 
 
-def knowledge_date() -> _dt.date:
+def knowledge_date() -> "_dt.date":
     ov = read()
     dates = [d for d in (_date(bundled_date()), _date(ov.get("created") if ov else None)) if d]
     return max(dates)
 
 
-def today() -> _dt.date:
+def today() -> "_dt.date":
     """Today (UTC); ``$ROCM_WIZARD_TODAY`` (YYYY-MM-DD) stands in for it, for reports made as of a
     day and for tests."""
+    import datetime as _dt
+
     return _date(os.environ.get("ROCM_WIZARD_TODAY")) or _dt.datetime.now(_dt.timezone.utc).date()
 
 
-def stale_warning(on: Optional[_dt.date] = None) -> Optional[str]:
+def stale_warning(on: Optional["_dt.date"] = None) -> Optional[str]:
     """A warning when the knowledge is more than :data:`STALE_DAYS` old on ``on`` (default today)."""
     today_ = on or today()
     when = knowledge_date()
