@@ -124,6 +124,9 @@ def test_refresh_learns_release_and_tag_then_plans_from_the_mirror(mirror, overl
     for req in ("torch==2.16.0+rocm10.1", "torchvision==0.31.0+rocm10.1", "torchaudio==2.11.0+rocm10.1",
                 "triton-rocm==3.9.0"):
         assert req in script
+    code, script, err = cli(plan[:-2], overlay)  # without the mirror: the public index, and a note
+    assert code == 2 and "https://download.pytorch.org/whl/rocm10.1" in script
+    assert f"plan with --pytorch-mirror {mirror.url}/whl" in err
     code, out, err = cli(["--plan-only", "--snapshot", SEED, "--path", "docker", "--image",
                           "rocm10.1.0_ubuntu26.04_py3.14_pytorch_release_2.14.0"], overlay)
     assert code == 2, err

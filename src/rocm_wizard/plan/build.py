@@ -520,7 +520,13 @@ def _torch_reinstall(system, choices: Choices, notes: List[str], recipe):
             raise PlanError(str(exc)) from None
         index_url = cat.torch_index_url(idx, mirror)
         notes.append(f"wheels from the mirror {index_url}")
-    elif choices.torch_index_url:
+    elif not choices.torch_index_url and rel.status_on(idx) == "observed":
+        # learnt by `catalog refresh`, perhaps from a mirror that download.pytorch.org does not match
+        seen = [s.split(f"/{idx}/")[0] for s in rel.sources if f"/{idx}/" in s]
+        if seen and not index_url.startswith(seen[0] + "/"):
+            notes.append(f"torch {rel.version}+{idx} was learnt from {seen[0]}: if that is a mirror, plan with "
+                         f"--pytorch-mirror {seen[0]}")
+    if choices.torch_index_url:
         try:
             index_url = check_url(choices.torch_index_url, "--torch-index-url").rstrip("/")
         except ValueError as exc:
