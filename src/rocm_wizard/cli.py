@@ -23,6 +23,7 @@ COMMANDS = {
     "verify": ("rocm_wizard.commands.verify", "GPU smoke test of a venv, interpreter or Docker image"),
     "resume": ("rocm_wizard.commands.resume", "continue an interrupted run"),
     "rollback": ("rocm_wizard.commands.rollback", "restore what the last run replaced"),
+    "catalog": ("rocm_wizard.commands.catalog", "learn new releases (refresh) or show what the catalog knows (status)"),
 }
 
 

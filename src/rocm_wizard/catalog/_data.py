@@ -121,14 +121,18 @@ class CatalogError(Exception):
 
 @functools.lru_cache(maxsize=None)
 def load(name: str) -> Dict[str, Any]:
-    """Parsed contents of ``catalog/data/<name>`` (cached; callers must not mutate it)."""
+    """Parsed contents of ``catalog/data/<name>`` with the local overlay's facts merged in by
+    :func:`rocm_wizard.catalog.overlay.apply` (cached; callers must not mutate it)."""
     path = data_path(name)
     try:
-        return parse_toml_file(path, _PKG_ROOT)
+        data = parse_toml_file(path, _PKG_ROOT)
     except OSError as exc:
         raise CatalogError(f"catalog file {name} cannot be read: {exc.strerror or exc}") from exc
     except _toml.TOMLDecodeError as exc:
         raise CatalogError(f"catalog file {name} is not valid TOML: {exc}") from exc
+    from .overlay import apply  # what `catalog refresh` learnt: the one merge point
+
+    return apply(name, data)
 
 
 def load_path(path: str) -> Dict[str, Any]:

@@ -50,6 +50,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "fingerprint is the only protection")
     g.add_argument("--rocm-key-fingerprint", metavar="FPR", help="expected fingerprint of the repository key")
     g.add_argument("--torch-index-url", metavar="URL", help="pip index to use instead of download.pytorch.org")
+    g.add_argument("--pytorch-mirror", metavar="URL",
+                   help="mirror of https://download.pytorch.org/whl (same layout): the torch-reinstall path "
+                        "installs from <URL>/<rocm index>, as 'catalog refresh --pytorch-mirror' read it")
     g.add_argument("--env", dest="plan_env", metavar="NAME=VALUE", action="append", default=None,
                    help="environment variable to persist in the venv (NAME= drops a default)")
     g.add_argument("--snapshot", metavar="PATH", help="plan for a snapshot (bundle, folder of outputs, or System JSON)")
@@ -78,6 +81,7 @@ def choices_from_args(args: argparse.Namespace):
            "workspace": getattr(args, "workspace", None), "rocm_mirror": getattr(args, "rocm_mirror", None),
            "rocm_key_fingerprint": getattr(args, "rocm_key_fingerprint", None),
            "torch_index_url": getattr(args, "torch_index_url", None),
+           "pytorch_mirror": getattr(args, "pytorch_mirror", None),
            "dkms": False if getattr(args, "no_dkms", False) else None,
            "allow_http_mirror": True if getattr(args, "allow_http_mirror", False) else None, "env": env}
     try:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-from typing import Any, Iterable, Optional
+from typing import Any, Iterable, List, Optional
 
 from ..catalog import sources as catalog_sources
 from ..model import (GPU, AccessInfo, AptPin, AptSource, DeviceNode, DockerInfo, ErrorSighting, OSInfo, RocmInfo,
@@ -120,4 +120,16 @@ def diagnose(system: Any, error_text: Optional[str] = None, *, skip: Iterable[st
     for f in diag.findings:
         if f.path and f.path not in usable:
             f.path = None
+    diag.notes.extend(_catalog_notes())
     return diag
+
+
+def _catalog_notes() -> List[str]:
+    """How old the release knowledge is (and how to refresh it), and an overlay that was ignored."""
+    from ..catalog import overlay
+
+    try:
+        stale = overlay.stale_warning()
+        return overlay.problems() + ([stale] if stale else [])
+    except Exception as exc:  # the catalog is packaged data; never let it break a diagnosis
+        return [f"the catalog's date could not be read ({type(exc).__name__})"]

@@ -14,7 +14,7 @@ machine) can replay them with no prompt.
 
 Keys: path, rocm, torch, venv, venv_mode, image, workspace, dkms, rocm_mirror,
 allow_http_mirror (true: accept an http:// rocm_mirror), rocm_key_fingerprint, torch_index_url,
-user, env.  Every run writes the answers it used
+pytorch_mirror, user, env.  Every run writes the answers it used
 (``answers.toml`` in its log directory); replaying that file gives the same plan.
 """
 from __future__ import annotations
@@ -31,7 +31,7 @@ else:  # pragma: no cover - Python 3.10
 
 FORMAT = 1
 STRING_KEYS = ("path", "rocm", "torch", "venv", "venv_mode", "image", "workspace", "rocm_mirror",
-               "rocm_key_fingerprint", "torch_index_url", "user")
+               "rocm_key_fingerprint", "torch_index_url", "pytorch_mirror", "user")
 BOOL_KEYS = ("dkms", "allow_http_mirror")
 KEYS = ("format",) + STRING_KEYS + BOOL_KEYS + ("env",)
 

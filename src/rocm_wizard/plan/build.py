@@ -46,6 +46,7 @@ class Choices:
     allow_http_mirror: bool = False  # an http:// --rocm-mirror (the key then comes over plain HTTP)
     rocm_key_fingerprint: Optional[str] = None
     torch_index_url: Optional[str] = None
+    pytorch_mirror: Optional[str] = None  # stands for https://download.pytorch.org/whl (same layout)
     workspace: Optional[str] = None
     user: Optional[str] = None
     env: Dict[str, str] = field(default_factory=dict)  # extra variables; "" as value drops a default
@@ -554,6 +555,19 @@ def _torch_reinstall(system, choices: Choices, notes: List[str], recipe):
     if rel.triton_requirement is None:
         notes.append(f"the catalog names no Triton pin for torch {rel.version}; pip resolves it from the index")
     index_url = cat.torch_index_url(idx)
+    if choices.pytorch_mirror and not choices.torch_index_url:
+        try:
+            mirror = check_url(choices.pytorch_mirror, "--pytorch-mirror").rstrip("/")
+        except ValueError as exc:
+            raise PlanError(str(exc)) from None
+        index_url = cat.torch_index_url(idx, mirror)
+        notes.append(f"wheels from the mirror {index_url}")
+    elif not choices.torch_index_url and rel.status_on(idx) == "observed":
+        # learnt by `catalog refresh`, perhaps from a mirror that download.pytorch.org does not match
+        seen = [s.split(f"/{idx}/")[0] for s in rel.sources if f"/{idx}/" in s]
+        if seen and not index_url.startswith(seen[0] + "/"):
+            notes.append(f"torch {rel.version}+{idx} was learnt from {seen[0]}: if that is a mirror, plan with "
+                         f"--pytorch-mirror {seen[0]}")
     index_cred: Tuple[str, str] = ("", "")
     if choices.torch_index_url:
         try:

@@ -1,0 +1,222 @@
+"""The local catalog overlay: what ``rocm-wizard catalog refresh`` learnt, kept beside the bundled
+catalog and merged into it when the catalog's data files are loaded.
+
+Where it lives (:func:`path`): ``$ROCM_WIZARD_CATALOG_OVERLAY`` when set; else, for root,
+``/var/lib/rocm-wizard/catalog-overlay.json``; else ``$XDG_CACHE_HOME/rocm-wizard/catalog-overlay.json``
+(``~/.cache/...``).  Root reads only a file owned by root that nobody else can write: root never
+acts on what another user controls.  The file is JSON with its own versioned schema
+(:data:`SCHEMA`); it is written whole by :func:`save` (atomic replace), so a failed refresh leaves
+the previous overlay as it was.  A damaged or foreign file is ignored and reported by
+:func:`problems` (``catalog status``, ``doctor``), never fatal.
+
+**The one merge point** is :func:`apply`, called by ``_data.load`` for every catalog data file.
+It maps learnt facts onto the bundled files' current layout:
+
+* ``torch_wheels.toml``: a learnt index becomes ``[indexes."rocmX.Y"]`` — its gfx list only when it
+  was read from a wheel (``gfx_status = "observed"``); an *inferred* list stays in the overlay and
+  the index gets ``gfx_status = "unknown"``, so the resolver treats its coverage as unknown.  A
+  learnt torch release becomes a ``[[torch]]`` entry (``status = "observed"``, sources = the URLs it
+  was read from), or adds its index to the bundled entry of that version.
+* ``docker.toml``: a learnt ``rocm/pytorch`` tag becomes a ``[[pytorch.tag]]`` (``status = "observed"``).
+* Other learnt facts (ROCm releases seen in AMD's apt repositories, AMD's pip index) are listed by
+  ``catalog status`` only: a Release file says nothing about gfx support or kernels, so they are
+  not plannable facts.
+
+When the catalog's schema changes, only :func:`apply` has to follow it.
+
+API::
+
+    overlay.path() -> str
+    overlay.read() -> dict | None           # the overlay as written (None: none or unusable)
+    overlay.save(data, path=None)            # atomic; raises OSError
+    overlay.apply(name, data) -> data        # the merge point (see above)
+    overlay.problems() -> [str]              # why an overlay present was ignored
+    overlay.bundled_date() -> "2026-11-21"
+    overlay.knowledge_date() -> date         # newest of bundled and overlay dates
+    overlay.stale_warning(on=None) -> str | None   # older than STALE_DAYS on that day (default today()),
+                                                   # with how to refresh; $ROCM_WIZARD_TODAY sets today
+"""
+from __future__ import annotations
+
+import functools
+import json
+import os
+from typing import TYPE_CHECKING, Any, Dict, List, Optional
+
+if TYPE_CHECKING:  # datetime and copy are imported where used: loading the catalog stays lean
+    import datetime as _dt
+
+SCHEMA = "rocm-wizard-catalog-overlay/1"
+ENV = "ROCM_WIZARD_CATALOG_OVERLAY"
+SYSTEM_PATH = "/var/lib/rocm-wizard/catalog-overlay.json"
+STALE_DAYS = 90
+MAX_BYTES = 8 * 1024 * 1024
+_MERGED = ("torch_wheels.toml", "docker.toml")
+_problems: List[str] = []
+
+
+def path() -> str:
+    env = os.environ.get(ENV)
+    if env:
+        return env
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        return SYSTEM_PATH
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "rocm-wizard", "catalog-overlay.json")
+
+
+def problems() -> List[str]:
+    read()
+    return list(_problems)
+
+
+def _valid(data: Any) -> bool:
+    return (isinstance(data, dict) and data.get("schema") == SCHEMA and isinstance(data.get("created"), str)
+            and all(isinstance(data.get(k, []), list) for k in ("torch", "docker_tags", "rocm_releases"))
+            and isinstance(data.get("torch_indexes", {}), dict))
+
+
+@functools.lru_cache(maxsize=None)
+def read() -> Optional[Dict[str, Any]]:
+    """The overlay (cached for the process), or None when there is none or it cannot be used."""
+    _problems.clear()
+    p = path()
+    try:
+        fd = os.open(p, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        _problems.append(f"overlay {p} cannot be read: {exc.strerror or exc}")
+        return None
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fh.fileno())
+        if hasattr(os, "geteuid") and os.geteuid() == 0 and (st.st_uid != 0 or st.st_mode & 0o022):
+            _problems.append(f"overlay {p} ignored: root reads only a file owned by root and writable by root alone")
+            return None
+        raw = fh.read(MAX_BYTES + 1)
+    if len(raw) > MAX_BYTES:
+        _problems.append(f"overlay {p} ignored: larger than {MAX_BYTES} bytes")
+        return None
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError):
+        _problems.append(f"overlay {p} ignored: not valid JSON")
+        return None
+    if not _valid(data):
+        _problems.append(f"overlay {p} ignored: not a {SCHEMA} file")
+        return None
+    return data
+
+
+def save(data: Dict[str, Any], target: Optional[str] = None) -> str:
+    """Write the overlay whole (temporary file, fsync, rename); returns the path."""
+    from ..fsutil import write_atomic
+
+    target = target or path()
+    write_atomic(target, json.dumps(data, indent=1, sort_keys=True) + "\n", 0o644)
+    read.cache_clear()
+    return target
+
+
+def apply(name: str, data: Dict[str, Any]) -> Dict[str, Any]:
+    """``data`` (the parsed bundled file ``name``) with the overlay's facts merged in; ``data``
+    itself is never changed.  Without an overlay, ``data`` is returned as is."""
+    if name not in _MERGED:
+        return data
+    ov = read()
+    if ov is None:
+        return data
+    import copy
+
+    data = copy.deepcopy(data)
+    if name == "torch_wheels.toml":
+        _apply_wheels(ov, data)
+    else:
+        _apply_docker(ov, data)
+    return data
+
+
+def _apply_wheels(ov: Dict[str, Any], data: Dict[str, Any]) -> None:
+    indexes = data.setdefault("indexes", {})
+    for name, e in ov.get("torch_indexes", {}).items():
+        if name in indexes or not isinstance(e, dict):
+            continue
+        observed = e.get("gfx_status") == "observed"
+        indexes[name] = {"rocm": str(e.get("rocm", name[4:])), "gfx": list(e.get("gfx", [])) if observed else [],
+                         "gfx_status": "observed" if observed else "unknown", "status": "observed",
+                         "sources": [e.get("source", "catalog refresh")],
+                         "note": "learnt by catalog refresh" + ("" if observed else
+                                                                "; gfx targets not read from a wheel (inferred only)")}
+    known = {str(t.get("version")): t for t in data.setdefault("torch", [])}
+    for t in ov.get("torch", []):
+        if not isinstance(t, dict) or t.get("index") not in indexes:
+            continue
+        version, idx = str(t.get("version")), t["index"]
+        sources = [s for s in (t.get("source"), t.get("triton_source")) if s]
+        entry = known.get(version)
+        if entry is not None:
+            if idx not in entry.get("indexes", []):
+                entry["indexes"] = list(entry.get("indexes", [])) + [idx]
+                entry["index_status"] = dict(entry.get("index_status", {}), **{idx: "observed"})
+                entry["sources"] = list(entry.get("sources", [])) + sources
+            continue
+        entry = {"version": version, "torchvision": t.get("torchvision"), "torchaudio": t.get("torchaudio"),
+                 "indexes": [idx], "index_status": {idx: "observed"}, "triton_dist": t.get("triton_dist"),
+                 "triton_version": t.get("triton_version"),
+                 "triton_status": "observed" if t.get("triton_version") else "unknown",
+                 "status": "observed", "sources": sources, "note": "learnt by catalog refresh"}
+        data["torch"].append({k: v for k, v in entry.items() if v is not None})
+        known[version] = data["torch"][-1]
+
+
+def _apply_docker(ov: Dict[str, Any], data: Dict[str, Any]) -> None:
+    pt = data.setdefault("pytorch", {})
+    tags = pt.setdefault("tag", [])
+    have = {str(t.get("tag")) for t in tags}
+    for t in ov.get("docker_tags", []):
+        if isinstance(t, dict) and isinstance(t.get("tag"), str) and t["tag"] not in have:
+            tags.append({"tag": t["tag"], "status": "observed", "sources": [t.get("source", "catalog refresh")],
+                         "note": "learnt by catalog refresh"})
+            have.add(t["tag"])
+
+
+# ------------------------------------------------------------------------------ dates
+def bundled_date() -> str:
+    from ._data import load
+
+    return str(load("catalog.toml")["updated"])
+
+
+def _date(text: Optional[str]) -> Optional["_dt.date"]:
+    import datetime as _dt
+
+    try:
+        return _dt.date.fromisoformat(str(text)[:10])
+    except (TypeError, ValueError):
+        return None
+
+
+def knowledge_date() -> "_dt.date":
+    ov = read()
+    dates = [d for d in (_date(bundled_date()), _date(ov.get("created") if ov else None)) if d]
+    return max(dates)
+
+
+def today() -> "_dt.date":
+    """Today (UTC); ``$ROCM_WIZARD_TODAY`` (YYYY-MM-DD) stands in for it, for reports made as of a
+    day and for tests."""
+    import datetime as _dt
+
+    return _date(os.environ.get("ROCM_WIZARD_TODAY")) or _dt.datetime.now(_dt.timezone.utc).date()
+
+
+def stale_warning(on: Optional["_dt.date"] = None) -> Optional[str]:
+    """A warning when the knowledge is more than :data:`STALE_DAYS` old on ``on`` (default today)."""
+    today_ = on or today()
+    when = knowledge_date()
+    age = (today_ - when).days
+    if age <= STALE_DAYS:
+        return None
+    return (f"the catalog's knowledge of releases is from {when.isoformat()} ({age} days old): newer ROCm, "
+            "PyTorch and image releases may be missing; run 'rocm-wizard catalog refresh' "
+            "(add --pytorch-mirror/--docker-hub URL for mirrors)")

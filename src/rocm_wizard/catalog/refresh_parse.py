@@ -1,0 +1,414 @@
+"""Parsers for what ``catalog refresh`` reads: pure functions over bytes, no network.
+
+* :func:`simple_links` — a PEP 503 HTML page or a PEP 691 JSON page -> [Link]
+* :func:`wheel_info` — a wheel file name -> (project, version, python tag, platform)
+* :func:`core_metadata` — a wheel's METADATA text -> Requires-Python, Requires-Dist
+* :func:`exact_pin` — the ``name==version`` a Requires-Dist list pins for one of some names
+* :func:`zip_tail_directory` / :func:`zip_entries` — a zip's central directory from its last bytes
+  (zip64 aware), for listing a wheel's members with HTTP range requests
+* :func:`gfx_from_members` — gfx targets named by a ROCm torch wheel's per-arch kernel files
+* :func:`tags_page` — one page of Docker Hub's ``/v2/repositories/<repo>/tags`` JSON
+* :func:`release_file` — an apt ``Release`` file's fields
+* :func:`release_dirs` — version-named directories of an HTML directory listing
+
+Every parser is bounded: it raises :class:`ParseError` (one line) on input that is too big, too
+deep or not of its format, never anything else.
+"""
+from __future__ import annotations
+
+import json
+import re
+import struct
+import urllib.parse
+from dataclasses import dataclass
+from html.parser import HTMLParser
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+MAX_LINKS = 200_000
+MAX_JSON_DEPTH = 32
+MAX_ZIP_ENTRIES = 200_000
+
+
+class ParseError(Exception):
+    """Input that does not parse; ``str()`` is one line."""
+
+
+@dataclass(frozen=True)
+class Link:
+    filename: str
+    url: str  # absolute, without the #fragment
+    requires_python: Optional[str] = None
+    core_metadata: Optional[str] = None  # PEP 658/714: <url>.metadata is served ("sha256=<hex>" or "")
+    yanked: bool = False
+
+
+# ------------------------------------------------------------------------------ PEP 503 / 691
+class _Anchors(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.anchors: List[Tuple[Dict[str, Optional[str]], List[str]]] = []
+        self._open: Optional[Tuple[Dict[str, Optional[str]], List[str]]] = None
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "a":
+            if len(self.anchors) >= MAX_LINKS:
+                raise ParseError(f"more than {MAX_LINKS} links on one page")
+            self._open = (dict(attrs), [])
+            self.anchors.append(self._open)
+
+    def handle_endtag(self, tag):
+        if tag == "a":
+            self._open = None
+
+    def handle_data(self, data):
+        if self._open is not None and sum(map(len, self._open[1])) < 4096:
+            self._open[1].append(data)
+
+
+def _json(body: bytes) -> Any:
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ParseError("JSON is not UTF-8") from None
+    # nesting is counted before parsing: json.loads recurses once per level
+    depth = peak = 0
+    in_str = esc = False
+    for ch in text:
+        if in_str:
+            if esc:
+                esc = False
+            elif ch == "\\":
+                esc = True
+            elif ch == '"':
+                in_str = False
+        elif ch == '"':
+            in_str = True
+        elif ch in "[{":
+            depth += 1
+            if depth > MAX_JSON_DEPTH:
+                raise ParseError(f"JSON nested deeper than {MAX_JSON_DEPTH} levels")
+        elif ch in "]}":
+            depth -= 1
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise ParseError(f"not valid JSON ({str(exc).splitlines()[0][:120]})") from None
+
+
+def _filename_of(url: str) -> str:
+    return urllib.parse.unquote(urllib.parse.urlsplit(url).path.rsplit("/", 1)[-1])
+
+
+def simple_links(body: bytes, content_type: str, page_url: str) -> List[Link]:
+    """The files of a PEP 503 (HTML) or PEP 691 (JSON) project page; relative URLs are resolved
+    against ``page_url``."""
+    if "json" in (content_type or "").lower():
+        data = _json(body)
+        files = data.get("files") if isinstance(data, dict) else None
+        if not isinstance(files, list):
+            raise ParseError("PEP 691 page without a files list")
+        out = []
+        for f in files[:MAX_LINKS]:
+            if not isinstance(f, dict) or not isinstance(f.get("url"), str) or not isinstance(f.get("filename"), str):
+                continue
+            meta = f.get("core-metadata", f.get("dist-info-metadata", False))
+            if isinstance(meta, dict):
+                meta = "sha256=" + str(meta["sha256"]) if isinstance(meta.get("sha256"), str) else ""
+            rp = f.get("requires-python")
+            out.append(Link(f["filename"], urllib.parse.urljoin(page_url, f["url"]).split("#", 1)[0],
+                            rp if isinstance(rp, str) else None, (meta if isinstance(meta, str) else "") if meta else None,
+                            bool(f.get("yanked", False))))
+        return out
+    parser = _Anchors()
+    try:
+        parser.feed(body.decode("utf-8", errors="replace"))
+        parser.close()
+    except ParseError:
+        raise
+    except Exception as exc:  # HTMLParser is lenient; anything it still raises is a bad page
+        raise ParseError(f"HTML does not parse ({exc.__class__.__name__})") from None
+    out = []
+    for attrs, text in parser.anchors:
+        href = attrs.get("href")
+        if not href:
+            continue
+        url = urllib.parse.urljoin(page_url, href).split("#", 1)[0]
+        name = "".join(text).strip() or _filename_of(url)
+        meta = attrs.get("data-core-metadata", attrs.get("data-dist-info-metadata"))
+        out.append(Link(name, url, attrs.get("data-requires-python"),
+                        None if meta is None or meta == "false" else (meta if meta.startswith("sha256=") else ""),
+                        "data-yanked" in attrs))
+    return out
+
+
+def hrefs(body: bytes, page_url: str) -> List[str]:
+    """Every link of an HTML page (a directory listing), absolute."""
+    return [link.url for link in simple_links(body, "text/html", page_url)]
+
+
+# ------------------------------------------------------------------------------ wheels
+@dataclass(frozen=True)
+class WheelName:
+    project: str  # normalized: torch, torchvision, triton-rocm
+    version: str  # with its local label: 2.16.0+rocm10.1
+    public: str  # 2.16.0
+    local: Optional[str]  # rocm10.1
+    python: str  # cp312, cp313t
+    platform: str
+
+
+def wheel_info(filename: str) -> Optional[WheelName]:
+    """A wheel's name parts, or None for anything that is not a valid wheel file name."""
+    from packaging.utils import InvalidWheelFilename, parse_wheel_filename
+
+    try:
+        name, version, _build, tags = parse_wheel_filename(filename)
+    except (InvalidWheelFilename, ValueError):
+        return None
+    tag = sorted(tags, key=str)[0]
+    return WheelName(str(name), str(version), version.public, version.local, tag.interpreter, tag.platform)
+
+
+def core_metadata(text: str) -> Dict[str, Any]:
+    """``{"name", "version", "requires_python", "requires_dist": [...]}`` of METADATA text."""
+    from email.parser import HeaderParser
+
+    if len(text) > 4 * 1024 * 1024:
+        raise ParseError("METADATA larger than 4 MiB")
+    msg = HeaderParser().parsestr(text)
+    if not msg.get("Name") or not msg.get("Version"):
+        raise ParseError("METADATA without Name or Version")
+    return {"name": str(msg.get("Name")).strip(), "version": str(msg.get("Version")).strip(),
+            "requires_python": (str(msg.get("Requires-Python")).strip() if msg.get("Requires-Python") else None),
+            "requires_dist": [str(v).strip() for v in msg.get_all("Requires-Dist") or []]}
+
+
+def exact_pin(requires_dist: Sequence[str], names: Sequence[str]) -> Optional[Tuple[str, str]]:
+    """(dist, version) of the first ``name==version`` requirement (an exact, normalized version: no
+    ``.*``, no ``===``) for one of ``names`` whose marker (if any) holds on Linux x86_64; None when
+    there is none."""
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.utils import canonicalize_name
+
+    wanted = [canonicalize_name(n) for n in names]
+    env = {"platform_system": "Linux", "sys_platform": "linux", "platform_machine": "x86_64",
+           "os_name": "posix", "extra": ""}
+    for line in requires_dist:
+        try:
+            req = Requirement(line)
+        except InvalidRequirement:
+            continue
+        if canonicalize_name(req.name) not in wanted:
+            continue
+        if req.marker is not None:
+            try:
+                if not req.marker.evaluate(env):
+                    continue
+            except Exception:
+                continue
+        specs = list(req.specifier)
+        if len(specs) == 1 and specs[0].operator == "==" and _exact(specs[0].version):
+            return canonicalize_name(req.name), specs[0].version
+    return None
+
+
+def _exact(version: str) -> bool:
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        return "*" not in version and str(Version(version)) == version
+    except InvalidVersion:
+        return False
+
+
+def valid_specifier(text: Optional[str]) -> Optional[str]:
+    """``text`` when it is a valid version specifier (``>=3.10``), else None."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    try:
+        return str(SpecifierSet(text)) if text else None
+    except InvalidSpecifier:
+        return None
+
+
+def requirement_spec(requires_dist: Sequence[str], name: str):
+    """The SpecifierSet that ``requires_dist`` puts on ``name`` (None when it names it not)."""
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.utils import canonicalize_name
+
+    for line in requires_dist:
+        try:
+            req = Requirement(line)
+        except InvalidRequirement:
+            continue
+        if canonicalize_name(req.name) == canonicalize_name(name):
+            return req.specifier
+    return None
+
+
+# ------------------------------------------------------------------------------ zip
+_EOCD = b"PK\x05\x06"
+_EOCD64_LOC = b"PK\x06\x07"
+_EOCD64 = b"PK\x06\x06"
+_CDH = b"PK\x01\x02"
+
+
+def zip_tail_directory(tail: bytes, file_size: Optional[int] = None) -> Tuple[int, int]:
+    """(offset, size) of the central directory, from the last bytes of a zip file (at least the
+    end-of-central-directory record, 22 bytes + comment; for zip64 also its locator and record)."""
+    pos = tail.rfind(_EOCD)
+    if pos < 0 or len(tail) - pos < 22:
+        raise ParseError("no zip end-of-central-directory record in the file's last bytes")
+    _sig, _d, _dcd, _n_disk, n_total, cd_size, cd_offset, _clen = struct.unpack("<4sHHHHIIH", tail[pos:pos + 22])
+    if 0xFFFFFFFF in (cd_size, cd_offset) or n_total == 0xFFFF:
+        loc = pos - 20
+        if loc < 0 or tail[loc:loc + 4] != _EOCD64_LOC:
+            raise ParseError("zip64 archive without its end-of-central-directory locator")
+        _s, _disk, rec_offset, _ndisks = struct.unpack("<4sIQI", tail[loc:loc + 20])
+        # the zip64 record sits right before the locator in every wheel writer; find it in the tail
+        rec = tail.rfind(_EOCD64, 0, loc)
+        if rec < 0 or loc - rec < 56:
+            raise ParseError("zip64 end-of-central-directory record not in the file's last bytes")
+        fields = struct.unpack("<4sQHHIIQQQQ", tail[rec:rec + 56])
+        cd_size, cd_offset = fields[8], fields[9]
+    if file_size is not None and cd_offset + cd_size > file_size:
+        raise ParseError("zip central directory points past the end of the file")
+    return cd_offset, cd_size
+
+
+@dataclass(frozen=True)
+class ZipEntry:
+    name: str
+    method: int
+    compressed: int
+    size: int
+    header_offset: int
+
+
+def zip_entries(directory: bytes) -> List[ZipEntry]:
+    """The members of a zip central directory (zip64 extra fields honoured)."""
+    out, pos = [], 0
+    while pos + 46 <= len(directory) and directory[pos:pos + 4] == _CDH:
+        if len(out) >= MAX_ZIP_ENTRIES:
+            raise ParseError(f"more than {MAX_ZIP_ENTRIES} zip members")
+        (_sig, _vm, _vn, _flags, method, _t, _d, _crc, csize, usize, nlen, xlen, clen,
+         _disk, _ia, _ea, offset) = struct.unpack("<4sHHHHHHIIIHHHHHII", directory[pos:pos + 46])
+        name = directory[pos + 46:pos + 46 + nlen].decode("utf-8", errors="replace")
+        extra = directory[pos + 46 + nlen:pos + 46 + nlen + xlen]
+        if 0xFFFFFFFF in (csize, usize, offset):
+            values = [usize, csize, offset]
+            i = 0
+            while i + 4 <= len(extra):
+                tag, length = struct.unpack("<HH", extra[i:i + 4])
+                if tag == 1:
+                    data, j = extra[i + 4:i + 4 + length], 0
+                    for k in range(3):
+                        if values[k] == 0xFFFFFFFF and j + 8 <= len(data):
+                            values[k] = struct.unpack("<Q", data[j:j + 8])[0]
+                            j += 8
+                    break
+                i += 4 + length
+            usize, csize, offset = values
+        out.append(ZipEntry(name, method, csize, usize, offset))
+        pos += 46 + nlen + xlen + clen
+    if not out:
+        raise ParseError("empty or damaged zip central directory")
+    return out
+
+
+def zip_member_data(local: bytes, entry: ZipEntry, limit: int = 4 * 1024 * 1024) -> bytes:
+    """A member's bytes from its local header onwards (``local`` starts at ``entry.header_offset``)."""
+    import zlib
+
+    if local[:4] != b"PK\x03\x04" or len(local) < 30:
+        raise ParseError("zip local header not where the central directory says")
+    nlen, xlen = struct.unpack("<HH", local[26:30])
+    data = local[30 + nlen + xlen:30 + nlen + xlen + entry.compressed]
+    if len(data) < entry.compressed:
+        raise ParseError("zip member cut short")
+    if entry.method == 0:
+        return data[:limit]
+    if entry.method == 8:
+        d = zlib.decompressobj(-15)
+        try:
+            out = d.decompress(data, limit + 1)
+        except zlib.error as exc:
+            raise ParseError(f"zip member does not inflate ({exc})") from None
+        if len(out) > limit:
+            raise ParseError(f"zip member larger than {limit} bytes")
+        return out
+    raise ParseError(f"zip compression method {entry.method} is not supported")
+
+
+_GFX_DIRS = ("/rocblas/library/", "/hipblaslt/library/", "/hipsparselt/library/", "/miopen/db/")
+_GFX = re.compile(r"gfx[0-9]{2,4}[0-9a-f]?")
+
+
+def gfx_from_members(names: Sequence[str]) -> List[str]:
+    """gfx targets of the per-arch kernel files a ROCm torch wheel carries
+    (``torch/lib/rocblas/library/TensileLibrary_..._gfx1100.co`` and the like)."""
+    found = set()
+    for name in names:
+        low = name.lower()
+        if any(d in low for d in _GFX_DIRS):
+            for m in _GFX.findall(low.rsplit("/", 1)[-1]):
+                found.add(m)
+    return sorted(found)
+
+
+# ------------------------------------------------------------------------------ Docker Hub
+def tags_page(body: bytes) -> Tuple[List[Dict[str, Any]], Optional[str]]:
+    """([{"name", "last_updated", "digest"}], next page URL or None) of one tags page."""
+    data = _json(body)
+    if not isinstance(data, dict) or not isinstance(data.get("results"), list):
+        raise ParseError("Docker Hub tags page without a results list")
+    out = []
+    for r in data["results"]:
+        if isinstance(r, dict) and isinstance(r.get("name"), str) and len(r["name"]) <= 128:
+            out.append({"name": r["name"],
+                        "last_updated": r.get("last_updated") if isinstance(r.get("last_updated"), str) else None,
+                        "digest": r.get("digest") if isinstance(r.get("digest"), str) else None})
+    nxt = data.get("next")
+    return out, nxt if isinstance(nxt, str) and nxt else None
+
+
+# ------------------------------------------------------------------------------ apt
+_RELEASE_KEYS = ("Origin", "Label", "Suite", "Codename", "Version", "Date", "Architectures", "Components",
+                 "Description")
+
+
+def release_file(text: str) -> Dict[str, str]:
+    """The single-line fields of an apt ``Release`` file (checksum lists are skipped).  An
+    ``InRelease`` file's clear-signed wrapper is tolerated; its signature is not checked here —
+    apt checks it when the plan installs."""
+    if len(text) > 1024 * 1024:
+        raise ParseError("Release file larger than 1 MiB")
+    out: Dict[str, str] = {}
+    for line in text.splitlines():
+        if not line or line[0] in " \t" or ":" not in line:
+            continue
+        key, _, value = line.partition(":")
+        value = "".join(c for c in value.strip() if c.isprintable())[:500]
+        if key in _RELEASE_KEYS and value:
+            out[key] = value
+    if "Suite" not in out and "Codename" not in out:
+        raise ParseError("not an apt Release file (no Suite or Codename)")
+    return out
+
+
+_VERSION_DIR = re.compile(r"^(\d+(?:\.\d+){0,3})/?$")
+
+
+def release_dirs(body: bytes, page_url: str) -> List[str]:
+    """Version-named subdirectories (``6.4.3``, ``7.2``) of an HTML directory listing."""
+    base = urllib.parse.urlsplit(page_url)
+    out = set()
+    for url in hrefs(body, page_url):
+        u = urllib.parse.urlsplit(url)
+        if (u.scheme, u.netloc) != (base.scheme, base.netloc) or not u.path.startswith(base.path.rstrip("/") + "/"):
+            continue
+        rest = u.path[len(base.path.rstrip("/")) + 1:]
+        m = _VERSION_DIR.match(rest)
+        if m:
+            out.add(m.group(1))
+    return sorted(out, key=lambda v: tuple(int(x) for x in v.split(".")))
