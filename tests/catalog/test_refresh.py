@@ -17,7 +17,7 @@ from refresh_mirror import DATA, Mirror
 REPO = Path(__file__).resolve().parents[2]
 SEED = str(REPO / "tests" / "plan" / "systems" / "seed-rx7900xt-jammy-rocm6.2.json")
 T216 = "/whl/rocm10.1/torch-2.16.0+rocm10.1-cp312-cp312-manylinux_2_28_x86_64.whl"
-T214 = "/whl/rocm7.2/torch-2.14.0+rocm7.2-cp312-cp312-manylinux_2_28_x86_64.whl"
+T214 = "/whl/rocm7.2/torch-2.14.2+rocm7.2-cp312-cp312-manylinux_2_28_x86_64.whl"
 PAYLOAD = 3 * 1024 * 1024
 
 
@@ -44,10 +44,10 @@ def _wheel(metadata: bytes, dist_info: str, gfx) -> bytes:
 def _wheels():
     with open(os.path.join(DATA, "pytorch" + T216 + ".metadata"), "rb") as fh:
         meta216 = fh.read()
-    meta214 = (b"Metadata-Version: 2.4\nName: torch\nVersion: 2.14.0+rocm7.2\nRequires-Python: >=3.10\n"
+    meta214 = (b"Metadata-Version: 2.4\nName: torch\nVersion: 2.14.2+rocm7.2\nRequires-Python: >=3.10\n"
                b"Requires-Dist: filelock\nRequires-Dist: triton-rocm==3.8.0; platform_system == \"Linux\"\n\n")
     return {T216: _wheel(meta216, "torch-2.16.0+rocm10.1.dist-info", ["gfx1100", "gfx1201", "gfx942", "gfx950"]),
-            T214: _wheel(meta214, "torch-2.14.0+rocm7.2.dist-info", ["gfx1100", "gfx1103", "gfx90a"])}
+            T214: _wheel(meta214, "torch-2.14.2+rocm7.2.dist-info", ["gfx1100", "gfx1103", "gfx90a"])}
 
 
 @pytest.fixture()
@@ -86,9 +86,9 @@ def test_refresh_learns_release_and_tag_then_plans_from_the_mirror(mirror, overl
     assert (new["triton_dist"], new["triton_version"]) == ("triton-rocm", "3.9.0")
     assert new["triton_source"] == mirror.url + q(T216) + ".metadata"
     assert new["torchvision"] == "0.31.0" and new["torchaudio"] == "2.11.0"
-    assert new["python_tags"] == ["cp312", "cp313", "cp314"] and new["requires_python"] == ">=3.10"
+    assert new["python_tags"] == ["cp310", "cp311", "cp312", "cp313", "cp314"] and new["requires_python"] == ">=3.10"
     # no PEP 658 file for this one: the pin came from METADATA inside the wheel, read by ranges
-    old_idx = t[("2.14.0", "rocm7.2")]
+    old_idx = t[("2.14.2", "rocm7.2")]
     assert old_idx["triton_version"] == "3.8.0" and old_idx["metadata_source"] == mirror.url + q(T214)
     assert mirror.sent[T214] < PAYLOAD and mirror.sent[T216] < PAYLOAD  # never the whole wheel
     assert not any("2.15.0" in e["version"] for e in data["torch"])  # nightlies are not releases
@@ -160,11 +160,15 @@ def test_inferred_gfx_is_labelled_and_treated_as_unknown(mirror, overlay):
     assert T216 not in mirror.sent  # no range reads: the .metadata file was enough
     code, human, _ = cli(["catalog", "status"], overlay)
     assert "gfx INFERRED" in human
-    probe = ("from rocm_wizard.catalog import wheels as w; i = w.index('rocm10.1'); "
-             "print(i.gfx_status, i.gfx, w.index_has_gfx('rocm10.1', 'gfx1100'))")
-    env = dict(os.environ, PYTHONPATH=str(REPO / "src"))
+    probe = ("from rocm_wizard.catalog import wheels as w; g = w.wheel_gfx('2.16.0', 'rocm10.1'); "
+             "print(g.status, g.proven, 'gfx1100' in g.gfx)")
+    env = dict(os.environ, PYTHONPATH=str(REPO / "src"), ROCM_WIZARD_CATALOG_OVERLAY=str(overlay))
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env).stdout
-    assert out.split() == ["unknown", "()", "None"]
+    assert out.split() == ["inferred", "False", "True"]  # listed, but not proven
+    # and the resolver does not take an inferred list as support: the release is refused for the GPU
+    code, _, err = cli(["--plan-only", "--snapshot", SEED, "--path", "torch-reinstall", "--torch", "2.16.0",
+                        "--pytorch-mirror", mirror.url + "/whl"], overlay)
+    assert code == 64 and "2.16.0" in err and "gfx" in err, err
 
 
 def test_server_ignoring_ranges(mirror, overlay):
@@ -175,7 +179,7 @@ def test_server_ignoring_ranges(mirror, overlay):
     assert "gfx targets not read from the wheel" in err and "does not answer range requests" in err
     idx = json.loads(overlay.read_text())["torch_indexes"]["rocm10.1"]
     assert idx["gfx_method"] == "inferred"
-    # 2.14.0 has no .metadata file: without ranges its triton pin cannot be read, which fails the refresh
+    # 2.14.2 has no .metadata file: without ranges its triton pin cannot be read, which fails the refresh
     before = overlay.read_bytes()
     mirror.ignore_range = {T214}
     code, out, err = cli(refresh_args(mirror), overlay)
@@ -257,7 +261,7 @@ def test_catalog_commands_stay_headless(overlay):
 
 def test_yes_and_answers_take_the_pytorch_mirror(tmp_path):
     from rocm_wizard.cli import build_parser
-    from rocm_wizard.execute.cli import resolve_choices
+    from rocm_wizard.commands.main import choices_from_args as resolve_choices
 
     args = build_parser().parse_args(["--yes", "--pytorch-mirror", "http://127.0.0.1:9/whl"])
     assert resolve_choices(args).pytorch_mirror == "http://127.0.0.1:9/whl"

@@ -41,6 +41,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 from typing import TYPE_CHECKING, Any, Dict, List, Optional
 
 if TYPE_CHECKING:  # datetime and copy are imported where used: loading the catalog stays lean
@@ -136,34 +137,66 @@ def apply(name: str, data: Dict[str, Any]) -> Dict[str, Any]:
     return data
 
 
+def _python_versions(tags: Any) -> List[str]:
+    """``cp311`` -> ``3.11`` (free-threaded ``cp313t`` counts as its version); others dropped."""
+    out: List[str] = []
+    for tag in tags or []:
+        m = re.fullmatch(r"cp3(\d+)t?", str(tag))
+        if m and f"3.{m.group(1)}" not in out:
+            out.append(f"3.{m.group(1)}")
+    return sorted(out, key=lambda v: int(v.split(".")[1]))
+
+
+def _gfx_set(data: Dict[str, Any], name: str, gfx: Any, status: str, source: str, note: str) -> str:
+    data.setdefault("gfx_sets", {})[name] = {"gfx": [str(g) for g in gfx or []], "status": status,
+                                             "sources": [source], "note": note}
+    return name
+
+
 def _apply_wheels(ov: Dict[str, Any], data: Dict[str, Any]) -> None:
+    """Learnt indexes and torch releases in the bundled file's schema: the gfx targets of a learnt
+    release become a gfx set of its own, *observed* when read from its wheel's zip directory, else
+    *inferred* (carried over from an index; the resolver treats inferred coverage as unknown) or
+    empty and unknown; the Python versions come from the wheels' tags."""
     indexes = data.setdefault("indexes", {})
-    for name, e in ov.get("torch_indexes", {}).items():
-        if name in indexes or not isinstance(e, dict):
+    learnt_idx = {name: e for name, e in ov.get("torch_indexes", {}).items() if isinstance(e, dict)}
+    for name, e in learnt_idx.items():
+        if name in indexes:
             continue
-        observed = e.get("gfx_status") == "observed"
-        indexes[name] = {"rocm": str(e.get("rocm", name[4:])), "gfx": list(e.get("gfx", [])) if observed else [],
-                         "gfx_status": "observed" if observed else "unknown", "status": "observed",
-                         "sources": [e.get("source", "catalog refresh")],
-                         "note": "learnt by catalog refresh" + ("" if observed else
-                                                                "; gfx targets not read from a wheel (inferred only)")}
+        indexes[name] = {"rocm": str(e.get("rocm", name[4:])), "status": "observed",
+                         "sources": [e.get("source", "catalog refresh")], "note": "learnt by catalog refresh"}
     known = {str(t.get("version")): t for t in data.setdefault("torch", [])}
     for t in ov.get("torch", []):
         if not isinstance(t, dict) or t.get("index") not in indexes:
             continue
         version, idx = str(t.get("version")), t["index"]
+        source = t.get("source") or "catalog refresh"
         sources = [s for s in (t.get("source"), t.get("triton_source")) if s]
+        idx_e = learnt_idx.get(idx, {})
+        if t.get("gfx_method") == "wheel-directory" and t.get("gfx"):
+            gfx_set = _gfx_set(data, f"learnt-{version}-{idx}", t["gfx"], "observed", source,
+                               "read from the wheel's zip directory by catalog refresh")
+        elif idx_e.get("gfx") and idx_e.get("gfx_status") in ("observed", "inferred"):
+            status = "observed" if idx_e.get("gfx_status") == "observed" else "inferred"
+            gfx_set = _gfx_set(data, f"learnt-{version}-{idx}", idx_e["gfx"], "inferred", source,
+                               f"the {idx} index's newest list ({status}), not read from this release's wheel")
+        else:
+            gfx_set = _gfx_set(data, f"learnt-{version}-{idx}", [], "unknown", source,
+                               "not read from a wheel: coverage unknown")
         entry = known.get(version)
         if entry is not None:
             if idx not in entry.get("indexes", []):
                 entry["indexes"] = list(entry.get("indexes", [])) + [idx]
                 entry["index_status"] = dict(entry.get("index_status", {}), **{idx: "observed"})
+                entry["gfx_set_on"] = dict(entry.get("gfx_set_on", {}), **{idx: gfx_set})
                 entry["sources"] = list(entry.get("sources", [])) + sources
             continue
+        python = _python_versions(t.get("python_tags"))
         entry = {"version": version, "torchvision": t.get("torchvision"), "torchaudio": t.get("torchaudio"),
                  "indexes": [idx], "index_status": {idx: "observed"}, "triton_dist": t.get("triton_dist"),
                  "triton_version": t.get("triton_version"),
                  "triton_status": "observed" if t.get("triton_version") else "unknown",
+                 "gfx_set": gfx_set, "python": python, "python_status": "observed" if python else "unknown",
                  "status": "observed", "sources": sources, "note": "learnt by catalog refresh"}
         data["torch"].append({k: v for k, v in entry.items() if v is not None})
         known[version] = data["torch"][-1]

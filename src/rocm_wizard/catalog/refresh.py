@@ -193,20 +193,27 @@ class _Run:
             rel, gfx = self._index(base, idx, versions)
             releases.extend(rel)
             if idx not in known_idx:
-                indexes[idx] = self._index_entry(base, idx, gfx, known_idx)
+                indexes[idx] = self._index_entry(base, idx, gfx, bundled)
         return {"torch": releases, "torch_indexes": indexes}
 
     def _index_entry(self, base: str, idx: str, gfx: Optional[Tuple[List[str], str]],
-                     known_idx: Dict[str, Any]) -> Dict[str, Any]:
+                     bundled: Dict[str, Any]) -> Dict[str, Any]:
         entry = {"rocm": idx[4:], "source": redact(join_url(base, idx) + "/"), "learnt_at": self.now}
         if gfx:
             entry.update(gfx=gfx[0], gfx_status="observed", gfx_method="wheel-directory", gfx_source=gfx[1])
             return entry
-        newest = [(k, v) for k, v in known_idx.items() if v.get("gfx") and v.get("gfx_status") != "unknown"]
-        newest.sort(key=lambda kv: _vkey(str(kv[1].get("rocm"))))
-        if newest:
-            entry.update(gfx=list(newest[-1][1]["gfx"]), gfx_status="inferred", gfx_method="inferred",
-                         gfx_note=f"carried over from the {newest[-1][0]} index (PYTORCH_ROCM_ARCH only grows); "
+        # the newest bundled torch release whose gfx list is sourced (PYTORCH_ROCM_ARCH only grows)
+        sets = bundled.get("gfx_sets", {})
+        known = []
+        for t in bundled.get("torch", []):
+            for i in t.get("indexes", []):
+                g = sets.get(dict(t.get("gfx_set_on", {})).get(i, t.get("gfx_set", "")), {})
+                if g.get("gfx") and g.get("status") in ("documented", "observed"):
+                    known.append((_vkey(str(t["version"])), str(t["version"]), i, list(g["gfx"])))
+        if known:
+            _, version, i, targets = max(known)
+            entry.update(gfx=targets, gfx_status="inferred", gfx_method="inferred",
+                         gfx_note=f"carried over from torch {version}+{i} (PYTORCH_ROCM_ARCH only grows); "
                                   "not read from a wheel, treated as unknown when planning")
         else:
             entry.update(gfx=[], gfx_status="unknown", gfx_method="none")
