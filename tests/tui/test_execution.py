@@ -80,10 +80,17 @@ def test_outcome_from_the_executors_journal(plan, tmp_path):
     assert out.status == "failed" and out.restored and "put back" in out.error
 
 
-def test_a_refused_run_says_why(tmp_path):
-    """A real `rocm-wizard --yes` child that can change nothing on this machine: the plan points at
-    a closed mirror port, so it stops when it cannot be made here (no Ubuntu, no AMD GPU) or, at
-    the latest, at its first step, which checks the key before anything is written."""
+def test_a_refused_run_says_why(tmp_path, monkeypatch):
+    """A real `rocm-wizard --yes` child that can change nothing on this machine: it runs in the
+    read-only root (rwtest.sandbox: the host's / read-only, no network, only tmp_path writable),
+    and the plan points at a closed mirror port, so it stops when it cannot be made here (no
+    Ubuntu, no AMD GPU) or, at the latest, at its first step, which checks the key before anything
+    is written."""
+    import functools
+
+    from rocm_wizard.tui import core as core_module
+    from rwtest import sandbox
+
     from rocm_wizard.demo import DemoCore
     from rocm_wizard.tui import fields as F
     from rocm_wizard.tui.core import Core
@@ -97,6 +104,8 @@ def test_a_refused_run_says_why(tmp_path):
     values["rocm_mirror"] = "http://127.0.0.1:9"  # the discard port: nothing answers there
     plan = demo.build_plan(system, "rocm-upgrade", values)
 
+    python = sandbox.executable(tmp_path, writable=[tmp_path])
+    monkeypatch.setattr(core_module, "ChildRun", functools.partial(ChildRun, python=python))
     core = Core(state_dir=str(tmp_path / "state"))
     events = []
     env_before = dict(os.environ)
