@@ -94,14 +94,22 @@ def make_root(root: Path, *, os_id: str = "ubuntu", version: str = "22.04", kern
 
 def run_script(script: str, root: Path, tmp: Path, env: Optional[Dict[str, str]] = None,
                dry: bool = True) -> subprocess.CompletedProcess:
+    """Run a generated plan script against the fake root ``root``, never against this machine: in
+    the read-only root (rwtest.sandbox; only ``tmp`` and ``root`` writable, no network) with
+    recorders first on PATH in place of apt-get, dpkg, usermod, docker, ldconfig... (their calls:
+    ``rwtest.sandbox.recorded(tmp)``)."""
+    from rwtest import sandbox
+
     path = tmp / "plan.sh"
     path.write_text(script)
-    full = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp), "LC_ALL": "C"}
+    recorders = sandbox.recorders(tmp)
+    full = {"PATH": f"{recorders}:" + os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp), "LC_ALL": "C"}
     if dry:
         full["DRY_RUN"] = "1"
     full["RW_ROOT"] = str(root)
     full.update(env or {})
-    return subprocess.run(["bash", str(path)], capture_output=True, text=True, env=full, timeout=120)
+    argv = sandbox.argv(["bash", str(path)], writable=[tmp, root])
+    return subprocess.run(argv, capture_output=True, text=True, env=full, timeout=120)
 
 
 def needs_fixtures() -> None:

@@ -53,6 +53,9 @@ def test_dry_run_prints_and_changes_nothing(tmp_path):
     res = run_script(script, root, tmp_path)
     assert res.returncode == 2, res.stderr
     assert tree_digest(root) == before
+    from rwtest import sandbox
+
+    assert sandbox.recorded(tmp_path) == []  # no apt-get, usermod, ldconfig... was started
     err = res.stderr
     assert "would: download https://repo.radeon.com/rocm/rocm.gpg.key" in err
     assert "+# disabled by rocm-wizard: deb https://repo.radeon.com/amdgpu/6.2/ubuntu jammy main" in err
@@ -64,16 +67,17 @@ def test_dry_run_prints_and_changes_nothing(tmp_path):
     assert res.stdout == ""
 
 
-def test_without_root_and_dry_run_it_says_how(tmp_path):
-    if os.geteuid() == 0:
-        script = _plan(["--snapshot", SEED, "--path", "rocm-upgrade", "--rocm", "6.4.3"])
-        path = tmp_path / "p.sh"
-        path.write_text(script)
-        res = subprocess.run(["bash", str(path)], capture_output=True, text=True, timeout=60,
-                             env={"PATH": os.environ["PATH"], "RW_ROOT": str(tmp_path)})
-        assert res.returncode == 1 and "RW_ROOT is only for dry runs" in res.stderr
-        return
-    pytest.skip("needs to run as root to check the non-root message separately")  # pragma: no cover
+def test_rw_root_without_dry_run_is_refused(tmp_path):
+    """RW_ROOT is for dry runs: a real run given one stops before it changes anything (run in the
+    read-only root with recorders, so a run that did not stop could not change this machine)."""
+    from rwtest import sandbox
+
+    root = make_root(tmp_path / "root")
+    before = tree_digest(root)
+    script = _plan(["--snapshot", SEED, "--path", "rocm-upgrade", "--rocm", "6.4.3"])
+    res = run_script(script, root, tmp_path, dry=False)
+    assert res.returncode == 1 and "RW_ROOT is only for dry runs" in res.stderr, res.stderr
+    assert sandbox.recorded(tmp_path) == [] and tree_digest(root) == before
 
 
 def _converged_root(tmp_path: Path, key) -> Path:

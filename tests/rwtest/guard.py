@@ -19,6 +19,7 @@ from . import sandbox
 ROOTS = {"bwrap", "chroot", "unshare", "systemd-nspawn"}
 EXECUTING = {"--yes"}
 EXECUTING_COMMANDS = {"resume", "rollback"}
+SHELLS = {"bash", "sh", "dash", "zsh", "ksh"}
 PLAN_MARK = "\n# rocm-wizard plan:"
 
 violations: List[str] = []
@@ -71,7 +72,10 @@ def why(args) -> Optional[str]:
         commands = [w for w in wiz if not w.startswith("-")]
         if EXECUTING & set(wiz) or (commands and commands[0] in EXECUTING_COMMANDS):
             return "runs `rocm-wizard %s` on the host" % " ".join(wiz)
-    for w in words[1:]:
+    shell = os.path.basename(words[0]) in SHELLS
+    if shell and "-n" in words[1:]:  # a syntax check runs nothing
+        return None
+    for w in (words[1:] if shell else words[:1]):
         if _is_plan_script(w):
             return "runs a generated plan script on the host (%s)" % (w if len(w) < 200 else "inline")
     return None
