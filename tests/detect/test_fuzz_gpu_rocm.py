@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
+from rwtest import ci
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -134,7 +135,7 @@ def test_probes_never_raise_on_pasted_junk(tmp_path_factory, texts):
         assert g.is_amd in (True, False)
 
 
-@pytest.mark.skipif(not SAMPLES, reason="no samples")
+@pytest.mark.skipif(not SAMPLES, reason=ci.MISSING + "no samples (shared fixtures not available)")
 def test_mutations_are_generated():
     # the strategy really changes texts (guards against a silently empty fuzz)
     seen = set()

@@ -5,12 +5,13 @@ import contextlib
 import hashlib
 import io
 import os
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
-import pytest
+from rwtest import ci
+from rwtest.ci import which as tool  # noqa: F401 - an external tool, or None (kept for the tests that import it)
+from rwtest import ci
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
@@ -31,14 +32,6 @@ def run_cli(args: List[str]) -> Tuple[int, str, str]:
         except SystemExit as exc:  # argparse errors
             rc = exc.code if isinstance(exc.code, int) else 1
     return rc, out.getvalue(), err.getvalue()
-
-
-def tool(name: str) -> Optional[str]:
-    """An external tool: on PATH, or in ROCM_WIZARD_TOOLS_DIR (e.g. a venv with ansible)."""
-    extra = os.environ.get("ROCM_WIZARD_TOOLS_DIR")
-    if extra and os.access(os.path.join(extra, name), os.X_OK):
-        return os.path.join(extra, name)
-    return shutil.which(name)
 
 
 def tree_digest(root: Path) -> Dict[str, str]:
@@ -114,7 +107,7 @@ def run_script(script: str, root: Path, tmp: Path, env: Optional[Dict[str, str]]
 
 def needs_fixtures() -> None:
     if not FIXTURES.is_dir():
-        pytest.skip(f"shared fixtures not found at {FIXTURES}")
+        ci.missing(f"shared fixtures not found at {FIXTURES}")
 
 
 class TestKey:
@@ -126,9 +119,7 @@ class TestKey:
 
 
 def make_gpg_key(tmp: Path, uid: str = "rocm-wizard test <test@example.invalid>", expired: bool = False) -> TestKey:
-    gpg = shutil.which("gpg")
-    if gpg is None:
-        pytest.skip("gpg is not installed")
+    gpg = ci.tool("gpg")
     home = tmp / ("gnupg-" + hashlib.sha1(uid.encode()).hexdigest()[:8] + ("-x" if expired else ""))
     home.mkdir(mode=0o700, exist_ok=True)
     env = {"GNUPGHOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin")}

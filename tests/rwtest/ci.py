@@ -50,9 +50,12 @@ def missing(what: str) -> NoReturn:
     pytest.skip(MISSING + what)
 
 
+def _bare(reason: str) -> str:
+    return reason[len("Skipped: "):] if reason.startswith("Skipped: ") else reason
+
+
 def is_missing_reason(reason: str) -> bool:
-    reason = reason[len("Skipped: "):] if reason.startswith("Skipped: ") else reason
-    return reason.startswith((MISSING, EMPTY_PARAMETER_SET))
+    return _bare(reason).startswith((MISSING, EMPTY_PARAMETER_SET))
 
 
 def which(name: str) -> Optional[str]:
@@ -98,4 +101,4 @@ def strict_report(rep) -> None:
     reason = longrepr[2] if isinstance(longrepr, tuple) and len(longrepr) == 3 else str(longrepr or "")
     if is_missing_reason(reason):
         rep.outcome = "failed"
-        rep.longrepr = f"CI=true, so this is a failure, not a skip: {reason}"
+        rep.longrepr = f"CI=true, so this is a failure, not a skip: {_bare(reason)}"

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from rwtest import ci
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
@@ -97,9 +98,7 @@ async def walk_to_execute(pilot, path: str = "torch-reinstall"):
 
 @pytest.fixture
 def shared_dir():
-    if not SHARED.is_dir():
-        pytest.skip("../shared (field data) is not present")
-    return SHARED
+    return ci.shared_dir()
 
 
 # -- snapshots in snapshots/ at the repository root ------------------------------------------------

@@ -10,13 +10,14 @@ import time
 import uuid
 
 import pytest
+from rwtest import ci
 
 TMUX = shutil.which("tmux")
 WIZARD = shutil.which("rocm-wizard")
 
 pytestmark = [
-    pytest.mark.skipif(TMUX is None, reason="tmux is not installed"),
-    pytest.mark.skipif(WIZARD is None, reason="rocm-wizard is not installed (pip install -e .)"),
+    pytest.mark.skipif(TMUX is None, reason=ci.MISSING + "tmux is not installed (apt-get install tmux)"),
+    pytest.mark.skipif(WIZARD is None, reason=ci.MISSING + "rocm-wizard is not installed (pip install -e .)"),
 ]
 
 

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from rwtest import ci
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
@@ -36,7 +37,7 @@ def find_torch_python() -> str:
     if exe:
         return exe
     if importlib.util.find_spec("torch") is None:
-        pytest.skip(f"no torch in this interpreter (set {TORCH_PYTHON_ENV} to one that has it)")  # noqa
+        ci.missing(f"no torch in this interpreter (scripts/setup.sh installs it; or set {TORCH_PYTHON_ENV} to one that has it)")
     return sys.executable
 
 
