@@ -44,7 +44,8 @@ if [ -d "$SHARED" ]; then cp -a "$SHARED/." "$ROOT/src/shared"; fi
 inner='cd /src/rocm-wizard && bash scripts/setup.sh && bash scripts/test.sh -p no:cacheprovider -rfEs "$@"'
 env_args=(HOME=/root LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=xterm CI=true
           PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin)
-mounts="mount -t proc proc '$ROOT/proc' && mount --rbind /sys '$ROOT/sys' && mount --rbind /dev '$ROOT/dev' && mount -t tmpfs tmpfs '$ROOT/tmp'"
+# the root bound onto itself is a mount point, so bwrap (the tests' read-only root) works inside
+mounts="mount --bind '$ROOT' '$ROOT' && mount -t proc proc '$ROOT/proc' && mount --rbind /sys '$ROOT/sys' && mount --rbind /dev '$ROOT/dev' && mount -t tmpfs tmpfs '$ROOT/tmp'"
 if [ -n "$WHEELS" ]; then
   mkdir -p "$ROOT/opt/wheels"
   mounts="$mounts && mount --bind '$WHEELS' '$ROOT/opt/wheels' && mount -o remount,bind,ro '$ROOT/opt/wheels'"
