@@ -1,5 +1,6 @@
-"""What every test gets: the host guard, CI strictness about missing prerequisites, one Hypothesis
-profile under CI, and ``rwtest`` (tests/rwtest: helpers shared by every test directory) on the path."""
+"""What every test gets: the host guard, CI strictness about missing prerequisites, gpg-agents
+stopped after the test, one Hypothesis profile under CI, and ``rwtest`` (tests/rwtest: helpers
+shared by every test directory) on the path."""
 from __future__ import annotations
 
 import sys
@@ -9,11 +10,12 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from rwtest import ci, guard  # noqa: E402
+from rwtest import ci, guard, leaks  # noqa: E402
 
 
 def pytest_configure(config):
     guard.install()
+    leaks.install()
     try:
         from hypothesis import HealthCheck, settings
     except ImportError:  # pragma: no cover - hypothesis is a test extra
@@ -37,6 +39,14 @@ def host_guard(request):
     new = guard.violations[start:]
     if new:
         pytest.fail("host guard: " + "; ".join(new), pytrace=False)
+
+
+@pytest.fixture(autouse=True)
+def gpg_agents():
+    """Stop the gpg-agents of the GNUPGHOMEs the test used (rwtest/leaks.py)."""
+    start = len(leaks.homes)
+    yield
+    leaks.stop_agents(start)
 
 
 @pytest.hookimpl(hookwrapper=True)

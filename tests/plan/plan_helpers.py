@@ -5,6 +5,7 @@ import contextlib
 import hashlib
 import io
 import os
+import shutil
 import subprocess
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
@@ -119,17 +120,29 @@ class TestKey:
 
 
 def make_gpg_key(tmp: Path, uid: str = "rocm-wizard test <test@example.invalid>", expired: bool = False) -> TestKey:
+    """A fresh signing key; its GNUPGHOME (secret key included) is removed and its gpg-agent
+    stopped before this returns -- only the public key and fingerprint are kept."""
     gpg = ci.tool("gpg")
     home = tmp / ("gnupg-" + hashlib.sha1(uid.encode()).hexdigest()[:8] + ("-x" if expired else ""))
     home.mkdir(mode=0o700, exist_ok=True)
     env = {"GNUPGHOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
     extra = ["--faked-system-time", "20200101T000000!"] if expired else []
-    subprocess.run([gpg, "--batch", "--pinentry-mode", "loopback", "--passphrase", "", *extra, "--quick-gen-key",
-                    uid, "ed25519", "sign", "1d" if expired else "never"], env=env, check=True, capture_output=True,
-                   timeout=60)
-    out = subprocess.run([gpg, "--batch", "--with-colons", "--list-keys", uid], env=env, check=True,
-                         capture_output=True, text=True).stdout
-    fpr = next(line.split(":")[9] for line in out.splitlines() if line.startswith("fpr:"))
-    armored = subprocess.run([gpg, "--batch", "--armor", "--export", fpr], env=env, check=True,
-                             capture_output=True).stdout
+    try:
+        subprocess.run([gpg, "--batch", "--pinentry-mode", "loopback", "--passphrase", "", *extra, "--quick-gen-key",
+                        uid, "ed25519", "sign", "1d" if expired else "never"], env=env, check=True,
+                       capture_output=True, timeout=60)
+        out = subprocess.run([gpg, "--batch", "--with-colons", "--list-keys", uid], env=env, check=True,
+                             capture_output=True, text=True).stdout
+        fpr = next(line.split(":")[9] for line in out.splitlines() if line.startswith("fpr:"))
+        armored = subprocess.run([gpg, "--batch", "--armor", "--export", fpr], env=env, check=True,
+                                 capture_output=True).stdout
+    finally:
+        gpg_cleanup(home)
     return TestKey(armored, fpr)
+
+
+def gpg_cleanup(home: Path) -> None:
+    """Stop the gpg-agent of ``home`` and remove it."""
+    subprocess.run(["gpgconf", "--kill", "all"], env={"GNUPGHOME": str(home), "PATH": os.environ.get("PATH", "")},
+                   capture_output=True, timeout=60)
+    shutil.rmtree(home, ignore_errors=True)

@@ -35,6 +35,8 @@ def world(tmp_path_factory):
     yield apt, base, kernel
     apt.radeon.stop()
     apt.distro.stop()
+    for key in (apt.site.radeon_key, apt.site.distro_key, apt.rogue_key):
+        key.close()  # its gpg-agent and /tmp/rw-gpg-* secret keys
     base.close()
 
 
