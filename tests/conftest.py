@@ -3,7 +3,9 @@ stopped after the test, one Hypothesis profile under CI, and ``rwtest`` (tests/r
 shared by every test directory) on the path."""
 from __future__ import annotations
 
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -39,6 +41,18 @@ def host_guard(request):
     new = guard.violations[start:]
     if new:
         pytest.fail("host guard: " + "; ".join(new), pytrace=False)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def session_tempdir(tmp_path_factory):
+    """tempfile's directory, for this process, inside pytest's own temporary directory and removed
+    at the end: code under test that makes a temporary directory of its own (the demo's state
+    directory...) leaves nothing in /tmp.  Child processes keep the real TMPDIR."""
+    old = tempfile.tempdir
+    tempfile.tempdir = str(tmp_path_factory.mktemp("tempfile"))
+    yield
+    shutil.rmtree(tempfile.tempdir, ignore_errors=True)
+    tempfile.tempdir = old
 
 
 @pytest.fixture(autouse=True)
