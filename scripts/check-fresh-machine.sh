@@ -16,6 +16,9 @@
 #   WHEELS=DIR       wheels offered to pip inside (PIP_FIND_LINKS), e.g. a local CPU torch wheel
 #                    where PyTorch's CPU index cannot be reached (default /opt/wheels when present)
 #   SHARED=DIR       the shared field data (default ../shared)
+#   CA_BUNDLE=FILE   the CA certificates pip and Python trust inside, for a network whose TLS goes
+#                    through an inspecting proxy (default: this machine's
+#                    /etc/ssl/certs/ca-certificates.crt when present)
 set -Eeuo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 SUITE=${SUITE:-bookworm}
@@ -23,6 +26,11 @@ MIRROR=${MIRROR:-http://deb.debian.org/debian}
 SHARED=${SHARED:-$REPO/../shared}
 if [ -z "${WHEELS+x}" ] && [ -d /opt/wheels ]; then WHEELS=/opt/wheels; fi
 WHEELS=${WHEELS:-}
+
+if [ -z "${CA_BUNDLE+x}" ] && [ -f /etc/ssl/certs/ca-certificates.crt ]; then
+  CA_BUNDLE=/etc/ssl/certs/ca-certificates.crt
+fi
+CA_BUNDLE=${CA_BUNDLE:-}
 
 [ "$(id -u)" = 0 ] || { echo "check-fresh-machine: needs root" >&2; exit 64; }
 WORK=$(mktemp -d /var/tmp/rw-fresh.XXXXXX)
@@ -50,6 +58,12 @@ if [ -n "$WHEELS" ]; then
   mkdir -p "$ROOT/opt/wheels"
   mounts="$mounts && mount --bind '$WHEELS' '$ROOT/opt/wheels' && mount -o remount,bind,ro '$ROOT/opt/wheels'"
   env_args+=(PIP_FIND_LINKS=/opt/wheels)
+fi
+if [ -n "$CA_BUNDLE" ]; then
+  cp "$CA_BUNDLE" "$ROOT/etc/check-fresh-machine-ca.crt"
+  for v in PIP_CERT SSL_CERT_FILE REQUESTS_CA_BUNDLE CURL_CA_BUNDLE; do
+    env_args+=("$v=/etc/check-fresh-machine-ca.crt")
+  done
 fi
 echo "check-fresh-machine: setup.sh then test.sh inside (CI=true)" >&2
 set +e
