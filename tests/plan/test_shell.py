@@ -293,7 +293,8 @@ def test_hostile_venv_paths_cannot_inject(tmp_path):
                 (bin_dir / "activate").write_text("# activate\n")
             before = tree_digest(root)
             res = run_script(script, root, tmp_path)
-            assert res.returncode in (1, 2), res.stderr
+            # the hostile path is only data: the dry run goes through to its summary
+            assert res.returncode == 2 and "step(s) would change the system" in res.stderr, res.stderr
             assert tree_digest(root) == before
             assert not any(tmp_path.glob("pwned*")), f"payload {i} ran: {res.stderr}"
     for script in scripts:  # last: without shellcheck the injection checks above still ran

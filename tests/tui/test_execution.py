@@ -50,11 +50,14 @@ def test_translate_what_the_executors_runlog_writes(plan, tmp_path):
     assert "[4/10] Refresh the package lists" in logged
 
 
-@pytest.mark.parametrize("rec", [None, "text", {}, {"event": "step-start"}, {"event": "unknown", "step": 1},
-                                 {"event": "run-end", "exit": "x"}])
-def test_translate_odd_records(plan, rec):
-    ev = translate(rec, Steps(plan))
-    assert ev is None or (ev.kind == PLAN_END and ev.status == "failed")
+@pytest.mark.parametrize("rec", [None, "text", {}, {"event": "step-start"}, {"event": "unknown", "step": 1}])
+def test_odd_records_are_dropped(plan, rec):
+    assert translate(rec, Steps(plan)) is None
+
+
+def test_a_run_end_without_a_number_is_a_failed_run(plan):
+    ev = translate({"event": "run-end", "exit": "x"}, Steps(plan))
+    assert (ev.kind, ev.status) == (PLAN_END, "failed")
 
 
 def test_outcome_from_the_executors_journal(plan, tmp_path):
