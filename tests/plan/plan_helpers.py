@@ -87,11 +87,12 @@ def make_root(root: Path, *, os_id: str = "ubuntu", version: str = "22.04", kern
 
 
 def run_script(script: str, root: Path, tmp: Path, env: Optional[Dict[str, str]] = None,
-               dry: bool = True) -> subprocess.CompletedProcess:
+               dry: bool = True, network: bool = True) -> subprocess.CompletedProcess:
     """Run a generated plan script against the fake root ``root``, never against this machine: in
-    the read-only root (rwtest.sandbox; only ``tmp`` and ``root`` writable, no network) with
-    recorders first on PATH in place of apt-get, dpkg, usermod, docker, ldconfig... (their calls:
-    ``rwtest.sandbox.recorded(tmp)``)."""
+    the read-only root (rwtest.sandbox; only ``tmp`` and ``root`` writable) with
+    recorders first on PATH in place of apt-get, usermod, docker, ldconfig... (their calls:
+    ``rwtest.sandbox.recorded(tmp)``).  The network stays shared (servers on 127.0.0.1) unless
+    ``network`` is false."""
     from rwtest import sandbox
 
     path = tmp / "plan.sh"
@@ -102,7 +103,7 @@ def run_script(script: str, root: Path, tmp: Path, env: Optional[Dict[str, str]]
         full["DRY_RUN"] = "1"
     full["RW_ROOT"] = str(root)
     full.update(env or {})
-    argv = sandbox.argv(["bash", str(path)], writable=[tmp, root])
+    argv = sandbox.argv(["bash", str(path)], writable=[tmp, root], network=network)
     return subprocess.run(argv, capture_output=True, text=True, env=full, timeout=120)
 
 

@@ -1,7 +1,7 @@
 """Where commands that could change a machine run in the fast tiers: a read-only root.
 
 :func:`argv` wraps a command in bwrap with the host's ``/`` mounted read-only, a private ``/tmp``,
-no network and its own PID namespace; only the directories the test names are writable.  Nothing
+no network (unless asked for) and its own PID namespace; only the directories the test names are writable.  Nothing
 the command does can reach the host's files, packages or users -- root or not.  Real apt/dpkg/pip
 runs belong to the integration tier (a Debian root made by mmdebstrap).
 
@@ -21,10 +21,10 @@ from typing import Iterable, List, Optional, Sequence
 
 from . import ci
 
-# Commands that change a system, replaced by recorders in a fake root.
-CHANGING = ("apt-get", "apt", "dpkg", "apt-key", "usermod", "gpasswd", "groupadd", "useradd", "docker",
-            "ldconfig", "modprobe", "systemctl", "update-initramfs", "dkms", "reboot", "shutdown", "sudo",
-            "curl", "wget")
+# Commands that change a system, replaced by recorders in a fake root (queries such as dpkg-query,
+# dpkg --compare-versions, curl or sudo stay real: the read-only root keeps them harmless).
+CHANGING = ("apt-get", "apt", "apt-key", "usermod", "gpasswd", "groupadd", "useradd", "docker", "ldconfig",
+            "modprobe", "systemctl", "update-initramfs", "dkms", "reboot", "shutdown")
 
 _wrappers: set = set()
 
@@ -67,7 +67,8 @@ def recorders(directory, names: Sequence[str] = CHANGING) -> Path:
     log = Path(directory) / "calls.log"
     for name in names:
         p = bin_dir / name
-        p.write_text(f"#!/bin/sh\nprintf '%s\\n' \"{name} $*\" >> {shlex.quote(str(log))}\nexit 0\n")
+        p.write_text(f"#!/bin/sh\nprintf '%s\\n' \"{name} $*\" >> {shlex.quote(str(log))}\n"
+                     f"echo 'rwtest recorder: {name} does not run in a fake root' >&2\nexit 1\n")
         p.chmod(p.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
     return bin_dir
 
