@@ -6,10 +6,12 @@ and asyncio included.  A command that would run one of those outside a root -- t
 bwrap, chroot, unshare or a :func:`rwtest.sandbox.executable` wrapper -- raises
 :class:`HostGuardError` instead of starting, and the root conftest fails the test even where the
 code under test catches the error.  Run such commands with :mod:`rwtest.sandbox` or in the
-integration harness.
+integration harness.  In the test process itself, the executor refuses this machine's ``/`` as its
+root (tests give it a temporary one).
 """
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from typing import List, Optional, Sequence
@@ -86,13 +88,33 @@ def _hook(event: str, args) -> None:
         return
     reason = why(args[1])
     if reason:
-        message = reason + ": run it with rwtest.sandbox or in the integration harness"
-        violations.append(message)
-        raise HostGuardError(message)
+        _refuse(reason + ": run it with rwtest.sandbox or in the integration harness")
+
+
+def _refuse(message: str) -> None:
+    violations.append(message)
+    raise HostGuardError(message)
+
+
+def _guard_executor() -> None:
+    try:
+        from rocm_wizard.execute import engine
+    except ImportError:  # pragma: no cover - the package is always importable in the suite
+        return
+    original = engine.Executor.__init__
+
+    @functools.wraps(original)
+    def __init__(self, *args, root: str = "/", **kwargs):
+        if os.path.realpath(root) == "/":
+            _refuse("runs the executor on this machine's / in the test process: give it a temporary root")
+        original(self, *args, root=root, **kwargs)
+
+    engine.Executor.__init__ = __init__
 
 
 def install() -> None:
     global _installed
     if not _installed:
         sys.addaudithook(_hook)
+        _guard_executor()
         _installed = True
