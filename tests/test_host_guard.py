@@ -1,6 +1,7 @@
 """The host guard (tests/rwtest/guard.py) stops what would change this machine, and only that."""
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -62,3 +63,21 @@ def test_the_executor_refuses_this_machines_root_in_the_test_process(tmp_path):
     with pytest.raises(guard.HostGuardError, match="executor on this machine's /"):
         Executor(None, None, None, root="/")
     del guard.violations[start:]
+
+
+def test_the_read_only_root_keeps_the_host_as_it_is(tmp_path):
+    outside = "/etc/rwtest-must-not-exist"
+    res = subprocess.run(sandbox.argv(["sh", "-c", f"touch {outside}; echo $? > {tmp_path}/rc; echo ok > {tmp_path}/w"],
+                                      writable=[tmp_path]), capture_output=True, text=True, timeout=60)
+    assert res.returncode == 0, res.stderr
+    assert (tmp_path / "rc").read_text().strip() != "0" and (tmp_path / "w").read_text() == "ok\n"
+    assert not os.path.exists(outside)
+
+
+def test_recorders_take_the_place_of_commands_that_change_a_system(tmp_path):
+    rec = sandbox.recorders(tmp_path)
+    env = {"PATH": f"{rec}:/usr/bin:/bin"}
+    res = subprocess.run(sandbox.argv(["sh", "-c", "apt-get install -y rocm; usermod -a -G render dev"],
+                                      writable=[tmp_path]), env=env, capture_output=True, text=True, timeout=60)
+    assert res.returncode == 1 and "rwtest recorder: usermod does not run in a fake root" in res.stderr
+    assert sandbox.recorded(tmp_path) == ["apt-get install -y rocm", "usermod -a -G render dev"]
