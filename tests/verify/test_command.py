@@ -93,7 +93,9 @@ def test_run_verify_api_with_progress(torch_python, tmp_path):
     seen = []
     bin_dir = tmp_path / "venv" / "bin"
     bin_dir.mkdir(parents=True)
-    (bin_dir / "python").symlink_to(torch_python)
+    # a wrapper, not a symlink: a symlink to a venv's python outside that venv loses its site-packages
+    (bin_dir / "python").write_text(f'#!/bin/sh\nexec "{torch_python}" "$@"\n')
+    (bin_dir / "python").chmod(0o755)
     report = run_verify(venv=str(tmp_path / "venv"), timeout=60, only=["alloc"], on_progress=seen.append)
     assert report.target.kind == "venv" and report.target.python == str(bin_dir / "python")
     assert report.exit_code == 2 and report.errors[0].rule_id == NoGpu(torch_python).rule_id
