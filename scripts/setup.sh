@@ -21,6 +21,7 @@ TORCH_CPU_INDEX="${ROCM_WIZARD_TORCH_CPU_INDEX:-https://download.pytorch.org/whl
 
 APT_PACKAGES=(
   python3 python3-venv python3-pip  # the interpreter and the project venv
+  g++ python3-dev # torch.compile's CPU backend (the smoke test's compile check) builds C++ against Python.h
   ca-certificates git
   mmdebstrap debian-archive-keyring # Debian roots for the real apt/dpkg integration tier
   apt-utils       # apt-ftparchive: builds the local repo.radeon.com look-alike
