@@ -12,6 +12,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from rwtest import ci
 
 from rocm_wizard import model, schema
 
@@ -52,7 +53,7 @@ def test_schema_describes_every_model_field_and_nothing_else():
         assert set(props) == fields, (cls.__name__, set(props) ^ fields)
 
 
-@pytest.mark.skipif(not FIXTURES, reason="shared fixtures not available")
+@pytest.mark.skipif(not FIXTURES, reason=ci.MISSING + "shared fixtures not available")
 @pytest.mark.parametrize("folder", FIXTURES, ids=lambda p: p.name[:3])
 def test_detect_json_snapshot_validates(folder, validator):
     r = cli("detect", "--json", "--snapshot", str(folder))
@@ -104,7 +105,7 @@ def test_bad_snapshot_path(tmp_path, path):
 def test_human_report(tmp_path):
     folder = next((f for f in FIXTURES if f.name.startswith("008")), None)
     if folder is None:
-        pytest.skip("shared fixtures not available")
+        ci.missing("shared fixture 008-* not available")
     r = cli("detect", "--snapshot", str(folder))
     assert r.returncode == 0, r.stderr.decode()
     out = r.stdout.decode()

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from rwtest import ci
 
 from rocm_wizard.cli import main
 from rocm_wizard.exitcodes import ERROR, OK, PENDING, USAGE
@@ -148,12 +149,11 @@ def test_json_path_imports_neither_rich_nor_textual(tmp_path):
     json.loads(proc.stdout)
 
 
-@pytest.mark.skipif(shared_dir() is None, reason="../shared is not available")
+@pytest.mark.skipif(shared_dir() is None, reason=ci.MISSING + "../shared is not available")
 def test_real_fixture_folder_as_snapshot(capsys):
-    pytest.importorskip("rocm_wizard.detect")
     path = shared_dir() / "fixtures" / "real" / "021-gfx902-cezanne-apu-rocm4.3.1-arch"
     if not path.is_dir():
-        pytest.skip("fixture not present")
+        ci.missing(f"fixture {path} not present")
     rc, doc, _ = _json_run(capsys, ["doctor", "--snapshot", str(path), "--json"])
     assert rc == PENDING
     assert "gfx-no-official-build" in [f["id"] for f in doc["findings"]]

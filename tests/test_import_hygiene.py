@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from rwtest import ci
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("ROCM_WIZARD_SHARED") or (REPO / ".." / "shared")).resolve()
@@ -52,7 +53,7 @@ def loaded_by(*argv: str):
 def _fixture() -> str:
     folders = sorted((SHARED / "fixtures" / "real").glob("019-*"))
     if not folders:
-        pytest.skip("shared fixtures not available")
+        ci.missing(f"shared fixtures not available ({SHARED}/fixtures/real/019-*)")
     return str(folders[0])
 
 

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from rwtest import ci
 
 REPO = Path(__file__).resolve().parents[1]
 SRC = REPO / "src"
@@ -35,7 +36,7 @@ def _vermin_cmd():
 def violations():
     cmd = _vermin_cmd()
     if cmd is None:
-        pytest.skip("vermin is not installed (pip install vermin)")
+        ci.missing("vermin is not installed (pip install vermin)")
     proc = subprocess.run(cmd + ["-t=3.10-", "--no-tips", "--violations", "--eval-annotations", "--no-parse-comments",
                                  str(SRC)], capture_output=True, text=True, timeout=300)
     found = []
@@ -64,7 +65,7 @@ def test_vermin_finds_violations_when_there_are_some(tmp_path):
     """The checker itself works: 3.11-only code is reported."""
     cmd = _vermin_cmd()
     if cmd is None:
-        pytest.skip("vermin is not installed")
+        ci.missing("vermin is not installed (pip install vermin)")
     bad = tmp_path / "bad.py"
     bad.write_text("try:\n    pass\nexcept* ValueError:\n    pass\nfrom typing import Self\n")
     proc = subprocess.run(cmd + ["-t=3.10-", "--no-tips", "--violations", str(bad)], capture_output=True, text=True)

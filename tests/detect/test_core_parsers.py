@@ -3,6 +3,7 @@ error-signature table, on real pasted outputs (shared/fixtures/real) and hand-wr
 from __future__ import annotations
 
 import pytest
+from rwtest import ci
 
 from rocm_wizard.detect import error_signatures
 from rocm_wizard.detect.parsers import collect_env, dmesg, error_log, os_release, pip_freeze, uname
@@ -15,7 +16,7 @@ CORE_PARSERS = (os_release, uname, collect_env, pip_freeze, dmesg, error_log)
 def real(name: str) -> str:
     matches = sorted(REAL_FIXTURES.glob(name))
     if not matches:
-        pytest.skip("shared fixtures not available (%s)" % REAL_FIXTURES)
+        ci.missing("shared fixtures not available (%s/%s)" % (REAL_FIXTURES, name))
     return matches[0].read_text(encoding="utf-8")
 
 

@@ -7,6 +7,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from rwtest import ci
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -73,7 +74,7 @@ def test_detect_from_any_paste_never_raises(lines):
         shutil.rmtree(d, ignore_errors=True)
 
 
-@pytest.mark.skipif(not REAL_LINES, reason="shared fixtures not available")
+@pytest.mark.skipif(not REAL_LINES, reason=ci.MISSING + "shared fixtures not available")
 @settings(max_examples=20, deadline=None)
 @given(st.data())
 def test_real_pastes_cut_anywhere(data):

@@ -3,10 +3,13 @@ text -- random, or a real paste cut, spliced, re-indented, re-encoded or sprinkl
 from __future__ import annotations
 
 import os
+import re
+import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from rwtest import ci
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from rocm_wizard.detect import recognize
@@ -92,19 +95,67 @@ def test_parsers_never_raise(text):
     apt_sources.classify_uri(text)
 
 
-INNER = (
-    (rocminfo._parse, rocminfo.RocminfoOutput), (rocm_smi._parse, rocm_smi.RocmSmiOutput),
-    (amd_smi._parse, amd_smi.AmdSmiOutput), (lspci._parse, lspci.LspciOutput), (lshw._parse, lshw.LshwOutput),
-    (packages._parse, packages.PackagesOutput), (apt_policy._parse, apt_policy.AptPolicyOutput),
-)
+def _safety_nets():
+    """file -> the lines of its last-resort ``except Exception:`` (each parser has one in parse())."""
+    nets = {}
+    for mod in PARSERS:
+        lines = {i for i, line in enumerate(Path(mod.__file__).read_text().splitlines(), 1)
+                 if re.match(r"\s*except Exception\b", line)}
+        assert lines, f"{mod.__name__} has no safety net: fuzzing parse() alone is enough for it"
+        nets[mod.__file__] = lines
+    return nets
 
 
-@FUZZ
+NETS = _safety_nets()
+
+
+class NetWatch:
+    """A trace function that records every time a parser's safety net catches something, with the
+    exception it caught: the fuzzing then sees the parsers as if the net were not there."""
+
+    def __init__(self) -> None:
+        self.caught = []
+        self._last = {}
+
+    def __call__(self, frame, event, arg):
+        return self._local if frame.f_code.co_filename in NETS else None
+
+    def _local(self, frame, event, arg):
+        if event == "exception":
+            self._last[id(frame)] = arg[1]
+        elif event == "line" and frame.f_lineno in NETS[frame.f_code.co_filename]:
+            where = f"{Path(frame.f_code.co_filename).name}:{frame.f_lineno}"
+            self.caught.append((where, repr(self._last.get(id(frame)))))
+        return self._local
+
+
+@settings(FUZZ, phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink])  # no tracing "explain"
 @given(ANY_TEXT)
-def test_inner_parsers_do_not_rely_on_the_safety_net(text):
-    # parse() wraps these in a last-resort ``except``; the parsing itself must not need it
-    for fn, out_cls in INNER:
-        fn(text, out_cls())
+def test_parsers_do_not_rely_on_their_safety_net(text):
+    # parse() ends in a last-resort ``except Exception``; the parsing itself must never need it
+    watch = NetWatch()
+    sys.settrace(watch)
+    try:
+        for mod in PARSERS:
+            mod.parse(text)
+    finally:
+        sys.settrace(None)
+    assert watch.caught == []
+
+
+def test_the_net_watch_sees_a_caught_exception(monkeypatch):
+    """The watcher above can fail: a parser whose inner code raises is reported, with the error."""
+    def broken(*_a, **_k):
+        raise ZeroDivisionError("inner bug")
+
+    monkeypatch.setattr(rocm_smi, "_parse", broken)
+    watch = NetWatch()
+    sys.settrace(watch)
+    try:
+        rocm_smi.parse("GPU[0] : x\n")
+    finally:
+        sys.settrace(None)
+    assert len(watch.caught) == 1 and "ZeroDivisionError('inner bug')" in watch.caught[0][1]
 
 
 @FUZZ
@@ -134,7 +185,7 @@ def test_probes_never_raise_on_pasted_junk(tmp_path_factory, texts):
         assert g.is_amd in (True, False)
 
 
-@pytest.mark.skipif(not SAMPLES, reason="no samples")
+@pytest.mark.skipif(not SAMPLES, reason=ci.MISSING + "no samples (shared fixtures not available)")
 def test_mutations_are_generated():
     # the strategy really changes texts (guards against a silently empty fuzz)
     seen = set()

@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 
 import pytest
+from rwtest import ci
 
 from rocm_wizard.detect.parsers import amd_smi, lshw, lspci, rocm_smi, rocminfo, sysfs
 from rocm_wizard.detect.parsers._paste import bdf_from_bdfid, clean_lines, norm_bdf
@@ -19,10 +20,10 @@ REAL = SHARED / "fixtures" / "real"
 
 def real(folder_prefix: str, name: str) -> str:
     if not REAL.is_dir():
-        pytest.skip("shared fixtures not present")
+        ci.missing(f"shared fixtures not present at {REAL}")
     matches = [p for p in REAL.iterdir() if p.name.startswith(folder_prefix)]
     if not matches or not (matches[0] / name).is_file():
-        pytest.skip("fixture %s/%s not present" % (folder_prefix, name))
+        ci.missing("fixture %s/%s not present in %s" % (folder_prefix, name, REAL))
     return (matches[0] / name).read_text(encoding="utf-8", errors="replace")
 
 

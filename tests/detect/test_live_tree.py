@@ -179,7 +179,7 @@ def test_garbage_sysfs_values_do_not_break_detection(tree):
 
 
 def test_snapshot_round_trip(tree, tmp_path):
-    snapshot = pytest.importorskip("rocm_wizard.snapshot")
+    from rocm_wizard import snapshot
     from rocm_wizard.detect.bundle import open_snapshot
 
     live = LiveSource(root=str(tree), commands=False)

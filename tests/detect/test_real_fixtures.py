@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 import pytest
+from rwtest import ci
 
 from rocm_wizard.detect import detect_snapshot
 from rocm_wizard.model import System
@@ -114,7 +115,7 @@ def _prose_ok(label: str, names: List[str]) -> Optional[bool]:
 text_of_current: List[str] = [""]
 
 
-@pytest.mark.skipif(not CASES, reason="shared/fixtures/real not available")
+@pytest.mark.skipif(not CASES, reason=ci.MISSING + "shared/fixtures/real not available")
 @pytest.mark.parametrize("folder,field", CASES)
 def test_real_fixture_field(folder: Path, field: str) -> None:
     labels = _labels(folder)

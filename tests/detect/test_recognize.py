@@ -5,6 +5,7 @@ import os
 from pathlib import Path
 
 import pytest
+from rwtest import ci
 
 from rocm_wizard.detect import recognize
 from rocm_wizard.detect.sources import KIND_COMMANDS
@@ -138,10 +139,10 @@ EXPECTED = {
 
 def _real(prefix: str, name: str) -> str:
     if not REAL.is_dir():
-        pytest.skip("shared fixtures not present")
+        ci.missing(f"shared fixtures not present at {REAL}")
     folder = next((p for p in REAL.iterdir() if p.name.startswith(prefix)), None)
     if folder is None or not (folder / name).is_file():
-        pytest.skip("fixture missing")
+        ci.missing(f"fixture {prefix}*/{name} not present in {REAL}")
     return (folder / name).read_text(encoding="utf-8", errors="replace")
 
 
@@ -164,7 +165,7 @@ def test_real_files_glued_into_one_terminal_paste():
 
 def test_every_real_paste_recognition_never_raises():
     if not REAL.is_dir():
-        pytest.skip("shared fixtures not present")
+        ci.missing(f"shared fixtures not present at {REAL}")
     for path in sorted(REAL.glob("*/*.txt")):
         for kind, text, label in recognize.recognize(path.read_text(encoding="utf-8", errors="replace")):
             assert kind is None or kind in KIND_COMMANDS

@@ -9,18 +9,16 @@ from __future__ import annotations
 import json
 
 import pytest
+from rwtest import ci
 
 from _doctor_systems import shared_dir
 from rocm_wizard.doctor import diagnose
 
 SHARED = shared_dir()
 REAL = SHARED / "fixtures" / "real" if SHARED else None
-pytestmark = pytest.mark.skipif(REAL is None or not REAL.is_dir(), reason="../shared/fixtures/real is not available")
+pytestmark = pytest.mark.skipif(REAL is None or not REAL.is_dir(), reason=ci.MISSING + "../shared/fixtures/real is not available")
 
-try:
-    from rocm_wizard.detect import detect_snapshot
-except ImportError:  # pragma: no cover - detection not in this build
-    detect_snapshot = None
+from rocm_wizard.detect import detect_snapshot
 
 
 def _fixture_dirs():
@@ -33,11 +31,9 @@ _CACHE = {}
 
 
 def run(name: str):
-    if detect_snapshot is None:
-        pytest.skip("rocm_wizard.detect.detect_snapshot is not available")
     if name not in _CACHE:
         if not (REAL / name).is_dir():
-            pytest.skip(f"fixture {name} not present")
+            ci.missing(f"fixture {name} not present in {REAL}")
         system = detect_snapshot(str(REAL / name))
         _CACHE[name] = (system, diagnose(system))
     return _CACHE[name]

@@ -3,8 +3,11 @@ account, automatic restore after an early failure, a safe stop on SIGTERM, then 
 from __future__ import annotations
 
 import io
+import json
 import os
-import signal
+import re
+import subprocess
+import sys
 
 from rocm_wizard import exitcodes
 from rocm_wizard.execute import journal as jr
@@ -65,18 +68,39 @@ def test_failure_after_only_files_changed_puts_them_back(tmp_path):
     assert "the system is as before the run" in j.data["message"]
 
 
+def _sigterm_steps(pid=None):
+    # the hook signals the executor's process, as `kill -TERM` from another terminal would; without
+    # a pid (the resumed run) it fails, so a hook run again on resume shows
+    script = f"kill -TERM {pid}; sleep 0.3; echo done" if pid else "echo hook ran again >&2; exit 99"
+    return [FileContent("a", "write a", path="/etc/a.conf", content="A\n"),
+            Command("hook", "slow hook", argv=["sh", "-c", script], after=["a"]),
+            FileContent("c", "write c", path="/etc/c.conf", content="C\n")]
+
+
+_INTERRUPTED_CHILD = """
+import json, os, signal, sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+from test_engine import _run, _sigterm_steps
+old = signal.getsignal(signal.SIGTERM)
+code, journal, out, root = _run(Path(sys.argv[2]), _sigterm_steps(os.getpid()))
+print(json.dumps({"code": code, "out": out, "restored": signal.getsignal(signal.SIGTERM) is old,
+                  "journal": journal.path}))
+"""
+
+
 def test_sigterm_stops_after_the_running_step_and_resume_finishes(tmp_path):
-    # the hook signals the executor itself, as `kill -TERM` from another terminal would
-    steps = [FileContent("a", "write a", path="/etc/a.conf", content="A\n"),
-             Command("hook", "slow hook", argv=["sh", "-c", f"kill -TERM {os.getpid()}; sleep 0.3; echo done"],
-                     after=["a"]),
-             FileContent("c", "write c", path="/etc/c.conf", content="C\n")]
-    old = signal.getsignal(signal.SIGTERM)
-    code, journal, out, root = _run(tmp_path, steps)
-    assert signal.getsignal(signal.SIGTERM) is old  # handlers restored
+    # the interrupted run is a child process: the signal must not reach pytest itself
+    child = subprocess.run([sys.executable, "-c", _INTERRUPTED_CHILD, os.path.dirname(__file__), str(tmp_path)],
+                           capture_output=True, text=True, timeout=120)
+    assert child.returncode == 0, child.stderr
+    res = json.loads(child.stdout)
+    code, out, root = res["code"], res["out"], tmp_path / "root"
+    assert res["restored"]  # handlers restored
     assert code == exitcodes.INTERRUPTED, out
     assert "SIGTERM received: the running step finishes first" in out
-    j = jr.Journal.load(journal.path)
+    steps = _sigterm_steps()
+    j = jr.Journal.load(res["journal"])
     assert (j.state, j.step("hook")["status"], j.step("c")["status"]) == ("interrupted", "changed", "skipped")
     assert not (root / "etc/c.conf").exists()
     j.mark_resumed()
@@ -101,12 +125,21 @@ def test_a_bug_in_a_step_is_a_failed_step_not_a_traceback(tmp_path):
 def test_long_commands_show_progress_and_everything_lands_in_the_log(tmp_path):
     from rocm_wizard.execute.runner import Runner
 
-    console = io.StringIO()
+    flag = tmp_path / "heartbeat-seen"
+
+    class Console(io.StringIO):  # the command finishes only once a heartbeat was shown: no clock involved
+        def write(self, text):
+            if "still running after" in text:
+                flag.touch()
+            return super().write(text)
+
+    console = Console()
     log = RunLog(str(tmp_path), console=console)
-    res = Runner(log, heartbeat=0.2)(["sh", "-c", "echo first; sleep 0.7; echo second >&2"])
+    res = Runner(log, heartbeat=0.2)(["sh", "-c", f"echo first; while [ ! -e '{flag}' ]; do sleep 0.05; done; "
+                                                  "echo second >&2"], timeout=120)
     log.close()
     assert res.rc == 0 and res.stdout == "first\n" and res.stderr == "second\n"
-    assert "still running after 0s: sh -c" in console.getvalue()
+    assert re.search(r"still running after \d+s: sh -c", console.getvalue())
     text = (tmp_path / "run.log").read_text()
     assert "| first" in text and "! second" in text and "command exit 0 after" in text
 

@@ -1,4 +1,7 @@
-"""Bad input to --yes / resume / rollback gets a plain message and the right exit status."""
+"""Bad input to --yes / resume / rollback gets a plain message and the right exit status.
+
+Each command runs in the read-only root (rwtest.sandbox): only the test's directory is writable,
+so a validation that let a run through could not change this machine."""
 from __future__ import annotations
 
 import json
@@ -7,13 +10,15 @@ import subprocess
 import sys
 
 import pytest
+from rwtest import sandbox
 
 
-def run(*args, env=None, tmp_path=None):
+def run(*args, tmp_path, env=None):
     e = dict(os.environ)
-    e["ROCM_WIZARD_LOG_DIR"] = str(tmp_path / "logs") if tmp_path else "/nonexistent-rw-logs"
+    e["ROCM_WIZARD_LOG_DIR"] = str(tmp_path / "logs")
     e.update(env or {})
-    p = subprocess.run([sys.executable, "-m", "rocm_wizard", *args], capture_output=True, text=True, env=e, timeout=120)
+    argv = sandbox.argv([sys.executable, "-m", "rocm_wizard", *args], writable=[tmp_path], chdir=str(tmp_path))
+    p = subprocess.run(argv, capture_output=True, text=True, env=e, timeout=120)
     assert "Traceback" not in p.stderr, p.stderr
     return p
 

@@ -5,7 +5,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -96,12 +95,14 @@ def test_what_cannot_be_undone_comes_with_commands():
     assert "amdgpu kernel module stays the new one (1:6.12)" in text
 
 
-def _holder(path, seconds):
+def _holder(path, seconds=None):
+    """A process that holds the lock on ``path`` for ``seconds``, or (None) until a line arrives on its stdin."""
+    release = "time.sleep(float(sys.argv[2]))" if seconds is not None else "sys.stdin.readline()"
     proc = subprocess.Popen([sys.executable, "-c",
                              "import fcntl, sys, time\n"
                              "f = open(sys.argv[1], 'w')\nfcntl.lockf(f, fcntl.LOCK_EX)\n"
-                             "print('locked', flush=True)\ntime.sleep(float(sys.argv[2]))\n", path, str(seconds)],
-                            stdout=subprocess.PIPE, text=True)
+                             f"print('locked', flush=True)\n{release}\n", path, str(seconds)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     assert proc.stdout.readline().strip() == "locked"
     return proc
 
@@ -111,14 +112,20 @@ def test_lock_holder_is_found_and_waited_for(tmp_path):
     lock.parent.mkdir(parents=True)
     lock.write_text("")
     assert preflight.lock_holder(str(lock)) is None
-    proc = _holder(str(lock), 1.0)
+    proc = _holder(str(lock))
     try:
         assert preflight.lock_holder(str(lock)) == proc.pid
         said = []
-        t0 = time.monotonic()
-        assert preflight.wait_for_locks(said.append, 30, root=str(tmp_path), interval=0.1) is None
-        assert 0.3 < time.monotonic() - t0 < 20
+
+        def say(message):  # the holder lets go only once the wait has begun: no clock involved
+            said.append(message)
+            if len(said) == 1:
+                proc.stdin.write("release\n")
+                proc.stdin.flush()
+
+        assert preflight.wait_for_locks(say, 60, root=str(tmp_path), interval=0.1) is None
         assert "to release /var/lib/dpkg/lock-frontend" in said[0] and "lock is free" in said[-1]
+        assert proc.wait(timeout=60) == 0  # it was waited for, not killed
     finally:
         proc.kill()
         proc.wait()

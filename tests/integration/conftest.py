@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from rwtest import ci
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -32,7 +33,7 @@ def pytest_collection_modifyitems(config, items):
 def tier_ready():
     reasons = missing_prerequisites()
     if reasons:
-        pytest.skip("integration tier unavailable: " + "; ".join(reasons))
+        ci.missing("integration tier unavailable: " + "; ".join(reasons))
 
 
 @pytest.fixture(scope="session")

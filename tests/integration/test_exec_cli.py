@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 
@@ -80,7 +79,6 @@ def test_answers_file_round_trip(rocm_old, apt_site):
 
 def test_detached_run_can_be_followed(rocm_old, apt_site):
     root = rocm_old
-    t0 = time.monotonic()
     res = wizard.run(root, "--yes", "--no-verify", "--detach", *upgrade_args(apt_site))
     assert res.returncode == 0, res.stderr
     run_id = res.stdout.strip()
@@ -88,7 +86,6 @@ def test_detached_run_can_be_followed(rocm_old, apt_site):
     follow = wizard.run(root, "resume", "--follow", run_id)
     assert follow.returncode == 0, follow.stderr
     assert "summary: 10 steps" in follow.stdout
-    assert time.monotonic() - t0 < 120
     checks.assert_rocm_upgraded(root, apt_site.new)
     assert checks.journal(root)["state"] == "finished"
 

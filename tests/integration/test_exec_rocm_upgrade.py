@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+import subprocess
 
 from harness import checks, wizard
 
@@ -111,25 +112,40 @@ def test_unclean_dpkg_refuses_to_start(rocm_old, apt_site):
     assert checks.apt_state(root) == before
 
 
-def _hold_lock(root, seconds):
+def _hold_lock(root, seconds=None):
+    """A process in the root holding dpkg's frontend lock for ``seconds``, or (None) until a line
+    arrives on its stdin."""
+    release = f"time.sleep({seconds})" if seconds is not None else "sys.stdin.readline()"
     holder = root.popen(["python3", "-c",
                          "import fcntl, sys, time\n"
                          "f = open('/var/lib/dpkg/lock-frontend', 'w')\n"
                          "fcntl.lockf(f, fcntl.LOCK_EX)\n"
                          "print('locked', flush=True)\n"
-                         f"time.sleep({seconds})\n"])
+                         f"{release}\n"], stdin=subprocess.PIPE)
     assert holder.stdout.readline().strip() == "locked"
     return holder
 
 
 def test_waits_for_the_dpkg_lock_then_goes_on(rocm_old, apt_site):
     root = rocm_old
-    holder = _hold_lock(root, 3)
-    res = wizard.run(root, "--yes", "--no-verify", *upgrade_args(apt_site))
-    holder.wait(timeout=30)
-    assert res.returncode == 0, res.stderr
-    assert re.search(r"waiting for python3 \(pid \d+\) to release /var/lib/dpkg/lock-frontend", res.stderr)
-    assert "the package manager lock is free" in res.stderr
+    holder = _hold_lock(root)
+    try:
+        run = wizard.popen(root, "--yes", "--no-verify", *upgrade_args(apt_site), stdout=subprocess.DEVNULL)
+        said = []
+        for line in run.stderr:  # the lock is let go once the wizard says it waits: no clock involved
+            said.append(line)
+            if "to release /var/lib/dpkg/lock-frontend" in line:
+                break
+        holder.stdin.write("release\n")
+        holder.stdin.flush()
+        said.append(run.stderr.read())
+        assert run.wait(timeout=900) == 0, "".join(said)
+    finally:
+        root.kill_group(holder)
+        holder.wait(timeout=30)
+    stderr = "".join(said)
+    assert re.search(r"waiting for python3 \(pid \d+\) to release /var/lib/dpkg/lock-frontend", stderr)
+    assert "the package manager lock is free" in stderr
     checks.assert_rocm_upgraded(root, apt_site.new)
 
 

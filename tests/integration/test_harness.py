@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 
 import pytest
+from rwtest import ci
 
 from harness import aptrepo, debroot as debroot_mod, venvs
 from harness.wheels import read_version_py
@@ -107,7 +108,7 @@ def test_root_looks_like_ubuntu_jammy(debroot):
     assert debroot.run("id -u").stdout.strip() == "0"
 
 
-@pytest.mark.skipif(not __import__("shutil").which("bwrap"), reason="bwrap not installed")
+@pytest.mark.skipif(not __import__("shutil").which("bwrap"), reason=ci.MISSING + "bwrap not installed (apt-get install bubblewrap)")
 def test_bwrap_entry(root_base):
     root = root_base.new_root(enter="bwrap")
     try:

@@ -10,7 +10,9 @@ import subprocess
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
-import pytest
+from rwtest import ci
+from rwtest.ci import which as tool  # noqa: F401 - an external tool, or None (kept for the tests that import it)
+from rwtest import ci
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
@@ -31,14 +33,6 @@ def run_cli(args: List[str]) -> Tuple[int, str, str]:
         except SystemExit as exc:  # argparse errors
             rc = exc.code if isinstance(exc.code, int) else 1
     return rc, out.getvalue(), err.getvalue()
-
-
-def tool(name: str) -> Optional[str]:
-    """An external tool: on PATH, or in ROCM_WIZARD_TOOLS_DIR (e.g. a venv with ansible)."""
-    extra = os.environ.get("ROCM_WIZARD_TOOLS_DIR")
-    if extra and os.access(os.path.join(extra, name), os.X_OK):
-        return os.path.join(extra, name)
-    return shutil.which(name)
 
 
 def tree_digest(root: Path) -> Dict[str, str]:
@@ -93,20 +87,29 @@ def make_root(root: Path, *, os_id: str = "ubuntu", version: str = "22.04", kern
 
 
 def run_script(script: str, root: Path, tmp: Path, env: Optional[Dict[str, str]] = None,
-               dry: bool = True) -> subprocess.CompletedProcess:
+               dry: bool = True, network: bool = True) -> subprocess.CompletedProcess:
+    """Run a generated plan script against the fake root ``root``, never against this machine: in
+    the read-only root (rwtest.sandbox; only ``tmp`` and ``root`` writable) with
+    recorders first on PATH in place of apt-get, usermod, docker, ldconfig... (their calls:
+    ``rwtest.sandbox.recorded(tmp)``).  The network stays shared (servers on 127.0.0.1) unless
+    ``network`` is false."""
+    from rwtest import sandbox
+
     path = tmp / "plan.sh"
     path.write_text(script)
-    full = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp), "LC_ALL": "C"}
+    recorders = sandbox.recorders(tmp)
+    full = {"PATH": f"{recorders}:" + os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp), "LC_ALL": "C"}
     if dry:
         full["DRY_RUN"] = "1"
     full["RW_ROOT"] = str(root)
     full.update(env or {})
-    return subprocess.run(["bash", str(path)], capture_output=True, text=True, env=full, timeout=120)
+    argv = sandbox.argv(["bash", str(path)], writable=[tmp, root], network=network)
+    return subprocess.run(argv, capture_output=True, text=True, env=full, timeout=120)
 
 
 def needs_fixtures() -> None:
     if not FIXTURES.is_dir():
-        pytest.skip(f"shared fixtures not found at {FIXTURES}")
+        ci.missing(f"shared fixtures not found at {FIXTURES}")
 
 
 class TestKey:
@@ -118,19 +121,29 @@ class TestKey:
 
 
 def make_gpg_key(tmp: Path, uid: str = "rocm-wizard test <test@example.invalid>", expired: bool = False) -> TestKey:
-    gpg = shutil.which("gpg")
-    if gpg is None:
-        pytest.skip("gpg is not installed")
+    """A fresh signing key; its GNUPGHOME (secret key included) is removed and its gpg-agent
+    stopped before this returns -- only the public key and fingerprint are kept."""
+    gpg = ci.tool("gpg")
     home = tmp / ("gnupg-" + hashlib.sha1(uid.encode()).hexdigest()[:8] + ("-x" if expired else ""))
     home.mkdir(mode=0o700, exist_ok=True)
     env = {"GNUPGHOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
     extra = ["--faked-system-time", "20200101T000000!"] if expired else []
-    subprocess.run([gpg, "--batch", "--pinentry-mode", "loopback", "--passphrase", "", *extra, "--quick-gen-key",
-                    uid, "ed25519", "sign", "1d" if expired else "never"], env=env, check=True, capture_output=True,
-                   timeout=60)
-    out = subprocess.run([gpg, "--batch", "--with-colons", "--list-keys", uid], env=env, check=True,
-                         capture_output=True, text=True).stdout
-    fpr = next(line.split(":")[9] for line in out.splitlines() if line.startswith("fpr:"))
-    armored = subprocess.run([gpg, "--batch", "--armor", "--export", fpr], env=env, check=True,
-                             capture_output=True).stdout
+    try:
+        subprocess.run([gpg, "--batch", "--pinentry-mode", "loopback", "--passphrase", "", *extra, "--quick-gen-key",
+                        uid, "ed25519", "sign", "1d" if expired else "never"], env=env, check=True,
+                       capture_output=True, timeout=60)
+        out = subprocess.run([gpg, "--batch", "--with-colons", "--list-keys", uid], env=env, check=True,
+                             capture_output=True, text=True).stdout
+        fpr = next(line.split(":")[9] for line in out.splitlines() if line.startswith("fpr:"))
+        armored = subprocess.run([gpg, "--batch", "--armor", "--export", fpr], env=env, check=True,
+                                 capture_output=True).stdout
+    finally:
+        gpg_cleanup(home)
     return TestKey(armored, fpr)
+
+
+def gpg_cleanup(home: Path) -> None:
+    """Stop the gpg-agent of ``home`` and remove it."""
+    subprocess.run(["gpgconf", "--kill", "all"], env={"GNUPGHOME": str(home), "PATH": os.environ.get("PATH", "")},
+                   capture_output=True, timeout=60)
+    shutil.rmtree(home, ignore_errors=True)

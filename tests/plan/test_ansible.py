@@ -8,19 +8,17 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from rwtest import ci
 import yaml
 
-from plan_helpers import GOLDEN, SYSTEMS, run_cli, tool
+from plan_helpers import GOLDEN, SYSTEMS, run_cli
 
 SEED = str(SYSTEMS / "seed-rx7900xt-jammy-rocm6.2.json")
 PLAYBOOKS = sorted(p.name for p in GOLDEN.glob("*.yml"))
 
 
 def _need(name: str) -> str:
-    path = tool(name)
-    if path is None:
-        pytest.skip(f"{name} is not installed (pip install ansible-core ansible-lint; or set ROCM_WIZARD_TOOLS_DIR)")
-    return path
+    return ci.tool(name, "pip install ansible-core ansible-lint; or set ROCM_WIZARD_TOOLS_DIR")
 
 
 def _env(tmp: Path) -> dict:

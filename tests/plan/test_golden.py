@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
+from rwtest import ci
 
 from plan_cases import CASES
 from plan_helpers import FIXTURES, GOLDEN, SYSTEMS, run_cli
@@ -21,7 +22,7 @@ def _system_path(spec: str) -> str:
         return str(SYSTEMS / f"{name}.json")
     path = FIXTURES / name
     if not path.is_dir():
-        pytest.skip(f"shared fixture {name} not found")
+        ci.missing(f"shared fixture {name} not found in {FIXTURES}")
     return str(path)
 
 

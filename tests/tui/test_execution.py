@@ -50,11 +50,14 @@ def test_translate_what_the_executors_runlog_writes(plan, tmp_path):
     assert "[4/10] Refresh the package lists" in logged
 
 
-@pytest.mark.parametrize("rec", [None, "text", {}, {"event": "step-start"}, {"event": "unknown", "step": 1},
-                                 {"event": "run-end", "exit": "x"}])
-def test_translate_odd_records(plan, rec):
-    ev = translate(rec, Steps(plan))
-    assert ev is None or (ev.kind == PLAN_END and ev.status == "failed")
+@pytest.mark.parametrize("rec", [None, "text", {}, {"event": "step-start"}, {"event": "unknown", "step": 1}])
+def test_odd_records_are_dropped(plan, rec):
+    assert translate(rec, Steps(plan)) is None
+
+
+def test_a_run_end_without_a_number_is_a_failed_run(plan):
+    ev = translate({"event": "run-end", "exit": "x"}, Steps(plan))
+    assert (ev.kind, ev.status) == (PLAN_END, "failed")
 
 
 def test_outcome_from_the_executors_journal(plan, tmp_path):
@@ -80,10 +83,17 @@ def test_outcome_from_the_executors_journal(plan, tmp_path):
     assert out.status == "failed" and out.restored and "put back" in out.error
 
 
-def test_a_refused_run_says_why(tmp_path):
-    """A real `rocm-wizard --yes` child that can change nothing on this machine: the plan points at
-    a closed mirror port, so it stops when it cannot be made here (no Ubuntu, no AMD GPU) or, at
-    the latest, at its first step, which checks the key before anything is written."""
+def test_a_refused_run_says_why(tmp_path, monkeypatch):
+    """A real `rocm-wizard --yes` child that can change nothing on this machine: it runs in the
+    read-only root (rwtest.sandbox: the host's / read-only, no network, only tmp_path writable),
+    and the plan points at a closed mirror port, so it stops when it cannot be made here (no
+    Ubuntu, no AMD GPU) or, at the latest, at its first step, which checks the key before anything
+    is written."""
+    import functools
+
+    from rocm_wizard.tui import core as core_module
+    from rwtest import sandbox
+
     from rocm_wizard.demo import DemoCore
     from rocm_wizard.tui import fields as F
     from rocm_wizard.tui.core import Core
@@ -97,6 +107,8 @@ def test_a_refused_run_says_why(tmp_path):
     values["rocm_mirror"] = "https://127.0.0.1:9"  # the discard port: nothing answers there
     plan = demo.build_plan(system, "rocm-upgrade", values)
 
+    python = sandbox.executable(tmp_path, writable=[tmp_path])
+    monkeypatch.setattr(core_module, "ChildRun", functools.partial(ChildRun, python=python))
     core = Core(state_dir=str(tmp_path / "state"))
     events = []
     env_before = dict(os.environ)

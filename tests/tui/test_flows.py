@@ -3,7 +3,7 @@ what a newcomer does after `rocm-wizard --demo`."""
 from __future__ import annotations
 
 import pytest
-from conftest import PATH_INDEX, detected, to_screen, wait_for
+from _tui_helpers import PATH_INDEX, detected, to_screen, wait_for
 from _screen import shown
 
 EXPECT = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from conftest import detected, screen_name, to_screen, wait_for, walk_to_execute, walk_to_options, walk_to_review
+from _tui_helpers import detected, screen_name, to_screen, wait_for, walk_to_execute, walk_to_options, walk_to_review
 from _screen import screen_text, shown
 
 

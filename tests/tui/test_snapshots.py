@@ -2,32 +2,30 @@
 ``snapshots/test_snapshots/`` at the repository root.  Review a changed one by eye (the HTML report,
 or ``_screen.svg_text`` for its text) before accepting it with ``--snapshot-update``.
 
-The demo core runs with a frozen clock, still spinners and a fixed state directory, so a screen
+The demo core runs with a frozen clock, still spinners and a state directory at a fixed relative
+path, so a screen
 draws the same every time."""
 from __future__ import annotations
 
-import shutil
-
 import pytest
-from conftest import detected, frozen_clock, to_screen, wait_for, walk_to_execute, walk_to_options, \
+from _tui_helpers import detected, frozen_clock, to_screen, wait_for, walk_to_execute, walk_to_options, \
     walk_to_review
 
-STATE_DIR = "/tmp/rocm-wizard-snapshot-state"  # shown on the Done screen, so it must not vary
+STATE_DIR = "state"  # shown on the Done screen, so it must not vary: relative to the test's own directory
 
 
 @pytest.fixture
-def app_for():
+def app_for(tmp_path, monkeypatch):
     from rocm_wizard.demo import DemoCore
     from rocm_wizard.tui.app import WizardApp
 
-    shutil.rmtree(STATE_DIR, ignore_errors=True)
+    monkeypatch.chdir(tmp_path)
 
     def make(**kw):
         core = DemoCore(speed=0, fail=kw.pop("fail", {}), state_dir=STATE_DIR)
         return WizardApp(core, environ=kw.pop("environ", {}), animate=False, clock=frozen_clock)
 
-    yield make
-    shutil.rmtree(STATE_DIR, ignore_errors=True)
+    return make
 
 
 async def _detection(pilot):

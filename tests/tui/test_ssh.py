@@ -17,6 +17,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+from rwtest import ci
 
 REPO = Path(__file__).resolve().parents[2]
 SSHD = "/usr/sbin/sshd"  # sshd re-executes itself and insists on an absolute path
@@ -54,7 +55,7 @@ def _why_skip():
     return None
 
 
-pytestmark = pytest.mark.skipif(_why_skip() is not None, reason=_why_skip() or "")
+pytestmark = pytest.mark.skipif(_why_skip() is not None, reason=ci.MISSING + (_why_skip() or ""))
 
 
 def _free_port() -> int:

@@ -10,13 +10,14 @@ import time
 import uuid
 
 import pytest
+from rwtest import ci
 
 TMUX = shutil.which("tmux")
 WIZARD = shutil.which("rocm-wizard")
 
 pytestmark = [
-    pytest.mark.skipif(TMUX is None, reason="tmux is not installed"),
-    pytest.mark.skipif(WIZARD is None, reason="rocm-wizard is not installed (pip install -e .)"),
+    pytest.mark.skipif(TMUX is None, reason=ci.MISSING + "tmux is not installed (apt-get install tmux)"),
+    pytest.mark.skipif(WIZARD is None, reason=ci.MISSING + "rocm-wizard is not installed (pip install -e .)"),
 ]
 
 
@@ -150,7 +151,11 @@ def test_without_a_terminal_the_wizard_says_what_to_use(tmp_path):
 
 
 @pytest.mark.parametrize("mode", ["--yes", "--dry-run", "--plan-only"])
-def test_demo_is_never_applied_to_this_machine(mode):
-    res = subprocess.run([WIZARD, "--demo", mode], stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+def test_demo_is_never_applied_to_this_machine(mode, tmp_path):
+    from rwtest import sandbox
+
+    res = subprocess.run(sandbox.argv([WIZARD, "--demo", mode], writable=[tmp_path]), stdin=subprocess.DEVNULL,
+                         capture_output=True, text=True, timeout=60,
+                         env={**os.environ, "ROCM_WIZARD_LOG_DIR": str(tmp_path / "logs")})
     assert res.returncode == 64 and res.stdout == ""
     assert "--demo is the interactive wizard" in res.stderr

@@ -11,7 +11,7 @@ import pytest
 
 from rocm_wizard.verify.runner import analyse
 
-from _verify_helpers import SMOKE, checks_by_name, load_smoke_module, run_smoke
+from _verify_helpers import SMOKE, NoGpu, checks_by_name, load_smoke_module, run_smoke
 
 STDLIB = set(getattr(sys, "stdlib_module_names", ())) or None
 
@@ -69,10 +69,11 @@ def test_cpu_torch_reports_no_gpu_as_a_clear_failure(torch_python):
     doc = json.loads(proc.stdout)
     checks = checks_by_name(doc)
     assert checks[("import", None)]["status"] == "pass"
-    assert doc["torch"]["version"] and doc["torch"]["build"] == "cpu"
+    expect = NoGpu(torch_python)
+    assert doc["torch"]["version"] and doc["torch"]["build"] == expect.build
     device = checks[("device", None)]
     assert device["status"] == "fail"
-    assert device["reason"].startswith("no GPU:") and "CPU-only build" in device["reason"]
+    assert device["reason"].startswith("no GPU:") and expect.reason in device["reason"]
     assert doc["torch"]["version"] in device["reason"]
     assert checks[("kfd", None)]["status"] == "skip" and "ROCm only" in checks[("kfd", None)]["reason"]
     skipped = [c for c in doc["checks"] if c["name"] not in ("import", "kfd", "device")]
@@ -83,8 +84,8 @@ def test_cpu_torch_reports_no_gpu_as_a_clear_failure(torch_python):
     assert doc["summary"] == {"pass": 1, "fail": 1, "skip": len(skipped) + 1, "ok": False}
     report = analyse(doc)
     assert report.exit_code == 2
-    assert report.errors[0].rule_id == "torch-cpu-wheel"
-    assert report.headline.startswith("wheel: no GPU")
+    assert report.errors[0].rule_id == expect.rule_id
+    assert report.headline.startswith(f"{expect.layer}: ") and expect.headline in report.headline
 
 
 def test_text_output_without_json(torch_python):

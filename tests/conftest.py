@@ -1,0 +1,78 @@
+"""What every test gets: the host guard, CI strictness about missing prerequisites, gpg-agents
+stopped after the test, one Hypothesis profile under CI, and ``rwtest`` (tests/rwtest: helpers
+shared by every test directory) on the path."""
+from __future__ import annotations
+
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from rwtest import ci, guard, leaks  # noqa: E402
+
+
+def pytest_configure(config):
+    guard.install()
+    leaks.install()
+    try:
+        from hypothesis import HealthCheck, settings
+    except ImportError:  # pragma: no cover - hypothesis is a test extra
+        return
+    # CI: the same examples on every run (a failure reproduces), no deadline on a loaded machine
+    settings.register_profile("ci", derandomize=True, deadline=None, database=None, print_blob=True,
+                              suppress_health_check=[HealthCheck.too_slow])
+    if ci.in_ci():
+        settings.load_profile("ci")
+
+
+_GUARD_START = pytest.StashKey[int]()
+
+
+@pytest.fixture(autouse=True)
+def host_guard(request):
+    """Fail the test if it tried to run ``--yes``/``resume``/``rollback`` or a plan script on the
+    host (see rwtest/guard.py), even where the code under test swallowed the error."""
+    start = request.node.stash[_GUARD_START] = len(guard.violations)
+    yield
+    new = guard.violations[start:]
+    if new:
+        pytest.fail("host guard: " + "; ".join(new), pytrace=False)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def session_tempdir(tmp_path_factory):
+    """tempfile's directory, for this process, inside pytest's own temporary directory and removed
+    at the end: code under test that makes a temporary directory of its own (the demo's state
+    directory...) leaves nothing in /tmp.  Child processes keep the real TMPDIR."""
+    old = tempfile.tempdir
+    tempfile.tempdir = str(tmp_path_factory.mktemp("tempfile"))
+    yield
+    shutil.rmtree(tempfile.tempdir, ignore_errors=True)
+    tempfile.tempdir = old
+
+
+@pytest.fixture(autouse=True)
+def gpg_agents():
+    """Stop the gpg-agents of the GNUPGHOMEs the test used (rwtest/leaks.py)."""
+    start = len(leaks.homes)
+    yield
+    leaks.stop_agents(start)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    rep = outcome.get_result()
+    if call.when == "call" and call.excinfo is not None and call.excinfo.errisinstance(guard.HostGuardError):
+        del guard.violations[item.stash.get(_GUARD_START, len(guard.violations)):]  # reported once, here
+    ci.strict_report(rep)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector):
+    outcome = yield
+    ci.strict_report(outcome.get_result())
