@@ -1,8 +1,9 @@
 """Issue 14 item 3 and 7: the log root and run directories root uses, the run lock, interrupted runs.
 
 These tests need root (the tests run as root): they build trees under tmp_path owned by another
-uid or with loose modes, and run ``resume`` / ``rollback`` against them in a subprocess; nothing
-there can execute a plan (there is none, or it is refused before it is read)."""
+uid or with loose modes, and run ``resume`` / ``rollback`` against them in a subprocess, inside the
+read-only root (rwtest.sandbox) where only the test's directory is writable; nothing there can
+execute a plan (there is none, or it is refused before it is read)."""
 from __future__ import annotations
 
 import json
@@ -11,6 +12,7 @@ import subprocess
 import sys
 
 import pytest
+from rwtest import sandbox
 
 from rocm_wizard.execute import journal as jr, paths
 from rocm_wizard.execute.procs import proc_start
@@ -22,8 +24,10 @@ RUN = "20260101-000000-1"
 
 def cli(*args, logs):
     env = dict(os.environ, ROCM_WIZARD_LOG_DIR=str(logs))
-    p = subprocess.run([sys.executable, "-m", "rocm_wizard", *args], capture_output=True, text=True, env=env,
-                       timeout=120)
+    # the test's directory (the log root's parent) is the only writable place; the host's PIDs stay
+    # visible, so a lock holder or a "still going" run the test started is seen as it is
+    argv = sandbox.argv([sys.executable, "-m", "rocm_wizard", *args], writable=[logs.parent], host_pids=True)
+    p = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=120)
     assert "Traceback" not in p.stderr, p.stderr
     return p
 

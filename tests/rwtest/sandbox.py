@@ -34,11 +34,14 @@ def is_wrapper(path: str) -> bool:
 
 
 def argv(command: Sequence[str], writable: Iterable = (), network: bool = False,
-         chdir: Optional[str] = None) -> List[str]:
-    """``command`` run in the read-only root (see the module's doc)."""
+         chdir: Optional[str] = None, host_pids: bool = False) -> List[str]:
+    """``command`` run in the read-only root (see the module's doc).  ``host_pids``: keep the
+    host's PID namespace (for commands that must see processes the test started outside)."""
     bwrap = ci.tool("bwrap")
     out = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-           "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent"]
+           "--unshare-ipc", "--unshare-uts", "--die-with-parent"]
+    if not host_pids:
+        out.append("--unshare-pid")
     if not network:
         out.append("--unshare-net")
     for path in writable:
