@@ -24,7 +24,7 @@ from __future__ import annotations
 import glob
 import os
 import stat
-from typing import Callable, List, Optional
+from typing import Callable, List, Optional, Tuple
 
 # A file written as another user: the same temporary-file-and-rename as rocm_wizard.fsutil, done by
 # a shell running as that user, so that every path on the way is resolved with that user's rights
@@ -32,6 +32,16 @@ from typing import Callable, List, Optional
 # the way belongs to root.  Arguments: PATH MODE; the content on stdin.
 WRITE_AS_SH = ('set -e; d=$(dirname -- "$1"); mkdir -p -- "$d"; t=$(mktemp -- "$d/.rocm-wizard.XXXXXX"); '
                'trap \'rm -f -- "$t"\' EXIT; cat >"$t"; chmod -- "$2" "$t"; mv -f -- "$t" "$1"; trap - EXIT')
+
+
+# What is at a path, seen by the user running it (no link followed by root): "absent", "other",
+# "link\n" + target, or "file MODE\n" + content.  Argument: PATH.
+STATE_AS_SH = ('if [ -L "$1" ]; then printf "link\\n"; readlink -- "$1"; '
+               'elif [ -f "$1" ]; then printf "file %s\\n" "$(stat -c %a -- "$1")"; cat -- "$1"; '
+               'elif [ -e "$1" ]; then printf other; else printf absent; fi')
+# Remove PATH (a file or a link, never a directory) / point the link PATH at TARGET, as that user.
+REMOVE_AS_SH = 'if [ -d "$1" ] && [ ! -L "$1" ]; then exit 3; fi; rm -f -- "$1"'
+LINK_AS_SH = 'ln -sfn -- "$2" "$1.rocm-wizard-rollback" && mv -Tf -- "$1.rocm-wizard-rollback" "$1"'
 
 
 class OwnerError(Exception):
@@ -48,6 +58,36 @@ def as_user(argv: List[str], user: Optional[str]) -> List[str]:
 def write_as_argv(path: str, mode: int) -> List[str]:
     """The command that writes stdin to ``path`` whole (to be run as the owner, see :func:`as_user`)."""
     return ["sh", "-c", WRITE_AS_SH, "sh", path, format(mode, "o")]
+
+
+def run_as(user: Optional[str], script: str, *args: str, input: bytes = b"") -> bytes:
+    """Run the shell ``script`` with ``args`` as ``user`` (see :func:`as_user`); its stdout, as bytes.
+    Raises OSError when it fails."""
+    import subprocess
+
+    env = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL": "C"}
+    try:
+        proc = subprocess.run(as_user(["sh", "-c", script, "sh"] + list(args), user), input=input, env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise OSError(f"cannot run as {user}: {exc}") from None
+    if proc.returncode != 0:
+        why = proc.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or [f"exit status {proc.returncode}"]
+        raise OSError(proc.returncode, f"as {user}: {why[0]}")
+    return proc.stdout
+
+
+def state_as(user: Optional[str], path: str) -> Tuple[str, Optional[int], bytes]:
+    """What ``path`` is, as ``user`` sees it: ("absent" | "other" | "link" | "file", the file's mode,
+    the link's target or the file's content)."""
+    out = run_as(user, STATE_AS_SH, path)
+    head, _, rest = out.partition(b"\n")
+    kind, _, mode = head.decode("ascii", "replace").partition(" ")
+    if kind == "link":
+        return kind, None, rest[:-1] if rest.endswith(b"\n") else rest
+    if kind == "file":
+        return kind, int(mode, 8), rest
+    return kind, None, b""
 
 
 def trusted_paths(venv: str) -> List[str]:

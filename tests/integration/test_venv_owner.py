@@ -7,6 +7,7 @@ the owner planted in ``<venv>/rocm-wizard/`` are not followed by root, and nothi
 becomes root's."""
 from __future__ import annotations
 
+import json
 import os
 
 from harness import wizard
@@ -98,6 +99,35 @@ def test_links_the_owner_planted_are_not_followed(wroot, pyindex):
     assert res.returncode != 0 and "Permission denied" in res.stderr, res.stderr
     assert sorted(os.listdir(root.host_path("/etc"))) == before
     assert 0 not in started_as(root)
+
+
+def test_rollback_puts_the_venvs_files_back_as_its_owner(wroot, pyindex):
+    """The journal says whose the venv's files are; rollback restores them as that user, so a
+    link she plants afterwards (bin/ made a link to /etc) leads root nowhere she cannot write."""
+    root = wroot
+    alice = alice_venv(root, pyindex)
+    activate = VENV + "/bin/activate"
+    old = root.read(activate)
+    res = wizard.run(root, "--yes", "--no-verify", *torch_args(pyindex, VENV))
+    assert res.returncode == 0, res.stderr
+    assert root.read(activate) != old
+    files = json.loads(root.read("/var/log/rocm-wizard/latest/journal.json"))["files"]
+    mine = {f["path"]: f for f in files if f["path"].startswith(VENV + "/")}
+    assert mine[activate]["before"] == "file" and all(f.get("user") == "alice" for f in mine.values()), mine
+    assert root.read(mine[activate]["backup"]) == old
+
+    etc = sorted(os.listdir(root.host_path("/etc")))
+    root.run(["sh", "-c", 'mv -- "$0/bin" "$0/bin.real" && ln -s /etc "$0/bin"', VENV], user="alice", check=True)
+    back = wizard.run(root, "rollback")
+    assert back.returncode == 1 and "could not restore: " + activate in back.stdout, back.stdout + back.stderr
+    assert "Permission denied" in back.stdout
+    assert sorted(os.listdir(root.host_path("/etc"))) == etc  # nothing written into /etc as root
+
+    root.run(["sh", "-c", 'rm -- "$0/bin" && mv -- "$0/bin.real" "$0/bin"', VENV], user="alice", check=True)
+    back = wizard.run(root, "rollback")
+    assert back.returncode == 0, back.stdout + back.stderr
+    assert root.read(activate) == old and os.stat(root.host_path(activate)).st_uid == alice
+    assert root_owned_in(root, VENV) == []
 
 
 def test_a_venv_two_accounts_control_is_refused(wroot, pyindex):

@@ -361,3 +361,26 @@ def test_no_script_ever_removes_rocm_installs():
                 assert "/opt/rocm" not in line, f"{path.name}: {line}"
         assert "tee -a" not in text and "tee --append" not in text, path.name
         assert not re.search(r"\s>>(?!>)", text), f"{path.name} appends to a file"
+
+
+def test_pip_checks_output_reaches_the_terminal_cleaned(tmp_path):
+    """pip check's report comes from the venv (package metadata): its control characters are dropped."""
+    from rwtest import sandbox
+
+    from rocm_wizard.plan.shell import _prelude
+    from rocm_wizard.plan.steps import PipCheck
+
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (venv / "bin/python").write_text("#!/bin/sh\nprintf 'evil 1.0 needs \\033]0;pwned\\007x\\033[2J\\n'\nexit 1\n")
+    (venv / "bin/python").chmod(0o755)
+    body = PipCheck("pip-check", "t", venv=str(venv)).render_shell_body()
+    lib = tmp_path / "lib.bash"
+    lib.write_text(_prelude() + "step() {\n" + "\n".join(body) + "\n}\n")
+    argv = sandbox.argv(["bash", "-c", 'source "$1"; trap - EXIT ERR; step', "x", str(lib)], writable=[tmp_path])
+    res = subprocess.run(argv, capture_output=True, text=True, timeout=120,
+                         env={"PATH": os.environ["PATH"], "LC_ALL": "C", "HOME": str(tmp_path)})
+    assert res.returncode == 0, res.stderr
+    assert "evil 1.0 needs ]0;pwnedx[2J" in res.stderr, res.stderr
+    assert "\033" not in res.stderr and "\007" not in res.stderr

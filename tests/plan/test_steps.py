@@ -22,6 +22,7 @@ from rocm_wizard.plan.state import PlanState
 from rocm_wizard.plan.steps import (AptKey, AptPin, AptSources, Command, EnvPersist, FileContent, PipCheck, PipInstall,
                                     PipRestore, PipUninstall, RebootFlag, UserGroups, Venv, VenvLink)
 from rocm_wizard.plan.openpgp import read_keys
+from rocm_wizard.runas import write_as_argv
 
 
 class Recorder:
@@ -45,6 +46,9 @@ class Recorder:
                     parts[3] = ",".join(members)
                 lines.append(":".join(parts))
             (self.root / "etc/group").write_text("\n".join(lines) + "\n")
+        if argv[:2] == ["runuser", "-u"] and argv[4:] == write_as_argv(argv[-2], int(argv[-1], 8)):
+            # a file written as a user (the user's rights are not what these tests look at): under the root
+            subprocess.run(argv[4:-2] + [str(self.root) + argv[-2], argv[-1]], input=input, check=True)
         return CommandResult(tuple(argv), "", "", 0, None, 0.0)
 
 
@@ -462,7 +466,7 @@ def test_docker_steps(tmp_path):
     (root / "usr/bin/docker").write_text("#!/bin/sh\n")
     (root / "usr/bin/docker").chmod(0o755)
     rec = Recorder(root)
-    ctx = Context(root=str(root), runner=rec, env={"SUDO_USER": "dev", "PATH": "/usr/bin"})
+    ctx = Context(root=str(root), runner=rec, env={"SUDO_USER": "dev", "PATH": "/usr/bin"}, euid=0)
     first = DockerCheck("docker-engine", "t", user="dev").apply(ctx)
     assert first.status == CHANGED and ["usermod", "-a", "-G", "docker", "dev"] in rec.calls
     assert DockerCheck("docker-engine", "t", user="dev").apply(ctx).status == OK
@@ -472,6 +476,8 @@ def test_docker_steps(tmp_path):
              "--group-add", "video", "--ipc=host", "--shm-size", "8G"]
     step = DockerRunScript("run-script", "t", dir="/home/dev/rocm-workspace", image=image, flags=flags, user="dev")
     twice(step, ctx)
+    written_as = [c[2] for c in rec.calls if c[:2] == ["runuser", "-u"] and c[4:6] == ["sh", "-c"]]
+    assert written_as == ["dev", "dev"], rec.calls  # a root run writes in the workspace as its user
     script = (root / "home/dev/rocm-workspace/run-rocm-pytorch.sh").read_text()
     assert "--group-add 44 \\" in script and "--group-add 110 \\" in script and "--group-add video" not in script
     assert os.access(root / "home/dev/rocm-workspace/run-rocm-pytorch.sh", os.X_OK)

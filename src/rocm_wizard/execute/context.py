@@ -8,7 +8,9 @@ import os
 import shutil
 from typing import Optional
 
+from ..fsutil import write_atomic
 from ..plan.context import Context, StepError
+from ..runas import state_as
 
 
 class ExecContext(Context):
@@ -31,12 +33,33 @@ class ExecContext(Context):
         shutil.copy2(self.p(path), self.p(dest), follow_symlinks=False)
         return dest
 
-    def remember(self, path: str) -> None:
-        """Record ``path``'s state before its first change in this run (idempotent)."""
+    def remember(self, path: str, user: Optional[str] = None) -> None:
+        """Record ``path``'s state before its first change in this run (idempotent).  ``user``: the
+        account that owns where ``path`` is (a venv's owner): a root run looks at and copies the
+        file as that user, so no link they planted leads root to a file they cannot read, and
+        rollback puts it back as them."""
         if self.journal is None or self.journal.file_entry(path) is not None:
             return
-        real = self.p(path)
         entry = {"path": path, "step": self.current_step, "before": "absent", "backup": None, "link": None}
+        if user and user != "root" and self.euid == 0:
+            entry["user"] = user
+            try:
+                kind, mode, data = state_as(user, self.p(path))
+                if kind == "link":
+                    entry.update(before="link", link=os.fsdecode(data))
+                elif kind == "file":
+                    dest = self.backup_path(path)
+                    if not os.path.lexists(self.p(dest)):
+                        os.makedirs(os.path.dirname(self.p(dest)), exist_ok=True)
+                        write_atomic(self.p(dest), data, mode or 0o644)
+                    entry.update(before="file", backup=dest)
+            except OSError as exc:
+                raise StepError(f"cannot back up {path} before changing it: {exc.strerror or exc}") from exc
+            if kind == "other":
+                raise StepError(f"{path} is neither a file nor a link; not changing it")
+            self.journal.add_file(entry)
+            return
+        real = self.p(path)
         if os.path.islink(real):
             entry.update(before="link", link=os.readlink(real))
         elif os.path.isfile(real):
@@ -54,7 +77,7 @@ class ExecContext(Context):
 
     def write_as(self, user: Optional[str], path: str, data: bytes, mode: int = 0o644, journal: bool = True) -> None:
         if journal:
-            self.remember(path)
+            self.remember(path, user)
         super().write_as(user, path, data, mode, journal)
 
     def remove(self, path: str) -> None:
@@ -63,5 +86,5 @@ class ExecContext(Context):
         super().remove(path)
 
     def symlink_flip(self, link: str, target: str, user: Optional[str] = None) -> None:
-        self.remember(link)
+        self.remember(link, user)
         super().symlink_flip(link, target, user)

@@ -11,7 +11,8 @@ Shape (``journal.json``, format 1)::
      "steps": [{"id", "kind", "title", "status": "pending|running|ok|changed|failed|skipped",
                 "detail", "started", "finished"}],
      "changed": [step ids that changed something],
-     "files": [{"path", "before": "absent|file|link", "backup", "link", "step"}],   # first touch only
+     "files": [{"path", "before": "absent|file|link", "backup", "link", "step",
+                "user"}],   # first touch only; user: the owner it is read and restored as (a venv's)
      "resumes": [timestamps], "verify": {...} | null, "message": "...",
      "children": [{"pgid", "start", "step", "argv"}]}   # process groups of the running step's commands
 
@@ -47,7 +48,7 @@ _TOP = {"run_id": (str,), "plan_id": (str,), "path": (str,), "title": (str,), "s
         "packages": (list, type(None)), "started": _NUM + (type(None),), "finished": _NUM + (type(None),)}
 _STEP = {"id": (str,), "status": (str,), "kind": (str,), "title": (str,), "detail": (str,),
          "started": _NUM + (type(None),), "finished": _NUM + (type(None),)}
-_FILE = {"path": (str,), "before": (str,), "backup": _OPT_STR, "link": _OPT_STR, "step": _OPT_STR}
+_FILE = {"path": (str,), "before": (str,), "backup": _OPT_STR, "link": _OPT_STR, "step": _OPT_STR, "user": _OPT_STR}
 _CHILD = {"pgid": (int,), "start": _OPT_INT, "step": _OPT_STR, "argv": (list,)}
 
 

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..fsutil import copy_atomic
 from ..plan.shellquote import q
+from ..runas import LINK_AS_SH, REMOVE_AS_SH, WRITE_AS_SH, run_as, state_as
 
 
 @dataclass
@@ -43,47 +44,72 @@ def kept_files(journal_data: Dict[str, Any]) -> List[str]:
     return out
 
 
+def _state(real: str, user: Optional[str]) -> Tuple[str, bytes]:
+    """What is at ``real`` now: ("absent" | "other" | "link" | "file", the target or content); as
+    ``user`` when given (no link of theirs followed by root)."""
+    if user:
+        kind, _, data = state_as(user, real)
+        return kind, data
+    if os.path.islink(real):
+        return "link", os.fsencode(os.readlink(real))
+    if os.path.isfile(real):
+        with open(real, "rb") as fh:
+            return "file", fh.read()
+    return ("other" if os.path.lexists(real) else "absent"), b""
+
+
 def restore_files(files: List[Dict[str, Any]], root: str = "/", dry_run: bool = False,
                   keep: Sequence[str] = ()) -> RestoreResult:
     """Bring each recorded file back to its state before the run (newest change undone first);
-    a file in ``keep`` that did not exist before stays (and is said to)."""
+    a file in ``keep`` that did not exist before stays (and is said to).  A file recorded with a
+    ``user`` (inside a venv, which its owner controls) is looked at and put back by that user, so
+    a link they planted since leads only where they could write anyway."""
     res = RestoreResult()
     for entry in reversed(files):
         path = entry.get("path")
         if not isinstance(path, str) or not path.startswith("/"):
             res.problems.append(f"journal entry without a valid path: {entry!r}")
             continue
-        if path in keep and entry.get("before") == "absent":
-            if os.path.lexists(_p(root, path)):
-                res.restored.append(f"kept {path} (the package list from before the run)")
-            continue
+        user = entry.get("user")
+        user = user if isinstance(user, str) and user != "root" and os.geteuid() == 0 else None
         real = _p(root, path)
         before = entry.get("before")
         try:
+            kind, cur = _state(real, user)
+            if path in keep and before == "absent":
+                if kind != "absent":
+                    res.restored.append(f"kept {path} (the package list from before the run)")
+                continue
             if before == "absent":
-                if os.path.lexists(real):
-                    if os.path.isdir(real) and not os.path.islink(real):
+                if kind != "absent":
+                    if kind == "other":
                         res.problems.append(f"{path} is now a directory; not removing it")
                         continue
                     if not dry_run:
-                        os.unlink(real)
+                        if user:
+                            run_as(user, REMOVE_AS_SH, real)
+                        else:
+                            os.unlink(real)
                     res.restored.append(f"removed {path} (it did not exist before)")
             elif before == "link":
                 target = entry.get("link")
                 if not isinstance(target, str):
                     res.problems.append(f"{path}: the journal lacks the link's old target")
                     continue
-                if os.path.islink(real) and os.readlink(real) == target:
+                if kind == "link" and cur == os.fsencode(target):
                     continue
-                if os.path.lexists(real) and not os.path.islink(real):
+                if kind not in ("link", "absent"):
                     res.problems.append(f"{path} is no longer a symbolic link; not replacing it")
                     continue
                 if not dry_run:
-                    tmp = real + ".rocm-wizard-rollback"
-                    if os.path.lexists(tmp):
-                        os.unlink(tmp)
-                    os.symlink(target, tmp)
-                    os.replace(tmp, real)
+                    if user:
+                        run_as(user, LINK_AS_SH, real, target)
+                    else:
+                        tmp = real + ".rocm-wizard-rollback"
+                        if os.path.lexists(tmp):
+                            os.unlink(tmp)
+                        os.symlink(target, tmp)
+                        os.replace(tmp, real)
                 res.restored.append(f"pointed {path} back at {target}")
             elif before == "file":
                 backup = entry.get("backup")
@@ -93,14 +119,13 @@ def restore_files(files: List[Dict[str, Any]], root: str = "/", dry_run: bool = 
                 src = _p(root, backup)
                 with open(src, "rb") as fh:
                     old = fh.read()
-                cur = None
-                if os.path.isfile(real) and not os.path.islink(real):
-                    with open(real, "rb") as fh:
-                        cur = fh.read()
-                if cur == old:
+                if kind == "file" and cur == old:
                     continue
                 if not dry_run:
-                    copy_atomic(src, real)
+                    if user:
+                        run_as(user, WRITE_AS_SH, real, format(os.stat(src).st_mode & 0o7777, "o"), input=old)
+                    else:
+                        copy_atomic(src, real)
                 res.restored.append(f"restored {path} from {backup}")
             else:
                 res.problems.append(f"{path}: unknown earlier state {before!r} in the journal")

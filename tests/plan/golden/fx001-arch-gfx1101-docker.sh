@@ -766,8 +766,8 @@ services:
     return 0
   fi
   if [[ ! -d $RW_ROOT$dir ]]; then rw_as "$user" mkdir -p -- "$dir"; fi
-  rw_put "$RW_ROOT$script_path" 0755 "$script" "$user"
-  rw_put "$RW_ROOT$compose_path" 0644 "$compose" "$user"
+  rw_put_as "$user" "$script_path" 0755 "$script"
+  rw_put_as "$user" "$compose_path" 0644 "$compose"
   rw_say "    start the container with: $script_path"
   rw_mark run-script
 }

@@ -775,7 +775,7 @@ step_05_pip_check() {
     return 0
   fi
   rw_warn 'pip check reports requirements the change broke (from the packages'"'"' own metadata):'
-  printf '      %s\n' "$out" >&2
+  printf '      %s\n' "$out" | rw_clean >&2
   rw_say '    fix: upgrade or pin the packages named above in the venv, or go back to the previous venv'
 }
 

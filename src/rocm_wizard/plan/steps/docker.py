@@ -388,7 +388,7 @@ class DockerRunScript(Step):
                                  (cp, self.fill(self.compose_template, video, render), 0o644)):
             if ctx.read_bytes(path) == text.encode():
                 continue
-            ctx.write_atomic(path, text.encode(), mode, owner=owner)
+            ctx.write_as(owner, path, text.encode(), mode)  # as the workspace's user: no link of theirs followed by root
             done.append(path)
         return Result(CHANGED, "wrote " + ", ".join(done)) if done else Result(OK, "files as planned")
 
@@ -412,8 +412,8 @@ class DockerRunScript(Step):
             "  return 0",
             "fi",
             'if [[ ! -d $RW_ROOT$dir ]]; then rw_as "$user" mkdir -p -- "$dir"; fi',
-            'rw_put "$RW_ROOT$script_path" 0755 "$script" "$user"',
-            'rw_put "$RW_ROOT$compose_path" 0644 "$compose" "$user"',
+            'rw_put_as "$user" "$script_path" 0755 "$script"',
+            'rw_put_as "$user" "$compose_path" 0644 "$compose"',
             'rw_say "    start the container with: $script_path"',
             f"rw_mark {q(self.id)}",
         ]
