@@ -266,6 +266,7 @@ EXAMPLES = {
     "hipblaslt_library_missing": 'rocblaslt error: Could not load "TensileLibrary_lazy_gfx1151.dat"',
     "vm_guest": "         product: Hyper-V virtual VGA",
     "smi_implausible": "GPU[1]          : Temperature: 511.0c",
+    "smi_no_readings": "  0    0    N/A      N/A     N/A     N/A       N/A    N/A    N/A",
     "miopen_db_error": "MIOpen(HIP): Warning [FindWinogradSolutions] /root/driver/MLOpen/src/sqlite_db.cpp:212: Internal error while accessing SQLite database: disk I/O error",
     "lds_limit": "error: local memory limit exceeded (98304) in _Z17symm_scale_kernelILi128ELi8EPKfPfEviiT1_T2_lil",
     "invalid_device": "RuntimeError: HIP error: invalid device ordinal",

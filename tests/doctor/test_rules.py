@@ -152,6 +152,7 @@ ERROR_CASES = {
     "rocminfo-crashed": "ROCk module is loaded\nSegmentation fault",
     "hipblaslt-library-missing": 'rocblaslt error: Cannot read "TensileLibrary_lazy_gfx1151.dat": No such file or directory',
     "smi-sensors-implausible": "GPU[1]          : Temperature: 511.0c",
+    "smi-sensors-unavailable": "    USAGE: N/A\n    POWER:\n        SOCKET_POWER: N/A",
     "memory-access-fault": ("Memory access fault by GPU node-1 (Agent handle: 0x55f8b54eec30) on address 0x7f2a53193000. "
                             "Reason: Page not present or supervisor privilege."),
     "miopen-cache-error": ("/long_pathname_so_that_rpms_can_package_the_debug_info/data/driver/MLOpen/src/include/miopen/"

@@ -212,6 +212,11 @@ SIGNATURES: Tuple[Signature, ...] = (
         source="rocm-smi output; ROCm/ROCm#426 (511 C on a Vega Frontier in a corrupt state)",
         meaning="rocm-smi reads impossible sensor values (or none): the GPU is not responding normally",
         needles=("gpu[",)),
+    Signature(
+        "smi_no_readings", r"^[ \t]*USAGE:[ \t]*N/A[ \t]*$|^[ \t]*\d+[ \t]+\d+(?:[ \t]+N/A){6,}[ \t]*$",
+        source="amd-smi metric / amd-smi monitor output; amd/amd_smi_exporter#18 (Ryzen 5600G iGPU), ROCm/ROCm#6035 (gfx1151 'amd-smi monitor' row of N/A)",
+        meaning="amd-smi reads no metric at all for the GPU (a whole USAGE section, or a monitor row, of N/A)",
+        needles=("n/a",), case=True),
 )
 
 

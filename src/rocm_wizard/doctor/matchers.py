@@ -857,6 +857,12 @@ def smi_implausible(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     return Match(hits) if hits else None
 
 
+@rule("smi-sensors-unavailable")
+def smi_unavailable(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    hits = _signature_hits(ctx, meta)
+    return Match(_with_gpus(ctx, hits)) if hits else None
+
+
 @rule("memory-access-fault")
 def memory_access_fault(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     hits = _signature_hits(ctx, meta)
