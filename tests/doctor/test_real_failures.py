@@ -35,6 +35,7 @@ CLASS_RULES: Dict[str, str] = {
     "hipblaslt-file-not-found": "hipblaslt-library-missing",
     "sensors-degraded": "smi-sensors-implausible",
     "sensors-unavailable": "smi-sensors-unavailable",
+    "amdgpu-disabled-cmdline": "amdgpu-disabled-by-cmdline",
     "hsa-out-of-resources": "hsa-runtime-error",
     "memory-access-fault": "memory-access-fault",
     "miopen-cache": "miopen-cache-error",

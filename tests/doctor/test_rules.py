@@ -143,6 +143,7 @@ ERROR_CASES = {
     "hsa-runtime-error": "Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate",
     # failures that are not version skew: lines from the real pastes in tests/data/real
     "amdgpu-init-failed": "[    9.292134] amdgpu 0000:83:00.0: amdgpu: Fatal error during GPU init",
+    "amdgpu-disabled-by-cmdline": "nomodeset detected in kernel parameters. amdgpu requires KMS",
     "vm-gpu-unsupported": "         product: Hyper-V virtual VGA",
     "pcie-atomics-missing": "[    3.394728] kfd kfd: skipped device 1002:67df, PCI rejects atomics",
     "gpu-hang-reset": "[127037.563935] amdgpu 0000:c5:00.0: amdgpu: MES failed to respond to msg=REMOVE_QUEUE",
