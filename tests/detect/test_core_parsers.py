@@ -266,6 +266,8 @@ EXAMPLES = {
     "hipblaslt_library_missing": 'rocblaslt error: Could not load "TensileLibrary_lazy_gfx1151.dat"',
     "vm_guest": "         product: Hyper-V virtual VGA",
     "smi_implausible": "GPU[1]          : Temperature: 511.0c",
+    "amdgpu_disabled_cmdline": "[    0.019312] Kernel command line: BOOT_IMAGE=/boot/vmlinuz-6.8.0-49-generic root=UUID=0 ro quiet splash nomodeset",
+    "smi_no_readings": "  0    0    N/A      N/A     N/A     N/A       N/A    N/A    N/A",
     "miopen_db_error": "MIOpen(HIP): Warning [FindWinogradSolutions] /root/driver/MLOpen/src/sqlite_db.cpp:212: Internal error while accessing SQLite database: disk I/O error",
     "lds_limit": "error: local memory limit exceeded (98304) in _Z17symm_scale_kernelILi128ELi8EPKfPfEviiT1_T2_lil",
     "invalid_device": "RuntimeError: HIP error: invalid device ordinal",

@@ -34,6 +34,8 @@ CLASS_RULES: Dict[str, str] = {
     "rocminfo-crash": "rocminfo-crashed",
     "hipblaslt-file-not-found": "hipblaslt-library-missing",
     "sensors-degraded": "smi-sensors-implausible",
+    "sensors-unavailable": "smi-sensors-unavailable",
+    "amdgpu-disabled-cmdline": "amdgpu-disabled-by-cmdline",
     "hsa-out-of-resources": "hsa-runtime-error",
     "memory-access-fault": "memory-access-fault",
     "miopen-cache": "miopen-cache-error",

@@ -143,6 +143,7 @@ ERROR_CASES = {
     "hsa-runtime-error": "Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate",
     # failures that are not version skew: lines from the real pastes in tests/data/real
     "amdgpu-init-failed": "[    9.292134] amdgpu 0000:83:00.0: amdgpu: Fatal error during GPU init",
+    "amdgpu-disabled-by-cmdline": "nomodeset detected in kernel parameters. amdgpu requires KMS",
     "vm-gpu-unsupported": "         product: Hyper-V virtual VGA",
     "pcie-atomics-missing": "[    3.394728] kfd kfd: skipped device 1002:67df, PCI rejects atomics",
     "gpu-hang-reset": "[127037.563935] amdgpu 0000:c5:00.0: amdgpu: MES failed to respond to msg=REMOVE_QUEUE",
@@ -152,6 +153,7 @@ ERROR_CASES = {
     "rocminfo-crashed": "ROCk module is loaded\nSegmentation fault",
     "hipblaslt-library-missing": 'rocblaslt error: Cannot read "TensileLibrary_lazy_gfx1151.dat": No such file or directory',
     "smi-sensors-implausible": "GPU[1]          : Temperature: 511.0c",
+    "smi-sensors-unavailable": "    USAGE: N/A\n    POWER:\n        SOCKET_POWER: N/A",
     "memory-access-fault": ("Memory access fault by GPU node-1 (Agent handle: 0x55f8b54eec30) on address 0x7f2a53193000. "
                             "Reason: Page not present or supervisor privilege."),
     "miopen-cache-error": ("/long_pathname_so_that_rpms_can_package_the_debug_info/data/driver/MLOpen/src/include/miopen/"

@@ -212,6 +212,20 @@ SIGNATURES: Tuple[Signature, ...] = (
         source="rocm-smi output; ROCm/ROCm#426 (511 C on a Vega Frontier in a corrupt state)",
         meaning="rocm-smi reads impossible sensor values (or none): the GPU is not responding normally",
         needles=("gpu[",)),
+    Signature(
+        "amdgpu_disabled_cmdline",
+        r"nomodeset detected in kernel parameters|VGACON disables amdgpu kernel modesetting"
+        r"|(?:command line:|BOOT_IMAGE=)[^\n]*?(?:\bnomodeset\b|\bamdgpu\.modeset=0\b|\bmodprobe\.blacklist=[\w,-]*\bamdgpu\b)",
+        source="linux Documentation/admin-guide/kernel-parameters.txt (nomodeset, modprobe.blacklist) and amdgpu_drv.c "
+               "(amdgpu_init gives up under nomodeset: 'VGACON disables amdgpu kernel modesetting' in older kernels); "
+               "amdgpu-pro's installer ('nomodeset detected in kernel parameters. amdgpu requires KMS'), ROCm/ROCm#1010",
+        meaning="the kernel command line keeps amdgpu from starting (nomodeset, amdgpu.modeset=0, modprobe.blacklist=amdgpu)",
+        needles=("nomodeset", "vgacon disables", "modeset=0", "blacklist=")),
+    Signature(
+        "smi_no_readings", r"^[ \t]*USAGE:[ \t]*N/A[ \t]*$|^[ \t]*\d+[ \t]+\d+(?:[ \t]+N/A){6,}[ \t]*$",
+        source="amd-smi metric / amd-smi monitor output; amd/amd_smi_exporter#18 (Ryzen 5600G iGPU), ROCm/ROCm#6035 (gfx1151 'amd-smi monitor' row of N/A)",
+        meaning="amd-smi reads no metric at all for the GPU (a whole USAGE section, or a monitor row, of N/A)",
+        needles=("n/a",), case=True),
 )
 
 

@@ -760,6 +760,19 @@ def amdgpu_init_failed(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     return Match(ev)
 
 
+@rule("amdgpu-disabled-by-cmdline")
+def amdgpu_disabled_by_cmdline(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    hits = _signature_hits(ctx, meta)
+    if not hits:
+        return None
+    ev = _with_gpus(ctx, hits) + _hsa_follow_up(ctx)
+    if ctx.rocm.amdgpu_loaded is True and not any("nomodeset" in h or "modeset=0" in h for h in hits):
+        # a blacklist with amdgpu loaded anyway: loaded later on purpose (AMD's MI300X guide does this)
+        ev.append("amdgpu is loaded now" + _src(ctx.rocm, "amdgpu_loaded") + ": it was loaded after boot")
+        return Match(ev, severity="info")
+    return Match(ev)
+
+
 @rule("vm-gpu-unsupported")
 def vm_gpu(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     hits = _signature_hits(ctx, meta)
@@ -855,6 +868,12 @@ def hipblaslt_library_missing(ctx: Context, meta: RuleMeta) -> Optional[Match]:
 def smi_implausible(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     hits = _signature_hits(ctx, meta)
     return Match(hits) if hits else None
+
+
+@rule("smi-sensors-unavailable")
+def smi_unavailable(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    hits = _signature_hits(ctx, meta)
+    return Match(_with_gpus(ctx, hits)) if hits else None
 
 
 @rule("memory-access-fault")

@@ -15,6 +15,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from ...model import AptPin, AptSource, RocmInfo, RocmInstall, System
 from ..parsers import amd_smi, apt_policy, apt_prefs, apt_sources, dkms, lshw, lsmod, lspci, packages, rocm_smi, rocminfo
+from ..parsers import opt_listing
 from ..parsers import rocm_version as rv
 from ..parsers._core_text import lazy
 from .. import sources as sources_mod
@@ -116,6 +117,16 @@ def _pasted_installs(source: Source, system: System, r: RocmInfo) -> None:
             inst.note("from a pasted release file; which /opt/rocm* it was is not known")
             r.installs.append(inst)
             return
+    for raw, lst in sh.parsed(source, system, "opt-listing", opt_listing.parse):
+        for ver in lst.releases:
+            path = "/opt/rocm-" + ver
+            if any(i.path == path for i in r.installs):
+                continue
+            inst = RocmInstall(path=path)
+            inst.put("version", ver, raw.source + " (directory name)")
+            r.installs.append(inst)
+        if lst.target and not r.opt_rocm_target:
+            r.put("opt_rocm_target", lst.target, raw.source)
 
 
 # ---------------------------------------------------------------------------------------------
