@@ -89,7 +89,9 @@ def test_wheels_lookups():
     assert wheels.best_index("2.5.1", ["gfx1200"]) is None
     assert wheels.wheel_for_python("2.4.1", "3.13") is False
     assert wheels.wheel_for_python("2.6.0", "3.13.1") is True
-    assert wheels.wheel_for_python("2.8.0", "3.12") is None  # the 2.8 row was not read
+    assert wheels.wheel_for_python("2.8.0", "3.12") is True  # RELEASE.md: 2.8 >=3.9, <=3.13
+    assert wheels.wheel_for_python("2.8.0", "3.14") is False
+    assert wheels.wheel_for_python("2.1.2", "3.12") is False  # RELEASE.md: 2.1 >=3.8, <=3.11
     assert wheels.index("rocm7.14").userspace == "rocm-pip" and wheels.index("rocm7.2").userspace == "bundled"
     assert wheels.triton_requirement("2.5.1") == "pytorch-triton-rocm==3.1.0"
     assert wheels.triton_requirement("2.10.0+rocm7.1") == "triton-rocm==3.6.0"
