@@ -3,7 +3,6 @@ point; ``rocm-wizard resume`` then converges with apt and dpkg clean."""
 from __future__ import annotations
 
 import signal
-import time
 
 import pytest
 
@@ -26,14 +25,6 @@ def _converged(root, world):
     words = checks.step_lines(again.stderr)
     assert len(words) == len(STEPS) and set(words.values()) == {"ok"}, again.stderr
 
-
-def _wait_for(root, path, timeout=60.0):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if root.exists(path):
-            return
-        time.sleep(0.1)
-    raise AssertionError(f"{path} did not appear within {timeout}s")
 
 
 @pytest.mark.parametrize("step", STEPS)
@@ -60,7 +51,7 @@ def test_sigkill_of_everything_in_the_middle_of_dpkg_then_resume(rocm_old, apt_s
     root = rocm_old
     root.write("/run/rw-test-slow-postinst", "120\n")
     proc = wizard.popen(root, "--yes", "--no-verify", *upgrade_args(apt_site))
-    _wait_for(root, "/run/rw-test-in-postinst")
+    checks.wait_for(root, "/run/rw-test-in-postinst")
     assert root.kill_all() >= 3  # the wizard, apt-get, dpkg and the maintainer script
     proc.wait(timeout=30)
     assert "rocm-core" in root.dpkg_audit()  # dpkg really was cut off
@@ -75,7 +66,7 @@ def test_sigterm_lets_the_step_finish_then_stops_and_resume_finishes(rocm_old, a
     root = rocm_old
     root.write("/run/rw-test-slow-postinst", "3\n")
     proc = wizard.popen(root, "--yes", "--no-verify", *upgrade_args(apt_site))
-    _wait_for(root, "/run/rw-test-in-postinst")
+    checks.wait_for(root, "/run/rw-test-in-postinst")
     root.signal(proc, signal.SIGTERM)  # the wizard's python itself
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err  # bwrap passes the command's exit status on
@@ -98,7 +89,7 @@ def test_resume_refuses_a_run_that_is_still_going(rocm_old, apt_site):
     root = rocm_old
     root.write("/run/rw-test-slow-postinst", "4\n")
     proc = wizard.popen(root, "--yes", "--no-verify", *upgrade_args(apt_site))
-    _wait_for(root, "/run/rw-test-in-postinst")
+    checks.wait_for(root, "/run/rw-test-in-postinst")
     res = wizard.run(root, "resume")
     assert res.returncode == 1 and "still going" in res.stderr and "--follow" in res.stderr
     other = wizard.run(root, "--yes", "--no-verify", *upgrade_args(apt_site))

@@ -8,7 +8,6 @@ import errno
 import json
 import os
 import signal
-import time
 
 from harness import checks, wizard
 from rocm_wizard.plan.core import Fingerprint, Plan
@@ -24,14 +23,6 @@ def upgrade_args(world):
     return ["--path", "rocm-upgrade", "--rocm", "6.4.3", "--rocm-mirror", world.radeon_url,
             "--rocm-key-fingerprint", world.site.radeon_key.fingerprint]
 
-
-def _wait_for(root, path, timeout=120.0):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if root.exists(path):
-            return
-        time.sleep(0.1)
-    raise AssertionError(f"{path} did not appear within {timeout}s")
 
 
 def plant(root, logs, owner):
@@ -78,7 +69,7 @@ def test_a_command_left_running_by_a_killed_run_is_waited_for_before_resume_star
     root = rocm_old
     root.write("/run/rw-test-slow-postinst", "15\n")
     proc = wizard.popen(root, "--yes", "--no-verify", *upgrade_args(apt_site))
-    _wait_for(root, "/run/rw-test-in-postinst")
+    checks.wait_for(root, "/run/rw-test-in-postinst")
     root.signal(proc, signal.SIGKILL)  # the executor only: apt-get and dpkg live on in their session
     proc.wait(timeout=30)
     j = checks.journal(root)
@@ -103,7 +94,7 @@ def test_a_survivor_that_outlasts_the_timeout_is_ended_and_its_work_repaired(roc
     root = rocm_old
     root.write("/run/rw-test-slow-postinst", "300\n")
     proc = wizard.popen(root, "--yes", "--no-verify", *upgrade_args(apt_site))
-    _wait_for(root, "/run/rw-test-in-postinst")
+    checks.wait_for(root, "/run/rw-test-in-postinst")
     root.signal(proc, signal.SIGKILL)
     proc.wait(timeout=30)
     resumed = wizard.run(root, "resume", "--no-verify", "--lock-timeout", "2")
@@ -130,7 +121,7 @@ def test_a_full_log_disk_stops_the_run_with_a_message_and_resume_finishes(rocm_o
               "rm -f /var/log/rocm-wizard/filler\n"
               "python3 -m rocm_wizard resume --no-verify; echo \"second=$?\" >&2\n")
     proc = root.popen(["/bin/sh", "-c", script], env=wizard.env())
-    _wait_for(root, "/run/rw-test-in-postinst")
+    checks.wait_for(root, "/run/rw-test-in-postinst")
     logs = f"/proc/{root.main_pid(proc)}/root/var/log/rocm-wizard"  # the tmpfs, seen from its namespace
     fs = os.statvfs(logs)
     assert fs.f_blocks * fs.f_frsize <= 4 << 20, "the log root is not the small tmpfs: not filling it"

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from typing import Dict, List, Optional
 
 from .debroot import DebRoot
@@ -76,3 +77,13 @@ def step_lines(stderr: str) -> Dict[str, str]:
             out[current] = s.split(":")[0]
             current = None
     return out
+
+
+def wait_for(root: DebRoot, path: str, timeout: float = 120.0) -> None:
+    """Until ``path`` exists in ``root`` (a step's marker): an event, not a fixed sleep."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if root.exists(path):
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"{path} did not appear within {timeout}s")
