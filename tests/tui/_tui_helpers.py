@@ -16,7 +16,7 @@ async def wait_for(pilot, predicate, timeout: float = 20.0, step: float = 0.02):
     while not predicate():
         if loop.time() > end:
             raise AssertionError(f"timed out waiting for {getattr(predicate, '__name__', predicate)}; "
-                                 f"screen is {type(pilot.app.screen).__name__}")
+                                 f"screen is {type(pilot.app.screen).__name__}; run outcome {getattr(pilot.app, 'outcome', None)!r}")
         await pilot.pause(step)
     await pilot.pause()
 

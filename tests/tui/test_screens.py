@@ -3,6 +3,7 @@ plans on the bundled system; simulated execution), plus a live-style core on rea
 from __future__ import annotations
 
 import os
+import threading
 
 import pytest
 from _tui_helpers import detected, screen_name, to_screen, wait_for, walk_to_execute, walk_to_options, walk_to_review
@@ -391,28 +392,35 @@ async def test_execute_shows_progress_log_and_finishes(make_app):
 
 
 async def test_cancel_asks_then_stops_at_a_safe_point(make_app):
-    app = make_app(speed=0.3)  # slow enough to cancel mid-run
-    async with app.run_test(size=(80, 24)) as pilot:
-        await walk_to_execute(pilot, "rocm-upgrade")
-        scr = app.screen
-        await wait_for(pilot, lambda: scr.current is not None)
-        await pilot.press("c")
-        await to_screen(pilot, "ConfirmModal")
-        await pilot.press("n")  # keep running
-        await to_screen(pilot, "ExecuteScreen")
-        assert not scr.control.cancelled
-        await pilot.press("c")
-        await to_screen(pilot, "ConfirmModal")
-        await pilot.press("y")
-        await to_screen(pilot, "ExecuteScreen")
-        await wait_for(pilot, lambda: not scr.running, timeout=30)
-        assert app.outcome.status == "cancelled"
-        states = scr.query_one("#exec-steps").states
-        assert "cancelled" in states.values() and "running" not in states.values()
-        assert len(app.outcome.results) < len(app.plan.steps)
-        await pilot.press("n")
-        await to_screen(pilot, "DoneScreen")
-        assert shown(app, "cancelled at a safe point")
+    # the first step pauses until the test lets it go: the cancel lands mid-step on any machine
+    release = threading.Event()
+    app = make_app(speed=1, sleep=lambda _s: release.wait(300))
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await walk_to_execute(pilot, "rocm-upgrade")
+            scr = app.screen
+            await wait_for(pilot, lambda: scr.current is not None)  # the executor's step-start event
+            await pilot.press("c")
+            await to_screen(pilot, "ConfirmModal")
+            await pilot.press("n")  # keep running
+            await to_screen(pilot, "ExecuteScreen")
+            assert not scr.control.cancelled
+            await pilot.press("c")
+            await to_screen(pilot, "ConfirmModal")
+            await pilot.press("y")
+            await to_screen(pilot, "ExecuteScreen")
+            assert scr.control.cancelled and scr.running
+            release.set()  # the held step finishes; the executor stops before the next one
+            await wait_for(pilot, lambda: not scr.running, timeout=30)
+            assert app.outcome.status == "cancelled"
+            states = scr.query_one("#exec-steps").states
+            assert "cancelled" in states.values() and "running" not in states.values()
+            assert len(app.outcome.results) < len(app.plan.steps)
+            await pilot.press("n")
+            await to_screen(pilot, "DoneScreen")
+            assert shown(app, "cancelled at a safe point")
+    finally:
+        release.set()  # never leave the executor thread held
 
 
 @pytest.mark.parametrize("answer, status, result", [("r", "done", "changed"), ("t", "failed", "failed")])

@@ -63,18 +63,29 @@ async def _review_changes(pilot):
     await pilot.press("2")
 
 
+async def _log_at_end(pilot):
+    """The run's log scrolls to its end after a refresh: draw once it has, not half-way."""
+    screen = next(s for s in pilot.app.screen_stack if type(s).__name__ == "ExecuteScreen")
+    log = screen.query_one("#exec-log")
+    await wait_for(pilot, lambda: log.scroll_y >= log.max_scroll_y)
+
+
 async def _execute(pilot):
     await walk_to_execute(pilot, "docker")
     await wait_for(pilot, lambda: pilot.app.outcome is not None)
+    await _log_at_end(pilot)
 
 
 async def _failure(pilot):
     await walk_to_execute(pilot, "rocm-upgrade")
     await to_screen(pilot, "FailureModal")
+    await _log_at_end(pilot)
 
 
 async def _verify(pilot):
     await _execute(pilot)
+    # n leads to the smoke test only after a run that is done (else to the summary): say so at once
+    assert pilot.app.outcome.status == "done", pilot.app.outcome
     await pilot.press("n")
     await to_screen(pilot, "VerifyScreen")
     await wait_for(pilot, lambda: pilot.app.verify_report is not None)

@@ -44,6 +44,9 @@ def test_smoke_parses_as_python_38():
 @pytest.mark.parametrize("argv, needle", [
     (["--timeout", "0"], "--timeout must be a positive"),
     (["--timeout", "nan"], "--timeout must be a positive"),
+    (["--check-timeout", "elementwise=0"], "--check-timeout wants CHECK=SECONDS"),
+    (["--check-timeout", "bogus=4"], "--check-timeout wants CHECK=SECONDS"),
+    (["--check-timeout", "elementwise"], "--check-timeout wants CHECK=SECONDS"),
     (["--only", "alloc,bogus"], "unknown check(s): bogus"),
     (["--no-such-option"], "unrecognized arguments"),
 ])
@@ -114,9 +117,11 @@ def test_hang_and_crashes_are_failed_checks_and_the_rest_still_runs(torch_python
     script = tmp_path / "smoke.py"  # a private copy: its workers are recognisable in /proc
     shutil.copy(SMOKE, script)
     hooks = "noise:alloc,hang:elementwise,segv:matmul,abort:linear"
-    proc = run_smoke(torch_python, "--json", "--cpu-fallback", "--timeout", "4",
+    # the hung check sleeps forever, so its short timeout proves the hang on any machine; the
+    # other checks (and the fresh workers' imports) get a timeout no loaded machine reaches
+    proc = run_smoke(torch_python, "--json", "--cpu-fallback", "--timeout", "300", "--check-timeout", "elementwise=4",
                      "--only", "alloc,elementwise,matmul,linear,linear_alt_blas,bandwidth",
-                     script=script, env_extra={"ROCM_WIZARD_SMOKE_HOOK": hooks}, timeout=240)
+                     script=script, env_extra={"ROCM_WIZARD_SMOKE_HOOK": hooks}, timeout=1800)
     assert proc.returncode == 2, proc.stderr
     doc = json.loads(proc.stdout)  # library noise on stdout did not corrupt the document
     c = checks_by_name(doc)

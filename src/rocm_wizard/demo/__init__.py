@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import time
 from typing import Any, Callable, Dict, Optional
 
 from ..tui.core import Control, Core, ExecOutcome
@@ -39,13 +40,14 @@ class DemoCore(Core):
     simulated = True
 
     def __init__(self, speed: Optional[float] = None, fail: Optional[Dict[str, int]] = None,
-                 state_dir: Optional[str] = None) -> None:
+                 state_dir: Optional[str] = None, sleep: Callable[[float], None] = time.sleep) -> None:
         super().__init__(snapshot=SYSTEM_DIR)
         from .simulate import failures_from_env
 
         self.speed = _speed() if speed is None else speed
         self.fail = failures_from_env() if fail is None else dict(fail)
         self._state_dir = state_dir
+        self.sleep = sleep  # the simulated executor's pauses (a test holds a step with it)
 
     def state_dir(self) -> str:
         # the demo writes nothing outside a temporary directory of its own
@@ -97,9 +99,9 @@ class DemoCore(Core):
                 emit(StepEvent(OUTPUT, None, 0, steps.total, line=line))
 
             emit(StepEvent(PLAN_START, total=steps.total, title=plan.title))
-            code = SimulatedExecutor(self.speed, self.fail).run(plan, reports or [], record, say,
-                                                                 lambda _sid: control.wait_answer(),
-                                                                 lambda: control.cancelled)
+            code = SimulatedExecutor(self.speed, self.fail, self.sleep).run(plan, reports or [], record, say,
+                                                                            lambda _sid: control.wait_answer(),
+                                                                            lambda: control.cancelled)
         status = {0: "done", 130: "cancelled"}.get(code, "failed")
         failed = next((sid for sid, st in results.items() if st == "failed"), None)
         outcome = ExecOutcome(status=status, results=results, simulated=True, run_dir=run_dir,

@@ -98,12 +98,8 @@ class SimulatedExecutor:
         self.sleep = sleep
 
     def _pause(self, seconds: float) -> None:
-        end = time.monotonic() + seconds * self.speed
-        while True:
-            left = end - time.monotonic()
-            if left <= 0:
-                return
-            self.sleep(min(0.05, left))
+        if seconds * self.speed > 0:
+            self.sleep(seconds * self.speed)
 
     def run(self, plan: Any, reports: Iterable[Any], record: Callable[[Dict[str, Any]], None],
             say: Callable[[str], None], decide: Callable[[str], str], cancelled: Callable[[], bool]) -> int:

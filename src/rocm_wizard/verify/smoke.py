@@ -1083,6 +1083,8 @@ class Smoke(object):
 
     # -- bookkeeping --------------------------------------------------------------------------
     def timeout_for(self, check):
+        if check in self.opts.check_timeout:
+            return self.opts.check_timeout[check]
         return self.opts.timeout * TIMEOUT_FACTOR.get(check, 1.0)
 
     def add(self, name, device, res):
@@ -1440,6 +1442,8 @@ def main(argv=None):
     parser = _Parser(prog="smoke.py", description="GPU smoke test for PyTorch (rocm-wizard)")
     parser.add_argument("--json", action="store_true", help="print one JSON document (the default for pipes too)")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per check (import and compile: x3)")
+    parser.add_argument("--check-timeout", action="append", default=[], metavar="CHECK=S",
+                        help="seconds for one check instead of --timeout (repeatable)")
     parser.add_argument("--only", default="", help="comma-separated checks to run (import/device always run)")
     parser.add_argument("--cpu-fallback", action="store_true",
                         help="with no GPU, run the device checks on the CPU (to test this script)")
@@ -1455,6 +1459,17 @@ def main(argv=None):
         return 0
     if not (opts.timeout > 0 and math.isfinite(opts.timeout)):
         parser.error("--timeout must be a positive number of seconds")
+    per_check = {}
+    for item in opts.check_timeout:
+        name, _, value = item.partition("=")
+        try:
+            seconds = float(value)
+        except ValueError:
+            seconds = float("nan")
+        if name.strip() not in CHECK_NAMES or not (seconds > 0 and math.isfinite(seconds)):
+            parser.error("--check-timeout wants CHECK=SECONDS with a known check and a positive number: %r" % item)
+        per_check[name.strip()] = seconds
+    opts.check_timeout = per_check
     only = [x.strip() for x in opts.only.split(",") if x.strip()]
     unknown = [x for x in only if x not in CHECK_NAMES]
     if unknown:
