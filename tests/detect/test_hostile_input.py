@@ -30,15 +30,20 @@ def _child(code: str, *args: str) -> subprocess.CompletedProcess:
                           timeout=CHILD_TIMEOUT, env=dict(os.environ))
 
 
+# The peak is this process's own: ru_maxrss would carry the parent's high-water mark over fork and
+# exec (a pytest grown large in a long run), so the child resets it (clear_refs 5) and reads VmHWM.
 OPEN_AND_MEASURE = """
-    import resource, sys
+    import sys
+    with open("/proc/self/clear_refs", "w") as fh:
+        fh.write("5")
     from rocm_wizard.detect.bundle import SnapshotError, open_snapshot
     try:
         open_snapshot(sys.argv[1])
         print("opened")
     except SnapshotError as exc:
         print("error:", exc)
-    print("maxrss_kib", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+    with open("/proc/self/status") as fh:
+        print("peak_kib", next(int(ln.split()[1]) for ln in fh if ln.startswith("VmHWM:")))
 """
 
 
