@@ -54,6 +54,8 @@ LABEL_SIGNATURES: Tuple[Tuple[str, str], ...] = (
     (r"only the CPU agent|no GPU agent", "no_gpu_agent"),
     (r"rocm-smi.*'ERROR: \d+ GPU\[", "rocm_smi_error"),
     (r"Unable to open /dev/kfd", "kfd_permission"),
+    (r"Key was rejected by servic", "module_key_rejected"),
+    (r"hipErrorInvalidDevice", "invalid_device"),
 )
 
 

@@ -157,10 +157,11 @@ SIGNATURES: Tuple[Signature, ...] = (
         meaning="DKMS could not build a kernel module (amdgpu-dkms) for a kernel, usually one newer than the driver release supports",
         needles=("bad return status", "dkms autoinstall")),
     Signature(
-        "module_key_rejected", r"(could not insert|Failed to insert module) '?amdgpu'?: Key was rejected by service|Loading of unsigned module is rejected",
-        source="kmod/libkmod (EKEYREJECTED) and linux security/lockdown; ROCm/ROCm#4328",
+        "module_key_rejected",
+        r"(could not insert|Failed to insert module) '?amdgpu'?: (Key was rejected by servic|Required key not available)|Loading of unsigned module is rejected",
+        source="kmod/libkmod (EKEYREJECTED, ENOKEY) and linux security/lockdown; ROCm/ROCm#4328, #4330; Azure/az-cgpu-onboarding#55",
         meaning="Secure Boot (kernel lockdown) refused to load an unsigned or wrongly signed module",
-        needles=("key was rejected", "unsigned module")),
+        needles=("key was rejected", "required key not", "unsigned module")),
     Signature(
         "gpu_off_bus", r"(amdgpu|pcieport)\b.*(fallen off the bus|fell off the bus|Unable to change power state from D3\w* to D0, device inaccessible)",
         source="linux drivers/pci/pci.c (pci_power_up) and amdgpu messages",

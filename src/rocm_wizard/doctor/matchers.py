@@ -910,6 +910,12 @@ def invalid_device(ctx: Context, meta: RuleMeta) -> Optional[Match]:
         return None
     ev = _with_gpus(ctx, hits)
     ev += [f"{k}={v}" for k, v in ctx.visible_devices.items()]
+    if any(re.search(r"hipGetDeviceCount|hipInit|NumHipDevices", h) for h in hits):
+        ev.append("raised while HIP counted the GPUs at start-up: it found none it can use")
+        return Match(ev, fix="Run rocminfo as the same user (in the same container): it must list the GPU as an agent. "
+                             "If it does not: add the user to the render and video groups (a container needs "
+                             "--device=/dev/kfd --device=/dev/dri), and check that the installed ROCm release (or the "
+                             "image's) supports this GPU.")
     return Match(ev)
 
 
