@@ -43,6 +43,7 @@ CLASS_RULES: Dict[str, str] = {
     "invalid-device": "invalid-device",
     "iommu-p2p": "iommu-p2p-settings",
     "apu-memory-carveout": "gpu-memory-small",
+    "gpu-unclaimed": "gpu-unclaimed",
 }
 NEW_RULES = sorted(set(CLASS_RULES.values()) - {"hsa-runtime-error"})
 

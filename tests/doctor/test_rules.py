@@ -8,7 +8,7 @@ import pytest
 from _doctor_systems import gpu, healthy, source, torch_env
 from rocm_wizard.doctor import diagnose
 from rocm_wizard.doctor.matchers import MATCHERS
-from rocm_wizard.model import AptPin, DeviceNode, RocmInstall, TorchEnv
+from rocm_wizard.model import AptPin, DeviceNode, ErrorSighting, RocmInstall, TorchEnv
 
 
 def _set(obj, **kw):
@@ -194,6 +194,17 @@ ERROR_CASES.update({
     "workload-not-pytorch": "ggml_cuda_init: found 1 ROCm devices:",
     "vendor-triton-intended": "INFO 05-01 vllm.engine.llm_engine: Initializing a V1 LLM engine (v0.10.1) with config",
 })
+
+
+
+def s_unclaimed(s):  # (issue 13, rest) the sighting detection records for lspci -k / lshw UNCLAIMED
+    es = ErrorSighting(signature="gpu_unclaimed",
+                       text="03:00.0 VGA compatible controller: Advanced Micro Devices, Inc. [AMD/ATI] Navi 31 / "
+                            "Kernel modules: amdgpu (no 'Kernel driver in use')")
+    s.errors.append(es)
+
+
+CASES.update({"gpu-unclaimed": s_unclaimed})
 
 
 def test_every_rule_has_a_case():

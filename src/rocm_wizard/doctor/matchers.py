@@ -1045,4 +1045,29 @@ def apu_kernel_too_old(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     return Match(ev) if ev else None
 
 
+# ================================================================== (issue 13, rest) a GPU no driver claimed; HSA out of resources by cause
+# why a driver did not bind, from other sightings in the same paste
+_UNBOUND_BECAUSE = (
+    ("amdgpu_init_failed", "amdgpu tried to start it and failed (see the driver initialisation finding)"),
+    ("amdgpu_firmware_missing", "amdgpu could not load the GPU's firmware"),
+    ("amdgpu_disabled_cmdline", "the kernel command line keeps amdgpu from starting"),
+    ("module_key_rejected", "Secure Boot refused the amdgpu module"),
+    ("dkms_build_failed", "amdgpu-dkms did not build for the kernel"),
+)
+
+
+@rule("gpu-unclaimed")
+def gpu_unclaimed(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    hits = _signature_hits(ctx, meta)
+    if not hits:
+        return None
+    ev = list(hits)
+    sigs = {sig for _t, _w, sig in ctx.error_lines}
+    because = [why for sig, why in _UNBOUND_BECAUSE if sig in sigs]
+    if not because and ctx.rocm.amdgpu_loaded is False:
+        because.append("the amdgpu module is not loaded" + _src(ctx.rocm, "amdgpu_loaded"))
+    ev += [f"why: {b}" for b in because] or ["the outputs do not say why: read the kernel log"]
+    return Match(ev)
+
+
 __all__ = ["MATCHERS", "Match", "rule"]

@@ -64,8 +64,25 @@ def _clean(text: object, dedent: bool) -> List[str]:
         if "```" in line:
             line = _FENCE_TAIL.sub("", line)
         out.append(line.rstrip())
+    if ">" in text:
+        out = _unquote(out)
     if dedent:
         out = _dedent(out)
+    return out
+
+
+def _unquote(lines: List[str]) -> List[str]:
+    """A paste quoted in an e-mail or a Markdown reply (every non-blank line starts with '>'):
+    the lines without their quote marks (nested ones too)."""
+    if not all(l.lstrip().startswith(">") for l in lines if l.strip()) or not any(l.strip() for l in lines):
+        return lines
+    out = []
+    for l in lines:
+        s = l.lstrip()
+        while s.startswith(">"):
+            s = s[1:]
+            s = s[1:] if s.startswith(" ") else s
+        out.append(s.rstrip())
     return out
 
 

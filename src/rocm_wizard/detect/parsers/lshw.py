@@ -4,7 +4,8 @@ display devices.
 lshw without ``-numeric`` often names only the vendor (``product: Advanced Micro Devices, Inc.
 [AMD/ATI]``) when its pci.ids is old; with ``-numeric`` the ids appear as ``[1002:744C]``.
 ``version`` is the PCI revision, ``bus info: pci@0000:83:00.0`` the address and
-``configuration: driver=amdgpu`` the bound driver.
+``configuration: driver=amdgpu`` the bound driver; ``*-display UNCLAIMED`` a device no driver
+claimed.
 """
 from __future__ import annotations
 
@@ -41,6 +42,8 @@ class LshwDevice:
     bdf: Optional[str] = None
     revision: Optional[str] = None
     driver: Optional[str] = None
+    claimed: Optional[bool] = None  # False: the node line says UNCLAIMED
+    line: Optional[str] = None  # the node line as printed
 
     @property
     def is_amd(self) -> bool:
@@ -122,7 +125,9 @@ def _parse(text: str, out: LshwOutput) -> None:
         if m:
             node = m.group(1)
             if node.startswith(("display", "video", "graphics")):
-                cur = LshwDevice(node=node)
+                cur = LshwDevice(node=node, line=s)
+                if re.search(r"\sUNCLAIMED\b", s):
+                    cur.claimed = False
                 out.devices.append(cur)
             else:
                 cur = None
@@ -180,6 +185,8 @@ def _walk_json(node: Any, out: LshwOutput) -> None:
         conf = node.get("configuration")
         if isinstance(conf, dict) and conf.get("driver"):
             dev.driver = str(conf.get("driver"))
+        if node.get("claimed") is False:
+            dev.claimed = False
         _ids(dev)
         out.devices.append(dev)
     for child in node.get("children", []) or []:

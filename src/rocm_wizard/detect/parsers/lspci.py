@@ -61,6 +61,11 @@ class PciDevice:
         return self.class_id in GPU_CLASSES
 
     @property
+    def unclaimed(self) -> bool:
+        """``-k``/``-v`` listed the modules that could drive it, and no driver in use."""
+        return bool(self.modules) and not self.driver
+
+    @property
     def vendor(self) -> Optional[str]:
         """AMD / NVIDIA / Intel / ... from the id, else from the vendor text."""
         if self.vendor_id:

@@ -19,7 +19,7 @@ from dataclasses import field
 from typing import Any, List, Optional, Tuple
 
 from ...catalog import gpus as gpu_catalog
-from ...model import GPU, System, lean_dataclass
+from ...model import GPU, ErrorSighting, System, lean_dataclass
 from ..parsers import amd_smi, lshw, lspci, paste_facts, rocm_smi, rocminfo, sysfs
 from ..parsers._core_text import lazy
 from ..parsers._paste import norm_bdf
@@ -63,6 +63,7 @@ class Obs:
     apu: Optional[bool] = None
     gc_ip: Optional[Tuple[int, int, int]] = None
     class_id: Optional[str] = None
+    unclaimed: Optional[str] = None  # the tool's lines showing that no driver is bound to it
 
 
 @lean_dataclass
@@ -281,6 +282,8 @@ def _lspci_obs(source: Source, system: System) -> List[List[Obs]]:
             o.series = d.device_name
             o.driver = d.driver
             o.class_id = d.class_id
+            if d.unclaimed:
+                o.unclaimed = "%s / Kernel modules: %s (no 'Kernel driver in use')" % (d.line, ", ".join(d.modules))
             batch.append(o)
         if batch:
             batches.append(batch)
@@ -300,6 +303,8 @@ def _lshw_obs(source: Source, system: System) -> List[List[Obs]]:
             o.bdf = d.bdf
             o.series = d.product_name
             o.driver = d.driver
+            if d.claimed is False:
+                o.unclaimed = " / ".join(x for x in (d.line, "product: %s" % d.product if d.product else "") if x)
             batch.append(o)
         if batch:
             batches.append(batch)
@@ -755,6 +760,7 @@ def probe(source: Source, system: System) -> None:
         except Exception as exc:  # pragma: no cover - defensive
             slot.gpu.note("could not complete this GPU's record: %s" % exc)
         system.gpus.append(slot.gpu)
+        _unclaimed(slot, system)
     for n in notes:
         system.note(n)
     if not slots:
@@ -764,3 +770,17 @@ def probe(source: Source, system: System) -> None:
                 if raw.error and "not in snapshot" not in raw.error and "disabled" not in raw.error:
                     why.append("%s: %s" % (kind, raw.error))
         system.note("no GPU found" + (" (%s)" % "; ".join(why) if why else ""))
+
+
+def _unclaimed(slot: Slot, system: System) -> None:
+    """An AMD GPU that lspci -k / lshw list with no driver bound (and no other tool saw bound):
+    recorded as a sighting, so the doctor quotes the tool's lines."""
+    if slot.gpu.is_amd is False or slot.gpu.driver:
+        return
+    for o in slot.obs:
+        if o.unclaimed:
+            es = ErrorSighting()
+            es.put("signature", "gpu_unclaimed", o.source)
+            es.put("text", o.unclaimed[:500], o.source)
+            system.errors.append(es)
+            return
