@@ -274,6 +274,11 @@ EXAMPLES = {
     "iommu_settings": 'g1072:1263985:1263985 [0] init.cpp:122 NCCL WARN Missing "iommu=pt" from kernel command line which can lead to system instablity or hang!',
     "small_vram": "[    4.258469] [drm] amdgpu: 512M of VRAM memory ready",
 }
+EXAMPLES.update({  # (issue 13, rest) what tells the causes of HSA_STATUS_ERROR_OUT_OF_RESOURCES apart
+    "wsl_runtime": "WSL environment detected.",
+    "rocr_unsupported_gpu": "ROCR: unsupported GPU",
+    "kfd_unsupported_asic": "[    2.721238] amdgpu 0000:02:00.0: kfd not supported on this ASIC",
+})
 
 
 def test_signature_table_is_well_formed():

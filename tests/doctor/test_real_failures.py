@@ -44,6 +44,8 @@ CLASS_RULES: Dict[str, str] = {
     "iommu-p2p": "iommu-p2p-settings",
     "apu-memory-carveout": "gpu-memory-small",
     "gpu-unclaimed": "gpu-unclaimed",
+    "hsa-oor-wsl": "hsa-oor-wsl-unsupported",
+    "hsa-oor-driver-too-old": "hsa-oor-gpu-unsupported",
 }
 NEW_RULES = sorted(set(CLASS_RULES.values()) - {"hsa-runtime-error"})
 

@@ -205,6 +205,27 @@ def s_unclaimed(s):  # (issue 13, rest) the sighting detection records for lspci
 
 
 CASES.update({"gpu-unclaimed": s_unclaimed})
+# HSA_STATUS_ERROR_OUT_OF_RESOURCES by cause: the runtime's line with the cause's line (both from real pastes)
+_OOR = ("Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate the necessary resources.")
+ERROR_CASES.update({
+    "hsa-oor-wsl-unsupported": "WSL environment detected.\nROCR: unsupported GPU\n" + _OOR,
+    "hsa-oor-gpu-unsupported": "[    2.721238] amdgpu 0000:02:00.0: kfd not supported on this ASIC\n" + _OOR,
+    "hsa-oor-after-gpu-hang": ("[74973.973226] [drm:mes_v11_0_submit_pkt_and_poll_completion.constprop.0 [amdgpu]] *ERROR* "
+                               "MES failed to response msg=14\n" + _OOR),
+    "hsa-oor-virtual-gpu": "         product: Hyper-V virtual VGA\n" + _OOR,
+})
+
+
+@pytest.mark.parametrize("rule_id", ["hsa-oor-wsl-unsupported", "hsa-oor-gpu-unsupported", "hsa-oor-after-gpu-hang",
+                                     "hsa-oor-virtual-gpu"])
+def test_oor_causes_need_their_own_evidence(rule_id):
+    # the runtime's error alone names no cause: only the generic finding
+    ids = diagnose(healthy(), _OOR).ids()
+    assert "hsa-runtime-error" in ids and rule_id not in ids
+    # each cause's line picks its own finding and no other cause's
+    d = diagnose(healthy(), ERROR_CASES[rule_id])
+    causes = {i for i in d.ids() if i.startswith("hsa-oor-")}
+    assert causes == {rule_id}, causes
 
 
 def test_every_rule_has_a_case():

@@ -147,8 +147,8 @@ SIGNATURES: Tuple[Signature, ...] = (
         meaning="KFD left the GPU out: the PCIe path to it has no AtomicOps, which gfx8 (and older) GPUs need",
         needles=("rejects atomics",)),
     Signature(
-        "mes_hang", r"amdgpu.*(MES failed to respond to msg|MES might be in unrecoverable state|failed to remove hardware queue from MES)",
-        source="linux drivers/gpu/drm/amd/amdgpu/amdgpu_mes.c, mes_v11_0.c / mes_v12_0.c; ROCm/ROCm#5724, #6018, #6273",
+        "mes_hang", r"amdgpu.*(MES failed to respon(?:d|se)(?: to)? msg|MES might be in unrecoverable state|failed to remove hardware queue from MES)",
+        source="linux drivers/gpu/drm/amd/amdgpu/amdgpu_mes.c, mes_v11_0.c / mes_v12_0.c (older kernels: 'MES failed to response msg='); ROCm/ROCm#5724, #6018, #6273, #2689, #4226",
         meaning="the GPU's micro-engine scheduler (MES, gfx11/gfx12) stopped answering; the driver resets the GPU",
         needles=("mes ",)),
     Signature(
@@ -227,6 +227,22 @@ SIGNATURES: Tuple[Signature, ...] = (
         source="amd-smi metric / amd-smi monitor output; amd/amd_smi_exporter#18 (Ryzen 5600G iGPU), ROCm/ROCm#6035 (gfx1151 'amd-smi monitor' row of N/A)",
         meaning="amd-smi reads no metric at all for the GPU (a whole USAGE section, or a monitor row, of N/A)",
         needles=("n/a",), case=True),
+    # (issue 13, rest) what tells the causes of HSA_STATUS_ERROR_OUT_OF_RESOURCES apart
+    Signature(
+        "wsl_runtime", r"^[ \t]*WSL environment detected\.",
+        source="rocminfo of ROCm's WSL builds (its first line); ROCm/legacy-rocm-build#4435, #5106, #3561",
+        meaning="the ROCm runtime runs under WSL 2 (through the Windows driver, not /dev/kfd)",
+        needles=("wsl environment detected",)),
+    Signature(
+        "rocr_unsupported_gpu", r"^[ \t]*ROCR: unsupported GPU\b",
+        source="ROCR-Runtime's WSL path (the GPU is not on the release's WSL list); ROCm/legacy-rocm-build#4435, #4068",
+        meaning="the ROCm runtime does not support this GPU (under WSL: not on the release's WSL list)",
+        needles=("rocr: unsupported gpu",)),
+    Signature(
+        "kfd_unsupported_asic", r"\bkfd not supported on this ASIC\b",
+        source="linux drivers/gpu/drm/amd/amdgpu/amdgpu_amdkfd.c (amdgpu_amdkfd_device_probe); ROCm/rocminfo#27",
+        meaning="the running kernel's amdgpu has no compute (KFD) support for this GPU: the driver is older than the GPU",
+        needles=("kfd not supported",)),
 )
 
 

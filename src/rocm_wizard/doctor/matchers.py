@@ -719,18 +719,24 @@ def _signature_hits(ctx: Context, meta: RuleMeta) -> Optional[List[str]]:
     """Lines of the detected sightings and of the pasted error text that carry one of the rule's
     error signatures (the patterns of detect/error_signatures.py, so both paths agree)."""
     hits = ctx.error_hits(meta.compiled, meta.error_signatures)
-    if ctx.error_text:
-        scanned = getattr(ctx, "_scanned_error_text", None)
-        if scanned is None:
-            from ..detect import error_signatures
-
-            scanned = [(sig.id, line) for sig, line in error_signatures.scan(ctx.error_text)]
-            setattr(ctx, "_scanned_error_text", scanned)
-        for sid, line in scanned:
-            text = f"error text: {_clip(line)}"
-            if sid in meta.error_signatures and not any(_clip(line) in h for h in hits):
-                hits.append(text)
+    for sid, line in _scanned(ctx):
+        text = f"error text: {_clip(line)}"
+        if sid in meta.error_signatures and not any(_clip(line) in h for h in hits):
+            hits.append(text)
     return hits or None
+
+
+def _scanned(ctx: Context) -> List[tuple]:
+    """(signature id, line) of every known error in the pasted error text (scanned once)."""
+    if not ctx.error_text:
+        return []
+    scanned = getattr(ctx, "_scanned_error_text", None)
+    if scanned is None:
+        from ..detect import error_signatures
+
+        scanned = [(sig.id, line) for sig, line in error_signatures.scan(ctx.error_text)]
+        setattr(ctx, "_scanned_error_text", scanned)
+    return scanned
 
 def _with_gpus(ctx: Context, hits: List[str]) -> List[str]:
     return hits + _gpu_lines(ctx)
@@ -1068,6 +1074,66 @@ def gpu_unclaimed(ctx: Context, meta: RuleMeta) -> Optional[Match]:
         because.append("the amdgpu module is not loaded" + _src(ctx.rocm, "amdgpu_loaded"))
     ev += [f"why: {b}" for b in because] or ["the outputs do not say why: read the kernel log"]
     return Match(ev)
+
+
+def _oor(ctx: Context, meta: RuleMeta) -> Optional[List[str]]:
+    """The HSA_STATUS_ERROR_OUT_OF_RESOURCES lines of the outputs (None: there are none)."""
+    return _signature_hits(ctx, meta)
+
+
+def _sighted(ctx: Context, *sigs: str) -> List[str]:
+    """The lines (detected sightings and pasted error text) that carry one of ``sigs``."""
+    out = [f"{where}: {_clip(text)}" for text, where, sig in ctx.error_lines if sig in sigs]
+    return out + [f"error text: {_clip(line)}" for sid, line in _scanned(ctx)
+                  if sid in sigs and not any(_clip(line) in o for o in out)]
+
+
+@rule("hsa-oor-wsl-unsupported")
+def hsa_oor_wsl(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    hits = _oor(ctx, meta)
+    wsl = _sighted(ctx, "wsl_runtime")
+    if not hits or not (wsl or ctx.wsl):
+        return None
+    ev = hits + (wsl or ["WSL kernel " + s(ctx.os.kernel)])
+    unsupported = _sighted(ctx, "rocr_unsupported_gpu")
+    if unsupported:
+        ev += unsupported + ["cause: the runtime of this release does not support this GPU under WSL"]
+    else:
+        ev.append("cause: no GPU reached the WSL runtime: a release without WSL support, a GPU not on its WSL "
+                  "list, or a Windows driver without WSL compute")
+    return Match(_with_gpus(ctx, ev))
+
+
+@rule("hsa-oor-gpu-unsupported")
+def hsa_oor_gpu_unsupported(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    hits = _oor(ctx, meta)
+    if not hits:
+        return None
+    causes = _sighted(ctx, "kfd_unsupported_asic")
+    if not _sighted(ctx, "wsl_runtime") and not ctx.wsl:  # under WSL the WSL rule says it
+        causes += _sighted(ctx, "rocr_unsupported_gpu")
+    v = parse_version(ctx.host_rocm)
+    for g in ctx.gpus if v is not None else []:
+        first = support.first_official(g.gfx) if g.gfx else None
+        if first is not None and first.version != releases.all_releases()[0].version and v < parse_version(first.version):
+            causes.append(f"{g.label}: supported from ROCm {first.version}; the host has {ctx.host_rocm}")
+    if not causes:
+        return None
+    return Match(_with_gpus(ctx, hits + causes))
+
+
+@rule("hsa-oor-after-gpu-hang")
+def hsa_oor_after_hang(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    hits = _oor(ctx, meta)
+    hang = _sighted(ctx, "gpu_hang", "mes_hang", "gpu_off_bus") if hits else []
+    return Match(_with_gpus(ctx, hits + hang[:4])) if hang else None
+
+
+@rule("hsa-oor-virtual-gpu")
+def hsa_oor_virtual(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    hits = _oor(ctx, meta)
+    vm = _sighted(ctx, "vm_guest") if hits else []
+    return Match(_with_gpus(ctx, hits + vm[:3])) if vm else None
 
 
 __all__ = ["MATCHERS", "Match", "rule"]
