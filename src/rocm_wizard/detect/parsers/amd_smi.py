@@ -4,7 +4,8 @@ Handles the indented text of ``amd-smi static`` / ``amd-smi list`` (``GPU: 0`` t
 ``BUS:``, ``VRAM:``... sections), their ``--json`` forms (old string values such as
 ``"65536 MB"`` and new ``{"value": .., "unit": ..}`` objects) and the one-line ``amd-smi version``
 (``AMDSMI Tool: ... | ROCm version: 7.2.0 | amdgpu version: ...``).  The ``ROCm version`` there is
-the host's ROCm (the library amd-smi belongs to).
+the host's ROCm (the library amd-smi belongs to).  ``amd-smi firmware`` (``FW_LIST:`` of ``FW_ID`` /
+``FW_VERSION`` pairs per GPU, or ``"fw_list"`` in JSON) gives each GPU's firmware versions.
 """
 from __future__ import annotations
 
@@ -23,8 +24,8 @@ _GFX = lazy(r"\bgfx[0-9]{2,4}[a-z]?\b")
 _VERSION_LINE = lazy(r"AMDSMI Tool\s*:", re.I)
 # looks_like: each pattern is tried only when its literal part is in the text
 _L_GPU = lazy(r"^GPU:\s*\d+\s*$", re.M)
-_L_JSON_KEY = lazy(r'"(market_name|target_graphics_version|kfd_id|asic)"\s*:')
-_L_JSON_NAMES = ('"market_name"', '"target_graphics_version"', '"kfd_id"', '"asic"')
+_L_JSON_KEY = lazy(r'"(market_name|target_graphics_version|kfd_id|asic|fw_list)"\s*:')
+_L_JSON_NAMES = ('"market_name"', '"target_graphics_version"', '"kfd_id"', '"asic"', '"fw_list"')
 _NA = ("N/A", "NA", "", "UNKNOWN")
 
 
@@ -49,6 +50,7 @@ class AmdSmiGpu:
     vram_type: Optional[str] = None
     driver_name: Optional[str] = None
     driver_version: Optional[str] = None
+    firmware: Dict[str, str] = field(default_factory=dict)  # amd-smi firmware: FW_ID -> FW_VERSION
 
 
 @lean_dataclass
@@ -72,7 +74,7 @@ def looks_like(text: str) -> float:
     if "GPU:" in body and _L_GPU.search(body):
         score += 0.3
     for key in ("MARKET_NAME:", "TARGET_GRAPHICS_VERSION:", "KFD_ID:", "NODE_ID:", "ASIC:", "VRAM:",
-                "PARTITION_ID:"):
+                "PARTITION_ID:", "FW_LIST:", "FW_ID:"):
         if key in body:
             score += 0.12
     if any(n in body for n in _L_JSON_NAMES) and _L_JSON_KEY.search(body):
@@ -150,6 +152,8 @@ def _from_text(lines: List[str], out: AmdSmiOutput) -> None:
     gpu: Optional[Dict[str, str]] = None
     stack: List[tuple] = []  # (indent, section)
     records: List[tuple] = []
+    firmware: Dict[int, Dict[str, str]] = {}  # id(record) -> its FW_ID -> FW_VERSION, in order
+    fw_id: Optional[str] = None
     for raw in lines:
         line = raw.replace("\t", "    ")
         if not line.strip():
@@ -157,6 +161,7 @@ def _from_text(lines: List[str], out: AmdSmiOutput) -> None:
         m = re.match(r"^\s*GPU:\s*(\d+)\s*$", line)
         if m:
             gpu = {}
+            fw_id = None
             records.append((int(m.group(1)), gpu))
             stack = []
             continue
@@ -171,6 +176,11 @@ def _from_text(lines: List[str], out: AmdSmiOutput) -> None:
         if value == "":
             stack.append((indent, key))
             continue
+        if key == "FW_ID":
+            fw_id = value
+        elif key == "FW_VERSION" and fw_id:
+            firmware.setdefault(id(gpu), {}).setdefault(fw_id, value)
+            fw_id = None
         path = ".".join([s for _, s in stack] + [key])
         gpu.setdefault(path, value)
         gpu.setdefault(key, value)
@@ -182,6 +192,8 @@ def _from_text(lines: List[str], out: AmdSmiOutput) -> None:
             by_index[idx] = g
             out.gpus.append(g)
         _apply(g, rec)
+        for k, v in firmware.get(id(rec), {}).items():
+            g.firmware.setdefault(k, v)
 
 
 def _flatten(obj: Any, prefix: str, into: Dict[str, Any]) -> None:
@@ -211,6 +223,10 @@ def _from_json(data: Any, out: AmdSmiOutput) -> None:
         idx = int_or_none(flat.get("GPU"))
         g = AmdSmiGpu(index=idx if idx is not None else pos)
         _apply(g, flat)
+        fw = item.get("fw_list")
+        for entry in (fw.values() if isinstance(fw, dict) else fw if isinstance(fw, list) else []):
+            if isinstance(entry, dict) and entry.get("fw_id") is not None and entry.get("fw_version") is not None:
+                g.firmware.setdefault(str(entry["fw_id"]), str(entry["fw_version"]))
         out.gpus.append(g)
 
 

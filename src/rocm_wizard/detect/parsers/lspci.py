@@ -3,7 +3,9 @@
 Forms handled: plain ``lspci``, ``-nn`` (``[0300]`` class and ``[1002:744c]`` ids), ``-n``
 (numbers only), ``-D`` (domain), ``-k`` / ``-v`` (indented ``Kernel driver in use:``,
 ``Subsystem:`` lines), ``-mm`` / ``-vmm`` machine-readable output and grep fragments
-(``lspci | grep -i vga``, ``grep -EA3 'VGA|3D'`` with ``--`` separators).
+(``lspci | grep -i vga``, ``grep -EA3 'VGA|3D'`` with ``--`` separators); and the tree of ``-t`` /
+``-tv`` (``-[0000:00]-+-01.1-[01-03]----00.0-[02-03]--...``), read into each device's upstream
+bridge, so the path from a GPU up to its root port is known.
 """
 from __future__ import annotations
 
@@ -37,6 +39,10 @@ _DETAIL_WORDS = ("Subsystem", "Kernel driver in use", "Kernel modules", "Flags",
                  "Control", "Status", "Latency", "Interrupt", "Region", "Expansion ROM", "Physical Slot", "NUMA node",
                  "DeviceName", "IOMMU group")
 _DETAIL = lazy(r"^(" + "|".join(_DETAIL_WORDS) + r")\b")
+# lspci -t: a root bus "[0000:00]", or a device "DD.F" after its connector (maybe a bridge "-[SS]" / "-[SS-EE]")
+_TREE_TOKEN = lazy(r"\[(?P<rdom>[0-9a-fA-F]{4,8}):(?P<rbus>[0-9a-fA-F]{2})\]"
+                   r"|(?<=-)(?P<dev>[0-9a-fA-F]{2}\.[0-7])(?:-\[(?P<sec>[0-9a-fA-F]{2})(?:-[0-9a-fA-F]{2})?\])?")
+_TREE_LINE = lazy(r"^[ |+\\-]*(?:\[[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}\]-)?[+\\-]-[0-9a-fA-F]{2}\.[0-7]\b")
 
 
 @lean_dataclass
@@ -85,14 +91,34 @@ class PciDevice:
 
 
 @lean_dataclass
+class PciTreeNode:
+    """One device of ``lspci -t``: its address, the bridge above it (None on a root bus), its name."""
+
+    bdf: str
+    parent: Optional[str] = None
+    name: Optional[str] = None
+
+
+@lean_dataclass
 class LspciOutput:
-    """The PCI devices ``lspci`` listed."""
+    """The PCI devices ``lspci`` listed (and, for ``-t``, the tree)."""
 
     devices: List[PciDevice] = field(default_factory=list)
+    tree: List[PciTreeNode] = field(default_factory=list)
 
     @property
     def gpus(self) -> List[PciDevice]:
         return [d for d in self.devices if d.is_gpu]
+
+    def path(self, bdf: Optional[str]) -> List[str]:
+        """The bridges from the root port down to ``bdf``, then ``bdf`` ([] when the tree lacks it)."""
+        up = {n.bdf: n.parent for n in self.tree}
+        if not bdf or bdf not in up:
+            return []
+        out = [bdf]
+        while up.get(out[-1]) and len(out) < 64:
+            out.append(up[out[-1]] or "")
+        return out[::-1]
 
 
 def looks_like(text: str) -> float:
@@ -110,6 +136,8 @@ def looks_like(text: str) -> float:
             hits += 1
         elif s.startswith(_DETAIL_WORDS) and _DETAIL.match(s):
             hits += 0.5
+        elif "-" in s and "." in s and _TREE_LINE.match(s):
+            hits += 1
     if not total or hits < 1:
         return 0.0
     return clamp(0.35 + 0.65 * hits / total)
@@ -124,9 +152,45 @@ def parse(text: str) -> LspciOutput:
     return out
 
 
+def _tree(lines: List[str], out: LspciOutput) -> None:
+    """``lspci -t[v]``: a device's bus is the one opened at its connector's column (the same column
+    on the lines below holds its siblings); a bridge opens its secondary bus at the column of the
+    next connector on its line."""
+    buses = {}  # connector column -> (domain, bus, the bridge above it)
+    rx = _TREE_TOKEN.get()
+    for line in lines:
+        if "-" not in line:
+            continue
+        pending = None
+        for m in rx.finditer(line):
+            if m.group("rdom"):
+                pending = (m.group("rdom").lower()[-4:], m.group("rbus").lower(), None)
+                continue
+            col = m.start("dev") - 2
+            if pending is not None:
+                for c in [c for c in buses if c >= col]:
+                    del buses[c]
+                buses[col], pending = pending, None
+            where = buses.get(col)
+            if where is None:
+                continue
+            dom, bus, parent = where
+            bdf = "%s:%s:%s" % (dom, bus, m.group("dev").lower())
+            rest = line[m.end():]
+            name = rest.strip() if rest.startswith("  ") else None
+            out.tree.append(PciTreeNode(bdf=bdf, parent=parent, name=name or None))
+            if m.group("sec"):
+                pending = (dom, m.group("sec").lower(), bdf)
+            if name:
+                break  # the rest of the line is the device's name
+
+
 def _parse(text: str, out: LspciOutput) -> None:
     cur: Optional[PciDevice] = None
-    for raw in clean_lines(text):
+    lines = clean_lines(text)
+    if any("-" in l and "." in l and _TREE_LINE.match(l.strip()) for l in lines[:200]):
+        _tree(lines, out)
+    for raw in lines:
         s = raw.strip()
         if not s or s == "--":
             continue

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import field
-from typing import Any, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from ...catalog import gpus as gpu_catalog
 from ...model import GPU, ErrorSighting, System, lean_dataclass
@@ -64,6 +64,8 @@ class Obs:
     gc_ip: Optional[Tuple[int, int, int]] = None
     class_id: Optional[str] = None
     unclaimed: Optional[str] = None  # the tool's lines showing that no driver is bound to it
+    firmware: Optional[Dict[str, str]] = None  # amd-smi firmware: FW_ID -> FW_VERSION
+    firmware_source: Optional[str] = None
 
 
 @lean_dataclass
@@ -228,10 +230,17 @@ def _rocminfo_obs(source: Source, system: System, cpu_names: List[str], notes: L
 
 def _amd_smi_obs(source: Source, system: System) -> List[List[Obs]]:
     batches: List[List[Obs]] = []
+    firmware_only: List[Tuple[Obs, int]] = []  # amd-smi firmware records: they name no GPU
+    by_index = {}
     for raw, res in sh.parsed(source, system, "amd-smi", amd_smi.parse):
         out: List[Obs] = []
         batches.append(out)
         for g in res.gpus:
+            if g.firmware and not (g.bdf or g.device_id or g.market_name or g.product_name or g.gfx_target
+                                   or g.node is not None or g.uuid):
+                firmware_only.append((Obs(tool="amd-smi", source=raw.source, vendor_id="1002", is_amd=True,
+                                          firmware=dict(g.firmware), firmware_source=raw.source), g.index))
+                continue
             o = Obs(tool="amd-smi", source=raw.source)
             o.vendor_id = g.vendor_id or "1002"
             o.is_amd = o.vendor_id == "1002"
@@ -243,7 +252,15 @@ def _amd_smi_obs(source: Source, system: System) -> List[List[Obs]]:
             o.name = g.market_name or g.product_name
             o.vram_bytes = g.vram_bytes if g.vram_bytes else None
             o.driver = g.driver_name
+            o.firmware, o.firmware_source = dict(g.firmware) or None, raw.source
             out.append(o)
+            by_index.setdefault(g.index, o)
+    for o, index in firmware_only:
+        if by_index:  # the same amd-smi numbering: the firmware belongs to that GPU
+            if index in by_index and not by_index[index].firmware:
+                by_index[index].firmware, by_index[index].firmware_source = o.firmware, o.firmware_source
+        else:  # only the firmware output: it still shows an AMD GPU
+            batches.append([o])
     return batches
 
 
@@ -761,6 +778,8 @@ def probe(source: Source, system: System) -> None:
             slot.gpu.note("could not complete this GPU's record: %s" % exc)
         system.gpus.append(slot.gpu)
         _unclaimed(slot, system)
+        _pcie_path(slot, source, system)
+        _firmware(slot)
     for n in notes:
         system.note(n)
     if not slots:
@@ -783,4 +802,31 @@ def _unclaimed(slot: Slot, system: System) -> None:
             es.put("signature", "gpu_unclaimed", o.source)
             es.put("text", o.unclaimed[:500], o.source)
             system.errors.append(es)
+            return
+
+
+def _pcie_path(slot: Slot, source: Source, system: System) -> None:
+    """From an ``lspci -t`` tree: the bridges between the root port and the GPU (a note on it)."""
+    bdf = slot.gpu.bdf
+    if not bdf:
+        return
+    for raw, res in sh.parsed(source, system, "lspci", lspci.parse):
+        path = res.path(bdf)
+        if len(path) > 1:
+            hops = len(path) - 2
+            slot.gpu.note("PCIe path from root port %s: %s (%s)" % (
+                path[0], " > ".join(path), "directly on the root port" if not hops else
+                "%d bridge%s between, e.g. a PCIe switch or riser" % (hops, "s" if hops > 1 else "")) + " (%s)" % raw.source)
+            return
+
+
+# the firmware a GPU hang or a driver mismatch is usually read against (amd-smi firmware names)
+_FW_SHOWN = ("MES", "MES_KIQ", "CP_MEC1", "CP_MEC2", "RLC", "SDMA0", "PM", "SMC", "PSP_SOSDRV", "SOS", "TA_RAS", "VCN")
+
+
+def _firmware(slot: Slot) -> None:
+    for o in slot.obs:
+        if o.firmware:
+            shown = [(k, v) for k, v in o.firmware.items() if k.upper() in _FW_SHOWN] or list(o.firmware.items())[:8]
+            slot.gpu.note("firmware (%s): %s" % (o.firmware_source, ", ".join("%s %s" % kv for kv in shown)))
             return
