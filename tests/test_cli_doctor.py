@@ -76,7 +76,7 @@ def test_info_only_findings_exit_0(tmp_path, capsys):
 def test_bad_snapshot_path_is_a_clear_error(tmp_path, capsys):
     rc = main(["doctor", "--snapshot", str(tmp_path / "missing"), "--json"])
     out, err = capsys.readouterr()
-    assert rc == ERROR and out == "" and "snapshot not found" in err and "Traceback" not in err
+    assert rc == ERROR and out == "" and "no such file or directory" in err and "Traceback" not in err
 
 
 def test_missing_error_log_is_a_clear_error(tmp_path, capsys):

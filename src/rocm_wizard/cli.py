@@ -1,4 +1,4 @@
-"""Command line entry point.
+"""Command line entry point of rocm-wizard.
 
 Each sub-command lives in ``rocm_wizard.commands.<name>`` with ``add_arguments(parser)`` and
 ``run(args) -> int`` and is imported only when used, so ``rocm-wizard detect --json`` loads neither
@@ -13,7 +13,7 @@ import sys
 from typing import List, Optional
 
 from . import __version__
-from .exitcodes import USAGE
+from .exitcodes import OK, USAGE
 
 # sub-command -> (module, one-line help)
 COMMANDS = {
@@ -27,14 +27,40 @@ COMMANDS = {
 }
 
 
+DESCRIPTION = ("Detect an AMD GPU Linux system (or a snapshot of one), diagnose ROCm / PyTorch / Triton "
+               "mismatches and other failures, and plan, run and verify a way out: a ROCm upgrade, a PyTorch "
+               "reinstall in a venv, or AMD's Docker image. With no command it starts the interactive wizard.")
+
+
 class _Parser(argparse.ArgumentParser):
+    argv: List[str] = []  # the command line being parsed (for a better message about an unknown option)
+
     def error(self, message: str) -> "None":  # type: ignore[override]
         self.print_usage(sys.stderr)
-        self.exit(USAGE, f"{self.prog}: error: {message}\n")
+        self.exit(USAGE, f"{self.prog}: error: {_explain(self, message)}\n")
+
+
+def _explain(parser: argparse.ArgumentParser, message: str) -> str:
+    """argparse reads a word after an unknown option as the COMMAND ('--pth docker': "invalid choice:
+    'docker'"); name the unknown option instead, with the closest known one."""
+    if "invalid choice" not in message or "COMMAND" not in message:
+        return message
+    known = set(parser._option_string_actions)
+    for tok in _Parser.argv:
+        if tok == "--":
+            break
+        name = tok.split("=", 1)[0]
+        if name.startswith("-") and name not in known:
+            import difflib
+
+            close = difflib.get_close_matches(name, sorted(known), n=1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            return f"unknown option {name!r}{hint}; the word after it was then read as a command: {message}"
+    return message
 
 
 def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
-    parser = _Parser(prog="rocm-wizard", description=__doc__.splitlines()[0] if __doc__ else None)
+    parser = _Parser(prog="rocm-wizard", description=DESCRIPTION)
     parser.add_argument("--version", action="version", version=f"rocm-wizard {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name, (module, helptext) in COMMANDS.items():
@@ -63,7 +89,22 @@ def _load(module: str):
 
 
 def main(argv: Optional[List[str]] = None) -> int:
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        # the reader stopped early ('rocm-wizard doctor | head'): not an error; stdout goes nowhere from
+        # now on, so the interpreter's last flush cannot fail again
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError, AttributeError):
+            pass
+        return OK
+
+
+def _main(argv: Optional[List[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    _Parser.argv = argv
     if not argv and os.environ.get("ROCM_WIZARD_LAUNCH"):  # a detached run (execute/detach.py)
         from .execute.detach import LAUNCH_ENV, take_launch
 

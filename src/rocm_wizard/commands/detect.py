@@ -95,8 +95,18 @@ def _all_notes(system: Any) -> List[str]:
     return notes
 
 
+def _docker_state(d: Any) -> str:
+    """The daemon, whether this user may use it, and the ROCm images, in words that agree."""
+    if d.daemon is False:
+        return "daemon not running"
+    if d.daemon is None:
+        return "daemon state unknown"
+    user = {True: "this user can use it", False: "this user cannot use it (not in the docker group)"}.get(
+        d.user_allowed, "whether this user can use it is unknown")
+    return "daemon running, %s, rocm images: %s" % (user, ", ".join(d.images) or "none")
+
+
 def render_human(system: Any, file: Any = None) -> None:
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
@@ -106,7 +116,9 @@ def render_human(system: Any, file: Any = None) -> None:
     except (AttributeError, ValueError):
         tty = False
     # a pipe or a file gets wide lines rather than folded version strings
-    console = Console(file=out, highlight=False, soft_wrap=False, width=None if tty else 160)
+    from ._output import console as make_console
+
+    console = make_console(file=out, highlight=False, soft_wrap=False, width=None if tty else 160)
     o = system.os
     title = "This system" if system.origin == "live" else "Snapshot"
     console.print(Text(title, style="bold"))
@@ -163,9 +175,8 @@ def render_human(system: Any, file: Any = None) -> None:
     a = system.access
     console.print()
     grid = Table.grid(padding=(0, 2))
-    dock = ("not installed" if "docker is not installed" in d.notes else "unknown") if d.client is None else "%s, daemon %s, usable %s, rocm images: %s" % (
-        d.client, "up" if d.daemon else "down" if d.daemon is False else "?", _v(d.user_allowed, "?"),
-        ", ".join(d.images) or "none")
+    dock = ("not installed" if "docker is not installed" in d.notes else "unknown") if d.client is None else "%s, %s" % (
+        d.client, _docker_state(d))
     grid.add_row(Text("Docker", style="bold"), _t(dock))
     grid.add_row(Text("User", style="bold"), _t("%s in groups %s" % (_v(a.user, "?"), ", ".join(a.groups) or "?")))
     if a.kfd is not None:

@@ -8,10 +8,11 @@ file) or the JSON of ``rocm-wizard detect --json``.  ``--error-log`` adds a trac
 (``-`` reads stdin).  ``--json`` prints ``findings[]`` and ``recommendations[]`` and imports
 neither Rich nor Textual.
 
-Exit status: 0 when no finding is a warning or worse, 2 when problems are found, 1 on an error
-(unreadable snapshot or log, or a snapshot that describes no system at all), 64 on a bad command line.
-With no finding on a snapshot that does not show the GPU and the ROCm/PyTorch side, the report says so
-instead of "No known problem".
+Exit status: 0 when no finding is a warning or worse, 2 when problems are found, 3 when this system
+has neither an AMD GPU nor ROCm (nothing to diagnose: the report says so instead of "No known
+problem"), 1 on an error (unreadable snapshot or log, or a snapshot that describes no system at all),
+64 on a bad command line.  With no finding on a snapshot that does not show the GPU and the
+ROCm/PyTorch side, the report says so instead of "No known problem".
 """
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ import sys
 from typing import Any, Dict, List, Optional
 
 from .. import limits
-from ..exitcodes import ERROR, OK, PENDING
+from ..exitcodes import ERROR, NOT_APPLICABLE, OK, PENDING
 from ..termsafe import clean
 
 PROG = "rocm-wizard doctor"
@@ -98,7 +99,9 @@ def _load_system(args: argparse.Namespace):
     if args.snapshot is not None:
         path = args.snapshot
         if not os.path.exists(path):
-            return None, f"snapshot not found: {path}"
+            from ..detect.bundle import missing
+
+            return None, missing(path)
         try:
             system = _system_json(path)
         except limits.LimitError as exc:
@@ -156,7 +159,33 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(json_c1(json.dumps(payload(diag, system), indent=2, ensure_ascii=False)) + "\n")
     else:
         render_human(diag, system)
-    return PENDING if diag.problems else OK
+    return {"problems": PENDING, "not-applicable": NOT_APPLICABLE}.get(status(diag, system), OK)
+
+
+def no_amd_stack(system: Any) -> bool:
+    """This (live) system has no AMD GPU, no ROCm install or package and no ROCm build of PyTorch."""
+    if getattr(system, "origin", "live") != "live" or system.amd_gpus or system.rocm.amdgpu_loaded:
+        return False
+    from ..doctor.context import Context
+
+    ctx = Context(system)
+    return not ctx.rocm_installed and not ctx.rocm_envs
+
+
+def status(diag, system: Any = None) -> str:
+    """problems | not-applicable (no AMD GPU, no ROCm here) | too-little (a snapshot short of a verdict) | healthy"""
+    if system is not None and no_amd_stack(system) and all(f.id == "no-amd-gpu" for f in diag.findings):
+        return "not-applicable"  # "no AMD GPU" is then the whole story, not a problem to fix
+    if diag.problems:
+        return "problems"
+    if diag.findings:
+        return "healthy"
+    if system is not None and getattr(system, "origin", "live") == "snapshot":
+        from ..doctor.evidence import missing
+
+        if missing(system):
+            return "too-little"
+    return "healthy"
 
 
 def payload(diag, system=None) -> Dict[str, Any]:
@@ -164,6 +193,7 @@ def payload(diag, system=None) -> Dict[str, Any]:
     out: Dict[str, Any] = {
         "schema_version": 1,
         "origin": getattr(system, "origin", None),
+        "status": status(diag, system),
         "worst": diag.worst,
         "problems": len(diag.problems),
         "findings": [
@@ -190,8 +220,9 @@ _STYLE = {"critical": "bold white on red", "error": "bold red", "warning": "yell
 
 
 def render_human(diag, system=None, file=None) -> None:
-    from rich.console import Console
     from rich.markup import escape as _markup_escape
+
+    from ._output import console as Console
 
     def escape(text: Any) -> str:  # what a finding quotes came from outside: no sequences, no markup
         return _markup_escape(clean(text))
@@ -201,6 +232,15 @@ def render_human(diag, system=None, file=None) -> None:
     from ..doctor.evidence import missing
 
     lacking = missing(system) if system is not None and getattr(system, "origin", "live") == "snapshot" else []
+    if status(diag, system) == "not-applicable":
+        others = [escape(s_) for f in diag.findings for s_ in f.evidence if s_.startswith("GPUs found")]
+        if others:
+            console.print(others[0] + ".")
+        console.print("[bold yellow]Nothing to diagnose[/]: this system has no AMD GPU and no ROCm (no AMD GPU in "
+                      "the PCI devices, the KFD topology or the ROCm tools; no ROCm install, package or ROCm build "
+                      "of PyTorch). rocm-wizard diagnoses AMD GPU systems; to look at one from here, give "
+                      "--snapshot its outputs.")
+        return
     if not diag.findings and lacking:
         console.print(f"[bold yellow]No problem seen, but too little to call it healthy[/]: the {where} does not "
                       f"show {' or '.join(escape(m) for m in lacking)}.")

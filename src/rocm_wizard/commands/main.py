@@ -124,7 +124,9 @@ def load_system(snapshot: Optional[str], venvs: Sequence[str] = ()):
             system.origin = "snapshot"
             return system
         if not os.path.exists(snapshot):
-            raise ValueError(f"snapshot {snapshot} does not exist")
+            from ..detect.bundle import missing
+
+            raise ValueError(missing(snapshot))
         try:
             from ..detect import detect_snapshot
         except ImportError:

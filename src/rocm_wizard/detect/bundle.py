@@ -67,6 +67,11 @@ class SnapshotError(Exception):
     """A snapshot path that cannot be used; the message is meant for the user."""
 
 
+def missing(path: object) -> str:
+    """The one wording, for every command, of a snapshot path that is not there."""
+    return "snapshot %s: no such file or directory" % path
+
+
 # --------------------------------------------------------------------------------------------
 # storage: a directory on disk or the members of a tarball held in memory
 
@@ -354,7 +359,7 @@ class BundleSource(Source):
         elif os.path.exists(path):
             raise SnapshotError("%s: not a regular file or a directory" % path)
         else:
-            raise SnapshotError("%s: no such file or directory" % path)
+            raise SnapshotError(missing(path))
         return store, _find_base(store)
 
     def _rel(self, *parts: str) -> str:
@@ -603,7 +608,7 @@ def open_snapshot(path: str) -> BundleSource:
         raise SnapshotError("no snapshot path given")
     path = os.path.expanduser(str(path))
     if not os.path.exists(path):
-        raise SnapshotError("%s: no such file or directory" % path)
+        raise SnapshotError(missing(path))
     pseudo = limits.pseudo_fs(path)
     if pseudo:
         raise SnapshotError("%s: on the kernel's %s pseudo-filesystem, not a snapshot bundle or a paste "

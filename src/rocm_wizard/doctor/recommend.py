@@ -67,7 +67,7 @@ def _blocker(ctx: Context, ids) -> Optional[str]:
         if s(ctx.system.origin) == "snapshot":
             return ("The snapshot says nothing about an AMD GPU: include rocminfo, lspci -nn or rocm-smi output (or run "
                     "the doctor on the machine itself) to get ways out.")
-        return "No AMD GPU was detected on this machine."
+        return "No AMD GPU was detected on this system."
     gfx = [g for g in ctx.primary_gfx]
     if not gfx:
         names = ", ".join(dict.fromkeys(v.label for v in ctx.primary))
@@ -250,8 +250,9 @@ def _docker(ctx: Context, facts: resolve.Facts, ids) -> Recommendation:
     srcs = list(docker_cat.tag_sources()) + list(docker_cat.host_sources())
     d = ctx.docker
     if d.daemon is not True:
-        why = ("The Docker daemon is not reachable on this machine." if d.daemon is False or s(d.client)
-               else "Docker was not detected on this machine.")
+        where = "in the snapshot" if s(ctx.system.origin) == "snapshot" else "on this system"
+        why = (f"The Docker daemon is not reachable {where}." if d.daemon is False or s(d.client)
+               else f"Docker was not detected {where}.")
         return Recommendation("docker", None, False, {}, why + " Install Docker to use AMD's rocm/pytorch image.", [], srcs)
     if ctx.wsl:
         return Recommendation("docker", None, False, {}, "AMD's documented container flags pass /dev/kfd, which WSL2 does "

@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 from urllib.parse import urlsplit
 
-from ..exitcodes import ERROR, USAGE
+from ..exitcodes import ERROR, NOT_APPLICABLE, USAGE
 from . import catalog_adapter as cat
 from .core import Fingerprint, Plan
 from .recipes import instantiate, load_recipe
@@ -80,8 +80,9 @@ def _os(system):
 
 
 def _explicit(choices: Choices, path: str) -> int:
-    """Exit status for a refusal: 64 when the user asked for this path, 1 when it was the default."""
-    return ERROR if getattr(choices, "_auto", False) or choices.path != path else USAGE
+    """Exit status for a refusal: 3 (the way out asked for does not apply to this system) when the
+    user asked for this path, 1 when it was the default."""
+    return ERROR if getattr(choices, "_auto", False) or choices.path != path else NOT_APPLICABLE
 
 
 def _user(system, choices: Choices) -> str:

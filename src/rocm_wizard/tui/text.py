@@ -123,7 +123,7 @@ def summary_rows(system: System) -> List[Tuple[str, str]]:
         for env in system.torch:
             tri = _join([f"{k} {v}" for k, v in sorted(env.triton.items())])
             where = env.path or env.site_packages or "?"
-            text = f"{where}: torch {env.version or '?'}" + (f", {tri}" if tri else "")
+            text = f"{where}: " + (f"torch {env.version}" if env.version else "torch not installed") + (f", {tri}" if tri else "")
             rows.append(("Venv", text))
     else:
         rows.append(("Venv", "no Python environment with torch found"))
@@ -162,8 +162,11 @@ def probe_result_text(name: str, system: System) -> str:
     if name == "rocm":
         return f"ROCm {system.rocm.version}" if system.rocm.version else "no ROCm install found"
     if name == "python":
-        n = len(system.torch)
-        return "no torch found" if n == 0 else _join([f"torch {t.version}" for t in system.torch])
+        with_torch = [t for t in system.torch if t.version]
+        if not with_torch:
+            return (f"torch not installed ({len(system.torch)} Python environment(s) checked)" if system.torch
+                    else "no torch found")
+        return _join([f"torch {t.version}" for t in with_torch])
     if name == "docker":
         return f"Docker {system.docker.client}" if system.docker.client else "not installed"
     if name == "access":

@@ -787,7 +787,7 @@ def probe(source: Source, system: System) -> None:
         for kind in ("rocminfo", "amd-smi", "rocm-smi", "lspci"):
             for raw in sh.outputs(source, system, kind):
                 if raw.error and "not in snapshot" not in raw.error and "disabled" not in raw.error:
-                    why.append("%s: %s" % (kind, raw.error))
+                    why.append(raw.error if raw.error.startswith(kind + ":") else "%s: %s" % (kind, raw.error))
         system.note("no GPU found" + (" (%s)" % "; ".join(why) if why else ""))
 
 
