@@ -428,3 +428,13 @@ def test_dict_input_is_accepted():
     sysm = healthy()
     sysm.rocm.apt_pins = []
     assert "apt-pin-missing" in diagnose(to_dict(sysm)).ids()
+
+
+def test_no_amd_gpu_needs_a_device_listing_in_a_snapshot():
+    # lsmod alone (tests/data/real/170: amdgpu loaded, no lspci/rocminfo pasted) shows no absence of a GPU
+    sysm = healthy()
+    sysm.gpus, sysm.torch, sysm.origin = [], [], "snapshot"
+    sysm.rocm.amdgpu_loaded = True
+    assert "no-amd-gpu" not in diagnose(sysm).ids()
+    sysm.origin = "live"  # on the machine itself detection looked at every device
+    assert "no-amd-gpu" in diagnose(sysm).ids()

@@ -67,12 +67,16 @@ def no_amd_gpu(ctx: Context, meta: RuleMeta) -> Optional[Match]:
         clues.append(f"ROCm is installed (host release {ctx.host_rocm or 'unknown'})")
     if ctx.rocm.amdgpu_loaded is True:
         clues.append("the amdgpu module is loaded but no AMD GPU agent was enumerated")
+    listed = bool(others)
     for text, where, sig in ctx.error_lines:
         if sig == "no_gpu_agent":
             clues.append(f"rocminfo lists only CPU agents ({where})")
+            listed = True
             break
     if not clues:
         return None  # nothing was detected at all: no basis for a claim
+    if s(ctx.system.origin) == "snapshot" and not listed:
+        return None  # a paste that lists no device (lsmod, a modprobe error) cannot show that there is no GPU
     clues.append("no AMD GPU in PCI listing, KFD topology or rocminfo")
     return Match(clues)
 
