@@ -198,6 +198,9 @@ def _arch(source: Source, info: OSInfo) -> None:
 
 # -- WSL / container -----------------------------------------------------------------------------
 
+_WSL_ROCMINFO = lazy(r"^[ \t]*WSL environment detected\.", re.M)
+
+
 def _wsl(source: Source, info: OSInfo) -> None:
     if info.kernel and p_uname.is_wsl(info.kernel):
         info.put("wsl", True, info.sources.get("kernel", "kernel"))
@@ -214,6 +217,10 @@ def _wsl(source: Source, info: OSInfo) -> None:
         ce = p_collect_env.parse_cached(raw.text)
         if ce.wsl:
             info.put("wsl", True, raw.source + "#Python platform")
+            return
+    for name, text in pastes(source):  # rocminfo of ROCm's WSL builds opens with this line
+        if "WSL environment detected" in text and _WSL_ROCMINFO.search(text):
+            info.put("wsl", True, paste_label(name) + " (rocminfo: 'WSL environment detected.')")
             return
     if info.kernel:
         info.put("wsl", False, info.sources.get("kernel", "kernel"))
