@@ -77,6 +77,8 @@ def test_quoted_paste_loses_its_quote_marks_only_when_all_lines_are_quoted():
         "03:00.0 VGA", "        Kernel modules: amdgpu", "", "nested"]
     mixed = "x > y\n> quoted"
     assert clean_lines(mixed) == ["x > y", "> quoted"]
+    repl = ">>> import torch\n>>> torch.cuda.is_available()"
+    assert clean_lines(repl) == [">>> import torch", ">>> torch.cuda.is_available()"]
 
 
 def test_unclaimed_gpu_is_a_sighting_in_a_snapshot(tmp_path):

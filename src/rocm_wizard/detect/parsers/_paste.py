@@ -76,6 +76,8 @@ def _unquote(lines: List[str]) -> List[str]:
     the lines without their quote marks (nested ones too)."""
     if not all(l.lstrip().startswith(">") for l in lines if l.strip()) or not any(l.strip() for l in lines):
         return lines
+    if any(l.lstrip().startswith(">>>") for l in lines):  # a Python prompt, not a quote
+        return lines
     out = []
     for l in lines:
         s = l.lstrip()
