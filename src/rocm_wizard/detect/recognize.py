@@ -36,6 +36,7 @@ PARSERS: Tuple[str, ...] = (
     "rocm_wizard.detect.parsers.apt_policy",
     "rocm_wizard.detect.parsers.sysfs",
     "rocm_wizard.detect.parsers.rocm_version",
+    "rocm_wizard.detect.parsers.hipconfig",
     "rocm_wizard.detect.parsers.opt_listing",
     # the OS / Python / error side
     "rocm_wizard.detect.parsers.os_release",
@@ -55,6 +56,7 @@ THRESHOLD = 0.35  # below this a segment is left unrecognised (kind None)
 _COMMAND_HINTS: Tuple[Tuple[str, str], ...] = (
     (r"(^|/)rocminfo\b|(^|/)rocm_agent_enumerator\b", "rocminfo"),
     (r"\.info/version\b|rocm_version\.h\b", "rocm-info-version"),
+    (r"(^|/)hipconfig\b|share/hip/version\b", "hipconfig"),
     (r"(^|/)ls\b[^|]*\s/opt/?\s*$|update-alternatives\s+--display\s+rocm\b", "opt-listing"),
     (r"(^|/)pacman\s+-Q", "pacman-list"),
     (r"(^|/)apt(-cache)?\s+show\b", "apt-list"),

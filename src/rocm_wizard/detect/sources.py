@@ -89,6 +89,7 @@ KIND_COMMANDS: Dict[str, List[List[str]]] = {
     "apt-prefs": [],
     "kfd-properties": [],
     "rocm-info-version": [],  # cat /opt/rocm/.info/version
+    "hipconfig": [],  # hipconfig [--version], cat share/hip/version; live: the file is read
     "opt-listing": [],  # ls /opt, ls -l /opt, update-alternatives --display rocm
     "pacman-list": [],  # pacman -Q (Arch)
 }
