@@ -22,6 +22,7 @@ import posixpath
 import re
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from ...catalog import streams
 from ...model import System, TorchEnv
 from ..parsers import collect_env as p_collect_env
 from ..parsers import paste_facts as p_paste_facts
@@ -38,6 +39,11 @@ CONDA_DIRS = ("miniconda3", "anaconda3", "miniforge3", "mambaforge", "micromamba
 MAX_ENVS = 48  # environments examined at most
 MAX_HOME_ENTRIES = 256  # entries of $HOME looked into for ~/*/venv
 
+# ROCm as pip wheels (TheRock): the rocm selector, rocm-sdk-core / -libraries[-<family>] / -device-<target> / -devel,
+# and AMD's torch device wheels amd-torch-device-<target>
+_ROCM_WHEEL = lazy(r"^(?:rocm|rocm-sdk(?:-[a-z0-9-]+)?|amd-torch-device-[a-z0-9-]+)$")
+_DEVICE_WHEEL = lazy(r"^(?:amd-torch-device|rocm-sdk-device|rocm-sdk-libraries)-(?P<target>(?:gfx[0-9a-z-]+|all))$", re.I)
+_LABEL_ROCM = lazy(r"^(?:dev)?rocm(?P<rocm>\d+(?:\.\d+)*(?:(?:a|rc)\d+)?(?:\.dev\d+)?)", re.I)
 _DIST = lazy(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9_.]*?)-(?P<ver>\d[^-]*?)(?:-py\d[\w.]*)?\.(?:dist-info|egg-info)$")
 _PYDIR = lazy(r"^python(\d+\.\d+)t?$")
 
@@ -203,7 +209,8 @@ def _examine(source: Source, e: Dict[str, str], root: str, how: str) -> List[Tor
         dists = _dists(names)
         has_torch = "torch" in dists or "torch" in names
         has_triton = any(d in dists for d in TRITON_DISTS) or "triton" in names
-        if not (has_torch or has_triton or wanted):
+        has_rocm = any(_ROCM_WHEEL.match(d) for d in dists) or any(n.startswith("_rocm_sdk") for n in names)
+        if not (has_torch or has_triton or has_rocm or wanted):
             continue
         t = TorchEnv(active=how.startswith("active"))
         t.put("path", venv_root or site, "dir:" + (venv_root or site))
@@ -218,6 +225,12 @@ def _examine(source: Source, e: Dict[str, str], root: str, how: str) -> List[Tor
         _torch(source, site, names, dists, t)
         _companions(dists, site, t)
         _triton(source, e, site, names, dists, t, how)
+        for n in sorted(names):
+            if n.startswith("_rocm_sdk") and "." not in n:
+                t.note("%s/%s: ROCm from the rocm pip wheels" % (site, n))
+                t.rocm_wheels.setdefault(n, "")
+                t.sources.setdefault("rocm_wheels", "dir:" + site)
+        classify_rocm(t)
         if not has_torch:
             t.note("no torch in %s" % site)
         out.append(t)
@@ -284,8 +297,7 @@ def _torch(source: Source, site: str, names: Sequence[str], dists: Dict[str, Tup
         elif hip_set or cuda_set:
             t.put("build", "cpu", vlabel)
         _rocm_set, rocm = _attr(vraw.text, "rocm")
-        if rocm:
-            t.note("torch reports its own ROCm %s (a TheRock-style build)" % rocm)
+        t.put("rocm", rocm, vlabel + "#rocm")
     if "torch" in dists:
         ver, dname = dists["torch"]
         mpath = posixpath.join(site, dname, "METADATA")
@@ -328,6 +340,52 @@ def _companions(dists: Dict[str, Tuple[str, str]], site: str, t: TorchEnv) -> No
             t.packages[name] = dists[name][0]
     if t.packages:
         t.sources.setdefault("packages", "dir:" + site)
+    rocm_wheels(t, {name: v for name, (v, _d) in dists.items()}, "dir:" + site)
+
+
+def rocm_wheels(t: TorchEnv, pkgs: Dict[str, str], label: str) -> None:
+    """The ROCm pip wheels among ``pkgs`` (normalised name -> version) and the targets of the device wheels."""
+    for name in sorted(pkgs):
+        if _ROCM_WHEEL.match(name):
+            t.rocm_wheels[name] = pkgs[name]
+            t.sources.setdefault("rocm_wheels", label)
+            m = _DEVICE_WHEEL.match(name)
+            if m and m.group("target").lower() not in t.device_gfx:
+                t.device_gfx.append(m.group("target").lower())
+                t.sources.setdefault("device_gfx", label)
+
+
+def classify_rocm(t: TorchEnv) -> None:
+    """The ROCm a torch build is for, where its ROCm user space comes from (stream) and its channel.
+
+    * ``rocm``: ``torch.version.rocm`` (TheRock builds), else the local label (``+rocm7.14.0``,
+      ``+rocm6.2``, ``+rocm7.10.0a20251015``, ``+devrocm7.12.0.dev0...``); never ``torch.version.hip``;
+    * stream ``pip``: the build takes ROCm from the ``rocm`` wheels (Core SDK releases 7.14 and later,
+      previews, AMD's indexes: pytorch/pytorch#191688), or the venv carries them; ``legacy``: ROCm
+      bundled in torch/lib (download.pytorch.org up to rocm7.2);
+    * channel ``nightly`` / ``preview`` (7.9-7.13) / ``source`` (a git build, e.g. ``2.6.0a0+git...``
+      of AMD's rocm/pytorch images) / ``release``."""
+    version = t.version or ""
+    label = version.split("+", 1)[1] if "+" in version else ""
+    m = _LABEL_ROCM.match(label)
+    if m:
+        t.put("rocm", m.group("rocm"), t.sources.get("version", "version-label") + " (local label)", overwrite=False)
+    of = streams.stream_of(t.rocm) if t.rocm else None
+    has_rocm = any(k in t.rocm_wheels for k in ("rocm", "rocm-sdk-core")) or any(
+        k.startswith("_rocm_sdk") for k in t.rocm_wheels)
+    if t.build == "rocm" or t.rocm or has_rocm:
+        if has_rocm or (of is not None and of.stream == "core-sdk"):
+            t.put("stream", "pip", t.sources.get("rocm_wheels") or t.sources.get("rocm") or "")
+        elif of is not None and of.stream == "legacy":
+            t.put("stream", "legacy", t.sources.get("rocm", ""))
+    if streams.is_nightly(version) or streams.is_nightly(t.rocm):
+        t.put("channel", "nightly", t.sources.get("version", ""))
+    elif of is not None and of.channel == "preview":
+        t.put("channel", "preview", t.sources.get("rocm", ""))
+    elif "+git" in version:
+        t.put("channel", "source", t.sources.get("version", ""))
+    elif of is not None:
+        t.put("channel", "release", t.sources.get("rocm", ""))
 
 
 def _is_dir(source: Source, path: str) -> bool:
@@ -405,12 +463,18 @@ def _paste_env(label: str, version: Optional[str], pkgs: Dict[str, str]) -> Torc
             t.packages[name] = pkgs[name]
     if t.packages:
         t.sources.setdefault("packages", label)
+    rocm_wheels(t, {norm_name(k): v for k, v in pkgs.items()}, label)
     return t
 
 
 def _merge(into: TorchEnv, other: TorchEnv) -> None:
-    for name in ("version", "build", "hip", "cuda", "python", "torchvision", "torchaudio"):
+    for name in ("version", "build", "hip", "cuda", "python", "torchvision", "torchaudio", "rocm"):
         into.put(name, getattr(other, name), other.sources.get(name, ""), overwrite=False)
+    for k, v in other.rocm_wheels.items():
+        into.rocm_wheels.setdefault(k, v)
+    for g in other.device_gfx:
+        if g not in into.device_gfx:
+            into.device_gfx.append(g)
     for k, v in other.triton.items():
         into.triton.setdefault(k, v)
     for k, v in other.packages.items():
@@ -451,7 +515,7 @@ def _from_pastes(source: Source, system: System) -> None:
         if not pp.ok:
             continue
         t = _paste_env(raw.source, pp.packages.get("torch") or None, pp.packages)
-        if not (t.version or t.triton):
+        if not (t.version or t.triton or t.rocm_wheels):
             continue
         found.append(t)
     if not found:
@@ -466,6 +530,7 @@ def _from_pastes(source: Source, system: System) -> None:
     for t in found:
         if t.build is None and t.version:
             t.put("build", build_from_version(t.version), "version-label")
+        classify_rocm(t)
         same = next((m for m in merged if t.version and m.version == t.version), None)
         if same is None and t.version:
             # collect_env's "PyTorch version" and its own "[pip3] torch==" can differ in the local label
@@ -473,6 +538,7 @@ def _from_pastes(source: Source, system: System) -> None:
                          and (m.hip or t.hip) and not (m.hip and t.hip and m.hip != t.hip)), None)
         if same is not None:
             _merge(same, t)
+            classify_rocm(same)
         else:
             merged.append(t)
     system.torch.extend(merged)
