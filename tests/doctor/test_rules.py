@@ -520,3 +520,12 @@ def test_preview_host_release_is_named():
     core_sdk_host(sysm, "7.13.0")
     f = diagnose(sysm).finding("preview-or-nightly-build")
     assert f is not None and any("7.13.0 is a technology preview" in e for e in f.evidence)
+    assert f.severity == "warning"
+
+
+def test_a_nightly_torch_alone_is_named_for_information():
+    sysm = healthy()
+    s_nightly_torch(sysm)
+    f = diagnose(sysm).finding("preview-or-nightly-build")
+    assert f is not None and f.severity == "info"
+    assert any("is a nightly build (ROCm 7.10.0a20251015)" in e for e in f.evidence)

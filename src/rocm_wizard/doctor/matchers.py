@@ -1173,12 +1173,15 @@ def preview_or_nightly(ctx: Context, meta: RuleMeta) -> Optional[Match]:
         if s(name).startswith("amdrocm") and streams.is_nightly(s(version)):
             ev.append(f"package {s(name)} {s(version)} is a nightly build" + _src(ctx.rocm, "packages"))
             break
+    host_ev = len(ev)
     for v in ctx.envs:
         ch = s(getattr(v.env, "channel", None))
         if ch in ("preview", "nightly"):
             rocm = s(v.env.rocm)
             what = "a nightly build" if ch == "nightly" else "built for a preview ROCm"
             ev.append(f"{v.label}: torch {v.version} is {what}" + (f" (ROCm {rocm})" if rocm else "") + _src(v.env, "version"))
-    return Match(ev) if ev else None
+    if not ev:
+        return None
+    return Match(ev, severity="warning") if host_ev else Match(ev)
 
 __all__ = ["MATCHERS", "Match", "rule"]
