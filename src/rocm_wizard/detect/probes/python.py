@@ -370,6 +370,12 @@ def classify_rocm(t: TorchEnv) -> None:
     m = _LABEL_ROCM.match(label)
     if m:
         t.put("rocm", m.group("rocm"), t.sources.get("version", "version-label") + " (local label)", overwrite=False)
+    if t.rocm is None and not version:  # no torch listed: its device wheels carry torch's own label
+        for name, v in sorted(t.rocm_wheels.items()):
+            m = _LABEL_ROCM.match(v.split("+", 1)[1]) if name.startswith("amd-torch-device-") and "+" in v else None
+            if m and streams.stream_of(m.group("rocm")) is not None:
+                t.put("rocm", m.group("rocm"), "%s (%s %s)" % (t.sources.get("rocm_wheels", ""), name, v))
+                break
     of = streams.stream_of(t.rocm) if t.rocm else None
     has_rocm = any(k in t.rocm_wheels for k in ("rocm", "rocm-sdk-core")) or any(
         k.startswith("_rocm_sdk") for k in t.rocm_wheels)
@@ -505,7 +511,7 @@ def _from_pastes(source: Source, system: System) -> None:
             t.note("HIP runtime version (from torch's build config): %s" % ce.hip_runtime)
         if ce.miopen:
             t.note("MIOpen runtime version: %s" % ce.miopen)
-        if t.version or t.triton:
+        if t.version or t.triton or t.rocm_wheels:
             found.append(t)
     pip_outs = ok_outputs(source, "pip-freeze")
     if not pip_outs and not found:
