@@ -276,3 +276,19 @@ def test_streams_catalog_cites_known_sources():
     assert streams.all_sources()
     for tag in streams.all_sources():
         assert sources.get(tag) is not None, tag
+
+
+def test_uv_install_summary_is_read_and_removed_lines_are_not_kept():
+    from rocm_wizard.detect.parsers import pip_freeze
+    text = ("Resolved 3 packages in 1.0s\nInstalled 2 packages in 30ms\n - torch==2.6.0+rocm6.2\n"
+            " + torch==2.13.0+rocm10.0.0\n + rocm-sdk-core==10.0.0\n + rocm==10.0.0\n")
+    p = pip_freeze.parse(text)
+    assert p.get("torch") == "2.13.0+rocm10.0.0" and p.get("rocm-sdk-core") == "10.0.0"
+    assert pip_freeze.looks_like(text) >= 0.6
+
+
+def test_collect_env_tail_alone_gives_the_device_wheels(tmp_path):
+    text = ("Versions of relevant libraries:\n[pip3] amd-torch-device-gfx1100==2.13.0+rocm10.0.0\n"
+            "[pip3] numpy==2.3.0\n[pip3] triton-rocm==3.7.1\n")
+    (t,) = pasted(tmp_path, env=text).torch
+    assert t.device_gfx == ["gfx1100"] and t.rocm == "10.0.0" and t.stream == "pip"

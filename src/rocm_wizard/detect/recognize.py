@@ -79,7 +79,7 @@ _COMMAND_HINTS: Tuple[Tuple[str, str], ...] = (
     (r"/etc/apt/preferences", "apt-prefs"),
     (r"/kfd/topology/nodes/", "kfd-properties"),
     (r"collect_env", "collect_env"),
-    (r"(^|/)pip3?\s+(freeze|list)\b|(^|/)uv\s+pip\s+(freeze|list)\b|-m\s+pip\s+(freeze|list)\b", "pip-freeze"),
+    (r"(^|/)pip3?\s+(freeze|list)\b|(^|/)uv\s+pip\s+(freeze|list|install|sync)\b|-m\s+pip\s+(freeze|list)\b", "pip-freeze"),
     (r"(^|/)dmesg\b|journalctl\s+-k", "dmesg"),
     (r"(^|/)docker\s+images\b", "docker-images"),
     (r"(^|/)docker\s+(version|--version)\b", "docker-version"),

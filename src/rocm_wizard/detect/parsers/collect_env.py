@@ -165,8 +165,9 @@ def looks_like(text: object) -> float:
         return 0.97
     if not hits and any(l.startswith("Versions of relevant libraries") for l in ls[:5]):
         # only the report's last part was pasted (or kept): its [pip3] / [conda] lines
-        libs = sum(1 for l in ls[:200] if l.startswith(("[pip3]", "[conda]")) and _PIP_LINE.match(l.strip()))
-        return 0.7 if libs >= 2 and libs >= (min(len(ls), 200) - 1) * 0.8 else 0.0
+        body = [l.strip() for l in ls[:200] if l.strip()]
+        libs = sum(1 for l in body if l.startswith(("[pip3]", "[conda]")) and _PIP_LINE.match(l))
+        return 0.7 if libs >= 2 and libs >= (len(body) - 1) * 0.8 else 0.0
     if strong >= 1 and hits >= 2:
         return 0.8
     if hits >= 3:
