@@ -292,3 +292,19 @@ def test_collect_env_tail_alone_gives_the_device_wheels(tmp_path):
             "[pip3] numpy==2.3.0\n[pip3] triton-rocm==3.7.1\n")
     (t,) = pasted(tmp_path, env=text).torch
     assert t.device_gfx == ["gfx1100"] and t.rocm == "10.0.0" and t.stream == "pip"
+
+
+def test_documented_pasted_ls_opt_rocm_and_alternatives_core(tmp_path):
+    text = ("$ ls /opt/rocm\nbin  core  core-10  core-10.0  core-7.14  extras-10  include  lib  libexec  share\n"
+            "$ update-alternatives --display core\ncore - auto mode\n  link best version is /opt/rocm/core-10.0\n"
+            "  link currently points to /opt/rocm/core-10.0\n  link core is /opt/rocm/core\n"
+            "/opt/rocm/core-10.0 - priority 1000000\n/opt/rocm/core-7.14 - priority 71400\n")
+    r = pasted(tmp_path, opt=text).rocm
+    assert {i.path: (i.stream, i.active) for i in r.installs} == {
+        "/opt/rocm/core-10.0": ("core-sdk", True), "/opt/rocm/core-7.14": ("core-sdk", False)}
+    assert r.core_target == "/opt/rocm/core-10.0" and r.version == "10.0" and r.stream == "core-sdk"
+
+
+def test_pasted_core_sdk_release_file(tmp_path):
+    r = pasted(tmp_path, v="$ cat /opt/rocm/core-10.0/.info/version-rocm\n10.0.0-4\n").rocm
+    assert (r.version, r.stream) == ("10.0.0", "core-sdk")

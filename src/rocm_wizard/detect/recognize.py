@@ -57,7 +57,7 @@ _COMMAND_HINTS: Tuple[Tuple[str, str], ...] = (
     (r"(^|/)rocminfo\b|(^|/)rocm_agent_enumerator\b", "rocminfo"),
     (r"\.info/version\b|rocm_version\.h\b", "rocm-info-version"),
     (r"(^|/)hipconfig\b|share/hip/version\b", "hipconfig"),
-    (r"(^|/)ls\b[^|]*\s/opt/?\s*$|update-alternatives\s+--display\s+rocm\b", "opt-listing"),
+    (r"(^|/)ls\b[^|]*\s/opt(?:/rocm)?/?\s*$|update-alternatives\s+--display\s+(?:rocm|core(?:-\d+)?)\b", "opt-listing"),
     (r"(^|/)pacman\s+-Q", "pacman-list"),
     (r"(^|/)apt(-cache)?\s+show\b", "apt-list"),
     (r"(^|/)dpkg\s+(-s|--status)\b", "dpkg"),

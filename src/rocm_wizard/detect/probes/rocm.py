@@ -161,6 +161,8 @@ def _pasted_installs(source: Source, system: System, r: RocmInfo) -> None:
             inst = RocmInstall(path="/opt/rocm")
             inst.put("version", rel.version, raw.source)
             inst.put("build", rel.build, raw.source)
+            of = streams.stream_of(rel.version)
+            inst.put("stream", of.stream if of else None, raw.source)
             inst.note("from a pasted release file; which /opt/rocm* it was is not known")
             r.installs.append(inst)
             return
@@ -171,9 +173,26 @@ def _pasted_installs(source: Source, system: System, r: RocmInfo) -> None:
                 continue
             inst = RocmInstall(path=path)
             inst.put("version", ver, raw.source + " (directory name)")
+            of = streams.stream_of(ver)
+            inst.put("stream", of.stream if of else None, raw.source + " (directory name)")
             r.installs.append(inst)
         if lst.target and not r.opt_rocm_target:
             r.put("opt_rocm_target", lst.target, raw.source)
+        if lst.core_target and not r.core_target:
+            r.put("core_target", lst.core_target, raw.source)
+        for xy in lst.core_streams:
+            path = "/opt/rocm/core-" + xy
+            if any(i.path == path for i in r.installs):
+                continue
+            inst = RocmInstall(path=path)
+            inst.put("version", xy, raw.source + " (directory name)")
+            inst.put("stream", "core-sdk", raw.source + " (directory name)")
+            inst.note("%s: the directory name gives the Core SDK stream %s, not its patch release" % (path, xy))
+            r.installs.append(inst)
+    if r.core_target:
+        for inst in r.installs:
+            if inst.stream == "core-sdk":
+                inst.put("active", inst.path == r.core_target, r.sources.get("core_target", ""))
 
 
 # ---------------------------------------------------------------------------------------------
