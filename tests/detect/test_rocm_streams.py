@@ -308,3 +308,21 @@ def test_documented_pasted_ls_opt_rocm_and_alternatives_core(tmp_path):
 def test_pasted_core_sdk_release_file(tmp_path):
     r = pasted(tmp_path, v="$ cat /opt/rocm/core-10.0/.info/version-rocm\n10.0.0-4\n").rocm
     assert (r.version, r.stream) == ("10.0.0", "core-sdk")
+
+
+def test_distribution_rocm_in_usr_live(tmp_path):
+    # the layout of Debian's / Ubuntu's own packages: librocm-core.so.1 in the multiarch dir, the header from -dev
+    _w(tmp_path, "usr/lib/x86_64-linux-gnu/librocm-core.so.1")
+    _w(tmp_path, "usr/include/rocm-core/rocm_version.h",
+       "#define ROCM_VERSION_MAJOR 7\n#define ROCM_VERSION_MINOR 1\n#define ROCM_VERSION_PATCH 0\n")
+    r = probe(tmp_path).rocm
+    assert (r.version, r.stream, r.streams) == ("7.1.0", "distro", ["distro"])
+    assert [i.path for i in r.installs] == ["/usr"]
+
+
+def test_distribution_rocm_in_usr_next_to_core_sdk_live(tmp_path):
+    core_sdk_tree(tmp_path, "10.0.0")
+    _w(tmp_path, "usr/lib64/librocm-core.so.1")
+    r = probe(tmp_path).rocm
+    assert r.streams == ["core-sdk", "distro"] and r.version == "10.0.0"
+    assert any(i.path == "/usr" and i.version is None for i in r.installs)

@@ -113,6 +113,30 @@ def _core_sdk_layout(source: Source, r: RocmInfo) -> List[str]:
     return trees
 
 
+# a distribution's own ROCm lives in /usr (Ubuntu 26.04, Debian's librocm-core1, Fedora's rocm-core):
+# its rocm-core library is the marker, the header (with -dev packages) the release
+DISTRO_MARKERS = ("/usr/lib/x86_64-linux-gnu/librocm-core.so.1", "/usr/lib/aarch64-linux-gnu/librocm-core.so.1",
+                  "/usr/lib64/librocm-core.so.1", "/usr/lib/librocm-core.so.1")
+
+
+def _distro_tree(source: Source, r: RocmInfo) -> None:
+    marker = next((p for p in DISTRO_MARKERS if sh.exists(source, p)), None)
+    if marker is None:
+        return
+    inst = RocmInstall(path="/usr")
+    inst.put("stream", "distro", "file:" + marker)
+    hdr = sh.read_text(source, "/usr/include/rocm-core/rocm_version.h", 65536)
+    if hdr is not None:
+        rel = rv.parse_version_header(hdr.text)
+        inst.put("version", rel.version, hdr.source)
+    hip = sh.read_text(source, "/usr/share/hip/version", 4096)
+    if hip is not None:
+        inst.put("hip_version", hipconfig.parse(hip.text).full, hip.source)
+    if inst.version is None:
+        inst.note("a distribution's ROCm is in /usr (%s); its release is in its packages" % marker)
+    r.installs.append(inst)
+
+
 def _installs(source: Source, r: RocmInfo) -> None:
     names = [n for n in sh.listdir(source, "/opt") if _ROCM_DIR.match(n)]
     target = _resolve(source, "/opt/rocm")
@@ -147,6 +171,7 @@ def _installs(source: Source, r: RocmInfo) -> None:
     for inst in r.installs:
         if active is not None:
             inst.put("active", inst.path == active, "link:" + ("/opt/rocm/core" if r.core_target == active else "/opt/rocm"))
+    _distro_tree(source, r)
     if cores and target is None:
         r.note("/opt/rocm is a directory with the Core SDK's alternatives (bin/, lib/ ...), not a link to one "
                "/opt/rocm-X.Y.Z: /opt/rocm/.info/version does not exist on a Core SDK install")
@@ -539,11 +564,12 @@ def _version(source: Source, system: System, r: RocmInfo, found: List[Tuple[pack
         if r.version is None:
             r.put("version", d[0], "%s (%s %s)" % (label, d[1].name, d[1].version))
             r.put("stream", "distro", "%s (%s)" % (label, d[1].name))
-        if not any(i.stream == "distro" for i in r.installs):
+        inst = next((i for i in r.installs if i.stream == "distro"), None)
+        if inst is None:
             inst = RocmInstall(path="/usr")
-            inst.put("version", d[0], "%s (%s %s)" % (label, d[1].name, d[1].version))
             inst.put("stream", "distro", label)
             r.installs.append(inst)
+        inst.put("version", d[0], "%s (%s %s)" % (label, d[1].name, d[1].version), overwrite=False)
         r.note("ROCm %s comes from the distribution's own packages (%s %s, in /usr), not from AMD's repositories"
                % (d[0], d[1].name, d[1].version))
     for raw, res in sh.parsed(source, system, "hipconfig", hipconfig.parse):
