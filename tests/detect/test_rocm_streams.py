@@ -326,3 +326,11 @@ def test_distribution_rocm_in_usr_next_to_core_sdk_live(tmp_path):
     r = probe(tmp_path).rocm
     assert r.streams == ["core-sdk", "distro"] and r.version == "10.0.0"
     assert any(i.path == "/usr" and i.version is None for i in r.installs)
+
+
+def test_pasted_ls_l_opt_marks_the_legacy_tree_in_use(tmp_path):
+    text = ("$ ls -l /opt\nlrwxrwxrwx  1 root root   22 Jun  3 10:00 rocm -> /opt/rocm-6.4.1\n"
+            "drwxr-xr-x 11 root root 4096 Jun  3 10:00 rocm-6.2.4\ndrwxr-xr-x 11 root root 4096 Jun  3 10:00 rocm-6.4.1\n")
+    r = pasted(tmp_path, opt=text).rocm
+    assert r.version == "6.4.1" and r.stream == "legacy"
+    assert {i.path: i.active for i in r.installs} == {"/opt/rocm-6.2.4": False, "/opt/rocm-6.4.1": True}

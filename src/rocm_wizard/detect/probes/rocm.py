@@ -214,10 +214,10 @@ def _pasted_installs(source: Source, system: System, r: RocmInfo) -> None:
             inst.put("stream", "core-sdk", raw.source + " (directory name)")
             inst.note("%s: the directory name gives the Core SDK stream %s, not its patch release" % (path, xy))
             r.installs.append(inst)
-    if r.core_target:
+    for link, stream in ((r.core_target, "core-sdk"), (r.opt_rocm_target, "legacy")):
         for inst in r.installs:
-            if inst.stream == "core-sdk":
-                inst.put("active", inst.path == r.core_target, r.sources.get("core_target", ""))
+            if link and inst.stream == stream and inst.active is None:
+                inst.put("active", inst.path == link, r.sources.get("core_target" if stream == "core-sdk" else "opt_rocm_target", ""))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -522,6 +522,8 @@ def _version(source: Source, system: System, r: RocmInfo, found: List[Tuple[pack
     pkgs = [p for p, _l in found]
     labels = {id(p): l for p, l in found}
     active = next((i for i in r.installs if i.active), None)
+    if active is None and r.opt_rocm_target:
+        active = next((i for i in r.installs if i.path == r.opt_rocm_target), None)
     if active is None and r.opt_rocm_target is None and r.installs and r.installs[0].path == "/opt/rocm":
         active = r.installs[0]
     versioned = [i for i in r.installs if i.version]
