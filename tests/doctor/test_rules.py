@@ -529,3 +529,14 @@ def test_a_nightly_torch_alone_is_named_for_information():
     f = diagnose(sysm).finding("preview-or-nightly-build")
     assert f is not None and f.severity == "info"
     assert any("is a nightly build (ROCm 7.10.0a20251015)" in e for e in f.evidence)
+
+
+def test_a_core_sdk_torch_is_never_given_its_hip_version_as_its_rocm():
+    from rocm_wizard.doctor.context import Context
+    t = core_sdk_torch()
+    t.version, t.hip = "2.13.0a0+gitdeadbee", "7.15.26333"  # no ROCm in the label
+    sysm = healthy()
+    sysm.torch = [t]
+    assert Context(sysm).envs[0].wheel_rocm == "10.0.0"
+    t.rocm = None
+    assert Context(sysm).envs[0].wheel_rocm is None
