@@ -540,3 +540,15 @@ def test_a_core_sdk_torch_is_never_given_its_hip_version_as_its_rocm():
     assert Context(sysm).envs[0].wheel_rocm == "10.0.0"
     t.rocm = None
     assert Context(sysm).envs[0].wheel_rocm is None
+
+
+@pytest.mark.parametrize("stream", ["core-sdk", "distro"])
+def test_tools_in_usr_bin_need_no_rocm_bin_on_path(stream):
+    sysm = healthy()
+    core_sdk_host(sysm)
+    sysm.rocm.stream = stream
+    sysm.access.path_has_rocm_bin = False
+    sysm.access.env["PATH"] = "/usr/local/bin:/usr/bin:/bin"
+    assert "rocm-bin-not-on-path" not in diagnose(sysm).ids()
+    sysm.rocm.stream = "legacy"
+    assert "rocm-bin-not-on-path" in diagnose(sysm).ids()

@@ -340,6 +340,8 @@ def opt_rocm_elsewhere(ctx: Context, meta: RuleMeta) -> Optional[Match]:
 def rocm_bin_path(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     if ctx.access.path_has_rocm_bin is not False or not (ctx.rocm.installs or ctx.host_rocm):
         return None
+    if s(ctx.rocm.stream) in ("core-sdk", "distro"):
+        return None  # the Core SDK's alternatives and a distribution's packages put the tools in /usr/bin
     path = ctx.env.get("PATH", "")
     return Match(["ROCm is installed" + (f" ({ctx.host_rocm})" if ctx.host_rocm else ""),
                   "PATH has no ROCm bin directory" + (f": {path[:160]}" if path else "")])
