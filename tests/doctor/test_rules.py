@@ -552,3 +552,11 @@ def test_tools_in_usr_bin_need_no_rocm_bin_on_path(stream):
     assert "rocm-bin-not-on-path" not in diagnose(sysm).ids()
     sysm.rocm.stream = "legacy"
     assert "rocm-bin-not-on-path" in diagnose(sysm).ids()
+
+
+def test_legacy_torch_on_core_sdk_without_a_detected_stream():
+    # a detect --json written before streams were recorded: the version label tells
+    sysm = healthy()
+    core_sdk_host(sysm)
+    assert sysm.torch[0].stream is None and sysm.torch[0].version == "2.8.0+rocm6.4"
+    assert "torch-legacy-on-core-sdk" in diagnose(sysm).ids()

@@ -1094,12 +1094,24 @@ def rocm_streams_mixed(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     return Match(ev + ["one of the streams is seen only as a directory, not as installed packages"], severity="warning")
 
 
+def _env_stream(v) -> str:
+    """The environment's stream as detected; for records without one (a detect --json of an older
+    rocm-wizard), a legacy ROCm in the version label with no rocm wheels next to it."""
+    from ..catalog import streams
+
+    st = s(getattr(v.env, "stream", None))
+    if st or getattr(v.env, "rocm_wheels", None):
+        return st
+    of = streams.stream_of(wheels.rocm_of_version(v.version))
+    return "legacy" if of is not None and of.stream == "legacy" else ""
+
+
 @rule("torch-legacy-on-core-sdk")
 def torch_legacy_on_core_sdk(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     if not _host_is_core_sdk(ctx):
         return None
     ev = [f"{v.label}: torch {v.version} carries its own ROCm {s(v.env.rocm) or v.wheel_rocm or '?'} (legacy, bundled "
-          f"in torch/lib)" for v in ctx.rocm_envs if s(getattr(v.env, "stream", None)) == "legacy"]
+          f"in torch/lib)" for v in ctx.rocm_envs if _env_stream(v) == "legacy"]
     if not ev:
         return None
     return Match(ev + [f"host ROCm {ctx.host_rocm or '?'} is the Core SDK" + _src(ctx.rocm, "version")])
