@@ -334,3 +334,17 @@ def test_pasted_ls_l_opt_marks_the_legacy_tree_in_use(tmp_path):
     r = pasted(tmp_path, opt=text).rocm
     assert r.version == "6.4.1" and r.stream == "legacy"
     assert {i.path: i.active for i in r.installs} == {"/opt/rocm-6.2.4": False, "/opt/rocm-6.4.1": True}
+
+
+def test_documented_rocm_sdk_cli_outputs(tmp_path):
+    # the outputs TheRock's RELEASES.md shows for `rocm-sdk targets`; the version line is the rocm wheels' version
+    text = "$ rocm-sdk version\n7.14.0\n$ rocm-sdk targets\ngfx1100;gfx1101;gfx1102\n"
+    (t,) = pasted(tmp_path, sdk=text).torch
+    assert t.rocm_wheels == {"rocm": "7.14.0"} and t.device_gfx == ["gfx1100", "gfx1101", "gfx1102"]
+    assert t.stream == "pip"
+
+
+def test_rocm_sdk_outputs_join_the_one_pasted_venv(tmp_path):
+    text = "$ pip freeze\ntorch==2.12.0+rocm7.14.0\n$ rocm-sdk targets\ngfx1201\n"
+    (t,) = pasted(tmp_path, venv=text).torch
+    assert t.version == "2.12.0+rocm7.14.0" and t.device_gfx == ["gfx1201"] and t.stream == "pip"

@@ -37,6 +37,7 @@ PARSERS: Tuple[str, ...] = (
     "rocm_wizard.detect.parsers.sysfs",
     "rocm_wizard.detect.parsers.rocm_version",
     "rocm_wizard.detect.parsers.hipconfig",
+    "rocm_wizard.detect.parsers.rocm_sdk",
     "rocm_wizard.detect.parsers.opt_listing",
     # the OS / Python / error side
     "rocm_wizard.detect.parsers.os_release",
@@ -57,6 +58,7 @@ _COMMAND_HINTS: Tuple[Tuple[str, str], ...] = (
     (r"(^|/)rocminfo\b|(^|/)rocm_agent_enumerator\b", "rocminfo"),
     (r"\.info/version\b|rocm_version\.h\b", "rocm-info-version"),
     (r"(^|/)hipconfig\b|share/hip/version\b", "hipconfig"),
+    (r"(^|/)rocm-sdk\s+(?:version|targets)\b|-m\s+rocm_sdk\s+(?:version|targets)\b", "rocm-sdk"),
     (r"(^|/)ls\b[^|]*\s/opt(?:/rocm)?/?\s*$|update-alternatives\s+--display\s+(?:rocm|core(?:-\d+)?)\b", "opt-listing"),
     (r"(^|/)pacman\s+-Q", "pacman-list"),
     (r"(^|/)apt(-cache)?\s+show\b", "apt-list"),

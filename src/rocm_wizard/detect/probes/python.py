@@ -27,6 +27,7 @@ from ...model import System, TorchEnv
 from ..parsers import collect_env as p_collect_env
 from ..parsers import paste_facts as p_paste_facts
 from ..parsers import pip_freeze as p_pip
+from ..parsers import rocm_sdk as p_rocm_sdk
 from ..parsers._core_text import lazy
 from ..parsers.collect_env import norm_name
 from ..sources import Source
@@ -489,6 +490,21 @@ def _merge(into: TorchEnv, other: TorchEnv) -> None:
         into.note(n)
 
 
+def _rocm_sdk_env(source: Source) -> Optional[TorchEnv]:
+    """A pasted ``rocm-sdk version`` / ``rocm-sdk targets``: ROCm from pip wheels, and their GPU targets."""
+    t = TorchEnv()
+    for raw in ok_outputs(source, "rocm-sdk"):
+        res = p_rocm_sdk.parse(raw.text)
+        if res.version and "rocm" not in t.rocm_wheels:
+            t.rocm_wheels["rocm"] = res.version
+            t.sources.setdefault("rocm_wheels", raw.source + " (rocm-sdk version)")
+        for g in res.targets:
+            if g not in t.device_gfx:
+                t.device_gfx.append(g)
+                t.sources.setdefault("device_gfx", raw.source + " (rocm-sdk targets)")
+    return t if (t.rocm_wheels or t.device_gfx) else None
+
+
 def _from_pastes(source: Source, system: System) -> None:
     found: List[TorchEnv] = []
     for raw in ok_outputs(source, "collect_env"):
@@ -532,6 +548,14 @@ def _from_pastes(source: Source, system: System) -> None:
                 t = _paste_env(label, version, {})
                 t.put("hip", hip, label)
                 found.append(t)
+    sdk = _rocm_sdk_env(source)
+    if sdk is not None:
+        if len(found) == 1:  # one pasted environment: the rocm-sdk outputs describe its wheels
+            _merge(found[0], sdk)
+            for name in ("rocm_wheels", "device_gfx"):
+                found[0].sources.setdefault(name, sdk.sources.get(name, ""))
+        else:
+            found.append(sdk)
     merged: List[TorchEnv] = []
     for t in found:
         if t.build is None and t.version:
