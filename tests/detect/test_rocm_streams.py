@@ -348,3 +348,8 @@ def test_rocm_sdk_outputs_join_the_one_pasted_venv(tmp_path):
     text = "$ pip freeze\ntorch==2.12.0+rocm7.14.0\n$ rocm-sdk targets\ngfx1201\n"
     (t,) = pasted(tmp_path, venv=text).torch
     assert t.version == "2.12.0+rocm7.14.0" and t.device_gfx == ["gfx1201"] and t.stream == "pip"
+
+
+def test_a_legacy_torch_keeps_its_bundled_rocm_next_to_rocm_wheels(tmp_path):
+    (t,) = _torch(tmp_path, "torch==2.5.1+rocm6.2\nrocm==7.14.0\nrocm-sdk-core==7.14.0\n")
+    assert t.stream == "legacy" and any("bundled in torch/lib" in n for n in t.notes)

@@ -380,11 +380,15 @@ def classify_rocm(t: TorchEnv) -> None:
     of = streams.stream_of(t.rocm) if t.rocm else None
     has_rocm = any(k in t.rocm_wheels for k in ("rocm", "rocm-sdk-core")) or any(
         k.startswith("_rocm_sdk") for k in t.rocm_wheels)
+    # TheRock's own builds before the 7.9 renumbering carry 7.0.0rc20250731-style labels
+    therock = bool(t.rocm and re.search(r"(?:a|rc)\d{8}", t.rocm))
     if t.build == "rocm" or t.rocm or has_rocm:
-        if has_rocm or (of is not None and of.stream == "core-sdk"):
+        if (of is not None and of.stream == "core-sdk") or (therock and has_rocm) or (of is None and has_rocm):
             t.put("stream", "pip", t.sources.get("rocm_wheels") or t.sources.get("rocm") or "")
         elif of is not None and of.stream == "legacy":
             t.put("stream", "legacy", t.sources.get("rocm", ""))
+            if has_rocm:
+                t.note("rocm pip wheels are installed, but torch %s uses the ROCm bundled in torch/lib" % version)
     if streams.is_nightly(version) or streams.is_nightly(t.rocm):
         t.put("channel", "nightly", t.sources.get("version", ""))
     elif of is not None and of.channel == "preview":
