@@ -116,3 +116,27 @@ def test_human_report(tmp_path):
 def test_bad_option_is_usage_error():
     r = cli("detect", "--no-such-option")
     assert r.returncode == 64 and r.stdout == b""
+
+
+def test_core_sdk_and_legacy_side_by_side_in_json_and_report(tmp_path, validator):
+    # documented names (ROCm/rocm-docs 200-install.rst, 10.0): a Core SDK next to legacy packages, and a venv with
+    # AMD's torch build and its rocm wheels
+    (tmp_path / "dpkg.txt").write_text(
+        "$ dpkg -l\nii  amdrocm-core-sdk10.0-gfx1100  10.0.0-4  amd64  ROCm Core SDK\n"
+        "ii  rocm-core  7.2.4.70204-1~24.04  amd64  ROCm core\n")
+    (tmp_path / "hip.txt").write_text("$ hipconfig --version\n7.15.26333-0000000\n")
+    (tmp_path / "pip.txt").write_text("$ pip freeze\ntorch==2.13.0+rocm10.0.0\nrocm==10.0.0\nrocm-sdk-core==10.0.0\n"
+                                      "amd-torch-device-gfx1100==2.13.0+rocm10.0.0\n")
+    r = cli("detect", "--json", "--snapshot", str(tmp_path))
+    assert r.returncode == 0, r.stderr.decode()
+    data = json.loads(r.stdout)
+    validator.validate(data)
+    rocm = data["rocm"]
+    assert (rocm["version"], rocm["stream"], rocm["streams"]) == ("10.0.0", "core-sdk", ["legacy", "core-sdk"])
+    assert rocm["hip_version"] == "7.15.26333-0000000" and rocm["package_gfx"] == ["gfx1100"]
+    (t,) = data["torch"]
+    assert (t["rocm"], t["stream"], t["channel"], t["device_gfx"]) == ("10.0.0", "pip", "release", ["gfx1100"])
+    human = cli("detect", "--snapshot", str(tmp_path))
+    out = human.stdout.decode()
+    assert human.returncode == 0 and "10.0.0 (core-sdk)" in out and "legacy, core-sdk side by side" in out
+    assert "7.15.26333-0000000" in out and "10.0.0 [pip]" in out

@@ -137,9 +137,12 @@ class GPU(Record):
 class RocmInstall(Record):
     """One ROCm tree on disk (``/opt/rocm-6.2.4``) and the release it holds."""
 
-    path: Optional[str] = None  # /opt/rocm-6.2.4
+    path: Optional[str] = None  # /opt/rocm-6.2.4, /opt/rocm/core-10.0, /usr (a distribution's ROCm)
     version: Optional[str] = None  # 6.2.4
     build: Optional[str] = None  # build id from .info/version, e.g. "76"
+    stream: Optional[str] = None  # legacy | core-sdk | distro (see catalog/streams.py)
+    hip_version: Optional[str] = None  # share/hip/version: HIP is versioned apart (10.0 ships HIP 7.15)
+    active: Optional[bool] = None  # /opt/rocm (legacy) or /opt/rocm/core (Core SDK) points here
 
 
 @lean_dataclass
@@ -172,9 +175,14 @@ class AptPin(Record):
 class RocmInfo(Record):
     """The host's ROCm: release, installs, packages, apt setup and the amdgpu driver."""
 
-    version: Optional[str] = None  # the host's ROCm release (never a torch wheel's)
+    version: Optional[str] = None  # the host's ROCm release (never a torch wheel's, never HIP's)
+    stream: Optional[str] = None  # stream of that release: legacy | core-sdk | distro
+    streams: List[str] = field(default_factory=list)  # every stream installed (several: side by side)
+    hip_version: Optional[str] = None  # HIP of the host's ROCm (hipconfig), apart from the release
     installs: List[RocmInstall] = field(default_factory=list)
     opt_rocm_target: Optional[str] = None  # where /opt/rocm points
+    core_target: Optional[str] = None  # where /opt/rocm/core points (Core SDK)
+    package_gfx: List[str] = field(default_factory=list)  # gfx suffixes of installed amdrocm*-gfxNNNN packages
     packages: Dict[str, str] = field(default_factory=dict)  # package -> version (dpkg/apt/dnf)
     apt_sources: List[AptSource] = field(default_factory=list)
     apt_pins: List[AptPin] = field(default_factory=list)
@@ -208,6 +216,11 @@ class TorchEnv(Record):
     triton_shadow: Optional[str] = None  # a stray triton directory that shadows the distribution
     arch_list: List[str] = field(default_factory=list)  # gfx targets compiled in, when known
     packages: Dict[str, str] = field(default_factory=dict)  # other notable distributions
+    rocm: Optional[str] = None  # ROCm release the torch build is for (torch.version.rocm or +rocmX.Y.Z)
+    stream: Optional[str] = None  # where its ROCm user space comes from: legacy (bundled) | pip (rocm wheels)
+    channel: Optional[str] = None  # release | preview | nightly | source (a git build, e.g. 2.6.0a0+git...)
+    rocm_wheels: Dict[str, str] = field(default_factory=dict)  # rocm, rocm-sdk-*, amd-torch-device-* -> version
+    device_gfx: List[str] = field(default_factory=list)  # targets of its device wheels (gfx1201, gfx11, all)
 
 
 @lean_dataclass

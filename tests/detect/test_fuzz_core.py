@@ -23,6 +23,8 @@ if REAL_FIXTURES.is_dir():
     for f in sorted(REAL_FIXTURES.glob("*/*.txt")):
         REAL_LINES.extend(f.read_text(encoding="utf-8", errors="replace").splitlines()[:80])
 LINE_POOL = REAL_LINES or ["PyTorch version: 2.4.1+rocm6.1", "ID=ubuntu", "Linux h 6.8.0-45-generic #45 x86_64"]
+LINE_POOL = LINE_POOL + [" + torch==2.7.1+rocm7.0.0rc20250731", " - rocm-sdk-core==7.14.0", "Versions of relevant libraries:",
+                         "[pip3] amd-torch-device-gfx1201==2.12.0+rocm7.14.0"]
 
 texts = st.one_of(
     st.text(max_size=2000),

@@ -13,14 +13,15 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from rocm_wizard.detect import recognize
-from rocm_wizard.detect.parsers import (amd_smi, apt_policy, apt_prefs, apt_sources, dkms, lshw, lsmod, lspci,
-                                        packages, rocm_smi, rocminfo, sysfs)
+from rocm_wizard.detect.parsers import (amd_smi, apt_policy, apt_prefs, apt_sources, dkms, hipconfig, lshw, lsmod,
+                                        lspci, packages, rocm_sdk, rocm_smi, rocminfo, sysfs)
 from rocm_wizard.detect.parsers import rocm_version as rv
 
 SHARED = Path(os.environ.get("ROCM_WIZARD_SHARED") or Path(__file__).resolve().parents[2] / ".." / "shared")
 REAL = SHARED / "fixtures" / "real"
 
-PARSERS = (amd_smi, apt_policy, apt_prefs, apt_sources, dkms, lshw, lsmod, lspci, packages, rocm_smi, rocminfo, sysfs)
+PARSERS = (amd_smi, apt_policy, apt_prefs, apt_sources, dkms, hipconfig, lshw, lsmod, lspci, packages, rocm_sdk, rocm_smi,
+           rocminfo, sysfs)
 
 SAMPLES = [p.read_text(encoding="utf-8", errors="replace") for p in sorted(REAL.glob("*/*.txt"))] if REAL.is_dir() else []
 SAMPLES += [  # small inline samples so the test means something without the shared fixtures
@@ -32,6 +33,9 @@ SAMPLES += [  # small inline samples so the test means something without the sha
     "amdgpu/6.8.5-2041575.24.04, 6.8.0-45-generic, x86_64: installed\n",
     "deb [arch=amd64 signed-by=/k.gpg] https://repo.radeon.com/rocm/apt/6.2.4 noble main\n",
     "Package: *\nPin: release o=repo.radeon.com\nPin-Priority: 600\n",
+    "ii  amdrocm-core-sdk10.0-gfx1201  10.0.0-4  amd64  x\namdrocm7.14-gfx1100-7.14.0-27.el9.x86_64\n",
+    "HIP version  : 7.15.26333-0000000\nROCM_PATH    : /opt/rocm/core-10.0\nHIP_VERSION_MAJOR=7\nHIP_VERSION_MINOR=15\n",
+    "gfx1100;gfx1101;gfx1102\n7.14.0\n",
     "rocm-core:\n  Installed: (none)\n  Candidate: 1\n  Version table:\n     1 500\n        500 http://x/ y/z amd64 Packages\n",
 ]
 
@@ -92,6 +96,8 @@ def test_parsers_never_raise(text):
     rv.parse_info_version(text)
     rv.parse_version_header(text)
     packages.release_of(text)
+    packages.core_sdk_name(text)
+    packages.core_sdk_release(text)
     apt_sources.classify_uri(text)
 
 

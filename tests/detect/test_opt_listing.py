@@ -74,7 +74,9 @@ HOSTILE = """
     n = 1024 * 1024
     for text in ("rocm-6.4.1 " + "a " * (n // 2) + "!", "drwxr-xr-x 11 root root 4096 Jun  3 10:00 " + "r" * n + " ->",
                  ("a " * 150 + "rocm-6.4.1\\n") * (n // 310), "link currently points to /opt/rocm-6" + "." * n,
-                 "".join("rocm-6.%d.%d\\n" % (i // 100, i % 100) for i in range(80000))):
+                 "".join("rocm-6.%d.%d\\n" % (i // 100, i % 100) for i in range(80000)),
+                 "core-10.0 " + "core-1 " * (n // 7) + "!", "link currently points to /opt/rocm/core-1" + "0" * n + "x",
+                 ("/opt/rocm/core-10." + "1" * 2000 + " - priority 1\\n") * (n // 2040)):
         opt_listing.looks_like(text)
         opt_listing.parse(text)
     print("done")

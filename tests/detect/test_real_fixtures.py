@@ -41,7 +41,8 @@ except ModuleNotFoundError:  # Python 3.10
 FIELDS = ("gfx_targets", "gpu_names", "gpu_count", "gpu_count_rocm", "chip_ids", "device_ids", "pci_ids", "pci_bus", "bdf",
           "isa_names", "rocm_version", "torch_version", "torch_hip_version", "triton_version", "distro_id",
           "distro_version", "kernel", "wsl", "python_version", "hsa_runtime_version", "kfd_driver_version", "cpu",
-          "error_signature")
+          "error_signature", "rocm_stream", "rocm_streams", "host_hip_version", "torch_rocm", "torch_stream",
+          "torch_channel", "torch_device_gfx")
 HOST_TOOL_SOURCES = re.compile(r"\bdpkg\b|\bdnf\b|apt list|amd-smi", re.I)
 WHEEL_SOURCES = re.compile(r"collect_env|wheel", re.I)
 # error names quoted in labels -> the signature id detection must report
@@ -218,5 +219,15 @@ def test_real_fixture_field(folder: Path, field: str) -> None:
             assert sigs == [], "the label says there was no error"
         else:
             pytest.skip("the label names no known error signature: %r" % want[:60])
+    elif field == "rocm_stream":
+        assert system.rocm.stream == want, system.rocm.sources
+    elif field == "rocm_streams":
+        assert system.rocm.streams == want
+    elif field == "host_hip_version":
+        assert system.rocm.hip_version == want
+    elif field in ("torch_rocm", "torch_stream", "torch_channel"):
+        assert want in [getattr(t, field[6:]) for t in system.torch], [t.sources for t in system.torch]
+    elif field == "torch_device_gfx":
+        assert set(want) <= {g for t in system.torch for g in t.device_gfx}
     else:  # pragma: no cover
         raise AssertionError(field)

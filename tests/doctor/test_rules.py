@@ -438,3 +438,167 @@ def test_no_amd_gpu_needs_a_device_listing_in_a_snapshot():
     assert "no-amd-gpu" not in diagnose(sysm).ids()
     sysm.origin = "live"  # on the machine itself detection looked at every device
     assert "no-amd-gpu" in diagnose(sysm).ids()
+
+
+# ROCm release streams (issue 11): legacy, Core SDK, pip wheels
+def core_sdk_host(s, version="10.0.0"):
+    s.rocm.version, s.rocm.stream, s.rocm.streams = version, "core-sdk", ["core-sdk"]
+    xy = ".".join(version.split(".")[:2])
+    s.rocm.installs = [RocmInstall(path="/opt/rocm/core-" + xy, version=version, stream="core-sdk", active=True)]
+    s.rocm.opt_rocm_target = None
+    s.rocm.packages = {"amdrocm-core-sdk%s-gfx1100" % xy: version + "-4", "amdgpu-dkms": "1:6.16.13.31500000-2200000.24.04"}
+
+
+def core_sdk_torch(rocm="10.0.0", wheels=None, devices=("gfx1100",), path="/home/alice/venv"):
+    t = torch_env("2.13.0+rocm" + rocm, path=path, triton={"triton-rocm": "3.7.1"}, required="triton-rocm==3.7.1")
+    t.rocm, t.stream, t.channel = rocm, "pip", "release"
+    t.rocm_wheels = dict(wheels) if wheels is not None else {"rocm": rocm, "rocm-sdk-core": rocm, "rocm-sdk-libraries": rocm}
+    for g in devices:
+        t.rocm_wheels["amd-torch-device-" + g] = "2.13.0+rocm" + rocm
+    t.device_gfx = list(devices)
+    return t
+
+
+def s_streams_mixed(s):
+    core_sdk_host(s)
+    s.rocm.packages["rocm-core"] = "7.2.4.70204-1~24.04"
+    s.rocm.streams = ["legacy", "core-sdk"]
+
+
+def s_legacy_torch_on_core_sdk(s):
+    core_sdk_host(s)
+    s.torch[0].stream, s.torch[0].rocm, s.torch[0].channel = "legacy", "6.4", "release"
+
+
+def s_core_torch_without_rocm_wheels(s):
+    core_sdk_host(s)
+    s.torch = [core_sdk_torch(wheels={}, devices=())]
+
+
+def s_core_torch_without_device_wheel(s):
+    core_sdk_host(s)
+    s.torch = [core_sdk_torch(devices=("gfx1201",))]
+
+
+def s_nightly_torch(s):
+    core_sdk_host(s)
+    s.torch = [core_sdk_torch("7.10.0a20251015")]
+    s.torch[0].version, s.torch[0].channel = "2.9.1+rocm7.10.0a20251015", "nightly"
+
+
+CASES.update({
+    "rocm-streams-mixed": s_streams_mixed,
+    "torch-legacy-on-core-sdk": s_legacy_torch_on_core_sdk,
+    "torch-rocm-wheels-missing": s_core_torch_without_rocm_wheels,
+    "torch-device-wheel-missing": s_core_torch_without_device_wheel,
+    "preview-or-nightly-build": s_nightly_torch,
+})
+
+STREAM_RULES = ("rocm-streams-mixed", "torch-legacy-on-core-sdk", "torch-rocm-wheels-missing",
+                "torch-device-wheel-missing", "preview-or-nightly-build")
+
+
+def test_a_healthy_core_sdk_host_with_its_torch_has_no_stream_findings():
+    sysm = healthy()
+    core_sdk_host(sysm)
+    sysm.torch = [core_sdk_torch()]
+    ids = diagnose(sysm).ids()
+    assert not set(ids) & set(STREAM_RULES), ids
+
+
+@pytest.mark.parametrize("target,gfx,covers", [
+    ("gfx1201", "gfx1201", True), ("gfx1201", "gfx1200", False), ("all", "gfx942", True),
+    ("gfx11", "gfx1151", True), ("gfx11", "gfx1030", False), ("gfx12-0", "gfx1201", True),
+    ("gfx12-0", "gfx1151", False), ("gfx110x-all", "gfx1101", True), ("gfx94x-dcgpu", "gfx942", True),
+])
+def test_device_wheel_targets_cover_families(target, gfx, covers):
+    from rocm_wizard.doctor.matchers import _device_covers
+    assert _device_covers(target, gfx) is covers
+
+
+def test_family_device_wheel_is_enough():
+    sysm = healthy()
+    core_sdk_host(sysm)
+    sysm.torch = [core_sdk_torch(devices=("gfx11",))]
+    assert "torch-device-wheel-missing" not in diagnose(sysm).ids()
+
+
+def test_no_device_wheel_at_all_names_hip_error_invalid_image():
+    sysm = healthy()
+    core_sdk_host(sysm)
+    sysm.torch = [core_sdk_torch(devices=())]
+    d = diagnose(sysm, "RuntimeError: HIP error: hipErrorInvalidImage")
+    f = d.finding("torch-device-wheel-missing")
+    assert f is not None and any("device wheels for none" in e for e in f.evidence)
+    assert any("hipErrorInvalidImage" in e for e in f.evidence)
+
+
+def test_pasted_list_without_rocm_wheels_needs_a_failure_before_a_claim():
+    sysm = healthy()
+    core_sdk_host(sysm)
+    sysm.torch = [core_sdk_torch(wheels={}, devices=(), path=None)]
+    assert "torch-rocm-wheels-missing" not in diagnose(sysm).ids()
+    text = "OSError: libamdhip64.so.7: cannot open shared object file: No such file or directory"
+    assert "torch-rocm-wheels-missing" in diagnose(sysm, text).ids()
+
+
+def test_legacy_tree_left_next_to_core_sdk_packages_is_a_warning():
+    sysm = healthy()
+    core_sdk_host(sysm)
+    sysm.rocm.installs.append(RocmInstall(path="/opt/rocm-7.2.4", version="7.2.4", stream="legacy", active=False))
+    f = diagnose(sysm).finding("rocm-streams-mixed")
+    assert f is not None and f.severity == "warning"
+
+
+def test_legacy_torch_on_a_legacy_host_is_fine():
+    sysm = healthy()
+    sysm.rocm.stream = "legacy"
+    sysm.torch[0].stream = "legacy"
+    assert "torch-legacy-on-core-sdk" not in diagnose(sysm).ids()
+
+
+def test_preview_host_release_is_named():
+    sysm = healthy()
+    core_sdk_host(sysm, "7.13.0")
+    f = diagnose(sysm).finding("preview-or-nightly-build")
+    assert f is not None and any("7.13.0 is a technology preview" in e for e in f.evidence)
+    assert f.severity == "warning"
+
+
+def test_a_nightly_torch_alone_is_named_for_information():
+    sysm = healthy()
+    s_nightly_torch(sysm)
+    f = diagnose(sysm).finding("preview-or-nightly-build")
+    assert f is not None and f.severity == "info"
+    assert any("is a nightly build (ROCm 7.10.0a20251015)" in e for e in f.evidence)
+
+
+def test_a_core_sdk_torch_is_never_given_its_hip_version_as_its_rocm():
+    from rocm_wizard.doctor.context import Context
+    t = core_sdk_torch()
+    t.version, t.hip = "2.13.0a0+gitdeadbee", "7.15.26333"  # no ROCm in the label
+    sysm = healthy()
+    sysm.torch = [t]
+    assert Context(sysm).envs[0].wheel_rocm == "10.0.0"
+    t.rocm = None
+    assert Context(sysm).envs[0].wheel_rocm is None
+
+
+@pytest.mark.parametrize("stream", ["core-sdk", "distro"])
+def test_tools_in_usr_bin_need_no_rocm_bin_on_path(stream):
+    sysm = healthy()
+    core_sdk_host(sysm)
+    sysm.rocm.stream = stream
+    sysm.access.path_has_rocm_bin = False
+    sysm.access.env["PATH"] = "/usr/local/bin:/usr/bin:/bin"
+    assert "rocm-bin-not-on-path" not in diagnose(sysm).ids()
+    sysm.rocm.stream = "legacy"
+    assert "rocm-bin-not-on-path" in diagnose(sysm).ids()
+
+
+def test_legacy_torch_on_core_sdk_without_a_detected_stream():
+    # a detect --json written before streams were recorded: the version label tells
+    sysm = healthy()
+    core_sdk_host(sysm)
+    assert sysm.torch[0].stream is None and sysm.torch[0].version == "2.8.0+rocm6.4"
+    assert "torch-legacy-on-core-sdk" in diagnose(sysm).ids()

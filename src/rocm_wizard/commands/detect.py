@@ -147,10 +147,16 @@ def render_human(system: Any, file: Any = None) -> None:
     r = system.rocm
     console.print()
     grid = Table.grid(padding=(0, 2))
-    grid.add_row(Text("ROCm", style="bold"), _t(_v(r.version, "none found")))
+    grid.add_row(Text("ROCm", style="bold"), _t(_v(r.version, "none found") + (" (%s)" % r.stream if r.stream else "")))
+    if len(r.streams) > 1:
+        grid.add_row(Text("  streams", style="dim"), _t(", ".join(r.streams) + " side by side", "yellow"))
     for inst in r.installs:
-        grid.add_row(Text("  install", style="dim"), _t("%s %s" % (_v(inst.path), _v(inst.version, ""))))
-    for k, v in (("/opt/rocm ->", r.opt_rocm_target), ("amdgpu driver", r.amdgpu_version or r.amdgpu_dkms),
+        grid.add_row(Text("  install", style="dim"), _t("%s %s%s%s" % (
+            _v(inst.path), _v(inst.version, ""), " [%s]" % inst.stream if inst.stream else "",
+            " (active)" if inst.active else "")))
+    for k, v in (("/opt/rocm ->", r.opt_rocm_target), ("/opt/rocm/core ->", r.core_target),
+                 ("HIP", r.hip_version), ("gfx packages", ", ".join(r.package_gfx)),
+                 ("amdgpu driver", r.amdgpu_version or r.amdgpu_dkms),
                  ("KFD version", r.kfd_version), ("HSA runtime", r.hsa_runtime_version)):
         if v:
             grid.add_row(Text("  " + k, style="dim"), _t(v))
@@ -159,14 +165,17 @@ def render_human(system: Any, file: Any = None) -> None:
     console.print()
     if system.torch:
         tt = Table(title="Python environments", title_justify="left", show_edge=False)
-        for col in ("where", "python", "torch", "build", "hip", "triton"):
+        for col in ("where", "python", "torch", "build", "hip", "rocm", "triton"):
             tt.add_column(col, overflow="fold")
         for t in system.torch:
             triton = ", ".join("%s %s" % kv for kv in sorted(t.triton.items())) or "-"
             if t.triton_shadow:
                 triton += " (shadowed by %s)" % t.triton_shadow
             where = (t.path or "(pasted)") + (" *" if t.active else "")
-            tt.add_row(*(_t(x) for x in (where, _v(t.python), _v(t.version), _v(t.build), _v(t.hip), triton)))
+            rocm = " ".join(x for x in (t.rocm, "[%s]" % t.stream if t.stream else "",
+                                        t.channel if t.channel not in (None, "release") else "",
+                                        "devices: " + ",".join(t.device_gfx) if t.device_gfx else "") if x) or "-"
+            tt.add_row(*(_t(x) for x in (where, _v(t.python), _v(t.version), _v(t.build), _v(t.hip), rocm, triton)))
         console.print(tt)
     else:
         console.print(Text("Python environments with torch: none found", style="yellow"))

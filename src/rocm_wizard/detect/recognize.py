@@ -36,6 +36,8 @@ PARSERS: Tuple[str, ...] = (
     "rocm_wizard.detect.parsers.apt_policy",
     "rocm_wizard.detect.parsers.sysfs",
     "rocm_wizard.detect.parsers.rocm_version",
+    "rocm_wizard.detect.parsers.hipconfig",
+    "rocm_wizard.detect.parsers.rocm_sdk",
     "rocm_wizard.detect.parsers.opt_listing",
     # the OS / Python / error side
     "rocm_wizard.detect.parsers.os_release",
@@ -55,7 +57,9 @@ THRESHOLD = 0.35  # below this a segment is left unrecognised (kind None)
 _COMMAND_HINTS: Tuple[Tuple[str, str], ...] = (
     (r"(^|/)rocminfo\b|(^|/)rocm_agent_enumerator\b", "rocminfo"),
     (r"\.info/version\b|rocm_version\.h\b", "rocm-info-version"),
-    (r"(^|/)ls\b[^|]*\s/opt/?\s*$|update-alternatives\s+--display\s+rocm\b", "opt-listing"),
+    (r"(^|/)hipconfig\b|share/hip/version\b", "hipconfig"),
+    (r"(^|/)rocm-sdk\s+(?:version|targets)\b|-m\s+rocm_sdk\s+(?:version|targets)\b", "rocm-sdk"),
+    (r"(^|/)ls\b[^|]*\s/opt(?:/rocm)?/?\s*$|update-alternatives\s+--display\s+(?:rocm|core(?:-\d+)?)\b", "opt-listing"),
     (r"(^|/)pacman\s+-Q", "pacman-list"),
     (r"(^|/)apt(-cache)?\s+show\b", "apt-list"),
     (r"(^|/)dpkg\s+(-s|--status)\b", "dpkg"),
@@ -77,7 +81,7 @@ _COMMAND_HINTS: Tuple[Tuple[str, str], ...] = (
     (r"/etc/apt/preferences", "apt-prefs"),
     (r"/kfd/topology/nodes/", "kfd-properties"),
     (r"collect_env", "collect_env"),
-    (r"(^|/)pip3?\s+(freeze|list)\b|(^|/)uv\s+pip\s+(freeze|list)\b|-m\s+pip\s+(freeze|list)\b", "pip-freeze"),
+    (r"(^|/)pip3?\s+(freeze|list)\b|(^|/)uv\s+pip\s+(freeze|list|install|sync)\b|-m\s+pip\s+(freeze|list)\b", "pip-freeze"),
     (r"(^|/)dmesg\b|journalctl\s+-k", "dmesg"),
     (r"(^|/)docker\s+images\b", "docker-images"),
     (r"(^|/)docker\s+(version|--version)\b", "docker-version"),

@@ -89,6 +89,8 @@ KIND_COMMANDS: Dict[str, List[List[str]]] = {
     "apt-prefs": [],
     "kfd-properties": [],
     "rocm-info-version": [],  # cat /opt/rocm/.info/version
+    "hipconfig": [],  # hipconfig [--version], cat share/hip/version; live: the file is read
+    "rocm-sdk": [],  # rocm-sdk version / targets (the rocm pip wheels' CLI); live: the venv's files are read
     "opt-listing": [],  # ls /opt, ls -l /opt, update-alternatives --display rocm
     "pacman-list": [],  # pacman -Q (Arch)
 }

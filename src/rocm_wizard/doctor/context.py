@@ -203,7 +203,9 @@ class Context:
         if build is None and s(e.cuda):
             build = "cuda"
         index = wheels.index_of_version(version)
-        wheel_rocm = wheels.rocm_of_version(version) or (s(e.hip) or None)
+        # torch.version.rocm before HIP: HIP is versioned apart on the Core SDK (10.0 ships HIP 7.15)
+        wheel_rocm = wheels.rocm_of_version(version) or s(getattr(e, "rocm", None)) or (
+            None if s(getattr(e, "stream", None)) == "pip" else (s(e.hip) or None))
         arch = [support.normalize_gfx(a) for a in _list(e.arch_list)]
         arch = [a for a in arch if a]
         if arch:

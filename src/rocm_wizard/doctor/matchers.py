@@ -344,6 +344,8 @@ def opt_rocm_elsewhere(ctx: Context, meta: RuleMeta) -> Optional[Match]:
 def rocm_bin_path(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     if ctx.access.path_has_rocm_bin is not False or not (ctx.rocm.installs or ctx.host_rocm):
         return None
+    if s(ctx.rocm.stream) in ("core-sdk", "distro"):
+        return None  # the Core SDK's alternatives and a distribution's packages put the tools in /usr/bin
     path = ctx.env.get("PATH", "")
     return Match(["ROCm is installed" + (f" ({ctx.host_rocm})" if ctx.host_rocm else ""),
                   "PATH has no ROCm bin directory" + (f": {path[:160]}" if path else "")])
@@ -1139,5 +1141,161 @@ def hsa_oor_virtual(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     vm = _sighted(ctx, "vm_guest") if hits else []
     return Match(_with_gpus(ctx, hits + vm[:3])) if vm else None
 
+
+# ================================================================== ROCm release streams (issue 11)
+def _package_streams(ctx: Context) -> Dict[str, List[str]]:
+    """stream -> "name version" of the installed packages that belong to it."""
+    from ..detect.parsers.packages import Package, stream_of_package
+
+    out: Dict[str, List[str]] = {}
+    for name, version in sorted(_items(ctx.rocm.packages)):
+        st = stream_of_package(Package(s(name), s(version) or None))
+        if st:
+            out.setdefault(st, []).append(f"{s(name)} {s(version)}")
+    return out
+
+
+def _items(value) -> list:
+    return list(value.items()) if isinstance(value, dict) else []
+
+
+def _host_is_core_sdk(ctx: Context) -> bool:
+    from ..catalog import streams
+
+    if s(ctx.rocm.stream) == "core-sdk":
+        return True
+    of = streams.stream_of(ctx.host_rocm) if ctx.host_rocm and not s(ctx.rocm.stream) else None
+    return of is not None and of.stream == "core-sdk"
+
+
+def _few(items: List[str], n: int = 4) -> str:
+    return ", ".join(items[:n]) + (f" and {len(items) - n} more" if len(items) > n else "")
+
+
+@rule("rocm-streams-mixed")
+def rocm_streams_mixed(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    by_pkg = _package_streams(ctx)
+    trees: Dict[str, List[str]] = {}
+    for inst in ctx.rocm.installs if isinstance(ctx.rocm.installs, list) else []:
+        st = s(getattr(inst, "stream", None))
+        if st in ("legacy", "core-sdk"):
+            trees.setdefault(st, []).append(f"{s(inst.path)} ({s(inst.version) or 'release unknown'})")
+    if not all(st in by_pkg or st in trees for st in ("legacy", "core-sdk")):
+        return None
+    ev = []
+    for st, words in (("legacy", "legacy ROCm"), ("core-sdk", "ROCm Core SDK")):
+        if st in by_pkg:
+            ev.append(f"{words} packages: {_few(by_pkg[st])}" + _src(ctx.rocm, "packages"))
+        if st in trees:
+            ev.append(f"{words} trees: {_few(trees[st])}")
+    if "legacy" in by_pkg and "core-sdk" in by_pkg:
+        return Match(ev)
+    # only trees show one of the streams (a left-over /opt/rocm-X.Y.Z): less sure than two package sets
+    return Match(ev + ["one of the streams is seen only as a directory, not as installed packages"], severity="warning")
+
+
+def _env_stream(v) -> str:
+    """The environment's stream as detected; for records without one (a detect --json of an older
+    rocm-wizard), a legacy ROCm in the version label with no rocm wheels next to it."""
+    from ..catalog import streams
+
+    st = s(getattr(v.env, "stream", None))
+    if st or getattr(v.env, "rocm_wheels", None):
+        return st
+    of = streams.stream_of(wheels.rocm_of_version(v.version))
+    return "legacy" if of is not None and of.stream == "legacy" else ""
+
+
+@rule("torch-legacy-on-core-sdk")
+def torch_legacy_on_core_sdk(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    if not _host_is_core_sdk(ctx):
+        return None
+    ev = [f"{v.label}: torch {v.version} carries its own ROCm {s(v.env.rocm) or v.wheel_rocm or '?'} (legacy, bundled "
+          f"in torch/lib)" for v in ctx.rocm_envs if _env_stream(v) == "legacy"]
+    if not ev:
+        return None
+    return Match(ev + [f"host ROCm {ctx.host_rocm or '?'} is the Core SDK" + _src(ctx.rocm, "version")])
+
+
+def _load_failure(ctx: Context, meta: RuleMeta) -> List[str]:
+    return ctx.error_hits(meta.compiled)
+
+
+@rule("torch-rocm-wheels-missing")
+def torch_rocm_wheels_missing(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    hits = _load_failure(ctx, meta)
+    ev = []
+    for v in ctx.rocm_envs:
+        e = v.env
+        if s(getattr(e, "stream", None)) != "pip" or not s(e.version):
+            continue
+        wheels_ = e.rocm_wheels if isinstance(e.rocm_wheels, dict) else {}
+        if any(k in wheels_ for k in ("rocm", "rocm-sdk-core", "_rocm_sdk_core")):
+            continue
+        if e.path is None and not hits:
+            continue  # a pasted list may have been filtered (pip freeze | grep torch): no claim without a failure
+        ev.append(f"{v.label}: torch {v.version} is built for ROCm {s(e.rocm) or '?'} from the rocm pip wheels, and "
+                  f"the venv has none (no rocm, rocm-sdk-core or _rocm_sdk_core)" + _src(e, "version"))
+    return Match(ev + hits) if ev else None
+
+
+def _device_covers(target: str, gfx: str) -> bool:
+    """Whether a device wheel's target (gfx1201, gfx11, gfx12-0, gfx110X-all, all) holds kernels for ``gfx``."""
+    t = re.sub(r"-(all|dgpu|dcgpu|igpu)$", "", target.lower()) if target.lower() != "all" else "all"
+    if t == "all" or t == gfx:
+        return True
+    if t.endswith("x"):
+        return gfx.startswith(t[:-1])
+    m = re.fullmatch(r"(gfx\d+)-(\d+)", t)  # gfx12-0: the gfx120x family
+    if m:
+        return gfx.startswith(m.group(1) + m.group(2))
+    return bool(re.fullmatch(r"gfx\d{1,2}", t)) and gfx.startswith(t) and len(gfx) >= len(t) + 2
+
+
+@rule("torch-device-wheel-missing")
+def torch_device_wheel_missing(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    gfx = ctx.primary_gfx
+    hits = _load_failure(ctx, meta)
+    ev = []
+    for v in ctx.rocm_envs:
+        e = v.env
+        wheels_ = e.rocm_wheels if isinstance(e.rocm_wheels, dict) else {}
+        devices = [s(d) for d in (e.device_gfx if isinstance(e.device_gfx, list) else []) if s(d)]
+        if s(getattr(e, "stream", None)) != "pip" or not wheels_:
+            continue  # without any rocm wheel listed, the missing-wheels rule speaks
+        missing = [g for g in gfx if not any(_device_covers(d, g) for d in devices)]
+        if not missing:
+            continue
+        have = ", ".join(devices) if devices else "none"
+        ev.append(f"{v.label}: device wheels for {have}; the GPU needs {', '.join(missing)}" + _src(e, "rocm_wheels"))
+    if not ev:
+        return None
+    return Match(_gpu_lines(ctx, ctx.primary) + ev + hits)
+
+
+@rule("preview-or-nightly-build")
+def preview_or_nightly(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    from ..catalog import streams
+
+    ev = []
+    host = s(ctx.rocm.version)
+    of = streams.stream_of(host) if host else None
+    if of is not None and (of.channel == "preview" or of.nightly):
+        kind = "a nightly" if of.nightly else "a technology preview"
+        ev.append(f"host ROCm {host} is {kind} of the Core SDK" + _src(ctx.rocm, "version"))
+    for name, version in sorted(_items(ctx.rocm.packages)):
+        if s(name).startswith("amdrocm") and streams.is_nightly(s(version)):
+            ev.append(f"package {s(name)} {s(version)} is a nightly build" + _src(ctx.rocm, "packages"))
+            break
+    host_ev = len(ev)
+    for v in ctx.envs:
+        ch = s(getattr(v.env, "channel", None))
+        if ch in ("preview", "nightly"):
+            rocm = s(v.env.rocm)
+            what = "a nightly build" if ch == "nightly" else "built for a preview ROCm"
+            ev.append(f"{v.label}: torch {v.version} is {what}" + (f" (ROCm {rocm})" if rocm else "") + _src(v.env, "version"))
+    if not ev:
+        return None
+    return Match(ev, severity="warning") if host_ev else Match(ev)
 
 __all__ = ["MATCHERS", "Match", "rule"]

@@ -93,7 +93,7 @@ class CollectEnv:
 
     @property
     def ok(self) -> bool:
-        return bool(self.raw)
+        return bool(self.raw or self.pip or self.conda)
 
 
 def norm_name(name: str) -> str:
@@ -140,7 +140,8 @@ def _add_gpu(res: CollectEnv, part: str) -> None:
 
 
 _MARKERS = ("PyTorch version", "ROCM used to build", "CUDA used to build", "Collecting environment",
-            "Is debug build", "Python platform", "GPU models and configuration", "HIP runtime version")
+            "Is debug build", "Python platform", "GPU models and configuration", "HIP runtime version",
+            "Versions of relevant libraries")
 
 
 def looks_like(text: object) -> float:
@@ -162,6 +163,11 @@ def looks_like(text: object) -> float:
         strong += 2
     if strong >= 2 and hits >= 3:
         return 0.97
+    if not hits and any(l.startswith("Versions of relevant libraries") for l in ls[:5]):
+        # only the report's last part was pasted (or kept): its [pip3] / [conda] lines
+        body = [l.strip() for l in ls[:200] if l.strip()]
+        libs = sum(1 for l in body if l.startswith(("[pip3]", "[conda]")) and _PIP_LINE.match(l))
+        return 0.7 if libs >= 2 and libs >= (len(body) - 1) * 0.8 else 0.0
     if strong >= 1 and hits >= 2:
         return 0.8
     if hits >= 3:

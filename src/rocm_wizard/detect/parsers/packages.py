@@ -16,6 +16,11 @@ plus the "libpatch" ``60403`` (major*10000 + minor*100 + patch).  Component pack
 own upstream version (``rocm-cmake 0.13.0.60202``, ``rocm-llvm 18.0.0.24355.60202``) but the same
 libpatch, so :func:`release_of` decodes the libpatch.  Side-by-side installs append the release to
 the name (``rocm-core5.3.0``, ``rocminfo5.3.0``).
+
+The ROCm Core SDK (7.14 and later, TheRock-built) names its packages ``amdrocm-<component><X.Y>``
+with an optional ``-gfxNNNN`` suffix (``amdrocm-core-sdk10.0-gfx1201``, ``amdrocm7.14``) and versions
+them plainly (``10.0.0-4``, nightlies ``7.14.0~20260622-27922350966``): no libpatch, so
+:func:`release_of` says None for them and :func:`core_sdk_name` reads the name instead.
 """
 from __future__ import annotations
 
@@ -40,7 +45,13 @@ _ROCM_NAME = lazy(
     r"openmp-extras|llvm-amdgpu|comgr|rocprofiler|roctracer|aqlprofile|mesa-amdgpu|libdrm-amdgpu|"
     r"libdrm2-amdgpu|amdgpu-install|amdgpu-dkms|hipblas|hipsparse|hipfft|hiprand|hipsolver|hipcub|hipify|"
     r"hipcc|rocm-smi|python3-amdgpu|libamdhip|libhsa|librocm|librccl|librocblas|libhipblas|libmiopen|"
-    r"librocsolver|libroc|amdgpu-core|amdgpu-lib)", re.I)
+    r"librocsolver|libroc|amdgpu-core|amdgpu-lib|amdrocm)", re.I)
+# the ROCm Core SDK: amdrocm[-component...][X.Y][-gfxNNNN]; components are letters only
+_AMDROCM = lazy(r"^amdrocm(?P<comp>(?:-[a-z]+)*)(?P<rel>\d+\.\d+)?(?:-(?P<gfx>gfx[0-9a-z]+))?$")
+# a distribution's own ROCm packages (no libpatch in their versions): the first one found gives the release
+DISTRO_RELEASE_PACKAGES = ("rocm-core", "librocm-core1", "rocm-runtime", "rocminfo", "hip-runtime-amd", "rocm-hip-runtime",
+                           "libhsa-runtime64-1", "hipcc", "rocm-smi", "libamdhip64-5", "libamdhip64-6", "libamdhip64-7",
+                           "rocm-device-libs")
 
 _DPKG_L = lazy(r"^([a-zA-Z][a-zA-Z ]?[a-zA-Z ]?)\s+([a-z0-9][a-z0-9+.\-]*)(?::[a-z0-9]+)?\s+(\S+)\s+(\S+)(?:\s+(.*))?$")
 _QUERY = lazy(r"^([a-z0-9][a-z0-9+.\-]*)(?::[a-z0-9]+)?\t(\S*)(?:\t(.*))?$")
@@ -131,6 +142,46 @@ def release_of(version: Optional[str]) -> Optional[str]:
             minor, patch = divmod(rest, 100)
             if 1 <= major <= 20:
                 return "%d.%d.%d" % (major, minor, patch)
+    return None
+
+
+@lean_dataclass
+class CoreSdkName:
+    """What an ``amdrocm*`` package name says: component, stream (X.Y) and gfx target."""
+
+    component: str  # "core-sdk", "" for the runtime base (amdrocm10.0)
+    stream: Optional[str] = None  # "10.0"; None for the unversioned pointer packages (nightlies)
+    gfx: Optional[str] = None  # "gfx1201"
+
+
+def core_sdk_name(name: Optional[str]) -> Optional[CoreSdkName]:
+    """``amdrocm-core-sdk10.0-gfx1201`` -> (core-sdk, 10.0, gfx1201); None for other names."""
+    if not name or not name.startswith("amdrocm"):
+        return None
+    m = _AMDROCM.match(name)
+    if not m:
+        return None
+    return CoreSdkName(m.group("comp").lstrip("-"), m.group("rel"), m.group("gfx"))
+
+
+def core_sdk_release(version: Optional[str]) -> Optional[str]:
+    """The release of a Core SDK package version: ``10.0.0-4`` -> ``10.0.0``,
+    ``7.14.0~20260622-27922350966`` -> ``7.14.0``; None when it is not X.Y.Z."""
+    m = re.match(r"^(?:\d+:)?(\d+\.\d+\.\d+)(?:$|[-~+.])", (version or "").strip())
+    return m.group(1) if m else None
+
+
+def stream_of_package(p: "Package") -> Optional[str]:
+    """``core-sdk`` (amdrocm*), ``legacy`` (AMD's rocm-* packages: a libpatch in the version),
+    ``distro`` (a distribution's own ROCm packages) or None (driver packages, other names)."""
+    if core_sdk_name(p.name) is not None:
+        return "core-sdk"
+    if not is_rocm_package(p.name) or p.name.startswith("amdgpu") or "-amdgpu" in p.name:
+        return None
+    if p.release:
+        return "legacy"
+    if p.base_name in DISTRO_RELEASE_PACKAGES and re.match(r"^(?:\d+:)?\d+\.\d+", p.version or ""):
+        return "distro"
     return None
 
 

@@ -5,7 +5,9 @@ Formats:
 * freeze: ``torch==2.5.1+rocm6.2``, ``name @ file:///...`` (version unknown), ``-e git+...#egg=name``;
 * ``pip list`` columns (``Package  Version  [Editable project location]`` with a dashed rule), also
   pasted without the header (``pip list | grep torch``);
-* ``pip list --format=freeze`` is the freeze format.
+* ``pip list --format=freeze`` is the freeze format;
+* ``uv pip install`` / ``uv pip sync`` summaries: `` + torch==2.7.1+rocm7.0.0rc20250731`` (installed) and
+  `` - torch==2.6.0`` (removed, not kept).
 
 Names are PEP 503 normalised (``pytorch_triton_rocm`` -> ``pytorch-triton-rocm``).
 """
@@ -28,6 +30,9 @@ _FREEZE = lazy(r"^(?P<name>" + _NAME + r")\s*(?:\[[^\]]*\])?\s*===?\s*(?P<ver>\S
 _AT = lazy(r"^(?P<name>" + _NAME + r")\s*(?:\[[^\]]*\])?\s+@\s+\S+")
 # the wheel file a "name @ URL" line points at: .../torch-2.0.1%2Brocm5.7-cp310-cp310-linux_x86_64.whl
 _WHEEL_FILE = lazy(r"/(?P<name>[A-Za-z0-9_.]+)-(?P<ver>\d[^-/\s]*)-(?:\d[^-/\s]*-)?[a-z]{2}\d[^-/\s]*-[^-/\s]+-[^-/\s]+\.whl$")
+_UV_CHANGE = lazy(r"^(?P<op>[+-])\s(?P<name>" + _NAME + r")==(?P<ver>\S+)$")
+_UV_HEADER = lazy(r"^(?:(?:Resolved|Prepared|Installed|Uninstalled|Audited|Downloaded) \d+ packages? in |Built \S+==|"
+                  r"Using Python \d)")
 _EDITABLE = lazy(r"^-e\s+\S*#egg=(?P<name>" + _NAME + r")")
 _COLUMNS = lazy(r"^(?P<name>" + _NAME + r")\s+(?P<ver>" + _VERSION + r")(?:\s+(?P<loc>/\S.*))?$")
 _HEADER = lazy(r"^Package\s+Version(\s+.*)?$")
@@ -52,9 +57,15 @@ class PipPackages:
 
 def _classify(line: str):
     s = line.strip()
+    if s[:1] in "RPIUADB" and _UV_HEADER.match(s):
+        return ("header", None, None)  # uv pip install / sync summary lines
     if ":" in s.split(" ", 1)[0] or (s.count(" ") > 2 and "==" not in s and " @ " not in s and len(s.split()) > 3):
         return (None, None, None)  # "Key: value" lines and prose are never package lines
     # each pattern is tried only when its literal part is there (an unused pattern is never compiled)
+    if s[:1] in "+-" and "==" in s:
+        m = _UV_CHANGE.match(s)
+        if m:
+            return ("freeze" if m.group("op") == "+" else "removed", m.group("name"), m.group("ver"))
     if (s.startswith("Package") and _HEADER.match(s)) or (s.startswith("---") and _RULE.match(s)):
         return ("header", None, None)
     m = _FREEZE.match(s) if "==" in s else None
@@ -98,7 +109,7 @@ def looks_like(text: object) -> float:
     sample = body[:400]
     kinds = [_classify(l)[0] for l in sample]
     header = "header" in kinds
-    pkg = sum(1 for k in kinds if k in ("freeze", "list"))
+    pkg = sum(1 for k in kinds if k in ("freeze", "list", "removed"))
     frz = sum(1 for k in kinds if k == "freeze")
     share = pkg / len(sample)
     if header and share >= 0.5:
@@ -122,6 +133,8 @@ def parse(text: object) -> PipPackages:
                 res.format = res.format or kind
         elif kind == "header":
             res.format = "list"
+        elif kind == "removed":
+            continue
         else:
             res.skipped += 1
     return res

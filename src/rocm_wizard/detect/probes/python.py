@@ -22,10 +22,12 @@ import posixpath
 import re
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from ...catalog import streams
 from ...model import System, TorchEnv
 from ..parsers import collect_env as p_collect_env
 from ..parsers import paste_facts as p_paste_facts
 from ..parsers import pip_freeze as p_pip
+from ..parsers import rocm_sdk as p_rocm_sdk
 from ..parsers._core_text import lazy
 from ..parsers.collect_env import norm_name
 from ..sources import Source
@@ -38,6 +40,11 @@ CONDA_DIRS = ("miniconda3", "anaconda3", "miniforge3", "mambaforge", "micromamba
 MAX_ENVS = 48  # environments examined at most
 MAX_HOME_ENTRIES = 256  # entries of $HOME looked into for ~/*/venv
 
+# ROCm as pip wheels (TheRock): the rocm selector, rocm-sdk-core / -libraries[-<family>] / -device-<target> / -devel,
+# and AMD's torch device wheels amd-torch-device-<target>
+_ROCM_WHEEL = lazy(r"^(?:rocm|rocm-sdk(?:-[a-z0-9-]+)?|amd-torch-device-[a-z0-9-]+)$")
+_DEVICE_WHEEL = lazy(r"^(?:amd-torch-device|rocm-sdk-device|rocm-sdk-libraries)-(?P<target>(?:gfx[0-9a-z-]+|all))$", re.I)
+_LABEL_ROCM = lazy(r"^(?:dev)?rocm(?P<rocm>\d+(?:\.\d+)*(?:(?:a|rc)\d+)?(?:\.dev\d+)?)", re.I)
 _DIST = lazy(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9_.]*?)-(?P<ver>\d[^-]*?)(?:-py\d[\w.]*)?\.(?:dist-info|egg-info)$")
 _PYDIR = lazy(r"^python(\d+\.\d+)t?$")
 
@@ -203,7 +210,8 @@ def _examine(source: Source, e: Dict[str, str], root: str, how: str) -> List[Tor
         dists = _dists(names)
         has_torch = "torch" in dists or "torch" in names
         has_triton = any(d in dists for d in TRITON_DISTS) or "triton" in names
-        if not (has_torch or has_triton or wanted):
+        has_rocm = any(_ROCM_WHEEL.match(d) for d in dists) or any(n.startswith("_rocm_sdk") for n in names)
+        if not (has_torch or has_triton or has_rocm or wanted):
             continue
         t = TorchEnv(active=how.startswith("active"))
         t.put("path", venv_root or site, "dir:" + (venv_root or site))
@@ -218,6 +226,12 @@ def _examine(source: Source, e: Dict[str, str], root: str, how: str) -> List[Tor
         _torch(source, site, names, dists, t)
         _companions(dists, site, t)
         _triton(source, e, site, names, dists, t, how)
+        for n in sorted(names):
+            if n.startswith("_rocm_sdk") and "." not in n:
+                t.note("%s/%s: ROCm from the rocm pip wheels" % (site, n))
+                t.rocm_wheels.setdefault(n, "")
+                t.sources.setdefault("rocm_wheels", "dir:" + site)
+        classify_rocm(t)
         if not has_torch:
             t.note("no torch in %s" % site)
         out.append(t)
@@ -284,8 +298,7 @@ def _torch(source: Source, site: str, names: Sequence[str], dists: Dict[str, Tup
         elif hip_set or cuda_set:
             t.put("build", "cpu", vlabel)
         _rocm_set, rocm = _attr(vraw.text, "rocm")
-        if rocm:
-            t.note("torch reports its own ROCm %s (a TheRock-style build)" % rocm)
+        t.put("rocm", rocm, vlabel + "#rocm")
     if "torch" in dists:
         ver, dname = dists["torch"]
         mpath = posixpath.join(site, dname, "METADATA")
@@ -328,6 +341,62 @@ def _companions(dists: Dict[str, Tuple[str, str]], site: str, t: TorchEnv) -> No
             t.packages[name] = dists[name][0]
     if t.packages:
         t.sources.setdefault("packages", "dir:" + site)
+    rocm_wheels(t, {name: v for name, (v, _d) in dists.items()}, "dir:" + site)
+
+
+def rocm_wheels(t: TorchEnv, pkgs: Dict[str, str], label: str) -> None:
+    """The ROCm pip wheels among ``pkgs`` (normalised name -> version) and the targets of the device wheels."""
+    for name in sorted(pkgs):
+        if _ROCM_WHEEL.match(name):
+            t.rocm_wheels[name] = pkgs[name]
+            t.sources.setdefault("rocm_wheels", label)
+            m = _DEVICE_WHEEL.match(name)
+            if m and m.group("target").lower() not in t.device_gfx:
+                t.device_gfx.append(m.group("target").lower())
+                t.sources.setdefault("device_gfx", label)
+
+
+def classify_rocm(t: TorchEnv) -> None:
+    """The ROCm a torch build is for, where its ROCm user space comes from (stream) and its channel.
+
+    * ``rocm``: ``torch.version.rocm`` (TheRock builds), else the local label (``+rocm7.14.0``,
+      ``+rocm6.2``, ``+rocm7.10.0a20251015``, ``+devrocm7.12.0.dev0...``); never ``torch.version.hip``;
+    * stream ``pip``: the build takes ROCm from the ``rocm`` wheels (Core SDK releases 7.14 and later,
+      previews, AMD's indexes: pytorch/pytorch#191688), or the venv carries them; ``legacy``: ROCm
+      bundled in torch/lib (download.pytorch.org up to rocm7.2);
+    * channel ``nightly`` / ``preview`` (7.9-7.13) / ``source`` (a git build, e.g. ``2.6.0a0+git...``
+      of AMD's rocm/pytorch images) / ``release``."""
+    version = t.version or ""
+    label = version.split("+", 1)[1] if "+" in version else ""
+    m = _LABEL_ROCM.match(label)
+    if m:
+        t.put("rocm", m.group("rocm"), t.sources.get("version", "version-label") + " (local label)", overwrite=False)
+    if t.rocm is None and not version:  # no torch listed: its device wheels carry torch's own label
+        for name, v in sorted(t.rocm_wheels.items()):
+            m = _LABEL_ROCM.match(v.split("+", 1)[1]) if name.startswith("amd-torch-device-") and "+" in v else None
+            if m and streams.stream_of(m.group("rocm")) is not None:
+                t.put("rocm", m.group("rocm"), "%s (%s %s)" % (t.sources.get("rocm_wheels", ""), name, v))
+                break
+    of = streams.stream_of(t.rocm) if t.rocm else None
+    has_rocm = any(k in t.rocm_wheels for k in ("rocm", "rocm-sdk-core")) or any(
+        k.startswith("_rocm_sdk") for k in t.rocm_wheels)
+    # TheRock's own builds before the 7.9 renumbering carry 7.0.0rc20250731-style labels
+    therock = bool(t.rocm and re.search(r"(?:a|rc)\d{8}", t.rocm))
+    if t.build == "rocm" or t.rocm or has_rocm:
+        if (of is not None and of.stream == "core-sdk") or (therock and has_rocm) or (of is None and has_rocm):
+            t.put("stream", "pip", t.sources.get("rocm_wheels") or t.sources.get("rocm") or "")
+        elif of is not None and of.stream == "legacy":
+            t.put("stream", "legacy", t.sources.get("rocm", ""))
+            if has_rocm:
+                t.note("rocm pip wheels are installed, but torch %s uses the ROCm bundled in torch/lib" % version)
+    if streams.is_nightly(version) or streams.is_nightly(t.rocm):
+        t.put("channel", "nightly", t.sources.get("version", ""))
+    elif of is not None and of.channel == "preview":
+        t.put("channel", "preview", t.sources.get("rocm", ""))
+    elif "+git" in version:
+        t.put("channel", "source", t.sources.get("version", ""))
+    elif of is not None:
+        t.put("channel", "release", t.sources.get("rocm", ""))
 
 
 def _is_dir(source: Source, path: str) -> bool:
@@ -405,18 +474,39 @@ def _paste_env(label: str, version: Optional[str], pkgs: Dict[str, str]) -> Torc
             t.packages[name] = pkgs[name]
     if t.packages:
         t.sources.setdefault("packages", label)
+    rocm_wheels(t, {norm_name(k): v for k, v in pkgs.items()}, label)
     return t
 
 
 def _merge(into: TorchEnv, other: TorchEnv) -> None:
-    for name in ("version", "build", "hip", "cuda", "python", "torchvision", "torchaudio"):
+    for name in ("version", "build", "hip", "cuda", "python", "torchvision", "torchaudio", "rocm"):
         into.put(name, getattr(other, name), other.sources.get(name, ""), overwrite=False)
+    for k, v in other.rocm_wheels.items():
+        into.rocm_wheels.setdefault(k, v)
+    for g in other.device_gfx:
+        if g not in into.device_gfx:
+            into.device_gfx.append(g)
     for k, v in other.triton.items():
         into.triton.setdefault(k, v)
     for k, v in other.packages.items():
         into.packages.setdefault(k, v)
     for n in other.notes:
         into.note(n)
+
+
+def _rocm_sdk_env(source: Source) -> Optional[TorchEnv]:
+    """A pasted ``rocm-sdk version`` / ``rocm-sdk targets``: ROCm from pip wheels, and their GPU targets."""
+    t = TorchEnv()
+    for raw in ok_outputs(source, "rocm-sdk"):
+        res = p_rocm_sdk.parse(raw.text)
+        if res.version and "rocm" not in t.rocm_wheels:
+            t.rocm_wheels["rocm"] = res.version
+            t.sources.setdefault("rocm_wheels", raw.source + " (rocm-sdk version)")
+        for g in res.targets:
+            if g not in t.device_gfx:
+                t.device_gfx.append(g)
+                t.sources.setdefault("device_gfx", raw.source + " (rocm-sdk targets)")
+    return t if (t.rocm_wheels or t.device_gfx) else None
 
 
 def _from_pastes(source: Source, system: System) -> None:
@@ -441,7 +531,7 @@ def _from_pastes(source: Source, system: System) -> None:
             t.note("HIP runtime version (from torch's build config): %s" % ce.hip_runtime)
         if ce.miopen:
             t.note("MIOpen runtime version: %s" % ce.miopen)
-        if t.version or t.triton:
+        if t.version or t.triton or t.rocm_wheels:
             found.append(t)
     pip_outs = ok_outputs(source, "pip-freeze")
     if not pip_outs and not found:
@@ -451,7 +541,7 @@ def _from_pastes(source: Source, system: System) -> None:
         if not pp.ok:
             continue
         t = _paste_env(raw.source, pp.packages.get("torch") or None, pp.packages)
-        if not (t.version or t.triton):
+        if not (t.version or t.triton or t.rocm_wheels):
             continue
         found.append(t)
     if not found:
@@ -462,10 +552,19 @@ def _from_pastes(source: Source, system: System) -> None:
                 t = _paste_env(label, version, {})
                 t.put("hip", hip, label)
                 found.append(t)
+    sdk = _rocm_sdk_env(source)
+    if sdk is not None:
+        if len(found) == 1:  # one pasted environment: the rocm-sdk outputs describe its wheels
+            _merge(found[0], sdk)
+            for name in ("rocm_wheels", "device_gfx"):
+                found[0].sources.setdefault(name, sdk.sources.get(name, ""))
+        else:
+            found.append(sdk)
     merged: List[TorchEnv] = []
     for t in found:
         if t.build is None and t.version:
             t.put("build", build_from_version(t.version), "version-label")
+        classify_rocm(t)
         same = next((m for m in merged if t.version and m.version == t.version), None)
         if same is None and t.version:
             # collect_env's "PyTorch version" and its own "[pip3] torch==" can differ in the local label
@@ -473,6 +572,7 @@ def _from_pastes(source: Source, system: System) -> None:
                          and (m.hip or t.hip) and not (m.hip and t.hip and m.hip != t.hip)), None)
         if same is not None:
             _merge(same, t)
+            classify_rocm(same)
         else:
             merged.append(t)
     system.torch.extend(merged)

@@ -15,7 +15,8 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from ...model import AptPin, AptSource, RocmInfo, RocmInstall, System
 from ..parsers import amd_smi, apt_policy, apt_prefs, apt_sources, dkms, lshw, lsmod, lspci, packages, rocm_smi, rocminfo
-from ..parsers import opt_listing
+from ..parsers import hipconfig, opt_listing
+from ...catalog import streams
 from ..parsers import rocm_version as rv
 from ..parsers._core_text import lazy
 from .. import sources as sources_mod
@@ -27,6 +28,8 @@ from . import _gpu_shared as sh
 RADEON_HOSTS: Tuple[str, ...] = apt_sources.DEFAULT_RADEON_HOSTS
 
 _ROCM_DIR = lazy(r"^rocm(-\d+\.\d+(?:\.\d+){0,2}.*)?$")
+_CORE_DIR = lazy(r"^core-\d+\.\d+$")  # /opt/rocm/core-10.0 (core-10 is a link to it)
+_EXTRAS_DIR = lazy(r"^extras-\d+$")
 _ROCMISH = lazy(r"rocm|amdgpu|radeon|hip", re.I)
 
 
@@ -48,9 +51,14 @@ def _resolve(source: Source, path: str, hops: int = 8) -> Optional[str]:
     return target
 
 
-def _install_at(source: Source, path: str) -> Optional[RocmInstall]:
+def _install_at(source: Source, path: str, core: bool = False) -> Optional[RocmInstall]:
     inst = RocmInstall(path=path)
-    raw = sh.read_text(source, path + "/.info/version", 4096)
+    raw = None
+    if core:  # the Core SDK's version-rocm carries the build number (7.10.1-36)
+        raw = sh.read_text(source, path + "/.info/version-rocm", 4096)
+        if raw is not None and not rv.parse_info_version(raw.text).version:
+            raw = None
+    raw = raw or sh.read_text(source, path + "/.info/version", 4096)
     if raw is not None:
         rel = rv.parse_info_version(raw.text)
         if rel.version:
@@ -74,7 +82,59 @@ def _install_at(source: Source, path: str) -> Optional[RocmInstall]:
         return None
     if inst.version is None:
         inst.note("release unknown: no .info/version or rocm_version.h under %s" % path)
+    hip = sh.read_text(source, path + "/share/hip/version", 4096)
+    if hip is not None:
+        inst.put("hip_version", hipconfig.parse(hip.text).full, hip.source)
+    if core:
+        inst.put("stream", "core-sdk", "dir:" + path)
+    else:
+        of = streams.stream_of(inst.version)
+        inst.put("stream", of.stream if of else None, inst.sources.get("version", "dir:" + path))
     return inst
+
+
+def _core_sdk_layout(source: Source, r: RocmInfo) -> List[str]:
+    """The Core SDK trees under ``/opt/rocm`` (``core-X.Y`` side by side, or the 7.13/7.14 ``core``
+    directory); records where ``/opt/rocm/core`` points and the extras directories."""
+    names = sh.listdir(source, "/opt/rocm")
+    trees = ["/opt/rocm/" + n for n in sorted(names, key=lambda n: streams.version_key(n[5:])) if _CORE_DIR.match(n)
+             and not sh.readlink(source, "/opt/rocm/" + n)]
+    if "core" in names:
+        target = _resolve(source, "/opt/rocm/core")
+        if target:
+            r.put("core_target", target, "link:/opt/rocm/core")
+            if target not in trees and sh.exists(source, target):
+                trees.append(target)
+        elif "/opt/rocm/core" not in trees:
+            trees.insert(0, "/opt/rocm/core")  # the 7.13/7.14 documented root: a directory
+    extras = ["/opt/rocm/" + n for n in names if _EXTRAS_DIR.match(n)]
+    if trees and extras:
+        r.note("Core SDK extras: %s" % ", ".join(extras))
+    return trees
+
+
+# a distribution's own ROCm lives in /usr (Ubuntu 26.04, Debian's librocm-core1, Fedora's rocm-core):
+# its rocm-core library is the marker, the header (with -dev packages) the release
+DISTRO_MARKERS = ("/usr/lib/x86_64-linux-gnu/librocm-core.so.1", "/usr/lib/aarch64-linux-gnu/librocm-core.so.1",
+                  "/usr/lib64/librocm-core.so.1", "/usr/lib/librocm-core.so.1")
+
+
+def _distro_tree(source: Source, r: RocmInfo) -> None:
+    marker = next((p for p in DISTRO_MARKERS if sh.exists(source, p)), None)
+    if marker is None:
+        return
+    inst = RocmInstall(path="/usr")
+    inst.put("stream", "distro", "file:" + marker)
+    hdr = sh.read_text(source, "/usr/include/rocm-core/rocm_version.h", 65536)
+    if hdr is not None:
+        rel = rv.parse_version_header(hdr.text)
+        inst.put("version", rel.version, hdr.source)
+    hip = sh.read_text(source, "/usr/share/hip/version", 4096)
+    if hip is not None:
+        inst.put("hip_version", hipconfig.parse(hip.text).full, hip.source)
+    if inst.version is None:
+        inst.note("a distribution's ROCm is in /usr (%s); its release is in its packages" % marker)
+    r.installs.append(inst)
 
 
 def _installs(source: Source, r: RocmInfo) -> None:
@@ -83,11 +143,12 @@ def _installs(source: Source, r: RocmInfo) -> None:
     if target:
         r.put("opt_rocm_target", target, "link:/opt/rocm")
     seen: Dict[str, RocmInstall] = {}
+    cores = _core_sdk_layout(source, r) if "rocm" in names or sh.exists(source, "/opt/rocm") else []
     candidates = ["/opt/" + n for n in names if n != "rocm"]
     if "rocm" in names or sh.exists(source, "/opt/rocm"):
-        if target is None:
+        if target is None and not cores:
             candidates.insert(0, "/opt/rocm")  # a real directory (tarball / TheRock / container)
-        elif target not in candidates:
+        elif target is not None and target not in candidates:
             candidates.append(target)
     env = {}
     try:
@@ -96,13 +157,24 @@ def _installs(source: Source, r: RocmInfo) -> None:
         pass
     for var in ("ROCM_PATH", "HIP_PATH"):
         p = env.get(var)
-        if p and p.startswith("/") and posixpath.normpath(p) not in candidates and posixpath.normpath(p) != "/opt/rocm":
+        if p and p.startswith("/") and posixpath.normpath(p) not in candidates + cores and posixpath.normpath(p) != "/opt/rocm" \
+                and not posixpath.normpath(p).startswith("/opt/rocm/"):
             candidates.append(posixpath.normpath(p))
-    for path in candidates:
-        inst = _install_at(source, path)
+    for path, core in [(c, True) for c in cores] + [(c, False) for c in candidates]:
+        inst = _install_at(source, path, core)
         if inst is not None and path not in seen:
             seen[path] = inst
             r.installs.append(inst)
+    active = r.core_target if cores and target is None else target
+    if cores and target is None and active is None and len(cores) == 1:
+        active = cores[0]
+    for inst in r.installs:
+        if active is not None:
+            inst.put("active", inst.path == active, "link:" + ("/opt/rocm/core" if r.core_target == active else "/opt/rocm"))
+    _distro_tree(source, r)
+    if cores and target is None:
+        r.note("/opt/rocm is a directory with the Core SDK's alternatives (bin/, lib/ ...), not a link to one "
+               "/opt/rocm-X.Y.Z: /opt/rocm/.info/version does not exist on a Core SDK install")
 
 
 def _pasted_installs(source: Source, system: System, r: RocmInfo) -> None:
@@ -114,6 +186,8 @@ def _pasted_installs(source: Source, system: System, r: RocmInfo) -> None:
             inst = RocmInstall(path="/opt/rocm")
             inst.put("version", rel.version, raw.source)
             inst.put("build", rel.build, raw.source)
+            of = streams.stream_of(rel.version)
+            inst.put("stream", of.stream if of else None, raw.source)
             inst.note("from a pasted release file; which /opt/rocm* it was is not known")
             r.installs.append(inst)
             return
@@ -124,9 +198,26 @@ def _pasted_installs(source: Source, system: System, r: RocmInfo) -> None:
                 continue
             inst = RocmInstall(path=path)
             inst.put("version", ver, raw.source + " (directory name)")
+            of = streams.stream_of(ver)
+            inst.put("stream", of.stream if of else None, raw.source + " (directory name)")
             r.installs.append(inst)
         if lst.target and not r.opt_rocm_target:
             r.put("opt_rocm_target", lst.target, raw.source)
+        if lst.core_target and not r.core_target:
+            r.put("core_target", lst.core_target, raw.source)
+        for xy in lst.core_streams:
+            path = "/opt/rocm/core-" + xy
+            if any(i.path == path for i in r.installs):
+                continue
+            inst = RocmInstall(path=path)
+            inst.put("version", xy, raw.source + " (directory name)")
+            inst.put("stream", "core-sdk", raw.source + " (directory name)")
+            inst.note("%s: the directory name gives the Core SDK stream %s, not its patch release" % (path, xy))
+            r.installs.append(inst)
+    for link, stream in ((r.core_target, "core-sdk"), (r.opt_rocm_target, "legacy")):
+        for inst in r.installs:
+            if link and inst.stream == stream and inst.active is None:
+                inst.put("active", inst.path == link, r.sources.get("core_target" if stream == "core-sdk" else "opt_rocm_target", ""))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -151,14 +242,25 @@ def _distro_release(pkgs: List[packages.Package]) -> Optional[Tuple[str, package
     """A distribution's own ROCm packages carry the upstream release without a libpatch
     (Ubuntu 24.04: ``rocminfo 5.7.1-3build1``)."""
     # the runtime before rocminfo: Fedora 39 ships rocm-runtime 5.7.1 with rocminfo 5.7.0
-    for name in ("rocm-core", "rocm-runtime", "rocminfo", "hip-runtime-amd", "rocm-hip-runtime", "hipcc", "rocm-smi", "libamdhip64-5",
-                 "libamdhip64-6", "rocm-device-libs"):
+    for name in packages.DISTRO_RELEASE_PACKAGES:
         for p in pkgs:
-            if p.installed and p.base_name == name and p.version and not packages.release_of(p.version):
+            if p.installed and p.base_name == name and p.version and packages.stream_of_package(p) == "distro":
                 m = re.match(r"^(?:\d+:)?(\d+\.\d+\.\d+)", p.version)
                 if m:
                     return m.group(1), p
     return None
+
+
+def _core_sdk_release(pkgs: List[packages.Package]) -> Optional[Tuple[str, packages.Package]]:
+    """(release, package) of the newest Core SDK stream among installed ``amdrocm*`` packages."""
+    best: Optional[Tuple[str, packages.Package]] = None
+    for p in pkgs:
+        if not p.installed or packages.core_sdk_name(p.name) is None:
+            continue
+        rel = packages.core_sdk_release(p.version)
+        if rel and (best is None or streams.version_key(rel) > streams.version_key(best[0])):
+            best = (rel, p)
+    return best
 
 
 # ---------------------------------------------------------------------------------------------
@@ -394,58 +496,104 @@ def _amd_smi_rocm(source: Source, system: System) -> Optional[Tuple[str, str]]:
 # ---------------------------------------------------------------------------------------------
 
 
+def _package_streams(r: RocmInfo, pkgs: List[packages.Package], labels: Dict[int, str]) -> List[str]:
+    """The streams installed packages belong to; the Core SDK's gfx packages; notes on each stream."""
+    found: Dict[str, List[packages.Package]] = {}
+    for p in pkgs:
+        if p.installed:
+            st = packages.stream_of_package(p)
+            if st:
+                found.setdefault(st, []).append(p)
+    core = found.get("core-sdk", [])
+    for p in core:
+        n = packages.core_sdk_name(p.name)
+        if n is not None and n.gfx and n.gfx not in r.package_gfx:
+            r.package_gfx.append(n.gfx)
+            r.sources.setdefault("package_gfx", labels.get(id(p), "packages"))
+    if core:
+        lines = sorted({n.stream for n in (packages.core_sdk_name(p.name) for p in core) if n and n.stream},
+                       key=streams.version_key)
+        if len(lines) > 1:
+            r.note("several Core SDK streams installed side by side: %s" % ", ".join(lines))
+    return [st for st in ("legacy", "core-sdk", "distro") if st in found]
+
+
 def _version(source: Source, system: System, r: RocmInfo, found: List[Tuple[packages.Package, str]]) -> None:
     pkgs = [p for p, _l in found]
     labels = {id(p): l for p, l in found}
-    active = None
-    if r.opt_rocm_target:
+    active = next((i for i in r.installs if i.active), None)
+    if active is None and r.opt_rocm_target:
         active = next((i for i in r.installs if i.path == r.opt_rocm_target), None)
-    elif r.installs and r.installs[0].path == "/opt/rocm":
+    if active is None and r.opt_rocm_target is None and r.installs and r.installs[0].path == "/opt/rocm":
         active = r.installs[0]
     versioned = [i for i in r.installs if i.version]
+    chosen = None
     if active is not None and active.version:
-        r.put("version", active.version, active.sources.get("version", "file:%s/.info/version" % active.path))
+        chosen = active
     elif len(versioned) == 1:
-        r.put("version", versioned[0].version, versioned[0].sources.get("version", ""))
+        chosen = versioned[0]
     elif len(versioned) > 1:
-        best = max(versioned, key=lambda i: _vkey(i.version))
-        r.put("version", best.version, best.sources.get("version", ""))
-        r.note("several ROCm releases installed (%s) and /opt/rocm points to none of them; took the newest"
-               % ", ".join(i.version or "?" for i in versioned))
+        chosen = max(versioned, key=lambda i: streams.version_key(i.version))
+        r.note("several ROCm releases installed (%s) and neither /opt/rocm nor /opt/rocm/core points to one of "
+               "them; took the newest" % ", ".join(i.version or "?" for i in versioned))
+    if chosen is not None:
+        r.put("version", chosen.version, chosen.sources.get("version", "file:%s/.info/version" % chosen.path))
+        r.put("stream", chosen.stream, chosen.sources.get("stream", chosen.sources.get("version", "")))
+        r.put("hip_version", chosen.hip_version, chosen.sources.get("hip_version", ""))
     if len(versioned) > 1 and active is not None:
-        r.note("several ROCm releases installed: %s; /opt/rocm -> %s"
-               % (", ".join("%s (%s)" % (i.version, i.path) for i in versioned), r.opt_rocm_target or "/opt/rocm"))
+        r.note("several ROCm releases installed: %s; active: %s"
+               % (", ".join("%s (%s)" % (i.version, i.path) for i in versioned), active.path))
     rel = packages.rocm_release(pkgs)
     releases = packages.releases(pkgs)
-    if rel is not None:
-        label = labels.get(id(rel[1]), "packages")
+    core = _core_sdk_release(pkgs)
+    pkg_streams = _package_streams(r, pkgs, labels)
+    # the newest of the AMD streams' packages: a Core SDK release (7.14, 10.x) is never older than a legacy one
+    cands = [(pair[0], pair[1], st) for pair, st in ((core, "core-sdk"), (rel, "legacy")) if pair is not None]
+    if cands:
+        v, p, st = max(cands, key=lambda c: streams.version_key(c[0]))
+        label = labels.get(id(p), "packages")
         if r.version is None:
-            r.put("version", rel[0], "%s (%s %s)" % (label, rel[1].name, rel[1].version))
-        elif rel[0] != r.version and not any(rel[0] == i.version for i in r.installs):
+            r.put("version", v, "%s (%s %s)" % (label, p.name, p.version))
+            r.put("stream", st, "%s (%s)" % (label, p.name))
+        elif v != r.version and not any(v == i.version for i in r.installs):
             r.note("packages say ROCm %s (%s %s) but the installed tree says %s"
-                   % (rel[0], rel[1].name, rel[1].version, r.version))
+                   % (v, p.name, p.version, r.version))
     if len(releases) > 1:
         r.note("several ROCm releases installed side by side: %s" % ", ".join(releases))
-    if r.version is None:
-        d = _distro_release(pkgs)
-        if d is not None:
-            r.put("version", d[0], "%s (%s %s)" % (labels.get(id(d[1]), "packages"), d[1].name, d[1].version))
-            r.note("ROCm %s comes from the distribution's own packages, not from repo.radeon.com" % d[0])
+    d = _distro_release(pkgs)
+    if d is not None:
+        label = labels.get(id(d[1]), "packages")
+        if r.version is None:
+            r.put("version", d[0], "%s (%s %s)" % (label, d[1].name, d[1].version))
+            r.put("stream", "distro", "%s (%s)" % (label, d[1].name))
+        inst = next((i for i in r.installs if i.stream == "distro"), None)
+        if inst is None:
+            inst = RocmInstall(path="/usr")
+            inst.put("stream", "distro", label)
+            r.installs.append(inst)
+        inst.put("version", d[0], "%s (%s %s)" % (label, d[1].name, d[1].version), overwrite=False)
+        r.note("ROCm %s comes from the distribution's own packages (%s %s, in /usr), not from AMD's repositories"
+               % (d[0], d[1].name, d[1].version))
+    for raw, res in sh.parsed(source, system, "hipconfig", hipconfig.parse):
+        if res.full:
+            r.put("hip_version", res.full, raw.source, overwrite=False)
     smi = _amd_smi_rocm(source, system)
     if smi is not None:
         if r.version is None:
             r.put("version", smi[0], smi[1])
         elif not smi[0].startswith(r.version) and not r.version.startswith(smi[0]):
             r.note("amd-smi says ROCm %s (%s), detected %s" % (smi[0], smi[1], r.version))
+    if r.version is not None and r.stream is None:
+        of = streams.stream_of(r.version)
+        r.put("stream", of.stream if of else None, r.sources.get("version", ""))
+    present = {i.stream for i in r.installs} | set(pkg_streams) | {r.stream}
+    r.streams[:] = [st for st in streams.STREAMS if st in present]
+    if r.streams:
+        r.sources.setdefault("streams", "installs and packages")
     if r.version is None:
         r.note("no host ROCm release found (no /opt/rocm*/.info/version, no ROCm packages, no amd-smi)")
-
-
-def _vkey(v: Optional[str]) -> Tuple[int, ...]:
-    try:
-        return tuple(int(x) for x in (v or "0").split("."))
-    except ValueError:
-        return (0,)
+    if r.hip_version and r.version and r.hip_version.split(".")[:2] != r.version.split(".")[:2]:
+        r.note("HIP %s is versioned apart from the ROCm release %s" % (r.hip_version, r.version))
 
 
 def probe(source: Source, system: System) -> None:
