@@ -182,7 +182,8 @@ def _simple_default(system) -> str:
     osi = _os(system)
     if any(e.build in (None, "rocm") and e.version for e in getattr(system, "torch", []) or []):
         return "torch-reinstall"
-    if cat.apt_codename(osi) and not (osi.wsl or osi.container):
+    if (cat.apt_codename(osi) or (osi is not None and osi.id == "ubuntu" and cat.core_profile(osi))) \
+            and not (osi.wsl or osi.container):
         return "rocm-upgrade"
     return "docker"
 
