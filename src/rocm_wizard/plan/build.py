@@ -461,7 +461,8 @@ def _rocm_upgrade_core(system, choices: Choices, notes: List[str], rel, targets:
     if not fpr_text:
         raise PlanError(f"the Core SDK signing key's fingerprint is {info.key_fingerprint_status} (AMD publishes none); "
                         "give the one you checked with --rocm-core-key-fingerprint FPR (answers file: "
-                        "rocm_core_key_fingerprint): rocm-wizard pins it and refuses any other key. " + info.key_note)
+                        "rocm_core_key_fingerprint): rocm-wizard pins it and refuses any other key. Check it on the "
+                        f"key file ({cat.core_key_url(rel, None)}) with `gpg --show-keys --with-fingerprint FILE`")
     fpr = normalize_fingerprint(fpr_text)
     if fpr is None:
         raise PlanError(f"--rocm-core-key-fingerprint {fpr_text!r} is not a 40-digit hex fingerprint")
