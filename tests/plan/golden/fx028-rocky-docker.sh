@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rocm-wizard plan: Run PyTorch in rocm/pytorch:rocm7.0_ubuntu24.04_py3.12_pytorch_release_2.8.0
-# path: docker   plan id: ed000debab8d   format: 1   rocm-wizard @VERSION@
+# path: docker   plan id: 4fbc1160fbff   format: 1   rocm-wizard @VERSION@
 # made for: Rocky Linux release 9.0 (Blue Onyx), kernel 5.14.0-70.30.1.el9_0.x86_64; AMD Radeon RX 6800 (gfx1030); ROCm 5.3.0
 # system fingerprint: sha256:71367f0412b2e9d2f6afbcb51faaf807
 #   gpus: 73bf
@@ -658,7 +658,7 @@ rw_expect() {
   rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
   RW_STALE=1
 }
-RW_PLAN_ID=ed000debab8d
+RW_PLAN_ID=4fbc1160fbff
 
 rw_check_fingerprint() {
   rw_expect gpus "$(rw_fp_gpus)" 73bf

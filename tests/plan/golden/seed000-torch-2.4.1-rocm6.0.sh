@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rocm-wizard plan: Reinstall torch 2.4.1+rocm6.0 in /home/cv/explore-cv/.venv
-# path: torch-reinstall   plan id: ec60a889810f   format: 1   rocm-wizard @VERSION@
+# path: torch-reinstall   plan id: 10f8afd756ef   format: 1   rocm-wizard @VERSION@
 # made for: Ubuntu 22.04.4 LTS, kernel 5.15.0-119-generic; AMD Radeon RX 7900 XTX (gfx1100); ROCm 6.0.0; torch 2.4.1+rocm6.0 in /home/cv/explore-cv/.venv
 # system fingerprint: sha256:429f03d7ec447d78d515dcc43e3bb750
 #   gpus: 744c
@@ -662,7 +662,7 @@ rw_expect() {
   rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
   RW_STALE=1
 }
-RW_PLAN_ID=ec60a889810f
+RW_PLAN_ID=10f8afd756ef
 
 rw_check_fingerprint() {
   rw_expect gpus "$(rw_fp_gpus)" 744c
