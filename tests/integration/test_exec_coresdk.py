@@ -129,3 +129,20 @@ def test_from_legacy_the_removals_are_shown_first_then_done_first(rocm_old, core
     after = checks.apt_state(root)
     del after["dpkg"], before["dpkg"]
     assert after == before  # every apt file as before the run
+
+
+def test_two_core_releases_side_by_side_the_alternative_follows_the_plan(resolute_root, core_site):
+    root = resolute_root
+    newer = wizard.run(root, "--yes", "--no-verify", *core_args(core_site), "--rocm", "10.1", "--no-dkms")
+    assert newer.returncode == 0, newer.stderr
+    assert root.resolve("/opt/rocm/core") == "/opt/rocm/core-10.1"
+    # 10.0 asked for on a 10.1 host: installed beside it; the postinst leaves "core" on the higher
+    # priority (10.1), so the plan's alternative step sets it
+    older = wizard.run(root, "--yes", "--no-verify", *core_args(core_site), "--no-dkms")
+    assert older.returncode == 0, older.stderr
+    assert root.resolve("/opt/rocm/core") == CORE.root
+    assert root.installed_version("amdrocm-base10.1") == aptrepo.CORE_101.deb_version  # kept side by side
+    sets = [e["argv"] for e in checks.events(root) if e["event"] == "command" and e["argv"][0] == "update-alternatives"]
+    assert sets == [["update-alternatives", "--set", "core", CORE.root]]
+    again = wizard.run(root, "--yes", "--no-verify", *core_args(core_site), "--no-dkms")
+    assert again.returncode == 0 and set(checks.step_lines(again.stderr).values()) == {"ok"}, again.stderr

@@ -104,3 +104,18 @@ def test_a_legacy_host_stays_in_its_stream_by_default(seed_system):
 def test_answers_carry_the_core_mirror_and_fingerprint():
     got = answers.validate({"rocm_core_mirror": "https://m/amd", "rocm_core_key_fingerprint": FPR})
     assert got == {"rocm_core_mirror": "https://m/amd", "rocm_core_key_fingerprint": FPR}
+
+
+def test_debian_12_instinct_only_and_the_installed_driver(seed_system):
+    system = seed_system(FRESH)
+    system.os.id, system.os.version_id, system.os.pretty_name = "debian", "12", "Debian GNU/Linux 12 (bookworm)"
+    with pytest.raises(PlanError, match="does not list gfx1100 on Debian"):
+        _plan(system, rocm="10.0", dkms=False)
+    system.gpus[0].gfx_target = "gfx90a"
+    with pytest.raises(PlanError, match="--no-dkms"):
+        _plan(system, rocm="10.0")
+    plan = _plan(system, rocm="10.0", dkms=False)
+    files = {f["path"]: f["content"] for f in plan.step("rocm-repos").params["files"]}
+    assert list(files) == ["/etc/apt/sources.list.d/amdrocm-stable.sources"]
+    assert "/rocm/core/packages/debian12/" in files["/etc/apt/sources.list.d/amdrocm-stable.sources"]
+    assert plan.step("rocm-packages").params["packages"][0]["name"] == "amdrocm-core-sdk10.0-gfx90a"
