@@ -146,3 +146,52 @@ def test_two_core_releases_side_by_side_the_alternative_follows_the_plan(resolut
     assert sets == [["update-alternatives", "--set", "core", CORE.root]]
     again = wizard.run(root, "--yes", "--no-verify", *core_args(core_site), "--no-dkms")
     assert again.returncode == 0 and set(checks.step_lines(again.stderr).values()) == {"ok"}, again.stderr
+
+
+def test_the_plan_script_does_the_same_from_legacy(rocm_old, core_site):
+    """The --plan-only shell script, run with bash in the root: legacy packages removed (after
+    apt's simulation is read), the Core SDK installed, the alternative checked; a second run
+    changes nothing."""
+    root = rocm_old
+    res = wizard.run(root, "--plan-only", *core_args(core_site))
+    assert res.returncode == 2, res.stderr
+    root.write("/root/core.sh", res.stdout, mode=0o755)
+    dry = root.run(["bash", "/root/core.sh"], env={"DRY_RUN": "1"})
+    assert dry.returncode == 2, dry.stderr
+    assert root.installed_version("rocm-core") is not None  # a dry run removes nothing
+    run = root.run(["bash", "/root/core.sh"], timeout=600)
+    assert run.returncode == 0, run.stderr
+    assert "removes: rocm rocm-core rocm-hip-runtime" in run.stderr
+    assert_core_installed(root, profile="ubuntu2204")
+    assert root.installed_version("rocm-core") is None
+    again = root.run(["bash", "/root/core.sh"], timeout=600)
+    assert again.returncode == 0, again.stderr
+    assert "done: 0 step(s) changed the system" in again.stderr
+
+
+def test_from_legacy_killed_after_the_removal_resume_finishes(rocm_old, core_site):
+    """Killed between the removal and the install: no ROCm at all on the machine; resume still
+    recognises it as the system the plan was made for, and finishes."""
+    root = rocm_old
+    res = wizard.run(root, "--yes", "--no-verify", *core_args(core_site),
+                     extra_env={"ROCM_WIZARD_FAULT": "kill-after:legacy-remove"})
+    assert res.returncode == -signal.SIGKILL, res.stderr
+    assert root.installed_version("rocm-core") is None
+    resumed = wizard.run(root, "resume", "--no-verify")
+    assert resumed.returncode == 0, resumed.stderr
+    assert checks.journal(root)["state"] == "finished"
+    assert_core_installed(root, profile="ubuntu2204")
+
+
+def test_the_plan_script_killed_after_the_removal_runs_again_to_the_end(rocm_old, core_site):
+    from test_plan_script import kill_before
+
+    root = rocm_old
+    res = wizard.run(root, "--plan-only", *core_args(core_site))
+    root.write("/root/core.sh", res.stdout, mode=0o755)
+    killed = root.run(["bash", "/root/core.sh"], env=kill_before(root, STEPS.index("kernel-driver") + 1), timeout=600)
+    assert killed.returncode in (-signal.SIGKILL, 128 + signal.SIGKILL), killed.stderr
+    assert root.installed_version("rocm-core") is None  # removed, nothing installed yet: no ROCm at all
+    again = root.run(["bash", "/root/core.sh"], timeout=600)
+    assert again.returncode == 0, again.stderr
+    assert_core_installed(root, profile="ubuntu2204")

@@ -556,7 +556,10 @@ def _rocm_upgrade_core(system, choices: Choices, notes: List[str], rel, targets:
     before = _short_version(getattr(system.rocm, "version", None))
     if before is None and cat.rocm_absent(system):
         before = "none"
-    fp = _fingerprint(system, {"rocm": [before, rel.version]})
+    # between the removal of the legacy packages and the install the machine has no ROCm: a state
+    # this plan itself passes through, so a script run again after an interruption there goes on
+    between = ["none"] if before and before != "none" and cat.rocm_stream(before) == "legacy" else []
+    fp = _fingerprint(system, {"rocm": [before] + between + [rel.version]})
     choices.rocm, choices.dkms, choices.rocm_core_key_fingerprint = rel.version, dkms, fpr
     choices.rocm_core_mirror, choices.rocm_mirror = base, radeon
     if dkms and choices.rocm_key_fingerprint is None:
