@@ -6,7 +6,7 @@
 #   gpus: 744c
 #   kernel: 6.5.0-45-generic
 #   os: ubuntu 22.04
-#   rocm: 6.2.0 | 10.1.0
+#   rocm: 6.2.0 | none | 10.1.0
 #
 # Run:      sudo bash THIS-FILE        (steps that are already done are skipped)
 # Dry run:  DRY_RUN=1 bash THIS-FILE   (changes nothing; exit 2 = changes pending, 0 = nothing to do)
@@ -647,6 +647,7 @@ rw_fp_rocm() {
   local v=''
   if [[ -r $RW_ROOT/opt/rocm/.info/version ]]; then read -r v <"$RW_ROOT/opt/rocm/.info/version" || true; fi
   if [[ -z $v ]]; then v=$(rw_pkg_unpacked rocm-core); fi
+  if [[ -z $v && -r $RW_ROOT/opt/rocm/core/.info/version ]]; then read -r v <"$RW_ROOT/opt/rocm/core/.info/version" || true; fi
   if [[ $v =~ ^([0-9]+\.[0-9]+\.[0-9]+) ]]; then printf '%s' "${BASH_REMATCH[1]}"; else printf 'none'; fi
 }
 rw_fp_torch() {
@@ -675,7 +676,7 @@ rw_check_fingerprint() {
   rw_expect gpus "$(rw_fp_gpus)" 744c
   rw_expect kernel "$(rw_fp_kernel)" 6.5.0-45-generic
   rw_expect os "$(rw_fp_os)" 'ubuntu 22.04'
-  rw_expect rocm "$(rw_fp_rocm)" 6.2.0 10.1.0
+  rw_expect rocm "$(rw_fp_rocm)" 6.2.0 none 10.1.0
   if [[ $RW_STALE == 1 ]]; then
     rw_die 'refusing to run: this plan was made for another system, or the system changed since (fingerprint sha256:9576f8e2d39052c67b680ce00cee5e3a). Make a new plan with rocm-wizard --plan-only.'
   fi
