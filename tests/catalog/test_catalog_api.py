@@ -10,7 +10,8 @@ def test_get_and_resolve():
     assert releases.get("6.9.9") is None and releases.get("garbage") is None and releases.get(None) is None
     assert releases.resolve("6.4").version == "6.4.4"
     assert releases.resolve("rocm6.3").version == "6.3.4"
-    assert releases.resolve("7").version == releases.newest().version
+    assert releases.resolve("7").version == "7.14.1"  # 7.9+ is the Core SDK stream: newest 7.x
+    assert releases.resolve("7.2").stream == "legacy" and releases.resolve("10").version == releases.newest().version
     assert releases.resolve("latest") is releases.newest()
     assert releases.resolve("6.5") is None and releases.resolve("x.y") is None
 
@@ -61,12 +62,28 @@ def test_supported_ubuntu_and_kernels():
 
 
 def test_upgrade_target():
-    assert releases.upgrade_target(["gfx1100"], "22.04").series == releases.policy_series()
-    assert releases.upgrade_target(["gfx950"], "24.04").series == "7.0"
+    # a host with a legacy install stays in the legacy stream (the policy series, or its own newer one)
+    assert releases.upgrade_target(["gfx1100"], "22.04", host="6.2.4").series == releases.policy_series()
+    assert releases.upgrade_target(["gfx1100"], "24.04", host="7.1.1").series == "7.1"
+    assert releases.upgrade_target(["gfx950"], "24.04", host="6.4.1").series == "7.0"
+    assert releases.upgrade_target(["gfx1100"], "20.04", host="6.1.2").series == "6.1"  # the newest listing focal
     assert releases.upgrade_target(["gfx803"]) is None
-    assert releases.upgrade_target(["gfx1100"], "20.04").series == "6.1"  # the newest series listing focal
     assert releases.upgrade_target(["gfx1100"], "18.04") is None
     assert releases.upgrade_target([]) is None
+    # no ROCm yet, an OS only the Core SDK serves, or a Core SDK host: the Core SDK series
+    assert releases.upgrade_target(["gfx1100"], "22.04").version == "10.0.0" == releases.core_series() + ".0"
+    assert releases.upgrade_target(["gfx1100"], "26.04", host="6.4.3").version == "10.0.0"
+    assert releases.upgrade_target(["gfx1151"], "24.04", host="10.1.0").stream == "core-sdk"
+    assert releases.upgrade_target(["gfx90a"], os_id="debian", os_version="12").version == "10.0.0"
+    assert releases.upgrade_target(["gfx1100"], os_id="debian", os_version="12") is None  # Debian: Instinct only
+    assert releases.upgrade_target(["gfx1100"], "20.04").series == "6.1"  # no Core SDK for focal
+
+
+def test_streams_order_by_version_not_by_text():
+    assert releases.stream_of("7.2.4") == "legacy" and releases.stream_of("7.14.0") == "core-sdk"
+    assert releases.stream_of("10.0.0") == "core-sdk" and releases.stream_of("x") is None
+    order = [r.version for r in releases.all_releases()]
+    assert order.index("7.2.3") < order.index("7.14.0") < order.index("10.0.0") < order.index("10.1.0")
 
 
 def test_wheels_lookups():

@@ -46,15 +46,19 @@ def test_every_tag_used_anywhere_exists():
             for v in obj:
                 walk(v)
 
-    for name in ("rocm_releases.toml", "torch_wheels.toml", "docker.toml", "overrides.toml"):
+    for name in ("rocm_releases.toml", "coresdk.toml", "torch_wheels.toml", "docker.toml", "overrides.toml"):
         walk(_data.load(name))
     missing = sorted(t for t in used if sources.get(t) is None)
     assert not missing
 
 
 # ---------------------------------------------------------------- ROCm releases
+def _legacy():
+    return [r for r in releases.all_releases() if r.stream == "legacy"]
+
+
 def test_releases_have_sources_status_and_parse():
-    rels = releases.all_releases()
+    rels = _legacy()
     assert len(rels) >= 30
     seen = set()
     for r in rels:
@@ -71,7 +75,7 @@ def test_releases_have_sources_status_and_parse():
 
 
 def test_series_run_from_60_to_72():
-    series = releases.all_series()
+    series = [s for s in releases.all_series() if releases.stream_of(s) == "legacy"]
     assert series[0] == "6.0" and series[-1] == "7.2"
     assert {"6.0", "6.1", "6.2", "6.3", "6.4", "7.0", "7.1", "7.2"} <= set(series)
 
@@ -84,13 +88,13 @@ def test_release_gfx_lists_use_known_targets():
 
 
 def test_apt_dir_has_no_trailing_zero():
-    for r in releases.all_releases():
+    for r in _legacy():
         major, minor, patch = r.version.split(".")
         assert r.apt_dir == (f"{major}.{minor}" if patch == "0" else r.version)
 
 
 def test_amdgpu_install_file_names_follow_amds_rule():
-    for r in releases.all_releases():
+    for r in _legacy():
         major, minor, patch = (int(x) for x in r.version.split("."))
         libpatch = major * 10000 + minor * 100 + patch
         if major >= 7 and patch > 0:
@@ -101,7 +105,7 @@ def test_amdgpu_install_file_names_follow_amds_rule():
 
 
 def test_layouts_per_major_version():
-    for r in releases.all_releases():
+    for r in _legacy():
         if r.major == 6:
             assert r.layout == "rocm+amdgpu" and r.amdgpu_dir == r.apt_dir and r.graphics_dir is None
         else:

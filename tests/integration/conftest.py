@@ -110,6 +110,41 @@ def wroot(debroot, apt_site):
     return debroot
 
 
+@pytest.fixture(scope="session")
+def core_world(apt_world):
+    """The apt world with a Core SDK host's layout beside the radeon one (same server), signed by
+    its own key (``core_world.core_key``)."""
+    from harness.sites import add_core_site
+
+    world = add_core_site(apt_world)
+    yield world
+    world.core_key.close()
+
+
+@pytest.fixture
+def core_site(core_world):
+    core_world.reset()
+    yield core_world
+    core_world.reset()
+
+
+@pytest.fixture
+def resolute_root(root_base, core_site):
+    """A fresh root that says it is Ubuntu 26.04 (resolute), with an RX 7900 XTX and the
+    distribution archive configured: nothing from AMD yet."""
+    from harness import wizard
+
+    root = root_base.new_root()
+    root.make_ubuntu("resolute", "26.04", point="")
+    try:
+        wizard.prepare(root)
+        wizard.add_gpu(root)
+        core_site.add_distro(root)
+        yield root
+    finally:
+        root.close()
+
+
 @pytest.fixture
 def rocm_old(wroot, apt_site):
     """A machine that runs ROCm 6.2.4 installed the documented way (keyring, lists, pin, rocm, dkms)."""

@@ -22,6 +22,7 @@ class Case(NamedTuple):
 SEED_002 = "seed:seed-rx7900xt-jammy-rocm6.2"
 SEED_000 = "seed:seed-triton-language-rocm6.0"
 SEED_003 = "seed:seed-gfx803-rx580"
+SEED_RESOLUTE = "seed:seed-rx7900xt-resolute-fresh"
 
 CASES = [
     # seed 002: RX 7900 XT, Ubuntu 22.04, ROCm 6.2, torch 2.5.1+rocm6.2 -> the three ways out
@@ -35,6 +36,14 @@ CASES = [
     Case("seed002-torch-2.4.1-new-venv", SEED_002,
          ["--path", "torch-reinstall", "--torch", "2.4.1", "--venv", "/home/dev/venvs/train"], ALL, 2),
     Case("seed002-docker", SEED_002, ["--path", "docker"], ALL, 2),
+    # the Core SDK stream (issue 11): a fresh Ubuntu 26.04 gets 10.0 by the policy; the key's fingerprint is
+    # not published by AMD, so the plan needs the one the user checked; from legacy 6.2 the removals come first
+    Case("seed-resolute-coresdk-10.0", SEED_RESOLUTE, ["--path", "rocm-upgrade", "--rocm-core-key-fingerprint",
+                                                       TEST_KEY_FPR], ALL, 2),
+    Case("seed-resolute-coresdk-no-fingerprint", SEED_RESOLUTE, ["--path", "rocm-upgrade"], REFUSED, 64),
+    Case("seed002-coresdk-10.1-from-legacy", SEED_002, ["--path", "rocm-upgrade", "--rocm", "10.1", "--no-dkms",
+                                                        "--rocm-core-key-fingerprint", TEST_KEY_FPR], ("shell", "json"), 2),
+    Case("seed002-coresdk-7.12-preview", SEED_002, ["--path", "rocm-upgrade", "--rocm", "7.12"], REFUSED, 64),
     # seed 000: the triton.language error with torch 2.4.1+rocm6.0: same pins, stray triton removed
     Case("seed000-torch-2.4.1-rocm6.0", SEED_000, ["--path", "torch-reinstall", "--torch", "2.4.1+rocm6.0"], ALL, 2),
     # seed 003: gfx803, refused honestly

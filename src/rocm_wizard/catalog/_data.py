@@ -112,7 +112,7 @@ def parse_toml_file(path: str, cache_dir: Optional[str] = None) -> Dict[str, Any
     return data
 
 #: the status words a catalog fact may carry
-STATUSES = ("documented", "observed", "third-party", "inferred", "community", "preview", "unknown")
+STATUSES = ("documented", "observed", "third-party", "inferred", "community", "preview", "not confirmed", "unknown")
 
 
 class CatalogError(Exception):

@@ -79,6 +79,18 @@ class RocmRelease:
     amdgpu_dir: Optional[str] = None  # 6.x: apt_dir; 7.x: "30.20.1", None when unknown
     note: str = ""
     support_note: str = ""
+    stream: str = "legacy"  # legacy (rocm_releases.toml) | core-sdk (coresdk.toml)
+    date: str = ""
+    debian: Tuple[str, ...] = ()  # Debian releases ("12"); legacy: none
+    gfx_debian: Tuple[str, ...] = ()  # the GPUs supported on Debian (core-sdk)
+    package_version: str = ""  # core-sdk: "10.0.0-*"
+    repo_name: str = ""  # core-sdk: the [repo.<name>] of coresdk.toml
+    driver_train: str = ""
+    amdgpu_dir_status: str = ""
+
+    @property
+    def core(self) -> bool:
+        return self.stream == "core-sdk"
 
     @property
     def major(self) -> int:
@@ -99,6 +111,15 @@ class RocmRelease:
             return None
         short = ".".join(str(version_id).split(".")[:2])
         return short in self.ubuntu_versions
+
+    def supports_os(self, os_id: Optional[str], version_id: Optional[str]) -> Optional[bool]:
+        """Ubuntu by its list; Debian by the Core SDK's list (the legacy stream's Debian support is
+        not in the catalog: None); None when not known."""
+        if os_id == "ubuntu":
+            return self.supports_ubuntu(version_id)
+        if os_id == "debian" and self.core and version_id:
+            return str(version_id).split(".")[0] in self.debian
+        return None
 
     def kernel_series(self, ubuntu_version: str) -> Tuple[str, ...]:
         """Kernel series (``6.8``) listed for an Ubuntu release; empty when not known."""
@@ -160,6 +181,9 @@ def _releases() -> Tuple[RocmRelease, ...]:
             graphics_dir=entry.get("graphics_dir"), amdgpu_dir=amdgpu_dir,
             note=entry.get("note", ""), support_note=merged["support_note"] or "",
         ))
+    from . import coresdk
+
+    out += coresdk.production_releases()
     out.sort(key=lambda r: _vkey(r.version))
     return tuple(out)
 
@@ -316,19 +340,47 @@ def policy_sources() -> Tuple[str, ...]:
     return tup(load(FILE).get("policy", {}).get("sources"))
 
 
-def upgrade_target(gfx_targets: Sequence[str], ubuntu: Optional[str] = None) -> Optional[RocmRelease]:
-    """The release the wizard proposes for an upgrade: within the policy series when it officially
-    supports every target (and ``ubuntu``, when given), otherwise within the oldest newer series that
-    does, the newest point release whose existence and support data are documented (the newest
-    one when none is).  None when no known release supports them all."""
+def core_series() -> str:
+    """The Core SDK series the policy proposes (see [policy] in rocm_releases.toml)."""
+    return str(load(FILE).get("policy", {}).get("core_series", ""))
+
+
+def stream_of(version: object) -> Optional[str]:
+    """The stream a ROCm version belongs to (``streams.toml``: 7.9 and later are the Core SDK, AMD's
+    versioning discontinuity reserves 7.0-7.8 for the legacy stream); None when unparsable."""
+    from . import streams
+
+    of = streams.stream_of(version)
+    return of.stream if of else None
+
+
+def upgrade_target(gfx_targets: Sequence[str], ubuntu: Optional[str] = None, host: Optional[str] = None,
+                   os_id: Optional[str] = None, os_version: Optional[str] = None) -> Optional[RocmRelease]:
+    """The release the wizard proposes for an upgrade, by the policy of ``[policy]``: a host with a
+    legacy ROCm (``host``) stays in the legacy stream when that stream serves its OS, within the
+    policy series (or the host's own newer series) when that supports every target, else the
+    oldest newer series that does; any other host (no ROCm, a Core SDK install, an OS only the
+    Core SDK serves) gets the Core SDK series when its lists have the GPUs and the OS, else the
+    legacy rule.  Within a series: the newest point release whose existence and support data are
+    documented (the newest one when none is).  None when no known release supports them all."""
     targets = [g for g in gfx_targets if g]
     if not targets:
         return None
+    if os_id is None and ubuntu:
+        os_id, os_version = "ubuntu", ubuntu
 
     def fits(rel: RocmRelease) -> bool:
+        from . import coresdk
+
+        if rel.core:
+            if any(not coresdk.gfx_supported_on(rel, os_id, g) for g in targets):
+                return False
+            return not (os_id and rel.supports_os(os_id, os_version) is False)
         if any(g not in rel.gfx_official for g in targets):
             return False
-        if ubuntu and rel.supports_ubuntu(ubuntu) is False:
+        if os_id and os_id != "ubuntu":
+            return False  # AMD's legacy repositories are for Ubuntu (in this catalog)
+        if os_version and rel.supports_ubuntu(os_version) is False:
             return False
         return True
 
@@ -337,17 +389,31 @@ def upgrade_target(gfx_targets: Sequence[str], ubuntu: Optional[str] = None) -> 
         sure = [r for r in rels if r.status == "documented" and r.support_status == "documented"]
         return (sure or rels)[-1]
 
-    pol = policy_series()
-    candidates = [r for r in _releases() if r.series == pol and fits(r)]
-    if candidates:
-        return best(candidates)
-    by_series: Dict[str, List[RocmRelease]] = {}
-    for rel in _releases():
-        if fits(rel):
-            by_series.setdefault(rel.series, []).append(rel)
-    newer = [s for s in by_series if _vkey(s) > _vkey(pol)] if pol else list(by_series)
-    pick = sorted(newer, key=_vkey)[0] if newer else (sorted(by_series, key=_vkey)[-1] if by_series else None)
-    return best(by_series[pick]) if pick else None
+    def legacy() -> Optional[RocmRelease]:
+        pol = policy_series()
+        host_series = series_of(host) if host and stream_of(host) == "legacy" else None
+        for series in dict.fromkeys(s for s in (host_series, pol) if s):
+            if pol and host_series and _vkey(series) < _vkey(pol):
+                continue
+            candidates = [r for r in _releases() if not r.core and r.series == series and fits(r)]
+            if candidates:
+                return best(candidates)
+        by_series: Dict[str, List[RocmRelease]] = {}
+        for rel in _releases():
+            if not rel.core and fits(rel):
+                by_series.setdefault(rel.series, []).append(rel)
+        newer = [s for s in by_series if _vkey(s) > _vkey(pol)] if pol else list(by_series)
+        pick = sorted(newer, key=_vkey)[0] if newer else (sorted(by_series, key=_vkey)[-1] if by_series else None)
+        return best(by_series[pick]) if pick else None
+
+    def core() -> Optional[RocmRelease]:
+        fitting = [r for r in _releases() if r.core and fits(r)]
+        pol = [r for r in fitting if r.series == core_series()]
+        return best(pol or fitting) if fitting else None
+
+    if host and stream_of(host) == "legacy":
+        return legacy() or core()
+    return core() or legacy()
 
 
 _PKG_RE = re.compile(r"^(?:\d+:)?(\d+)\.(\d+)\.(\d+)(?:\.(\d{5,6}))?(?:[-~+].*)?$")

@@ -49,6 +49,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="accept an http:// --rocm-mirror: the signing key then comes unauthenticated and its "
                         "fingerprint is the only protection")
     g.add_argument("--rocm-key-fingerprint", metavar="FPR", help="expected fingerprint of the repository key")
+    g.add_argument("--rocm-core-mirror", metavar="URL",
+                   help="base URL of a mirror of AMD's Core SDK hosts (https://stable.repo.amd.com for 10.x, "
+                        "https://repo.amd.com for 7.14; same paths below it)")
+    g.add_argument("--rocm-core-key-fingerprint", metavar="FPR",
+                   help="expected fingerprint of the Core SDK repository key (AMD publishes none: required)")
     g.add_argument("--torch-index-url", metavar="URL", help="pip index to use instead of download.pytorch.org")
     g.add_argument("--pytorch-mirror", metavar="URL",
                    help="mirror of https://download.pytorch.org/whl (same layout): the torch-reinstall path "
@@ -80,6 +85,8 @@ def choices_from_args(args: argparse.Namespace):
            "venv_mode": getattr(args, "venv_mode", None), "image": getattr(args, "image", None),
            "workspace": getattr(args, "workspace", None), "rocm_mirror": getattr(args, "rocm_mirror", None),
            "rocm_key_fingerprint": getattr(args, "rocm_key_fingerprint", None),
+           "rocm_core_mirror": getattr(args, "rocm_core_mirror", None),
+           "rocm_core_key_fingerprint": getattr(args, "rocm_core_key_fingerprint", None),
            "torch_index_url": getattr(args, "torch_index_url", None),
            "pytorch_mirror": getattr(args, "pytorch_mirror", None),
            "dkms": False if getattr(args, "no_dkms", False) else None,

@@ -354,10 +354,18 @@ def _rocm(ctx: Context, facts: resolve.Facts, ids, repo_base: Optional[str], ind
         "torch": torch_target,
         "proof": way.proof() if way is not None else [],
     }
-    parts = [("Repair the setup of the installed " if mode == "repair" else "") +
-             f"ROCm {rel.version} from AMD's apt repository (rocm/apt/{rel.apt_dir}, pinned at priority "
-             f"{releases.repo().pin_priority})" + (f" for {', '.join(gfx)}" if gfx else "") +
-             f" on Ubuntu {ver} ({codename or '?'})."]
+    if getattr(rel, "core", False):
+        from ..catalog import coresdk
+
+        target["stream"] = rel.stream
+        target["packages"] = coresdk.package_names(rel, gfx)
+        where = (f"the ROCm Core SDK {rel.version} from AMD's repository ({coresdk.repo_of(rel).base_url}, versioned "
+                 f"{', '.join(target['packages'])})")
+    else:
+        where = (f"ROCm {rel.version} from AMD's apt repository (rocm/apt/{rel.apt_dir}, pinned at priority "
+                 f"{releases.repo().pin_priority})")
+    parts = [("Repair the setup of the installed " if mode == "repair" else "") + where
+             + (f" for {', '.join(gfx)}" if gfx else "") + f" on Ubuntu {ver} ({codename or '?'})."]
     if torch_target:
         parts.append(f"Then torch {torch_target['torch']} from the {torch_target['index']} index to match.")
     if ctx.host_rocm:

@@ -34,7 +34,8 @@ from .runner import Runner
 
 # a failure after only these steps changed something leaves nothing but files to put back
 RESTORABLE_KINDS = {"apt-key", "apt-sources", "apt-pin", "apt-update", "file", "reboot-flag"}
-ROOT_KINDS = {"apt-key", "apt-sources", "apt-pin", "apt-update", "apt-install", "command", "reboot-flag"}
+ROOT_KINDS = {"apt-key", "apt-sources", "apt-pin", "apt-update", "apt-install", "apt-remove", "alternative", "command",
+              "reboot-flag"}
 STATUS_WORDS = {OK: "ok", CHANGED: "changed", FAILED: "failed", jr.SKIPPED: "skipped"}
 
 # Fault injection for the crash tests: ROCM_WIZARD_FAULT=kill-after:<step id> (or kill-before:)

@@ -11,6 +11,7 @@ import os
 import re
 from dataclasses import asdict, dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
+from fnmatch import fnmatchcase
 from urllib.parse import urlsplit
 
 from ..exitcodes import ERROR, NOT_APPLICABLE, USAGE
@@ -45,6 +46,8 @@ class Choices:
     rocm_mirror: Optional[str] = None
     allow_http_mirror: bool = False  # an http:// --rocm-mirror (the key then comes over plain HTTP)
     rocm_key_fingerprint: Optional[str] = None
+    rocm_core_mirror: Optional[str] = None  # stands for AMD's Core SDK hosts (stable.repo.amd.com, repo.amd.com)
+    rocm_core_key_fingerprint: Optional[str] = None  # the Core SDK key's (AMD publishes none)
     torch_index_url: Optional[str] = None
     pytorch_mirror: Optional[str] = None  # stands for https://download.pytorch.org/whl (same layout)
     workspace: Optional[str] = None
@@ -180,7 +183,8 @@ def _simple_default(system) -> str:
     osi = _os(system)
     if any(e.build in (None, "rocm") and e.version for e in getattr(system, "torch", []) or []):
         return "torch-reinstall"
-    if cat.apt_codename(osi) and not (osi.wsl or osi.container):
+    if (cat.apt_codename(osi) or (osi is not None and osi.id == "ubuntu" and cat.core_profile(osi))) \
+            and not (osi.wsl or osi.container):
         return "rocm-upgrade"
     return "docker"
 
@@ -243,14 +247,19 @@ def _rocm_upgrade(system, choices: Choices, notes: List[str], recipe) -> Tuple[D
         raise PlanError(f"this system is a container ({osi.container}): upgrade ROCm on the host or use another "
                         "image (--path docker)", here)
     codename = cat.apt_codename(osi)
-    if osi.id != "ubuntu" or not codename:
-        raise PlanError(f"rocm-upgrade uses AMD's apt repositories for Ubuntu; this system is "
-                        f"{osi.pretty_name or osi.id} {osi.version_id or ''}".rstrip()
+    if not codename and not cat.core_profile(osi):
+        raise PlanError(f"rocm-upgrade uses AMD's apt repositories for Ubuntu (and Debian 12/13 for the Core SDK); "
+                        f"this system is {osi.pretty_name or osi.id} {osi.version_id or ''}".rstrip()
                         + ": use --path torch-reinstall or --path docker", here)
     targets, other = _require_gpu(system, choices, "rocm-upgrade", notes)
     if choices.rocm:
         rel = cat.rocm_release(choices.rocm)
         if rel is None:
+            pre = cat.rocm_preview(choices.rocm)
+            if pre is not None:
+                raise PlanError(f"ROCm {pre.version} is a Core SDK {'technology preview' if pre.status == 'preview' else 'release in development'}"
+                                f" ({pre.note or pre.status}): rocm-wizard installs production releases only; "
+                                f"known: {', '.join(cat.rocm_versions())}")
             raise PlanError(f"unknown ROCm release {choices.rocm!r}; known: {', '.join(cat.rocm_versions())}")
         if not targets:
             notes.append(f"no GPU: ROCm {rel.version}, as chosen, is not checked against a GPU's support list")
@@ -278,7 +287,16 @@ def _rocm_upgrade(system, choices: Choices, notes: List[str], recipe) -> Tuple[D
             rel = same
     host = _short_version(getattr(system.rocm, "version", None))
     if choices.rocm and host and _vkey(host) > _vkey(rel.version):
+        if cat.rocm_stream(host) != rel.stream:
+            raise PlanError(f"the host has ROCm {host} ({cat.rocm_stream(host)}); ROCm {rel.version} ({rel.stream}) is "
+                            "older: a downgrade across streams is not planned")
         notes.append(f"this is a downgrade from ROCm {host} to {rel.version}")
+    if rel.core:
+        return _rocm_upgrade_core(system, choices, notes, rel, targets, other, here)
+    if osi.id != "ubuntu" or not codename:
+        raise PlanError(f"ROCm {rel.version} is a legacy release: AMD's legacy apt repositories serve Ubuntu releases "
+                        f"the catalog knows, not {osi.pretty_name or osi.id} {osi.version_id or ''}".rstrip()
+                        + ": choose a Core SDK release (--rocm 10.0) or --path torch-reinstall / docker", here)
     if rel.supports_ubuntu(osi.version_id) is False:
         raise PlanError(f"ROCm {rel.version} is for Ubuntu {' and '.join(rel.ubuntu_versions)}, "
                         f"not {osi.version_id}")
@@ -398,6 +416,156 @@ def _rocm_upgrade(system, choices: Choices, notes: List[str], recipe) -> Tuple[D
     fp = _fingerprint(system, {"rocm": [before, rel.version]})
     choices.rocm, choices.dkms, choices.rocm_key_fingerprint = rel.version, dkms, fpr
     choices.rocm_mirror = base
+    return ns, facts, fp
+
+
+def _mirror_base(url: Optional[str], option: str, allow_http: bool) -> Optional[str]:
+    """A mirror URL checked (no credentials: apt's auth file is for --rocm-mirror only)."""
+    if not url:
+        return None
+    try:
+        base, cred = split_credentials(check_url(url, option).rstrip("/"))
+    except ValueError as exc:
+        raise PlanError(str(exc)) from None
+    if cred is not None:
+        raise PlanError(f"{option} {redact_url(url)}: credentials in this URL are not supported; use a mirror "
+                        "without them")
+    if base.startswith("http://") and not allow_http:
+        raise PlanError(f"{option} {redact_url(base)} is plain http: the signing key would come over an "
+                        "unauthenticated connection. Use an https (or file) mirror, or accept that the key's "
+                        "fingerprint is then the only protection with --allow-http-mirror")
+    return base
+
+
+def _rocm_upgrade_core(system, choices: Choices, notes: List[str], rel, targets: List[str], other: List[str],
+                       here: int) -> Tuple[Dict[str, Any], Dict[str, Any], Fingerprint]:
+    """The Core SDK branch of rocm-upgrade (recipe ``plans/rocm-upgrade-core.toml``)."""
+    from .openpgp import normalize_fingerprint
+
+    osi = _os(system)
+    prof = cat.core_profile(osi)
+    if prof is None:
+        raise PlanError(f"AMD's Core SDK repositories have no profile for {osi.pretty_name or osi.id} "
+                        f"{osi.version_id or ''}".rstrip(), here)
+    if rel.supports_os(osi.id, osi.version_id) is False:
+        oses = [f"Ubuntu {', '.join(rel.ubuntu_versions)}"] + ([f"Debian {', '.join(rel.debian)}"] if rel.debian else [])
+        raise PlanError(f"ROCm {rel.version} is for {' and '.join(oses)}, not {osi.id} {osi.version_id}")
+    for g in targets + other:
+        if cat.core_gfx_ok(rel, osi.id, g):
+            continue
+        if g in targets:
+            raise PlanError(f"ROCm {rel.version} does not list {g}" + (" on Debian (Instinct only)" if osi.id == "debian"
+                                                                         else "") + "; choose another release")
+        notes.append(f"{g} is not on ROCm {rel.version}'s list (the integrated GPU is left out)")
+    info = cat.core_info()
+    fpr_text = choices.rocm_core_key_fingerprint or info.key_fingerprint
+    if not fpr_text:
+        raise PlanError(f"the Core SDK signing key's fingerprint is {info.key_fingerprint_status} (AMD publishes none); "
+                        "give the one you checked with --rocm-core-key-fingerprint FPR (answers file: "
+                        "rocm_core_key_fingerprint): rocm-wizard pins it and refuses any other key. Check it on the "
+                        f"key file ({cat.core_key_url(rel, None)}) with `gpg --show-keys --with-fingerprint FILE`")
+    fpr = normalize_fingerprint(fpr_text)
+    if fpr is None:
+        raise PlanError(f"--rocm-core-key-fingerprint {fpr_text!r} is not a 40-digit hex fingerprint")
+    base = _mirror_base(choices.rocm_core_mirror, "--rocm-core-mirror", choices.allow_http_mirror)
+    radeon = _mirror_base(choices.rocm_mirror, "--rocm-mirror", choices.allow_http_mirror)
+    dkms = bool(choices.dkms)
+    kernel = _safe_kernel(osi.kernel)
+    codename = prof.codename
+    driver_lines = cat.core_driver_lines(rel, codename, radeon) if dkms else []
+    if dkms and osi.id != "ubuntu":
+        raise PlanError(f"the amdgpu kernel driver for the Core SDK comes from repo.radeon.com for Ubuntu only; on "
+                        f"{osi.id} {osi.version_id} pass --no-dkms (keeping the installed driver)")
+    if dkms and not driver_lines:
+        raise PlanError(f"the amdgpu driver repository paired with ROCm {rel.version} is not known "
+                        f"({rel.note or 'not in the catalog'}): pass --no-dkms (keeping the installed driver) or "
+                        "choose another release")
+    if dkms and not kernel:
+        raise PlanError("the running kernel is not known (the snapshot lacks uname -r), and amdgpu-dkms needs its "
+                        "headers: pass --no-dkms or use a fuller snapshot")
+    radeon_fpr = cat.rocm_key_fingerprint()
+    if choices.rocm_key_fingerprint:
+        radeon_fpr = normalize_fingerprint(choices.rocm_key_fingerprint) or ""
+        if not radeon_fpr:
+            raise PlanError(f"--rocm-key-fingerprint {choices.rocm_key_fingerprint!r} is not a 40-digit hex fingerprint")
+    path, content = cat.core_source_file(rel, prof, base)
+    head = (f"# ROCm Core SDK {rel.version} ({prof.profile}). Written whole by rocm-wizard;\n"
+            "# other AMD repository entries are taken out so that only this release is configured.\n")
+    source_files = [{"path": path, "content": head + content}]
+    for lpath, line in driver_lines:
+        source_files.append({"path": lpath, "content": f"# amdgpu {rel.driver_train} kernel driver paired with ROCm "
+                             f"{rel.version}. Written whole by rocm-wizard.\n{line}\n"})
+    core_default = cat.core_default_bases()
+    markers = list(dict.fromkeys([url_marker(cat.rocm_default_base())] + [url_marker(b) for b in core_default.values()]
+                                 + [url_marker(b) for b in (base, radeon) if b]))
+    # apt's "origin" is the host name alone (no port, no path): seen in `apt-cache policy` output
+    pin_origin = urlsplit(base or core_default[rel.repo_name]).hostname or ""
+    names = cat.core_package_names(rel, targets)
+    packages = [{"name": n, "version": rel.package_version} for n in names]
+    driver = []
+    if dkms:
+        driver = [{"name": p + kernel, "kernel_prefix": p} for p in ("linux-headers-", "linux-modules-extra-")]
+        driver.append({"name": "amdgpu-dkms"})
+    repo = cat.rocm_repo()
+    ns = {
+        "rocm": {
+            "version": rel.version, "series": rel.series, "profile": prof.profile,
+            "key_url": cat.core_key_url(rel, base), "key_fingerprint": fpr, "keyring": info.keyring,
+            "driver_key_url": cat.rocm_key_url(radeon), "driver_key_fingerprint": radeon_fpr,
+            "driver_keyring": repo.keyring, "driver_train": rel.driver_train or "(installed)",
+            "source_files": source_files, "markers": markers, "pin_file": info.pin_file,
+            "pin_content": (f"# Core SDK packages from {pin_origin} over the distribution's (written by rocm-wizard)\n"
+                            f"Package: {info.pin_package}\nPin: origin \"{pin_origin}\"\n"
+                            f"Pin-Priority: {info.pin_priority}\n"),
+            "legacy_patterns": list(info.legacy_packages), "packages": packages, "package_names": ", ".join(names),
+            "driver_packages": driver, "all_packages": packages + [d for d in driver if "kernel_prefix" not in d],
+            "alternative": info.alternative, "root_link": info.root_link,
+            "install_root": cat.core_install_root(rel), "version_file": cat.core_version_file(rel),
+        },
+        "flags": {"dkms": dkms, "auth": False},
+    }
+    legacy = sorted(n for n in (getattr(system.rocm, "packages", None) or {})
+                    if any(fnmatchcase(n, pat) for pat in info.legacy_packages))
+    if legacy:
+        notes.append("the legacy ROCm packages are removed before the Core SDK is installed (AMD's transition guide): "
+                     + " ".join(legacy))
+    notes.append(info.pointer_note)
+    if choices.rocm_core_key_fingerprint:
+        notes.append(f"Core SDK signing key fingerprint given by you: {fpr} (AMD publishes none)")
+    else:
+        notes.append(f"Core SDK signing key fingerprint {fpr} ({info.key_fingerprint_status})")
+    if not dkms:
+        notes.append("--no-dkms: the installed amdgpu kernel driver is kept; AMD's window lists the 30.x and 31.x "
+                     "drivers for the Core SDK user space (user/kernel-space compatibility matrix)")
+    elif rel.amdgpu_dir_status and rel.amdgpu_dir_status != "documented":
+        notes.append(f"the driver directory amdgpu/{rel.amdgpu_dir} is {rel.amdgpu_dir_status} from AMD's "
+                     f"amdgpu-install URLs ({rel.amdgpu_install})")
+    if base:
+        notes.append(f"Core SDK repository and key from the mirror {base}")
+    if radeon and dkms:
+        notes.append(f"kernel driver repository and key from the mirror {radeon}")
+    if any(b and b.startswith("http://") for b in (base, radeon)):
+        notes.append("WARNING: a mirror is plain http (--allow-http-mirror): the signing key comes over an "
+                     "unauthenticated connection, and its fingerprint is then the only protection")
+    if rel.note:
+        notes.append(f"ROCm {rel.version}: {rel.note}")
+    facts = {"rocm_release": cat.release_facts(rel),
+             "key": {"url": cat.core_key_url(rel, base), "fingerprint": fpr, "status": info.key_fingerprint_status,
+                     "given": bool(choices.rocm_core_key_fingerprint), "sources": cat.describe_sources(info.key_sources)},
+             "legacy_removed": legacy, "packages": names,
+             "gfx_support": {g: cat.core_gfx_ok(rel, osi.id, g) for g in targets + other}}
+    before = _short_version(getattr(system.rocm, "version", None))
+    if before is None and cat.rocm_absent(system):
+        before = "none"
+    # between the removal of the legacy packages and the install the machine has no ROCm: a state
+    # this plan itself passes through, so a script run again after an interruption there goes on
+    between = ["none"] if before and before != "none" and cat.rocm_stream(before) == "legacy" else []
+    fp = _fingerprint(system, {"rocm": [before] + between + [rel.version]})
+    choices.rocm, choices.dkms, choices.rocm_core_key_fingerprint = rel.version, dkms, fpr
+    choices.rocm_core_mirror, choices.rocm_mirror = base, radeon
+    if dkms and choices.rocm_key_fingerprint is None:
+        choices.rocm_key_fingerprint = radeon_fpr
+    ns["stream"] = "core-sdk"
     return ns, facts, fp
 
 
@@ -789,6 +957,8 @@ def _build(system, choices: Choices, notes: List[str]) -> Plan:
                  "apt": bool(osi is not None and osi.id in ("ubuntu", "debian"))}
         if path == "rocm-upgrade":
             ns, facts, fp = _rocm_upgrade(system, choices, notes, recipe)
+            if ns.get("stream") == "core-sdk":
+                recipe = load_recipe("rocm-upgrade-core")  # the Core SDK branch: its own steps
         elif path == "torch-reinstall":
             ns, facts, fp = _torch_reinstall(system, choices, notes, recipe)
         else:

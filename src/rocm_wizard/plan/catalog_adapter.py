@@ -141,9 +141,90 @@ def rocm_package_prefix(version: str) -> str:
 def release_facts(rel) -> Dict[str, Any]:
     from ..catalog import sources
 
-    return {"version": rel.version, "apt_dir": rel.apt_dir, "layout": rel.layout, "status": rel.status,
+    extra: Dict[str, Any] = {}
+    if rel.core:
+        extra = {"stream": rel.stream, "date": rel.date, "debian": list(rel.debian),
+                 "package_version": rel.package_version, "driver_train": rel.driver_train or None,
+                 "amdgpu_dir_status": rel.amdgpu_dir_status or None}
+    return {**extra, "version": rel.version, "apt_dir": rel.apt_dir, "layout": rel.layout, "status": rel.status,
             "support_status": rel.support_status, "amdgpu_dir": rel.amdgpu_dir, "graphics_dir": rel.graphics_dir,
             "ubuntu": list(rel.ubuntu_versions), "sources": sources.describe(rel.all_sources)}
+
+
+# ------------------------------------------------------------------------------ ROCm Core SDK
+def rocm_stream(version: object) -> Optional[str]:
+    from ..catalog import releases
+
+    return releases.stream_of(version)
+
+
+def rocm_preview(spec: object):
+    from ..catalog import coresdk
+
+    return coresdk.preview(spec)
+
+
+def core_info():
+    from ..catalog import coresdk
+
+    return coresdk.info()
+
+
+def core_profile(osi):
+    """AMD's Core SDK repository profile of a detected OS (None when it has none)."""
+    from ..catalog import coresdk
+
+    if osi is None:
+        return None
+    return coresdk.profile(osi.id, osi.version_id)
+
+
+def core_gfx_ok(rel, os_id: Optional[str], gfx: str) -> bool:
+    from ..catalog import coresdk
+
+    return coresdk.gfx_supported_on(rel, os_id, gfx)
+
+
+def core_source_file(rel, prof, base: Optional[str]) -> Tuple[str, str]:
+    from ..catalog import coresdk
+
+    return coresdk.source_file(rel, prof, base)
+
+
+def core_driver_lines(rel, codename: str, base: Optional[str]) -> List[Tuple[str, str]]:
+    from ..catalog import coresdk
+
+    return coresdk.driver_lines(rel, codename, base)
+
+
+def core_default_bases() -> Dict[str, str]:
+    from ..catalog import coresdk
+
+    return {r.name: r.base_url for r in coresdk.repos()}
+
+
+def core_key_url(rel, base: Optional[str]) -> str:
+    from ..catalog import coresdk
+
+    return coresdk.key_url(rel, base)
+
+
+def core_package_names(rel, gfx_targets: Sequence[str]) -> List[str]:
+    from ..catalog import coresdk
+
+    return coresdk.package_names(rel, gfx_targets)
+
+
+def core_install_root(rel) -> str:
+    from ..catalog import coresdk
+
+    return coresdk.install_root(rel)
+
+
+def core_version_file(rel) -> str:
+    from ..catalog import coresdk
+
+    return coresdk.version_file(rel)
 
 
 def rocm_absent(system) -> bool:

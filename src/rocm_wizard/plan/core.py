@@ -365,6 +365,8 @@ def system_fingerprint_mismatches(plan: Plan, ctx) -> List[str]:
             from .state import dpkg_unpacked_version
 
             text = dpkg_unpacked_version(ctx, "rocm-core") or ""
+        if not text:  # the Core SDK: /opt/rocm is a directory, the release behind the "core" alternative
+            text = (ctx.read_text("/opt/rocm/core/.info/version") or "").strip()
         m = _re.match(r"^(\d+\.\d+\.\d+)", text)
         return m.group(1) if m else "none"
 

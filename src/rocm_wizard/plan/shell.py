@@ -633,6 +633,7 @@ rw_fp_rocm() {
   local v=''
   if [[ -r $RW_ROOT/opt/rocm/.info/version ]]; then read -r v <"$RW_ROOT/opt/rocm/.info/version" || true; fi
   if [[ -z $v ]]; then v=$(rw_pkg_unpacked rocm-core); fi
+  if [[ -z $v && -r $RW_ROOT/opt/rocm/core/.info/version ]]; then read -r v <"$RW_ROOT/opt/rocm/core/.info/version" || true; fi
   if [[ $v =~ ^([0-9]+\.[0-9]+\.[0-9]+) ]]; then printf '%s' "${BASH_REMATCH[1]}"; else printf 'none'; fi
 }
 rw_fp_torch() {

@@ -219,11 +219,13 @@ def docker_ways(facts: Facts) -> Resolution:
 def rocm_checks(facts: Facts, rel: releases.RocmRelease) -> List[Check]:
     from ..catalog import support
 
+    from ..catalog import coresdk
+
     gfx = facts.compute_gfx
     if not gfx:
         sup = _check("rocm-supports-gpu", UNKNOWN, "the GPU's gfx target is not known")
     else:
-        answers = [True if g in rel.gfx_official else False for g in gfx]
+        answers = [coresdk.gfx_supported_on(rel, facts.os_id, g) if rel.core else g in rel.gfx_official for g in gfx]
         verdict = _kleene(answers)
         if verdict == SATISFIED and rel.support_status not in wheels.PROVEN:
             verdict = UNKNOWN
@@ -231,20 +233,25 @@ def rocm_checks(facts: Facts, rel: releases.RocmRelease) -> List[Check]:
         sup = _check("rocm-supports-gpu", verdict, f"ROCm {rel.version} ({rel.support_status}): {levels}",
                      rel.all_sources)
     checks = [sup]
-    ok = rel.supports_ubuntu(facts.ubuntu) if facts.ubuntu else None
+    ok = rel.supports_os(facts.os_id, facts.os_version) if facts.os_version else None
     kernel = ".".join(facts.kernel.split(".")[:2]) if facts.kernel else ""
     listed = rel.kernel_series(facts.ubuntu) if facts.ubuntu else []
     if ok is False:
-        checks.append(_check("rocm-supports-os", VIOLATED, f"ROCm {rel.version} is for Ubuntu "
-                             f"{', '.join(rel.ubuntu_versions)}, not {facts.ubuntu}", rel.all_sources))
+        oses = [f"Ubuntu {', '.join(rel.ubuntu_versions)}"] + ([f"Debian {', '.join(rel.debian)}"] if rel.debian else [])
+        checks.append(_check("rocm-supports-os", VIOLATED, f"ROCm {rel.version} is for {' and '.join(oses)}, not "
+                             f"{facts.os_id.capitalize()} {facts.os_version}", rel.all_sources))
     elif ok is None:
         checks.append(_check("rocm-supports-os", UNKNOWN, "the Ubuntu release is not known", rel.all_sources))
     elif listed and kernel and kernel not in listed and not facts.wsl:
         checks.append(_check("rocm-supports-os", UNKNOWN, f"Ubuntu {facts.ubuntu} is supported; the running kernel "
                              f"{facts.kernel} is not one ROCm {rel.version} lists ({', '.join(listed)})", rel.all_sources))
     else:
-        checks.append(_check("rocm-supports-os", SATISFIED, f"ROCm {rel.version} supports Ubuntu {facts.ubuntu}",
-                             rel.all_sources))
+        checks.append(_check("rocm-supports-os", SATISFIED, f"ROCm {rel.version} supports "
+                             f"{facts.os_id.capitalize()} {facts.os_version}", rel.all_sources))
+    host_stream = releases.stream_of(facts.host_rocm) if facts.host_rocm else None
+    if host_stream and host_stream != rel.stream and _vt(rel.version) < _vt(facts.host_rocm):
+        checks.append(_check("no-cross-stream-downgrade", VIOLATED, f"the host has ROCm {facts.host_rocm} "
+                             f"({host_stream}); {rel.version} ({rel.stream}) is older: a downgrade across streams"))
     if facts.wsl:
         checks.append(check_wsl_gpu(facts, rel.version))
     checks.append(check_override(facts, lambda g: g in rel.gfx_official or None, f"ROCm {rel.version}"))
@@ -252,8 +259,14 @@ def rocm_checks(facts: Facts, rel: releases.RocmRelease) -> List[Check]:
 
 
 def rocm_ways(facts: Facts) -> Resolution:
-    target = releases.upgrade_target(facts.compute_gfx, facts.ubuntu) if facts.compute_gfx else None
-    target_series = target.series if target is not None else releases.policy_series()
+    target = releases.upgrade_target(facts.compute_gfx, host=facts.host_rocm, os_id=facts.os_id or None,
+                                     os_version=facts.os_version or None) if facts.compute_gfx else None
+    if target is not None:
+        target_series = target.series
+    elif facts.host_rocm and releases.stream_of(facts.host_rocm) == "legacy" and facts.os_id in ("ubuntu", ""):
+        target_series = releases.policy_series()
+    else:  # no GPU known: the policy's stream for this host
+        target_series = releases.core_series()
     ways = []
     for rel in releases.all_releases():
         w = WayOut("rocm-upgrade", rel.version, tuple(rocm_checks(facts, rel)), subject=rel)

@@ -143,9 +143,10 @@ def pool_path(archive_root: str, name: str) -> str:
 
 
 def publish_archive(archive_root: str, codename: str, specs: List[DebSpec], key: TestKey,
-                    origin: str, label: str) -> None:
-    """Build ``specs`` into ``archive_root``'s pool, index them and sign the Release file."""
-    for spec in specs:
+                    origin: str, label: str, build: bool = True) -> None:
+    """Build ``specs`` into ``archive_root``'s pool (``build=False``: the pool is already built, as
+    for a second codename of one archive), index them and sign the Release file."""
+    for spec in specs if build else []:
         build_deb(spec, pool_path(archive_root, spec.name))
     dist = os.path.join(archive_root, "dists", codename)
     binary = os.path.join(dist, "main", "binary-amd64")
@@ -224,3 +225,123 @@ def release_field(release_text: str, name: str) -> Optional[str]:
         if line.startswith(name + ":"):
             return line.split(":", 1)[1].strip()
     return None
+
+
+# --------------------------------------------------------------------------------- ROCm Core SDK
+# A tree laid out like AMD's Core SDK host (stable.repo.amd.com), served by the same server as the
+# radeon-like site (one mirror URL stands for both hosts, as --rocm-core-mirror and --rocm-mirror):
+#
+#     /rocm/gpg/packages.gpg                                  armoured public test key (its own key)
+#     /rocm/core/packages/<profile>/dists/stable/...          suite "stable", per profile
+#     /rocm/core/packages/<profile>/pool/main/a/amdrocm-...
+#     /amdgpu/<31.x>/ubuntu/dists/<codename>/...              the paired kernel driver (radeon key)
+#
+# Package model (facts: shared/research/rocm-2026.md 1.3-1.4): versioned packages amdrocm-<comp><X.Y>
+# and per-gfx amdrocm-core-sdk<X.Y>-gfxNNNN, an unversioned pointer amdrocm-core-sdk that depends on
+# the NEWEST stream in the repository (10.1 here: installing the pointer would be a mistake the tests
+# see), install root /opt/rocm/core-X.Y with .info/version "X.Y.Z" and version-rocm "X.Y.Z-BUILD",
+# and the alternative "core" (/opt/rocm/core -> core-X.Y) registered by the postinst, priority
+# growing with the version.  Versions look like the observed "10.0.0-4".
+
+CORE_PROFILES = {"jammy": "ubuntu2204", "resolute": "ubuntu2604"}
+
+
+@dataclass(frozen=True)
+class CoreRelease:
+    version: str  # 10.0.0
+    build: str  # 4
+    driver_dir: str  # 31.50 (repo.radeon.com amdgpu/<dir>/ubuntu)
+    driver_kmod: str  # kernel module base version inside amdgpu-dkms
+    driver_field: str  # 8-digit MMmmpp00 field of the amdgpu-dkms version
+
+    @property
+    def series(self) -> str:
+        return ".".join(self.version.split(".")[:2])
+
+    @property
+    def deb_version(self) -> str:
+        return f"{self.version}-{self.build}"
+
+    @property
+    def root(self) -> str:
+        return f"/opt/rocm/core-{self.series}"
+
+    @property
+    def priority(self) -> int:
+        major, minor, patch = (int(x) for x in self.version.split("."))
+        return major * 10000 + minor * 100 + patch
+
+    @property
+    def dkms_version(self) -> str:
+        return f"1:{self.driver_kmod}.{self.driver_field}-2300000"
+
+
+CORE_100 = CoreRelease("10.0.0", "4", "31.50", "6.19.18", "31500000")
+CORE_101 = CoreRelease("10.1.0", "5", "31.50", "6.19.18", "31500000")
+CORE_RELEASES = (CORE_100, CORE_101)
+CORE_GFX = ("gfx1100", "gfx942")
+
+
+def core_packages(rel: CoreRelease) -> List[DebSpec]:
+    ver, s, root = rel.deb_version, rel.series, rel.root
+    base = DebSpec(
+        name=f"amdrocm-base{s}", version=ver,
+        files={f"{root}/.info/version": rel.version + "\n", f"{root}/.info/version-rocm": ver + "\n",
+               f"{root}/bin/rocminfo": "#!/bin/sh\necho 'rocminfo stand-in'\n",
+               f"{root}/lib/libamdhip64.so.stand-in": f"hip runtime stand-in {rel.version}\n"},
+        modes={f"{root}/bin/rocminfo": 0o755},
+        # /run/rw-test-slow-postinst (a test's switch) holds the postinst, as in the legacy stand-ins
+        postinst=('if [ "$1" = configure ]; then\n'
+                  '  if [ -e /run/rw-test-slow-postinst ]; then\n'
+                  '    s=$(cat /run/rw-test-slow-postinst); rm -f /run/rw-test-slow-postinst\n'
+                  '    : > /run/rw-test-in-postinst; sleep "${s:-120}"\n'
+                  '  fi\n'
+                  '  mkdir -p /opt/rocm\n'
+                  f'  update-alternatives --install /opt/rocm/core core {root} {rel.priority}\n'
+                  f'  update-alternatives --install /opt/rocm/core-{s.split(".")[0]} core-{s.split(".")[0]} {root} '
+                  f'{rel.priority}\nfi\n'),
+        prerm=('if [ "$1" = remove ] || [ "$1" = deconfigure ]; then\n'
+               f'  update-alternatives --remove core {root} || true\n'
+               f'  update-alternatives --remove core-{s.split(".")[0]} {root} || true\nfi\n'),
+        description="ROCm Core SDK base stand-in (rocminfo, rocm-core): owns .info/version")
+    out = [base]
+    for g in CORE_GFX:
+        out.append(DebSpec(name=f"amdrocm-core-sdk{s}-{g}", version=ver, depends=[f"amdrocm-base{s} (= {ver})"],
+                           files={f"{root}/lib/kpack/{g}.kpack": f"device code stand-in {g}\n"},
+                           section="metapackages", description=f"Core SDK for {g} stand-in"))
+    out.append(DebSpec(name=f"amdrocm-core-sdk{s}", version=ver, depends=[f"amdrocm-base{s} (= {ver})"],
+                       files={f"{root}/lib/kpack/all.kpack": "device code stand-in (all targets)\n"},
+                       section="metapackages", description="Core SDK (every GPU) stand-in"))
+    return out
+
+
+def core_pointer(newest: CoreRelease) -> DebSpec:
+    return DebSpec(name="amdrocm-core-sdk", version=newest.deb_version, depends=[f"amdrocm-core-sdk{newest.series}"],
+                   section="metapackages", description="unversioned pointer stand-in: follows the newest stream")
+
+
+def core_driver_packages(rel: CoreRelease) -> List[DebSpec]:
+    ver = rel.dkms_version
+    firmware = DebSpec(name="amdgpu-dkms-firmware", version=ver, arch="all",
+                       files={"/lib/firmware/updates/amdgpu/stand-in.txt": f"firmware stand-in {ver}\n"},
+                       description="amdgpu firmware stand-in")
+    dkms = DebSpec(name="amdgpu-dkms", version=ver, arch="all", depends=[f"amdgpu-dkms-firmware (= {ver})"],
+                   files={f"/usr/src/amdgpu-{rel.driver_kmod}-{rel.driver_field}/dkms.conf":
+                          'PACKAGE_NAME="amdgpu"\n# stand-in: builds no module\n'},
+                   section="kernel", description="amdgpu DKMS stand-in (no kernel module is built)")
+    return [firmware, dkms]
+
+
+def build_core_site(radeon_root: str, core_key: TestKey, radeon_key: TestKey,
+                    codenames=tuple(CORE_PROFILES)) -> None:
+    """Add the Core SDK layout (and the paired amdgpu driver directories) to the radeon-like tree."""
+    core_key.write_armored(os.path.join(radeon_root, "rocm", "gpg", "packages.gpg"))
+    specs = [p for rel in CORE_RELEASES for p in core_packages(rel)] + [core_pointer(CORE_RELEASES[-1])]
+    for codename in codenames:
+        publish_archive(os.path.join(radeon_root, "rocm", "core", "packages", CORE_PROFILES[codename]), "stable",
+                        specs, core_key, "AMD ROCm Core SDK stand-in", "amdrocm-stable")
+    driver_dirs = {rel.driver_dir: rel for rel in CORE_RELEASES}
+    for d, rel in driver_dirs.items():
+        for i, codename in enumerate(codenames):
+            publish_archive(os.path.join(radeon_root, "amdgpu", d, "ubuntu"), codename, core_driver_packages(rel),
+                            radeon_key, "repo.radeon.com", "repo.radeon.com", build=i == 0)

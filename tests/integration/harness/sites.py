@@ -70,6 +70,15 @@ class AptWorld:
         root.apt("install", *pkgs, check=True)
 
 
+def add_core_site(world: AptWorld) -> AptWorld:
+    """``world`` with the Core SDK layout added to the radeon-like tree (its own signing key kept as
+    ``world.core_key``; the kernel-driver directories are signed with the radeon key)."""
+    core_key = TestKey("AMD ROCm Core SDK stand-in <rocm-core-test@invalid>")
+    aptrepo.build_core_site(world.site.radeon_root, core_key, world.site.radeon_key)
+    world.core_key = core_key  # type: ignore[attr-defined]
+    return world
+
+
 @dataclass
 class PyIndex:
     server: LocalServer

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rocm-wizard plan: Run PyTorch in rocm/pytorch:rocm7.0_ubuntu24.04_py3.12_pytorch_release_2.8.0
-# path: docker   plan id: 79571683b902   format: 1   rocm-wizard @VERSION@
+# path: docker   plan id: 047b9cf464b0   format: 1   rocm-wizard @VERSION@
 # made for: AMD Radeon RX 7800 XT (gfx1101), AMD Ryzen 7 9800X3D 8-Core Processor (integrated GPU) (gfx1036)
 # system fingerprint: sha256:8f878a668e8bca6f9a38d6e223a329d4
 #   gpus: 13c0,747e
@@ -636,6 +636,7 @@ rw_fp_rocm() {
   local v=''
   if [[ -r $RW_ROOT/opt/rocm/.info/version ]]; then read -r v <"$RW_ROOT/opt/rocm/.info/version" || true; fi
   if [[ -z $v ]]; then v=$(rw_pkg_unpacked rocm-core); fi
+  if [[ -z $v && -r $RW_ROOT/opt/rocm/core/.info/version ]]; then read -r v <"$RW_ROOT/opt/rocm/core/.info/version" || true; fi
   if [[ $v =~ ^([0-9]+\.[0-9]+\.[0-9]+) ]]; then printf '%s' "${BASH_REMATCH[1]}"; else printf 'none'; fi
 }
 rw_fp_torch() {
@@ -658,7 +659,7 @@ rw_expect() {
   rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
   RW_STALE=1
 }
-RW_PLAN_ID=79571683b902
+RW_PLAN_ID=047b9cf464b0
 
 rw_check_fingerprint() {
   rw_expect gpus "$(rw_fp_gpus)" 13c0,747e

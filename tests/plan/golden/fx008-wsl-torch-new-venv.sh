@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rocm-wizard plan: Reinstall torch 2.8.0+rocm6.4 in /home/user/venvs/comfy
-# path: torch-reinstall   plan id: 6b39c17ffc38   format: 1   rocm-wizard @VERSION@
+# path: torch-reinstall   plan id: 55544ec83b0c   format: 1   rocm-wizard @VERSION@
 # made for: Ubuntu 24.04.2 LTS, kernel 6.6.87.2-microsoft-standard-WSL2; AMD Radeon RX 7900 XT (gfx1100); torch 2.9.0.dev20250706+rocm6.4 in None
 # system fingerprint: sha256:06b92597d17e16056e9f9e8db165e54f
 #   kernel: 6.6.87.2-microsoft-standard-WSL2
@@ -643,6 +643,7 @@ rw_fp_rocm() {
   local v=''
   if [[ -r $RW_ROOT/opt/rocm/.info/version ]]; then read -r v <"$RW_ROOT/opt/rocm/.info/version" || true; fi
   if [[ -z $v ]]; then v=$(rw_pkg_unpacked rocm-core); fi
+  if [[ -z $v && -r $RW_ROOT/opt/rocm/core/.info/version ]]; then read -r v <"$RW_ROOT/opt/rocm/core/.info/version" || true; fi
   if [[ $v =~ ^([0-9]+\.[0-9]+\.[0-9]+) ]]; then printf '%s' "${BASH_REMATCH[1]}"; else printf 'none'; fi
 }
 rw_fp_torch() {
@@ -665,7 +666,7 @@ rw_expect() {
   rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
   RW_STALE=1
 }
-RW_PLAN_ID=6b39c17ffc38
+RW_PLAN_ID=55544ec83b0c
 
 rw_check_fingerprint() {
   rw_expect kernel "$(rw_fp_kernel)" 6.6.87.2-microsoft-standard-WSL2

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rocm-wizard plan: Reinstall torch 2.8.0+rocm6.4 in /opt/venvs/torch
-# path: torch-reinstall   plan id: afa5fc6e92ee   format: 1   rocm-wizard @VERSION@
+# path: torch-reinstall   plan id: 382a9def9999   format: 1   rocm-wizard @VERSION@
 # made for: Arch Linux, kernel 7.1.4-arch1-1; AMD Radeon RX 9070 (gfx1201), AMD Ryzen 9 9900X 12-Core Processor (integrated GPU) (gfx1036)
 # system fingerprint: sha256:8c411114a736d67173dbf35698f64256
 #   gpus: 13c0,7550
@@ -645,6 +645,7 @@ rw_fp_rocm() {
   local v=''
   if [[ -r $RW_ROOT/opt/rocm/.info/version ]]; then read -r v <"$RW_ROOT/opt/rocm/.info/version" || true; fi
   if [[ -z $v ]]; then v=$(rw_pkg_unpacked rocm-core); fi
+  if [[ -z $v && -r $RW_ROOT/opt/rocm/core/.info/version ]]; then read -r v <"$RW_ROOT/opt/rocm/core/.info/version" || true; fi
   if [[ $v =~ ^([0-9]+\.[0-9]+\.[0-9]+) ]]; then printf '%s' "${BASH_REMATCH[1]}"; else printf 'none'; fi
 }
 rw_fp_torch() {
@@ -667,7 +668,7 @@ rw_expect() {
   rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
   RW_STALE=1
 }
-RW_PLAN_ID=afa5fc6e92ee
+RW_PLAN_ID=382a9def9999
 
 rw_check_fingerprint() {
   rw_expect gpus "$(rw_fp_gpus)" 13c0,7550

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rocm-wizard plan: Upgrade ROCm to 6.4.3 from AMD's apt repositories (noble)
-# path: rocm-upgrade   plan id: e2179f0e3a1e   format: 1   rocm-wizard @VERSION@
+# path: rocm-upgrade   plan id: 69cc42054617   format: 1   rocm-wizard @VERSION@
 # made for: Ubuntu; ROCm 6.2.2
 # system fingerprint: sha256:ca5c8b47170d4ce5dd85632918785a16
 #   os: ubuntu 24.04
@@ -646,6 +646,7 @@ rw_fp_rocm() {
   local v=''
   if [[ -r $RW_ROOT/opt/rocm/.info/version ]]; then read -r v <"$RW_ROOT/opt/rocm/.info/version" || true; fi
   if [[ -z $v ]]; then v=$(rw_pkg_unpacked rocm-core); fi
+  if [[ -z $v && -r $RW_ROOT/opt/rocm/core/.info/version ]]; then read -r v <"$RW_ROOT/opt/rocm/core/.info/version" || true; fi
   if [[ $v =~ ^([0-9]+\.[0-9]+\.[0-9]+) ]]; then printf '%s' "${BASH_REMATCH[1]}"; else printf 'none'; fi
 }
 rw_fp_torch() {
@@ -668,7 +669,7 @@ rw_expect() {
   rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
   RW_STALE=1
 }
-RW_PLAN_ID=e2179f0e3a1e
+RW_PLAN_ID=69cc42054617
 
 rw_check_fingerprint() {
   rw_expect os "$(rw_fp_os)" 'ubuntu 24.04'

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rocm-wizard plan: Run PyTorch in rocm/pytorch:rocm6.4.3_ubuntu24.04_py3.12_pytorch_release_2.6.0
-# path: docker   plan id: 53201e68a4e2   format: 1   rocm-wizard @VERSION@
+# path: docker   plan id: e5f063f3003f   format: 1   rocm-wizard @VERSION@
 # made for: AMD Instinct MI210 (gfx90a)
 # system fingerprint: sha256:b17e0674d8ea0131dffa4a53a4055309
 #   gpus: 740f
@@ -636,6 +636,7 @@ rw_fp_rocm() {
   local v=''
   if [[ -r $RW_ROOT/opt/rocm/.info/version ]]; then read -r v <"$RW_ROOT/opt/rocm/.info/version" || true; fi
   if [[ -z $v ]]; then v=$(rw_pkg_unpacked rocm-core); fi
+  if [[ -z $v && -r $RW_ROOT/opt/rocm/core/.info/version ]]; then read -r v <"$RW_ROOT/opt/rocm/core/.info/version" || true; fi
   if [[ $v =~ ^([0-9]+\.[0-9]+\.[0-9]+) ]]; then printf '%s' "${BASH_REMATCH[1]}"; else printf 'none'; fi
 }
 rw_fp_torch() {
@@ -658,7 +659,7 @@ rw_expect() {
   rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
   RW_STALE=1
 }
-RW_PLAN_ID=53201e68a4e2
+RW_PLAN_ID=e5f063f3003f
 
 rw_check_fingerprint() {
   rw_expect gpus "$(rw_fp_gpus)" 740f

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rocm-wizard plan: Upgrade ROCm to 7.2.0 from AMD's apt repositories (noble)
-# path: rocm-upgrade   plan id: 0078ddf6eeca   format: 1   rocm-wizard @VERSION@
+# path: rocm-upgrade   plan id: c57d62ed13f7   format: 1   rocm-wizard @VERSION@
 # made for: Ubuntu 24.04.3 LTS, kernel 6.17.0-1012-oem; AMD Radeon Graphics (gfx1150); ROCm 7.2.0; torch 2.9.1+rocm7.2.0.git7e1940d4 in None
 # system fingerprint: sha256:ac7230b29e28905acffffb3c3550d03f
 #   gpus: 150e
@@ -647,6 +647,7 @@ rw_fp_rocm() {
   local v=''
   if [[ -r $RW_ROOT/opt/rocm/.info/version ]]; then read -r v <"$RW_ROOT/opt/rocm/.info/version" || true; fi
   if [[ -z $v ]]; then v=$(rw_pkg_unpacked rocm-core); fi
+  if [[ -z $v && -r $RW_ROOT/opt/rocm/core/.info/version ]]; then read -r v <"$RW_ROOT/opt/rocm/core/.info/version" || true; fi
   if [[ $v =~ ^([0-9]+\.[0-9]+\.[0-9]+) ]]; then printf '%s' "${BASH_REMATCH[1]}"; else printf 'none'; fi
 }
 rw_fp_torch() {
@@ -669,7 +670,7 @@ rw_expect() {
   rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
   RW_STALE=1
 }
-RW_PLAN_ID=0078ddf6eeca
+RW_PLAN_ID=c57d62ed13f7
 
 rw_check_fingerprint() {
   rw_expect gpus "$(rw_fp_gpus)" 150e

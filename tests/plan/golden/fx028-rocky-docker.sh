@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rocm-wizard plan: Run PyTorch in rocm/pytorch:rocm7.0_ubuntu24.04_py3.12_pytorch_release_2.8.0
-# path: docker   plan id: ed000debab8d   format: 1   rocm-wizard @VERSION@
+# path: docker   plan id: 4fbc1160fbff   format: 1   rocm-wizard @VERSION@
 # made for: Rocky Linux release 9.0 (Blue Onyx), kernel 5.14.0-70.30.1.el9_0.x86_64; AMD Radeon RX 6800 (gfx1030); ROCm 5.3.0
 # system fingerprint: sha256:71367f0412b2e9d2f6afbcb51faaf807
 #   gpus: 73bf
@@ -636,6 +636,7 @@ rw_fp_rocm() {
   local v=''
   if [[ -r $RW_ROOT/opt/rocm/.info/version ]]; then read -r v <"$RW_ROOT/opt/rocm/.info/version" || true; fi
   if [[ -z $v ]]; then v=$(rw_pkg_unpacked rocm-core); fi
+  if [[ -z $v && -r $RW_ROOT/opt/rocm/core/.info/version ]]; then read -r v <"$RW_ROOT/opt/rocm/core/.info/version" || true; fi
   if [[ $v =~ ^([0-9]+\.[0-9]+\.[0-9]+) ]]; then printf '%s' "${BASH_REMATCH[1]}"; else printf 'none'; fi
 }
 rw_fp_torch() {
@@ -658,7 +659,7 @@ rw_expect() {
   rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
   RW_STALE=1
 }
-RW_PLAN_ID=ed000debab8d
+RW_PLAN_ID=4fbc1160fbff
 
 rw_check_fingerprint() {
   rw_expect gpus "$(rw_fp_gpus)" 73bf

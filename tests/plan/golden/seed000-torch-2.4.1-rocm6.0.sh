@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rocm-wizard plan: Reinstall torch 2.4.1+rocm6.0 in /home/cv/explore-cv/.venv
-# path: torch-reinstall   plan id: ec60a889810f   format: 1   rocm-wizard @VERSION@
+# path: torch-reinstall   plan id: 10f8afd756ef   format: 1   rocm-wizard @VERSION@
 # made for: Ubuntu 22.04.4 LTS, kernel 5.15.0-119-generic; AMD Radeon RX 7900 XTX (gfx1100); ROCm 6.0.0; torch 2.4.1+rocm6.0 in /home/cv/explore-cv/.venv
 # system fingerprint: sha256:429f03d7ec447d78d515dcc43e3bb750
 #   gpus: 744c
@@ -640,6 +640,7 @@ rw_fp_rocm() {
   local v=''
   if [[ -r $RW_ROOT/opt/rocm/.info/version ]]; then read -r v <"$RW_ROOT/opt/rocm/.info/version" || true; fi
   if [[ -z $v ]]; then v=$(rw_pkg_unpacked rocm-core); fi
+  if [[ -z $v && -r $RW_ROOT/opt/rocm/core/.info/version ]]; then read -r v <"$RW_ROOT/opt/rocm/core/.info/version" || true; fi
   if [[ $v =~ ^([0-9]+\.[0-9]+\.[0-9]+) ]]; then printf '%s' "${BASH_REMATCH[1]}"; else printf 'none'; fi
 }
 rw_fp_torch() {
@@ -662,7 +663,7 @@ rw_expect() {
   rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
   RW_STALE=1
 }
-RW_PLAN_ID=ec60a889810f
+RW_PLAN_ID=10f8afd756ef
 
 rw_check_fingerprint() {
   rw_expect gpus "$(rw_fp_gpus)" 744c

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rocm-wizard plan: Run PyTorch in rocm/pytorch:rocm7.0_ubuntu22.04_py3.10_pytorch_release_2.8.0
-# path: docker   plan id: 603c450ab31b   format: 1   rocm-wizard @VERSION@
+# path: docker   plan id: ebd6c2bf2e5e   format: 1   rocm-wizard @VERSION@
 # made for: Ubuntu 22.04.4 LTS, kernel 6.5.0-45-generic; AMD Radeon RX 7900 XT (gfx1100); ROCm 6.2.0; torch 2.5.1+rocm6.2 in /home/dev/train/.venv
 # system fingerprint: sha256:c4034e3a8b495e87d93fdf04c44864ea
 #   gpus: 744c
@@ -636,6 +636,7 @@ rw_fp_rocm() {
   local v=''
   if [[ -r $RW_ROOT/opt/rocm/.info/version ]]; then read -r v <"$RW_ROOT/opt/rocm/.info/version" || true; fi
   if [[ -z $v ]]; then v=$(rw_pkg_unpacked rocm-core); fi
+  if [[ -z $v && -r $RW_ROOT/opt/rocm/core/.info/version ]]; then read -r v <"$RW_ROOT/opt/rocm/core/.info/version" || true; fi
   if [[ $v =~ ^([0-9]+\.[0-9]+\.[0-9]+) ]]; then printf '%s' "${BASH_REMATCH[1]}"; else printf 'none'; fi
 }
 rw_fp_torch() {
@@ -658,7 +659,7 @@ rw_expect() {
   rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
   RW_STALE=1
 }
-RW_PLAN_ID=603c450ab31b
+RW_PLAN_ID=ebd6c2bf2e5e
 
 rw_check_fingerprint() {
   rw_expect gpus "$(rw_fp_gpus)" 744c

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rocm-wizard plan: Upgrade ROCm to 7.2.1 from AMD's apt repositories (jammy)
-# path: rocm-upgrade   plan id: 61870db11642   format: 1   rocm-wizard @VERSION@
+# path: rocm-upgrade   plan id: 40ed0926e883   format: 1   rocm-wizard @VERSION@
 # made for: Ubuntu 22.04.4 LTS, kernel 6.5.0-45-generic; AMD Radeon RX 7900 XT (gfx1100); ROCm 6.2.0; torch 2.5.1+rocm6.2 in /home/dev/train/.venv
 # system fingerprint: sha256:9576f8e2d39052c67b680ce00cee5e3a
 #   gpus: 744c
@@ -648,6 +648,7 @@ rw_fp_rocm() {
   local v=''
   if [[ -r $RW_ROOT/opt/rocm/.info/version ]]; then read -r v <"$RW_ROOT/opt/rocm/.info/version" || true; fi
   if [[ -z $v ]]; then v=$(rw_pkg_unpacked rocm-core); fi
+  if [[ -z $v && -r $RW_ROOT/opt/rocm/core/.info/version ]]; then read -r v <"$RW_ROOT/opt/rocm/core/.info/version" || true; fi
   if [[ $v =~ ^([0-9]+\.[0-9]+\.[0-9]+) ]]; then printf '%s' "${BASH_REMATCH[1]}"; else printf 'none'; fi
 }
 rw_fp_torch() {
@@ -670,7 +671,7 @@ rw_expect() {
   rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
   RW_STALE=1
 }
-RW_PLAN_ID=61870db11642
+RW_PLAN_ID=40ed0926e883
 
 rw_check_fingerprint() {
   rw_expect gpus "$(rw_fp_gpus)" 744c

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rocm-wizard plan: Reinstall torch 2.4.1+rocm6.1 in /home/dev/train/.venv
-# path: torch-reinstall   plan id: 0cea0abec275   format: 1   rocm-wizard @VERSION@
+# path: torch-reinstall   plan id: bbf015c29af5   format: 1   rocm-wizard @VERSION@
 # made for: Ubuntu 22.04.4 LTS, kernel 6.5.0-45-generic; AMD Radeon RX 7900 XT (gfx1100); ROCm 6.2.0; torch 2.5.1+rocm6.2 in /home/dev/train/.venv
 # system fingerprint: sha256:a46aafb1153d5437597b99460fa64b79
 #   gpus: 744c
@@ -640,6 +640,7 @@ rw_fp_rocm() {
   local v=''
   if [[ -r $RW_ROOT/opt/rocm/.info/version ]]; then read -r v <"$RW_ROOT/opt/rocm/.info/version" || true; fi
   if [[ -z $v ]]; then v=$(rw_pkg_unpacked rocm-core); fi
+  if [[ -z $v && -r $RW_ROOT/opt/rocm/core/.info/version ]]; then read -r v <"$RW_ROOT/opt/rocm/core/.info/version" || true; fi
   if [[ $v =~ ^([0-9]+\.[0-9]+\.[0-9]+) ]]; then printf '%s' "${BASH_REMATCH[1]}"; else printf 'none'; fi
 }
 rw_fp_torch() {
@@ -662,7 +663,7 @@ rw_expect() {
   rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
   RW_STALE=1
 }
-RW_PLAN_ID=0cea0abec275
+RW_PLAN_ID=bbf015c29af5
 
 rw_check_fingerprint() {
   rw_expect gpus "$(rw_fp_gpus)" 744c

@@ -368,8 +368,10 @@ class AptSources(Step):
             raise ValueError("apt-sources needs a non-empty list of files")
         for f in files:
             check_abs_path(f.get("path"), "source list path")
-            if not str(f["path"]).startswith("/etc/apt/sources.list.d/") or not str(f["path"]).endswith(".list"):
-                raise ValueError(f"{f['path']}: managed source files live in /etc/apt/sources.list.d and end in .list")
+            if not str(f["path"]).startswith("/etc/apt/sources.list.d/") or not str(f["path"]).endswith((".list",
+                                                                                                           ".sources")):
+                raise ValueError(f"{f['path']}: managed source files live in /etc/apt/sources.list.d and end in .list "
+                                 "(or .sources: deb822)")
             if not isinstance(f.get("content"), str):
                 raise ValueError(f"{f['path']}: content must be text")
         if not all(isinstance(m, str) and m.startswith("//") for m in self.params["markers"]):
