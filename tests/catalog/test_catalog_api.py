@@ -165,6 +165,12 @@ def test_ubuntu_releases_table():
     assert ubuntu.codename("22.04.5") == "jammy" and ubuntu.version_of("noble") == "24.04"
     assert ubuntu.ga_kernel("22.04")[0] == "5.15" and ubuntu.ga_kernel("24.04")[0] == "6.8"
     assert ubuntu.ga_kernel("25.04") is None and ubuntu.codename("99.04") is None
+    # 2026: 26.04 resolute (kernel 7.0), the 24.04 point releases' HWE kernels, Debian 12/13
+    assert ubuntu.codename("26.04") == "resolute" and ubuntu.ga_kernel("26.04")[0] == "7.0"
+    assert ubuntu.hwe_kernel("24.04.4")[0] == "6.17" and ubuntu.hwe_kernel("24.04.5")[0] == "7.0"
+    assert ubuntu.hwe_kernel("24.04.1") is None
+    assert ubuntu.codename("13", "debian") == "trixie" and ubuntu.codename("12.5", "debian") == "bookworm"
+    assert ubuntu.ga_kernel("13", "debian")[0] == "6.12" and ubuntu.codename("13") is None
 
 
 def test_compat_window_trains_and_wsl():

@@ -195,11 +195,11 @@ def test_sources_not_read_are_carried_over(mirror, overlay):
     assert set(data["sources"]) == {"pytorch", "docker", "apt"}
     assert [d["tag"] for d in data["docker_tags"]] == ["rocm10.1.0_ubuntu26.04_py3.14_pytorch_release_2.14.0"]
     rel = data["rocm_releases"]
-    assert [r["directory"] for r in rel] == ["7.2.4"]  # 6.2.4 and 7.2.3 are known; latest/ is no version
-    assert rel[0]["suites"][0]["Codename"] == "noble" and rel[0]["version"] == "7.2.4"
+    assert [r["directory"] for r in rel] == ["7.2.9"]  # 6.2.4, 7.2.3 and 7.2.4 are known; latest/ is no version
+    assert rel[0]["suites"][0]["Codename"] == "noble" and rel[0]["version"] == "7.2.9"
     assert not any("elsewhere.example" in r for r in mirror.requests)
     code, human, _ = cli(["catalog", "status"], overlay)
-    assert "ROCm 7.2.4 (legacy apt; noble) - listed only" in human
+    assert "ROCm 7.2.9 (legacy apt; noble) - listed only" in human
 
 
 def test_amd_index(mirror, overlay):
