@@ -158,3 +158,25 @@ def test_real_fixture_folder_as_snapshot(capsys):
     assert rc == PENDING
     assert "gfx-no-official-build" in [f["id"] for f in doc["findings"]]
     assert all(not r["applies"] for r in doc["recommendations"])
+
+
+def test_json_states_the_catalogs_date_of_knowledge(tmp_path):
+    # a subprocess each: the overlay is read once per process
+    snap = _write_system(tmp_path, healthy())
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1] / "src"),
+               ROCM_WIZARD_CATALOG_OVERLAY=str(tmp_path / "none.json"), ROCM_WIZARD_TODAY="2026-12-01")
+    argv = [sys.executable, "-m", "rocm_wizard", "doctor", "--snapshot", snap, "--json"]
+    from rocm_wizard.catalog import overlay
+
+    doc = json.loads(subprocess.run(argv, capture_output=True, text=True, env=env).stdout)
+    assert doc["catalog"] == {"knowledge_date": overlay.bundled_date(), "bundled": overlay.bundled_date(),
+                              "overlay": None, "stale": False}
+    # an overlay from `catalog refresh` a year later: its date is the knowledge's; two years on, stale
+    ov = tmp_path / "overlay.json"
+    ov.write_text(json.dumps({"schema": overlay.SCHEMA, "created": "2027-11-02T10:00:00Z"}), encoding="utf-8")
+    env.update(ROCM_WIZARD_CATALOG_OVERLAY=str(ov), ROCM_WIZARD_TODAY="2028-12-01")
+    os.chmod(ov, 0o644)
+    doc = json.loads(subprocess.run(argv, capture_output=True, text=True, env=env).stdout)
+    assert doc["catalog"] == {"knowledge_date": "2027-11-02", "bundled": overlay.bundled_date(),
+                              "overlay": "2027-11-02", "stale": True}
+    assert any("2027-11-02" in n and "catalog refresh" in n for n in doc["notes"])

@@ -141,6 +141,42 @@ def test_install_requirements_and_pairings():
     assert wheels.bundles_userspace() is True
 
 
+def test_amd_indexes_device_extras_and_rocm_wheels():
+    # AMD's indexes (rocm-2026.md 1.6, 2.2): torch/torchvision with the GPU's device extra, the rocm
+    # wheels of the release pinned with them, torchaudio as AMD re-versions it, no Triton pin
+    idx = wheels.index("amd-rocm7.14.0")
+    assert idx.amd and idx.url() == "https://repo.amd.com/rocm/whl-multi-arch" and idx.userspace == "rocm-pip"
+    assert wheels.index_url("amd-rocm7.14.0", "http://mirror.example/whl") == idx.url()  # not a PyTorch mirror
+    t = wheels.torch_release("2.12.0")
+    assert wheels.requirements(t, idx, ["gfx1031"]) == [
+        "torch[device-gfx1031]==2.12.0+rocm7.14.0", "torchvision[device-gfx1031]==0.27.0+rocm7.14.0",
+        "torchaudio==2.12.0+rocm7.14.0", "rocm[libraries,device-gfx1031]==7.14.0"]
+    assert wheels.requirements(t, idx, [])[0] == "torch[device-all]==2.12.0+rocm7.14.0"
+    assert wheels.requirements(t, wheels.index("rocm7.2"), ["gfx1100"]) == [
+        "torch==2.12.0+rocm7.2", "torchvision==0.27.0+rocm7.2", "torchaudio==2.11.0+rocm7.2", "triton-rocm==3.7.0"]
+    assert wheels.requirements(wheels.torch_release("2.13.0"), wheels.index("amd-rocm10.0.0"), ["gfx1152"])[2] == \
+        "torchaudio==2.11.0.2+rocm10.0.0"
+    # the label names the index; a nightly/preview index is never one a version is mapped to
+    assert wheels.index_of_version("2.12.0+rocm7.14.0") == "amd-rocm7.14.0"
+    assert wheels.index_of_version("2.14.0+rocm7.14") == "rocm7.14"
+    assert wheels.index("amd-nightly").status == "preview" and not wheels.releases_on("amd-nightly")
+    # Python per index: AMD's 7.14 index has no cp310 wheels; 10.0's range is not known
+    assert wheels.wheel_for_python(t, "3.10", "amd-rocm7.14.0") is False
+    assert wheels.wheel_for_python(t, "3.10", "rocm7.2") is True
+    assert wheels.wheel_for_python("2.13.0", "3.12", "amd-rocm10.0.0") is None
+    # gfx1031 and gfx1152: only AMD's indexes serve them; gfx1103 only from 2.13 on PyTorch's
+    assert wheels.wheel_has_gfx(t, "rocm7.2", "gfx1031") is False and wheels.wheel_has_gfx(t, idx, "gfx1031")
+    assert wheels.wheel_has_gfx(t, "rocm7.2", "gfx1103") is False
+    assert wheels.wheel_has_gfx("2.13.0", "rocm7.2", "gfx1103") is True
+
+
+def test_torch_policy_is_data_with_reasons():
+    from rocm_wizard.catalog import sources
+
+    assert wheels.policy_series() == "7.2"
+    assert wheels.policy_sources() and all(sources.get(t) for t in wheels.policy_sources())
+
+
 def test_docker_pick_tag():
     assert docker.pick_tag(rocm="6.4", ubuntu="24.04").tag == "rocm6.4.3_ubuntu24.04_py3.12_pytorch_release_2.6.0"
     assert docker.pick_tag(torch="2.8").rocm == "7.0"
@@ -153,6 +189,22 @@ def test_docker_pick_tag():
     argv = docker.run_argv("rocm6.4.3_ubuntu24.04_py3.12_pytorch_release_2.6.0")
     assert argv[:3] == ["docker", "run", "-it"] and argv[-1].startswith("rocm/pytorch:")
     assert "--device=/dev/kfd" in argv and "--device=/dev/dri" in argv
+
+
+def test_docker_tags_of_2026():
+    # rocm-2026.md 4: rocm10.1.0 keeps its .0, rocm/vllm's _rdna/_cdna infix, _preview suffix, -full dev images
+    t = docker.parse_tag("rocm/pytorch:rocm10.1.0_ubuntu26.04_py3.14_pytorch_release_2.14.0")
+    assert (t.rocm, t.ubuntu, t.python, t.torch) == ("10.1.0", "26.04", "3.14", "2.14.0")
+    v = docker.parse_tag("rocm7.14.0_rdna_ubuntu24.04_py3.14_pytorch_2.11.0_vllm_0.23.0")
+    assert (v.rocm, v.arch, v.torch, v.vllm) == ("7.14.0", "rdna", "2.11.0", "0.23.0")
+    assert docker.parse_tag("rocm6.3_ubuntu22.04_py3.10_pytorch_release_2.5.0_preview", "documented").status == "preview"
+    assert {t.arch for t in docker.vllm_tags()} == {"", "rdna", "cdna"}
+    # the newest documented image is a Core SDK one, with the Core SDK's GPU list; never a preview
+    best = docker.pick_tag(ubuntu="24.04")
+    assert best.rocm == "7.14.1" and best.status == "documented" and "gfx1152" in best.gfx and "gfx1031" not in best.gfx
+    assert docker.pick_tag(rocm="7.2.4").torch == "2.10.0"
+    assert docker.pick_tag(rocm="6.3", python="3.10", torch="2.5.0") is None  # only the _preview image has it
+    assert "7.14.0-full" in docker.dev_images().tags
 
 
 def test_overrides_and_support():
@@ -182,6 +234,12 @@ def test_ubuntu_releases_table():
     assert ubuntu.codename("22.04.5") == "jammy" and ubuntu.version_of("noble") == "24.04"
     assert ubuntu.ga_kernel("22.04")[0] == "5.15" and ubuntu.ga_kernel("24.04")[0] == "6.8"
     assert ubuntu.ga_kernel("25.04") is None and ubuntu.codename("99.04") is None
+    # 2026: 26.04 resolute (kernel 7.0), the 24.04 point releases' HWE kernels, Debian 12/13
+    assert ubuntu.codename("26.04") == "resolute" and ubuntu.ga_kernel("26.04")[0] == "7.0"
+    assert ubuntu.hwe_kernel("24.04.4")[0] == "6.17" and ubuntu.hwe_kernel("24.04.5")[0] == "7.0"
+    assert ubuntu.hwe_kernel("24.04.1") is None
+    assert ubuntu.codename("13", "debian") == "trixie" and ubuntu.codename("12.5", "debian") == "bookworm"
+    assert ubuntu.ga_kernel("13", "debian")[0] == "6.12" and ubuntu.codename("13") is None
 
 
 def test_compat_window_trains_and_wsl():
@@ -195,6 +253,7 @@ def test_compat_window_trains_and_wsl():
     assert compat.in_window("6.2", "7.2")[0] is False  # a ROCm 7.2 user space on a 6.2 driver
     assert compat.in_window("5.7", "6.4")[0] is False
     assert compat.in_window("30.30", "10.1")[0] is None  # beyond AMD's table: unknown, not supported
+    assert compat.in_window("6.2", "10.1")[0] is False  # ...but a window that closes inside it stays closed
     assert compat.in_window(None, "6.4")[0] is None
     assert compat.wsl_supports("gfx1030", "7.2")[0] is False
     assert compat.wsl_supports("gfx1100", "6.1.3")[0] is True

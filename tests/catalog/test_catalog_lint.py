@@ -127,7 +127,11 @@ def test_repo_facts():
 # ---------------------------------------------------------------- wheels
 def test_indexes_parse_have_sources_and_known_gfx():
     for i in wheels.indexes():
-        assert i.name == f"rocm{i.rocm}"
+        if i.amd:  # AMD's own index: its URL, the label of its wheels, the rocm wheels it needs
+            assert i.name.startswith("amd-") and i.url().startswith("https://") and i.userspace == "rocm-pip"
+            assert i.status == "preview" or (i.label == f"rocm{i.rocm}" and i.rocm_pin == i.rocm)
+        else:
+            assert i.name == i.label == f"rocm{i.rocm}" and i.kind == "pytorch"
         Version(i.rocm)
         _tags_ok(i.sources)
         assert i.status in STATUSES and i.userspace in ("bundled", "rocm-pip")
@@ -147,6 +151,8 @@ def test_gfx_sets_parse_have_sources_and_known_gfx():
         assert t.gfx_set in sets, t.version
         for idx, name in t.gfx_set_on:
             assert idx in t.indexes and name in sets, t.version
+        for idx, _v in t.torchaudio_on + t.python_on:
+            assert idx in t.indexes, t.version
         assert t.python_status in STATUSES
         for py in t.python:
             assert re.fullmatch(r"3\.\d+", py), t.version
@@ -194,12 +200,18 @@ def test_docker_tags_parse_and_have_sources():
     for t in tags:
         Version(t.rocm)
         Version(t.torch)
-        assert t.ubuntu in ("22.04", "24.04")
-        assert not re.search(r"rocm\d+\.\d+\.0_", t.tag), "ROCm part keeps no trailing .0"
+        assert t.ubuntu in ("22.04", "24.04", "26.04")
+        # the legacy images drop a trailing .0 of the ROCm part; the Core SDK's may keep it (rocm10.1.0)
+        assert Version(t.rocm).major >= 10 or not re.search(r"rocm\d+\.\d+\.0_", t.tag), t.tag
         _tags_ok(t.sources)
-        assert t.status in STATUSES
-        for g in t.gfx_observed:
+        assert t.status in STATUSES and (t.status == "preview") == t.tag.endswith("_preview")
+        for g in t.gfx_observed + t.gfx:
             assert g in KNOWN_GFX
+        # an image whose ROCm is no apt release of the catalog names its GPUs (else they are unknown)
+        assert releases.resolve(t.rocm) is not None or t.gfx or Version(t.rocm) < Version("7.14"), t.tag
+    for t in docker.vllm_tags():
+        assert t.vllm and t.arch in ("", "rdna", "cdna") and t.status in STATUSES
+        _tags_ok(t.sources)
     _tags_ok(docker.run_flags_sources())
     _tags_ok(docker.dev_images().sources)
 

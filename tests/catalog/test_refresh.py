@@ -99,7 +99,7 @@ def test_refresh_learns_release_and_tag_then_plans_from_the_mirror(mirror, overl
     assert old_idx["gfx"] == ["gfx1100", "gfx1103", "gfx90a"]  # ...and each release keeps its own
     assert sum(1 for r in mirror.requests if r.startswith(q(T214))) == 3  # tail, directory, METADATA
     tags = [d["tag"] for d in data["docker_tags"]]
-    assert tags == ["rocm10.1.0_ubuntu26.04_py3.14_pytorch_release_2.14.0"]
+    assert tags == ["rocm10.2.0_ubuntu26.04_py3.14_pytorch_release_2.15.0"]
     assert data["docker_tags"][0]["source"].startswith(mirror.url + "/hub/v2/repositories/rocm/pytorch/tags")
     assert any("page=2" in r for r in mirror.requests)  # followed `next` (rewritten onto the mirror)
     assert set(data["sources"]) == {"pytorch", "docker"}  # only the sources named were read
@@ -128,7 +128,7 @@ def test_refresh_learns_release_and_tag_then_plans_from_the_mirror(mirror, overl
     assert code == 2 and "https://download.pytorch.org/whl/rocm10.1" in script
     assert f"plan with --pytorch-mirror {mirror.url}/whl" in err
     code, out, err = cli(["--plan-only", "--snapshot", SEED, "--path", "docker", "--image",
-                          "rocm10.1.0_ubuntu26.04_py3.14_pytorch_release_2.14.0"], overlay)
+                          "rocm10.2.0_ubuntu26.04_py3.14_pytorch_release_2.15.0"], overlay)
     assert code == 2, err
 
     # the servers gone: a clear one-line failure, the overlay untouched, planning still works
@@ -193,13 +193,13 @@ def test_sources_not_read_are_carried_over(mirror, overlay):
     assert code == 0, err
     data = json.loads(overlay.read_text())
     assert set(data["sources"]) == {"pytorch", "docker", "apt"}
-    assert [d["tag"] for d in data["docker_tags"]] == ["rocm10.1.0_ubuntu26.04_py3.14_pytorch_release_2.14.0"]
+    assert [d["tag"] for d in data["docker_tags"]] == ["rocm10.2.0_ubuntu26.04_py3.14_pytorch_release_2.15.0"]
     rel = data["rocm_releases"]
-    assert [r["directory"] for r in rel] == ["7.2.4"]  # 6.2.4 and 7.2.3 are known; latest/ is no version
-    assert rel[0]["suites"][0]["Codename"] == "noble" and rel[0]["version"] == "7.2.4"
+    assert [r["directory"] for r in rel] == ["7.2.9"]  # 6.2.4, 7.2.3 and 7.2.4 are known; latest/ is no version
+    assert rel[0]["suites"][0]["Codename"] == "noble" and rel[0]["version"] == "7.2.9"
     assert not any("elsewhere.example" in r for r in mirror.requests)
     code, human, _ = cli(["catalog", "status"], overlay)
-    assert "ROCm 7.2.4 (legacy apt; noble) - listed only" in human
+    assert "ROCm 7.2.9 (legacy apt; noble) - listed only" in human
 
 
 def test_amd_index(mirror, overlay):

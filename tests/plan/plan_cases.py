@@ -23,6 +23,7 @@ SEED_002 = "seed:seed-rx7900xt-jammy-rocm6.2"
 SEED_000 = "seed:seed-triton-language-rocm6.0"
 SEED_003 = "seed:seed-gfx803-rx580"
 SEED_RESOLUTE = "seed:seed-rx7900xt-resolute-fresh"
+SEED_GFX1031 = "seed:seed-rx6700xt-noble-gfx1031"
 
 CASES = [
     # seed 002: RX 7900 XT, Ubuntu 22.04, ROCm 6.2, torch 2.5.1+rocm6.2 -> the three ways out
@@ -44,6 +45,11 @@ CASES = [
     Case("seed002-coresdk-10.1-from-legacy", SEED_002, ["--path", "rocm-upgrade", "--rocm", "10.1", "--no-dkms",
                                                         "--rocm-core-key-fingerprint", TEST_KEY_FPR], ("shell", "json"), 2),
     Case("seed002-coresdk-7.12-preview", SEED_002, ["--path", "rocm-upgrade", "--rocm", "7.12"], REFUSED, 64),
+    # the last legacy release: amdgpu-install 7.2.4.70204, driver directory 30.30.4
+    Case("seed002-rocm-upgrade-7.2.4", SEED_002, ["--path", "rocm-upgrade", "--rocm", "7.2.4"], ("shell",), 2),
+    # RX 6700 XT (gfx1031), no PyTorch index carries it: AMD's 7.14 index, torch[device-gfx1031] with
+    # rocm[libraries,device-gfx1031]==7.14.0
+    Case("gfx1031-torch-amd-index", SEED_GFX1031, ["--path", "torch-reinstall"], ALL, 2),
     # seed 000: the triton.language error with torch 2.4.1+rocm6.0: same pins, stray triton removed
     Case("seed000-torch-2.4.1-rocm6.0", SEED_000, ["--path", "torch-reinstall", "--torch", "2.4.1+rocm6.0"], ALL, 2),
     # seed 003: gfx803, refused honestly

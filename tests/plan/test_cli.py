@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from rwtest import ci
 
-from plan_helpers import REPO, SYSTEMS, run_cli
+from plan_helpers import FIXTURES, REPO, SYSTEMS, needs_fixtures, run_cli
 
 SEED = str(SYSTEMS / "seed-rx7900xt-jammy-rocm6.2.json")
 GFX803 = str(SYSTEMS / "seed-gfx803-rx580.json")
@@ -55,6 +55,33 @@ def test_gpu_the_wheels_lack(tmp_path):
     assert offered and all(wheels.wheel_has_gfx(*o.split("+"), "gfx1201") for o in offered)
     code, out, _ = run_cli(["--plan-only", "--snapshot", str(path), "--path", "torch-reinstall", "--torch", "2.7.1"])
     assert code == 2 and "torch==2.7.1+rocm6.3" in out
+
+
+def test_the_last_legacy_release_plans_with_its_driver_directory():
+    # 7.2.4 (2026-05-29): amdgpu-install 7.2.4.70204, driver 30.30.4 (rocm-2026.md 1.1)
+    code, out, err = run_cli(["--plan-only", "--snapshot", SEED, "--path", "rocm-upgrade", "--rocm", "7.2.4",
+                              "--format", "json"])
+    assert code == 2, err
+    plan = json.loads(out)
+    text = json.dumps(plan["steps"])
+    assert "https://repo.radeon.com/amdgpu/30.30.4/ubuntu jammy main" in text
+    assert "https://repo.radeon.com/rocm/apt/7.2.4 jammy main" in text
+    from rocm_wizard.catalog import releases
+
+    assert releases.get("7.2.1").amdgpu_dir == "30.30.2" and releases.get("7.2.3").amdgpu_dir == "30.30.3"
+    assert releases.get("6.1.5").status == "documented" and releases.resolve("7.2").version == "7.2.4"
+
+
+def test_torch_2_13_plans_on_a_rocm_7_2_host():
+    needs_fixtures()
+    sysdir = FIXTURES / "019-gfx1150-radeon890m-rocm7.2.0-ubuntu24.04"
+    code, out, err = run_cli(["--plan-only", "--snapshot", str(sysdir), "--path", "torch-reinstall",
+                              "--torch", "2.13.0", "--venv", "/home/u/venvs/t", "--format", "json"])
+    assert code == 2, err
+    torch = json.loads(out)["facts"]["torch"]
+    assert (torch["version"], torch["index"], torch["torchvision"], torch["torchaudio"], torch["triton"]) == \
+        ("2.13.0", "rocm7.2", "0.28.0", "2.11.0", "triton-rocm==3.7.1")
+    assert "gfx1150" in torch["wheel_gfx"]
 
 
 def test_release_for_another_ubuntu(tmp_path):

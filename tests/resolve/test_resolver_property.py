@@ -23,6 +23,7 @@ try:
 except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib  # type: ignore[no-redef]
 
+from rocm_wizard.catalog import wheels
 from rocm_wizard.model import GPU, AccessInfo, OSInfo, RocmInfo, System, TorchEnv
 
 DATA = Path(__file__).resolve().parents[2] / "src" / "rocm_wizard" / "catalog" / "data"
@@ -172,7 +173,8 @@ def _frontends(system) -> Dict[str, Tuple[Optional[str], Optional[str], Optional
     for rec in d.recommendations:
         if not rec.applies:
             continue
-        key_of = {"torch-reinstall": lambda t: f"{t['torch']}+{t['index']}", "rocm-upgrade": lambda t: t["rocm"],
+        key_of = {"torch-reinstall": lambda t: f"{t['torch']}+{wheels.index(t['index']).label}",
+                  "rocm-upgrade": lambda t: t["rocm"],
                   "docker": lambda t: t["image"]}[rec.path]
         doctor_key = key_of(rec.target)
         # a torch reinstall needs a venv: with none detected, the user names a new one (the same for

@@ -244,6 +244,17 @@ async def test_options_of_each_path(make_app):
         assert [f.name for f in app.screen.fields] == ["image", "workspace", "user"]
 
 
+async def test_options_say_how_recent_the_catalogs_versions_are(make_app):
+    from rocm_wizard.catalog import overlay
+
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await walk_to_options(pilot)
+        date = overlay.knowledge()["knowledge_date"]
+        assert shown(app, f"Versions known as of {date}")
+        assert str(app.screen.query_one("#catalog-date").render()).startswith(f"Versions known as of {date}")
+
+
 async def test_options_to_plan_with_a_changed_choice(make_app):
     from textual.widgets import Checkbox, Select
 

@@ -123,7 +123,8 @@ def driver_train_of_rocm(version: object) -> Optional[str]:
 
 def in_window(train: Optional[str], user_space: object) -> Tuple[Optional[bool], str]:
     """(whether driver ``train`` supports ROCm user space ``user_space``, the fact's status).
-    None when the train is unknown or the user space is newer than AMD's published table."""
+    None when the train is unknown or the user space is newer than AMD's published table -- unless
+    the train's window already closes inside the table (a 6.2 driver ends at 7.0: 10.1 is past it)."""
     series = _series(user_space)
     if not train or series is None:
         return None, "unknown"
@@ -131,6 +132,8 @@ def in_window(train: Optional[str], user_space: object) -> Tuple[Optional[bool],
     for e in w.get("driver", []):
         if e["train"] == train:
             if _v(series) > _v(str(w["horizon"])):
+                if _v(str(e["user_max"])) < _v(str(w["horizon"])):
+                    return False, str(e.get("status", "unknown"))
                 return None, "unknown"
             ok = _v(str(e["user_min"])) <= _v(series) <= _v(str(e["user_max"]))
             return ok, str(e.get("status", "unknown"))

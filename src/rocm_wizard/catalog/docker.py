@@ -9,6 +9,7 @@ API (stable)::
     docker.run_flags() -> ("--cap-add=SYS_PTRACE", ...)   # AMD's documented flags
     docker.run_argv(image, extra=()) -> ["docker", "run", "-it", ...flags, image]
     docker.dev_images() -> DevImages (rocm/dev-ubuntu-*: repositories, tags, flags)
+    docker.vllm_tags() -> [DockerTag]            # rocm/vllm tags (known, never a way out)
     docker.host_requirement() -> str
 
 A filter given as a series (``rocm="6.4"``) matches any tag of that series; a full version matches
@@ -37,6 +38,9 @@ class DockerTag:
     sources: Tuple[str, ...] = ()
     gfx_observed: Tuple[str, ...] = ()
     note: str = ""
+    gfx: Tuple[str, ...] = ()  # the image's GPUs where its ROCm is no apt release of the catalog (Core SDK)
+    arch: str = ""  # rdna | cdna (rocm/vllm)
+    vllm: str = ""
 
     @property
     def image(self) -> str:
@@ -62,7 +66,9 @@ def repository() -> str:
 
 
 def parse_tag(tag: object, status: str = "unknown", sources: Iterable[str] = (),
-              gfx_observed: Iterable[str] = (), note: str = "") -> Optional[DockerTag]:
+              gfx_observed: Iterable[str] = (), note: str = "", gfx: Iterable[str] = ()) -> Optional[DockerTag]:
+    """A tag of the grammar (``rocm10.1.0_...``, ``_rdna``/``_cdna``, ``_vllm_X``); a ``_preview``
+    tag is a preview whatever else is said."""
     text = str(tag or "").strip()
     if ":" in text:
         text = text.rsplit(":", 1)[1]
@@ -70,7 +76,19 @@ def parse_tag(tag: object, status: str = "unknown", sources: Iterable[str] = (),
     if not m:
         return None
     return DockerTag(text, m.group("rocm"), m.group("ubuntu"), m.group("python"), m.group("torch"),
-                     status, tup(sources), tup(gfx_observed), note)
+                     "preview" if m.group("preview") else status, tup(sources), tup(gfx_observed), note,
+                     tup(gfx), m.group("arch") or "", m.group("vllm") or "")
+
+
+def _entries(section: dict) -> List[DockerTag]:
+    sets = load(FILE).get("gfx_sets", {})
+    out = []
+    for e in section.get("tag", []):
+        t = parse_tag(e["tag"], e.get("status", "unknown"), e.get("sources", ()), e.get("gfx_observed", ()),
+                      e.get("note", ""), sets.get(e.get("gfx_set", ""), {}).get("gfx", ()))
+        if t is not None:
+            out.append(t)
+    return out
 
 
 def _key(t: DockerTag):
@@ -81,12 +99,7 @@ def _key(t: DockerTag):
 
 @functools.lru_cache(maxsize=None)
 def _tags() -> Tuple[DockerTag, ...]:
-    out = []
-    for e in _pt().get("tag", []):
-        t = parse_tag(e["tag"], e.get("status", "unknown"), e.get("sources", ()), e.get("gfx_observed", ()),
-                      e.get("note", ""))
-        if t is not None:
-            out.append(t)
+    out = _entries(_pt())
     from packaging.version import Version
 
     out.sort(key=lambda t: (Version(t.rocm), Version(t.torch)), reverse=True)
@@ -117,10 +130,15 @@ def pick_tag(rocm: Optional[str] = None, ubuntu: Optional[str] = None, python: O
     """Best known rocm/pytorch tag matching every filter given (None when none does)."""
     cands = [t for t in _tags()
              if _match(t.rocm, rocm) and _match(t.ubuntu, ubuntu) and _match(t.python, python)
-             and _match(t.torch, torch) and (not documented_only or t.status == "documented")]
+             and _match(t.torch, torch) and (not documented_only or t.status == "documented")
+             and t.status != "preview"]
     if not cands:
         return None
     return max(cands, key=_key)
+
+
+def vllm_tags() -> List[DockerTag]:
+    return _entries(load(FILE).get("vllm", {}))
 
 
 def image(tag: object) -> str:

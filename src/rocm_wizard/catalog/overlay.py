@@ -33,6 +33,7 @@ API::
     overlay.problems() -> [str]              # why an overlay present was ignored
     overlay.bundled_date() -> "2026-11-21"
     overlay.knowledge_date() -> date         # newest of bundled and overlay dates
+    overlay.knowledge() -> {"knowledge_date", "bundled", "overlay", "stale"}   # for doctor --json, the TUI
     overlay.stale_warning(on=None) -> str | None   # older than STALE_DAYS on that day (default today()),
                                                    # with how to refresh; $ROCM_WIZARD_TODAY sets today
 """
@@ -233,6 +234,16 @@ def knowledge_date() -> "_dt.date":
     ov = read()
     dates = [d for d in (_date(bundled_date()), _date(ov.get("created") if ov else None)) if d]
     return max(dates)
+
+
+def knowledge() -> Dict[str, Any]:
+    """The catalog's date of knowledge as data: ``knowledge_date`` (the newest of the bundled date
+    and the overlay's), ``bundled`` (catalog.toml ``updated``), ``overlay`` (when ``catalog refresh``
+    wrote one, else None) and ``stale`` (older than :data:`STALE_DAYS` today)."""
+    ov = read()
+    created = _date(ov.get("created")) if ov else None
+    return {"knowledge_date": knowledge_date().isoformat(), "bundled": bundled_date(),
+            "overlay": created.isoformat() if created else None, "stale": stale_warning() is not None}
 
 
 def today() -> "_dt.date":

@@ -92,13 +92,13 @@ def wheel_indexes(gfx: object) -> List[wheels.WheelIndex]:
     return wheels.indexes_with_gfx(g) if g else []
 
 
-def has_official_build(gfx: object) -> bool:
-    """True when some ROCm release lists the target (fully or for some products) or some
-    download.pytorch.org index carries kernels for it."""
+def has_official_build(gfx: object, amd_indexes: bool = True) -> bool:
+    """True when some ROCm release lists the target (fully or for some products) or some wheel
+    index carries kernels for it (download.pytorch.org's only, without ``amd_indexes``)."""
     g = normalize_gfx(gfx)
     if not g:
         return False
-    if official_releases(g) or wheel_indexes(g):
+    if official_releases(g) or [i for i in wheel_indexes(g) if amd_indexes or not i.amd]:
         return True
     return any(r.limited_note(g) for r in releases.all_releases())
 

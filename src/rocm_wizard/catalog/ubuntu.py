@@ -1,5 +1,6 @@
-"""Ubuntu releases: version <-> codename, and the kernel series of each LTS release's GA kernel
-(a generic kernel of another series is an HWE kernel).  Data: ``data/ubuntu.csv``."""
+"""Ubuntu (and Debian) releases: version <-> codename, the kernel series of each release's GA
+kernel (a generic kernel of another series is an HWE kernel) and the HWE kernel a point release
+ships.  Data: ``data/ubuntu.csv`` (``distro`` column: ubuntu | debian)."""
 from __future__ import annotations
 
 import csv
@@ -10,28 +11,44 @@ from . import data_path
 
 
 @functools.lru_cache(maxsize=None)
-def _rows() -> Tuple[Dict[str, str], ...]:
+def _all_rows() -> Tuple[Dict[str, str], ...]:
     with open(data_path("ubuntu.csv"), newline="", encoding="utf-8") as fh:
         return tuple(dict(row) for row in csv.DictReader(fh))
 
 
-def _short(version: Optional[str]) -> str:
-    return ".".join(str(version or "").split(".")[:2])
+def _rows(distro: str = "ubuntu") -> Tuple[Dict[str, str], ...]:
+    return tuple(r for r in _all_rows() if r["distro"] == distro)
 
 
-def codename(version: Optional[str]) -> Optional[str]:
-    """``"22.04.5"`` -> ``"jammy"``; None for an unknown release."""
-    short = _short(version)
-    return next((r["codename"] for r in _rows() if r["version"] == short), None)
+def _short(version: Optional[str], distro: str = "ubuntu") -> str:
+    return ".".join(str(version or "").split(".")[:1 if distro == "debian" else 2])
 
 
-def version_of(codename_: Optional[str]) -> Optional[str]:
+def codename(version: Optional[str], distro: str = "ubuntu") -> Optional[str]:
+    """``"22.04.5"`` -> ``"jammy"``, ``("13", "debian")`` -> ``"trixie"``; None for an unknown release."""
+    short = _short(version, distro)
+    return next((r["codename"] for r in _rows(distro) if r["version"] == short), None)
+
+
+def version_of(codename_: Optional[str], distro: str = "ubuntu") -> Optional[str]:
     """``"noble"`` -> ``"24.04"``."""
-    return next((r["version"] for r in _rows() if r["codename"] == codename_), None)
+    return next((r["version"] for r in _rows(distro) if r["codename"] == codename_), None)
 
 
-def ga_kernel(version: Optional[str]) -> Optional[Tuple[str, str]]:
+def ga_kernel(version: Optional[str], distro: str = "ubuntu") -> Optional[Tuple[str, str]]:
     """``(kernel series, source)`` of the release's GA kernel, e.g. ``("5.15", ...)`` for 22.04."""
-    short = _short(version)
-    row = next((r for r in _rows() if r["version"] == short and r["ga_kernel"]), None)
+    short = _short(version, distro)
+    row = next((r for r in _rows(distro) if r["version"] == short and r["ga_kernel"]), None)
     return (row["ga_kernel"], row["source"]) if row else None
+
+
+def hwe_kernel(point_version: Optional[str]) -> Optional[Tuple[str, str]]:
+    """``(kernel series, source)`` of the HWE kernel an Ubuntu point release ships
+    (``"24.04.4"`` -> ``"6.17"``); None where the data does not say."""
+    text = str(point_version or "")
+    for r in _rows("ubuntu"):
+        for item in (r.get("hwe_kernels") or "").split():
+            point, _, kernel = item.partition("=")
+            if point == text and kernel:
+                return kernel, r["source"]
+    return None

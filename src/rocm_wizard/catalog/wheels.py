@@ -1,4 +1,4 @@
-"""PyTorch ROCm wheels on download.pytorch.org (``data/torch_wheels.toml``).
+"""PyTorch ROCm wheels on download.pytorch.org and AMD's pip indexes (``data/torch_wheels.toml``).
 
 API (stable; the plan engine builds on it)::
 
@@ -20,6 +20,8 @@ API (stable; the plan engine builds on it)::
     wheels.install_requirements(torch_version, index) -> ["torch==2.5.1", "torchvision==0.20.1", ...]
     wheels.pairings(gfx_targets) -> [(TorchRelease, WheelIndex)]  # every documented pairing that covers the targets
     wheels.bundles_userspace() -> True   # a wheel carries its own ROCm user space
+    wheels.requirements(rel, idx, gfx_targets) -> ["torch[device-gfx1100]==2.12.0+rocm7.14.0", ...]
+    wheels.policy_series() -> "7.2"      # the index series proposed when the host decides nothing
 
 ``base`` arguments take a mirror of https://download.pytorch.org/whl.
 """
@@ -73,9 +75,18 @@ class WheelIndex:
     sources: Tuple[str, ...]
     note: str = ""
     userspace: str = "bundled"  # bundled (in torch/lib) | rocm-pip (the rocm pip wheels)
+    kind: str = "pytorch"  # pytorch (download.pytorch.org/whl/<name>) | amd (AMD's own index at `home`)
+    home: str = ""  # an AMD index's URL
+    label: str = ""  # local version label of its wheels ("rocm7.14.0"); the name for PyTorch's
+    rocm_pin: str = ""  # AMD: the rocm[libraries,device-*] release its torch needs
+
+    @property
+    def amd(self) -> bool:
+        return self.kind == "amd"
 
     def url(self, base: Optional[str] = None) -> str:
-        return index_url(self.name, base)
+        """The index URL; ``base`` is a mirror of download.pytorch.org/whl (not used for AMD's)."""
+        return self.home.rstrip("/") if self.amd else index_url(self.name, base)
 
 
 @dataclass(frozen=True)
@@ -95,6 +106,8 @@ class TorchRelease:
     gfx_set_on: Tuple[Tuple[str, str], ...] = ()
     python: Tuple[str, ...] = ()
     python_status: str = "unknown"
+    torchaudio_on: Tuple[Tuple[str, str], ...] = ()  # index -> torchaudio there, where it differs
+    python_on: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()  # index -> Python versions ((): unknown)
 
     @property
     def installable(self) -> bool:
@@ -109,6 +122,12 @@ class TorchRelease:
 
     def status_on(self, index_name: str) -> Optional[str]:
         return dict(self.index_status).get(index_name)
+
+    def torchaudio_for(self, index_name: str) -> Optional[str]:
+        return dict(self.torchaudio_on).get(index_name, self.torchaudio)
+
+    def python_for(self, index_name: Optional[str]) -> Tuple[str, ...]:
+        return dict(self.python_on).get(str(index_name or ""), self.python)
 
 
 def _v(text: str):
@@ -133,7 +152,8 @@ def _indexes() -> Tuple[WheelIndex, ...]:
         default = "bundled" if load(FILE)["index"].get("bundles_userspace", True) else "rocm-pip"
         out.append(WheelIndex(name=name, rocm=str(e["rocm"]), status=e.get("status", "unknown"),
                               sources=tup(e.get("sources")), note=e.get("note", ""),
-                              userspace=e.get("userspace", default)))
+                              userspace=e.get("userspace", default), kind=e.get("kind", "pytorch"),
+                              home=e.get("url", ""), label=e.get("label", name), rocm_pin=e.get("rocm_pin", "")))
     out.sort(key=lambda i: _v(i.rocm))
     return tuple(out)
 
@@ -149,7 +169,8 @@ def _torch() -> Tuple[TorchRelease, ...]:
             triton_status=e.get("triton_status", "unknown"), status=e.get("status", "unknown"),
             sources=tup(e.get("sources")), note=e.get("note", ""), gfx_set=e.get("gfx_set", ""),
             gfx_set_on=pairs(e.get("gfx_set_on", {})), python=tup(e.get("python")),
-            python_status=e.get("python_status", "unknown")))
+            python_status=e.get("python_status", "unknown"), torchaudio_on=pairs(e.get("torchaudio_on", {})),
+            python_on=tuple((k, tup(v)) for k, v in sorted(e.get("python_on", {}).items()))))
     out.sort(key=lambda t: _v(t.version))
     return tuple(out)
 
@@ -183,14 +204,18 @@ def wheel_has_gfx(torch_version: object, index_name: object, gfx: str) -> Option
     return s.has(normalize_gfx(gfx)) if s is not None else None
 
 
-def wheel_for_python(torch_version: object, python: object) -> Optional[bool]:
-    """Whether ``torch_version`` has wheels for Python ``X.Y`` (None: unknown; an inferred list
-    answers False for what it lacks and None for what it holds)."""
+def wheel_for_python(torch_version: object, python: object, index_name: object = None) -> Optional[bool]:
+    """Whether ``torch_version`` has wheels for Python ``X.Y`` (on ``index_name`` when given; None:
+    unknown; an inferred list answers False for what it lacks and None for what it holds)."""
     t = torch_version if isinstance(torch_version, TorchRelease) else torch_release(torch_version)
     m = re.match(r"^(\d+)\.(\d+)", str(python or ""))
-    if t is None or m is None or not t.python:
+    name = index_name.name if isinstance(index_name, WheelIndex) else index_name
+    listed = t.python_for(name) if t is not None else ()
+    if t is None or m is None or not (listed or t.python):
         return None
-    if f"{m.group(1)}.{m.group(2)}" not in t.python:
+    if not listed:  # not known on that index: the release's own range still excludes what it lacks
+        return False if f"{m.group(1)}.{m.group(2)}" not in t.python else None
+    if f"{m.group(1)}.{m.group(2)}" not in listed:
         return False
     return True if t.python_status in PROVEN else None
 
@@ -212,6 +237,10 @@ def base_url(base: Optional[str] = None) -> str:
 
 
 def index_url(name: str, base: Optional[str] = None) -> str:
+    """download.pytorch.org/whl/<name> (or ``base``/<name>); an AMD index's own URL."""
+    idx = index(name)
+    if idx is not None and idx.amd:
+        return idx.url()
     return join_url(base_url(base), name)
 
 
@@ -254,8 +283,10 @@ def index_of_version(version: object) -> Optional[str]:
         return None
     label = v.local.replace("_", ".").lower()
     m = re.match(r"^(rocm\d+(?:\.\d+){1,2})$", label)
-    if m and index(m.group(1)) is not None:
-        return m.group(1)
+    if m:
+        found = [i for i in _indexes() if i.label == m.group(1) and i.status != "preview"]
+        if found:
+            return found[0].name
     return None
 
 
@@ -327,6 +358,36 @@ def triton_requirement(torch_version: object) -> Optional[str]:
 def triton_dist(torch_version: object) -> Optional[str]:
     t = torch_release(torch_version)
     return t.triton_dist if t else None
+
+
+def policy_series() -> str:
+    return str(load(FILE).get("policy", {}).get("series", ""))
+
+
+def policy_sources() -> Tuple[str, ...]:
+    return tup(load(FILE).get("policy", {}).get("sources"))
+
+
+def requirements(t: TorchRelease, idx: WheelIndex, gfx_targets: Sequence[str] = ()) -> List[str]:
+    """Exact pins of ``t`` on ``idx``: torch, torchvision, torchaudio with the index's local label
+    and the Triton build torch's metadata requires; on AMD's indexes torch and torchvision with the
+    GPUs' ``device-gfxNNNN`` extras (``device-all`` with no GPU known) and ``rocm[libraries,
+    device-...]`` pinned to the index's release, no Triton pin (not read there)."""
+    label = f"+{idx.label}" if idx.label else ""
+    extras = ""
+    if idx.amd:
+        extras = "[" + ",".join(f"device-{g}" for g in dict.fromkeys(gfx_targets) or ["all"]) + "]"
+    out = [f"torch{extras}=={t.version}{label}"]
+    if t.torchvision:
+        out.append(f"torchvision{extras}=={t.torchvision}{label}")
+    audio = t.torchaudio_for(idx.name)
+    if audio:
+        out.append(f"torchaudio=={audio}{label}")
+    if idx.amd and idx.rocm_pin:
+        out.append(f"rocm[libraries,{extras[1:-1]}]=={idx.rocm_pin}")
+    elif t.triton_requirement:
+        out.append(t.triton_requirement)
+    return out
 
 
 def install_requirements(torch_version: object, with_triton: bool = True) -> List[str]:

@@ -207,12 +207,24 @@ def payload(diag, system=None) -> Dict[str, Any]:
             for r in diag.recommendations
         ],
         "notes": list(diag.notes),
+        "catalog": _catalog_date(),
     }
     if system is not None and getattr(system, "origin", "live") == "snapshot":
         from ..doctor.evidence import described, missing
 
         out["evidence"] = {"described": described(system), "missing": missing(system)}
     return out
+
+
+def _catalog_date() -> Optional[Dict[str, Any]]:
+    """The date of the knowledge the diagnosis rests on (``overlay.knowledge``); None when the
+    catalog's date cannot be read (the notes say so)."""
+    from ..catalog import overlay
+
+    try:
+        return overlay.knowledge()
+    except Exception:  # packaged data; a diagnosis never dies of it (doctor.engine notes it)
+        return None
 
 
 # ------------------------------------------------------------------ human report

@@ -54,7 +54,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "https://repo.amd.com for 7.14; same paths below it)")
     g.add_argument("--rocm-core-key-fingerprint", metavar="FPR",
                    help="expected fingerprint of the Core SDK repository key (AMD publishes none: required)")
-    g.add_argument("--torch-index-url", metavar="URL", help="pip index to use instead of download.pytorch.org")
+    g.add_argument("--torch-index-url", metavar="URL",
+                   help="pip index to use instead of the catalog's (download.pytorch.org's, or AMD's for a torch "
+                        "from AMD's index such as 2.12.0+rocm7.14.0)")
     g.add_argument("--pytorch-mirror", metavar="URL",
                    help="mirror of https://download.pytorch.org/whl (same layout): the torch-reinstall path "
                         "installs from <URL>/<rocm index>, as 'catalog refresh --pytorch-mirror' read it")

@@ -232,7 +232,7 @@ class Context:
         known = [v.coverage for v in self.rocm_envs if v.coverage is not None]
         if known:
             return any(gfx in c for c in known)
-        return support.has_official_build(gfx)
+        return support.has_official_build(gfx, amd_indexes=False)  # the basis coverage_basis names
 
     @property
     def coverage_basis(self) -> str:

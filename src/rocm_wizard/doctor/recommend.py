@@ -82,17 +82,18 @@ def _blocker(ctx: Context, ids) -> Optional[str]:
 
 # ------------------------------------------------------------------ torch-reinstall
 def _pair_dict(t: wheels.TorchRelease, idx: wheels.WheelIndex, base: Optional[str], venv: Optional[str],
-               mode: str, env: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
+               mode: str, env: Optional[Dict[str, str]] = None, gfx: Tuple[str, ...] = ()) -> Dict[str, Any]:
     return {
         "mode": mode,
         "venv": venv,
         "torch": t.version,
         "torchvision": t.torchvision,
-        "torchaudio": t.torchaudio,
-        "triton": t.triton_requirement,
+        "torchaudio": t.torchaudio_for(idx.name),
+        "triton": None if idx.amd else t.triton_requirement,
         "index": idx.name,
         "index_url": idx.url(base),
-        "requirements": wheels.install_requirements(t.version),
+        # AMD's index: the GPU's device extras and the rocm wheels of its release
+        "requirements": wheels.requirements(t, idx, gfx) if idx.amd else wheels.install_requirements(t.version),
         "env": dict(env or {}),
         "index_status": t.status_on(idx.name),
     }
@@ -113,9 +114,12 @@ def _choose_pair(facts: resolve.Facts, exclude: Optional[Tuple[str, str]] = None
     elif facts.host_series and releases.series_of(idx.rocm) == facts.host_series:
         reason = (f"built for the host's ROCm series {facts.host_series}, so the wheel's user space matches the "
                   f"installed kernel driver's release")
-    elif releases.series_of(idx.rocm) == releases.policy_series():
-        reason = (f"the wizard's default series (ROCm {releases.policy_series()}): the newest pairing documented by "
-                  "PyTorch")
+    elif releases.series_of(idx.rocm) == wheels.policy_series():
+        reason = (f"the wizard's default torch series (ROCm {wheels.policy_series()}): PyTorch's stable ROCm for torch "
+                  "2.11-2.13, wheels that bundle their ROCm user space")
+    elif idx.amd:
+        reason = (f"AMD's own index for ROCm {idx.rocm}, whose device wheels carry GPUs that PyTorch's indexes do "
+                  "not (torch and torchvision with the GPU's device extra, the rocm pip wheels pinned with them)")
     elif t.status_on(idx.name) == "documented":
         reason = "the newest pairing documented by PyTorch that carries this GPU"
     else:
@@ -202,10 +206,10 @@ def _torch(ctx: Context, facts: resolve.Facts, ids, base: Optional[str]) -> Reco
             why = f"No torch reinstall can be offered for {gfx_txt}: {none_why}."
         return Recommendation("torch-reinstall", None, False, {}, why, [], sources)
     t, idx, reason, way = choice
-    target = _pair_dict(t, idx, base, venv, "switch")
+    target = _pair_dict(t, idx, base, venv, "switch", gfx=tuple(gfx or ()))
     target["proof"] = way.proof()
-    parts = [f"torch {t.version} + torchvision {t.torchvision} + torchaudio {t.torchaudio} from the {idx.name} index"
-             + (f" (with {t.triton_requirement})" if t.triton_requirement else "")
+    parts = [f"torch {t.version} + torchvision {t.torchvision} + torchaudio {target['torchaudio']} from the {idx.name} "
+             "index" + (f" (with {target['triton']})" if target["triton"] else "")
              + (f" carries {gfx_txt} kernels" if gfx else "") + f": {reason}."]
     parts.append(f"The wheel brings its own ROCm {idx.rocm} user space; only the amdgpu kernel driver must be compatible."
                  if idx.userspace == "bundled" else f"The wheels need ROCm {idx.rocm} user space from pip.")
@@ -221,7 +225,8 @@ def _torch(ctx: Context, facts: resolve.Facts, ids, base: Optional[str]) -> Reco
         parts.append(f"The {idx.name} wheels take their ROCm user space from the rocm pip wheels they depend on.")
     parts.append(_proof_text(way))
     if t.status_on(idx.name) != "documented":
-        parts.append("This pairing is known from third-party pins, not from PyTorch's install page.")
+        parts.append("This pairing is known from third-party pins, not from "
+                     + ("AMD's" if idx.amd else "PyTorch's") + " install page.")
     if exclude:
         parts.append(f"It replaces torch {current[0]} from {current[1]}, the build in which the error occurred.")
     fixed = sorted(ids & {"torch-not-rocm", "wheel-missing-gfx", "triton-duplicate", "triton-pin-mismatch",

@@ -628,7 +628,7 @@ def _torch_choice(system, choices: Choices, targets: Sequence[str], notes: List[
                 raise PlanError(f"torch {rel.version} is not published on an index named "
                                 f"{choices.torch.split('+', 1)[1]!r}; it is on {', '.join(rel.indexes) or 'none'}")
         if not rel.indexes:
-            raise PlanError(f"no download.pytorch.org ROCm index carries torch {rel.version}")
+            raise PlanError(f"no ROCm index (download.pytorch.org's or AMD's) carries torch {rel.version}")
         only = (rel.version, label_index)
     res = resolve.torch_ways(facts, only=only)
     best = res.best
@@ -718,13 +718,21 @@ def _torch_reinstall(system, choices: Choices, notes: List[str], recipe):
         m = re.match(r"^(\d+)\.(\d+)", env.python)
         if m:
             python = f"python{m.group(1)}.{m.group(2)}"
-    label = f"{rel.version}+{idx}"
+    label = f"{rel.version}+{cat.index_label(idx)}"
     target = path if mode == "existing" else f"{path}-torch{rel.version}-{idx}"
-    reqs = cat.torch_requirements(rel, idx)
-    if rel.triton_requirement is None:
+    amd = cat.index_is_amd(idx)
+    reqs = cat.torch_requirements(rel, idx, targets)
+    if amd:
+        notes.append(f"AMD's index {idx}: torch and torchvision with the GPU's device extra, and the rocm pip wheels "
+                     f"of ROCm {cat.index_rocm(idx)} (rocm[libraries,...]) pinned with them; pip resolves Triton from "
+                     "torch's own requirements" + ("" if targets else "; no GPU known: device-all (every target)"))
+    elif rel.triton_requirement is None:
         notes.append(f"the catalog names no Triton pin for torch {rel.version}; pip resolves it from the index")
     index_url = cat.torch_index_url(idx)
-    if choices.pytorch_mirror and not choices.torch_index_url:
+    if choices.pytorch_mirror and amd and not choices.torch_index_url:
+        notes.append(f"--pytorch-mirror stands for download.pytorch.org; AMD's index {index_url} is used (give "
+                     "--torch-index-url for a mirror of it)")
+    elif choices.pytorch_mirror and not choices.torch_index_url:
         try:
             mirror = check_url(choices.pytorch_mirror, "--pytorch-mirror").rstrip("/")
         except ValueError as exc:
@@ -765,7 +773,9 @@ def _torch_reinstall(system, choices: Choices, notes: List[str], recipe):
     restore = mode == "new" and exists
     triton_dist = rel.triton_dist or ""
     ns = {
-        "torch": {"version": rel.version, "index": idx, "requirements": reqs, "index_url": index_url,
+        "torch": {"version": rel.version, "index": idx, "label": cat.index_label(idx), "requirements": reqs,
+                  "index_url": index_url,
+                  "constraints": cat.torch_constraints(reqs),
                   "index_login": index_cred[0], "index_password": index_cred[1],
                   "triton_dist": triton_dist,
                   "triton_strays": [d for d in recipe.data["triton_dists"] if d != triton_dist]},
@@ -830,8 +840,11 @@ def _docker(system, choices: Choices, notes: List[str], recipe):
     if tag is not None:
         rel = cat.rocm_release(tag.rocm)
         for g in targets:
-            if rel is None:
-                break
+            if rel is None:  # a Core SDK image: the GPU list of its tag entry
+                if g not in tag.gfx and g not in tag.gfx_observed:
+                    notes.append(f"{g} is not on the GPU list of the image's ROCm {tag.rocm}" if tag.gfx else
+                                 f"the catalog knows no GPU list for the image's ROCm {tag.rocm}: {g} is not checked")
+                continue
             st = cat.gfx_status(g, rel)
             if st.level == "unsupported":
                 raise PlanError(f"the image's ROCm {tag.rocm} lists {g} as unsupported; choose another --image or --rocm")
@@ -881,7 +894,7 @@ def diagnosed_ways(system) -> List[Dict[str, Any]]:
             choice["rocm"] = target.get("rocm")
         elif rec.path == "torch-reinstall":
             if target.get("torch") and target.get("index"):
-                choice["torch"] = f"{target['torch']}+{target['index']}"
+                choice["torch"] = f"{target['torch']}+{cat.index_label(target['index'])}"
             choice["venv"] = target.get("venv")
             choice["env"] = target.get("env") or {}
         elif rec.path == "docker":

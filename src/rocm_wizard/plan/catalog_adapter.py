@@ -4,6 +4,7 @@ job (``rocm_wizard.resolve``).  Catalog modules load their data lazily, so impor
 costs nothing until a question is asked."""
 from __future__ import annotations
 
+import re
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 
@@ -259,6 +260,21 @@ def wheel_has_gfx(rel, index: str, gfx: str) -> Optional[bool]:
     return wheels.wheel_has_gfx(rel, index, gfx)
 
 
+def index_label(index: str) -> str:
+    """The local version label of the index's wheels (``rocm6.2``; ``rocm7.14.0`` on AMD's)."""
+    from ..catalog import wheels
+
+    idx = wheels.index(index)
+    return idx.label if idx is not None and idx.label else index
+
+
+def index_is_amd(index: str) -> bool:
+    from ..catalog import wheels
+
+    idx = wheels.index(index)
+    return idx is not None and idx.amd
+
+
 def index_rocm(index: str) -> Optional[str]:
     from ..catalog import wheels
 
@@ -266,17 +282,18 @@ def index_rocm(index: str) -> Optional[str]:
     return idx.rocm if idx else None
 
 
-def torch_requirements(rel, index: str) -> List[str]:
+def torch_requirements(rel, index: str, gfx_targets: Sequence[str] = ()) -> List[str]:
     """Exact pins: torch, torchvision, torchaudio with the index's local label, and the Triton
-    build torch's metadata requires (no label: it matches the index's build)."""
-    out = [f"torch=={rel.version}+{index}"]
-    if rel.torchvision:
-        out.append(f"torchvision=={rel.torchvision}+{index}")
-    if rel.torchaudio:
-        out.append(f"torchaudio=={rel.torchaudio}+{index}")
-    if rel.triton_requirement:
-        out.append(rel.triton_requirement)
-    return out
+    build torch's metadata requires (no label: it matches the index's build); on AMD's indexes the
+    GPUs' device extras and the rocm wheels of the release (``catalog.wheels.requirements``)."""
+    from ..catalog import wheels
+
+    return wheels.requirements(rel, wheels.index(index), gfx_targets)
+
+
+def torch_constraints(requirements: Sequence[str]) -> List[str]:
+    """The pins as pip constraints (a constraint takes no extras)."""
+    return [re.sub(r"\[[^\]]*\]", "", r) for r in requirements]
 
 
 def torch_index_url(index: str, base: Optional[str] = None) -> str:
@@ -290,14 +307,19 @@ def torch_facts(rel, index: str) -> Dict[str, Any]:
 
     idx = wheels.index(index)
     built = wheels.wheel_gfx(rel, index)
-    return {"version": rel.version, "index": index, "index_status": rel.status_on(index),
-            "torchvision": rel.torchvision, "torchaudio": rel.torchaudio, "triton": rel.triton_requirement,
-            "triton_status": rel.triton_status, "wheel_gfx": list(built.gfx) if built else [],
-            "wheel_gfx_status": built.status if built else "unknown",
-            "python": list(rel.python), "python_status": rel.python_status,
-            "userspace": idx.userspace if idx else "unknown",
-            "sources": sources.describe(tuple(rel.sources) + (tuple(idx.sources) if idx else ())
-                                        + (tuple(built.sources) if built else ()))}
+    amd = idx is not None and idx.amd
+    out = {"version": rel.version, "index": index, "index_status": rel.status_on(index),
+           "torchvision": rel.torchvision, "torchaudio": rel.torchaudio_for(index),
+           "triton": None if amd else rel.triton_requirement,
+           "triton_status": "unknown" if amd else rel.triton_status, "wheel_gfx": list(built.gfx) if built else [],
+           "wheel_gfx_status": built.status if built else "unknown",
+           "python": list(rel.python_for(index)), "python_status": rel.python_status if rel.python_for(index) else "unknown",
+           "userspace": idx.userspace if idx else "unknown",
+           "sources": sources.describe(tuple(rel.sources) + (tuple(idx.sources) if idx else ())
+                                       + (tuple(built.sources) if built else ()))}
+    if amd:  # AMD's own index: its wheels take ROCm from the rocm pip wheels of this release
+        out["rocm_wheels"] = idx.rocm_pin
+    return out
 
 
 # ------------------------------------------------------------------------------ Docker images

@@ -555,25 +555,15 @@ rw_user_exists() {
 }
 
 # ---- Python environments
-RW_PY_PINS='import importlib.metadata as m, sys
-bad = 0
-for req in sys.argv[1:]:
-    name, _, want = req.partition("==")
-    try:
-        have = m.version(name)
-    except m.PackageNotFoundError:
-        have = None
-    if have is None or (have != want and ("+" in want or have.split("+")[0] != want)):
-        print("  %s: %s (want %s)" % (name, have or "not installed", want))
-        bad = 1
-sys.exit(bad)'
+RW_PY_PINS=@PY_PINS@
 RW_PY_DISTS='import importlib.metadata as m, re, sys
 want = set(re.sub(r"[-_.]+", "-", a).lower() for a in sys.argv[1:])
 for d in m.distributions():
     n = re.sub(r"[-_.]+", "-", d.metadata["Name"] or "").lower()
     if n in want:
         print(n)'
-# rw_pins_ok USER PYTHON REQ...: every NAME==VERSION installed exactly (checked as USER, the venv's owner)
+# rw_pins_ok USER PYTHON REQ...: every NAME[EXTRAS]==VERSION installed exactly, with what its extras
+# require (checked as USER, the venv's owner)
 rw_pins_ok() {
   local user=$1 py=$2
   shift 2
@@ -663,8 +653,10 @@ def _prelude() -> str:
     from .steps.apt import APT_ERROR_ON_ANY, APT_UPDATE_FAILURES
 
     from ..runas import WRITE_AS_SH
+    from .steps.python import PY_PINS
 
     return (PRELUDE.replace("@APT_FAILED@", " ".join(q(p) for p in APT_UPDATE_FAILURES))
+            .replace("@PY_PINS@", q(PY_PINS))
             .replace("@WRITE_AS_SH@", q(WRITE_AS_SH))
             .replace("@APT_ERROR_ON_ANY@", ".".join(str(n) for n in APT_ERROR_ON_ANY)))
 

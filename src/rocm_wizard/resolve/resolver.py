@@ -121,8 +121,9 @@ def torch_checks(facts: Facts, t: wheels.TorchRelease, idx: wheels.WheelIndex) -
         checks.append(_check("pairing-known", SATISFIED, f"torch {t.version} + torchvision {t.torchvision} + "
                              f"torchaudio {t.torchaudio}", t.sources))
     if facts.python:
-        ok = wheels.wheel_for_python(t, facts.python)
-        span = f"{t.python[0]}-{t.python[-1]}" if t.python else "unknown"
+        ok = wheels.wheel_for_python(t, facts.python, idx)
+        listed = t.python_for(idx.name)
+        span = f"{listed[0]}-{listed[-1]}" if listed else "unknown"
         verdict = SATISFIED if ok else (VIOLATED if ok is False else UNKNOWN)
         checks.append(_check("wheel-for-python", verdict, f"the venv runs Python {facts.python}; torch {t.version} has "
                              f"wheels for Python {span} ({t.python_status})"))
@@ -149,7 +150,7 @@ def _torch_rank(facts: Facts, w: WayOut, series: Optional[str]) -> Tuple[Any, ..
         "kernels-proven": w.check("wheel-has-gfx").verdict == SATISFIED,
         "keeps-current": current == (t.version, idx.name) and w.check("wheel-has-gfx").verdict == SATISFIED,
         "host-series": bool(facts.host_series) and idx_series == facts.host_series,
-        "policy-series": idx_series == releases.policy_series(),
+        "policy-series": idx_series == wheels.policy_series(),
         "documented": t.status_on(idx.name) == "documented",
         "proven": w.proven,
         "newer": (_vt(t.version), _vt(idx.rocm)),
@@ -169,7 +170,8 @@ def torch_ways(facts: Facts, exclude: Optional[Tuple[str, str]] = None, series: 
         for idx in wheels.indexes_for(t.version):
             if only and only[1] and idx.name != only[1]:
                 continue
-            w = WayOut("torch-reinstall", f"{t.version}+{idx.name}", tuple(torch_checks(facts, t, idx)), subject=(t, idx))
+            # the key is the wheel's version (its local label names the index: +rocm6.2, +rocm7.14.0)
+            w = WayOut("torch-reinstall", f"{t.version}+{idx.label}", tuple(torch_checks(facts, t, idx)), subject=(t, idx))
             if exclude and (t.version, idx.name) == exclude:
                 w.checks += (Check("not-the-failing-build", VIOLATED, "the build in which the error occurred"),)
             ways.append(w)
@@ -184,9 +186,11 @@ def docker_checks(facts: Facts, tag: docker.DockerTag) -> List[Check]:
     gfx = facts.compute_gfx
 
     def native(g: str) -> Optional[bool]:
-        if rel is None:
-            return None
-        return g in rel.gfx_official or g in tag.gfx_observed
+        if g in tag.gfx_observed:
+            return True
+        if rel is None:  # a Core SDK image: the GPUs its tag entry names (none: unknown)
+            return (g in tag.gfx) if tag.gfx else None
+        return g in rel.gfx_official
 
     if not gfx:
         img = _check("image-gfx", UNKNOWN, "no GPU with a known gfx target: the image is not checked against one",
@@ -199,6 +203,8 @@ def docker_checks(facts: Facts, tag: docker.DockerTag) -> List[Check]:
                                                         UNKNOWN: "is not in the catalog for"}[verdict]
                   + f" {', '.join(gfx)}" + (f" (seen working in this image: {', '.join(seen)})" if seen else ""))
         img = _check("image-gfx", verdict, detail, (rel.all_sources if rel else ()) + tuple(tag.sources))
+    if tag.status == "preview":
+        img = _check("image-gfx", VIOLATED, f"{tag.tag} is a preview image, never proposed", tag.sources)
     checks = [img, check_driver_window(facts, tag.rocm, f"the image {tag.tag}")]
     checks.append(check_override(facts, native, f"ROCm {tag.rocm}"))
     return checks

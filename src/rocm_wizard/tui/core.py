@@ -107,6 +107,20 @@ class Core:
         rec = diagnosis.recommendation(path) if diagnosis is not None else None
         return fieldmod.fields_for(path, system, getattr(rec, "target", None))
 
+    def catalog_date(self) -> str:
+        """The date of the catalog's knowledge the offered versions come from (``doctor --json``'s
+        ``catalog``): the bundled date, or the overlay's when ``catalog refresh`` wrote a newer one."""
+        from ..catalog import overlay
+
+        try:
+            k = overlay.knowledge()
+        except Exception:  # packaged data; the options still work without the line
+            return "The catalog's date of knowledge could not be read."
+        where = ("its overlay from 'catalog refresh'" if k["overlay"] == k["knowledge_date"]
+                 else "the catalog bundled with rocm-wizard")
+        return (f"Versions known as of {k['knowledge_date']} ({where})"
+                + ("; that is old: run 'rocm-wizard catalog refresh'" if k["stale"] else "") + ".")
+
     def choices(self, path: str, values: Dict[str, Any]):
         """The plan engine's Choices for the form's values."""
         from ..plan.build import Choices

@@ -177,6 +177,14 @@ def torch_choices(system: Any) -> List[Tuple[str, str]]:
     return out
 
 
+def _label(index: Any) -> str:
+    """The local version label of an index's wheels (the choices' keys): ``rocm7.14.0`` for AMD's."""
+    from ..catalog import wheels
+
+    idx = wheels.index(index)
+    return idx.label if idx is not None and idx.label else str(index)
+
+
 def _vkey(*parts: str):
     from packaging.version import InvalidVersion, Version
 
@@ -241,7 +249,7 @@ def fields_for(path: str, system: Any, target: Optional[Dict[str, Any]] = None) 
         envs = [t.path for t in getattr(system, "torch", []) if t.path and t.path.startswith("/")]
         venv = target.get("venv") or (envs[0] if envs else "")
         choices = torch_choices(system)
-        want = f"{target.get('torch')}+{target.get('index')}" if target.get("torch") else None
+        want = f"{target.get('torch')}+{_label(target.get('index'))}" if target.get("torch") else None
         return [
             Field("venv", "Virtual environment", TEXT, venv, help="the venv whose torch is replaced (detected: "
                   + (", ".join(envs) or "none") + "; a new path gets a new venv)", validate=check_venv,

@@ -12,6 +12,10 @@ Layout::
     /whl/rocm6.2/index.html, /whl/rocm6.2/<project>/index.html, /whl/rocm6.2/<file>.whl
     /whl/rocm6.1/...
     /simple/...        a PyPI stand-in (plain ``triton`` 3.0.0)
+    /rocm/whl-multi-arch/...   AMD's Core SDK 7.14 index (repo.amd.com/rocm/whl-multi-arch): torch,
+                       torchvision with ``device-gfxNNNN`` extras, ``amd-torch-device-gfxNNNN``, the
+                       ``rocm`` selector with ``libraries``/``device-gfxNNNN`` extras and the
+                       ``rocm-sdk-*`` wheels (rocm-2026.md 1.6, 2.2; TheRock python_packaging.md)
 """
 from __future__ import annotations
 
@@ -33,6 +37,7 @@ class WheelSpec:
     files: Dict[str, str] = field(default_factory=dict)  # path inside site-packages -> content
     requires: List[str] = field(default_factory=list)
     summary: str = "stand-in for rocm-wizard's integration tests"
+    extras: List[str] = field(default_factory=list)  # Provides-Extra
 
     @property
     def norm(self) -> str:
@@ -57,6 +62,7 @@ def build_wheel(spec: WheelSpec, out_dir: str) -> str:
     distinfo = f"{spec.norm}-{spec.version}.dist-info"
     meta = ["Metadata-Version: 2.1", f"Name: {spec.name}", f"Version: {spec.version}",
             f"Summary: {spec.summary}", "License: BSD-3-Clause"]
+    meta += [f"Provides-Extra: {e}" for e in spec.extras]
     meta += [f"Requires-Dist: {r}" for r in spec.requires]
     entries = dict(spec.files)
     entries[f"{distinfo}/METADATA"] = "\n".join(meta) + "\n"
@@ -171,6 +177,39 @@ def _write_index(index_dir: str, wheels: Dict[str, List[str]]) -> None:
         fh.write("\n".join(top) + "\n")
 
 
+# AMD's 7.14 index: the pins of its PyTorch page (2.12.0 / 0.27.0 / torchaudio 2.12.0, all +rocm7.14.0)
+AMD_LABEL = "+rocm7.14.0"
+AMD_ROCM = "7.14.0"
+AMD_GFX = ("gfx1100", "gfx1031")
+
+
+def amd_wheels() -> List[WheelSpec]:
+    tv = "2.12.0" + AMD_LABEL
+    dev = [f"device-{g}" for g in AMD_GFX]
+    out = [
+        WheelSpec("torch", tv, files={
+            "torch/__init__.py": TORCH_INIT,
+            "torch/version.py": TORCH_VERSION_PY.format(version=tv, git="stand-in", hip="7.13.0-stand-in"),
+        }, extras=dev, requires=[f"rocm[libraries]=={AMD_ROCM}"] + [
+            f'amd-torch-device-{g}=={tv}; extra == "device-{g}"' for g in AMD_GFX]),
+        WheelSpec("torchvision", "0.27.0" + AMD_LABEL, files={
+            "torchvision/__init__.py": f'__version__ = "0.27.0{AMD_LABEL}"\n'}, extras=dev,
+            requires=[f"torch=={tv}"] + [f'torch[device-{g}]=={tv}; extra == "device-{g}"' for g in AMD_GFX]),
+        WheelSpec("torchaudio", "2.12.0" + AMD_LABEL, files={
+            "torchaudio/__init__.py": f'__version__ = "2.12.0{AMD_LABEL}"\n'}, requires=[f"torch=={tv}"]),
+        WheelSpec("rocm", AMD_ROCM, files={"rocm_sdk/__init__.py": f'__version__ = "{AMD_ROCM}"\n'},
+                  extras=["libraries"] + dev,
+                  requires=[f"rocm-sdk-core=={AMD_ROCM}", f'rocm-sdk-libraries=={AMD_ROCM}; extra == "libraries"']
+                  + [f'rocm-sdk-device-{g}=={AMD_ROCM}; extra == "device-{g}"' for g in AMD_GFX]),
+        WheelSpec("rocm-sdk-core", AMD_ROCM, files={"_rocm_sdk_core/__init__.py": ""}),
+        WheelSpec("rocm-sdk-libraries", AMD_ROCM, files={"_rocm_sdk_libraries/__init__.py": ""}),
+    ]
+    for g in AMD_GFX:
+        out.append(WheelSpec(f"amd-torch-device-{g}", tv, files={f"_amd_torch_device_{g}/__init__.py": ""}))
+        out.append(WheelSpec(f"rocm-sdk-device-{g}", AMD_ROCM, files={f"_rocm_sdk_device_{g}/{g}.kpack": g}))
+    return out
+
+
 def build_index(root: str, builds=TORCH_BUILDS) -> Dict[str, str]:
     """Build every index under ``root``; returns index name -> directory (relative URL path)."""
     out: Dict[str, str] = {}
@@ -182,6 +221,13 @@ def build_index(root: str, builds=TORCH_BUILDS) -> Dict[str, str]:
             wheels.setdefault(spec.project, []).append(spec.filename)
         _write_index(idx_dir, wheels)
         out[b.index] = f"/whl/{b.index}"
+    amd_dir = os.path.join(root, "rocm", "whl-multi-arch")
+    amd: Dict[str, List[str]] = {}
+    for spec in amd_wheels():
+        build_wheel(spec, amd_dir)
+        amd.setdefault(spec.project, []).append(spec.filename)
+    _write_index(amd_dir, amd)
+    out["amd-rocm7.14.0"] = "/rocm/whl-multi-arch"
     simple = os.path.join(root, "simple")
     plain = WheelSpec("triton", PLAIN_TRITON, files=triton_files(PLAIN_TRITON, "plain triton"))
     build_wheel(plain, simple)

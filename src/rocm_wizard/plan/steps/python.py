@@ -35,15 +35,56 @@ PY_DISTS = (
     "    if n in want:\n"
     "        print(n, d.version)\n"
 )
+# run with the venv's python: every NAME[EXTRA,...]==VERSION installed exactly, and for each extra
+# the distribution provides it and what it requires for it is installed (pip only warns about an
+# extra a wheel lacks: torch[device-gfxNNNN] without the GPU's device wheel has no kernels for it)
+PY_PINS = (
+    "import importlib.metadata as m, re, sys\n"
+    "def canon(s):\n"
+    "    return re.sub(r\"[-_.]+\", \"-\", s).lower()\n"
+    "def have_dist(n):\n"
+    "    try:\n"
+    "        return m.distribution(n)\n"
+    "    except m.PackageNotFoundError:\n"
+    "        return None\n"
+    "bad = 0\n"
+    "for req in sys.argv[1:]:\n"
+    "    head, _, want = req.partition(\"==\")\n"
+    "    name, _, extras = head.partition(\"[\")\n"
+    "    dist = have_dist(name)\n"
+    "    have = dist.version if dist is not None else None\n"
+    "    if have is None or (have != want and (\"+\" in want or have.split(\"+\")[0] != want)):\n"
+    "        print(\"  %s: %s (want %s)\" % (name, have or \"not installed\", want))\n"
+    "        bad = 1\n"
+    "        continue\n"
+    "    provided = set(canon(e) for e in dist.metadata.get_all(\"Provides-Extra\") or [])\n"
+    "    for extra in [canon(e) for e in extras.rstrip(\"]\").split(\",\") if e.strip()]:\n"
+    "        if extra not in provided:\n"
+    "            print(\"  %s %s provides no extra %s\" % (name, have, extra))\n"
+    "            bad = 1\n"
+    "            continue\n"
+    "        for r in dist.requires or []:\n"
+    "            mk = re.search(r\"extra\\s*==\\s*[\\x22\\x27]([^\\x22\\x27]+)\", r)\n"
+    "            dep = re.match(r\"[A-Za-z0-9._-]+\", r)\n"
+    "            if mk and dep and canon(mk.group(1)) == extra and have_dist(dep.group(0)) is None:\n"
+    "                print(\"  %s[%s]: %s not installed\" % (name, extra, dep.group(0)))\n"
+    "                bad = 1\n"
+    "sys.exit(bad)\n"
+)
+
+_PIN_RE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)(\[[A-Za-z0-9._-]+(?:,[A-Za-z0-9._-]+)*\])?==([A-Za-z0-9.+!_-]+)$")
 
 
-def _pins(reqs: List[str]) -> List[Tuple[str, str]]:
+def _pins(reqs: List[str], extras: bool = False) -> List[Tuple[str, str]]:
+    """``(canonical name, version)`` of exact pins ``NAME==VERSION`` (``NAME[EXTRA,...]==VERSION``
+    where ``extras``)."""
     out = []
     for r in reqs:
-        name, sep, version = str(r).partition("==")
-        if not sep or not re.match(r"^[A-Za-z0-9][A-Za-z0-9._-]*$", name) or not re.match(r"^[A-Za-z0-9.+!_-]+$", version):
-            raise ValueError(f"requirement {r!r} must be an exact pin NAME==VERSION")
-        out.append((canon_dist(name), version))
+        m = _PIN_RE.match(str(r))
+        if m is None or (m.group(2) and not extras):
+            raise ValueError(f"requirement {r!r} must be an exact pin NAME==VERSION"
+                             + (" (or NAME[EXTRA,...]==VERSION)" if extras else ""))
+        out.append((canon_dist(m.group(1)), m.group(3)))
     return out
 
 
@@ -417,7 +458,7 @@ class PipInstall(Step):
 
     def validate(self) -> None:
         check_abs_path(self.params["venv"], "venv")
-        _pins(self.params["requirements"])
+        _pins(self.params["requirements"], extras=True)
         check_url(self.params["index_url"], "index URL")
         if "@" in self.params["index_url"].split("://", 1)[-1].split("/", 1)[0]:
             raise ValueError("the index URL must not carry credentials: give index_login and index_password")
@@ -432,7 +473,7 @@ class PipInstall(Step):
         if dists is None:
             return None
         out = []
-        for name, version in _pins(self.params["requirements"]):
+        for name, version in _pins(self.params["requirements"], extras=True):
             have = dists.get(name)
             if not pin_matches(have, version):
                 out.append((name, have, version))
@@ -448,7 +489,7 @@ class PipInstall(Step):
 
     def project(self, state) -> None:
         dists = dict(_venv_dists(state, self.params["venv"]) or {})
-        for name, version in _pins(self.params["requirements"]):
+        for name, version in _pins(self.params["requirements"], extras=True):
             dists[name] = version
         _update_venv(state, self.params["venv"], dists, self.id)
 
@@ -471,11 +512,10 @@ class PipInstall(Step):
         if not os.path.exists(ctx.p(py)):
             return Result(FAILED, f"{venv} is not a venv (no bin/python)")
         owner = ctx.venv_user(venv)
-        names = [n for n, _ in _pins(self.params["requirements"])]
-        res = _run_py(ctx, py, PY_DISTS, names, owner)
-        have = {ln.split()[0]: ln.split()[1] for ln in res.stdout.splitlines() if len(ln.split()) == 2}
-        if not self._pending(have):
+        res = _run_py(ctx, py, PY_PINS, list(self.params["requirements"]), owner)
+        if res.rc == 0 and not res.error:  # every pin, with its extras' packages
             return Result(OK, "already installed")
+        before = "; ".join(ln.strip() for ln in res.stdout.splitlines()[:8] if ln.strip())
         if ctx.which("uv"):
             argv = ["uv", "pip", "install", "--python", py]
         else:
@@ -486,7 +526,8 @@ class PipInstall(Step):
                                   "that carries it")
         ctx.check_call(argv + list(p["requirements"]), user=owner, timeout=7200,
                        env=index_env(p["index_url"], p["index_login"], p["index_password"]))
-        return Result(CHANGED, "installed " + " ".join(self.params["requirements"]))
+        return Result(CHANGED, "installed " + " ".join(self.params["requirements"])
+                      + (f" (was: {before})" if before else ""))
 
     def render_shell_body(self) -> List[str]:
         p = self.params

@@ -39,6 +39,7 @@ class OptionsScreen(WizardScreen):
             self.error = f"{type(exc).__name__}: {exc}"
         with VerticalScroll(id="options"):
             yield Static(f"{PATH_TITLES.get(self.path, self.path)}: options", id="options-head", markup=False)
+            yield Static(self.wizard.core.catalog_date(), id="catalog-date", classes="field-help", markup=False)
             if self.error:
                 yield Static(f"Cannot offer options: {self.error}", classes="error", markup=False)
             for f in self.fields:
