@@ -56,6 +56,7 @@ class RepoInfo:
     list_sources: Tuple[str, ...]
     floating_dirs: Tuple[str, ...]
     floating_sources: Tuple[str, ...]
+    apt_paths: Tuple[str, ...] = ()  # AMD's repository paths under a site ("rocm/apt/", "amdgpu/", ...)
 
 
 @dataclass(frozen=True)
@@ -130,6 +131,7 @@ def repo() -> RepoInfo:
         pin_origin=r["pin_origin"], pin_priority=int(r["pin_priority"]), pin_sources=tup(r["pin_sources"]),
         rocm_list=r["rocm_list"], amdgpu_list=r["amdgpu_list"], list_sources=tup(r["list_sources"]),
         floating_dirs=tup(r.get("floating_dirs")), floating_sources=tup(r.get("floating_sources")),
+        apt_paths=tup(r.get("apt_paths")),
     )
 
 

@@ -17,7 +17,7 @@ from ..exitcodes import ERROR, USAGE
 from . import catalog_adapter as cat
 from .core import Fingerprint, Plan
 from .recipes import instantiate, load_recipe
-from .steps._util import SAFE_USER, check_url, check_workspace, redact_url, split_credentials, url_marker
+from .steps._util import SAFE_USER, check_url, check_workspace, redact_url, split_credentials
 
 PATHS = ("rocm-upgrade", "torch-reinstall", "docker")
 MIRROR_AUTH_FILE = "/etc/apt/auth.conf.d/rocm-wizard-mirror.conf"
@@ -336,9 +336,7 @@ def _rocm_upgrade(system, choices: Choices, notes: List[str], recipe) -> Tuple[D
         head = (f"# ROCm {rel.version} for Ubuntu {osi.version_id} ({codename}). Written whole by rocm-wizard;\n"
                 "# other AMD repository entries are commented out so that only this release is configured.\n")
         source_files.append({"path": path, "content": head + "\n".join(ls) + "\n"})
-    markers = [url_marker(cat.rocm_default_base())]
-    if base and url_marker(base) not in markers:
-        markers.append(url_marker(base))
+    markers = cat.rocm_line_markers([cat.rocm_default_base()] + ([base] if base else []))
     data = recipe.data
     installed = dict(getattr(system.rocm, "packages", {}) or {})
     metas = [m for m in data["meta_packages"] if m in installed] or list(data["default_meta"])
