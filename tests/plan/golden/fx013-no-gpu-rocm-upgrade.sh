@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rocm-wizard plan: Upgrade ROCm to 6.4.3 from AMD's apt repositories (noble)
-# path: rocm-upgrade   plan id: e2179f0e3a1e   format: 1   rocm-wizard @VERSION@
+# path: rocm-upgrade   plan id: 77dd106c90fd   format: 1   rocm-wizard @VERSION@
 # made for: Ubuntu; ROCm 6.2.2
 # system fingerprint: sha256:ca5c8b47170d4ce5dd85632918785a16
 #   os: ubuntu 24.04
@@ -668,7 +668,7 @@ rw_expect() {
   rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
   RW_STALE=1
 }
-RW_PLAN_ID=e2179f0e3a1e
+RW_PLAN_ID=77dd106c90fd
 
 rw_check_fingerprint() {
   rw_expect os "$(rw_fp_os)" 'ubuntu 24.04'
@@ -704,7 +704,7 @@ step_01_rocm_key() {
 
 step_02_rocm_repos() {
   rw_begin 2 rocm-repos 'Register the ROCm 6.4.3 repositories (replacing other AMD entries)'
-  RW_URLS=(//repo.radeon.com)
+  RW_URLS=(//repo.radeon.com/rocm/apt/ //repo.radeon.com/amdgpu/ //repo.radeon.com/graphics/ //repo.radeon.com/rocm/packages-multi-arch/ //repo.radeon.com/rocm/core/packages/)
   local -a paths=(/etc/apt/sources.list.d/rocm.list /etc/apt/sources.list.d/amdgpu.list)
   local -a contents=('# ROCm 6.4.3 for Ubuntu 24.04 (noble). Written whole by rocm-wizard;
 # other AMD repository entries are commented out so that only this release is configured.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rocm-wizard plan: Upgrade ROCm to 7.2.0 from AMD's apt repositories (noble)
-# path: rocm-upgrade   plan id: 0078ddf6eeca   format: 1   rocm-wizard @VERSION@
+# path: rocm-upgrade   plan id: 48aea439fc65   format: 1   rocm-wizard @VERSION@
 # made for: Ubuntu 24.04.3 LTS, kernel 6.17.0-1012-oem; AMD Radeon Graphics (gfx1150); ROCm 7.2.0; torch 2.9.1+rocm7.2.0.git7e1940d4 in None
 # system fingerprint: sha256:ac7230b29e28905acffffb3c3550d03f
 #   gpus: 150e
@@ -669,7 +669,7 @@ rw_expect() {
   rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
   RW_STALE=1
 }
-RW_PLAN_ID=0078ddf6eeca
+RW_PLAN_ID=48aea439fc65
 
 rw_check_fingerprint() {
   rw_expect gpus "$(rw_fp_gpus)" 150e
@@ -707,7 +707,7 @@ step_01_rocm_key() {
 
 step_02_rocm_repos() {
   rw_begin 2 rocm-repos 'Register the ROCm 7.2.0 repositories (replacing other AMD entries)'
-  RW_URLS=(//repo.radeon.com)
+  RW_URLS=(//repo.radeon.com/rocm/apt/ //repo.radeon.com/amdgpu/ //repo.radeon.com/graphics/ //repo.radeon.com/rocm/packages-multi-arch/ //repo.radeon.com/rocm/core/packages/)
   local -a paths=(/etc/apt/sources.list.d/rocm.list /etc/apt/sources.list.d/amdgpu.list)
   local -a contents=('# ROCm 7.2.0 for Ubuntu 24.04 (noble). Written whole by rocm-wizard;
 # other AMD repository entries are commented out so that only this release is configured.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rocm-wizard plan: Upgrade ROCm to 6.3.4 from AMD's apt repositories (jammy)
-# path: rocm-upgrade   plan id: 58e8c486acc9   format: 1   rocm-wizard @VERSION@
+# path: rocm-upgrade   plan id: 9096d4866dd6   format: 1   rocm-wizard @VERSION@
 # made for: Ubuntu 22.04.4 LTS, kernel 6.5.0-45-generic; AMD Radeon RX 7900 XT (gfx1100); ROCm 6.2.0; torch 2.5.1+rocm6.2 in /home/dev/train/.venv
 # system fingerprint: sha256:9576f8e2d39052c67b680ce00cee5e3a
 #   gpus: 744c
@@ -667,7 +667,7 @@ rw_expect() {
   rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
   RW_STALE=1
 }
-RW_PLAN_ID=58e8c486acc9
+RW_PLAN_ID=9096d4866dd6
 
 rw_check_fingerprint() {
   rw_expect gpus "$(rw_fp_gpus)" 744c
@@ -705,7 +705,7 @@ step_01_rocm_key() {
 
 step_02_rocm_repos() {
   rw_begin 2 rocm-repos 'Register the ROCm 6.3.4 repositories (replacing other AMD entries)'
-  RW_URLS=(//repo.radeon.com)
+  RW_URLS=(//repo.radeon.com/rocm/apt/ //repo.radeon.com/amdgpu/ //repo.radeon.com/graphics/ //repo.radeon.com/rocm/packages-multi-arch/ //repo.radeon.com/rocm/core/packages/)
   local -a paths=(/etc/apt/sources.list.d/rocm.list /etc/apt/sources.list.d/amdgpu.list)
   local -a contents=('# ROCm 6.3.4 for Ubuntu 22.04 (jammy). Written whole by rocm-wizard;
 # other AMD repository entries are commented out so that only this release is configured.

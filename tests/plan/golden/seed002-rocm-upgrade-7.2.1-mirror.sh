@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rocm-wizard plan: Upgrade ROCm to 7.2.1 from AMD's apt repositories (jammy)
-# path: rocm-upgrade   plan id: 61870db11642   format: 1   rocm-wizard @VERSION@
+# path: rocm-upgrade   plan id: ae5061d5d01e   format: 1   rocm-wizard @VERSION@
 # made for: Ubuntu 22.04.4 LTS, kernel 6.5.0-45-generic; AMD Radeon RX 7900 XT (gfx1100); ROCm 6.2.0; torch 2.5.1+rocm6.2 in /home/dev/train/.venv
 # system fingerprint: sha256:9576f8e2d39052c67b680ce00cee5e3a
 #   gpus: 744c
@@ -670,7 +670,7 @@ rw_expect() {
   rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
   RW_STALE=1
 }
-RW_PLAN_ID=61870db11642
+RW_PLAN_ID=ae5061d5d01e
 
 rw_check_fingerprint() {
   rw_expect gpus "$(rw_fp_gpus)" 744c
@@ -708,7 +708,7 @@ step_01_rocm_key() {
 
 step_02_rocm_repos() {
   rw_begin 2 rocm-repos 'Register the ROCm 7.2.1 repositories (replacing other AMD entries)'
-  RW_URLS=(//repo.radeon.com //127.0.0.1:8081/radeon)
+  RW_URLS=(//repo.radeon.com/rocm/apt/ //repo.radeon.com/amdgpu/ //repo.radeon.com/graphics/ //repo.radeon.com/rocm/packages-multi-arch/ //repo.radeon.com/rocm/core/packages/ //127.0.0.1:8081/radeon/rocm/apt/ //127.0.0.1:8081/radeon/amdgpu/ //127.0.0.1:8081/radeon/graphics/ //127.0.0.1:8081/radeon/rocm/packages-multi-arch/ //127.0.0.1:8081/radeon/rocm/core/packages/)
   local -a paths=(/etc/apt/sources.list.d/rocm.list /etc/apt/sources.list.d/amdgpu.list)
   local -a contents=('# ROCm 7.2.1 for Ubuntu 22.04 (jammy). Written whole by rocm-wizard;
 # other AMD repository entries are commented out so that only this release is configured.
