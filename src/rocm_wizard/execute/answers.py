@@ -13,7 +13,8 @@ machine) can replay them with no prompt.
     TORCH_BLAS_PREFER_HIPBLASLT = "0"
 
 Keys: path, rocm, torch, venv, venv_mode, image, workspace, dkms, rocm_mirror,
-allow_http_mirror (true: accept an http:// rocm_mirror), rocm_key_fingerprint, torch_index_url,
+allow_http_mirror (true: accept an http:// rocm_mirror), allow_apt_removals (true: apt may remove
+packages unrelated to ROCm while installing it), rocm_key_fingerprint, torch_index_url,
 pytorch_mirror, user, env.  Every run writes the answers it used
 (``answers.toml`` in its log directory); replaying that file gives the same plan.
 """
@@ -32,7 +33,7 @@ else:  # pragma: no cover - Python 3.10
 FORMAT = 1
 STRING_KEYS = ("path", "rocm", "torch", "venv", "venv_mode", "image", "workspace", "rocm_mirror",
                "rocm_key_fingerprint", "torch_index_url", "pytorch_mirror", "user")
-BOOL_KEYS = ("dkms", "allow_http_mirror")
+BOOL_KEYS = ("dkms", "allow_http_mirror", "allow_apt_removals")
 KEYS = ("format",) + STRING_KEYS + BOOL_KEYS + ("env",)
 
 

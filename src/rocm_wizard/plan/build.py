@@ -44,6 +44,7 @@ class Choices:
     dkms: bool = True
     rocm_mirror: Optional[str] = None
     allow_http_mirror: bool = False  # an http:// --rocm-mirror (the key then comes over plain HTTP)
+    allow_apt_removals: bool = False  # apt may remove packages unrelated to ROCm while installing it
     rocm_key_fingerprint: Optional[str] = None
     torch_index_url: Optional[str] = None
     pytorch_mirror: Optional[str] = None  # stands for https://download.pytorch.org/whl (same layout)
@@ -364,7 +365,7 @@ def _rocm_upgrade(system, choices: Choices, notes: List[str], recipe) -> Tuple[D
             "driver_packages": driver,
             "all_packages": packages + [d for d in driver if "kernel_prefix" not in d],
         },
-        "flags": {"dkms": dkms, "auth": bool(auth["path"])},
+        "flags": {"dkms": dkms, "auth": bool(auth["path"]), "allow_removals": bool(choices.allow_apt_removals)},
     }
     if not dkms:
         notes.append("--no-dkms: the installed amdgpu kernel driver is kept; ROCm's user space supports kernel "
