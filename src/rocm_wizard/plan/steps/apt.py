@@ -910,6 +910,8 @@ class AptInstall(Step):
         if want:
             desc.actions.append("apt-get install " + " ".join(want))
             desc.actions.append(self._removal_line())
+            desc.actions.append("the free disk space is checked first against the packages' sizes (download and "
+                                "Installed-Size); too little stops the step before apt runs")
             desc.commands.append(["apt-get", "install"] + APT_INSTALL_OPTS + want)
         desc.actions += notes
         return desc
@@ -943,6 +945,12 @@ class AptInstall(Step):
                                   f"{', '.join(other)}; nothing was installed or removed. See why with  apt-get -s "
                                   f"install {' '.join(want)}; to let apt remove them, run again with "
                                   "--allow-apt-removals (answers file: allow_apt_removals = true)")
+        from ...execute.preflight import apt_space_needed, disk_space_problem
+
+        space = apt_space_needed(lambda argv: ctx.run(argv, timeout=300), sim.stdout) if sim.rc == 0 else None
+        short = disk_space_problem(*space, root=ctx.root) if space is not None else None
+        if short:
+            return Result(FAILED, f"{short}; nothing was installed (apt-get install {' '.join(want)})")
         guard = [] if removed else ["--no-remove"]
         ctx.check_call(["apt-get", "install"] + APT_INSTALL_OPTS + guard + want, timeout=7200)
         return Result(CHANGED, "installed " + " ".join(want) + (f"; apt removed {', '.join(removed)}" if removed else ""))
