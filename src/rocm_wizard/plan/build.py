@@ -338,6 +338,7 @@ def _rocm_upgrade(system, choices: Choices, notes: List[str], recipe) -> Tuple[D
                 "# other AMD repository entries are commented out so that only this release is configured.\n")
         source_files.append({"path": path, "content": head + "\n".join(ls) + "\n"})
     markers = cat.rocm_line_markers([cat.rocm_default_base()] + ([base] if base else []))
+    secure_boot = getattr(osi, "secure_boot", None)
     data = recipe.data
     installed = dict(getattr(system.rocm, "packages", {}) or {})
     metas = [m for m in data["meta_packages"] if m in installed] or list(data["default_meta"])
@@ -365,11 +366,16 @@ def _rocm_upgrade(system, choices: Choices, notes: List[str], recipe) -> Tuple[D
             "driver_packages": driver,
             "all_packages": packages + [d for d in driver if "kernel_prefix" not in d],
         },
-        "flags": {"dkms": dkms, "auth": bool(auth["path"]), "allow_removals": bool(choices.allow_apt_removals)},
+        "flags": {"dkms": dkms, "auth": bool(auth["path"]), "allow_removals": bool(choices.allow_apt_removals),
+                  "secure_boot": dkms and secure_boot is True},
     }
     if not dkms:
         notes.append("--no-dkms: the installed amdgpu kernel driver is kept; ROCm's user space supports kernel "
                      "drivers up to a year apart from 6.4 on (AMD's user/kernel-space compatibility matrix)")
+    if secure_boot and dkms:
+        notes.append("Secure Boot is on: amdgpu-dkms builds a module the kernel loads only when signed by an enrolled "
+                     "key (MOK); the plan stops before the driver until one is (its steps are in the plan), or plan "
+                     "with --no-dkms to keep the distribution kernel's signed amdgpu")
     if fpr != cat.rocm_key_fingerprint():
         notes.append(f"signing key fingerprint given on the command line: {fpr}")
     elif cat.rocm_key_status() != "documented":

@@ -8,11 +8,11 @@ from .apt import AptAuth, AptInstall, AptKey, AptPin, AptSources, AptUpdate
 from .docker import DockerCheck, DockerPull, DockerRunScript
 from .files import Command, FileContent, RebootFlag
 from .python import EnvPersist, PipCheck, PipInstall, PipRestore, PipUninstall, Venv, VenvLink
-from .system import UserGroups
+from .system import SecureBootKey, UserGroups
 
 KINDS: Dict[str, Type[Step]] = {cls.kind: cls for cls in (
     AptAuth, AptKey, AptSources, AptPin, AptUpdate, AptInstall,
-    FileContent, Command, RebootFlag, UserGroups,
+    FileContent, Command, RebootFlag, UserGroups, SecureBootKey,
     Venv, VenvLink, PipUninstall, PipInstall, PipRestore, EnvPersist, PipCheck,
     DockerCheck, DockerPull, DockerRunScript,
 )}
