@@ -48,6 +48,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--allow-http-mirror", action="store_true",
                    help="accept an http:// --rocm-mirror: the signing key then comes unauthenticated and its "
                         "fingerprint is the only protection")
+    g.add_argument("--user", dest="plan_user", metavar="NAME",
+                   help="the user added to the render and video groups (an existing account; default: the user who "
+                        "ran sudo, else the detected user)")
     g.add_argument("--allow-apt-removals", action="store_true",
                    help="let apt remove packages unrelated to ROCm when installing it needs that (otherwise the "
                         "step stops and lists them)")
@@ -87,7 +90,8 @@ def choices_from_args(args: argparse.Namespace):
            "pytorch_mirror": getattr(args, "pytorch_mirror", None),
            "dkms": False if getattr(args, "no_dkms", False) else None,
            "allow_http_mirror": True if getattr(args, "allow_http_mirror", False) else None,
-           "allow_apt_removals": True if getattr(args, "allow_apt_removals", False) else None, "env": env}
+           "allow_apt_removals": True if getattr(args, "allow_apt_removals", False) else None,
+           "user": getattr(args, "plan_user", None), "env": env}
     try:
         from_file = answers.load(args.answers) if getattr(args, "answers", None) else {}
     except answers.AnswersError as exc:

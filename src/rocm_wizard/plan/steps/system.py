@@ -11,8 +11,11 @@ from ._util import J, SAFE_GROUP, SAFE_USER, check_abs_path, rooted, shell_array
 
 
 class UserGroups(Step):
-    """Add the invoking user (``SUDO_USER`` under sudo, else the user detection saw) to groups
-    such as render and video, so /dev/kfd and /dev/dri/renderD* are usable without root."""
+    """Add the user chosen when the plan was made (``--user``, the answers file, the TUI; by default
+    the user who ran sudo when detecting, else the user detection saw) to groups such as render and
+    video, so /dev/kfd and /dev/dri/renderD* are usable without root.  ``SUDO_USER`` at run time
+    counts only for a plan that names no user.  A user that does not exist is an error: accounts are
+    never created."""
 
     kind = "user-groups"
     required = ("groups",)
@@ -27,8 +30,13 @@ class UserGroups(Step):
             raise ValueError(f"user name {user!r} is not valid")
 
     def _user(self, ctx) -> str:
-        user = ctx.invoking_user(self.params["user"] or None) or ""
+        user = self.params["user"] or ctx.invoking_user(None) or ""
         return user if SAFE_USER.match(user) else ""
+
+    def _missing(self, user: str) -> str:
+        return (f"user {user} does not exist on this system: rocm-wizard adds an existing account to "
+                f"{', '.join(self.params['groups'])} and never creates one; create it (adduser {user}) or choose "
+                "another with --user NAME (answers file: user)")
 
     def check(self, state) -> CheckResult:
         user = self._user(state.ctx)
@@ -39,6 +47,8 @@ class UserGroups(Step):
         if user == "root":
             return CheckResult(OK, "no user to add (root needs no group membership)")
         have = state.groups_of(user)
+        if have is UNK and state.ctx.filesystem and state.ctx.read_text("/etc/passwd") is not None:
+            return CheckResult(UNKNOWN, self._missing(user) + " (the step will stop the run)")
         if have is UNK:
             return CheckResult(UNKNOWN, f"the groups of {user} are not known")
         missing = [g for g in self.params["groups"] if g not in have and state.group_exists(g) is not False]
@@ -65,7 +75,7 @@ class UserGroups(Step):
         group_text = ctx.read_text("/etc/group")
         have = groups_from_files(ctx.read_text("/etc/passwd"), group_text, user)
         if have is None:
-            return Result(FAILED, f"user {user} does not exist")
+            return Result(FAILED, self._missing(user))
         existing = {line.split(":", 1)[0] for line in (group_text or "").splitlines()}
         missing = [g for g in self.params["groups"] if g in existing and g not in have]
         if not missing:
@@ -75,17 +85,23 @@ class UserGroups(Step):
 
     def render_shell_body(self) -> List[str]:
         return [
-            f"local user=${{SUDO_USER:-}} fallback={q(self.params['user'])} g",
+            f"local user={q(self.params['user'])} g",
             shell_array("groups", self.params["groups"]),
             "local -a missing=()",
-            'if [[ -z $user || $user == root ]]; then user=$fallback; fi',
+            "# the user chosen when the plan was made; the one who runs sudo only when the plan names none",
+            'if [[ -z $user ]]; then user=${SUDO_USER:-}; fi',
             'if [[ -z $user || $user == root ]]; then',
             "  rw_ok 'no user to add (root needs no group membership)'",
             "  return 0",
             "fi",
             'if ! rw_user_exists "$user"; then',
-            '  rw_warn "user $user does not exist on this system; not changed"',
-            "  return 0",
+            '  if [[ $DRY_RUN == 1 ]]; then',
+            '    rw_would "stop here: user $user does not exist (accounts are never created)"',
+            "    return 0",
+            "  fi",
+            f'  rw_die "user $user does not exist on this system: this script adds an existing account to '
+            f'{",".join(self.params["groups"])} and never creates one; create it (adduser $user) or make the plan '
+            'again with --user NAME"',
             "fi",
             'for g in "${groups[@]}"; do',
             '  if ! rw_gid "$g" >/dev/null; then',
