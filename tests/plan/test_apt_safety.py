@@ -76,3 +76,17 @@ def test_the_secure_boot_step_passes_when_secure_boot_is_off_on_this_machine(tmp
         return CommandResult(tuple(argv), "", "", 0, None, 0.0)
     res = step.apply(Context(root=str(tmp_path), runner=runner, env={}))
     assert res.status == "failed" and "Secure Boot is on" in res.detail and "mokutil --import" in res.detail
+
+
+def test_old_rocm_trees_are_named_and_left():
+    system = seed()
+    from rocm_wizard.model import RocmInstall
+
+    system.rocm.installs += [RocmInstall(path="/opt/rocm-5.7.1", version="5.7.1"),
+                             RocmInstall(path="/opt/rocm-6.4.3", version="6.4.3")]
+    plan = upgrade(system)
+    text = "\n".join(plan.notes)
+    assert "/opt/rocm-6.2.0 (ROCm 6.2.0) belongs to the installed rocm-core 6.2.0" in text
+    assert "other ROCm trees stay as they are: /opt/rocm-5.7.1 (ROCm 5.7.1)" in text
+    assert "/opt/rocm-6.4.3 (" not in text  # the target's own tree is not "old"
+    assert "removes nothing under /opt" in text

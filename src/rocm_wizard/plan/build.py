@@ -372,6 +372,7 @@ def _rocm_upgrade(system, choices: Choices, notes: List[str], recipe) -> Tuple[D
     if not dkms:
         notes.append("--no-dkms: the installed amdgpu kernel driver is kept; ROCm's user space supports kernel "
                      "drivers up to a year apart from 6.4 on (AMD's user/kernel-space compatibility matrix)")
+    notes += _old_trees(system, rel.version)
     if secure_boot and dkms:
         notes.append("Secure Boot is on: amdgpu-dkms builds a module the kernel loads only when signed by an enrolled "
                      "key (MOK); the plan stops before the driver until one is (its steps are in the plan), or plan "
@@ -403,6 +404,34 @@ def _rocm_upgrade(system, choices: Choices, notes: List[str], recipe) -> Tuple[D
     choices.rocm, choices.dkms, choices.rocm_key_fingerprint = rel.version, dkms, fpr
     choices.rocm_mirror = base
     return ns, facts, fp
+
+
+def _old_trees(system, target: str) -> List[str]:
+    """Notes naming the ROCm trees under /opt other than the target's: the plan removes nothing under
+    /opt.  The tree of the installed single-version packages (rocm-core at that release) is replaced
+    file by file by apt's upgrade of those packages; every other (multi-version packages, a tree no
+    package owns, an older leftover) stays as it is."""
+    rocm = getattr(system, "rocm", None)
+    core = _short_version((getattr(rocm, "packages", {}) or {}).get("rocm-core"))
+    replaced, kept = [], []
+    for inst in getattr(rocm, "installs", []) or []:
+        path = inst.path or ""
+        if not re.match(r"^/opt/rocm-\d", path):
+            continue
+        v = _short_version(inst.version or path[len("/opt/rocm-"):])
+        if v == target:
+            continue
+        (replaced if core and v == core else kept).append(f"{path}" + (f" (ROCm {v})" if v else ""))
+    out = []
+    if replaced:
+        out.append(f"{', '.join(replaced)} belongs to the installed rocm-core {core} and the packages beside it: "
+                   f"upgrading them to {target} replaces its files with /opt/rocm-{target}'s (files no package owns "
+                   "stay there)")
+    if kept:
+        out.append(f"other ROCm trees stay as they are: {', '.join(kept)}. The plan removes nothing under /opt; "
+                   f"/opt/rocm will point at /opt/rocm-{target}. Remove an old tree yourself once nothing uses it "
+                   "(through its packages, e.g. dpkg -S on it, then apt-get purge)")
+    return out
 
 
 def _rocm_best(system):
