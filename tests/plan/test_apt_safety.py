@@ -90,3 +90,31 @@ def test_old_rocm_trees_are_named_and_left():
     assert "other ROCm trees stay as they are: /opt/rocm-5.7.1 (ROCm 5.7.1)" in text
     assert "/opt/rocm-6.4.3 (" not in text  # the target's own tree is not "old"
     assert "removes nothing under /opt" in text
+
+
+def test_an_amdgpu_install_setup_keeps_i386_and_is_told_what_changes():
+    from rocm_wizard.model import AptSource
+
+    system = seed()
+    system.rocm.packages["amdgpu-install"] = "6.2.60200-2009582.22.04"
+    system.rocm.apt_sources = [AptSource(
+        file="/etc/apt/sources.list.d/amdgpu.list", radeon=True, repo_kind="amdgpu", release="6.2",
+        line="deb [arch=amd64,i386 signed-by=/etc/apt/keyrings/rocm.gpg] https://repo.radeon.com/amdgpu/6.2/ubuntu "
+             "jammy main")]
+    plan = upgrade(system)
+    files = {f["path"]: f["content"] for f in plan.step("rocm-repos").params["files"]}
+    assert "deb [arch=amd64,i386 signed-by=/etc/apt/keyrings/rocm.gpg] https://repo.radeon.com/amdgpu/6.4.3/ubuntu" \
+        in files["/etc/apt/sources.list.d/amdgpu.list"]
+    assert "arch=amd64 signed-by" in files["/etc/apt/sources.list.d/rocm.list"]  # ROCm itself has no i386
+    note = next(n for n in plan.notes if n.startswith("amdgpu-install 6.2.60200"))
+    assert "keeps the driver repository's i386" in note and "apt-get remove amdgpu-install" in note
+    assert "amdgpu-install/6.4.3/ubuntu/jammy/" in note  # where the new release's installer is
+    # the seed itself: an amdgpu.list for amd64,i386 without the installer package: i386 kept, said
+    kept = upgrade(seed())
+    assert "the installed amdgpu.list names arch=amd64,i386: the new driver line keeps i386" in kept.notes
+    # without amdgpu-install and without i386: nothing said, amd64 only
+    bare = seed()
+    bare.rocm.apt_sources = []
+    plain = upgrade(bare)
+    assert not any("amdgpu-install" in n or "i386" in n for n in plain.notes)
+    assert "i386" not in plain.step("rocm-repos").params["files"][-1]["content"]

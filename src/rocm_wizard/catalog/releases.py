@@ -288,8 +288,9 @@ def amdgpu_install_url(rel: Union[RocmRelease, str], codename_: str, base: Optio
 
 
 def apt_lines(rel: Union[RocmRelease, str], codename_: str, base: Optional[str] = None,
-              arch: str = "amd64") -> List[Tuple[str, str]]:
-    """``(list file, deb line)`` pairs AMD's docs write for ``rel`` on ``codename_``."""
+              arch: str = "amd64", amdgpu_arch: Optional[str] = None) -> List[Tuple[str, str]]:
+    """``(list file, deb line)`` pairs AMD's docs write for ``rel`` on ``codename_`` (``amdgpu_arch``:
+    the driver repository's architectures when they differ, e.g. amdgpu-install's ``amd64,i386``)."""
     r = _rel(rel)
     if r is None or not codename_:
         return []
@@ -301,7 +302,8 @@ def apt_lines(rel: Union[RocmRelease, str], codename_: str, base: Optional[str] 
         out.append((info.rocm_list, f"deb {opts} {g} {codename_} main"))
     a = amdgpu_repo_url(r, base)
     if a:
-        out.append((info.amdgpu_list, f"deb {opts} {a} {codename_} main"))
+        aopts = f"[arch={amdgpu_arch or arch} signed-by={info.keyring}]"
+        out.append((info.amdgpu_list, f"deb {aopts} {a} {codename_} main"))
     return out
 
 

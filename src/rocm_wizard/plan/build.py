@@ -328,7 +328,8 @@ def _rocm_upgrade(system, choices: Choices, notes: List[str], recipe) -> Tuple[D
         if fpr is None:
             raise PlanError(f"--rocm-key-fingerprint {choices.rocm_key_fingerprint!r} is not a 40-digit hex fingerprint")
     repo = cat.rocm_repo()
-    lines = cat.rocm_apt_lines(rel, codename, base)
+    amdgpu_arch = _adopt_amdgpu_install(system, rel, codename, base, notes)
+    lines = cat.rocm_apt_lines(rel, codename, base, amdgpu_arch)
     files: Dict[str, List[str]] = {}
     for path, line in lines:
         files.setdefault(path, []).append(line)
@@ -404,6 +405,34 @@ def _rocm_upgrade(system, choices: Choices, notes: List[str], recipe) -> Tuple[D
     choices.rocm, choices.dkms, choices.rocm_key_fingerprint = rel.version, dkms, fpr
     choices.rocm_mirror = base
     return ns, facts, fp
+
+
+def _adopt_amdgpu_install(system, rel, codename: str, base: Optional[str], notes: List[str]) -> Optional[str]:
+    """An amdgpu-install setup (its package, and an amdgpu.list for ``amd64,i386``): the new driver
+    line keeps the architectures it had (returned, None for the default), and the notes say what
+    changes and what does not (amdgpu-install itself stays at its release)."""
+    rocm = getattr(system, "rocm", None)
+    installer = (getattr(rocm, "packages", {}) or {}).get("amdgpu-install")
+    arches: List[str] = []
+    for src in getattr(rocm, "apt_sources", []) or []:
+        if not src.enabled or src.repo_kind != "amdgpu" or not src.line:
+            continue
+        m = re.search(r"\barch=([a-z0-9,]+)", src.line)
+        for a in (m.group(1).split(",") if m else []):
+            if a not in arches:
+                arches.append(a)
+    keep = ",".join(["amd64"] + [a for a in arches if a != "amd64"]) if "i386" in arches else None
+    if installer:
+        url = cat.rocm_amdgpu_install_url(rel, codename, base)
+        notes.append(f"amdgpu-install {installer} is installed (it wrote the AMD repository lists): this plan rewrites "
+                     "amdgpu.list and rocm.list whole for ROCm " + rel.version
+                     + (" and keeps the driver repository's i386 architecture (arch=" + keep + ")" if keep else "")
+                     + "; amdgpu-install itself stays at its release and running it again would write that release's "
+                     "lists back: install the new release's package"
+                     + (f" ({url})" if url else "") + " or remove it (apt-get remove amdgpu-install)")
+    elif keep:
+        notes.append(f"the installed amdgpu.list names arch={keep}: the new driver line keeps i386")
+    return keep
 
 
 def _old_trees(system, target: str) -> List[str]:

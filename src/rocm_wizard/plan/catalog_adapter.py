@@ -140,10 +140,16 @@ def rocm_key_sources() -> List[str]:
     return list(rocm_repo().key_sources)
 
 
-def rocm_apt_lines(rel, codename: str, base: Optional[str]) -> List[Tuple[str, str]]:
+def rocm_apt_lines(rel, codename: str, base: Optional[str], amdgpu_arch: Optional[str] = None) -> List[Tuple[str, str]]:
     from ..catalog import releases
 
-    return releases.apt_lines(rel, codename, base)
+    return releases.apt_lines(rel, codename, base, amdgpu_arch=amdgpu_arch)
+
+
+def rocm_amdgpu_install_url(rel, codename: str, base: Optional[str]) -> Optional[str]:
+    from ..catalog import releases
+
+    return releases.amdgpu_install_url(rel, codename, base)
 
 
 def rocm_package_prefix(version: str) -> str:
