@@ -813,17 +813,21 @@ step_05_pip_check() {
 
 step_06_gpu_groups() {
   rw_begin 6 gpu-groups 'Let the GPU user use the GPU (render and video groups)'
-  local user=${SUDO_USER:-} fallback=cv g
+  local user=cv g
   local -a groups=(render video)
   local -a missing=()
-  if [[ -z $user || $user == root ]]; then user=$fallback; fi
+  # the user chosen when the plan was made; the one who runs sudo only when the plan names none
+  if [[ -z $user ]]; then user=${SUDO_USER:-}; fi
   if [[ -z $user || $user == root ]]; then
     rw_ok 'no user to add (root needs no group membership)'
     return 0
   fi
   if ! rw_user_exists "$user"; then
-    rw_warn "user $user does not exist on this system; not changed"
-    return 0
+    if [[ $DRY_RUN == 1 ]]; then
+      rw_would "stop here: user $user does not exist (accounts are never created)"
+      return 0
+    fi
+    rw_die "user $user does not exist on this system: this script adds an existing account to render,video and never creates one; create it (adduser $user) or make the plan again with --user NAME"
   fi
   for g in "${groups[@]}"; do
     if ! rw_gid "$g" >/dev/null; then

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rocm-wizard plan: Upgrade ROCm to 6.4.4 from AMD's apt repositories (jammy)
-# path: rocm-upgrade   plan id: a4dd007128a2   format: 1   rocm-wizard @VERSION@
+# path: rocm-upgrade   plan id: 140a05b5e403   format: 1   rocm-wizard @VERSION@
 # made for: Ubuntu 22.04.4 LTS, kernel 6.5.0-45-generic; AMD Radeon RX 7900 XT (gfx1100); ROCm 6.2.0; torch 2.5.1+rocm6.2 in /home/dev/train/.venv
 # system fingerprint: sha256:9576f8e2d39052c67b680ce00cee5e3a
 #   gpus: 744c
@@ -23,6 +23,8 @@
 #    8. Refresh the dynamic linker cache
 #    9. Let the GPU user use the GPU (render and video groups)
 #   10. Flag the reboot the new kernel driver needs
+# Note: the installed amdgpu.list names arch=amd64,i386: the new driver line keeps i386
+# Note: /opt/rocm-6.2.0 (ROCm 6.2.0) belongs to the installed rocm-core 6.2.0 and the packages beside it: upgrading them to 6.4.4 replaces its files with /opt/rocm-6.4.4's (files no package owns stay there)
 # Note: the signing key fingerprint CA8BB4727A47B4D09B4EE8969386B48A1A693C5C is observed (AMD does not publish it); check it with --rocm-key-fingerprint if you have another source
 # Note: ROCm 6.4.4: The 6.4.4 system requirements were not read; support is assumed equal to 6.4.3.
 
@@ -700,7 +702,7 @@ rw_expect() {
   rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
   RW_STALE=1
 }
-RW_PLAN_ID=a4dd007128a2
+RW_PLAN_ID=140a05b5e403
 
 rw_check_fingerprint() {
   rw_expect gpus "$(rw_fp_gpus)" 744c
@@ -745,7 +747,7 @@ step_02_rocm_repos() {
 deb [arch=amd64 signed-by=/etc/apt/keyrings/rocm.gpg] https://repo.radeon.com/rocm/apt/6.4.4 jammy main
 ' '# ROCm 6.4.4 for Ubuntu 22.04 (jammy). Written whole by rocm-wizard;
 # other AMD repository entries are commented out so that only this release is configured.
-deb [arch=amd64 signed-by=/etc/apt/keyrings/rocm.gpg] https://repo.radeon.com/amdgpu/6.4.4/ubuntu jammy main
+deb [arch=amd64,i386 signed-by=/etc/apt/keyrings/rocm.gpg] https://repo.radeon.com/amdgpu/6.4.4/ubuntu jammy main
 ')
   local i todo=0 f
   rw_radeon_files "${paths[@]}"
@@ -918,17 +920,21 @@ step_08_ldconfig() {
 
 step_09_gpu_groups() {
   rw_begin 9 gpu-groups 'Let the GPU user use the GPU (render and video groups)'
-  local user=${SUDO_USER:-} fallback=dev g
+  local user=dev g
   local -a groups=(render video)
   local -a missing=()
-  if [[ -z $user || $user == root ]]; then user=$fallback; fi
+  # the user chosen when the plan was made; the one who runs sudo only when the plan names none
+  if [[ -z $user ]]; then user=${SUDO_USER:-}; fi
   if [[ -z $user || $user == root ]]; then
     rw_ok 'no user to add (root needs no group membership)'
     return 0
   fi
   if ! rw_user_exists "$user"; then
-    rw_warn "user $user does not exist on this system; not changed"
-    return 0
+    if [[ $DRY_RUN == 1 ]]; then
+      rw_would "stop here: user $user does not exist (accounts are never created)"
+      return 0
+    fi
+    rw_die "user $user does not exist on this system: this script adds an existing account to render,video and never creates one; create it (adduser $user) or make the plan again with --user NAME"
   fi
   for g in "${groups[@]}"; do
     if ! rw_gid "$g" >/dev/null; then

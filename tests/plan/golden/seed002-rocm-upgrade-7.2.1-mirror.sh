@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rocm-wizard plan: Upgrade ROCm to 7.2.1 from AMD's apt repositories (jammy)
-# path: rocm-upgrade   plan id: d8a562a3f12c   format: 1   rocm-wizard @VERSION@
+# path: rocm-upgrade   plan id: 08e8638f69ef   format: 1   rocm-wizard @VERSION@
 # made for: Ubuntu 22.04.4 LTS, kernel 6.5.0-45-generic; AMD Radeon RX 7900 XT (gfx1100); ROCm 6.2.0; torch 2.5.1+rocm6.2 in /home/dev/train/.venv
 # system fingerprint: sha256:9576f8e2d39052c67b680ce00cee5e3a
 #   gpus: 744c
@@ -23,6 +23,8 @@
 #    8. Refresh the dynamic linker cache
 #    9. Let the GPU user use the GPU (render and video groups)
 #   10. Flag the reboot the new kernel driver needs
+# Note: the installed amdgpu.list names arch=amd64,i386: the new driver line keeps i386
+# Note: /opt/rocm-6.2.0 (ROCm 6.2.0) belongs to the installed rocm-core 6.2.0 and the packages beside it: upgrading them to 7.2.1 replaces its files with /opt/rocm-7.2.1's (files no package owns stay there)
 # Note: signing key fingerprint given on the command line: 0123456789ABCDEF0123456789ABCDEF01234567
 # Note: repositories and key from the mirror http://127.0.0.1:8081/radeon
 # Note: WARNING: the mirror is plain http (--allow-http-mirror): the signing key comes over an unauthenticated connection, and its fingerprint is then the only protection
@@ -702,7 +704,7 @@ rw_expect() {
   rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
   RW_STALE=1
 }
-RW_PLAN_ID=d8a562a3f12c
+RW_PLAN_ID=08e8638f69ef
 
 rw_check_fingerprint() {
   rw_expect gpus "$(rw_fp_gpus)" 744c
@@ -748,7 +750,7 @@ deb [arch=amd64 signed-by=/etc/apt/keyrings/rocm.gpg] http://127.0.0.1:8081/rade
 deb [arch=amd64 signed-by=/etc/apt/keyrings/rocm.gpg] http://127.0.0.1:8081/radeon/graphics/7.2.1/ubuntu jammy main
 ' '# ROCm 7.2.1 for Ubuntu 22.04 (jammy). Written whole by rocm-wizard;
 # other AMD repository entries are commented out so that only this release is configured.
-deb [arch=amd64 signed-by=/etc/apt/keyrings/rocm.gpg] http://127.0.0.1:8081/radeon/amdgpu/30.30.1/ubuntu jammy main
+deb [arch=amd64,i386 signed-by=/etc/apt/keyrings/rocm.gpg] http://127.0.0.1:8081/radeon/amdgpu/30.30.1/ubuntu jammy main
 ')
   local i todo=0 f
   rw_radeon_files "${paths[@]}"
@@ -921,17 +923,21 @@ step_08_ldconfig() {
 
 step_09_gpu_groups() {
   rw_begin 9 gpu-groups 'Let the GPU user use the GPU (render and video groups)'
-  local user=${SUDO_USER:-} fallback=dev g
+  local user=dev g
   local -a groups=(render video)
   local -a missing=()
-  if [[ -z $user || $user == root ]]; then user=$fallback; fi
+  # the user chosen when the plan was made; the one who runs sudo only when the plan names none
+  if [[ -z $user ]]; then user=${SUDO_USER:-}; fi
   if [[ -z $user || $user == root ]]; then
     rw_ok 'no user to add (root needs no group membership)'
     return 0
   fi
   if ! rw_user_exists "$user"; then
-    rw_warn "user $user does not exist on this system; not changed"
-    return 0
+    if [[ $DRY_RUN == 1 ]]; then
+      rw_would "stop here: user $user does not exist (accounts are never created)"
+      return 0
+    fi
+    rw_die "user $user does not exist on this system: this script adds an existing account to render,video and never creates one; create it (adduser $user) or make the plan again with --user NAME"
   fi
   for g in "${groups[@]}"; do
     if ! rw_gid "$g" >/dev/null; then
