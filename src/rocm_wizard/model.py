@@ -110,6 +110,7 @@ class OSInfo(Record):
     arch: Optional[str] = None  # x86_64, aarch64
     cpu: Optional[str] = None  # CPU model name
     python: Optional[str] = None  # system python3 version
+    secure_boot: Optional[bool] = None  # UEFI Secure Boot on (efivars SecureBoot, mokutil --sb-state)
 
 
 @lean_dataclass

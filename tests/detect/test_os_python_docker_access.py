@@ -358,3 +358,46 @@ def test_detect_merges_docker_permission_from_groups(fs):
     cmds = {DV: ("28.2.2 \n", 1, None), ("id",): "uid=1000(ann) gid=1000(ann) groups=1000(ann),998(docker)\n"}
     s = detect(FakeSource(str(fs.root), dict(ENV), cmds))
     assert s.docker.user_allowed is True and s.docker.sources["user_allowed"] == "access:groups"
+
+
+# -- Secure Boot -----------------------------------------------------------------------------------
+
+def _live_os(root):
+    from rocm_wizard.detect.sources import LiveSource
+
+    system = System()
+    p_os.probe(LiveSource(str(root), commands=False, environ={}), system)
+    return system.os
+
+
+@pytest.mark.parametrize("value, expected", [(b"\x01", True), (b"\x00", False)])
+def test_secure_boot_from_the_efi_variable(tmp_path, value, expected):
+    var = tmp_path / p_os.SECURE_BOOT_VAR.lstrip("/")
+    var.parent.mkdir(parents=True)
+    var.write_bytes(b"\x06\x00\x00\x00" + value)  # attributes, then the value (efivarfs layout)
+    o = _live_os(tmp_path)
+    assert o.secure_boot is expected and o.sources["secure_boot"] == "file:" + p_os.SECURE_BOOT_VAR
+
+
+def test_secure_boot_off_when_booted_without_uefi_and_unknown_without_sys(tmp_path):
+    (tmp_path / "sys/bus/pci/devices").mkdir(parents=True)
+    assert _live_os(tmp_path).secure_boot is False
+    assert _live_os(tmp_path / "nothing").secure_boot is None  # nothing read: not known, not "off"
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("SecureBoot enabled\n", True), ("SecureBoot disabled\nPlatform is in Setup Mode\n", False),
+    ("This system doesn't support Secure Boot\n", False), ("EFI variables are not supported on this system\n", False),
+    ("mokutil: command not found\n", None)])
+def test_mokutil_sb_state_texts(text, expected):
+    assert p_os.secure_boot_of(text) is expected
+
+
+def test_secure_boot_from_a_pasted_mokutil_in_a_snapshot(tmp_path):
+    from rocm_wizard.detect import detect_snapshot
+
+    (tmp_path / "os-release.txt").write_text('$ cat /etc/os-release\nNAME="Ubuntu"\nVERSION_ID="22.04"\nID=ubuntu\n'
+                                             'VERSION_CODENAME=jammy\nPRETTY_NAME="Ubuntu 22.04.4 LTS"\n')
+    (tmp_path / "sb.txt").write_text("$ mokutil --sb-state\nSecureBoot enabled\n")
+    system = detect_snapshot(str(tmp_path))
+    assert system.os.secure_boot is True

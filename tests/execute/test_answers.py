@@ -138,3 +138,15 @@ def test_plan_only_with_a_bad_answers_file_is_an_input_error_not_changes_pending
         f.write_text(content)
     rc, out, err = _plan_json(["--answers", str(f)])
     assert rc == 1 and out is None and message in err and "Traceback" not in err, err
+
+
+def test_allow_apt_removals_is_an_answer(tmp_path):
+    from rocm_wizard.execute import answers
+
+    path = tmp_path / "a.toml"
+    path.write_text("format = 1\nallow_apt_removals = true\n")
+    assert answers.load(str(path)) == {"allow_apt_removals": True}
+    assert "allow_apt_removals = true" in answers.dumps({"allow_apt_removals": True})
+    path.write_text("allow_apt_removals = \"yes\"\n")
+    with pytest.raises(answers.AnswersError, match="allow_apt_removals must be true or false"):
+        answers.load(str(path))

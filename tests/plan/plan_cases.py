@@ -33,6 +33,9 @@ CASES = [
     Case("seed002-rocm-upgrade-7.2.1-mirror", SEED_002,
          ["--path", "rocm-upgrade", "--rocm", "7.2.1", "--rocm-mirror", "http://127.0.0.1:8081/radeon", "--allow-http-mirror",
           "--rocm-key-fingerprint", TEST_KEY_FPR], ("shell", "json"), 2),
+    # the same machine with Secure Boot on: the MOK step before the driver (or --no-dkms)
+    Case("seed002-rocm-upgrade-6.4.3-secure-boot", "seed:seed-rx7900xt-jammy-rocm6.2-secure-boot",
+         ["--path", "rocm-upgrade", "--rocm", "6.4.3"], ("shell", "ansible"), 2),
     Case("seed002-torch-2.4.1", SEED_002, ["--path", "torch-reinstall", "--torch", "2.4.1"], ALL, 2),
     Case("seed002-torch-2.4.1-new-venv", SEED_002,
          ["--path", "torch-reinstall", "--torch", "2.4.1", "--venv", "/home/dev/venvs/train"], ALL, 2),

@@ -142,6 +142,32 @@ def test_apt_sources_replace_and_comment_out(tmp_path):
     assert backed == {"rocm.list", "old-rocm.sources", "sources.list"}
 
 
+def test_apt_sources_on_a_site_mirror_leave_the_distribution_archive_alone(tmp_path):
+    """One mirror host serves Ubuntu's archive and AMD's repositories: only AMD's paths are taken out."""
+    from rocm_wizard.plan.catalog_adapter import rocm_line_markers
+
+    root = make_root(tmp_path / "root")
+    mirror = "http://mirror.site:8080"
+    d = root / "etc/apt/sources.list.d"
+    distro = (f"deb {mirror}/ubuntu jammy main universe\ndeb {mirror}/ubuntu jammy-updates main\n"
+              f"deb {mirror}/docker/linux/ubuntu jammy stable\n")
+    (root / "etc/apt/sources.list").write_text(distro + f"deb {mirror}/graphics/6.2/ubuntu jammy main\n")
+    (d / "old.list").write_text(f"deb {mirror}/rocm/apt/6.2 jammy main\ndeb {mirror}/amdgpu/6.2/ubuntu jammy main\n")
+    (d / "sdk.sources").write_text(f"Types: deb\nURIs: {mirror}/rocm/core/packages/ubuntu2204/\nSuites: stable\n")
+    (d / "ubuntu.sources").write_text(f"Types: deb\nURIs: {mirror}/ubuntu\nSuites: jammy\n")
+    markers = rocm_line_markers(["https://repo.radeon.com", mirror])
+    assert "//mirror.site:8080" not in markers and "//mirror.site:8080/rocm/apt/" in markers
+    step = AptSources("rocm-repos", "t", markers=markers, files=[
+        {"path": "/etc/apt/sources.list.d/rocm.list", "content": f"deb {mirror}/rocm/apt/6.4.3 jammy main\n"}])
+    ctx = Context(root=str(root), runner=Recorder(root), env={})
+    twice(step, ctx)
+    assert (root / "etc/apt/sources.list").read_text() == distro + (
+        f"# disabled by rocm-wizard: deb {mirror}/graphics/6.2/ubuntu jammy main\n")
+    assert (d / "old.list").read_text().count("# disabled by rocm-wizard: ") == 2
+    assert not (d / "sdk.sources").exists()
+    assert (d / "ubuntu.sources").read_text().startswith("Types: deb\nURIs: " + mirror + "/ubuntu")
+
+
 def test_apt_sources_refuses_a_mixed_deb822_file(tmp_path):
     root = make_root(tmp_path / "root")
     mixed = root / "etc/apt/sources.list.d/mixed.sources"

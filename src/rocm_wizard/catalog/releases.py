@@ -56,6 +56,7 @@ class RepoInfo:
     list_sources: Tuple[str, ...]
     floating_dirs: Tuple[str, ...]
     floating_sources: Tuple[str, ...]
+    apt_paths: Tuple[str, ...] = ()  # AMD's repository paths under a site ("rocm/apt/", "amdgpu/", ...)
 
 
 @dataclass(frozen=True)
@@ -151,6 +152,7 @@ def repo() -> RepoInfo:
         pin_origin=r["pin_origin"], pin_priority=int(r["pin_priority"]), pin_sources=tup(r["pin_sources"]),
         rocm_list=r["rocm_list"], amdgpu_list=r["amdgpu_list"], list_sources=tup(r["list_sources"]),
         floating_dirs=tup(r.get("floating_dirs")), floating_sources=tup(r.get("floating_sources")),
+        apt_paths=tup(r.get("apt_paths")),
     )
 
 
@@ -310,8 +312,9 @@ def amdgpu_install_url(rel: Union[RocmRelease, str], codename_: str, base: Optio
 
 
 def apt_lines(rel: Union[RocmRelease, str], codename_: str, base: Optional[str] = None,
-              arch: str = "amd64") -> List[Tuple[str, str]]:
-    """``(list file, deb line)`` pairs AMD's docs write for ``rel`` on ``codename_``."""
+              arch: str = "amd64", amdgpu_arch: Optional[str] = None) -> List[Tuple[str, str]]:
+    """``(list file, deb line)`` pairs AMD's docs write for ``rel`` on ``codename_`` (``amdgpu_arch``:
+    the driver repository's architectures when they differ, e.g. amdgpu-install's ``amd64,i386``)."""
     r = _rel(rel)
     if r is None or not codename_:
         return []
@@ -323,7 +326,8 @@ def apt_lines(rel: Union[RocmRelease, str], codename_: str, base: Optional[str] 
         out.append((info.rocm_list, f"deb {opts} {g} {codename_} main"))
     a = amdgpu_repo_url(r, base)
     if a:
-        out.append((info.amdgpu_list, f"deb {opts} {a} {codename_} main"))
+        aopts = f"[arch={amdgpu_arch or arch} signed-by={info.keyring}]"
+        out.append((info.amdgpu_list, f"deb {aopts} {a} {codename_} main"))
     return out
 
 

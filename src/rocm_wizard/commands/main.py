@@ -48,6 +48,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--allow-http-mirror", action="store_true",
                    help="accept an http:// --rocm-mirror: the signing key then comes unauthenticated and its "
                         "fingerprint is the only protection")
+    g.add_argument("--user", dest="plan_user", metavar="NAME",
+                   help="the user added to the render and video groups (an existing account; default: the user who "
+                        "ran sudo, else the detected user)")
+    g.add_argument("--allow-apt-removals", action="store_true",
+                   help="let apt remove packages unrelated to ROCm when installing it needs that (otherwise the "
+                        "step stops and lists them)")
     g.add_argument("--rocm-key-fingerprint", metavar="FPR", help="expected fingerprint of the repository key")
     g.add_argument("--rocm-core-mirror", metavar="URL",
                    help="base URL of a mirror of AMD's Core SDK hosts (https://stable.repo.amd.com for 10.x, "
@@ -92,7 +98,9 @@ def choices_from_args(args: argparse.Namespace):
            "torch_index_url": getattr(args, "torch_index_url", None),
            "pytorch_mirror": getattr(args, "pytorch_mirror", None),
            "dkms": False if getattr(args, "no_dkms", False) else None,
-           "allow_http_mirror": True if getattr(args, "allow_http_mirror", False) else None, "env": env}
+           "allow_http_mirror": True if getattr(args, "allow_http_mirror", False) else None,
+           "allow_apt_removals": True if getattr(args, "allow_apt_removals", False) else None,
+           "user": getattr(args, "plan_user", None), "env": env}
     try:
         from_file = answers.load(args.answers) if getattr(args, "answers", None) else {}
     except answers.AnswersError as exc:

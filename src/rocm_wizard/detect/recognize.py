@@ -76,6 +76,7 @@ _COMMAND_HINTS: Tuple[Tuple[str, str], ...] = (
     (r"(^|/)(dnf|yum)\s+list\b|(^|/)rpm\s+-q", "dnf-list"),
     (r"(^|/)dkms\s+status\b", "dkms"),
     (r"(^|/)uname\b", "uname"),
+    (r"(^|/)mokutil\b", "mokutil"),
     (r"/etc/(os|system|lsb|redhat)-release\b|(^|/)lsb_release\b", "os-release"),
     (r"sources\.list|\.sources\b", "apt-sources"),
     (r"/etc/apt/preferences", "apt-prefs"),
@@ -89,7 +90,7 @@ _COMMAND_HINTS: Tuple[Tuple[str, str], ...] = (
 
 _TOOLS = (r"rocminfo|rocm-smi|pacman|amd-smi|rocm_agent_enumerator|lspci|lshw|lsmod|dpkg|dpkg-query|apt|apt-cache|apt-get|"
           r"dnf|yum|rpm|dkms|uname|cat|python3?(?:\.\d+)?|pip3?|uv|docker|clinfo|dmesg|journalctl|hipconfig|ls|grep|"
-          r"lsb_release|hostnamectl|sudo|env|echo|groups|id|which|torchrun|update-alternatives|amdgpu-install")
+          r"lsb_release|hostnamectl|sudo|env|echo|groups|id|which|torchrun|update-alternatives|amdgpu-install|mokutil")
 
 # (pattern, characters one of which a matching line must contain: other lines are not tried, and
 # a pattern no line needs is never compiled)
@@ -240,7 +241,7 @@ def classify(text: str, command: Optional[str] = None) -> Tuple[Optional[str], f
     if best[1] >= THRESHOLD:
         return best[0], min(best[1], 1.0)
     if hint and text.strip() and hint in ("uname", "os-release", "dpkg-audit", "docker-version", "docker-images",
-                                         "amd-smi-version"):
+                                         "amd-smi-version", "mokutil"):
         return hint, 0.4
     return None, best[1]
 

@@ -68,6 +68,7 @@ KIND_COMMANDS: Dict[str, List[List[str]]] = {
     "amd-smi-version": [["amd-smi", "version"]],
     "lspci": [["lspci", "-nn", "-D"]],
     "uname": [["uname", "-a"]],
+    "mokutil": [["mokutil", "--sb-state"]],
     "lsmod": [],  # live: /proc/modules is read instead
     "dpkg": [["dpkg-query", "-W", "-f=${Package}\t${Version}\t${db:Status-Abbrev}\n"]],
     "dpkg-audit": [["dpkg", "--audit"]],

@@ -1,14 +1,15 @@
 """Checks before (and during) a run: the dpkg/apt locks, ``dpkg --audit``, root, SSH without a
-terminal multiplexer."""
+terminal multiplexer, the disk space an apt installation needs."""
 from __future__ import annotations
 
 import fcntl
 import os
+import re
 import shutil
 import struct
 import subprocess
 import time
-from typing import Callable, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 # apt and dpkg take fcntl locks on these (unattended-upgrades holds them while it works)
 LOCK_FILES = ("/var/lib/dpkg/lock-frontend", "/var/lib/dpkg/lock", "/var/lib/apt/lists/lock",
@@ -130,3 +131,111 @@ def _ancestor_names(limit: int = 30) -> List[str]:
         except (OSError, ValueError, IndexError):
             break
     return names
+
+
+# ---- disk space for an apt installation ------------------------------------------------------
+# `apt-get -s` prints what it would do ("Inst NAME [OLD] (NEW ORIGIN [ARCH])", "Remv NAME [OLD]") but
+# not apt's "After this operation, X will be used" line (only a real, prompting install prints it):
+# the space is summed from the packages' own fields instead, Installed-Size (KiB, `apt-cache show`
+# for the new versions, dpkg's status for the old ones) and Size (bytes of the .deb to download).
+_INST = re.compile(r"^Inst (\S+?)(?::\S+)? (?:\[(\S+)\] )?\((\S+) ")
+_REMV = re.compile(r"^Remv (\S+?)(?::\S+)?(?: |$)")
+
+
+def _fields(text: str, names: Tuple[str, ...]) -> List[Dict[str, str]]:
+    out: List[Dict[str, str]] = []
+    cur: Dict[str, str] = {}
+    for line in (text or "").splitlines() + [""]:
+        if not line.strip():
+            if cur:
+                out.append(cur)
+            cur = {}
+            continue
+        key, sep, value = line.partition(":")
+        if sep and key in names:
+            cur[key] = value.strip()
+    return out
+
+
+def apt_space_needed(run: Callable[..., object], simulation: str) -> Optional[Tuple[int, int]]:
+    """(bytes the installed packages grow by, bytes to download) for the ``apt-get -s`` output
+    ``simulation``; None when apt's or dpkg's fields cannot be read.  ``run(argv)`` returns an object
+    with ``rc`` and ``stdout`` (the step context's runner)."""
+    new: Dict[str, str] = {}
+    gone: List[str] = []
+    for line in (simulation or "").splitlines():
+        m = _INST.match(line)
+        if m:
+            new[m.group(1)] = m.group(3)
+            if m.group(2):
+                gone.append(m.group(1))
+            continue
+        m = _REMV.match(line)
+        if m:
+            gone.append(m.group(1))
+    if not new and not gone:
+        return 0, 0
+    grow = download = 0
+    if new:
+        res = run(["apt-cache", "show", "--no-all-versions"] + [f"{n}={v}" for n, v in new.items()])
+        if getattr(res, "rc", 1) != 0:
+            return None
+        stanzas = _fields(getattr(res, "stdout", ""), ("Package", "Installed-Size", "Size"))
+        try:
+            grow += sum(int(s.get("Installed-Size", "0")) for s in stanzas) * 1024
+            download += sum(int(s.get("Size", "0")) for s in stanzas)
+        except ValueError:
+            return None
+    if gone:
+        res = run(["dpkg-query", "-W", "-f=Package: ${Package}\nInstalled-Size: ${Installed-Size}\n\n"] + gone)
+        stanzas = _fields(getattr(res, "stdout", ""), ("Package", "Installed-Size"))
+        try:
+            grow -= sum(int(s.get("Installed-Size") or "0") for s in stanzas) * 1024
+        except ValueError:
+            return None
+    return grow, download
+
+
+def _free(path: str) -> Optional[Tuple[int, int]]:
+    """(device, bytes free to root) of the filesystem holding ``path`` (its nearest existing parent)."""
+    p = path
+    while not os.path.exists(p) and p not in ("", "/"):
+        p = os.path.dirname(p.rstrip("/")) or "/"
+    try:
+        st = os.statvfs(p)
+        return os.stat(p).st_dev, st.f_bfree * st.f_frsize
+    except OSError:
+        return None
+
+
+def _mib(n: int) -> str:
+    return f"{max(n, 0) / 1048576:.0f} MiB"
+
+
+def disk_space_problem(grow: int, download: int, root: str = "/",
+                       install_dir: str = "/opt", cache_dir: str = "/var/cache/apt/archives") -> Optional[str]:
+    """Why the filesystems cannot hold an installation growing by ``grow`` bytes (ROCm goes to
+    ``install_dir``) after downloading ``download`` bytes to apt's cache; None when they can (or
+    their free space cannot be read)."""
+    def real(p: str) -> str:
+        return p if root in ("", "/") else os.path.join(root, p.lstrip("/"))
+
+    inst, cache = _free(real(install_dir)), _free(real(cache_dir))
+    if inst is None or cache is None:
+        return None
+    if inst[0] == cache[0]:
+        need = max(grow, 0) + download
+        if need > inst[1]:
+            return (f"not enough disk space: the packages need about {_mib(need)} ({_mib(download)} to download to "
+                    f"{cache_dir}, {_mib(grow)} more once installed, mostly under {install_dir}), and that "
+                    f"filesystem has {_mib(inst[1])} free. Free some space (apt-get clean, old /opt/rocm-* "
+                    "releases you no longer use) and run again")
+        return None
+    if download > cache[1]:
+        return (f"not enough disk space: the packages' {_mib(download)} download does not fit in {cache_dir} "
+                f"({_mib(cache[1])} free). Free some space (apt-get clean) and run again")
+    if grow > inst[1]:
+        return (f"not enough disk space: the packages need about {_mib(grow)} more once installed, mostly under "
+                f"{install_dir}, which has {_mib(inst[1])} free. Free some space (old /opt/rocm-* releases you no "
+                "longer use) and run again")
+    return None

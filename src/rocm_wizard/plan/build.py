@@ -18,7 +18,7 @@ from ..exitcodes import ERROR, NOT_APPLICABLE, USAGE
 from . import catalog_adapter as cat
 from .core import Fingerprint, Plan
 from .recipes import instantiate, load_recipe
-from .steps._util import SAFE_USER, check_url, check_workspace, redact_url, split_credentials, url_marker
+from .steps._util import SAFE_USER, check_url, check_workspace, redact_url, split_credentials
 
 PATHS = ("rocm-upgrade", "torch-reinstall", "docker")
 MIRROR_AUTH_FILE = "/etc/apt/auth.conf.d/rocm-wizard-mirror.conf"
@@ -45,6 +45,7 @@ class Choices:
     dkms: bool = True
     rocm_mirror: Optional[str] = None
     allow_http_mirror: bool = False  # an http:// --rocm-mirror (the key then comes over plain HTTP)
+    allow_apt_removals: bool = False  # apt may remove packages unrelated to ROCm while installing it
     rocm_key_fingerprint: Optional[str] = None
     rocm_core_mirror: Optional[str] = None  # stands for AMD's Core SDK hosts (stable.repo.amd.com, repo.amd.com)
     rocm_core_key_fingerprint: Optional[str] = None  # the Core SDK key's (AMD publishes none)
@@ -346,7 +347,8 @@ def _rocm_upgrade(system, choices: Choices, notes: List[str], recipe) -> Tuple[D
         if fpr is None:
             raise PlanError(f"--rocm-key-fingerprint {choices.rocm_key_fingerprint!r} is not a 40-digit hex fingerprint")
     repo = cat.rocm_repo()
-    lines = cat.rocm_apt_lines(rel, codename, base)
+    amdgpu_arch = _adopt_amdgpu_install(system, rel, codename, base, notes)
+    lines = cat.rocm_apt_lines(rel, codename, base, amdgpu_arch)
     files: Dict[str, List[str]] = {}
     for path, line in lines:
         files.setdefault(path, []).append(line)
@@ -355,9 +357,8 @@ def _rocm_upgrade(system, choices: Choices, notes: List[str], recipe) -> Tuple[D
         head = (f"# ROCm {rel.version} for Ubuntu {osi.version_id} ({codename}). Written whole by rocm-wizard;\n"
                 "# other AMD repository entries are commented out so that only this release is configured.\n")
         source_files.append({"path": path, "content": head + "\n".join(ls) + "\n"})
-    markers = [url_marker(cat.rocm_default_base())]
-    if base and url_marker(base) not in markers:
-        markers.append(url_marker(base))
+    markers = cat.rocm_line_markers([cat.rocm_default_base()] + ([base] if base else []))
+    secure_boot = getattr(osi, "secure_boot", None)
     data = recipe.data
     installed = dict(getattr(system.rocm, "packages", {}) or {})
     metas = [m for m in data["meta_packages"] if m in installed] or list(data["default_meta"])
@@ -385,11 +386,17 @@ def _rocm_upgrade(system, choices: Choices, notes: List[str], recipe) -> Tuple[D
             "driver_packages": driver,
             "all_packages": packages + [d for d in driver if "kernel_prefix" not in d],
         },
-        "flags": {"dkms": dkms, "auth": bool(auth["path"])},
+        "flags": {"dkms": dkms, "auth": bool(auth["path"]), "allow_removals": bool(choices.allow_apt_removals),
+                  "secure_boot": dkms and secure_boot is True},
     }
     if not dkms:
         notes.append("--no-dkms: the installed amdgpu kernel driver is kept; ROCm's user space supports kernel "
                      "drivers up to a year apart from 6.4 on (AMD's user/kernel-space compatibility matrix)")
+    notes += _old_trees(system, rel.version)
+    if secure_boot and dkms:
+        notes.append("Secure Boot is on: amdgpu-dkms builds a module the kernel loads only when signed by an enrolled "
+                     "key (MOK); the plan stops before the driver until one is (its steps are in the plan), or plan "
+                     "with --no-dkms to keep the distribution kernel's signed amdgpu")
     if fpr != cat.rocm_key_fingerprint():
         notes.append(f"signing key fingerprint given on the command line: {fpr}")
     elif cat.rocm_key_status() != "documented":
@@ -567,6 +574,60 @@ def _rocm_upgrade_core(system, choices: Choices, notes: List[str], rel, targets:
         choices.rocm_key_fingerprint = radeon_fpr
     ns["stream"] = "core-sdk"
     return ns, facts, fp
+def _adopt_amdgpu_install(system, rel, codename: str, base: Optional[str], notes: List[str]) -> Optional[str]:
+    """An amdgpu-install setup (its package, and an amdgpu.list for ``amd64,i386``): the new driver
+    line keeps the architectures it had (returned, None for the default), and the notes say what
+    changes and what does not (amdgpu-install itself stays at its release)."""
+    rocm = getattr(system, "rocm", None)
+    installer = (getattr(rocm, "packages", {}) or {}).get("amdgpu-install")
+    arches: List[str] = []
+    for src in getattr(rocm, "apt_sources", []) or []:
+        if not src.enabled or src.repo_kind != "amdgpu" or not src.line:
+            continue
+        m = re.search(r"\barch=([a-z0-9,]+)", src.line)
+        for a in (m.group(1).split(",") if m else []):
+            if a not in arches:
+                arches.append(a)
+    keep = ",".join(["amd64"] + [a for a in arches if a != "amd64"]) if "i386" in arches else None
+    if installer:
+        url = cat.rocm_amdgpu_install_url(rel, codename, base)
+        notes.append(f"amdgpu-install {installer} is installed (it wrote the AMD repository lists): this plan rewrites "
+                     "amdgpu.list and rocm.list whole for ROCm " + rel.version
+                     + (" and keeps the driver repository's i386 architecture (arch=" + keep + ")" if keep else "")
+                     + "; amdgpu-install itself stays at its release and running it again would write that release's "
+                     "lists back: install the new release's package"
+                     + (f" ({url})" if url else "") + " or remove it (apt-get remove amdgpu-install)")
+    elif keep:
+        notes.append(f"the installed amdgpu.list names arch={keep}: the new driver line keeps i386")
+    return keep
+
+
+def _old_trees(system, target: str) -> List[str]:
+    """Notes naming the ROCm trees under /opt other than the target's: the plan removes nothing under
+    /opt.  The tree of the installed single-version packages (rocm-core at that release) is replaced
+    file by file by apt's upgrade of those packages; every other (multi-version packages, a tree no
+    package owns, an older leftover) stays as it is."""
+    rocm = getattr(system, "rocm", None)
+    core = _short_version((getattr(rocm, "packages", {}) or {}).get("rocm-core"))
+    replaced, kept = [], []
+    for inst in getattr(rocm, "installs", []) or []:
+        path = inst.path or ""
+        if not re.match(r"^/opt/rocm-\d", path):
+            continue
+        v = _short_version(inst.version or path[len("/opt/rocm-"):])
+        if v == target:
+            continue
+        (replaced if core and v == core else kept).append(f"{path}" + (f" (ROCm {v})" if v else ""))
+    out = []
+    if replaced:
+        out.append(f"{', '.join(replaced)} belongs to the installed rocm-core {core} and the packages beside it: "
+                   f"upgrading them to {target} replaces its files with /opt/rocm-{target}'s (files no package owns "
+                   "stay there)")
+    if kept:
+        out.append(f"other ROCm trees stay as they are: {', '.join(kept)}. The plan removes nothing under /opt; "
+                   f"/opt/rocm will point at /opt/rocm-{target}. Remove an old tree yourself once nothing uses it "
+                   "(through its packages, e.g. dpkg -S on it, then apt-get purge)")
+    return out
 
 
 def _rocm_best(system):

@@ -114,6 +114,21 @@ def rocm_key_url(base: Optional[str]) -> str:
     return releases.key_url(base)
 
 
+def rocm_line_markers(bases: List[str]) -> List[str]:
+    """What a sources line contains when it names one of AMD's repositories on one of ``bases``
+    (``//host[:port][/path]/rocm/apt/``...): the site's base followed by AMD's repository paths, never
+    the host alone, so that the distribution's archive on the same mirror host is left alone."""
+    from .steps._util import url_marker
+
+    out: List[str] = []
+    for base in bases:
+        for path in rocm_repo().apt_paths:
+            m = url_marker(base) + "/" + path
+            if m not in out:
+                out.append(m)
+    return out
+
+
 def rocm_key_fingerprint() -> str:
     return rocm_repo().key_fingerprint
 
@@ -126,10 +141,16 @@ def rocm_key_sources() -> List[str]:
     return list(rocm_repo().key_sources)
 
 
-def rocm_apt_lines(rel, codename: str, base: Optional[str]) -> List[Tuple[str, str]]:
+def rocm_apt_lines(rel, codename: str, base: Optional[str], amdgpu_arch: Optional[str] = None) -> List[Tuple[str, str]]:
     from ..catalog import releases
 
-    return releases.apt_lines(rel, codename, base)
+    return releases.apt_lines(rel, codename, base, amdgpu_arch=amdgpu_arch)
+
+
+def rocm_amdgpu_install_url(rel, codename: str, base: Optional[str]) -> Optional[str]:
+    from ..catalog import releases
+
+    return releases.amdgpu_install_url(rel, codename, base)
 
 
 def rocm_package_prefix(version: str) -> str:

@@ -167,6 +167,12 @@ class Step:
     def ansible_handlers(self) -> List[Dict[str, Any]]:
         return []
 
+    def confirmations(self) -> List[Dict[str, str]]:
+        """Yes/no questions the user must answer before this step runs unattended (``step``, ``key``:
+        the Choices field and answers-file key that answers yes, ``flag``: the command-line option,
+        ``question``); none by default."""
+        return []
+
     # ------------------------------------------------------------ shared
     @property
     def fn(self) -> str:
@@ -252,6 +258,11 @@ class Plan:
             if s.id == step_id:
                 return s
         raise KeyError(step_id)
+
+    def confirmations(self) -> List[Dict[str, str]]:
+        """Every step's open yes/no questions (:meth:`Step.confirmations`): a frontend asks them
+        before it runs the plan; answering yes is setting ``key`` in the Choices and planning again."""
+        return [c for s in self.steps for c in s.confirmations()]
 
     @property
     def plan_id(self) -> str:

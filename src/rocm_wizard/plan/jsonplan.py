@@ -11,6 +11,8 @@ Shape (``format_version`` 1)::
      "steps": [{"index": 1, "id": "rocm-key", "kind": "apt-key", "title": "...", "params": {...},
                 "check": {"status": "ok|change|unknown", "detail": "..."},       # with an evaluation
                 "description": {"actions": [...], "files": [...], "packages": [...], "commands": [...]}}],
+     "confirmations": [{"step": "...", "key": "allow_apt_removals", "flag": "--allow-apt-removals",
+                        "question": "..."}],                          # open yes/no questions
      "summary": {"ok": n, "change": n, "unknown": n}}   # with an evaluation
 
 :func:`plan_from_dict` rebuilds a runnable :class:`~rocm_wizard.plan.core.Plan` from it (the
@@ -49,6 +51,7 @@ def plan_to_dict(plan: Plan, reports: Optional[Sequence[StepReport]] = None) -> 
         "facts": plan.facts,
         "notes": list(plan.notes),
         "steps": steps,
+        "confirmations": plan.confirmations(),
     }
     if reports is not None:
         out["summary"] = summary(reports)

@@ -50,14 +50,16 @@ class AptWorld:
         root.write("/etc/apt/sources.list", aptrepo.distro_list(self.distro_url, self.site.codename))
 
     def add_rocm(self, root: DebRoot, release: RocmRelease, *, pin: bool = True, amdgpu: bool = True,
-                 key: Optional[TestKey] = None) -> None:
-        """What a 6.x install per AMD's docs leaves behind: keyring, rocm.list, amdgpu.list, pin."""
+                 key: Optional[TestKey] = None, base: Optional[str] = None) -> None:
+        """What a 6.x install per AMD's docs leaves behind: keyring, rocm.list, amdgpu.list, pin
+        (``base``: the site the lists name, the radeon stand-in unless given)."""
+        base = base or self.radeon_url
         (key or self.site.radeon_key).write_keyring(root.host_path(ROCM_KEYRING))
         root.write("/etc/apt/sources.list.d/rocm.list",
-                   aptrepo.rocm_list(self.radeon_url, release, self.site.codename, ROCM_KEYRING))
+                   aptrepo.rocm_list(base, release, self.site.codename, ROCM_KEYRING))
         if amdgpu:
             root.write("/etc/apt/sources.list.d/amdgpu.list",
-                       aptrepo.amdgpu_list(self.radeon_url, release, self.site.codename, ROCM_KEYRING))
+                       aptrepo.amdgpu_list(base, release, self.site.codename, ROCM_KEYRING))
         if pin:
             root.write("/etc/apt/preferences.d/rocm-pin-600", aptrepo.PIN_600)
 
@@ -77,6 +79,18 @@ def add_core_site(world: AptWorld) -> AptWorld:
     aptrepo.build_core_site(world.site.radeon_root, core_key, world.site.radeon_key)
     world.core_key = core_key  # type: ignore[attr-defined]
     return world
+def site_mirror(world: AptWorld, base: str) -> LocalServer:
+    """One mirror host serving both the distribution archive (``/ubuntu``) and AMD's repositories
+    (``/rocm``, ``/amdgpu``), as an air-gapped site's single internal mirror does (127.0.0.4; the
+    caller stops it)."""
+    top = os.path.join(base, "site-mirror")
+    os.makedirs(top, exist_ok=True)
+    for name, target in (("rocm", os.path.join(world.site.radeon_root, "rocm")),
+                         ("amdgpu", os.path.join(world.site.radeon_root, "amdgpu")),
+                         ("ubuntu", os.path.join(world.site.distro_root, "ubuntu"))):
+        if not os.path.lexists(os.path.join(top, name)):
+            os.symlink(target, os.path.join(top, name))
+    return LocalServer(top, "site-mirror", host="127.0.0.4").start()
 
 
 @dataclass

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# rocm-wizard plan: Run PyTorch in rocm/pytorch:rocm7.14.1_ubuntu26.04_py3.14_pytorch_release_2.12.0
-# path: docker   plan id: 4df28d0a8f67   format: 1   rocm-wizard @VERSION@
+# rocm-wizard plan: Run PyTorch in rocm/pytorch:rocm7.0_ubuntu24.04_py3.12_pytorch_release_2.8.0
+# path: docker   plan id: c97596a3485f   format: 1   rocm-wizard @VERSION@
 # made for: Rocky Linux release 9.0 (Blue Onyx), kernel 5.14.0-70.30.1.el9_0.x86_64; AMD Radeon RX 6800 (gfx1030); ROCm 5.3.0
 # system fingerprint: sha256:71367f0412b2e9d2f6afbcb51faaf807
 #   gpus: 73bf
@@ -13,7 +13,7 @@
 #
 # Steps:
 #    1. Make Docker installed, running and usable
-#    2. Pull rocm/pytorch:rocm7.14.1_ubuntu26.04_py3.14_pytorch_release_2.12.0
+#    2. Pull rocm/pytorch:rocm7.0_ubuntu24.04_py3.12_pytorch_release_2.8.0
 #    3. Write the run script and compose file in /root/rocm-workspace
 
 # Values are single-quoted data, written out literally ($ and \ in them mean nothing to bash):
@@ -384,6 +384,38 @@ rw_dpkg_run() {
   rw_run "$@"
   if [[ $DRY_RUN != 1 ]]; then rm -f -- "$RW_DPKG_MARK"; fi
 }
+# rw_apt_install ALLOW N PATTERN*N APT-INSTALL-ARGS...: `apt-get install ARGS`, after asking apt what
+# it would remove (`apt-get -s`).  A package no PATTERN (ROCm's) matches stops the script with the
+# list, nothing installed or removed, unless ALLOW is 1 (the plan was made with --allow-apt-removals);
+# when apt would remove nothing, the install runs with --no-remove (it then cannot remove anything).
+rw_apt_install() {
+  local allow=$1 n=$2 line name p ours
+  shift 2
+  local -a pats=("${@:1:n}") removed=() other=() guard=()
+  shift "$n"
+  if [[ $DRY_RUN == 1 ]]; then
+    rw_would "ask apt what it would remove (apt-get -s) before installing; packages that are not ROCm's stop the script unless the plan allows removals"
+  else
+    while IFS= read -r line; do
+      [[ $line == 'Remv '* ]] || continue
+      name=${line#Remv }
+      name=${name%% *}
+      name=${name%%:*}
+      removed+=("$name")
+      ours=0
+      for p in "${pats[@]}"; do
+        # shellcheck disable=SC2053
+        if [[ $name == $p ]]; then ours=1; fi
+      done
+      if [[ $ours == 0 ]]; then other+=("$name"); fi
+    done < <(apt-get -s -o Debug::NoLocking=1 install "$@" 2>/dev/null || true)
+    if [[ ${#other[@]} -gt 0 && $allow != 1 ]]; then
+      rw_die "to install these packages apt would remove packages that are not part of ROCm: ${other[*]}. Nothing was installed or removed. See why with  apt-get -s install $*  and to let apt remove them, make the plan again with --allow-apt-removals (answers file: allow_apt_removals = true)"
+    fi
+    if [[ ${#removed[@]} -gt 0 ]]; then rw_say "    apt removes: ${removed[*]}"; else guard=(--no-remove); fi
+  fi
+  rw_dpkg_run apt-get install "${guard[@]}" "$@"
+}
 # rw_dpkg_pending: dpkg has unfinished work: its journal (updates/) is not empty, or a package is
 # half-installed, unpacked, half-configured or awaiting triggers (what `dpkg --configure -a` finishes;
 # not `dpkg --audit`, which also lists packages that merely ship no md5sums).  RW_DPKG_HALF: those.
@@ -558,46 +590,25 @@ rw_user_exists() {
 }
 
 # ---- Python environments
-RW_PY_PINS='import importlib.metadata as m, re, sys
-def canon(s):
-    return re.sub(r"[-_.]+", "-", s).lower()
-def have_dist(n):
-    try:
-        return m.distribution(n)
-    except m.PackageNotFoundError:
-        return None
+RW_PY_PINS='import importlib.metadata as m, sys
 bad = 0
 for req in sys.argv[1:]:
-    head, _, want = req.partition("==")
-    name, _, extras = head.partition("[")
-    dist = have_dist(name)
-    have = dist.version if dist is not None else None
+    name, _, want = req.partition("==")
+    try:
+        have = m.version(name)
+    except m.PackageNotFoundError:
+        have = None
     if have is None or (have != want and ("+" in want or have.split("+")[0] != want)):
         print("  %s: %s (want %s)" % (name, have or "not installed", want))
         bad = 1
-        continue
-    provided = set(canon(e) for e in dist.metadata.get_all("Provides-Extra") or [])
-    for extra in [canon(e) for e in extras.rstrip("]").split(",") if e.strip()]:
-        if extra not in provided:
-            print("  %s %s provides no extra %s" % (name, have, extra))
-            bad = 1
-            continue
-        for r in dist.requires or []:
-            mk = re.search(r"extra\s*==\s*[\x22\x27]([^\x22\x27]+)", r)
-            dep = re.match(r"[A-Za-z0-9._-]+", r)
-            if mk and dep and canon(mk.group(1)) == extra and have_dist(dep.group(0)) is None:
-                print("  %s[%s]: %s not installed" % (name, extra, dep.group(0)))
-                bad = 1
-sys.exit(bad)
-'
+sys.exit(bad)'
 RW_PY_DISTS='import importlib.metadata as m, re, sys
 want = set(re.sub(r"[-_.]+", "-", a).lower() for a in sys.argv[1:])
 for d in m.distributions():
     n = re.sub(r"[-_.]+", "-", d.metadata["Name"] or "").lower()
     if n in want:
         print(n)'
-# rw_pins_ok USER PYTHON REQ...: every NAME[EXTRAS]==VERSION installed exactly, with what its extras
-# require (checked as USER, the venv's owner)
+# rw_pins_ok USER PYTHON REQ...: every NAME==VERSION installed exactly (checked as USER, the venv's owner)
 rw_pins_ok() {
   local user=$1 py=$2
   shift 2
@@ -679,7 +690,7 @@ rw_expect() {
   rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
   RW_STALE=1
 }
-RW_PLAN_ID=4df28d0a8f67
+RW_PLAN_ID=c97596a3485f
 
 rw_check_fingerprint() {
   rw_expect gpus "$(rw_fp_gpus)" 73bf
@@ -721,8 +732,8 @@ step_01_docker_engine() {
 }
 
 step_02_image() {
-  rw_begin 2 image 'Pull rocm/pytorch:rocm7.14.1_ubuntu26.04_py3.14_pytorch_release_2.12.0'
-  local image=rocm/pytorch:rocm7.14.1_ubuntu26.04_py3.14_pytorch_release_2.12.0
+  rw_begin 2 image 'Pull rocm/pytorch:rocm7.0_ubuntu24.04_py3.12_pytorch_release_2.8.0'
+  local image=rocm/pytorch:rocm7.0_ubuntu24.04_py3.12_pytorch_release_2.8.0
   if command -v docker >/dev/null 2>&1 && docker image inspect "$image" >/dev/null 2>&1; then
     rw_ok "$image is present"
     return 0
@@ -739,7 +750,7 @@ step_03_run_script() {
 # Start AMD'"'"'s PyTorch image with access to the GPUs (written by rocm-wizard).
 # Usage: ./run-rocm-pytorch.sh [command...]   (default: the image'"'"'s shell)
 set -euo pipefail
-image=rocm/pytorch:rocm7.14.1_ubuntu26.04_py3.14_pytorch_release_2.12.0
+image=rocm/pytorch:rocm7.0_ubuntu24.04_py3.12_pytorch_release_2.8.0
 workspace=/root/rocm-workspace
 exec docker run -it --rm \
   --cap-add=SYS_PTRACE \
@@ -756,7 +767,7 @@ exec docker run -it --rm \
   local compose_tpl='# Start with: docker compose run --rm pytorch   (written by rocm-wizard)
 services:
   pytorch:
-    image: "rocm/pytorch:rocm7.14.1_ubuntu26.04_py3.14_pytorch_release_2.12.0"
+    image: "rocm/pytorch:rocm7.0_ubuntu24.04_py3.12_pytorch_release_2.8.0"
     devices:
       - "/dev/kfd"
       - "/dev/dri"
@@ -799,7 +810,7 @@ rw_main() {
   if [[ -n $RW_ROOT && $DRY_RUN != 1 ]]; then
     rw_die 'RW_ROOT is only for dry runs; to change another root, run this script inside it (chroot)'
   fi
-  rw_say 'rocm-wizard: Run PyTorch in rocm/pytorch:rocm7.14.1_ubuntu26.04_py3.14_pytorch_release_2.12.0'" (plan $RW_PLAN_ID)"
+  rw_say 'rocm-wizard: Run PyTorch in rocm/pytorch:rocm7.0_ubuntu24.04_py3.12_pytorch_release_2.8.0'" (plan $RW_PLAN_ID)"
   if [[ $DRY_RUN == 1 ]]; then rw_say 'DRY_RUN=1: showing what would be done; nothing is changed'; fi
   rw_check_fingerprint
   step_01_docker_engine

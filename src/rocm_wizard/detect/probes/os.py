@@ -31,6 +31,8 @@ OS_RELEASE_FILES = ("/etc/os-release", "/usr/lib/os-release")
 RELEASE_FILES = ("/etc/system-release", "/etc/redhat-release")
 ARCH_FILE = "/proc/sys/kernel/arch"
 KERNEL_FILE = "/proc/sys/kernel/osrelease"
+# UEFI's SecureBoot variable (EFI global variable GUID): 4 bytes of attributes, then 1 (on) or 0 (off)
+SECURE_BOOT_VAR = "/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c"
 WSL_INTEROP = ("/proc/sys/fs/binfmt_misc/WSLInterop", "/proc/sys/fs/binfmt_misc/WSLInterop-late")
 
 
@@ -44,6 +46,7 @@ def probe(source: Source, system: System) -> None:
     _cpu(source, info)
     _python(source, info)
     _hwe(source, info)
+    _secure_boot(source, info)
 
 
 # -- distribution ------------------------------------------------------------------------------
@@ -316,3 +319,35 @@ def _hwe(source: Source, info: OSInfo) -> None:
         return
     info.put("hwe", series != ga[0], "rule:ubuntu %s GA kernel is %s (%s)" % (info.version_id, ga[0], ga[1]))
 
+
+
+# -- Secure Boot ---------------------------------------------------------------------------------
+
+def secure_boot_of(text: str) -> Optional[bool]:
+    """What ``mokutil --sb-state`` says: "SecureBoot enabled" / "SecureBoot disabled", or that the
+    machine has no (EFI) Secure Boot at all (then False); None for anything else."""
+    low = text.lower()
+    if "secureboot enabled" in low:
+        return True
+    if "secureboot disabled" in low or "doesn't support secure boot" in low or "efi variables are not supported" in low:
+        return False
+    return None
+
+
+def _secure_boot(source: Source, info: OSInfo) -> None:
+    raw = read_text(source, SECURE_BOOT_VAR, 64)
+    if raw is not None and len(raw.text) == 5 and raw.text[4] in "\x00\x01":
+        info.put("secure_boot", raw.text[4] == "\x01", raw.source)
+        return
+    for out in ok_outputs(source, "mokutil"):
+        state = secure_boot_of(out.text)
+        if state is not None:
+            info.put("secure_boot", state, out.source)
+            return
+    try:
+        live = getattr(source, "kind", "") == "live" and source.exists("/sys/bus") and \
+            not source.exists("/sys/firmware/efi")
+    except Exception:
+        live = False
+    if live:
+        info.put("secure_boot", False, "file:/sys/firmware/efi (absent: booted without UEFI)")

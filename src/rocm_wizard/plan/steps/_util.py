@@ -9,6 +9,7 @@ from ..shellquote import q
 
 SAFE_PKG = re.compile(r"^[a-z0-9][a-z0-9.+-]*$")
 SAFE_VERSION = re.compile(r"^[A-Za-z0-9.+~:-]*$")
+SAFE_PATTERN = re.compile(r"^[a-z0-9.+*?\[\]-]+$")  # a shell-style pattern of package names
 SAFE_USER = re.compile(r"^[a-z_][a-z0-9_.-]{0,31}\$?$")
 SAFE_GROUP = SAFE_USER
 SAFE_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")

@@ -10,7 +10,7 @@ from ..core import (CHANGE, CHANGED, FAILED, OK, UNKNOWN, CheckResult, Descripti
 from ..shellquote import q
 from ..state import ABSENT, PRESENT, UNKNOWN as UNK
 from .files import REBOOT_HANDLER
-from ._util import (J, SAFE_PKG, SAFE_VERSION, check_abs_path, check_url, deb822_other_uris, disable_radeon_lines,
+from ._util import (J, SAFE_PATTERN, SAFE_PKG, SAFE_VERSION, check_abs_path, check_url, deb822_other_uris, disable_radeon_lines,
                     is_radeon_line, norm_deb_lines, rooted, shell_array, version_matches)
 
 APT_INSTALL_OPTS = ["-y", "-o", "DPkg::Lock::Timeout=600", "-o", "Dpkg::Options::=--force-confold",
@@ -46,6 +46,17 @@ def apt_knows_error_on(version: object) -> bool:
 
 def apt_update_argv(version: object) -> List[str]:
     return ["apt-get", "update"] + (["--error-on=any"] if apt_knows_error_on(version) else [])
+
+
+def apt_removals(simulation: str) -> List[str]:
+    """The packages an ``apt-get -s`` run says it would remove (its ``Remv NAME [VERSION]`` lines)."""
+    out = []
+    for line in (simulation or "").splitlines():
+        if line.startswith("Remv "):
+            name = line[5:].split()[0].split(":")[0] if line[5:].split() else ""
+            if name and name not in out:
+                out.append(name)
+    return out
 
 
 AUTH_MASK = "***"  # a password as plans, logs and JSON show it
@@ -781,17 +792,52 @@ class AptUpdate(Step):
 
 class AptInstall(Step):
     """Install packages at exact versions (``6.4.3.60403-*``: that release, any build) or at the
-    candidate of the configured repositories (no version)."""
+    candidate of the configured repositories (no version).
+
+    apt may remove packages to install others.  Before it installs, the step asks apt what it would
+    remove (``apt-get -s``): packages matching ``related`` (ROCm's own, shell-style patterns) may go;
+    any other stops the step with the list, nothing installed or removed, unless ``allow_removals``
+    (``--allow-apt-removals``, answers file ``allow_apt_removals``; :meth:`confirmations` is the
+    question a frontend asks).  When apt would remove nothing, the install runs with ``--no-remove``."""
 
     kind = "apt-install"
     uses_dpkg = True
     required = ("packages",)
-    defaults = {"from_step": "", "upgrade_with_repo": False, "notify_reboot": False}
+    defaults = {"from_step": "", "upgrade_with_repo": False, "notify_reboot": False, "related": [],
+                "allow_removals": False}
 
     def validate(self) -> None:
         self.params["packages"] = _pkg_specs(self.params["packages"])
         if not self.params["packages"]:
             raise ValueError("apt-install needs at least one package")
+        related = self.params["related"]
+        if not isinstance(related, list) or not all(isinstance(p, str) and SAFE_PATTERN.match(p) for p in related):
+            raise ValueError("related must be a list of package name patterns (letters, digits, . + - * ? [ ])")
+        if not isinstance(self.params["allow_removals"], bool):
+            raise ValueError("allow_removals must be true or false")
+
+    def unrelated(self, names: List[str]) -> List[str]:
+        """Those of ``names`` that are not ROCm's (no ``related`` pattern matches)."""
+        import fnmatch
+
+        return [n for n in names if not any(fnmatch.fnmatchcase(n, p) for p in self.params["related"])]
+
+    def confirmations(self) -> List[Dict[str, str]]:
+        """The yes/no questions this step needs answered before it runs unattended: a frontend asks
+        them (the TUI), ``--yes`` takes them from the flag or answers file named here."""
+        if self.params["allow_removals"]:
+            return []
+        return [{"step": self.id, "key": "allow_apt_removals", "flag": "--allow-apt-removals",
+                 "question": "If installing these packages makes apt remove packages that are not part of ROCm, "
+                             "may it remove them? (No: the step stops and lists them; nothing is removed)"}]
+
+    def _removal_line(self) -> str:
+        if self.params["allow_removals"]:
+            return ("apt-get -s first: what apt would remove is listed, and removed (--allow-apt-removals); "
+                    "with nothing to remove, the install runs with --no-remove")
+        return ("apt-get -s first: what apt would remove is listed; packages that are not ROCm's stop the step "
+                "(nothing installed or removed) unless --allow-apt-removals; with nothing to remove, the install "
+                "runs with --no-remove")
 
     def _pending(self, state, assume_missing: bool = False) -> Tuple[List[Tuple[Dict[str, str], Any, str]], List[str],
                                                                      bool]:
@@ -865,6 +911,9 @@ class AptInstall(Step):
                                                avail))
         if want:
             desc.actions.append("apt-get install " + " ".join(want))
+            desc.actions.append(self._removal_line())
+            desc.actions.append("the free disk space is checked first against the packages' sizes (download and "
+                                "Installed-Size); too little stops the step before apt runs")
             desc.commands.append(["apt-get", "install"] + APT_INSTALL_OPTS + want)
         desc.actions += notes
         return desc
@@ -889,8 +938,24 @@ class AptInstall(Step):
                 want.append(f"{spec['name']}={pick}")
             else:
                 want.append(spec["name"])
-        ctx.check_call(["apt-get", "install"] + APT_INSTALL_OPTS + want, timeout=7200)
-        return Result(CHANGED, "installed " + " ".join(want))
+        sim = ctx.run(["apt-get", "-s", "-o", "Debug::NoLocking=1", "install"] + APT_INSTALL_OPTS + want,
+                      timeout=600)
+        removed = apt_removals(sim.stdout)
+        other = self.unrelated(removed)
+        if other and not self.params["allow_removals"]:
+            return Result(FAILED, f"to install {' '.join(want)}, apt would remove packages that are not part of ROCm: "
+                                  f"{', '.join(other)}; nothing was installed or removed. See why with  apt-get -s "
+                                  f"install {' '.join(want)}; to let apt remove them, run again with "
+                                  "--allow-apt-removals (answers file: allow_apt_removals = true)")
+        from ...execute.preflight import apt_space_needed, disk_space_problem
+
+        space = apt_space_needed(lambda argv: ctx.run(argv, timeout=300), sim.stdout) if sim.rc == 0 else None
+        short = disk_space_problem(*space, root=ctx.root) if space is not None else None
+        if short:
+            return Result(FAILED, f"{short}; nothing was installed (apt-get install {' '.join(want)})")
+        guard = [] if removed else ["--no-remove"]
+        ctx.check_call(["apt-get", "install"] + APT_INSTALL_OPTS + guard + want, timeout=7200)
+        return Result(CHANGED, "installed " + " ".join(want) + (f"; apt removed {', '.join(removed)}" if removed else ""))
 
     def render_shell_body(self) -> List[str]:
         names = [s["name"] for s in self.params["packages"]]
@@ -926,7 +991,9 @@ class AptInstall(Step):
             "  return 0",
             "fi",
             "rw_need_root",
-            "rw_dpkg_run apt-get install " + " ".join(q(o) for o in APT_INSTALL_OPTS) + ' "${want[@]}"',
+            shell_array("related", self.params["related"]),
+            f"rw_apt_install {'1' if self.params['allow_removals'] else '0'} \"${{#related[@]}}\" \"${{related[@]}}\" "
+            + " ".join(q(o) for o in APT_INSTALL_OPTS) + ' "${want[@]}"',
             f"rw_mark {q(self.id)}",
         ]
         return lines
@@ -943,13 +1010,15 @@ class AptInstall(Step):
         kernel = [s["kernel_prefix"] + "{{ ansible_facts['kernel'] }}" for s in self.params["packages"]
                   if s.get("kernel_prefix")]
         handlers = [REBOOT_HANDLER] if self.params["notify_reboot"] else []
+        # apt's --no-remove: the task fails rather than remove anything, unless removals were allowed
+        guard = {} if self.params["allow_removals"] else {"fail_on_autoremove": True}
         if kernel:
             tasks.append({"name": f"{n}: install the headers of the running kernel", "ansible.builtin.apt": {
                 "name": kernel, "state": "present"}})
         if any(s["version"] for s in self.params["packages"]):
             t = {"name": f"{n}: install the packages at their exact versions", "ansible.builtin.apt": {
                 "name": J(self.var("exact")), "state": "present", "allow_downgrade": True,
-                "lock_timeout": 600}}
+                "lock_timeout": 600, **guard}}
             if handlers:
                 t["notify"] = handlers
             tasks.append(t)
@@ -958,7 +1027,7 @@ class AptInstall(Step):
                  "__noqa__": "package-latest",
                  "ansible.builtin.apt": {"name": J(self.var("loose")),
                                          "state": "latest" if self.params["upgrade_with_repo"] else "present",
-                                         "lock_timeout": 600}}
+                                         "lock_timeout": 600, **guard}}
             if handlers:
                 t["notify"] = handlers
             if not self.params["upgrade_with_repo"]:
