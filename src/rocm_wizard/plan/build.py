@@ -406,6 +406,35 @@ def _rocm_best(system):
     return resolve.rocm_ways(_facts(system)).best
 
 
+def _kept_venv(system, rel, dkms: bool, notes: List[str]) -> Dict[str, Any]:
+    """The venv with a ROCm torch that a ROCm upgrade leaves as it is (the upgrade changes the host,
+    not a venv), with the torch the resolver picks for it against the new release (its series'
+    index, the new driver's window when amdgpu-dkms is installed): what the torch way does next."""
+    from dataclasses import replace
+
+    from .. import resolve
+    from ..catalog import compat
+
+    envs = [e for e in getattr(system, "torch", []) or [] if e.path and e.build in (None, "rocm")]
+    env = next((e for e in envs if e.active), envs[0] if envs else None)
+    if env is None:
+        return {}
+    facts = _facts(system, env.path)
+    if dkms and compat.driver_train_of_rocm(rel.version):
+        facts = replace(facts, driver_train=compat.driver_train_of_rocm(rel.version),
+                        driver_source=f"the amdgpu driver of ROCm {rel.version}")
+    best = resolve.torch_ways(facts, series=rel.series).best
+    nxt = f"{best.subject[0].version}+{best.subject[1].name}" if best is not None else None
+    kept = {"venv": env.path, "torch_now": env.version, "torch_next": nxt, "rocm": rel.version}
+    from .after import torch_command
+
+    cmd = torch_command(kept)
+    notes.append(f"this plan changes no venv: {env.path} keeps torch {env.version or '?'}"
+                 + (f"; the torch way next, for ROCm {rel.version}: {cmd}" if cmd else
+                    f"; no torch in the catalog fits it with ROCm {rel.version}"))
+    return kept
+
+
 # ------------------------------------------------------------------------------ torch-reinstall
 def _pick_venv(system, choices: Choices):
     all_envs = list(getattr(system, "torch", []) or [])
@@ -788,6 +817,7 @@ def _build(system, choices: Choices, notes: List[str]) -> Plan:
                  "apt": bool(osi is not None and osi.id in ("ubuntu", "debian"))}
         if path == "rocm-upgrade":
             ns, facts, fp = _rocm_upgrade(system, choices, notes, recipe)
+            facts["venv_kept"] = _kept_venv(system, cat.rocm_release(choices.rocm), choices.dkms, notes)
         elif path == "torch-reinstall":
             ns, facts, fp = _torch_reinstall(system, choices, notes, recipe)
         else:
