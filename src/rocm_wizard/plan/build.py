@@ -817,7 +817,9 @@ def _build(system, choices: Choices, notes: List[str]) -> Plan:
                  "apt": bool(osi is not None and osi.id in ("ubuntu", "debian"))}
         if path == "rocm-upgrade":
             ns, facts, fp = _rocm_upgrade(system, choices, notes, recipe)
-            facts["venv_kept"] = _kept_venv(system, cat.rocm_release(choices.rocm), choices.dkms, notes)
+            kept = _kept_venv(system, cat.rocm_release(choices.rocm), choices.dkms, notes)
+            if kept:
+                facts["venv_kept"] = kept
         elif path == "torch-reinstall":
             ns, facts, fp = _torch_reinstall(system, choices, notes, recipe)
         else:
