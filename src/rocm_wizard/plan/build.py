@@ -659,6 +659,40 @@ def _torch_reinstall(system, choices: Choices, notes: List[str], recipe):
 
 
 # ------------------------------------------------------------------------------ docker
+class _DriverWindow:
+    """An image's ROCm user space against the host's amdgpu kernel driver (AMD's user/kernel
+    window, catalog/data/compat.toml): the resolver's driver-window check of the docker way."""
+
+    def __init__(self, system, ubuntu: Optional[str], python: Optional[str]) -> None:
+        self.facts = _facts(system)
+        self.ubuntu, self.python = ubuntu, python
+
+    def verdict(self, tag):
+        from ..resolve.resolver import check_driver_window
+
+        return check_driver_window(self.facts, tag.rocm, f"the image {tag.tag}")
+
+    def fits(self, tag) -> bool:
+        from .. import resolve
+
+        return self.verdict(tag).verdict != resolve.VIOLATED
+
+    def refusal(self, tag) -> str:
+        better = cat.docker_pick(None, self.ubuntu, self.python, None, self.fits)
+        return (f"{self.verdict(tag).detail}: the container would run on a kernel driver outside AMD's window. "
+                + (f"An image within it: --image {better.tag}" if better is not None else
+                   "No known image fits it: upgrade the kernel driver (--path rocm-upgrade) first"))
+
+    def check(self, tag, notes: List[str]) -> None:
+        from .. import resolve
+
+        v = self.verdict(tag)
+        if v.verdict == resolve.VIOLATED:
+            raise PlanError(self.refusal(tag))
+        if v.verdict == resolve.UNKNOWN:
+            notes.append(v.detail)
+
+
 def _docker(system, choices: Choices, notes: List[str], recipe):
     targets, other = _require_gpu(system, choices, "docker", notes)
     if not targets:
@@ -670,6 +704,7 @@ def _docker(system, choices: Choices, notes: List[str], recipe):
         if env.python:
             py = ".".join(env.python.split(".")[:2])
             break
+    window = _DriverWindow(system, host_ubuntu, py)
     if choices.image:
         try:
             image = cat.check_image(choices.image if "/" in choices.image.split(":")[0] or ":" not in choices.image
@@ -682,12 +717,16 @@ def _docker(system, choices: Choices, notes: List[str], recipe):
         if tag is None:
             notes.append(f"{image} is not a tag the catalog knows; the GPU support of its ROCm is not checked")
     else:
-        tag = cat.docker_pick(choices.rocm, host_ubuntu, py, choices.torch)
+        tag = cat.docker_pick(choices.rocm, host_ubuntu, py, choices.torch, window.fits)
         if tag is None:
             asked = ", ".join(f"{k} {v}" for k, v in (("ROCm", choices.rocm), ("torch", choices.torch)) if v)
+            outside = cat.docker_pick(choices.rocm, host_ubuntu, py, choices.torch)
+            if outside is not None:
+                raise PlanError(window.refusal(outside))
             raise PlanError("no known rocm/pytorch image has " + (asked or "a usable tag"))
         image = tag.image
     if tag is not None:
+        window.check(tag, notes)
         rel = cat.rocm_release(tag.rocm)
         for g in targets:
             if rel is None:
@@ -775,7 +814,9 @@ def build_plan(system, choices: Optional[Choices] = None) -> Plan:
         if base.path not in PATHS:
             raise PlanError(f"unknown path {base.path!r}; choose one of {', '.join(PATHS)}")
         notes: List[str] = []
-        if getattr(base, _TARGET_KEY[base.path]) is None:
+        # an image is picked by --rocm / --torch when they are given, not by the diagnosis' image
+        picked = base.path == "docker" and (base.rocm or base.torch)
+        if getattr(base, _TARGET_KEY[base.path]) is None and not picked:
             rec = next((r for r in diagnosed_ways(system) if r["path"] == base.path), None)
             if rec is not None:
                 base = _with_diagnosis(system, base, rec)
