@@ -684,12 +684,17 @@ class _DriverWindow:
                    "No known image fits it: upgrade the kernel driver (--path rocm-upgrade) first"))
 
     def check(self, tag, notes: List[str]) -> None:
+        """Refuse an image outside the window AMD documents; note one outside a window only
+        inferred, or one that cannot be checked."""
         from .. import resolve
+        from ..catalog import compat
 
         v = self.verdict(tag)
         if v.verdict == resolve.VIOLATED:
-            raise PlanError(self.refusal(tag))
-        if v.verdict == resolve.UNKNOWN:
+            if compat.in_window(self.facts.driver_train, tag.rocm)[1] == "documented":
+                raise PlanError(self.refusal(tag))
+            notes.append(f"WARNING: {v.detail}: the container may not work on this kernel driver")
+        elif v.verdict == resolve.UNKNOWN:
             notes.append(v.detail)
 
 
@@ -717,12 +722,11 @@ def _docker(system, choices: Choices, notes: List[str], recipe):
         if tag is None:
             notes.append(f"{image} is not a tag the catalog knows; the GPU support of its ROCm is not checked")
     else:
-        tag = cat.docker_pick(choices.rocm, host_ubuntu, py, choices.torch, window.fits)
+        # within the driver's window first; one outside it is then refused or warned about below
+        tag = (cat.docker_pick(choices.rocm, host_ubuntu, py, choices.torch, window.fits)
+               or cat.docker_pick(choices.rocm, host_ubuntu, py, choices.torch))
         if tag is None:
             asked = ", ".join(f"{k} {v}" for k, v in (("ROCm", choices.rocm), ("torch", choices.torch)) if v)
-            outside = cat.docker_pick(choices.rocm, host_ubuntu, py, choices.torch)
-            if outside is not None:
-                raise PlanError(window.refusal(outside))
             raise PlanError("no known rocm/pytorch image has " + (asked or "a usable tag"))
         image = tag.image
     if tag is not None:
