@@ -623,6 +623,10 @@ def _torch_reinstall(system, choices: Choices, notes: List[str], recipe):
         else:
             env_vars[k] = v
     restore = mode == "new" and exists
+    # a venv made in place is a directory, not a link: the switch moves it aside, named after its torch
+    aside = f"{path}-torch{(env.version or '').replace('+', '-')}" if env is not None and env.version else f"{path}-previous"
+    if aside == target:  # the same build again: the new venv has that name
+        aside += "-previous"
     triton_dist = rel.triton_dist or ""
     ns = {
         "torch": {"version": rel.version, "index": idx, "requirements": reqs, "index_url": index_url,
@@ -630,7 +634,7 @@ def _torch_reinstall(system, choices: Choices, notes: List[str], recipe):
                   "triton_dist": triton_dist,
                   "triton_strays": [d for d in recipe.data["triton_dists"] if d != triton_dist]},
         "venv": {"path": path, "target": target, "new": mode == "new", "existing": mode == "existing",
-                 "python": python, "restore": restore,
+                 "python": python, "restore": restore, "aside": aside,
                  "freeze_backup": f"{path}/rocm-wizard/pip-freeze-before-torch-{label}.txt",
                  "env_file": f"{target}/rocm-wizard.env"},
         "env": {"any": bool(env_vars), "vars": env_vars,
@@ -647,7 +651,9 @@ def _torch_reinstall(system, choices: Choices, notes: List[str], recipe):
         notes.append(f"a stray triton directory shadows the package: {env.triton_shadow} (remove or rename it; "
                      "rocm-wizard does not delete your files)")
     if mode == "new":
-        notes.append(f"the new venv is {target}; {path} becomes a symbolic link to it; the previous venv is kept")
+        notes.append(f"the new venv is {target}; {path} becomes a symbolic link to it; the previous venv is kept "
+                     f"(a venv directory at {path} is moved to {aside} first: run it as {aside}/bin/python -m ..., "
+                     "its scripts still name the old path; rollback moves it back)")
     facts = {"torch": cat.torch_facts(rel, idx), "proof": way.proof(),
              "env": {k: {"value": v, "sources": cat.describe_sources(env_sources[k]) if k in env_sources
                          else ["chosen on the command line"]} for k, v in env_vars.items()}}
