@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rocm-wizard plan: Reinstall torch 2.8.0+rocm6.4 in /home/user/venvs/comfy
-# path: torch-reinstall   plan id: 6b39c17ffc38   format: 1   rocm-wizard @VERSION@
+# path: torch-reinstall   plan id: bd9bea074bc8   format: 1   rocm-wizard @VERSION@
 # made for: Ubuntu 24.04.2 LTS, kernel 6.6.87.2-microsoft-standard-WSL2; AMD Radeon RX 7900 XT (gfx1100); torch 2.9.0.dev20250706+rocm6.4 in None
 # system fingerprint: sha256:06b92597d17e16056e9f9e8db165e54f
 #   kernel: 6.6.87.2-microsoft-standard-WSL2
@@ -21,7 +21,7 @@
 #    6. Let the GPU user use the GPU (render and video groups)
 # Note: not proven (wheel-for-python): the venv's Python version is not known (a new venv gets the system's python3)
 # Note: WSL: AMD's WSL steps remove torch/lib/libhsa-runtime64.so* from the venv's torch (the wheel's own HSA runtime has no WSL support) after the install, and need the ROCm WSL user space on the host (amdgpu-install --usecase=wsl,rocm --no-dkms); this plan does not do either
-# Note: the new venv is /home/user/venvs/comfy-torch2.8.0-rocm6.4; /home/user/venvs/comfy becomes a symbolic link to it; the previous venv is kept
+# Note: the new venv is /home/user/venvs/comfy-torch2.8.0-rocm6.4; /home/user/venvs/comfy becomes a symbolic link to it; the previous venv is kept (a venv directory at /home/user/venvs/comfy is moved to /home/user/venvs/comfy-previous first: run it as /home/user/venvs/comfy-previous/bin/python -m ..., its scripts still name the old path; rollback moves it back)
 
 # Values are single-quoted data, written out literally ($ and \ in them mean nothing to bash):
 # shellcheck disable=SC2016,SC1003
@@ -665,7 +665,7 @@ rw_expect() {
   rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
   RW_STALE=1
 }
-RW_PLAN_ID=6b39c17ffc38
+RW_PLAN_ID=bd9bea074bc8
 
 rw_check_fingerprint() {
   rw_expect kernel "$(rw_fp_kernel)" 6.6.87.2-microsoft-standard-WSL2
@@ -678,10 +678,7 @@ rw_check_fingerprint() {
 
 step_01_venv() {
   rw_begin 1 venv 'Create the new venv /home/user/venvs/comfy-torch2.8.0-rocm6.4'
-  local venv=/home/user/venvs/comfy-torch2.8.0-rocm6.4 py=python3 link=/home/user/venvs/comfy owner
-  if [[ -n $link && -e $RW_ROOT$link && ! -L $RW_ROOT$link ]]; then
-    rw_die "$link is a real directory, not a symbolic link: it cannot be switched to a new venv"
-  fi
+  local venv=/home/user/venvs/comfy-torch2.8.0-rocm6.4 py=python3 owner
   if [[ -x $RW_ROOT$venv/bin/python ]]; then
     rw_ok "venv $venv exists"
     return 0
@@ -734,17 +731,23 @@ step_03_torch() {
 
 step_04_venv_switch() {
   rw_begin 4 venv-switch 'Point /home/user/venvs/comfy at the new venv'
-  local link=/home/user/venvs/comfy target=/home/user/venvs/comfy-torch2.8.0-rocm6.4 cur='' owner
+  local link=/home/user/venvs/comfy target=/home/user/venvs/comfy-torch2.8.0-rocm6.4 aside=/home/user/venvs/comfy-previous cur='' owner
+  owner=$(rw_owner_of "$RW_ROOT${link%/*}")
   if [[ -L $RW_ROOT$link ]]; then
     cur=$(readlink -- "$RW_ROOT$link")
     if [[ $cur == "$target" ]]; then
       rw_ok "$link points at $target"
       return 0
     fi
+  elif [[ -n $aside && -d $RW_ROOT$link ]]; then
+    if [[ -e $RW_ROOT$aside || -L $RW_ROOT$aside ]]; then
+      rw_die "$link is a directory and $aside exists: not moving it there"
+    fi
+    rw_as "$owner" mv -T -- "$link" "$aside"
+    cur=$aside
   elif [[ -e $RW_ROOT$link ]]; then
     rw_die "$link is not a symbolic link: not replacing it"
   fi
-  owner=$(rw_owner_of "$RW_ROOT${link%/*}")
   rw_as "$owner" ln -sfn -- "$target" "$link.rocm-wizard-new"
   rw_as "$owner" mv -Tf -- "$link.rocm-wizard-new" "$link"
   if [[ -n $cur ]]; then rw_say "    the previous venv $cur is kept"; fi

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rocm-wizard plan: Reinstall torch 2.4.1+rocm6.1 in /home/dev/venvs/train
-# path: torch-reinstall   plan id: 70267baa548f   format: 1   rocm-wizard @VERSION@
+# path: torch-reinstall   plan id: 28948ca4a55b   format: 1   rocm-wizard @VERSION@
 # made for: Ubuntu 22.04.4 LTS, kernel 6.5.0-45-generic; AMD Radeon RX 7900 XT (gfx1100); ROCm 6.2.0; torch 2.5.1+rocm6.2 in /home/dev/train/.venv
 # system fingerprint: sha256:09d42e5cc4ed686967ac2a28f5bb65a5
 #   gpus: 744c
@@ -21,7 +21,7 @@
 #    6. Check the venv's other packages against the new torch
 #    7. Let the GPU user use the GPU (render and video groups)
 # Note: not proven (wheel-for-python): the venv's Python version is not known (a new venv gets the system's python3)
-# Note: the new venv is /home/dev/venvs/train-torch2.4.1-rocm6.1; /home/dev/venvs/train becomes a symbolic link to it; the previous venv is kept
+# Note: the new venv is /home/dev/venvs/train-torch2.4.1-rocm6.1; /home/dev/venvs/train becomes a symbolic link to it; the previous venv is kept (a venv directory at /home/dev/venvs/train is moved to /home/dev/venvs/train-previous first: run it as /home/dev/venvs/train-previous/bin/python -m ..., its scripts still name the old path; rollback moves it back)
 
 # Values are single-quoted data, written out literally ($ and \ in them mean nothing to bash):
 # shellcheck disable=SC2016,SC1003
@@ -665,7 +665,7 @@ rw_expect() {
   rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
   RW_STALE=1
 }
-RW_PLAN_ID=70267baa548f
+RW_PLAN_ID=28948ca4a55b
 
 rw_check_fingerprint() {
   rw_expect gpus "$(rw_fp_gpus)" 744c
@@ -679,10 +679,7 @@ rw_check_fingerprint() {
 
 step_01_venv() {
   rw_begin 1 venv 'Create the new venv /home/dev/venvs/train-torch2.4.1-rocm6.1'
-  local venv=/home/dev/venvs/train-torch2.4.1-rocm6.1 py=python3 link=/home/dev/venvs/train owner
-  if [[ -n $link && -e $RW_ROOT$link && ! -L $RW_ROOT$link ]]; then
-    rw_die "$link is a real directory, not a symbolic link: it cannot be switched to a new venv"
-  fi
+  local venv=/home/dev/venvs/train-torch2.4.1-rocm6.1 py=python3 owner
   if [[ -x $RW_ROOT$venv/bin/python ]]; then
     rw_ok "venv $venv exists"
     return 0
@@ -768,17 +765,23 @@ TORCH_BLAS_PREFER_HIPBLASLT=0
 
 step_05_venv_switch() {
   rw_begin 5 venv-switch 'Point /home/dev/venvs/train at the new venv'
-  local link=/home/dev/venvs/train target=/home/dev/venvs/train-torch2.4.1-rocm6.1 cur='' owner
+  local link=/home/dev/venvs/train target=/home/dev/venvs/train-torch2.4.1-rocm6.1 aside=/home/dev/venvs/train-previous cur='' owner
+  owner=$(rw_owner_of "$RW_ROOT${link%/*}")
   if [[ -L $RW_ROOT$link ]]; then
     cur=$(readlink -- "$RW_ROOT$link")
     if [[ $cur == "$target" ]]; then
       rw_ok "$link points at $target"
       return 0
     fi
+  elif [[ -n $aside && -d $RW_ROOT$link ]]; then
+    if [[ -e $RW_ROOT$aside || -L $RW_ROOT$aside ]]; then
+      rw_die "$link is a directory and $aside exists: not moving it there"
+    fi
+    rw_as "$owner" mv -T -- "$link" "$aside"
+    cur=$aside
   elif [[ -e $RW_ROOT$link ]]; then
     rw_die "$link is not a symbolic link: not replacing it"
   fi
-  owner=$(rw_owner_of "$RW_ROOT${link%/*}")
   rw_as "$owner" ln -sfn -- "$target" "$link.rocm-wizard-new"
   rw_as "$owner" mv -Tf -- "$link.rocm-wizard-new" "$link"
   if [[ -n $cur ]]; then rw_say "    the previous venv $cur is kept"; fi
