@@ -57,3 +57,31 @@ def test_plan_only_says_the_venv_is_untouched():
     rc, out, err = run_cli(["--plan-only", "--snapshot", str(SEED), "--path", "rocm-upgrade"])
     assert rc == 2 and out
     assert "note: this plan changes no venv:" in err and "rocm-wizard --path torch-reinstall --venv" in err
+
+
+def test_yes_keeps_the_smoke_test_for_after_the_reboot_and_says_what_to_run(system, tmp_path):
+    """--yes's last step (verify_after) with the real journal and run log: the kernel driver changed,
+    so verification is pending and the log names the exact commands, in order."""
+    import io
+
+    from rocm_wizard.execute.cli import verify_after
+    from rocm_wizard.execute.journal import CHANGED, Journal
+    from rocm_wizard.execute.runlog import RunLog
+
+    plan = build_plan(system, Choices(path="rocm-upgrade"))
+    journal = Journal.create(str(tmp_path / "journal.json"), run_id="r1", plan=plan, argv=[], root="/",
+                             backup_dir=str(tmp_path / "backup"))
+    for s in plan.steps:
+        journal.end_step(s.id, CHANGED, "")
+    console = io.StringIO()
+    log = RunLog(str(tmp_path), console=console)
+    try:
+        assert verify_after(plan, journal, log) == 0
+    finally:
+        log.close()
+    assert journal.data["verify"] == {"status": "pending", "why": after.REBOOT_WHY}
+    text = console.getvalue()
+    kept = after.kept_venv(plan)
+    assert (f"verification pending: {after.REBOOT_WHY}; then run:\n"
+            f"  rocm-wizard --path torch-reinstall --venv {kept['venv']} --torch {kept['torch_next']}\n"
+            f"  rocm-wizard verify --venv {kept['venv']}\n") in text, text
