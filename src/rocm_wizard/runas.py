@@ -42,6 +42,8 @@ STATE_AS_SH = ('if [ -L "$1" ]; then printf "link\\n"; readlink -- "$1"; '
 # Remove PATH (a file or a link, never a directory) / point the link PATH at TARGET, as that user.
 REMOVE_AS_SH = 'if [ -d "$1" ] && [ ! -L "$1" ]; then exit 3; fi; rm -f -- "$1"'
 LINK_AS_SH = 'ln -sfn -- "$2" "$1.rocm-wizard-rollback" && mv -Tf -- "$1.rocm-wizard-rollback" "$1"'
+# Rename the directory PATH to NEW (which must not exist), as that user.  Arguments: PATH NEW.
+MOVE_AS_SH = 'if [ -e "$2" ] || [ -L "$2" ]; then exit 3; fi; mv -T -- "$1" "$2"'
 
 
 class OwnerError(Exception):

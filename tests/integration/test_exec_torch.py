@@ -3,6 +3,7 @@ against the local download.pytorch.org-like index; torch 2.5.1+rocm6.2 -> 2.4.1+
 from __future__ import annotations
 
 import os
+import re
 
 from harness import checks, wizard
 from harness.wheels import read_version_py
@@ -82,6 +83,35 @@ def test_new_venv_beside_the_old_one_and_rollback_flips_back(wroot, pyindex):
     assert f"pointed {ODD} back at {old}" in back.stdout
     assert os.readlink(root.host_path(ODD)) == old
     assert "is kept" in back.stdout  # says the new venv stays, and that it can be removed by hand
+
+
+def test_new_venv_mode_on_a_venv_made_in_place_moves_it_aside_and_rollback_moves_it_back(wroot, pyindex):
+    """The usual venv is a real directory, not a link: `--venv-mode new` moves it aside (named after
+    its torch), links the path to the new venv, and rollback puts the directory back."""
+    root = wroot
+    root.add_user("alice")
+    venv = "/home/alice/ml env"
+    make_torch_venv(root, pyindex, venv, user="alice")
+    res = wizard.run(root, "--yes", "--no-verify", *torch_args(pyindex, venv, mode="new"))
+    assert res.returncode == 0, res.stderr
+    aside, new = venv + "-torch2.5.1-rocm6.2", venv + "-torch2.4.1-rocm6.1"
+    assert os.readlink(root.host_path(venv)) == new
+    assert f"the previous venv moved to {aside}, kept" in res.stderr, res.stderr
+    assert read_version_py(site(root, new))["__version__"] == "2.4.1+rocm6.1"
+    assert read_version_py(site(root, aside))["__version__"] == "2.5.1+rocm6.2"  # the old venv, whole
+    assert dists(root, aside)["torch"] == "2.5.1+rocm6.2"  # and it still runs from where it is now
+    for path in (aside, new):  # moved and made by alice, not by root
+        assert os.stat(root.host_path(path)).st_uid == os.stat(root.host_path("/home/alice")).st_uid
+    again = wizard.run(root, "--yes", "--no-verify", *torch_args(pyindex, venv, mode="new"))
+    assert again.returncode == 0 and set(checks.step_lines(again.stderr).values()) == {"ok"}, again.stderr
+
+    run_id = re.search(r"\(plan \S+, run (\S+)\)", res.stderr).group(1)  # the run that moved it
+    back = wizard.run(root, "rollback", run_id)
+    assert back.returncode == 0, back.stderr
+    assert f"moved {aside} back to {venv}" in back.stdout, back.stdout
+    assert not os.path.islink(root.host_path(venv)) and not root.exists(aside)
+    assert read_version_py(site(root, venv))["__version__"] == "2.5.1+rocm6.2"
+    assert dists(root, venv)["torch"] == "2.5.1+rocm6.2"
 
 
 def test_the_venv_owner_needs_no_root_and_gets_the_exact_group_command(wroot, pyindex):

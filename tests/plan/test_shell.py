@@ -384,3 +384,14 @@ def test_pip_checks_output_reaches_the_terminal_cleaned(tmp_path):
     assert res.returncode == 0, res.stderr
     assert "evil 1.0 needs ]0;pwnedx[2J" in res.stderr, res.stderr
     assert "\033" not in res.stderr and "\007" not in res.stderr
+
+
+@pytest.mark.parametrize("groups, adds", [({"video": (44, ())}, ["44"]),
+                                          ({"video": (44, ()), "render": (110, ())}, ["44", "110"])])
+def test_the_docker_run_script_names_each_group_id_once(tmp_path, groups, adds):
+    """The script's own run writes video's id once where the render group has none of its own."""
+    root = make_root(tmp_path / "root", groups=groups)
+    script = _plan(["--snapshot", SEED, "--path", "docker", "--workspace", "/home/dev/ws"])
+    res = run_script(script, root, tmp_path)
+    shown = [line for line in res.stderr.splitlines() if line.startswith("+") and "--group-add" in line]
+    assert [line.split()[-2] for line in shown] == adds, res.stderr

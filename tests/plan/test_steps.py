@@ -536,3 +536,23 @@ def test_a_dollar_in_the_workspace_reaches_compose_literally():
     svc = yaml.safe_load(step.fill(step.compose_template, "44", "110"))["services"]["pytorch"]
     assert svc["volumes"] == ["/srv/$$HOME/$${X}:/workspace"]  # Compose turns $$ back into $
     assert "workspace='/srv/$HOME/${X}'" in step.script_template
+
+
+def test_docker_run_script_adds_the_video_id_once_without_a_render_group_of_its_own(tmp_path):
+    """No render group (or one sharing video's id): the script and compose file name video's id
+    once, not `--group-add 44` twice."""
+    from rocm_wizard.plan.steps import DockerRunScript
+
+    root = make_root(tmp_path / "root", groups={"video": (44, ())})
+    ctx = Context(root=str(root), runner=Recorder(root), env={"SUDO_USER": "dev", "PATH": "/usr/bin"}, euid=0)
+    image = "rocm/pytorch:rocm6.4.3_ubuntu22.04_py3.10_pytorch_release_2.6.0"
+    step = DockerRunScript("run-script", "t", dir="/home/dev/rocm-workspace", image=image,
+                           flags=["--device=/dev/kfd", "--group-add", "video"], user="dev")
+    twice(step, ctx)
+    script = (root / "home/dev/rocm-workspace/run-rocm-pytorch.sh").read_text()
+    assert script.count("--group-add") == 1 and "--group-add 44 \\" in script and "_GID@" not in script
+    import yaml
+
+    svc = yaml.safe_load((root / "home/dev/rocm-workspace/compose.yaml").read_text())["services"]["pytorch"]
+    assert svc["group_add"] == [44]
+    assert subprocess.run(["bash", "-n", str(root / "home/dev/rocm-workspace/run-rocm-pytorch.sh")]).returncode == 0

@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
-from typing import Iterable, List, Optional, Tuple
+from typing import Callable, Iterable, List, Optional, Tuple
 
 from ._data import load, tup
 
@@ -126,12 +126,14 @@ def _match(value: str, want: Optional[str]) -> bool:
 
 
 def pick_tag(rocm: Optional[str] = None, ubuntu: Optional[str] = None, python: Optional[str] = None,
-             torch: Optional[str] = None, documented_only: bool = False) -> Optional[DockerTag]:
-    """Best known rocm/pytorch tag matching every filter given (None when none does)."""
+             torch: Optional[str] = None, documented_only: bool = False,
+             fits: Optional[Callable[[DockerTag], bool]] = None) -> Optional[DockerTag]:
+    """Best known rocm/pytorch tag matching every filter given (None when none does); ``fits``: a
+    further test of the host (its kernel driver's window)."""
     cands = [t for t in _tags()
              if _match(t.rocm, rocm) and _match(t.ubuntu, ubuntu) and _match(t.python, python)
              and _match(t.torch, torch) and (not documented_only or t.status == "documented")
-             and t.status != "preview"]
+             and t.status != "preview" and (fits is None or fits(t))]
     if not cands:
         return None
     return max(cands, key=_key)

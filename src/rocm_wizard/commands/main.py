@@ -40,7 +40,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--torch", metavar="VER", help="torch version (2.4.1, or 2.4.1+rocm6.0 to pick the index)")
     g.add_argument("--venv", metavar="PATH", help="the venv to change (a new path gets a new venv)")
     g.add_argument("--venv-mode", choices=("new", "existing"), default=None,
-                   help="new: build a new versioned venv and point PATH at it; existing: change PATH in place")
+                   help="new: build a new versioned venv and make PATH a link to it (a venv directory at PATH is "
+                        "moved aside to PATH-torch<its torch>; rollback moves it back); existing: change PATH in place")
     g.add_argument("--image", metavar="TAG", help="rocm/pytorch image tag for the docker path")
     g.add_argument("--workspace", metavar="DIR", help="host directory mounted as /workspace (docker path)")
     g.add_argument("--no-dkms", action="store_true", help="keep the installed amdgpu kernel driver")

@@ -73,6 +73,7 @@ class DemoCore(Core):
         import json
         import time as _time
 
+        from ..plan import after
         from ..tui.execution import OUTPUT, PLAN_START, StepEvent, Steps, translate
         from .simulate import SimulatedExecutor
 
@@ -106,7 +107,7 @@ class DemoCore(Core):
         failed = next((sid for sid, st in results.items() if st == "failed"), None)
         outcome = ExecOutcome(status=status, results=results, simulated=True, run_dir=run_dir,
                               log_path=os.path.join(run_dir, "run.log"),
-                              reboot=any(s.kind == "reboot-flag" and results.get(s.id) == "changed" for s in plan.steps),
+                              reboot=after.rebooting(plan, [sid for sid, st in results.items() if st == "changed"]),
                               error=f"step {failed} failed (simulated)" if status == "failed" and failed else None)
         outcome.answers_path = self.write_answers(plan)
         return outcome

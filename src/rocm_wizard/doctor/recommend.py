@@ -372,7 +372,8 @@ def _rocm(ctx: Context, facts: resolve.Facts, ids, repo_base: Optional[str], ind
     parts = [("Repair the setup of the installed " if mode == "repair" else "") + where
              + (f" for {', '.join(gfx)}" if gfx else "") + f" on Ubuntu {ver} ({codename or '?'})."]
     if torch_target:
-        parts.append(f"Then torch {torch_target['torch']} from the {torch_target['index']} index to match.")
+        parts.append(f"This changes no venv: its torch stays as it is; the torch way next (torch "
+                     f"{torch_target['torch']} from the {torch_target['index']} index) matches the new release.")
     if ctx.host_rocm:
         parts.append(f"The host has ROCm {ctx.host_rocm} now.")
     if system_problems:

@@ -281,13 +281,16 @@ def verify_after(plan, journal, log, skip: bool = False) -> int:
         journal.save()
         log.say("verification skipped (--no-verify): run  rocm-wizard verify  when ready")
         return exitcodes.OK
-    rebooting = any(s.kind == "reboot-flag" and s.id in journal.changed for s in plan.steps)
+    from ..plan import after
+
+    rebooting = after.rebooting(plan, journal.changed)
     if target is None or rebooting:
-        why = ("after the reboot the new kernel driver needs" if rebooting else
-               "this plan sets up no PyTorch environment to test")
+        why = after.REBOOT_WHY if rebooting else "this plan sets up no PyTorch environment to test"
         journal.data["verify"] = {"status": "pending", "why": why}
         journal.save()
-        log.say(f"verification pending: {why}; then run  rocm-wizard verify --venv PATH  (a venv with torch)")
+        log.say(f"verification pending: {why}; then run:")
+        for line in after.next_steps(plan, True):
+            log.say(f"  {line}")
         return exitcodes.OK
     try:
         from ..verify import run_verify

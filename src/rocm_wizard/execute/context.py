@@ -85,6 +85,17 @@ class ExecContext(Context):
             self.remember(path)
         super().remove(path)
 
+    def move_aside(self, path: str, aside: str, user: Optional[str] = None) -> None:
+        """Record the directory ``path`` as moved to ``aside`` (write-ahead: rollback moves it
+        back), then move it."""
+        if self.journal is not None and self.journal.file_entry(path) is None:
+            entry = {"path": path, "step": self.current_step, "before": "dir", "backup": None, "link": None,
+                     "moved": aside}
+            if user and user != "root" and self.euid == 0:
+                entry["user"] = user
+            self.journal.add_file(entry)
+        super().move_aside(path, aside, user)
+
     def symlink_flip(self, link: str, target: str, user: Optional[str] = None) -> None:
         self.remember(link, user)
         super().symlink_flip(link, target, user)

@@ -48,7 +48,8 @@ _TOP = {"run_id": (str,), "plan_id": (str,), "path": (str,), "title": (str,), "s
         "packages": (list, type(None)), "started": _NUM + (type(None),), "finished": _NUM + (type(None),)}
 _STEP = {"id": (str,), "status": (str,), "kind": (str,), "title": (str,), "detail": (str,),
          "started": _NUM + (type(None),), "finished": _NUM + (type(None),)}
-_FILE = {"path": (str,), "before": (str,), "backup": _OPT_STR, "link": _OPT_STR, "step": _OPT_STR, "user": _OPT_STR}
+_FILE = {"path": (str,), "before": (str,), "backup": _OPT_STR, "link": _OPT_STR, "step": _OPT_STR, "user": _OPT_STR,
+         "moved": _OPT_STR}
 _CHILD = {"pgid": (int,), "start": _OPT_INT, "step": _OPT_STR, "argv": (list,)}
 
 

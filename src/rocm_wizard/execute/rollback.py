@@ -1,7 +1,8 @@
 """Put back what a run changed that can be put back, and say plainly what cannot.
 
 Restored: every file the run wrote, removed or re-pointed (apt sources, keyring, pin, linker
-configuration, the venv's activate script and env file, the venv link), from the state recorded in
+configuration, the venv's activate script and env file, the venv link, a venv directory moved aside
+for it), from the state recorded in
 the journal before the first change.  Not undone: packages (apt, pip) and the kernel module; for
 those the exact commands that would go back are printed.
 """
@@ -13,7 +14,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..fsutil import copy_atomic
 from ..plan.shellquote import q
-from ..runas import LINK_AS_SH, REMOVE_AS_SH, WRITE_AS_SH, run_as, state_as
+from ..runas import LINK_AS_SH, MOVE_AS_SH, REMOVE_AS_SH, WRITE_AS_SH, run_as, state_as
 
 
 @dataclass
@@ -111,6 +112,29 @@ def restore_files(files: List[Dict[str, Any]], root: str = "/", dry_run: bool = 
                         os.symlink(target, tmp)
                         os.replace(tmp, real)
                 res.restored.append(f"pointed {path} back at {target}")
+            elif before == "dir":  # a directory moved aside (a real venv before the venv link)
+                moved = entry.get("moved")
+                if not isinstance(moved, str) or not moved.startswith("/"):
+                    res.problems.append(f"{path}: the journal lacks where the directory was moved")
+                    continue
+                if not os.path.lexists(_p(root, moved)):
+                    if kind == "other":
+                        continue  # moved back already
+                    res.problems.append(f"{path}: the directory moved to {moved} is no longer there")
+                    continue
+                if kind not in ("link", "absent"):
+                    res.problems.append(f"{path} is neither the run's link nor absent; not moving {moved} back")
+                    continue
+                if not dry_run:
+                    if user:
+                        if kind == "link":
+                            run_as(user, REMOVE_AS_SH, real)
+                        run_as(user, MOVE_AS_SH, _p(root, moved), real)
+                    else:
+                        if kind == "link":
+                            os.unlink(real)
+                        os.rename(_p(root, moved), real)
+                res.restored.append(f"moved {moved} back to {path}")
             elif before == "file":
                 backup = entry.get("backup")
                 if not isinstance(backup, str) or not os.path.isfile(_p(root, backup)):

@@ -636,6 +636,35 @@ def _rocm_best(system):
     return resolve.rocm_ways(_facts(system)).best
 
 
+def _kept_venv(system, rel, dkms: bool, notes: List[str]) -> Dict[str, Any]:
+    """The venv with a ROCm torch that a ROCm upgrade leaves as it is (the upgrade changes the host,
+    not a venv), with the torch the resolver picks for it against the new release (its series'
+    index, the new driver's window when amdgpu-dkms is installed): what the torch way does next."""
+    from dataclasses import replace
+
+    from .. import resolve
+    from ..catalog import compat
+
+    envs = [e for e in getattr(system, "torch", []) or [] if e.path and e.build in (None, "rocm")]
+    env = next((e for e in envs if e.active), envs[0] if envs else None)
+    if env is None:
+        return {}
+    facts = _facts(system, env.path)
+    if dkms and compat.driver_train_of_rocm(rel.version):
+        facts = replace(facts, driver_train=compat.driver_train_of_rocm(rel.version),
+                        driver_source=f"the amdgpu driver of ROCm {rel.version}")
+    best = resolve.torch_ways(facts, series=rel.series).best
+    nxt = f"{best.subject[0].version}+{best.subject[1].name}" if best is not None else None
+    kept = {"venv": env.path, "torch_now": env.version, "torch_next": nxt, "rocm": rel.version}
+    from .after import torch_command
+
+    cmd = torch_command(kept)
+    notes.append(f"this plan changes no venv: {env.path} keeps torch {env.version or '?'}"
+                 + (f"; the torch way next, for ROCm {rel.version}: {cmd}" if cmd else
+                    f"; no torch in the catalog fits it with ROCm {rel.version}"))
+    return kept
+
+
 # ------------------------------------------------------------------------------ torch-reinstall
 def _pick_venv(system, choices: Choices):
     all_envs = list(getattr(system, "torch", []) or [])
@@ -832,6 +861,10 @@ def _torch_reinstall(system, choices: Choices, notes: List[str], recipe):
         else:
             env_vars[k] = v
     restore = mode == "new" and exists
+    # a venv made in place is a directory, not a link: the switch moves it aside, named after its torch
+    aside = f"{path}-torch{(env.version or '').replace('+', '-')}" if env is not None and env.version else f"{path}-previous"
+    if aside == target:  # the same build again: the new venv has that name
+        aside += "-previous"
     triton_dist = rel.triton_dist or ""
     ns = {
         "torch": {"version": rel.version, "index": idx, "label": cat.index_label(idx), "requirements": reqs,
@@ -841,7 +874,7 @@ def _torch_reinstall(system, choices: Choices, notes: List[str], recipe):
                   "triton_dist": triton_dist,
                   "triton_strays": [d for d in recipe.data["triton_dists"] if d != triton_dist]},
         "venv": {"path": path, "target": target, "new": mode == "new", "existing": mode == "existing",
-                 "python": python, "restore": restore,
+                 "python": python, "restore": restore, "aside": aside,
                  "freeze_backup": f"{path}/rocm-wizard/pip-freeze-before-torch-{label}.txt",
                  "env_file": f"{target}/rocm-wizard.env"},
         "env": {"any": bool(env_vars), "vars": env_vars,
@@ -858,7 +891,9 @@ def _torch_reinstall(system, choices: Choices, notes: List[str], recipe):
         notes.append(f"a stray triton directory shadows the package: {env.triton_shadow} (remove or rename it; "
                      "rocm-wizard does not delete your files)")
     if mode == "new":
-        notes.append(f"the new venv is {target}; {path} becomes a symbolic link to it; the previous venv is kept")
+        notes.append(f"the new venv is {target}; {path} becomes a symbolic link to it; the previous venv is kept "
+                     f"(a venv directory at {path} is moved to {aside} first: run it as {aside}/bin/python -m ..., "
+                     "its scripts still name the old path; rollback moves it back)")
     facts = {"torch": cat.torch_facts(rel, idx), "proof": way.proof(),
              "env": {k: {"value": v, "sources": cat.describe_sources(env_sources[k]) if k in env_sources
                          else ["chosen on the command line"]} for k, v in env_vars.items()}}
@@ -870,6 +905,45 @@ def _torch_reinstall(system, choices: Choices, notes: List[str], recipe):
 
 
 # ------------------------------------------------------------------------------ docker
+class _DriverWindow:
+    """An image's ROCm user space against the host's amdgpu kernel driver (AMD's user/kernel
+    window, catalog/data/compat.toml): the resolver's driver-window check of the docker way."""
+
+    def __init__(self, system, ubuntu: Optional[str], python: Optional[str]) -> None:
+        self.facts = _facts(system)
+        self.ubuntu, self.python = ubuntu, python
+
+    def verdict(self, tag):
+        from ..resolve.resolver import check_driver_window
+
+        return check_driver_window(self.facts, tag.rocm, f"the image {tag.tag}")
+
+    def fits(self, tag) -> bool:
+        from .. import resolve
+
+        return self.verdict(tag).verdict != resolve.VIOLATED
+
+    def refusal(self, tag) -> str:
+        better = cat.docker_pick(None, self.ubuntu, self.python, None, self.fits)
+        return (f"{self.verdict(tag).detail}: the container would run on a kernel driver outside AMD's window. "
+                + (f"An image within it: --image {better.tag}" if better is not None else
+                   "No known image fits it: upgrade the kernel driver (--path rocm-upgrade) first"))
+
+    def check(self, tag, notes: List[str]) -> None:
+        """Refuse an image outside the window AMD documents; note one outside a window only
+        inferred, or one that cannot be checked."""
+        from .. import resolve
+        from ..catalog import compat
+
+        v = self.verdict(tag)
+        if v.verdict == resolve.VIOLATED:
+            if compat.in_window(self.facts.driver_train, tag.rocm)[1] == "documented":
+                raise PlanError(self.refusal(tag))
+            notes.append(f"WARNING: {v.detail}: the container may not work on this kernel driver")
+        elif v.verdict == resolve.UNKNOWN:
+            notes.append(v.detail)
+
+
 def _docker(system, choices: Choices, notes: List[str], recipe):
     targets, other = _require_gpu(system, choices, "docker", notes)
     if not targets:
@@ -881,6 +955,7 @@ def _docker(system, choices: Choices, notes: List[str], recipe):
         if env.python:
             py = ".".join(env.python.split(".")[:2])
             break
+    window = _DriverWindow(system, host_ubuntu, py)
     if choices.image:
         try:
             image = cat.check_image(choices.image if "/" in choices.image.split(":")[0] or ":" not in choices.image
@@ -893,12 +968,15 @@ def _docker(system, choices: Choices, notes: List[str], recipe):
         if tag is None:
             notes.append(f"{image} is not a tag the catalog knows; the GPU support of its ROCm is not checked")
     else:
-        tag = cat.docker_pick(choices.rocm, host_ubuntu, py, choices.torch)
+        # within the driver's window first; one outside it is then refused or warned about below
+        tag = (cat.docker_pick(choices.rocm, host_ubuntu, py, choices.torch, window.fits)
+               or cat.docker_pick(choices.rocm, host_ubuntu, py, choices.torch))
         if tag is None:
             asked = ", ".join(f"{k} {v}" for k, v in (("ROCm", choices.rocm), ("torch", choices.torch)) if v)
             raise PlanError("no known rocm/pytorch image has " + (asked or "a usable tag"))
         image = tag.image
     if tag is not None:
+        window.check(tag, notes)
         rel = cat.rocm_release(tag.rocm)
         for g in targets:
             if rel is None:  # a Core SDK image: the GPU list of its tag entry
@@ -989,7 +1067,9 @@ def build_plan(system, choices: Optional[Choices] = None) -> Plan:
         if base.path not in PATHS:
             raise PlanError(f"unknown path {base.path!r}; choose one of {', '.join(PATHS)}")
         notes: List[str] = []
-        if getattr(base, _TARGET_KEY[base.path]) is None:
+        # an image is picked by --rocm / --torch when they are given, not by the diagnosis' image
+        picked = base.path == "docker" and (base.rocm or base.torch)
+        if getattr(base, _TARGET_KEY[base.path]) is None and not picked:
             rec = next((r for r in diagnosed_ways(system) if r["path"] == base.path), None)
             if rec is not None:
                 base = _with_diagnosis(system, base, rec)
@@ -1033,6 +1113,9 @@ def _build(system, choices: Choices, notes: List[str]) -> Plan:
             ns, facts, fp = _rocm_upgrade(system, choices, notes, recipe)
             if ns.get("stream") == "core-sdk":
                 recipe = load_recipe("rocm-upgrade-core")  # the Core SDK branch: its own steps
+            kept = _kept_venv(system, cat.rocm_release(choices.rocm), choices.dkms, notes)
+            if kept:
+                facts["venv_kept"] = kept
         elif path == "torch-reinstall":
             ns, facts, fp = _torch_reinstall(system, choices, notes, recipe)
         else:

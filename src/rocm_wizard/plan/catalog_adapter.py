@@ -368,11 +368,12 @@ def docker_parse(image: str):
     return known.get(parsed.tag, parsed)
 
 
-def docker_pick(rocm: Optional[str], ubuntu: Optional[str], python: Optional[str], torch: Optional[str]):
+def docker_pick(rocm: Optional[str], ubuntu: Optional[str], python: Optional[str], torch: Optional[str],
+                fits=None):
     from ..catalog import docker
 
     for r, u, p, t in ((rocm, ubuntu, python, torch), (rocm, ubuntu, None, torch), (rocm, None, None, torch)):
-        tag = docker.pick_tag(rocm=r, ubuntu=u, python=p, torch=t)
+        tag = docker.pick_tag(rocm=r, ubuntu=u, python=p, torch=t, fits=fits)
         if tag is not None:
             return tag
     return None

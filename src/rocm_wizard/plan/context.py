@@ -247,6 +247,21 @@ class Context:
         except FileNotFoundError:
             pass
 
+    def move_aside(self, path: str, aside: str, user: Optional[str] = None) -> None:
+        """Rename the directory ``path`` to ``aside`` (which must not exist), as ``user`` when given
+        and this run is root (the owner of the directory it is in)."""
+        if os.path.lexists(self.p(aside)):
+            raise StepError(f"{aside} exists already; not moving {path} there")
+        if user and user != "root" and self.euid == 0:
+            from ..runas import MOVE_AS_SH, run_as
+
+            try:
+                run_as(user, MOVE_AS_SH, self.p(path), self.p(aside))
+            except OSError as exc:
+                raise StepError(f"cannot move {path} to {aside}: {exc}") from None
+            return
+        os.rename(self.p(path), self.p(aside))
+
     def symlink_flip(self, link: str, target: str, user: Optional[str] = None) -> None:
         """Point ``link`` at ``target`` atomically (new link under a temporary name, then rename),
         as ``user`` when given and this run is root (the owner of the directory it is in).

@@ -206,22 +206,25 @@ class Core:
 
     # verification ------------------------------------------------------------------------------
     def verify_target(self, plan, system: Optional[System] = None) -> Dict[str, Any]:
-        """What the smoke test runs against after ``plan``: the image of the docker path, the venv
-        of the torch-reinstall path, else the first venv with a ROCm torch (or this interpreter)."""
-        inputs = getattr(plan, "inputs", {}) or {}
-        if getattr(plan, "path", None) == "docker":
-            image = ((getattr(plan, "facts", {}) or {}).get("docker") or {}).get("image") or inputs.get("image")
-            if image and ":" in image and "/" not in image.split(":")[0]:
-                image = f"rocm/pytorch:{image}"
-            elif image and "/" not in image:
-                from ..catalog import docker
+        """What the smoke test runs against after ``plan`` (:func:`rocm_wizard.plan.after.target`)."""
+        from ..plan import after
 
-                image = docker.image(image)
-            return {"docker_image": image}
-        venv = inputs.get("venv") or getattr(getattr(plan, "fingerprint", None), "venv", None)
-        if not venv and system is not None:
-            venv = next((t.path for t in system.torch if t.path and t.build in (None, "rocm")), None)
-        return {"venv": venv} if venv else {}
+        return after.target(plan, system)
+
+    def verify_waits(self, plan, outcome) -> Optional[str]:
+        """Why the smoke test must wait after ``outcome`` (the reboot a new kernel driver needs, as
+        ``--yes`` decides), or None: it can run now."""
+        from ..plan import after
+
+        return after.REBOOT_WHY if getattr(outcome, "reboot", False) else None
+
+    def next_steps(self, plan, outcome, system: Optional[System] = None) -> List[str]:
+        """The exact command lines to run after the run (after the reboot when one is needed)."""
+        from ..plan import after
+
+        if getattr(outcome, "status", None) != "done":
+            return []
+        return after.next_steps(plan, bool(getattr(outcome, "reboot", False)), system)
 
     def verify(self, plan, system: System, on_progress: Callable[[str], None]):
         from .. import verify

@@ -297,6 +297,7 @@ class ChildRun:
 
     def _outcome(self, code: int, journal) -> ExecOutcome:
         from ..execute import journal as jr
+        from ..plan import after
 
         status = "done" if code == 0 else "cancelled" if code == 130 else "failed"
         out = ExecOutcome(status=status, run_dir=self.run_dir)
@@ -305,7 +306,7 @@ class ChildRun:
         if journal is not None:
             out.results = {s["id"]: s.get("status", "pending") for s in journal.steps
                            if s.get("status") in (jr.OK, jr.CHANGED, jr.FAILED, jr.SKIPPED)}
-            out.reboot = any(s.kind == "reboot-flag" and s.id in journal.changed for s in self.plan.steps)
+            out.reboot = after.rebooting(self.plan, journal.changed)
             out.restored = journal.state == jr.RUN_RESTORED
             if status == "failed":
                 failed = next((s for s in journal.steps if s.get("status") == jr.FAILED), None)

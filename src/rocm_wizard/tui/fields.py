@@ -256,7 +256,8 @@ def fields_for(path: str, system: Any, target: Optional[Dict[str, Any]] = None) 
                   placeholder="/path/to/venv"),
             Field("venv_mode", "How", CHOICE, "existing" if venv in envs else "new",
                   [("existing", "change this venv in place"),
-                   ("new", "build a new venv beside it and switch the path to it (the old one is kept)")]),
+                   ("new", "build a new venv beside it and make the path a link to it (the old one is kept, "
+                             "moved aside if it is a directory)")]),
             Field("torch", "PyTorch build", CHOICE, _with_default(choices, want), choices,
                   help="only builds whose wheels carry kernels for this GPU are offered"),
             Field("env", "Environment variables", TEXT, " ".join(f"{k}={v}" for k, v in (target.get("env") or {}).items()),

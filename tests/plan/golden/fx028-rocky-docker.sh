@@ -15,6 +15,7 @@
 #    1. Make Docker installed, running and usable
 #    2. Pull rocm/pytorch:rocm7.0_ubuntu24.04_py3.12_pytorch_release_2.8.0
 #    3. Write the run script and compose file in /root/rocm-workspace
+# Note: WARNING: the image rocm7.0_ubuntu24.04_py3.12_pytorch_release_2.8.0 brings ROCm 7.0 user space; the host's amdgpu driver train 5.3 (amdgpu-dkms package 1:5.18.2.22.40.50300-1483871.el9) supports 5.1-5.5 (inferred): the container may not work on this kernel driver
 
 # Values are single-quoted data, written out literally ($ and \ in them mean nothing to bash):
 # shellcheck disable=SC2016,SC1003
@@ -790,7 +791,13 @@ services:
   if [[ -z $user || $user == root ]]; then user=$fallback; fi
   if [[ -z $user ]] || ! rw_user_exists "$user"; then user=root; fi
   if ! vg=$(rw_gid video); then rw_die "the video group does not exist on this host"; fi
-  if ! rg=$(rw_gid render); then rg=$vg; fi
+  local script_rl='  --group-add @RENDER_GID@ \
+' compose_rl='      - @RENDER_GID@
+'
+  if ! rg=$(rw_gid render) || [[ $rg == "$vg" ]]; then  # video's id once, not twice
+    script_tpl=${script_tpl//"$script_rl"/}
+    compose_tpl=${compose_tpl//"$compose_rl"/}
+  fi
   script=${script_tpl//@VIDEO_GID@/$vg}
   script=${script//@RENDER_GID@/$rg}
   compose=${compose_tpl//@VIDEO_GID@/$vg}

@@ -792,7 +792,13 @@ services:
   if [[ -z $user || $user == root ]]; then user=$fallback; fi
   if [[ -z $user ]] || ! rw_user_exists "$user"; then user=root; fi
   if ! vg=$(rw_gid video); then rw_die "the video group does not exist on this host"; fi
-  if ! rg=$(rw_gid render); then rg=$vg; fi
+  local script_rl='  --group-add @RENDER_GID@ \
+' compose_rl='      - @RENDER_GID@
+'
+  if ! rg=$(rw_gid render) || [[ $rg == "$vg" ]]; then  # video's id once, not twice
+    script_tpl=${script_tpl//"$script_rl"/}
+    compose_tpl=${compose_tpl//"$compose_rl"/}
+  fi
   script=${script_tpl//@VIDEO_GID@/$vg}
   script=${script//@RENDER_GID@/$rg}
   compose=${compose_tpl//@VIDEO_GID@/$vg}

@@ -26,6 +26,7 @@
 # Note: /opt/rocm-6.2.0 (ROCm 6.2.0) belongs to the installed rocm-core 6.2.0 and the packages beside it: upgrading them to 6.3.4 replaces its files with /opt/rocm-6.3.4's (files no package owns stay there)
 # Note: the signing key fingerprint CA8BB4727A47B4D09B4EE8969386B48A1A693C5C is observed (AMD does not publish it); check it with --rocm-key-fingerprint if you have another source
 # Note: ROCm 6.3.4: Seen as /opt/rocm-6.3.4/.info/version = 6.3.4-76 (pytorch/pytorch#147669); first release AMD supports under WSL.
+# Note: this plan changes no venv: /home/dev/train/.venv keeps torch 2.5.1+rocm6.2; the torch way next, for ROCm 6.3.4: rocm-wizard --path torch-reinstall --venv /home/dev/train/.venv --torch 2.7.1+rocm6.3
 
 # Values are single-quoted data, written out literally ($ and \ in them mean nothing to bash):
 # shellcheck disable=SC2016,SC1003

@@ -27,6 +27,7 @@
 # Note: /opt/rocm-6.2.0 (ROCm 6.2.0) belongs to the installed rocm-core 6.2.0 and the packages beside it: upgrading them to 6.4.4 replaces its files with /opt/rocm-6.4.4's (files no package owns stay there)
 # Note: the signing key fingerprint CA8BB4727A47B4D09B4EE8969386B48A1A693C5C is observed (AMD does not publish it); check it with --rocm-key-fingerprint if you have another source
 # Note: ROCm 6.4.4: The 6.4.4 system requirements were not read; support is assumed equal to 6.4.3.
+# Note: this plan changes no venv: /home/dev/train/.venv keeps torch 2.5.1+rocm6.2; the torch way next, for ROCm 6.4.4: rocm-wizard --path torch-reinstall --venv /home/dev/train/.venv --torch 2.8.0+rocm6.4
 
 # Values are single-quoted data, written out literally ($ and \ in them mean nothing to bash):
 # shellcheck disable=SC2016,SC1003

@@ -29,6 +29,7 @@
 # Note: repositories and key from the mirror http://127.0.0.1:8081/radeon
 # Note: WARNING: the mirror is plain http (--allow-http-mirror): the signing key comes over an unauthenticated connection, and its fingerprint is then the only protection
 # Note: ROCm 7.2.1: Named by AMD's quick-start as the fallback for 7.2.2's broken directories; the amdgpu-install file name follows the 7.x rule (not seen).
+# Note: this plan changes no venv: /home/dev/train/.venv keeps torch 2.5.1+rocm6.2; the torch way next, for ROCm 7.2.1: rocm-wizard --path torch-reinstall --venv /home/dev/train/.venv --torch 2.13.0+rocm7.2
 
 # Values are single-quoted data, written out literally ($ and \ in them mean nothing to bash):
 # shellcheck disable=SC2016,SC1003

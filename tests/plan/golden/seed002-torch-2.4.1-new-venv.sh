@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rocm-wizard plan: Reinstall torch 2.4.1+rocm6.1 in /home/dev/venvs/train
-# path: torch-reinstall   plan id: 2055de6e89f8   format: 1   rocm-wizard @VERSION@
+# path: torch-reinstall   plan id: 28948ca4a55b   format: 1   rocm-wizard @VERSION@
 # made for: Ubuntu 22.04.4 LTS, kernel 6.5.0-45-generic; AMD Radeon RX 7900 XT (gfx1100); ROCm 6.2.0; torch 2.5.1+rocm6.2 in /home/dev/train/.venv
 # system fingerprint: sha256:09d42e5cc4ed686967ac2a28f5bb65a5
 #   gpus: 744c
@@ -21,7 +21,7 @@
 #    6. Check the venv's other packages against the new torch
 #    7. Let the GPU user use the GPU (render and video groups)
 # Note: not proven (wheel-for-python): the venv's Python version is not known (a new venv gets the system's python3)
-# Note: the new venv is /home/dev/venvs/train-torch2.4.1-rocm6.1; /home/dev/venvs/train becomes a symbolic link to it; the previous venv is kept
+# Note: the new venv is /home/dev/venvs/train-torch2.4.1-rocm6.1; /home/dev/venvs/train becomes a symbolic link to it; the previous venv is kept (a venv directory at /home/dev/venvs/train is moved to /home/dev/venvs/train-previous first: run it as /home/dev/venvs/train-previous/bin/python -m ..., its scripts still name the old path; rollback moves it back)
 
 # Values are single-quoted data, written out literally ($ and \ in them mean nothing to bash):
 # shellcheck disable=SC2016,SC1003
@@ -391,38 +391,6 @@ rw_dpkg_run() {
   rw_run "$@"
   if [[ $DRY_RUN != 1 ]]; then rm -f -- "$RW_DPKG_MARK"; fi
 }
-# rw_apt_install ALLOW N PATTERN*N APT-INSTALL-ARGS...: `apt-get install ARGS`, after asking apt what
-# it would remove (`apt-get -s`).  A package no PATTERN (ROCm's) matches stops the script with the
-# list, nothing installed or removed, unless ALLOW is 1 (the plan was made with --allow-apt-removals);
-# when apt would remove nothing, the install runs with --no-remove (it then cannot remove anything).
-rw_apt_install() {
-  local allow=$1 n=$2 line name p ours
-  shift 2
-  local -a pats=("${@:1:n}") removed=() other=() guard=()
-  shift "$n"
-  if [[ $DRY_RUN == 1 ]]; then
-    rw_would "ask apt what it would remove (apt-get -s) before installing; packages that are not ROCm's stop the script unless the plan allows removals"
-  else
-    while IFS= read -r line; do
-      [[ $line == 'Remv '* ]] || continue
-      name=${line#Remv }
-      name=${name%% *}
-      name=${name%%:*}
-      removed+=("$name")
-      ours=0
-      for p in "${pats[@]}"; do
-        # shellcheck disable=SC2053
-        if [[ $name == $p ]]; then ours=1; fi
-      done
-      if [[ $ours == 0 ]]; then other+=("$name"); fi
-    done < <(apt-get -s -o Debug::NoLocking=1 install "$@" 2>/dev/null || true)
-    if [[ ${#other[@]} -gt 0 && $allow != 1 ]]; then
-      rw_die "to install these packages apt would remove packages that are not part of ROCm: ${other[*]}. Nothing was installed or removed. See why with  apt-get -s install $*  and to let apt remove them, make the plan again with --allow-apt-removals (answers file: allow_apt_removals = true)"
-    fi
-    if [[ ${#removed[@]} -gt 0 ]]; then rw_say "    apt removes: ${removed[*]}"; else guard=(--no-remove); fi
-  fi
-  rw_dpkg_run apt-get install "${guard[@]}" "$@"
-}
 # rw_dpkg_pending: dpkg has unfinished work: its journal (updates/) is not empty, or a package is
 # half-installed, unpacked, half-configured or awaiting triggers (what `dpkg --configure -a` finishes;
 # not `dpkg --audit`, which also lists packages that merely ship no md5sums).  RW_DPKG_HALF: those.
@@ -697,7 +665,7 @@ rw_expect() {
   rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
   RW_STALE=1
 }
-RW_PLAN_ID=2055de6e89f8
+RW_PLAN_ID=28948ca4a55b
 
 rw_check_fingerprint() {
   rw_expect gpus "$(rw_fp_gpus)" 744c
@@ -711,10 +679,7 @@ rw_check_fingerprint() {
 
 step_01_venv() {
   rw_begin 1 venv 'Create the new venv /home/dev/venvs/train-torch2.4.1-rocm6.1'
-  local venv=/home/dev/venvs/train-torch2.4.1-rocm6.1 py=python3 link=/home/dev/venvs/train owner
-  if [[ -n $link && -e $RW_ROOT$link && ! -L $RW_ROOT$link ]]; then
-    rw_die "$link is a real directory, not a symbolic link: it cannot be switched to a new venv"
-  fi
+  local venv=/home/dev/venvs/train-torch2.4.1-rocm6.1 py=python3 owner
   if [[ -x $RW_ROOT$venv/bin/python ]]; then
     rw_ok "venv $venv exists"
     return 0
@@ -800,17 +765,23 @@ TORCH_BLAS_PREFER_HIPBLASLT=0
 
 step_05_venv_switch() {
   rw_begin 5 venv-switch 'Point /home/dev/venvs/train at the new venv'
-  local link=/home/dev/venvs/train target=/home/dev/venvs/train-torch2.4.1-rocm6.1 cur='' owner
+  local link=/home/dev/venvs/train target=/home/dev/venvs/train-torch2.4.1-rocm6.1 aside=/home/dev/venvs/train-previous cur='' owner
+  owner=$(rw_owner_of "$RW_ROOT${link%/*}")
   if [[ -L $RW_ROOT$link ]]; then
     cur=$(readlink -- "$RW_ROOT$link")
     if [[ $cur == "$target" ]]; then
       rw_ok "$link points at $target"
       return 0
     fi
+  elif [[ -n $aside && -d $RW_ROOT$link ]]; then
+    if [[ -e $RW_ROOT$aside || -L $RW_ROOT$aside ]]; then
+      rw_die "$link is a directory and $aside exists: not moving it there"
+    fi
+    rw_as "$owner" mv -T -- "$link" "$aside"
+    cur=$aside
   elif [[ -e $RW_ROOT$link ]]; then
     rw_die "$link is not a symbolic link: not replacing it"
   fi
-  owner=$(rw_owner_of "$RW_ROOT${link%/*}")
   rw_as "$owner" ln -sfn -- "$target" "$link.rocm-wizard-new"
   rw_as "$owner" mv -Tf -- "$link.rocm-wizard-new" "$link"
   if [[ -n $cur ]]; then rw_say "    the previous venv $cur is kept"; fi
@@ -836,21 +807,17 @@ step_06_pip_check() {
 
 step_07_gpu_groups() {
   rw_begin 7 gpu-groups 'Let the GPU user use the GPU (render and video groups)'
-  local user=dev g
+  local user=${SUDO_USER:-} fallback=dev g
   local -a groups=(render video)
   local -a missing=()
-  # the user chosen when the plan was made; the one who runs sudo only when the plan names none
-  if [[ -z $user ]]; then user=${SUDO_USER:-}; fi
+  if [[ -z $user || $user == root ]]; then user=$fallback; fi
   if [[ -z $user || $user == root ]]; then
     rw_ok 'no user to add (root needs no group membership)'
     return 0
   fi
   if ! rw_user_exists "$user"; then
-    if [[ $DRY_RUN == 1 ]]; then
-      rw_would "stop here: user $user does not exist (accounts are never created)"
-      return 0
-    fi
-    rw_die "user $user does not exist on this system: this script adds an existing account to render,video and never creates one; create it (adduser $user) or make the plan again with --user NAME"
+    rw_warn "user $user does not exist on this system; not changed"
+    return 0
   fi
   for g in "${groups[@]}"; do
     if ! rw_gid "$g" >/dev/null; then

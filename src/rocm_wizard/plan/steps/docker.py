@@ -17,6 +17,24 @@ VIDEO_GID = "@VIDEO_GID@"
 RENDER_GID = "@RENDER_GID@"
 
 
+def _render_line(template: str) -> str:
+    """The whole line of ``template`` that adds the render group (its id's placeholder in it)."""
+    at = template.index(RENDER_GID)
+    start = template.rfind("\n", 0, at) + 1
+    end = template.index("\n", at) + 1
+    return template[start:end]
+
+
+def _parts(template: str) -> List[str]:
+    """``template`` cut around its placeholders for the playbook: [head, up to the render line,
+    the render line before its id, after its id, the rest]."""
+    head, _, tail = template.partition(VIDEO_GID)
+    line = _render_line(tail)
+    mid, _, rest = tail.partition(line)
+    before, _, after = line.partition(RENDER_GID)
+    return [head, mid, before, after, rest]
+
+
 def check_image(value: object) -> str:
     text = str(value or "")
     if not IMAGE_RE.match(text):
@@ -330,8 +348,9 @@ class DockerRunScript(Step):
     @staticmethod
     def fill(template: str, video: Optional[int], render: Optional[int]) -> str:
         v = str(video) if video is not None else "video"
-        r = str(render) if render is not None else v
-        return template.replace(VIDEO_GID, v).replace(RENDER_GID, r)
+        if render is None or render == video:  # no render group of its own: video's id once, not twice
+            template = template.replace(_render_line(template), "")
+        return template.replace(VIDEO_GID, v).replace(RENDER_GID, str(render))
 
     def _paths(self) -> Tuple[str, str]:
         d = self.params["dir"].rstrip("/")
@@ -402,7 +421,11 @@ class DockerRunScript(Step):
             'if [[ -z $user || $user == root ]]; then user=$fallback; fi',
             'if [[ -z $user ]] || ! rw_user_exists "$user"; then user=root; fi',
             'if ! vg=$(rw_gid video); then rw_die "the video group does not exist on this host"; fi',
-            'if ! rg=$(rw_gid render); then rg=$vg; fi',
+            f"local script_rl={q(_render_line(self.script_template))} compose_rl={q(_render_line(self.compose_template))}",
+            'if ! rg=$(rw_gid render) || [[ $rg == "$vg" ]]; then  # video\'s id once, not twice',
+            '  script_tpl=${script_tpl//"$script_rl"/}',
+            '  compose_tpl=${compose_tpl//"$compose_rl"/}',
+            'fi',
             f'script=${{script_tpl//{VIDEO_GID}/$vg}}',
             f'script=${{script//{RENDER_GID}/$rg}}',
             f'compose=${{compose_tpl//{VIDEO_GID}/$vg}}',
@@ -420,22 +443,21 @@ class DockerRunScript(Step):
 
     def ansible_vars(self) -> Dict[str, Any]:
         sp, cp = self._paths()
-        s_head, _, s_tail = self.script_template.partition(VIDEO_GID)
-        s_mid, _, s_end = s_tail.partition(RENDER_GID)
-        c_head, _, c_tail = self.compose_template.partition(VIDEO_GID)
-        c_mid, _, c_end = c_tail.partition(RENDER_GID)
         return {self.var("dir"): self.params["dir"], self.var("script_path"): sp, self.var("compose_path"): cp,
-                self.var("script_parts"): [s_head, s_mid, s_end], self.var("compose_parts"): [c_head, c_mid, c_end]}
+                self.var("script_parts"): _parts(self.script_template),
+                self.var("compose_parts"): _parts(self.compose_template)}
 
     def render_ansible(self) -> List[Dict[str, Any]]:
         n = f"Step {self.index} {self.id}"
         gid = "ansible_facts['getent_group']"
         video = "(" + gid + "['video'][1])"
-        render = "(" + gid + "['render'][1] if 'render' in " + gid + " else " + video + ")"
+        own = "('render' in " + gid + " and " + gid + "['render'][1] != " + gid + "['video'][1])"
 
         def content(parts: str) -> str:
+            # the render line only where the render group has an id of its own (else video's id twice)
+            render = ("((" + parts + "[2] ~ " + gid + "['render'][1] ~ " + parts + "[3]) if " + own + " else '')")
             return ("{{ " + parts + "[0] }}{{ " + video + " }}{{ " + parts + "[1] }}{{ " + render + " }}{{ "
-                    + parts + "[2] }}")
+                    + parts + "[4] }}")
 
         return [
             {"name": f"{n}: read the host's group ids", "ansible.builtin.getent": {"database": "group"},

@@ -110,7 +110,7 @@ def _run_py(ctx, py: str, code: str, args: List[str], user: Optional[str]):
 
 class Venv(Step):
     """``mode = "new"``: create a new versioned venv directory (the link flips to it later, the
-    previous one is kept).  ``mode = "existing"``: use the chosen venv, after saving its
+    previous one is kept; ``link`` is that path, for the record).  ``mode = "existing"``: use the chosen venv, after saving its
     ``pip freeze`` next to it."""
 
     kind = "venv"
@@ -132,10 +132,6 @@ class Venv(Step):
         p = self.params
         view = state.venv(p["path"])
         if p["mode"] == "new":
-            link = p["link"]
-            if link and state.ctx.filesystem and state.ctx.exists(link) and not state.ctx.islink(link):
-                return CheckResult(UNKNOWN, f"{link} is a real directory, not a symbolic link: it cannot be flipped "
-                                            "to the new venv (use --venv-mode existing, or another --venv path)")
             if view.exists:
                 return CheckResult(OK, f"venv {p['path']} exists")
             if view.exists is None:
@@ -175,8 +171,6 @@ class Venv(Step):
                 return Result(OK, f"venv {p['path']} exists")
             if ctx.exists(p["path"]):
                 return Result(FAILED, f"{p['path']} exists but is not a venv: move it away first")
-            if p["link"] and ctx.exists(p["link"]) and not ctx.islink(p["link"]):
-                return Result(FAILED, f"{p['link']} is a real directory, not a symbolic link")
             owner = ctx.owner(p["path"])  # of the nearest existing parent directory
             ctx.check_call([p["python"], "-m", "venv", "--", p["path"]], user=owner, timeout=600)
             return Result(CHANGED, f"created {p['path']}")
@@ -195,10 +189,7 @@ class Venv(Step):
         p = self.params
         if p["mode"] == "new":
             return [
-                f"local venv={q(p['path'])} py={q(p['python'])} link={q(p['link'])} owner",
-                'if [[ -n $link && -e $RW_ROOT$link && ! -L $RW_ROOT$link ]]; then',
-                '  rw_die "$link is a real directory, not a symbolic link: it cannot be switched to a new venv"',
-                "fi",
+                f"local venv={q(p['path'])} py={q(p['python'])} owner",
                 'if [[ -x $RW_ROOT$venv/bin/python ]]; then',
                 '  rw_ok "venv $venv exists"',
                 "  return 0",
@@ -256,14 +247,19 @@ class Venv(Step):
 
 class VenvLink(Step):
     """Point the venv path (a symbolic link) at the new versioned venv, atomically; the previous
-    target stays where it is, so going back is one link away."""
+    target stays where it is, so going back is one link away.  A venv path that is a real directory
+    (a venv made in place) is first moved to ``aside`` (which must not exist), by the owner of the
+    directory it is in; rollback moves it back."""
 
     kind = "venv-link"
     required = ("link", "target")
+    defaults = {"aside": ""}
 
     def validate(self) -> None:
         check_abs_path(self.params["link"], "venv link")
         check_abs_path(self.params["target"], "venv target")
+        if self.params["aside"]:
+            check_abs_path(self.params["aside"], "venv moved aside")
 
     def check(self, state) -> CheckResult:
         p = self.params
@@ -276,10 +272,19 @@ class VenvLink(Step):
                     return CheckResult(OK, f"{p['link']} points at {p['target']}")
                 return CheckResult(CHANGE, f"{p['link']} -> {cur}, will point at {p['target']} (the old one is kept)")
             if state.ctx.exists(p["link"]):
-                return CheckResult(UNKNOWN, f"{p['link']} is not a symbolic link; it will not be replaced")
+                if not p["aside"] or not state.ctx.isdir(p["link"]):
+                    return CheckResult(UNKNOWN, f"{p['link']} is not a symbolic link; it will not be replaced")
+                if state.ctx.exists(p["aside"]) or state.ctx.islink(p["aside"]):
+                    return CheckResult(UNKNOWN, f"{p['link']} is a directory and {p['aside']} exists: it cannot be "
+                                                "moved aside")
+                return CheckResult(CHANGE, f"move the venv {p['link']} to {p['aside']}, then link {p['link']} -> "
+                                           f"{p['target']}")
             return CheckResult(CHANGE, f"create the link {p['link']} -> {p['target']}")
         view = state.venv(p["link"])
         if view.exists and view.source == "snapshot":
+            if p["aside"]:
+                return CheckResult(CHANGE, f"point {p['link']} at {p['target']} (a venv directory there is moved "
+                                           f"to {p['aside']} first)")
             return CheckResult(UNKNOWN, f"{p['link']} exists; a symbolic link will replace it only if it is one")
         return CheckResult(CHANGE, f"point {p['link']} at {p['target']}")
 
@@ -288,33 +293,53 @@ class VenvLink(Step):
 
     def describe(self, state) -> Description:
         p = self.params
-        return Description(self.title, [f"ln -sfn {p['target']} {p['link']} (atomically, through a temporary link)",
-                                        "the previous venv is kept; to go back, point the link at it again"])
+        lines = [f"ln -sfn {p['target']} {p['link']} (atomically, through a temporary link)",
+                 "the previous venv is kept; to go back, point the link at it again"]
+        if p["aside"]:
+            lines.insert(0, f"if {p['link']} is a venv directory: mv -T {p['link']} {p['aside']} (its scripts' "
+                            f"#! lines still name {p['link']}: run {p['aside']}/bin/python -m ...; rollback moves "
+                            "it back)")
+        return Description(self.title, lines)
 
     def apply(self, ctx) -> Result:
         p = self.params
         if ctx.islink(p["link"]) and ctx.readlink(p["link"]) == p["target"]:
             return Result(OK, f"{p['link']} points at {p['target']}")
+        owner = ctx.owner(os.path.dirname(p["link"]))
+        moved = ""
         if ctx.exists(p["link"]) and not ctx.islink(p["link"]):
-            return Result(FAILED, f"{p['link']} is not a symbolic link; not replacing it")
+            if not p["aside"] or not ctx.isdir(p["link"]):
+                return Result(FAILED, f"{p['link']} is not a symbolic link; not replacing it")
+            if ctx.exists(p["aside"]) or ctx.islink(p["aside"]):
+                return Result(FAILED, f"{p['link']} is a directory and {p['aside']} exists: not moving it there")
+            ctx.move_aside(p["link"], p["aside"], user=owner)
+            moved = p["aside"]
         previous = ctx.readlink(p["link"])
-        ctx.symlink_flip(p["link"], p["target"], user=ctx.owner(os.path.dirname(p["link"])))
-        return Result(CHANGED, f"{p['link']} -> {p['target']}" + (f" (was {previous}, kept)" if previous else ""))
+        ctx.symlink_flip(p["link"], p["target"], user=owner)
+        kept = moved and f" (the previous venv moved to {moved}, kept)" or (
+            f" (was {previous}, kept)" if previous else "")
+        return Result(CHANGED, f"{p['link']} -> {p['target']}" + kept)
 
     def render_shell_body(self) -> List[str]:
         p = self.params
         return [
-            f"local link={q(p['link'])} target={q(p['target'])} cur='' owner",
+            f"local link={q(p['link'])} target={q(p['target'])} aside={q(p['aside'])} cur='' owner",
+            'owner=$(rw_owner_of "$RW_ROOT${link%/*}")',
             'if [[ -L $RW_ROOT$link ]]; then',
             '  cur=$(readlink -- "$RW_ROOT$link")',
             '  if [[ $cur == "$target" ]]; then',
             '    rw_ok "$link points at $target"',
             "    return 0",
             "  fi",
+            'elif [[ -n $aside && -d $RW_ROOT$link ]]; then',
+            '  if [[ -e $RW_ROOT$aside || -L $RW_ROOT$aside ]]; then',
+            '    rw_die "$link is a directory and $aside exists: not moving it there"',
+            "  fi",
+            '  rw_as "$owner" mv -T -- "$link" "$aside"',
+            '  cur=$aside',
             'elif [[ -e $RW_ROOT$link ]]; then',
             '  rw_die "$link is not a symbolic link: not replacing it"',
             "fi",
-            'owner=$(rw_owner_of "$RW_ROOT${link%/*}")',
             'rw_as "$owner" ln -sfn -- "$target" "$link.rocm-wizard-new"',
             'rw_as "$owner" mv -Tf -- "$link.rocm-wizard-new" "$link"',
             'if [[ -n $cur ]]; then rw_say "    the previous venv $cur is kept"; fi',
@@ -322,11 +347,25 @@ class VenvLink(Step):
         ]
 
     def ansible_vars(self) -> Dict[str, Any]:
-        return {self.var("link"): self.params["link"], self.var("target"): self.params["target"]}
+        return {self.var("link"): self.params["link"], self.var("target"): self.params["target"],
+                self.var("aside"): self.params["aside"]}
 
     def render_ansible(self) -> List[Dict[str, Any]]:
-        return [{"name": f"Step {self.index} {self.id}: point the venv link at the new venv", "ansible.builtin.file": {
-            "src": J(self.var("target")), "dest": J(self.var("link")), "state": "link", "force": True}}]
+        n = f"Step {self.index} {self.id}"
+        tasks: List[Dict[str, Any]] = []
+        if self.params["aside"]:
+            st = self.var("stat")
+            tasks += [
+                {"name": f"{n}: is the venv path a directory", "ansible.builtin.stat": {
+                    "path": J(self.var("link")), "follow": False}, "register": st},
+                {"name": f"{n}: move the venv directory aside", "ansible.builtin.command": {
+                    "argv": ["mv", "-T", "--", J(self.var("link")), J(self.var("aside"))],
+                    "creates": J(self.var("aside"))},
+                 "when": f"{st}.stat.exists and {st}.stat.isdir and not {st}.stat.islnk"},
+            ]
+        tasks.append({"name": f"{n}: point the venv link at the new venv", "ansible.builtin.file": {
+            "src": J(self.var("target")), "dest": J(self.var("link")), "state": "link", "force": True}})
+        return tasks
 
 
 class PipUninstall(Step):

@@ -9,6 +9,8 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from ...plan import after
+from ...termsafe import clean_line
 from ..text import replay_command
 from .base import WizardScreen
 
@@ -50,10 +52,29 @@ class DoneScreen(WizardScreen):
         if getattr(o, "simulated", False):
             out.append("  Demo: simulated, nothing on this machine was changed.", style="italic")
         out.append("\n\n")
+        reboot = bool(getattr(o, "reboot", False))
+        out.append("Reboot: ", style="bold")
+        out.append("needed (a new kernel driver was installed)\n" if reboot else "not needed\n")
+        r = w.verify_report
+        if r is not None and not reboot:
+            out.append("Smoke test: ", style="bold")
+            out.append(r.headline + "\n", style="green" if r.status == "ok" else "red")
+        elif reboot and status == "done":
+            out.append("Smoke test: ", style="bold")
+            out.append("not run yet: the new kernel driver is used only after the reboot\n", style="yellow")
+        kept = after.kept_venv(w.plan)
+        if kept.get("venv") and status == "done":
+            out.append(f"Your venv {clean_line(kept['venv'])} is untouched: it still has torch "
+                       f"{clean_line(kept.get('torch_now') or '?')}.\n")
+        steps = w.core.next_steps(w.plan, o, w.system)
+        if steps:
+            out.append("After the reboot, run:\n" if reboot else "Next, run:\n", style="bold")
+            for n, line in enumerate(steps, 1):
+                out.append(f"  {n}. {clean_line(line)}\n")
         titles = {s.id: s.title for s in getattr(w.plan, "steps", [])}
         results = getattr(o, "results", {}) or {}
         changed = [sid for sid, st in results.items() if st == "changed"]
-        out.append("What changed\n", style="bold")
+        out.append("\nWhat changed\n", style="bold")
         if changed:
             for sid in changed:
                 out.append(f"  ✓ {titles.get(sid, sid)}\n")
@@ -65,12 +86,7 @@ class DoneScreen(WizardScreen):
                        style="red" if st == "failed" else "yellow")
         if getattr(o, "error", None):
             out.append(f"  error: {o.error}\n", style="red")
-        out.append("\nReboot: ", style="bold")
-        out.append("needed (a new kernel driver was installed)\n" if getattr(o, "reboot", False) else "not needed\n")
-        r = w.verify_report
-        if r is not None:
-            out.append("Smoke test: ", style="bold")
-            out.append(r.headline + "\n", style="green" if r.status == "ok" else "red")
+        out.append("\n")
         if getattr(o, "log_path", None):
             out.append("Log: ", style="bold")
             out.append(f"{o.log_path}\n")

@@ -131,7 +131,9 @@ class ExecuteScreen(WizardScreen):
             for sid, s in steps.states.items():
                 if s == "pending":
                     steps.set_state(sid, "cancelled")
-        text = {"done": "Finished. Press n for the GPU smoke test.",
+        waits = self.wizard.core.verify_waits(self.plan, msg.outcome) if st == "done" else None
+        text = {"done": (f"Finished. The GPU smoke test waits: {waits}. Press n for the summary." if waits else
+                         "Finished. Press n for the GPU smoke test."),
                 "failed": f"Stopped: {msg.outcome.error or 'a step failed'}. Press n for the summary.",
                 "cancelled": "Cancelled at a safe point. Press n for the summary."}.get(st, st)
         if msg.outcome.simulated:
@@ -166,7 +168,7 @@ class ExecuteScreen(WizardScreen):
     def action_next(self) -> None:
         if self.running:
             return
-        if self.outcome.status == "done":
+        if self.outcome.status == "done" and not self.wizard.core.verify_waits(self.plan, self.outcome):
             from .verify import VerifyScreen
 
             self.app.push_screen(VerifyScreen())

@@ -1,0 +1,88 @@
+"""The TUI flows of issue 15 on the real core (the demo bundle: RX 7900 XT, ROCm 6.2 with its amdgpu
+driver train 6.2, torch 2.5.1+rocm6.2 in a venv made in place): what happens after the run of a
+ROCm upgrade with and without a new kernel driver, `--venv-mode new` on that venv, and the images
+the docker way offers for the host's driver."""
+from __future__ import annotations
+
+from _screen import shown
+from _tui_helpers import to_screen, wait_for, walk_to_options
+
+VENV = "/home/demo/trainer/venv"
+
+
+async def _run_to_the_end(pilot, app):
+    await pilot.press("ctrl+n")
+    await to_screen(pilot, "ReviewScreen")
+    await wait_for(pilot, lambda: app.screen.plan is not None)
+    await pilot.press("x")
+    await to_screen(pilot, "ConfirmModal")
+    await pilot.press("y")
+    await to_screen(pilot, "ExecuteScreen")
+    await wait_for(pilot, lambda: app.outcome is not None)
+    assert app.outcome.status == "done", app.outcome
+
+
+async def test_without_a_new_kernel_driver_the_smoke_test_runs_and_the_torch_way_comes_next(make_app):
+    from textual.widgets import Checkbox
+
+    app = make_app()
+    async with app.run_test(size=(100, 40)) as pilot:
+        await walk_to_options(pilot, "rocm-upgrade")
+        app.screen.query_one("#in-dkms", Checkbox).value = False
+        await pilot.pause()
+        await _run_to_the_end(pilot, app)
+        assert not app.outcome.reboot and shown(app, "Press n for the GPU smoke test")
+        await pilot.press("n")
+        await to_screen(pilot, "VerifyScreen")
+        await wait_for(pilot, lambda: app.verify_report is not None)
+        await pilot.press("n")
+        await to_screen(pilot, "DoneScreen")
+        kept = app.plan.facts["venv_kept"]
+        # the kernel driver stays 6.2: the resolver's torch for ROCm 6.4 within that driver's window
+        assert kept["venv"] == VENV and kept["torch_next"].endswith("+rocm6.4"), kept
+        assert shown(app, "Reboot: not needed", "Smoke test: the GPU works",
+                     f"Your venv {VENV} is untouched: it still has torch 2.5.1+rocm6.2.", "Next, run:",
+                     f"1. rocm-wizard --path torch-reinstall --venv {VENV} --torch {kept['torch_next']}",
+                     f"2. rocm-wizard verify --venv {VENV}")
+
+
+async def test_venv_mode_new_on_the_demo_venv_moves_it_aside(make_app):
+    from textual.widgets import Select
+
+    app = make_app()
+    async with app.run_test(size=(100, 40)) as pilot:
+        await walk_to_options(pilot, "torch-reinstall")
+        assert app.screen.query_one("#in-venv_mode", Select).value == "existing"
+        app.screen.query_one("#in-venv_mode", Select).value = "new"
+        await pilot.pause()
+        await pilot.press("ctrl+n")
+        await to_screen(pilot, "ReviewScreen")
+        await wait_for(pilot, lambda: app.screen.plan is not None)
+        switch = next(s for s in app.plan.steps if s.kind == "venv-link")
+        aside = VENV + "-torch2.5.1-rocm6.2"
+        assert switch.params["link"] == VENV and switch.params["aside"] == aside
+        report = next(r for r in app.reports if r.step.id == switch.id)
+        assert report.check.status == "change" and f"moved to {aside} first" in report.check.detail
+        assert any(f"is moved to {aside} first" in n for n in app.plan.notes)
+        await pilot.press("x")
+        await to_screen(pilot, "ConfirmModal")
+        await pilot.press("y")
+        await to_screen(pilot, "ExecuteScreen")
+        await wait_for(pilot, lambda: app.outcome is not None)
+        assert app.outcome.status == "done" and app.outcome.results[switch.id] == "changed"
+
+
+async def test_the_docker_way_offers_only_images_within_the_drivers_window(make_app):
+    from textual.widgets import Select
+
+    from rocm_wizard.catalog import compat, docker
+
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await walk_to_options(pilot, "docker")
+        sel = app.screen.query_one("#in-image", Select)
+        offered = [value for _label, value in sel._options if value is not Select.BLANK]
+        rocm = {t.tag: t.rocm for t in docker.tags()}
+        assert offered and all(compat.in_window("6.2", rocm[tag])[0] for tag in offered), offered
+        outside = [t.tag for t in docker.tags() if compat.in_window("6.2", t.rocm)[0] is False]
+        assert outside and not set(outside) & set(offered)  # the catalog has some; none is offered
