@@ -105,7 +105,8 @@ class Core:
     # options and plan --------------------------------------------------------------------------
     def fields(self, system: System, diagnosis, path: str) -> List[fieldmod.Field]:
         rec = diagnosis.recommendation(path) if diagnosis is not None else None
-        return fieldmod.fields_for(path, system, getattr(rec, "target", None))
+        users = fieldmod.described_users(system) if (self.snapshot or self.demo) else fieldmod.live_users
+        return fieldmod.fields_for(path, system, getattr(rec, "target", None), users)
 
     def choices(self, path: str, values: Dict[str, Any]):
         """The plan engine's Choices for the form's values."""
