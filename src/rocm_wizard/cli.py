@@ -78,6 +78,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser = build_parser(only)
     args = parser.parse_args(argv)
     if args.command:
+        frontend = _load("rocm_wizard.commands.main")
+        code = frontend.use_demo(args) if frontend is not None else None  # --demo detect / doctor
+        if code is not None:
+            return code
         mod = _load(COMMANDS[args.command][0])
         if mod is None:
             print(f"rocm-wizard: '{args.command}' is not available in this build", file=sys.stderr)

@@ -224,12 +224,42 @@ def _optional(module: str) -> Optional[Any]:
         raise
 
 
-def run(args: argparse.Namespace) -> int:
-    if getattr(args, "demo", False) and any(getattr(args, k, False) for k in ("plan_only", "yes", "dry_run")):
-        # the demo system is not this machine: --yes would act on this machine, not on the demo
-        _err("--demo is the interactive wizard on the bundled demo system; it cannot be combined with "
-             "--plan-only, --yes or --dry-run")
+DEMO_COMMANDS = ("detect", "doctor")  # sub-commands that describe a system: --demo gives them the demo's
+
+
+def demo_bundle() -> str:
+    """The bundled demo system (a snapshot bundle directory in the package; read in place, nothing
+    is unpacked).  Found without importing ``rocm_wizard.demo``, which brings the wizard's core."""
+    return os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "demo", "system")
+
+
+def use_demo(args: argparse.Namespace) -> Optional[int]:
+    """``--demo`` with a headless command (``detect``, ``doctor``, ``--plan-only``, ``--dry-run``):
+    point it at the bundled demo system, as ``--snapshot`` would.  None to go on, else an exit
+    status after a message (``--yes`` and the other sub-commands would act on this machine)."""
+    if not getattr(args, "demo", False):
+        return None
+    command = getattr(args, "command", None)
+    headless = command is not None or getattr(args, "plan_only", False) or getattr(args, "dry_run", False)
+    if getattr(args, "yes", False) or (command is not None and command not in DEMO_COMMANDS):
+        _err("--demo works with the wizard, detect, doctor, --plan-only and --dry-run; "
+             f"not with {'--yes' if getattr(args, 'yes', False) else command}: it would act on this machine")
         return USAGE
+    if not headless:
+        return None  # the wizard: its demo core reads the bundle itself
+    if getattr(args, "snapshot", None) or getattr(args, "plan_root", None):
+        _err("--demo is the bundled demo system: it cannot be combined with --snapshot or --root")
+        return USAGE
+    args.snapshot = demo_bundle()
+    _err("demo: the bundled demo system (RX 7900 XT, Ubuntu 22.04, ROCm 6.2.0, torch 2.5.1+rocm6.2), "
+         "not this machine")
+    return None
+
+
+def run(args: argparse.Namespace) -> int:
+    code = use_demo(args)
+    if code is not None:
+        return code
     if getattr(args, "plan_only", False):
         if getattr(args, "yes", False) or getattr(args, "dry_run", False):
             _err("--plan-only cannot be combined with --yes or --dry-run")

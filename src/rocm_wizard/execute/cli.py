@@ -62,7 +62,11 @@ def run(args: argparse.Namespace, argv: Optional[List[str]] = None) -> int:
 
 def _run(args: argparse.Namespace, argv: Optional[List[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if getattr(args, "snapshot", None) or getattr(args, "plan_root", None):
+    demo = bool(getattr(args, "demo", False))  # --demo --dry-run: the bundled demo system (commands/main.use_demo)
+    if demo and not getattr(args, "dry_run", False):
+        _err("--demo cannot be applied: the demo system is not this machine (try --demo --dry-run)")
+        return exitcodes.USAGE
+    if (getattr(args, "snapshot", None) or getattr(args, "plan_root", None)) and not demo:
         _err("--yes and --dry-run act on this machine; --snapshot and --root are for --plan-only")
         return exitcodes.USAGE
     if getattr(args, "yes", False) and getattr(args, "dry_run", False):
@@ -81,12 +85,21 @@ def _run(args: argparse.Namespace, argv: Optional[List[str]] = None) -> int:
         _err(exc.message)
         return exc.exit_code
 
-    try:
-        from ..detect import detect_live
-    except ImportError:
-        _err("detection is not available in this build")
-        return exitcodes.ERROR
-    system = detect_live(venvs=[choices.venv] if choices.venv else ())
+    if demo:
+        from ..commands.main import load_system
+
+        try:
+            system = load_system(args.snapshot)
+        except ValueError as exc:
+            _err(str(exc))
+            return exitcodes.ERROR
+    else:
+        try:
+            from ..detect import detect_live
+        except ImportError:
+            _err("detection is not available in this build")
+            return exitcodes.ERROR
+        system = detect_live(venvs=[choices.venv] if choices.venv else ())
     if not system.amd_gpus:
         if not choices.path:
             _err("no AMD GPU was found on this system, so there is no recommendation to apply. To set up a machine "
@@ -101,15 +114,17 @@ def _run(args: argparse.Namespace, argv: Optional[List[str]] = None) -> int:
         _err(exc.message)
         return exc.exit_code
     if dry:
-        return _dry_run(args, plan, system)
+        return _dry_run(args, plan, system, snapshot=demo)
     return _apply(args, plan, argv)
 
 
-def _dry_run(args, plan, system) -> int:
+def _dry_run(args, plan, system, snapshot: bool = False) -> int:
+    """What applying ``plan`` would change, checked on this machine (or, ``snapshot``, from what the
+    demo system's snapshot shows)."""
     from ..plan.context import Context
     from ..plan.core import evaluate, pending, summary
 
-    reports = evaluate(plan, Context(root="/"), system)
+    reports = evaluate(plan, Context.snapshot() if snapshot else Context(root="/"), system)
     if getattr(args, "plan_format", None) == "json":
         from ..plan.jsonplan import render_json
 

@@ -152,8 +152,11 @@ def run(args) -> int:
     except Exception as exc:
         print(f"rocm-wizard: {exc}", file=sys.stderr)
         return exitcodes.ERROR
-    app = WizardApp(core)
-    app.run()
+    try:
+        app = WizardApp(core)
+        app.run()
+    finally:  # the demo's temporary directory goes, also when the app fails
+        core.cleanup()
     message = app.farewell()
     if message:
         print(clean(message), file=sys.stderr)

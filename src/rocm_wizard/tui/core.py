@@ -67,6 +67,9 @@ class Core:
         self.error_text = error_text
         self._state_dir = state_dir
 
+    def cleanup(self) -> None:
+        """Remove what this core made for itself only (the live core keeps its logs and answers)."""
+
     # detection ----------------------------------------------------------------------------------
     def open_source(self):
         if self.snapshot:
