@@ -47,7 +47,7 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
     frontend = _load("rocm_wizard.commands.main")
     if frontend is not None:
         frontend.add_arguments(parser)
-    executor = _load("rocm_wizard.execute.cli")  # --no-verify, --detach, --lock-timeout (light import)
+    executor = _load("rocm_wizard.commands.apply")  # --no-verify, --detach, --lock-timeout (light import)
     if executor is not None:
         executor.add_arguments(parser)
     return parser

@@ -46,7 +46,7 @@ def _err(msg: str) -> None:
 
 def _argv_for_messages(argv: Optional[List[str]]) -> str:
     from ..plan.shellquote import q
-    from .redact import redact_argv
+    from ..execute.redact import redact_argv
 
     return " ".join(q(a) for a in redact_argv(argv or []))
 
@@ -76,7 +76,7 @@ def _run(args: argparse.Namespace, argv: Optional[List[str]] = None) -> int:
     if getattr(args, "detach", False) and not dry and not os.environ.get("ROCM_WIZARD_DETACHED"):
         return _detach(argv)
 
-    from ..commands.main import choices_from_args
+    from .main import choices_from_args
     from ..plan.build import PlanError, build_plan
 
     try:
@@ -86,7 +86,7 @@ def _run(args: argparse.Namespace, argv: Optional[List[str]] = None) -> int:
         return exc.exit_code
 
     if demo:
-        from ..commands.main import load_system
+        from .main import load_system
 
         try:
             system = load_system(args.snapshot)
@@ -148,7 +148,7 @@ def _dry_run(args, plan, system, snapshot: bool = False) -> int:
 
 # --------------------------------------------------------------------------- root
 def _needs_root(step, report) -> bool:
-    from .engine import ROOT_KINDS
+    from ..execute.engine import ROOT_KINDS
 
     if report.check.status == "ok" or step.kind == "user-groups":
         return False
@@ -174,7 +174,7 @@ def _root_check(plan, argv: List[str]) -> Optional[int]:
     """None to go on; else an exit status (after a message, or after re-running under sudo)."""
     from ..plan.context import Context
     from ..plan.core import evaluate
-    from .preflight import passwordless_sudo
+    from ..execute.preflight import passwordless_sudo
 
     if os.geteuid() == 0:
         return None
@@ -213,14 +213,14 @@ def _user() -> str:
 
 # --------------------------------------------------------------------------- apply
 def _apply(args, plan, argv: List[str]) -> int:
-    from . import answers, paths
-    from .detach import preset_run_id
-    from .engine import Executor
-    from .fsutil import write_json
-    from .journal import Journal
-    from .preflight import dpkg_audit, over_ssh_without_multiplexer
-    from .redact import redact_argv
-    from .runlog import RunLog
+    from ..execute import answers, paths
+    from ..execute.detach import preset_run_id
+    from ..execute.engine import Executor
+    from ..execute.fsutil import write_json
+    from ..execute.journal import Journal
+    from ..execute.preflight import dpkg_audit, over_ssh_without_multiplexer
+    from ..execute.redact import redact_argv
+    from ..execute.runlog import RunLog
     from ..plan.jsonplan import plan_to_dict
 
     code = _root_check(plan, argv)
@@ -277,7 +277,7 @@ def _apply(args, plan, argv: List[str]) -> int:
         log.event("run-end", exit=code, state=journal.state)
         return code
     except OSError as exc:
-        from .engine import state_write_failed
+        from ..execute.engine import state_write_failed
 
         return state_write_failed(journal, log, exc)
     finally:
@@ -327,7 +327,7 @@ def verify_after(plan, journal, log, skip: bool = False) -> int:
 
 
 def _detach(argv: List[str]) -> int:
-    from . import detach, paths
+    from ..execute import detach, paths
 
     run_id = paths.new_run_id()
     try:

@@ -1,5 +1,5 @@
 """The top-level frontends: ``--plan-only`` (this module), ``--yes`` / ``--dry-run`` (the executor,
-``rocm_wizard.execute.cli``) and, with no mode, the TUI (``rocm_wizard.tui.app``).
+``rocm_wizard.commands.apply``) and, with no mode, the TUI (``rocm_wizard.tui.app``).
 
 ``rocm-wizard --plan-only [--format shell|ansible|json] [--path ...] [choices...] [--snapshot FILE]``
 prints the plan on stdout (nothing else goes there) and exits 0 when there is nothing to do, 2 when
@@ -266,7 +266,7 @@ def run(args: argparse.Namespace) -> int:
             return USAGE
         return plan_only(args)
     if getattr(args, "yes", False) or getattr(args, "dry_run", False):
-        mod = _optional("rocm_wizard.execute.cli")
+        mod = _optional("rocm_wizard.commands.apply")
         if mod is None:
             _err("--yes and --dry-run are not available in this build yet (use --plan-only)")
             return ERROR
