@@ -270,3 +270,20 @@ async def test_docker_done_screen_says_how_to_start_the_container(make_app):
         d = step.params["dir"].rstrip("/")
         assert shown(app, f"Start the container: {d}/run-rocm-pytorch.sh")
         assert shown(app, f"or: cd {d} && docker compose run --rm pytorch")
+
+
+def test_the_demo_directory_goes_also_when_the_app_fails(capsys):
+    import pytest
+
+    from rocm_wizard.demo import DemoCore
+    from rocm_wizard.tui.app import WizardApp, run_app
+
+    class Failing(WizardApp):
+        def run(self, *args, **kwargs):
+            self.made = self.core.state_dir()  # the demo wrote its files, then the app broke
+            raise RuntimeError("the terminal went away")
+
+    app = Failing(DemoCore(speed=0, fail={}), environ={}, animate=False)
+    with pytest.raises(RuntimeError):
+        run_app(app)
+    assert os.path.basename(app.made).startswith("rocm-wizard-demo-") and not os.path.exists(app.made)

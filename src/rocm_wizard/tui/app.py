@@ -152,11 +152,16 @@ def run(args) -> int:
     except Exception as exc:
         print(f"rocm-wizard: {exc}", file=sys.stderr)
         return exitcodes.ERROR
+    return run_app(WizardApp(core))
+
+
+def run_app(app: WizardApp) -> int:
+    """Run the wizard, then say how to continue a run it left unfinished; what the core made for
+    itself (the demo's temporary directory) is removed, also when the app fails."""
     try:
-        app = WizardApp(core)
         app.run()
-    finally:  # the demo's temporary directory goes, also when the app fails
-        core.cleanup()
+    finally:
+        app.core.cleanup()
     message = app.farewell()
     if message:
         print(clean(message), file=sys.stderr)
