@@ -63,7 +63,7 @@ def test_demo_dry_run_checks_against_the_demo_system(tmp_path):
 def test_demo_refuses_what_would_act_on_this_machine(tmp_path, args, word):
     res = wizard(tmp_path, "--demo", *args)
     assert res.returncode == 64 and res.stdout == ""
-    assert f"not with {word}: it would act on this machine" in res.stderr
+    assert f"not with {word}: it works on this machine, not on the demo system" in res.stderr
 
 
 @pytest.mark.parametrize("args", [["detect", "--snapshot", "/nonexistent"], ["--plan-only", "--root", "/"]])

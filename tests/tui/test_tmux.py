@@ -158,7 +158,7 @@ def test_demo_is_never_applied_to_this_machine(tmp_path):
                          capture_output=True, text=True, timeout=60,
                          env={**os.environ, "ROCM_WIZARD_LOG_DIR": str(tmp_path / "logs")})
     assert res.returncode == 64 and res.stdout == ""
-    assert "not with --yes: it would act on this machine" in res.stderr
+    assert "not with --yes: it works on this machine, not on the demo system" in res.stderr
 
 
 def test_stop_and_quit_prints_how_to_resume_and_the_demo_cleans_up(term, tmp_path):

@@ -242,8 +242,9 @@ def use_demo(args: argparse.Namespace) -> Optional[int]:
     command = getattr(args, "command", None)
     headless = command is not None or getattr(args, "plan_only", False) or getattr(args, "dry_run", False)
     if getattr(args, "yes", False) or (command is not None and command not in DEMO_COMMANDS):
+        what = "--yes" if getattr(args, "yes", False) else command
         _err("--demo works with the wizard, detect, doctor, --plan-only and --dry-run; "
-             f"not with {'--yes' if getattr(args, 'yes', False) else command}: it would act on this machine")
+             f"not with {what}: it works on this machine, not on the demo system")
         return USAGE
     if not headless:
         return None  # the wizard: its demo core reads the bundle itself
