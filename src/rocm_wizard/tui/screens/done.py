@@ -103,5 +103,7 @@ class DoneScreen(WizardScreen):
             out.append(f"Saved {kind}: {path}\n")
         if status in ("failed", "cancelled") and not w.core.demo:
             out.append("\n`rocm-wizard resume` continues the run; `rocm-wizard rollback` restores what it replaced.\n")
+        if w.core.demo:
+            out.append("\nThe demo's files (answers, simulated run log) are removed when you quit.", style="dim")
         out.append("\nq quits.", style="dim")
         return out
