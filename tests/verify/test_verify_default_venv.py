@@ -42,10 +42,14 @@ def test_several_torch_venvs_are_listed_and_one_must_be_chosen(tmp_path):
     a = make_venv(tmp_path / "venv-a")
     b = make_venv(tmp_path / "proj" / ".venv", torch="2.6.0+rocm6.2.4")
     make_venv(tmp_path / "venv-notorch", torch=None)
+    conda = make_venv(tmp_path / "miniconda3" / "envs" / "ml")  # a conda env counts: --venv can test it
+    (conda / "pyvenv.cfg").unlink()
+    (conda / "conda-meta").mkdir()
     res = verify(tmp_path)
     assert res.returncode == 64 and res.stdout == ""
     assert "several venvs with torch were found; choose one with --venv PATH" in res.stderr
     assert f"{a}  (torch 2.5.1+rocm6.2)" in res.stderr and f"{b}  (torch 2.6.0+rocm6.2.4)" in res.stderr
+    assert f"{conda}  (torch 2.5.1+rocm6.2)" in res.stderr
     assert "venv-notorch" not in res.stderr and "running the GPU smoke test" not in res.stderr
 
 
@@ -71,7 +75,7 @@ def test_pick_venv_rules(tmp_path):
     def env(path, active=False, version="2.5.1"):
         return TorchEnv(path=str(path), active=active, version=version)
 
-    site = TorchEnv(path="/usr/lib/python3/dist-packages", version="2.1.0")  # not a venv: never picked
+    site = TorchEnv(path="/usr/lib/python3/dist-packages", version="2.1.0")  # no bin/python: never picked
     assert pick_venv(System(torch=[env(a), site]))[0] == str(a)
     assert pick_venv(System(torch=[env(b, active=True), env(a)]))[0] == str(b)
     # an active venv without torch (rocm-wizard's own) does not count: the only torch venv is picked

@@ -70,10 +70,10 @@ def _load_file(path: str):
 
 
 def torch_venvs(system) -> list:
-    """The virtual environments with torch in them that detection found (its venv roots, not
-    site-packages directories), the active one first."""
+    """The environments with torch in them that detection found and ``--venv`` can test (a venv,
+    a conda env: a directory with ``bin/python``; not a bare site-packages), the active one first."""
     return [t for t in system.torch if t.path and t.version
-            and os.path.isfile(os.path.join(t.path, "pyvenv.cfg"))]
+            and os.path.exists(os.path.join(t.path, "bin", "python"))]
 
 
 def pick_venv(system):
