@@ -98,3 +98,26 @@ def test_the_resolver_imports_no_frontend():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={**os.environ, "PYTHONPATH": str(REPO / "src")})
     assert out.stdout.strip() == "[]", out.stdout
+
+
+def test_the_executor_imports_no_frontend():
+    """execute/ is core: the frontends (``commands/``: ``--yes``/``--dry-run`` live in
+    ``commands/apply.py``; ``tui/``) call it, never the other way round."""
+    import pkgutil
+
+    import rocm_wizard.execute as ex
+
+    mods = ["rocm_wizard.execute." + m.name for m in pkgutil.iter_modules(ex.__path__)]
+    assert "rocm_wizard.execute.engine" in mods and "rocm_wizard.execute.cli" not in mods
+    code = ("import sys, importlib, json; [importlib.import_module(m) for m in json.loads(sys.argv[1])]; "
+            "print(sorted(m for m in sys.modules if m.startswith(('rocm_wizard.tui', 'rocm_wizard.commands', "
+            "'rocm_wizard.cli', 'textual', 'rich'))))")
+    out = subprocess.run([sys.executable, "-c", code, json.dumps(mods)], capture_output=True, text=True, check=True,
+                         env={**os.environ, "PYTHONPATH": str(REPO / "src")})
+    assert out.stdout.strip() == "[]", out.stdout
+
+
+def test_dry_run_is_light():
+    """``--dry-run`` (commands/apply.py) never loads Textual."""
+    res = loaded_by("--demo", "--dry-run")
+    assert res["code"] == 2 and "textual" not in res["loaded"] and "torch" not in res["loaded"]

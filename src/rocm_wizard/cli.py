@@ -73,7 +73,7 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
     frontend = _load("rocm_wizard.commands.main")
     if frontend is not None:
         frontend.add_arguments(parser)
-    executor = _load("rocm_wizard.execute.cli")  # --no-verify, --detach, --lock-timeout (light import)
+    executor = _load("rocm_wizard.commands.apply")  # --no-verify, --detach, --lock-timeout (light import)
     if executor is not None:
         executor.add_arguments(parser)
     return parser
@@ -119,6 +119,10 @@ def _main(argv: Optional[List[str]] = None) -> int:
     parser = build_parser(only)
     args = parser.parse_args(argv)
     if args.command:
+        frontend = _load("rocm_wizard.commands.main")
+        code = frontend.use_demo(args) if frontend is not None else None  # --demo detect / doctor
+        if code is not None:
+            return code
         mod = _load(COMMANDS[args.command][0])
         if mod is None:
             print(f"rocm-wizard: '{args.command}' is not available in this build", file=sys.stderr)

@@ -210,7 +210,7 @@ def test_other_modes_without_their_modules(monkeypatch):
     real = importlib.import_module
 
     def fake(name, *a, **kw):
-        if name in ("rocm_wizard.execute.cli", "rocm_wizard.tui.app"):
+        if name in ("rocm_wizard.commands.apply", "rocm_wizard.tui.app"):
             raise ModuleNotFoundError(f"No module named {name!r}", name=name)
         return real(name, *a, **kw)
 

@@ -150,12 +150,41 @@ def test_without_a_terminal_the_wizard_says_what_to_use(tmp_path):
     assert res.stdout == "" and "--plan-only or --yes" in res.stderr
 
 
-@pytest.mark.parametrize("mode", ["--yes", "--dry-run", "--plan-only"])
-def test_demo_is_never_applied_to_this_machine(mode, tmp_path):
+def test_demo_is_never_applied_to_this_machine(tmp_path):
+    """--demo --dry-run and --plan-only describe the demo system (tests/test_cli_demo.py); --yes is refused."""
     from rwtest import sandbox
 
-    res = subprocess.run(sandbox.argv([WIZARD, "--demo", mode], writable=[tmp_path]), stdin=subprocess.DEVNULL,
+    res = subprocess.run(sandbox.argv([WIZARD, "--demo", "--yes"], writable=[tmp_path]), stdin=subprocess.DEVNULL,
                          capture_output=True, text=True, timeout=60,
                          env={**os.environ, "ROCM_WIZARD_LOG_DIR": str(tmp_path / "logs")})
     assert res.returncode == 64 and res.stdout == ""
-    assert "--demo is the interactive wizard" in res.stderr
+    assert "not with --yes: it works on this machine, not on the demo system" in res.stderr
+
+
+def test_stop_and_quit_prints_how_to_resume_and_the_demo_cleans_up(term, tmp_path):
+    """Quit during a run: the terminal keeps a line saying how to continue (exit 130), and the
+    demo's temporary directory (answers, simulated run log) is gone."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    t = term(env={"ROCM_WIZARD_DEMO_SPEED": "1", "TMPDIR": str(tmp)})
+    t.wait("1 problem found", "n Next")
+    t.keys("n")
+    t.wait("2/8 Findings")
+    t.keys("n")
+    t.wait("3/8 Way out")
+    t.keys("Down", "Down", "Enter")  # the ROCm upgrade: long enough to stop half-way
+    t.wait("4/8 Options", "ROCm release")
+    t.keys("C-n")
+    t.wait("5/8 Plan", "will change")
+    t.keys("x")
+    t.wait("simulated, nothing is changed")
+    t.keys("y")
+    t.wait("6/8 Run")
+    assert [p.name for p in tmp.iterdir()][0].startswith("rocm-wizard-demo-")  # the run's files are there
+    t.keys("q")
+    t.wait("Stop it after the current step and quit?")
+    t.keys("y")
+    assert t.exit_status(timeout=60) == 130
+    screen = " ".join(t.screen().split())
+    assert "the run stopped at a safe point" in screen and "rocm-wizard resume" in screen
+    assert list(tmp.iterdir()) == []

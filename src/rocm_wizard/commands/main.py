@@ -1,5 +1,5 @@
 """The top-level frontends: ``--plan-only`` (this module), ``--yes`` / ``--dry-run`` (the executor,
-``rocm_wizard.execute.cli``) and, with no mode, the TUI (``rocm_wizard.tui.app``).
+``rocm_wizard.commands.apply``) and, with no mode, the TUI (``rocm_wizard.tui.app``).
 
 ``rocm-wizard --plan-only [--format shell|ansible|json] [--path ...] [choices...] [--snapshot FILE]``
 prints the plan on stdout (nothing else goes there) and exits 0 when there is nothing to do, 2 when
@@ -244,19 +244,50 @@ def _optional(module: str) -> Optional[Any]:
         raise
 
 
-def run(args: argparse.Namespace) -> int:
-    if getattr(args, "demo", False) and any(getattr(args, k, False) for k in ("plan_only", "yes", "dry_run")):
-        # the demo system is not this machine: --yes would act on this machine, not on the demo
-        _err("--demo is the interactive wizard on the bundled demo system; it cannot be combined with "
-             "--plan-only, --yes or --dry-run")
+DEMO_COMMANDS = ("detect", "doctor")  # sub-commands that describe a system: --demo gives them the demo's
+
+
+def demo_bundle() -> str:
+    """The bundled demo system (a snapshot bundle directory in the package; read in place, nothing
+    is unpacked).  Found without importing ``rocm_wizard.demo``, which brings the wizard's core."""
+    return os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "demo", "system")
+
+
+def use_demo(args: argparse.Namespace) -> Optional[int]:
+    """``--demo`` with a headless command (``detect``, ``doctor``, ``--plan-only``, ``--dry-run``):
+    point it at the bundled demo system, as ``--snapshot`` would.  None to go on, else an exit
+    status after a message (``--yes`` and the other sub-commands would act on this machine)."""
+    if not getattr(args, "demo", False):
+        return None
+    command = getattr(args, "command", None)
+    headless = command is not None or getattr(args, "plan_only", False) or getattr(args, "dry_run", False)
+    if getattr(args, "yes", False) or (command is not None and command not in DEMO_COMMANDS):
+        what = "--yes" if getattr(args, "yes", False) else command
+        _err("--demo works with the wizard, detect, doctor, --plan-only and --dry-run; "
+             f"not with {what}: it works on this machine, not on the demo system")
         return USAGE
+    if not headless:
+        return None  # the wizard: its demo core reads the bundle itself
+    if getattr(args, "snapshot", None) or getattr(args, "plan_root", None):
+        _err("--demo is the bundled demo system: it cannot be combined with --snapshot or --root")
+        return USAGE
+    args.snapshot = demo_bundle()
+    _err("demo: the bundled demo system (RX 7900 XT, Ubuntu 22.04, ROCm 6.2.0, torch 2.5.1+rocm6.2), "
+         "not this machine")
+    return None
+
+
+def run(args: argparse.Namespace) -> int:
+    code = use_demo(args)
+    if code is not None:
+        return code
     if getattr(args, "plan_only", False):
         if getattr(args, "yes", False) or getattr(args, "dry_run", False):
             _err("--plan-only cannot be combined with --yes or --dry-run")
             return USAGE
         return plan_only(args)
     if getattr(args, "yes", False) or getattr(args, "dry_run", False):
-        mod = _optional("rocm_wizard.execute.cli")
+        mod = _optional("rocm_wizard.commands.apply")
         if mod is None:
             _err("--yes and --dry-run are not available in this build yet (use --plan-only)")
             return ERROR

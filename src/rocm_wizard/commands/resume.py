@@ -156,7 +156,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     from ..execute import journal as jr
-    from ..execute.cli import _root_check, verify_after
+    from .apply import _root_check, verify_after
     from ..execute.engine import Executor
     from ..execute.fsutil import read_json
     from ..execute.preflight import dpkg_audit

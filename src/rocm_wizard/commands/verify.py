@@ -1,5 +1,9 @@
 """``rocm-wizard verify``: GPU smoke test of a venv, an interpreter or a Docker image.
 
+With no target it tests the venv ``detect`` finds: the active one (``VIRTUAL_ENV``) when it has
+torch, else the only venv with torch; several and none active: it lists them and asks for
+``--venv`` (exit 64); none: the default interpreter.
+
 Exit status: 0 every applicable check passed, 2 a check failed (the failing layer is named),
 1 the test could not run at all (no such interpreter, no docker, no report), 64 bad usage.
 stdout carries the report (text, or JSON with ``--json``); progress goes to stderr.
@@ -65,6 +69,37 @@ def _load_file(path: str):
     return analyse(doc, Target(kind="file", python=path))
 
 
+def torch_venvs(system) -> list:
+    """The environments with torch in them that detection found and ``--venv`` can test (a venv,
+    a conda env: a directory with ``bin/python``; not a bare site-packages), the active one first."""
+    return [t for t in system.torch if t.path and t.version
+            and os.path.exists(os.path.join(t.path, "bin", "python"))]
+
+
+def pick_venv(system):
+    """The venv ``verify`` tests when given no target, as ``detect`` sees them: the active one
+    (``VIRTUAL_ENV``) when it has torch, else the only venv with torch.  Returns (venv or None,
+    candidates): several candidates and no active one mean the user has to choose."""
+    found = torch_venvs(system)
+    active = [t for t in found if t.active]
+    if active:
+        return active[0].path, found
+    if len(found) == 1:
+        return found[0].path, found
+    return None, found
+
+
+def _default_venv():
+    """Detection's python probe on this machine: (venv or None, candidates)."""
+    from ..detect import new_system, run_probe
+    from ..detect.sources import LiveSource
+
+    source = LiveSource()
+    system = new_system(source)
+    run_probe("python", source, system)
+    return pick_venv(system)
+
+
 def run(args: argparse.Namespace) -> int:
     only = [x.strip() for x in (args.only or "").split(",") if x.strip()]
     if only:
@@ -84,6 +119,17 @@ def run(args: argparse.Namespace) -> int:
         from ..verify.runner import progress_printer, run_verify
 
         interactive = sys.stderr.isatty() or bool(os.environ.get("ROCM_WIZARD_PROGRESS"))
+        if not (args.venv or args.python or args.docker):
+            venv, found = _default_venv()
+            if venv is None and found:
+                print("rocm-wizard verify: several venvs with torch were found; choose one with --venv PATH:\n"
+                      + "\n".join(f"  {clean_line(t.path)}  (torch {clean_line(t.version)})" for t in found),
+                      file=sys.stderr)
+                return USAGE
+            if venv is None:
+                print("rocm-wizard verify: no venv with torch was found (rocm-wizard detect lists where it looked); "
+                      "testing the default interpreter", file=sys.stderr)
+            args.venv = venv
         what = args.docker or args.venv or args.python or "the default interpreter"
         print(f"rocm-wizard verify: running the GPU smoke test with {clean_line(what)}...", file=sys.stderr)
         report = run_verify(python=args.python, venv=args.venv, docker_image=args.docker, timeout=args.timeout,

@@ -47,13 +47,24 @@ class DemoCore(Core):
         self.speed = _speed() if speed is None else speed
         self.fail = failures_from_env() if fail is None else dict(fail)
         self._state_dir = state_dir
+        self._own_dir: Optional[str] = None  # the temporary directory state_dir() made, if any
         self.sleep = sleep  # the simulated executor's pauses (a test holds a step with it)
 
     def state_dir(self) -> str:
-        # the demo writes nothing outside a temporary directory of its own
+        # the demo writes nothing outside a temporary directory of its own, removed by cleanup()
         if self._state_dir is None:
-            self._state_dir = tempfile.mkdtemp(prefix="rocm-wizard-demo-")
+            self._state_dir = self._own_dir = tempfile.mkdtemp(prefix="rocm-wizard-demo-")
         return self._state_dir
+
+    def cleanup(self) -> None:
+        """Remove the temporary directory the demo made (never one it was given)."""
+        import shutil
+
+        own, self._own_dir = self._own_dir, None
+        if own is not None:
+            shutil.rmtree(own, ignore_errors=True)
+            if self._state_dir == own:
+                self._state_dir = None
 
     def write_answers(self, plan, directory=None) -> str:
         from ..tui.core import write_atomic

@@ -14,6 +14,7 @@ from textual.app import App
 from textual.binding import Binding
 
 from .. import exitcodes
+from ..termsafe import clean
 from .core import Core, make_core
 
 CSS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "wizard.tcss")
@@ -92,6 +93,23 @@ class WizardApp(App[int]):
             return
         self._leave()
 
+    def farewell(self) -> Optional[str]:
+        """What to print on leaving after a run that did not finish: how to continue it."""
+        o = self.outcome
+        if o is None or o.status not in ("cancelled", "failed"):
+            return None
+        what = "stopped at a safe point" if o.status == "cancelled" else "stopped at a failed step"
+        if self.core.demo:
+            return (f"rocm-wizard: the run {what} (demo: simulated, nothing to resume; on a real machine "
+                    "`rocm-wizard resume RUN` continues it)")
+        run = o.run_dir or "RUN"
+        text = f"rocm-wizard: the run {what}; continue it with:  rocm-wizard resume {run}"
+        if o.status == "failed":
+            text += f"\nor restore what it replaced with:  rocm-wizard rollback {run}"
+        if o.log_path:
+            text += f"\nlog: {o.log_path}"
+        return text
+
     def _leave(self) -> None:
         code = self.exit_status()
         self.exit(result=code, return_code=code)
@@ -134,6 +152,17 @@ def run(args) -> int:
     except Exception as exc:
         print(f"rocm-wizard: {exc}", file=sys.stderr)
         return exitcodes.ERROR
-    app = WizardApp(core)
-    app.run()
+    return run_app(WizardApp(core))
+
+
+def run_app(app: WizardApp) -> int:
+    """Run the wizard, then say how to continue a run it left unfinished; what the core made for
+    itself (the demo's temporary directory) is removed, also when the app fails."""
+    try:
+        app.run()
+    finally:
+        app.core.cleanup()
+    message = app.farewell()
+    if message:
+        print(clean(message), file=sys.stderr)
     return int(app.return_code or 0)

@@ -67,6 +67,9 @@ class Core:
         self.error_text = error_text
         self._state_dir = state_dir
 
+    def cleanup(self) -> None:
+        """Remove what this core made for itself only (the live core keeps its logs and answers)."""
+
     # detection ----------------------------------------------------------------------------------
     def open_source(self):
         if self.snapshot:
@@ -105,7 +108,8 @@ class Core:
     # options and plan --------------------------------------------------------------------------
     def fields(self, system: System, diagnosis, path: str) -> List[fieldmod.Field]:
         rec = diagnosis.recommendation(path) if diagnosis is not None else None
-        return fieldmod.fields_for(path, system, getattr(rec, "target", None))
+        users = fieldmod.described_users(system) if (self.snapshot or self.demo) else fieldmod.live_users
+        return fieldmod.fields_for(path, system, getattr(rec, "target", None), users)
 
     def catalog_date(self) -> str:
         """The date of the catalog's knowledge the offered versions come from (``doctor --json``'s

@@ -64,14 +64,53 @@ _SYSTEM_DIRS = ("/", "/bin", "/boot", "/dev", "/etc", "/lib", "/lib64", "/proc",
 
 # -- validators (the plan engine's own rules, so the form refuses exactly what the plan would) ------
 
-def check_user(text: str) -> Optional[str]:
-    """One Linux user name; empty means "the user running the wizard"."""
+UserLookup = Callable[[str], Optional[str]]  # user name -> why it is not an account there, or None
+
+
+def check_user(text: str, lookup: Optional[UserLookup] = None) -> Optional[str]:
+    """One Linux user name that is an account on the system (``lookup`` says which exist); empty
+    means "the user running the wizard"."""
     from ..plan.steps._util import SAFE_USER
 
     t = text.strip()
     if t and not SAFE_USER.match(t):
         return f"not a valid user name: {t!r} (lower-case letters, digits, '.', '-' and '_')"
+    if t and lookup is not None:
+        return lookup(t)
     return None
+
+
+def live_users(name: str) -> Optional[str]:
+    """This machine's accounts (the passwd database)."""
+    import pwd
+
+    try:
+        pwd.getpwnam(name)
+    except KeyError:
+        return f"there is no user {name!r} on this machine (create the account first)"
+    return None
+
+
+def described_users(system: Any) -> UserLookup:
+    """The accounts a snapshot shows (its user and root): a snapshot does not list the others."""
+    known = sorted({"root"} | ({system.access.user} if getattr(getattr(system, "access", None), "user", None)
+                               else set()))
+
+    def lookup(name: str) -> Optional[str]:
+        if name in known:
+            return None
+        return f"the snapshot shows no user {name!r} (it shows: {', '.join(known)})"
+
+    return lookup
+
+
+def index_placeholder(torch_value: Optional[str]) -> str:
+    """The wheel index a torch choice (``2.6.0+rocm6.2.4``) installs from, as the placeholder of the
+    optional index field."""
+    from ..catalog.wheels import index_url
+
+    _, _, index = str(torch_value or "").partition("+")
+    return index_url(index) if index else "https://download.pytorch.org/whl/rocmX.Y"
 
 
 def check_url(text: str, optional: bool = True) -> Optional[str]:
@@ -238,10 +277,20 @@ def _with_default(choices: List[Tuple[str, str]], value: Optional[str]) -> Optio
     return keys[0] if keys else None
 
 
-def fields_for(path: str, system: Any, target: Optional[Dict[str, Any]] = None) -> List[Field]:
+THIRD_PARTY = ("(third-party): known only from other people's scripts, issues or posts, (observed): only "
+               "from real command output, not from AMD's own pages")
+
+
+def fields_for(path: str, system: Any, target: Optional[Dict[str, Any]] = None,
+               users: Optional[UserLookup] = None) -> List[Field]:
     """The options of ``path`` for ``system`` (names are the plan engine's ``Choices`` fields);
-    defaults come from the doctor's recommendation ``target`` when it has one."""
+    defaults come from the doctor's recommendation ``target`` when it has one; ``users`` says which
+    user names are accounts on the system."""
     target = dict(target or {})
+
+    def user_check(text: str) -> Optional[str]:
+        return check_user(text, users)
+
     user = getattr(getattr(system, "access", None), "user", None) or ""
     if user == "root":
         user = ""
@@ -250,6 +299,7 @@ def fields_for(path: str, system: Any, target: Optional[Dict[str, Any]] = None) 
         venv = target.get("venv") or (envs[0] if envs else "")
         choices = torch_choices(system)
         want = f"{target.get('torch')}+{_label(target.get('index'))}" if target.get("torch") else None
+        torch = _with_default(choices, want)
         return [
             Field("venv", "Virtual environment", TEXT, venv, help="the venv whose torch is replaced (detected: "
                   + (", ".join(envs) or "none") + "; a new path gets a new venv)", validate=check_venv,
@@ -258,24 +308,25 @@ def fields_for(path: str, system: Any, target: Optional[Dict[str, Any]] = None) 
                   [("existing", "change this venv in place"),
                    ("new", "build a new venv beside it and make the path a link to it (the old one is kept, "
                              "moved aside if it is a directory)")]),
-            Field("torch", "PyTorch build", CHOICE, _with_default(choices, want), choices,
+            Field("torch", "PyTorch build", CHOICE, torch, choices,
                   help="only builds whose wheels carry kernels for this GPU are offered"),
             Field("env", "Environment variables", TEXT, " ".join(f"{k}={v}" for k, v in (target.get("env") or {}).items()),
                   help="persisted in the venv, NAME=VALUE separated by spaces (the plan adds the ones this "
                   "GPU needs)", validate=check_env, placeholder="TORCH_BLAS_PREFER_HIPBLASLT=0"),
             Field("torch_index_url", "Wheel index", TEXT, "", help="optional: a pip index to use instead of "
-                  "download.pytorch.org", validate=check_url, placeholder="https://download.pytorch.org/whl/rocm6.2.4"),
+                  "download.pytorch.org (a mirror of the build's index)", validate=check_url,
+                  placeholder=index_placeholder(torch)),
         ]
     if path == "rocm-upgrade":
         choices = release_choices(system)
         return [
             Field("rocm", "ROCm release", CHOICE, _with_default(choices, target.get("rocm")), choices,
-                  help="releases that officially support this GPU on this Ubuntu release"),
+                  help="releases whose support lists include this GPU on this Ubuntu release; " + THIRD_PARTY),
             Field("dkms", "Install the amdgpu kernel driver (amdgpu-dkms)", FLAG,
                   target.get("kernel_driver", "amdgpu-dkms") == "amdgpu-dkms",
                   help="off: keep the installed kernel driver (containers, WSL, or a newer in-kernel driver)"),
             Field("user", "User for render and video", TEXT, user, help="added to the GPU groups",
-                  validate=check_user, placeholder="alice"),
+                  validate=user_check, placeholder="alice"),
             Field("rocm_mirror", "Repository mirror", TEXT, "", help="optional: a mirror of https://repo.radeon.com",
                   validate=check_url, placeholder="https://repo.radeon.com"),
             Field("rocm_key_fingerprint", "Key fingerprint", TEXT, "", help="optional: the signing key's "
@@ -285,11 +336,11 @@ def fields_for(path: str, system: Any, target: Optional[Dict[str, Any]] = None) 
         choices = image_choices(system)
         return [
             Field("image", "rocm/pytorch image", CHOICE, _with_default(choices, target.get("tag")), choices,
-                  help="AMD images whose ROCm officially supports this GPU"),
+                  help="AMD's images whose ROCm supports this GPU; " + THIRD_PARTY),
             Field("workspace", "Workspace", TEXT, f"/home/{user}/rocm-workspace" if user else "/root/rocm-workspace",
                   help="host directory mounted as /workspace", validate=_check_workspace,
                   placeholder="/home/alice/rocm-workspace"),
             Field("user", "User for the docker group", TEXT, user, help="may run containers without sudo",
-                  validate=check_user, placeholder="alice"),
+                  validate=user_check, placeholder="alice"),
         ]
     return []

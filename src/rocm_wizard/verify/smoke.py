@@ -22,6 +22,17 @@ named check sleep forever, raise SIGSEGV, call ``os.abort()``, exit, raise an ex
 
 Exit status: 0 every applicable check passed, 2 a check failed, 1 the script itself could not
 run, 64 bad command line, 130 interrupted.
+
+Why one file of ~1,500 lines: it is shipped as this one file -- run in place, copied into a
+root-owned temporary directory for a run as the venv's owner (``runner._run_as_user``), bind-mounted
+read-only as a single file into a Docker image (``runner.CONTAINER_SCRIPT``), and started again by
+itself as the worker (``--worker``).  Split into modules, every one of those would have to ship a
+directory or a concatenation built at ship time.  It reads top to bottom in four sections instead:
+small helpers used by both sides; the worker side (``op_import``, ``op_device`` and one
+``check_*`` function per check family: alloc, elementwise, matmul, linear, triton, compile,
+throughput, bandwidth, multi_gpu; ``WORKER_CHECKS`` maps the one-device checks to them); the parent side
+(``Worker``: one child process under timeouts, ``Smoke``: the order of checks and the report);
+the command line.
 """
 import argparse
 import json

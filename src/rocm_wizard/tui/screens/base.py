@@ -57,7 +57,8 @@ class WizardScreen(Screen):
         self.app.push_screen(HelpModal(self.NAME, self.HELP, self.key_help()))
 
     def key_help(self) -> List[Tuple[str, str]]:
-        """(keys, what) of this screen and the app, the keys of one action together."""
+        """(keys, what) of this screen and the app, the keys of one action together (a binding's
+        tooltip, where it has one, is its full description)."""
         groups: dict = {}
         own = [c for c in type(self).__mro__ if c.__module__.startswith("rocm_wizard.")] + [type(self.app)]
         for cls in own:
@@ -67,7 +68,7 @@ class WizardScreen(Screen):
                 name = b.action.split("(")[0]
                 if cls is not type(self.app) and self.check_action(name, ()) is False:
                     continue
-                keys = groups.setdefault(b.description, [])
+                keys = groups.setdefault(b.tooltip or b.description, [])  # the footer may abbreviate
                 for k in b.key.split(","):
                     k = "?" if k == "question_mark" else k
                     if k not in keys:

@@ -2,7 +2,7 @@
 written for a ``--yes`` replay."""
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Optional, Tuple
 
 from rich.text import Text
 from textual.binding import Binding
@@ -13,6 +13,19 @@ from ...plan import after
 from ...termsafe import clean_line
 from ..text import replay_command
 from .base import WizardScreen
+
+
+def docker_start(plan) -> Optional[Tuple[str, str]]:
+    """How to start the container the Docker way set up: (its run script, the compose command), or
+    None for a plan without a run script."""
+    from ...plan.shellquote import q
+
+    step = next((s for s in getattr(plan, "steps", []) if s.kind == "docker-run-script"), None)
+    if step is None:
+        return None
+    d = step.params["dir"].rstrip("/")
+    return (q(f"{d}/{step.params['script']}"),
+            f"cd {q(d)} && docker compose run --rm pytorch")
 
 
 class DoneScreen(WizardScreen):
@@ -97,9 +110,16 @@ class DoneScreen(WizardScreen):
             out.append(replay_command(w.answers_path) + ("  (on the real machine)" if w.core.demo else "") + "\n")
         elif w.answers_error:
             out.append(f"The answers file could not be written: {w.answers_error}\n", style="red")
+        start = docker_start(w.plan)
+        if start and status == "done":
+            out.append("Start the container: ", style="bold")
+            out.append(f"{start[0]}\n")
+            out.append(f"  or: {start[1]}\n")
         for kind, path in sorted(w.exports.items()):
             out.append(f"Saved {kind}: {path}\n")
         if status in ("failed", "cancelled") and not w.core.demo:
             out.append("\n`rocm-wizard resume` continues the run; `rocm-wizard rollback` restores what it replaced.\n")
+        if w.core.demo:
+            out.append("\nThe demo's files (answers, simulated run log) are removed when you quit.", style="dim")
         out.append("\nq quits.", style="dim")
         return out

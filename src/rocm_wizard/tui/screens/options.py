@@ -87,6 +87,9 @@ class OptionsScreen(WizardScreen):
     def _select(self, event: Select.Changed) -> None:
         if event.value is not Select.BLANK:
             self._update(event.select.id or "", event.value)
+        if event.select.id == "in-torch" and self.query("#in-torch_index_url"):
+            # the index field's example follows the chosen build's index (rocm6.2.4, rocm7.0...)
+            self.query_one("#in-torch_index_url", Input).placeholder = F.index_placeholder(event.value)
 
     @on(Checkbox.Changed)
     def _checkbox(self, event: Checkbox.Changed) -> None:

@@ -10,7 +10,7 @@ from rich.text import Text
 from textual import on, work
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.widgets import Static, TabbedContent, TabPane, TextArea
+from textual.widgets import Button, Static, TabbedContent, TabPane, TextArea
 
 from ...termsafe import clean
 from ..messages import PlanReady
@@ -31,18 +31,23 @@ class ReviewScreen(WizardScreen):
     HELP = ("The plan, checked against this system without changing anything: each step is ok "
             "(already done), will change, or unknown (cannot be checked before earlier steps run). "
             "Tabs: Steps, Changes (package versions and file diffs), Script (the same plan as a bash "
-            "script you can run yourself). s saves the script, p an Ansible playbook, a the answers "
-            "file for `--yes` replay. x runs the plan after a confirmation.")
+            "script you can run yourself; it scrolls sideways, lines are never wrapped). 1, 2 and 3 "
+            "switch tabs; the tab's content has the focus (marked by a bar on its left), so the arrows, "
+            "PageUp/PageDown and Home/End scroll it at once. s saves the script to a file, p an Ansible "
+            "playbook, a the answers file for `--yes` replay (an existing file is replaced only after a "
+            "second Save). x runs the plan after a confirmation.")
 
     BINDINGS = [
         Binding("x", "execute", "Run"),
-        Binding("s", "export('script')", "Save script"),
-        Binding("p", "export('playbook')", "Playbook"),
-        Binding("a", "export('answers')", "Answers"),
-        Binding("1", "tab('tab-steps')", "Steps", show=False),
-        Binding("2", "tab('tab-changes')", "Changes", show=False),
-        Binding("3", "tab('tab-script')", "Script", show=False),
+        Binding("1", "tab('tab-steps')", "Tabs", key_display="1/2/3", tooltip="Steps tab"),
+        Binding("2", "tab('tab-changes')", "Changes tab", show=False),
+        Binding("3", "tab('tab-script')", "Script tab", show=False),
+        Binding("s", "export('script')", "Save", key_display="s/p/a", tooltip="Save the script"),
+        Binding("p", "export('playbook')", "Save playbook", show=False),
+        Binding("a", "export('answers')", "Save answers", show=False),
     ]
+    #: the widget of each tab that takes the focus when the tab is shown
+    CONTENT = {"tab-steps": "#steps-scroll", "tab-changes": "#changes-scroll", "tab-script": "#script"}
 
     def __init__(self, path: str, values: Dict) -> None:
         super().__init__()
@@ -57,18 +62,35 @@ class ReviewScreen(WizardScreen):
         yield Static("Building the plan and checking it against the system…", id="review-head", markup=False)
         with TabbedContent(id="review-tabs"):
             with TabPane("Steps", id="tab-steps"):
-                with VerticalScroll():
+                with VerticalScroll(id="steps-scroll", classes="tab-content"):
                     yield StepChecks(id="checks")
             with TabPane("Changes", id="tab-changes"):
-                with VerticalScroll(id="changes-scroll"):
+                with VerticalScroll(id="changes-scroll", classes="tab-content"):
                     yield Static("", id="changes")
             with TabPane("Script", id="tab-script"):
-                yield TextArea("", id="script", read_only=True, show_line_numbers=False)
+                yield Button("Save to file… (s)", id="save-script", compact=True)
+                # soft_wrap off: a copied line is the script's line (long ones scroll sideways)
+                yield TextArea("", id="script", classes="tab-content", read_only=True, show_line_numbers=False,
+                               soft_wrap=False)
 
     def on_mount(self) -> None:
         if not self.wizard.animate:
             self.query_one("#script", TextArea).cursor_blink = False
+        self.focus_content()
         self.build()
+
+    def focus_content(self) -> None:
+        """Give the shown tab's content the focus (keys scroll it at once, not the tab row)."""
+        tab = self.query_one(TabbedContent).active or "tab-steps"
+        self.query_one(self.CONTENT.get(tab, "#steps-scroll")).focus()
+
+    @on(TabbedContent.TabActivated)
+    def _tab_shown(self, event: TabbedContent.TabActivated) -> None:
+        self.call_after_refresh(self.focus_content)
+
+    @on(Button.Pressed, "#save-script")
+    def _save_pressed(self) -> None:
+        self.action_export("script")
 
     @work(thread=True, exclusive=True, group="plan", exit_on_error=False)
     def build(self) -> None:
@@ -115,6 +137,7 @@ class ReviewScreen(WizardScreen):
 
     def action_tab(self, tab: str) -> None:
         self.query_one(TabbedContent).active = tab
+        self.call_after_refresh(self.focus_content)
 
     # -- export ----------------------------------------------------------------------------------
     def action_export(self, kind: str) -> None:

@@ -9,7 +9,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, Static
+from textual.widgets import Button, Input, Static
 
 from ...termsafe import clean, clean_line
 
@@ -77,12 +77,13 @@ class ExportModal(ModalScreen[Optional[str]]):
         super().__init__()
         self.what = what
         self.default_path = default_path
+        self.replace_confirmed: Optional[str] = None  # the existing file the user agreed to replace
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static(f"Save the {self.what} to:", classes="question")
             yield Input(self.default_path, id="path")
-            yield Label("", id="path-error", classes="error")
+            yield Static("", id="path-error", classes="error", markup=False)
             with Horizontal(classes="buttons"):
                 yield Button("Save", id="save", variant="primary")
                 yield Button("Cancel", id="cancel")
@@ -95,24 +96,35 @@ class ExportModal(ModalScreen[Optional[str]]):
 
     def _check(self, value: str) -> bool:
         err = check_export_path(value)
-        self.query_one("#path-error", Label).update(err or "")
+        self.query_one("#path-error", Static).update(err or "")
         self.query_one("#save", Button).disabled = err is not None
         return err is None
 
     @on(Input.Changed)
     def _changed(self, event: Input.Changed) -> None:
+        self.replace_confirmed = None
         self._check(event.value)
+
+    def _accept(self, value: str) -> None:
+        """Save to ``value``; an existing file is replaced only when Save is pressed a second time
+        for the same path (never silently)."""
+        if not self._check(value):
+            return
+        path = os.path.abspath(os.path.expanduser(value.strip()))
+        if os.path.lexists(path) and self.replace_confirmed != path:
+            self.replace_confirmed = path
+            self.query_one("#path-error", Static).update(
+                f"{path} already exists: press Save (or Enter) again to replace it, or change the name")
+            return
+        self.dismiss(path)
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
-        if self._check(event.value):
-            self.dismiss(os.path.abspath(os.path.expanduser(event.value.strip())))
+        self._accept(event.value)
 
     @on(Button.Pressed, "#save")
     def _save(self) -> None:
-        value = self.query_one(Input).value
-        if self._check(value):
-            self.dismiss(os.path.abspath(os.path.expanduser(value.strip())))
+        self._accept(self.query_one(Input).value)
 
     @on(Button.Pressed, "#cancel")
     def action_cancel(self) -> None:

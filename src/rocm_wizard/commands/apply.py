@@ -46,7 +46,7 @@ def _err(msg: str) -> None:
 
 def _argv_for_messages(argv: Optional[List[str]]) -> str:
     from ..plan.shellquote import q
-    from .redact import redact_argv
+    from ..execute.redact import redact_argv
 
     return " ".join(q(a) for a in redact_argv(argv or []))
 
@@ -62,7 +62,11 @@ def run(args: argparse.Namespace, argv: Optional[List[str]] = None) -> int:
 
 def _run(args: argparse.Namespace, argv: Optional[List[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if getattr(args, "snapshot", None) or getattr(args, "plan_root", None):
+    demo = bool(getattr(args, "demo", False))  # --demo --dry-run: the bundled demo system (commands/main.use_demo)
+    if demo and not getattr(args, "dry_run", False):
+        _err("--demo cannot be applied: the demo system is not this machine (try --demo --dry-run)")
+        return exitcodes.USAGE
+    if (getattr(args, "snapshot", None) or getattr(args, "plan_root", None)) and not demo:
         _err("--yes and --dry-run act on this machine; --snapshot and --root are for --plan-only")
         return exitcodes.USAGE
     if getattr(args, "yes", False) and getattr(args, "dry_run", False):
@@ -72,7 +76,7 @@ def _run(args: argparse.Namespace, argv: Optional[List[str]] = None) -> int:
     if getattr(args, "detach", False) and not dry and not os.environ.get("ROCM_WIZARD_DETACHED"):
         return _detach(argv)
 
-    from ..commands.main import choices_from_args
+    from .main import choices_from_args
     from ..plan.build import PlanError, build_plan
 
     try:
@@ -81,12 +85,21 @@ def _run(args: argparse.Namespace, argv: Optional[List[str]] = None) -> int:
         _err(exc.message)
         return exc.exit_code
 
-    try:
-        from ..detect import detect_live
-    except ImportError:
-        _err("detection is not available in this build")
-        return exitcodes.ERROR
-    system = detect_live(venvs=[choices.venv] if choices.venv else ())
+    if demo:
+        from .main import load_system
+
+        try:
+            system = load_system(args.snapshot)
+        except ValueError as exc:
+            _err(str(exc))
+            return exitcodes.ERROR
+    else:
+        try:
+            from ..detect import detect_live
+        except ImportError:
+            _err("detection is not available in this build")
+            return exitcodes.ERROR
+        system = detect_live(venvs=[choices.venv] if choices.venv else ())
     if not system.amd_gpus:
         if not choices.path:
             _err("no AMD GPU was found on this system, so there is no recommendation to apply. To set up a machine "
@@ -101,15 +114,17 @@ def _run(args: argparse.Namespace, argv: Optional[List[str]] = None) -> int:
         _err(exc.message)
         return exc.exit_code
     if dry:
-        return _dry_run(args, plan, system)
+        return _dry_run(args, plan, system, snapshot=demo)
     return _apply(args, plan, argv)
 
 
-def _dry_run(args, plan, system) -> int:
+def _dry_run(args, plan, system, snapshot: bool = False) -> int:
+    """What applying ``plan`` would change, checked on this machine (or, ``snapshot``, from what the
+    demo system's snapshot shows)."""
     from ..plan.context import Context
     from ..plan.core import evaluate, pending, summary
 
-    reports = evaluate(plan, Context(root="/"), system)
+    reports = evaluate(plan, Context.snapshot() if snapshot else Context(root="/"), system)
     if getattr(args, "plan_format", None) == "json":
         from ..plan.jsonplan import render_json
 
@@ -133,7 +148,7 @@ def _dry_run(args, plan, system) -> int:
 
 # --------------------------------------------------------------------------- root
 def _needs_root(step, report) -> bool:
-    from .engine import ROOT_KINDS
+    from ..execute.engine import ROOT_KINDS
 
     if report.check.status == "ok" or step.kind == "user-groups":
         return False
@@ -159,7 +174,7 @@ def _root_check(plan, argv: List[str]) -> Optional[int]:
     """None to go on; else an exit status (after a message, or after re-running under sudo)."""
     from ..plan.context import Context
     from ..plan.core import evaluate
-    from .preflight import passwordless_sudo
+    from ..execute.preflight import passwordless_sudo
 
     if os.geteuid() == 0:
         return None
@@ -198,14 +213,14 @@ def _user() -> str:
 
 # --------------------------------------------------------------------------- apply
 def _apply(args, plan, argv: List[str]) -> int:
-    from . import answers, paths
-    from .detach import preset_run_id
-    from .engine import Executor
-    from .fsutil import write_json
-    from .journal import Journal
-    from .preflight import dpkg_audit, over_ssh_without_multiplexer
-    from .redact import redact_argv
-    from .runlog import RunLog
+    from ..execute import answers, paths
+    from ..execute.detach import preset_run_id
+    from ..execute.engine import Executor
+    from ..execute.fsutil import write_json
+    from ..execute.journal import Journal
+    from ..execute.preflight import dpkg_audit, over_ssh_without_multiplexer
+    from ..execute.redact import redact_argv
+    from ..execute.runlog import RunLog
     from ..plan.jsonplan import plan_to_dict
 
     code = _root_check(plan, argv)
@@ -262,7 +277,7 @@ def _apply(args, plan, argv: List[str]) -> int:
         log.event("run-end", exit=code, state=journal.state)
         return code
     except OSError as exc:
-        from .engine import state_write_failed
+        from ..execute.engine import state_write_failed
 
         return state_write_failed(journal, log, exc)
     finally:
@@ -315,7 +330,7 @@ def verify_after(plan, journal, log, skip: bool = False) -> int:
 
 
 def _detach(argv: List[str]) -> int:
-    from . import detach, paths
+    from ..execute import detach, paths
 
     run_id = paths.new_run_id()
     try:
