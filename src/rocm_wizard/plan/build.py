@@ -503,8 +503,8 @@ def _rocm_upgrade_core(system, choices: Choices, notes: List[str], rel, targets:
         source_files.append({"path": lpath, "content": f"# amdgpu {rel.driver_train} kernel driver paired with ROCm "
                              f"{rel.version}. Written whole by rocm-wizard.\n{line}\n"})
     core_default = cat.core_default_bases()
-    markers = list(dict.fromkeys([url_marker(cat.rocm_default_base())] + [url_marker(b) for b in core_default.values()]
-                                 + [url_marker(b) for b in (base, radeon) if b]))
+    markers = cat.rocm_line_markers([cat.rocm_default_base()] + list(core_default.values())
+                                    + [b for b in (base, radeon) if b])
     # apt's "origin" is the host name alone (no port, no path): seen in `apt-cache policy` output
     pin_origin = urlsplit(base or core_default[rel.repo_name]).hostname or ""
     names = cat.core_package_names(rel, targets)

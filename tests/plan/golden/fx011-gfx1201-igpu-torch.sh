@@ -1,29 +1,29 @@
 #!/usr/bin/env bash
-# rocm-wizard plan: Reinstall torch 2.8.0+rocm6.4 in /opt/venvs/torch
-# path: torch-reinstall   plan id: 7fe83090573d   format: 1   rocm-wizard @VERSION@
+# rocm-wizard plan: Reinstall torch 2.13.0+rocm7.2 in /opt/venvs/torch
+# path: torch-reinstall   plan id: d452a0d9e9e2   format: 1   rocm-wizard @VERSION@
 # made for: Arch Linux, kernel 7.1.4-arch1-1; AMD Radeon RX 9070 (gfx1201), AMD Ryzen 9 9900X 12-Core Processor (integrated GPU) (gfx1036)
 # system fingerprint: sha256:8c411114a736d67173dbf35698f64256
 #   gpus: 13c0,7550
 #   kernel: 7.1.4-arch1-1
 #   os: arch rolling
-#   torch: none | 2.8.0+rocm6.4
+#   torch: none | 2.13.0+rocm7.2
 #
 # Run:      sudo bash THIS-FILE        (steps that are already done are skipped)
 # Dry run:  DRY_RUN=1 bash THIS-FILE   (changes nothing; exit 2 = changes pending, 0 = nothing to do)
 # It refuses to run on another system, or when the system changed since the plan was made.
 #
 # Steps:
-#    1. Create the new venv /opt/venvs/torch-torch2.8.0-rocm6.4
+#    1. Create the new venv /opt/venvs/torch-torch2.13.0-rocm7.2
 #    2. Remove stray Triton distributions
-#    3. Install torch 2.8.0+rocm6.4 and its exact companions
+#    3. Install torch 2.13.0+rocm7.2 and its exact companions
 #    4. Point /opt/venvs/torch at the new venv
 #    5. Check the venv's other packages against the new torch
 #    6. Let the GPU user use the GPU (render and video groups)
-# Note: target chosen by the diagnosis: torch 2.8.0 + torchvision 0.23.0 + torchaudio 2.8.0 from the rocm6.4 index (with pytorch-triton-rocm==3.4.0) carries gfx1201 kernels: the wizard's default series (ROCm 6.4): the newest pairing documented by PyTorch
+# Note: target chosen by the diagnosis: torch 2.13.0 + torchvision 0.28.0 + torchaudio 2.11.0 from the rocm7.2 index (with triton-rocm==3.7.1) carries gfx1201 kernels: the wizard's default torch series (ROCm 7.2): PyTorch's stable ROCm for torch 2.11-2.13, wheels that bundle their ROCm user space
 # Note: not proven (wheel-for-python): the venv's Python version is not known (a new venv gets the system's python3)
-# Note: not proven (driver-window): the host's amdgpu driver train is not known, so the rocm6.4 wheel's ROCm 6.4 cannot be checked against it
+# Note: not proven (driver-window): the host's amdgpu driver train is not known, so the rocm7.2 wheel's ROCm 7.2 cannot be checked against it
 # Note: the integrated GPU (gfx1036) has no kernels in these wheels: hide it from PyTorch with HIP_VISIBLE_DEVICES if it gets in the way
-# Note: the new venv is /opt/venvs/torch-torch2.8.0-rocm6.4; /opt/venvs/torch becomes a symbolic link to it; the previous venv is kept (a venv directory at /opt/venvs/torch is moved to /opt/venvs/torch-previous first: run it as /opt/venvs/torch-previous/bin/python -m ..., its scripts still name the old path; rollback moves it back)
+# Note: the new venv is /opt/venvs/torch-torch2.13.0-rocm7.2; /opt/venvs/torch becomes a symbolic link to it; the previous venv is kept (a venv directory at /opt/venvs/torch is moved to /opt/venvs/torch-previous first: run it as /opt/venvs/torch-previous/bin/python -m ..., its scripts still name the old path; rollback moves it back)
 
 # Values are single-quoted data, written out literally ($ and \ in them mean nothing to bash):
 # shellcheck disable=SC2016,SC1003
@@ -393,6 +393,38 @@ rw_dpkg_run() {
   rw_run "$@"
   if [[ $DRY_RUN != 1 ]]; then rm -f -- "$RW_DPKG_MARK"; fi
 }
+# rw_apt_install ALLOW N PATTERN*N APT-INSTALL-ARGS...: `apt-get install ARGS`, after asking apt what
+# it would remove (`apt-get -s`).  A package no PATTERN (ROCm's) matches stops the script with the
+# list, nothing installed or removed, unless ALLOW is 1 (the plan was made with --allow-apt-removals);
+# when apt would remove nothing, the install runs with --no-remove (it then cannot remove anything).
+rw_apt_install() {
+  local allow=$1 n=$2 line name p ours
+  shift 2
+  local -a pats=("${@:1:n}") removed=() other=() guard=()
+  shift "$n"
+  if [[ $DRY_RUN == 1 ]]; then
+    rw_would "ask apt what it would remove (apt-get -s) before installing; packages that are not ROCm's stop the script unless the plan allows removals"
+  else
+    while IFS= read -r line; do
+      [[ $line == 'Remv '* ]] || continue
+      name=${line#Remv }
+      name=${name%% *}
+      name=${name%%:*}
+      removed+=("$name")
+      ours=0
+      for p in "${pats[@]}"; do
+        # shellcheck disable=SC2053
+        if [[ $name == $p ]]; then ours=1; fi
+      done
+      if [[ $ours == 0 ]]; then other+=("$name"); fi
+    done < <(apt-get -s -o Debug::NoLocking=1 install "$@" 2>/dev/null || true)
+    if [[ ${#other[@]} -gt 0 && $allow != 1 ]]; then
+      rw_die "to install these packages apt would remove packages that are not part of ROCm: ${other[*]}. Nothing was installed or removed. See why with  apt-get -s install $*  and to let apt remove them, make the plan again with --allow-apt-removals (answers file: allow_apt_removals = true)"
+    fi
+    if [[ ${#removed[@]} -gt 0 ]]; then rw_say "    apt removes: ${removed[*]}"; else guard=(--no-remove); fi
+  fi
+  rw_dpkg_run apt-get install "${guard[@]}" "$@"
+}
 # rw_dpkg_pending: dpkg has unfinished work: its journal (updates/) is not empty, or a package is
 # half-installed, unpacked, half-configured or awaiting triggers (what `dpkg --configure -a` finishes;
 # not `dpkg --audit`, which also lists packages that merely ship no md5sums).  RW_DPKG_HALF: those.
@@ -567,25 +599,46 @@ rw_user_exists() {
 }
 
 # ---- Python environments
-RW_PY_PINS='import importlib.metadata as m, sys
+RW_PY_PINS='import importlib.metadata as m, re, sys
+def canon(s):
+    return re.sub(r"[-_.]+", "-", s).lower()
+def have_dist(n):
+    try:
+        return m.distribution(n)
+    except m.PackageNotFoundError:
+        return None
 bad = 0
 for req in sys.argv[1:]:
-    name, _, want = req.partition("==")
-    try:
-        have = m.version(name)
-    except m.PackageNotFoundError:
-        have = None
+    head, _, want = req.partition("==")
+    name, _, extras = head.partition("[")
+    dist = have_dist(name)
+    have = dist.version if dist is not None else None
     if have is None or (have != want and ("+" in want or have.split("+")[0] != want)):
         print("  %s: %s (want %s)" % (name, have or "not installed", want))
         bad = 1
-sys.exit(bad)'
+        continue
+    provided = set(canon(e) for e in dist.metadata.get_all("Provides-Extra") or [])
+    for extra in [canon(e) for e in extras.rstrip("]").split(",") if e.strip()]:
+        if extra not in provided:
+            print("  %s %s provides no extra %s" % (name, have, extra))
+            bad = 1
+            continue
+        for r in dist.requires or []:
+            mk = re.search(r"extra\s*==\s*[\x22\x27]([^\x22\x27]+)", r)
+            dep = re.match(r"[A-Za-z0-9._-]+", r)
+            if mk and dep and canon(mk.group(1)) == extra and have_dist(dep.group(0)) is None:
+                print("  %s[%s]: %s not installed" % (name, extra, dep.group(0)))
+                bad = 1
+sys.exit(bad)
+'
 RW_PY_DISTS='import importlib.metadata as m, re, sys
 want = set(re.sub(r"[-_.]+", "-", a).lower() for a in sys.argv[1:])
 for d in m.distributions():
     n = re.sub(r"[-_.]+", "-", d.metadata["Name"] or "").lower()
     if n in want:
         print(n)'
-# rw_pins_ok USER PYTHON REQ...: every NAME==VERSION installed exactly (checked as USER, the venv's owner)
+# rw_pins_ok USER PYTHON REQ...: every NAME[EXTRAS]==VERSION installed exactly, with what its extras
+# require (checked as USER, the venv's owner)
 rw_pins_ok() {
   local user=$1 py=$2
   shift 2
@@ -645,6 +698,7 @@ rw_fp_rocm() {
   local v=''
   if [[ -r $RW_ROOT/opt/rocm/.info/version ]]; then read -r v <"$RW_ROOT/opt/rocm/.info/version" || true; fi
   if [[ -z $v ]]; then v=$(rw_pkg_unpacked rocm-core); fi
+  if [[ -z $v && -r $RW_ROOT/opt/rocm/core/.info/version ]]; then read -r v <"$RW_ROOT/opt/rocm/core/.info/version" || true; fi
   if [[ $v =~ ^([0-9]+\.[0-9]+\.[0-9]+) ]]; then printf '%s' "${BASH_REMATCH[1]}"; else printf 'none'; fi
 }
 rw_fp_torch() {
@@ -667,21 +721,21 @@ rw_expect() {
   rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
   RW_STALE=1
 }
-RW_PLAN_ID=7fe83090573d
+RW_PLAN_ID=d452a0d9e9e2
 
 rw_check_fingerprint() {
   rw_expect gpus "$(rw_fp_gpus)" 13c0,7550
   rw_expect kernel "$(rw_fp_kernel)" 7.1.4-arch1-1
   rw_expect os "$(rw_fp_os)" 'arch rolling'
-  rw_expect torch "$(rw_fp_torch /opt/venvs/torch)" none 2.8.0+rocm6.4
+  rw_expect torch "$(rw_fp_torch /opt/venvs/torch)" none 2.13.0+rocm7.2
   if [[ $RW_STALE == 1 ]]; then
     rw_die 'refusing to run: this plan was made for another system, or the system changed since (fingerprint sha256:8c411114a736d67173dbf35698f64256). Make a new plan with rocm-wizard --plan-only.'
   fi
 }
 
 step_01_venv() {
-  rw_begin 1 venv 'Create the new venv /opt/venvs/torch-torch2.8.0-rocm6.4'
-  local venv=/opt/venvs/torch-torch2.8.0-rocm6.4 py=python3 owner
+  rw_begin 1 venv 'Create the new venv /opt/venvs/torch-torch2.13.0-rocm7.2'
+  local venv=/opt/venvs/torch-torch2.13.0-rocm7.2 py=python3 owner
   if [[ -x $RW_ROOT$venv/bin/python ]]; then
     rw_ok "venv $venv exists"
     return 0
@@ -699,8 +753,8 @@ step_01_venv() {
 
 step_02_triton_strays() {
   rw_begin 2 triton-strays 'Remove stray Triton distributions'
-  local venv=/opt/venvs/torch-torch2.8.0-rocm6.4 keep=pytorch-triton-rocm owner=''
-  local -a strays=(triton-rocm triton pytorch-triton)
+  local venv=/opt/venvs/torch-torch2.13.0-rocm7.2 keep=triton-rocm owner=''
+  local -a strays=(pytorch-triton-rocm triton pytorch-triton)
   local -a found=()
   if [[ -x $RW_ROOT$venv/bin/python ]]; then owner=$(rw_venv_user "$venv"); fi
   mapfile -t found < <(rw_dists "$owner" "$venv/bin/python" "${strays[@]}")
@@ -718,9 +772,9 @@ step_02_triton_strays() {
 }
 
 step_03_torch() {
-  rw_begin 3 torch 'Install torch 2.8.0+rocm6.4 and its exact companions'
-  local venv=/opt/venvs/torch-torch2.8.0-rocm6.4 idx=https://download.pytorch.org/whl/rocm6.4 owner=''
-  local -a reqs=(torch==2.8.0+rocm6.4 torchvision==0.23.0+rocm6.4 torchaudio==2.8.0+rocm6.4 pytorch-triton-rocm==3.4.0)
+  rw_begin 3 torch 'Install torch 2.13.0+rocm7.2 and its exact companions'
+  local venv=/opt/venvs/torch-torch2.13.0-rocm7.2 idx=https://download.pytorch.org/whl/rocm7.2 owner=''
+  local -a reqs=(torch==2.13.0+rocm7.2 torchvision==0.28.0+rocm7.2 torchaudio==2.11.0+rocm7.2 triton-rocm==3.7.1)
   if [[ -x $RW_ROOT$venv/bin/python ]]; then owner=$(rw_venv_user "$venv"); fi
   if rw_pins_ok "$owner" "$venv/bin/python" "${reqs[@]}"; then
     rw_ok "installed: ${reqs[*]}"
@@ -734,7 +788,7 @@ step_03_torch() {
 
 step_04_venv_switch() {
   rw_begin 4 venv-switch 'Point /opt/venvs/torch at the new venv'
-  local link=/opt/venvs/torch target=/opt/venvs/torch-torch2.8.0-rocm6.4 aside=/opt/venvs/torch-previous cur='' owner
+  local link=/opt/venvs/torch target=/opt/venvs/torch-torch2.13.0-rocm7.2 aside=/opt/venvs/torch-previous cur='' owner
   owner=$(rw_owner_of "$RW_ROOT${link%/*}")
   if [[ -L $RW_ROOT$link ]]; then
     cur=$(readlink -- "$RW_ROOT$link")
@@ -759,7 +813,7 @@ step_04_venv_switch() {
 
 step_05_pip_check() {
   rw_begin 5 pip-check 'Check the venv'"'"'s other packages against the new torch'
-  local venv=/opt/venvs/torch-torch2.8.0-rocm6.4 out owner
+  local venv=/opt/venvs/torch-torch2.13.0-rocm7.2 out owner
   if [[ ! -x $RW_ROOT$venv/bin/python ]]; then
     rw_ok 'no venv yet: pip check runs after the install'
     return 0
@@ -776,17 +830,21 @@ step_05_pip_check() {
 
 step_06_gpu_groups() {
   rw_begin 6 gpu-groups 'Let the GPU user use the GPU (render and video groups)'
-  local user=${SUDO_USER:-} fallback='' g
+  local user='' g
   local -a groups=(render video)
   local -a missing=()
-  if [[ -z $user || $user == root ]]; then user=$fallback; fi
+  # the user chosen when the plan was made; the one who runs sudo only when the plan names none
+  if [[ -z $user ]]; then user=${SUDO_USER:-}; fi
   if [[ -z $user || $user == root ]]; then
     rw_ok 'no user to add (root needs no group membership)'
     return 0
   fi
   if ! rw_user_exists "$user"; then
-    rw_warn "user $user does not exist on this system; not changed"
-    return 0
+    if [[ $DRY_RUN == 1 ]]; then
+      rw_would "stop here: user $user does not exist (accounts are never created)"
+      return 0
+    fi
+    rw_die "user $user does not exist on this system: this script adds an existing account to render,video and never creates one; create it (adduser $user) or make the plan again with --user NAME"
   fi
   for g in "${groups[@]}"; do
     if ! rw_gid "$g" >/dev/null; then
@@ -812,7 +870,7 @@ rw_main() {
   if [[ -n $RW_ROOT && $DRY_RUN != 1 ]]; then
     rw_die 'RW_ROOT is only for dry runs; to change another root, run this script inside it (chroot)'
   fi
-  rw_say 'rocm-wizard: Reinstall torch 2.8.0+rocm6.4 in /opt/venvs/torch'" (plan $RW_PLAN_ID)"
+  rw_say 'rocm-wizard: Reinstall torch 2.13.0+rocm7.2 in /opt/venvs/torch'" (plan $RW_PLAN_ID)"
   if [[ $DRY_RUN == 1 ]]; then rw_say 'DRY_RUN=1: showing what would be done; nothing is changed'; fi
   rw_check_fingerprint
   step_01_venv

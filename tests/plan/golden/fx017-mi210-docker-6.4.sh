@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rocm-wizard plan: Run PyTorch in rocm/pytorch:rocm6.4.3_ubuntu24.04_py3.12_pytorch_release_2.6.0
-# path: docker   plan id: faccb816c2ae   format: 1   rocm-wizard @VERSION@
+# path: docker   plan id: 7ae844425086   format: 1   rocm-wizard @VERSION@
 # made for: AMD Instinct MI210 (gfx90a)
 # system fingerprint: sha256:b17e0674d8ea0131dffa4a53a4055309
 #   gpus: 740f
@@ -591,25 +591,46 @@ rw_user_exists() {
 }
 
 # ---- Python environments
-RW_PY_PINS='import importlib.metadata as m, sys
+RW_PY_PINS='import importlib.metadata as m, re, sys
+def canon(s):
+    return re.sub(r"[-_.]+", "-", s).lower()
+def have_dist(n):
+    try:
+        return m.distribution(n)
+    except m.PackageNotFoundError:
+        return None
 bad = 0
 for req in sys.argv[1:]:
-    name, _, want = req.partition("==")
-    try:
-        have = m.version(name)
-    except m.PackageNotFoundError:
-        have = None
+    head, _, want = req.partition("==")
+    name, _, extras = head.partition("[")
+    dist = have_dist(name)
+    have = dist.version if dist is not None else None
     if have is None or (have != want and ("+" in want or have.split("+")[0] != want)):
         print("  %s: %s (want %s)" % (name, have or "not installed", want))
         bad = 1
-sys.exit(bad)'
+        continue
+    provided = set(canon(e) for e in dist.metadata.get_all("Provides-Extra") or [])
+    for extra in [canon(e) for e in extras.rstrip("]").split(",") if e.strip()]:
+        if extra not in provided:
+            print("  %s %s provides no extra %s" % (name, have, extra))
+            bad = 1
+            continue
+        for r in dist.requires or []:
+            mk = re.search(r"extra\s*==\s*[\x22\x27]([^\x22\x27]+)", r)
+            dep = re.match(r"[A-Za-z0-9._-]+", r)
+            if mk and dep and canon(mk.group(1)) == extra and have_dist(dep.group(0)) is None:
+                print("  %s[%s]: %s not installed" % (name, extra, dep.group(0)))
+                bad = 1
+sys.exit(bad)
+'
 RW_PY_DISTS='import importlib.metadata as m, re, sys
 want = set(re.sub(r"[-_.]+", "-", a).lower() for a in sys.argv[1:])
 for d in m.distributions():
     n = re.sub(r"[-_.]+", "-", d.metadata["Name"] or "").lower()
     if n in want:
         print(n)'
-# rw_pins_ok USER PYTHON REQ...: every NAME==VERSION installed exactly (checked as USER, the venv's owner)
+# rw_pins_ok USER PYTHON REQ...: every NAME[EXTRAS]==VERSION installed exactly, with what its extras
+# require (checked as USER, the venv's owner)
 rw_pins_ok() {
   local user=$1 py=$2
   shift 2
@@ -669,6 +690,7 @@ rw_fp_rocm() {
   local v=''
   if [[ -r $RW_ROOT/opt/rocm/.info/version ]]; then read -r v <"$RW_ROOT/opt/rocm/.info/version" || true; fi
   if [[ -z $v ]]; then v=$(rw_pkg_unpacked rocm-core); fi
+  if [[ -z $v && -r $RW_ROOT/opt/rocm/core/.info/version ]]; then read -r v <"$RW_ROOT/opt/rocm/core/.info/version" || true; fi
   if [[ $v =~ ^([0-9]+\.[0-9]+\.[0-9]+) ]]; then printf '%s' "${BASH_REMATCH[1]}"; else printf 'none'; fi
 }
 rw_fp_torch() {
@@ -691,7 +713,7 @@ rw_expect() {
   rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
   RW_STALE=1
 }
-RW_PLAN_ID=faccb816c2ae
+RW_PLAN_ID=7ae844425086
 
 rw_check_fingerprint() {
   rw_expect gpus "$(rw_fp_gpus)" 740f

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rocm-wizard plan: Reinstall torch 2.12.0+rocm7.14.0 in /home/dev/sd/.venv
-# path: torch-reinstall   plan id: f94902a793aa   format: 1   rocm-wizard @VERSION@
+# path: torch-reinstall   plan id: 1dee2efb3a47   format: 1   rocm-wizard @VERSION@
 # made for: Ubuntu 24.04.4 LTS, kernel 6.17.0-14-generic; AMD Radeon RX 6700 XT (gfx1031); torch 2.8.0+rocm6.4 in /home/dev/sd/.venv
 # system fingerprint: sha256:12457f0d1fe864d1976d61be13b1719f
 #   gpus: 73df
@@ -391,6 +391,38 @@ rw_dpkg_run() {
   rw_run "$@"
   if [[ $DRY_RUN != 1 ]]; then rm -f -- "$RW_DPKG_MARK"; fi
 }
+# rw_apt_install ALLOW N PATTERN*N APT-INSTALL-ARGS...: `apt-get install ARGS`, after asking apt what
+# it would remove (`apt-get -s`).  A package no PATTERN (ROCm's) matches stops the script with the
+# list, nothing installed or removed, unless ALLOW is 1 (the plan was made with --allow-apt-removals);
+# when apt would remove nothing, the install runs with --no-remove (it then cannot remove anything).
+rw_apt_install() {
+  local allow=$1 n=$2 line name p ours
+  shift 2
+  local -a pats=("${@:1:n}") removed=() other=() guard=()
+  shift "$n"
+  if [[ $DRY_RUN == 1 ]]; then
+    rw_would "ask apt what it would remove (apt-get -s) before installing; packages that are not ROCm's stop the script unless the plan allows removals"
+  else
+    while IFS= read -r line; do
+      [[ $line == 'Remv '* ]] || continue
+      name=${line#Remv }
+      name=${name%% *}
+      name=${name%%:*}
+      removed+=("$name")
+      ours=0
+      for p in "${pats[@]}"; do
+        # shellcheck disable=SC2053
+        if [[ $name == $p ]]; then ours=1; fi
+      done
+      if [[ $ours == 0 ]]; then other+=("$name"); fi
+    done < <(apt-get -s -o Debug::NoLocking=1 install "$@" 2>/dev/null || true)
+    if [[ ${#other[@]} -gt 0 && $allow != 1 ]]; then
+      rw_die "to install these packages apt would remove packages that are not part of ROCm: ${other[*]}. Nothing was installed or removed. See why with  apt-get -s install $*  and to let apt remove them, make the plan again with --allow-apt-removals (answers file: allow_apt_removals = true)"
+    fi
+    if [[ ${#removed[@]} -gt 0 ]]; then rw_say "    apt removes: ${removed[*]}"; else guard=(--no-remove); fi
+  fi
+  rw_dpkg_run apt-get install "${guard[@]}" "$@"
+}
 # rw_dpkg_pending: dpkg has unfinished work: its journal (updates/) is not empty, or a package is
 # half-installed, unpacked, half-configured or awaiting triggers (what `dpkg --configure -a` finishes;
 # not `dpkg --audit`, which also lists packages that merely ship no md5sums).  RW_DPKG_HALF: those.
@@ -664,6 +696,7 @@ rw_fp_rocm() {
   local v=''
   if [[ -r $RW_ROOT/opt/rocm/.info/version ]]; then read -r v <"$RW_ROOT/opt/rocm/.info/version" || true; fi
   if [[ -z $v ]]; then v=$(rw_pkg_unpacked rocm-core); fi
+  if [[ -z $v && -r $RW_ROOT/opt/rocm/core/.info/version ]]; then read -r v <"$RW_ROOT/opt/rocm/core/.info/version" || true; fi
   if [[ $v =~ ^([0-9]+\.[0-9]+\.[0-9]+) ]]; then printf '%s' "${BASH_REMATCH[1]}"; else printf 'none'; fi
 }
 rw_fp_torch() {
@@ -686,7 +719,7 @@ rw_expect() {
   rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
   RW_STALE=1
 }
-RW_PLAN_ID=f94902a793aa
+RW_PLAN_ID=1dee2efb3a47
 
 rw_check_fingerprint() {
   rw_expect gpus "$(rw_fp_gpus)" 73df
@@ -805,17 +838,21 @@ step_05_pip_check() {
 
 step_06_gpu_groups() {
   rw_begin 6 gpu-groups 'Let the GPU user use the GPU (render and video groups)'
-  local user=${SUDO_USER:-} fallback=dev g
+  local user=dev g
   local -a groups=(render video)
   local -a missing=()
-  if [[ -z $user || $user == root ]]; then user=$fallback; fi
+  # the user chosen when the plan was made; the one who runs sudo only when the plan names none
+  if [[ -z $user ]]; then user=${SUDO_USER:-}; fi
   if [[ -z $user || $user == root ]]; then
     rw_ok 'no user to add (root needs no group membership)'
     return 0
   fi
   if ! rw_user_exists "$user"; then
-    rw_warn "user $user does not exist on this system; not changed"
-    return 0
+    if [[ $DRY_RUN == 1 ]]; then
+      rw_would "stop here: user $user does not exist (accounts are never created)"
+      return 0
+    fi
+    rw_die "user $user does not exist on this system: this script adds an existing account to render,video and never creates one; create it (adduser $user) or make the plan again with --user NAME"
   fi
   for g in "${groups[@]}"; do
     if ! rw_gid "$g" >/dev/null; then

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rocm-wizard plan: Upgrade ROCm to the Core SDK 10.1.0 from AMD's repositories (ubuntu2204)
-# path: rocm-upgrade   plan id: d882f8dbedee   format: 1   rocm-wizard @VERSION@
+# path: rocm-upgrade   plan id: 33d73912aced   format: 1   rocm-wizard @VERSION@
 # made for: Ubuntu 22.04.4 LTS, kernel 6.5.0-45-generic; AMD Radeon RX 7900 XT (gfx1100); ROCm 6.2.0; torch 2.5.1+rocm6.2 in /home/dev/train/.venv
 # system fingerprint: sha256:9576f8e2d39052c67b680ce00cee5e3a
 #   gpus: 744c
@@ -26,6 +26,7 @@
 # Note: Core SDK signing key fingerprint given by you: 0123456789ABCDEF0123456789ABCDEF01234567 (AMD publishes none)
 # Note: --no-dkms: the installed amdgpu kernel driver is kept; AMD's window lists the 30.x and 31.x drivers for the Core SDK user space (user/kernel-space compatibility matrix)
 # Note: ROCm 10.1.0: the newest confirmed release; its kernel-driver repository is not known (keep the installed driver with --no-dkms)
+# Note: this plan changes no venv: /home/dev/train/.venv keeps torch 2.5.1+rocm6.2; the torch way next, for ROCm 10.1.0: rocm-wizard --path torch-reinstall --venv /home/dev/train/.venv --torch 2.5.1+rocm6.2
 
 # Values are single-quoted data, written out literally ($ and \ in them mean nothing to bash):
 # shellcheck disable=SC2016,SC1003
@@ -395,6 +396,38 @@ rw_dpkg_run() {
   rw_run "$@"
   if [[ $DRY_RUN != 1 ]]; then rm -f -- "$RW_DPKG_MARK"; fi
 }
+# rw_apt_install ALLOW N PATTERN*N APT-INSTALL-ARGS...: `apt-get install ARGS`, after asking apt what
+# it would remove (`apt-get -s`).  A package no PATTERN (ROCm's) matches stops the script with the
+# list, nothing installed or removed, unless ALLOW is 1 (the plan was made with --allow-apt-removals);
+# when apt would remove nothing, the install runs with --no-remove (it then cannot remove anything).
+rw_apt_install() {
+  local allow=$1 n=$2 line name p ours
+  shift 2
+  local -a pats=("${@:1:n}") removed=() other=() guard=()
+  shift "$n"
+  if [[ $DRY_RUN == 1 ]]; then
+    rw_would "ask apt what it would remove (apt-get -s) before installing; packages that are not ROCm's stop the script unless the plan allows removals"
+  else
+    while IFS= read -r line; do
+      [[ $line == 'Remv '* ]] || continue
+      name=${line#Remv }
+      name=${name%% *}
+      name=${name%%:*}
+      removed+=("$name")
+      ours=0
+      for p in "${pats[@]}"; do
+        # shellcheck disable=SC2053
+        if [[ $name == $p ]]; then ours=1; fi
+      done
+      if [[ $ours == 0 ]]; then other+=("$name"); fi
+    done < <(apt-get -s -o Debug::NoLocking=1 install "$@" 2>/dev/null || true)
+    if [[ ${#other[@]} -gt 0 && $allow != 1 ]]; then
+      rw_die "to install these packages apt would remove packages that are not part of ROCm: ${other[*]}. Nothing was installed or removed. See why with  apt-get -s install $*  and to let apt remove them, make the plan again with --allow-apt-removals (answers file: allow_apt_removals = true)"
+    fi
+    if [[ ${#removed[@]} -gt 0 ]]; then rw_say "    apt removes: ${removed[*]}"; else guard=(--no-remove); fi
+  fi
+  rw_dpkg_run apt-get install "${guard[@]}" "$@"
+}
 # rw_dpkg_pending: dpkg has unfinished work: its journal (updates/) is not empty, or a package is
 # half-installed, unpacked, half-configured or awaiting triggers (what `dpkg --configure -a` finishes;
 # not `dpkg --audit`, which also lists packages that merely ship no md5sums).  RW_DPKG_HALF: those.
@@ -569,25 +602,46 @@ rw_user_exists() {
 }
 
 # ---- Python environments
-RW_PY_PINS='import importlib.metadata as m, sys
+RW_PY_PINS='import importlib.metadata as m, re, sys
+def canon(s):
+    return re.sub(r"[-_.]+", "-", s).lower()
+def have_dist(n):
+    try:
+        return m.distribution(n)
+    except m.PackageNotFoundError:
+        return None
 bad = 0
 for req in sys.argv[1:]:
-    name, _, want = req.partition("==")
-    try:
-        have = m.version(name)
-    except m.PackageNotFoundError:
-        have = None
+    head, _, want = req.partition("==")
+    name, _, extras = head.partition("[")
+    dist = have_dist(name)
+    have = dist.version if dist is not None else None
     if have is None or (have != want and ("+" in want or have.split("+")[0] != want)):
         print("  %s: %s (want %s)" % (name, have or "not installed", want))
         bad = 1
-sys.exit(bad)'
+        continue
+    provided = set(canon(e) for e in dist.metadata.get_all("Provides-Extra") or [])
+    for extra in [canon(e) for e in extras.rstrip("]").split(",") if e.strip()]:
+        if extra not in provided:
+            print("  %s %s provides no extra %s" % (name, have, extra))
+            bad = 1
+            continue
+        for r in dist.requires or []:
+            mk = re.search(r"extra\s*==\s*[\x22\x27]([^\x22\x27]+)", r)
+            dep = re.match(r"[A-Za-z0-9._-]+", r)
+            if mk and dep and canon(mk.group(1)) == extra and have_dist(dep.group(0)) is None:
+                print("  %s[%s]: %s not installed" % (name, extra, dep.group(0)))
+                bad = 1
+sys.exit(bad)
+'
 RW_PY_DISTS='import importlib.metadata as m, re, sys
 want = set(re.sub(r"[-_.]+", "-", a).lower() for a in sys.argv[1:])
 for d in m.distributions():
     n = re.sub(r"[-_.]+", "-", d.metadata["Name"] or "").lower()
     if n in want:
         print(n)'
-# rw_pins_ok USER PYTHON REQ...: every NAME==VERSION installed exactly (checked as USER, the venv's owner)
+# rw_pins_ok USER PYTHON REQ...: every NAME[EXTRAS]==VERSION installed exactly, with what its extras
+# require (checked as USER, the venv's owner)
 rw_pins_ok() {
   local user=$1 py=$2
   shift 2
@@ -670,7 +724,7 @@ rw_expect() {
   rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
   RW_STALE=1
 }
-RW_PLAN_ID=d882f8dbedee
+RW_PLAN_ID=33d73912aced
 
 rw_check_fingerprint() {
   rw_expect gpus "$(rw_fp_gpus)" 744c
@@ -708,7 +762,7 @@ step_01_rocm_core_key() {
 
 step_02_rocm_repos() {
   rw_begin 2 rocm-repos 'Register the Core SDK 10.1 repository (replacing other AMD entries)'
-  RW_URLS=(//repo.radeon.com //repo.amd.com //stable.repo.amd.com)
+  RW_URLS=(//repo.radeon.com/rocm/apt/ //repo.radeon.com/amdgpu/ //repo.radeon.com/graphics/ //repo.radeon.com/rocm/packages-multi-arch/ //repo.radeon.com/rocm/core/packages/ //repo.amd.com/rocm/apt/ //repo.amd.com/amdgpu/ //repo.amd.com/graphics/ //repo.amd.com/rocm/packages-multi-arch/ //repo.amd.com/rocm/core/packages/ //stable.repo.amd.com/rocm/apt/ //stable.repo.amd.com/amdgpu/ //stable.repo.amd.com/graphics/ //stable.repo.amd.com/rocm/packages-multi-arch/ //stable.repo.amd.com/rocm/core/packages/)
   local -a paths=(/etc/apt/sources.list.d/amdrocm-stable.sources)
   local -a contents=('# ROCm Core SDK 10.1.0 (ubuntu2204). Written whole by rocm-wizard;
 # other AMD repository entries are taken out so that only this release is configured.
@@ -840,7 +894,8 @@ step_06_rocm_packages() {
     return 0
   fi
   rw_need_root
-  rw_dpkg_run apt-get install -y -o DPkg::Lock::Timeout=600 -o Dpkg::Options::=--force-confold --allow-downgrades "${want[@]}"
+  local -a related=()
+  rw_apt_install 0 "${#related[@]}" "${related[@]}" -y -o DPkg::Lock::Timeout=600 -o Dpkg::Options::=--force-confold --allow-downgrades "${want[@]}"
   rw_mark rocm-packages
 }
 
@@ -869,17 +924,21 @@ step_07_core_alternative() {
 
 step_08_gpu_groups() {
   rw_begin 8 gpu-groups 'Let the GPU user use the GPU (render and video groups)'
-  local user=${SUDO_USER:-} fallback=dev g
+  local user=dev g
   local -a groups=(render video)
   local -a missing=()
-  if [[ -z $user || $user == root ]]; then user=$fallback; fi
+  # the user chosen when the plan was made; the one who runs sudo only when the plan names none
+  if [[ -z $user ]]; then user=${SUDO_USER:-}; fi
   if [[ -z $user || $user == root ]]; then
     rw_ok 'no user to add (root needs no group membership)'
     return 0
   fi
   if ! rw_user_exists "$user"; then
-    rw_warn "user $user does not exist on this system; not changed"
-    return 0
+    if [[ $DRY_RUN == 1 ]]; then
+      rw_would "stop here: user $user does not exist (accounts are never created)"
+      return 0
+    fi
+    rw_die "user $user does not exist on this system: this script adds an existing account to render,video and never creates one; create it (adduser $user) or make the plan again with --user NAME"
   fi
   for g in "${groups[@]}"; do
     if ! rw_gid "$g" >/dev/null; then

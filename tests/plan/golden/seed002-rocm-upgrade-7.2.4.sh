@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rocm-wizard plan: Upgrade ROCm to 7.2.4 from AMD's apt repositories (jammy)
-# path: rocm-upgrade   plan id: cf2e2fd1447e   format: 1   rocm-wizard @VERSION@
+# path: rocm-upgrade   plan id: 8cefc5c60619   format: 1   rocm-wizard @VERSION@
 # made for: Ubuntu 22.04.4 LTS, kernel 6.5.0-45-generic; AMD Radeon RX 7900 XT (gfx1100); ROCm 6.2.0; torch 2.5.1+rocm6.2 in /home/dev/train/.venv
 # system fingerprint: sha256:9576f8e2d39052c67b680ce00cee5e3a
 #   gpus: 744c
@@ -23,8 +23,11 @@
 #    8. Refresh the dynamic linker cache
 #    9. Let the GPU user use the GPU (render and video groups)
 #   10. Flag the reboot the new kernel driver needs
+# Note: the installed amdgpu.list names arch=amd64,i386: the new driver line keeps i386
+# Note: /opt/rocm-6.2.0 (ROCm 6.2.0) belongs to the installed rocm-core 6.2.0 and the packages beside it: upgrading them to 7.2.4 replaces its files with /opt/rocm-7.2.4's (files no package owns stay there)
 # Note: the signing key fingerprint CA8BB4727A47B4D09B4EE8969386B48A1A693C5C is observed (AMD does not publish it); check it with --rocm-key-fingerprint if you have another source
 # Note: ROCm 7.2.4: The last release of the legacy stream (rocm-* packages); the ROCm Core SDK (7.14, 10.x) follows. Driver 30.30.4 seen as amdgpu-dkms-firmware 30.30.4.0.30300400 on repo.radeon.com/amdgpu/30.30.4; the graphics directory follows the 7.x rule (not seen).
+# Note: this plan changes no venv: /home/dev/train/.venv keeps torch 2.5.1+rocm6.2; the torch way next, for ROCm 7.2.4: rocm-wizard --path torch-reinstall --venv /home/dev/train/.venv --torch 2.13.0+rocm7.2
 
 # Values are single-quoted data, written out literally ($ and \ in them mean nothing to bash):
 # shellcheck disable=SC2016,SC1003
@@ -394,6 +397,38 @@ rw_dpkg_run() {
   rw_run "$@"
   if [[ $DRY_RUN != 1 ]]; then rm -f -- "$RW_DPKG_MARK"; fi
 }
+# rw_apt_install ALLOW N PATTERN*N APT-INSTALL-ARGS...: `apt-get install ARGS`, after asking apt what
+# it would remove (`apt-get -s`).  A package no PATTERN (ROCm's) matches stops the script with the
+# list, nothing installed or removed, unless ALLOW is 1 (the plan was made with --allow-apt-removals);
+# when apt would remove nothing, the install runs with --no-remove (it then cannot remove anything).
+rw_apt_install() {
+  local allow=$1 n=$2 line name p ours
+  shift 2
+  local -a pats=("${@:1:n}") removed=() other=() guard=()
+  shift "$n"
+  if [[ $DRY_RUN == 1 ]]; then
+    rw_would "ask apt what it would remove (apt-get -s) before installing; packages that are not ROCm's stop the script unless the plan allows removals"
+  else
+    while IFS= read -r line; do
+      [[ $line == 'Remv '* ]] || continue
+      name=${line#Remv }
+      name=${name%% *}
+      name=${name%%:*}
+      removed+=("$name")
+      ours=0
+      for p in "${pats[@]}"; do
+        # shellcheck disable=SC2053
+        if [[ $name == $p ]]; then ours=1; fi
+      done
+      if [[ $ours == 0 ]]; then other+=("$name"); fi
+    done < <(apt-get -s -o Debug::NoLocking=1 install "$@" 2>/dev/null || true)
+    if [[ ${#other[@]} -gt 0 && $allow != 1 ]]; then
+      rw_die "to install these packages apt would remove packages that are not part of ROCm: ${other[*]}. Nothing was installed or removed. See why with  apt-get -s install $*  and to let apt remove them, make the plan again with --allow-apt-removals (answers file: allow_apt_removals = true)"
+    fi
+    if [[ ${#removed[@]} -gt 0 ]]; then rw_say "    apt removes: ${removed[*]}"; else guard=(--no-remove); fi
+  fi
+  rw_dpkg_run apt-get install "${guard[@]}" "$@"
+}
 # rw_dpkg_pending: dpkg has unfinished work: its journal (updates/) is not empty, or a package is
 # half-installed, unpacked, half-configured or awaiting triggers (what `dpkg --configure -a` finishes;
 # not `dpkg --audit`, which also lists packages that merely ship no md5sums).  RW_DPKG_HALF: those.
@@ -667,6 +702,7 @@ rw_fp_rocm() {
   local v=''
   if [[ -r $RW_ROOT/opt/rocm/.info/version ]]; then read -r v <"$RW_ROOT/opt/rocm/.info/version" || true; fi
   if [[ -z $v ]]; then v=$(rw_pkg_unpacked rocm-core); fi
+  if [[ -z $v && -r $RW_ROOT/opt/rocm/core/.info/version ]]; then read -r v <"$RW_ROOT/opt/rocm/core/.info/version" || true; fi
   if [[ $v =~ ^([0-9]+\.[0-9]+\.[0-9]+) ]]; then printf '%s' "${BASH_REMATCH[1]}"; else printf 'none'; fi
 }
 rw_fp_torch() {
@@ -689,7 +725,7 @@ rw_expect() {
   rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
   RW_STALE=1
 }
-RW_PLAN_ID=cf2e2fd1447e
+RW_PLAN_ID=8cefc5c60619
 
 rw_check_fingerprint() {
   rw_expect gpus "$(rw_fp_gpus)" 744c
@@ -727,7 +763,7 @@ step_01_rocm_key() {
 
 step_02_rocm_repos() {
   rw_begin 2 rocm-repos 'Register the ROCm 7.2.4 repositories (replacing other AMD entries)'
-  RW_URLS=(//repo.radeon.com)
+  RW_URLS=(//repo.radeon.com/rocm/apt/ //repo.radeon.com/amdgpu/ //repo.radeon.com/graphics/ //repo.radeon.com/rocm/packages-multi-arch/ //repo.radeon.com/rocm/core/packages/)
   local -a paths=(/etc/apt/sources.list.d/rocm.list /etc/apt/sources.list.d/amdgpu.list)
   local -a contents=('# ROCm 7.2.4 for Ubuntu 22.04 (jammy). Written whole by rocm-wizard;
 # other AMD repository entries are commented out so that only this release is configured.
@@ -735,7 +771,7 @@ deb [arch=amd64 signed-by=/etc/apt/keyrings/rocm.gpg] https://repo.radeon.com/ro
 deb [arch=amd64 signed-by=/etc/apt/keyrings/rocm.gpg] https://repo.radeon.com/graphics/7.2.4/ubuntu jammy main
 ' '# ROCm 7.2.4 for Ubuntu 22.04 (jammy). Written whole by rocm-wizard;
 # other AMD repository entries are commented out so that only this release is configured.
-deb [arch=amd64 signed-by=/etc/apt/keyrings/rocm.gpg] https://repo.radeon.com/amdgpu/30.30.4/ubuntu jammy main
+deb [arch=amd64,i386 signed-by=/etc/apt/keyrings/rocm.gpg] https://repo.radeon.com/amdgpu/30.30.4/ubuntu jammy main
 ')
   local i todo=0 f
   rw_radeon_files "${paths[@]}"
@@ -832,7 +868,8 @@ step_05_kernel_driver() {
     return 0
   fi
   rw_need_root
-  rw_dpkg_run apt-get install -y -o DPkg::Lock::Timeout=600 -o Dpkg::Options::=--force-confold --allow-downgrades "${want[@]}"
+  local -a related=('rocm*' 'rocblas*' 'rocfft*' 'rocrand*' 'rocsolver*' 'rocsparse*' 'rocthrust*' 'rocprim*' 'roctracer*' 'rocprofiler*' 'rocalution*' 'rocwmma*' 'rocdecode*' 'rocjpeg*' 'rocal*' 'rocshmem*' 'hip*' 'hsa*' 'amd-smi*' 'amdgpu*' 'amdrocm*' 'comgr*' 'openmp-extras*' 'miopen*' 'migraphx*' 'mivisionx*' 'rccl*' 'rpp*' half 'composablekernel*' 'mesa-amdgpu*' 'libdrm-amdgpu*' 'libdrm2-amdgpu*' 'librocm*' 'librocblas*' 'librocfft*' 'librocrand*' 'librocsolver*' 'librocsparse*' 'libroctracer*' 'libhip*' 'libamdhip*' 'libhsa*' 'librccl*' 'libmiopen*' 'libamd-comgr*')
+  rw_apt_install 0 "${#related[@]}" "${related[@]}" -y -o DPkg::Lock::Timeout=600 -o Dpkg::Options::=--force-confold --allow-downgrades "${want[@]}"
   rw_mark kernel-driver
 }
 
@@ -859,7 +896,8 @@ step_06_rocm_packages() {
     return 0
   fi
   rw_need_root
-  rw_dpkg_run apt-get install -y -o DPkg::Lock::Timeout=600 -o Dpkg::Options::=--force-confold --allow-downgrades "${want[@]}"
+  local -a related=('rocm*' 'rocblas*' 'rocfft*' 'rocrand*' 'rocsolver*' 'rocsparse*' 'rocthrust*' 'rocprim*' 'roctracer*' 'rocprofiler*' 'rocalution*' 'rocwmma*' 'rocdecode*' 'rocjpeg*' 'rocal*' 'rocshmem*' 'hip*' 'hsa*' 'amd-smi*' 'amdgpu*' 'amdrocm*' 'comgr*' 'openmp-extras*' 'miopen*' 'migraphx*' 'mivisionx*' 'rccl*' 'rpp*' half 'composablekernel*' 'mesa-amdgpu*' 'libdrm-amdgpu*' 'libdrm2-amdgpu*' 'librocm*' 'librocblas*' 'librocfft*' 'librocrand*' 'librocsolver*' 'librocsparse*' 'libroctracer*' 'libhip*' 'libamdhip*' 'libhsa*' 'librccl*' 'libmiopen*' 'libamd-comgr*')
+  rw_apt_install 0 "${#related[@]}" "${related[@]}" -y -o DPkg::Lock::Timeout=600 -o Dpkg::Options::=--force-confold --allow-downgrades "${want[@]}"
   rw_mark rocm-packages
 }
 
@@ -906,17 +944,21 @@ step_08_ldconfig() {
 
 step_09_gpu_groups() {
   rw_begin 9 gpu-groups 'Let the GPU user use the GPU (render and video groups)'
-  local user=${SUDO_USER:-} fallback=dev g
+  local user=dev g
   local -a groups=(render video)
   local -a missing=()
-  if [[ -z $user || $user == root ]]; then user=$fallback; fi
+  # the user chosen when the plan was made; the one who runs sudo only when the plan names none
+  if [[ -z $user ]]; then user=${SUDO_USER:-}; fi
   if [[ -z $user || $user == root ]]; then
     rw_ok 'no user to add (root needs no group membership)'
     return 0
   fi
   if ! rw_user_exists "$user"; then
-    rw_warn "user $user does not exist on this system; not changed"
-    return 0
+    if [[ $DRY_RUN == 1 ]]; then
+      rw_would "stop here: user $user does not exist (accounts are never created)"
+      return 0
+    fi
+    rw_die "user $user does not exist on this system: this script adds an existing account to render,video and never creates one; create it (adduser $user) or make the plan again with --user NAME"
   fi
   for g in "${groups[@]}"; do
     if ! rw_gid "$g" >/dev/null; then
