@@ -64,7 +64,7 @@ def test_yes_keeps_the_smoke_test_for_after_the_reboot_and_says_what_to_run(syst
     so verification is pending and the log names the exact commands, in order."""
     import io
 
-    from rocm_wizard.execute.cli import verify_after
+    from rocm_wizard.commands.apply import verify_after
     from rocm_wizard.execute.journal import CHANGED, Journal
     from rocm_wizard.execute.runlog import RunLog
 
