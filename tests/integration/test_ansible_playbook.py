@@ -7,8 +7,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from rwtest import ci
 
 from harness import ansible, checks, wizard
+from harness.procs import CommandFailed
 
 # what --check must leave as it was: every file under /etc (accounts, groups, apt sources, keys,
 # pins, linker configuration), what dpkg knows and apt's package lists
@@ -17,7 +19,10 @@ WATCHED = ["/etc", "/var/lib/dpkg/status", "/var/lib/apt/lists", "/opt"]
 
 @pytest.fixture(scope="module")
 def ansible_debs(root_base):
-    return ansible.ensure_debs(root_base)
+    try:
+        return ansible.ensure_debs(root_base)
+    except CommandFailed as exc:
+        ci.missing(f"Debian's ansible-core and python3-apt (fetched once from Debian's archive): {exc}")
 
 
 def upgrade_args(world):
@@ -68,7 +73,8 @@ def test_check_changes_nothing_the_run_converges_and_a_second_run_changes_nothin
     assert "a reboot is needed: the amdgpu kernel driver changed" in run.stdout
     assert "rocm-wizard: rebooting" not in run.stdout  # rebooting is off unless asked
     changed = ansible.changed_tasks(run.stdout)
-    for task in ("Step 1 rocm-key: install the keyring", "Step 2 rocm-repos: write the repository lists whole",
+    # (the keyring the lab installed is already the key alone, as gpg exports it: not rewritten)
+    for task in ("Step 2 rocm-repos: write the repository lists whole",
                  "Step 4 apt-update: refresh the package lists",
                  "Step 5 kernel-driver: install the packages from the configured repository",
                  "Step 6 rocm-packages: install the packages at their exact versions",

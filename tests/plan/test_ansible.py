@@ -152,6 +152,24 @@ def test_playbook_structure(tmp_path):
     assert groups[3]["ansible.builtin.user"]["append"] is True and "state" not in groups[3]["ansible.builtin.user"]
 
 
+@pytest.mark.parametrize("name", PLAYBOOKS)
+def test_check_mode_never_changes_the_host(name):
+    """In every golden playbook a task forced to run for real under --check (check_mode: false) is
+    one that reads (a module that only reads, or changed_when: false) or works in its own temporary directory and says so; no
+    task that writes the system's files, packages or accounts is among them."""
+    (play,) = yaml.load((GOLDEN / name).read_text(), Loader=_Loader)
+    forced = [t for t in play.get("pre_tasks", []) + play["tasks"] + play.get("handlers", [])
+              if t.get("check_mode") is False]
+    for t in forced:
+        assert (t.get("changed_when") is False or not _changes(t)
+                or t["name"].endswith("(runs in --check too)")), t["name"]
+        assert not any(k in t for k in ("ansible.builtin.copy", "ansible.builtin.apt", "ansible.builtin.replace",
+                                        "ansible.builtin.user", "ansible.builtin.pip", "ansible.builtin.reboot")), t["name"]
+        if "ansible.builtin.file" in t:
+            assert t["ansible.builtin.file"]["path"].endswith("_tmp.path }}"), t["name"]
+    assert play["vars"].get("rocm_wizard_reboot", False) is False
+
+
 def test_venv_tasks_run_as_the_owner_found_on_the_host():
     """Every task that runs the venv's interpreter or writes in it runs as the owner of the venv
     directory on that host (stat), not as a user guessed when the plan was made, nor as root."""

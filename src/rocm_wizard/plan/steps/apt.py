@@ -808,8 +808,8 @@ class AptUpdate(Step):
              "when": "rw_apt_lists_pending | bool"},
             {"name": f"{n}: say what --check cannot predict", "ansible.builtin.debug": {
                 "msg": "--check: the package lists would be refreshed here ({{ 'the sources change' if " + changed
-                       + " else 'not installed yet: ' ~ (" + missing + " | trim) }}); the package tasks that need "
-                       "them are not checked in this run (apt has not read the new repositories)"},
+                       + " else 'not installed at the planned version: ' ~ (" + missing + " | trim) }}); the package "
+                       "tasks that need the refreshed lists are not checked in this run"},
              "when": "ansible_check_mode and rw_apt_lists_pending | bool"},
         ]
 
