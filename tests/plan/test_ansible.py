@@ -93,22 +93,81 @@ def test_plan_values_are_never_templated(tmp_path):
     _syntax_check(path, tmp_path)
 
 
+def _changes(task) -> bool:
+    reads = ("ansible.builtin.assert", "ansible.builtin.debug", "ansible.builtin.meta", "ansible.builtin.set_fact",
+             "ansible.builtin.stat", "ansible.builtin.find", "ansible.builtin.getent", "ansible.builtin.package_facts")
+    return not any(k in task for k in reads)
+
+
 def test_playbook_structure(tmp_path):
     rc, out, _ = run_cli(["--plan-only", "--format", "ansible", "--snapshot", SEED, "--path", "rocm-upgrade",
                           "--rocm", "6.4.3"])
     (play,) = yaml.load(out, Loader=_Loader)
-    assert play["become"] is True and play["serial"] == "20%" and play["max_fail_percentage"] == 0
-    assert play["pre_tasks"][0]["ansible.builtin.assert"]["that"]
-    names = [h["name"] for h in play["handlers"]]
-    assert "Reboot for the new kernel driver" in names and "Refresh the dynamic linker cache" in names
+    assert play["become"] is True and play["max_fail_percentage"] == 0
+    # rebooting is off unless asked; the batch size is a variable, one host at a time when rebooting
+    assert play["vars"]["rocm_wizard_reboot"] is False
+    assert play["serial"] == "{{ rocm_wizard_serial }}"
+    assert play["vars"]["rocm_wizard_serial"] == "{{ 1 if rocm_wizard_reboot | bool else '20%' }}"
+    pre = play["pre_tasks"]
+    assert "ansible_facts['distribution_version'] == rw_plan_os_version" in pre[0]["ansible.builtin.assert"]["that"]
+    # the host's AMD GPUs against the plan's fingerprint (PCI device ids of the RX 7900 XT)
+    assert play["vars"]["rw_plan_gpus"] == ["744c"]
+    assert pre[-1]["ansible.builtin.assert"]["that"] == ["rw_host_gpus in rw_plan_gpus"]
     tasks = play["tasks"]
-    # the repository tasks run for real in --check so that packages can be checked against them
-    repo = [t for t in tasks if t["name"].startswith(("Step 1 ", "Step 2 ", "Step 3 ", "Step 4 "))]
-    assert repo and all(t.get("check_mode") is False for t in repo if "ansible.builtin.assert" not in t)
+    # --check changes nothing: a task that changes the host never runs for real in check mode; the
+    # ones that do run for real only read (or work in their own temporary directory) and say so
+    for t in tasks + pre:
+        if t.get("check_mode") is False:
+            assert "--check too" in t["name"] or t.get("changed_when") is False, t["name"]
+            assert not any(k in t for k in ("ansible.builtin.copy", "ansible.builtin.apt", "ansible.builtin.replace",
+                                            "ansible.builtin.user")), t["name"]
+    # what the key, sources and pin steps change is noted for the refresh of the package lists
+    handlers = {h["name"]: h for h in play["handlers"]}
+    note = "Note that the sources of step 4 apt-update changed"
+    assert handlers[note]["ansible.builtin.set_fact"] == {"rw_apt_update_sources_changed": True}
+    early = [t for t in tasks if t["name"].startswith(("Step 1 ", "Step 2 ", "Step 3 "))]
+    changers = [t for t in early if _changes(t) and t.get("changed_when") is not False]
+    assert len(changers) >= 5 and all(note in t["notify"] for t in changers)
+    refresh = next(t for t in tasks if t["name"] == "Step 4 apt-update: refresh the package lists")
+    assert refresh["when"] == "rw_apt_lists_pending | bool" and "check_mode" not in refresh
+    installs = [t for t in tasks if "ansible.builtin.apt" in t and "name" in t["ansible.builtin.apt"]]
+    assert installs and all(t["when"] == "not (ansible_check_mode and rw_apt_lists_pending | default(false) | bool)"
+                            for t in installs)
     headers = next(t for t in tasks if "headers" in t["name"])
     assert headers["ansible.builtin.apt"]["name"] == ["linux-headers-{{ ansible_facts['kernel'] }}",
                                                       "linux-modules-extra-{{ ansible_facts['kernel'] }}"]
-    assert any(t.get("notify") == ["Reboot for the new kernel driver"] for t in tasks)
+    # the reboot: the driver's installation notes it; the reboot-flag step, last, notifies the reboot
+    # handler only when asked (changed_when), and the handler itself checks the variable again
+    driver = next(t for t in tasks if t["name"].startswith("Step 5 ") and "configured repository" in t["name"])
+    assert driver["notify"] == ["Note that the kernel driver changed"]
+    assert [t["name"] for t in tasks if "Reboot for the new kernel driver" in t.get("notify", [])] == [
+        "Step 10 reboot-flag: reboot at the end (rocm_wizard_reboot), or say that a reboot is needed"]
+    assert tasks[-1]["changed_when"] == "rocm_wizard_reboot | bool"
+    assert handlers["Reboot for the new kernel driver"]["when"] == "rocm_wizard_reboot | bool"
+    assert "Refresh the dynamic linker cache" in handlers
+    # group membership never creates an account: the users are checked against getent first
+    groups = [t for t in tasks if t["name"].startswith("Step 9 ")]
+    assert [next(k for k in t if k.startswith("ansible.builtin.")) for t in groups] == [
+        "ansible.builtin.getent", "ansible.builtin.getent", "ansible.builtin.assert", "ansible.builtin.user"]
+    assert groups[3]["ansible.builtin.user"]["append"] is True and "state" not in groups[3]["ansible.builtin.user"]
+
+
+@pytest.mark.parametrize("name", PLAYBOOKS)
+def test_check_mode_never_changes_the_host(name):
+    """In every golden playbook a task forced to run for real under --check (check_mode: false) is
+    one that reads (a module that only reads, or changed_when: false) or works in its own temporary directory and says so; no
+    task that writes the system's files, packages or accounts is among them."""
+    (play,) = yaml.load((GOLDEN / name).read_text(), Loader=_Loader)
+    forced = [t for t in play.get("pre_tasks", []) + play["tasks"] + play.get("handlers", [])
+              if t.get("check_mode") is False]
+    for t in forced:
+        assert (t.get("changed_when") is False or not _changes(t)
+                or t["name"].endswith("(runs in --check too)")), t["name"]
+        assert not any(k in t for k in ("ansible.builtin.copy", "ansible.builtin.apt", "ansible.builtin.replace",
+                                        "ansible.builtin.user", "ansible.builtin.pip", "ansible.builtin.reboot")), t["name"]
+        if "ansible.builtin.file" in t:
+            assert t["ansible.builtin.file"]["path"].endswith("_tmp.path }}"), t["name"]
+    assert play["vars"].get("rocm_wizard_reboot", False) is False
 
 
 def test_venv_tasks_run_as_the_owner_found_on_the_host():

@@ -1,14 +1,23 @@
 """The plan as an Ansible playbook, for a fleet of hosts like the one the plan was made for.
 
-* One play, ``become: true``, rolling (``serial: 20%``, ``max_fail_percentage: 0``).
+* One play, ``become: true``, rolling: ``serial`` is ``rocm_wizard_serial`` (default one host at
+  a time when ``rocm_wizard_reboot`` is true, else 20%), ``max_fail_percentage: 0``.
 * Every value of the plan is a play variable tagged ``!unsafe``: Ansible never templates it, so a
   path or URL holding ``{{ ... }}`` stays text.
 * Per-host values come from the host: the kernel (headers for amdgpu-dkms) and the group ids from
-  facts; the GPU users from ``rocm_wizard_gpu_users`` (host_vars), defaulting to the detected user.
-* A pre-task refuses hosts that run another distribution or release than the plan's.
-* In ``--check`` mode the key, repository, pin and ``apt update`` tasks run for real
-  (``check_mode: false``) so that the package tasks can be checked against the new repositories;
-  nothing is installed.  The reboot is a handler (``rocm_wizard_reboot: false`` skips it).
+  facts; the GPU users from ``rocm_wizard_gpu_users`` (host_vars), defaulting to the detected user,
+  who must already have an account (the play never creates one).
+* Pre-tasks refuse hosts that run another distribution or release than the plan's, or whose AMD
+  GPUs (PCI device ids, the ``gpus`` field of the plan's fingerprint) are not the ones the plan was
+  made for: the ROCm release, the driver and the torch wheels were chosen for those GPUs.
+* ``--check --diff`` changes nothing: tasks that change the host run in check mode; only tasks
+  that read (the key downloaded and checked in a temporary directory, stat, find, package facts)
+  run for real.  What check mode cannot predict it says: the package tasks are not checked when
+  the package lists would first be refreshed from new repositories.
+* Rebooting is off unless ``rocm_wizard_reboot`` is true; then a handler reboots the hosts whose
+  kernel driver changed, after every other task.
+* A step that must know what earlier steps changed (``apt-get update`` after the sources,
+  ``ldconfig`` after the libraries) has a handler those steps' changing tasks notify.
 """
 from __future__ import annotations
 
@@ -163,19 +172,23 @@ def to_yaml(docs: Any, header: List[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _wire_handlers(plan: Plan, tasks_by_step: Dict[str, List[Dict[str, Any]]]) -> None:
-    """A command step (ldconfig) is a handler notified by the tasks of the steps it follows."""
-    from .steps.files import Command
+# modules that only read: a task of these never notifies a handler
+_READS = ("ansible.builtin.assert", "ansible.builtin.debug", "ansible.builtin.meta", "ansible.builtin.set_fact",
+          "ansible.builtin.stat", "ansible.builtin.find", "ansible.builtin.getent", "ansible.builtin.package_facts")
 
+
+def _wire_handlers(plan: Plan, tasks_by_step: Dict[str, List[Dict[str, Any]]]) -> None:
+    """A step with ``notify_from`` (``ldconfig`` after the libraries, ``apt-get update`` after the
+    sources) has its first handler notified by every task of those steps that can change the host."""
     for step in plan.steps:
-        if not isinstance(step, Command):
+        after = getattr(step, "notify_from", None)
+        handlers = step.ansible_handlers()
+        if not after or not handlers:
             continue
-        handler = step.params["handler"]
-        for sid in step.params["after"]:
+        handler = handlers[0]["name"]
+        for sid in after:
             for task in tasks_by_step.get(sid, []):
-                if task.get("changed_when") is False or "ansible.builtin.meta" in task:
-                    continue
-                if any(k in task for k in ("ansible.builtin.assert", "ansible.builtin.debug")):
+                if task.get("changed_when") is False or any(k in task for k in _READS):
                     continue
                 notify = list(task.get("notify", []))
                 if handler not in notify:
@@ -209,15 +222,53 @@ def _venv_owner_tasks() -> List[Dict[str, Any]]:
     ]
 
 
+# the AMD GPUs of a host as the fingerprint's "gpus" field sees them: the vendor, class and device
+# files of every PCI device (read by `find`, no shell), joined in _gpu_tasks
+GPU_FIND_ARGV = ["find", "-L", "/sys/bus/pci/devices", "-mindepth", "2", "-maxdepth", "2", "(", "-name", "vendor",
+                 "-o", "-name", "class", "-o", "-name", "device", ")", "-exec", "grep", "-H", ".", "{}", "+"]
+
+
+def _gpu_tasks() -> List[Dict[str, Any]]:
+    """Refuse a host whose AMD display/compute devices (PCI device ids, sorted, joined by commas:
+    the plan fingerprint's ``gpus`` field, as the script's ``rw_check_fingerprint`` reads it)
+    are not the ones the plan was made for."""
+    lines = "rw_host_pci.stdout_lines"
+    amd = f"({lines} | select('match', '.*/vendor:0x1002$') | map('regex_replace', '/vendor:0x1002$', '') | list)"
+    gpu = f"({lines} | select('match', '.*/class:0x(03|12)') | map('regex_replace', '/class:.*$', '') | list)"
+    ids = f"dict({lines} | select('match', '.*/device:0x') | map('regex_replace', '/device:0x', ' ') | map('split') | list)"
+    return [
+        {"name": "Read the PCI devices of this host (reads only; runs in --check too)",
+         "ansible.builtin.command": {"argv": "{{ rw_gpu_find_argv }}"},
+         "register": "rw_host_pci", "changed_when": False, "failed_when": False, "check_mode": False},
+        {"name": "Note the AMD GPUs of this host", "ansible.builtin.set_fact": {
+            "rw_host_gpus": "{{ " + amd + " | intersect(" + gpu + ") | map('extract', " + ids
+                            + ") | unique | sort | join(',') }}"}},
+        {"name": "Refuse hosts whose AMD GPUs are not the ones the plan was made for", "ansible.builtin.assert": {
+            "that": ["rw_host_gpus in rw_plan_gpus"],
+            "fail_msg": "this host's AMD GPUs (PCI device ids: {{ rw_host_gpus or 'none found' }}) are not the ones "
+                        "the plan was made for ({{ rw_plan_gpus | first }}): the ROCm release, driver and wheels were "
+                        "chosen for those; make a plan for this host"}},
+    ]
+
+
 def render_ansible(plan: Plan) -> str:
     fp = plan.fingerprint
-    variables: Dict[str, Any] = {"rocm_wizard_reboot": True}
+    # -e rocm_wizard_reboot=true turns rebooting on; the hosts then go one at a time unless
+    # -e rocm_wizard_serial says otherwise (play variables: `serial` is decided before any host's)
+    reboots = any(s.kind == "reboot-flag" for s in plan.steps)
+    variables: Dict[str, Any] = {"rocm_wizard_reboot": False,
+                                 "rocm_wizard_serial": "{{ 1 if rocm_wizard_reboot | bool else '20%' }}"} \
+        if reboots else {"rocm_wizard_serial": "20%"}
     users = [plan.inputs["user"]] if plan.inputs.get("user") else []
     variables["rocm_wizard_default_gpu_users"] = _unsafe(users)
     os_value = (fp.fields.get("os") or [""])[0]
     os_id, _, os_version = os_value.partition(" ")
     variables["rw_plan_os_id"] = Unsafe(os_id)
     variables["rw_plan_os_version"] = Unsafe(os_version)
+    gpus = fp.fields.get("gpus") or []
+    if gpus:
+        variables["rw_plan_gpus"] = _unsafe(list(gpus))
+        variables["rw_gpu_find_argv"] = _unsafe(GPU_FIND_ARGV)
     tasks_by_step: Dict[str, List[Dict[str, Any]]] = {}
     handlers: List[Dict[str, Any]] = []
     for step in plan.steps:
@@ -257,11 +308,13 @@ def render_ansible(plan: Plan) -> str:
                          "ansible_facts['distribution_version'] == rw_plan_os_version"],
                 "fail_msg": "this plan was made for another distribution or release: make a plan for this host",
             }})
+    if gpus:
+        pre_tasks += _gpu_tasks()
     play: Dict[str, Any] = {
         "name": f"Rocm-wizard {plan.path} plan {plan.plan_id}",
         "hosts": "all",
         "become": True,
-        "serial": "20%",
+        "serial": "{{ rocm_wizard_serial }}",
         "max_fail_percentage": 0,
         "vars": variables,
     }
@@ -277,10 +330,19 @@ def render_ansible(plan: Plan) -> str:
         f"system fingerprint: {fp.digest}",
         "",
         "Run:   ansible-playbook -i INVENTORY THIS-FILE   (add --check --diff to see what would change)",
-        "Per host: rocm_wizard_gpu_users (the users who get GPU access), rocm_wizard_reboot (default true),",
-        "rocm_wizard_venv_owner (the user the venv tasks run as; default: the owner of the venv directory).",
-        "In --check mode the key, repository, pin and apt update tasks run for real so that the package",
-        "tasks can be checked against the new repositories; nothing is installed.",
+        "Per host: rocm_wizard_gpu_users (the users who get GPU access; they must have accounts: none is",
+        "created), rocm_wizard_venv_owner (the user the venv tasks run as; default: the owner of the venv directory).",
+    ]
+    header += [
+        "For the play (-e): rocm_wizard_reboot (default false: hosts whose kernel driver changed are only told to",
+        "reboot; true: they reboot at the end, one host at a time), rocm_wizard_serial (hosts per batch; default 1",
+        "when rebooting, else 20%).",
+    ] if reboots else ["For the play (-e): rocm_wizard_serial (hosts per batch; default 20%)."]
+    header += [
+        "--check changes nothing: only tasks that read run for real (the signing key is downloaded and checked in a",
+        "temporary directory); where the package lists would first be refreshed from new repositories, the package",
+        "tasks are not checked and the play says so.",
+        "Hosts whose distribution, release or AMD GPUs differ from the ones the plan was made for are refused.",
     ]
     header += [f"Step {s.index}: {s.title}" for s in plan.steps]
     header += [f"Note: {n}" for n in plan.notes]

@@ -205,7 +205,7 @@ class AptAuth(Step):
                 "content": "machine {{ " + self.var("machine") + " }} login {{ rw_mirror_login }} password "
                            "{{ rw_mirror_password }}\n",
                 "owner": "root", "group": "root", "mode": "0600", "backup": True},
-             "no_log": True, "check_mode": False},
+             "no_log": True},
         ]
 
 
@@ -330,12 +330,13 @@ class AptKey(Step):
         pubs = f"{shown}.stdout_lines | select('match', '^pub:') | list"
         n = f"Step {self.index} {self.id}"
         return [
-            {"name": f"{n}: make a temporary directory for the download", "ansible.builtin.tempfile":
+            {"name": f"{n}: make a temporary directory for the download (runs in --check too)", "ansible.builtin.tempfile":
                 {"state": "directory", "suffix": ".rocm-wizard"},
              "register": tmp, "changed_when": False, "check_mode": False},
-            {"name": f"{n}: download the signing key", "ansible.builtin.get_url": self._get_url(tmp),
+            {"name": f"{n}: download the signing key into it (runs in --check too)",
+             "ansible.builtin.get_url": self._get_url(tmp),
              "changed_when": False, "check_mode": False, **({"no_log": True} if self.params["auth_file"] else {})},
-            {"name": f"{n}: read the key's fingerprints", "ansible.builtin.command":
+            {"name": f"{n}: read the key's fingerprints (reads only; runs in --check too)", "ansible.builtin.command":
                 {"argv": ["gpg", "--batch", "--with-colons", "--show-keys", "{{ " + tmp + ".path }}/key"]},
              "environment": {"GNUPGHOME": "{{ " + tmp + ".path }}"},
              "register": shown, "changed_when": False, "check_mode": False},
@@ -346,20 +347,20 @@ class AptKey(Step):
                          f"({pubs} | first).split(':')[1] not in ['e', 'r']"],
                 "fail_msg": "the downloaded key is not exactly the expected key (another key, a secret-key packet, "
                             "or it expired or was revoked); nothing was written"}},
-            {"name": f"{n}: import the key into the temporary home", "ansible.builtin.command":
+            {"name": f"{n}: import the key into the temporary home (runs in --check too)", "ansible.builtin.command":
                 {"argv": ["gpg", "--batch", "--no-autostart", "--quiet", "--import", "{{ " + tmp + ".path }}/key"]},
              "environment": {"GNUPGHOME": "{{ " + tmp + ".path }}"},
              "changed_when": False, "check_mode": False},
-            {"name": f"{n}: export that key alone as a binary keyring", "ansible.builtin.command":
+            {"name": f"{n}: export that key alone as a binary keyring there (runs in --check too)",
+             "ansible.builtin.command":
                 {"argv": ["gpg", "--batch", "--no-autostart", "--yes", "-o", "{{ " + tmp + ".path }}/key.gpg", "--export",
                           J(self.var("fingerprint"))]},
              "environment": {"GNUPGHOME": "{{ " + tmp + ".path }}"},
              "changed_when": False, "check_mode": False},
             {"name": f"{n}: install the keyring", "ansible.builtin.copy":
                 {"src": "{{ " + tmp + ".path }}/key.gpg", "remote_src": True, "dest": J(self.var("keyring")),
-                 "owner": "root", "group": "root", "mode": "0644"},
-             "check_mode": False},
-            {"name": f"{n}: remove the temporary directory", "ansible.builtin.file":
+                 "owner": "root", "group": "root", "mode": "0644"}},
+            {"name": f"{n}: remove the temporary directory (runs in --check too)", "ansible.builtin.file":
                 {"path": "{{ " + tmp + ".path }}", "state": "absent"},
              "changed_when": False, "check_mode": False},
         ]
@@ -565,32 +566,31 @@ class AptSources(Step):
 
     def render_ansible(self) -> List[Dict[str, Any]]:
         n = f"Step {self.index} {self.id}"
-        found = self.var("found")
+        found, main = self.var("found"), self.var("main")
+        deb822 = "{{ " + found + ".files | map(attribute='path') | select('match', '.*\\.sources$') | list }}"
         return [
             {"name": f"{n}: find other source files naming these repositories", "ansible.builtin.find": {
                 "paths": ["/etc/apt/sources.list.d"], "patterns": ["*.list", "*.sources"],
                 "contains": J(self.var("pattern")), "excludes": J(self.var("managed"))},
-             "register": found, "check_mode": False},
+             "register": found},
+            {"name": f"{n}: see whether /etc/apt/sources.list exists", "ansible.builtin.stat": {
+                "path": "/etc/apt/sources.list"}, "register": main},
             {"name": f"{n}: comment out their lines in one-line source files", "ansible.builtin.replace": {
                 "path": "{{ item }}", "regexp": J(self.var("line_pattern")),
                 "replace": "# disabled by rocm-wizard: \\1", "backup": True},
-             "loop": "{{ ['/etc/apt/sources.list'] + (" + found + ".files | map(attribute='path') "
-                     "| select('match', '.*\\.list$') | list) }}",
-             "check_mode": False},
+             "loop": "{{ (['/etc/apt/sources.list'] if " + main + ".stat.exists else []) + (" + found
+                     + ".files | map(attribute='path') | select('match', '.*\\.list$') | list) }}"},
             {"name": f"{n}: back up deb822 source files naming them", "ansible.builtin.copy": {
                 "src": "{{ item }}", "dest": "{{ item }}.rocm-wizard-backup", "remote_src": True,
                 "mode": "0644"},
-             "loop": "{{ " + found + ".files | map(attribute='path') | select('match', '.*\\.sources$') | list }}",
-             "check_mode": False},
+             "loop": deb822},
             {"name": f"{n}: remove those deb822 source files", "ansible.builtin.file": {
                 "path": "{{ item }}", "state": "absent"},
-             "loop": "{{ " + found + ".files | map(attribute='path') | select('match', '.*\\.sources$') | list }}",
-             "check_mode": False},
+             "loop": deb822},
             {"name": f"{n}: write the repository lists whole", "ansible.builtin.copy": {
                 "dest": "{{ item.path }}", "content": "{{ item.content }}", "owner": "root", "group": "root",
                 "mode": "0644", "backup": True},
-             "loop": J(self.var("files")), "loop_control": {"label": "{{ item.path }}"},
-             "check_mode": False},
+             "loop": J(self.var("files")), "loop_control": {"label": "{{ item.path }}"}},
         ]
 
 
@@ -665,7 +665,7 @@ class AptPin(Step):
     def render_ansible(self) -> List[Dict[str, Any]]:
         return [{"name": f"Step {self.index} {self.id}: write the pin file", "ansible.builtin.copy": {
             "dest": J(self.var("path")), "content": J(self.var("content")), "owner": "root", "group": "root",
-            "mode": "0644", "backup": True}, "check_mode": False}]
+            "mode": "0644", "backup": True}}]
 
 
 def _pkg_specs(value: Any) -> List[Dict[str, str]]:
@@ -785,9 +785,46 @@ class AptUpdate(Step):
         ]
         return lines
 
+    # Ansible: the tasks of the ``after`` steps that change something notify this step's handler,
+    # which notes it; the lists are refreshed when they did, or when a planned package is not
+    # installed at its version (a converged host: nothing to do).  In --check nothing is refreshed,
+    # and the package tasks that would need the new lists are not checked (the play says so).
+    @property
+    def notify_from(self) -> List[str]:
+        return list(self.params["after"])
+
+    def ansible_handlers(self) -> List[Dict[str, Any]]:
+        return [{"name": f"Note that the sources of step {self.index} {self.id} changed",
+                 "ansible.builtin.set_fact": {self.var("sources_changed"): True}}]
+
+    def ansible_vars(self) -> Dict[str, Any]:
+        import re as _re
+
+        return {self.var("wanted"): [{"name": s["name"], "version": "^" + _re.escape(s["version"].rstrip("*"))}
+                                     for s in self.params["packages"]]}
+
     def render_ansible(self) -> List[Dict[str, Any]]:
-        return [{"name": f"Step {self.index} {self.id}: refresh the package lists", "ansible.builtin.apt": {
-            "update_cache": True}, "check_mode": False}]
+        n = f"Step {self.index} {self.id}"
+        missing = self.var("missing")
+        changed = self.var("sources_changed") + " | default(false) | bool"
+        return [
+            {"name": f"{n}: note what the earlier steps changed (run the pending handlers now)",
+             "ansible.builtin.meta": "flush_handlers"},
+            {"name": f"{n}: read the installed packages (reads only)", "ansible.builtin.package_facts": {
+                "manager": "auto"}},
+            {"name": f"{n}: note the planned packages not installed at their versions", "ansible.builtin.set_fact": {
+                missing: "{% for p in " + self.var("wanted") + " if not (ansible_facts.packages[p.name] | default([])"
+                         " | selectattr('version', 'match', p.version) | list) %}{{ p.name }} {% endfor %}"}},
+            {"name": f"{n}: note whether the package lists need a refresh", "ansible.builtin.set_fact": {
+                "rw_apt_lists_pending": "{{ (" + changed + ") or (" + missing + " | trim | length > 0) }}"}},
+            {"name": f"{n}: refresh the package lists", "ansible.builtin.apt": {"update_cache": True},
+             "when": "rw_apt_lists_pending | bool"},
+            {"name": f"{n}: say what --check cannot predict", "ansible.builtin.debug": {
+                "msg": "--check: the package lists would be refreshed here ({{ 'the sources change' if " + changed
+                       + " else 'not installed at the planned version: ' ~ (" + missing + " | trim) }}); the package "
+                       "tasks that need the refreshed lists are not checked in this run"},
+             "when": "ansible_check_mode and rw_apt_lists_pending | bool"},
+        ]
 
 
 class AptInstall(Step):
@@ -1033,5 +1070,7 @@ class AptInstall(Step):
             if not self.params["upgrade_with_repo"]:
                 del t["__noqa__"]
             tasks.append(t)
+        for t in tasks:  # --check cannot predict them before apt has read the new repositories
+            t["when"] = "not (ansible_check_mode and rw_apt_lists_pending | default(false) | bool)"
         return tasks
 

@@ -12,7 +12,9 @@ from ..shellquote import q
 from ..state import ABSENT, PRESENT
 from ._util import J, SAFE_USER, check_abs_path, rooted
 
-REBOOT_HANDLER = "Reboot for the new kernel driver"
+# the handler the kernel driver's installation notifies (it notes the change for the reboot-flag step)
+REBOOT_HANDLER = "Note that the kernel driver changed"
+REBOOT_NOW = "Reboot for the new kernel driver"
 
 
 class FileContent(Step):
@@ -290,10 +292,33 @@ class RebootFlag(Step):
             f"rw_mark {q(self.id)}",
         ]
 
+    def ansible_vars(self) -> Dict[str, Any]:
+        return {self.var("path"): self.params["path"], self.var("content"): self.CONTENT,
+                self.var("reason"): self.params["reason"]}
+
     def render_ansible(self) -> List[Dict[str, Any]]:
-        return []
+        n = f"Step {self.index} {self.id}"
+        needed = self.var("needed") + " | default(false)"
+        return [
+            {"name": f"{n}: run the pending handlers now", "ansible.builtin.meta": "flush_handlers"},
+            {"name": f"{n}: flag the reboot the new kernel driver needs", "ansible.builtin.copy": {
+                "dest": J(self.var("path")), "content": J(self.var("content")), "force": False, "owner": "root",
+                "group": "root", "mode": "0644"}, "when": needed},
+            {"name": f"{n}: reboot at the end (rocm_wizard_reboot), or say that a reboot is needed",
+             "ansible.builtin.debug": {"msg": "a reboot is needed: {{ " + self.var("reason") + " }}; {{ 'this host "
+                                       "reboots at the end of the play' if rocm_wizard_reboot | bool else 'reboot this "
+                                       "host when convenient (or run with -e rocm_wizard_reboot=true)' }}"},
+             "when": needed, "changed_when": "rocm_wizard_reboot | bool", "notify": [REBOOT_NOW]},
+        ]
 
     def ansible_handlers(self) -> List[Dict[str, Any]]:
-        return [{"name": REBOOT_HANDLER, "ansible.builtin.reboot": {
-            "reboot_timeout": 1800, "msg": "rocm-wizard: rebooting for the new amdgpu kernel driver"},
-            "when": "rocm_wizard_reboot | bool"}]
+        return [
+            {"name": REBOOT_HANDLER, "ansible.builtin.set_fact": {self.var("needed"): True}},
+            {"name": REBOOT_NOW, "ansible.builtin.reboot": {
+                "reboot_timeout": 1800, "msg": "rocm-wizard: rebooting for the new amdgpu kernel driver"},
+             "when": "rocm_wizard_reboot | bool"},
+        ]
+
+    @property
+    def notify_from(self) -> List[str]:
+        return list(self.params["after"])

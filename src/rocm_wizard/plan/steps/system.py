@@ -127,9 +127,22 @@ class UserGroups(Step):
         return {self.var("groups"): list(self.params["groups"])}
 
     def render_ansible(self) -> List[Dict[str, Any]]:
-        return [{"name": f"Step {self.index} {self.id}: add the GPU users to the groups", "ansible.builtin.user": {
-            "name": "{{ item }}", "groups": J(self.var("groups")), "append": True},
-            "loop": "{{ rocm_wizard_gpu_users }}"}]
+        # never creates an account: a GPU user without one is an error before anything is changed;
+        # groups this host lacks are left out (as the script does)
+        n = f"Step {self.index} {self.id}"
+        return [
+            {"name": f"{n}: read the accounts of this host", "ansible.builtin.getent": {"database": "passwd"}},
+            {"name": f"{n}: read the groups of this host", "ansible.builtin.getent": {"database": "group"}},
+            {"name": f"{n}: refuse GPU users who have no account (none is created)", "ansible.builtin.assert": {
+                "that": ["rocm_wizard_gpu_users | difference(ansible_facts['getent_passwd'] | list) | length == 0"],
+                "fail_msg": "no account on this host for: {{ rocm_wizard_gpu_users | difference(ansible_facts["
+                            "'getent_passwd'] | list) | join(', ') }}; create it first, or set rocm_wizard_gpu_users "
+                            "for this host"}},
+            {"name": f"{n}: add the GPU users to the groups this host has", "ansible.builtin.user": {
+                "name": "{{ item }}", "groups": "{{ " + self.var("groups") + " | select('in', ansible_facts['getent_group'])"
+                                                " | list }}", "append": True},
+             "loop": "{{ rocm_wizard_gpu_users }}", "when": "item != 'root'"},
+        ]
 
 
 SECURE_BOOT_VAR = "/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c"
