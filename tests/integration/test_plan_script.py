@@ -150,6 +150,30 @@ def test_script_torch_downgrade_in_an_odd_venv_path(wroot, pyindex):
     assert os.path.exists(root.host_path(venv + "/rocm-wizard.env"))
 
 
+def test_script_new_venv_mode_moves_a_venv_directory_aside(wroot, pyindex):
+    """The script's venv switch on a venv made in place: the directory is moved aside (named after
+    its torch), the path becomes a link to the new venv; a second run changes nothing."""
+    root = wroot
+    venv = "/srv/ml env"
+    root.run(["python3", "-m", "venv", venv], check=True)
+    root.run([venv + "/bin/python", "-m", "pip", "install", "--index-url", pyindex.url("rocm6.2"),
+              "torch==2.5.1+rocm6.2", "torchvision==0.20.1+rocm6.2", "torchaudio==2.5.1+rocm6.2"], check=True)
+    script = make_script(root, "--path", "torch-reinstall", "--torch", "2.4.1+rocm6.1", "--venv", venv,
+                         "--venv-mode", "new", "--torch-index-url", pyindex.url("rocm6.1"))
+    res = run_script(root, script)
+    assert res.returncode == 0, res.stderr
+    aside, new = venv + "-torch2.5.1-rocm6.2", venv + "-torch2.4.1-rocm6.1"
+    assert os.readlink(root.host_path(venv)) == new
+    import glob
+
+    for path, version in ((aside, "2.5.1+rocm6.2"), (new, "2.4.1+rocm6.1")):
+        sp = glob.glob(glob.escape(root.host_path(path)) + "/lib/python3*/site-packages")[0]
+        assert read_version_py(sp)["__version__"] == version
+    assert f"the previous venv {aside} is kept" in res.stderr, res.stderr
+    again = run_script(root, script)
+    assert again.returncode == 0 and "done: 0 step(s)" in again.stderr, again.stderr
+
+
 def test_script_torch_downgrade_from_inside_the_activated_venv(wroot, pyindex):
     """The same downgrade planned from inside the activated venv (VIRTUAL_ENV), an odd path too."""
     root = wroot

@@ -56,10 +56,20 @@ async def walk_to_review(pilot, path: str = "torch-reinstall"):
     await wait_for(pilot, lambda: pilot.app.screen.plan is not None or pilot.app.screen.error is not None)
 
 
+async def answer_questions(pilot, answer: str = "n"):
+    """Answer the plan's own yes/no questions (apt removals...) that follow the run confirmation;
+    no is the safe answer."""
+    app = pilot.app
+    for q in app.core.confirmations(app.plan):
+        await wait_for(pilot, lambda q=q: getattr(app.screen, "question", None) == q["question"])
+        await pilot.press(answer)
+
+
 async def walk_to_execute(pilot, path: str = "torch-reinstall"):
     await walk_to_review(pilot, path)
     await pilot.press("x")
     await to_screen(pilot, "ConfirmModal")
     await pilot.press("y")
+    await answer_questions(pilot)
     # the run starts at once: a failure dialog may already stand on top of the execute screen
     await wait_for(pilot, lambda: any(type(s).__name__ == "ExecuteScreen" for s in pilot.app.screen_stack))

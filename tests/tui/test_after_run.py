@@ -5,7 +5,7 @@ the docker way offers for the host's driver."""
 from __future__ import annotations
 
 from _screen import shown
-from _tui_helpers import to_screen, wait_for, walk_to_options
+from _tui_helpers import answer_questions, to_screen, wait_for, walk_to_options
 
 VENV = "/home/demo/trainer/venv"
 
@@ -17,6 +17,7 @@ async def _run_to_the_end(pilot, app):
     await pilot.press("x")
     await to_screen(pilot, "ConfirmModal")
     await pilot.press("y")
+    await answer_questions(pilot)
     await to_screen(pilot, "ExecuteScreen")
     await wait_for(pilot, lambda: app.outcome is not None)
     assert app.outcome.status == "done", app.outcome
@@ -86,3 +87,30 @@ async def test_the_docker_way_offers_only_images_within_the_drivers_window(make_
         assert offered and all(compat.in_window("6.2", rocm[tag])[0] for tag in offered), offered
         outside = [t.tag for t in docker.tags() if compat.in_window("6.2", t.rocm)[0] is False]
         assert outside and not set(outside) & set(offered)  # the catalog has some; none is offered
+
+
+async def test_the_plans_yes_no_questions_are_asked_before_it_runs(make_app):
+    """Each open question of the plan (Plan.confirmations: apt removing packages that are not
+    ROCm's) is a modal after the run confirmation; a yes plans again with that choice, then runs."""
+    app = make_app()
+    async with app.run_test(size=(100, 40)) as pilot:
+        await walk_to_options(pilot, "rocm-upgrade")
+        await pilot.press("ctrl+n")
+        await to_screen(pilot, "ReviewScreen")
+        await wait_for(pilot, lambda: app.screen.plan is not None)
+        review = app.screen
+        questions = app.core.confirmations(app.plan)
+        asked = [c for s in app.plan.steps for c in getattr(s, "confirmations", lambda: [])()]
+        assert questions == list({c["key"]: c for c in reversed(asked)}.values())[::-1]  # once per key
+        await pilot.press("x")
+        await to_screen(pilot, "ConfirmModal")
+        await pilot.press("y")
+        for q in questions:
+            await wait_for(pilot, lambda q=q: getattr(app.screen, "question", None) == q["question"])
+            await pilot.press("y")
+        await to_screen(pilot, "ExecuteScreen")
+        for q in questions:  # the plan that runs is the one built with the answers
+            assert app.plan.inputs[q["key"]] is True and review.values[q["key"]] is True
+        assert app.core.confirmations(app.plan) == []
+        await wait_for(pilot, lambda: app.outcome is not None)
+        assert app.outcome.status == "done"

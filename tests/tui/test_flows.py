@@ -3,7 +3,7 @@ what a newcomer does after `rocm-wizard --demo`."""
 from __future__ import annotations
 
 import pytest
-from _tui_helpers import PATH_INDEX, detected, to_screen, wait_for
+from _tui_helpers import PATH_INDEX, answer_questions, detected, to_screen, wait_for
 from _screen import shown
 
 EXPECT = {
@@ -48,6 +48,7 @@ async def test_full_flow(make_app, path, size):
         await pilot.press("x")                      # confirm, 6. run
         await to_screen(pilot, "ConfirmModal")
         await pilot.press("y")
+        await answer_questions(pilot)
         await to_screen(pilot, "ExecuteScreen")
         await wait_for(pilot, lambda: app.outcome is not None)
         assert app.outcome.status == "done" and app.outcome.simulated

@@ -140,6 +140,16 @@ class Core:
         except PlanError as exc:
             raise ValueError(exc.message) from None
 
+    def confirmations(self, plan) -> List[Dict[str, str]]:
+        """The plan's open yes/no questions (``Plan.confirmations``: ``step``, ``key`` -- the
+        Choices field a yes sets --, ``flag``, ``question``), asked before it runs, once per key (one
+        answer covers every step it is for); none when this core's plans have none."""
+        ask = getattr(plan, "confirmations", None)
+        out: Dict[str, Dict[str, str]] = {}
+        for q in (ask() if callable(ask) else []):
+            out.setdefault(q["key"], q)
+        return list(out.values())
+
     def context(self):
         from ..plan.context import Context
 

@@ -57,6 +57,7 @@ class ReviewScreen(WizardScreen):
         self.reports = []
         self.script = ""
         self.error = None
+        self.run_when_ready = False  # the plan is built again after a yes to one of its questions
 
     def body(self) -> Iterable:
         yield Static("Building the plan and checking it against the system…", id="review-head", markup=False)
@@ -108,6 +109,7 @@ class ReviewScreen(WizardScreen):
         head = self.query_one("#review-head", Static)
         if msg.error:
             self.error = msg.error
+            self.run_when_ready = False
             head.update(Text(f"Cannot build the plan: {clean(msg.error)}\nPress Escape to change the options.",
                              style="bold red"))
             return
@@ -134,6 +136,9 @@ class ReviewScreen(WizardScreen):
             changes.append(f"note: {clean(note)}\n", style="dim")
         self.query_one("#changes", Static).update(changes)
         self.query_one("#script", TextArea).load_text(msg.script)
+        if self.run_when_ready:
+            self.run_when_ready = False
+            self._run()
 
     def action_tab(self, tab: str) -> None:
         self.query_one(TabbedContent).active = tab
@@ -190,6 +195,29 @@ class ReviewScreen(WizardScreen):
     def _confirmed(self, yes) -> None:
         if not yes:
             return
+        self._ask(list(self.wizard.core.confirmations(self.plan)), {})
+
+    def _ask(self, questions, answered: Dict) -> None:
+        """The plan's open yes/no questions (apt removing packages that are not ROCm's...), one
+        modal each; a yes is a choice (``key``), so the plan is built again with it before it runs."""
+        if questions:
+            from ..widgets.modals import ConfirmModal
+
+            q, rest = questions[0], questions[1:]
+            self.app.push_screen(ConfirmModal(q["question"], "Yes", "No", note=f"Unattended runs (--yes) take it from {q.get('flag') or q['key']}."),
+                                 lambda yes: self._ask(rest, {**answered, q["key"]: bool(yes)}))
+            return
+        chosen = {k: True for k, v in answered.items() if v}
+        if chosen:
+            self.values.update(chosen)
+            self.wizard.values = dict(self.values)
+            self.run_when_ready = True
+            self.query_one("#review-head", Static).update("Building the plan again with your answers…")
+            self.build()
+            return
+        self._run()
+
+    def _run(self) -> None:
         from .execute import ExecuteScreen
 
         self.app.push_screen(ExecuteScreen(self.plan, self.reports))
