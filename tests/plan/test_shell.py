@@ -91,8 +91,10 @@ def _converged_root(tmp_path: Path, key) -> Path:
             "# other AMD repository entries are commented out so that only this release is configured.\n")
     (root / "etc/apt/sources.list.d/rocm.list").write_text(
         head + "deb [arch=amd64 signed-by=/etc/apt/keyrings/rocm.gpg] https://repo.radeon.com/rocm/apt/6.4.3 jammy main\n")
+    # the seed's amdgpu.list names amd64,i386: the converged driver line keeps i386
     (root / "etc/apt/sources.list.d/amdgpu.list").write_text(
-        head + "deb [arch=amd64 signed-by=/etc/apt/keyrings/rocm.gpg] https://repo.radeon.com/amdgpu/6.4.3/ubuntu jammy main\n")
+        head + "deb [arch=amd64,i386 signed-by=/etc/apt/keyrings/rocm.gpg] https://repo.radeon.com/amdgpu/6.4.3/ubuntu "
+               "jammy main\n")
     (root / "etc/apt/sources.list").write_text(
         "deb http://archive.ubuntu.com/ubuntu jammy main\n"
         "# disabled by rocm-wizard: deb https://repo.radeon.com/amdgpu/6.2/ubuntu jammy main\n")

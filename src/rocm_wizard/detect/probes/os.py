@@ -339,15 +339,16 @@ def _secure_boot(source: Source, info: OSInfo) -> None:
     if raw is not None and len(raw.text) == 5 and raw.text[4] in "\x00\x01":
         info.put("secure_boot", raw.text[4] == "\x01", raw.source)
         return
+    try:
+        no_uefi = getattr(source, "kind", "") == "live" and source.exists("/sys/bus") and \
+            not source.exists("/sys/firmware/efi")
+    except Exception:
+        no_uefi = False
+    if no_uefi:
+        info.put("secure_boot", False, "file:/sys/firmware/efi (absent: booted without UEFI)")
+        return
     for out in ok_outputs(source, "mokutil"):
         state = secure_boot_of(out.text)
         if state is not None:
             info.put("secure_boot", state, out.source)
             return
-    try:
-        live = getattr(source, "kind", "") == "live" and source.exists("/sys/bus") and \
-            not source.exists("/sys/firmware/efi")
-    except Exception:
-        live = False
-    if live:
-        info.put("secure_boot", False, "file:/sys/firmware/efi (absent: booted without UEFI)")
