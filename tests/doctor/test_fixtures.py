@@ -103,13 +103,15 @@ def test_017_four_mi210_are_healthy():
     assert t.applies and wheels.index_has_gfx(t.target["index"], "gfx90a")
 
 
-def test_019_radeon_890m_is_unofficial_and_has_no_rocm_upgrade():
+def test_019_radeon_890m_is_unofficial_in_legacy_and_gets_the_core_sdk():
     _s, d = run("019-gfx1150-radeon890m-rocm7.2.0-ubuntu24.04")
-    f = d.finding("gfx-not-official")
-    assert f is not None and any("gfx1150" in e and "rocm7.2" in e for e in f.evidence)
+    f = d.finding("rocm-too-old-for-gpu")  # no legacy release lists gfx1150; the Core SDK does from 7.14.0
+    assert f is not None and any("gfx1150" in e and "7.14.0" in e and "7.2.0" in e for e in f.evidence)
     assert "wheel-missing-gfx" not in d.ids() and "gfx-no-official-build" not in d.ids()
+    # no legacy release lists gfx1150; the Core SDK (7.14, 10.x) does: the policy's Core SDK series
     up = d.recommendation("rocm-upgrade")
-    assert not up.applies and "gfx1150" in up.why
+    assert up.applies and up.target["rocm"] == "10.0.0" and up.target["stream"] == "core-sdk"
+    assert up.target["packages"] == ["amdrocm-core-sdk10.0-gfx1150"] and "Core SDK" in up.why
 
 
 def test_021_cezanne_apu_has_no_official_build():

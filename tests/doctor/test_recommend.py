@@ -116,12 +116,22 @@ def test_gfx803_gets_no_fake_upgrade():
 
 def test_unofficial_target_with_wheels_gets_torch_but_not_rocm_upgrade():
     sysm = healthy()
-    sysm.gpus = [gpu("gfx1102", "AMD Radeon RX 7600", "7480")]
+    sysm.gpus = [gpu("gfx906", "AMD Radeon VII", "66af")]
     d = diagnose(sysm)
     up = _rec(d, "rocm-upgrade")
-    assert not up.applies and "No ROCm release lists gfx1102" in up.why
+    assert not up.applies and "No ROCm release lists gfx906" in up.why
     t = _rec(d, "torch-reinstall")
-    assert t.applies and t.target["index"] in ("rocm6.4", "rocm6.3", "rocm6.2.4", "rocm7.0", "rocm7.1")
+    from rocm_wizard.catalog import wheels
+
+    assert t.applies and wheels.wheel_has_gfx(t.target["torch"], t.target["index"], "gfx906") is True
+
+
+def test_a_gpu_only_the_core_sdk_lists_gets_a_core_sdk_upgrade_on_a_legacy_host():
+    sysm = healthy()
+    sysm.gpus = [gpu("gfx1102", "AMD Radeon RX 7600", "7480")]
+    up = _rec(diagnose(sysm), "rocm-upgrade")
+    assert up.applies and up.target["stream"] == "core-sdk" and up.target["rocm"] == "10.0.0"
+    assert up.target["packages"] == ["amdrocm-core-sdk10.0-gfx1102"]
 
 
 def test_strix_halo_gets_a_torch_release_that_carries_gfx1151():

@@ -59,6 +59,10 @@ def s_gfx1102(s):
     s.gpus = [gpu("gfx1102", "AMD Radeon RX 7600", "7480")]
 
 
+def s_gfx906(s):
+    s.gpus = [gpu("gfx906", "AMD Radeon VII", "66af")]
+
+
 def s_igpu(s):
     s.gpus.append(gpu("gfx1036", "AMD Ryzen 9 9900X (integrated GPU)", "13c0", kind="igpu", bdf="0000:0c:00.0",
                       node=2, segment="apu"))
@@ -117,7 +121,7 @@ CASES = {
     "rocm-bin-not-on-path": lambda s: _set(s.access, path_has_rocm_bin=False, env={"PATH": "/usr/bin:/bin"}),
     "wsl2": s_wsl,
     "gfx-no-official-build": s_gfx803,
-    "gfx-not-official": s_gfx1102,
+    "gfx-not-official": s_gfx906,  # gfx1102 is on the Core SDK's list (7.14, 10.x): official now
     "mixed-gpu-left-out": s_igpu,
     "hsa-override-unneeded": lambda s: _set(s.access, env={"HSA_OVERRIDE_GFX_VERSION": "11.0.0"}),
     "hsa-override-missing": s_gfx1031,

@@ -161,6 +161,9 @@ def test_no_offered_way_out_violates_a_constraint(system):
 
 
 # ------------------------------------------------------------------ the three frontends agree
+CORE_FPR = "0123456789ABCDEF0123456789ABCDEF01234567"
+
+
 def _frontends(system) -> Dict[str, Tuple[Optional[str], Optional[str], Optional[str], Optional[str]]]:
     """Per path: (doctor's key, plan engine's key, TUI default, "same plan id" marker)."""
     from rocm_wizard.doctor import diagnose
@@ -183,8 +186,11 @@ def _frontends(system) -> Dict[str, Tuple[Optional[str], Optional[str], Optional
         # with the running kernel unknown amdgpu-dkms cannot be planned: the doctor's way out says
         # "none", the TUI's form has the flag off, --plan-only is given --no-dkms
         dkms = rec.target.get("kernel_driver", "amdgpu-dkms") == "amdgpu-dkms"
+        # a Core SDK release needs the key fingerprint the user checked (AMD publishes none): given to
+        # both frontends alike, as a user would type it
+        core_fpr = CORE_FPR if rec.path == "rocm-upgrade" and rec.target.get("stream") == "core-sdk" else None
         try:
-            plan = build_plan(system, Choices(path=rec.path, venv=venv, dkms=dkms))
+            plan = build_plan(system, Choices(path=rec.path, venv=venv, dkms=dkms, rocm_core_key_fingerprint=core_fpr))
         except PlanError as exc:
             out[rec.path] = (doctor_key, f"refused: {exc.message}", None, None)
             continue
@@ -194,6 +200,8 @@ def _frontends(system) -> Dict[str, Tuple[Optional[str], Optional[str], Optional
         values = F.values(form)
         if venv and not values.get("venv"):
             values["venv"] = venv
+        if core_fpr:
+            values["rocm_core_key_fingerprint"] = core_fpr
         tui_key = {"torch-reinstall": values.get("torch"), "rocm-upgrade": values.get("rocm"),
                    "docker": values.get("image")}[rec.path]
         if rec.path == "docker" and tui_key and ":" not in str(tui_key):

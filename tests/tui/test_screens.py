@@ -235,7 +235,8 @@ async def test_options_of_each_path(make_app):
     async with app.run_test(size=(80, 24)) as pilot:
         await walk_to_options(pilot, "rocm-upgrade")
         names = [f.name for f in app.screen.fields]
-        assert names == ["rocm", "dkms", "user", "rocm_mirror", "rocm_key_fingerprint"]
+        assert names == ["rocm", "dkms", "user", "rocm_mirror", "rocm_key_fingerprint", "rocm_core_mirror",
+                         "rocm_core_key_fingerprint"]
         await pilot.press("escape")
         await to_screen(pilot, "PathScreen")
         await pilot.press("up")

@@ -331,6 +331,12 @@ def fields_for(path: str, system: Any, target: Optional[Dict[str, Any]] = None,
                   validate=check_url, placeholder="https://repo.radeon.com"),
             Field("rocm_key_fingerprint", "Key fingerprint", TEXT, "", help="optional: the signing key's "
                   "fingerprint from a source you trust", validate=check_fingerprint, placeholder="CA8B B472 ..."),
+            Field("rocm_core_mirror", "Core SDK mirror", TEXT, "", help="optional: a mirror of AMD's Core SDK "
+                  "hosts (https://stable.repo.amd.com, https://repo.amd.com)", validate=check_url,
+                  placeholder="https://stable.repo.amd.com"),
+            Field("rocm_core_key_fingerprint", "Core SDK key fingerprint", TEXT, "", help="needed for a Core SDK "
+                  "release (7.14, 10.x): AMD publishes none; check the key file yourself", validate=check_fingerprint,
+                  placeholder="0123 4567 ..."),
         ]
     if path == "docker":
         choices = image_choices(system)

@@ -901,24 +901,24 @@ step_06_rocm_packages() {
 
 step_07_core_alternative() {
   rw_begin 7 core-alternative 'Check that /opt/rocm/core leads to ROCm 10.1.0'
-  local link="${RW_ROOT}"/opt/rocm/core want=/opt/rocm/core-10.1 vfile="${RW_ROOT}"/opt/rocm/core-10.1/.info/version version=10.1.0 name=core here v
+  local link="${RW_ROOT}"/opt/rocm/core dest=/opt/rocm/core-10.1 vfile="${RW_ROOT}"/opt/rocm/core-10.1/.info/version version=10.1.0 name=core here v
   here=$(readlink -f -- "$link" 2>/dev/null || true); here=${here#"$RW_ROOT"}
   v=$(cat -- "$vfile" 2>/dev/null || true); v=${v%%-*}
-  if [[ $here == "$want" && $v == "$version" ]]; then
-    rw_ok "${link#"$RW_ROOT"} -> $want ($version)"
+  if [[ $here == "$dest" && $v == "$version" ]]; then
+    rw_ok "${link#"$RW_ROOT"} -> $dest ($version)"
     return 0
   fi
   if [[ $DRY_RUN == 1 ]]; then
-    rw_would "check ${link#"$RW_ROOT"} -> $want once the packages are installed"
+    rw_would "check ${link#"$RW_ROOT"} -> $dest once the packages are installed"
     rw_mark core-alternative
     return 0
   fi
   rw_need_root
-  if [[ ! -d $RW_ROOT$want ]]; then rw_die "$want does not exist: the packages did not install $version"; fi
-  if [[ $here != "$want" ]]; then rw_run update-alternatives --set "$name" "$want"; fi
+  if [[ ! -d $RW_ROOT$dest ]]; then rw_die "$dest does not exist: the packages did not install $version"; fi
+  if [[ $here != "$dest" ]]; then rw_run update-alternatives --set "$name" "$dest"; fi
   here=$(readlink -f -- "$link" 2>/dev/null || true); here=${here#"$RW_ROOT"}
   v=$(cat -- "$vfile" 2>/dev/null || true); v=${v%%-*}
-  if [[ $here != "$want" || $v != "$version" ]]; then rw_die "${link#"$RW_ROOT"} leads to $here (version $v), not $want ($version)"; fi
+  if [[ $here != "$dest" || $v != "$version" ]]; then rw_die "${link#"$RW_ROOT"} leads to $here (version $v), not $dest ($version)"; fi
   rw_mark core-alternative
 }
 

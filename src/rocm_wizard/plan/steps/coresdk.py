@@ -224,27 +224,27 @@ class Alternative(Step):
     def render_shell_body(self) -> List[str]:
         p = self.params
         return [
-            f"local link={rooted(p['link'])} want={q(p['path'])} vfile={rooted(p['version_file'])} "
+            f"local link={rooted(p['link'])} dest={q(p['path'])} vfile={rooted(p['version_file'])} "
             f"version={q(p['version'])} name={q(p['name'])} here v",
             'here=$(readlink -f -- "$link" 2>/dev/null || true); here=${here#"$RW_ROOT"}',
             'v=$(cat -- "$vfile" 2>/dev/null || true); v=${v%%-*}',
-            'if [[ $here == "$want" && $v == "$version" ]]; then',
-            '  rw_ok "${link#"$RW_ROOT"} -> $want ($version)"',
+            'if [[ $here == "$dest" && $v == "$version" ]]; then',
+            '  rw_ok "${link#"$RW_ROOT"} -> $dest ($version)"',
             "  return 0",
             "fi",
             "if [[ $DRY_RUN == 1 ]]; then",
-            '  rw_would "check ${link#"$RW_ROOT"} -> $want once the packages are installed"',
+            '  rw_would "check ${link#"$RW_ROOT"} -> $dest once the packages are installed"',
             f"  rw_mark {q(self.id)}",
             "  return 0",
             "fi",
             "rw_need_root",
-            'if [[ ! -d $RW_ROOT$want ]]; then rw_die "$want does not exist: the packages did not install '
+            'if [[ ! -d $RW_ROOT$dest ]]; then rw_die "$dest does not exist: the packages did not install '
             '$version"; fi',
-            'if [[ $here != "$want" ]]; then rw_run update-alternatives --set "$name" "$want"; fi',
+            'if [[ $here != "$dest" ]]; then rw_run update-alternatives --set "$name" "$dest"; fi',
             'here=$(readlink -f -- "$link" 2>/dev/null || true); here=${here#"$RW_ROOT"}',
             'v=$(cat -- "$vfile" 2>/dev/null || true); v=${v%%-*}',
-            'if [[ $here != "$want" || $v != "$version" ]]; then rw_die "${link#"$RW_ROOT"} leads to $here '
-            '(version $v), not $want ($version)"; fi',
+            'if [[ $here != "$dest" || $v != "$version" ]]; then rw_die "${link#"$RW_ROOT"} leads to $here '
+            '(version $v), not $dest ($version)"; fi',
             f"rw_mark {q(self.id)}",
         ]
 
@@ -261,5 +261,5 @@ class Alternative(Step):
              "register": here, "changed_when": False, "failed_when": False, "check_mode": False},
             {"name": f"{n}: choose the release", "ansible.builtin.command": {
                 "argv": ["update-alternatives", "--set", J(self.var("name")), J(self.var("path"))]},
-             "when": here + ".stdout != " + self.var("path")},
+             "when": here + ".stdout != " + self.var("path"), "changed_when": True},
         ]
