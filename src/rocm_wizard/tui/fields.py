@@ -263,7 +263,7 @@ def fields_for(path: str, system: Any, target: Optional[Dict[str, Any]] = None) 
                   help="persisted in the venv, NAME=VALUE separated by spaces (the plan adds the ones this "
                   "GPU needs)", validate=check_env, placeholder="TORCH_BLAS_PREFER_HIPBLASLT=0"),
             Field("torch_index_url", "Wheel index", TEXT, "", help="optional: a pip index to use instead of "
-                  "download.pytorch.org", validate=check_url, placeholder="https://download.pytorch.org/whl/rocm6.2.4"),
+                  "the catalog's (download.pytorch.org, or AMD's for its builds)", validate=check_url, placeholder="https://download.pytorch.org/whl/rocm6.2.4"),
         ]
     if path == "rocm-upgrade":
         choices = release_choices(system)
