@@ -22,11 +22,11 @@ def amd_args(pyindex):
             "--torch-index-url", pyindex.url("amd-rocm7.14.0")]
 
 
-def _installed(root):
-    d = dists(root, VENV)
+def _installed(root, venv=VENV):
+    d = dists(root, venv)
     assert {k: d.get(k) for k in PINS} == PINS, d
     assert "rocm-sdk-device-gfx1031" not in d and "pytorch-triton-rocm" not in d  # the card's device wheel only
-    assert read_version_py(site(root, VENV))["__version__"] == "2.12.0+rocm7.14.0"
+    assert read_version_py(site(root, venv))["__version__"] == "2.12.0+rocm7.14.0"
 
 
 def _unchanged(root, pyindex):
@@ -70,3 +70,26 @@ def test_killed_after_a_step_then_resume_converges(wroot, pyindex):
     assert checks.journal(root)["state"] == "finished"
     _installed(root)
     _unchanged(root, pyindex)
+
+
+def test_the_script_in_a_new_venv_carries_the_rest_over_and_then_changes_nothing(wroot, pyindex):
+    # the --plan-only script (bash, rw_pins_ok with the extras' check) in new-venv mode
+    from test_plan_script import make_script, run_script
+
+    root = wroot
+    old = VENV + "-torch2.5.1"
+    make_torch_venv(root, pyindex, old)
+    root.run(["ln", "-s", old, VENV], check=True)  # the venv path is a link, as a new-mode run leaves it
+    root.run([old + "/bin/python", "-m", "pip", "install", "--index-url", pyindex.url("pypi"), "triton==3.0.0"],
+             check=True)  # a plain triton in the old venv: a stray, not carried over
+    script = make_script(root, "--path", "torch-reinstall", "--torch", "2.12.0+rocm7.14.0", "--venv", VENV,
+                         "--venv-mode", "new", "--torch-index-url", pyindex.url("amd-rocm7.14.0"))
+    assert "'rocm[libraries,device-gfx1100]==7.14.0'" in root.read(script)
+    res = run_script(root, script)
+    assert res.returncode == 0, res.stderr
+    new = VENV + "-torch2.12.0-amd-rocm7.14.0"
+    assert root.run(["readlink", VENV]).stdout.strip() == new
+    _installed(root, new)
+    assert dists(root, old)["torch"] == "2.5.1+rocm6.2"  # the previous venv is kept as it was
+    again = run_script(root, script)
+    assert again.returncode == 0 and "done: 0 step(s)" in again.stderr, again.stderr

@@ -816,6 +816,10 @@ def _torch_reinstall(system, choices: Choices, notes: List[str], recipe):
         notes.append(f"AMD's index {idx}: torch and torchvision with the GPU's device extra, and the rocm pip wheels "
                      f"of ROCm {cat.index_rocm(idx)} (rocm[libraries,...]) pinned with them; pip resolves Triton from "
                      "torch's own requirements" + ("" if targets else "; no GPU known: device-all (every target)"))
+        unofficial = [g for g in targets if not cat.official_build(g)]
+        if unofficial:
+            notes.append(f"AMD's index builds {', '.join(unofficial)} (TheRock: release ready), but no ROCm release "
+                         "supports it officially: installable does not mean it works")
     elif rel.triton_requirement is None:
         notes.append(f"the catalog names no Triton pin for torch {rel.version}; pip resolves it from the index")
     index_url = cat.torch_index_url(idx)

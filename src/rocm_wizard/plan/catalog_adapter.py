@@ -281,6 +281,14 @@ def wheel_has_gfx(rel, index: str, gfx: str) -> Optional[bool]:
     return wheels.wheel_has_gfx(rel, index, gfx)
 
 
+def official_build(gfx: str) -> bool:
+    """Whether an official ROCm release or a PyTorch index supports ``gfx`` (AMD's own indexes also
+    build targets AMD does not support)."""
+    from ..catalog import support
+
+    return support.has_official_build(gfx, amd_indexes=False)
+
+
 def index_label(index: str) -> str:
     """The local version label of the index's wheels (``rocm6.2``; ``rocm7.14.0`` on AMD's)."""
     from ..catalog import wheels

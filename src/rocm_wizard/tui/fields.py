@@ -109,8 +109,14 @@ def index_placeholder(torch_value: Optional[str]) -> str:
     optional index field."""
     from ..catalog.wheels import index_url
 
-    _, _, index = str(torch_value or "").partition("+")
-    return index_url(index) if index else "https://download.pytorch.org/whl/rocmX.Y"
+    from ..catalog.wheels import indexes
+
+    _, _, label = str(torch_value or "").partition("+")
+    if not label:
+        return "https://download.pytorch.org/whl/rocmX.Y"
+    # a choice carries its index's label (AMD's: rocm7.14.0 on whl-multi-arch), not its name
+    named = [i.name for i in indexes() if i.label == label]
+    return index_url(named[0] if named else label)
 
 
 def check_url(text: str, optional: bool = True) -> Optional[str]:
@@ -314,7 +320,7 @@ def fields_for(path: str, system: Any, target: Optional[Dict[str, Any]] = None,
                   help="persisted in the venv, NAME=VALUE separated by spaces (the plan adds the ones this "
                   "GPU needs)", validate=check_env, placeholder="TORCH_BLAS_PREFER_HIPBLASLT=0"),
             Field("torch_index_url", "Wheel index", TEXT, "", help="optional: a pip index to use instead of "
-                  "download.pytorch.org (a mirror of the build's index)", validate=check_url,
+                  "the catalog's (download.pytorch.org, or AMD's for its builds)", validate=check_url,
                   placeholder=index_placeholder(torch)),
         ]
     if path == "rocm-upgrade":

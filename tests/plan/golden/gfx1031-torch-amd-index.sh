@@ -22,6 +22,7 @@
 # Note: target chosen by the diagnosis: torch 2.12.0 + torchvision 0.27.0 + torchaudio 2.12.0 from the amd-rocm7.14.0 index carries gfx1031 kernels: AMD's own index for ROCm 7.14.0, whose device wheels carry GPUs that PyTorch's indexes do not (torch and torchvision with the GPU's device extra, the rocm pip wheels pinned with them)
 # Note: not proven (driver-window): the host's amdgpu driver train is not known, so the amd-rocm7.14.0 wheel's ROCm 7.14.0 cannot be checked against it
 # Note: AMD's index amd-rocm7.14.0: torch and torchvision with the GPU's device extra, and the rocm pip wheels of ROCm 7.14.0 (rocm[libraries,...]) pinned with them; pip resolves Triton from torch's own requirements
+# Note: AMD's index builds gfx1031 (TheRock: release ready), but no ROCm release supports it officially: installable does not mean it works
 
 # Values are single-quoted data, written out literally ($ and \ in them mean nothing to bash):
 # shellcheck disable=SC2016,SC1003
