@@ -57,7 +57,9 @@ def test_714_is_a_one_line_list_on_repo_amd_com_and_a_mirror_replaces_the_host(s
         "/etc/apt/sources.list.d/amdgpu.list"]
     assert step["rocm-core-key"].params["url"] == "https://mirror.example/amd/rocm/packages-multi-arch/gpg/rocm.gpg"
     assert step["rocm-packages"].params["packages"][0]["name"] == "amdrocm-core-sdk7.14-gfx1100"
-    assert "//mirror.example/amd" in step["rocm-repos"].params["markers"]
+    # AMD lines are told by AMD's repository paths under the mirror, never by its host alone
+    markers = step["rocm-repos"].params["markers"]
+    assert "//mirror.example/amd/rocm/packages-multi-arch/" in markers and "//mirror.example/amd" not in markers
 
 
 def test_legacy_host_removal_named_in_the_description(seed_system):
@@ -119,3 +121,20 @@ def test_debian_12_instinct_only_and_the_installed_driver(seed_system):
     assert list(files) == ["/etc/apt/sources.list.d/amdrocm-stable.sources"]
     assert "/rocm/core/packages/debian12/" in files["/etc/apt/sources.list.d/amdrocm-stable.sources"]
     assert plan.step("rocm-packages").params["packages"][0]["name"] == "amdrocm-core-sdk10.0-gfx90a"
+
+
+def test_the_core_sdk_plan_has_the_legacy_plans_apt_safety(seed_system):
+    """Secure Boot on: the MOK step comes before the driver; apt removals of unrelated packages are
+    refused unless allowed, exactly as on the legacy branch."""
+    system = seed_system(FRESH)
+    system.os.secure_boot = True
+    plan = _plan(system)
+    ids = [s.id for s in plan.steps]
+    assert ids.index("secure-boot") == ids.index("kernel-driver") - 1
+    step = {s.id: s for s in plan.steps}
+    assert "/var/lib/shim-signed/mok/MOK.der" in step["secure-boot"].params["keys"]
+    for sid in ("kernel-driver", "rocm-packages"):
+        assert "amdrocm*" in step[sid].params["related"] and step[sid].params["allow_removals"] is False
+    allowed = _plan(seed_system(FRESH), allow_apt_removals=True)
+    assert {s.id: s for s in allowed.steps}["rocm-packages"].params["allow_removals"] is True
+    assert "secure-boot" not in [s.id for s in _plan(seed_system(FRESH), dkms=False).steps]

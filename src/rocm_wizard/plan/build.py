@@ -529,7 +529,8 @@ def _rocm_upgrade_core(system, choices: Choices, notes: List[str], rel, targets:
             "alternative": info.alternative, "root_link": info.root_link,
             "install_root": cat.core_install_root(rel), "version_file": cat.core_version_file(rel),
         },
-        "flags": {"dkms": dkms, "auth": False},
+        "flags": {"dkms": dkms, "auth": False, "allow_removals": bool(choices.allow_apt_removals),
+                  "secure_boot": dkms and getattr(osi, "secure_boot", None) is True},
     }
     legacy = sorted(n for n in (getattr(system.rocm, "packages", None) or {})
                     if any(fnmatchcase(n, pat) for pat in info.legacy_packages))
@@ -1116,7 +1117,13 @@ def _build(system, choices: Choices, notes: List[str]) -> Plan:
         if path == "rocm-upgrade":
             ns, facts, fp = _rocm_upgrade(system, choices, notes, recipe)
             if ns.get("stream") == "core-sdk":
-                recipe = load_recipe("rocm-upgrade-core")  # the Core SDK branch: its own steps
+                # the Core SDK branch: its own steps, with the legacy recipe's apt safety data (which
+                # packages apt may remove unasked, the keys DKMS signs with under Secure Boot)
+                import dataclasses
+
+                core = load_recipe("rocm-upgrade-core")
+                shared = {k: recipe.data[k] for k in ("rocm_related", "mok_keys")}
+                recipe = dataclasses.replace(core, data={**shared, **core.data})
             kept = _kept_venv(system, cat.rocm_release(choices.rocm), choices.dkms, notes)
             if kept:
                 facts["venv_kept"] = kept
