@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rocm-wizard plan: Upgrade ROCm to the Core SDK 10.0.0 from AMD's repositories (ubuntu2604)
-# path: rocm-upgrade   plan id: 748739dd94b0   format: 1   rocm-wizard @VERSION@
+# path: rocm-upgrade   plan id: f560def231ca   format: 1   rocm-wizard @VERSION@
 # made for: Ubuntu 26.04 LTS, kernel 7.0.0-14-generic; AMD Radeon RX 7900 XT (gfx1100)
 # system fingerprint: sha256:b948602f77fdc57a91d738db405d0d8b
 #   gpus: 744c
@@ -725,7 +725,7 @@ rw_expect() {
   rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
   RW_STALE=1
 }
-RW_PLAN_ID=748739dd94b0
+RW_PLAN_ID=f560def231ca
 
 rw_check_fingerprint() {
   rw_expect gpus "$(rw_fp_gpus)" 744c
@@ -925,7 +925,7 @@ step_07_kernel_driver() {
     return 0
   fi
   rw_need_root
-  local -a related=()
+  local -a related=('rocm*' 'rocblas*' 'rocfft*' 'rocrand*' 'rocsolver*' 'rocsparse*' 'rocthrust*' 'rocprim*' 'roctracer*' 'rocprofiler*' 'rocalution*' 'rocwmma*' 'rocdecode*' 'rocjpeg*' 'rocal*' 'rocshmem*' 'hip*' 'hsa*' 'amd-smi*' 'amdgpu*' 'amdrocm*' 'comgr*' 'openmp-extras*' 'miopen*' 'migraphx*' 'mivisionx*' 'rccl*' 'rpp*' half 'composablekernel*' 'mesa-amdgpu*' 'libdrm-amdgpu*' 'libdrm2-amdgpu*' 'librocm*' 'librocblas*' 'librocfft*' 'librocrand*' 'librocsolver*' 'librocsparse*' 'libroctracer*' 'libhip*' 'libamdhip*' 'libhsa*' 'librccl*' 'libmiopen*' 'libamd-comgr*')
   rw_apt_install 0 "${#related[@]}" "${related[@]}" -y -o DPkg::Lock::Timeout=600 -o Dpkg::Options::=--force-confold --allow-downgrades "${want[@]}"
   rw_mark kernel-driver
 }
@@ -953,7 +953,7 @@ step_08_rocm_packages() {
     return 0
   fi
   rw_need_root
-  local -a related=()
+  local -a related=('rocm*' 'rocblas*' 'rocfft*' 'rocrand*' 'rocsolver*' 'rocsparse*' 'rocthrust*' 'rocprim*' 'roctracer*' 'rocprofiler*' 'rocalution*' 'rocwmma*' 'rocdecode*' 'rocjpeg*' 'rocal*' 'rocshmem*' 'hip*' 'hsa*' 'amd-smi*' 'amdgpu*' 'amdrocm*' 'comgr*' 'openmp-extras*' 'miopen*' 'migraphx*' 'mivisionx*' 'rccl*' 'rpp*' half 'composablekernel*' 'mesa-amdgpu*' 'libdrm-amdgpu*' 'libdrm2-amdgpu*' 'librocm*' 'librocblas*' 'librocfft*' 'librocrand*' 'librocsolver*' 'librocsparse*' 'libroctracer*' 'libhip*' 'libamdhip*' 'libhsa*' 'librccl*' 'libmiopen*' 'libamd-comgr*')
   rw_apt_install 0 "${#related[@]}" "${related[@]}" -y -o DPkg::Lock::Timeout=600 -o Dpkg::Options::=--force-confold --allow-downgrades "${want[@]}"
   rw_mark rocm-packages
 }

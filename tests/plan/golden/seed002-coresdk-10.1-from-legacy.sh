@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rocm-wizard plan: Upgrade ROCm to the Core SDK 10.1.0 from AMD's repositories (ubuntu2204)
-# path: rocm-upgrade   plan id: 33d73912aced   format: 1   rocm-wizard @VERSION@
+# path: rocm-upgrade   plan id: bbc064643f28   format: 1   rocm-wizard @VERSION@
 # made for: Ubuntu 22.04.4 LTS, kernel 6.5.0-45-generic; AMD Radeon RX 7900 XT (gfx1100); ROCm 6.2.0; torch 2.5.1+rocm6.2 in /home/dev/train/.venv
 # system fingerprint: sha256:9576f8e2d39052c67b680ce00cee5e3a
 #   gpus: 744c
@@ -724,7 +724,7 @@ rw_expect() {
   rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
   RW_STALE=1
 }
-RW_PLAN_ID=33d73912aced
+RW_PLAN_ID=bbc064643f28
 
 rw_check_fingerprint() {
   rw_expect gpus "$(rw_fp_gpus)" 744c
@@ -894,7 +894,7 @@ step_06_rocm_packages() {
     return 0
   fi
   rw_need_root
-  local -a related=()
+  local -a related=('rocm*' 'rocblas*' 'rocfft*' 'rocrand*' 'rocsolver*' 'rocsparse*' 'rocthrust*' 'rocprim*' 'roctracer*' 'rocprofiler*' 'rocalution*' 'rocwmma*' 'rocdecode*' 'rocjpeg*' 'rocal*' 'rocshmem*' 'hip*' 'hsa*' 'amd-smi*' 'amdgpu*' 'amdrocm*' 'comgr*' 'openmp-extras*' 'miopen*' 'migraphx*' 'mivisionx*' 'rccl*' 'rpp*' half 'composablekernel*' 'mesa-amdgpu*' 'libdrm-amdgpu*' 'libdrm2-amdgpu*' 'librocm*' 'librocblas*' 'librocfft*' 'librocrand*' 'librocsolver*' 'librocsparse*' 'libroctracer*' 'libhip*' 'libamdhip*' 'libhsa*' 'librccl*' 'libmiopen*' 'libamd-comgr*')
   rw_apt_install 0 "${#related[@]}" "${related[@]}" -y -o DPkg::Lock::Timeout=600 -o Dpkg::Options::=--force-confold --allow-downgrades "${want[@]}"
   rw_mark rocm-packages
 }
