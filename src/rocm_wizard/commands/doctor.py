@@ -240,7 +240,7 @@ def render_human(diag, system=None, file=None) -> None:
         return _markup_escape(clean(text))
 
     console = Console(file=file or sys.stdout, highlight=False, soft_wrap=False)
-    where = "snapshot" if getattr(system, "origin", "live") == "snapshot" else "this system"
+    where = "the snapshot" if getattr(system, "origin", "live") == "snapshot" else "this system"
     from ..doctor.evidence import missing
 
     lacking = missing(system) if system is not None and getattr(system, "origin", "live") == "snapshot" else []
@@ -254,7 +254,7 @@ def render_human(diag, system=None, file=None) -> None:
                       "--snapshot its outputs.")
         return
     if not diag.findings and lacking:
-        console.print(f"[bold yellow]No problem seen, but too little to call it healthy[/]: the {where} does not "
+        console.print(f"[bold yellow]No problem seen, but too little to call it healthy[/]: {where} does not "
                       f"show {' or '.join(escape(m) for m in lacking)}.")
     elif not diag.findings:
         console.print(f"[bold green]No known problem found[/] on {where}.")
