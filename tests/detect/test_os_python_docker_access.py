@@ -35,10 +35,12 @@ def run_probe(mod, fs, env=None, commands=None, stats=None, **kw):
 # -- os --------------------------------------------------------------------------------------------
 
 def test_os_ubuntu_hwe_kernel(fs):
-    fs.ubuntu("22.04", "jammy", "6.8.0-45-generic")
+    # a BIOS boot (sysfs without /sys/firmware/efi): Secure Boot is known off without mokutil
+    fs.ubuntu("22.04", "jammy", "6.8.0-45-generic").mkdir("/sys/bus")
     s, src = run_probe(p_os, fs)
     o = s.os
     assert (o.id, o.version_id, o.codename) == ("ubuntu", "22.04", "jammy")
+    assert o.secure_boot is False
     assert o.kernel == "6.8.0-45-generic" and o.kernel_flavour == "generic"
     assert o.hwe is True and o.arch == "x86_64" and o.wsl is False
     assert o.cpu == "AMD Ryzen 9 7950X 16-Core Processor"

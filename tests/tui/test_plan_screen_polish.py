@@ -270,6 +270,8 @@ async def test_docker_done_screen_says_how_to_start_the_container(make_app):
         d = step.params["dir"].rstrip("/")
         assert shown(app, f"Start the container: {d}/run-rocm-pytorch.sh")
         assert shown(app, f"or: cd {d} && docker compose run --rm pytorch")
+        await pilot.press("end")  # the last lines, below the fold at 80x24
+        await pilot.pause()
         assert shown(app, "The demo's files (answers, simulated run log) are removed when you quit.")
 
 

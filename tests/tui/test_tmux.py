@@ -179,6 +179,8 @@ def test_stop_and_quit_prints_how_to_resume_and_the_demo_cleans_up(term, tmp_pat
     t.keys("x")
     t.wait("simulated, nothing is changed")
     t.keys("y")
+    t.wait("may it remove them?")  # the plan's own question (apt removals): no, the safe answer
+    t.keys("n")
     t.wait("6/8 Run")
     assert [p.name for p in tmp.iterdir()][0].startswith("rocm-wizard-demo-")  # the run's files are there
     t.keys("q")
