@@ -125,11 +125,11 @@ def test_a_full_log_disk_stops_the_run_with_a_message_and_resume_finishes(rocm_o
     logs = f"/proc/{root.main_pid(proc)}/root/var/log/rocm-wizard"  # the tmpfs, seen from its namespace
     fs = os.statvfs(logs)
     assert fs.f_blocks * fs.f_frsize <= 4 << 20, "the log root is not the small tmpfs: not filling it"
-    with open(f"{logs}/filler", "wb") as fh:
+    # unbuffered: a buffered file keeps what the full disk refused and fails again when closed
+    with open(f"{logs}/filler", "wb", buffering=0) as fh:
         try:
             for _ in range(64):  # 4 MiB at most: more than the tmpfs holds
                 fh.write(b"\0" * 65536)
-                fh.flush()
             raise AssertionError("the tmpfs did not fill up")
         except OSError as exc:
             assert exc.errno == errno.ENOSPC
