@@ -81,6 +81,19 @@ def root_base(tier_ready, tmp_path_factory):
     base.close()
 
 
+@pytest.fixture(scope="session")
+def ansible_debs(root_base):
+    """Debian's ansible-core and python3-apt .debs, fetched once from Debian's archive and cached
+    (each test installs them offline into its root)."""
+    from harness import ansible
+    from harness.procs import CommandFailed
+
+    try:
+        return ansible.ensure_debs(root_base)
+    except CommandFailed as exc:
+        ci.missing(f"Debian's ansible-core and python3-apt (fetched once from Debian's archive): {exc}")
+
+
 @pytest.fixture
 def debroot(root_base):
     """A fresh Debian root that says it is Ubuntu 22.04 (jammy)."""

@@ -6,23 +6,11 @@ from __future__ import annotations
 
 import json
 
-import pytest
-from rwtest import ci
-
 from harness import ansible, checks, wizard
-from harness.procs import CommandFailed
 
 # what --check must leave as it was: every file under /etc (accounts, groups, apt sources, keys,
 # pins, linker configuration), what dpkg knows and apt's package lists
 WATCHED = ["/etc", "/var/lib/dpkg/status", "/var/lib/apt/lists", "/opt"]
-
-
-@pytest.fixture(scope="module")
-def ansible_debs(root_base):
-    try:
-        return ansible.ensure_debs(root_base)
-    except CommandFailed as exc:
-        ci.missing(f"Debian's ansible-core and python3-apt (fetched once from Debian's archive): {exc}")
 
 
 def upgrade_args(world):

@@ -1,11 +1,11 @@
 """``--rocm-mirror`` on a site whose one mirror host serves the distribution's archive too (the
-air-gapped case): ``--yes`` and the generated script upgrade ROCm 6.2 -> 6.4.3 and leave the
-distribution's lines enabled (only AMD's repository paths under the mirror are AMD's)."""
+air-gapped case): ``--yes``, the generated script and the playbook (``ansible-playbook``) upgrade
+ROCm 6.2 -> 6.4.3 and leave the distribution's lines enabled (only AMD's repository paths under the mirror are AMD's)."""
 from __future__ import annotations
 
 import pytest
 
-from harness import aptrepo, checks, wizard
+from harness import ansible, aptrepo, checks, wizard
 from harness.sites import site_mirror
 
 
@@ -24,14 +24,21 @@ def mirrored(wroot, apt_site, tmp_path):
         mirror.stop()
 
 
-@pytest.mark.parametrize("frontend", ["yes", "script"])
-def test_site_mirror_upgrade_keeps_the_distribution_archive(mirrored, apt_site, frontend):
+@pytest.mark.parametrize("frontend", ["yes", "script", "playbook"])
+def test_site_mirror_upgrade_keeps_the_distribution_archive(mirrored, apt_site, frontend, request):
     root, mirror = mirrored
     distro = root.read("/etc/apt/sources.list")
     args = ["--path", "rocm-upgrade", "--rocm", "6.4.3", "--rocm-mirror", mirror.url, "--allow-http-mirror",
             "--rocm-key-fingerprint", apt_site.site.radeon_key.fingerprint]
     if frontend == "yes":
         res = wizard.run(root, "--yes", "--no-verify", *args)
+    elif frontend == "playbook":
+        ansible.install(root, request.getfixturevalue("ansible_debs"))
+        made = wizard.run(root, "--plan-only", "--format", "ansible", *args)
+        assert made.returncode in (0, 2), made.stderr
+        root.write("/root/site.yml", made.stdout)
+        res = ansible.playbook(root, "/root/site.yml", "-e", '{"rocm_wizard_gpu_users": []}')
+        assert res.returncode == 0 and ansible.recap(res.stdout)["failed"] == 0, res.stdout[-6000:] + res.stderr[-3000:]
     else:
         made = wizard.run(root, "--plan-only", *args)
         assert made.returncode in (0, 2), made.stderr

@@ -79,6 +79,8 @@ def add_core_site(world: AptWorld) -> AptWorld:
     aptrepo.build_core_site(world.site.radeon_root, core_key, world.site.radeon_key)
     world.core_key = core_key  # type: ignore[attr-defined]
     return world
+
+
 def site_mirror(world: AptWorld, base: str) -> LocalServer:
     """One mirror host serving both the distribution archive (``/ubuntu``) and AMD's repositories
     (``/rocm``, ``/amdgpu``), as an air-gapped site's single internal mirror does (127.0.0.4; the
