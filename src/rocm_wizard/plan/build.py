@@ -867,7 +867,10 @@ def _torch_reinstall(system, choices: Choices, notes: List[str], recipe):
             env_vars[k] = v
     restore = mode == "new" and exists
     # a venv made in place is a directory, not a link: the switch moves it aside, named after its torch
-    aside = f"{path}-torch{(env.version or '').replace('+', '-')}" if env is not None and env.version else f"{path}-previous"
+    # the old build names the directory it is moved to, when it is a plain version (it comes from
+    # the venv's own metadata: nothing that could walk out of the directory's parent)
+    old = (env.version or "").replace("+", "-") if env is not None else ""
+    aside = f"{path}-torch{old}" if re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}", old) else f"{path}-previous"
     if aside == target:  # the same build again: the new venv has that name
         aside += "-previous"
     triton_dist = rel.triton_dist or ""
