@@ -5,7 +5,7 @@ Prints (never asserts) the median wall time over repeated runs, interpreter star
 
 * ``python -m rocm_wizard detect --json --snapshot <a real fixture>``  (goal: < 150 ms)
 * ``python -m rocm_wizard detect --json`` on this machine             (goal: < 300 ms)
-* ``python -m torch.utils.collect_env``                               (goal: detect >= 10x faster)
+* ``python -m torch.utils.collect_env``                               (goal: detect >= 50x faster, >= 30x less peak memory)
 
 Usage::
 
@@ -37,6 +37,8 @@ SRC = REPO / "src"
 SHARED = Path(os.environ.get("ROCM_WIZARD_SHARED") or (REPO / ".." / "shared")).resolve()
 DEFAULT_FIXTURE = "019-gfx1150-radeon890m-rocm7.2.0-ubuntu24.04"
 GOALS = {"snapshot": 0.150, "live": 0.300}
+SPEED_GOAL = 50  # live detect against collect_env, wall time (issue: "50x faster than collect_env")
+MEMORY_GOAL = 30  # and peak memory
 
 
 def _env() -> dict:
@@ -45,18 +47,26 @@ def _env() -> dict:
     return env
 
 
-def time_runs(argv, runs: int, env: dict, warmup: int = 1):
+def time_runs(argv, runs: int, env: dict, warmup: int = 1, peaks=None):
+    """Wall times of ``runs`` runs after ``warmup``; with ``peaks`` (a list), each run's peak resident
+    memory in bytes is appended to it (``wait4``'s ru_maxrss of the child: the process alone, its own
+    children excluded)."""
     times = []
     rc = None
     for i in range(warmup + runs):
         start = time.perf_counter()
-        proc = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+        err = proc.stderr.read()
+        proc.stderr.close()
+        _pid, status, usage = os.wait4(proc.pid, 0)
         elapsed = time.perf_counter() - start
-        rc = proc.returncode
+        proc.returncode = rc = os.waitstatus_to_exitcode(status)
         if rc != 0:
-            return None, rc, proc.stderr.decode("utf-8", "replace")[-500:]
+            return None, rc, err.decode("utf-8", "replace")[-500:]
         if i >= warmup:
             times.append(elapsed)
+            if peaks is not None:
+                peaks.append(usage.ru_maxrss * 1024)
     return times, rc, ""
 
 
@@ -122,7 +132,12 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=15)
     ap.add_argument("--collect-env-runs", type=int, default=3, help="0 skips the collect_env comparison")
-    ap.add_argument("--fixture", default=str(SHARED / "fixtures" / "real" / DEFAULT_FIXTURE))
+    ap.add_argument("--fixture", default=str(next(
+        (d for d in (REPO / "tests" / "data" / "real" / DEFAULT_FIXTURE, SHARED / "fixtures" / "real" / DEFAULT_FIXTURE)
+         if d.exists()), REPO / "tests" / "data" / "real" / DEFAULT_FIXTURE)))
+    ap.add_argument("--tool-venv", action="store_true",
+                    help="run detect from a bare venv made for it (as `pipx install`/`uv tool install` give: no "
+                         "other package's .pth files at start-up); collect_env keeps this interpreter, torch's")
     ap.add_argument("--importtime", action="store_true", help="also list the slowest imports of each detect run")
     ap.add_argument("--breakdown", action="store_true", help="also time the phases of a snapshot run in-process")
     args = ap.parse_args()
@@ -130,6 +145,14 @@ def main() -> int:
     compileall.compile_dir(str(SRC), quiet=1)
     env = _env()
     py = sys.executable
+    tool_dir = None
+    if args.tool_venv:
+        import tempfile
+        import venv
+        tool_dir = tempfile.mkdtemp(prefix="bench-detect-tool-")
+        venv.EnvBuilder(with_pip=False).create(tool_dir)
+        py = os.path.join(tool_dir, "bin", "python")
+        print("detect runs from a bare venv (%s); collect_env from %s" % (py, sys.executable))
     print("interpreter: %s (Python %s), %d CPUs, load average %s" % (
         py, sys.version.split()[0], os.cpu_count() or 0,
         " ".join("%.2f" % x for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?"))
@@ -143,15 +166,18 @@ def main() -> int:
     else:
         print("snapshot: fixture %s not found (shared/ missing?); skipped" % args.fixture)
     cases.append(("live", [py, "-m", "rocm_wizard", "detect", "--json"]))
+    peaks = {}
     for name, argv in cases:
-        times, rc, err = time_runs(argv, args.runs, env)
+        peaks[name] = []
+        times, rc, err = time_runs(argv, args.runs, env, peaks=peaks[name])
         if times is None:
             print("%-28s failed (exit %s): %s" % ("detect " + name, rc, err))
             continue
         results[name] = statistics.median(times)
         goal = GOALS[name]
-        print("%-28s %s   goal < %d ms: %s" % ("detect --json (" + name + ")", fmt(times), goal * 1000,
-                                            "met" if results[name] < goal else "NOT met"))
+        print("%-28s %s   goal < %d ms: %s; peak memory %.1f MB" % (
+            "detect --json (" + name + ")", fmt(times), goal * 1000, "met" if results[name] < goal else "NOT met",
+            max(peaks[name]) / 1e6))
         if args.importtime:
             importtime(argv, env)
         if args.breakdown and name == "snapshot":
@@ -162,15 +188,20 @@ def main() -> int:
     if importlib.util.find_spec("torch") is None:
         print("collect_env: torch is not installed in %s; run 'pip install torch==2.13.0' to compare" % py)
         return 0
-    times, rc, err = time_runs([py, "-m", "torch.utils.collect_env"], args.collect_env_runs, env, warmup=0)
+    ce_peaks = []
+    times, rc, err = time_runs([sys.executable, "-m", "torch.utils.collect_env"], args.collect_env_runs, env, warmup=0,
+                               peaks=ce_peaks)
     if times is None:
         print("collect_env failed (exit %s): %s" % (rc, err))
         return 0
     ce = statistics.median(times)
-    print("%-28s %s" % ("torch.utils.collect_env", fmt(times)))
+    print("%-28s %s; peak memory %.1f MB" % ("torch.utils.collect_env", fmt(times), max(ce_peaks) / 1e6))
     for name, t in results.items():
         ratio = ce / t if t else float("inf")
-        print("speedup vs collect_env (%s): %.1fx   goal >= 10x: %s" % (name, ratio, "met" if ratio >= 10 else "NOT met"))
+        mem = max(ce_peaks) / max(peaks[name])
+        print("vs collect_env (%s): %.1fx faster (goal >= %dx: %s), %.1fx less peak memory (goal >= %dx: %s)" % (
+            name, ratio, SPEED_GOAL, "met" if ratio >= SPEED_GOAL else "NOT met",
+            mem, MEMORY_GOAL, "met" if mem >= MEMORY_GOAL else "NOT met"))
     return 0
 
 

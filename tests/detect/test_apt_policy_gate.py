@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 import pytest
+from rwtest import ci
 
 from rocm_wizard.detect.probes import rocm as p_rocm
 from rocm_wizard.detect.sources import KIND_COMMANDS, LiveSource, Raw, RecordingSource
@@ -120,33 +121,59 @@ def test_runs_when_the_binary_cache_is_fresh_not_when_stale(tree):
     assert apt(src).rocm.distro_offers_rocm is None and POLICY_ARGV not in ran
 
 
-def test_runs_without_package_lists(tmp_path):
+def test_not_run_without_package_lists_and_the_same_answer(tmp_path):
+    """With no package list apt-cache can only repeat dpkg's status file, so it is not run (without
+    a binary cache it would build one first: most of a live detection's time); what detection
+    records is what apt-cache's own answer gives."""
     Tree(tmp_path).write("/var/lib/dpkg/status", "Package: bash\n").write("/var/lib/apt/lists/lock")
-    assert p_rocm.apt_cache_is_cheap(str(tmp_path))
     src, ran = live(tmp_path)
-    apt(src)
-    assert POLICY_ARGV in ran
-
-
-def test_recording_source_is_gated_like_live(tree):
-    src, ran = live(tree.root, recording=True)
-    assert apt(src).rocm.distro_offers_rocm is None and POLICY_ARGV not in ran
-    tree.write("/var/lib/dpkg/info/rocminfo.list")
-    src, ran = live(tree.root, recording=True)
-    assert apt(src).rocm.distro_offers_rocm is True and POLICY_ARGV in ran
-    assert "/var/lib/dpkg/info/rocminfo.list" in src.existed  # the snapshot records why it ran
-
-
-def test_sources_that_run_no_command_always_ask(tree):
-    class TableSource(LiveSource):  # tests' canned answers, bundles: no command cost
-        def run(self, argv, timeout=None):
-            return Raw(POLICY_OUT if tuple(argv) == POLICY_ARGV else None, "cmd:" + " ".join(argv))
-
-    r = apt(TableSource(root=str(tree.root), commands=False, environ={})).rocm
-    assert r.distro_offers_rocm is True
-    r = apt(LiveSource(root=str(tree.root), commands=False, environ={})).rocm
+    r = apt(src).rocm
+    assert POLICY_ARGV not in ran
     assert r.distro_offers_rocm is None and not any("was not run" in n for n in r.notes)
+    # one of the packages it asks about installed: apt-cache would list it from dpkg's status only
+    Tree(tmp_path).write("/var/lib/dpkg/info/rocminfo.list", "/usr/bin/rocminfo\n")
+    src, ran = live(tmp_path)
+    r = apt(src).rocm
+    assert POLICY_ARGV not in ran
+    assert r.distro_offers_rocm is False and r.sources["distro_offers_rocm"].startswith("dir:/var/lib/apt/lists")
+    assert not any("apt would install" in n for n in r.notes)
 
 
-def test_asked_packages_follow_the_command():
-    assert p_rocm.APT_POLICY_PACKAGES == POLICY_ARGV[2:] == ("rocm-core", "rocm", "amdgpu-dkms", "rocminfo")
+STATUS_ROCMINFO = ("Package: rocminfo\nStatus: install ok installed\nPriority: optional\nSection: devel\n"
+                   "Installed-Size: 100\nMaintainer: x <x@example.org>\nArchitecture: amd64\n"
+                   "Version: 6.2.4.60204-139~22.04\nDescription: ROCm info\n\n")
+
+
+@pytest.mark.parametrize("installed", [False, True])
+def test_real_apt_cache_agrees_without_lists(tmp_path, installed):
+    """The real apt-cache, on a root with no package list, gives the answer detection records
+    without running it (apt reads only the root given: nothing of this machine's apt state)."""
+    import shutil
+    import subprocess
+
+    from rocm_wizard.detect.parsers import apt_policy
+
+    if shutil.which("apt-cache") is None:
+        ci.missing("apt-cache (apt), to compare with the real apt-cache")
+    t = Tree(tmp_path)
+    t.write("/var/lib/dpkg/status", STATUS_ROCMINFO if installed else "")
+    t.write("/var/lib/apt/lists/lock")
+    for d in ("etc/apt/apt.conf.d", "etc/apt/preferences.d", "etc/apt/sources.list.d", "var/cache/apt/archives/partial"):
+        (tmp_path / d).mkdir(parents=True, exist_ok=True)
+    if installed:
+        t.write("/var/lib/dpkg/info/rocminfo.list", "/usr/bin/rocminfo\n")
+    # APT_CONFIG names the only configuration file apt reads; its Dir moves every other one (the
+    # parts directory, sources, preferences, lists, caches) into the root
+    conf = tmp_path / "apt.conf"
+    conf.write_text('Dir "%s/";\nDir::State::status "%s/var/lib/dpkg/status";\nDebug::NoLocking "1";\n'
+                    % (tmp_path, tmp_path))
+    out = subprocess.run(["apt-cache"] + list(POLICY_ARGV[1:]), capture_output=True, text=True,
+                         env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LC_ALL": "C",
+                              "APT_CONFIG": str(conf)})
+    assert out.returncode == 0, out.stderr
+    real = apt_policy.parse(out.stdout)
+    src, ran = live(tmp_path)
+    r = apt(src).rocm
+    assert POLICY_ARGV not in ran
+    assert r.distro_offers_rocm == real.distro_offers_rocm()
+    assert not real.candidates_from_other_archive()

@@ -11,9 +11,11 @@ and never imports rocm_wizard.  It is run with the interpreter under test::
 Isolation: the process started by the command never imports torch.  Every check runs in a worker
 process (this file again, with ``--worker``) under a timeout; a hung GPU or a library that
 segfaults or aborts gives a *failed check* with the reason, the worker is replaced, and the
-remaining checks go on.  In a healthy environment one worker runs all checks (torch is imported
-once), plus one more for the second BLAS path, which needs a different environment variable
-before torch starts.
+remaining checks go on.  In a healthy environment four workers start at once and import torch side
+by side: the main one runs the import, device and most checks; one runs the Triton check and one
+torch.compile (mostly CPU work: their compilers overlap with the main worker's GPU checks); one
+runs the second BLAS path, which needs a different environment variable before torch starts.  The
+throughput and bandwidth figures are taken last, on a GPU nothing else uses.
 
 Test hooks (for rocm-wizard's own test suite; never set them in real use):
 ``ROCM_WIZARD_SMOKE_HOOK="hang:elementwise,segv:matmul,abort:linear@0,exit:import"`` makes the
@@ -1078,7 +1080,83 @@ class Worker(object):
             pass
 
 
+def _build_on_disk():
+    """"rocm", "cuda" or "cpu" from the torch package's ``version.py`` read as text (torch is not
+    imported: the parent never imports it), or None when it cannot be told.  It only decides which
+    variable the second BLAS path's worker gets before torch is imported; the imported torch's own
+    answer is checked after and wins."""
+    import importlib.util
+    import re
+    try:
+        spec = importlib.util.find_spec("torch")
+        locations = list(spec.submodule_search_locations or []) if spec else []
+        with open(os.path.join(locations[0], "version.py")) as fh:
+            text = fh.read(65536)
+    except (ImportError, ValueError, IndexError, OSError):
+        return None
+    def value(name):
+        m = re.search(r"^%s\s*(?::[^=\n]*)?=\s*(['\"])(.+?)\1" % name, text, re.M)
+        return m.group(2) if m else None
+    return "rocm" if value("hip") else "cuda" if value("cuda") else "cpu"
+
+
+class Lane(object):
+    """Requests run one at a time in one worker process; a fresh worker (and torch import) after a
+    hang or a crash.  The main lane runs the import, the device query and most checks; side lanes
+    run the slow checks that need no quiet GPU (Triton, torch.compile: mostly CPU work) and the
+    second BLAS path (a different environment before torch starts) at the same time, each in its
+    own process, so their torch imports and compilations overlap with the main lane's checks."""
+
+    def __init__(self, smoke, label, env=None, prefetch=False):
+        self.smoke = smoke
+        self.label = label
+        self.env = env
+        self.prefetch = prefetch
+        self.worker = None
+        self.importing = False
+
+    def start(self):
+        """Start the worker and its torch import now; the answer is taken by the next ask()."""
+        if self.worker is None:
+            self.worker = Worker(self.env or self.smoke.worker_env, self.label)
+            self.worker.send({"op": "import", "prefetch": self.prefetch})
+            self.importing = True
+
+    def take_import(self):
+        """(result, failure) of the import started by start()."""
+        self.importing = False
+        return self.worker.receive(self.smoke.timeout_for("import"))
+
+    def ask(self, name, device, req):
+        """Run one request in this lane's worker (started, and torch imported, first if needed)."""
+        self.start()
+        if self.importing:
+            res, failure = self.take_import()
+            if failure or res.get("status") != "pass":
+                bad = failure or res
+                self.drop()
+                return {"status": "fail", "seconds": bad.get("seconds", 0.0),
+                        "reason": "a fresh worker could not import torch: %s" % bad.get("reason"),
+                        "details": bad.get("details") or {}, "stderr_tail": bad.get("stderr_tail")}
+        res, failure = self.worker.request(req, self.smoke.timeout_for(name))
+        if failure:
+            self.drop()
+            return failure
+        return res
+
+    def drop(self):
+        if self.worker is not None:
+            self.worker.kill()
+            self.worker = None
+        self.importing = False
+
+
 class Smoke(object):
+    # checks run in side lanes, at the same time as the main lane's (mostly CPU-bound compilers)
+    SIDE_CHECKS = ("triton", "compile")
+    # checks run last, on a GPU nothing else uses, so that their figures are not shared
+    QUIET_CHECKS = ("throughput", "bandwidth")
+
     def __init__(self, opts):
         self.opts = opts
         self.checks = []
@@ -1087,10 +1165,13 @@ class Smoke(object):
         self.host = host_info()
         self.env = gpu_env()
         self.build = None
-        self.worker = None
-        self.alt = None  # the worker for the other BLAS path, started early
         self.worker_env = dict(os.environ)
         self.progress = opts.progress
+        self.lock = threading.Lock()
+        self.main = Lane(self, "main")
+        self.side = {}  # name -> Lane
+        self.alt = None  # the lane of the other BLAS path
+        self.alloc_done = {}  # device -> threading.Event, set once its alloc check has a result
 
     # -- bookkeeping --------------------------------------------------------------------------
     def timeout_for(self, check):
@@ -1104,12 +1185,13 @@ class Smoke(object):
                  "details": res.get("details") or {}}
         if res.get("stderr_tail"):
             entry["stderr_tail"] = res["stderr_tail"]
-        self.checks.append(entry)
-        if self.progress:
-            where = "" if device is None else "[%s]" % device
-            sys.stderr.write("smoke: %-16s %-4s %6.2fs  %s\n" % (name + where, entry["status"], entry["seconds"],
-                                                                _short(entry["reason"], 160)))
-            sys.stderr.flush()
+        with self.lock:
+            self.checks.append(entry)
+            if self.progress:
+                where = "" if device is None else "[%s]" % device
+                sys.stderr.write("smoke: %-16s %-4s %6.2fs  %s\n" % (name + where, entry["status"], entry["seconds"],
+                                                                    _short(entry["reason"], 160)))
+                sys.stderr.flush()
         return entry
 
     def skip(self, name, device, reason):
@@ -1118,30 +1200,22 @@ class Smoke(object):
     def wanted(self, name):
         return not self.opts.only or name in self.opts.only
 
-    # -- workers ------------------------------------------------------------------------------
-    def ask(self, name, device, req, env=None):
-        """Run one request in the (current or a fresh) worker; restart it after a hang/crash."""
-        if self.worker is None:
-            self.worker = Worker(env or self.worker_env, "main")
-            if req.get("op") != "import":
-                res, failure = self.worker.request({"op": "import", "prefetch": self.wanted("compile")},
-                                                   self.timeout_for("import"))
-                if failure or res.get("status") != "pass":
-                    bad = failure or res
-                    self.drop_worker()
-                    return {"status": "fail", "seconds": bad.get("seconds", 0.0),
-                            "reason": "a fresh worker could not import torch: %s" % bad.get("reason"),
-                            "details": bad.get("details") or {}, "stderr_tail": bad.get("stderr_tail")}
-        res, failure = self.worker.request(req, self.timeout_for(name))
-        if failure:
-            self.drop_worker()
-            return failure
-        return res
+    def failed(self, name, device):
+        with self.lock:
+            return any(c["name"] == name and c["device"] == device and c["status"] == "fail" for c in self.checks)
 
-    def drop_worker(self):
-        if self.worker is not None:
-            self.worker.kill()
-            self.worker = None
+    # -- workers ------------------------------------------------------------------------------
+    def ask(self, name, device, req):
+        """Run one request in the main lane."""
+        return self.main.ask(name, device, req)
+
+    def lanes(self):
+        return [self.main, self.alt] + list(self.side.values())
+
+    def drop_workers(self):
+        for lane in self.lanes():
+            if lane is not None:
+                lane.drop()
 
     # -- the run ------------------------------------------------------------------------------
     def run(self):
@@ -1152,10 +1226,7 @@ class Smoke(object):
         except KeyboardInterrupt:
             self.interrupted = True
         finally:
-            self.drop_worker()
-            if self.alt is not None:
-                self.alt.kill()
-                self.alt = None
+            self.drop_workers()
         order = {name: i for i, name in enumerate(CHECK_NAMES)}
         self.checks.sort(key=lambda c: (order.get(c["name"], 99), -1 if c["device"] is None else
                                         (c["device"] if isinstance(c["device"], int) else 0)))
@@ -1191,10 +1262,30 @@ class Smoke(object):
             doc["interrupted"] = True
         return _clean(doc)
 
+    def _start_alt(self, build):
+        var, value = self.alt_blas_setting(build)
+        env = dict(self.worker_env)
+        env[var] = value
+        self.alt = Lane(self, "alt-blas", env=env)
+        self.alt.var, self.alt.value, self.alt.build = var, value, build
+        self.alt.start()
+
     def _run_all(self):
         opts = self.opts
-        # 1. import
-        res = self.ask("import", None, {"op": "import", "prefetch": self.wanted("compile")})
+        # 1. torch is imported at once, in every lane that will be needed: the main one, one per
+        #    slow compiler check, and the second BLAS path's (its variable is chosen from the
+        #    wheel's version.py and checked once torch has said what it is)
+        self.main.start()
+        for name in self.SIDE_CHECKS:
+            if self.wanted(name):
+                self.side[name] = Lane(self, name, prefetch=(name == "compile"))
+                self.side[name].start()
+        if self.wanted("linear_alt_blas"):
+            self._start_alt(_build_on_disk())
+        res, failure = self.main.take_import()
+        if failure:
+            self.main.drop()
+            res = failure
         if res.get("status") == "pass":
             self.torch = (res.get("details") or {}).get("torch") or {}
             res["reason"] = "torch %s (%s build)" % (self.torch.get("version"), self.torch.get("build"))
@@ -1206,6 +1297,9 @@ class Smoke(object):
                     self.skip(name, None, reason)
             return
         self.build = self.torch.get("build")
+        if self.alt is not None and self.alt.build != self.build:
+            self.alt.drop()
+            self._start_alt(self.build)
 
         # 2. kfd (ROCm only; no torch needed)
         self.check_kfd()
@@ -1235,20 +1329,32 @@ class Smoke(object):
             if self.wanted("multi_gpu"):
                 self.skip("multi_gpu", None, reason)
             return
-
-        # the worker for the other BLAS path imports torch while the main worker runs the checks
-        if self.wanted("linear_alt_blas"):
-            var, value = self.alt_blas_setting()
-            env = dict(self.worker_env)
-            env[var] = value
-            self.alt = Worker(env, "alt-blas")
-            self.alt.send({"op": "import"})
-
-        # 4. per-device checks in the main worker
         for dev in targets:
-            self.run_device(dev)
+            self.alloc_done[dev] = threading.Event()
 
-        # 5. multi-GPU
+        # 4. the side lanes and the second BLAS path run beside the main lane's checks
+        threads = []
+        for name, lane in sorted(self.side.items()):
+            threads.append(threading.Thread(target=self.run_side, args=(lane, name, targets), daemon=True))
+        if self.alt is not None:
+            threads.append(threading.Thread(target=self.run_alt_blas, args=(targets,), daemon=True))
+        for t in threads:
+            t.start()
+        try:
+            stopped = {}
+            for dev in targets:
+                stopped[dev] = self.run_device(dev)
+            for t in threads:
+                while t.is_alive():
+                    t.join(0.2)
+            # 5. figures on a GPU nothing else uses now
+            for dev in targets:
+                self.run_quiet(dev, stopped.get(dev))
+        finally:
+            for ev in self.alloc_done.values():
+                ev.set()
+
+        # 6. multi-GPU
         if self.wanted("multi_gpu"):
             if targets == ["cpu"]:
                 self.skip("multi_gpu", None, "no GPU (CPU fallback)")
@@ -1256,66 +1362,85 @@ class Smoke(object):
                 self.skip("multi_gpu", None, "only one device")
             else:
                 self.add("multi_gpu", None, self.ask("multi_gpu", None, {"op": "multi_gpu", "devices": targets}))
-        self.drop_worker()
-
-        # 6. the other BLAS path, in a worker started with the variable set
-        if self.wanted("linear_alt_blas"):
-            self.run_alt_blas(targets)
 
     def run_device(self, dev):
+        """The main lane's checks on one device, figures excepted; the reason its remaining checks
+        are skipped, or None."""
         hangs = 0
         stop_reason = None
-        for name in DEVICE_CHECKS:
-            if name == "linear_alt_blas" or not self.wanted(name):
+        try:
+            for name in DEVICE_CHECKS:
+                if name == "linear_alt_blas" or name in self.SIDE_CHECKS or name in self.QUIET_CHECKS \
+                        or not self.wanted(name):
+                    continue
+                if stop_reason:
+                    self.skip(name, dev, stop_reason)
+                    continue
+                if name == "arch":
+                    self.check_arch(dev)
+                    continue
+                entry = self.add(name, dev, self.ask(name, dev, {"op": "check", "check": name, "device": dev}))
+                if name == "alloc":
+                    self.alloc_done[dev].set()
+                if entry["details"].get("timed_out"):
+                    hangs += 1
+                if name == "alloc" and entry["status"] == "fail":
+                    stop_reason = "skipped: allocation on this device failed"
+                elif hangs >= 2:
+                    stop_reason = "skipped: this device hung twice"
+        finally:
+            self.alloc_done[dev].set()
+        return stop_reason
+
+    def run_quiet(self, dev, stop_reason):
+        for name in self.QUIET_CHECKS:
+            if not self.wanted(name):
                 continue
             if stop_reason:
                 self.skip(name, dev, stop_reason)
                 continue
-            if name == "arch":
-                self.check_arch(dev)
-                continue
-            entry = self.add(name, dev, self.ask(name, dev, {"op": "check", "check": name, "device": dev}))
-            if entry["details"].get("timed_out"):
-                hangs += 1
-            if name == "alloc" and entry["status"] == "fail":
-                stop_reason = "skipped: allocation on this device failed"
-            elif hangs >= 2:
-                stop_reason = "skipped: this device hung twice"
+            self.add(name, dev, self.ask(name, dev, {"op": "check", "check": name, "device": dev}))
+
+    def _wait_alloc(self, dev):
+        """Whether the device can take more checks: waits for its alloc check's result."""
+        ev = self.alloc_done.get(dev)
+        if ev is not None:
+            while not ev.wait(0.2):
+                pass
+        return not self.failed("alloc", dev)
+
+    def run_side(self, lane, name, targets):
+        try:
+            for dev in targets:
+                if not self._wait_alloc(dev):
+                    self.skip(name, dev, "skipped: allocation on this device failed")
+                    continue
+                self.add(name, dev, lane.ask(name, dev, {"op": "check", "check": name, "device": dev}))
+        finally:
+            lane.drop()
 
     def run_alt_blas(self, targets):
-        var, value = self.alt_blas_setting()
-        env = dict(self.worker_env)
-        env[var] = value
-        self.drop_worker()
-        alt, self.alt = self.alt, None
-        if alt is not None:
-            res, failure = alt.receive(self.timeout_for("import"))
-            if failure or res.get("status") != "pass":
-                alt.kill()
-                bad = dict(failure or res)
-                bad["reason"] = "with %s=%s torch could not be imported: %s" % (var, value, bad.get("reason"))
-                for dev in targets:
-                    self.add("linear_alt_blas", dev, bad)
-                return
-            self.worker = alt
-        failed_devices = {c["device"] for c in self.checks if c["name"] == "alloc" and c["status"] == "fail"}
-        for dev in targets:
-            if dev in failed_devices:
-                self.skip("linear_alt_blas", dev, "skipped: allocation on this device failed")
-                continue
-            res = self.ask("linear_alt_blas", dev, {"op": "check", "check": "linear_alt_blas", "device": dev},
-                           env=env)
-            res = dict(res)
-            res["details"] = dict(res.get("details") or {})
-            res["details"]["env"] = {var: value}
-            if res.get("status") == "fail" and "could not import torch" in (res.get("reason") or ""):
-                res["reason"] = "with %s=%s: %s" % (var, value, res["reason"])
-            self.add("linear_alt_blas", dev, res)
-        self.drop_worker()
+        lane = self.alt
+        var, value = lane.var, lane.value
+        try:
+            for dev in targets:
+                if not self._wait_alloc(dev):
+                    self.skip("linear_alt_blas", dev, "skipped: allocation on this device failed")
+                    continue
+                res = lane.ask("linear_alt_blas", dev, {"op": "check", "check": "linear_alt_blas", "device": dev})
+                res = dict(res)
+                res["details"] = dict(res.get("details") or {})
+                res["details"]["env"] = {var: value}
+                reason = res.get("reason") or ""
+                if res.get("status") == "fail" and ("could not import torch" in reason or "fresh worker" in reason):
+                    res["reason"] = "with %s=%s torch could not be imported: %s" % (var, value, reason)
+                self.add("linear_alt_blas", dev, res)
+        finally:
+            lane.drop()
 
-    def alt_blas_setting(self):
+    def alt_blas_setting(self, build=None):
         """(variable, value) that selects the BLAS path the user's environment does not use."""
-        if self.build == "rocm":
+        if (build or self.build) == "rocm":
             var = "TORCH_BLAS_PREFER_HIPBLASLT"
             cur = os.environ.get(var)
             value = "1" if cur is not None and cur.strip().lower() in ("0", "false", "no", "off") else "0"

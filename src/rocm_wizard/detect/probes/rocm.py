@@ -305,6 +305,15 @@ def _apt(source: Source, system: System, r: RocmInfo) -> None:
             pin = AptPin(file=f or None, package=p.package, pin=p.pin, priority=p.priority)
             pin.sources["pin"] = raw.source
             r.apt_pins.append(pin)
+    root = _command_root(source)
+    if root is not None and not r.apt_sources and not r.apt_pins and not _apt_lists(root):
+        # No package list at all: ``apt-cache policy`` could only repeat dpkg's status file (every
+        # version it shows would be the installed one, from no archive), so its answer is known
+        # without running it -- which, with no binary cache to read (container images), would
+        # build one from dpkg's status file first: most of a live detection's time.
+        if _apt_package_unpacked(source):
+            r.put("distro_offers_rocm", False, "dir:%s (no package lists)" % APT_LISTS)
+        return
     why_not = _skip_apt_policy(source, r)
     if why_not:
         r.note("apt-cache policy was not run: %s" % why_not)
@@ -348,6 +357,15 @@ def _apt_package_unpacked(source: Source) -> bool:
                for name in APT_POLICY_PACKAGES for arch in _DPKG_ARCH_SUFFIXES)
 
 
+def _apt_lists(root: str = "/") -> List[str]:
+    """The package lists apt has downloaded on the system at ``root`` (names in its lists folder)."""
+    path = APT_LISTS if root in ("", "/") else os.path.join(root, APT_LISTS.lstrip("/"))
+    try:
+        return [n for n in os.listdir(path) if n not in ("lock", "partial", "auxfiles")]
+    except OSError:
+        return []
+
+
 def apt_cache_is_cheap(root: str = "/") -> bool:
     """Whether ``apt-cache`` on the system at ``root`` answers without rebuilding its cache: there
     is no package list to build it from, or pkgcache.bin is at least as new as dpkg's status file
@@ -355,10 +373,7 @@ def apt_cache_is_cheap(root: str = "/") -> bool:
     def p(path: str) -> str:
         return path if root in ("", "/") else os.path.join(root, path.lstrip("/"))
 
-    try:
-        lists = [n for n in os.listdir(p(APT_LISTS)) if n not in ("lock", "partial", "auxfiles")]
-    except OSError:
-        lists = []
+    lists = _apt_lists(root)
     if not lists:
         return True
     try:
