@@ -217,3 +217,22 @@ def test_every_check_on_the_cpu_fallback(torch_python):
 ])
 def test_arch_coverage(arch, arch_list, covered):
     assert load_smoke_module().arch_covered(arch, arch_list)[0] is covered
+
+
+def test_compile_names_inductor_when_only_inductor_breaks(torch_python, tmp_path):
+    """The compile check runs inductor first (a pass proves dynamo too); when inductor fails, dynamo
+    alone (eager backend) tells the layers apart.  Inductor's CPU backend needs a C++ compiler: one
+    that always fails breaks inductor and leaves dynamo working."""
+    broken = tmp_path / "bin"
+    broken.mkdir()
+    for name in ("g++", "c++", "gcc", "cc", "clang++"):
+        tool = broken / name
+        tool.write_text("#!/bin/sh\necho 'rocm-wizard test: this compiler always fails' >&2\nexit 1\n")
+        tool.chmod(0o755)
+    env = {"CXX": str(broken / "g++"), "CC": str(broken / "gcc"),
+           "PATH": str(broken) + os.pathsep + os.environ.get("PATH", ""),
+           "TORCHINDUCTOR_CACHE_DIR": str(tmp_path / "inductor"), "TORCHINDUCTOR_FX_GRAPH_CACHE": "0"}
+    proc = run_smoke(torch_python, "--json", "--cpu-fallback", "--only", "compile", env_extra=env, timeout=600)
+    c = checks_by_name(json.loads(proc.stdout))[("compile", "cpu")]
+    assert c["status"] == "fail", c
+    assert c["details"]["stage"] == "inductor" and c["reason"].startswith("inductor: "), c

@@ -308,10 +308,12 @@ def _blas_name(torch):
 
 
 def _prefetch_dynamo():
-    try:
-        __import__("torch._dynamo")  # a failure shows up again, and is reported, in the compile check
-    except BaseException:
-        pass
+    # a failure shows up again, and is reported, in the compile check
+    for name in ("torch._dynamo", "torch._inductor.compile_fx"):
+        try:
+            __import__(name)
+        except BaseException:
+            return
 
 
 def op_import(prefetch=False):
@@ -703,7 +705,16 @@ def check_triton(device):
     return info
 
 
+def _compiled_result(torch, fn, x, y, device, **kwargs):
+    torch._dynamo.reset()
+    out = torch.compile(fn, fullgraph=True, **kwargs)(x, y)
+    _sync(device)
+    return out
+
+
 def check_compile(device):
+    """torch.compile with inductor (which runs dynamo first); only when it fails, dynamo alone with
+    the eager backend tells which of the two broke -- a pass through inductor proves dynamo too."""
     torch = _torch
     dev = _dev(device)
     stage = "dynamo"
@@ -716,6 +727,7 @@ def check_compile(device):
             inductor_config.compile_threads = 1  # one tiny kernel: no compile worker pool
         except Exception:
             pass
+        details["dynamo_seconds"] = round(_now() - t0, 3)  # importing dynamo: most of its cost
 
         def fn(x, y):
             return torch.sin(x) * y + torch.cos(y) * 2.0
@@ -724,25 +736,32 @@ def check_compile(device):
         x = torch.randn(4096, generator=g).to(dev)
         y = torch.randn(4096, generator=g).to(dev)
         ref = fn(x.double(), y.double())
-        torch._dynamo.reset()
-        out = torch.compile(fn, backend="eager", fullgraph=True)(x, y)
-        _sync(device)
-        details["dynamo_seconds"] = round(_now() - t0, 3)
-        err = _rel_err(out, ref)
-        if not err <= 1e-5:
-            raise CheckFailed("dynamo: compiled (eager backend) result differs (relative error %.3g)" % err,
-                              stage=stage)
-        stage = "inductor"
         t1 = _now()
-        torch._dynamo.reset()
-        out = torch.compile(fn, fullgraph=True)(x, y)
-        _sync(device)
+        try:
+            out = _compiled_result(torch, fn, x, y, device)
+            err = _rel_err(out, ref)
+            failure = None if err <= 1e-5 else "compiled result differs (relative error %.3g)" % err
+        except Exception as exc:
+            err, failure = None, _exc_reason(exc)
+            details["traceback"] = _tb_tail()
         details["inductor_seconds"] = round(_now() - t1, 3)
-        err = _rel_err(out, ref)
-        details["rel_err"] = err
-        if not err <= 1e-5:
-            raise CheckFailed("inductor: compiled result differs (relative error %.3g)" % err, stage=stage)
-        details["_reason"] = "dynamo %.1fs, inductor %.1fs" % (details["dynamo_seconds"], details["inductor_seconds"])
+        if failure is None:
+            details["rel_err"] = err
+            details["_reason"] = "dynamo + inductor compiled and ran (import %.1fs, compile %.1fs)" % (
+                details["dynamo_seconds"], details["inductor_seconds"])
+            return details
+        # which layer: dynamo alone, with the eager backend
+        try:
+            out = _compiled_result(torch, fn, x, y, device, backend="eager")
+            eager_err = _rel_err(out, ref)
+        except Exception as exc:
+            details["traceback"] = _tb_tail()
+            raise CheckFailed("dynamo: %s" % _exc_reason(exc), stage="dynamo", **details)
+        if not eager_err <= 1e-5:
+            raise CheckFailed("dynamo: compiled (eager backend) result differs (relative error %.3g)" % eager_err,
+                              stage="dynamo")
+        stage = "inductor"
+        raise CheckFailed("inductor: %s" % failure, stage=stage, **details)
     except (CheckFailed, CheckSkipped):
         raise
     except Exception as exc:
@@ -753,7 +772,6 @@ def check_compile(device):
             torch._dynamo.reset()
         except Exception:
             pass
-    return details
 
 
 def _timed(fn, device, reps):
