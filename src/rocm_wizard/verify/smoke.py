@@ -14,7 +14,8 @@ segfaults or aborts gives a *failed check* with the reason, the worker is replac
 remaining checks go on.  In a healthy environment four workers start at once and import torch side
 by side: the main one runs the import, device and most checks; one runs the Triton check and one
 torch.compile (mostly CPU work: their compilers overlap with the main worker's GPU checks); one
-runs the second BLAS path, which needs a different environment variable before torch starts.  The
+runs the second BLAS path, which needs a different environment variable before torch starts (the
+compile worker starts with the main one, the two others once torch is imported there).  The
 throughput and bandwidth figures are taken last, on a GPU nothing else uses.
 
 Test hooks (for rocm-wizard's own test suite; never set them in real use):
@@ -1098,26 +1099,6 @@ class Worker(object):
             pass
 
 
-def _build_on_disk():
-    """"rocm", "cuda" or "cpu" from the torch package's ``version.py`` read as text (torch is not
-    imported: the parent never imports it), or None when it cannot be told.  It only decides which
-    variable the second BLAS path's worker gets before torch is imported; the imported torch's own
-    answer is checked after and wins."""
-    import importlib.util
-    import re
-    try:
-        spec = importlib.util.find_spec("torch")
-        locations = list(spec.submodule_search_locations or []) if spec else []
-        with open(os.path.join(locations[0], "version.py")) as fh:
-            text = fh.read(65536)
-    except (ImportError, ValueError, IndexError, OSError):
-        return None
-    def value(name):
-        m = re.search(r"^%s\s*(?::[^=\n]*)?=\s*(['\"])(.+?)\1" % name, text, re.M)
-        return m.group(2) if m else None
-    return "rocm" if value("hip") else "cuda" if value("cuda") else "cpu"
-
-
 class Lane(object):
     """Requests run one at a time in one worker process; a fresh worker (and torch import) after a
     hang or a crash.  The main lane runs the import, the device query and most checks; side lanes
@@ -1285,21 +1266,22 @@ class Smoke(object):
         env = dict(self.worker_env)
         env[var] = value
         self.alt = Lane(self, "alt-blas", env=env)
-        self.alt.var, self.alt.value, self.alt.build = var, value, build
+        self.alt.var, self.alt.value = var, value
         self.alt.start()
 
     def _run_all(self):
         opts = self.opts
-        # 1. torch is imported at once, in every lane that will be needed: the main one, one per
-        #    slow compiler check, and the second BLAS path's (its variable is chosen from the
-        #    wheel's version.py and checked once torch has said what it is)
+        # 1. torch is imported in every lane that will be needed: the main one, one per slow
+        #    compiler check, and the second BLAS path's (its variable depends on the build).
+        #    torch.compile's chain (torch, then dynamo, then inductor imported, then a compile) is
+        #    the longest, so its worker starts with the main one; the others once the main import
+        #    is done (four imports at once slow each other down)
         self.main.start()
         for name in self.SIDE_CHECKS:
             if self.wanted(name):
                 self.side[name] = Lane(self, name, prefetch=(name == "compile"))
-                self.side[name].start()
-        if self.wanted("linear_alt_blas"):
-            self._start_alt(_build_on_disk())
+        if "compile" in self.side:
+            self.side["compile"].start()
         res, failure = self.main.take_import()
         if failure:
             self.main.drop()
@@ -1315,8 +1297,9 @@ class Smoke(object):
                     self.skip(name, None, reason)
             return
         self.build = self.torch.get("build")
-        if self.alt is not None and self.alt.build != self.build:
-            self.alt.drop()
+        for lane in self.side.values():
+            lane.start()
+        if self.wanted("linear_alt_blas"):
             self._start_alt(self.build)
 
         # 2. kfd (ROCm only; no torch needed)
