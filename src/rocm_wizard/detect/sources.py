@@ -28,6 +28,12 @@ if TYPE_CHECKING:
     import subprocess
 
 DEFAULT_TIMEOUT = 10.0
+# A live detection's commands share one time budget: the probes run side by side, but one probe's
+# commands run in turn, and a hung driver hangs every tool that talks to it (rocminfo, amd-smi,
+# rocm-smi ... each to its own timeout).  Past the budget a command gets what is left of it, at
+# least MIN_COMMAND_TIME, and every command that timed out is named in the report.
+DETECT_BUDGET = 20.0
+MIN_COMMAND_TIME = 1.0
 
 # Environment variables that detection may read.  Nothing else from the environment is ever
 # looked at, recorded in a snapshot, or logged.
@@ -257,11 +263,15 @@ class LiveSource(Source):
     kind = "live"
 
     def __init__(self, root: str = "/", commands: bool = True, environ: Optional[Dict[str, str]] = None,
-                 timeout: float = DEFAULT_TIMEOUT) -> None:
+                 timeout: float = DEFAULT_TIMEOUT, budget: float = DETECT_BUDGET) -> None:
         self.root = root
         self.commands = commands
         self._environ = dict(os.environ if environ is None else environ)
         self.timeout = timeout
+        self.deadline = time.monotonic() + budget
+        self.budget = budget
+        self.notes: List[str] = []  # what the report must say about this source (commands that timed out)
+        self._notes_lock = threading.Lock()
 
     def _p(self, path: str) -> str:
         if self.root in ("", "/"):
@@ -313,9 +323,15 @@ class LiveSource(Source):
         if not self.commands:
             return Raw(None, label, "commands disabled for this source")
         env = dict(self._environ)
-        env.setdefault("LC_ALL", "C")
         env["LC_ALL"] = "C"
-        res = run_command(argv, timeout=timeout or self.timeout, env=env)
+        wanted = timeout or self.timeout
+        left = self.deadline - time.monotonic()
+        res = run_command(argv, timeout=max(MIN_COMMAND_TIME, min(wanted, left)), env=env)
+        if res.error and res.rc is None and "timed out" in res.error:
+            why = "" if left >= wanted else " (detection's %gs budget for commands was nearly spent)" % self.budget
+            with self._notes_lock:
+                self.notes.append("%s timed out%s: what it would have told is missing from this report (a hung "
+                                  "GPU driver makes ROCm's tools hang; see dmesg)" % (" ".join(argv), why))
         if res.error:
             return Raw(res.stdout or None, label, res.error, res.rc, res.duration)
         text = res.stdout
@@ -380,6 +396,10 @@ class RecordingSource(Source):
 
     def env(self) -> Dict[str, str]:
         return self.inner.env()
+
+    @property
+    def notes(self) -> List[str]:
+        return list(getattr(self.inner, "notes", []) or [])
 
 
 def iter_text_files(root: str) -> Iterable[str]:
