@@ -19,6 +19,7 @@ class GpuFact:
     gfx: Optional[str]
     name: str
     igpu: bool
+    target: str = ""  # the exact target with features when known ("gfx90a:sramecc+:xnack-")
 
 
 @dataclass
@@ -50,6 +51,11 @@ class Facts:
         return list(dict.fromkeys(g.gfx for g in self.compute if g.gfx))
 
     @property
+    def compute_targets(self) -> List[str]:
+        """The exact targets (with features where known, else the bare gfx) of the working GPUs."""
+        return list(dict.fromkeys((g.target or g.gfx) for g in self.compute if g.gfx))
+
+    @property
     def hidden_gfx(self) -> List[str]:
         """Integrated GPUs beside a discrete one (excluded from the kernel check)."""
         if not any(not g.igpu for g in self.gpus):
@@ -78,6 +84,15 @@ def gfx_of(g) -> Optional[str]:
     return entry.gfx_target if entry is not None else None
 
 
+def exact_target(g) -> str:
+    """``gfx90a:sramecc+:xnack-`` from the GPU's ISA name (``amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-``);
+    "" when no features are known."""
+    base, feats = wheels.split_target(getattr(g, "isa", None) or getattr(g, "gfx_target", None))
+    if not base or not feats or base != gfx_of(g):
+        return ""
+    return ":".join([base] + sorted(feats))
+
+
 def _is_amd(g) -> bool:
     vendor = _s(getattr(g, "vendor_id", None)).lower().replace("0x", "")
     if vendor:
@@ -91,7 +106,7 @@ def amd_gpus(system) -> List[GpuFact]:
         if not _is_amd(g):
             continue
         igpu = _s(getattr(g, "kind", None)) == "igpu" or _s(getattr(g, "segment", None)) == "apu"
-        out.append(GpuFact(gfx_of(g), _s(getattr(g, "name", None)) or "AMD GPU", igpu))
+        out.append(GpuFact(gfx_of(g), _s(getattr(g, "name", None)) or "AMD GPU", igpu, exact_target(g)))
     return out
 
 

@@ -30,6 +30,12 @@ def _check(cid: str, verdict: str, detail: str, extra: Sequence[str] = (), no_gp
     return Check(cid, verdict, detail, tuple(dict.fromkeys(tuple(c.sources) + tuple(extra))), on_unknown)
 
 
+def support_gfx(target: str) -> Optional[str]:
+    from ..catalog.support import normalize_gfx
+
+    return normalize_gfx(target)
+
+
 def _kleene(answers: Sequence[Optional[bool]]) -> str:
     if any(a is False for a in answers):
         return VIOLATED
@@ -46,18 +52,30 @@ def check_wheel_gfx(facts: Facts, t: wheels.TorchRelease, idx: wheels.WheelIndex
     if not gfx:
         return _check("wheel-has-gfx", UNKNOWN, "no GPU with a known gfx target: the wheels are not checked "
                       "against one", srcs, no_gpu=True)
-    answers = [wheels.wheel_has_gfx(t, idx, g) for g in gfx]
+    targets = facts.compute_targets or gfx
+    answers = [wheels.wheel_has_gfx(t, idx, g) for g in targets]
     verdict = _kleene(answers)
     status = built.status if built else "unknown"
-    lacking = [g for g, a in zip(gfx, answers) if a is False]
-    unsure = [g for g, a in zip(gfx, answers) if a is None]
+    lacking = [g for g, a in zip(targets, answers) if a is False]
+    unsure = [g for g, a in zip(targets, answers) if a is None]
+    gaps = {g: wheels.libraries_lacking(t, idx, g) for g in targets}
+    for g in targets:
+        srcs += tuple(s for gap in gaps[g] for s in gap.sources)
     if verdict == VIOLATED:
+        in_list = [g for g in lacking if gaps[g] and built is not None and built.has(support_gfx(g)) is not False]
         detail = f"torch {t.version}+{idx.name} carries no kernels for {', '.join(lacking)}"
+        if in_list:
+            libs = sorted({f"{gap.library} ({gap.part})" for g in in_list for gap in gaps[g]})
+            named = ", ".join(dict.fromkeys(support_gfx(g) or g for g in in_list))
+            detail += f": torch's arch list names {named}, but the bundled library lacks them: {'; '.join(libs)}"
     elif verdict == SATISFIED:
         detail = f"torch {t.version}+{idx.name} carries kernels for {', '.join(gfx)} ({status})"
     else:
         detail = (f"whether torch {t.version}+{idx.name} carries kernels for {', '.join(unsure)} is not known "
                   f"(gfx list {status})")
+        libs = sorted({gap.library for g in unsure for gap in gaps[g]})
+        if libs:
+            detail += f"; {', '.join(libs)} may lack them (inferred)"
     if facts.hidden_gfx:
         detail += f"; the integrated GPU ({', '.join(facts.hidden_gfx)}) is left out of the check"
     return _check("wheel-has-gfx", verdict, detail, srcs)
