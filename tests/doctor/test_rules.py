@@ -209,6 +209,13 @@ def s_unclaimed(s):  # (issue 13, rest) the sighting detection records for lspci
 
 
 CASES.update({"gpu-unclaimed": s_unclaimed})
+
+
+def s_mi50_rocm64(s):  # (issue 30) torch 2.8.0+rocm6.4 lists gfx906; its bundled rocBLAS has no Tensile kernels
+    s.gpus = [gpu("gfx906", "AMD Instinct MI50", "66a1")]
+
+
+CASES.update({"wheel-library-lacks-kernels": s_mi50_rocm64})
 # HSA_STATUS_ERROR_OUT_OF_RESOURCES by cause: the runtime's line with the cause's line (both from real pastes)
 _OOR = ("Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate the necessary resources.")
 ERROR_CASES.update({

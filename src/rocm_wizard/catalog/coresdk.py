@@ -65,6 +65,7 @@ class CoreInfo:
     key_fingerprint: str  # "" = not confirmed
     key_fingerprint_status: str
     key_note: str
+    key_fingerprint_source: str
     key_sources: Tuple[str, ...]
     pin_file: str
     pin_package: str
@@ -91,6 +92,7 @@ def info() -> CoreInfo:
     return CoreInfo(
         keyring=key["keyring"], key_fingerprint=str(key.get("fingerprint", "")),
         key_fingerprint_status=key["fingerprint_status"], key_note=key.get("note", ""),
+        key_fingerprint_source=str(key.get("fingerprint_source", "")),
         key_sources=tup(key.get("sources")), pin_file=pin["file"], pin_package=pin.get("package", "*"),
         pin_priority=int(pin["priority"]), pin_sources=tup(pin.get("sources")),
         install_root=st["install_root"], root_link=st["root_link"], version_file=st["version_file"],

@@ -42,7 +42,7 @@ class Choices:
     venv: Optional[str] = None
     venv_mode: Optional[str] = None  # new | existing
     image: Optional[str] = None
-    dkms: bool = True
+    dkms: Optional[bool] = True  # None: decide (Ryzen APUs and releases with no known driver repository: no)
     rocm_mirror: Optional[str] = None
     allow_http_mirror: bool = False  # an http:// --rocm-mirror (the key then comes over plain HTTP)
     allow_apt_removals: bool = False  # apt may remove packages unrelated to ROCm while installing it
@@ -311,7 +311,7 @@ def _rocm_upgrade(system, choices: Choices, notes: List[str], recipe) -> Tuple[D
                             + (f"; releases that support it: {', '.join(better[-3:])}" if better else ""))
         notes.append(f"{g} is not officially supported by ROCm {rel.version} ({st.note})" +
                      (f"; community setting: {cat.override_text(g)}" if cat.override_text(g) else ""))
-    dkms = bool(choices.dkms)
+    dkms = _dkms_choice(system, choices, rel, bool(rel.amdgpu_dir), notes)
     kernel = _safe_kernel(osi.kernel)
     if dkms and not rel.amdgpu_dir:
         raise PlanError(f"the amdgpu driver repository of ROCm {rel.version} is not known ({rel.note or 'not in the catalog'}):"
@@ -444,6 +444,32 @@ def _mirror_base(url: Optional[str], option: str, allow_http: bool) -> Optional[
     return base
 
 
+def apu_host(system) -> bool:
+    """Every AMD GPU of the host is an integrated one (a Ryzen APU): it runs the kernel's own amdgpu
+    driver (AMD's Ryzen install docs), so ROCm is installed without amdgpu-dkms."""
+    from ..resolve.facts import amd_gpus
+
+    found = amd_gpus(system)
+    return bool(found) and all(g.igpu for g in found)
+
+
+def _dkms_choice(system, choices: Choices, rel, driver_known: bool, notes: List[str]) -> bool:
+    """Whether the plan installs amdgpu-dkms: as asked (--no-dkms, answers' dkms); when not asked,
+    never on a Ryzen APU host (the kernel's own driver) and not where the release's driver
+    repository is not known (the installed driver is kept), else yes."""
+    if choices.dkms is not None:
+        return bool(choices.dkms)
+    if apu_host(system):
+        notes.append("Ryzen APU: ROCm runs on the kernel's own amdgpu driver (AMD's Ryzen install docs), so no "
+                     "amdgpu-dkms is installed (as with --no-dkms); the kernel must be new enough for the APU")
+        return False
+    if not driver_known:
+        notes.append(f"the amdgpu driver repository paired with ROCm {rel.version} is not known: the installed "
+                     "kernel driver is kept (as with --no-dkms)")
+        return False
+    return True
+
+
 def _rocm_upgrade_core(system, choices: Choices, notes: List[str], rel, targets: List[str], other: List[str],
                        here: int) -> Tuple[Dict[str, Any], Dict[str, Any], Fingerprint]:
     """The Core SDK branch of rocm-upgrade (recipe ``plans/rocm-upgrade-core.toml``)."""
@@ -466,8 +492,8 @@ def _rocm_upgrade_core(system, choices: Choices, notes: List[str], rel, targets:
         notes.append(f"{g} is not on ROCm {rel.version}'s list (the integrated GPU is left out)")
     info = cat.core_info()
     fpr_text = choices.rocm_core_key_fingerprint or info.key_fingerprint
-    if not fpr_text:
-        raise PlanError(f"the Core SDK signing key's fingerprint is {info.key_fingerprint_status} (AMD publishes none); "
+    if not fpr_text:  # only with a catalog (overlay) that has no fingerprint
+        raise PlanError(f"the Core SDK signing key's fingerprint is {info.key_fingerprint_status} in the catalog; "
                         "give the one you checked with --rocm-core-key-fingerprint FPR (answers file: "
                         "rocm_core_key_fingerprint): rocm-wizard pins it and refuses any other key. Check it on the "
                         f"key file ({cat.core_key_url(rel, None)}) with `gpg --show-keys --with-fingerprint FILE`")
@@ -476,7 +502,8 @@ def _rocm_upgrade_core(system, choices: Choices, notes: List[str], rel, targets:
         raise PlanError(f"--rocm-core-key-fingerprint {fpr_text!r} is not a 40-digit hex fingerprint")
     base = _mirror_base(choices.rocm_core_mirror, "--rocm-core-mirror", choices.allow_http_mirror)
     radeon = _mirror_base(choices.rocm_mirror, "--rocm-mirror", choices.allow_http_mirror)
-    dkms = bool(choices.dkms)
+    dkms = _dkms_choice(system, choices, rel, bool(cat.core_driver_lines(rel, prof.codename, None))
+                        and osi.id == "ubuntu", notes)
     kernel = _safe_kernel(osi.kernel)
     codename = prof.codename
     driver_lines = cat.core_driver_lines(rel, codename, radeon) if dkms else []
@@ -539,9 +566,11 @@ def _rocm_upgrade_core(system, choices: Choices, notes: List[str], rel, targets:
                      + " ".join(legacy))
     notes.append(info.pointer_note)
     if choices.rocm_core_key_fingerprint:
-        notes.append(f"Core SDK signing key fingerprint given by you: {fpr} (AMD publishes none)")
+        notes.append(f"Core SDK signing key fingerprint given by you: {fpr} (the catalog's: "
+                     f"{info.key_fingerprint or 'none'}, {info.key_fingerprint_status})")
     else:
-        notes.append(f"Core SDK signing key fingerprint {fpr} ({info.key_fingerprint_status})")
+        notes.append(f"Core SDK signing key fingerprint {fpr} ({info.key_fingerprint_status}: "
+                     f"{info.key_fingerprint_source or 'catalog'}); --rocm-core-key-fingerprint overrides it")
     if not dkms:
         notes.append("--no-dkms: the installed amdgpu kernel driver is kept; AMD's window lists the 30.x and 31.x "
                      "drivers for the Core SDK user space (user/kernel-space compatibility matrix)")
@@ -559,7 +588,8 @@ def _rocm_upgrade_core(system, choices: Choices, notes: List[str], rel, targets:
         notes.append(f"ROCm {rel.version}: {rel.note}")
     facts = {"rocm_release": cat.release_facts(rel),
              "key": {"url": cat.core_key_url(rel, base), "fingerprint": fpr, "status": info.key_fingerprint_status,
-                     "given": bool(choices.rocm_core_key_fingerprint), "sources": cat.describe_sources(info.key_sources)},
+                     "given": bool(choices.rocm_core_key_fingerprint), "source": info.key_fingerprint_source,
+                     "sources": cat.describe_sources(info.key_sources)},
              "legacy_removed": legacy, "packages": names,
              "gfx_support": {g: cat.core_gfx_ok(rel, osi.id, g) for g in targets + other}}
     before = _short_version(getattr(system.rocm, "version", None))

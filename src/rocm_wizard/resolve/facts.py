@@ -33,6 +33,7 @@ class Facts:
     driver_source: str = ""
     os_id: str = ""
     os_version: str = ""
+    os_point: str = ""  # the point release when the OS's name gives it (Ubuntu 24.04.5), else os_version
     kernel: str = ""
     wsl: bool = False
     container: bool = False
@@ -91,6 +92,15 @@ def exact_target(g) -> str:
     if not base or not feats or base != gfx_of(g):
         return ""
     return ":".join([base] + sorted(feats))
+
+
+def point_release(osi) -> str:
+    """``24.04.5`` from PRETTY_NAME "Ubuntu 24.04.5 LTS" when it extends VERSION_ID, else VERSION_ID."""
+    vid = _s(getattr(osi, "version_id", None))
+    m = re.search(r"\b(\d+\.\d+(?:\.\d+)?)\b", _s(getattr(osi, "pretty_name", None)))
+    if vid and m and (m.group(1) == vid or m.group(1).startswith(vid + ".")):
+        return m.group(1)
+    return vid
 
 
 def _is_amd(g) -> bool:
@@ -176,5 +186,6 @@ def from_system(system, error_text: Optional[str] = None, venv: Optional[str] = 
         torch_index=wheels.index_of_version(env.version) if env is not None else None,
         host_rocm=host_rocm(system), driver_train=train, driver_source=where,
         os_id=_s(getattr(osi, "id", None)).lower(), os_version=_s(getattr(osi, "version_id", None)),
+        os_point=point_release(osi),
         kernel=kernel, wsl=wsl, container=bool(_s(getattr(osi, "container", None))), override=override,
         not_torch=tuple(compat.not_torch_workloads(text)), vendor_triton=tuple(compat.vendor_triton_containers(text)))

@@ -284,13 +284,15 @@ def rocm_checks(facts: Facts, rel: releases.RocmRelease) -> List[Check]:
 
 def rocm_ways(facts: Facts) -> Resolution:
     target = releases.upgrade_target(facts.compute_gfx, host=facts.host_rocm, os_id=facts.os_id or None,
-                                     os_version=facts.os_version or None) if facts.compute_gfx else None
+                                     kernel=facts.kernel or None,
+                                     os_version=facts.os_point or facts.os_version or None) if facts.compute_gfx else None
     if target is not None:
         target_series = target.series
     elif facts.host_rocm and releases.stream_of(facts.host_rocm) == "legacy" and facts.os_id in ("ubuntu", ""):
         target_series = releases.policy_series()
     else:  # no GPU known: the policy's stream for this host
-        target_series = releases.core_series()
+        target_series = releases.core_series(facts.os_id or None, facts.os_point or facts.os_version or None,
+                                             facts.kernel or None)
     ways = []
     for rel in releases.all_releases():
         w = WayOut("rocm-upgrade", rel.version, tuple(rocm_checks(facts, rel)), subject=rel)
