@@ -330,7 +330,7 @@ def test_seventx_layout_is_not_mixed_when_it_follows_the_catalog():
     sysm = healthy()
     sysm.rocm.version = "7.2.2"
     sysm.rocm.apt_sources = [source("rocm", "7.2.2"), source("graphics", "7.2.1"),
-                             source("amdgpu", "30.30.1", "/etc/apt/sources.list.d/amdgpu.list")]
+                             source("amdgpu", "30.30.2", "/etc/apt/sources.list.d/amdgpu.list")]
     assert "apt-mixed-releases" not in diagnose(sysm).ids()
     sysm.rocm.apt_sources[2] = source("amdgpu", "30.20.1", "/etc/apt/sources.list.d/amdgpu.list")
     assert "apt-mixed-releases" in diagnose(sysm).ids()

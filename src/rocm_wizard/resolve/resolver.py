@@ -296,7 +296,11 @@ def rocm_ways(facts: Facts) -> Resolution:
     ways = []
     for rel in releases.all_releases():
         w = WayOut("rocm-upgrade", rel.version, tuple(rocm_checks(facts, rel)), subject=rel)
-        w.rank = (w.check("rocm-supports-gpu").verdict == SATISFIED, rel.series == target_series,
+        # the policy's series first (upgrade_target already kept to releases that list the GPU; a
+        # series whose support lists were carried over, such as 7.2, answers unknown, not violated),
+        # then proven support, documented data, newer
+        w.rank = (rel.series == target_series and w.check("rocm-supports-gpu").verdict != VIOLATED,
+                  w.check("rocm-supports-gpu").verdict == SATISFIED,
                   rel.status == "documented" and rel.support_status == "documented", _vt(rel.version))
         ways.append(w)
     return _split("rocm-upgrade", ways, "no ROCm release in the catalog")
