@@ -233,10 +233,32 @@ def driver_lines(rel, codename: str, base: Optional[str] = None, arch: str = "am
     return [(info_.amdgpu_list, f"deb [arch={arch} signed-by={info_.keyring}] {url} {codename} main")]
 
 
-def gfx_supported_on(rel, os_id: Optional[str], gfx: str) -> bool:
-    """Whether ``gfx`` is on ``rel``'s list for that OS (Debian: Instinct only)."""
+def gfx_supported_on(rel, os_id: Optional[str], gfx: str, os_version: Optional[str] = None,
+                     names: str = "") -> Optional[bool]:
+    """Whether ``gfx`` is on ``rel``'s list for that OS, per GPU family and product where they
+    differ (``[[product_os]]``, ``[[family_os]]``): Debian only for the Instinct products whose rows
+    name that Debian release (MI100 and MI210: none; MI250/MI250X/MI300A: 12; MI350P: 13); Ryzen
+    APUs not on Ubuntu 22.04.  None when the product decides and the GPU's name is not known."""
     if gfx not in rel.gfx_official:
         return False
+    data = _data()
+    short = ".".join(str(os_version or "").split(".")[:2])
+    if os_id == "ubuntu" and short:
+        for fam in data.get("family_os", []):
+            if gfx in fam.get("gfx", []) and rel.series in fam.get("series", []) and short in fam.get("ubuntu_not", []):
+                return False
     if os_id == "debian":
-        return gfx in rel.gfx_debian
+        if gfx not in rel.gfx_debian:
+            return False
+        rows = [r for r in data.get("product_os", []) if r.get("gfx") == gfx]
+        if not rows:
+            return True
+        low = str(names or "").lower()
+        major = str(os_version or "").split(".")[0]
+        for r in rows:
+            if any(p.lower() in low for p in r.get("products", [])):
+                return (major in r.get("debian", [])) if major else bool(r.get("debian"))
+        if not low:
+            return None
+        return True
     return True

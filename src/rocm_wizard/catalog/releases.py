@@ -380,7 +380,7 @@ def stream_of(version: object) -> Optional[str]:
 
 def upgrade_target(gfx_targets: Sequence[str], ubuntu: Optional[str] = None, host: Optional[str] = None,
                    os_id: Optional[str] = None, os_version: Optional[str] = None,
-                   kernel: Optional[str] = None) -> Optional[RocmRelease]:
+                   kernel: Optional[str] = None, names: str = "") -> Optional[RocmRelease]:
     """The release the wizard proposes for an upgrade, by the policy of ``[policy]``: a host with a
     legacy ROCm (``host``) stays in the legacy stream when that stream serves its OS, within the
     policy series (or the host's own newer series) when that supports every target, else the
@@ -398,7 +398,7 @@ def upgrade_target(gfx_targets: Sequence[str], ubuntu: Optional[str] = None, hos
         from . import coresdk
 
         if rel.core:
-            if any(not coresdk.gfx_supported_on(rel, os_id, g) for g in targets):
+            if any(coresdk.gfx_supported_on(rel, os_id, g, os_version, names) is False for g in targets):
                 return False
             return not (os_id and rel.supports_os(os_id, os_version) is False)
         if any(g not in rel.gfx_official for g in targets):

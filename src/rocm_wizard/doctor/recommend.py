@@ -127,6 +127,15 @@ def _choose_pair(facts: resolve.Facts, exclude: Optional[Tuple[str, str]] = None
     return (t, idx, reason, best), ""
 
 
+def _driver_known(rel, codename: Optional[str]) -> bool:
+    """Whether the amdgpu driver repository paired with ``rel`` is known (10.1's is not)."""
+    if getattr(rel, "core", False):
+        from ..catalog import coresdk
+
+        return bool(coresdk.driver_lines(rel, codename or "noble", None))
+    return bool(getattr(rel, "amdgpu_dir", None))
+
+
 def _key(way, name: str):
     from ..catalog import compat
 
@@ -353,6 +362,10 @@ def _rocm(ctx: Context, facts: resolve.Facts, ids, repo_base: Optional[str], ind
         "pin_file": releases.repo().pin_file,
         "amdgpu_install_url": releases.amdgpu_install_url(rel, codename or "", repo_base),
         "kernel_driver": ("none (WSL: user space only, --no-dkms)" if ctx.wsl else
+                          "none (Ryzen APU: the kernel's own amdgpu driver, --no-dkms)"
+                          if facts.gpus and all(g.igpu for g in facts.gpus) else
+                          "none (the amdgpu driver repository of ROCm " + rel.version + " is not known: the installed "
+                          "driver is kept, --no-dkms)" if not _driver_known(rel, codename) else
                           "amdgpu-dkms" if s(ctx.os.kernel) else
                           "none (the running kernel is not known, and amdgpu-dkms needs its headers: --no-dkms)"),
         "release_status": rel.status, "support_status": rel.support_status,

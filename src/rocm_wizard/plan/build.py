@@ -483,12 +483,23 @@ def _rocm_upgrade_core(system, choices: Choices, notes: List[str], rel, targets:
     if rel.supports_os(osi.id, osi.version_id) is False:
         oses = [f"Ubuntu {', '.join(rel.ubuntu_versions)}"] + ([f"Debian {', '.join(rel.debian)}"] if rel.debian else [])
         raise PlanError(f"ROCm {rel.version} is for {' and '.join(oses)}, not {osi.id} {osi.version_id}")
+    from ..resolve.facts import amd_gpus
+
+    gpu_names = ", ".join(dict.fromkeys(g.name for g in amd_gpus(system) if g.name))
     for g in targets + other:
-        if cat.core_gfx_ok(rel, osi.id, g):
+        ok = cat.core_gfx_ok(rel, osi.id, g, osi.version_id, gpu_names)
+        if ok:
+            continue
+        if ok is None and g in targets:
+            notes.append(f"whether ROCm {rel.version} supports this {g} product on {osi.id} {osi.version_id} depends on "
+                         "the product (AMD's per-product OS lists), and the GPU's name is not known")
             continue
         if g in targets:
-            raise PlanError(f"ROCm {rel.version} does not list {g}" + (" on Debian (Instinct only)" if osi.id == "debian"
-                                                                         else "") + "; choose another release")
+            raise PlanError(f"ROCm {rel.version} does not list {g}"
+                            + (f" ({gpu_names}) on Debian {osi.version_id} (AMD's per-product OS lists: Instinct only; "
+                               "MI100 and MI210 none, MI250/MI250X/MI300A Debian 12, MI350P Debian 13)"
+                               if osi.id == "debian" else f" on {osi.id} {osi.version_id}")
+                            + "; choose another release")
         notes.append(f"{g} is not on ROCm {rel.version}'s list (the integrated GPU is left out)")
     info = cat.core_info()
     fpr_text = choices.rocm_core_key_fingerprint or info.key_fingerprint
@@ -591,7 +602,7 @@ def _rocm_upgrade_core(system, choices: Choices, notes: List[str], rel, targets:
                      "given": bool(choices.rocm_core_key_fingerprint), "source": info.key_fingerprint_source,
                      "sources": cat.describe_sources(info.key_sources)},
              "legacy_removed": legacy, "packages": names,
-             "gfx_support": {g: cat.core_gfx_ok(rel, osi.id, g) for g in targets + other}}
+             "gfx_support": {g: cat.core_gfx_ok(rel, osi.id, g, osi.version_id, gpu_names) for g in targets + other}}
     before = _short_version(getattr(system.rocm, "version", None))
     if before is None and cat.rocm_absent(system):
         before = "none"

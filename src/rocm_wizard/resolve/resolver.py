@@ -249,7 +249,8 @@ def rocm_checks(facts: Facts, rel: releases.RocmRelease) -> List[Check]:
     if not gfx:
         sup = _check("rocm-supports-gpu", UNKNOWN, "the GPU's gfx target is not known")
     else:
-        answers = [coresdk.gfx_supported_on(rel, facts.os_id, g) if rel.core else g in rel.gfx_official for g in gfx]
+        answers = [coresdk.gfx_supported_on(rel, facts.os_id, g, facts.os_version, facts.names) if rel.core
+                   else g in rel.gfx_official for g in gfx]
         verdict = _kleene(answers)
         if verdict == SATISFIED and rel.support_status not in wheels.PROVEN:
             verdict = UNKNOWN
@@ -284,7 +285,7 @@ def rocm_checks(facts: Facts, rel: releases.RocmRelease) -> List[Check]:
 
 def rocm_ways(facts: Facts) -> Resolution:
     target = releases.upgrade_target(facts.compute_gfx, host=facts.host_rocm, os_id=facts.os_id or None,
-                                     kernel=facts.kernel or None,
+                                     kernel=facts.kernel or None, names=facts.names,
                                      os_version=facts.os_point or facts.os_version or None) if facts.compute_gfx else None
     if target is not None:
         target_series = target.series
