@@ -115,8 +115,11 @@ def amd_gpus(system) -> List[GpuFact]:
     for g in getattr(system, "gpus", None) or []:
         if not _is_amd(g):
             continue
-        igpu = _s(getattr(g, "kind", None)) == "igpu" or _s(getattr(g, "segment", None)) == "apu"
-        out.append(GpuFact(gfx_of(g), _s(getattr(g, "name", None)) or "AMD GPU", igpu, exact_target(g)))
+        gfx = gfx_of(g)
+        kind = _s(getattr(g, "kind", None))
+        igpu = kind == "igpu" or _s(getattr(g, "segment", None)) == "apu" or (
+            kind != "dgpu" and bool(gfx) and gpus.apu_only_gfx(gfx))
+        out.append(GpuFact(gfx, _s(getattr(g, "name", None)) or "AMD GPU", igpu, exact_target(g)))
     return out
 
 
