@@ -1149,6 +1149,8 @@ def build_plan(system, choices: Optional[Choices] = None) -> Plan:
 
 def _build(system, choices: Choices, notes: List[str]) -> Plan:
     path = choices.path or ""
+    if path != "rocm-upgrade" and choices.dkms is None:
+        choices.dkms = True  # only a ROCm upgrade decides about the kernel driver
     recipe = load_recipe(path)
     auto = getattr(choices, "_auto", False)
     osi = _os(system)
