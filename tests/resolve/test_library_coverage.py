@@ -115,3 +115,12 @@ def test_independent_facts_object_sees_the_gap_without_features():
     f = Facts(gpus=[GpuFact("gfx900", "Radeon RX Vega 56", False)], python="3.12")
     keys = {w.key for w in resolver.torch_ways(f).offered}
     assert keys and all(k.endswith(("+rocm6.3", "+rocm6.2.4", "+rocm6.2", "+rocm6.1", "+rocm6.0")) for k in keys), keys
+
+
+def test_apu_memory_advice_is_a_small_carveout_and_a_larger_gtt():
+    from rocm_wizard.doctor.registry import rules
+
+    meta = rules()["gpu-memory-small"]
+    assert "amd-ttm --set" in meta.fix and "amd-debug-tools" in meta.fix
+    assert "Raise the UMA frame buffer" not in meta.fix and "small" in meta.fix
+    assert "amd-apu-memory" in meta.sources

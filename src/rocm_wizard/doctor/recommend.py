@@ -324,8 +324,10 @@ def _rocm(ctx: Context, facts: resolve.Facts, ids, repo_base: Optional[str], ind
                  else f"no ROCm release in the catalog supports {facts.names or ', '.join(gfx) or 'this GPU'} under "
                       f"WSL ({res.reason})")
         why = (f"Under WSL the GPU driver is the Windows one; rocm-wizard does not plan AMD's WSL install. {where}; "
-               f"AMD's steps: amdgpu-install -y --usecase=wsl,rocm --no-dkms (from ROCm {compat.wsl_first_release()}), "
-               f"librocdxg from ROCm {_wsl('librocdxg_from')}, and in a venv's torch: {_wsl('hsa_removal')}.")
+               f"AMD's steps: amdgpu-install -y --usecase=wsl,rocm --no-dkms (from ROCm {compat.wsl_first_release()} "
+               f"with Adrenalin {_wsl('first_adrenalin')} or newer); from ROCm {_wsl('librocdxg_from')} librocdxg with "
+               f"{_wsl('dxg_env')}; with ROCm {_wsl('hsa_removal_until')} and older, in a venv's torch: "
+               f"{_wsl('hsa_removal')}.")
         return Recommendation("rocm-upgrade", None, False, {}, why, [], srcs + list(compat.wsl_facts().get(
             "hsa_removal_sources", [])), way.proof() if way is not None else [])
     if rel is None:
