@@ -92,5 +92,7 @@ def test_os_support():
     assert r.supports_os("ubuntu", "26.04.1") and r.supports_os("ubuntu", "24.04") and not r.supports_os("ubuntu", "20.04")
     assert r.supports_os("debian", "13") and r.supports_os("debian", "11") is False
     assert releases.get("6.4.3").supports_os("debian", "12") is None
-    assert coresdk.gfx_supported_on(r, "debian", "gfx942") and not coresdk.gfx_supported_on(r, "debian", "gfx1100")
+    assert coresdk.gfx_supported_on(r, "debian", "gfx942", "13", "AMD Instinct MI300X")
+    assert not coresdk.gfx_supported_on(r, "debian", "gfx1100", "13", "AMD Radeon RX 7900 XTX")
+    assert coresdk.gfx_supported_on(r, "debian", "gfx942") is None  # MI300A: Debian 12 only; the product decides
     assert "7.0" in r.kernel_series("26.04")
