@@ -57,7 +57,9 @@ def test_ryzen_apu_upgrade_keeps_the_kernels_driver():
     assert plan.inputs["dkms"] is False
     names = " ".join(st.id + " " + st.title for st in plan.steps)
     assert "amdgpu-dkms" not in names and "kernel driver" not in names
-    assert any("Ryzen APU" in n and "amdgpu-dkms" in n for n in plan.notes)
+    note = next(n for n in plan.notes if "Ryzen APU" in n)
+    assert "amdgpu-dkms" in note and "7.0 (generic)" in note  # AMD's Ryzen kernel on Ubuntu 26.04
+    assert "gfx1151 needs at least Ubuntu HWE 6.17.0-19" in note and "6.18.4" in note  # the APU's own floor
     rc, out, err = run_cli(["--plan-only", "--path", "rocm-upgrade", "--snapshot", str(next(REAL.glob("111-*")))])
     assert rc == 2, err
     steps = [line for line in out.splitlines() if line.startswith("#    ") and ". " in line]

@@ -453,6 +453,29 @@ def apu_host(system) -> bool:
     return bool(found) and all(g.igpu for g in found)
 
 
+def _apu_kernel_note(system, rel) -> str:
+    """The kernels the Core SDK lists for Ryzen APUs on this Ubuntu release (``rel`` of that stream)
+    and the APU's own floor (compat.toml [apu] kernel_min, e.g. gfx1151's KFD fixes), as a clause;
+    "" when none is known."""
+    from ..catalog import compat, coresdk
+    from ..resolve.facts import amd_gpus
+
+    osi = _os(system)
+    short = ".".join(str(getattr(osi, "version_id", "") or "").split(".")[:2])
+    parts = []
+    for fam in coresdk._data().get("family_os", []):
+        k = ((fam.get("kernels") or {}).get(short) if getattr(osi, "id", "") == "ubuntu"
+             and getattr(rel, "series", None) in fam.get("series", []) else None)
+        if k:
+            parts.append(f"AMD lists kernel {k} for Ryzen APUs on Ubuntu {short}")
+    gfx = {g.gfx for g in amd_gpus(system) if g.gfx}
+    for row in compat.apu_facts().get("kernel_min", []):
+        if row.get("gfx") in gfx:
+            parts.append(f"{row['gfx']} needs at least Ubuntu HWE {row.get('ubuntu_hwe')} / OEM {row.get('ubuntu_oem')}, "
+                         f"elsewhere {row.get('other')} ({row.get('status', 'documented')})")
+    return (": " + "; ".join(parts)) if parts else ""
+
+
 def _dkms_choice(system, choices: Choices, rel, driver_known: bool, notes: List[str]) -> bool:
     """Whether the plan installs amdgpu-dkms: as asked (--no-dkms, answers' dkms); when not asked,
     never on a Ryzen APU host (the kernel's own driver) and not where the release's driver
@@ -461,7 +484,8 @@ def _dkms_choice(system, choices: Choices, rel, driver_known: bool, notes: List[
         return bool(choices.dkms)
     if apu_host(system):
         notes.append("Ryzen APU: ROCm runs on the kernel's own amdgpu driver (AMD's Ryzen install docs), so no "
-                     "amdgpu-dkms is installed (as with --no-dkms); the kernel must be new enough for the APU")
+                     "amdgpu-dkms is installed (as with --no-dkms); the kernel must be new enough for the APU"
+                     + _apu_kernel_note(system, rel))
         return False
     if not driver_known:
         notes.append(f"the amdgpu driver repository paired with ROCm {rel.version} is not known: the installed "
