@@ -115,3 +115,21 @@ def test_coresdk_per_product_debian_lists():
     # Ryzen APUs: not on Ubuntu 22.04 with the Core SDK 10.x
     assert coresdk.gfx_supported_on(r, "ubuntu", "gfx1151", "22.04") is False
     assert coresdk.gfx_supported_on(r, "ubuntu", "gfx1100", "22.04") is True
+
+
+def test_torch_policy_2141_only_where_its_kernels_are_proven():
+    from rocm_wizard.resolve import resolver
+    from rocm_wizard.resolve.facts import Facts, GpuFact
+
+    assert wheels.policy_torch() == "2.14.1"
+    assert [i.name for i in wheels.indexes_for("2.14.1")] and {i.name for i in wheels.indexes_for("2.14.1")} == {
+        "rocm7.2", "rocm7.14"}
+    # its rocm7.2 arch list was not read: a known GPU gets 2.13.0+rocm7.2, 2.14.1 is not known to carry it
+    f = Facts(gpus=[GpuFact("gfx1100", "AMD Radeon RX 7900 XTX", False)], python="3.12", driver_train="30.30",
+              os_id="ubuntu", os_version="24.04")
+    res = resolver.torch_ways(f)
+    assert res.best.key == "2.13.0+rocm7.2"
+    c = [w for w in res.rejected if w.key == "2.14.1+rocm7.2"][0].check("wheel-has-gfx")
+    assert c.verdict == "unknown" and "inferred" in c.detail
+    # 2.15.0 is never among the candidates
+    assert not any(w.key.startswith("2.15.0") for w in res.offered + res.rejected)

@@ -446,6 +446,11 @@ def policy_series() -> str:
     return str(load(FILE).get("policy", {}).get("series", ""))
 
 
+def policy_torch() -> str:
+    """The torch release the policy means to propose (offered only where its kernels are proven)."""
+    return str(load(FILE).get("policy", {}).get("torch", ""))
+
+
 def policy_sources() -> Tuple[str, ...]:
     return tup(load(FILE).get("policy", {}).get("sources"))
 
