@@ -133,3 +133,27 @@ def test_torch_policy_2141_only_where_its_kernels_are_proven():
     assert c.verdict == "unknown" and "inferred" in c.detail
     # 2.15.0 is never among the candidates
     assert not any(w.key.startswith("2.15.0") for w in res.offered + res.rejected)
+
+
+def test_coresdk_kernel_lists_per_family():
+    """10.0 on Ubuntu 24.04.4: GA 6.8 for Instinct, HWE 6.17 for Radeon, OEM 6.17 for Ryzen APUs;
+    10.1 on 24.04.5: HWE 7.0 for Radeon and Ryzen (os-support.yaml, 10.1 release notes)."""
+    from rocm_wizard.resolve import resolver
+    from rocm_wizard.resolve.facts import Facts, GpuFact
+
+    r100, r101 = releases.get("10.0.0"), releases.get("10.1.0")
+    assert coresdk.family_of("gfx942") == "instinct" and coresdk.family_of("gfx1151") == "ryzen"
+    assert coresdk.family_of("gfx1100") == "radeon"
+    assert coresdk.family_kernels(r100, "radeon", "24.04") == ("6.17",)
+    assert coresdk.family_kernels(r100, "instinct", "24.04") == ("6.8",)
+    assert coresdk.family_kernels(r100, "ryzen", "22.04") == ()
+    assert coresdk.family_kernels(r101, "radeon", "24.04") == ("7.0",)
+
+    def verdict(gfx, kernel, rel):
+        f = Facts(gpus=[GpuFact(gfx, "x", False)], os_id="ubuntu", os_version="24.04", kernel=kernel)
+        return [c for c in resolver.rocm_checks(f, rel) if c.constraint == "rocm-supports-os"][0]
+
+    assert verdict("gfx1100", "6.8.0-60-generic", r100).verdict == "unknown"  # GA kernel: Instinct's
+    assert "radeon GPUs" in verdict("gfx1100", "6.8.0-60-generic", r100).detail
+    assert verdict("gfx942", "6.8.0-60-generic", r100).verdict == "satisfied"
+    assert verdict("gfx1100", "6.17.0-19-generic", r100).verdict == "satisfied"

@@ -197,8 +197,11 @@ def test_upgrade_warns_when_the_running_kernel_is_not_listed_for_the_target():
     up = _rec(diagnose(sysm), "rocm-upgrade")
     assert up.target["rocm"] == "10.0.0"
     assert up.target["kernel_ok"] is False and "6.14.0-27-generic" in up.why
-    sysm.os.kernel = "6.8.0-45-generic"
+    sysm.os.kernel = "6.17.0-19-generic"  # 10.0 lists HWE 6.17 for Radeon GPUs on 24.04.4
     assert _rec(diagnose(sysm), "rocm-upgrade").target["kernel_ok"] is True
+    sysm.os.kernel = "6.8.0-45-generic"  # the GA kernel is Instinct's
+    up = _rec(diagnose(sysm), "rocm-upgrade")
+    assert up.target["kernel_ok"] is False and "for radeon GPUs" in up.why
     # the legacy 7.2 kernel table was not read: not known, never "listed"
     sysm = healthy()
     sysm.rocm.version = "6.2.4"

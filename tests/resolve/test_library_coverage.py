@@ -124,3 +124,26 @@ def test_apu_memory_advice_is_a_small_carveout_and_a_larger_gtt():
     assert "amd-ttm --set" in meta.fix and "amd-debug-tools" in meta.fix
     assert "Raise the UMA frame buffer" not in meta.fix and "small" in meta.fix
     assert "amd-apu-memory" in meta.sources
+
+
+def test_vega_frontier_real_host_gets_the_rocm63_index_from_doctor_and_plan_only():
+    """tests/data/real/117-* (a Vega Frontier, gfx900): the expert's answer is the rocm6.3 index."""
+    import json as _json
+    import contextlib
+    import io
+
+    from rocm_wizard.cli import main
+    from rocm_wizard.detect import detect_snapshot
+
+    folder = next(REAL.glob("117-*"))
+    d = diagnose(detect_snapshot(str(folder)))
+    t = d.recommendation("torch-reinstall")
+    assert t.applies and t.target["index"] == "rocm6.3", t.target
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = main(["--plan-only", "--format", "json", "--snapshot", str(folder), "--path", "torch-reinstall",
+                   "--venv", "/home/user/venvs/comfy"])
+    assert rc == 2, err.getvalue()
+    plan = _json.loads(out.getvalue())
+    assert plan["inputs"]["torch"].endswith("+rocm6.3")
+    assert plan["inputs"]["torch_index_url"].endswith("/whl/rocm6.3")

@@ -262,3 +262,27 @@ def gfx_supported_on(rel, os_id: Optional[str], gfx: str, os_version: Optional[s
             return None
         return True
     return True
+
+
+INSTINCT = ("gfx908", "gfx90a", "gfx940", "gfx941", "gfx942", "gfx950")
+
+
+def family_of(gfx: Optional[str]) -> str:
+    """instinct | ryzen | radeon: the family whose OS and kernel list a GPU follows."""
+    from . import gpus
+
+    if gfx in INSTINCT:
+        return "instinct"
+    if gfx and gpus.apu_only_gfx(gfx):
+        return "ryzen"
+    return "radeon"
+
+
+def family_kernels(rel, family: str, ubuntu: Optional[str]) -> Optional[Tuple[str, ...]]:
+    """Kernel series ``rel``'s series lists for ``family`` on that Ubuntu release; () when the
+    family is not listed there at all; None when the series has no per-family table."""
+    table = (_data().get("series", {}).get(getattr(rel, "series", ""), {}) or {}).get("kernels_by_family")
+    if not table or not ubuntu:
+        return None
+    short = ".".join(str(ubuntu).split(".")[:2])
+    return tuple(table.get(family, {}).get(short, ()))

@@ -400,8 +400,16 @@ def _rocm(ctx: Context, facts: resolve.Facts, ids, repo_base: Optional[str], ind
         parts.append(f"Support data for {rel.version} is {rel.support_status}.")
     ks = kernel_series(ctx.os.kernel)
     listed = rel.kernel_series(ver)
+    who = ""
+    if getattr(rel, "core", False):  # Instinct, Radeon and Ryzen APUs have their own kernel lists
+        from ..catalog import coresdk
+
+        fams = sorted({coresdk.family_of(g) for g in gfx})
+        per = coresdk.family_kernels(rel, fams[0], ver) if len(fams) == 1 else None
+        if per:
+            listed, who = per, f" for {fams[0]} GPUs"
     if ks and listed and ks not in listed and not ctx.wsl:
-        parts.append(f"The running kernel {s(ctx.os.kernel)} is not one ROCm {rel.version} lists for Ubuntu {ver} "
+        parts.append(f"The running kernel {s(ctx.os.kernel)} is not one ROCm {rel.version} lists{who} for Ubuntu {ver} "
                      f"({', '.join(listed)}): boot one of those first, or amdgpu-dkms may not build.")
         target["kernel_ok"] = False
     else:

@@ -261,6 +261,11 @@ def rocm_checks(facts: Facts, rel: releases.RocmRelease) -> List[Check]:
     ok = rel.supports_os(facts.os_id, facts.os_version) if facts.os_version else None
     kernel = ".".join(facts.kernel.split(".")[:2]) if facts.kernel else ""
     listed = rel.kernel_series(facts.ubuntu) if facts.ubuntu else []
+    fams = sorted({coresdk.family_of(g) for g in gfx}) if rel.core and gfx else []
+    if len(fams) == 1:  # Instinct, Radeon and Ryzen APUs have their own kernel lists
+        per = coresdk.family_kernels(rel, fams[0], facts.ubuntu)
+        if per:
+            listed = list(per)
     if ok is False:
         oses = [f"Ubuntu {', '.join(rel.ubuntu_versions)}"] + ([f"Debian {', '.join(rel.debian)}"] if rel.debian else [])
         checks.append(_check("rocm-supports-os", VIOLATED, f"ROCm {rel.version} is for {' and '.join(oses)}, not "
@@ -268,8 +273,10 @@ def rocm_checks(facts: Facts, rel: releases.RocmRelease) -> List[Check]:
     elif ok is None:
         checks.append(_check("rocm-supports-os", UNKNOWN, "the Ubuntu release is not known", rel.all_sources))
     elif listed and kernel and kernel not in listed and not facts.wsl:
+        who = f" for {fams[0]} GPUs" if len(fams) == 1 and coresdk.family_kernels(rel, fams[0], facts.ubuntu) else ""
         checks.append(_check("rocm-supports-os", UNKNOWN, f"Ubuntu {facts.ubuntu} is supported; the running kernel "
-                             f"{facts.kernel} is not one ROCm {rel.version} lists ({', '.join(listed)})", rel.all_sources))
+                             f"{facts.kernel} is not one ROCm {rel.version} lists{who} ({', '.join(listed)})",
+                             rel.all_sources))
     else:
         checks.append(_check("rocm-supports-os", SATISFIED, f"ROCm {rel.version} supports "
                              f"{facts.os_id.capitalize()} {facts.os_version}", rel.all_sources))
