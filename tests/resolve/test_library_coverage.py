@@ -147,3 +147,17 @@ def test_vega_frontier_real_host_gets_the_rocm63_index_from_doctor_and_plan_only
     plan = _json.loads(out.getvalue())
     assert plan["inputs"]["torch"].endswith("+rocm6.3")
     assert plan["inputs"]["torch_index_url"].endswith("/whl/rocm6.3")
+
+
+def test_radeon_vii_host_rocm64_paste_names_the_host_rocblas():
+    """ROCm/legacy-rocm-build#4625 (tests/data/real/301-*): the host's ROCm 6.4.0 rocBLAS has no
+    gfx906 Tensile files; the way out names ROCm 6.3.x for the host and rocm6.3 for torch."""
+    from rocm_wizard.detect import detect_snapshot
+
+    d = diagnose(detect_snapshot(str(next(REAL.glob("301-*")))))
+    f = d.finding("wheel-library-lacks-kernels")
+    assert f is not None and any("/opt/rocm-6.4.0/lib/rocblas" in e and "gfx906" in e for e in f.evidence)
+    assert "host's ROCm" in f.fix and "ROCm 6.3.x" in f.fix and "rocm6.3 index" in f.fix
+    # the wheel paste (300-*) is not told about the host
+    f300 = diagnose(detect_snapshot(str(next(REAL.glob("300-*"))))).finding("wheel-library-lacks-kernels")
+    assert "host's ROCm" not in f300.fix

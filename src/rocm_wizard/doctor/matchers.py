@@ -1320,11 +1320,13 @@ def wheel_library_lacks_kernels(ctx: Context, meta: RuleMeta) -> Optional[Match]
                 ev.append(f"{v.label}: torch {v.version} lists {g.gfx} ({g.label}) in its arch list, but its bundled "
                           f"{gap.library} has none: {gap.part} ({gap.status})")
                 gfxs.append(g.gfx or "")
+    host = False
     for text, where, _sig in ctx.error_lines:
         m = _TENSILE_MISSING.search(text)
         if m:
             ev.append(f"{where}: {text.strip()[:300]}")
             gfxs.append(m.group(2).lower())
+            host = host or "/torch/lib/" not in m.group(1)  # the host's ROCm, not a wheel's own rocBLAS
     if not ev:
         return None
     legacy = sorted({g for g in gfxs if g in meta.params.get("rocm63_last", [])})
@@ -1333,4 +1335,7 @@ def wheel_library_lacks_kernels(ctx: Context, meta: RuleMeta) -> Optional[Match]
         fix = (f"{meta.fix} For {', '.join(legacy)}: the rocm6.3 index (torch 2.9.1+rocm6.3 or older) is the last "
                "PyTorch index whose rocBLAS has their kernels; or AMD's multi-arch index with the "
                f"{', '.join('device-' + g for g in legacy)} extra.")
+        if host:
+            fix += (" The failing rocBLAS here is the host's ROCm (not a wheel's): ROCm 6.4 and later ship no Tensile "
+                    f"kernels for {', '.join(legacy)}; ROCm 6.3.x is the last release whose rocBLAS has them.")
     return Match(ev, fix=fix, data={"gfx": sorted(set(gfxs))})
