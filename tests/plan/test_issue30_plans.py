@@ -96,3 +96,15 @@ def test_mi50_torch_plan_uses_the_rocm63_index():
     plan = build_plan(s, Choices(path="torch-reinstall"))
     assert plan.inputs["torch"].endswith("+rocm6.3")
     assert plan.inputs["torch_index_url"] == "https://download.pytorch.org/whl/rocm6.3"
+
+
+def test_wsl_torch_notes_follow_the_wheels_rocm():
+    """AMD's WSL steps: ROCm 6.x wheels lose torch/lib/libhsa-runtime64.so*; from 7.2 librocdxg with
+    HSA_ENABLE_DXG_DETECTION=1 instead (rocm-2026 errata; ROCm/librocdxg README)."""
+    s = _seed(SYSTEMS / "seed-rx7900xt-jammy-rocm6.2.json")
+    s.os.wsl, s.os.kernel = True, "6.6.87.2-microsoft-standard-WSL2"
+    old = build_plan(s, Choices(path="torch-reinstall", torch="2.8.0+rocm6.4", venv="/home/u/v"))
+    assert any("libhsa-runtime64.so" in n for n in old.notes)
+    new = build_plan(s, Choices(path="torch-reinstall", torch="2.13.0+rocm7.2", venv="/home/u/v"))
+    note = next(n for n in new.notes if n.startswith("WSL:"))
+    assert "librocdxg" in note and "HSA_ENABLE_DXG_DETECTION=1" in note and "libhsa-runtime64" not in note

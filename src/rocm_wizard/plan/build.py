@@ -453,6 +453,10 @@ def apu_host(system) -> bool:
     return bool(found) and all(g.igpu for g in found)
 
 
+def _vkey_loose(version: str) -> Tuple[int, ...]:
+    return tuple(int(p) if p.isdigit() else 0 for p in str(version).split(".")[:3])
+
+
 def _apu_kernel_note(system, rel) -> str:
     """The kernels the Core SDK lists for Ryzen APUs on this Ubuntu release (``rel`` of that stream)
     and the APU's own floor (compat.toml [apu] kernel_min, e.g. gfx1151's KFD fixes), as a clause;
@@ -957,9 +961,18 @@ def _torch_reinstall(system, choices: Choices, notes: List[str], recipe):
     if osi is not None and osi.wsl:
         from ..catalog import compat
 
-        notes.append("WSL: AMD's WSL steps " + str(compat.wsl_facts().get("hsa_removal", "")) + " after the "
-                     "install, and need the ROCm WSL user space on the host (amdgpu-install --usecase=wsl,rocm "
-                     "--no-dkms); this plan does not do either")
+        wsl = compat.wsl_facts()
+        wheel_rocm = str(cat.index_rocm(idx) or "")
+        until = str(wsl.get("hsa_removal_until", "") or "")
+        if until and wheel_rocm and _vkey_loose(wheel_rocm) <= _vkey_loose(until):
+            notes.append("WSL: AMD's WSL steps " + str(wsl.get("hsa_removal", "")) + " after the "
+                         "install, and need the ROCm WSL user space on the host (amdgpu-install --usecase=wsl,rocm "
+                         "--no-dkms); this plan does not do either")
+        else:
+            notes.append(f"WSL: from ROCm {wsl.get('librocdxg_from', '7.2')} AMD's WSL runtime reaches the GPU through "
+                         f"librocdxg with {wsl.get('dxg_env', 'HSA_ENABLE_DXG_DETECTION=1')} (the wheel's HSA runtime "
+                         "is kept), and needs the ROCm WSL user space on the host (amdgpu-install --usecase=wsl,rocm "
+                         "--no-dkms); this plan does not do either")
     if env is not None and env.triton_shadow:
         notes.append(f"a stray triton directory shadows the package: {env.triton_shadow} (remove or rename it; "
                      "rocm-wizard does not delete your files)")
