@@ -38,8 +38,11 @@ def test_urls_default_and_mirrored():
 def test_722_uses_the_directories_amd_falls_back_to():
     lines = dict((line.split()[3], f) for f, line in releases.apt_lines("7.2.2", "noble"))
     assert "https://repo.radeon.com/graphics/7.2.1/ubuntu" in lines
-    assert "https://repo.radeon.com/amdgpu/30.30.1/ubuntu" in lines
+    # errata 2026-11-26 (AMD staff in ROCm/ROCm#6156): 7.2.2's amdgpu-install writes amdgpu/30.30.2
+    assert "https://repo.radeon.com/amdgpu/30.30.2/ubuntu" in lines
     assert "https://repo.radeon.com/rocm/apt/7.2.2" in lines
+    lines = dict((line.split()[3], f) for f, line in releases.apt_lines("7.2.1", "noble"))
+    assert "https://repo.radeon.com/amdgpu/30.30.1/ubuntu" in lines  # 7.2.1 <-> 30.30.1, not 30.30.2
 
 
 def test_pin_text_is_amds_file():
@@ -64,8 +67,13 @@ def test_supported_ubuntu_and_kernels():
 def test_upgrade_target():
     # a host with a legacy install stays in the legacy stream (the policy series, or its own newer one)
     assert releases.upgrade_target(["gfx1100"], "22.04", host="6.2.4").series == releases.policy_series()
-    assert releases.upgrade_target(["gfx1100"], "24.04", host="7.1.1").series == "7.1"
-    assert releases.upgrade_target(["gfx950"], "24.04", host="6.4.1").series == "7.0"
+    # the policy on 2026-11-26 is 7.2 (7.2.4, the last legacy release): a 7.1 host moves up to it
+    assert releases.policy_series() == "7.2"
+    assert releases.upgrade_target(["gfx1100"], "24.04", host="7.1.1").version == "7.2.4"
+    assert releases.upgrade_target(["gfx950"], "24.04", host="6.4.1").version == "7.2.4"
+    # legacy 7.2.1-7.2.4 list gfx1150/gfx1151 (AMD rdna3-5.rst)
+    assert releases.upgrade_target(["gfx1151"], "24.04", host="7.2.0").version == "7.2.4"
+    assert "gfx1150" not in releases.get("7.2.0").gfx_official and "gfx1150" in releases.get("7.2.1").gfx_official
     assert releases.upgrade_target(["gfx1100"], "20.04", host="6.1.2").series == "6.1"  # the newest listing focal
     assert releases.upgrade_target(["gfx803"]) is None
     assert releases.upgrade_target(["gfx1100"], "18.04") is None
@@ -73,6 +81,12 @@ def test_upgrade_target():
     # no ROCm yet, an OS only the Core SDK serves, or a Core SDK host: the Core SDK series
     assert releases.upgrade_target(["gfx1100"], "22.04").version == "10.0.0" == releases.core_series() + ".0"
     assert releases.upgrade_target(["gfx1100"], "26.04", host="6.4.3").version == "10.0.0"
+    # 10.1 where only its lists name the OS and kernel: Ubuntu 24.04.5 with HWE 7.0, 26.04.1
+    assert releases.upgrade_target(["gfx1100"], os_id="ubuntu", os_version="24.04.5", kernel="7.0.0-14-generic").version == "10.1.0"
+    assert releases.upgrade_target(["gfx1100"], os_id="ubuntu", os_version="24.04.5", kernel="6.8.0-60-generic").version == "10.0.0"
+    assert releases.upgrade_target(["gfx1100"], os_id="ubuntu", os_version="26.04.1", kernel="7.0.0-14-generic").version == "10.1.0"
+    assert releases.upgrade_target(["gfx1100"], os_id="ubuntu", os_version="26.04", kernel="7.0.0-14-generic").version == "10.0.0"
+    assert releases.core_series("debian", "13", "6.12.38") == "10.0"
     assert releases.upgrade_target(["gfx1151"], "24.04", host="10.1.0").stream == "core-sdk"
     assert releases.upgrade_target(["gfx90a"], os_id="debian", os_version="12").version == "10.0.0"
     assert releases.upgrade_target(["gfx1100"], os_id="debian", os_version="12") is None  # Debian: Instinct only

@@ -36,9 +36,14 @@ def test_previews_and_10_2_are_known_but_never_releases():
     assert coresdk.preview("7.14") is None
 
 
-def test_key_fingerprint_is_not_confirmed_and_says_so():
+def test_key_fingerprint_is_pinned_from_amds_own_code_and_says_so():
+    """Issue 30: AMD's repo-package builder pins the Core SDK key (ROCm/TheRock
+    build_tools/packaging/linux/build_repo_package.py, PR #7269): observed, not documented."""
     info = coresdk.info()
-    assert info.key_fingerprint == "" and info.key_fingerprint_status == "not confirmed"
+    assert info.key_fingerprint == "D0F004A0025A1145C7807FCD0701EAC4D5E02107"
+    assert info.key_fingerprint_status == "observed"
+    assert "build_repo_package.py" in info.key_fingerprint_source and "7269" in info.key_fingerprint_source
+    assert "therock-7269" in info.key_sources
     assert "fingerprint" in info.key_note and info.keyring == "/etc/apt/keyrings/amdrocm.gpg"
     _tags_ok(info.key_sources)
     _tags_ok(info.pin_sources)
@@ -87,5 +92,7 @@ def test_os_support():
     assert r.supports_os("ubuntu", "26.04.1") and r.supports_os("ubuntu", "24.04") and not r.supports_os("ubuntu", "20.04")
     assert r.supports_os("debian", "13") and r.supports_os("debian", "11") is False
     assert releases.get("6.4.3").supports_os("debian", "12") is None
-    assert coresdk.gfx_supported_on(r, "debian", "gfx942") and not coresdk.gfx_supported_on(r, "debian", "gfx1100")
+    assert coresdk.gfx_supported_on(r, "debian", "gfx942", "13", "AMD Instinct MI300X")
+    assert not coresdk.gfx_supported_on(r, "debian", "gfx1100", "13", "AMD Radeon RX 7900 XTX")
+    assert coresdk.gfx_supported_on(r, "debian", "gfx942") is None  # MI300A: Debian 12 only; the product decides
     assert "7.0" in r.kernel_series("26.04")

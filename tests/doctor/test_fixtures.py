@@ -105,13 +105,14 @@ def test_017_four_mi210_are_healthy():
 
 def test_019_radeon_890m_is_unofficial_in_legacy_and_gets_the_core_sdk():
     _s, d = run("019-gfx1150-radeon890m-rocm7.2.0-ubuntu24.04")
-    f = d.finding("rocm-too-old-for-gpu")  # no legacy release lists gfx1150; the Core SDK does from 7.14.0
-    assert f is not None and any("gfx1150" in e and "7.14.0" in e and "7.2.0" in e for e in f.evidence)
+    # legacy 7.2.1-7.2.4 list gfx1150 (AMD rdna3-5.rst; errata 2026-11-26), 7.2.0 does not
+    f = d.finding("rocm-too-old-for-gpu")
+    assert f is not None and any("gfx1150" in e and "7.2.1" in e and "7.2.0" in e for e in f.evidence)
     assert "wheel-missing-gfx" not in d.ids() and "gfx-no-official-build" not in d.ids()
-    # no legacy release lists gfx1150; the Core SDK (7.14, 10.x) does: the policy's Core SDK series
+    # the legacy host stays legacy: 7.2.4, on the APU's own kernel driver (no amdgpu-dkms)
     up = d.recommendation("rocm-upgrade")
-    assert up.applies and up.target["rocm"] == "10.0.0" and up.target["stream"] == "core-sdk"
-    assert up.target["packages"] == ["amdrocm-core-sdk10.0-gfx1150"] and "Core SDK" in up.why
+    assert up.applies and up.target["rocm"] == "7.2.4" and up.target.get("stream") is None
+    assert up.target["kernel_driver"].startswith("none (Ryzen APU")
 
 
 def test_021_cezanne_apu_has_no_official_build():

@@ -46,6 +46,7 @@ CLASS_RULES: Dict[str, str] = {
     "gpu-unclaimed": "gpu-unclaimed",
     "hsa-oor-wsl": "hsa-oor-wsl-unsupported",
     "hsa-oor-driver-too-old": "hsa-oor-gpu-unsupported",
+    "wheel-library-kernels-missing": "wheel-library-lacks-kernels",
 }
 # HSA out of resources after a hang / in a VM: no real paste shows the error and its cause together
 # yet (tests/doctor/test_rules.py checks them on real lines); they must stay quiet here too

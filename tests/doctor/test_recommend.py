@@ -5,7 +5,7 @@ import json
 
 from _doctor_systems import gpu, healthy, torch_env
 from rocm_wizard.doctor import diagnose
-from rocm_wizard.model import AptPin
+from rocm_wizard.model import AptPin, RocmInfo
 
 
 def _rec(d, path):
@@ -23,7 +23,8 @@ def test_every_path_is_always_present_and_json_able():
 def test_healthy_box_keeps_its_rocm_and_gets_exact_targets():
     d = diagnose(healthy())
     up = _rec(d, "rocm-upgrade")
-    assert not up.applies and "already has ROCm 6.4.4" in up.why and up.rank is None
+    # the policy is 7.2.4 (the last legacy release): offered after the torch way, saying nothing is wrong
+    assert up.applies and up.rank == 3 and up.target["rocm"] == "7.2.4" and up.why.startswith("No problem found")
     t = _rec(d, "torch-reinstall")
     assert t.applies and t.rank == 1
     assert t.target["torch"] == "2.8.0" and t.target["index"] == "rocm6.4"
@@ -74,12 +75,12 @@ def test_system_problems_put_rocm_upgrade_first_with_apt_lines():
     d = diagnose(sysm)
     up = _rec(d, "rocm-upgrade")
     assert up.applies and up.rank == 1
-    assert up.target["rocm"] == "6.4.3" and up.target["codename"] == "jammy"  # newest documented 6.4.x
+    assert up.target["rocm"] == "7.2.4" and up.target["codename"] == "jammy"  # the last legacy release
     assert ["/etc/apt/sources.list.d/rocm.list",
-            "deb [arch=amd64 signed-by=/etc/apt/keyrings/rocm.gpg] https://repo.radeon.com/rocm/apt/6.4.3 jammy main"] \
+            "deb [arch=amd64 signed-by=/etc/apt/keyrings/rocm.gpg] https://repo.radeon.com/rocm/apt/7.2.4 jammy main"] \
         in up.target["apt_lines"]
-    assert up.target["amdgpu_install_url"].endswith("/amdgpu-install/6.4.3/ubuntu/jammy/amdgpu-install_6.4.60403-1_all.deb")
-    assert up.target["torch"]["index"] == "rocm6.4"
+    assert up.target["amdgpu_install_url"].endswith("/amdgpu-install/7.2.4/ubuntu/jammy/amdgpu-install_7.2.4.70204-1_all.deb")
+    assert up.target["torch"]["index"] == "rocm7.2"
     assert "apt-pin-missing" in up.why
 
 
@@ -89,7 +90,7 @@ def test_mirrors_are_used_in_every_url():
     d = diagnose(sysm, repo_base="http://mirror.lan/radeon/", index_base="http://mirror.lan/whl")
     up = _rec(d, "rocm-upgrade")
     text = json.dumps(up.target)
-    assert "repo.radeon.com" not in text and "http://mirror.lan/radeon/rocm/apt/6.4.3" in text
+    assert "repo.radeon.com" not in text and "http://mirror.lan/radeon/rocm/apt/7.2.4" in text
     assert _rec(d, "torch-reinstall").target["index_url"].startswith("http://mirror.lan/whl/")
 
 
@@ -101,8 +102,8 @@ def test_gpu_needing_a_newer_series_gets_it():
     sysm.os.kernel = "6.8.0-60-generic"
     sysm.torch = []
     up = _rec(diagnose(sysm), "rocm-upgrade")
-    assert up.applies and up.target["series"] == "7.0"
-    assert up.target["torch"]["torch"] == "2.10.0" and up.target["torch"]["triton"] == "triton-rocm==3.6.0"
+    assert up.applies and up.target["series"] == "7.2"  # the policy series lists gfx950
+    assert up.target["torch"]["torch"] == "2.13.0" and up.target["torch"]["triton"] == "triton-rocm==3.7.1"
 
 
 def test_gfx803_gets_no_fake_upgrade():
@@ -184,14 +185,24 @@ def test_pin_problem_alone_does_not_pretend_the_wheel_needs_host_rocm():
     sysm.rocm.apt_pins = [AptPin(file="/etc/apt/preferences.d/x", package="*", pin="release o=repo.radeon.com", priority=100)]
     up = _rec(diagnose(sysm), "rocm-upgrade")
     assert up.applies and up.rank == 1
-    assert up.target["rocm"] == "6.4.4" and up.target["mode"] == "repair"  # the installed release: no downgrade
+    assert up.target["rocm"] == "7.2.4" and up.target["mode"] == "upgrade"  # the policy's release, never a downgrade
 
 
 def test_upgrade_warns_when_the_running_kernel_is_not_listed_for_the_target():
+    # a host with no ROCm yet on Ubuntu 24.04 gets the Core SDK 10.0, whose kernel table is read (7.2's is not)
     sysm = healthy()
-    sysm.rocm.version = "6.2.4"
+    sysm.rocm = RocmInfo(amdgpu_loaded=True)
+    sysm.os.version_id, sysm.os.codename, sysm.os.pretty_name = "24.04", "noble", "Ubuntu 24.04.4 LTS"
     sysm.os.kernel = "6.14.0-27-generic"
     up = _rec(diagnose(sysm), "rocm-upgrade")
+    assert up.target["rocm"] == "10.0.0"
     assert up.target["kernel_ok"] is False and "6.14.0-27-generic" in up.why
-    sysm.os.kernel = "6.8.0-45-generic"
+    sysm.os.kernel = "6.17.0-19-generic"  # 10.0 lists HWE 6.17 for Radeon GPUs on 24.04.4
     assert _rec(diagnose(sysm), "rocm-upgrade").target["kernel_ok"] is True
+    sysm.os.kernel = "6.8.0-45-generic"  # the GA kernel is Instinct's
+    up = _rec(diagnose(sysm), "rocm-upgrade")
+    assert up.target["kernel_ok"] is False and "for radeon GPUs" in up.why
+    # the legacy 7.2 kernel table was not read: not known, never "listed"
+    sysm = healthy()
+    sysm.rocm.version = "6.2.4"
+    assert _rec(diagnose(sysm), "rocm-upgrade").target["kernel_ok"] is None

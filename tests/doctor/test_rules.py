@@ -209,6 +209,13 @@ def s_unclaimed(s):  # (issue 13, rest) the sighting detection records for lspci
 
 
 CASES.update({"gpu-unclaimed": s_unclaimed})
+
+
+def s_mi50_rocm64(s):  # (issue 30) torch 2.8.0+rocm6.4 lists gfx906; its bundled rocBLAS has no Tensile kernels
+    s.gpus = [gpu("gfx906", "AMD Instinct MI50", "66a1")]
+
+
+CASES.update({"wheel-library-lacks-kernels": s_mi50_rocm64})
 # HSA_STATUS_ERROR_OUT_OF_RESOURCES by cause: the runtime's line with the cause's line (both from real pastes)
 _OOR = ("Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate the necessary resources.")
 ERROR_CASES.update({
@@ -323,7 +330,7 @@ def test_seventx_layout_is_not_mixed_when_it_follows_the_catalog():
     sysm = healthy()
     sysm.rocm.version = "7.2.2"
     sysm.rocm.apt_sources = [source("rocm", "7.2.2"), source("graphics", "7.2.1"),
-                             source("amdgpu", "30.30.1", "/etc/apt/sources.list.d/amdgpu.list")]
+                             source("amdgpu", "30.30.2", "/etc/apt/sources.list.d/amdgpu.list")]
     assert "apt-mixed-releases" not in diagnose(sysm).ids()
     sysm.rocm.apt_sources[2] = source("amdgpu", "30.20.1", "/etc/apt/sources.list.d/amdgpu.list")
     assert "apt-mixed-releases" in diagnose(sysm).ids()

@@ -63,7 +63,7 @@ def test_alloc_failed_ways_out_are_real_pairings_without_the_blas_variable():
     assert t.target["env"] == {}
     assert "not a proven cure" in t.why
     up = d.recommendation("rocm-upgrade")
-    assert up.applies and up.target["rocm"].startswith("6.4.") and up.target["torch"]["index"] == "rocm6.4"
+    assert up.applies and up.target["rocm"] == "7.2.4" and up.target["torch"]["index"] == "rocm7.2"  # policy 7.2.4
     assert "does not use the host's ROCm libraries" in up.why
     dk = d.recommendation("docker")
     assert dk.applies and dk.target["image"].startswith("rocm/pytorch:rocm7.0_ubuntu22.04")

@@ -91,6 +91,21 @@ def test_wrong_core_key_fingerprint_changes_nothing(resolute_root, core_site):
     assert checks.apt_state(root) == before
 
 
+def test_without_a_fingerprint_amds_pinned_key_is_checked(resolute_root, core_site):
+    """Issue 30: no --rocm-core-key-fingerprint: the plan checks the key AMD's repo-package builder pins
+    (D0F004A0..., ROCm/TheRock build_repo_package.py); this mirror's test key is not it, so the run
+    stops at the key, having written nothing."""
+    root = resolute_root
+    before = checks.apt_state(root)
+    args = core_args(core_site)
+    i = args.index("--rocm-core-key-fingerprint")
+    args = args[:i] + args[i + 2:]
+    res = wizard.run(root, "--yes", "--no-verify", *args)
+    assert res.returncode == 1, res.stderr
+    assert "D0F004A0025A1145C7807FCD0701EAC4D5E02107" in res.stderr and "nothing was written" in res.stderr
+    assert checks.apt_state(root) == before
+
+
 def test_from_legacy_the_removals_are_shown_first_then_done_first(rocm_old, core_site):
     root = rocm_old
     legacy = ["rocm", "rocm-core", "rocm-hip-runtime"]

@@ -40,11 +40,12 @@ CASES = [
     Case("seed002-torch-2.4.1-new-venv", SEED_002,
          ["--path", "torch-reinstall", "--torch", "2.4.1", "--venv", "/home/dev/venvs/train"], ALL, 2),
     Case("seed002-docker", SEED_002, ["--path", "docker"], ALL, 2),
-    # the Core SDK stream (issue 11): a fresh Ubuntu 26.04 gets 10.0 by the policy; the key's fingerprint is
-    # not published by AMD, so the plan needs the one the user checked; from legacy 6.2 the removals come first
+    # the Core SDK stream (issue 11): a fresh Ubuntu 26.04 gets 10.0 by the policy; a fingerprint given
+    # overrides the catalog's; from legacy 6.2 the removals come first
     Case("seed-resolute-coresdk-10.0", SEED_RESOLUTE, ["--path", "rocm-upgrade", "--rocm-core-key-fingerprint",
                                                        TEST_KEY_FPR], ALL, 2),
-    Case("seed-resolute-coresdk-no-fingerprint", SEED_RESOLUTE, ["--path", "rocm-upgrade"], REFUSED, 64),
+    # issue 30: AMD's repo-package builder pins the Core SDK key (D0F004A0...): no fingerprint flag needed
+    Case("seed-resolute-coresdk-default-key", SEED_RESOLUTE, ["--path", "rocm-upgrade"], ("shell", "json"), 2),
     Case("seed002-coresdk-10.1-from-legacy", SEED_002, ["--path", "rocm-upgrade", "--rocm", "10.1", "--no-dkms",
                                                         "--rocm-core-key-fingerprint", TEST_KEY_FPR], ("shell", "json"), 2),
     Case("seed002-coresdk-7.12-preview", SEED_002, ["--path", "rocm-upgrade", "--rocm", "7.12"], REFUSED, 64),
@@ -76,16 +77,18 @@ CASES = [
          ["--path", "torch-reinstall", "--venv", "/home/user/venvs/ml"], ("json",), 2),
     Case("fx017-mi210-docker-6.4", "fixture:017-gfx90a-4xmi210-rocm6.2.4-ubuntu22.04",
          ["--path", "docker", "--rocm", "6.4"], ALL, 2),
-    # no legacy release lists gfx1150: the installed 7.2.0, asked for, is set up again with the note
-    # that it does not list the GPU; by default the policy leaves the legacy stream for the Core SDK,
-    # which lists it and whose key fingerprint must then be given (AMD publishes none: exit 64)
+    # 7.2.0 does not list gfx1150: the installed 7.2.0, asked for, is set up again with the note that it
+    # does not list the GPU; by default (issue 30) the legacy host stays legacy with 7.2.4, which lists
+    # gfx1150 (rdna3-5.rst), on the APU's own kernel driver (no amdgpu-dkms)
     Case("fx019-gfx1150-rocm-upgrade", "fixture:019-gfx1150-radeon890m-rocm7.2.0-ubuntu24.04",
          ["--path", "rocm-upgrade", "--rocm", "7.2.0"], ALL, 2),
     Case("fx019-gfx1150-rocm-upgrade-default", "fixture:019-gfx1150-radeon890m-rocm7.2.0-ubuntu24.04",
-         ["--path", "rocm-upgrade"], REFUSED, 64),
+         ["--path", "rocm-upgrade"], ("shell", "json"), 2),
     Case("fx021-gfx902-default", "fixture:021-gfx902-cezanne-apu-rocm4.3.1-arch", [], REFUSED, 1),
     Case("fx028-rocky-rocm-upgrade", "fixture:028-gfx1030-rx6800-rocm5.3.0-rocky9.0", ["--path", "rocm-upgrade"],
          REFUSED, 3),
+    # its amdgpu 5.3 driver: AMD's window (5.3-5.6 rows documented, issue 30) ends at ROCm 5.5, older
+    # than every image: refused, upgrade the kernel driver first
     Case("fx028-rocky-docker", "fixture:028-gfx1030-rx6800-rocm5.3.0-rocky9.0", ["--path", "docker"],
-         ("shell", "json"), 2),
+         REFUSED, 64),
 ]

@@ -4,6 +4,11 @@
   no ``resolve``) and re-checks every way out the resolver offers over a generated matrix of systems:
   gfx target (with or without a hidden iGPU) x host ROCm x driver train x Python x Ubuntu x WSL x the
   venv's torch.  No offered way out may violate a constraint.
+* The oracle knows (issue 30) what each library bundled in a wheel ships (``[[library]]``: a wheel
+  covers a GPU only when torch's arch list and every library have its kernels), the per-family and
+  per-product OS lists of the Core SDK (``[[product_os]]``, ``[[family_os]]``) and that Ryzen APUs run
+  the kernel's own driver (no amdgpu-dkms); ``test_the_oracle_fails_on_the_old_facts`` feeds the
+  resolver the facts before issue 30 and shows the oracle finding the harm.
 * The three frontends agree: the doctor's way out, ``--plan-only`` with the path only (the plan
   engine), and the TUI's form default give the same target and, for the same choices, the same plan id.
 """
@@ -38,6 +43,7 @@ def _toml(name: str) -> dict:
 
 WHEELS = _toml("torch_wheels.toml")
 COMPAT = _toml("compat.toml")
+CORE = _toml("coresdk.toml")
 PROVEN = ("documented", "observed", "third-party")
 
 
@@ -54,7 +60,33 @@ def oracle_kernels(version: str, index: str, gfx: str) -> bool:
     t = oracle_torch(version)
     name = (t.get("gfx_set_on") or {}).get(index, t["gfx_set"])
     s = WHEELS["gfx_sets"][name]
-    return gfx in s["gfx"] and s["status"] in PROVEN and gfx not in s.get("inferred", [])
+    listed = gfx in s["gfx"] and s["status"] in PROVEN and gfx not in s.get("inferred", [])
+    return listed and not oracle_library_gaps(version, index, gfx)
+
+
+def oracle_library_gaps(version: str, index: str, gfx: str) -> List[str]:
+    """The bundled libraries of that build with no kernels for ``gfx`` (any variant of it: a gap
+    for one exact target already makes the bare target unproven)."""
+    return [g["library"] for g in WHEELS.get("library", [])
+            if index in g["indexes"] and (not g.get("torch") or version in g["torch"])
+            and any(e.split(":")[0] == gfx for e in g["lacks"])]
+
+
+def oracle_core_os_ok(series: str, os_id: str, os_version: str, gfx: str, name: str) -> bool:
+    """Whether the Core SDK series may be offered for that GPU on that OS: Debian only for the
+    products whose row names the Debian release, Ryzen APUs not on Ubuntu 22.04."""
+    s = CORE["series"][series]
+    if os_id == "ubuntu":
+        return not any(gfx in f["gfx"] and series in f["series"] and os_version[:5] in f["ubuntu_not"]
+                       for f in CORE.get("family_os", []))
+    if os_id == "debian":
+        if gfx not in s.get("gfx_debian", []):
+            return False
+        for row in CORE.get("product_os", []):
+            if row["gfx"] == gfx and any(p.lower() in name.lower() for p in row["products"]):
+                return os_version.split(".")[0] in row["debian"]
+        return True
+    return True
 
 
 def oracle_python_not_excluded(version: str, python: str) -> bool:
@@ -89,14 +121,27 @@ PYTHON = [None, "3.8.18", "3.10.12", "3.12.3", "3.13.1", "3.14.0"]
 VENV_TORCH = [None, "2.4.1+rocm6.1", "2.5.1+rocm6.2", "2.6.0+rocm6.2.4", "2.8.0+rocm6.4", "2.13.0+rocm7.2"]
 
 
+APU_GFX = ("gfx1103", "gfx1150", "gfx1151", "gfx1152", "gfx1153")
+PRODUCT = {"gfx90a": ["AMD Instinct MI210", "AMD Instinct MI250X"], "gfx942": ["AMD Instinct MI300A", "AMD Instinct MI300X"],
+           "gfx908": ["AMD Instinct MI100"], "gfx950": ["AMD Instinct MI350P", "AMD Instinct MI355X"]}
+
+
 def make_system(gfx: str, igpu: bool, host: Optional[str], train: Optional[str], python: Optional[str],
-                ubuntu: str, wsl: bool, venv_torch: Optional[str]) -> System:
+                ubuntu: str, wsl: bool, venv_torch: Optional[str], os_id: str = "ubuntu", pick: int = 0) -> System:
     s = System()
     s.origin = "snapshot"
-    s.os = OSInfo(id="ubuntu", version_id=ubuntu, pretty_name=f"Ubuntu {ubuntu}",
-                  kernel="5.15.153.1-microsoft-standard-WSL2" if wsl else "6.8.0-45-generic", wsl=wsl)
-    s.gpus = [GPU(vendor_id="1002", device_id="744c", gfx_target=gfx, name="AMD Radeon test GPU", kind="dgpu",
-                  segment="radeon")]
+    name = PRODUCT[gfx][pick % len(PRODUCT[gfx])] if gfx in PRODUCT else "AMD Radeon test GPU"
+    if os_id == "debian":
+        ubuntu = {"22.04": "12", "24.04": "13"}.get(ubuntu, ubuntu)
+        s.os = OSInfo(id="debian", version_id=ubuntu, pretty_name=f"Debian GNU/Linux {ubuntu}", kernel="6.12.38+deb13-amd64")
+    else:
+        s.os = OSInfo(id="ubuntu", version_id=ubuntu, pretty_name=f"Ubuntu {ubuntu}",
+                      kernel="5.15.153.1-microsoft-standard-WSL2" if wsl else "6.8.0-45-generic", wsl=wsl)
+    apu = gfx in APU_GFX
+    s.gpus = [GPU(vendor_id="1002", device_id="744c", gfx_target=gfx, name=name, kind="igpu" if apu else "dgpu",
+                  segment="apu" if apu else ("instinct" if gfx in PRODUCT else "radeon"))]
+    if apu:
+        igpu = False
     if igpu:
         s.gpus.append(GPU(vendor_id="1002", device_id="13c0", gfx_target="gfx1036", name="AMD Radeon Graphics",
                           kind="igpu", segment="apu"))
@@ -115,7 +160,56 @@ def make_system(gfx: str, igpu: bool, host: Optional[str], train: Optional[str],
 
 systems = st.builds(make_system, st.sampled_from(GFX), st.booleans(), st.sampled_from(HOST_ROCM),
                     st.sampled_from(sorted(DRIVER, key=str)), st.sampled_from(PYTHON),
-                    st.sampled_from(["22.04", "24.04"]), st.booleans(), st.sampled_from(VENV_TORCH))
+                    st.sampled_from(["22.04", "24.04"]), st.booleans(), st.sampled_from(VENV_TORCH),
+                    st.sampled_from(["ubuntu", "ubuntu", "debian"]), st.integers(0, 1))
+
+
+def violations(system, res, facts) -> List[str]:
+    """What the independent oracle finds wrong in the offered ways out (empty: nothing)."""
+    from rocm_wizard import resolve
+
+    out: List[str] = []
+    gfx = facts.compute_gfx
+    for w in res["torch-reinstall"].offered:
+        t, idx = w.subject
+        for g in gfx:
+            if not oracle_kernels(t.version, idx.name, g):
+                out.append(f"{w.key} offered for {g}: no proven kernels"
+                           + (f" ({', '.join(oracle_library_gaps(t.version, idx.name, g))} lacks them)"
+                              if oracle_library_gaps(t.version, idx.name, g) else ""))
+        for c in w.checks:
+            if c.verdict == resolve.SATISFIED and c.constraint == "wheel-has-gfx" and not all(
+                    oracle_kernels(t.version, idx.name, g) for g in gfx):
+                out.append(f"{w.key}: wheel-has-gfx satisfied without proof")
+    for w in res["rocm-upgrade"].offered:
+        rel = w.subject
+        if getattr(rel, "core", False):
+            for g in gfx:
+                if not oracle_core_os_ok(rel.series, system.os.id, system.os.version_id, g, facts.names):
+                    out.append(f"{w.key} offered for {g} ({facts.names}) on {system.os.id} {system.os.version_id}")
+    return out
+
+
+def apu_dkms_violations(system) -> List[str]:
+    """A Ryzen APU host's ROCm upgrade must not install amdgpu-dkms (the kernel's own driver)."""
+    from rocm_wizard.doctor import diagnose
+    from rocm_wizard.plan.build import Choices, PlanError, build_plan
+
+    if not system.gpus or not all(g.kind == "igpu" for g in system.gpus):
+        return []
+    out = []
+    rec = [r for r in diagnose(system).recommendations if r.path == "rocm-upgrade"][0]
+    if rec.applies and rec.target.get("kernel_driver", "").startswith("amdgpu-dkms"):
+        out.append(f"doctor: amdgpu-dkms for an APU ({rec.target.get('rocm')})")
+    try:
+        plan = build_plan(system, Choices(path="rocm-upgrade", dkms=None,
+                                          rocm_core_key_fingerprint=None))
+    except PlanError:
+        return out
+    if plan.inputs.get("dkms") or any("amdgpu-dkms" in str(getattr(st, "packages", "")) or st.id == "amdgpu-dkms"
+                                      for st in plan.steps):
+        out.append(f"plan: amdgpu-dkms for an APU ({plan.inputs.get('rocm')})")
+    return out
 
 
 # ------------------------------------------------------------------ property: nothing offered violates a constraint
@@ -148,6 +242,8 @@ def test_no_offered_way_out_violates_a_constraint(system):
             assert oracle_in_window(facts.driver_train, w.subject.rocm) is not False, w.key
     for w in res["rocm-upgrade"].offered:
         assert all(g in w.subject.gfx_official for g in gfx), w.key
+        if facts.gpus and all(g.igpu for g in facts.gpus) and not facts.wsl:
+            assert apu_dkms_violations(system) == []
         if facts.wsl:
             assert all(oracle_wsl(g, w.subject.version) for g in gfx), w.key
     # every candidate is either offered or rejected with a named reason, exactly once
@@ -158,6 +254,7 @@ def test_no_offered_way_out_violates_a_constraint(system):
             assert w.violated or any(c.on_unknown == "reject" for c in w.unknown)
         if not r.offered:
             assert r.reason
+    assert violations(system, res, facts) == []
 
 
 # ------------------------------------------------------------------ the three frontends agree
@@ -284,3 +381,33 @@ def test_frontends_agree_on_the_doctor_seed_systems(name):
     import test_seeds
 
     _assert_agree(getattr(test_seeds, name)(), name)
+
+
+def test_the_oracle_fails_on_the_old_facts(monkeypatch):
+    """Issue 30: fed the facts before it (no per-library coverage, no per-product Debian lists,
+    amdgpu-dkms on every host), the resolver offers what the oracle calls harmful."""
+    from rocm_wizard import resolve
+    from rocm_wizard.catalog import coresdk
+
+    mi50 = make_system("gfx906", False, "6.4.3", "6.4", "3.12.3", "24.04", False, "2.8.0+rocm6.4")
+    mi210 = make_system("gfx90a", False, None, None, "3.12.3", "22.04", False, None, os_id="debian", pick=0)
+    apu = make_system("gfx1151", False, None, None, "3.12.3", "24.04", False, None)
+    apu.os.pretty_name, apu.os.kernel = "Ubuntu 24.04.4 LTS", "6.17.0-19-generic"
+
+    def found(system):
+        f = resolve.from_system(system)
+        return violations(system, resolve.resolve(system, facts=f), f)
+
+    # today's facts: nothing harmful
+    assert found(mi50) == [] and found(mi210) == [] and apu_dkms_violations(apu) == []
+    # the old facts
+    monkeypatch.setattr(wheels, "_library_gaps", lambda: ())
+    real = coresdk._data()
+    monkeypatch.setattr(coresdk, "_data", lambda: {k: v for k, v in real.items() if k not in ("product_os", "family_os")})
+    old_mi50 = found(mi50)
+    assert any(v.startswith("2.13.0+rocm7.2 offered for gfx906") and "rocBLAS" in v for v in old_mi50), old_mi50
+    assert any("on debian 12" in v and "MI210" in v for v in found(mi210)), found(mi210)
+    from rocm_wizard.plan import build
+
+    monkeypatch.setattr(build, "_dkms_choice", lambda system, choices, rel, known, notes: True)
+    assert any(v.startswith("plan: amdgpu-dkms") for v in apu_dkms_violations(apu))

@@ -39,8 +39,12 @@ async def test_without_a_new_kernel_driver_the_smoke_test_runs_and_the_torch_way
         await pilot.press("n")
         await to_screen(pilot, "DoneScreen")
         kept = app.plan.facts["venv_kept"]
-        # the kernel driver stays 6.2: the resolver's torch for ROCm 6.4 within that driver's window
-        assert kept["venv"] == VENV and kept["torch_next"].endswith("+rocm6.4"), kept
+        # the kernel driver stays 6.2 (AMD's window: ROCm 6.0-7.0): the resolver's torch next stays within
+        # that window; no rocm7.2 wheel is (the policy's ROCm is 7.2.4), so the venv's own build is kept
+        from rocm_wizard.catalog import compat, wheels
+
+        assert kept["venv"] == VENV and kept["rocm"] == "7.2.4", kept
+        assert compat.in_window("6.2", wheels.rocm_of_version(kept["torch_next"]))[0] is True, kept
         assert shown(app, "Reboot: not needed", "Smoke test: the GPU works",
                      f"Your venv {VENV} is untouched: it still has torch 2.5.1+rocm6.2.", "Next, run:",
                      f"1. rocm-wizard --path torch-reinstall --venv {VENV} --torch {kept['torch_next']}",

@@ -11,13 +11,13 @@ EXPECT = {
     "torch-reinstall": ("torch", "Install torch 2.6.0+rocm6.2.4", "Reboot: not needed", ("venv", "/home/demo/trainer/venv")),
     "docker": ("image", "rocm/pytorch:rocm7.0_ubuntu22.04_py3.10_pytorch_release_2.8.0", "Reboot: not needed",
                ("image", "rocm/pytorch:rocm7.0_ubuntu22.04_py3.10_pytorch_release_2.8.0")),
-    "rocm-upgrade": ("rocm-packages", "Install ROCm 6.4.3", "Reboot: needed", ("venv", "/home/demo/trainer/venv")),
+    "rocm-upgrade": ("rocm-packages", "Install ROCm 7.2.4", "Reboot: needed", ("venv", "/home/demo/trainer/venv")),
 }
 # what the Done screen says to run next, in order
 NEXT = {
     "rocm-upgrade": ("Smoke test: not run yet", "Your venv /home/demo/trainer/venv is untouched: it still has torch "
                      "2.5.1+rocm6.2", "After the reboot, run:",
-                     "1. rocm-wizard --path torch-reinstall --venv /home/demo/trainer/venv --torch 2.8.0+rocm6.4",
+                     "1. rocm-wizard --path torch-reinstall --venv /home/demo/trainer/venv --torch 2.13.0+rocm7.2",
                      "2. rocm-wizard verify --venv /home/demo/trainer/venv"),
 }
 

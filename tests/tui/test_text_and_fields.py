@@ -142,7 +142,7 @@ def test_form_defaults_follow_the_recommendation(demo_system):
     assert form["venv"].value == "/home/demo/trainer/venv" and form["venv_mode"].value == "existing"
     assert F.errors(list(form.values())) == {}
     up = {f.name: f for f in F.fields_for("rocm-upgrade", demo_system, d.recommendation("rocm-upgrade").target)}
-    assert up["rocm"].value == "6.4.3" and up["dkms"].value is True and up["user"].value == "demo"
+    assert up["rocm"].value == "7.2.4" and up["dkms"].value is True and up["user"].value == "demo"
 
 
 @pytest.mark.parametrize("fn, good, bad", [

@@ -65,6 +65,7 @@ class CoreInfo:
     key_fingerprint: str  # "" = not confirmed
     key_fingerprint_status: str
     key_note: str
+    key_fingerprint_source: str
     key_sources: Tuple[str, ...]
     pin_file: str
     pin_package: str
@@ -91,6 +92,7 @@ def info() -> CoreInfo:
     return CoreInfo(
         keyring=key["keyring"], key_fingerprint=str(key.get("fingerprint", "")),
         key_fingerprint_status=key["fingerprint_status"], key_note=key.get("note", ""),
+        key_fingerprint_source=str(key.get("fingerprint_source", "")),
         key_sources=tup(key.get("sources")), pin_file=pin["file"], pin_package=pin.get("package", "*"),
         pin_priority=int(pin["priority"]), pin_sources=tup(pin.get("sources")),
         install_root=st["install_root"], root_link=st["root_link"], version_file=st["version_file"],
@@ -231,10 +233,56 @@ def driver_lines(rel, codename: str, base: Optional[str] = None, arch: str = "am
     return [(info_.amdgpu_list, f"deb [arch={arch} signed-by={info_.keyring}] {url} {codename} main")]
 
 
-def gfx_supported_on(rel, os_id: Optional[str], gfx: str) -> bool:
-    """Whether ``gfx`` is on ``rel``'s list for that OS (Debian: Instinct only)."""
+def gfx_supported_on(rel, os_id: Optional[str], gfx: str, os_version: Optional[str] = None,
+                     names: str = "") -> Optional[bool]:
+    """Whether ``gfx`` is on ``rel``'s list for that OS, per GPU family and product where they
+    differ (``[[product_os]]``, ``[[family_os]]``): Debian only for the Instinct products whose rows
+    name that Debian release (MI100 and MI210: none; MI250/MI250X/MI300A: 12; MI350P: 13); Ryzen
+    APUs not on Ubuntu 22.04.  None when the product decides and the GPU's name is not known."""
     if gfx not in rel.gfx_official:
         return False
+    data = _data()
+    short = ".".join(str(os_version or "").split(".")[:2])
+    if os_id == "ubuntu" and short:
+        for fam in data.get("family_os", []):
+            if gfx in fam.get("gfx", []) and rel.series in fam.get("series", []) and short in fam.get("ubuntu_not", []):
+                return False
     if os_id == "debian":
-        return gfx in rel.gfx_debian
+        if gfx not in rel.gfx_debian:
+            return False
+        rows = [r for r in data.get("product_os", []) if r.get("gfx") == gfx]
+        if not rows:
+            return True
+        low = str(names or "").lower()
+        major = str(os_version or "").split(".")[0]
+        for r in rows:
+            if any(p.lower() in low for p in r.get("products", [])):
+                return (major in r.get("debian", [])) if major else bool(r.get("debian"))
+        if not low:
+            return None
+        return True
     return True
+
+
+INSTINCT = ("gfx908", "gfx90a", "gfx940", "gfx941", "gfx942", "gfx950")
+
+
+def family_of(gfx: Optional[str]) -> str:
+    """instinct | ryzen | radeon: the family whose OS and kernel list a GPU follows."""
+    from . import gpus
+
+    if gfx in INSTINCT:
+        return "instinct"
+    if gfx and gpus.apu_only_gfx(gfx):
+        return "ryzen"
+    return "radeon"
+
+
+def family_kernels(rel, family: str, ubuntu: Optional[str]) -> Optional[Tuple[str, ...]]:
+    """Kernel series ``rel``'s series lists for ``family`` on that Ubuntu release; () when the
+    family is not listed there at all; None when the series has no per-family table."""
+    table = (_data().get("series", {}).get(getattr(rel, "series", ""), {}) or {}).get("kernels_by_family")
+    if not table or not ubuntu:
+        return None
+    short = ".".join(str(ubuntu).split(".")[:2])
+    return tuple(table.get(family, {}).get(short, ()))

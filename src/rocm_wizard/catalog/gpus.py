@@ -109,3 +109,11 @@ def gfx_from_gc_ip(major: object, minor: object, revision: object) -> Optional[s
     except (TypeError, ValueError):
         return None
     return _gc_table().get(key)
+
+
+@functools.lru_cache(maxsize=None)
+def apu_only_gfx(gfx: Optional[str]) -> bool:
+    """Whether every known product of ``gfx`` is an APU's integrated GPU (gfx1103, gfx1150-gfx1153,
+    gfx90c...): such a GPU is a Ryzen APU's even when the output shows only "AMD Radeon Graphics"."""
+    rows = [e for e in _table().values() if e.gfx_target == gfx]
+    return bool(rows) and all(e.segment == "apu" for e in rows)

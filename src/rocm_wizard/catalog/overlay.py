@@ -177,6 +177,13 @@ def _apply_wheels(ov: Dict[str, Any], data: Dict[str, Any]) -> None:
         if t.get("gfx_method") == "wheel-directory" and t.get("gfx"):
             gfx_set = _gfx_set(data, f"learnt-{version}-{idx}", t["gfx"], "observed", source,
                                "read from the wheel's zip directory by catalog refresh")
+            gaps = t.get("library_gaps")
+            for lib, lacks in (gaps.items() if isinstance(gaps, dict) else []):
+                if isinstance(lib, str) and isinstance(lacks, list) and lacks:
+                    data.setdefault("library", []).append({
+                        "library": lib, "part": "read from the wheel's zip directory by catalog refresh",
+                        "indexes": [idx], "torch": [version], "lacks": [str(g) for g in lacks],
+                        "status": "observed", "sources": [source]})
         elif idx_e.get("gfx") and idx_e.get("gfx_status") in ("observed", "inferred"):
             status = "observed" if idx_e.get("gfx_status") == "observed" else "inferred"
             gfx_set = _gfx_set(data, f"learnt-{version}-{idx}", idx_e["gfx"], "inferred", source,

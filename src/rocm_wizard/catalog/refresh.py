@@ -34,7 +34,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tupl
 from ._data import data_path, join_url, parse_toml_file
 from .overlay import SCHEMA
 from .refresh_net import JSON_LIMIT, META_LIMIT, FetchError, Fetcher, redact
-from .refresh_parse import (Link, ParseError, core_metadata, exact_pin, gfx_from_members, release_dirs,
+from .refresh_parse import (Link, ParseError, core_metadata, exact_pin, gfx_from_members, library_gaps, release_dirs,
                             release_file, requirement_spec, simple_links, tags_page, valid_specifier, wheel_info,
                             zip_entries, zip_member_data, zip_tail_directory)
 
@@ -263,21 +263,24 @@ class _Run:
                 found = self._gfx(wheel)
                 if found:
                     entry.update(gfx=found[0], gfx_method="wheel-directory")
+                    if found[2]:  # per library: the targets a required library lacks
+                        entry["library_gaps"] = found[2]
                     gfx = gfx or found  # versions come newest first: the index gets the newest list
             out.append(entry)
         return out, gfx
 
-    def _gfx(self, wheel: Link) -> Optional[Tuple[List[str], str]]:
+    def _gfx(self, wheel: Link) -> Optional[Tuple[List[str], str, Dict[str, List[str]]]]:
         try:
             entries, _ = self.members(wheel.url)
         except FetchError as exc:
             self.warnings.append(f"gfx targets not read from the wheel ({exc}); inferred instead")
             return None
-        found = gfx_from_members([e.name for e in entries])
+        names = [e.name for e in entries]
+        found = gfx_from_members(names)
         if not found:
             self.warnings.append(f"{redact(wheel.url)}: no per-gfx kernel files in the wheel; gfx targets inferred")
             return None
-        return found, redact(wheel.url)
+        return found, redact(wheel.url), library_gaps(names)
 
     def _companion(self, links: List[Link], dist: str, version: str, idx: str) -> Optional[str]:
         cands = {}

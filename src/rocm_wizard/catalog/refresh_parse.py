@@ -341,7 +341,9 @@ def zip_member_data(local: bytes, entry: ZipEntry, limit: int = 4 * 1024 * 1024)
 
 
 _GFX_DIRS = ("/rocblas/library/", "/hipblaslt/library/", "/hipsparselt/library/", "/miopen/db/")
-_GFX = re.compile(r"gfx[0-9]{2,4}[0-9a-f]?")
+# gfx9xx and older: three characters after "gfx" (gfx906, gfx90a, gfx942); gfx1xxx: four (gfx1100):
+# MIOpen's database names run on into the CU count (gfx942130.kdb, gfx90a6e.kdb)
+_GFX = re.compile(r"gfx(?:1[0-9]{2}[0-9a-f]|[6-9][0-9][0-9a-f])")
 
 
 def gfx_from_members(names: Sequence[str]) -> List[str]:
@@ -354,6 +356,58 @@ def gfx_from_members(names: Sequence[str]) -> List[str]:
             for m in _GFX.findall(low.rsplit("/", 1)[-1]):
                 found.add(m)
     return sorted(found)
+
+
+# the libraries a ROCm torch wheel bundles with per-target kernel files, by the directory that holds
+# them; "required": a target it lacks fails at the first use (rocBLAS: the first GEMM aborts,
+# pytorch/pytorch#179865), so the wheel does not cover it; the others have fallbacks (hipBLASLt ->
+# rocBLAS, MIOpen's databases -> compiling at run time, AOTriton -> the math attention) and are
+# reported, not subtracted
+LIBRARY_DIRS = (
+    ("rocBLAS", "/rocblas/library/", True),
+    ("hipBLASLt", "/hipblaslt/library/", False),
+    ("hipSPARSELt", "/hipsparselt/library/", False),
+    ("MIOpen", "/miopen/db/", False),
+    ("AOTriton", "aotriton.images/", False),
+)
+_TARGET = re.compile(r"gfx(?:1[0-9]{2}[0-9a-f]|[6-9][0-9][0-9a-f])((?:[-_:](?:xnack|sramecc)[+-])*)")
+
+
+def wheel_libraries(names: Sequence[str]) -> Dict[str, List[str]]:
+    """Per bundled library, the targets its kernel files name (``gfx906``; an exact target with
+    features where the file name carries them: ``gfx90a:xnack-``), read from the wheel's zip
+    directory member names.  A library with no files is absent from the result."""
+    out: Dict[str, set] = {}
+    for name in names:
+        low = name.lower()
+        for lib, marker, _req in LIBRARY_DIRS:
+            at = low.find(marker)
+            if at < 0:
+                continue
+            tail = low[at + len(marker):]
+            for m in _TARGET.finditer(tail):
+                base = _GFX.match(m.group(0)).group(0)
+                feats = re.findall(r"(xnack|sramecc)([+-])", m.group(1) or "")
+                out.setdefault(lib, set()).add(":".join([base] + sorted(f"{a}{b}" for a, b in feats)))
+            break
+    return {lib: sorted(v) for lib, v in out.items()}
+
+
+def library_gaps(names: Sequence[str]) -> Dict[str, List[str]]:
+    """Per required library present in the wheel, the gfx targets other libraries of the wheel
+    name but it has no kernels for (the wheel then does not run on them): the intersection the
+    catalog's ``[[library]]`` entries state, read from one wheel."""
+    libs = wheel_libraries(names)
+    every = {t.split(":")[0] for targets in libs.values() for t in targets}
+    out: Dict[str, List[str]] = {}
+    for lib, _marker, required in LIBRARY_DIRS:
+        if not required or lib not in libs:
+            continue
+        have = {t.split(":")[0] for t in libs[lib]}
+        lacking = sorted(every - have)
+        if lacking:
+            out[lib] = lacking
+    return out
 
 
 # ------------------------------------------------------------------------------ Docker Hub

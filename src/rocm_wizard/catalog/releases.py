@@ -344,9 +344,29 @@ def policy_sources() -> Tuple[str, ...]:
     return tup(load(FILE).get("policy", {}).get("sources"))
 
 
-def core_series() -> str:
-    """The Core SDK series the policy proposes (see [policy] in rocm_releases.toml)."""
-    return str(load(FILE).get("policy", {}).get("core_series", ""))
+def core_series(os_id: Optional[str] = None, os_version: Optional[str] = None, kernel: Optional[str] = None) -> str:
+    """The Core SDK series the policy proposes (see [policy] in rocm_releases.toml): by OS and kernel
+    (``core_series_by_os``: 10.1 where only its lists name them), else ``core_series``."""
+    pol = load(FILE).get("policy", {})
+    ver = str(os_version or "")
+    kser = ".".join(str(kernel or "").split(".")[:2])
+    for row in pol.get("core_series_by_os", []):
+        if str(row.get("os", "")) != str(os_id or ""):
+            continue
+        want = str(row.get("version", ""))
+        # "24.04" matches 24.04 and its point releases; "26.04.1" matches 26.04.1 and later points
+        if want.count(".") >= 2:
+            try:
+                if not ver.startswith(want.rsplit(".", 1)[0] + ".") or _vkey(ver) < _vkey(want):
+                    continue
+            except ValueError:
+                continue
+        elif ver != want and not ver.startswith(want + "."):
+            continue
+        if row.get("kernel") and row["kernel"] != kser:
+            continue
+        return str(row["series"])
+    return str(pol.get("core_series", ""))
 
 
 def stream_of(version: object) -> Optional[str]:
@@ -359,7 +379,8 @@ def stream_of(version: object) -> Optional[str]:
 
 
 def upgrade_target(gfx_targets: Sequence[str], ubuntu: Optional[str] = None, host: Optional[str] = None,
-                   os_id: Optional[str] = None, os_version: Optional[str] = None) -> Optional[RocmRelease]:
+                   os_id: Optional[str] = None, os_version: Optional[str] = None,
+                   kernel: Optional[str] = None, names: str = "") -> Optional[RocmRelease]:
     """The release the wizard proposes for an upgrade, by the policy of ``[policy]``: a host with a
     legacy ROCm (``host``) stays in the legacy stream when that stream serves its OS, within the
     policy series (or the host's own newer series) when that supports every target, else the
@@ -377,7 +398,7 @@ def upgrade_target(gfx_targets: Sequence[str], ubuntu: Optional[str] = None, hos
         from . import coresdk
 
         if rel.core:
-            if any(not coresdk.gfx_supported_on(rel, os_id, g) for g in targets):
+            if any(coresdk.gfx_supported_on(rel, os_id, g, os_version, names) is False for g in targets):
                 return False
             return not (os_id and rel.supports_os(os_id, os_version) is False)
         if any(g not in rel.gfx_official for g in targets):
@@ -412,7 +433,7 @@ def upgrade_target(gfx_targets: Sequence[str], ubuntu: Optional[str] = None, hos
 
     def core() -> Optional[RocmRelease]:
         fitting = [r for r in _releases() if r.core and fits(r)]
-        pol = [r for r in fitting if r.series == core_series()]
+        pol = [r for r in fitting if r.series == core_series(os_id, os_version, kernel)]
         return best(pol or fitting) if fitting else None
 
     if host and stream_of(host) == "legacy":

@@ -10,6 +10,7 @@ API (stable; the plan engine builds on it)::
     wheels.indexes_for("2.4.1") -> [WheelIndex]       # best first: documented, newest ROCm
     wheels.wheel_gfx("2.5.1", "rocm6.1") -> GfxSet | None  # targets of that build (per release, per index)
     wheels.wheel_has_gfx("2.5.1", "rocm6.1", "gfx1101") -> False   (None when the list is unknown/inferred)
+    wheels.libraries_lacking("2.8.0", "rocm6.4", "gfx906") -> [LibraryGap rocBLAS]  # per-library coverage
     wheels.wheel_for_python("2.4.1", "3.13") -> False    (None when unknown)
     wheels.index_has_gfx("rocm6.1", "gfx1101") -> True   # some torch release on the index carries it
     wheels.best_index("2.5.1", ["gfx1100"]) -> WheelIndex | None   # carries it and has every gfx
@@ -108,6 +109,7 @@ class TorchRelease:
     python_status: str = "unknown"
     torchaudio_on: Tuple[Tuple[str, str], ...] = ()  # index -> torchaudio there, where it differs
     python_on: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()  # index -> Python versions ((): unknown)
+    torchvision_on: Tuple[Tuple[str, str], ...] = ()  # index -> torchvision there, where it differs
 
     @property
     def installable(self) -> bool:
@@ -125,6 +127,9 @@ class TorchRelease:
 
     def torchaudio_for(self, index_name: str) -> Optional[str]:
         return dict(self.torchaudio_on).get(index_name, self.torchaudio)
+
+    def torchvision_for(self, index_name: str) -> Optional[str]:
+        return dict(self.torchvision_on).get(str(index_name or ""), self.torchvision)
 
     def python_for(self, index_name: Optional[str]) -> Tuple[str, ...]:
         return dict(self.python_on).get(str(index_name or ""), self.python)
@@ -170,7 +175,8 @@ def _torch() -> Tuple[TorchRelease, ...]:
             sources=tup(e.get("sources")), note=e.get("note", ""), gfx_set=e.get("gfx_set", ""),
             gfx_set_on=pairs(e.get("gfx_set_on", {})), python=tup(e.get("python")),
             python_status=e.get("python_status", "unknown"), torchaudio_on=pairs(e.get("torchaudio_on", {})),
-            python_on=tuple((k, tup(v)) for k, v in sorted(e.get("python_on", {}).items()))))
+            python_on=tuple((k, tup(v)) for k, v in sorted(e.get("python_on", {}).items())),
+            torchvision_on=pairs(e.get("torchvision_on", {}))))
     out.sort(key=lambda t: _v(t.version))
     return tuple(out)
 
@@ -186,6 +192,71 @@ def gfx_sets() -> Dict[str, GfxSet]:
     return dict(_gfx_sets())
 
 
+@dataclass(frozen=True)
+class LibraryGap:
+    """Targets one bundled library of a wheel has no kernels for although torch's own arch list
+    names them (``[[library]]`` of torch_wheels.toml).  A wheel's coverage is its arch list
+    intersected with what every library ships: a gap here takes the target out."""
+
+    library: str  # "rocBLAS"
+    part: str  # "Tensile kernels (torch/lib/rocblas/library/TensileLibrary_*)"
+    indexes: Tuple[str, ...]
+    torch: Tuple[str, ...]  # torch releases it applies to (empty: every release on those indexes)
+    lacks: Tuple[str, ...]  # "gfx906", or an exact target with features: "gfx90a:xnack+"
+    status: str
+    sources: Tuple[str, ...]
+    note: str = ""
+
+    def applies(self, t: "TorchRelease", index_name: str) -> bool:
+        return index_name in self.indexes and (not self.torch or t.version in self.torch)
+
+    def lacks_target(self, target: str) -> bool:
+        """Whether ``target`` (bare ``gfx906`` or exact ``gfx90a:sramecc+:xnack-``) is one this
+        library lacks: an entry without features matches every variant of its gfx; one with
+        features matches a target whose features include them (a target whose features are not
+        known matches a featured entry too: the wheel may not load on it)."""
+        base, feats = split_target(target)
+        for entry in self.lacks:
+            ebase, efeats = split_target(entry)
+            if ebase != base:
+                continue
+            if not efeats or not feats or efeats <= feats:
+                return True
+        return False
+
+
+def split_target(target: object) -> Tuple[str, frozenset]:
+    """``gfx90a:sramecc+:xnack-`` (or ``amdgcn-amd-amdhsa--gfx90a:...``) -> ("gfx90a", {sramecc+, xnack-})."""
+    from .support import normalize_gfx
+
+    text = str(target or "").strip()
+    base = normalize_gfx(text) or ""
+    feats = frozenset(f.strip().lower() for f in text.split(":")[1:] if re.match(r"^[a-z]+[+-]$", f.strip().lower()))
+    return base, feats
+
+
+@functools.lru_cache(maxsize=None)
+def _library_gaps() -> Tuple[LibraryGap, ...]:
+    return tuple(LibraryGap(library=e["library"], part=e.get("part", ""), indexes=tup(e.get("indexes")),
+                            torch=tup(e.get("torch")), lacks=tup(e.get("lacks")), status=e.get("status", "unknown"),
+                            sources=tup(e.get("sources")), note=e.get("note", ""))
+                 for e in load(FILE).get("library", []))
+
+
+def library_gaps() -> List[LibraryGap]:
+    return list(_library_gaps())
+
+
+def libraries_lacking(torch_version: object, index_name: object, target: str) -> List[LibraryGap]:
+    """The bundled libraries of ``torch_version``'s wheels on ``index_name`` with no kernels for
+    ``target`` (bare gfx or exact target), per ``[[library]]``."""
+    t = torch_version if isinstance(torch_version, TorchRelease) else torch_release(torch_version)
+    if t is None:
+        return []
+    name = index_name.name if isinstance(index_name, WheelIndex) else str(index_name or "")
+    return [g for g in _library_gaps() if g.applies(t, name) and g.lacks_target(target)]
+
+
 def wheel_gfx(torch_version: object, index_name: object) -> Optional[GfxSet]:
     """The gfx targets of ``torch_version``'s wheels on ``index_name`` (None: release unknown)."""
     t = torch_version if isinstance(torch_version, TorchRelease) else torch_release(torch_version)
@@ -197,11 +268,22 @@ def wheel_gfx(torch_version: object, index_name: object) -> Optional[GfxSet]:
 
 
 def wheel_has_gfx(torch_version: object, index_name: object, gfx: str) -> Optional[bool]:
-    """Whether that build carries kernels for ``gfx`` (None: unknown, or only inferred)."""
+    """Whether that build carries kernels for ``gfx`` (None: unknown, or only inferred): torch's arch
+    list intersected with what each bundled library ships (``[[library]]``); ``gfx`` may be an exact
+    target with features (``gfx90a:sramecc+:xnack-``).  A proven library gap answers False, an
+    inferred one None."""
     from .support import normalize_gfx
 
     s = wheel_gfx(torch_version, index_name)
-    return s.has(normalize_gfx(gfx)) if s is not None else None
+    answer = s.has(normalize_gfx(gfx)) if s is not None else None
+    if answer is False:
+        return False
+    gaps = libraries_lacking(torch_version, index_name, gfx)
+    if any(g.status in PROVEN for g in gaps):
+        return False
+    if gaps:
+        return None
+    return answer
 
 
 def wheel_for_python(torch_version: object, python: object, index_name: object = None) -> Optional[bool]:
@@ -364,6 +446,11 @@ def policy_series() -> str:
     return str(load(FILE).get("policy", {}).get("series", ""))
 
 
+def policy_torch() -> str:
+    """The torch release the policy means to propose (offered only where its kernels are proven)."""
+    return str(load(FILE).get("policy", {}).get("torch", ""))
+
+
 def policy_sources() -> Tuple[str, ...]:
     return tup(load(FILE).get("policy", {}).get("sources"))
 
@@ -378,8 +465,9 @@ def requirements(t: TorchRelease, idx: WheelIndex, gfx_targets: Sequence[str] = 
     if idx.amd:
         extras = "[" + ",".join(f"device-{g}" for g in dict.fromkeys(gfx_targets) or ["all"]) + "]"
     out = [f"torch{extras}=={t.version}{label}"]
-    if t.torchvision:
-        out.append(f"torchvision{extras}=={t.torchvision}{label}")
+    vision = t.torchvision_for(idx.name)
+    if vision:
+        out.append(f"torchvision{extras}=={vision}{label}")
     audio = t.torchaudio_for(idx.name)
     if audio:
         out.append(f"torchaudio=={audio}{label}")

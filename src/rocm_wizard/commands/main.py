@@ -107,7 +107,7 @@ def choices_from_args(args: argparse.Namespace):
     except answers.AnswersError as exc:
         raise PlanError(str(exc), ERROR) from None
     merged = answers.merge(from_file, cli)
-    merged.setdefault("dkms", True)
+    merged.setdefault("dkms", None)  # decided by the plan: no amdgpu-dkms on Ryzen APUs
     merged.setdefault("env", {})
     return Choices(**merged)
 

@@ -179,6 +179,12 @@ SIGNATURES: Tuple[Signature, ...] = (
         meaning="hipBLASLt could not find or load its kernel library (TensileLibrary) for this GPU target",
         needles=("rocblaslt error", "calling hipblaslt")),
     Signature(
+        "rocblas_tensile_missing",
+        r"rocBLAS error: Cannot read \S*TensileLibrary\S*[^\n]{0,120}?for GPU arch ?: ?gfx[0-9a-f]{3,4}",
+        source="rocBLAS tensile_host.cpp message; pytorch/pytorch#179865; ROCm/legacy-rocm-build#4625",
+        meaning="rocBLAS has no Tensile kernel library for this GPU target (the first matrix product aborts)",
+        needles=("rocblas error",)),
+    Signature(
         "vm_guest", r"Hyper-V virtual VGA|\bStandard[ _]NV\d+as[ _]v4\b|VMware SVGA|\bdriver=vmwgfx\b|MxGPU|amdgpu_vkms|\[drm\] virtual display",
         source="lshw/lspci device names of Hyper-V and VMware, Azure VM sizes, pci.ids MxGPU names; ROCm/ROCm#1141, #1498, #1638",
         meaning="the system is a virtual machine or uses a virtual (SR-IOV / MxGPU) GPU function",

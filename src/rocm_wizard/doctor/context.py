@@ -78,6 +78,9 @@ class EnvView:
     coverage: Optional[Set[str]]  # gfx targets compiled in; None when unknown
     coverage_source: str
     triton: Dict[str, str] = field(default_factory=dict)  # normalised dist -> version
+    # gfx -> bundled libraries of the wheel with no kernels for it although its arch list names it
+    # (torch_wheels.toml [[library]], proven gaps): already taken out of `coverage`
+    library_gaps: Dict[str, list] = field(default_factory=dict)
 
 
 class Context:
@@ -218,7 +221,14 @@ class Context:
             coverage, csrc = None, ""
         triton = {norm_dist(k): s(v) for k, v in _items(e.triton)}
         label = s(e.path) or s(e.site_packages) or f"environment {i + 1}"
-        return EnvView(e, label, version, build, index, wheel_rocm, coverage, csrc, triton)
+        gaps: Dict[str, list] = {}
+        if coverage is not None and index and build == "rocm":
+            for g in sorted(coverage):
+                lacking = [x for x in wheels.libraries_lacking(version, index, g) if x.status in wheels.PROVEN]
+                if lacking:
+                    gaps[g] = lacking
+            coverage = coverage - set(gaps)
+        return EnvView(e, label, version, build, index, wheel_rocm, coverage, csrc, triton, gaps)
 
     @property
     def rocm_envs(self) -> List[EnvView]:

@@ -506,6 +506,8 @@ def wheel_missing_gfx(ctx: Context, meta: RuleMeta) -> Optional[Match]:
             continue  # at least one GPU is served; the mixed-GPU rule covers the rest
         if ov_gfx and ov_gfx in v.coverage:
             continue  # the (community) override is in effect; the override rules speak about it
+        if all(g.gfx in v.library_gaps for g in known):
+            continue  # on the arch list, missing in a bundled library: wheel-library-lacks-kernels
         have = ", ".join(sorted(v.coverage))
         ev.append(f"{v.label}: torch {v.version} ({v.coverage_source}: {have})")
         ev += [f"  lacks {g.gfx} for {g.label}" for g in known]
@@ -1299,3 +1301,41 @@ def preview_or_nightly(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     return Match(ev, severity="warning") if host_ev else Match(ev)
 
 __all__ = ["MATCHERS", "Match", "rule"]
+
+
+# ================================================================== per-library coverage (issue 30)
+_TENSILE_MISSING = re.compile(r"rocBLAS error: Cannot read (\S{0,400}?TensileLibrary\S{0,80}?)(?::| ).{0,200}?for GPU arch ?: ?(gfx[0-9a-f]{3,4})",
+                              re.I)
+
+
+@rule("wheel-library-lacks-kernels")
+def wheel_library_lacks_kernels(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    """torch's arch list names the GPU, but a library bundled in the wheel (rocBLAS's Tensile
+    kernels, hipBLASLt, MIOpen...) has none for it: the first matrix product aborts."""
+    ev: List[str] = []
+    gfxs: List[str] = []
+    for v in ctx.rocm_envs:
+        for g in ctx.gpus:
+            for gap in v.library_gaps.get(g.gfx or "", []):
+                ev.append(f"{v.label}: torch {v.version} lists {g.gfx} ({g.label}) in its arch list, but its bundled "
+                          f"{gap.library} has none: {gap.part} ({gap.status})")
+                gfxs.append(g.gfx or "")
+    host = False
+    for text, where, _sig in ctx.error_lines:
+        m = _TENSILE_MISSING.search(text)
+        if m:
+            ev.append(f"{where}: {text.strip()[:300]}")
+            gfxs.append(m.group(2).lower())
+            host = host or "/torch/lib/" not in m.group(1)  # the host's ROCm, not a wheel's own rocBLAS
+    if not ev:
+        return None
+    legacy = sorted({g for g in gfxs if g in meta.params.get("rocm63_last", [])})
+    fix = None
+    if legacy:
+        fix = (f"{meta.fix} For {', '.join(legacy)}: the rocm6.3 index (torch 2.9.1+rocm6.3 or older) is the last "
+               "PyTorch index whose rocBLAS has their kernels; or AMD's multi-arch index with the "
+               f"{', '.join('device-' + g for g in legacy)} extra.")
+        if host:
+            fix += (" The failing rocBLAS here is the host's ROCm (not a wheel's): ROCm 6.4 and later ship no Tensile "
+                    f"kernels for {', '.join(legacy)}; ROCm 6.3.x is the last release whose rocBLAS has them.")
+    return Match(ev, fix=fix, data={"gfx": sorted(set(gfxs))})

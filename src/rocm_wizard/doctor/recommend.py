@@ -127,6 +127,15 @@ def _choose_pair(facts: resolve.Facts, exclude: Optional[Tuple[str, str]] = None
     return (t, idx, reason, best), ""
 
 
+def _driver_known(rel, codename: Optional[str]) -> bool:
+    """Whether the amdgpu driver repository paired with ``rel`` is known (10.1's is not)."""
+    if getattr(rel, "core", False):
+        from ..catalog import coresdk
+
+        return bool(coresdk.driver_lines(rel, codename or "noble", None))
+    return bool(getattr(rel, "amdgpu_dir", None))
+
+
 def _key(way, name: str):
     from ..catalog import compat
 
@@ -315,8 +324,10 @@ def _rocm(ctx: Context, facts: resolve.Facts, ids, repo_base: Optional[str], ind
                  else f"no ROCm release in the catalog supports {facts.names or ', '.join(gfx) or 'this GPU'} under "
                       f"WSL ({res.reason})")
         why = (f"Under WSL the GPU driver is the Windows one; rocm-wizard does not plan AMD's WSL install. {where}; "
-               f"AMD's steps: amdgpu-install -y --usecase=wsl,rocm --no-dkms (from ROCm {compat.wsl_first_release()}), "
-               f"librocdxg from ROCm {_wsl('librocdxg_from')}, and in a venv's torch: {_wsl('hsa_removal')}.")
+               f"AMD's steps: amdgpu-install -y --usecase=wsl,rocm --no-dkms (from ROCm {compat.wsl_first_release()} "
+               f"with Adrenalin {_wsl('first_adrenalin')} or newer); from ROCm {_wsl('librocdxg_from')} librocdxg with "
+               f"{_wsl('dxg_env')}; with ROCm {_wsl('hsa_removal_until')} and older, in a venv's torch: "
+               f"{_wsl('hsa_removal')}.")
         return Recommendation("rocm-upgrade", None, False, {}, why, [], srcs + list(compat.wsl_facts().get(
             "hsa_removal_sources", [])), way.proof() if way is not None else [])
     if rel is None:
@@ -353,6 +364,10 @@ def _rocm(ctx: Context, facts: resolve.Facts, ids, repo_base: Optional[str], ind
         "pin_file": releases.repo().pin_file,
         "amdgpu_install_url": releases.amdgpu_install_url(rel, codename or "", repo_base),
         "kernel_driver": ("none (WSL: user space only, --no-dkms)" if ctx.wsl else
+                          "none (Ryzen APU: the kernel's own amdgpu driver, --no-dkms)"
+                          if facts.gpus and all(g.igpu for g in facts.gpus) else
+                          "none (the amdgpu driver repository of ROCm " + rel.version + " is not known: the installed "
+                          "driver is kept, --no-dkms)" if not _driver_known(rel, codename) else
                           "amdgpu-dkms" if s(ctx.os.kernel) else
                           "none (the running kernel is not known, and amdgpu-dkms needs its headers: --no-dkms)"),
         "release_status": rel.status, "support_status": rel.support_status,
@@ -385,8 +400,16 @@ def _rocm(ctx: Context, facts: resolve.Facts, ids, repo_base: Optional[str], ind
         parts.append(f"Support data for {rel.version} is {rel.support_status}.")
     ks = kernel_series(ctx.os.kernel)
     listed = rel.kernel_series(ver)
+    who = ""
+    if getattr(rel, "core", False):  # Instinct, Radeon and Ryzen APUs have their own kernel lists
+        from ..catalog import coresdk
+
+        fams = sorted({coresdk.family_of(g) for g in gfx})
+        per = coresdk.family_kernels(rel, fams[0], ver) if len(fams) == 1 else None
+        if per:
+            listed, who = per, f" for {fams[0]} GPUs"
     if ks and listed and ks not in listed and not ctx.wsl:
-        parts.append(f"The running kernel {s(ctx.os.kernel)} is not one ROCm {rel.version} lists for Ubuntu {ver} "
+        parts.append(f"The running kernel {s(ctx.os.kernel)} is not one ROCm {rel.version} lists{who} for Ubuntu {ver} "
                      f"({', '.join(listed)}): boot one of those first, or amdgpu-dkms may not build.")
         target["kernel_ok"] = False
     else:

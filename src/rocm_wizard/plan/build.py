@@ -42,7 +42,7 @@ class Choices:
     venv: Optional[str] = None
     venv_mode: Optional[str] = None  # new | existing
     image: Optional[str] = None
-    dkms: bool = True
+    dkms: Optional[bool] = True  # None: decide (Ryzen APUs and releases with no known driver repository: no)
     rocm_mirror: Optional[str] = None
     allow_http_mirror: bool = False  # an http:// --rocm-mirror (the key then comes over plain HTTP)
     allow_apt_removals: bool = False  # apt may remove packages unrelated to ROCm while installing it
@@ -311,7 +311,7 @@ def _rocm_upgrade(system, choices: Choices, notes: List[str], recipe) -> Tuple[D
                             + (f"; releases that support it: {', '.join(better[-3:])}" if better else ""))
         notes.append(f"{g} is not officially supported by ROCm {rel.version} ({st.note})" +
                      (f"; community setting: {cat.override_text(g)}" if cat.override_text(g) else ""))
-    dkms = bool(choices.dkms)
+    dkms = _dkms_choice(system, choices, rel, bool(rel.amdgpu_dir), notes)
     kernel = _safe_kernel(osi.kernel)
     if dkms and not rel.amdgpu_dir:
         raise PlanError(f"the amdgpu driver repository of ROCm {rel.version} is not known ({rel.note or 'not in the catalog'}):"
@@ -444,6 +444,60 @@ def _mirror_base(url: Optional[str], option: str, allow_http: bool) -> Optional[
     return base
 
 
+def apu_host(system) -> bool:
+    """Every AMD GPU of the host is an integrated one (a Ryzen APU): it runs the kernel's own amdgpu
+    driver (AMD's Ryzen install docs), so ROCm is installed without amdgpu-dkms."""
+    from ..resolve.facts import amd_gpus
+
+    found = amd_gpus(system)
+    return bool(found) and all(g.igpu for g in found)
+
+
+def _vkey_loose(version: str) -> Tuple[int, ...]:
+    return tuple(int(p) if p.isdigit() else 0 for p in str(version).split(".")[:3])
+
+
+def _apu_kernel_note(system, rel) -> str:
+    """The kernels the Core SDK lists for Ryzen APUs on this Ubuntu release (``rel`` of that stream)
+    and the APU's own floor (compat.toml [apu] kernel_min, e.g. gfx1151's KFD fixes), as a clause;
+    "" when none is known."""
+    from ..catalog import compat, coresdk
+    from ..resolve.facts import amd_gpus
+
+    osi = _os(system)
+    short = ".".join(str(getattr(osi, "version_id", "") or "").split(".")[:2])
+    parts = []
+    for fam in coresdk._data().get("family_os", []):
+        k = ((fam.get("kernels") or {}).get(short) if getattr(osi, "id", "") == "ubuntu"
+             and getattr(rel, "series", None) in fam.get("series", []) else None)
+        if k:
+            parts.append(f"AMD lists kernel {k} for Ryzen APUs on Ubuntu {short}")
+    gfx = {g.gfx for g in amd_gpus(system) if g.gfx}
+    for row in compat.apu_facts().get("kernel_min", []):
+        if row.get("gfx") in gfx:
+            parts.append(f"{row['gfx']} needs at least Ubuntu HWE {row.get('ubuntu_hwe')} / OEM {row.get('ubuntu_oem')}, "
+                         f"elsewhere {row.get('other')} ({row.get('status', 'documented')})")
+    return (": " + "; ".join(parts)) if parts else ""
+
+
+def _dkms_choice(system, choices: Choices, rel, driver_known: bool, notes: List[str]) -> bool:
+    """Whether the plan installs amdgpu-dkms: as asked (--no-dkms, answers' dkms); when not asked,
+    never on a Ryzen APU host (the kernel's own driver) and not where the release's driver
+    repository is not known (the installed driver is kept), else yes."""
+    if choices.dkms is not None:
+        return bool(choices.dkms)
+    if apu_host(system):
+        notes.append("Ryzen APU: ROCm runs on the kernel's own amdgpu driver (AMD's Ryzen install docs), so no "
+                     "amdgpu-dkms is installed (as with --no-dkms); the kernel must be new enough for the APU"
+                     + _apu_kernel_note(system, rel))
+        return False
+    if not driver_known:
+        notes.append(f"the amdgpu driver repository paired with ROCm {rel.version} is not known: the installed "
+                     "kernel driver is kept (as with --no-dkms)")
+        return False
+    return True
+
+
 def _rocm_upgrade_core(system, choices: Choices, notes: List[str], rel, targets: List[str], other: List[str],
                        here: int) -> Tuple[Dict[str, Any], Dict[str, Any], Fingerprint]:
     """The Core SDK branch of rocm-upgrade (recipe ``plans/rocm-upgrade-core.toml``)."""
@@ -457,17 +511,28 @@ def _rocm_upgrade_core(system, choices: Choices, notes: List[str], rel, targets:
     if rel.supports_os(osi.id, osi.version_id) is False:
         oses = [f"Ubuntu {', '.join(rel.ubuntu_versions)}"] + ([f"Debian {', '.join(rel.debian)}"] if rel.debian else [])
         raise PlanError(f"ROCm {rel.version} is for {' and '.join(oses)}, not {osi.id} {osi.version_id}")
+    from ..resolve.facts import amd_gpus
+
+    gpu_names = ", ".join(dict.fromkeys(g.name for g in amd_gpus(system) if g.name))
     for g in targets + other:
-        if cat.core_gfx_ok(rel, osi.id, g):
+        ok = cat.core_gfx_ok(rel, osi.id, g, osi.version_id, gpu_names)
+        if ok:
+            continue
+        if ok is None and g in targets:
+            notes.append(f"whether ROCm {rel.version} supports this {g} product on {osi.id} {osi.version_id} depends on "
+                         "the product (AMD's per-product OS lists), and the GPU's name is not known")
             continue
         if g in targets:
-            raise PlanError(f"ROCm {rel.version} does not list {g}" + (" on Debian (Instinct only)" if osi.id == "debian"
-                                                                         else "") + "; choose another release")
+            raise PlanError(f"ROCm {rel.version} does not list {g}"
+                            + (f" ({gpu_names}) on Debian {osi.version_id} (AMD's per-product OS lists: Instinct only; "
+                               "MI100 and MI210 none, MI250/MI250X/MI300A Debian 12, MI350P Debian 13)"
+                               if osi.id == "debian" else f" on {osi.id} {osi.version_id}")
+                            + "; choose another release")
         notes.append(f"{g} is not on ROCm {rel.version}'s list (the integrated GPU is left out)")
     info = cat.core_info()
     fpr_text = choices.rocm_core_key_fingerprint or info.key_fingerprint
-    if not fpr_text:
-        raise PlanError(f"the Core SDK signing key's fingerprint is {info.key_fingerprint_status} (AMD publishes none); "
+    if not fpr_text:  # only with a catalog (overlay) that has no fingerprint
+        raise PlanError(f"the Core SDK signing key's fingerprint is {info.key_fingerprint_status} in the catalog; "
                         "give the one you checked with --rocm-core-key-fingerprint FPR (answers file: "
                         "rocm_core_key_fingerprint): rocm-wizard pins it and refuses any other key. Check it on the "
                         f"key file ({cat.core_key_url(rel, None)}) with `gpg --show-keys --with-fingerprint FILE`")
@@ -476,7 +541,8 @@ def _rocm_upgrade_core(system, choices: Choices, notes: List[str], rel, targets:
         raise PlanError(f"--rocm-core-key-fingerprint {fpr_text!r} is not a 40-digit hex fingerprint")
     base = _mirror_base(choices.rocm_core_mirror, "--rocm-core-mirror", choices.allow_http_mirror)
     radeon = _mirror_base(choices.rocm_mirror, "--rocm-mirror", choices.allow_http_mirror)
-    dkms = bool(choices.dkms)
+    dkms = _dkms_choice(system, choices, rel, bool(cat.core_driver_lines(rel, prof.codename, None))
+                        and osi.id == "ubuntu", notes)
     kernel = _safe_kernel(osi.kernel)
     codename = prof.codename
     driver_lines = cat.core_driver_lines(rel, codename, radeon) if dkms else []
@@ -539,9 +605,11 @@ def _rocm_upgrade_core(system, choices: Choices, notes: List[str], rel, targets:
                      + " ".join(legacy))
     notes.append(info.pointer_note)
     if choices.rocm_core_key_fingerprint:
-        notes.append(f"Core SDK signing key fingerprint given by you: {fpr} (AMD publishes none)")
+        notes.append(f"Core SDK signing key fingerprint given by you: {fpr} (the catalog's: "
+                     f"{info.key_fingerprint or 'none'}, {info.key_fingerprint_status})")
     else:
-        notes.append(f"Core SDK signing key fingerprint {fpr} ({info.key_fingerprint_status})")
+        notes.append(f"Core SDK signing key fingerprint {fpr} ({info.key_fingerprint_status}: "
+                     f"{info.key_fingerprint_source or 'catalog'}); --rocm-core-key-fingerprint overrides it")
     if not dkms:
         notes.append("--no-dkms: the installed amdgpu kernel driver is kept; AMD's window lists the 30.x and 31.x "
                      "drivers for the Core SDK user space (user/kernel-space compatibility matrix)")
@@ -559,9 +627,10 @@ def _rocm_upgrade_core(system, choices: Choices, notes: List[str], rel, targets:
         notes.append(f"ROCm {rel.version}: {rel.note}")
     facts = {"rocm_release": cat.release_facts(rel),
              "key": {"url": cat.core_key_url(rel, base), "fingerprint": fpr, "status": info.key_fingerprint_status,
-                     "given": bool(choices.rocm_core_key_fingerprint), "sources": cat.describe_sources(info.key_sources)},
+                     "given": bool(choices.rocm_core_key_fingerprint), "source": info.key_fingerprint_source,
+                     "sources": cat.describe_sources(info.key_sources)},
              "legacy_removed": legacy, "packages": names,
-             "gfx_support": {g: cat.core_gfx_ok(rel, osi.id, g) for g in targets + other}}
+             "gfx_support": {g: cat.core_gfx_ok(rel, osi.id, g, osi.version_id, gpu_names) for g in targets + other}}
     before = _short_version(getattr(system.rocm, "version", None))
     if before is None and cat.rocm_absent(system):
         before = "none"
@@ -892,9 +961,18 @@ def _torch_reinstall(system, choices: Choices, notes: List[str], recipe):
     if osi is not None and osi.wsl:
         from ..catalog import compat
 
-        notes.append("WSL: AMD's WSL steps " + str(compat.wsl_facts().get("hsa_removal", "")) + " after the "
-                     "install, and need the ROCm WSL user space on the host (amdgpu-install --usecase=wsl,rocm "
-                     "--no-dkms); this plan does not do either")
+        wsl = compat.wsl_facts()
+        wheel_rocm = str(cat.index_rocm(idx) or "")
+        until = str(wsl.get("hsa_removal_until", "") or "")
+        if until and wheel_rocm and _vkey_loose(wheel_rocm) <= _vkey_loose(until):
+            notes.append("WSL: AMD's WSL steps " + str(wsl.get("hsa_removal", "")) + " after the "
+                         "install, and need the ROCm WSL user space on the host (amdgpu-install --usecase=wsl,rocm "
+                         "--no-dkms); this plan does not do either")
+        else:
+            notes.append(f"WSL: from ROCm {wsl.get('librocdxg_from', '7.2')} AMD's WSL runtime reaches the GPU through "
+                         f"librocdxg with {wsl.get('dxg_env', 'HSA_ENABLE_DXG_DETECTION=1')} (the wheel's HSA runtime "
+                         "is kept), and needs the ROCm WSL user space on the host (amdgpu-install --usecase=wsl,rocm "
+                         "--no-dkms); this plan does not do either")
     if env is not None and env.triton_shadow:
         notes.append(f"a stray triton directory shadows the package: {env.triton_shadow} (remove or rename it; "
                      "rocm-wizard does not delete your files)")
@@ -1108,6 +1186,8 @@ def build_plan(system, choices: Optional[Choices] = None) -> Plan:
 
 def _build(system, choices: Choices, notes: List[str]) -> Plan:
     path = choices.path or ""
+    if path != "rocm-upgrade" and choices.dkms is None:
+        choices.dkms = True  # only a ROCm upgrade decides about the kernel driver
     recipe = load_recipe(path)
     auto = getattr(choices, "_auto", False)
     osi = _os(system)

@@ -201,10 +201,11 @@ def core_profile(osi):
     return coresdk.profile(osi.id, osi.version_id)
 
 
-def core_gfx_ok(rel, os_id: Optional[str], gfx: str) -> bool:
+def core_gfx_ok(rel, os_id: Optional[str], gfx: str, os_version: Optional[str] = None,
+                names: str = "") -> Optional[bool]:
     from ..catalog import coresdk
 
-    return coresdk.gfx_supported_on(rel, os_id, gfx)
+    return coresdk.gfx_supported_on(rel, os_id, gfx, os_version, names)
 
 
 def core_source_file(rel, prof, base: Optional[str]) -> Tuple[str, str]:

@@ -19,6 +19,7 @@ class GpuFact:
     gfx: Optional[str]
     name: str
     igpu: bool
+    target: str = ""  # the exact target with features when known ("gfx90a:sramecc+:xnack-")
 
 
 @dataclass
@@ -32,6 +33,7 @@ class Facts:
     driver_source: str = ""
     os_id: str = ""
     os_version: str = ""
+    os_point: str = ""  # the point release when the OS's name gives it (Ubuntu 24.04.5), else os_version
     kernel: str = ""
     wsl: bool = False
     container: bool = False
@@ -48,6 +50,11 @@ class Facts:
     @property
     def compute_gfx(self) -> List[str]:
         return list(dict.fromkeys(g.gfx for g in self.compute if g.gfx))
+
+    @property
+    def compute_targets(self) -> List[str]:
+        """The exact targets (with features where known, else the bare gfx) of the working GPUs."""
+        return list(dict.fromkeys((g.target or g.gfx) for g in self.compute if g.gfx))
 
     @property
     def hidden_gfx(self) -> List[str]:
@@ -78,6 +85,24 @@ def gfx_of(g) -> Optional[str]:
     return entry.gfx_target if entry is not None else None
 
 
+def exact_target(g) -> str:
+    """``gfx90a:sramecc+:xnack-`` from the GPU's ISA name (``amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-``);
+    "" when no features are known."""
+    base, feats = wheels.split_target(getattr(g, "isa", None) or getattr(g, "gfx_target", None))
+    if not base or not feats or base != gfx_of(g):
+        return ""
+    return ":".join([base] + sorted(feats))
+
+
+def point_release(osi) -> str:
+    """``24.04.5`` from PRETTY_NAME "Ubuntu 24.04.5 LTS" when it extends VERSION_ID, else VERSION_ID."""
+    vid = _s(getattr(osi, "version_id", None))
+    m = re.search(r"\b(\d+\.\d+(?:\.\d+)?)\b", _s(getattr(osi, "pretty_name", None)))
+    if vid and m and (m.group(1) == vid or m.group(1).startswith(vid + ".")):
+        return m.group(1)
+    return vid
+
+
 def _is_amd(g) -> bool:
     vendor = _s(getattr(g, "vendor_id", None)).lower().replace("0x", "")
     if vendor:
@@ -90,8 +115,11 @@ def amd_gpus(system) -> List[GpuFact]:
     for g in getattr(system, "gpus", None) or []:
         if not _is_amd(g):
             continue
-        igpu = _s(getattr(g, "kind", None)) == "igpu" or _s(getattr(g, "segment", None)) == "apu"
-        out.append(GpuFact(gfx_of(g), _s(getattr(g, "name", None)) or "AMD GPU", igpu))
+        gfx = gfx_of(g)
+        kind = _s(getattr(g, "kind", None))
+        igpu = kind == "igpu" or _s(getattr(g, "segment", None)) == "apu" or (
+            kind != "dgpu" and bool(gfx) and gpus.apu_only_gfx(gfx))
+        out.append(GpuFact(gfx, _s(getattr(g, "name", None)) or "AMD GPU", igpu, exact_target(g)))
     return out
 
 
@@ -161,5 +189,6 @@ def from_system(system, error_text: Optional[str] = None, venv: Optional[str] = 
         torch_index=wheels.index_of_version(env.version) if env is not None else None,
         host_rocm=host_rocm(system), driver_train=train, driver_source=where,
         os_id=_s(getattr(osi, "id", None)).lower(), os_version=_s(getattr(osi, "version_id", None)),
+        os_point=point_release(osi),
         kernel=kernel, wsl=wsl, container=bool(_s(getattr(osi, "container", None))), override=override,
         not_torch=tuple(compat.not_torch_workloads(text)), vendor_triton=tuple(compat.vendor_triton_containers(text)))

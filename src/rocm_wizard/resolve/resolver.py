@@ -30,6 +30,12 @@ def _check(cid: str, verdict: str, detail: str, extra: Sequence[str] = (), no_gp
     return Check(cid, verdict, detail, tuple(dict.fromkeys(tuple(c.sources) + tuple(extra))), on_unknown)
 
 
+def support_gfx(target: str) -> Optional[str]:
+    from ..catalog.support import normalize_gfx
+
+    return normalize_gfx(target)
+
+
 def _kleene(answers: Sequence[Optional[bool]]) -> str:
     if any(a is False for a in answers):
         return VIOLATED
@@ -46,18 +52,30 @@ def check_wheel_gfx(facts: Facts, t: wheels.TorchRelease, idx: wheels.WheelIndex
     if not gfx:
         return _check("wheel-has-gfx", UNKNOWN, "no GPU with a known gfx target: the wheels are not checked "
                       "against one", srcs, no_gpu=True)
-    answers = [wheels.wheel_has_gfx(t, idx, g) for g in gfx]
+    targets = facts.compute_targets or gfx
+    answers = [wheels.wheel_has_gfx(t, idx, g) for g in targets]
     verdict = _kleene(answers)
     status = built.status if built else "unknown"
-    lacking = [g for g, a in zip(gfx, answers) if a is False]
-    unsure = [g for g, a in zip(gfx, answers) if a is None]
+    lacking = [g for g, a in zip(targets, answers) if a is False]
+    unsure = [g for g, a in zip(targets, answers) if a is None]
+    gaps = {g: wheels.libraries_lacking(t, idx, g) for g in targets}
+    for g in targets:
+        srcs += tuple(s for gap in gaps[g] for s in gap.sources)
     if verdict == VIOLATED:
+        in_list = [g for g in lacking if gaps[g] and built is not None and built.has(support_gfx(g)) is not False]
         detail = f"torch {t.version}+{idx.name} carries no kernels for {', '.join(lacking)}"
+        if in_list:
+            libs = sorted({f"{gap.library} ({gap.part})" for g in in_list for gap in gaps[g]})
+            named = ", ".join(dict.fromkeys(support_gfx(g) or g for g in in_list))
+            detail += f": torch's arch list names {named}, but the bundled library lacks them: {'; '.join(libs)}"
     elif verdict == SATISFIED:
         detail = f"torch {t.version}+{idx.name} carries kernels for {', '.join(gfx)} ({status})"
     else:
         detail = (f"whether torch {t.version}+{idx.name} carries kernels for {', '.join(unsure)} is not known "
                   f"(gfx list {status})")
+        libs = sorted({gap.library for g in unsure for gap in gaps[g]})
+        if libs:
+            detail += f"; {', '.join(libs)} may lack them (inferred)"
     if facts.hidden_gfx:
         detail += f"; the integrated GPU ({', '.join(facts.hidden_gfx)}) is left out of the check"
     return _check("wheel-has-gfx", verdict, detail, srcs)
@@ -231,7 +249,8 @@ def rocm_checks(facts: Facts, rel: releases.RocmRelease) -> List[Check]:
     if not gfx:
         sup = _check("rocm-supports-gpu", UNKNOWN, "the GPU's gfx target is not known")
     else:
-        answers = [coresdk.gfx_supported_on(rel, facts.os_id, g) if rel.core else g in rel.gfx_official for g in gfx]
+        answers = [coresdk.gfx_supported_on(rel, facts.os_id, g, facts.os_version, facts.names) if rel.core
+                   else g in rel.gfx_official for g in gfx]
         verdict = _kleene(answers)
         if verdict == SATISFIED and rel.support_status not in wheels.PROVEN:
             verdict = UNKNOWN
@@ -242,6 +261,11 @@ def rocm_checks(facts: Facts, rel: releases.RocmRelease) -> List[Check]:
     ok = rel.supports_os(facts.os_id, facts.os_version) if facts.os_version else None
     kernel = ".".join(facts.kernel.split(".")[:2]) if facts.kernel else ""
     listed = rel.kernel_series(facts.ubuntu) if facts.ubuntu else []
+    fams = sorted({coresdk.family_of(g) for g in gfx}) if rel.core and gfx else []
+    if len(fams) == 1:  # Instinct, Radeon and Ryzen APUs have their own kernel lists
+        per = coresdk.family_kernels(rel, fams[0], facts.ubuntu)
+        if per:
+            listed = list(per)
     if ok is False:
         oses = [f"Ubuntu {', '.join(rel.ubuntu_versions)}"] + ([f"Debian {', '.join(rel.debian)}"] if rel.debian else [])
         checks.append(_check("rocm-supports-os", VIOLATED, f"ROCm {rel.version} is for {' and '.join(oses)}, not "
@@ -249,8 +273,10 @@ def rocm_checks(facts: Facts, rel: releases.RocmRelease) -> List[Check]:
     elif ok is None:
         checks.append(_check("rocm-supports-os", UNKNOWN, "the Ubuntu release is not known", rel.all_sources))
     elif listed and kernel and kernel not in listed and not facts.wsl:
+        who = f" for {fams[0]} GPUs" if len(fams) == 1 and coresdk.family_kernels(rel, fams[0], facts.ubuntu) else ""
         checks.append(_check("rocm-supports-os", UNKNOWN, f"Ubuntu {facts.ubuntu} is supported; the running kernel "
-                             f"{facts.kernel} is not one ROCm {rel.version} lists ({', '.join(listed)})", rel.all_sources))
+                             f"{facts.kernel} is not one ROCm {rel.version} lists{who} ({', '.join(listed)})",
+                             rel.all_sources))
     else:
         checks.append(_check("rocm-supports-os", SATISFIED, f"ROCm {rel.version} supports "
                              f"{facts.os_id.capitalize()} {facts.os_version}", rel.all_sources))
@@ -266,17 +292,23 @@ def rocm_checks(facts: Facts, rel: releases.RocmRelease) -> List[Check]:
 
 def rocm_ways(facts: Facts) -> Resolution:
     target = releases.upgrade_target(facts.compute_gfx, host=facts.host_rocm, os_id=facts.os_id or None,
-                                     os_version=facts.os_version or None) if facts.compute_gfx else None
+                                     kernel=facts.kernel or None, names=facts.names,
+                                     os_version=facts.os_point or facts.os_version or None) if facts.compute_gfx else None
     if target is not None:
         target_series = target.series
     elif facts.host_rocm and releases.stream_of(facts.host_rocm) == "legacy" and facts.os_id in ("ubuntu", ""):
         target_series = releases.policy_series()
     else:  # no GPU known: the policy's stream for this host
-        target_series = releases.core_series()
+        target_series = releases.core_series(facts.os_id or None, facts.os_point or facts.os_version or None,
+                                             facts.kernel or None)
     ways = []
     for rel in releases.all_releases():
         w = WayOut("rocm-upgrade", rel.version, tuple(rocm_checks(facts, rel)), subject=rel)
-        w.rank = (w.check("rocm-supports-gpu").verdict == SATISFIED, rel.series == target_series,
+        # the policy's series first (upgrade_target already kept to releases that list the GPU; a
+        # series whose support lists were carried over, such as 7.2, answers unknown, not violated),
+        # then proven support, documented data, newer
+        w.rank = (rel.series == target_series and w.check("rocm-supports-gpu").verdict != VIOLATED,
+                  w.check("rocm-supports-gpu").verdict == SATISFIED,
                   rel.status == "documented" and rel.support_status == "documented", _vt(rel.version))
         ways.append(w)
     return _split("rocm-upgrade", ways, "no ROCm release in the catalog")

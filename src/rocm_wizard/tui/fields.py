@@ -276,6 +276,32 @@ def image_choices(system: Any) -> List[Tuple[str, str]]:
     return out
 
 
+def _key_fpr(stream: str) -> str:
+    """The catalog's signing-key fingerprint of ``stream`` (core: the Core SDK's; legacy: repo.radeon.com's)."""
+    from ..catalog import coresdk, releases
+
+    return coresdk.info().key_fingerprint if stream == "core" else releases.repo().key_fingerprint
+
+
+def _key_default(stream: str) -> str:
+    """"D0F0... (observed: ROCm/TheRock build_repo_package.py, PR #7269)": the default and its source."""
+    from ..catalog import coresdk, releases
+
+    if stream == "core":
+        info = coresdk.info()
+        fpr, status, src = info.key_fingerprint, info.key_fingerprint_status, info.key_fingerprint_source
+    else:
+        repo = releases.repo()
+        fpr, status, src = repo.key_fingerprint, repo.key_fingerprint_status, "seen in apt output"
+    if not fpr:
+        return f"(none in the catalog: {status})"
+    return f"{fpr} ({status}: {src})" if src else f"{fpr} ({status})"
+
+
+def _spaced(fpr: str) -> str:
+    return " ".join(fpr[i:i + 4] for i in range(0, len(fpr), 4)) if fpr else ""
+
+
 def _with_default(choices: List[Tuple[str, str]], value: Optional[str]) -> Optional[str]:
     keys = [c[0] for c in choices]
     if value in keys:
@@ -336,13 +362,15 @@ def fields_for(path: str, system: Any, target: Optional[Dict[str, Any]] = None,
             Field("rocm_mirror", "Repository mirror", TEXT, "", help="optional: a mirror of https://repo.radeon.com",
                   validate=check_url, placeholder="https://repo.radeon.com"),
             Field("rocm_key_fingerprint", "Key fingerprint", TEXT, "", help="optional: the signing key's "
-                  "fingerprint from a source you trust", validate=check_fingerprint, placeholder="CA8B B472 ..."),
+                  "fingerprint from a source you trust; default " + _key_default("legacy"),
+                  validate=check_fingerprint, placeholder=_spaced(_key_fpr("legacy"))),
             Field("rocm_core_mirror", "Core SDK mirror", TEXT, "", help="optional: a mirror of AMD's Core SDK "
                   "hosts (https://stable.repo.amd.com, https://repo.amd.com)", validate=check_url,
                   placeholder="https://stable.repo.amd.com"),
-            Field("rocm_core_key_fingerprint", "Core SDK key fingerprint", TEXT, "", help="needed for a Core SDK "
-                  "release (7.14, 10.x): AMD publishes none; check the key file yourself", validate=check_fingerprint,
-                  placeholder="0123 4567 ..."),
+            Field("rocm_core_key_fingerprint", "Core SDK key fingerprint", TEXT, "", help="optional, for a Core "
+                  "SDK release (7.14, 10.x): empty checks the default " + _key_default("core")
+                  + "; type another to override it", validate=check_fingerprint,
+                  placeholder=_spaced(_key_fpr("core"))),
         ]
     if path == "docker":
         choices = image_choices(system)

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# rocm-wizard plan: Upgrade ROCm to 6.4.3 from AMD's apt repositories (noble)
-# path: rocm-upgrade   plan id: 0c037727a5e6   format: 1   rocm-wizard @VERSION@
+# rocm-wizard plan: Upgrade ROCm to 7.2.4 from AMD's apt repositories (noble)
+# path: rocm-upgrade   plan id: 8b553bf1e109   format: 1   rocm-wizard @VERSION@
 # made for: Ubuntu; ROCm 6.2.2
 # system fingerprint: sha256:ca5c8b47170d4ce5dd85632918785a16
 #   os: ubuntu 24.04
-#   rocm: 6.2.2 | 6.4.3
+#   rocm: 6.2.2 | 7.2.4
 #   kernel: not known when the plan was made, not checked
 #   gpus: not known when the plan was made, not checked
 #
@@ -14,17 +14,18 @@
 #
 # Steps:
 #    1. Fetch AMD's signing key and check its fingerprint
-#    2. Register the ROCm 6.4.3 repositories (replacing other AMD entries)
+#    2. Register the ROCm 7.2.4 repositories (replacing other AMD entries)
 #    3. Prefer repo.radeon.com over the distribution's ROCm packages
 #    4. Refresh the package lists
-#    5. Install ROCm 6.4.3 (rocm, rocm-hip-libraries, rocm-hip-runtime, rocm-language-runtime, rocm-ml-libraries, rocm-opencl-runtime, rocm-developer-tools, rocm-hip-sdk, rocm-ml-sdk, rocm-opencl-sdk, rocm-openmp-sdk)
+#    5. Install ROCm 7.2.4 (rocm, rocm-hip-libraries, rocm-hip-runtime, rocm-language-runtime, rocm-ml-libraries, rocm-opencl-runtime, rocm-developer-tools, rocm-hip-sdk, rocm-ml-sdk, rocm-opencl-sdk, rocm-openmp-sdk)
 #    6. Add /opt/rocm to the dynamic linker's path
 #    7. Refresh the dynamic linker cache
 #    8. Let the GPU user use the GPU (render and video groups)
 # Note: WARNING: no AMD GPU was found on this system (or in the snapshot); planned as asked, for a machine or image set up before its card is in: what depends on the GPU is the catalog's default, not checked against a card (run rocm-wizard doctor once it is in)
-# Note: no GPU: ROCm 6.4.3 is the catalog's default (the newest documented release of the 6.4 series for Ubuntu 24.04); choose another with --rocm
+# Note: no GPU: ROCm 7.2.4 is the catalog's default (the newest documented release of the 7.2 series for Ubuntu 24.04); choose another with --rocm
 # Note: --no-dkms: the installed amdgpu kernel driver is kept; ROCm's user space supports kernel drivers up to a year apart from 6.4 on (AMD's user/kernel-space compatibility matrix)
 # Note: the signing key fingerprint CA8BB4727A47B4D09B4EE8969386B48A1A693C5C is observed (AMD does not publish it); check it with --rocm-key-fingerprint if you have another source
+# Note: ROCm 7.2.4: The last release of the legacy stream (rocm-* packages); the ROCm Core SDK (7.14, 10.x) follows. Driver 30.30.4 seen as amdgpu-dkms-firmware 30.30.4.0.30300400 on repo.radeon.com/amdgpu/30.30.4; the graphics directory follows the 7.x rule (not seen).
 
 # Values are single-quoted data, written out literally ($ and \ in them mean nothing to bash):
 # shellcheck disable=SC2016,SC1003
@@ -722,11 +723,11 @@ rw_expect() {
   rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
   RW_STALE=1
 }
-RW_PLAN_ID=0c037727a5e6
+RW_PLAN_ID=8b553bf1e109
 
 rw_check_fingerprint() {
   rw_expect os "$(rw_fp_os)" 'ubuntu 24.04'
-  rw_expect rocm "$(rw_fp_rocm)" 6.2.2 6.4.3
+  rw_expect rocm "$(rw_fp_rocm)" 6.2.2 7.2.4
   if [[ $RW_STALE == 1 ]]; then
     rw_die 'refusing to run: this plan was made for another system, or the system changed since (fingerprint sha256:ca5c8b47170d4ce5dd85632918785a16). Make a new plan with rocm-wizard --plan-only.'
   fi
@@ -757,15 +758,16 @@ step_01_rocm_key() {
 }
 
 step_02_rocm_repos() {
-  rw_begin 2 rocm-repos 'Register the ROCm 6.4.3 repositories (replacing other AMD entries)'
+  rw_begin 2 rocm-repos 'Register the ROCm 7.2.4 repositories (replacing other AMD entries)'
   RW_URLS=(//repo.radeon.com/rocm/apt/ //repo.radeon.com/amdgpu/ //repo.radeon.com/graphics/ //repo.radeon.com/rocm/packages-multi-arch/ //repo.radeon.com/rocm/core/packages/)
   local -a paths=(/etc/apt/sources.list.d/rocm.list /etc/apt/sources.list.d/amdgpu.list)
-  local -a contents=('# ROCm 6.4.3 for Ubuntu 24.04 (noble). Written whole by rocm-wizard;
+  local -a contents=('# ROCm 7.2.4 for Ubuntu 24.04 (noble). Written whole by rocm-wizard;
 # other AMD repository entries are commented out so that only this release is configured.
-deb [arch=amd64 signed-by=/etc/apt/keyrings/rocm.gpg] https://repo.radeon.com/rocm/apt/6.4.3 noble main
-' '# ROCm 6.4.3 for Ubuntu 24.04 (noble). Written whole by rocm-wizard;
+deb [arch=amd64 signed-by=/etc/apt/keyrings/rocm.gpg] https://repo.radeon.com/rocm/apt/7.2.4 noble main
+deb [arch=amd64 signed-by=/etc/apt/keyrings/rocm.gpg] https://repo.radeon.com/graphics/7.2.4/ubuntu noble main
+' '# ROCm 7.2.4 for Ubuntu 24.04 (noble). Written whole by rocm-wizard;
 # other AMD repository entries are commented out so that only this release is configured.
-deb [arch=amd64 signed-by=/etc/apt/keyrings/rocm.gpg] https://repo.radeon.com/amdgpu/6.4.3/ubuntu noble main
+deb [arch=amd64 signed-by=/etc/apt/keyrings/rocm.gpg] https://repo.radeon.com/amdgpu/30.30.4/ubuntu noble main
 ')
   local i todo=0 f
   rw_radeon_files "${paths[@]}"
@@ -808,7 +810,7 @@ Pin-Priority: 600
 step_04_apt_update() {
   rw_begin 4 apt-update 'Refresh the package lists'
   local -a names=(rocm rocm-hip-libraries rocm-hip-runtime rocm-language-runtime rocm-ml-libraries rocm-opencl-runtime rocm-developer-tools rocm-hip-sdk rocm-ml-sdk rocm-opencl-sdk rocm-openmp-sdk)
-  local -a prefixes=(6.4.3.60403- 6.4.3.60403- 6.4.3.60403- 6.4.3.60403- 6.4.3.60403- 6.4.3.60403- 6.4.3.60403- 6.4.3.60403- 6.4.3.60403- 6.4.3.60403- 6.4.3.60403-)
+  local -a prefixes=(7.2.4.70204- 7.2.4.70204- 7.2.4.70204- 7.2.4.70204- 7.2.4.70204- 7.2.4.70204- 7.2.4.70204- 7.2.4.70204- 7.2.4.70204- 7.2.4.70204- 7.2.4.70204-)
   local i need=0
   if rw_changed rocm-key rocm-repos rocm-pin; then need=1; fi
   for i in "${!names[@]}"; do
@@ -835,9 +837,9 @@ step_04_apt_update() {
 }
 
 step_05_rocm_packages() {
-  rw_begin 5 rocm-packages 'Install ROCm 6.4.3 (rocm, rocm-hip-libraries, rocm-hip-runtime, rocm-language-runtime, rocm-ml-libraries, rocm-opencl-runtime, rocm-developer-tools, rocm-hip-sdk, rocm-ml-sdk, rocm-opencl-sdk, rocm-openmp-sdk)'
+  rw_begin 5 rocm-packages 'Install ROCm 7.2.4 (rocm, rocm-hip-libraries, rocm-hip-runtime, rocm-language-runtime, rocm-ml-libraries, rocm-opencl-runtime, rocm-developer-tools, rocm-hip-sdk, rocm-ml-sdk, rocm-opencl-sdk, rocm-openmp-sdk)'
   local -a names=(rocm rocm-hip-libraries rocm-hip-runtime rocm-language-runtime rocm-ml-libraries rocm-opencl-runtime rocm-developer-tools rocm-hip-sdk rocm-ml-sdk rocm-opencl-sdk rocm-openmp-sdk)
-  local -a prefixes=(6.4.3.60403- 6.4.3.60403- 6.4.3.60403- 6.4.3.60403- 6.4.3.60403- 6.4.3.60403- 6.4.3.60403- 6.4.3.60403- 6.4.3.60403- 6.4.3.60403- 6.4.3.60403-)
+  local -a prefixes=(7.2.4.70204- 7.2.4.70204- 7.2.4.70204- 7.2.4.70204- 7.2.4.70204- 7.2.4.70204- 7.2.4.70204- 7.2.4.70204- 7.2.4.70204- 7.2.4.70204- 7.2.4.70204-)
   local -a want=()
   local i v
   for i in "${!names[@]}"; do
@@ -945,7 +947,7 @@ rw_main() {
   if [[ -n $RW_ROOT && $DRY_RUN != 1 ]]; then
     rw_die 'RW_ROOT is only for dry runs; to change another root, run this script inside it (chroot)'
   fi
-  rw_say 'rocm-wizard: Upgrade ROCm to 6.4.3 from AMD'"'"'s apt repositories (noble)'" (plan $RW_PLAN_ID)"
+  rw_say 'rocm-wizard: Upgrade ROCm to 7.2.4 from AMD'"'"'s apt repositories (noble)'" (plan $RW_PLAN_ID)"
   if [[ $DRY_RUN == 1 ]]; then rw_say 'DRY_RUN=1: showing what would be done; nothing is changed'; fi
   rw_check_fingerprint
   rw_dpkg_finish

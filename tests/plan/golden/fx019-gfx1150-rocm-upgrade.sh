@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rocm-wizard plan: Upgrade ROCm to 7.2.0 from AMD's apt repositories (noble)
-# path: rocm-upgrade   plan id: 202c482b6fa9   format: 1   rocm-wizard @VERSION@
+# path: rocm-upgrade   plan id: 7923e87d55e8   format: 1   rocm-wizard @VERSION@
 # made for: Ubuntu 24.04.3 LTS, kernel 6.17.0-1012-oem; AMD Radeon Graphics (gfx1150); ROCm 7.2.0; torch 2.9.1+rocm7.2.0.git7e1940d4 in None
 # system fingerprint: sha256:ac7230b29e28905acffffb3c3550d03f
 #   gpus: 150e
@@ -17,13 +17,13 @@
 #    2. Register the ROCm 7.2.0 repositories (replacing other AMD entries)
 #    3. Prefer repo.radeon.com over the distribution's ROCm packages
 #    4. Refresh the package lists
-#    5. Install the amdgpu kernel driver for kernel 6.17.0-1012-oem
-#    6. Install ROCm 7.2.0 (rocm)
-#    7. Add /opt/rocm to the dynamic linker's path
-#    8. Refresh the dynamic linker cache
-#    9. Let the GPU user use the GPU (render and video groups)
-#   10. Flag the reboot the new kernel driver needs
+#    5. Install ROCm 7.2.0 (rocm)
+#    6. Add /opt/rocm to the dynamic linker's path
+#    7. Refresh the dynamic linker cache
+#    8. Let the GPU user use the GPU (render and video groups)
 # Note: gfx1150 is not officially supported by ROCm 7.2.0 (not on the release's list of supported GPUs); community setting: HSA_OVERRIDE_GFX_VERSION=11.0.0 (community, not supported by AMD)
+# Note: Ryzen APU: ROCm runs on the kernel's own amdgpu driver (AMD's Ryzen install docs), so no amdgpu-dkms is installed (as with --no-dkms); the kernel must be new enough for the APU
+# Note: --no-dkms: the installed amdgpu kernel driver is kept; ROCm's user space supports kernel drivers up to a year apart from 6.4 on (AMD's user/kernel-space compatibility matrix)
 # Note: the signing key fingerprint CA8BB4727A47B4D09B4EE8969386B48A1A693C5C is observed (AMD does not publish it); check it with --rocm-key-fingerprint if you have another source
 # Note: ROCm 7.2.0: Also seen as 'ROCm version: 7.2.0' in amd-smi output on Ubuntu 24.04.
 
@@ -723,7 +723,7 @@ rw_expect() {
   rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
   RW_STALE=1
 }
-RW_PLAN_ID=202c482b6fa9
+RW_PLAN_ID=7923e87d55e8
 
 rw_check_fingerprint() {
   rw_expect gpus "$(rw_fp_gpus)" 150e
@@ -811,8 +811,8 @@ Pin-Priority: 600
 
 step_04_apt_update() {
   rw_begin 4 apt-update 'Refresh the package lists'
-  local -a names=(rocm amdgpu-dkms)
-  local -a prefixes=(7.2.0.70200- '')
+  local -a names=(rocm)
+  local -a prefixes=(7.2.0.70200-)
   local i need=0
   if rw_changed rocm-key rocm-repos rocm-pin; then need=1; fi
   for i in "${!names[@]}"; do
@@ -838,41 +838,8 @@ step_04_apt_update() {
   rw_mark apt-update
 }
 
-step_05_kernel_driver() {
-  rw_begin 5 kernel-driver 'Install the amdgpu kernel driver for kernel 6.17.0-1012-oem'
-  local -a names=(linux-headers-6.17.0-1012-oem linux-modules-extra-6.17.0-1012-oem amdgpu-dkms)
-  local -a prefixes=('' '' '')
-  local -a from_repo=(0 0 1)
-  local -a want=()
-  local i v
-  for i in "${!names[@]}"; do
-    if [[ ${from_repo[i]} == 1 ]] && rw_changed rocm-repos && [[ -n $(rw_pkg_version "${names[i]}") ]]; then
-      want+=("${names[i]}")
-      continue
-    fi
-    if rw_pkg_ok "${names[i]}" "${prefixes[i]}"; then continue; fi
-    if [[ -z ${prefixes[i]} ]]; then
-      want+=("${names[i]}")
-    elif v=$(rw_apt_pick "${names[i]}" "${prefixes[i]}"); then
-      want+=("${names[i]}=$v")
-    elif [[ $DRY_RUN == 1 ]]; then
-      want+=("${names[i]}=${prefixes[i]}*")
-    else
-      rw_die "apt offers no ${names[i]} ${prefixes[i]}*: is the repository reachable?"
-    fi
-  done
-  if [[ ${#want[@]} -eq 0 ]]; then
-    rw_ok "installed: ${names[*]}"
-    return 0
-  fi
-  rw_need_root
-  local -a related=('rocm*' 'rocblas*' 'rocfft*' 'rocrand*' 'rocsolver*' 'rocsparse*' 'rocthrust*' 'rocprim*' 'roctracer*' 'rocprofiler*' 'rocalution*' 'rocwmma*' 'rocdecode*' 'rocjpeg*' 'rocal*' 'rocshmem*' 'hip*' 'hsa*' 'amd-smi*' 'amdgpu*' 'amdrocm*' 'comgr*' 'openmp-extras*' 'miopen*' 'migraphx*' 'mivisionx*' 'rccl*' 'rpp*' half 'composablekernel*' 'mesa-amdgpu*' 'libdrm-amdgpu*' 'libdrm2-amdgpu*' 'librocm*' 'librocblas*' 'librocfft*' 'librocrand*' 'librocsolver*' 'librocsparse*' 'libroctracer*' 'libhip*' 'libamdhip*' 'libhsa*' 'librccl*' 'libmiopen*' 'libamd-comgr*')
-  rw_apt_install 0 "${#related[@]}" "${related[@]}" -y -o DPkg::Lock::Timeout=600 -o Dpkg::Options::=--force-confold --allow-downgrades "${want[@]}"
-  rw_mark kernel-driver
-}
-
-step_06_rocm_packages() {
-  rw_begin 6 rocm-packages 'Install ROCm 7.2.0 (rocm)'
+step_05_rocm_packages() {
+  rw_begin 5 rocm-packages 'Install ROCm 7.2.0 (rocm)'
   local -a names=(rocm)
   local -a prefixes=(7.2.0.70200-)
   local -a want=()
@@ -899,8 +866,8 @@ step_06_rocm_packages() {
   rw_mark rocm-packages
 }
 
-step_07_ld_conf() {
-  rw_begin 7 ld-conf 'Add /opt/rocm to the dynamic linker'"'"'s path'
+step_06_ld_conf() {
+  rw_begin 6 ld-conf 'Add /opt/rocm to the dynamic linker'"'"'s path'
   local path="${RW_ROOT}"/etc/ld.so.conf.d/rocm.conf content='/opt/rocm/lib
 /opt/rocm/lib64
 '
@@ -914,8 +881,8 @@ step_07_ld_conf() {
   rw_mark ld-conf
 }
 
-step_08_ldconfig() {
-  rw_begin 8 ldconfig 'Refresh the dynamic linker cache'
+step_07_ldconfig() {
+  rw_begin 7 ldconfig 'Refresh the dynamic linker cache'
   local out="${RW_ROOT}"/etc/ld.so.cache i stale=''
   local -a inputs=("${RW_ROOT}"/etc/ld.so.conf.d/rocm.conf "${RW_ROOT}"/opt/rocm "${RW_ROOT}"/opt/rocm/lib "${RW_ROOT}"/opt/rocm/lib64)
   if ! rw_changed ld-conf rocm-packages; then
@@ -940,8 +907,8 @@ step_08_ldconfig() {
   rw_mark ldconfig
 }
 
-step_09_gpu_groups() {
-  rw_begin 9 gpu-groups 'Let the GPU user use the GPU (render and video groups)'
+step_08_gpu_groups() {
+  rw_begin 8 gpu-groups 'Let the GPU user use the GPU (render and video groups)'
   local user='' g
   local -a groups=(render video)
   local -a missing=()
@@ -978,21 +945,6 @@ step_09_gpu_groups() {
   rw_mark gpu-groups
 }
 
-step_10_reboot_flag() {
-  rw_begin 10 reboot-flag 'Flag the reboot the new kernel driver needs'
-  local path="${RW_ROOT}"/run/reboot-required
-  if ! rw_changed kernel-driver; then
-    rw_ok 'the kernel driver did not change in this run'
-    return 0
-  fi
-  if [[ ! -e $path ]]; then
-    rw_put "$path" 0644 '*** System restart required ***
-'
-  fi
-  rw_say '    a reboot is needed: the amdgpu kernel driver changed'
-  rw_mark reboot-flag
-}
-
 rw_main() {
   if [[ -n $RW_ROOT && $DRY_RUN != 1 ]]; then
     rw_die 'RW_ROOT is only for dry runs; to change another root, run this script inside it (chroot)'
@@ -1005,12 +957,10 @@ rw_main() {
   step_02_rocm_repos
   step_03_rocm_pin
   step_04_apt_update
-  step_05_kernel_driver
-  step_06_rocm_packages
-  step_07_ld_conf
-  step_08_ldconfig
-  step_09_gpu_groups
-  step_10_reboot_flag
+  step_05_rocm_packages
+  step_06_ld_conf
+  step_07_ldconfig
+  step_08_gpu_groups
   RW_STEP='(end)'
   rw_say ''
   if [[ $DRY_RUN == 1 ]]; then

@@ -26,7 +26,7 @@
 #   11. Flag the reboot the new kernel driver needs
 # Note: target chosen by the diagnosis: the ROCm Core SDK 10.0.0 from AMD's repository (https://stable.repo.amd.com, versioned amdrocm-core-sdk10.0-gfx1100) for gfx1100 on Ubuntu 26.04 (resolute)
 # Note: the unversioned pointer packages (amdrocm-<comp>) follow the newest stream in the repository; only versioned names (amdrocm-<comp><X.Y>) are installed
-# Note: Core SDK signing key fingerprint given by you: 0123456789ABCDEF0123456789ABCDEF01234567 (AMD publishes none)
+# Note: Core SDK signing key fingerprint given by you: 0123456789ABCDEF0123456789ABCDEF01234567 (the catalog's: D0F004A0025A1145C7807FCD0701EAC4D5E02107, observed)
 # Note: the driver directory amdgpu/31.50 is inferred from AMD's amdgpu-install URLs (amdgpu-install_31.50.315000-1_all.deb)
 
 # Values are single-quoted data, written out literally ($ and \ in them mean nothing to bash):

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rocm-wizard plan: Upgrade ROCm to 7.2.1 from AMD's apt repositories (jammy)
-# path: rocm-upgrade   plan id: 7756fc182e39   format: 1   rocm-wizard @VERSION@
+# path: rocm-upgrade   plan id: 0857e8c7cc66   format: 1   rocm-wizard @VERSION@
 # made for: Ubuntu 22.04.4 LTS, kernel 6.5.0-45-generic; AMD Radeon RX 7900 XT (gfx1100); ROCm 6.2.0; torch 2.5.1+rocm6.2 in /home/dev/train/.venv
 # system fingerprint: sha256:9576f8e2d39052c67b680ce00cee5e3a
 #   gpus: 744c
@@ -28,7 +28,7 @@
 # Note: signing key fingerprint given on the command line: 0123456789ABCDEF0123456789ABCDEF01234567
 # Note: repositories and key from the mirror http://127.0.0.1:8081/radeon
 # Note: WARNING: the mirror is plain http (--allow-http-mirror): the signing key comes over an unauthenticated connection, and its fingerprint is then the only protection
-# Note: ROCm 7.2.1: AMD pairs driver 30.30.2 with 7.2.1 (amdgpu-docs conf.py); the quick-start names 7.2.1 as the fallback for 7.2.2's broken directories. The amdgpu-install file name follows the 7.x rule (not seen).
+# Note: ROCm 7.2.1: 7.2.1 pairs with amdgpu/30.30.1 (AMD staff in ROCm/ROCm#6156; errata 2026-11-26, not 30.30.2); the quick-start names 7.2.1 as the fallback for 7.2.2's broken directories. 7.2.1-7.2.4 support gfx1150/gfx1151 with the listed kernels (rdna3-5.rst). The amdgpu-install file name follows the 7.x rule (not seen).
 # Note: this plan changes no venv: /home/dev/train/.venv keeps torch 2.5.1+rocm6.2; the torch way next, for ROCm 7.2.1: rocm-wizard --path torch-reinstall --venv /home/dev/train/.venv --torch 2.13.0+rocm7.2
 
 # Values are single-quoted data, written out literally ($ and \ in them mean nothing to bash):
@@ -727,7 +727,7 @@ rw_expect() {
   rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
   RW_STALE=1
 }
-RW_PLAN_ID=7756fc182e39
+RW_PLAN_ID=0857e8c7cc66
 
 rw_check_fingerprint() {
   rw_expect gpus "$(rw_fp_gpus)" 744c
@@ -773,7 +773,7 @@ deb [arch=amd64 signed-by=/etc/apt/keyrings/rocm.gpg] http://127.0.0.1:8081/rade
 deb [arch=amd64 signed-by=/etc/apt/keyrings/rocm.gpg] http://127.0.0.1:8081/radeon/graphics/7.2.1/ubuntu jammy main
 ' '# ROCm 7.2.1 for Ubuntu 22.04 (jammy). Written whole by rocm-wizard;
 # other AMD repository entries are commented out so that only this release is configured.
-deb [arch=amd64,i386 signed-by=/etc/apt/keyrings/rocm.gpg] http://127.0.0.1:8081/radeon/amdgpu/30.30.2/ubuntu jammy main
+deb [arch=amd64,i386 signed-by=/etc/apt/keyrings/rocm.gpg] http://127.0.0.1:8081/radeon/amdgpu/30.30.1/ubuntu jammy main
 ')
   local i todo=0 f
   rw_radeon_files "${paths[@]}"

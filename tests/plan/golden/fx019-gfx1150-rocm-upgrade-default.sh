@@ -1,21 +1,31 @@
 #!/usr/bin/env bash
-# rocm-wizard plan: Run PyTorch in rocm/pytorch:rocm7.14.1_ubuntu26.04_py3.14_pytorch_release_2.12.0
-# path: docker   plan id: 9562b97cd245   format: 1   rocm-wizard @VERSION@
-# made for: Rocky Linux release 9.0 (Blue Onyx), kernel 5.14.0-70.30.1.el9_0.x86_64; AMD Radeon RX 6800 (gfx1030); ROCm 5.3.0
-# system fingerprint: sha256:71367f0412b2e9d2f6afbcb51faaf807
-#   gpus: 73bf
-#   kernel: 5.14.0-70.30.1.el9_0.x86_64
-#   os: rocky 9.0
+# rocm-wizard plan: Upgrade ROCm to 7.2.4 from AMD's apt repositories (noble)
+# path: rocm-upgrade   plan id: 1521d2a4bca7   format: 1   rocm-wizard @VERSION@
+# made for: Ubuntu 24.04.3 LTS, kernel 6.17.0-1012-oem; AMD Radeon Graphics (gfx1150); ROCm 7.2.0; torch 2.9.1+rocm7.2.0.git7e1940d4 in None
+# system fingerprint: sha256:ac7230b29e28905acffffb3c3550d03f
+#   gpus: 150e
+#   kernel: 6.17.0-1012-oem
+#   os: ubuntu 24.04
+#   rocm: 7.2.0 | 7.2.4
 #
 # Run:      sudo bash THIS-FILE        (steps that are already done are skipped)
 # Dry run:  DRY_RUN=1 bash THIS-FILE   (changes nothing; exit 2 = changes pending, 0 = nothing to do)
 # It refuses to run on another system, or when the system changed since the plan was made.
 #
 # Steps:
-#    1. Make Docker installed, running and usable
-#    2. Pull rocm/pytorch:rocm7.14.1_ubuntu26.04_py3.14_pytorch_release_2.12.0
-#    3. Write the run script and compose file in /root/rocm-workspace
-# Note: WARNING: the image rocm7.14.1_ubuntu26.04_py3.14_pytorch_release_2.12.0 brings ROCm 7.14.1 user space; the host's amdgpu driver train 5.3 (amdgpu-dkms package 1:5.18.2.22.40.50300-1483871.el9) supports 5.1-5.5 (inferred): the container may not work on this kernel driver
+#    1. Fetch AMD's signing key and check its fingerprint
+#    2. Register the ROCm 7.2.4 repositories (replacing other AMD entries)
+#    3. Prefer repo.radeon.com over the distribution's ROCm packages
+#    4. Refresh the package lists
+#    5. Install ROCm 7.2.4 (rocm)
+#    6. Add /opt/rocm to the dynamic linker's path
+#    7. Refresh the dynamic linker cache
+#    8. Let the GPU user use the GPU (render and video groups)
+# Note: target chosen by the diagnosis: ROCm 7.2.4 from AMD's apt repository (rocm/apt/7.2.4, pinned at priority 600) for gfx1150 on Ubuntu 24.04 (noble)
+# Note: Ryzen APU: ROCm runs on the kernel's own amdgpu driver (AMD's Ryzen install docs), so no amdgpu-dkms is installed (as with --no-dkms); the kernel must be new enough for the APU
+# Note: --no-dkms: the installed amdgpu kernel driver is kept; ROCm's user space supports kernel drivers up to a year apart from 6.4 on (AMD's user/kernel-space compatibility matrix)
+# Note: the signing key fingerprint CA8BB4727A47B4D09B4EE8969386B48A1A693C5C is observed (AMD does not publish it); check it with --rocm-key-fingerprint if you have another source
+# Note: ROCm 7.2.4: The last release of the legacy stream (rocm-* packages); the ROCm Core SDK (7.14, 10.x) follows. Driver 30.30.4 seen as amdgpu-dkms-firmware 30.30.4.0.30300400 on repo.radeon.com/amdgpu/30.30.4; the graphics directory follows the 7.x rule (not seen).
 
 # Values are single-quoted data, written out literally ($ and \ in them mean nothing to bash):
 # shellcheck disable=SC2016,SC1003
@@ -713,138 +723,244 @@ rw_expect() {
   rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
   RW_STALE=1
 }
-RW_PLAN_ID=9562b97cd245
+RW_PLAN_ID=1521d2a4bca7
 
 rw_check_fingerprint() {
-  rw_expect gpus "$(rw_fp_gpus)" 73bf
-  rw_expect kernel "$(rw_fp_kernel)" 5.14.0-70.30.1.el9_0.x86_64
-  rw_expect os "$(rw_fp_os)" 'rocky 9.0'
+  rw_expect gpus "$(rw_fp_gpus)" 150e
+  rw_expect kernel "$(rw_fp_kernel)" 6.17.0-1012-oem
+  rw_expect os "$(rw_fp_os)" 'ubuntu 24.04'
+  rw_expect rocm "$(rw_fp_rocm)" 7.2.0 7.2.4
   if [[ $RW_STALE == 1 ]]; then
-    rw_die 'refusing to run: this plan was made for another system, or the system changed since (fingerprint sha256:71367f0412b2e9d2f6afbcb51faaf807). Make a new plan with rocm-wizard --plan-only.'
+    rw_die 'refusing to run: this plan was made for another system, or the system changed since (fingerprint sha256:ac7230b29e28905acffffb3c3550d03f). Make a new plan with rocm-wizard --plan-only.'
   fi
 }
 
-step_01_docker_engine() {
-  rw_begin 1 docker-engine 'Make Docker installed, running and usable'
-  local user=${SUDO_USER:-} fallback='' did=0
-  if [[ -z $user || $user == root ]]; then user=$fallback; fi
-  if ! command -v docker >/dev/null 2>&1; then
-    rw_die 'Docker is not installed: install it with your distribution'"'"'s package manager, then run this script again'
-  fi
-  if ! docker info >/dev/null 2>&1; then
-    rw_need_root
-    if command -v systemctl >/dev/null 2>&1; then
-      rw_run systemctl enable --now docker
-    else
-      rw_run service docker start
-    fi
-    did=1
-  fi
-  if [[ -n $user && $user != root ]] && ! rw_in_group "$user" docker; then
-    rw_need_root
-    rw_run usermod -a -G docker "$user"
-    rw_say '    note: members of the docker group can do anything root can on this host'
-    rw_say "    $user must log out and in again for the group to apply"
-    did=1
-  fi
-  if [[ $did == 0 ]]; then
-    rw_ok 'Docker is installed, running and usable'
-    return 0
-  fi
-  rw_mark docker-engine
-}
-
-step_02_image() {
-  rw_begin 2 image 'Pull rocm/pytorch:rocm7.14.1_ubuntu26.04_py3.14_pytorch_release_2.12.0'
-  local image=rocm/pytorch:rocm7.14.1_ubuntu26.04_py3.14_pytorch_release_2.12.0
-  if command -v docker >/dev/null 2>&1 && docker image inspect "$image" >/dev/null 2>&1; then
-    rw_ok "$image is present"
+step_01_rocm_key() {
+  rw_begin 1 rocm-key 'Fetch AMD'"'"'s signing key and check its fingerprint'
+  local url=https://repo.radeon.com/rocm/rocm.gpg.key fpr=CA8BB4727A47B4D09B4EE8969386B48A1A693C5C keyring="${RW_ROOT}"/etc/apt/keyrings/rocm.gpg
+  if rw_key_is "$keyring" "$fpr"; then
+    rw_ok "${keyring#"$RW_ROOT"} holds key $fpr"
     return 0
   fi
   rw_need_root
-  rw_run docker pull "$image"
-  rw_mark image
-}
-
-step_03_run_script() {
-  rw_begin 3 run-script 'Write the run script and compose file in /root/rocm-workspace'
-  local dir=/root/rocm-workspace script_path=/root/rocm-workspace/run-rocm-pytorch.sh compose_path=/root/rocm-workspace/compose.yaml
-  local script_tpl='#!/usr/bin/env bash
-# Start AMD'"'"'s PyTorch image with access to the GPUs (written by rocm-wizard).
-# Usage: ./run-rocm-pytorch.sh [command...]   (default: the image'"'"'s shell)
-set -euo pipefail
-image=rocm/pytorch:rocm7.14.1_ubuntu26.04_py3.14_pytorch_release_2.12.0
-workspace=/root/rocm-workspace
-exec docker run -it --rm \
-  --cap-add=SYS_PTRACE \
-  --security-opt seccomp=unconfined \
-  --device=/dev/kfd \
-  --device=/dev/dri \
-  --ipc=host \
-  --shm-size 8G \
-  --group-add @VIDEO_GID@ \
-  --group-add @RENDER_GID@ \
-  -v "$workspace:/workspace" -w /workspace \
-  "$image" "$@"
-'
-  local compose_tpl='# Start with: docker compose run --rm pytorch   (written by rocm-wizard)
-services:
-  pytorch:
-    image: "rocm/pytorch:rocm7.14.1_ubuntu26.04_py3.14_pytorch_release_2.12.0"
-    devices:
-      - "/dev/kfd"
-      - "/dev/dri"
-    group_add:
-      - @VIDEO_GID@
-      - @RENDER_GID@
-    cap_add:
-      - "SYS_PTRACE"
-    security_opt:
-      - "seccomp=unconfined"
-    volumes:
-      - "/root/rocm-workspace:/workspace"
-    working_dir: "/workspace"
-    stdin_open: true
-    tty: true
-    ipc: "host"
-    shm_size: "8G"
-'
-  local user=${SUDO_USER:-} fallback='' vg rg script compose
-  if [[ -z $user || $user == root ]]; then user=$fallback; fi
-  if [[ -z $user ]] || ! rw_user_exists "$user"; then user=root; fi
-  if ! vg=$(rw_gid video); then rw_die "the video group does not exist on this host"; fi
-  local script_rl='  --group-add @RENDER_GID@ \
-' compose_rl='      - @RENDER_GID@
-'
-  if ! rg=$(rw_gid render) || [[ $rg == "$vg" ]]; then  # video's id once, not twice
-    script_tpl=${script_tpl//"$script_rl"/}
-    compose_tpl=${compose_tpl//"$compose_rl"/}
-  fi
-  script=${script_tpl//@VIDEO_GID@/$vg}
-  script=${script//@RENDER_GID@/$rg}
-  compose=${compose_tpl//@VIDEO_GID@/$vg}
-  compose=${compose//@RENDER_GID@/$rg}
-  if rw_same "$RW_ROOT$script_path" "$script" && rw_same "$RW_ROOT$compose_path" "$compose"; then
-    rw_ok 'the run script and compose file are as planned'
+  if [[ $DRY_RUN == 1 ]]; then
+    rw_would "download $url, check that it holds only key $fpr, then write that key alone to ${keyring#"$RW_ROOT"}"
+    rw_mark rocm-key
     return 0
   fi
-  if [[ ! -d $RW_ROOT$dir ]]; then rw_as "$user" mkdir -p -- "$dir"; fi
-  rw_put_as "$user" "$script_path" 0755 "$script"
-  rw_put_as "$user" "$compose_path" 0644 "$compose"
-  rw_say "    start the container with: $script_path"
-  rw_mark run-script
+  rw_tmp
+  rw_fetch "$url" "$RW_TMP/key"
+  if ! rw_key_is "$RW_TMP/key" "$fpr" || ! rw_key_export "$RW_TMP/key" "$fpr" "$RW_TMP/key.gpg" \
+    || ! rw_key_is "$RW_TMP/key.gpg" "$fpr"; then
+    rw_die "the key downloaded from $url is not exactly key $fpr (another key, a secret-key packet, or it expired or was revoked): nothing was written"
+  fi
+  rw_remember "$keyring"
+  rw_put_from "$RW_TMP/key.gpg" "$keyring" 0644
+  rw_mark rocm-key
+}
+
+step_02_rocm_repos() {
+  rw_begin 2 rocm-repos 'Register the ROCm 7.2.4 repositories (replacing other AMD entries)'
+  RW_URLS=(//repo.radeon.com/rocm/apt/ //repo.radeon.com/amdgpu/ //repo.radeon.com/graphics/ //repo.radeon.com/rocm/packages-multi-arch/ //repo.radeon.com/rocm/core/packages/)
+  local -a paths=(/etc/apt/sources.list.d/rocm.list /etc/apt/sources.list.d/amdgpu.list)
+  local -a contents=('# ROCm 7.2.4 for Ubuntu 24.04 (noble). Written whole by rocm-wizard;
+# other AMD repository entries are commented out so that only this release is configured.
+deb [arch=amd64 signed-by=/etc/apt/keyrings/rocm.gpg] https://repo.radeon.com/rocm/apt/7.2.4 noble main
+deb [arch=amd64 signed-by=/etc/apt/keyrings/rocm.gpg] https://repo.radeon.com/graphics/7.2.4/ubuntu noble main
+' '# ROCm 7.2.4 for Ubuntu 24.04 (noble). Written whole by rocm-wizard;
+# other AMD repository entries are commented out so that only this release is configured.
+deb [arch=amd64 signed-by=/etc/apt/keyrings/rocm.gpg] https://repo.radeon.com/amdgpu/30.30.4/ubuntu noble main
+')
+  local i todo=0 f
+  rw_radeon_files "${paths[@]}"
+  if [[ ${#RW_FOUND[@]} -gt 0 ]]; then todo=1; fi
+  for i in "${!paths[@]}"; do
+    if ! rw_same "$RW_ROOT${paths[i]}" "${contents[i]}"; then todo=1; fi
+  done
+  if [[ $todo == 0 ]]; then
+    rw_ok 'the repository lists are as planned and no other file names these repositories'
+    return 0
+  fi
+  rw_need_root
+  for f in "${RW_FOUND[@]}"; do
+    rw_disable_radeon "$f"
+  done
+  for i in "${!paths[@]}"; do
+    if rw_same "$RW_ROOT${paths[i]}" "${contents[i]}"; then continue; fi
+    rw_remember "$RW_ROOT${paths[i]}"
+    rw_put "$RW_ROOT${paths[i]}" 0644 "${contents[i]}"
+  done
+  rw_mark rocm-repos
+}
+
+step_03_rocm_pin() {
+  rw_begin 3 rocm-pin 'Prefer repo.radeon.com over the distribution'"'"'s ROCm packages'
+  local path="${RW_ROOT}"/etc/apt/preferences.d/rocm-pin-600 content='Package: *
+Pin: release o=repo.radeon.com
+Pin-Priority: 600
+'
+  if rw_same "$path" "$content"; then
+    rw_ok "${path#"$RW_ROOT"} is as planned"
+    return 0
+  fi
+  rw_need_root
+  rw_remember "$path"
+  rw_put "$path" 0644 "$content"
+  rw_mark rocm-pin
+}
+
+step_04_apt_update() {
+  rw_begin 4 apt-update 'Refresh the package lists'
+  local -a names=(rocm)
+  local -a prefixes=(7.2.4.70204-)
+  local i need=0
+  if rw_changed rocm-key rocm-repos rocm-pin; then need=1; fi
+  for i in "${!names[@]}"; do
+    if [[ $need == 1 ]]; then break; fi
+    if rw_pkg_ok "${names[i]}" "${prefixes[i]}"; then continue; fi
+    if [[ -n ${prefixes[i]} ]] && rw_apt_pick "${names[i]}" "${prefixes[i]}" >/dev/null; then continue; fi
+    if [[ -z ${prefixes[i]} && -n $(rw_apt_candidate "${names[i]}") ]]; then continue; fi
+    need=1
+  done
+  if [[ $need == 0 ]]; then
+    rw_ok 'the package lists already offer what is needed'
+    return 0
+  fi
+  rw_need_root
+  if ! rw_apt_update; then
+    if [[ ${#RW_UNDO[@]} -gt 0 ]]; then
+      rw_say '    the files this run changed are put back:'
+      rw_undo_files
+      rw_die 'apt-get update could not fetch every repository (the lines above say which). The files this run had changed are back as they were, so the system is as before. Check that the repositories are reachable (network, proxy, mirror), then run this script again.'
+    fi
+    rw_die 'apt-get update could not fetch every repository (the lines above say which); the repository files were already in place before this run (earlier versions are kept under /var/backups/rocm-wizard). Check that the repositories are reachable (network, proxy, mirror), then run this script again.'
+  fi
+  rw_mark apt-update
+}
+
+step_05_rocm_packages() {
+  rw_begin 5 rocm-packages 'Install ROCm 7.2.4 (rocm)'
+  local -a names=(rocm)
+  local -a prefixes=(7.2.4.70204-)
+  local -a want=()
+  local i v
+  for i in "${!names[@]}"; do
+    if rw_pkg_ok "${names[i]}" "${prefixes[i]}"; then continue; fi
+    if [[ -z ${prefixes[i]} ]]; then
+      want+=("${names[i]}")
+    elif v=$(rw_apt_pick "${names[i]}" "${prefixes[i]}"); then
+      want+=("${names[i]}=$v")
+    elif [[ $DRY_RUN == 1 ]]; then
+      want+=("${names[i]}=${prefixes[i]}*")
+    else
+      rw_die "apt offers no ${names[i]} ${prefixes[i]}*: is the repository reachable?"
+    fi
+  done
+  if [[ ${#want[@]} -eq 0 ]]; then
+    rw_ok "installed: ${names[*]}"
+    return 0
+  fi
+  rw_need_root
+  local -a related=('rocm*' 'rocblas*' 'rocfft*' 'rocrand*' 'rocsolver*' 'rocsparse*' 'rocthrust*' 'rocprim*' 'roctracer*' 'rocprofiler*' 'rocalution*' 'rocwmma*' 'rocdecode*' 'rocjpeg*' 'rocal*' 'rocshmem*' 'hip*' 'hsa*' 'amd-smi*' 'amdgpu*' 'amdrocm*' 'comgr*' 'openmp-extras*' 'miopen*' 'migraphx*' 'mivisionx*' 'rccl*' 'rpp*' half 'composablekernel*' 'mesa-amdgpu*' 'libdrm-amdgpu*' 'libdrm2-amdgpu*' 'librocm*' 'librocblas*' 'librocfft*' 'librocrand*' 'librocsolver*' 'librocsparse*' 'libroctracer*' 'libhip*' 'libamdhip*' 'libhsa*' 'librccl*' 'libmiopen*' 'libamd-comgr*')
+  rw_apt_install 0 "${#related[@]}" "${related[@]}" -y -o DPkg::Lock::Timeout=600 -o Dpkg::Options::=--force-confold --allow-downgrades "${want[@]}"
+  rw_mark rocm-packages
+}
+
+step_06_ld_conf() {
+  rw_begin 6 ld-conf 'Add /opt/rocm to the dynamic linker'"'"'s path'
+  local path="${RW_ROOT}"/etc/ld.so.conf.d/rocm.conf content='/opt/rocm/lib
+/opt/rocm/lib64
+'
+  if rw_same "$path" "$content"; then
+    rw_ok "${path#"$RW_ROOT"} is as planned"
+    return 0
+  fi
+  rw_need_root
+  rw_backup "$path"
+  rw_put "$path" 0644 "$content" ''
+  rw_mark ld-conf
+}
+
+step_07_ldconfig() {
+  rw_begin 7 ldconfig 'Refresh the dynamic linker cache'
+  local out="${RW_ROOT}"/etc/ld.so.cache i stale=''
+  local -a inputs=("${RW_ROOT}"/etc/ld.so.conf.d/rocm.conf "${RW_ROOT}"/opt/rocm "${RW_ROOT}"/opt/rocm/lib "${RW_ROOT}"/opt/rocm/lib64)
+  if ! rw_changed ld-conf rocm-packages; then
+    if [[ ! -e $out ]]; then
+      stale="${out#"$RW_ROOT"} does not exist"
+    else
+      for i in "${inputs[@]}"; do
+        if rw_newer_than "$out" "$i"; then
+          stale="${i#"$RW_ROOT"} changed after ${out#"$RW_ROOT"} was written"
+          break
+        fi
+      done
+    fi
+    if [[ -z $stale ]]; then
+      rw_ok "nothing it depends on changed in this run, and ${out#"$RW_ROOT"} is up to date"
+      return 0
+    fi
+    rw_say "    $stale"
+  fi
+  rw_need_root
+  rw_run ldconfig
+  rw_mark ldconfig
+}
+
+step_08_gpu_groups() {
+  rw_begin 8 gpu-groups 'Let the GPU user use the GPU (render and video groups)'
+  local user='' g
+  local -a groups=(render video)
+  local -a missing=()
+  # the user chosen when the plan was made; the one who runs sudo only when the plan names none
+  if [[ -z $user ]]; then user=${SUDO_USER:-}; fi
+  if [[ -z $user || $user == root ]]; then
+    rw_ok 'no user to add (root needs no group membership)'
+    return 0
+  fi
+  if ! rw_user_exists "$user"; then
+    if [[ $DRY_RUN == 1 ]]; then
+      rw_would "stop here: user $user does not exist (accounts are never created)"
+      return 0
+    fi
+    rw_die "user $user does not exist on this system: this script adds an existing account to render,video and never creates one; create it (adduser $user) or make the plan again with --user NAME"
+  fi
+  for g in "${groups[@]}"; do
+    if ! rw_gid "$g" >/dev/null; then
+      rw_warn "group $g does not exist on this system; skipped"
+      continue
+    fi
+    if ! rw_in_group "$user" "$g"; then missing+=("$g"); fi
+  done
+  if [[ ${#missing[@]} -eq 0 ]]; then
+    rw_ok "$user is in ${groups[*]}"
+    return 0
+  fi
+  if [[ $DRY_RUN != 1 && $EUID -ne 0 ]]; then
+    rw_warn "$user is not in ${missing[*]}: run  sudo usermod -a -G $(IFS=,; printf '%s' "${missing[*]}") $user"
+    return 0
+  fi
+  rw_run usermod -a -G "$(IFS=,; printf '%s' "${missing[*]}")" "$user"
+  rw_say "    $user must log out and in again (or reboot) for the new groups to apply"
+  rw_mark gpu-groups
 }
 
 rw_main() {
   if [[ -n $RW_ROOT && $DRY_RUN != 1 ]]; then
     rw_die 'RW_ROOT is only for dry runs; to change another root, run this script inside it (chroot)'
   fi
-  rw_say 'rocm-wizard: Run PyTorch in rocm/pytorch:rocm7.14.1_ubuntu26.04_py3.14_pytorch_release_2.12.0'" (plan $RW_PLAN_ID)"
+  rw_say 'rocm-wizard: Upgrade ROCm to 7.2.4 from AMD'"'"'s apt repositories (noble)'" (plan $RW_PLAN_ID)"
   if [[ $DRY_RUN == 1 ]]; then rw_say 'DRY_RUN=1: showing what would be done; nothing is changed'; fi
   rw_check_fingerprint
-  step_01_docker_engine
-  step_02_image
-  step_03_run_script
+  rw_dpkg_finish
+  step_01_rocm_key
+  step_02_rocm_repos
+  step_03_rocm_pin
+  step_04_apt_update
+  step_05_rocm_packages
+  step_06_ld_conf
+  step_07_ldconfig
+  step_08_gpu_groups
   RW_STEP='(end)'
   rw_say ''
   if [[ $DRY_RUN == 1 ]]; then

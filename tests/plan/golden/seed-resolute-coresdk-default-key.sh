@@ -1,0 +1,1070 @@
+#!/usr/bin/env bash
+# rocm-wizard plan: Upgrade ROCm to the Core SDK 10.0.0 from AMD's repositories (ubuntu2604)
+# path: rocm-upgrade   plan id: c2f0a49f658d   format: 1   rocm-wizard @VERSION@
+# made for: Ubuntu 26.04 LTS, kernel 7.0.0-14-generic; AMD Radeon RX 7900 XT (gfx1100)
+# system fingerprint: sha256:b948602f77fdc57a91d738db405d0d8b
+#   gpus: 744c
+#   kernel: 7.0.0-14-generic
+#   os: ubuntu 26.04
+#   rocm: not known when the plan was made, not checked
+#
+# Run:      sudo bash THIS-FILE        (steps that are already done are skipped)
+# Dry run:  DRY_RUN=1 bash THIS-FILE   (changes nothing; exit 2 = changes pending, 0 = nothing to do)
+# It refuses to run on another system, or when the system changed since the plan was made.
+#
+# Steps:
+#    1. Fetch the Core SDK signing key and check its fingerprint
+#    2. Fetch repo.radeon.com's signing key (kernel driver) and check its fingerprint
+#    3. Register the Core SDK 10.0 repository (replacing other AMD entries)
+#    4. Prefer the Core SDK repository's host over the distribution's ROCm packages
+#    5. Refresh the package lists
+#    6. Remove the legacy ROCm packages first (AMD's transition guide)
+#    7. Install the amdgpu 31.50 kernel driver for kernel 7.0.0-14-generic
+#    8. Install ROCm 10.0.0 (amdrocm-core-sdk10.0-gfx1100)
+#    9. Check that /opt/rocm/core leads to ROCm 10.0.0
+#   10. Let the GPU user use the GPU (render and video groups)
+#   11. Flag the reboot the new kernel driver needs
+# Note: target chosen by the diagnosis: the ROCm Core SDK 10.0.0 from AMD's repository (https://stable.repo.amd.com, versioned amdrocm-core-sdk10.0-gfx1100) for gfx1100 on Ubuntu 26.04 (resolute)
+# Note: the unversioned pointer packages (amdrocm-<comp>) follow the newest stream in the repository; only versioned names (amdrocm-<comp><X.Y>) are installed
+# Note: Core SDK signing key fingerprint D0F004A0025A1145C7807FCD0701EAC4D5E02107 (observed: ROCm/TheRock build_tools/packaging/linux/build_repo_package.py (PR #7269)); --rocm-core-key-fingerprint overrides it
+# Note: the driver directory amdgpu/31.50 is inferred from AMD's amdgpu-install URLs (amdgpu-install_31.50.315000-1_all.deb)
+
+# Values are single-quoted data, written out literally ($ and \ in them mean nothing to bash):
+# shellcheck disable=SC2016,SC1003
+set -Eeuo pipefail
+shopt -s nullglob
+umask 022
+export LC_ALL=C DEBIAN_FRONTEND=noninteractive
+
+DRY_RUN="${DRY_RUN:-0}"
+RW_ROOT="${RW_ROOT:-}"
+RW_ROOT="${RW_ROOT%/}"
+RW_STEP='(start)'
+RW_CHANGED=' '
+RW_NCHANGED=0
+RW_WARNINGS=0
+RW_STALE=0
+RW_TMP=''
+RW_RUN_ID="$(date +%Y%m%d-%H%M%S)-$$"
+RW_BACKUP_DIR="${RW_ROOT}/var/backups/rocm-wizard/${RW_RUN_ID}"
+RW_URLS=()
+RW_UNDO=()
+RW_DPKG_MARK="${RW_ROOT}/var/lib/rocm-wizard/dpkg-in-progress"
+
+# rw_say TEXT...: a message on stderr, without terminal control characters (a venv's name, a
+# file's content: what the plan quotes came from outside); rw_clean does the same to a stream
+rw_say() {
+  local s="$*"
+  s=${s//[$'\001'-$'\010'$'\013'-$'\037'$'\177']/}
+  s=${s//$'\xc2'[$'\x80'-$'\x9f']/}
+  printf '%s\n' "$s" >&2
+}
+rw_clean() { sed -e $'s/[\001-\010\013-\037\177]//g' -e $'s/\xc2[\x80-\x9f]//g'; }
+rw_die() { rw_say "rocm-wizard: $*"; exit 1; }
+rw_on_error() {
+  rw_say "rocm-wizard: step ${RW_STEP} failed (exit status $1, line $2): $3"
+  rw_say "The steps after it were not run. Fix the cause and run this script again: finished steps are skipped."
+  exit "$1"
+}
+trap 'rw_on_error "$?" "$LINENO" "$BASH_COMMAND"' ERR
+rw_cleanup() { if [[ -n $RW_TMP ]]; then rm -rf -- "$RW_TMP"; fi; }
+trap rw_cleanup EXIT
+
+rw_begin() { RW_STEP="$1 ($2)"; rw_say ""; rw_say "==> [$1] $3"; }
+rw_ok() { rw_say "    ok: $*"; }
+rw_would() { rw_say "    would: $*"; }
+rw_warn() { rw_say "    warning: $*"; RW_WARNINGS=$((RW_WARNINGS + 1)); }
+rw_mark() { RW_CHANGED+="$1 "; RW_NCHANGED=$((RW_NCHANGED + 1)); }
+# rw_changed ID...: true when one of these steps changed something in this run
+rw_changed() {
+  local id
+  for id in "$@"; do
+    if [[ $RW_CHANGED == *" $id "* ]]; then return 0; fi
+  done
+  return 1
+}
+rw_need_root() {
+  if [[ $DRY_RUN == 1 || $EUID -eq 0 ]]; then return 0; fi
+  rw_die "step ${RW_STEP} changes the system and needs root: run this script with sudo (DRY_RUN=1 shows what it would do)"
+}
+# rw_run CMD...: show the command, run it unless DRY_RUN=1
+rw_run() {
+  printf '    +' >&2
+  printf ' %q' "$@" >&2
+  printf '\n' >&2
+  if [[ $DRY_RUN == 1 ]]; then return 0; fi
+  "$@"
+}
+# rw_user_run USER CMD...: run CMD now as USER (root drops to USER; anyone else runs it as itself),
+# dry runs included: for what only reads, like the checks that run a venv's interpreter
+rw_user_run() {
+  local user=$1
+  shift
+  if [[ $EUID -eq 0 && -n $user && $user != root ]]; then
+    runuser -u "$user" -- "$@"
+  else
+    "$@"
+  fi
+}
+# rw_as USER CMD...: show CMD and run it as USER unless DRY_RUN=1 (a root run acts for the venv's owner)
+rw_as() {
+  local user=$1
+  shift
+  printf '    +' >&2
+  if [[ $EUID -eq 0 && -n $user && $user != root ]]; then printf ' %q' runuser -u "$user" -- >&2; fi
+  printf ' %q' "$@" >&2
+  printf '\n' >&2
+  if [[ $DRY_RUN == 1 ]]; then return 0; fi
+  rw_user_run "$user" "$@"
+}
+# rw_venv_user VENV: the account that runs VENV's interpreter and writes in it: its owner when this
+# is root (else this user).  Refuses a venv two accounts control, an owner with no account, a
+# root-owned venv that others can change (the rules of rocm_wizard/runas.py).
+rw_venv_user() {
+  local venv=$RW_ROOT$1 uid user p o g mode
+  if [[ $EUID -ne 0 ]]; then
+    id -un
+    return 0
+  fi
+  uid=$(stat -L -c %u -- "$venv")
+  user=$(stat -L -c %U -- "$venv")
+  if [[ $user == UNKNOWN ]]; then
+    rw_die "the venv $1 belongs to user id $uid, which has no account here: a venv's interpreter runs as its owner, never as root; give the venv to an existing user (chown -R USER $1)"
+  fi
+  for p in "$venv" "$venv/bin" "$venv/pyvenv.cfg" "$(readlink -f -- "$venv/bin/python" || true)" "$venv"/lib*/python*/site-packages; do
+    if [[ -z $p || ! -e $p ]]; then continue; fi
+    read -r o g mode < <(stat -L -c '%u %g %a' -- "$p")
+    if [[ $o != 0 && $o != "$uid" ]]; then
+      rw_die "$p belongs to user id $o but the venv $1 to $user: not running an interpreter two accounts control (make it one owner's: chown -R $user $1)"
+    fi
+    if [[ $uid == 0 ]] && (((8#$mode & 8#002) || ((8#$mode & 8#020) && g != 0))); then
+      rw_die "$p in the root-owned venv $1 can be changed by other users (mode $mode): not running it as root (chmod -R go-w $1, or give the venv to the user who works in it)"
+    fi
+  done
+  printf '%s' "$user"
+}
+# rw_put_as USER PATH MODE CONTENT: write PATH whole as USER (a venv's owner): root follows no link
+# the owner planted and leaves no directory of its own in their venv
+rw_put_as() {
+  local user=$1 path=$2 mode=$3 content=$4
+  if [[ $DRY_RUN == 1 ]]; then
+    rw_would "write $path"
+    rw_show_diff "$RW_ROOT$path" "$content"
+    return 0
+  fi
+  printf '%s' "$content" | rw_user_run "$user" sh -c 'set -e; d=$(dirname -- "$1"); mkdir -p -- "$d"; t=$(mktemp -- "$d/.rocm-wizard.XXXXXX"); trap '"'"'rm -f -- "$t"'"'"' EXIT; cat >"$t"; chmod -- "$2" "$t"; mv -f -- "$t" "$1"; trap - EXIT' sh "$path" "$mode"
+}
+rw_tmp() { if [[ -z $RW_TMP ]]; then RW_TMP=$(mktemp -d); fi; }
+rw_owner_of() {
+  local p=$1
+  while [[ ! -e $p && $p == */* ]]; do p=${p%/*}; done
+  stat -c %U -- "${p:-/}" 2>/dev/null || printf 'root'
+}
+
+# ---- files: always written whole, through a temporary file in the same directory and a rename
+rw_same() { [[ -f $1 && ! -L $1 ]] && cmp -s -- "$1" <(printf '%s' "$2"); }
+rw_show_diff() {
+  local label=${1#"$RW_ROOT"}
+  if [[ -e $1 ]]; then
+    { diff -u --label "$label" --label "$label (new)" -- "$1" <(printf '%s' "$2") || true; } | rw_clean >&2
+  else
+    { diff -u --label /dev/null --label "$label" -- /dev/null <(printf '%s' "$2") || true; } | rw_clean >&2
+  fi
+}
+rw_install_tmp() {
+  local tmp=$1 dest=$2 mode=$3 owner=$4
+  chmod -- "$mode" "$tmp"
+  if [[ -n $owner && $EUID -eq 0 ]]; then chown -- "$owner:" "$tmp"; fi
+  mv -f -- "$tmp" "$dest"
+}
+# rw_put PATH MODE CONTENT [OWNER]
+rw_put() {
+  local path=$1 mode=$2 content=$3 owner=${4:-} dir tmp
+  if [[ $DRY_RUN == 1 ]]; then
+    rw_would "write ${path#"$RW_ROOT"}"
+    rw_show_diff "$path" "$content"
+    return 0
+  fi
+  dir=$(dirname -- "$path")
+  mkdir -p -- "$dir"
+  tmp=$(mktemp -- "$dir/.rocm-wizard.XXXXXX")
+  printf '%s' "$content" >"$tmp"
+  rw_install_tmp "$tmp" "$path" "$mode" "$owner"
+}
+# rw_put_from SOURCE PATH MODE [OWNER]: install a copy of SOURCE as PATH
+rw_put_from() {
+  local src=$1 path=$2 mode=$3 owner=${4:-} dir tmp
+  if [[ $DRY_RUN == 1 ]]; then
+    rw_would "write ${path#"$RW_ROOT"}"
+    return 0
+  fi
+  dir=$(dirname -- "$path")
+  mkdir -p -- "$dir"
+  tmp=$(mktemp -- "$dir/.rocm-wizard.XXXXXX")
+  cat -- "$src" >"$tmp"
+  rw_install_tmp "$tmp" "$path" "$mode" "$owner"
+}
+rw_backup() {
+  local path=$1 dest
+  if [[ ! -e $path && ! -L $path ]]; then return 0; fi
+  dest="${RW_BACKUP_DIR}${path#"$RW_ROOT"}"
+  if [[ $DRY_RUN == 1 ]]; then
+    rw_would "back up ${path#"$RW_ROOT"} to ${dest#"$RW_ROOT"}"
+    return 0
+  fi
+  if [[ -e $dest ]]; then return 0; fi
+  mkdir -p -- "$(dirname -- "$dest")"
+  cp -a -- "$path" "$dest"
+  rw_say "    backed up ${path#"$RW_ROOT"} to ${dest#"$RW_ROOT"}"
+}
+# rw_remember PATH: PATH is about to change; back it up and note how to put it back (rw_undo_files)
+rw_remember() {
+  local path=$1 e
+  rw_backup "$path"
+  if [[ $DRY_RUN == 1 ]]; then return 0; fi
+  for e in "${RW_UNDO[@]}"; do
+    if [[ ${e:1} == "$path" ]]; then return 0; fi
+  done
+  if [[ -e $path || -L $path ]]; then RW_UNDO+=("f$path"); else RW_UNDO+=("a$path"); fi
+}
+# rw_undo_files: put every file rw_remember noted in this run back as it was, newest change first
+rw_undo_files() {
+  local i e path src tmp
+  for ((i = ${#RW_UNDO[@]} - 1; i >= 0; i--)); do
+    e=${RW_UNDO[i]}
+    path=${e:1}
+    if [[ ${e:0:1} == a ]]; then
+      rm -f -- "$path"
+      rw_say "    removed ${path#"$RW_ROOT"} (it did not exist before)"
+    else
+      src="${RW_BACKUP_DIR}${path#"$RW_ROOT"}"
+      tmp=$(mktemp -- "$(dirname -- "$path")/.rocm-wizard.XXXXXX")
+      cp -a -- "$src" "$tmp"
+      mv -f -- "$tmp" "$path"
+      rw_say "    restored ${path#"$RW_ROOT"} from ${src#"$RW_ROOT"}"
+    fi
+  done
+  RW_UNDO=()
+}
+
+# rw_with_block FILE BLOCK: sets RW_NEW to FILE without an earlier rocm-wizard block, then BLOCK
+rw_with_block() {
+  local line skip=0
+  RW_NEW=''
+  while IFS= read -r line || [[ -n $line ]]; do
+    if [[ $line == '# >>> rocm-wizard >>>' ]]; then skip=1; continue; fi
+    if [[ $line == '# <<< rocm-wizard <<<' ]]; then skip=0; continue; fi
+    if [[ $skip == 0 ]]; then RW_NEW+="${line}"$'\n'; fi
+  done <"$1"
+  RW_NEW+=$2
+}
+
+# ---- apt sources that point at AMD's repositories (RW_URLS holds //host/path prefixes)
+rw_is_radeon_line() {
+  local line=$1 u
+  line=${line#"${line%%[![:space:]]*}"}
+  case $line in
+    deb[[:space:]]* | deb-src[[:space:]]* | URIs:*) ;;
+    *) return 1 ;;
+  esac
+  for u in "${RW_URLS[@]}"; do
+    if [[ $line == *"$u"* ]]; then return 0; fi
+  done
+  return 1
+}
+# rw_radeon_files MANAGED...: sets RW_FOUND to the other source files that name an AMD repository
+rw_radeon_files() {
+  local f line m skip
+  RW_FOUND=()
+  for f in "$RW_ROOT/etc/apt/sources.list" "$RW_ROOT"/etc/apt/sources.list.d/*.list "$RW_ROOT"/etc/apt/sources.list.d/*.sources; do
+    [[ -f $f ]] || continue
+    skip=0
+    for m in "$@"; do
+      if [[ $f == "$RW_ROOT$m" ]]; then skip=1; fi
+    done
+    [[ $skip == 0 ]] || continue
+    while IFS= read -r line || [[ -n $line ]]; do
+      if rw_is_radeon_line "$line"; then
+        RW_FOUND+=("$f")
+        break
+      fi
+    done <"$f"
+  done
+}
+# rw_disable_radeon FILE: comment out (one-line format) or remove (deb822) its AMD repositories
+rw_disable_radeon() {
+  local file=$1 line out='' other=0 mode
+  if [[ $file == *.sources ]]; then
+    while IFS= read -r line || [[ -n $line ]]; do
+      case ${line#"${line%%[![:space:]]*}"} in
+        URIs:*) if ! rw_is_radeon_line "$line"; then other=1; fi ;;
+      esac
+    done <"$file"
+    if [[ $other == 1 ]]; then
+      rw_die "${file#"$RW_ROOT"} names AMD's repositories and others too: edit it by hand, then run this script again"
+    fi
+    rw_remember "$file"
+    if [[ $DRY_RUN == 1 ]]; then rw_would "remove ${file#"$RW_ROOT"}"; else rm -f -- "$file"; fi
+    return 0
+  fi
+  while IFS= read -r line || [[ -n $line ]]; do
+    if rw_is_radeon_line "$line"; then
+      out+="# disabled by rocm-wizard: ${line}"$'\n'
+    else
+      out+="${line}"$'\n'
+    fi
+  done <"$file"
+  mode=$(stat -c %a -- "$file")
+  rw_remember "$file"
+  rw_put "$file" "$mode" "$out"
+}
+
+# ---- packages
+rw_apt() {
+  if [[ -n $RW_ROOT ]]; then "$@" -o "Dir=$RW_ROOT/"; else "$@"; fi
+}
+# rw_pkg_version NAME: the installed version, empty when not installed
+rw_pkg_version() {
+  local st='' ver=''
+  IFS='|' read -r st ver < <(dpkg-query --admindir="${RW_ROOT}/var/lib/dpkg" -W -f='${db:Status-Abbrev}|${Version}\n' "$1" 2>/dev/null || true) || true
+  if [[ $st == ii* ]]; then printf '%s' "$ver"; fi
+}
+rw_apt_candidate() {
+  local line
+  while IFS= read -r line; do
+    line=${line#"${line%%[![:space:]]*}"}
+    if [[ $line == Candidate:* ]]; then
+      line=${line#Candidate:}
+      line=${line//[[:space:]]/}
+      if [[ $line != '(none)' ]]; then printf '%s' "$line"; fi
+      return 0
+    fi
+  done < <(rw_apt apt-cache policy "$1" 2>/dev/null || true)
+}
+# rw_apt_pick NAME PREFIX: the version apt offers that starts with PREFIX
+rw_apt_pick() {
+  local name ver rest
+  while IFS='|' read -r name ver rest; do
+    ver=${ver//[[:space:]]/}
+    if [[ -n $ver && $ver == "$2"* ]]; then
+      printf '%s' "$ver"
+      return 0
+    fi
+  done < <(rw_apt apt-cache madison "$1" 2>/dev/null || true)
+  return 1
+}
+# rw_pkg_ok NAME PREFIX: installed at PREFIX* (or, with no prefix, at apt's candidate)
+rw_pkg_ok() {
+  local cur cand
+  cur=$(rw_pkg_version "$1")
+  if [[ -z $cur ]]; then return 1; fi
+  if [[ -n $2 ]]; then [[ $cur == "$2"* ]]; return; fi
+  cand=$(rw_apt_candidate "$1")
+  [[ -z $cand || $cur == "$cand" ]]
+}
+# rw_pkg_unpacked NAME: the version whose files are on disk, also when dpkg was cut off before it
+# configured the package (unpacked, half-configured...); empty when not installed
+rw_pkg_unpacked() {
+  local st='' ver=''
+  IFS='|' read -r st ver < <(dpkg-query --admindir="${RW_ROOT}/var/lib/dpkg" -W -f='${db:Status-Abbrev}|${Version}\n' "$1" 2>/dev/null || true) || true
+  if [[ $st == ?[iUFWtH]* ]]; then printf '%s' "$ver"; fi
+}
+# rw_apt_update: apt-get update that fails when a repository could not be fetched.  apt exits 0
+# after "Err:" / "Failed to fetch" unless given --error-on=any (apt 2.1.16 and later, apt's
+# changelog); the output is read as well, for older apt.
+RW_APT_FAILED=(Err: 'W: Failed to fetch' 'E: Failed to fetch' 'W: Some index files failed to download' 'E: Some index files failed to download')
+rw_apt_update() {
+  local -a opts=()
+  local v line p rc=0 bad=0
+  v=$(rw_pkg_version apt)
+  if [[ -n $v ]] && dpkg --compare-versions "$v" ge 2.1.16; then opts=(--error-on=any); fi
+  rw_tmp
+  rw_run apt-get update "${opts[@]}" 2>&1 | tee -- "$RW_TMP/apt-update.log" >&2 || rc=$?
+  while IFS= read -r line; do
+    for p in "${RW_APT_FAILED[@]}"; do
+      if [[ $line == "$p"* ]]; then bad=1; fi
+    done
+  done <"$RW_TMP/apt-update.log"
+  [[ $rc == 0 && $bad == 0 ]]
+}
+# rw_dpkg_run CMD...: a package installation; a marker file says a rocm-wizard script started it,
+# so that a later run may finish dpkg's work if this one is cut off in the middle
+rw_dpkg_run() {
+  if [[ $DRY_RUN != 1 ]]; then
+    mkdir -p -- "${RW_DPKG_MARK%/*}"
+    printf 'plan %s, step %s, %s\n' "$RW_PLAN_ID" "$RW_STEP" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" >"$RW_DPKG_MARK"
+  fi
+  rw_run "$@"
+  if [[ $DRY_RUN != 1 ]]; then rm -f -- "$RW_DPKG_MARK"; fi
+}
+# rw_apt_install ALLOW N PATTERN*N APT-INSTALL-ARGS...: `apt-get install ARGS`, after asking apt what
+# it would remove (`apt-get -s`).  A package no PATTERN (ROCm's) matches stops the script with the
+# list, nothing installed or removed, unless ALLOW is 1 (the plan was made with --allow-apt-removals);
+# when apt would remove nothing, the install runs with --no-remove (it then cannot remove anything).
+rw_apt_install() {
+  local allow=$1 n=$2 line name p ours
+  shift 2
+  local -a pats=("${@:1:n}") removed=() other=() guard=()
+  shift "$n"
+  if [[ $DRY_RUN == 1 ]]; then
+    rw_would "ask apt what it would remove (apt-get -s) before installing; packages that are not ROCm's stop the script unless the plan allows removals"
+  else
+    while IFS= read -r line; do
+      [[ $line == 'Remv '* ]] || continue
+      name=${line#Remv }
+      name=${name%% *}
+      name=${name%%:*}
+      removed+=("$name")
+      ours=0
+      for p in "${pats[@]}"; do
+        # shellcheck disable=SC2053
+        if [[ $name == $p ]]; then ours=1; fi
+      done
+      if [[ $ours == 0 ]]; then other+=("$name"); fi
+    done < <(apt-get -s -o Debug::NoLocking=1 install "$@" 2>/dev/null || true)
+    if [[ ${#other[@]} -gt 0 && $allow != 1 ]]; then
+      rw_die "to install these packages apt would remove packages that are not part of ROCm: ${other[*]}. Nothing was installed or removed. See why with  apt-get -s install $*  and to let apt remove them, make the plan again with --allow-apt-removals (answers file: allow_apt_removals = true)"
+    fi
+    if [[ ${#removed[@]} -gt 0 ]]; then rw_say "    apt removes: ${removed[*]}"; else guard=(--no-remove); fi
+  fi
+  rw_dpkg_run apt-get install "${guard[@]}" "$@"
+}
+# rw_dpkg_pending: dpkg has unfinished work: its journal (updates/) is not empty, or a package is
+# half-installed, unpacked, half-configured or awaiting triggers (what `dpkg --configure -a` finishes;
+# not `dpkg --audit`, which also lists packages that merely ship no md5sums).  RW_DPKG_HALF: those.
+RW_DPKG_HALF=()
+rw_dpkg_pending() {
+  local -a journal=("$RW_ROOT"/var/lib/dpkg/updates/*)
+  local st name
+  RW_DPKG_HALF=()
+  while read -r st name; do
+    if [[ $st == ?[HUFWt]* || $st == ??R* ]]; then RW_DPKG_HALF+=("$name"); fi
+  done < <(dpkg-query --admindir="${RW_ROOT}/var/lib/dpkg" -W -f='${db:Status-Abbrev} ${binary:Package}\n' 2>/dev/null || true)
+  [[ ${#journal[@]} -gt 0 || ${#RW_DPKG_HALF[@]} -gt 0 ]]
+}
+# rw_dpkg_finish: before the first step.  When a rocm-wizard script was cut off while dpkg worked
+# (power loss, kill -9), dpkg's own repair is run: `dpkg --configure -a` finishes the packages that
+# run had unpacked (and `apt-get -f install` what they still lack); apt refuses to install anything
+# until that is done.  It runs only after the fingerprint matched (this is the system the plan was
+# made for; rw_fp_rocm reads the unpacked rocm-core) and only when the marker of rw_dpkg_run shows
+# the unfinished work is a rocm-wizard install: anything else is left to the administrator, as
+# `rocm-wizard --yes` does, since finishing another tool's transaction is not ours to decide.
+rw_dpkg_finish() {
+  local rc=0
+  RW_STEP='(dpkg)'
+  if ! rw_dpkg_pending; then
+    # an install that failed (rather than being cut off) leaves its marker: it is done with now
+    if [[ $DRY_RUN != 1 && -e $RW_DPKG_MARK ]]; then rm -f -- "$RW_DPKG_MARK" 2>/dev/null || true; fi
+    return 0
+  fi
+  rw_say ''
+  if [[ ! -e $RW_DPKG_MARK ]]; then
+    rw_die "dpkg has unfinished work (${RW_DPKG_HALF[*]:-its journal in /var/lib/dpkg/updates}) that no rocm-wizard script started, so nothing was changed. Repair it first:  sudo dpkg --configure -a  (then  sudo apt-get -f install), and run this script again."
+  fi
+  rw_say "==> dpkg was cut off during an earlier run ($(<"$RW_DPKG_MARK")): finishing its work first"
+  if [[ $DRY_RUN == 1 ]]; then
+    rw_would "dpkg --configure -a (${RW_DPKG_HALF[*]:-its journal}), and apt-get -f install if packages still lack something"
+    rw_mark dpkg
+    return 0
+  fi
+  rw_need_root
+  rw_run dpkg --configure -a || rc=$?
+  if [[ $rc != 0 ]] || rw_dpkg_pending; then
+    rw_run apt-get -y -o DPkg::Lock::Timeout=600 -o Dpkg::Options::=--force-confold -f install || true
+  fi
+  if rw_dpkg_pending; then
+    rw_die "dpkg could not finish the interrupted installation (${RW_DPKG_HALF[*]:-its journal}): repair it by hand (sudo dpkg --configure -a; sudo apt-get -f install), then run this script again"
+  fi
+  rm -f -- "$RW_DPKG_MARK"
+  rw_mark dpkg
+}
+# rw_newer_than REF PATH: PATH, a symbolic link on the way to it or what it points at changed
+# (inode change time) after REF was last written
+rw_newer_than() {
+  local ref=$1 p=$2 n=0 t
+  while [[ -e $p || -L $p ]]; do
+    if [[ -n $(find -P "$p" -maxdepth 0 -cnewer "$ref" 2>/dev/null) ]]; then return 0; fi
+    if [[ ! -L $p || $n -ge 40 ]]; then return 1; fi
+    t=$(readlink -- "$p")
+    if [[ $t == /* ]]; then p=$RW_ROOT$t; else p=${p%/*}/$t; fi
+    n=$((n + 1))
+  done
+  return 1
+}
+
+# ---- OpenPGP keys (gpg in a throw-away home)
+rw_gpg() {
+  local home rc=0
+  home=$(mktemp -d)
+  GNUPGHOME=$home gpg --batch --no-tty --quiet "$@" || rc=$?
+  rm -rf -- "$home"
+  return "$rc"
+}
+# rw_key_is FILE FINGERPRINT: FILE holds exactly that primary public key, neither expired nor
+# revoked, and no other primary key and no secret-key packet (the rule of plan/openpgp.py)
+rw_key_is() {
+  local line f pub=0 found='' n=0 validity=''
+  [[ -s $1 ]] || return 1
+  while IFS= read -r line; do
+    IFS=: read -r -a f <<<"$line"
+    case ${f[0]} in
+      pub)
+        pub=1
+        n=$((n + 1))
+        validity=${f[1]}
+        ;;
+      sec | ssb) n=$((n + 2)) ;;
+      fpr)
+        if [[ $pub == 1 ]]; then found=${f[9]}; fi
+        pub=0
+        ;;
+      *) pub=0 ;;
+    esac
+  done < <(rw_gpg --with-colons --show-keys -- "$1" 2>/dev/null || true)
+  [[ $n == 1 && $found == "$2" && $validity != e && $validity != r ]]
+}
+# rw_key_export FILE FINGERPRINT DEST: DEST is a binary keyring of that key alone, freshly exported
+# by gpg from a throw-away home (what else FILE held -- trust, unknown packets -- is left behind);
+# --no-autostart: an import would start gpg-agent, which a system with gpg alone lacks (exit 2)
+rw_key_export() {
+  local home rc=0
+  home=$(mktemp -d)
+  GNUPGHOME=$home gpg --batch --no-tty --no-autostart --quiet --import -- "$1" 2>/dev/null || rc=$?
+  if [[ $rc == 0 ]]; then GNUPGHOME=$home gpg --batch --no-tty --no-autostart --quiet --yes -o "$3" --export -- "$2" || rc=$?; fi
+  rm -rf -- "$home"
+  [[ $rc == 0 && -s $3 ]]
+}
+# rw_auth_has FILE MACHINE LOGIN: the apt auth file has an entry for MACHINE and LOGIN
+rw_auth_has() {
+  local w1 m w3 l w5 p
+  [[ -f $1 ]] || return 1
+  while read -r w1 m w3 l w5 p; do
+    if [[ $w1 == machine && $w3 == login && $w5 == password && $m == "$2" && $l == "$3" && -n $p ]]; then return 0; fi
+  done <"$1"
+  return 1
+}
+# rw_fetch URL DEST [AUTHFILE]: download URL; with AUTHFILE (an apt auth file), the credentials of
+# its first entry go to curl through a netrc file of this run (mode 0600), never on a command line
+rw_fetch() {
+  local -a auth=()
+  local w1 m w3 l w5 p host
+  if [[ -n ${3:-} && -f $3 ]]; then
+    read -r w1 m w3 l w5 p <"$3" || true
+    host=${m#*://}
+    host=${host%%/*}
+    host=${host%:*}
+    rw_tmp
+    (umask 077 && printf 'machine %s login %s password %s\n' "$host" "$l" "$p" >"$RW_TMP/netrc")
+    auth=(--netrc-file "$RW_TMP/netrc")
+  fi
+  if command -v curl >/dev/null 2>&1; then
+    curl -fsSL --retry 3 --proto '=https,http,file' --proto-redir '=https' "${auth[@]}" -o "$2" --url "$1"
+  elif [[ ${#auth[@]} -gt 0 ]]; then
+    rw_die "cannot download $1 with the mirror's credentials: install curl"
+  elif command -v wget >/dev/null 2>&1 && [[ $1 != file:* ]]; then
+    # wget cannot limit redirects to https: it follows none (curl does, with --proto-redir)
+    wget -q --max-redirect=0 -O "$2" -- "$1"
+  else
+    rw_die "cannot download $1: install curl"
+  fi
+}
+
+# ---- users and groups (read from the root's /etc/passwd and /etc/group)
+rw_in_group() {
+  local user=$1 group=$2 name id gid='' members
+  while IFS=: read -r name _ id gid members; do
+    if [[ $name == "$user" ]]; then break; fi
+    gid=''
+  done <"$RW_ROOT/etc/passwd"
+  while IFS=: read -r name _ id members; do
+    if [[ $name != "$group" ]]; then continue; fi
+    if [[ -n $gid && $id == "$gid" ]]; then return 0; fi
+    if [[ ,$members, == *",$user,"* ]]; then return 0; fi
+    return 1
+  done <"$RW_ROOT/etc/group"
+  return 1
+}
+rw_gid() {
+  local name id members
+  while IFS=: read -r name _ id members; do
+    if [[ $name == "$1" ]]; then
+      printf '%s' "$id"
+      return 0
+    fi
+  done <"$RW_ROOT/etc/group"
+  return 1
+}
+rw_user_exists() {
+  local name rest
+  while IFS=: read -r name rest; do
+    if [[ $name == "$1" ]]; then return 0; fi
+  done <"$RW_ROOT/etc/passwd"
+  return 1
+}
+
+# ---- Python environments
+RW_PY_PINS='import importlib.metadata as m, re, sys
+def canon(s):
+    return re.sub(r"[-_.]+", "-", s).lower()
+def have_dist(n):
+    try:
+        return m.distribution(n)
+    except m.PackageNotFoundError:
+        return None
+bad = 0
+for req in sys.argv[1:]:
+    head, _, want = req.partition("==")
+    name, _, extras = head.partition("[")
+    dist = have_dist(name)
+    have = dist.version if dist is not None else None
+    if have is None or (have != want and ("+" in want or have.split("+")[0] != want)):
+        print("  %s: %s (want %s)" % (name, have or "not installed", want))
+        bad = 1
+        continue
+    provided = set(canon(e) for e in dist.metadata.get_all("Provides-Extra") or [])
+    for extra in [canon(e) for e in extras.rstrip("]").split(",") if e.strip()]:
+        if extra not in provided:
+            print("  %s %s provides no extra %s" % (name, have, extra))
+            bad = 1
+            continue
+        for r in dist.requires or []:
+            mk = re.search(r"extra\s*==\s*[\x22\x27]([^\x22\x27]+)", r)
+            dep = re.match(r"[A-Za-z0-9._-]+", r)
+            if mk and dep and canon(mk.group(1)) == extra and have_dist(dep.group(0)) is None:
+                print("  %s[%s]: %s not installed" % (name, extra, dep.group(0)))
+                bad = 1
+sys.exit(bad)
+'
+RW_PY_DISTS='import importlib.metadata as m, re, sys
+want = set(re.sub(r"[-_.]+", "-", a).lower() for a in sys.argv[1:])
+for d in m.distributions():
+    n = re.sub(r"[-_.]+", "-", d.metadata["Name"] or "").lower()
+    if n in want:
+        print(n)'
+# rw_pins_ok USER PYTHON REQ...: every NAME[EXTRAS]==VERSION installed exactly, with what its extras
+# require (checked as USER, the venv's owner)
+rw_pins_ok() {
+  local user=$1 py=$2
+  shift 2
+  [[ -x $RW_ROOT$py ]] || return 1
+  rw_user_run "$user" "$py" -c "$RW_PY_PINS" "$@" >&2
+}
+# rw_dists USER PYTHON NAME...: the names among NAME... installed in that environment (as USER)
+rw_dists() {
+  local user=$1 py=$2
+  shift 2
+  if [[ -x $RW_ROOT$py ]]; then rw_user_run "$user" "$py" -c "$RW_PY_DISTS" "$@" 2>/dev/null || true; fi
+}
+rw_pip_install() {
+  local owner=$1 py=$2
+  shift 2
+  if command -v uv >/dev/null 2>&1; then
+    rw_as "$owner" uv pip install --python "$py" "$@"
+  else
+    rw_as "$owner" "$py" -m pip install --disable-pip-version-check --no-input "$@"
+  fi
+}
+
+# ---- the fingerprint of the system this plan was made for
+rw_fp_os() {
+  local line id='' ver=''
+  if [[ -r $RW_ROOT/etc/os-release ]]; then
+    while IFS= read -r line || [[ -n $line ]]; do
+      case $line in
+        ID=*) id=${line#ID=} ;;
+        VERSION_ID=*) ver=${line#VERSION_ID=} ;;
+      esac
+    done <"$RW_ROOT/etc/os-release"
+  fi
+  id=${id//[\"\']/}
+  ver=${ver//[\"\']/}
+  printf '%s %s' "$id" "$ver"
+}
+rw_fp_kernel() {
+  local k=''
+  if [[ -r $RW_ROOT/proc/sys/kernel/osrelease ]]; then read -r k <"$RW_ROOT/proc/sys/kernel/osrelease" || true; fi
+  printf '%s' "$k"
+}
+rw_fp_gpus() {
+  local d v c id list=()
+  for d in "$RW_ROOT"/sys/bus/pci/devices/*; do
+    v='' c='' id=''
+    read -r v 2>/dev/null <"$d/vendor" || continue
+    [[ $v == 0x1002 ]] || continue
+    read -r c 2>/dev/null <"$d/class" || continue
+    case $c in 0x03* | 0x12*) ;; *) continue ;; esac
+    read -r id 2>/dev/null <"$d/device" || continue
+    list+=("${id#0x}")
+  done
+  if [[ ${#list[@]} -gt 0 ]]; then printf '%s\n' "${list[@]}" | sort -u | paste -sd, -; fi
+}
+rw_fp_rocm() {
+  local v=''
+  if [[ -r $RW_ROOT/opt/rocm/.info/version ]]; then read -r v <"$RW_ROOT/opt/rocm/.info/version" || true; fi
+  if [[ -z $v ]]; then v=$(rw_pkg_unpacked rocm-core); fi
+  if [[ -z $v && -r $RW_ROOT/opt/rocm/core/.info/version ]]; then read -r v <"$RW_ROOT/opt/rocm/core/.info/version" || true; fi
+  if [[ $v =~ ^([0-9]+\.[0-9]+\.[0-9]+) ]]; then printf '%s' "${BASH_REMATCH[1]}"; else printf 'none'; fi
+}
+rw_fp_torch() {
+  local d name
+  for d in "$RW_ROOT$1"/lib/python*/site-packages/torch-*.dist-info; do
+    name=${d##*/}
+    name=${name#torch-}
+    printf '%s' "${name%.dist-info}"
+    return 0
+  done
+  printf 'none'
+}
+# rw_expect NAME ACTUAL ACCEPTED...
+rw_expect() {
+  local name=$1 actual=$2 v
+  shift 2
+  for v in "$@"; do
+    if [[ $actual == "$v" ]]; then return 0; fi
+  done
+  rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
+  RW_STALE=1
+}
+RW_PLAN_ID=c2f0a49f658d
+
+rw_check_fingerprint() {
+  rw_expect gpus "$(rw_fp_gpus)" 744c
+  rw_expect kernel "$(rw_fp_kernel)" 7.0.0-14-generic
+  rw_expect os "$(rw_fp_os)" 'ubuntu 26.04'
+  if [[ $RW_STALE == 1 ]]; then
+    rw_die 'refusing to run: this plan was made for another system, or the system changed since (fingerprint sha256:b948602f77fdc57a91d738db405d0d8b). Make a new plan with rocm-wizard --plan-only.'
+  fi
+}
+
+step_01_rocm_core_key() {
+  rw_begin 1 rocm-core-key 'Fetch the Core SDK signing key and check its fingerprint'
+  local url=https://stable.repo.amd.com/rocm/gpg/packages.gpg fpr=D0F004A0025A1145C7807FCD0701EAC4D5E02107 keyring="${RW_ROOT}"/etc/apt/keyrings/amdrocm.gpg
+  if rw_key_is "$keyring" "$fpr"; then
+    rw_ok "${keyring#"$RW_ROOT"} holds key $fpr"
+    return 0
+  fi
+  rw_need_root
+  if [[ $DRY_RUN == 1 ]]; then
+    rw_would "download $url, check that it holds only key $fpr, then write that key alone to ${keyring#"$RW_ROOT"}"
+    rw_mark rocm-core-key
+    return 0
+  fi
+  rw_tmp
+  rw_fetch "$url" "$RW_TMP/key"
+  if ! rw_key_is "$RW_TMP/key" "$fpr" || ! rw_key_export "$RW_TMP/key" "$fpr" "$RW_TMP/key.gpg" \
+    || ! rw_key_is "$RW_TMP/key.gpg" "$fpr"; then
+    rw_die "the key downloaded from $url is not exactly key $fpr (another key, a secret-key packet, or it expired or was revoked): nothing was written"
+  fi
+  rw_remember "$keyring"
+  rw_put_from "$RW_TMP/key.gpg" "$keyring" 0644
+  rw_mark rocm-core-key
+}
+
+step_02_radeon_key() {
+  rw_begin 2 radeon-key 'Fetch repo.radeon.com'"'"'s signing key (kernel driver) and check its fingerprint'
+  local url=https://repo.radeon.com/rocm/rocm.gpg.key fpr=CA8BB4727A47B4D09B4EE8969386B48A1A693C5C keyring="${RW_ROOT}"/etc/apt/keyrings/rocm.gpg
+  if rw_key_is "$keyring" "$fpr"; then
+    rw_ok "${keyring#"$RW_ROOT"} holds key $fpr"
+    return 0
+  fi
+  rw_need_root
+  if [[ $DRY_RUN == 1 ]]; then
+    rw_would "download $url, check that it holds only key $fpr, then write that key alone to ${keyring#"$RW_ROOT"}"
+    rw_mark radeon-key
+    return 0
+  fi
+  rw_tmp
+  rw_fetch "$url" "$RW_TMP/key"
+  if ! rw_key_is "$RW_TMP/key" "$fpr" || ! rw_key_export "$RW_TMP/key" "$fpr" "$RW_TMP/key.gpg" \
+    || ! rw_key_is "$RW_TMP/key.gpg" "$fpr"; then
+    rw_die "the key downloaded from $url is not exactly key $fpr (another key, a secret-key packet, or it expired or was revoked): nothing was written"
+  fi
+  rw_remember "$keyring"
+  rw_put_from "$RW_TMP/key.gpg" "$keyring" 0644
+  rw_mark radeon-key
+}
+
+step_03_rocm_repos() {
+  rw_begin 3 rocm-repos 'Register the Core SDK 10.0 repository (replacing other AMD entries)'
+  RW_URLS=(//repo.radeon.com/rocm/apt/ //repo.radeon.com/amdgpu/ //repo.radeon.com/graphics/ //repo.radeon.com/rocm/packages-multi-arch/ //repo.radeon.com/rocm/core/packages/ //repo.amd.com/rocm/apt/ //repo.amd.com/amdgpu/ //repo.amd.com/graphics/ //repo.amd.com/rocm/packages-multi-arch/ //repo.amd.com/rocm/core/packages/ //stable.repo.amd.com/rocm/apt/ //stable.repo.amd.com/amdgpu/ //stable.repo.amd.com/graphics/ //stable.repo.amd.com/rocm/packages-multi-arch/ //stable.repo.amd.com/rocm/core/packages/)
+  local -a paths=(/etc/apt/sources.list.d/amdrocm-stable.sources /etc/apt/sources.list.d/amdgpu.list)
+  local -a contents=('# ROCm Core SDK 10.0.0 (ubuntu2604). Written whole by rocm-wizard;
+# other AMD repository entries are taken out so that only this release is configured.
+X-Repo-Id: amdrocm-stable
+Types: deb
+URIs: https://stable.repo.amd.com/rocm/core/packages/ubuntu2604/
+Suites: stable
+Components: main
+Architectures: amd64
+Signed-By: /etc/apt/keyrings/amdrocm.gpg
+' '# amdgpu 31.50 kernel driver paired with ROCm 10.0.0. Written whole by rocm-wizard.
+deb [arch=amd64 signed-by=/etc/apt/keyrings/rocm.gpg] https://repo.radeon.com/amdgpu/31.50/ubuntu resolute main
+')
+  local i todo=0 f
+  rw_radeon_files "${paths[@]}"
+  if [[ ${#RW_FOUND[@]} -gt 0 ]]; then todo=1; fi
+  for i in "${!paths[@]}"; do
+    if ! rw_same "$RW_ROOT${paths[i]}" "${contents[i]}"; then todo=1; fi
+  done
+  if [[ $todo == 0 ]]; then
+    rw_ok 'the repository lists are as planned and no other file names these repositories'
+    return 0
+  fi
+  rw_need_root
+  for f in "${RW_FOUND[@]}"; do
+    rw_disable_radeon "$f"
+  done
+  for i in "${!paths[@]}"; do
+    if rw_same "$RW_ROOT${paths[i]}" "${contents[i]}"; then continue; fi
+    rw_remember "$RW_ROOT${paths[i]}"
+    rw_put "$RW_ROOT${paths[i]}" 0644 "${contents[i]}"
+  done
+  rw_mark rocm-repos
+}
+
+step_04_rocm_pin() {
+  rw_begin 4 rocm-pin 'Prefer the Core SDK repository'"'"'s host over the distribution'"'"'s ROCm packages'
+  local path="${RW_ROOT}"/etc/apt/preferences.d/amdrocm-pin-600 content='# Core SDK packages from stable.repo.amd.com over the distribution'"'"'s (written by rocm-wizard)
+Package: *
+Pin: origin "stable.repo.amd.com"
+Pin-Priority: 600
+'
+  if rw_same "$path" "$content"; then
+    rw_ok "${path#"$RW_ROOT"} is as planned"
+    return 0
+  fi
+  rw_need_root
+  rw_backup "$path"
+  rw_put "$path" 0644 "$content" ''
+  rw_mark rocm-pin
+}
+
+step_05_apt_update() {
+  rw_begin 5 apt-update 'Refresh the package lists'
+  local -a names=(amdrocm-core-sdk10.0-gfx1100 amdgpu-dkms)
+  local -a prefixes=(10.0.0- '')
+  local i need=0
+  if rw_changed rocm-core-key radeon-key rocm-repos rocm-pin; then need=1; fi
+  for i in "${!names[@]}"; do
+    if [[ $need == 1 ]]; then break; fi
+    if rw_pkg_ok "${names[i]}" "${prefixes[i]}"; then continue; fi
+    if [[ -n ${prefixes[i]} ]] && rw_apt_pick "${names[i]}" "${prefixes[i]}" >/dev/null; then continue; fi
+    if [[ -z ${prefixes[i]} && -n $(rw_apt_candidate "${names[i]}") ]]; then continue; fi
+    need=1
+  done
+  if [[ $need == 0 ]]; then
+    rw_ok 'the package lists already offer what is needed'
+    return 0
+  fi
+  rw_need_root
+  if ! rw_apt_update; then
+    if [[ ${#RW_UNDO[@]} -gt 0 ]]; then
+      rw_say '    the files this run changed are put back:'
+      rw_undo_files
+      rw_die 'apt-get update could not fetch every repository (the lines above say which). The files this run had changed are back as they were, so the system is as before. Check that the repositories are reachable (network, proxy, mirror), then run this script again.'
+    fi
+    rw_die 'apt-get update could not fetch every repository (the lines above say which); the repository files were already in place before this run (earlier versions are kept under /var/backups/rocm-wizard). Check that the repositories are reachable (network, proxy, mirror), then run this script again.'
+  fi
+  rw_mark apt-update
+}
+
+step_06_legacy_remove() {
+  rw_begin 6 legacy-remove 'Remove the legacy ROCm packages first (AMD'"'"'s transition guide)'
+  local -a patterns=(rocm 'rocm-*' 'hip-*' hipcc 'hsa-*' 'rocblas*' 'rocsolver*' 'rocsparse*' 'rocfft*' 'rocrand*' 'rocprim*' 'rocthrust*' 'rocalution*' 'rocwmma*' rocminfo 'rocprofiler*' 'roctracer*' 'miopen-hip*' 'rccl*' 'hipblas*' 'hipfft*' 'hipsolver*' 'hipsparse*' 'hiprand*' 'hipcub*' 'composablekernel*' comgr amd-smi-lib 'openmp-extras*' half 'migraphx*' 'mivisionx*' 'rpp*')
+  local -a todo=() extra=()
+  local name st p
+  while IFS='|' read -r st name; do
+    [[ $st == ii* ]] || continue
+    for p in "${patterns[@]}"; do
+      # shellcheck disable=SC2053
+      if [[ $name == $p ]]; then todo+=("$name"); break; fi
+    done
+  done < <(dpkg-query --admindir="${RW_ROOT}/var/lib/dpkg" -W -f='${db:Status-Abbrev}|${Package}\n' 2>/dev/null | sort)
+  if [[ ${#todo[@]} -eq 0 ]]; then
+    rw_ok 'no legacy ROCm package is installed'
+    return 0
+  fi
+  rw_say "    removes: ${todo[*]}"
+  rw_need_root
+  while read -r _ name _; do
+    for p in "${todo[@]}" ""; do [[ $p == "$name" ]] && break; done
+    if [[ $p != "$name" ]]; then extra+=("$name"); fi
+  done < <(rw_apt apt-get -s remove "${todo[@]}" 2>/dev/null | grep "^Remv ")
+  if [[ ${#extra[@]} -gt 0 ]]; then
+    rw_die "apt would also remove ${extra[*]}; nothing was removed: remove or keep them by hand, then run this script again"
+  fi
+  rw_dpkg_run apt-get remove -y -o DPkg::Lock::Timeout=600 "${todo[@]}"
+  rw_mark legacy-remove
+}
+
+step_07_kernel_driver() {
+  rw_begin 7 kernel-driver 'Install the amdgpu 31.50 kernel driver for kernel 7.0.0-14-generic'
+  local -a names=(linux-headers-7.0.0-14-generic linux-modules-extra-7.0.0-14-generic amdgpu-dkms)
+  local -a prefixes=('' '' '')
+  local -a from_repo=(0 0 1)
+  local -a want=()
+  local i v
+  for i in "${!names[@]}"; do
+    if [[ ${from_repo[i]} == 1 ]] && rw_changed rocm-repos && [[ -n $(rw_pkg_version "${names[i]}") ]]; then
+      want+=("${names[i]}")
+      continue
+    fi
+    if rw_pkg_ok "${names[i]}" "${prefixes[i]}"; then continue; fi
+    if [[ -z ${prefixes[i]} ]]; then
+      want+=("${names[i]}")
+    elif v=$(rw_apt_pick "${names[i]}" "${prefixes[i]}"); then
+      want+=("${names[i]}=$v")
+    elif [[ $DRY_RUN == 1 ]]; then
+      want+=("${names[i]}=${prefixes[i]}*")
+    else
+      rw_die "apt offers no ${names[i]} ${prefixes[i]}*: is the repository reachable?"
+    fi
+  done
+  if [[ ${#want[@]} -eq 0 ]]; then
+    rw_ok "installed: ${names[*]}"
+    return 0
+  fi
+  rw_need_root
+  local -a related=('rocm*' 'rocblas*' 'rocfft*' 'rocrand*' 'rocsolver*' 'rocsparse*' 'rocthrust*' 'rocprim*' 'roctracer*' 'rocprofiler*' 'rocalution*' 'rocwmma*' 'rocdecode*' 'rocjpeg*' 'rocal*' 'rocshmem*' 'hip*' 'hsa*' 'amd-smi*' 'amdgpu*' 'amdrocm*' 'comgr*' 'openmp-extras*' 'miopen*' 'migraphx*' 'mivisionx*' 'rccl*' 'rpp*' half 'composablekernel*' 'mesa-amdgpu*' 'libdrm-amdgpu*' 'libdrm2-amdgpu*' 'librocm*' 'librocblas*' 'librocfft*' 'librocrand*' 'librocsolver*' 'librocsparse*' 'libroctracer*' 'libhip*' 'libamdhip*' 'libhsa*' 'librccl*' 'libmiopen*' 'libamd-comgr*')
+  rw_apt_install 0 "${#related[@]}" "${related[@]}" -y -o DPkg::Lock::Timeout=600 -o Dpkg::Options::=--force-confold --allow-downgrades "${want[@]}"
+  rw_mark kernel-driver
+}
+
+step_08_rocm_packages() {
+  rw_begin 8 rocm-packages 'Install ROCm 10.0.0 (amdrocm-core-sdk10.0-gfx1100)'
+  local -a names=(amdrocm-core-sdk10.0-gfx1100)
+  local -a prefixes=(10.0.0-)
+  local -a want=()
+  local i v
+  for i in "${!names[@]}"; do
+    if rw_pkg_ok "${names[i]}" "${prefixes[i]}"; then continue; fi
+    if [[ -z ${prefixes[i]} ]]; then
+      want+=("${names[i]}")
+    elif v=$(rw_apt_pick "${names[i]}" "${prefixes[i]}"); then
+      want+=("${names[i]}=$v")
+    elif [[ $DRY_RUN == 1 ]]; then
+      want+=("${names[i]}=${prefixes[i]}*")
+    else
+      rw_die "apt offers no ${names[i]} ${prefixes[i]}*: is the repository reachable?"
+    fi
+  done
+  if [[ ${#want[@]} -eq 0 ]]; then
+    rw_ok "installed: ${names[*]}"
+    return 0
+  fi
+  rw_need_root
+  local -a related=('rocm*' 'rocblas*' 'rocfft*' 'rocrand*' 'rocsolver*' 'rocsparse*' 'rocthrust*' 'rocprim*' 'roctracer*' 'rocprofiler*' 'rocalution*' 'rocwmma*' 'rocdecode*' 'rocjpeg*' 'rocal*' 'rocshmem*' 'hip*' 'hsa*' 'amd-smi*' 'amdgpu*' 'amdrocm*' 'comgr*' 'openmp-extras*' 'miopen*' 'migraphx*' 'mivisionx*' 'rccl*' 'rpp*' half 'composablekernel*' 'mesa-amdgpu*' 'libdrm-amdgpu*' 'libdrm2-amdgpu*' 'librocm*' 'librocblas*' 'librocfft*' 'librocrand*' 'librocsolver*' 'librocsparse*' 'libroctracer*' 'libhip*' 'libamdhip*' 'libhsa*' 'librccl*' 'libmiopen*' 'libamd-comgr*')
+  rw_apt_install 0 "${#related[@]}" "${related[@]}" -y -o DPkg::Lock::Timeout=600 -o Dpkg::Options::=--force-confold --allow-downgrades "${want[@]}"
+  rw_mark rocm-packages
+}
+
+step_09_core_alternative() {
+  rw_begin 9 core-alternative 'Check that /opt/rocm/core leads to ROCm 10.0.0'
+  local link="${RW_ROOT}"/opt/rocm/core dest=/opt/rocm/core-10.0 vfile="${RW_ROOT}"/opt/rocm/core-10.0/.info/version version=10.0.0 name=core here v
+  here=$(readlink -f -- "$link" 2>/dev/null || true); here=${here#"$RW_ROOT"}
+  v=$(cat -- "$vfile" 2>/dev/null || true); v=${v%%-*}
+  if [[ $here == "$dest" && $v == "$version" ]]; then
+    rw_ok "${link#"$RW_ROOT"} -> $dest ($version)"
+    return 0
+  fi
+  if [[ $DRY_RUN == 1 ]]; then
+    rw_would "check ${link#"$RW_ROOT"} -> $dest once the packages are installed"
+    rw_mark core-alternative
+    return 0
+  fi
+  rw_need_root
+  if [[ ! -d $RW_ROOT$dest ]]; then rw_die "$dest does not exist: the packages did not install $version"; fi
+  if [[ $here != "$dest" ]]; then rw_run update-alternatives --set "$name" "$dest"; fi
+  here=$(readlink -f -- "$link" 2>/dev/null || true); here=${here#"$RW_ROOT"}
+  v=$(cat -- "$vfile" 2>/dev/null || true); v=${v%%-*}
+  if [[ $here != "$dest" || $v != "$version" ]]; then rw_die "${link#"$RW_ROOT"} leads to $here (version $v), not $dest ($version)"; fi
+  rw_mark core-alternative
+}
+
+step_10_gpu_groups() {
+  rw_begin 10 gpu-groups 'Let the GPU user use the GPU (render and video groups)'
+  local user=dev g
+  local -a groups=(render video)
+  local -a missing=()
+  # the user chosen when the plan was made; the one who runs sudo only when the plan names none
+  if [[ -z $user ]]; then user=${SUDO_USER:-}; fi
+  if [[ -z $user || $user == root ]]; then
+    rw_ok 'no user to add (root needs no group membership)'
+    return 0
+  fi
+  if ! rw_user_exists "$user"; then
+    if [[ $DRY_RUN == 1 ]]; then
+      rw_would "stop here: user $user does not exist (accounts are never created)"
+      return 0
+    fi
+    rw_die "user $user does not exist on this system: this script adds an existing account to render,video and never creates one; create it (adduser $user) or make the plan again with --user NAME"
+  fi
+  for g in "${groups[@]}"; do
+    if ! rw_gid "$g" >/dev/null; then
+      rw_warn "group $g does not exist on this system; skipped"
+      continue
+    fi
+    if ! rw_in_group "$user" "$g"; then missing+=("$g"); fi
+  done
+  if [[ ${#missing[@]} -eq 0 ]]; then
+    rw_ok "$user is in ${groups[*]}"
+    return 0
+  fi
+  if [[ $DRY_RUN != 1 && $EUID -ne 0 ]]; then
+    rw_warn "$user is not in ${missing[*]}: run  sudo usermod -a -G $(IFS=,; printf '%s' "${missing[*]}") $user"
+    return 0
+  fi
+  rw_run usermod -a -G "$(IFS=,; printf '%s' "${missing[*]}")" "$user"
+  rw_say "    $user must log out and in again (or reboot) for the new groups to apply"
+  rw_mark gpu-groups
+}
+
+step_11_reboot_flag() {
+  rw_begin 11 reboot-flag 'Flag the reboot the new kernel driver needs'
+  local path="${RW_ROOT}"/run/reboot-required
+  if ! rw_changed kernel-driver; then
+    rw_ok 'the kernel driver did not change in this run'
+    return 0
+  fi
+  if [[ ! -e $path ]]; then
+    rw_put "$path" 0644 '*** System restart required ***
+'
+  fi
+  rw_say '    a reboot is needed: the amdgpu kernel driver changed'
+  rw_mark reboot-flag
+}
+
+rw_main() {
+  if [[ -n $RW_ROOT && $DRY_RUN != 1 ]]; then
+    rw_die 'RW_ROOT is only for dry runs; to change another root, run this script inside it (chroot)'
+  fi
+  rw_say 'rocm-wizard: Upgrade ROCm to the Core SDK 10.0.0 from AMD'"'"'s repositories (ubuntu2604)'" (plan $RW_PLAN_ID)"
+  if [[ $DRY_RUN == 1 ]]; then rw_say 'DRY_RUN=1: showing what would be done; nothing is changed'; fi
+  rw_check_fingerprint
+  rw_dpkg_finish
+  step_01_rocm_core_key
+  step_02_radeon_key
+  step_03_rocm_repos
+  step_04_rocm_pin
+  step_05_apt_update
+  step_06_legacy_remove
+  step_07_kernel_driver
+  step_08_rocm_packages
+  step_09_core_alternative
+  step_10_gpu_groups
+  step_11_reboot_flag
+  RW_STEP='(end)'
+  rw_say ''
+  if [[ $DRY_RUN == 1 ]]; then
+    if [[ $RW_NCHANGED -gt 0 ]]; then
+      rw_say "dry run: ${RW_NCHANGED} step(s) would change the system"
+      exit 2
+    fi
+    rw_say 'dry run: nothing to do'
+    exit 0
+  fi
+  rw_say "done: ${RW_NCHANGED} step(s) changed the system, ${RW_WARNINGS} warning(s)"
+  if [[ -e /run/reboot-required ]]; then rw_say 'a reboot is needed before the new kernel driver is used'; fi
+}
+
+rw_main "$@"
