@@ -268,6 +268,14 @@ class ErrorSighting(Record):
 
 
 @lean_dataclass
+class WorkloadSighting(Record):
+    """A program the outputs come from (llama.cpp, ollama, vllm, comfyui), by a line it printed."""
+
+    id: Optional[str] = None
+    line: Optional[str] = None
+
+
+@lean_dataclass
 class System(Record):
     """Everything detection found: the root record that ``detect --json`` prints."""
 
@@ -280,6 +288,7 @@ class System(Record):
     docker: DockerInfo = field(default_factory=DockerInfo)
     access: AccessInfo = field(default_factory=AccessInfo)
     errors: List[ErrorSighting] = field(default_factory=list)
+    workloads: List[WorkloadSighting] = field(default_factory=list)
 
     @property
     def amd_gpus(self) -> List[GPU]:

@@ -6,7 +6,7 @@ import dataclasses
 from typing import Any, Iterable, List, Optional
 
 from ..catalog import sources as catalog_sources
-from ..model import (GPU, AccessInfo, AptPin, AptSource, DeviceNode, DockerInfo, ErrorSighting, OSInfo, RocmInfo,
+from ..model import (GPU, WorkloadSighting, AccessInfo, AptPin, AptSource, DeviceNode, DockerInfo, ErrorSighting, OSInfo, RocmInfo,
                      RocmInstall, System, TorchEnv, from_dict)
 from .context import Context
 from .matchers import MATCHERS
@@ -35,7 +35,7 @@ _RECORDS = {
     AccessInfo: {"kfd": DeviceNode},
 }
 _LISTS = {
-    System: {"gpus": GPU, "torch": TorchEnv, "errors": ErrorSighting},
+    System: {"gpus": GPU, "torch": TorchEnv, "errors": ErrorSighting, "workloads": WorkloadSighting},
     RocmInfo: {"installs": RocmInstall, "apt_sources": AptSource, "apt_pins": AptPin},
     AccessInfo: {"render_nodes": DeviceNode},
 }

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ..catalog import gpus as gpu_table
 from ..catalog import overrides, releases, support, wheels
@@ -445,6 +445,37 @@ def hsa_override_unneeded(ctx: Context, meta: RuleMeta) -> Optional[Match]:
             ev.append(f"{k}={v} (not a valid major.minor.stepping value)")
     ev += [f"{g.label}: native kernels available ({ctx.coverage_basis})" for g in native]
     return Match(ev, community=True)
+
+
+@rule("reported-target-not-chip")
+def reported_target_not_chip(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    """A GPU whose PCI id names a chip of one target while the runtime reported another (issue 28,
+    item 4): say so, name the override that does it and whether to unset it; plans use the chip."""
+    ev = []
+    for v in ctx.gpus:
+        g = v.gpu
+        chip = gpu_table.chip_gfx(s(g.device_id) or None, s(g.revision) or None)
+        reported = support.normalize_gfx(g.gfx_target) or support.normalize_gfx(g.isa)
+        if not chip or not reported or chip == reported:
+            continue
+        where = s((g.sources or {}).get("gfx_target") or (g.sources or {}).get("isa")) or "a ROCm tool"
+        ev.append(f"{v.label}: PCI id 1002:{s(g.device_id).lower()} is a {chip} chip (catalog:gpus.csv); "
+                  f"the runtime reports {reported} ({where})")
+    if not ev:
+        return None
+    ov = ctx.hsa_override
+    for k, val in ov.items():
+        as_gfx = overrides.gfx_of_value(val)
+        native = [v for v in ctx.gpus if v.gfx and ctx.covered(v.gfx)]
+        verdict = ("unset it: the chip's own target has kernels in the software in use" if native
+                   else "it may be meant for another GPU: use the per-GPU form HSA_OVERRIDE_GFX_VERSION_<n>")
+        ev.append(f"{k}={val} makes the runtime report {as_gfx or val}" + ("" if k != "HSA_OVERRIDE_GFX_VERSION" else
+                  " for every GPU") + f" ({s((ctx.access.sources or {}).get('env')) or 'environment'}); {verdict}")
+    if not ov:
+        ev.append("no HSA_OVERRIDE_GFX_VERSION is visible here: look in ~/.bashrc, systemd units (systemctl show -p "
+                  "Environment <service>) and the container's env; without one, the ROCm release does not know this chip")
+    ev.append("plans use the chip's own target")
+    return Match(ev)
 
 
 @rule("hsa-override-missing")
@@ -1016,15 +1047,32 @@ def hsa_override_retargets(ctx: Context, meta: RuleMeta) -> Optional[Match]:
 def workload_not_pytorch(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     from ..catalog import compat
 
-    found = compat.workload_lines("not_torch", ctx.error_text)
+    found = compat.workload_lines("not_torch", ctx.error_text) + _seen_workloads(ctx, "not_torch")
     return Match([f"{line} (from {w})" for w, line in found]) if found else None
+
+
+def _seen_workloads(ctx: Context, kind: str) -> List[Tuple[str, str]]:
+    """(workload id, line) of the programs detection saw in the pasted outputs (system.workloads)
+    whose id the catalog lists under ``kind``, except those the error text already showed."""
+    from ..catalog import compat
+
+    ids = {w for w, _line in compat.workload_lines(kind, "\n".join(
+        w.id or "" for w in list(getattr(ctx.system, "workloads", None) or [])))}
+    shown = {w for w, _line in compat.workload_lines(kind, ctx.error_text)}
+    out = []
+    for w in list(getattr(ctx.system, "workloads", None) or []):
+        if w.id in ids and w.id not in shown and w.line:
+            where = w.sources.get("line", "") if isinstance(getattr(w, "sources", None), dict) else ""
+            out.append((w.id, f"{where}: {w.line}" if where else w.line))
+            shown.add(w.id)
+    return out
 
 
 @rule("vendor-triton-intended")
 def vendor_triton_intended(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     from ..catalog import compat
 
-    found = compat.workload_lines("vendor_triton", ctx.error_text)
+    found = compat.workload_lines("vendor_triton", ctx.error_text) + _seen_workloads(ctx, "vendor_triton")
     if not found or not any(v.triton for v in ctx.envs):
         return None
     return Match([f"{line} (a {w} container)" for w, line in found]

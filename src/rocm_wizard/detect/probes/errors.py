@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from typing import List, Set, Tuple
 
-from ...model import ErrorSighting, System
+from ...model import ErrorSighting, System, WorkloadSighting
 from .. import error_signatures
+from ..parsers import workloads as p_workloads
 from ..sources import Source
 from ._core_util import ok_outputs, pastes, run
 
@@ -40,6 +41,15 @@ def probe(source: Source, system: System) -> None:
     elif kraw.error and "disabled" not in kraw.error and "not in snapshot" not in kraw.error:
         system.note("the kernel log could not be read (%s); run as root to include amdgpu messages" % kraw.error)
 
+    have = {w.id for w in system.workloads}
+    for text, label in texts:
+        for wid, line in p_workloads.scan(text):
+            if wid not in have:
+                have.add(wid)
+                ws = WorkloadSighting()
+                ws.put("id", wid, label)
+                ws.put("line", line, label)
+                system.workloads.append(ws)
     seen: Set[Tuple[str, str]] = set()
     for text, label in texts:
         for sig, line in error_signatures.scan(text):

@@ -366,6 +366,7 @@ def _paste_obs(source: Source, system: System) -> List[List[Obs]]:
     from ._core_util import paste_label, pastes
 
     batch: List[Obs] = []
+    pci_lines: List[Obs] = []
     seen = set()
     for name, text in pastes(source):
         for pg in paste_facts.parse_cached(text).gpus:
@@ -381,8 +382,10 @@ def _paste_obs(source: Source, system: System) -> List[List[Obs]]:
             o.name = pg.name
             if pg.gfx_target:
                 o.isa = "amdgcn-amd-amdhsa--%s%s" % (pg.gfx_target, pg.isa_features or "")
-            batch.append(o)
-    return [batch] if batch else []
+            (pci_lines if pg.how == "lspci-line" else batch).append(o)
+    # single lspci lines go first, in a batch of their own: within one batch a GPU takes one line, and
+    # the line naming a GPU's address must not keep a torch or llama.cpp line off that GPU
+    return [b for b in (pci_lines, batch) if b]
 
 
 def _form_obs(source: Source) -> List[Obs]:
