@@ -101,3 +101,23 @@ def test_wsl_and_container_signs(tmp_path):
     assert detect_snapshot(str(tmp_path)).os.wsl is True
     (tmp_path / "a.txt").write_text("root@3f2a9c1b7d4e:/workspace# cat /proc/1/cgroup\n0::/docker/3f2a9c1b7d4e5f\n")
     assert detect_snapshot(str(tmp_path)).os.container == "docker"
+
+
+def test_workloads_by_lines_the_programs_print():
+    from rocm_wizard.detect.parsers import workloads
+
+    assert workloads.scan("ggml_cuda_init: found 2 ROCm devices (Total VRAM: 31898 MiB):") == [
+        ("llama.cpp", "ggml_cuda_init: found 2 ROCm devices (Total VRAM: 31898 MiB):")]
+    assert [w for w, _ in workloads.scan('time=2025-07-26T11:15:53.149+03:00 level=INFO source=amd_linux.go:386 '
+                                         'msg="amdgpu is supported" gpu=0 gpu_type=gfx1102')] == ["ollama"]
+    assert [w for w, _ in workloads.scan("INFO 06-24 07:19:54 [__init__.py:244] Automatically detected platform rocm.")] == ["vllm"]
+    assert [w for w, _ in workloads.scan("!!! Exception during processing !!!")] == ["comfyui"]
+    # the name in prose is not the program's output
+    assert workloads.scan("I tried ollama and vllm but both fail") == []
+
+
+def test_workloads_reach_the_system(tmp_path):
+    (tmp_path / "log.txt").write_text("ggml_cuda_init: found 1 ROCm devices:\n"
+                                      "  Device 0: AMD Radeon RX 9070, gfx1201 (0x1201), VMM: no, Wave Size: 32\n")
+    s = detect_snapshot(str(tmp_path))
+    assert [w.id for w in s.workloads] == ["llama.cpp"] and s.workloads[0].sources["line"] == "paste:log.txt"
