@@ -30,7 +30,7 @@ _ROWS: Tuple[Tuple[str, object, str], ...] = (
     # ComfyUI: execution.py "!!! Exception during processing !!!", comfy/model_management.py start-up lines
     ("comfyui", lazy(r"^!!! Exception during processing !!!|^Set vram state to: |^Total VRAM \d+ MB, total RAM \d+ MB|\bComfyUI\b"), "comfyanonymous/ComfyUI execution.py, comfy/model_management.py"),
 )
-_NEEDLES = ("ggml", "llama", "source=", "ollama", "vllm", "comfyui", "exception during processing", "vram")
+_NEEDLES = ("ggml", "llama", "source=", "ollama", "vllm", "comfyui", "exception during processing", "vram", "detected platform rocm")
 
 
 def scan(text: object) -> List[Tuple[str, str]]:
