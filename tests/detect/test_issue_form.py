@@ -57,11 +57,12 @@ def test_only_plain_names_and_real_versions_are_taken():
     assert issue_form.gpu_name("RX 7900xtx") is None
     assert issue_form.rocm_version("ROCm 6.4.4.60404-129~24.04") == "6.4.4"
     assert issue_form.rocm_version("ROCk module version 6.16.6 is loaded") is None
+    assert issue_form.rocm_version("7.1.26233") is None  # torch.version.hip printed as "ROCm version"
 
 
-def test_fenced_output_is_not_a_field():
-    f = issue_form.parse("```\nGPU: from a log line inside a fence\n```\n")
-    assert f.gpu == []
+def test_fenced_neofetch_lines_are_fields():
+    f = issue_form.parse("```bash\nOS: Pop!_OS 24.04 LTS x86_64\nKernel: 6.12.10-76061203-generic\n```\n")
+    assert f.os == ["Pop!_OS 24.04 LTS x86_64"] and f.kernel == ["6.12.10-76061203-generic"]
 
 
 def test_single_line_facts():

@@ -104,9 +104,7 @@ def parse(text: object) -> IssueForm:
             _add(out, pending, line.strip("`"))
             pending = None
             continue
-        if in_fence:
-            continue
-        if ":" in line:
+        if ":" in line:  # (inside a fence too: neofetch's and fastfetch's "OS:" / "Kernel:" lines)
             m = _LABELLED.match(line)
             if m:
                 name = _field_of(m.group("key"))
@@ -189,6 +187,7 @@ def rocm_version(value: str) -> Optional[str]:
     m = _ROCM_VALUE.match(v.replace("ROCM", "ROCm"))
     if not m:
         return None
-    ver = m.group("ver")
-    parts = ver.split(".")
+    parts = m.group("ver").split(".")
+    if len(parts) == 3 and int(parts[2]) >= 100:
+        return None  # a HIP build number ("7.1.26233", torch.version.hip), not a ROCm point release
     return ".".join(parts[:3])
