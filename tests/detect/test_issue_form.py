@@ -122,3 +122,34 @@ def test_workloads_reach_the_system(tmp_path):
                                       "  Device 0: AMD Radeon RX 9070, gfx1201 (0x1201), VMM: no, Wave Size: 32\n")
     s = detect_snapshot(str(tmp_path))
     assert [w.id for w in s.workloads] == ["llama.cpp"] and s.workloads[0].sources["line"] == "paste:log.txt"
+
+
+# -- hostile input: never raise, and every value comes from the text ----------------------------------
+from pathlib import Path as _Path  # noqa: E402
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from rocm_wizard.detect.parsers import workloads as _workloads  # noqa: E402
+
+_REAL = _Path(__file__).resolve().parents[1] / "data" / "real"
+_POOL = [l for f in sorted(_REAL.glob("2*/*.txt")) for l in f.read_text(encoding="utf-8", errors="replace").splitlines()[:60]]
+_POOL = _POOL or ["### GPU", "AMD Radeon RX 9070 XT", "- OS: Ubuntu 24.04"]
+_TEXTS = st.one_of(st.text(max_size=2000),
+                   st.lists(st.sampled_from(_POOL), max_size=60).map("\n".join),
+                   st.lists(st.one_of(st.sampled_from(_POOL), st.text(max_size=80)), max_size=40).map("\r\n".join))
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_TEXTS)
+def test_new_parsers_never_raise_and_quote_the_text(text):
+    f = issue_form.parse(text)
+    for values in (f.os, f.gpu, f.cpu, f.kernel, f.rocm):
+        for v in values:
+            assert v.replace("`", "") in text.replace("`", "").replace("\r", "\n") or v in text
+            issue_form.os_parts(v), issue_form.gpu_name(v), issue_form.rocm_version(v)
+    for wid, line in _workloads.scan(text):
+        assert wid in ("llama.cpp", "ollama", "vllm", "comfyui") and line[:40] in text
+    facts = paste_facts.parse(text)
+    for ver in facts.pythons + facts.amdgpu_versions:
+        assert ver in text
