@@ -518,14 +518,14 @@ def _pasted_amdgpu_version(source: Source) -> Optional[Tuple[str, str]]:
 def _form_rocm(source: Source) -> Optional[Tuple[str, str]]:
     """The ROCm release an issue form names ("### ROCm Version" / "ROCm version: 7.2.2"): a version
     of a known ROCm series only (a driver version such as 6.12.12 in that field is no ROCm release)."""
-    from ...catalog import releases as _releases
-
-    known = set(_releases.all_series())
     for name, text in pastes(source):
         for value in issue_form.parse_cached(text).rocm:
             v = issue_form.rocm_version(value)
-            if v and _releases.series_of(v) in known:
-                return v, paste_label(name, "issue form: ROCm Version")
+            if v:
+                from ...catalog import releases as _releases  # only with a candidate: it loads packaging
+
+                if _releases.series_of(v) in set(_releases.all_series()):
+                    return v, paste_label(name, "issue form: ROCm Version")
     return None
 
 
