@@ -153,3 +153,14 @@ def test_new_parsers_never_raise_and_quote_the_text(text):
     facts = paste_facts.parse(text)
     for ver in facts.pythons + facts.amdgpu_versions:
         assert ver in text
+
+
+def test_guest_signs_are_sighted():
+    from rocm_wizard.detect import error_signatures
+
+    text = ("[    0.000000] Hypervisor detected: KVM\n"
+            "  Marketing Name:          AMD Instinct MI300X VF\n"
+            "| Platform: Linux Guest                                                        |\n"
+            "| Platform: Linux Baremetal                                                    |\n")
+    hits = [line for sig, line in error_signatures.scan(text) if sig.id == "vm_guest"]
+    assert len(hits) == 3 and not any("Baremetal" in h for h in hits)

@@ -180,10 +180,15 @@ SIGNATURES: Tuple[Signature, ...] = (
         meaning="hipBLASLt could not find or load its kernel library (TensileLibrary) for this GPU target",
         needles=("rocblaslt error", "calling hipblaslt")),
     Signature(
-        "vm_guest", r"Hyper-V virtual VGA|\bStandard[ _]NV\d+as[ _]v4\b|VMware SVGA|\bdriver=vmwgfx\b|MxGPU|amdgpu_vkms|\[drm\] virtual display",
-        source="lshw/lspci device names of Hyper-V and VMware, Azure VM sizes, pci.ids MxGPU names; ROCm/ROCm#1141, #1498, #1638",
+        "vm_guest", r"Hyper-V virtual VGA|\bStandard[ _]NV\d+as[ _]v4\b|VMware SVGA|\bdriver=vmwgfx\b|MxGPU|amdgpu_vkms|\[drm\] virtual display|"
+        r"\bHypervisor detected: \w+|\bvirtio[-_]gpu\b|\(Virtual Function\)|\bInstinct MI\d{3}[A-Z]? VF\b|\bPlatform: Linux Guest\b",
+        source="lshw/lspci device names of Hyper-V and VMware, Azure VM sizes, pci.ids MxGPU and '(Virtual Function)' names; "
+               "linux arch/x86/kernel/cpu/hypervisor.c ('Hypervisor detected: %s'), virtio-gpu; the ROCm marketing name of an "
+               "Instinct VF ('AMD Instinct MI300X VF'); amd-smi's 'Platform: Linux Guest'; ROCm/ROCm#1141, #1498, #1638; "
+               "AlphaMine-Tech/alpha-miner#4",
         meaning="the system is a virtual machine or uses a virtual (SR-IOV / MxGPU) GPU function",
-        needles=("hyper-v", "standard", "vmware", "vmwgfx", "mxgpu", "vkms", "virtual display")),
+        needles=("hyper-v", "standard", "vmware", "vmwgfx", "mxgpu", "vkms", "virtual display", "hypervisor detected",
+                 "virtio", "virtual function", " vf", "linux guest")),
     Signature(
         "miopen_db_error", r"Internal error while accessing SQLite database|sqlite_db\.cpp:\d+: open memvfs: unable to open database file|Db lock has failed to lock",
         source="MIOpen sqlite_db.cpp / kern_db.hpp messages; ROCm/MIOpen#1878, #2214, #124; pytorch/pytorch#60477; ROCm/tensorflow-upstream#1419",
