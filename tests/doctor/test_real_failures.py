@@ -89,3 +89,18 @@ def test_layer_labels_are_known():
 def test_the_misses_are_fixtures():
     names = {f.name[:3] for f in _folders()}
     assert set(MISSES) <= names
+
+
+def test_chip_over_reported_target_on_a_real_runtime_line():
+    """(issue 28, item 4) ROCm CLR names the device by the target the runtime gave it and by its PCI
+    id ('HSA device gfx1030 (PCI ID 73df)'): 73df is a Navi 22 chip, gfx1031, so the doctor says the
+    runtime reports another target than the chip, offers no override (one is in effect) and the
+    resolver plans for gfx1031."""
+    from rocm_wizard.resolve import facts
+
+    folder = next(f for f in _folders() if f.name.startswith("263-"))
+    found = _findings(folder)
+    assert "reported-target-not-chip" in found and "hsa-override-missing" not in found
+    text = " / ".join(found["reported-target-not-chip"].evidence)
+    assert "1002:73df is a gfx1031 chip" in text and "reports gfx1030" in text
+    assert [g.gfx for g in facts.from_system(detect_snapshot(str(folder))).gpus] == ["gfx1031"]

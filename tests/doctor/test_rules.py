@@ -630,7 +630,7 @@ def test_reported_target_not_chip_names_the_override_and_plans_for_the_chip():
     assert [g.gfx for g in facts.from_system(sysm).gpus] == ["gfx1100"]
     # without an override the finding says where to look instead
     del sysm.access.env["HSA_OVERRIDE_GFX_VERSION"]
-    assert "no HSA_OVERRIDE_GFX_VERSION is visible" in " / ".join(diagnose(sysm).finding("reported-target-not-chip").evidence)
+    assert "no HSA_OVERRIDE_GFX_VERSION is visible here" in " / ".join(diagnose(sysm).finding("reported-target-not-chip").evidence)
 
 
 def test_a_target_the_chip_agrees_with_is_quiet():

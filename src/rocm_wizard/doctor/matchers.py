@@ -472,16 +472,25 @@ def reported_target_not_chip(ctx: Context, meta: RuleMeta) -> Optional[Match]:
         ev.append(f"{k}={val} makes the runtime report {as_gfx or val}" + ("" if k != "HSA_OVERRIDE_GFX_VERSION" else
                   " for every GPU") + f" ({s((ctx.access.sources or {}).get('env')) or 'environment'}); {verdict}")
     if not ov:
-        ev.append("no HSA_OVERRIDE_GFX_VERSION is visible here: look in ~/.bashrc, systemd units (systemctl show -p "
-                  "Environment <service>) and the container's env; without one, the ROCm release does not know this chip")
+        ev.append("no HSA_OVERRIDE_GFX_VERSION is visible here, yet a runtime reporting another target than the chip is "
+                  "what one does: look in ~/.bashrc, systemd units (systemctl show -p Environment <service>) and the "
+                  "container's env; without one, the ROCm release does not know this chip")
     ev.append("plans use the chip's own target")
     return Match(ev)
 
 
+def _reported_elsewhere(v) -> bool:
+    """The runtime reports another target than the chip is (an override is in effect somewhere)."""
+    g = v.gpu
+    chip = gpu_table.chip_gfx(s(g.device_id) or None, s(g.revision) or None)
+    reported = support.normalize_gfx(g.gfx_target) or support.normalize_gfx(g.isa)
+    return bool(chip and reported and chip != reported)
+
+
 @rule("hsa-override-missing")
 def hsa_override_missing(ctx: Context, meta: RuleMeta) -> Optional[Match]:
-    if ctx.hsa_override:
-        return None
+    if ctx.hsa_override or any(_reported_elsewhere(v) for v in ctx.gpus):
+        return None  # set already (reported-target-not-chip speaks when the runtime shows it)
     views = ctx.primary
     if any(ctx.covered(g.gfx) for g in ctx.gpus if not g.igpu) and any(not g.igpu for g in ctx.gpus):
         views = [g for g in views if not g.igpu]

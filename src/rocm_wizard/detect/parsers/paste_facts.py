@@ -102,9 +102,13 @@ _VERSION_ONLY = lazy(r"^(?P<ver>\d+\.\d+\.\d+(?:[.-][0-9A-Za-z]{1,20}){0,3})$")
 _LSPCI_LINE = lazy(r"^(?P<bdf>" + _BDF + r") (?:VGA compatible controller|Display controller|3D controller|Processing accelerators)"
                    r"(?: \[[0-9a-f]{4}\])?: Advanced Micro Devices, Inc\. \[AMD(?:/ATI)?\] (?P<chip>[^\[\n]{1,80}?)\s*(?:\[|\(rev|$)")
 
+# ROCm CLR (rocdevice.cpp) names a device by the target the runtime gave it and its PCI device id:
+# ":1:rocdevice.cpp:621: Code object manager initialization failed for HSA device gfx1030 (PCI ID 73df)"
+_CLR_DEVICE = lazy(r"\bHSA device (?P<gfx>gfx[0-9a-f]{3,4})(?::[a-z]+[+-])* \(PCI ID (?P<dev>[0-9a-fA-F]{1,4})\)")
+
 _NEEDLES = ("amdgpu", "kfd", "gcnarchname", "device ", "name:", "card", "| 0", "boot_image", '"card', "amd arch", "hip", "rocm", "linux", "kernel", "ubuntu",
             "debian", "fedora", "rocky", "alma", "red hat", "centos", "suse", "arch linux", "mint", "pop!_os",
-            "manjaro", "python ", "successfully installed", "amd-smi", "version:", "did ", "uname", "advanced micro devices")
+            "manjaro", "python ", "successfully installed", "amd-smi", "version:", "did ", "uname", "advanced micro devices", "pci id")
 
 
 @lean_dataclass
@@ -216,6 +220,11 @@ def parse(text: object) -> PasteFacts:
                 if bdf not in by_bdf:
                     g = by_bdf[bdf] = PasteGpu("lspci-line", bdf=bdf, chip=m.group("chip").strip())
                     out.gpus.append(g)
+        if "hsa device" in l and "pci id" in l:
+            m = _CLR_DEVICE.search(line)
+            if m and ("clr", m.group("dev").lower()) not in names_seen:
+                names_seen.add(("clr", m.group("dev").lower()))
+                out.gpus.append(PasteGpu("hip-log", device_id=m.group("dev").lower().zfill(4), gfx_target=m.group("gfx")))
         if "did " in l and "supported_devices" in l:
             m = _KFD_DID_MISSING.search(line)
             if m and (m.group("dev").lower(), True) not in kfd_seen:

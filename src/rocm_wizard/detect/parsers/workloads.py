@@ -20,10 +20,10 @@ _ROWS: Tuple[Tuple[str, object, str], ...] = (
     ("llama.cpp", lazy(r"/ggml-cuda/ggml-cuda\.cu:\d+: (?:ROCm|CUDA) error|\bggml_cuda_compute_forward: \w+ failed"), "ggml-org/llama.cpp ggml/src/ggml-cuda/ggml-cuda.cu"),
     # src/llama-model-loader.cpp, src/llama-context.cpp, tools/server: the loader's and server's log lines
     ("llama.cpp", lazy(r"^(?:llama_model_loader|llama_context|load_tensors|common_init_from_params|llama_kv_cache):"), "ggml-org/llama.cpp src/llama-model-loader.cpp, src/llama-context.cpp, common/common.cpp"),
-    ("llama.cpp", lazy(r"(?:^|[\s/])(?:llama-server|llama-cli|llama-bench|libggml-hip\.so)\b"), "ggml-org/llama.cpp tools/ (program names)"),
+    ("llama.cpp", lazy(r"(?:^|[\s/])(?:llama-server|llama-cli|llama-bench)\b|/libggml-hip\.so\b"), "ggml-org/llama.cpp tools/ (program names), ggml/src/ggml-hip (library path)"),
     # Ollama's slog lines (server/routes.go, discover/amd_linux.go) and its systemd unit
     ("ollama", lazy(r"\bsource=(?:routes|gpu|amd_linux|amd_windows|types|sched|server|images)\.go:\d+ msg="), "ollama/ollama server/routes.go, discover/amd_linux.go"),
-    ("ollama", lazy(r"\bollama\[\d+\]: |\bollama\.service\b|(?:^|\s)ollama (?:serve|run|ps)\b"), "ollama/ollama scripts/install.sh (ollama.service)"),
+    ("ollama", lazy(r"\bollama\[\d+\]: |\bollama\.service\b|(?:^|[\s/])ollama (?:serve|run|ps|pull|gpu-discover)\b"), "ollama/ollama scripts/install.sh (ollama.service)"),
     # vLLM: vllm/platforms/__init__.py, vllm/entrypoints/openai/api_server.py, its images
     ("vllm", lazy(r"\bAutomatically detected platform rocm\b|\bvLLM API server version\b|\bvllm/vllm-openai(?:-rocm)?\b|\brocm/vllm\b"), "vllm-project/vllm vllm/platforms/__init__.py, vllm/entrypoints/openai/api_server.py"),
     ("vllm", lazy(r"^\[pip3?\] vllm==|^vllm==\d|(?:^|\s)vllm serve\b"), "vllm-project/vllm (package name)"),
