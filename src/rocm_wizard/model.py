@@ -265,6 +265,7 @@ class ErrorSighting(Record):
 
     signature: Optional[str] = None  # short id: hipblas_status, triton_language, no_binary_for_gpu...
     text: Optional[str] = None  # the matching line
+    layer: Optional[str] = None  # firmware, kernel, runtime, hip, libraries, framework or packaging
 
 
 @lean_dataclass

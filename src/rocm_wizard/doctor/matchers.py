@@ -1356,3 +1356,40 @@ def preview_or_nightly(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     return Match(ev, severity="warning") if host_ev else Match(ev)
 
 __all__ = ["MATCHERS", "Match", "rule"]
+
+
+# ================================================================== nothing that looks like an error is silent
+_LAYER_ORDER = ("firmware", "kernel", "runtime", "hip", "libraries", "framework", "packaging")
+
+
+@rule("unrecognised-failure")
+def unrecognised_failure(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    """Lines the errors probe found to read as errors that no known error text matched
+    (``detect/failure_lines.py``): listed by layer, lowest first, with what to run next."""
+    by_layer: Dict[str, List[str]] = {}
+    for e in ctx.system.errors or []:
+        if s(getattr(e, "signature", None)) != "unrecognised":
+            continue
+        text = s(getattr(e, "text", None))
+        if not text:
+            continue
+        layer = s(getattr(e, "layer", None)) or "unknown"
+        srcs = getattr(e, "sources", None) or {}
+        where = s(srcs.get("text")) if isinstance(srcs, dict) else ""
+        where = where.split(":", 1)[1] if where.startswith(("paste:", "file:")) else where
+        where = where.split("#", 1)[0]
+        by_layer.setdefault(layer, []).append(f"unrecognised failure in {where or 'the paste'}: {_clip(text, 240)}")
+    if not by_layer:
+        return None
+    order = [l for l in _LAYER_ORDER if l in by_layer] + [l for l in by_layer if l not in _LAYER_ORDER]
+    evidence: List[str] = []
+    for layer in order:
+        evidence += [f"[{layer}] {line}" for line in by_layer[layer][:6]]
+        if len(by_layer[layer]) > 6:
+            evidence.append(f"[{layer}] ... and {len(by_layer[layer]) - 6} more line(s) like these")
+    commands_by_layer = meta.params.get("next_commands") or {}
+    first = next((l for l in order if l in _LAYER_ORDER), None)
+    next_commands = []
+    for layer in order[:2]:
+        next_commands += [c for c in commands_by_layer.get(layer, []) if c not in next_commands]
+    return Match(evidence=evidence, data={"layer": first, "next_commands": next_commands})

@@ -30,6 +30,7 @@ class RuleMeta:
     error_patterns: Tuple[str, ...] = ()
     error_signatures: Tuple[str, ...] = ()
     params_items: Tuple[Tuple[str, object], ...] = ()
+    layer: Optional[str] = None  # firmware | kernel | runtime | hip | libraries | framework | packaging
 
     @property
     def params(self) -> Dict[str, object]:
@@ -56,6 +57,7 @@ def rules() -> Dict[str, RuleMeta]:
             sources=tuple(e.get("sources", ())), error_patterns=tuple(e.get("error_patterns", ())),
             error_signatures=tuple(e.get("error_signatures", ())),
             params_items=tuple(sorted((e.get("params") or {}).items())),
+            layer=e.get("layer"),
         )
         out[meta.id] = meta
     return out
