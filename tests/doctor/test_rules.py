@@ -618,6 +618,25 @@ def s_reported_not_chip(s):
 CASES.update({"reported-target-not-chip": s_reported_not_chip})
 
 
+def _sighting(signature: str, text: str, layer: str, where: str):
+    def mutate(s):
+        from rocm_wizard.model import ErrorSighting
+
+        e = ErrorSighting(signature=signature, text=text, layer=layer)
+        e.sources["text"] = where
+        s.errors.append(e)
+    return mutate
+
+
+# lines of real pastes: tests/data/real/215 (a journal's ring timeout) and 269 (prose of an issue)
+CASES.update({
+    "unrecognised-failure": _sighting("unrecognised", "Sep 03 21:38:54 HOSTNAME  ring gfx_0.0.0 timeout, "
+                                      "signaled seq=9113028, emitted seq=9113031", "kernel", "paste:issue.txt"),
+    "failure-told-not-shown": _sighting("failure_told", "I am seeing the following error trying to install rocm. "
+                                        "Is that a known problem?", "packaging", "paste:comment.txt"),
+})
+
+
 def test_reported_target_not_chip_names_the_override_and_plans_for_the_chip():
     from rocm_wizard.resolve import facts
 

@@ -211,9 +211,9 @@ def payload(diag, system=None) -> Dict[str, Any]:
         "catalog": _catalog_date(),
     }
     if system is not None and getattr(system, "origin", "live") == "snapshot":
-        from ..doctor.evidence import described, missing
+        from ..doctor.evidence import ask, described, missing
 
-        out["evidence"] = {"described": described(system), "missing": missing(system)}
+        out["evidence"] = {"described": described(system), "missing": missing(system), "ask": ask(system)}
     return out
 
 
@@ -255,8 +255,13 @@ def render_human(diag, system=None, file=None) -> None:
                       "--snapshot its outputs.")
         return
     if not diag.findings and lacking:
+        from ..doctor.evidence import ask
+
         console.print(f"[bold yellow]No problem seen, but too little to call it healthy[/]: {where} does not "
-                      f"show {' or '.join(escape(m) for m in lacking)}.")
+                      f"show {' or '.join(escape(m) for m in lacking)}. These commands would settle it; add "
+                      f"their output to the snapshot (one command a line):")
+        for cmd in ask(system):
+            console.print("    " + escape(cmd), soft_wrap=True, crop=False)
     elif not diag.findings:
         console.print(f"[bold green]No known problem found[/] on {where}.")
     else:

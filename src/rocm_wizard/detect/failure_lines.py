@@ -41,6 +41,10 @@ class _Table:
                 raise ValueError("failure_lines.toml: unknown layer %r" % row.get("layer"))
             self.layers.append((row["layer"], re.compile(row["pattern"], re.I)))
         self.kind_layer: Dict[str, str] = dict(data.get("kind_layer", {}))
+        self.shape_rx = re.compile("|".join("(?:%s)" % p for p in data.get("message_shapes", [])), re.I)
+        self.tool_kinds = frozenset(data.get("tool_output_kinds", []))
+        self.prose_words = tuple(str(w).lower() for w in data.get("prose_stack_words", []))
+        self.next_commands: Dict[str, List[str]] = {k: list(v) for k, v in data.get("next_commands", {}).items()}
 
 
 @functools.lru_cache(maxsize=1)
@@ -49,19 +53,42 @@ def table() -> _Table:
         return _Table(_toml.load(fh))
 
 
-def looks_like_failure(line: str, kind: Optional[str] = None) -> bool:
-    """Whether ``line`` (of a text of ``kind``) reads as an error message."""
+SHOWN, TOLD = "shown", "told"
+
+
+def classify(line: str, kind: Optional[str] = None) -> Optional[str]:
+    """``"shown"`` when ``line`` (of a text of ``kind``) reads as an error message a program printed,
+    ``"told"`` when it is prose telling of a failure in the stack ("I get the following error
+    trying to install rocm"), None otherwise."""
     t = table()
     if kind in t.listing_kinds:
-        return False
-    low = line[:_SCAN_LINE].lower()
+        return None
+    low = line[:_SCAN_LINE].lower().lstrip("`'\">|* ")
     if not any(n in low for n in t.needles):
-        return False
+        return None
     if kind in t.kernel_log_kinds and not any(w in low for w in t.kernel_words):
-        return False
-    if not t.word_rx.search(low):
-        return False
-    return not t.benign_rx.search(low)
+        return None
+    if not t.word_rx.search(low) or t.benign_rx.search(low):
+        return None
+    # prose, forms and files no tool output was recognised in: only message-shaped lines are shown
+    if kind in t.tool_kinds or t.shape_rx.search(low):
+        return SHOWN
+    return TOLD if any(w in low for w in t.prose_words) else None
+
+
+def looks_like_failure(line: str, kind: Optional[str] = None) -> bool:
+    """Whether ``line`` (of a text of ``kind``) reads as an error message a program printed."""
+    return classify(line, kind) == SHOWN
+
+
+def next_commands(layers: Sequence[str], per_layer: int = 3) -> List[str]:
+    """The commands that settle a failure at each of ``layers`` (in that order), each once."""
+    out: List[str] = []
+    for layer in layers:
+        for cmd in table().next_commands.get(layer, [])[:per_layer]:
+            if cmd not in out:
+                out.append(cmd)
+    return out
 
 
 def layer_of(line: str, kind: Optional[str] = None) -> Optional[str]:
@@ -83,10 +110,12 @@ def _key(line: str) -> str:
 
 
 def scan(texts: Sequence[Tuple[str, Optional[str], str]], known: Sequence[str] = (),
-         limit: int = MAX_LINES) -> List[Tuple[str, Optional[str], str]]:
+         limit: int = MAX_LINES, told: Optional[List[Tuple[str, Optional[str], str]]] = None
+         ) -> List[Tuple[str, Optional[str], str]]:
     """``[(line, layer, label)]`` of the failure-looking lines of ``texts`` (``(text, kind, label)``)
     that are not among the ``known`` lines (those a known error text already matched).  One pass of
-    the word pattern over each text finds the candidate lines."""
+    the word pattern over each text finds the candidate lines.  Prose lines that tell of a failure
+    are appended to ``told`` when a list is given."""
     t = table()
     known_keys = {_key(k.strip()) for k in known if isinstance(k, str)}
     out: List[Tuple[str, Optional[str], str]] = []
@@ -105,7 +134,10 @@ def scan(texts: Sequence[Tuple[str, Optional[str], str]], known: Sequence[str] =
             end = len(text) if end < 0 else end
             next_start = end + 1
             line = text[start:end].strip()
-            if not line or not looks_like_failure(line, kind):
+            how = classify(line, kind) if line else None
+            if how == TOLD and told is not None and len(told) < limit:
+                told.append((line[:MAX_LINE], layer_of(line, kind), label))
+            if how != SHOWN:
                 continue
             key = _key(line[:_SCAN_LINE])
             if key in seen or key in known_keys:
@@ -117,4 +149,4 @@ def scan(texts: Sequence[Tuple[str, Optional[str], str]], known: Sequence[str] =
     return out
 
 
-__all__ = ["LAYERS", "layer_of", "looks_like_failure", "scan", "table"]
+__all__ = ["LAYERS", "SHOWN", "TOLD", "classify", "layer_of", "next_commands", "looks_like_failure", "scan", "table"]

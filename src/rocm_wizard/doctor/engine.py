@@ -109,7 +109,8 @@ def diagnose(system: Any, error_text: Optional[str] = None, *, skip: Iterable[st
             evidence=[str(e) for e in m.evidence], fix=m.fix or meta.fix, path=meta.path,
             sources=catalog_sources.describe(meta.sources), source_tags=list(meta.sources),
             looks_at=list(meta.looks_at), community=m.community,
-            layer=m.data.get("layer") or meta.layer, next_commands=list(m.data.get("next_commands") or []),
+            layer=m.data["layer"] if "layer" in m.data else meta.layer,
+            next_commands=list(m.data.get("next_commands") or []),
         ))
     diag.findings = sort_findings(findings)
     try:

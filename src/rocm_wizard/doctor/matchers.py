@@ -1362,34 +1362,71 @@ __all__ = ["MATCHERS", "Match", "rule"]
 _LAYER_ORDER = ("firmware", "kernel", "runtime", "hip", "libraries", "framework", "packaging")
 
 
-@rule("unrecognised-failure")
-def unrecognised_failure(ctx: Context, meta: RuleMeta) -> Optional[Match]:
-    """Lines the errors probe found to read as errors that no known error text matched
-    (``detect/failure_lines.py``): listed by layer, lowest first, with what to run next."""
+def _sightings(ctx: Context, signature: str) -> Dict[str, List[str]]:
+    """``{layer: [evidence line]}`` of the sightings of ``signature`` ("unrecognised",
+    "failure_told"), each line with the file it came from."""
     by_layer: Dict[str, List[str]] = {}
     for e in ctx.system.errors or []:
-        if s(getattr(e, "signature", None)) != "unrecognised":
+        if s(getattr(e, "signature", None)) != signature:
             continue
         text = s(getattr(e, "text", None))
         if not text:
             continue
-        layer = s(getattr(e, "layer", None)) or "unknown"
         srcs = getattr(e, "sources", None) or {}
         where = s(srcs.get("text")) if isinstance(srcs, dict) else ""
         where = where.split(":", 1)[1] if where.startswith(("paste:", "file:")) else where
-        where = where.split("#", 1)[0]
-        by_layer.setdefault(layer, []).append(f"unrecognised failure in {where or 'the paste'}: {_clip(text, 240)}")
-    if not by_layer:
-        return None
+        by_layer.setdefault(s(getattr(e, "layer", None)) or "unknown", []).append((where.split("#", 1)[0], text))
+    return by_layer
+
+
+def _by_layer_evidence(by_layer, what: str, per_layer: int = 6) -> Tuple[List[str], List[str]]:
     order = [l for l in _LAYER_ORDER if l in by_layer] + [l for l in by_layer if l not in _LAYER_ORDER]
     evidence: List[str] = []
     for layer in order:
-        evidence += [f"[{layer}] {line}" for line in by_layer[layer][:6]]
-        if len(by_layer[layer]) > 6:
-            evidence.append(f"[{layer}] ... and {len(by_layer[layer]) - 6} more line(s) like these")
-    commands_by_layer = meta.params.get("next_commands") or {}
-    first = next((l for l in order if l in _LAYER_ORDER), None)
-    next_commands = []
-    for layer in order[:2]:
-        next_commands += [c for c in commands_by_layer.get(layer, []) if c not in next_commands]
-    return Match(evidence=evidence, data={"layer": first, "next_commands": next_commands})
+        rows = by_layer[layer]
+        evidence += [f"[{layer}] {what} in {where or 'the paste'}: {_clip(text, 240)}" for where, text in rows[:per_layer]]
+        if len(rows) > per_layer:
+            evidence.append(f"[{layer}] ... and {len(rows) - per_layer} more line(s) like these")
+    return evidence, [l for l in order if l in _LAYER_ORDER]
+
+
+@rule("unrecognised-failure")
+def unrecognised_failure(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    """Lines the errors probe found to read as errors that no known error text matched
+    (``detect/failure_lines.py``), minus those a rule's own error patterns report: listed by layer,
+    lowest first, with what to run next."""
+    from ..detect import failure_lines
+    from .registry import rules as all_rules
+
+    patterns = [p for r in all_rules().values() if r.id != meta.id for p in r.compiled]
+    from_log = _sightings(ctx, "unrecognised")
+    if ctx.error_text.strip():  # the --error-log text is the user's paste too
+        known = [t for t, _w, sig in ctx.error_lines if sig and sig not in ("unrecognised", "failure_told")]
+        for line, layer, _label in failure_lines.scan([(ctx.error_text, "error-log", "error text")], known):
+            from_log.setdefault(layer or "unknown", []).append(("the error text", line))
+    by_layer = {}
+    for layer, rows in from_log.items():
+        rows = [(w, t) for w, t in rows if not any(p.search(t) for p in patterns)]
+        if rows:
+            by_layer[layer] = rows
+    if not by_layer:
+        return None
+    evidence, layers = _by_layer_evidence(by_layer, "unrecognised failure")
+    return Match(evidence=evidence, data={"layer": layers[0] if layers else None,
+                                          "next_commands": failure_lines.next_commands(layers[:2])})
+
+
+@rule("failure-told-not-shown")
+def failure_told_not_shown(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    """Prose that tells of a failure in the stack when nothing in the paste shows one: ask for it."""
+    from ..detect import failure_lines
+
+    shown = [e for e in ctx.system.errors or [] if s(getattr(e, "signature", None)) not in ("", "failure_told")]
+    if shown or ctx.error_text.strip():
+        return None
+    by_layer = _sightings(ctx, "failure_told")
+    if not by_layer:
+        return None
+    evidence, layers = _by_layer_evidence(by_layer, "told", per_layer=3)
+    return Match(evidence=evidence, data={"layer": layers[0] if layers else None,
+                                          "next_commands": failure_lines.next_commands(layers[:2] or ["runtime"])})

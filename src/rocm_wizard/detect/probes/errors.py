@@ -97,9 +97,12 @@ def _unrecognised(source: Source, system: System, texts: List[Tuple[str, str]], 
         segments = [(text, _kind_of(label), label) for text, label in texts if label.startswith("paste:")]
     segments += [(text, _kind_of(label), label) for text, label in texts if not label.startswith("paste:")]
     room = MAX_SIGHTINGS - len(system.errors)
-    for line, layer, label in failure_lines.scan(segments, known, limit=min(room, failure_lines.MAX_LINES)):
-        es = ErrorSighting()
-        es.put("signature", "unrecognised", "catalog:failure_lines")
-        es.put("text", line, label)
-        es.put("layer", layer, "catalog:failure_lines")
-        system.errors.append(es)
+    told: List[Tuple[str, Optional[str], str]] = []
+    shown = failure_lines.scan(segments, known, limit=min(room, failure_lines.MAX_LINES), told=told)
+    for signature, rows in (("unrecognised", shown), ("failure_told", told[:max(0, room - len(shown))][:10])):
+        for line, layer, label in rows:
+            es = ErrorSighting()
+            es.put("signature", signature, "catalog:failure_lines")
+            es.put("text", line, label)
+            es.put("layer", layer, "catalog:failure_lines")
+            system.errors.append(es)
