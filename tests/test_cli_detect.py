@@ -42,7 +42,8 @@ def test_schema_is_packaged_with_the_module():
 def _record_defs():
     return {model.System: None, model.OSInfo: "os", model.GPU: "gpu", model.RocmInfo: "rocm", model.RocmInstall: "rocm_install",
             model.AptSource: "apt_source", model.AptPin: "apt_pin", model.TorchEnv: "torch", model.DockerInfo: "docker",
-            model.DeviceNode: "device_node", model.AccessInfo: "access", model.ErrorSighting: "error"}
+            model.DeviceNode: "device_node", model.AccessInfo: "access", model.ErrorSighting: "error",
+            model.WorkloadSighting: "workload"}
 
 
 def test_schema_describes_every_model_field_and_nothing_else():

@@ -128,7 +128,7 @@ def test_mirror_options_reach_the_targets(tmp_path, capsys):
 
 def test_human_report_lists_findings_and_ways_out(tmp_path, capsys):
     sysm = healthy()
-    sysm.gpus[0].gfx_target = "gfx803"
+    sysm.gpus[0].gfx_target, sysm.gpus[0].device_id, sysm.gpus[0].revision = "gfx803", "67df", None  # an RX 580 chip
     sysm.gpus[0].name = "Radeon RX 580 [bold]Series[/bold]"  # markup in data must not be interpreted
     rc = main(["doctor", "--snapshot", _write_system(tmp_path, sysm)])
     out, _ = capsys.readouterr()

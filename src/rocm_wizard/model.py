@@ -265,6 +265,15 @@ class ErrorSighting(Record):
 
     signature: Optional[str] = None  # short id: hipblas_status, triton_language, no_binary_for_gpu...
     text: Optional[str] = None  # the matching line
+    layer: Optional[str] = None  # firmware, kernel, runtime, hip, libraries, framework or packaging
+
+
+@lean_dataclass
+class WorkloadSighting(Record):
+    """A program the outputs come from (llama.cpp, ollama, vllm, comfyui), by a line it printed."""
+
+    id: Optional[str] = None
+    line: Optional[str] = None
 
 
 @lean_dataclass
@@ -280,6 +289,7 @@ class System(Record):
     docker: DockerInfo = field(default_factory=DockerInfo)
     access: AccessInfo = field(default_factory=AccessInfo)
     errors: List[ErrorSighting] = field(default_factory=list)
+    workloads: List[WorkloadSighting] = field(default_factory=list)
 
     @property
     def amd_gpus(self) -> List[GPU]:

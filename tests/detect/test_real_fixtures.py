@@ -54,7 +54,8 @@ LABEL_SIGNATURES: Tuple[Tuple[str, str], ...] = (
     (r"no attribute 'language'", "triton_language"),
     (r"only the CPU agent|no GPU agent", "no_gpu_agent"),
     (r"rocm-smi.*'ERROR: \d+ GPU\[", "rocm_smi_error"),
-    (r"Unable to open /dev/kfd", "kfd_permission"),
+    (r"Unable to open /dev/kfd read-write: (Permission denied|Operation not permitted)", "kfd_permission"),
+    (r"Unable to open /dev/kfd read-write: (Invalid argument|Cannot allocate memory|Bad address)", "kfd_open_failed"),
     (r"Key was rejected by servic", "module_key_rejected"),
     (r"hipErrorInvalidDevice", "invalid_device"),
 )

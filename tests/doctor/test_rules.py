@@ -613,3 +613,65 @@ def test_legacy_torch_on_core_sdk_without_a_detected_stream():
     core_sdk_host(sysm)
     assert sysm.torch[0].stream is None and sysm.torch[0].version == "2.8.0+rocm6.4"
     assert "torch-legacy-on-core-sdk" in diagnose(sysm).ids()
+
+
+# (issue 28, item 4) the runtime reports another target than the chip's PCI id names: an override
+# set for another GPU spilling onto a 7900 XTX (1002:744c, gfx1100)
+def s_reported_not_chip(s):
+    s.gpus[0].gfx_target = "gfx1030"
+    s.access.env["HSA_OVERRIDE_GFX_VERSION"] = "10.3.0"
+
+
+CASES.update({"reported-target-not-chip": s_reported_not_chip})
+
+
+def _sighting(signature: str, text: str, layer: str, where: str):
+    def mutate(s):
+        from rocm_wizard.model import ErrorSighting
+
+        e = ErrorSighting(signature=signature, text=text, layer=layer)
+        e.sources["text"] = where
+        s.errors.append(e)
+    return mutate
+
+
+# lines of real pastes: tests/data/real/215 (a journal's ring timeout) and 269 (prose of an issue)
+CASES.update({
+    "unrecognised-failure": _sighting("unrecognised", "Sep 03 21:38:54 HOSTNAME  ring gfx_0.0.0 timeout, "
+                                      "signaled seq=9113028, emitted seq=9113031", "kernel", "paste:issue.txt"),
+    "failure-told-not-shown": _sighting("failure_told", "I am seeing the following error trying to install rocm. "
+                                        "Is that a known problem?", "packaging", "paste:comment.txt"),
+})
+
+
+def test_reported_target_not_chip_names_the_override_and_plans_for_the_chip():
+    from rocm_wizard.resolve import facts
+
+    sysm = healthy()
+    s_reported_not_chip(sysm)
+    f = diagnose(sysm).finding("reported-target-not-chip")
+    text = " / ".join(f.evidence)
+    assert "1002:744c is a gfx1100 chip" in text and "reports gfx1030" in text
+    assert "HSA_OVERRIDE_GFX_VERSION=10.3.0" in text and "unset it" in text
+    assert [g.gfx for g in facts.from_system(sysm).gpus] == ["gfx1100"]
+    # without an override the finding says where to look instead
+    del sysm.access.env["HSA_OVERRIDE_GFX_VERSION"]
+    assert "no HSA_OVERRIDE_GFX_VERSION is visible here" in " / ".join(diagnose(sysm).finding("reported-target-not-chip").evidence)
+
+
+def test_a_target_the_chip_agrees_with_is_quiet():
+    sysm = healthy()
+    sysm.gpus[0].gfx_target = "gfx1100"
+    assert "reported-target-not-chip" not in diagnose(sysm).ids()
+
+
+def test_workloads_seen_in_pastes_count_like_the_error_log():
+    from rocm_wizard.model import WorkloadSighting
+    from rocm_wizard.resolve import facts
+
+    sysm = healthy()
+    sysm.workloads.append(WorkloadSighting(id="ollama", line='level=INFO source=amd_linux.go:386 msg="amdgpu is supported"'))
+    assert "workload-not-pytorch" in diagnose(sysm).ids()
+    assert facts.from_system(sysm).not_torch == ("ollama",)
+    sysm.workloads[:] = [WorkloadSighting(id="comfyui", line="!!! Exception during processing !!!")]
+    assert "workload-not-pytorch" not in diagnose(sysm).ids()

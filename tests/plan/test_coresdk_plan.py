@@ -116,7 +116,8 @@ def test_debian_12_instinct_only_and_the_installed_driver(seed_system):
     system.os.id, system.os.version_id, system.os.pretty_name = "debian", "12", "Debian GNU/Linux 12 (bookworm)"
     with pytest.raises(PlanError, match="does not list gfx1100 .* on Debian 12"):
         _plan(system, rocm="10.0", dkms=False)
-    system.gpus[0].gfx_target = "gfx90a"
+    # an MI210 (1002:740f): the chip's PCI id, not only the reported target, says gfx90a
+    system.gpus[0].gfx_target, system.gpus[0].device_id, system.gpus[0].revision = "gfx90a", "740f", None
     with pytest.raises(PlanError, match="--no-dkms"):
         _plan(system, rocm="10.0")
     plan = _plan(system, rocm="10.0", dkms=False)

@@ -138,7 +138,8 @@ def make_system(gfx: str, igpu: bool, host: Optional[str], train: Optional[str],
         s.os = OSInfo(id="ubuntu", version_id=ubuntu, pretty_name=f"Ubuntu {ubuntu}",
                       kernel="5.15.153.1-microsoft-standard-WSL2" if wsl else "6.8.0-45-generic", wsl=wsl)
     apu = gfx in APU_GFX
-    s.gpus = [GPU(vendor_id="1002", device_id="744c", gfx_target=gfx, name=name, kind="igpu" if apu else "dgpu",
+    # 744c is a gfx1100 chip: other targets get no PCI id (the chip's own target wins over a reported one)
+    s.gpus = [GPU(vendor_id="1002", device_id="744c" if gfx == "gfx1100" else None, gfx_target=gfx, name=name, kind="igpu" if apu else "dgpu",
                   segment="apu" if apu else ("instinct" if gfx in PRODUCT else "radeon"))]
     if apu:
         igpu = False

@@ -73,6 +73,27 @@ def lookup_pci(device_id: Optional[str], revision: Optional[str] = None) -> Opti
     return table.get((dev, None))
 
 
+def chip_gfx(device_id: Optional[str], revision: Optional[str] = None) -> Optional[str]:
+    """The chip's own gfx target by its PCI id, when the table tells it without doubt: the id is
+    known and, if the table splits that id by revision, the revision is known too.  What a runtime
+    reports can differ (HSA_OVERRIDE_GFX_VERSION, a new card reported as an older target); this is
+    the chip's truth (issue 28, item 4)."""
+    dev = _norm_hex(device_id, 4)
+    if dev is None:
+        return None
+    table = _table()
+    rev = _norm_hex(revision, 2)
+    if rev is not None and (dev, rev) in table:
+        return table[(dev, rev)].gfx_target or None
+    split = {e.gfx_target for (d, r), e in table.items() if d == dev and r is not None}
+    base = table.get((dev, None))
+    if base is None or not base.gfx_target:
+        return None
+    if split and split != {base.gfx_target}:
+        return None  # the revision decides, and it is not known
+    return base.gfx_target
+
+
 def gfx_from_kfd_version(value: object) -> Optional[str]:
     """KFD topology ``gfx_target_version`` (decimal major*10000 + minor*100 + stepping) -> gfx name.
 

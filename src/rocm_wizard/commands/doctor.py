@@ -198,7 +198,8 @@ def payload(diag, system=None) -> Dict[str, Any]:
         "problems": len(diag.problems),
         "findings": [
             {"id": f.id, "severity": f.severity, "title": f.title, "evidence": list(f.evidence), "fix": f.fix,
-             "path": f.path, "sources": list(f.sources), "explanation": f.explanation, "community": f.community}
+             "path": f.path, "sources": list(f.sources), "explanation": f.explanation, "community": f.community,
+             "layer": f.layer, "next_commands": list(f.next_commands)}
             for f in diag.findings
         ],
         "recommendations": [
@@ -210,9 +211,9 @@ def payload(diag, system=None) -> Dict[str, Any]:
         "catalog": _catalog_date(),
     }
     if system is not None and getattr(system, "origin", "live") == "snapshot":
-        from ..doctor.evidence import described, missing
+        from ..doctor.evidence import ask, described, missing
 
-        out["evidence"] = {"described": described(system), "missing": missing(system)}
+        out["evidence"] = {"described": described(system), "missing": missing(system), "ask": ask(system)}
     return out
 
 
@@ -254,16 +255,22 @@ def render_human(diag, system=None, file=None) -> None:
                       "--snapshot its outputs.")
         return
     if not diag.findings and lacking:
+        from ..doctor.evidence import ask
+
         console.print(f"[bold yellow]No problem seen, but too little to call it healthy[/]: {where} does not "
-                      f"show {' or '.join(escape(m) for m in lacking)}.")
+                      f"show {' or '.join(escape(m) for m in lacking)}. These commands would settle it; add "
+                      f"their output to the snapshot (one command a line):")
+        for cmd in ask(system):
+            console.print("    " + escape(cmd), soft_wrap=True, crop=False)
     elif not diag.findings:
         console.print(f"[bold green]No known problem found[/] on {where}.")
     else:
         n = len(diag.problems)
         console.print(f"[bold]{len(diag.findings)} finding(s) on {where}[/], {n} problem(s); worst first.\n")
     for f in diag.findings:
+        layer = f"[dim]{escape(f.layer)} layer, [/]" if f.layer else ""
         console.print(f"[{_STYLE.get(f.severity, 'bold')}]{f.severity.upper()}[/] [bold]{escape(f.title)}[/]  "
-                      f"[dim]({escape(f.id)})[/]")
+                      f"[dim]([/]{layer}[dim]{escape(f.id)})[/]")
         console.print(f"  {escape(f.explanation)}", style="default")
         if f.evidence:
             console.print("  [bold]Evidence[/]")
@@ -271,6 +278,10 @@ def render_human(diag, system=None, file=None) -> None:
                 console.print(f"    - {escape(e)}")
         label = "Fix (community setting)" if f.community else "Fix"
         console.print(f"  [bold]{label}[/]: {escape(f.fix)}" + (f"  [dim]-> way out: {f.path}[/]" if f.path else ""))
+        if f.next_commands:
+            console.print("  [bold]Run next[/] (one command a line)")
+            for cmd in f.next_commands:  # whole, never wrapped: a command is copied as a line
+                console.print("    " + escape(cmd), soft_wrap=True, crop=False)
         if f.sources:
             console.print("  [dim]Sources: " + escape("; ".join(f.sources)) + "[/]")
         console.print()

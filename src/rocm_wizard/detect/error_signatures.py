@@ -152,10 +152,11 @@ SIGNATURES: Tuple[Signature, ...] = (
         meaning="the GPU's micro-engine scheduler (MES, gfx11/gfx12) stopped answering; the driver resets the GPU",
         needles=("mes ",)),
     Signature(
-        "dkms_build_failed", r"Bad return status for module build on kernel: \S+|dkms autoinstall failed for amdgpu",
-        source="dkms (dkms_common build error); ROCm/amdgpu#192; ROCm/ROCm#5111",
+        "dkms_build_failed", r"Bad return status for module build on kernel: \S+|dkms autoinstall failed for amdgpu|"
+        r"Building module\(s\)\.*\s*\(bad exit status: \d+\)",
+        source="dkms (dkms_common build error; dkms 3's invoke_command '(bad exit status: N)'); ROCm/amdgpu#192; ROCm/ROCm#5111, #5905",
         meaning="DKMS could not build a kernel module (amdgpu-dkms) for a kernel, usually one newer than the driver release supports",
-        needles=("bad return status", "dkms autoinstall")),
+        needles=("bad return status", "dkms autoinstall", "bad exit status")),
     Signature(
         "module_key_rejected",
         r"(could not insert|Failed to insert module) '?amdgpu'?: (Key was rejected by servic|Required key not available)|Loading of unsigned module is rejected",
@@ -185,10 +186,15 @@ SIGNATURES: Tuple[Signature, ...] = (
         meaning="rocBLAS has no Tensile kernel library for this GPU target (the first matrix product aborts)",
         needles=("rocblas error",)),
     Signature(
-        "vm_guest", r"Hyper-V virtual VGA|\bStandard[ _]NV\d+as[ _]v4\b|VMware SVGA|\bdriver=vmwgfx\b|MxGPU|amdgpu_vkms|\[drm\] virtual display",
-        source="lshw/lspci device names of Hyper-V and VMware, Azure VM sizes, pci.ids MxGPU names; ROCm/ROCm#1141, #1498, #1638",
+        "vm_guest", r"Hyper-V virtual VGA|\bStandard[ _]NV\d+as[ _]v4\b|VMware SVGA|\bdriver=vmwgfx\b|MxGPU|amdgpu_vkms|\[drm\] virtual display|"
+        r"\bHypervisor detected: \w+|\bvirtio[-_]gpu\b|\(Virtual Function\)|\bInstinct MI\d{3}[A-Z]? VF\b|\bPlatform: Linux Guest\b",
+        source="lshw/lspci device names of Hyper-V and VMware, Azure VM sizes, pci.ids MxGPU and '(Virtual Function)' names; "
+               "linux arch/x86/kernel/cpu/hypervisor.c ('Hypervisor detected: %s'), virtio-gpu; the ROCm marketing name of an "
+               "Instinct VF ('AMD Instinct MI300X VF'); amd-smi's 'Platform: Linux Guest'; ROCm/ROCm#1141, #1498, #1638; "
+               "AlphaMine-Tech/alpha-miner#4",
         meaning="the system is a virtual machine or uses a virtual (SR-IOV / MxGPU) GPU function",
-        needles=("hyper-v", "standard", "vmware", "vmwgfx", "mxgpu", "vkms", "virtual display")),
+        needles=("hyper-v", "standard", "vmware", "vmwgfx", "mxgpu", "vkms", "virtual display", "hypervisor detected",
+                 "virtio", "virtual function", " vf", "linux guest")),
     Signature(
         "miopen_db_error", r"Internal error while accessing SQLite database|sqlite_db\.cpp:\d+: open memvfs: unable to open database file|Db lock has failed to lock",
         source="MIOpen sqlite_db.cpp / kern_db.hpp messages; ROCm/MIOpen#1878, #2214, #124; pytorch/pytorch#60477; ROCm/tensorflow-upstream#1419",
@@ -245,10 +251,13 @@ SIGNATURES: Tuple[Signature, ...] = (
         meaning="the ROCm runtime does not support this GPU (under WSL: not on the release's WSL list)",
         needles=("rocr: unsupported gpu",)),
     Signature(
-        "kfd_unsupported_asic", r"\bkfd not supported on this ASIC\b",
-        source="linux drivers/gpu/drm/amd/amdgpu/amdgpu_amdkfd.c (amdgpu_amdkfd_device_probe); ROCm/rocminfo#27",
+        "kfd_unsupported_asic", r"\bkfd not supported on this ASIC\b|"
+        r"\bkfd(?: kfd)?: (?:amdgpu: )?(?:GC IP [0-9a-f]{6}|[A-Z][A-Z0-9_]{2,20}) +(?:VF )?not supported in kfd\b",
+        source="linux drivers/gpu/drm/amd/amdgpu/amdgpu_amdkfd.c (amdgpu_amdkfd_device_probe); drivers/gpu/drm/amd/amdkfd/"
+               "kfd_device.c (kgd2kfd_probe: '%s %s not supported in kfd', 'GC IP %06x %s not supported in kfd'); "
+               "ROCm/rocminfo#27, ROCm/ROCm#2232",
         meaning="the running kernel's amdgpu has no compute (KFD) support for this GPU: the driver is older than the GPU",
-        needles=("kfd not supported",)),
+        needles=("kfd not supported", "not supported in kfd")),
 )
 
 

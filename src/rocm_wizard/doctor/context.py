@@ -119,9 +119,12 @@ class Context:
 
     @staticmethod
     def _gfx_of(g: GPU) -> Tuple[Optional[str], str]:
+        chip = gpu_table.chip_gfx(s(g.device_id) or None, s(g.revision) or None)
         for fld in ("gfx_target", "isa"):
             gfx = support.normalize_gfx(getattr(g, fld, None))
             if gfx:
+                if chip and chip != gfx:  # the chip's own target wins (see rule reported-target-not-chip)
+                    return chip, "catalog:gpus.csv (PCI id 1002:%s; reported %s)" % (s(g.device_id).lower(), gfx)
                 return gfx, s(_sources(g).get(fld)) or fld
         entry = gpu_table.lookup_pci(s(g.device_id) or None, s(g.revision) or None)
         if entry is not None:

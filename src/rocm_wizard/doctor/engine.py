@@ -6,7 +6,7 @@ import dataclasses
 from typing import Any, Iterable, List, Optional
 
 from ..catalog import sources as catalog_sources
-from ..model import (GPU, AccessInfo, AptPin, AptSource, DeviceNode, DockerInfo, ErrorSighting, OSInfo, RocmInfo,
+from ..model import (GPU, WorkloadSighting, AccessInfo, AptPin, AptSource, DeviceNode, DockerInfo, ErrorSighting, OSInfo, RocmInfo,
                      RocmInstall, System, TorchEnv, from_dict)
 from .context import Context
 from .matchers import MATCHERS
@@ -35,7 +35,7 @@ _RECORDS = {
     AccessInfo: {"kfd": DeviceNode},
 }
 _LISTS = {
-    System: {"gpus": GPU, "torch": TorchEnv, "errors": ErrorSighting},
+    System: {"gpus": GPU, "torch": TorchEnv, "errors": ErrorSighting, "workloads": WorkloadSighting},
     RocmInfo: {"installs": RocmInstall, "apt_sources": AptSource, "apt_pins": AptPin},
     AccessInfo: {"render_nodes": DeviceNode},
 }
@@ -109,6 +109,8 @@ def diagnose(system: Any, error_text: Optional[str] = None, *, skip: Iterable[st
             evidence=[str(e) for e in m.evidence], fix=m.fix or meta.fix, path=meta.path,
             sources=catalog_sources.describe(meta.sources), source_tags=list(meta.sources),
             looks_at=list(meta.looks_at), community=m.community,
+            layer=m.data["layer"] if "layer" in m.data else meta.layer,
+            next_commands=list(m.data.get("next_commands") or []),
         ))
     diag.findings = sort_findings(findings)
     try:

@@ -48,4 +48,29 @@ def missing(system: Any) -> List[str]:
     return out
 
 
-__all__ = ["described", "missing"]
+# What settles each missing part: the two or three commands whose output answers it (the GPU:
+# the PCI listing and the runtime's agents; the ROCm side: the release file, the packages and the
+# torch build).  Printed whole, one per line, for the user to run and add to the snapshot.
+ASK = {
+    "which AMD GPU it is": [
+        "lspci -nn -d 1002:",
+        "rocminfo | grep -E 'Marketing Name|Name: +gfx'",
+    ],
+    "the ROCm release or the PyTorch build": [
+        "cat /opt/rocm/.info/version; dpkg -l 'rocm*' 'amdgpu*' 2>/dev/null | grep ^ii",
+        "python -m torch.utils.collect_env",
+    ],
+}
+
+
+def ask(system: Any) -> List[str]:
+    """The commands whose output would settle what :func:`missing` names (none when nothing is)."""
+    out: List[str] = []
+    for part in missing(system):
+        for cmd in ASK.get(part, []):
+            if cmd not in out:
+                out.append(cmd)
+    return out
+
+
+__all__ = ["ASK", "ask", "described", "missing"]

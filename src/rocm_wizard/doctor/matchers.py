@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ..catalog import gpus as gpu_table
 from ..catalog import overrides, releases, support, wheels
@@ -447,10 +447,50 @@ def hsa_override_unneeded(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     return Match(ev, community=True)
 
 
+@rule("reported-target-not-chip")
+def reported_target_not_chip(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    """A GPU whose PCI id names a chip of one target while the runtime reported another (issue 28,
+    item 4): say so, name the override that does it and whether to unset it; plans use the chip."""
+    ev = []
+    for v in ctx.gpus:
+        g = v.gpu
+        chip = gpu_table.chip_gfx(s(g.device_id) or None, s(g.revision) or None)
+        reported = support.normalize_gfx(g.gfx_target) or support.normalize_gfx(g.isa)
+        if not chip or not reported or chip == reported:
+            continue
+        where = s((g.sources or {}).get("gfx_target") or (g.sources or {}).get("isa")) or "a ROCm tool"
+        ev.append(f"{v.label}: PCI id 1002:{s(g.device_id).lower()} is a {chip} chip (catalog:gpus.csv); "
+                  f"the runtime reports {reported} ({where})")
+    if not ev:
+        return None
+    ov = ctx.hsa_override
+    for k, val in ov.items():
+        as_gfx = overrides.gfx_of_value(val)
+        native = [v for v in ctx.gpus if v.gfx and ctx.covered(v.gfx)]
+        verdict = ("unset it: the chip's own target has kernels in the software in use" if native
+                   else "it may be meant for another GPU: use the per-GPU form HSA_OVERRIDE_GFX_VERSION_<n>")
+        ev.append(f"{k}={val} makes the runtime report {as_gfx or val}" + ("" if k != "HSA_OVERRIDE_GFX_VERSION" else
+                  " for every GPU") + f" ({s((ctx.access.sources or {}).get('env')) or 'environment'}); {verdict}")
+    if not ov:
+        ev.append("no HSA_OVERRIDE_GFX_VERSION is visible here, yet a runtime reporting another target than the chip is "
+                  "what one does: look in ~/.bashrc, systemd units (systemctl show -p Environment <service>) and the "
+                  "container's env; without one, the ROCm release does not know this chip")
+    ev.append("plans use the chip's own target")
+    return Match(ev)
+
+
+def _reported_elsewhere(v) -> bool:
+    """The runtime reports another target than the chip is (an override is in effect somewhere)."""
+    g = v.gpu
+    chip = gpu_table.chip_gfx(s(g.device_id) or None, s(g.revision) or None)
+    reported = support.normalize_gfx(g.gfx_target) or support.normalize_gfx(g.isa)
+    return bool(chip and reported and chip != reported)
+
+
 @rule("hsa-override-missing")
 def hsa_override_missing(ctx: Context, meta: RuleMeta) -> Optional[Match]:
-    if ctx.hsa_override:
-        return None
+    if ctx.hsa_override or any(_reported_elsewhere(v) for v in ctx.gpus):
+        return None  # set already (reported-target-not-chip speaks when the runtime shows it)
     views = ctx.primary
     if any(ctx.covered(g.gfx) for g in ctx.gpus if not g.igpu) and any(not g.igpu for g in ctx.gpus):
         views = [g for g in views if not g.igpu]
@@ -1018,15 +1058,32 @@ def hsa_override_retargets(ctx: Context, meta: RuleMeta) -> Optional[Match]:
 def workload_not_pytorch(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     from ..catalog import compat
 
-    found = compat.workload_lines("not_torch", ctx.error_text)
+    found = compat.workload_lines("not_torch", ctx.error_text) + _seen_workloads(ctx, "not_torch")
     return Match([f"{line} (from {w})" for w, line in found]) if found else None
+
+
+def _seen_workloads(ctx: Context, kind: str) -> List[Tuple[str, str]]:
+    """(workload id, line) of the programs detection saw in the pasted outputs (system.workloads)
+    whose id the catalog lists under ``kind``, except those the error text already showed."""
+    from ..catalog import compat
+
+    ids = {w for w, _line in compat.workload_lines(kind, "\n".join(
+        w.id or "" for w in list(getattr(ctx.system, "workloads", None) or [])))}
+    shown = {w for w, _line in compat.workload_lines(kind, ctx.error_text)}
+    out = []
+    for w in list(getattr(ctx.system, "workloads", None) or []):
+        if w.id in ids and w.id not in shown and w.line:
+            where = w.sources.get("line", "") if isinstance(getattr(w, "sources", None), dict) else ""
+            out.append((w.id, f"{where}: {w.line}" if where else w.line))
+            shown.add(w.id)
+    return out
 
 
 @rule("vendor-triton-intended")
 def vendor_triton_intended(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     from ..catalog import compat
 
-    found = compat.workload_lines("vendor_triton", ctx.error_text)
+    found = compat.workload_lines("vendor_triton", ctx.error_text) + _seen_workloads(ctx, "vendor_triton")
     if not found or not any(v.triton for v in ctx.envs):
         return None
     return Match([f"{line} (a {w} container)" for w, line in found]
@@ -1339,3 +1396,77 @@ def wheel_library_lacks_kernels(ctx: Context, meta: RuleMeta) -> Optional[Match]
             fix += (" The failing rocBLAS here is the host's ROCm (not a wheel's): ROCm 6.4 and later ship no Tensile "
                     f"kernels for {', '.join(legacy)}; ROCm 6.3.x is the last release whose rocBLAS has them.")
     return Match(ev, fix=fix, data={"gfx": sorted(set(gfxs))})
+
+
+# ================================================================== nothing that looks like an error is silent
+_LAYER_ORDER = ("firmware", "kernel", "runtime", "hip", "libraries", "framework", "packaging")
+
+
+def _sightings(ctx: Context, signature: str) -> Dict[str, List[str]]:
+    """``{layer: [evidence line]}`` of the sightings of ``signature`` ("unrecognised",
+    "failure_told"), each line with the file it came from."""
+    by_layer: Dict[str, List[str]] = {}
+    for e in ctx.system.errors or []:
+        if s(getattr(e, "signature", None)) != signature:
+            continue
+        text = s(getattr(e, "text", None))
+        if not text:
+            continue
+        srcs = getattr(e, "sources", None) or {}
+        where = s(srcs.get("text")) if isinstance(srcs, dict) else ""
+        where = where.split(":", 1)[1] if where.startswith(("paste:", "file:")) else where
+        by_layer.setdefault(s(getattr(e, "layer", None)) or "unknown", []).append((where.split("#", 1)[0], text))
+    return by_layer
+
+
+def _by_layer_evidence(by_layer, what: str, per_layer: int = 6) -> Tuple[List[str], List[str]]:
+    order = [l for l in _LAYER_ORDER if l in by_layer] + [l for l in by_layer if l not in _LAYER_ORDER]
+    evidence: List[str] = []
+    for layer in order:
+        rows = by_layer[layer]
+        evidence += [f"[{layer}] {what} in {where or 'the paste'}: {_clip(text, 240)}" for where, text in rows[:per_layer]]
+        if len(rows) > per_layer:
+            evidence.append(f"[{layer}] ... and {len(rows) - per_layer} more line(s) like these")
+    return evidence, [l for l in order if l in _LAYER_ORDER]
+
+
+@rule("unrecognised-failure")
+def unrecognised_failure(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    """Lines the errors probe found to read as errors that no known error text matched
+    (``detect/failure_lines.py``), minus those a rule's own error patterns report: listed by layer,
+    lowest first, with what to run next."""
+    from ..detect import failure_lines
+    from .registry import rules as all_rules
+
+    patterns = [p for r in all_rules().values() if r.id != meta.id for p in r.compiled]
+    from_log = _sightings(ctx, "unrecognised")
+    if ctx.error_text.strip():  # the --error-log text is the user's paste too
+        known = [t for t, _w, sig in ctx.error_lines if sig and sig not in ("unrecognised", "failure_told")]
+        for line, layer, _label in failure_lines.scan([(ctx.error_text, "error-log", "error text")], known):
+            from_log.setdefault(layer or "unknown", []).append(("the error text", line))
+    by_layer = {}
+    for layer, rows in from_log.items():
+        rows = [(w, t) for w, t in rows if not any(p.search(t) for p in patterns)]
+        if rows:
+            by_layer[layer] = rows
+    if not by_layer:
+        return None
+    evidence, layers = _by_layer_evidence(by_layer, "unrecognised failure")
+    return Match(evidence=evidence, data={"layer": layers[0] if layers else None,
+                                          "next_commands": failure_lines.next_commands(layers[:2])})
+
+
+@rule("failure-told-not-shown")
+def failure_told_not_shown(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    """Prose that tells of a failure in the stack when nothing in the paste shows one: ask for it."""
+    from ..detect import failure_lines
+
+    shown = [e for e in ctx.system.errors or [] if s(getattr(e, "signature", None)) not in ("", "failure_told")]
+    if shown or ctx.error_text.strip():
+        return None
+    by_layer = _sightings(ctx, "failure_told")
+    if not by_layer:
+        return None
+    evidence, layers = _by_layer_evidence(by_layer, "told", per_layer=3)
+    return Match(evidence=evidence, data={"layer": layers[0] if layers else None,
+                                          "next_commands": failure_lines.next_commands(layers[:2] or ["runtime"])})

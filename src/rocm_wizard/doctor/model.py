@@ -29,6 +29,8 @@ class Finding:
     source_tags: List[str] = field(default_factory=list)
     looks_at: List[str] = field(default_factory=list)
     community: bool = False  # the fix is a community setting, not AMD-supported
+    layer: Optional[str] = None  # firmware | kernel | runtime | hip | libraries | framework | packaging
+    next_commands: List[str] = field(default_factory=list)  # what to run to settle it, one command each
 
     def to_dict(self) -> Dict[str, Any]:
         return asdict(self)

@@ -14,6 +14,8 @@ from typing import Dict, List, Optional, Pattern, Tuple
 from ..catalog._data import load_path
 from .model import PATHS, SEVERITIES
 
+# the layers of the stack a rule is about (issue 28; the same as detect/failure_lines.LAYERS)
+LAYERS = ("firmware", "kernel", "runtime", "hip", "libraries", "framework", "packaging")
 RULES_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "rules.toml")
 
 
@@ -30,6 +32,7 @@ class RuleMeta:
     error_patterns: Tuple[str, ...] = ()
     error_signatures: Tuple[str, ...] = ()
     params_items: Tuple[Tuple[str, object], ...] = ()
+    layer: Optional[str] = None  # firmware | kernel | runtime | hip | libraries | framework | packaging
 
     @property
     def params(self) -> Dict[str, object]:
@@ -56,6 +59,7 @@ def rules() -> Dict[str, RuleMeta]:
             sources=tuple(e.get("sources", ())), error_patterns=tuple(e.get("error_patterns", ())),
             error_signatures=tuple(e.get("error_signatures", ())),
             params_items=tuple(sorted((e.get("params") or {}).items())),
+            layer=e.get("layer"),
         )
         out[meta.id] = meta
     return out
@@ -80,6 +84,8 @@ def check() -> List[str]:
     for rid, meta in metas.items():
         if meta.severity not in SEVERITIES:
             problems.append(f"{rid}: unknown severity {meta.severity}")
+        if meta.layer not in LAYERS:
+            problems.append(f"{rid}: layer {meta.layer!r} is not one of {', '.join(LAYERS)}")
         if meta.path is not None and meta.path not in PATHS:
             problems.append(f"{rid}: unknown path {meta.path}")
         if not meta.sources:

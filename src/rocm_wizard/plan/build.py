@@ -67,7 +67,8 @@ def _gfx_targets(system) -> Tuple[List[str], List[str], List[str]]:
     names = []
     d, i, unknown_kind = [], [], []
     for g in gpus:
-        gfx = cat.normalize_gfx(g.gfx_target)
+        # the chip's own target (PCI id) wins over a reported one (HSA_OVERRIDE_GFX_VERSION, fallbacks)
+        gfx = cat.chip_gfx(g.device_id, g.revision) or cat.normalize_gfx(g.gfx_target)
         if gfx is None and g.device_id:
             gfx = cat.gfx_of_pci(g.device_id, g.revision)
         if gfx is None:

@@ -24,6 +24,14 @@ def norm_pci(device_id: object) -> Optional[str]:
     return text.zfill(4)
 
 
+def chip_gfx(device_id: object, revision: object = None) -> Optional[str]:
+    from ..catalog import gpus
+
+    if not device_id:
+        return None
+    return gpus.chip_gfx(str(device_id), str(revision) if revision else None)
+
+
 def gfx_of_pci(device_id: object, revision: object = None) -> Optional[str]:
     from ..catalog import gpus
 

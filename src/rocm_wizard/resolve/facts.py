@@ -77,6 +77,11 @@ class Facts:
 
 
 def gfx_of(g) -> Optional[str]:
+    """The GPU's target for planning: the chip's own (PCI id in the chip table) over what a runtime
+    reported, which an HSA_OVERRIDE_GFX_VERSION or a new card's fallback can change."""
+    chip = gpus.chip_gfx(_s(getattr(g, "device_id", None)) or None, _s(getattr(g, "revision", None)) or None)
+    if chip:
+        return chip
     for fld in ("gfx_target", "isa"):
         gfx = support.normalize_gfx(getattr(g, fld, None))
         if gfx:
@@ -183,6 +188,8 @@ def from_system(system, error_text: Optional[str] = None, venv: Optional[str] = 
     text = _s(error_text)
     for e in getattr(system, "errors", None) or []:
         text += "\n" + _s(getattr(e, "text", None)) + " " + _s(getattr(e, "signature", None))
+    for w in getattr(system, "workloads", None) or []:  # programs the pasted outputs come from
+        text += "\n" + _s(getattr(w, "id", None))
     train, where = driver_train(system)
     return Facts(
         gpus=amd_gpus(system), python=py, torch=_s(env.version) if env is not None else None,

@@ -49,7 +49,9 @@ _KEYS = {
 }
 _KEY_LINE = lazy(r"^(?P<key>[A-Za-z][A-Za-z0-9_ ]*?)\s*:\s?(?P<value>.*)$")
 _PIP_LINE = lazy(r"^\[(?P<tool>pip3?|conda)\]\s+(?P<rest>.+)$")
-_PLATFORM = lazy(r"^Linux-(?P<rel>" + RELEASE_RE + r")-(?P<arch>" + "|".join(ARCHES) + r")(?:-with-.*)?$")
+# platform.platform(): "Linux-<release>-<machine>[-<processor>]-with-<libc>"; the processor part is there
+# where uname -p names the CPU (Gentoo: "...-x86_64-AMD_Ryzen_9_5950X_16-Core_Processor-with-glibc2.40")
+_PLATFORM = lazy(r"^Linux-(?P<rel>" + RELEASE_RE + r")-(?P<arch>" + "|".join(ARCHES) + r")(?:-[\w.()@-]{1,120}?)?(?:-with-.*)?$")
 _GPU_GFX = lazy(r"^(?P<name>.*?)\s*\((?P<gfx>gfx[0-9a-f]{3,5})(?P<feat>(?::[a-z0-9_-]+[+-]?)*)\)\s*$", re.I)
 _NOT_AVAILABLE = ("n/a", "could not collect", "none", "")
 
@@ -191,6 +193,8 @@ def parse(text: object) -> CollectEnv:
         if not s:
             in_cpu = False
             continue
+        if s.startswith("Collecting environment information") and "PyTorch version:" in s:
+            s = s[s.index("PyTorch version:"):]  # the first key glued to the padded banner (a pasted terminal)
         if s.startswith("<frozen ") or "RuntimeWarning" in s[:120]:
             res.warnings.append(s)
             continue

@@ -78,9 +78,37 @@ _DISTRO_LINE = lazy(r"^\s*(?P<pretty>(?:Ubuntu|Debian GNU/Linux|Debian|Fedora Li
                     r"SUSE Linux Enterprise Server|Arch Linux|Linux Mint|Pop!_OS|Manjaro Linux)"
                     r"(?: [0-9][0-9.]*)?(?: LTS)?(?: \([A-Za-z ]{1,40}\))?)\s*$")
 
+# Mesa's renderer string (glxinfo, neofetch, issue forms): "AMD Radeon RX 9070 XT (radeonsi, gfx1201, ACO, DRM 3.64, 6.17.0-6-generic)"
+_MESA_RENDERER = lazy(r"(?P<name>AMD Radeon[A-Za-z0-9 ]{1,60}?) \(radeonsi, (?P<gfx>gfx[0-9a-f]{3,4}), (?:ACO|LLVM [0-9.]{1,20}), "
+                      r"DRM [0-9.]{1,10}, (?P<rel>" + RELEASE_RE + r")\)")
+# amdkfd of old kernels: "kfd kfd: DID 6fdf is missing in supported_devices"
+_KFD_DID_MISSING = lazy(r"\bkfd(?: kfd)?: DID (?P<dev>[0-9a-fA-F]{4}) is missing in supported_devices")
+# a uname -a line after other words ("my system - Linux host 4.15.0-99-generic #100~16.04.1-Ubuntu SMP ...")
+_UNAME_ANYWHERE = lazy(r"\bLinux (?P<host>[\w.-]+) (?P<rel>" + RELEASE_RE + r") #\d+\S* (?:SMP|PREEMPT)")
+_BARE_RELEASE = lazy(r"^(?P<rel>\d+\.\d+\.\d+-[0-9A-Za-z][0-9A-Za-z._+~-]*)$")
+# the Python REPL's banner: "Python 3.8.5 (default, Dec 19 2020, 10:38:31)"
+_PY_BANNER = lazy(r"^Python (?P<ver>\d+\.\d+\.\d+) \((?:default|main|tags/|heads/|[a-z]+,)")
+# pip: "Successfully installed ... torch-2.7.1+rocm7.0.0.dev0 ..."
+_PIP_INSTALLED = lazy(r"\bSuccessfully installed\b")
+_PIP_TORCH = lazy(r"(?:^|\s)torch-(?P<ver>\d+\.\d+\.\d+[0-9A-Za-z.+]{0,80})(?=\s|$)")
+# amd-smi's default view (ROCm 7): "| AMD-SMI 26.2.0+021c61fc   amdgpu version: 6.14.0-37 ROCm version: 7.1.1 |"
+_AMD_SMI_HEADER = lazy(r"^\|?\s*AMD-SMI (?P<tool>\S{1,40})\s+amdgpu version:\s*(?P<amdgpu>\S{1,40})\s+ROCm version:\s*(?P<rocm>\S{1,20})\s*\|?\s*$", re.I)
+# modinfo amdgpu: "filename: /lib/modules/.../amdgpu.ko[.xz]" then "version: 6.16.6"
+_MODINFO_FILE = lazy(r"^filename:\s+\S*/amdgpu\.ko(?:\.\w+)?\s*$")
+_MODINFO_VERSION = lazy(r"^version:\s+(?P<ver>\d+\.\d+[0-9A-Za-z.~+-]{0,40})\s*$")
+_VERSION_ONLY = lazy(r"^(?P<ver>\d+\.\d+\.\d+(?:[.-][0-9A-Za-z]{1,20}){0,3})$")
+
+# one lspci line on its own ("01:00.0 VGA compatible controller: Advanced Micro Devices, Inc. [AMD/ATI] Curacao PRO [...]")
+_LSPCI_LINE = lazy(r"^(?P<bdf>" + _BDF + r") (?:VGA compatible controller|Display controller|3D controller|Processing accelerators)"
+                   r"(?: \[[0-9a-f]{4}\])?: Advanced Micro Devices, Inc\. \[AMD(?:/ATI)?\] (?P<chip>[^\[\n]{1,80}?)\s*(?:\[|\(rev|$)")
+
+# ROCm CLR (rocdevice.cpp) names a device by the target the runtime gave it and its PCI device id:
+# ":1:rocdevice.cpp:621: Code object manager initialization failed for HSA device gfx1030 (PCI ID 73df)"
+_CLR_DEVICE = lazy(r"\bHSA device (?P<gfx>gfx[0-9a-f]{3,4})(?::[a-z]+[+-])* \(PCI ID (?P<dev>[0-9a-fA-F]{1,4})\)")
+
 _NEEDLES = ("amdgpu", "kfd", "gcnarchname", "device ", "name:", "card", "| 0", "boot_image", '"card', "amd arch", "hip", "rocm", "linux", "kernel", "ubuntu",
             "debian", "fedora", "rocky", "alma", "red hat", "centos", "suse", "arch linux", "mint", "pop!_os",
-            "manjaro")
+            "manjaro", "python ", "successfully installed", "amd-smi", "version:", "did ", "uname", "advanced micro devices", "pci id")
 
 
 @lean_dataclass
@@ -107,10 +135,14 @@ class PasteFacts:
     kernel_lines: List[str] = field(default_factory=list)  # from "Kernel version: X"
     uname_lines: List[str] = field(default_factory=list)
     distros: List[str] = field(default_factory=list)  # standalone "Ubuntu 24.04.3 LTS (Noble Numbat)"
+    pythons: List[str] = field(default_factory=list)  # the Python REPL's banner
+    amd_smi_headers: List[Tuple[str, str, str]] = field(default_factory=list)  # (tool, amdgpu, ROCm) of amd-smi's view
+    amdgpu_versions: List[str] = field(default_factory=list)  # modinfo amdgpu / cat /sys/module/amdgpu/version
 
     @property
     def ok(self) -> bool:
-        return bool(self.gpus or self.torch or self.kernels or self.kernel_lines or self.distros)
+        return bool(self.gpus or self.torch or self.kernels or self.kernel_lines or self.distros or self.pythons
+                    or self.amd_smi_headers or self.amdgpu_versions)
 
 
 def smi_gfx(value: str) -> Optional[str]:
@@ -142,11 +174,77 @@ def parse(text: object) -> PasteFacts:
     agent_gfx: Optional[str] = None  # a "Name: gfx..." line waiting for its "Marketing Name:"
     cl_dev: Optional[PasteGpu] = None  # the clinfo GPU device being read
     smi_card: Optional[PasteGpu] = None  # the rocm-smi JSON card being read
+    prev_cmd = ""  # the command a prompt line ran, for the bare output line after it
+    modinfo_amdgpu = False
     for raw in text.replace("\r", "\n").split("\n"):
         line = raw.strip("`\t >")
         if not line or len(line) > 2000:
             continue
         l = line.lower()
+        cmd, prev_cmd = prev_cmd, ""
+        if "uname -r" in l or "amdgpu/version" in l:
+            prev_cmd = l
+        if cmd and ("uname -r" in cmd or "amdgpu/version" in cmd) and line[:1].isdigit():
+            m = (_BARE_RELEASE if "uname" in cmd else _VERSION_ONLY).match(line)
+            if m:
+                bucket = out.kernel_lines if "uname" in cmd else out.amdgpu_versions
+                val = m.group("rel") if "uname" in cmd else m.group("ver")
+                if val not in bucket:
+                    bucket.append(val)
+                continue
+        if l.startswith("filename:"):
+            modinfo_amdgpu = bool(_MODINFO_FILE.match(line))
+        elif modinfo_amdgpu and l.startswith("version:"):
+            m = _MODINFO_VERSION.match(line)
+            if m and m.group("ver") not in out.amdgpu_versions:
+                out.amdgpu_versions.append(m.group("ver"))
+            modinfo_amdgpu = False
+        if "amd-smi" in l and "rocm version" in l:
+            m = _AMD_SMI_HEADER.match(line)
+            if m:
+                fact = (m.group("tool"), m.group("amdgpu"), m.group("rocm"))
+                if fact not in out.amd_smi_headers:
+                    out.amd_smi_headers.append(fact)
+                continue
+        if "radeonsi" in l:
+            m = _MESA_RENDERER.search(line)
+            if m and ("mesa", m.group("name")) not in names_seen:
+                names_seen.add(("mesa", m.group("name")))
+                out.gpus.append(PasteGpu("mesa", name=m.group("name").strip(), gfx_target=m.group("gfx")))
+                if m.group("rel") not in out.kernel_lines:
+                    out.kernel_lines.append(m.group("rel"))
+        if "advanced micro devices" in l and line[:1].isalnum() and ("controller" in l or "accelerators" in l):
+            m = _LSPCI_LINE.match(line)
+            if m:
+                bdf = _norm_bdf(m.group("bdf"))
+                if bdf not in by_bdf:
+                    g = by_bdf[bdf] = PasteGpu("lspci-line", bdf=bdf, chip=m.group("chip").strip())
+                    out.gpus.append(g)
+        if "hsa device" in l and "pci id" in l:
+            m = _CLR_DEVICE.search(line)
+            if m and ("clr", m.group("dev").lower()) not in names_seen:
+                names_seen.add(("clr", m.group("dev").lower()))
+                out.gpus.append(PasteGpu("hip-log", device_id=m.group("dev").lower().zfill(4), gfx_target=m.group("gfx")))
+        if "did " in l and "supported_devices" in l:
+            m = _KFD_DID_MISSING.search(line)
+            if m and (m.group("dev").lower(), True) not in kfd_seen:
+                kfd_seen.add((m.group("dev").lower(), True))
+                out.gpus.append(PasteGpu("kfd", device_id=m.group("dev").lower(), skipped=True))
+        if l.startswith("python "):
+            m = _PY_BANNER.match(line)
+            if m and m.group("ver") not in out.pythons:
+                out.pythons.append(m.group("ver"))
+        if "successfully installed" in l:
+            if _PIP_INSTALLED.search(line):
+                for m in _PIP_TORCH.finditer(line):
+                    fact = (m.group("ver"), None)
+                    if fact not in out.torch:
+                        out.torch.append(fact)
+        if "linux " in l and " #" in l and not l.startswith("linux "):
+            m = _UNAME_ANYWHERE.search(line)
+            if m and m.group("rel") not in out.kernels:
+                out.kernels.append(m.group("rel"))
+                out.uname_lines.append(line[m.start():])
         if "device" in l or cl_dev is not None:
             if "device type" in l:
                 cl_dev = None

@@ -79,12 +79,41 @@ class _Groups:
         return entry[0] if entry else None
 
 
+# an override the user shows setting: "export HSA_OVERRIDE_GFX_VERSION=12.0.1" (a profile line),
+# "HSA_OVERRIDE_GFX_VERSION=10.3.0 ./ollama serve", Environment="HSA_OVERRIDE_GFX_VERSION=11.0.0"
+# (a systemd unit), Ollama's "server config env=map[... HSA_OVERRIDE_GFX_VERSION:11.0.0 ...]"
+_OVERRIDE_SET = lazy(r"^(?:[$#]\s+)?(?:export\s+|Environment=\"?)?(?P<k>HSA_OVERRIDE_GFX_VERSION(?:_\d+)?)=[\"']?(?P<v>\d+\.\d+\.\d+)[\"']?(?:\s|$)")
+_OVERRIDE_OLLAMA = lazy(r"\bserver config env=\\?\"?map\[.*?\b(?P<k>HSA_OVERRIDE_GFX_VERSION(?:_\d+)?):(?P<v>\d+\.\d+\.\d+)[ \]]")
+
+
+def _pasted_overrides(source: Source, a: AccessInfo) -> None:
+    """HSA_OVERRIDE_GFX_VERSION[_<n>] as a paste shows it set, when the environment read has none."""
+    if any(k.startswith("HSA_OVERRIDE_GFX_VERSION") for k in a.env):
+        return
+    from ._core_util import paste_label, pastes
+
+    for name, text in pastes(source):
+        if "HSA_OVERRIDE_GFX_VERSION" not in text:
+            continue
+        for raw in text.replace("\r", "\n").split("\n"):
+            if "HSA_OVERRIDE_GFX_VERSION" not in raw or len(raw) > 4000:
+                continue
+            line = raw.strip(" \t`>")
+            m = _OVERRIDE_SET.match(line) or (_OVERRIDE_OLLAMA.search(line) if "server config" in line else None)
+            if m and m.group("k") not in a.env:
+                a.env[m.group("k")] = m.group("v")
+                a.sources.setdefault("env", paste_label(name) + " ('%s')" % line[:120])
+                a.note("%s=%s is taken from %s; it is what the user set, not this session's environment"
+                       % (m.group("k"), m.group("v"), paste_label(name)))
+
+
 def probe(source: Source, system: System) -> None:
     a: AccessInfo = system.access
     e = env(source)
     a.env = {k: v for k, v in sorted(e.items()) if k not in CONTEXT_ENV}
     if a.env:
         a.sources["env"] = "env"
+    _pasted_overrides(source, a)
     path = e.get("PATH")
     if path is not None:
         a.put("path_has_rocm_bin", any(_ROCM_BIN.match(p) for p in path.split(":")), "env:PATH")

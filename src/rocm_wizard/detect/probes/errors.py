@@ -2,17 +2,20 @@
 
 Every text is scanned with the patterns of :mod:`rocm_wizard.detect.error_signatures` (the one
 table of them); each hit becomes an :class:`~rocm_wizard.model.ErrorSighting` with the signature
-id, the matching line and where it came from.  On a live system the kernel log is ``dmesg`` (often
-not readable without root: then a note says so).
+id, the matching line, where it came from and its layer of the stack.  A line that reads as an
+error but that no known text matches becomes an ``unrecognised`` sighting with its layer
+(:mod:`rocm_wizard.detect.failure_lines`): nothing that looks like a failure is dropped.  On a live
+system the kernel log is ``dmesg`` (often not readable without root: then a note says so).
 """
 from __future__ import annotations
 
-from typing import List, Set, Tuple
+from typing import List, Optional, Set, Tuple
 
-from ...model import ErrorSighting, System
-from .. import error_signatures
+from ...model import ErrorSighting, System, WorkloadSighting
+from .. import error_signatures, failure_lines
+from ..parsers import workloads as p_workloads
 from ..sources import Source
-from ._core_util import ok_outputs, pastes, run
+from ._core_util import ok_outputs, paste_label, pastes, run
 
 MAX_SIGHTINGS = 100
 DMESG_ARGV = ["dmesg"]
@@ -40,17 +43,66 @@ def probe(source: Source, system: System) -> None:
     elif kraw.error and "disabled" not in kraw.error and "not in snapshot" not in kraw.error:
         system.note("the kernel log could not be read (%s); run as root to include amdgpu messages" % kraw.error)
 
+    have = {w.id for w in system.workloads}
+    for text, label in texts:
+        for wid, line in p_workloads.scan(text):
+            if wid not in have:
+                have.add(wid)
+                ws = WorkloadSighting()
+                ws.put("id", wid, label)
+                ws.put("line", line, label)
+                system.workloads.append(ws)
     seen: Set[Tuple[str, str]] = set()
+    known_lines: List[str] = []
     for text, label in texts:
         for sig, line in error_signatures.scan(text):
             key = (sig.id, line)
             if key in seen:
                 continue
             seen.add(key)
+            known_lines.append(line)
             es = ErrorSighting()
             es.put("signature", sig.id, "catalog:error_signatures#" + sig.id)
             es.put("text", line[:500], label)
+            es.put("layer", failure_lines.layer_of(line, _kind_of(label)), "catalog:failure_lines")
             system.errors.append(es)
             if len(system.errors) >= MAX_SIGHTINGS:
                 system.note("more than %d error lines; the rest were not listed" % MAX_SIGHTINGS)
                 return
+    _unrecognised(source, system, texts, known_lines)
+
+
+def _kind_of(label: str) -> Optional[str]:
+    """The kind of text a label names: ``paste:NAME#KIND``, ``cmd:dmesg``, ``file:...``."""
+    if "#" in label:
+        return label.rsplit("#", 1)[1] or None
+    if label.startswith("cmd:dmesg") or label.startswith("file:/var/log/kern") or label.endswith("dmesg"):
+        return "dmesg"
+    return None
+
+
+def _unrecognised(source: Source, system: System, texts: List[Tuple[str, str]], known: List[str]) -> None:
+    """Lines that read as an error but that no known error text matched: recorded with their layer,
+    so that the doctor never calls a system healthy over them (``unrecognised-failure``).  Each
+    pasted text is taken with the kind the recogniser gave it (a package listing is no log)."""
+    segments: List[Tuple[str, Optional[str], str]] = []
+    recognized = getattr(source, "recognized", None)
+    if callable(recognized):
+        try:
+            for kind, name, text in recognized():
+                segments.append((text, kind, paste_label(name, kind)))
+        except Exception:
+            segments = []
+    if not segments:
+        segments = [(text, _kind_of(label), label) for text, label in texts if label.startswith("paste:")]
+    segments += [(text, _kind_of(label), label) for text, label in texts if not label.startswith("paste:")]
+    room = MAX_SIGHTINGS - len(system.errors)
+    told: List[Tuple[str, Optional[str], str]] = []
+    shown = failure_lines.scan(segments, known, limit=min(room, failure_lines.MAX_LINES), told=told)
+    for signature, rows in (("unrecognised", shown), ("failure_told", told[:max(0, room - len(shown))][:10])):
+        for line, layer, label in rows:
+            es = ErrorSighting()
+            es.put("signature", signature, "catalog:failure_lines")
+            es.put("text", line, label)
+            es.put("layer", layer, "catalog:failure_lines")
+            system.errors.append(es)

@@ -20,7 +20,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from ...catalog import gpus as gpu_catalog
 from ...model import GPU, ErrorSighting, System, lean_dataclass
-from ..parsers import amd_smi, lshw, lspci, paste_facts, rocm_smi, rocminfo, sysfs
+from ..parsers import amd_smi, issue_form, lshw, lspci, paste_facts, rocm_smi, rocminfo, sysfs
 from ..parsers._core_text import lazy
 from ..parsers._paste import norm_bdf
 from .._jobs import in_parallel, run_jobs
@@ -366,6 +366,7 @@ def _paste_obs(source: Source, system: System) -> List[List[Obs]]:
     from ._core_util import paste_label, pastes
 
     batch: List[Obs] = []
+    pci_lines: List[Obs] = []
     seen = set()
     for name, text in pastes(source):
         for pg in paste_facts.parse_cached(text).gpus:
@@ -381,8 +382,27 @@ def _paste_obs(source: Source, system: System) -> List[List[Obs]]:
             o.name = pg.name
             if pg.gfx_target:
                 o.isa = "amdgcn-amd-amdhsa--%s%s" % (pg.gfx_target, pg.isa_features or "")
-            batch.append(o)
-    return [batch] if batch else []
+            (pci_lines if pg.how == "lspci-line" else batch).append(o)
+    # single lspci lines go first, in a batch of their own: within one batch a GPU takes one line, and
+    # the line naming a GPU's address must not keep a torch or llama.cpp line off that GPU
+    return [b for b in (pci_lines, batch) if b]
+
+
+def _form_obs(source: Source) -> List[Obs]:
+    """The GPU an issue form names ("### GPU" / "GPU: AMD Radeon RX 9070 XT"): a plain AMD marketing
+    name only; used as a last resort, when no output names a GPU at all."""
+    from ._core_util import paste_label, pastes
+
+    out: List[Obs] = []
+    seen = set()
+    for name, text in pastes(source):
+        for value in issue_form.parse_cached(text).gpu:
+            gname = issue_form.gpu_name(value)
+            if gname and gname not in seen:
+                seen.add(gname)
+                out.append(Obs(tool="paste", source=paste_label(name, "issue form: GPU"), vendor_id="1002",
+                               is_amd=True, name=gname))
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -770,6 +790,8 @@ def probe(source: Source, system: System) -> None:
     batches.append([o for o in drm_obs if not any(o.bdf and o.bdf == s.bdf for s in sysfs_obs)])
     for i in range(2, 10):  # kfd, amd-smi, rocminfo, rocm-smi, lspci, lshw, collect_env, paste lines
         batches.extend(res(i))
+    if not any(batches):
+        batches.append(_form_obs(source))
     slots = _merge([b for b in batches if b])
     for slot in slots:
         try:

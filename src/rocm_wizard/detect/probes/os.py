@@ -18,6 +18,7 @@ from ...model import OSInfo, System
 from ..parsers import collect_env as p_collect_env
 from ..parsers import dmesg as p_dmesg
 from ..parsers import os_release as p_os_release
+from ..parsers import issue_form as p_issue_form
 from ..parsers import paste_facts as p_paste_facts
 from ..parsers import uname as p_uname
 from ..parsers._core_text import lazy
@@ -117,6 +118,16 @@ def _distribution_from_lines(source: Source) -> List[Tuple[p_os_release.OsReleas
             rel = p_os_release.from_pretty(pretty)
             if rel.id:
                 out.append((rel, paste_label(name, "distribution line")))
+        form = p_issue_form.parse_cached(text)
+        for value in form.os:
+            dist, _kernel, _wsl = p_issue_form.os_parts(value)
+            if not dist:
+                continue
+            rel = p_os_release.parse(dist) if "=" in dist else p_os_release.from_pretty(dist)
+            if rel.id:
+                if rel.id == "ubuntu" and rel.version_id and not re.fullmatch(r"\d\d\.\d\d", rel.version_id):
+                    rel.version_id = None  # "Ubuntu 24": no release of that name
+                out.append((rel, paste_label(name, "issue form: OS")))
         for line in facts.uname_lines:
             m = re.search(r"#\d+~(\d\d\.\d\d)(?:\.\d+)?-Ubuntu\b", line)
             if m or re.search(r"#\d+-Ubuntu\b", line):
@@ -166,6 +177,11 @@ def _kernel_candidates(source: Source) -> Tuple[List[Tuple[str, str, float]], Op
                 cands.append((rel, paste_label(name, "uname line"), 0.8))
             for rel in facts.kernel_lines:
                 cands.append((rel, paste_label(name, "kernel line"), 0.5))
+            form = p_issue_form.parse_cached(text)
+            for value in form.kernel + form.os:
+                rel = value if value in form.kernel else p_issue_form.os_parts(value)[1]
+                if rel and re.match(r"^" + p_uname.RELEASE_RE + r"$", rel):
+                    cands.append((rel, paste_label(name, "issue form: kernel"), 0.4))
     return cands, machine, machine_src
 
 
@@ -225,12 +241,32 @@ def _wsl(source: Source, info: OSInfo) -> None:
         if "WSL environment detected" in text and _WSL_ROCMINFO.search(text):
             info.put("wsl", True, paste_label(name) + " (rocminfo: 'WSL environment detected.')")
             return
+    for name, text in pastes(source):
+        if "microsoft-standard-WSL" in text or "/dev/dxg" in text:
+            m = _WSL_SIGN.search(text)
+            if m:
+                info.put("wsl", True, paste_label(name) + " ('%s')" % m.group(0).strip()[:80])
+                return
+        form = p_issue_form.parse_cached(text)
+        if form.wsl:
+            info.put("wsl", True, paste_label(name, "issue form: OS") + " ('%s')" % form.wsl[:80])
+            return
     if info.kernel:
         info.put("wsl", False, info.sources.get("kernel", "kernel"))
 
 
+# a WSL kernel release anywhere ("5.15.167.4-microsoft-standard-WSL2"), or the paravirtual GPU node
+# listed ("crw-rw-rw- 1 root root 10, 125 ... /dev/dxg")
+_WSL_SIGN = lazy(r"\b\d+\.\d+\.\d+[.\d]*-microsoft-standard-WSL2?\b|^.*\s/dev/dxg\s*$", re.M)
+
 _CGROUP_HINTS = (("kubepods", "kubernetes"), ("libpod", "podman"), ("docker", "docker"), ("containerd", "containerd"),
                  ("lxc", "lxc"), ("machine.slice/machine-", "systemd-nspawn"))
+
+
+_DOCKERENV = lazy(r"(?:^|\s)/?\.dockerenv\s*$", re.M)
+_CGROUP_LINE = lazy(r"^\d+:[\w,=]*:/(?:docker|kubepods|machine\.slice/libpod|libpod|lxc|system\.slice/docker-)[\w./-]*$", re.M)
+# docker names a container's host after the first 12 hex digits of its id
+_CONTAINER_PROMPT = lazy(r"^root@[0-9a-f]{12}:[/~]", re.M)
 
 
 def _container(source: Source, info: OSInfo) -> None:
@@ -251,12 +287,37 @@ def _container(source: Source, info: OSInfo) -> None:
             if needle in low:
                 info.put("container", name, raw.source)
                 return
+    # pasted signs: /.dockerenv in a listing, a container's cgroup line, a container's shell prompt,
+    # an issue form's "Docker Image:" line
+    for name, text in pastes(source):
+        if ".dockerenv" in text and _DOCKERENV.search(text):
+            info.put("container", "docker", paste_label(name) + " (/.dockerenv listed)")
+            return
+        if "/" in text:
+            m = _CGROUP_LINE.search(text)
+            if m:
+                low = m.group(0).lower()
+                kind = next((k for needle, k in _CGROUP_HINTS if needle in low), "docker")
+                info.put("container", kind, paste_label(name) + " (cgroup '%s')" % m.group(0).strip()[:80])
+                return
+        if "root@" in text:
+            m = _CONTAINER_PROMPT.search(text)
+            if m:
+                info.put("container", "docker", paste_label(name) + " (container shell prompt '%s')" % m.group(0).strip())
+                return
+        form = p_issue_form.parse_cached(text)
+        if form.docker_images:
+            info.put("container", "docker", paste_label(name, "issue form: Docker Image") + " (%s)" % form.docker_images[0])
+            return
 
 
 # -- CPU / python ----------------------------------------------------------------------------------
 
 _CPU_LINE = lazy(r"^\s*model name\s*:\s*(.+?)\s*$", re.I | re.M)
 _LSCPU_LINE = lazy(r"^\s*Model name\s*:\s*(.+?)\s*$", re.M)
+
+
+_ROCMINFO_CPU_AGENT = lazy(r"^[ \t]*Name:[ \t]+(\S[^\n]{0,120}?)[ \t]*\n[ \t]*Uuid:[ \t]+CPU-", re.M)
 
 
 def _cpu(source: Source, info: OSInfo) -> None:
@@ -276,6 +337,12 @@ def _cpu(source: Source, info: OSInfo) -> None:
         if m and m.group(1).strip():
             info.put("cpu", m.group(1), "paste:%s" % name)
             return
+    for name, text in pastes(source):  # rocminfo's CPU agent, in a paste no parser took for rocminfo
+        if "CPU-" in text:
+            m = _ROCMINFO_CPU_AGENT.search(text)
+            if m:
+                info.put("cpu", m.group(1), paste_label(name, "rocminfo CPU agent"))
+                return
 
 
 def _python(source: Source, info: OSInfo) -> None:
@@ -286,6 +353,10 @@ def _python(source: Source, info: OSInfo) -> None:
             if m:
                 info.put("python", m.group(1), "link:%s" % path)
                 return
+    for name, text in pastes(source):  # the Python REPL's banner in a paste
+        for ver in p_paste_facts.parse_cached(text).pythons:
+            info.put("python", ver, paste_label(name, "Python banner"))
+            return
 
 
 # -- Ubuntu HWE ----------------------------------------------------------------------------------

@@ -15,7 +15,8 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from ...model import AptPin, AptSource, RocmInfo, RocmInstall, System
 from ..parsers import amd_smi, apt_policy, apt_prefs, apt_sources, dkms, lshw, lsmod, lspci, packages, rocm_smi, rocminfo
-from ..parsers import hipconfig, opt_listing
+from ..parsers import hipconfig, issue_form, opt_listing, paste_facts
+from ._core_util import paste_label, pastes
 from ...catalog import streams
 from ..parsers import rocm_version as rv
 from ..parsers._core_text import lazy
@@ -427,6 +428,9 @@ def _driver(source: Source, system: System, r: RocmInfo, found: List[Tuple[packa
         r.put("amdgpu_version", ver.text.strip(), ver.source)
         if r.amdgpu_loaded is None:
             r.put("amdgpu_loaded", True, ver.source)
+    elif r.amdgpu_version is None and _pasted_amdgpu_version(source) is not None:
+        v, label = _pasted_amdgpu_version(source)
+        r.put("amdgpu_version", v, label)
     elif r.amdgpu_loaded and ver.error == "not found":
         r.note("amdgpu has no version file (/sys/module/amdgpu/version): the kernel's own driver")
     if r.amdgpu_loaded is None:
@@ -505,6 +509,38 @@ def _amd_smi_rocm(source: Source, system: System) -> Optional[Tuple[str, str]]:
         for raw, res in sh.parsed(source, system, kind, amd_smi.parse):
             if res.rocm_version and re.match(r"^\d+\.\d+", res.rocm_version):
                 return res.rocm_version, raw.source
+    # the header of amd-smi's default view, wherever it was pasted
+    for name, text in pastes(source):
+        for _tool, _amdgpu, rocm in paste_facts.parse_cached(text).amd_smi_headers:
+            if re.match(r"^\d+\.\d+(?:\.\d+)?$", rocm):
+                return rocm, paste_label(name, "amd-smi header")
+    return None
+
+
+def _pasted_amdgpu_version(source: Source) -> Optional[Tuple[str, str]]:
+    """The amdgpu driver's version as pasted: ``modinfo amdgpu``'s version line, ``cat
+    /sys/module/amdgpu/version``, or amd-smi's header ('amdgpu version: 6.14.0-37')."""
+    for name, text in pastes(source):
+        facts = paste_facts.parse_cached(text)
+        for v in facts.amdgpu_versions:
+            return v, paste_label(name, "amdgpu module version")
+        for _tool, amdgpu, _rocm in facts.amd_smi_headers:
+            if re.match(r"^\d+\.\d+", amdgpu):
+                return amdgpu, paste_label(name, "amd-smi header")
+    return None
+
+
+def _form_rocm(source: Source) -> Optional[Tuple[str, str]]:
+    """The ROCm release an issue form names ("### ROCm Version" / "ROCm version: 7.2.2"): a version
+    of a known ROCm series only (a driver version such as 6.12.12 in that field is no ROCm release)."""
+    for name, text in pastes(source):
+        for value in issue_form.parse_cached(text).rocm:
+            v = issue_form.rocm_version(value)
+            if v:
+                from ...catalog import releases as _releases  # only with a candidate: it loads packaging
+
+                if _releases.series_of(v) in set(_releases.all_series()):
+                    return v, paste_label(name, "issue form: ROCm Version")
     return None
 
 
@@ -598,6 +634,11 @@ def _version(source: Source, system: System, r: RocmInfo, found: List[Tuple[pack
             r.put("version", smi[0], smi[1])
         elif not smi[0].startswith(r.version) and not r.version.startswith(smi[0]):
             r.note("amd-smi says ROCm %s (%s), detected %s" % (smi[0], smi[1], r.version))
+    if r.version is None:
+        form = _form_rocm(source)
+        if form is not None:
+            r.put("version", form[0], form[1])
+            r.note("the ROCm release %s is only what the issue form says (%s); no output shows it" % form)
     if r.version is not None and r.stream is None:
         of = streams.stream_of(r.version)
         r.put("stream", of.stream if of else None, r.sources.get("version", ""))

@@ -1,0 +1,152 @@
+"""Lines that look like a failure, and the layer of the stack each belongs to (data:
+``failure_lines.toml``).
+
+The errors probe records every known error text (``error_signatures``); a line that looks like an
+error but that no known text matches is recorded too, as an ``unrecognised`` sighting with its
+layer, so that ``doctor`` never calls a system healthy while its pastes show a failure it cannot
+name.  Linear in the input: a substring pre-check on the lower-cased line before any regular
+expression, and a cap on the lines kept.
+"""
+from __future__ import annotations
+
+import functools
+import re
+import sys
+from importlib import resources
+from typing import Dict, List, Optional, Sequence, Tuple
+
+if sys.version_info >= (3, 11):
+    import tomllib as _toml
+else:  # pragma: no cover - Python 3.10
+    import tomli as _toml
+
+LAYERS = ("firmware", "kernel", "runtime", "hip", "libraries", "framework", "packaging")
+MAX_LINE = 500  # characters of a line kept
+MAX_LINES = 60  # unrecognised lines kept per run (the first ones, deduplicated)
+_SCAN_LINE = 4000  # longer lines are cut before matching (a binary blob is no error message)
+
+
+class _Table:
+    def __init__(self, data: dict) -> None:
+        words = [str(w).lower() for w in data.get("words", [])]
+        self.needles = tuple(sorted(set(w.replace("\\b", "") for w in words)))
+        self.word_rx = re.compile(r"(?<![\w-])(?:%s)(?![\w-])" % "|".join(re.escape(w) for w in words), re.I)
+        self.benign_rx = re.compile("|".join("(?:%s)" % b for b in data.get("benign", [])), re.I)
+        self.listing_kinds = frozenset(data.get("listing_kinds", []))
+        self.kernel_log_kinds = frozenset(data.get("kernel_log_kinds", []))
+        self.kernel_words = tuple(str(w).lower() for w in data.get("kernel_log_words", []))
+        self.layers: List[Tuple[str, "re.Pattern[str]"]] = []
+        for row in data.get("layer", []):
+            if row.get("layer") not in LAYERS:
+                raise ValueError("failure_lines.toml: unknown layer %r" % row.get("layer"))
+            self.layers.append((row["layer"], re.compile(row["pattern"], re.I)))
+        self.kind_layer: Dict[str, str] = dict(data.get("kind_layer", {}))
+        self.shape_rx = re.compile("|".join("(?:%s)" % p for p in data.get("message_shapes", [])), re.I)
+        self.tool_kinds = frozenset(data.get("tool_output_kinds", []))
+        self.prose_words = tuple(str(w).lower() for w in data.get("prose_stack_words", []))
+        self.next_commands: Dict[str, List[str]] = {k: list(v) for k, v in data.get("next_commands", {}).items()}
+
+
+@functools.lru_cache(maxsize=1)
+def table() -> _Table:
+    with resources.files("rocm_wizard.detect").joinpath("failure_lines.toml").open("rb") as fh:
+        return _Table(_toml.load(fh))
+
+
+SHOWN, TOLD = "shown", "told"
+
+
+def classify(line: str, kind: Optional[str] = None) -> Optional[str]:
+    """``"shown"`` when ``line`` (of a text of ``kind``) reads as an error message a program printed,
+    ``"told"`` when it is prose telling of a failure in the stack ("I get the following error
+    trying to install rocm"), None otherwise."""
+    t = table()
+    if kind in t.listing_kinds:
+        return None
+    low = line[:_SCAN_LINE].lower().lstrip("`'\">|* ")
+    if not any(n in low for n in t.needles):
+        return None
+    if kind in t.kernel_log_kinds and not any(w in low for w in t.kernel_words):
+        return None
+    if not t.word_rx.search(low) or t.benign_rx.search(low):
+        return None
+    # prose, forms and files no tool output was recognised in: only message-shaped lines are shown
+    if kind in t.tool_kinds or t.shape_rx.search(low):
+        return SHOWN
+    return TOLD if any(w in low for w in t.prose_words) else None
+
+
+def looks_like_failure(line: str, kind: Optional[str] = None) -> bool:
+    """Whether ``line`` (of a text of ``kind``) reads as an error message a program printed."""
+    return classify(line, kind) == SHOWN
+
+
+def next_commands(layers: Sequence[str], per_layer: int = 3) -> List[str]:
+    """The commands that settle a failure at each of ``layers`` (in that order), each once."""
+    out: List[str] = []
+    for layer in layers:
+        for cmd in table().next_commands.get(layer, [])[:per_layer]:
+            if cmd not in out:
+                out.append(cmd)
+    return out
+
+
+def layer_of(line: str, kind: Optional[str] = None) -> Optional[str]:
+    """The layer ``line`` names (first matching row), else the layer of its text's kind, else None."""
+    t = table()
+    cut = line[:_SCAN_LINE]
+    for layer, rx in t.layers:
+        if rx.search(cut):
+            return layer
+    return t.kind_layer.get(kind or "")
+
+
+_TIMESTAMP = re.compile(r"^\s*(\[\s*\d+\.\d+\]|\w{3} +\d+ [\d:]{8} \S+|\d{4}-\d\d-\d\dT?[\d:.]*\S*)\s*")
+
+
+def _key(line: str) -> str:
+    """Two lines that differ only in their time stamp and numbers are one failure."""
+    return re.sub(r"0x[0-9a-f]+|\d+", "#", _TIMESTAMP.sub("", line.lower()))
+
+
+def scan(texts: Sequence[Tuple[str, Optional[str], str]], known: Sequence[str] = (),
+         limit: int = MAX_LINES, told: Optional[List[Tuple[str, Optional[str], str]]] = None
+         ) -> List[Tuple[str, Optional[str], str]]:
+    """``[(line, layer, label)]`` of the failure-looking lines of ``texts`` (``(text, kind, label)``)
+    that are not among the ``known`` lines (those a known error text already matched).  One pass of
+    the word pattern over each text finds the candidate lines.  Prose lines that tell of a failure
+    are appended to ``told`` when a list is given."""
+    t = table()
+    known_keys = {_key(k.strip()) for k in known if isinstance(k, str)}
+    out: List[Tuple[str, Optional[str], str]] = []
+    seen = set()
+    for text, kind, label in texts:
+        if not isinstance(text, str) or not text or kind in t.listing_kinds:
+            continue
+        if "\r" in text:
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
+        next_start = 0  # lines before this offset were looked at already
+        for m in t.word_rx.finditer(text):
+            if m.start() < next_start:
+                continue
+            start = text.rfind("\n", 0, m.start()) + 1
+            end = text.find("\n", m.end())
+            end = len(text) if end < 0 else end
+            next_start = end + 1
+            line = text[start:end].strip()
+            how = classify(line, kind) if line else None
+            if how == TOLD and told is not None and len(told) < limit:
+                told.append((line[:MAX_LINE], layer_of(line, kind), label))
+            if how != SHOWN:
+                continue
+            key = _key(line[:_SCAN_LINE])
+            if key in seen or key in known_keys:
+                continue
+            seen.add(key)
+            out.append((line[:MAX_LINE], layer_of(line, kind), label))
+            if len(out) >= limit:
+                return out
+    return out
+
+
+__all__ = ["LAYERS", "SHOWN", "TOLD", "classify", "layer_of", "next_commands", "looks_like_failure", "scan", "table"]

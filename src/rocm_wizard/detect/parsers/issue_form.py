@@ -1,0 +1,193 @@
+"""Labelled fields people type into bug reports: issue-template sections and ``Key: value`` lines.
+
+ROCm's issue template (``### Operating System`` / ``### CPU`` / ``### GPU`` / ``### ROCm Version``,
+each followed by what the user typed), llama.cpp's (``### Operating systems``), Ollama's (``### OS``),
+bullet lists (``- OS: Ubuntu 24.04``, ``- **Kernel:** 6.14.0-1014-oem``) and two-column markdown
+tables (``| Kernel | 6.17.7-ba29.fc43.x86_64 |``) all say the same things: the distribution, the
+kernel, the GPU, the CPU and a ROCm version.  What is typed is less trustworthy than what a tool
+printed, so the probes use these values only where no output tells (and check each one: a "ROCm
+Version" field often holds the amdgpu driver's version, ``6.12.12``, or rocminfo's ``ROCk module
+version 6.16.6 is loaded`` line).
+
+Besides the values, the OS field tells WSL (``WSL2 Ubuntu 24.04``, ``Windows WSL2``) and a
+``Docker Image:`` line that the outputs come from a container.
+
+Every pattern is anchored and free of nested repetition: a paste is read in linear time.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import field
+from typing import List, Optional, Tuple
+
+from ...model import lean_dataclass
+from ._core_text import lazy
+
+# "### Operating System", "### GPU" ... (GitHub issue forms render each field as a level-3 heading)
+_HEADING = lazy(r"^#{2,4}\s+(?P<key>[A-Za-z][A-Za-z /()._-]{0,60}?)\s*#*\s*$")
+# "- OS: Ubuntu 24.04", "**Kernel:** 6.14.0", "GPU: AMD Radeon RX 7900 XTX (Navi31, 1002:744c)"
+_LABELLED = lazy(r"^(?:[-*+]\s+)?(?:\*\*|__)?(?P<key>OS|Operating Systems?|Distro|Distribution|Linux distribution|GPU|GPUs|"
+                 r"Graphics card|CPU|Processor|Kernel|Kernel version|ROCm|ROCm version|ROCm Version|Platform)"
+                 r"(?:\*\*|__)?\s*:\s*(?:\*\*|__)?\s*(?P<val>\S.{0,200}?)\s*$", re.I)
+# "| Kernel | 6.17.7-ba29.fc43.x86_64 |"
+_TABLE_ROW = lazy(r"^\|\s*(?P<key>[A-Za-z][A-Za-z /]{0,30}?)\s*\|\s*(?P<val>[^|]{1,200}?)\s*\|\s*$")
+_DOCKER_IMAGE = lazy(r"^(?:[-*+]\s+)?(?:\*\*)?Docker Image(?:\*\*)?\s*:\s*(?:\*\*)?\s*`?(?P<img>[\w./:@-]{3,200})`?\s*$", re.I)
+_WSL = lazy(r"\bWSL ?2?\b", re.I)
+
+_KEYS = {
+    "os": ("operating system", "operating systems", "os", "distro", "distribution", "linux distribution"),
+    "gpu": ("gpu", "gpus", "graphics card"),
+    "cpu": ("cpu", "processor"),
+    "kernel": ("kernel", "kernel version"),
+    "rocm": ("rocm version", "rocm"),
+}
+
+
+@lean_dataclass
+class IssueForm:
+    os: List[str] = field(default_factory=list)
+    gpu: List[str] = field(default_factory=list)
+    cpu: List[str] = field(default_factory=list)
+    kernel: List[str] = field(default_factory=list)
+    rocm: List[str] = field(default_factory=list)
+    docker_images: List[str] = field(default_factory=list)
+
+    @property
+    def wsl(self) -> Optional[str]:
+        """The OS value that names WSL, if one does."""
+        return next((v for v in self.os if _WSL.search(v)), None)
+
+
+def _field_of(key: str) -> Optional[str]:
+    k = key.strip().lower()
+    for name, keys in _KEYS.items():
+        if k in keys:
+            return name
+    return None
+
+
+def _add(out: IssueForm, name: str, value: str) -> None:
+    v = value.strip().strip("`").strip()
+    if not v or v in ("-", "N/A", "n/a", "_No response_") or len(v) > 200:
+        return
+    bucket = getattr(out, name)
+    if v not in bucket:
+        bucket.append(v)
+
+
+def parse(text: object) -> IssueForm:
+    """Every labelled field in ``text``; never raises."""
+    out = IssueForm()
+    if not isinstance(text, str) or not text:
+        return out
+    pending: Optional[str] = None  # a heading's field waiting for its first line
+    in_fence = False
+    for raw in text.replace("\r", "\n").split("\n"):
+        line = raw.strip()
+        if len(line) > 400:
+            pending = None
+            continue
+        if line.startswith("```") or line.startswith("~~~"):
+            in_fence = not in_fence
+            inner = line[3:].strip()
+            if not inner or pending is None:
+                continue
+            line = inner  # "```Ubuntu 24.04```"
+        if not line:
+            continue
+        if line.startswith("#"):
+            m = _HEADING.match(line)
+            if m:
+                pending = _field_of(m.group("key"))
+                continue
+        if pending is not None:
+            _add(out, pending, line.strip("`"))
+            pending = None
+            continue
+        if ":" in line:  # (inside a fence too: neofetch's and fastfetch's "OS:" / "Kernel:" lines)
+            m = _LABELLED.match(line)
+            if m:
+                name = _field_of(m.group("key"))
+                if name:
+                    _add(out, name, m.group("val"))
+                continue
+            if "docker image" in line.lower():
+                m = _DOCKER_IMAGE.match(line)
+                if m and m.group("img") not in out.docker_images:
+                    out.docker_images.append(m.group("img"))
+                continue
+        if line.startswith("|") and line.count("|") == 3:
+            m = _TABLE_ROW.match(line)
+            if m:
+                name = _field_of(m.group("key"))
+                if name:
+                    _add(out, name, m.group("val").replace("`", ""))
+    return out
+
+
+_CACHE: dict = {}
+
+
+def parse_cached(text: str) -> IssueForm:
+    key = hash(text) if isinstance(text, str) else None
+    if key is None:
+        return parse(text)
+    hit = _CACHE.get(key)
+    if hit is None:
+        if len(_CACHE) > 64:
+            _CACHE.clear()
+        hit = _CACHE[key] = parse(text)
+    return hit
+
+
+# -- interpreting values -------------------------------------------------------------------------
+
+_KERNEL_IN_OS = lazy(r"(?:\(Linux |\bkernel(?: version| release)?\s*[:=]?\s*)(?P<rel>\d+\.\d+\.\d+[-+._~0-9A-Za-z]*)", re.I)
+_OS_RELEASE_KV = lazy(r'\b(?P<k>NAME|VERSION|ID|VERSION_ID|PRETTY_NAME)="(?P<v>[^"]{0,80})"')
+_BARE_UBUNTU = lazy(r"^\d{2}\.\d{2}(?:\.\d+)?(?: LTS)? \([A-Z][a-z]+ [A-Z][a-z]+\)$")
+_AMD_GPU_NAME = lazy(r"^(?P<name>AMD (?:Radeon|Instinct)\b[A-Za-z0-9 ]{2,60}?)\s*$")
+_ROCM_VALUE = lazy(r"^(?:ROCm\s*)?v?(?P<ver>\d+\.\d+(?:\.\d+)?)[.~\d-]*(?:\s*\(.*\))?\s*$", re.I)
+
+
+def os_parts(value: str) -> Tuple[Optional[str], Optional[str], bool]:
+    """An OS field -> (distribution text for os_release.from_pretty or os-release lines, kernel, wsl)."""
+    v = value.strip()
+    wsl = bool(_WSL.search(v))
+    kernel = None
+    m = _KERNEL_IN_OS.search(v)
+    if m:
+        kernel = m.group("rel").rstrip(").,")
+    kv = _OS_RELEASE_KV.findall(v)
+    if kv:
+        return "\n".join('%s="%s"' % (k, val) for k, val in kv), kernel, wsl
+    d = v
+    if m:
+        d = v[:m.start()].rstrip(" ,;(")
+    d = re.sub(r"\(?\b(?:on |with |under )?(?:Windows )?WSL ?2?\b\)?", " ", d, flags=re.I)
+    d = re.sub(r"\s{2,}", " ", d).strip(" ,;-")
+    d = d.split(",")[0].strip()
+    if _BARE_UBUNTU.match(d):
+        d = "Ubuntu " + d
+    return (d or None), kernel, wsl
+
+
+def gpu_name(value: str) -> Optional[str]:
+    """A GPU field that is a plain AMD marketing name ('AMD Radeon RX 9070 XT'), else None: counts
+    ('2x ...'), chip lists and shorthand ('RX 7900xtx', '7900XTX') are left alone."""
+    m = _AMD_GPU_NAME.match(value.strip())
+    return m.group("name").strip() if m else None
+
+
+def rocm_version(value: str) -> Optional[str]:
+    """A ROCm Version field that is a version number ('ROCm 7.2.2', '6.4.4.60404-129~24.04'), else None.
+    A driver line ('ROCk module version 6.16.6 is loaded') is no ROCm release."""
+    v = value.strip()
+    if "rock" in v.lower() or "module" in v.lower() or "driver" in v.lower():
+        return None
+    m = _ROCM_VALUE.match(v.replace("ROCM", "ROCm"))
+    if not m:
+        return None
+    parts = m.group("ver").split(".")
+    if len(parts) == 3 and int(parts[2]) >= 100:
+        return None  # a HIP build number ("7.1.26233", torch.version.hip), not a ROCm point release
+    return ".".join(parts[:3])

@@ -1,0 +1,59 @@
+"""Which program a paste comes from, by lines only that program prints.
+
+A user pasting a llama.cpp, Ollama, vLLM or ComfyUI log needs other advice than a PyTorch user
+(llama.cpp and Ollama carry their own GPU code: a torch reinstall changes nothing for them; vLLM's
+images ship their own Triton on purpose).  Each pattern is a line shape from the program's own
+source (file named per row), anchored or bounded, so a paste is scanned in linear time; a program's
+name in prose does not count.
+"""
+from __future__ import annotations
+
+import re
+from typing import List, Tuple
+
+from ._core_text import lazy
+
+# (workload id, pattern, where the program prints it)
+_ROWS: Tuple[Tuple[str, object, str], ...] = (
+    # ggml/src/ggml-cuda/ggml-cuda.cu: "ggml_cuda_init: found %d ROCm devices", the ROCm error block
+    ("llama.cpp", lazy(r"\bggml_cuda_init: (?:found \d+ (?:ROCm|CUDA) devices|GGML_CUDA_FORCE)"), "ggml-org/llama.cpp ggml/src/ggml-cuda/ggml-cuda.cu"),
+    ("llama.cpp", lazy(r"/ggml-cuda/ggml-cuda\.cu:\d+: (?:ROCm|CUDA) error|\bggml_cuda_compute_forward: \w+ failed"), "ggml-org/llama.cpp ggml/src/ggml-cuda/ggml-cuda.cu"),
+    # src/llama-model-loader.cpp, src/llama-context.cpp, tools/server: the loader's and server's log lines
+    ("llama.cpp", lazy(r"^(?:llama_model_loader|llama_context|load_tensors|common_init_from_params|llama_kv_cache):"), "ggml-org/llama.cpp src/llama-model-loader.cpp, src/llama-context.cpp, common/common.cpp"),
+    ("llama.cpp", lazy(r"(?:^|[\s/])(?:llama-server|llama-cli|llama-bench)\b|/libggml-hip\.so\b"), "ggml-org/llama.cpp tools/ (program names), ggml/src/ggml-hip (library path)"),
+    # Ollama's slog lines (server/routes.go, discover/amd_linux.go) and its systemd unit
+    ("ollama", lazy(r"\bsource=(?:routes|gpu|amd_linux|amd_windows|types|sched|server|images)\.go:\d+ msg="), "ollama/ollama server/routes.go, discover/amd_linux.go"),
+    ("ollama", lazy(r"\bollama\[\d+\]: |\bollama\.service\b|(?:^|[\s/])ollama (?:serve|run|ps|pull|gpu-discover)\b"), "ollama/ollama scripts/install.sh (ollama.service)"),
+    # vLLM: vllm/platforms/__init__.py, vllm/entrypoints/openai/api_server.py, its images
+    ("vllm", lazy(r"\bAutomatically detected platform rocm\b|\bvLLM API server version\b|\bvllm/vllm-openai(?:-rocm)?\b|\brocm/vllm\b"), "vllm-project/vllm vllm/platforms/__init__.py, vllm/entrypoints/openai/api_server.py"),
+    ("vllm", lazy(r"^\[pip3?\] vllm==|^vllm==\d|(?:^|\s)vllm serve\b"), "vllm-project/vllm (package name)"),
+    # ComfyUI: execution.py "!!! Exception during processing !!!", comfy/model_management.py start-up lines
+    ("comfyui", lazy(r"^!!! Exception during processing !!!|^Set vram state to: |^Total VRAM \d+ MB, total RAM \d+ MB|\bComfyUI\b"), "comfyanonymous/ComfyUI execution.py, comfy/model_management.py"),
+)
+_NEEDLES = ("ggml", "llama", "source=", "ollama", "vllm", "comfyui", "exception during processing", "vram", "detected platform rocm")
+
+
+def scan(text: object) -> List[Tuple[str, str]]:
+    """(workload id, the first line that shows it) per workload found in ``text``; never raises."""
+    if not isinstance(text, str) or not text:
+        return []
+    low = text.lower()
+    if not any(n in low for n in _NEEDLES):
+        return []
+    found: dict = {}
+    for raw in text.replace("\r", "\n").split("\n"):
+        line = raw.strip(" \t`>")
+        if not line or len(line) > 2000:
+            continue
+        for wid, rx, _src in _ROWS:
+            if wid in found:
+                continue
+            if rx.search(line):
+                found[wid] = line[:200]
+        if len(found) == 4:
+            break
+    return list(found.items())
+
+
+def sources() -> List[str]:
+    return sorted({src for _w, _rx, src in _ROWS})

@@ -1,0 +1,98 @@
+"""Lines that read as errors, their layer, and the look-alikes that are not failures
+(``detect/failure_lines.toml``).  The lines are real: each is quoted from a fixture under
+``tests/data/real`` (the test checks it is there), so a rule tuned to invented text fails here."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rocm_wizard.detect import failure_lines as fl
+
+REAL = Path(__file__).resolve().parents[1] / "data" / "real"
+
+# (fixture number, line as the paste has it, kind of its text, layer)
+SHOWN = [
+    ("215", "Sep 03 21:38:54 HOSTNAME  ring gfx_0.0.0 timeout, signaled seq=9113028, emitted seq=9113031", None, "kernel"),
+    ("232", "rocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat", None, "libraries"),
+    ("235", "OSError: libtorch_cuda.so: cannot open shared object file", None, "framework"),
+    ("225", "404  Not Found", None, "packaging"),
+    ("247", "BAR 7: failed to assign [mem size 0x00100000 64bit]", "dmesg", "firmware"),
+]
+BENIGN = [
+    ("151", "cat: /sys/module/amdgpu/initstate: No such file or directory", None),
+    ("159", "amdgpu: CRAT table not found", "dmesg"),
+    ("276", "cuDNN version: Could not collect", "collect_env"),
+]
+TOLD = [
+    ("269", "I am seeing the following error trying to install rocm.", "packaging"),
+]
+
+
+def _in_fixture(number: str, line: str) -> bool:
+    folder = next(REAL.glob(number + "-*"))
+    return any(line in p.read_text(encoding="utf-8", errors="replace") for p in folder.glob("*.txt"))
+
+
+@pytest.mark.parametrize("number, line, kind, layer", SHOWN)
+def test_a_real_failure_line_is_shown_at_its_layer(number, line, kind, layer):
+    assert _in_fixture(number, line)
+    assert fl.classify(line, kind) == fl.SHOWN
+    assert fl.layer_of(line, kind) == layer
+
+
+@pytest.mark.parametrize("number, line, kind", BENIGN)
+def test_look_alikes_are_no_failure(number, line, kind):
+    assert _in_fixture(number, line)
+    assert fl.classify(line, kind) is None
+
+
+@pytest.mark.parametrize("number, line, layer", TOLD)
+def test_prose_that_tells_of_a_failure_is_told_not_shown(number, line, layer):
+    assert _in_fixture(number, line)
+    assert fl.classify(line, None) == fl.TOLD and fl.layer_of(line) == layer
+
+
+def test_listings_and_other_kernel_messages_do_not_count():
+    # a package named liberror-perl in a dpkg listing; an ACPI error in a kernel log (no GPU word)
+    assert fl.classify("ii  liberror-perl 0.17029-2 all Perl module for error/exception handling", "dpkg") is None
+    assert fl.classify("[    0.512345] ACPI Error: AE_NOT_FOUND, While resolving a named reference", "dmesg") is None
+    # a config value and a comment of prose are no failure either
+    assert fl.classify('tmp_path_retention_policy = "failed"', None) is None
+    assert fl.classify("# pytest-timeout: a hung test fails after 20 minutes instead of holding CI", None) is None
+
+
+def test_scan_skips_known_lines_and_duplicates():
+    text = ("[  1.0] amdgpu 0000:03:00.0: amdgpu: ring gfx_0.0.0 timeout, signaled seq=1, emitted seq=3\n"
+            "[  9.0] amdgpu 0000:03:00.0: amdgpu: ring gfx_0.0.0 timeout, signaled seq=7, emitted seq=9\n"
+            "[ 10.0] amdgpu 0000:03:00.0: amdgpu: GPU reset begin!\n")
+    rows = fl.scan([(text, "dmesg", "dmesg.txt")])
+    assert len(rows) == 1 and rows[0][1] == "kernel"  # the second timeout differs only in numbers
+    assert fl.scan([(text, "dmesg", "dmesg.txt")], known=[text.splitlines()[0]]) == []
+
+
+def test_every_layer_has_commands_to_run_next():
+    for layer in fl.LAYERS:
+        cmds = fl.next_commands([layer])
+        assert 2 <= len(cmds) <= 3 and all("\n" not in c for c in cmds), layer
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(st.lists(st.sampled_from(["error", "failed", " ", ":", "E:", "timeout", "\n", "x" * 50, "[ 1.0]", "amdgpu",
+                                 "Error:", "could not", "\u00e9", "`", "#"]), max_size=400))
+def test_scan_never_raises_and_quotes_only_the_text(parts):
+    text = "".join(parts)
+    for line, layer, label in fl.scan([(text, None, "t"), (text, "dmesg", "d")]):
+        assert line in text and (layer is None or layer in fl.LAYERS) and label in ("t", "d")
+
+
+def test_scan_stays_linear_on_one_huge_line_and_many_lines():
+    # one pass of the word pattern per text: a 4 MB line full of error words and 200,000 short lines
+    # each finish in one scan (a quadratic scan would not finish within the test timeout)
+    huge = "error " * 700_000
+    assert len(fl.scan([(huge, None, "big")])) <= 1
+    many = "E: failed to fetch package %d\n" * 200_000
+    rows = fl.scan([(many, None, "many")])
+    assert len(rows) == 1  # the lines differ only in their numbers
