@@ -343,7 +343,7 @@ class AptKey(Step):
             {"name": f"{n}: refuse any key but the expected one", "ansible.builtin.assert": {
                 "that": [f"({pubs} | length) == 1",
                          f"({shown}.stdout_lines | select('match', '^(sec|ssb):') | list | length) == 0",
-                         f"({lines})[1].split(':')[9] == {self.var('fingerprint')}",
+                         f"({lines})[1].split(':')[9] == {self.var('fingerprint')} | string",
                          f"({pubs} | first).split(':')[1] not in ['e', 'r']"],
                 "fail_msg": "the downloaded key is not exactly the expected key (another key, a secret-key packet, "
                             "or it expired or was revoked); nothing was written"}},

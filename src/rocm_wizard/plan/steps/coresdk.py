@@ -261,5 +261,5 @@ class Alternative(Step):
              "register": here, "changed_when": False, "failed_when": False, "check_mode": False},
             {"name": f"{n}: choose the release", "ansible.builtin.command": {
                 "argv": ["update-alternatives", "--set", J(self.var("name")), J(self.var("path"))]},
-             "when": here + ".stdout != " + self.var("path"), "changed_when": True},
+             "when": here + ".stdout != " + self.var("path") + " | string", "changed_when": True},
         ]
