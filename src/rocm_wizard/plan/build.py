@@ -1141,6 +1141,11 @@ def _build(system, choices: Choices, notes: List[str]) -> Plan:
     except PlanError as exc:
         raise PlanError(exc.message, ERROR if auto else exc.exit_code) from None
     osi = _os(system)
+    from ..catalog import cpu_arches
+
+    not_served = cpu_arches.refusal(path, getattr(osi, "arch", None))
+    if not_served:
+        raise PlanError(not_served, ERROR if auto else _explicit(choices, path))
     try:
         user = _user(system, choices)
         os_ns = {"codename": cat.apt_codename(osi) or "", "kernel": (osi.kernel if osi is not None else None) or "",

@@ -5,7 +5,7 @@ image (``debs-ansible-<hash>/``), so each test installs them offline with ``dpkg
 Beside it, the newest ``ansible-core`` on PyPI that the root's Python can run (pip chooses it by
 ``Requires-Python``; 2.20 and later need Python 3.12, the root is Debian 12 with 3.11), downloaded
 once as a wheel into the test cache (``wheels-ansible-pypi-py<ver>/``) and unpacked in the root
-under ``/opt/rw-ansible-pypi`` (:func:`install_pypi`): its ``ansible-playbook`` comes first on the
+under ``/usr/local/rw-ansible-pypi`` (:func:`install_pypi`): its ``ansible-playbook`` comes first on the
 ``PATH`` of :func:`playbook` for that root; the libraries it needs are the ones Debian's package
 brought (Jinja2 3.1, PyYAML, cryptography, resolvelib).
 
@@ -64,7 +64,7 @@ def ensure_debs(base: BaseTree, recipe: dict = RECIPE, mirror: Optional[str] = N
         return target
 
 
-PYPI_INSIDE = "/opt/rw-ansible-pypi"
+PYPI_INSIDE = "/usr/local/rw-ansible-pypi"  # outside what the tests watch (/opt, /etc)
 PYPI_WHEELS = ["ansible-core", "packaging"]
 
 
