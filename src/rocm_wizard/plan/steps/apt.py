@@ -805,7 +805,8 @@ class AptUpdate(Step):
 
     def render_ansible(self) -> List[Dict[str, Any]]:
         n = f"Step {self.index} {self.id}"
-        missing = self.var("missing")
+        # an empty template result is null on ansible-core 2.19+ (a string on 2.14): default('', true)
+        missing = self.var("missing") + " | default('', true)"
         changed = self.var("sources_changed") + " | default(false) | bool"
         return [
             {"name": f"{n}: note what the earlier steps changed (run the pending handlers now)",
@@ -813,7 +814,7 @@ class AptUpdate(Step):
             {"name": f"{n}: read the installed packages (reads only)", "ansible.builtin.package_facts": {
                 "manager": "auto"}},
             {"name": f"{n}: note the planned packages not installed at their versions", "ansible.builtin.set_fact": {
-                missing: "{% for p in " + self.var("wanted") + " if not (ansible_facts.packages[p.name] | default([])"
+                self.var("missing"): "{% for p in " + self.var("wanted") + " if not (ansible_facts.packages[p.name] | default([])"
                          " | selectattr('version', 'match', p.version) | list) %}{{ p.name }} {% endfor %}"}},
             {"name": f"{n}: note whether the package lists need a refresh", "ansible.builtin.set_fact": {
                 "rw_apt_lists_pending": "{{ (" + changed + ") or (" + missing + " | trim | length > 0) }}"}},
