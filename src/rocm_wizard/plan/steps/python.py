@@ -235,13 +235,19 @@ class Venv(Step):
                 "argv": [J(self.var("python")), "-m", "venv", "--", J(self.var("path"))],
                 "creates": J(self.var("path")) + "/bin/python"}}]
         freeze = self.var("freeze")
+        where = self.var("backup_dir")
         return [
             {"name": f"{n}: read the venv's package list", "ansible.builtin.command": {
                 "argv": [J(self.var("path")) + "/bin/python", "-m", "pip", "freeze", "--all"]},
              "register": freeze, "changed_when": False, "check_mode": False},
+            {"name": f"{n}: is the directory of the record there (reads only)", "ansible.builtin.stat": {
+                "path": "{{ " + self.var("backup") + " | dirname }}"}, "register": where},
+            # the record's directory is made first (copy makes none); --check cannot copy into it
+            {"name": f"{n}: make the record's directory", "ansible.builtin.file": {
+                "path": "{{ " + self.var("backup") + " | dirname }}", "state": "directory", "mode": "0755"}},
             {"name": f"{n}: save the package list once", "ansible.builtin.copy": {
                 "dest": J(self.var("backup")), "content": "{{ " + freeze + ".stdout }}\n", "force": False,
-                "mode": "0644"}},
+                "mode": "0644"}, "when": "not (ansible_check_mode and not " + where + ".stat.exists)"},
         ]
 
 
