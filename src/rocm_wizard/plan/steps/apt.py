@@ -240,6 +240,16 @@ class AptKey(Step):
             return None, f"is refused: {exc}"
         return keyring, f"holds key {fpr}"
 
+    @staticmethod
+    def _sha1_only(data: bytes) -> bool:
+        """The key file holds a key whose every binding signature is SHA-1 (sqv rejects it)."""
+        from ..openpgp import KeyFormatError, read_keys
+
+        try:
+            return any(k.sha1_only for k in read_keys(data))
+        except KeyFormatError:
+            return False
+
     def check(self, state) -> CheckResult:
         view = state.file(self.params["keyring"])
         if view.state == ABSENT:
@@ -248,6 +258,10 @@ class AptKey(Step):
             return CheckResult(UNKNOWN, f"{self.params['keyring']}: not known from the snapshot")
         if view.source.startswith("plan:"):
             return CheckResult(CHANGE, "written by an earlier step")
+        if self._sha1_only(view.data or b""):
+            return CheckResult(CHANGE, f"{self.params['keyring']} holds an old copy of the key whose binding signatures "
+                               "are SHA-1 only (Debian 13's sqv rejects them since 2026-02-01): replaced by a fresh "
+                               "download")
         good, why = self._judge(view.data or b"", state.ctx.now)
         return CheckResult(OK if good is not None else CHANGE, f"{self.params['keyring']} {why}")
 
@@ -269,7 +283,8 @@ class AptKey(Step):
             current = ctx.read_bytes(p["keyring"])
         except StepError as exc:
             return Result(FAILED, str(exc))
-        if current is not None and self._judge(current, ctx.now)[0] is not None:
+        stale = current is not None and self._sha1_only(current)
+        if current is not None and not stale and self._judge(current, ctx.now)[0] is not None:
             return Result(OK, f"{p['keyring']} already holds key {p['fingerprint']}")
         try:
             auth = auth_for(ctx.read_bytes(p["auth_file"]), p["url"]) if p["auth_file"] else None
@@ -279,6 +294,9 @@ class AptKey(Step):
         keyring, why = self._judge(data, ctx.now)
         if keyring is None:
             return Result(FAILED, f"the key downloaded from {p['url']} {why}; nothing was written")
+        if stale and keyring == current:  # the published key is no newer: nothing better to write
+            return Result(OK, f"{p['keyring']} holds key {p['fingerprint']}; its binding signatures are SHA-1 only, "
+                          f"and so are those of the key {p['url']} serves (Debian 13's sqv rejects them)")
         ctx.makedirs(os.path.dirname(p["keyring"]))
         ctx.write_atomic(p["keyring"], keyring, 0o644)
         return Result(CHANGED, f"wrote {p['keyring']} (key {p['fingerprint']})")
