@@ -317,14 +317,20 @@ def render_ansible(plan: Plan) -> str:
         tasks += tasks_by_step[step.id]
     pre_tasks: List[Dict[str, Any]] = []
     if os_id:
-        pre_tasks.append({
-            "name": "Refuse hosts that run another system than the plan was made for",
-            "ansible.builtin.assert": {
-                # strings on both sides: ansible-core 2.19+ hands a "22.04" variable to Jinja as a float
-                "that": ["ansible_facts['distribution'] | string | lower == rw_plan_os_id | string",
-                         "ansible_facts['distribution_version'] | string == rw_plan_os_version | string"],
-                "fail_msg": "this plan was made for another distribution or release: make a plan for this host",
-            }})
+        # ID and VERSION_ID of /etc/os-release, as the fingerprint has them (Ansible's own
+        # "distribution" fact names Pop!_OS or Linux Mint otherwise); strings on both sides
+        text = "(rw_os_release.content | b64decode)"
+        pre_tasks += [
+            {"name": "Read /etc/os-release (reads only; runs in --check too)", "ansible.builtin.slurp": {
+                "src": "/etc/os-release"}, "register": "rw_os_release"},
+            {"name": "Refuse hosts that run another system than the plan was made for",
+             "ansible.builtin.assert": {
+                 "that": [f"{text} | regex_findall('^ID=[\"\\']?([^\"\\'\\n]*)', multiline=True) | first "
+                          "| default('') | lower == rw_plan_os_id | string",
+                          f"{text} | regex_findall('^VERSION_ID=[\"\\']?([^\"\\'\\n]*)', multiline=True) "
+                          "| first | default('') == rw_plan_os_version | string"],
+                 "fail_msg": "this plan was made for another distribution or release: make a plan for this host",
+             }}]
     if gpus:
         pre_tasks += _gpu_tasks()
     play: Dict[str, Any] = {

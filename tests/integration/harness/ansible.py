@@ -25,7 +25,9 @@ from typing import Dict, List, Optional
 
 from .debroot import DEFAULT_MIRROR, RECIPE, BaseTree, DebRoot, cache_dir, recipe_key
 
-PACKAGES = ["ansible-core", "python3-apt"]
+# python3-pkg-resources and python3-packaging: the pip module needs one of them on the host (2.14
+# imports pkg_resources), as an admin's Ubuntu has them
+PACKAGES = ["ansible-core", "python3-apt", "python3-pkg-resources", "python3-packaging"]
 APT_OPTS = ["--no-install-recommends"]
 INSIDE = "/opt/rw-ansible-debs"
 
