@@ -655,6 +655,11 @@ rw_dists() {
   shift 2
   if [[ -x $RW_ROOT$py ]]; then rw_user_run "$user" "$py" -c "$RW_PY_DISTS" "$@" 2>/dev/null || true; fi
 }
+# rw_uv_venv VENV: the venv was made by uv and has no pip (its packages are managed with uv pip)
+rw_uv_venv() {
+  grep -qE '^uv[[:space:]]*=' "$RW_ROOT$1/pyvenv.cfg" 2>/dev/null || return 1
+  ! compgen -G "$RW_ROOT$1/lib/python*/site-packages/pip" >/dev/null
+}
 rw_pip_install() {
   local owner=$1 py=$2
   shift 2

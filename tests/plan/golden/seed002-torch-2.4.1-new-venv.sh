@@ -649,6 +649,11 @@ rw_dists() {
   shift 2
   if [[ -x $RW_ROOT$py ]]; then rw_user_run "$user" "$py" -c "$RW_PY_DISTS" "$@" 2>/dev/null || true; fi
 }
+# rw_uv_venv VENV: the venv was made by uv and has no pip (its packages are managed with uv pip)
+rw_uv_venv() {
+  grep -qE '^uv[[:space:]]*=' "$RW_ROOT$1/pyvenv.cfg" 2>/dev/null || return 1
+  ! compgen -G "$RW_ROOT$1/lib/python*/site-packages/pip" >/dev/null
+}
 rw_pip_install() {
   local owner=$1 py=$2
   shift 2
@@ -761,7 +766,7 @@ step_02_triton_strays() {
     return 0
   fi
   if [[ -n $keep && -n $(rw_dists "$owner" "$venv/bin/python" "$keep") ]]; then found+=("$keep"); fi
-  if command -v uv >/dev/null 2>&1; then
+  if command -v uv >/dev/null 2>&1 || rw_uv_venv "$venv"; then
     rw_as "$owner" uv pip uninstall --python "$venv/bin/python" "${found[@]}"
   else
     rw_as "$owner" "$venv/bin/python" -m pip uninstall -y "${found[@]}"
@@ -850,7 +855,9 @@ step_06_pip_check() {
     return 0
   fi
   owner=$(rw_venv_user "$venv")
-  if out=$(rw_user_run "$owner" "$venv/bin/python" -m pip check 2>&1); then
+  local -a check=("$venv/bin/python" -m pip check)
+  if rw_uv_venv "$venv"; then check=(uv pip check --python "$venv/bin/python"); fi
+  if out=$(rw_user_run "$owner" "${check[@]}" 2>&1); then
     rw_ok 'pip check: no broken requirements'
     return 0
   fi
