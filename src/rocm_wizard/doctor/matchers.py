@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ..catalog import gpus as gpu_table
 from ..catalog import overrides, releases, support, wheels
@@ -1299,3 +1299,26 @@ def preview_or_nightly(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     return Match(ev, severity="warning") if host_ev else Match(ev)
 
 __all__ = ["MATCHERS", "Match", "rule"]
+
+
+# ================================================================== apt: one URI, two keyrings
+def _uri_key(a) -> str:
+    return s(a.uri).rstrip("/").lower()
+
+
+@rule("apt-signed-by-conflict")
+def apt_signed_by_conflict(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    """Enabled entries for one URI and suite whose Signed-By differ (apt-get update then fails)."""
+    groups: Dict[Tuple[str, str], List[Any]] = {}
+    for a in ctx.rocm.apt_sources:
+        if getattr(a, "enabled", True) is False or not s(a.uri):
+            continue
+        groups.setdefault((_uri_key(a), s(a.suite)), []).append(a)
+    ev: List[str] = []
+    for (uri, suite), entries in sorted(groups.items()):
+        keys = {s(a.signed_by) for a in entries}
+        if len(keys) < 2 or not any(keys):
+            continue
+        ev.append(f"{uri} {suite}: Signed-By differs between entries")
+        ev += [f"  {s(a.file) or '?'}: Signed-By {s(a.signed_by) or '(none)'}" for a in entries[:6]]
+    return Match(ev) if ev else None
