@@ -133,6 +133,8 @@ CASES = {
     "triton-pin-mismatch": lambda s: _set(s.torch[0], triton={"pytorch-triton-rocm": "3.2.0"}),
     "two-torch-builds": lambda s: _set(s.access, env={"PYTHONPATH": "/pytorch:/opt/tools"}),
     "user-site-torch": s_user_site,
+    "apt-repo-path-moving": lambda s: s.rocm.apt_sources.append(_set_and_return(
+        source("rocm", "7.14"), uri="https://repo.amd.com/rocm/packages-multi-arch/ubuntu2404", suite="stable")),
     "apt-signed-by-conflict": lambda s: s.rocm.apt_sources.append(
         _set_and_return(source("rocm", s.rocm.apt_sources[0].release, "/etc/apt/sources.list.d/amdrocm-repo.sources"),
                         signed_by="/usr/share/keyrings/amdrocm-keyring.gpg")),
@@ -633,3 +635,15 @@ def test_legacy_torch_on_core_sdk_without_a_detected_stream():
     core_sdk_host(sysm)
     assert sysm.torch[0].stream is None and sysm.torch[0].version == "2.8.0+rocm6.4"
     assert "torch-legacy-on-core-sdk" in diagnose(sysm).ids()
+
+
+def test_repo_path_moving_names_the_new_url_and_says_it_is_a_draft():
+    from _doctor_systems import healthy
+
+    sysm = healthy()
+    sysm.rocm.apt_sources.append(_set_and_return(source("rocm", "7.14"),
+                                                 uri="https://repo.amd.com/rocm/packages-multi-arch/ubuntu2404"))
+    f = diagnose(sysm).finding("apt-repo-path-moving")
+    assert f is not None and f.severity == "info"
+    assert "https://archives.repo.amd.com/rocm/packages-multi-arch/ubuntu2404" in f.evidence[0]
+    assert "preview" in f.evidence[0] and "draft" in f.evidence[0]

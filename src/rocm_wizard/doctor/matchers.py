@@ -1322,3 +1322,16 @@ def apt_signed_by_conflict(ctx: Context, meta: RuleMeta) -> Optional[Match]:
         ev.append(f"{uri} {suite}: Signed-By differs between entries")
         ev += [f"  {s(a.file) or '?'}: Signed-By {s(a.signed_by) or '(none)'}" for a in entries[:6]]
     return Match(ev) if ev else None
+
+
+@rule("apt-repo-path-moving")
+def apt_repo_path_moving(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    """Enabled sources on a path AMD announced (in a draft, a preview) to move to another host."""
+    from ..catalog.repo_moves import move_of
+
+    ev: List[str] = []
+    for a in ctx.rocm.apt_sources:
+        m = move_of(s(a.uri)) if getattr(a, "enabled", True) is not False else None
+        if m is not None:
+            ev.append(f"{s(a.file) or '?'}: {s(a.uri)} -> {m['new']} ({m['status']}: {m['note']})")
+    return Match(ev[:6]) if ev else None

@@ -507,6 +507,12 @@ def _rocm_upgrade_core(system, choices: Choices, notes: List[str], rel, targets:
                                     + [b for b in (base, radeon) if b])
     # apt's "origin" is the host name alone (no port, no path): seen in `apt-cache policy` output
     pin_origin = urlsplit(base or core_default[rel.repo_name]).hostname or ""
+    from ..catalog.repo_moves import move_of
+
+    moving = None if base else move_of(cat.core_key_url(rel, None))
+    if moving is not None:  # a draft (preview): the plan keeps the path that serves today
+        notes.append(f"{moving['from']} is announced to move to {moving['to']} ({moving['status']}, not in effect: "
+                     f"{moving['note']}); this plan uses {moving['from']}, which serves today")
     names = cat.core_package_names(rel, targets)
     packages = [{"name": n, "version": rel.package_version} for n in names]
     driver = []
