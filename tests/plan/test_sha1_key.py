@@ -62,3 +62,24 @@ def test_sha1_only_key_copy_is_replaced_though_the_fingerprint_matches(tmp_path)
     assert not read_keys(keyring.read_bytes())[0].sha1_only
     assert step.check(PlanState(ctx)).status == OK
     assert step.apply(ctx).status == OK
+
+
+def test_the_script_treats_a_sha1_only_copy_as_stale(tmp_path, seed_system):
+    """The script's rule (rw_key_sha1_only, used before rw_key_is says the key is there)."""
+    from rocm_wizard.plan import Choices, build_plan
+    from rocm_wizard.plan.shell import render_shell
+
+    fpr, old, new = _old_and_new(tmp_path)
+    script = render_shell(build_plan(seed_system("seed-rx7900xt-jammy-rocm6.2"),
+                                     Choices(path="rocm-upgrade", rocm="6.4.3")))
+    start = script.index("rw_gpg() {")
+    end = script.index("\n}\n", script.index("rw_key_sha1_only() {")) + 3
+    (tmp_path / "old.gpg").write_bytes(old)
+    (tmp_path / "new.gpg").write_bytes(new)
+
+    def sha1_only(name: str) -> int:
+        return subprocess.run(["bash", "-c", script[start:end] + f'\nrw_key_sha1_only "$1"', "x",
+                               str(tmp_path / name)], capture_output=True, timeout=60).returncode
+
+    assert sha1_only("old.gpg") == 0 and sha1_only("new.gpg") != 0
+    assert 'if rw_key_is "$keyring" "$fpr" && ! rw_key_sha1_only "$keyring"; then' in script

@@ -494,6 +494,13 @@ rw_gpg() {
   rm -rf -- "$home"
   return "$rc"
 }
+# rw_key_sha1_only FILE: every signature in the key file is made with SHA-1 (digest algo 2); Debian
+# 13's sqv rejects such bindings since 2026-02-01 (ROCm/legacy-rocm-build#5619), whatever the fingerprint
+rw_key_sha1_only() {
+  local algos
+  algos=$(rw_gpg --list-packets -- "$1" 2>/dev/null | sed -n 's/.*digest algo \([0-9][0-9]*\),.*/\1/p' | sort -u)
+  [[ $algos == 2 ]]
+}
 # rw_key_is FILE FINGERPRINT: FILE holds exactly that primary public key, neither expired nor
 # revoked, and no other primary key and no secret-key packet (the rule of plan/openpgp.py)
 rw_key_is() {

@@ -305,7 +305,7 @@ class AptKey(Step):
         p = self.params
         return [
             f"local url={q(p['url'])} fpr={q(p['fingerprint'])} keyring={rooted(p['keyring'])}",
-            'if rw_key_is "$keyring" "$fpr"; then',
+            'if rw_key_is "$keyring" "$fpr" && ! rw_key_sha1_only "$keyring"; then',
             '  rw_ok "${keyring#"$RW_ROOT"} holds key $fpr"',
             "  return 0",
             "fi",
@@ -322,6 +322,11 @@ class AptKey(Step):
             '  || ! rw_key_is "$RW_TMP/key.gpg" "$fpr"; then',
             '  rw_die "the key downloaded from $url is not exactly key $fpr (another key, a secret-key packet, or it '
             'expired or was revoked): nothing was written"',
+            "fi",
+            'if [[ -s $keyring ]] && cmp -s -- "$RW_TMP/key.gpg" "$keyring"; then',
+            '  rw_warn "${keyring#"$RW_ROOT"} holds key $fpr with SHA-1-only binding signatures, and so does the key '
+            '$url serves (Debian 13\'s sqv rejects them)"',
+            "  return 0",
             "fi",
             'rw_remember "$keyring"',
             'rw_put_from "$RW_TMP/key.gpg" "$keyring" 0644',
