@@ -111,6 +111,8 @@ class OSInfo(Record):
     cpu: Optional[str] = None  # CPU model name
     python: Optional[str] = None  # system python3 version
     secure_boot: Optional[bool] = None  # UEFI Secure Boot on (efivars SecureBoot, mokutil --sb-state)
+    id_like: Optional[str] = None  # os-release ID_LIKE: "ubuntu debian" on Pop!_OS, Linux Mint...
+    ubuntu_codename: Optional[str] = None  # os-release UBUNTU_CODENAME: a derivative's Ubuntu base (noble)
 
 
 @lean_dataclass

@@ -133,7 +133,36 @@ CASES = {
     "triton-pin-mismatch": lambda s: _set(s.torch[0], triton={"pytorch-triton-rocm": "3.2.0"}),
     "two-torch-builds": lambda s: _set(s.access, env={"PYTHONPATH": "/pytorch:/opt/tools"}),
     "user-site-torch": s_user_site,
+    "apt-repo-path-moving": lambda s: s.rocm.apt_sources.append(_set_and_return(
+        source("rocm", "7.14"), uri="https://repo.amd.com/rocm/packages-multi-arch/ubuntu2404", suite="stable")),
+    "apt-signed-by-conflict": lambda s: s.rocm.apt_sources.append(
+        _set_and_return(source("rocm", s.rocm.apt_sources[0].release, "/etc/apt/sources.list.d/amdrocm-repo.sources"),
+                        signed_by="/usr/share/keyrings/amdrocm-keyring.gpg")),
 }
+
+
+def _set_and_return(obj, **kw):
+    _set(obj, **kw)
+    return obj
+
+
+def test_signed_by_conflict_names_both_files_and_ignores_other_suites_and_disabled_entries():
+    from _doctor_systems import healthy
+
+    sysm = healthy()
+    first = sysm.rocm.apt_sources[0]
+    other = _set_and_return(source("rocm", first.release, "/etc/apt/sources.list.d/amdrocm-repo.sources",
+                                   codename=first.suite), signed_by="/usr/share/keyrings/amdrocm-keyring.gpg")
+    sysm.rocm.apt_sources.append(other)
+    f = diagnose(sysm).finding("apt-signed-by-conflict")
+    assert f is not None and f.severity == "error"
+    text = "\n".join(f.evidence)
+    assert "/etc/apt/sources.list.d/amdrocm-repo.sources: Signed-By /usr/share/keyrings/amdrocm-keyring.gpg" in text
+    assert f"{first.file}: Signed-By /etc/apt/keyrings/rocm.gpg" in text
+    other.enabled = False
+    assert diagnose(sysm).finding("apt-signed-by-conflict") is None
+    other.enabled, other.suite = True, "noble"
+    assert diagnose(sysm).finding("apt-signed-by-conflict") is None
 
 ERROR_CASES = {
     "triton-language-error": "AttributeError: module 'triton' has no attribute 'language'",
@@ -675,3 +704,15 @@ def test_workloads_seen_in_pastes_count_like_the_error_log():
     assert facts.from_system(sysm).not_torch == ("ollama",)
     sysm.workloads[:] = [WorkloadSighting(id="comfyui", line="!!! Exception during processing !!!")]
     assert "workload-not-pytorch" not in diagnose(sysm).ids()
+
+
+def test_repo_path_moving_names_the_new_url_and_says_it_is_a_draft():
+    from _doctor_systems import healthy
+
+    sysm = healthy()
+    sysm.rocm.apt_sources.append(_set_and_return(source("rocm", "7.14"),
+                                                 uri="https://repo.amd.com/rocm/packages-multi-arch/ubuntu2404"))
+    f = diagnose(sysm).finding("apt-repo-path-moving")
+    assert f is not None and f.severity == "info"
+    assert "https://archives.repo.amd.com/rocm/packages-multi-arch/ubuntu2404" in f.evidence[0]
+    assert "preview" in f.evidence[0] and "draft" in f.evidence[0]

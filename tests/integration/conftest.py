@@ -94,6 +94,39 @@ def ansible_debs(root_base):
         ci.missing(f"Debian's ansible-core and python3-apt (fetched once from Debian's archive): {exc}")
 
 
+@pytest.fixture(scope="session")
+def ansible_pypi_wheels(tier_ready):
+    """The newest ansible-core on PyPI that the root's Python 3.11 (Debian 12) can run, as a wheel
+    downloaded once into the test cache (harness.ansible.ensure_pypi_wheels)."""
+    from harness import ansible
+    from harness.procs import CommandFailed
+
+    try:
+        return ansible.ensure_pypi_wheels("3.11")
+    except CommandFailed as exc:
+        ci.missing(f"ansible-core from PyPI (downloaded once with pip): {exc}")
+
+
+@pytest.fixture(params=["debian", "pypi"])
+def ansible_in(request, ansible_debs):
+    """Installs an ansible-core into a root: Debian's (2.14) or the newest from PyPI the root can
+    run (2.19 or later); returns the version ``ansible-playbook --version`` reports."""
+    from harness import ansible
+
+    if request.param == "debian":
+        def setup(root):
+            ansible.install(root, ansible_debs)
+            return "debian"
+        return setup
+    wheels = request.getfixturevalue("ansible_pypi_wheels")
+
+    def setup_pypi(root):
+        version = ansible.install_pypi(root, ansible_debs, wheels)
+        assert tuple(int(x) for x in version.split(".")[:2]) >= (2, 19), version
+        return version
+    return setup_pypi
+
+
 @pytest.fixture
 def debroot(root_base):
     """A fresh Debian root that says it is Ubuntu 22.04 (jammy)."""

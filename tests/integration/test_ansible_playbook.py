@@ -1,5 +1,6 @@
 """The ``--format ansible`` playbook run for real with ``ansible-playbook -c local`` inside the Debian
-root (Debian's own ansible-core): the 6.2 -> 6.4.3 upgrade in the apt lab, the molecule-style
+root (Debian's own ansible-core 2.14, and the newest ansible-core on PyPI the root's Python 3.11 can
+run, 2.19.x: ``ansible_in``): the 6.2 -> 6.4.3 upgrade in the apt lab, the molecule-style
 sequence an Ansible user expects -- ``--check --diff`` changes nothing, the run converges, a second
 run reports ``changed=0`` -- and the refusals (another GPU, a GPU user with no account)."""
 from __future__ import annotations
@@ -30,9 +31,9 @@ def users(*names):
     return ["-e", json.dumps({"rocm_wizard_gpu_users": list(names)})]
 
 
-def test_check_changes_nothing_the_run_converges_and_a_second_run_changes_nothing(rocm_old, apt_site, ansible_debs):
+def test_check_changes_nothing_the_run_converges_and_a_second_run_changes_nothing(rocm_old, apt_site, ansible_in):
     root = rocm_old
-    ansible.install(root, ansible_debs)
+    ansible_in(root)
     root.add_user("alice")
     root.run(["groupadd", "--system", "render"], check=True)  # udev makes it on Ubuntu; not in this root
     book = make_playbook(root, apt_site)
@@ -92,9 +93,9 @@ def test_check_changes_nothing_the_run_converges_and_a_second_run_changes_nothin
     assert root.read("/etc/passwd") == passwd and ":bob:" not in root.read("/etc/group")
 
 
-def test_hosts_with_other_gpus_or_missing_users_are_refused_and_nothing_changes(wroot, apt_site, ansible_debs):
+def test_hosts_with_other_gpus_or_missing_users_are_refused_and_nothing_changes(wroot, apt_site, ansible_in):
     root = wroot
-    ansible.install(root, ansible_debs)
+    ansible_in(root)
     book = make_playbook(root, apt_site)
     before = root.snapshot(WATCHED)
 

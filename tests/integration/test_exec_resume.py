@@ -98,3 +98,18 @@ def test_resume_refuses_a_run_that_is_still_going(rocm_old, apt_site):
     proc.wait(timeout=60)
     assert follow.returncode == 0, follow.stderr
     assert "summary: 10 steps" in follow.stdout
+
+
+def test_resume_refuses_when_the_system_no_longer_matches_the_plan(rocm_old, apt_site):
+    """Every field of the plan's fingerprint is re-checked (the script's rule), not only the OS and
+    the kernel: here ROCm was changed behind the interrupted run's back."""
+    root = rocm_old
+    res = wizard.run(root, "--yes", "--no-verify", *upgrade_args(apt_site),
+                     extra_env={"ROCM_WIZARD_FAULT": "kill-after:rocm-key"})
+    assert res.returncode == -signal.SIGKILL, res.stderr
+    root.write("/opt/rocm/.info/version", "5.7.1-98\n")
+    resumed = wizard.run(root, "resume", "--no-verify")
+    assert resumed.returncode == 1, resumed.stderr
+    assert "refusing to resume: this plan was made for another system" in resumed.stderr
+    assert "rocm: this system has '5.7.1'" in resumed.stderr
+    assert checks.journal(root)["state"] == "running"  # nothing ran: the journal is as the crash left it

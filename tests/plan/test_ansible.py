@@ -1,5 +1,6 @@
 """The generated playbooks: ansible-playbook --syntax-check and ansible-lint's production profile
-on every golden playbook, and no plan value can reach Ansible's templating (all are !unsafe)."""
+on every golden playbook, and no plan value can reach Ansible's templating (all that could are
+!unsafe), and every plan value stays a string under the YAML loader of ansible-core 2.19+."""
 from __future__ import annotations
 
 import os
@@ -93,6 +94,50 @@ def test_plan_values_are_never_templated(tmp_path):
     _syntax_check(path, tmp_path)
 
 
+def _ansible_loads(text: str):
+    """``text`` as the installed ansible-core's own YAML loader reads it (its ``!unsafe`` too)."""
+    pytest.importorskip("ansible")
+    from ansible.parsing.utils.yaml import from_yaml
+
+    return from_yaml(text)
+
+
+@pytest.mark.parametrize("name", PLAYBOOKS)
+def test_plan_values_stay_strings_under_ansibles_own_loader(name):
+    """ansible-core 2.19+ resolves ``!unsafe "22.04"`` like a plain scalar (the float 22.04, and
+    ``"24.10"`` the float 24.1): every value of the plan must still reach Jinja as the string it is."""
+    text = (GOLDEN / name).read_text()
+    (ours,) = yaml.load(text, Loader=_Loader)
+    (theirs,) = _ansible_loads(text)
+    def leaves(obj, path):
+        if isinstance(obj, dict):
+            for k, v in obj.items():
+                yield from leaves(v, f"{path}.{k}")
+        elif isinstance(obj, list):
+            for i, v in enumerate(obj):
+                yield from leaves(v, f"{path}[{i}]")
+        else:
+            yield path, obj
+
+    mine, got = dict(leaves(ours["vars"], "")), dict(leaves(theirs["vars"], ""))
+    assert mine.keys() == got.keys()
+    for where, value in mine.items():
+        if isinstance(value, str):
+            assert isinstance(got[where], str) and got[where] == value, (where, value, got[where])
+
+
+def test_numeric_looking_values_are_strings_and_templates_stay_unsafe():
+    from rocm_wizard.plan.ansible import Unsafe, _scalar
+
+    for text in ("22.04", "24.10", "7480", "0755", "0x12", "yes", "off", "null", "~", "", ".inf", "2026-01-01",
+                 "1e3", "6.4.3"):
+        assert _scalar(Unsafe(text)).startswith('"'), text
+        (got,) = _ansible_loads(f"- {_scalar(Unsafe(text))}\n")
+        assert got == text and isinstance(got, str), (text, got)
+    for text in ("{{ lookup('pipe', 'id') }}", "7{{ x }}", "a{%b", "/opt/venvs/x"):
+        assert _scalar(Unsafe(text)).startswith("!unsafe") == ("{" in text) or text == "/opt/venvs/x"
+
+
 def _changes(task) -> bool:
     reads = ("ansible.builtin.assert", "ansible.builtin.debug", "ansible.builtin.meta", "ansible.builtin.set_fact",
              "ansible.builtin.stat", "ansible.builtin.find", "ansible.builtin.getent", "ansible.builtin.package_facts")
@@ -109,10 +154,14 @@ def test_playbook_structure(tmp_path):
     assert play["serial"] == "{{ rocm_wizard_serial }}"
     assert play["vars"]["rocm_wizard_serial"] == "{{ 1 if rocm_wizard_reboot | bool else '20%' }}"
     pre = play["pre_tasks"]
-    assert "ansible_facts['distribution_version'] == rw_plan_os_version" in pre[0]["ansible.builtin.assert"]["that"]
+    # the host's /etc/os-release ID and VERSION_ID (as the fingerprint has them), compared as strings
+    assert pre[0]["ansible.builtin.slurp"] == {"src": "/etc/os-release"}
+    that = pre[1]["ansible.builtin.assert"]["that"]
+    assert that[0].endswith("| lower == rw_plan_os_id | string") and "^ID=" in that[0]
+    assert that[1].endswith("== rw_plan_os_version | string") and "^VERSION_ID=" in that[1]
     # the host's AMD GPUs against the plan's fingerprint (PCI device ids of the RX 7900 XT)
     assert play["vars"]["rw_plan_gpus"] == ["744c"]
-    assert pre[-1]["ansible.builtin.assert"]["that"] == ["rw_host_gpus in rw_plan_gpus"]
+    assert pre[-1]["ansible.builtin.assert"]["that"] == ["rw_host_gpus | string in rw_plan_gpus | map('string') | list"]
     tasks = play["tasks"]
     # --check changes nothing: a task that changes the host never runs for real in check mode; the
     # ones that do run for real only read (or work in their own temporary directory) and say so
@@ -186,3 +235,35 @@ def test_venv_tasks_run_as_the_owner_found_on_the_host():
                   and "ansible.builtin.debug" not in t]
     assert venv_tasks and all(t.get("become_user") == "{{ rocm_wizard_venv_owner | default(rw_venv_owner_found) }}"
                               for t in venv_tasks), [t["name"] for t in venv_tasks if "become_user" not in t]
+
+
+def test_the_os_check_reads_os_release_as_the_fingerprint_does(tmp_path):
+    """Run the pre-tasks with the installed ansible-playbook against os-release files: Pop!_OS 24.04
+    (whose Ansible "distribution" is "Pop!_OS") passes a plan made for it, Ubuntu 24.10 ("24.10",
+    the float 24.1 under 2.19's !unsafe) passes its own, another release is refused."""
+    import json
+    import sys
+
+    from rocm_wizard.plan.ansible import render_ansible
+    from rocm_wizard.plan.core import Fingerprint, Plan
+
+    def play_for(os_value: str, release: str) -> int:
+        plan = Plan(path="docker", title="t", steps=[], fingerprint=Fingerprint({"os": [os_value]}))
+        (play,) = yaml.load(render_ansible(plan), Loader=_Loader)
+        rel = tmp_path / "os-release"
+        rel.write_text(release)
+        pre = json.loads(json.dumps(play["pre_tasks"][:2]).replace("/etc/os-release", str(rel)))
+        book = [{"hosts": "localhost", "gather_facts": False, "vars": {k: str(v) for k, v in play["vars"].items()
+                                                                        if k.startswith("rw_plan_os")},
+                 "tasks": pre}]
+        path = tmp_path / "os.yml"
+        path.write_text(yaml.safe_dump(book))
+        env = dict(_env(tmp_path), ANSIBLE_PYTHON_INTERPRETER=sys.executable)
+        res = subprocess.run([_need("ansible-playbook"), "-i", "localhost,", "-c", "local", str(path)],
+                             capture_output=True, text=True, env=env, timeout=300)
+        return res.returncode
+
+    pop = (Path(__file__).resolve().parents[1] / "data/os-release/pop-24.04").read_text()
+    assert play_for("pop 24.04", pop) == 0
+    assert play_for("ubuntu 24.10", 'NAME="Ubuntu"\nID=ubuntu\nVERSION_ID="24.10"\n') == 0
+    assert play_for("ubuntu 24.04", 'NAME="Ubuntu"\nID=ubuntu\nVERSION_ID="24.10"\n') != 0

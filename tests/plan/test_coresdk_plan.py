@@ -142,3 +142,16 @@ def test_the_core_sdk_plan_has_the_legacy_plans_apt_safety(seed_system):
     allowed = _plan(seed_system(FRESH), allow_apt_removals=True)
     assert {s.id: s for s in allowed.steps}["rocm-packages"].params["allow_removals"] is True
     assert "secure-boot" not in [s.id for s in _plan(seed_system(FRESH), dkms=False).steps]
+
+
+def test_a_714_plan_says_the_bare_repo_path_is_announced_to_move_but_keeps_it(seed_system):
+    """Draft RFC (preview): repo.amd.com/rocm/ to move to archives.repo.amd.com; the plan keeps the
+    path that serves today and says so; 10.x (stable.repo.amd.com) is not concerned."""
+    from rocm_wizard.plan import Choices, build_plan
+
+    fpr = "0123456789ABCDEF0123456789ABCDEF01234567"
+    seed = seed_system("seed-rx7900xt-jammy-rocm6.2")
+    plan = build_plan(seed, Choices(path="rocm-upgrade", rocm="7.14", rocm_core_key_fingerprint=fpr))
+    note = next(n for n in plan.notes if "archives.repo.amd.com" in n)
+    assert "preview, not in effect" in note and "draft" in note and "serves today" in note
+    assert all("archives.repo.amd.com" not in str(s.params) for s in plan.steps)

@@ -221,8 +221,14 @@ def _apply(args, plan, argv: List[str]) -> int:
     from ..execute.preflight import dpkg_audit, over_ssh_without_multiplexer
     from ..execute.redact import redact_argv
     from ..execute.runlog import RunLog
+    from ..plan.context import Context
+    from ..plan.core import stale_plan_message
     from ..plan.jsonplan import plan_to_dict
 
+    stale = stale_plan_message(plan, Context(root="/"), "apply it")
+    if stale:  # the system changed between detection and now (the script's rule, rw_check_fingerprint)
+        _err(stale + ". Nothing was changed; run rocm-wizard --yes again")
+        return exitcodes.ERROR
     code = _root_check(plan, argv)
     if code is not None:
         return code

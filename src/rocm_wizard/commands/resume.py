@@ -120,30 +120,12 @@ def _detached_pid(run_dir: str):
 
 
 def _fingerprint_problems(plan) -> list:
-    """The parts of the plan's fingerprint a resume re-checks: the OS and the kernel."""
-    problems = []
-    fields = plan.fingerprint.fields
-    if "kernel" in fields:
-        try:
-            with open("/proc/sys/kernel/osrelease", encoding="utf-8") as fh:
-                kernel = fh.read().strip()
-        except OSError:
-            kernel = None
-        if kernel and kernel not in fields["kernel"]:
-            problems.append(f"the kernel is now {kernel}, the run was planned for {fields['kernel'][0]}")
-    if "os" in fields:
-        ident = {}
-        try:
-            with open("/etc/os-release", encoding="utf-8", errors="replace") as fh:
-                for line in fh:
-                    k, _, v = line.strip().partition("=")
-                    ident[k] = v.strip().strip('"\'')
-        except OSError:
-            pass
-        now = f"{ident.get('ID', '')} {ident.get('VERSION_ID', '')}".strip()
-        if now and now not in fields["os"]:
-            problems.append(f"the system is now {now}, the run was planned for {fields['os'][0]}")
-    return problems
+    """What differs between this system and the one the run's plan was made for: every field of
+    the plan's fingerprint, by the script's rule (``plan.core.system_fingerprint_mismatches``)."""
+    from ..plan.context import Context
+    from ..plan.core import system_fingerprint_mismatches
+
+    return system_fingerprint_mismatches(plan, Context(root="/"))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -200,7 +182,8 @@ def _run(args: argparse.Namespace) -> int:
         return exitcodes.ERROR
     problems = _fingerprint_problems(plan)
     if problems:
-        _err("refusing to resume: " + "; ".join(problems) + ". Start a new run with rocm-wizard --yes "
+        _err("refusing to resume: this plan was made for another system, or the system changed since (fingerprint "
+             f"{plan.fingerprint.digest}): " + "; ".join(problems) + ". Start a new run with rocm-wizard --yes "
              f"(undo this one first with  rocm-wizard rollback {journal.run_id}  if needed)")
         return exitcodes.ERROR
     code = _root_check(plan, ["resume", journal.run_id] + (["--no-verify"] if args.no_verify else []))

@@ -1470,3 +1470,39 @@ def failure_told_not_shown(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     evidence, layers = _by_layer_evidence(by_layer, "told", per_layer=3)
     return Match(evidence=evidence, data={"layer": layers[0] if layers else None,
                                           "next_commands": failure_lines.next_commands(layers[:2] or ["runtime"])})
+
+
+# ================================================================== apt: one URI, two keyrings
+def _uri_key(a) -> str:
+    return s(a.uri).rstrip("/").lower()
+
+
+@rule("apt-signed-by-conflict")
+def apt_signed_by_conflict(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    """Enabled entries for one URI and suite whose Signed-By differ (apt-get update then fails)."""
+    groups: Dict[Tuple[str, str], List[Any]] = {}
+    for a in ctx.rocm.apt_sources:
+        if getattr(a, "enabled", True) is False or not s(a.uri):
+            continue
+        groups.setdefault((_uri_key(a), s(a.suite)), []).append(a)
+    ev: List[str] = []
+    for (uri, suite), entries in sorted(groups.items()):
+        keys = {s(a.signed_by) for a in entries}
+        if len(keys) < 2 or not any(keys):
+            continue
+        ev.append(f"{uri} {suite}: Signed-By differs between entries")
+        ev += [f"  {s(a.file) or '?'}: Signed-By {s(a.signed_by) or '(none)'}" for a in entries[:6]]
+    return Match(ev) if ev else None
+
+
+@rule("apt-repo-path-moving")
+def apt_repo_path_moving(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    """Enabled sources on a path AMD announced (in a draft, a preview) to move to another host."""
+    from ..catalog.repo_moves import move_of
+
+    ev: List[str] = []
+    for a in ctx.rocm.apt_sources:
+        m = move_of(s(a.uri)) if getattr(a, "enabled", True) is not False else None
+        if m is not None:
+            ev.append(f"{s(a.file) or '?'}: {s(a.uri)} -> {m['new']} ({m['status']}: {m['note']})")
+    return Match(ev[:6]) if ev else None

@@ -37,6 +37,22 @@ class Unsafe(str):
 _PLAIN_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*$")
 
 
+# What a plain YAML 1.1 scalar resolves to other than a string (numbers, booleans, null, dates):
+# ansible-core 2.19+ resolves a ``!unsafe "..."`` scalar as if it were plain, so ``!unsafe "22.04"``
+# becomes the float 22.04 and ``!unsafe "24.10"`` the float 24.1 (its YAML constructor,
+# _resolve_and_construct_object).  Such a text carries no ``{`` (nothing Jinja could template), so
+# it is written as a plain double-quoted string instead, a string on every version.
+_NOT_A_STRING = re.compile(r"^(?:[-+]?[0-9][0-9a-fA-FxXoObB_.:eE+-]*|[-+]?\.(?:inf|Inf|INF|nan|NaN|NAN)|"
+                           r"[0-9]{4}-[0-9].*|y|Y|n|N|yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|"
+                           r"off|Off|OFF|null|Null|NULL|~|=|<<|)$")
+
+
+def _needs_tag(text: str) -> bool:
+    """Whether ``text`` must be tagged ``!unsafe``: it could start a template, or it is not one of
+    the texts ansible-core 2.19+ would turn into another type under the tag."""
+    return "{" in text or not _NOT_A_STRING.fullmatch(text)
+
+
 def _unsafe(value: Any) -> Any:
     if isinstance(value, str):
         return Unsafe(value)
@@ -68,7 +84,7 @@ def _scalar(value: Any) -> str:
     if isinstance(value, (int, float)):
         return str(value)
     text = json_c1(json.dumps(str(value), ensure_ascii=False))  # C0 and C1 escaped: no raw control byte in YAML
-    return ("!unsafe " + text) if isinstance(value, Unsafe) else text
+    return ("!unsafe " + text) if isinstance(value, Unsafe) and _needs_tag(str(value)) else text
 
 
 def _fold(first: str, scalar: str, pad: str, limit: int = 150) -> List[str]:
@@ -104,7 +120,7 @@ def _block(value: str, pad: str) -> List[str]:
     body = value.rstrip("\n")
     trailing = len(value) - len(body)
     chomp = "-" if trailing == 0 else ("" if trailing == 1 else "+")
-    head = ("!unsafe |" if isinstance(value, Unsafe) else "|") + chomp
+    head = ("!unsafe |" if isinstance(value, Unsafe) and _needs_tag(str(value)) else "|") + chomp
     lines = [head]
     for line in body.split("\n"):
         lines.append((pad + "  " + line) if line else "")
@@ -244,7 +260,7 @@ def _gpu_tasks() -> List[Dict[str, Any]]:
             "rw_host_gpus": "{{ " + amd + " | intersect(" + gpu + ") | map('extract', " + ids
                             + ") | unique | sort | join(',') }}"}},
         {"name": "Refuse hosts whose AMD GPUs are not the ones the plan was made for", "ansible.builtin.assert": {
-            "that": ["rw_host_gpus in rw_plan_gpus"],
+            "that": ["rw_host_gpus | string in rw_plan_gpus | map('string') | list"],
             "fail_msg": "this host's AMD GPUs (PCI device ids: {{ rw_host_gpus or 'none found' }}) are not the ones "
                         "the plan was made for ({{ rw_plan_gpus | first }}): the ROCm release, driver and wheels were "
                         "chosen for those; make a plan for this host"}},
@@ -301,13 +317,20 @@ def render_ansible(plan: Plan) -> str:
         tasks += tasks_by_step[step.id]
     pre_tasks: List[Dict[str, Any]] = []
     if os_id:
-        pre_tasks.append({
-            "name": "Refuse hosts that run another system than the plan was made for",
-            "ansible.builtin.assert": {
-                "that": ["ansible_facts['distribution'] | lower == rw_plan_os_id",
-                         "ansible_facts['distribution_version'] == rw_plan_os_version"],
-                "fail_msg": "this plan was made for another distribution or release: make a plan for this host",
-            }})
+        # ID and VERSION_ID of /etc/os-release, as the fingerprint has them (Ansible's own
+        # "distribution" fact names Pop!_OS or Linux Mint otherwise); strings on both sides
+        text = "(rw_os_release.content | b64decode)"
+        pre_tasks += [
+            {"name": "Read /etc/os-release (reads only; runs in --check too)", "ansible.builtin.slurp": {
+                "src": "/etc/os-release"}, "register": "rw_os_release"},
+            {"name": "Refuse hosts that run another system than the plan was made for",
+             "ansible.builtin.assert": {
+                 "that": [f"{text} | regex_findall('^ID=[\"\\']?([^\"\\'\\n]*)', multiline=True) | first "
+                          "| default('') | lower == rw_plan_os_id | string",
+                          f"{text} | regex_findall('^VERSION_ID=[\"\\']?([^\"\\'\\n]*)', multiline=True) "
+                          "| first | default('') == rw_plan_os_version | string"],
+                 "fail_msg": "this plan was made for another distribution or release: make a plan for this host",
+             }}]
     if gpus:
         pre_tasks += _gpu_tasks()
     play: Dict[str, Any] = {

@@ -574,6 +574,12 @@ def _rocm_upgrade_core(system, choices: Choices, notes: List[str], rel, targets:
                                     + [b for b in (base, radeon) if b])
     # apt's "origin" is the host name alone (no port, no path): seen in `apt-cache policy` output
     pin_origin = urlsplit(base or core_default[rel.repo_name]).hostname or ""
+    from ..catalog.repo_moves import move_of
+
+    moving = None if base else move_of(cat.core_key_url(rel, None))
+    if moving is not None:  # a draft (preview): the plan keeps the path that serves today
+        notes.append(f"{moving['from']} is announced to move to {moving['to']} ({moving['status']}, not in effect: "
+                     f"{moving['note']}); this plan uses {moving['from']}, which serves today")
     names = cat.core_package_names(rel, targets)
     packages = [{"name": n, "version": rel.package_version} for n in names]
     driver = []
@@ -1185,13 +1191,48 @@ def build_plan(system, choices: Optional[Choices] = None) -> Plan:
         raise PlanError(errors[0] if errors else exc.message, ERROR) from None
 
 
+def _as_ubuntu_base(system, path: str, here: int, notes: List[str]):
+    """``(system, real_os)``: a known Ubuntu derivative (Pop!_OS, Linux Mint...) as its Ubuntu base
+    (``UBUNTU_CODENAME``), with its own OS kept for the fingerprint; an unknown one refused for
+    rocm-upgrade with the reason (catalog ``derivatives.toml``)."""
+    import dataclasses
+
+    from ..catalog import derivatives
+
+    osi = _os(system)
+    base = derivatives.ubuntu_base(osi)
+    if base is None:
+        return system, None
+    if base.version is None:
+        if path == "rocm-upgrade":
+            raise PlanError(base.why + ". rocm-upgrade uses AMD's apt repositories for Ubuntu: use --path "
+                            "torch-reinstall or --path docker", here)
+        return system, None
+    label = (osi.pretty_name or f"{osi.id} {osi.version_id or ''}").strip()
+    as_ubuntu = dataclasses.replace(osi, id="ubuntu", version_id=base.version, codename=base.codename,
+                                    pretty_name=f"{label} (planned as Ubuntu {base.version} {base.codename}, its base)")
+    notes.append(f"{label} is {base.name}, built on Ubuntu {base.version} ({base.codename}, its UBUNTU_CODENAME): "
+                 f"planned as Ubuntu {base.version}")
+    return dataclasses.replace(system, os=as_ubuntu), osi
+
+
 def _build(system, choices: Choices, notes: List[str]) -> Plan:
     path = choices.path or ""
     if path != "rocm-upgrade" and choices.dkms is None:
         choices.dkms = True  # only a ROCm upgrade decides about the kernel driver
     recipe = load_recipe(path)
     auto = getattr(choices, "_auto", False)
+    real_os = None
+    try:
+        system, real_os = _as_ubuntu_base(system, path, _explicit(choices, path), notes)
+    except PlanError as exc:
+        raise PlanError(exc.message, ERROR if auto else exc.exit_code) from None
     osi = _os(system)
+    from ..catalog import cpu_arches
+
+    not_served = cpu_arches.refusal(path, getattr(osi, "arch", None))
+    if not_served:
+        raise PlanError(not_served, ERROR if auto else _explicit(choices, path))
     try:
         user = _user(system, choices)
         os_ns = {"codename": cat.apt_codename(osi) or "", "kernel": (osi.kernel if osi is not None else None) or "",
@@ -1228,6 +1269,11 @@ def _build(system, choices: Choices, notes: List[str]) -> Plan:
         raise
     from .recipes import render
 
+    if real_os is not None and "os" in fp.fields:  # the system is checked as what it says it is
+        fp.fields["os"] = [f"{real_os.id} {real_os.version_id}"] if real_os.id and real_os.version_id else []
+        if not fp.fields["os"]:
+            del fp.fields["os"]
+            fp.unchecked.append("os")
     title = render(recipe.title, ns)
     inputs = choices.to_dict()
     inputs["user"] = user or None

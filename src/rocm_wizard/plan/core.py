@@ -398,3 +398,13 @@ def system_fingerprint_mismatches(plan: Plan, ctx) -> List[str]:
         if value not in accepted:
             out.append(f"{name}: this system has {value!r}, the plan was made for {accepted[0]!r}")
     return out
+
+
+def stale_plan_message(plan: Plan, ctx, what: str) -> Optional[str]:
+    """The refusal ``--yes`` and ``resume`` give when the system behind ``ctx`` no longer matches
+    the plan's fingerprint (the script's rule, ``rw_check_fingerprint``); None when it matches."""
+    problems = system_fingerprint_mismatches(plan, ctx)
+    if not problems:
+        return None
+    return (f"refusing to {what}: this plan was made for another system, or the system changed since "
+            f"(fingerprint {plan.fingerprint.digest}): " + "; ".join(problems))

@@ -39,6 +39,10 @@ SIG_DIRECT_KEY = 0x1F
 SIG_KEY_REVOCATION = 0x20
 
 
+HASH_SHA1 = 2
+SIG_SUBKEY_BINDING = 0x18
+
+
 class KeyFormatError(ValueError):
     """The data is not an OpenPGP public key (or is damaged)."""
 
@@ -51,6 +55,15 @@ class PublicKey:
     expires: Optional[int] = None  # seconds since the epoch; None = never
     revoked: bool = False
     user_ids: List[str] = field(default_factory=list)
+    # hash algorithms (RFC 9580 9.5: 2 = SHA-1, 8 = SHA-256...) of the key's own binding signatures:
+    # user ID certifications, direct-key and subkey-binding signatures it issued
+    binding_hashes: List[int] = field(default_factory=list)
+
+    @property
+    def sha1_only(self) -> bool:
+        """Every binding signature of the key uses SHA-1: Sequoia's sqv (apt's verifier on Debian 13)
+        rejects such bindings since 2026-02-01 (ROCm/legacy-rocm-build#5619), whatever the fingerprint."""
+        return bool(self.binding_hashes) and all(h == HASH_SHA1 for h in self.binding_hashes)
 
     @property
     def long_id(self) -> str:
@@ -193,6 +206,7 @@ def _subpackets(blob: bytes) -> Iterator[Tuple[int, bytes]]:
 @dataclass
 class _Sig:
     sigtype: int
+    hash_alg: int = 0
     created: Optional[int] = None
     key_expiry: Optional[int] = None  # seconds after key creation
     issuer: Optional[str] = None  # long id or fingerprint, upper hex
@@ -202,7 +216,7 @@ def _signature(body: bytes) -> Optional[_Sig]:
     if len(body) < 6 or body[0] not in (4, 6):
         return None  # v3 signatures carry no subpackets we need
     version, sigtype = body[0], body[1]
-    sig = _Sig(sigtype)
+    sig = _Sig(sigtype, hash_alg=body[3])
     pos = 4
     size = 4 if version == 6 else 2
     for _area in range(2):
@@ -292,6 +306,10 @@ def _read(packets: List[Tuple[int, bytes]]) -> List[PublicKey]:
             in_subkey = True
         elif tag == TAG_USER_ID and not in_subkey:
             current.user_ids.append(body.decode("utf-8", errors="replace"))
+        elif tag == TAG_SIGNATURE and in_subkey:
+            sig = _signature(body)
+            if sig is not None and sig.sigtype == SIG_SUBKEY_BINDING and _by_issuer(sig, current):
+                current.binding_hashes.append(sig.hash_alg)
         elif tag == TAG_SIGNATURE and not in_subkey:
             sig = _signature(body)
             if sig is None or not _by_issuer(sig, current):
@@ -299,6 +317,7 @@ def _read(packets: List[Tuple[int, bytes]]) -> List[PublicKey]:
             if sig.sigtype == SIG_KEY_REVOCATION:
                 current.revoked = True
             elif sig.sigtype in SIG_CERTIFICATIONS or sig.sigtype == SIG_DIRECT_KEY:
+                current.binding_hashes.append(sig.hash_alg)
                 if best is None or (sig.created or 0) >= (best.created or 0):
                     best = sig
     if current is not None:

@@ -2,6 +2,13 @@
 module needs), installed from .debs fetched once from Debian's archive and cached beside the root
 image (``debs-ansible-<hash>/``), so each test installs them offline with ``dpkg -i``.
 
+Beside it, the newest ``ansible-core`` on PyPI that the root's Python can run (pip chooses it by
+``Requires-Python``; 2.20 and later need Python 3.12, the root is Debian 12 with 3.11), downloaded
+once as a wheel into the test cache (``wheels-ansible-pypi-py<ver>/``) and unpacked in the root
+under ``/usr/local/rw-ansible-pypi`` (:func:`install_pypi`): its ``ansible-playbook`` comes first on the
+``PATH`` of :func:`playbook` for that root; the libraries it needs are the ones Debian's package
+brought (Jinja2 3.1, PyYAML, cryptography, resolvelib).
+
 The playbook then runs in the root with ``ansible-playbook -c local``: modules, facts and apt act on
 the root, never on the machine running the tests.
 """
@@ -18,7 +25,9 @@ from typing import Dict, List, Optional
 
 from .debroot import DEFAULT_MIRROR, RECIPE, BaseTree, DebRoot, cache_dir, recipe_key
 
-PACKAGES = ["ansible-core", "python3-apt"]
+# python3-pkg-resources and python3-packaging: the pip module needs one of them on the host (2.14
+# imports pkg_resources), as an admin's Ubuntu has them
+PACKAGES = ["ansible-core", "python3-apt", "python3-pkg-resources", "python3-packaging"]
 APT_OPTS = ["--no-install-recommends"]
 INSIDE = "/opt/rw-ansible-debs"
 
@@ -57,6 +66,80 @@ def ensure_debs(base: BaseTree, recipe: dict = RECIPE, mirror: Optional[str] = N
         return target
 
 
+PYPI_INSIDE = "/usr/local/rw-ansible-pypi"  # outside what the tests watch (/opt, /etc)
+PYPI_WHEELS = ["ansible-core", "packaging"]
+
+
+def pypi_wheels_dir(python: str) -> Path:
+    return cache_dir() / f"wheels-ansible-pypi-py{python.replace('.', '')}"
+
+
+def ensure_pypi_wheels(python: str = "3.11") -> Path:
+    """The newest ``ansible-core`` wheel on PyPI whose ``Requires-Python`` admits ``python``
+    (and ``packaging``), downloaded once with the host's pip into the test cache (atomic, locked)."""
+    import subprocess
+    import sys
+
+    target = pypi_wheels_dir(python)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with open(str(target) + ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if target.is_dir() and any(target.glob("ansible_core-*.whl")):
+            return target
+        tmp = Path(str(target) + f".tmp{os.getpid()}")
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir()
+        res = subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
+                              "--python-version", python, "--disable-pip-version-check", "-q", "-d", str(tmp),
+                              *PYPI_WHEELS], capture_output=True, text=True, timeout=600)
+        if res.returncode != 0 or not any(tmp.glob("ansible_core-*.whl")):
+            shutil.rmtree(tmp, ignore_errors=True)
+            from .procs import CommandFailed
+
+            raise CommandFailed(["pip", "download", *PYPI_WHEELS], res)
+        os.replace(tmp, target)
+        return target
+
+
+_UNPACK = r"""
+import glob, os, sys, zipfile
+site = sys.argv[1] + "/site"
+os.makedirs(site, exist_ok=True)
+for whl in sorted(glob.glob(sys.argv[2] + "/*.whl")):
+    zipfile.ZipFile(whl).extractall(site)
+os.makedirs(sys.argv[1] + "/bin", exist_ok=True)
+for name, mod in (("ansible-playbook", "playbook"), ("ansible", "adhoc")):
+    with open(sys.argv[1] + "/bin/" + name, "w") as fh:
+        fh.write("#!/usr/bin/python3\nimport sys\nsys.path.insert(0, %r)\nfrom ansible.cli.%s import main\nsys.exit(main())\n"
+                 % (site, mod))
+    os.chmod(sys.argv[1] + "/bin/" + name, 0o755)
+"""
+
+
+def install_pypi(root: DebRoot, debs: Path, wheels: Path) -> str:
+    """Debian's packages (for python3-apt and the libraries), then the PyPI ansible-core unpacked
+    under :data:`PYPI_INSIDE` and put first on this root's ``PATH`` for :func:`playbook`; returns
+    the version ``ansible-playbook --version`` reports."""
+    install(root, debs)
+    import zipfile
+
+    from packaging.specifiers import SpecifierSet
+
+    (core,) = sorted(wheels.glob("ansible_core-*.whl"))
+    with zipfile.ZipFile(core) as z:
+        meta = next(z.read(n).decode() for n in z.namelist() if n.endswith(".dist-info/METADATA"))
+    needs = re.search(r"^Requires-Python: (.+)$", meta, re.M)
+    python = root.run(["python3", "-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])"], check=True).stdout.strip()
+    assert needs is None or python in SpecifierSet(needs.group(1).strip()), (core.name, needs.group(1), python)
+    root.bind(str(wheels), "/opt/rw-ansible-wheels")
+    root.run(["python3", "-c", _UNPACK, PYPI_INSIDE, "/opt/rw-ansible-wheels"], check=True, timeout=300)
+    root.rw_ansible_path = f"{PYPI_INSIDE}/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+    res = root.run(["ansible-playbook", "--version"], env=env({"PATH": root.rw_ansible_path}), timeout=120)
+    m = re.search(r"core ([0-9][^\]\s]*)\]", res.stdout)
+    assert res.returncode == 0 and m, res.stdout + res.stderr
+    return m.group(1)
+
+
 def install(root: DebRoot, debs: Path) -> None:
     """dpkg -i the cached .debs inside ``root`` (offline)."""
     root.bind(str(debs), INSIDE)
@@ -74,7 +157,10 @@ def env(extra: Optional[Dict[str, str]] = None) -> Dict[str, str]:
 
 def playbook(root: DebRoot, path: str, *args: str, extra_env: Optional[Dict[str, str]] = None, timeout: float = 900):
     """``ansible-playbook -i localhost, -c local PATH ARGS`` inside ``root``."""
-    return root.run(["ansible-playbook", "-i", "localhost,", "-c", "local", path, *args], env=env(extra_env),
+    extra = dict(extra_env or {})
+    if getattr(root, "rw_ansible_path", None):  # install_pypi: the PyPI ansible-core first
+        extra.setdefault("PATH", root.rw_ansible_path)
+    return root.run(["ansible-playbook", "-i", "localhost,", "-c", "local", path, *args], env=env(extra),
                     timeout=timeout)
 
 

@@ -498,6 +498,13 @@ rw_gpg() {
   rm -rf -- "$home"
   return "$rc"
 }
+# rw_key_sha1_only FILE: every signature in the key file is made with SHA-1 (digest algo 2); Debian
+# 13's sqv rejects such bindings since 2026-02-01 (ROCm/legacy-rocm-build#5619), whatever the fingerprint
+rw_key_sha1_only() {
+  local algos
+  algos=$(rw_gpg --list-packets -- "$1" 2>/dev/null | sed -n 's/.*digest algo \([0-9][0-9]*\),.*/\1/p' | sort -u)
+  [[ $algos == 2 ]]
+}
 # rw_key_is FILE FINGERPRINT: FILE holds exactly that primary public key, neither expired nor
 # revoked, and no other primary key and no secret-key packet (the rule of plan/openpgp.py)
 rw_key_is() {
@@ -652,6 +659,11 @@ rw_dists() {
   local user=$1 py=$2
   shift 2
   if [[ -x $RW_ROOT$py ]]; then rw_user_run "$user" "$py" -c "$RW_PY_DISTS" "$@" 2>/dev/null || true; fi
+}
+# rw_uv_venv VENV: the venv was made by uv and has no pip (its packages are managed with uv pip)
+rw_uv_venv() {
+  grep -qE '^uv[[:space:]]*=' "$RW_ROOT$1/pyvenv.cfg" 2>/dev/null || return 1
+  ! compgen -G "$RW_ROOT$1/lib/python*/site-packages/pip" >/dev/null
 }
 rw_pip_install() {
   local owner=$1 py=$2

@@ -491,6 +491,13 @@ rw_gpg() {
   rm -rf -- "$home"
   return "$rc"
 }
+# rw_key_sha1_only FILE: every signature in the key file is made with SHA-1 (digest algo 2); Debian
+# 13's sqv rejects such bindings since 2026-02-01 (ROCm/legacy-rocm-build#5619), whatever the fingerprint
+rw_key_sha1_only() {
+  local algos
+  algos=$(rw_gpg --list-packets -- "$1" 2>/dev/null | sed -n 's/.*digest algo \([0-9][0-9]*\),.*/\1/p' | sort -u)
+  [[ $algos == 2 ]]
+}
 # rw_key_is FILE FINGERPRINT: FILE holds exactly that primary public key, neither expired nor
 # revoked, and no other primary key and no secret-key packet (the rule of plan/openpgp.py)
 rw_key_is() {
@@ -646,6 +653,11 @@ rw_dists() {
   shift 2
   if [[ -x $RW_ROOT$py ]]; then rw_user_run "$user" "$py" -c "$RW_PY_DISTS" "$@" 2>/dev/null || true; fi
 }
+# rw_uv_venv VENV: the venv was made by uv and has no pip (its packages are managed with uv pip)
+rw_uv_venv() {
+  grep -qE '^uv[[:space:]]*=' "$RW_ROOT$1/pyvenv.cfg" 2>/dev/null || return 1
+  ! compgen -G "$RW_ROOT$1/lib/python*/site-packages/pip" >/dev/null
+}
 rw_pip_install() {
   local owner=$1 py=$2
   shift 2
@@ -742,7 +754,11 @@ step_01_venv_backup() {
     rw_mark venv-backup
     return 0
   fi
-  freeze=$(rw_user_run "$owner" "$venv/bin/python" -m pip freeze --all)
+  if rw_uv_venv "$venv"; then
+    freeze=$(rw_user_run "$owner" uv pip freeze --python "$venv/bin/python")
+  else
+    freeze=$(rw_user_run "$owner" "$venv/bin/python" -m pip freeze --all)
+  fi
   rw_put_as "$owner" "$backup" 0644 "${freeze}"$'\n'
   rw_say "    saved the package list to $backup"
   rw_mark venv-backup
@@ -760,7 +776,7 @@ step_02_triton_strays() {
     return 0
   fi
   if [[ -n $keep && -n $(rw_dists "$owner" "$venv/bin/python" "$keep") ]]; then found+=("$keep"); fi
-  if command -v uv >/dev/null 2>&1; then
+  if command -v uv >/dev/null 2>&1 || rw_uv_venv "$venv"; then
     rw_as "$owner" uv pip uninstall --python "$venv/bin/python" "${found[@]}"
   else
     rw_as "$owner" "$venv/bin/python" -m pip uninstall -y "${found[@]}"
@@ -824,7 +840,9 @@ step_05_pip_check() {
     return 0
   fi
   owner=$(rw_venv_user "$venv")
-  if out=$(rw_user_run "$owner" "$venv/bin/python" -m pip check 2>&1); then
+  local -a check=("$venv/bin/python" -m pip check)
+  if rw_uv_venv "$venv"; then check=(uv pip check --python "$venv/bin/python"); fi
+  if out=$(rw_user_run "$owner" "${check[@]}" 2>&1); then
     rw_ok 'pip check: no broken requirements'
     return 0
   fi

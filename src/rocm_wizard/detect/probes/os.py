@@ -97,6 +97,10 @@ def _distribution(source: Source, info: OSInfo) -> None:
     info.put("pretty_name", rel.pretty_name or rel.name, src)
     info.put("version_id", rel.version_id, src)
     info.put("codename", rel.codename, src)
+    if rel.id_like:
+        info.put("id_like", rel.id_like, src)
+    if rel.fields.get("UBUNTU_CODENAME"):
+        info.put("ubuntu_codename", rel.fields["UBUNTU_CODENAME"].strip().lower(), src)
     # fill gaps from other outputs about the same distribution
     for other, osrc in found:
         if other is rel or other.id != rel.id:

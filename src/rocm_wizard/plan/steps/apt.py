@@ -240,6 +240,16 @@ class AptKey(Step):
             return None, f"is refused: {exc}"
         return keyring, f"holds key {fpr}"
 
+    @staticmethod
+    def _sha1_only(data: bytes) -> bool:
+        """The key file holds a key whose every binding signature is SHA-1 (sqv rejects it)."""
+        from ..openpgp import KeyFormatError, read_keys
+
+        try:
+            return any(k.sha1_only for k in read_keys(data))
+        except KeyFormatError:
+            return False
+
     def check(self, state) -> CheckResult:
         view = state.file(self.params["keyring"])
         if view.state == ABSENT:
@@ -248,6 +258,10 @@ class AptKey(Step):
             return CheckResult(UNKNOWN, f"{self.params['keyring']}: not known from the snapshot")
         if view.source.startswith("plan:"):
             return CheckResult(CHANGE, "written by an earlier step")
+        if self._sha1_only(view.data or b""):
+            return CheckResult(CHANGE, f"{self.params['keyring']} holds an old copy of the key whose binding signatures "
+                               "are SHA-1 only (Debian 13's sqv rejects them since 2026-02-01): replaced by a fresh "
+                               "download")
         good, why = self._judge(view.data or b"", state.ctx.now)
         return CheckResult(OK if good is not None else CHANGE, f"{self.params['keyring']} {why}")
 
@@ -269,7 +283,8 @@ class AptKey(Step):
             current = ctx.read_bytes(p["keyring"])
         except StepError as exc:
             return Result(FAILED, str(exc))
-        if current is not None and self._judge(current, ctx.now)[0] is not None:
+        stale = current is not None and self._sha1_only(current)
+        if current is not None and not stale and self._judge(current, ctx.now)[0] is not None:
             return Result(OK, f"{p['keyring']} already holds key {p['fingerprint']}")
         try:
             auth = auth_for(ctx.read_bytes(p["auth_file"]), p["url"]) if p["auth_file"] else None
@@ -279,6 +294,9 @@ class AptKey(Step):
         keyring, why = self._judge(data, ctx.now)
         if keyring is None:
             return Result(FAILED, f"the key downloaded from {p['url']} {why}; nothing was written")
+        if stale and keyring == current:  # the published key is no newer: nothing better to write
+            return Result(OK, f"{p['keyring']} holds key {p['fingerprint']}; its binding signatures are SHA-1 only, "
+                          f"and so are those of the key {p['url']} serves (Debian 13's sqv rejects them)")
         ctx.makedirs(os.path.dirname(p["keyring"]))
         ctx.write_atomic(p["keyring"], keyring, 0o644)
         return Result(CHANGED, f"wrote {p['keyring']} (key {p['fingerprint']})")
@@ -287,7 +305,7 @@ class AptKey(Step):
         p = self.params
         return [
             f"local url={q(p['url'])} fpr={q(p['fingerprint'])} keyring={rooted(p['keyring'])}",
-            'if rw_key_is "$keyring" "$fpr"; then',
+            'if rw_key_is "$keyring" "$fpr" && ! rw_key_sha1_only "$keyring"; then',
             '  rw_ok "${keyring#"$RW_ROOT"} holds key $fpr"',
             "  return 0",
             "fi",
@@ -304,6 +322,11 @@ class AptKey(Step):
             '  || ! rw_key_is "$RW_TMP/key.gpg" "$fpr"; then',
             '  rw_die "the key downloaded from $url is not exactly key $fpr (another key, a secret-key packet, or it '
             'expired or was revoked): nothing was written"',
+            "fi",
+            'if [[ -s $keyring ]] && cmp -s -- "$RW_TMP/key.gpg" "$keyring"; then',
+            '  rw_warn "${keyring#"$RW_ROOT"} holds key $fpr with SHA-1-only binding signatures, and so does the key '
+            '$url serves (Debian 13\'s sqv rejects them)"',
+            "  return 0",
             "fi",
             'rw_remember "$keyring"',
             'rw_put_from "$RW_TMP/key.gpg" "$keyring" 0644',
@@ -343,7 +366,7 @@ class AptKey(Step):
             {"name": f"{n}: refuse any key but the expected one", "ansible.builtin.assert": {
                 "that": [f"({pubs} | length) == 1",
                          f"({shown}.stdout_lines | select('match', '^(sec|ssb):') | list | length) == 0",
-                         f"({lines})[1].split(':')[9] == {self.var('fingerprint')}",
+                         f"({lines})[1].split(':')[9] == {self.var('fingerprint')} | string",
                          f"({pubs} | first).split(':')[1] not in ['e', 'r']"],
                 "fail_msg": "the downloaded key is not exactly the expected key (another key, a secret-key packet, "
                             "or it expired or was revoked); nothing was written"}},
@@ -805,7 +828,8 @@ class AptUpdate(Step):
 
     def render_ansible(self) -> List[Dict[str, Any]]:
         n = f"Step {self.index} {self.id}"
-        missing = self.var("missing")
+        # an empty template result is null on ansible-core 2.19+ (a string on 2.14): default('', true)
+        missing = self.var("missing") + " | default('', true)"
         changed = self.var("sources_changed") + " | default(false) | bool"
         return [
             {"name": f"{n}: note what the earlier steps changed (run the pending handlers now)",
@@ -813,7 +837,7 @@ class AptUpdate(Step):
             {"name": f"{n}: read the installed packages (reads only)", "ansible.builtin.package_facts": {
                 "manager": "auto"}},
             {"name": f"{n}: note the planned packages not installed at their versions", "ansible.builtin.set_fact": {
-                missing: "{% for p in " + self.var("wanted") + " if not (ansible_facts.packages[p.name] | default([])"
+                self.var("missing"): "{% for p in " + self.var("wanted") + " if not (ansible_facts.packages[p.name] | default([])"
                          " | selectattr('version', 'match', p.version) | list) %}{{ p.name }} {% endfor %}"}},
             {"name": f"{n}: note whether the package lists need a refresh", "ansible.builtin.set_fact": {
                 "rw_apt_lists_pending": "{{ (" + changed + ") or (" + missing + " | trim | length > 0) }}"}},

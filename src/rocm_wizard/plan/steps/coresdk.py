@@ -143,15 +143,27 @@ class AptRemove(Step):
         ]
 
     def ansible_vars(self) -> Dict[str, Any]:
-        return {self.var("patterns"): list(self.params["patterns"])}
+        import fnmatch
+
+        # the patterns as one anchored regular expression over installed package names: apt's
+        # "absent" with a pattern that matches nothing fails ("No package(s) matching ... available")
+        regex = "^(" + "|".join(fnmatch.translate(g).replace("(?s:", "(?:") for g in self.params["patterns"]) + ")$"
+        return {self.var("patterns"): list(self.params["patterns"]), self.var("regex"): regex}
 
     def render_ansible(self) -> List[Dict[str, Any]]:
         n = f"Step {self.index} {self.id}"
+        found = self.var("installed")
         return [
             {"name": f"{n}: show the packages removed", "ansible.builtin.debug": {
                 "msg": "removes every installed package matching {{ " + self.var("patterns") + " | join(' ') }}"}},
+            {"name": f"{n}: read the installed packages (reads only)", "ansible.builtin.package_facts": {
+                "manager": "auto"}},
+            {"name": f"{n}: note the installed packages that match", "ansible.builtin.set_fact": {
+                found: "{{ ansible_facts.packages | default({}) | list | select('match', " + self.var("regex")
+                       + ") | list }}"}},
             {"name": f"{n}: remove them", "ansible.builtin.apt": {
-                "name": J(self.var("patterns")), "state": "absent", "lock_timeout": 600}},
+                "name": "{{ " + found + " }}", "state": "absent", "lock_timeout": 600},
+             "when": found + " | length > 0"},
         ]
 
 
@@ -261,5 +273,5 @@ class Alternative(Step):
              "register": here, "changed_when": False, "failed_when": False, "check_mode": False},
             {"name": f"{n}: choose the release", "ansible.builtin.command": {
                 "argv": ["update-alternatives", "--set", J(self.var("name")), J(self.var("path"))]},
-             "when": here + ".stdout != " + self.var("path"), "changed_when": True},
+             "when": here + ".stdout != " + self.var("path") + " | string", "changed_when": True},
         ]

@@ -92,6 +92,48 @@ def _python_of(venv: str) -> str:
     return venv.rstrip("/") + "/bin/python"
 
 
+def uv_venv(ctx, venv: str) -> bool:
+    """A venv made by uv with no pip in it (``uv = `` in its pyvenv.cfg, no pip package): its
+    packages are managed with ``uv pip`` (``python -m pip`` fails there)."""
+    import glob
+    import re as _re
+
+    cfg = ctx.read_text(venv.rstrip("/") + "/pyvenv.cfg") or ""
+    if not _re.search(r"^uv\s*=", cfg, _re.M):
+        return False
+    return not glob.glob(glob.escape(ctx.p(venv.rstrip("/"))) + "/lib/python*/site-packages/pip")
+
+
+def pip_argv(ctx, venv: str, command: str, *args: str) -> List[str]:
+    """``python -m pip COMMAND ARGS`` for the venv, or ``uv pip COMMAND --python PY ARGS`` for a
+    pip-less uv venv (``--all`` and ``-y`` are pip's: uv lists everything and asks nothing)."""
+    py = _python_of(venv)
+    if uv_venv(ctx, venv):
+        if not ctx.which("uv"):
+            from ..context import StepError
+
+            raise StepError(f"{venv} was made by uv and has no pip, and uv is not installed here: install uv "
+                            "(https://docs.astral.sh/uv/) and run again")
+        return ["uv", "pip", command, "--python", py] + [a for a in args if a not in ("--all", "-y")]
+    return [py, "-m", "pip", command, *args]
+
+
+def uv_project_warning(ctx, venv: str) -> Optional[str]:
+    """A uv project (uv.lock or pyproject.toml) beside the venv would undo the change on its next
+    ``uv sync``/``uv run``: what to put in pyproject.toml instead."""
+    import os as _os
+
+    parent = _os.path.dirname(venv.rstrip("/"))
+    found = [n for n in ("uv.lock", "pyproject.toml") if ctx.exists(parent + "/" + n)]
+    if not found or not (uv_venv(ctx, venv) or "uv.lock" in found):
+        return None
+    return (f"{parent} is a uv project ({', '.join(found)}): its next `uv sync` or `uv run` puts back the locked "
+            "torch and undoes this change; make it lasting in pyproject.toml instead: a [[tool.uv.index]] entry "
+            "(name = \"pytorch-rocm\", url = the index of this plan, explicit = true) and [tool.uv.sources] "
+            "torch = { index = \"pytorch-rocm\" } (the same for torchvision, torchaudio, pytorch-triton-rocm), "
+            "then `uv lock`")
+
+
 def _venv_dists(state, venv: str) -> Optional[Dict[str, str]]:
     view = state.venv(venv)
     if view.exists is False:
@@ -145,7 +187,10 @@ class Venv(Step):
         if backup.state == PRESENT:
             return CheckResult(OK, f"pip freeze already saved in {p['freeze_backup']}")
         if backup.state == ABSENT:
-            return CheckResult(CHANGE, f"save pip freeze of {p['path']} to {p['freeze_backup']}")
+            warn = uv_project_warning(state.ctx, p["path"]) if state.ctx.filesystem else None
+            return CheckResult(CHANGE, f"save pip freeze of {p['path']} to {p['freeze_backup']}"
+                               + (" (with uv pip: a venv made by uv, without pip)" if state.ctx.filesystem
+                                  and uv_venv(state.ctx, p["path"]) else "") + (f"; warning: {warn}" if warn else ""))
         return CheckResult(UNKNOWN, f"{p['freeze_backup']}: not known")
 
     def project(self, state) -> None:
@@ -179,11 +224,12 @@ class Venv(Step):
         if ctx.exists(p["freeze_backup"]):
             return Result(OK, "pip freeze already saved")
         owner = ctx.venv_user(p["path"])
-        res = ctx.check_call([py, "-m", "pip", "freeze", "--all"], user=owner, timeout=600)
+        warn = uv_project_warning(ctx, p["path"])
+        res = ctx.check_call(pip_argv(ctx, p["path"], "freeze", "--all"), user=owner, timeout=600)
         # written by the owner (a root run follows no link they planted, leaves no root's directory in
         # their venv); a record rollback keeps: it is how to go back
         ctx.write_as(owner, p["freeze_backup"], res.stdout.encode(), 0o644, journal=False)
-        return Result(CHANGED, f"saved pip freeze to {p['freeze_backup']}")
+        return Result(CHANGED, f"saved pip freeze to {p['freeze_backup']}" + (f"; warning: {warn}" if warn else ""))
 
     def render_shell_body(self) -> List[str]:
         p = self.params
@@ -217,7 +263,11 @@ class Venv(Step):
             f"  rw_mark {q(self.id)}",
             "  return 0",
             "fi",
-            'freeze=$(rw_user_run "$owner" "$venv/bin/python" -m pip freeze --all)',
+            'if rw_uv_venv "$venv"; then',
+            '  freeze=$(rw_user_run "$owner" uv pip freeze --python "$venv/bin/python")',
+            "else",
+            '  freeze=$(rw_user_run "$owner" "$venv/bin/python" -m pip freeze --all)',
+            "fi",
             'rw_put_as "$owner" "$backup" 0644 "${freeze}"$\'\\n\'',
             'rw_say "    saved the package list to $backup"',
             f"rw_mark {q(self.id)}",
@@ -235,13 +285,19 @@ class Venv(Step):
                 "argv": [J(self.var("python")), "-m", "venv", "--", J(self.var("path"))],
                 "creates": J(self.var("path")) + "/bin/python"}}]
         freeze = self.var("freeze")
+        where = self.var("backup_dir")
         return [
             {"name": f"{n}: read the venv's package list", "ansible.builtin.command": {
                 "argv": [J(self.var("path")) + "/bin/python", "-m", "pip", "freeze", "--all"]},
              "register": freeze, "changed_when": False, "check_mode": False},
+            {"name": f"{n}: is the directory of the record there (reads only)", "ansible.builtin.stat": {
+                "path": "{{ " + self.var("backup") + " | dirname }}"}, "register": where},
+            # the record's directory is made first (copy makes none); --check cannot copy into it
+            {"name": f"{n}: make the record's directory", "ansible.builtin.file": {
+                "path": "{{ " + self.var("backup") + " | dirname }}", "state": "directory", "mode": "0755"}},
             {"name": f"{n}: save the package list once", "ansible.builtin.copy": {
                 "dest": J(self.var("backup")), "content": "{{ " + freeze + ".stdout }}\n", "force": False,
-                "mode": "0644"}},
+                "mode": "0644"}, "when": "not (ansible_check_mode and not " + where + ".stat.exists)"},
         ]
 
 
@@ -425,7 +481,7 @@ class PipUninstall(Step):
         found = self._found(have)
         if not found:
             return Result(OK, "no stray Triton distribution")
-        ctx.check_call([py, "-m", "pip", "uninstall", "-y"] + found, user=owner, timeout=600)
+        ctx.check_call(pip_argv(ctx, venv, "uninstall", "-y", *found), user=owner, timeout=600)
         return Result(CHANGED, "removed " + ", ".join(found))
 
     def render_shell_body(self) -> List[str]:
@@ -441,7 +497,7 @@ class PipUninstall(Step):
             "  return 0",
             "fi",
             'if [[ -n $keep && -n $(rw_dists "$owner" "$venv/bin/python" "$keep") ]]; then found+=("$keep"); fi',
-            'if command -v uv >/dev/null 2>&1; then',
+            'if command -v uv >/dev/null 2>&1 || rw_uv_venv "$venv"; then',
             '  rw_as "$owner" uv pip uninstall --python "$venv/bin/python" "${found[@]}"',
             "else",
             '  rw_as "$owner" "$venv/bin/python" -m pip uninstall -y "${found[@]}"',
@@ -940,7 +996,8 @@ class PipCheck(Step):
         py = _python_of(self.params["venv"])
         if not os.path.exists(ctx.p(py)):
             return Result(OK, "no venv to check")
-        res = ctx.run([py, "-m", "pip", "check"], user=ctx.venv_user(self.params["venv"]), timeout=600)
+        res = ctx.run(pip_argv(ctx, self.params["venv"], "check"), user=ctx.venv_user(self.params["venv"]),
+                      timeout=600)
         if res.rc == 0:
             return Result(OK, "pip check: no broken requirements")
         return Result(OK, "pip check reports (fix by upgrading or pinning these, or go back to the previous venv): "
@@ -954,7 +1011,9 @@ class PipCheck(Step):
             "  return 0",
             "fi",
             'owner=$(rw_venv_user "$venv")',
-            'if out=$(rw_user_run "$owner" "$venv/bin/python" -m pip check 2>&1); then',
+            'local -a check=("$venv/bin/python" -m pip check)',
+            'if rw_uv_venv "$venv"; then check=(uv pip check --python "$venv/bin/python"); fi',
+            'if out=$(rw_user_run "$owner" "${check[@]}" 2>&1); then',
             "  rw_ok 'pip check: no broken requirements'",
             "  return 0",
             "fi",
