@@ -750,7 +750,7 @@ rw_check_fingerprint() {
 step_01_rocm_key() {
   rw_begin 1 rocm-key 'Fetch AMD'"'"'s signing key and check its fingerprint'
   local url=https://repo.radeon.com/rocm/rocm.gpg.key fpr=CA8BB4727A47B4D09B4EE8969386B48A1A693C5C keyring="${RW_ROOT}"/etc/apt/keyrings/rocm.gpg
-  if rw_key_is "$keyring" "$fpr"; then
+  if rw_key_is "$keyring" "$fpr" && ! rw_key_sha1_only "$keyring"; then
     rw_ok "${keyring#"$RW_ROOT"} holds key $fpr"
     return 0
   fi
@@ -765,6 +765,10 @@ step_01_rocm_key() {
   if ! rw_key_is "$RW_TMP/key" "$fpr" || ! rw_key_export "$RW_TMP/key" "$fpr" "$RW_TMP/key.gpg" \
     || ! rw_key_is "$RW_TMP/key.gpg" "$fpr"; then
     rw_die "the key downloaded from $url is not exactly key $fpr (another key, a secret-key packet, or it expired or was revoked): nothing was written"
+  fi
+  if [[ -s $keyring ]] && cmp -s -- "$RW_TMP/key.gpg" "$keyring"; then
+    rw_warn "${keyring#"$RW_ROOT"} holds key $fpr with SHA-1-only binding signatures, and so does the key $url serves (Debian 13's sqv rejects them)"
+    return 0
   fi
   rw_remember "$keyring"
   rw_put_from "$RW_TMP/key.gpg" "$keyring" 0644

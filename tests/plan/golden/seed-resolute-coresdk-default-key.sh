@@ -500,6 +500,13 @@ rw_gpg() {
   rm -rf -- "$home"
   return "$rc"
 }
+# rw_key_sha1_only FILE: every signature in the key file is made with SHA-1 (digest algo 2); Debian
+# 13's sqv rejects such bindings since 2026-02-01 (ROCm/legacy-rocm-build#5619), whatever the fingerprint
+rw_key_sha1_only() {
+  local algos
+  algos=$(rw_gpg --list-packets -- "$1" 2>/dev/null | sed -n 's/.*digest algo \([0-9][0-9]*\),.*/\1/p' | sort -u)
+  [[ $algos == 2 ]]
+}
 # rw_key_is FILE FINGERPRINT: FILE holds exactly that primary public key, neither expired nor
 # revoked, and no other primary key and no secret-key packet (the rule of plan/openpgp.py)
 rw_key_is() {
@@ -655,6 +662,11 @@ rw_dists() {
   shift 2
   if [[ -x $RW_ROOT$py ]]; then rw_user_run "$user" "$py" -c "$RW_PY_DISTS" "$@" 2>/dev/null || true; fi
 }
+# rw_uv_venv VENV: the venv was made by uv and has no pip (its packages are managed with uv pip)
+rw_uv_venv() {
+  grep -qE '^uv[[:space:]]*=' "$RW_ROOT$1/pyvenv.cfg" 2>/dev/null || return 1
+  ! compgen -G "$RW_ROOT$1/lib/python*/site-packages/pip" >/dev/null
+}
 rw_pip_install() {
   local owner=$1 py=$2
   shift 2
@@ -739,7 +751,7 @@ rw_check_fingerprint() {
 step_01_rocm_core_key() {
   rw_begin 1 rocm-core-key 'Fetch the Core SDK signing key and check its fingerprint'
   local url=https://stable.repo.amd.com/rocm/gpg/packages.gpg fpr=D0F004A0025A1145C7807FCD0701EAC4D5E02107 keyring="${RW_ROOT}"/etc/apt/keyrings/amdrocm.gpg
-  if rw_key_is "$keyring" "$fpr"; then
+  if rw_key_is "$keyring" "$fpr" && ! rw_key_sha1_only "$keyring"; then
     rw_ok "${keyring#"$RW_ROOT"} holds key $fpr"
     return 0
   fi
@@ -755,6 +767,10 @@ step_01_rocm_core_key() {
     || ! rw_key_is "$RW_TMP/key.gpg" "$fpr"; then
     rw_die "the key downloaded from $url is not exactly key $fpr (another key, a secret-key packet, or it expired or was revoked): nothing was written"
   fi
+  if [[ -s $keyring ]] && cmp -s -- "$RW_TMP/key.gpg" "$keyring"; then
+    rw_warn "${keyring#"$RW_ROOT"} holds key $fpr with SHA-1-only binding signatures, and so does the key $url serves (Debian 13's sqv rejects them)"
+    return 0
+  fi
   rw_remember "$keyring"
   rw_put_from "$RW_TMP/key.gpg" "$keyring" 0644
   rw_mark rocm-core-key
@@ -763,7 +779,7 @@ step_01_rocm_core_key() {
 step_02_radeon_key() {
   rw_begin 2 radeon-key 'Fetch repo.radeon.com'"'"'s signing key (kernel driver) and check its fingerprint'
   local url=https://repo.radeon.com/rocm/rocm.gpg.key fpr=CA8BB4727A47B4D09B4EE8969386B48A1A693C5C keyring="${RW_ROOT}"/etc/apt/keyrings/rocm.gpg
-  if rw_key_is "$keyring" "$fpr"; then
+  if rw_key_is "$keyring" "$fpr" && ! rw_key_sha1_only "$keyring"; then
     rw_ok "${keyring#"$RW_ROOT"} holds key $fpr"
     return 0
   fi
@@ -778,6 +794,10 @@ step_02_radeon_key() {
   if ! rw_key_is "$RW_TMP/key" "$fpr" || ! rw_key_export "$RW_TMP/key" "$fpr" "$RW_TMP/key.gpg" \
     || ! rw_key_is "$RW_TMP/key.gpg" "$fpr"; then
     rw_die "the key downloaded from $url is not exactly key $fpr (another key, a secret-key packet, or it expired or was revoked): nothing was written"
+  fi
+  if [[ -s $keyring ]] && cmp -s -- "$RW_TMP/key.gpg" "$keyring"; then
+    rw_warn "${keyring#"$RW_ROOT"} holds key $fpr with SHA-1-only binding signatures, and so does the key $url serves (Debian 13's sqv rejects them)"
+    return 0
   fi
   rw_remember "$keyring"
   rw_put_from "$RW_TMP/key.gpg" "$keyring" 0644
