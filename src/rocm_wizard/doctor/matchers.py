@@ -1410,11 +1410,12 @@ def known_failure(ctx: Context, meta: RuleMeta) -> Optional[List[Match]]:
     claimed = {sig for r in _rules().values() if r.id != meta.id for sig in r.error_signatures}
     by_layer: Dict[str, List[Tuple[Any, str]]] = {}
     seen = set()
-    for e in ctx.system.errors or []:
-        row = error_signatures.failure(s(getattr(e, "signature", None)))
+    pairs = [(s(getattr(e, "signature", None)), s(getattr(e, "text", None))) for e in ctx.system.errors or []]
+    pairs += [(sid, line) for sid, line in _scanned(ctx)]  # the error text given to diagnose
+    for sid, text in pairs:
+        row = error_signatures.failure(sid)
         if row is None or row.id in claimed:
             continue
-        text = s(getattr(e, "text", None))
         if not text or (row.id, text) in seen:
             continue
         seen.add((row.id, text))
