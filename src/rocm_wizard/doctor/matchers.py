@@ -1412,9 +1412,11 @@ def known_failure(ctx: Context, meta: RuleMeta) -> Optional[List[Match]]:
     seen = set()
     pairs = [(s(getattr(e, "signature", None)), s(getattr(e, "text", None))) for e in ctx.system.errors or []]
     pairs += [(sid, line) for sid, line in _scanned(ctx)]  # the error text given to diagnose
+    # a line a specific rule already reports (through one of its signatures) is left to that rule
+    reported = {text for sid, text in pairs if sid in claimed}
     for sid, text in pairs:
         row = error_signatures.failure(sid)
-        if row is None or row.id in claimed:
+        if row is None or row.id in claimed or text in reported:
             continue
         if not text or (row.id, text) in seen:
             continue
