@@ -3,8 +3,11 @@ is known from (source) and a one-line meaning.
 
 The errors probe (``detect/probes/errors.py``) runs every pattern over pasted logs, tool outputs
 and the kernel log and records an :class:`~rocm_wizard.model.ErrorSighting` per hit; the doctor
-matches sightings by ``signature``.  To teach rocm-wizard a new error, add a row here (and a
-test line in ``tests/detect/test_core_parsers.py``); no code changes are needed.
+matches sightings by ``signature``.  To teach rocm-wizard a new error, add a row to the failure
+catalogue ``detect/failures.toml`` (its layer, meaning, causes, next commands, fix, the source file
+that prints the message and a real example line: see docs/doctor.md); those rows join this table
+after the Python rows below and are reported by the doctor's ``known-failure`` rule unless a specific
+rule names them.  No code changes are needed.
 
 Patterns are matched line by line (``re.M``; ``.`` never crosses a line end; ``re.I`` unless
 ``case=True``); each hit reports its whole line.  Entries with ``whole=True`` see the whole text at
