@@ -294,15 +294,17 @@ def test_signature_table_is_well_formed():
 
 
 def test_every_signature_has_an_example():
-    assert set(EXAMPLES) == {s.id for s in error_signatures.SIGNATURES}
+    # the Python rows here; the rows of detect/failures.toml carry their own (test_failure_catalogue.py)
+    assert set(EXAMPLES) == {s.id for s in error_signatures.SIGNATURES if error_signatures.failure(s.id) is None}
 
 
 @pytest.mark.parametrize("sig_id", sorted(EXAMPLES))
 def test_signature_matches_its_example(sig_id):
     found = [s.id for s, _line in error_signatures.scan(EXAMPLES[sig_id])]
     assert sig_id in found
-    # and only that one (hsa_error must not double-report the specific statuses)
-    assert found == [sig_id]
+    # and only that one of the Python rows (hsa_error must not double-report the specific statuses);
+    # a catalogue row may name the same line with its layer
+    assert [f for f in found if error_signatures.failure(f) is None] == [sig_id]
 
 
 @pytest.mark.parametrize("name", ["001-*/rocminfo.txt", "017-*/rocminfo.txt", "008-*/collect_env.txt", "011-*/rocm-smi.txt"])

@@ -6,7 +6,7 @@ import stat as st
 import pytest
 
 from rocm_wizard import detect as detect_mod
-from rocm_wizard.detect import detect
+from rocm_wizard.detect import detect, error_signatures
 from rocm_wizard.detect.probes import access as p_access
 from rocm_wizard.detect.probes import docker as p_docker
 from rocm_wizard.detect.probes import errors as p_errors
@@ -321,8 +321,11 @@ def test_errors_from_dmesg(fs):
     dmesg = ("[    1.0] Linux version 6.8.0-45-generic\n[    4.1] amdgpu 0000:03:00.0: amdgpu: Fatal error during GPU init\n"
              "[   77.7] [drm:amdgpu_job_timedout [amdgpu]] *ERROR* ring gfx timeout, signaled seq=1, emitted seq=3\n")
     s, _ = run_probe(p_errors, fs, commands={("dmesg",): dmesg})
-    assert [e.signature for e in s.errors] == ["amdgpu_init_failed", "gpu_hang"]
+    assert [e.signature for e in s.errors if error_signatures.failure(e.signature) is None] == ["amdgpu_init_failed", "gpu_hang"]
     assert s.errors[0].sources["text"] == "cmd:dmesg"
+    # the failure catalogue's rows name the same lines, with their layer
+    rows = {e.signature: e.layer for e in s.errors if error_signatures.failure(e.signature) is not None}
+    assert rows == {"kernel_fatal_gpu_init": "kernel", "kernel_ring_timeout": "kernel"}
 
 
 def test_errors_dmesg_not_permitted_is_a_note(fs):

@@ -256,6 +256,10 @@ ERROR_CASES.update({
 })
 
 
+# the failure catalogue's generic rule, on a real line (tests/data/real/215-*: a ring timeout)
+ERROR_CASES["known-failure"] = "Sep 03 21:38:54 HOSTNAME  ring gfx_0.0.0 timeout, signaled seq=9113028, emitted seq=9113031"
+
+
 @pytest.mark.parametrize("rule_id", ["hsa-oor-wsl-unsupported", "hsa-oor-gpu-unsupported", "hsa-oor-after-gpu-hang",
                                      "hsa-oor-virtual-gpu"])
 def test_oor_causes_need_their_own_evidence(rule_id):

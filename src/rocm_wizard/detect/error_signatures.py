@@ -3,8 +3,11 @@ is known from (source) and a one-line meaning.
 
 The errors probe (``detect/probes/errors.py``) runs every pattern over pasted logs, tool outputs
 and the kernel log and records an :class:`~rocm_wizard.model.ErrorSighting` per hit; the doctor
-matches sightings by ``signature``.  To teach rocm-wizard a new error, add a row here (and a
-test line in ``tests/detect/test_core_parsers.py``); no code changes are needed.
+matches sightings by ``signature``.  To teach rocm-wizard a new error, add a row to the failure
+catalogue ``detect/failures.toml`` (its layer, meaning, causes, next commands, fix, the source file
+that prints the message and a real example line: see docs/doctor.md); those rows join this table
+after the Python rows below and are reported by the doctor's ``known-failure`` rule unless a specific
+rule names them.  No code changes are needed.
 
 Patterns are matched line by line (``re.M``; ``.`` never crosses a line end; ``re.I`` unless
 ``case=True``); each hit reports its whole line.  Entries with ``whole=True`` see the whole text at
@@ -12,6 +15,7 @@ once (``re.S``), for "absence" signatures.
 """
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
@@ -259,6 +263,57 @@ SIGNATURES: Tuple[Signature, ...] = (
         meaning="the running kernel's amdgpu has no compute (KFD) support for this GPU: the driver is older than the GPU",
         needles=("kfd not supported", "not supported in kfd")),
 )
+
+
+# ------------------------------------------------------------------ the failure catalogue (TOML)
+LAYERS = ("firmware", "kernel", "runtime", "hip", "libraries", "framework", "packaging")
+FAILURES_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "failures.toml")
+
+
+@dataclass(frozen=True)
+class Failure:
+    """One row of ``detect/failures.toml``: a known failure message of one layer of the stack, with
+    what it means, its usual causes, the commands that settle it and the way out."""
+    id: str
+    layer: str
+    pattern: str
+    needles: Tuple[str, ...]
+    meaning: str
+    causes: Tuple[str, ...]
+    next: Tuple[str, ...]
+    fix: str
+    source: str
+    status: str
+    example: str
+    path: Optional[str] = None
+    severity: str = "error"
+    example_source: Optional[str] = None
+
+    def signature(self) -> Signature:
+        return Signature(self.id, self.pattern, source=self.source, meaning=self.meaning, needles=self.needles)
+
+
+def _load_failures() -> Tuple[Failure, ...]:
+    from ..catalog._data import load_path
+
+    rows = []
+    for e in load_path(FAILURES_FILE).get("failure", []):
+        rows.append(Failure(
+            id=e["id"], layer=e["layer"], pattern=e["pattern"], needles=tuple(n.lower() for n in e.get("needles", ())),
+            meaning=e["meaning"], causes=tuple(e.get("causes", ())), next=tuple(e.get("next", ())), fix=e.get("fix", ""),
+            source=e["source"], status=e.get("status", "observed"), example=e.get("example", ""), path=e.get("path"),
+            severity=e.get("severity", "error"), example_source=e.get("example_source")))
+    return tuple(rows)
+
+
+FAILURES: Tuple[Failure, ...] = _load_failures()
+_FAILURE_BY_ID: Dict[str, Failure] = {f.id: f for f in FAILURES}
+SIGNATURES = SIGNATURES + tuple(f.signature() for f in FAILURES if f.id not in {s.id for s in SIGNATURES})
+
+
+def failure(sig_id: str) -> Optional[Failure]:
+    """The catalogue row of ``sig_id`` (None for the Python rows above and for ``unrecognised``)."""
+    return _FAILURE_BY_ID.get(sig_id)
 
 
 _COMPILED: Dict[str, re.Pattern] = {}

@@ -103,15 +103,16 @@ def diagnose(system: Any, error_text: Optional[str] = None, *, skip: Iterable[st
             continue
         if m is None:
             continue
-        severity = m.severity if m.severity in SEVERITIES else meta.severity
-        findings.append(Finding(
-            id=rid, severity=severity, title=meta.title, explanation=meta.explanation,
-            evidence=[str(e) for e in m.evidence], fix=m.fix or meta.fix, path=meta.path,
-            sources=catalog_sources.describe(meta.sources), source_tags=list(meta.sources),
-            looks_at=list(meta.looks_at), community=m.community,
-            layer=m.data["layer"] if "layer" in m.data else meta.layer,
-            next_commands=list(m.data.get("next_commands") or []),
-        ))
+        for m in (m if isinstance(m, list) else [m]):  # a matcher may report one finding per layer
+            severity = m.severity if m.severity in SEVERITIES else meta.severity
+            findings.append(Finding(
+                id=rid, severity=severity, title=meta.title, explanation=meta.explanation,
+                evidence=[str(e) for e in m.evidence], fix=m.fix or meta.fix, path=m.data.get("path") or meta.path,
+                sources=catalog_sources.describe(meta.sources), source_tags=list(meta.sources),
+                looks_at=list(meta.looks_at), community=m.community,
+                layer=m.data["layer"] if "layer" in m.data else meta.layer,
+                next_commands=list(m.data.get("next_commands") or []),
+            ))
     diag.findings = sort_findings(findings)
     try:
         diag.recommendations = recommend(ctx, diag.findings, repo_base=repo_base, index_base=index_base)

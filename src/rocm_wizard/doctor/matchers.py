@@ -1506,3 +1506,56 @@ def apt_repo_path_moving(ctx: Context, meta: RuleMeta) -> Optional[Match]:
         if m is not None:
             ev.append(f"{s(a.file) or '?'}: {s(a.uri)} -> {m['new']} ({m['status']}: {m['note']})")
     return Match(ev[:6]) if ev else None
+
+
+_SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2, "critical": 3}
+
+
+@rule("known-failure")
+def known_failure(ctx: Context, meta: RuleMeta) -> Optional[List[Match]]:
+    """Sightings of catalogue rows that no specific rule reports (a specific rule names the row in
+    its ``error_signatures``): one finding per layer, lowest layer first, quoting the lines with
+    what each row means; fix, next commands, severity and way out come from the rows."""
+    from ..detect import error_signatures
+    from .registry import rules as _rules
+
+    claimed = {sig for r in _rules().values() if r.id != meta.id for sig in r.error_signatures}
+    by_layer: Dict[str, List[Tuple[Any, str]]] = {}
+    seen = set()
+    pairs = [(s(getattr(e, "signature", None)), s(getattr(e, "text", None))) for e in ctx.system.errors or []]
+    pairs += [(sid, line) for sid, line in _scanned(ctx)]  # the error text given to diagnose
+    # a line a specific rule already reports (through one of its signatures) is left to that rule
+    reported = {text for sid, text in pairs if sid in claimed}
+    for sid, text in pairs:
+        row = error_signatures.failure(sid)
+        if row is None or row.id in claimed or text in reported:
+            continue
+        if not text or (row.id, text) in seen:
+            continue
+        seen.add((row.id, text))
+        by_layer.setdefault(row.layer, []).append((row, text))
+    if not by_layer:
+        return None
+    order = [l for l in _LAYER_ORDER if l in by_layer] + sorted(l for l in by_layer if l not in _LAYER_ORDER)
+    out: List[Match] = []
+    for layer in order:
+        evidence: List[str] = []
+        rows: List[Any] = []
+        for row, text in by_layer[layer]:
+            if row not in rows:
+                rows.append(row)
+            if len(evidence) < 6:
+                evidence.append(f"[{layer}] {row.id}: {_clip(text, 240)} -- {row.meaning}")
+        if len(by_layer[layer]) > 6:
+            evidence.append(f"[{layer}] ... and {len(by_layer[layer]) - 6} more line(s) like these")
+        next_commands: List[str] = []
+        for r in rows:
+            next_commands += [c for c in r.next if c not in next_commands]
+        fix = " ".join(dict.fromkeys(r.fix for r in rows if r.fix))
+        severity = max((r.severity for r in rows), key=lambda v: _SEVERITY_RANK.get(v, 2))
+        data: Dict[str, Any] = {"layer": layer, "next_commands": next_commands[:6]}
+        paths = {r.path for r in rows}
+        if len(paths) == 1 and None not in paths:
+            data["path"] = paths.pop()
+        out.append(Match(evidence=evidence, fix=fix or None, severity=severity, data=data))
+    return out

@@ -64,7 +64,11 @@ def probe(source: Source, system: System) -> None:
             es = ErrorSighting()
             es.put("signature", sig.id, "catalog:error_signatures#" + sig.id)
             es.put("text", line[:500], label)
-            es.put("layer", failure_lines.layer_of(line, _kind_of(label)), "catalog:failure_lines")
+            row = error_signatures.failure(sig.id)
+            if row is not None:  # a catalogue row knows its layer
+                es.put("layer", row.layer, "catalog:failures#" + sig.id)
+            else:
+                es.put("layer", failure_lines.layer_of(line, _kind_of(label)), "catalog:failure_lines")
             system.errors.append(es)
             if len(system.errors) >= MAX_SIGHTINGS:
                 system.note("more than %d error lines; the rest were not listed" % MAX_SIGHTINGS)

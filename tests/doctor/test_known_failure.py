@@ -1,0 +1,133 @@
+"""The doctor on every real fixture with a failure (``failure_layer`` other than ``none`` in its
+``labels.toml``): some finding of warning or worse is reported at that layer of the stack, and
+none of them is called healthy; the healthy fixtures (``failure_class = "none"``) get no
+``known-failure`` finding (the catalogue's patterns must not fire on normal output).  Plus the
+known-failure rule itself on real lines: one finding per layer, lowest first, with the rows'
+fixes, next commands and way out, and never for a row a specific rule claims."""
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import List
+
+import pytest
+
+from rocm_wizard.detect import detect_snapshot, error_signatures
+from rocm_wizard.doctor import diagnose
+from rocm_wizard.doctor.registry import rules
+from rocm_wizard.model import ErrorSighting, System
+
+try:
+    import tomllib  # type: ignore[import-not-found]
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib  # type: ignore[no-redef]
+
+REPO = Path(__file__).resolve().parents[2]
+FIXTURES = REPO / "tests" / "data" / "real"
+PROBLEM = ("warning", "error", "critical")
+
+# genuine misses: the failure is not in an error line of the paste (or only in prose) -- the
+# reason says which; fixed by adding rows from the stack's sources, never by fixture hacks
+MISSES = {
+    "203": "amdgpu-dkms on an unsupported Ubuntu: the paste shows versions only, no build error line",
+    "218": "the DKMS failure is told in prose ('fails to rebuild'); the compiler output is not pasted",
+    "240": "WSL: rocminfo lists only CPU agents; the doctor reports no-amd-gpu at the kernel layer",
+    "245": "WSL: rocminfo lists only CPU agents; the doctor reports no-amd-gpu at the kernel layer",
+    "253": "an HSA_OVERRIDE_GFX_VERSION that names another GPU's target: no error line, a setting",
+    "254": "an HSA_OVERRIDE_GFX_VERSION that names another target: no error line, a setting",
+    "263": "a packaging cause (ollama-rocm without its ROCm dependency) seen only through runtime errors",
+    "269": "the apt output is cut before its unmet-dependency lines",
+    "280": "an SR-IOV VF not enumerated: the failure is told in prose, reported as a VM limit (firmware)",
+    "281": "a Dockerfile asking for a package the suite lacks: no apt output is pasted",
+}
+
+
+def _labels(folder: Path) -> dict:
+    with open(folder / "labels.toml", "rb") as fh:
+        return tomllib.load(fh)
+
+
+def _folders() -> List[Path]:
+    return sorted(p for p in FIXTURES.iterdir() if (p / "labels.toml").is_file()) if FIXTURES.is_dir() else []
+
+
+@functools.lru_cache(maxsize=None)
+def _diag(folder: Path):
+    return diagnose(detect_snapshot(str(folder)))
+
+
+FAILING = [pytest.param(f, id=f.name[:3], marks=[pytest.mark.xfail(strict=True, reason=MISSES[f.name[:3]])]
+                        if f.name[:3] in MISSES else [])
+           for f in _folders() if _labels(f).get("failure_layer") not in (None, "", "none")]
+HEALTHY = [pytest.param(f, id=f.name[:3]) for f in _folders() if _labels(f).get("failure_class") == "none"]
+
+
+def test_the_corpus_is_there():
+    assert len(FAILING) >= 60 and HEALTHY
+    assert len(MISSES) <= 12
+
+
+@pytest.mark.parametrize("folder", FAILING)
+def test_a_problem_is_reported_at_the_failure_layer(folder: Path) -> None:
+    layer = _labels(folder)["failure_layer"]
+    findings = _diag(folder).findings
+    assert [f for f in findings if f.severity in PROBLEM], "no problem reported on a failing system"
+    at = [f.id for f in findings if f.layer == layer and f.severity in PROBLEM]
+    assert at, (layer, sorted((f.id, f.layer) for f in findings))
+
+
+@pytest.mark.parametrize("folder", HEALTHY)
+def test_healthy_fixtures_get_no_known_failure(folder: Path) -> None:
+    assert not [f.evidence for f in _diag(folder).findings if f.id == "known-failure"]
+
+
+def _system(*pairs) -> System:
+    sys_ = System()
+    for sig, text in pairs:
+        es = ErrorSighting()
+        es.put("signature", sig, "test")
+        es.put("text", text, "paste:log")
+        sys_.errors.append(es)
+    return sys_
+
+
+def _row(rid):
+    return error_signatures.failure(rid)
+
+
+def test_known_failure_one_finding_per_layer_lowest_first():
+    fw, kern, pkg = _row("fw_psp_load_failed"), _row("kernel_ring_timeout"), _row("apt_404_not_found")
+    diag = diagnose(_system(("apt_404_not_found", pkg.example), ("kernel_ring_timeout", kern.example),
+                            ("fw_psp_load_failed", fw.example)))
+    found = [f for f in diag.findings if f.id == "known-failure"]
+    assert sorted(f.layer for f in found) == ["firmware", "kernel", "packaging"]
+    by = {f.layer: f for f in found}
+    assert any(fw.example[:60] in e for e in by["firmware"].evidence)
+    assert by["kernel"].fix == kern.fix and by["kernel"].next_commands == list(kern.next)[:6]
+    assert all(f.severity == "error" for f in found)
+
+
+def test_known_failure_takes_path_and_severity_from_rows():
+    tensile = _row("rocblas_tensile_cannot_read")
+    diag = diagnose(_system(("rocblas_tensile_cannot_read", tensile.example)))
+    f = next(f for f in diag.findings if f.id == "known-failure")
+    assert f.layer == "libraries" and f.severity == tensile.severity
+    smu = _row("fw_smu_if_mismatch")
+    f = next(f for f in diagnose(_system(("fw_smu_if_mismatch", smu.example))).findings if f.id == "known-failure")
+    assert f.severity == "warning"
+
+
+def test_known_failure_leaves_claimed_rows_to_their_rule():
+    claimed = {s for r in rules().values() if r.id != "known-failure" for s in r.error_signatures}
+    for rid in sorted(claimed & {f.id for f in error_signatures.FAILURES}):
+        row = _row(rid)
+        assert not [f for f in diagnose(_system((rid, row.example))).findings if f.id == "known-failure"], rid
+    # Python rows and unrecognised lines are never reported here
+    diag = diagnose(_system(("unrecognised", "something failed"), ("gpu_hang", "ring gfx timeout")))
+    assert not [f for f in diag.findings if f.id == "known-failure"]
+
+
+def test_a_real_paste_sighting_carries_the_row_layer():
+    folder = next(p for p in _folders() if p.name.startswith("215-"))
+    errs = [e for e in detect_snapshot(str(folder)).errors if e.signature == "kernel_ring_timeout"]
+    assert errs and all(e.layer == "kernel" for e in errs)
