@@ -36,8 +36,8 @@ MISSES = {
     "253": "an HSA_OVERRIDE_GFX_VERSION that names another GPU's target: no error line, a setting",
     "254": "an HSA_OVERRIDE_GFX_VERSION that names another target: no error line, a setting",
     "263": "a packaging cause (ollama-rocm without its ROCm dependency) seen only through runtime errors",
-    "269": "the apt output is cut before its unmet-dependency lines",
     "280": "an SR-IOV VF not enumerated: the failure is told in prose, reported as a VM limit (firmware)",
+    "287": "rocminfo hangs: the paste shows its first line and the user's ^C, no error text",
     "281": "a Dockerfile asking for a package the suite lacks: no apt output is pasted",
 }
 
