@@ -7,7 +7,7 @@
 # Python 3.13; only apt, dpkg and bash in it), this checkout (tracked and untracked-but-not-ignored
 # files, no venv) copied to /tmp/rocm-wizard inside it -- a clone under /tmp, which the tests'
 # sandbox must handle -- entered with unshare + chroot as real root (the integration tier inside
-# builds its own roots; with AS=user it is entered with bwrap instead, see below).  Inside, as AS (root: the default; user: setup.sh's apt part as root, then
+# builds its own roots; with AS=user, pivot_root instead of chroot, see below).  Inside, as AS (root: the default; user: setup.sh's apt part as root, then
 # setup.sh and test.sh as the account "tester", which owns the clone):
 #     CI=$CI bash scripts/setup.sh
 #     CI=$CI bash scripts/test.sh -p no:cacheprovider -rfEs [PYTEST ARGS]
@@ -112,12 +112,10 @@ for run in $(seq 1 "$RUNS"); do
   echo "check-fresh-machine: $SUITE, run $run of $RUNS: setup.sh then test.sh in $CLONE as $AS (CI=$CI)" >&2
   set +e
   if [ "$AS" = user ]; then
-    # bwrap (as root: no user namespace of its own) enters with pivot_root, not chroot: the kernel
-    # refuses an unprivileged user namespace -- the tests' own bwrap as tester -- inside a chroot
-    wheels=()
-    if [ -n "$WHEELS" ]; then mkdir -p "$ROOT/opt/wheels"; wheels=(--ro-bind "$WHEELS" /opt/wheels); fi
-    bwrap --bind "$ROOT" / --dev-bind /dev /dev --proc /proc --bind /sys /sys "${wheels[@]}" \
-      --unshare-pid --die-with-parent -- /usr/bin/env -i "${env_args[@]}" /bin/bash /check-fresh-machine-inner.sh "$@"
+    # pivot_root instead of chroot: the kernel refuses an unprivileged user namespace -- the tests'
+    # own bwrap, run as tester -- inside a chroot; a fresh /proc (own PID namespace) is fully
+    # visible, so bwrap may mount its own
+    unshare --mount --pid --fork --propagation private -- /bin/sh -c "$mounts && mkdir -p '$ROOT/.oldroot' && cd '$ROOT' && pivot_root . .oldroot && umount -l /.oldroot && cd / && exec /usr/bin/env -i ${env_args[*]} /bin/bash /check-fresh-machine-inner.sh \"\$@\"" sh "$@"
   else
     unshare --mount --propagation private -- /bin/sh -c "$mounts && exec chroot '$ROOT' /usr/bin/env -i ${env_args[*]} /bin/bash /check-fresh-machine-inner.sh \"\$@\"" sh "$@"
   fi
