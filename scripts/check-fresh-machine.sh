@@ -1,29 +1,51 @@
 #!/usr/bin/env bash
-# Proves that `scripts/setup.sh` then `scripts/test.sh` pass on a fresh machine: a minimal Debian
-# root made by mmdebstrap (default bookworm = Debian 12, PEP 668; only apt, dpkg and bash in it),
-# this checkout (tracked and untracked-but-not-ignored files, no venv) and ../shared copied in,
-# entered with unshare + chroot as real root (the integration tier inside builds its own roots),
-# then, inside:
-#     CI=true bash scripts/setup.sh
-#     CI=true bash scripts/test.sh -p no:cacheprovider -rfEs [PYTEST ARGS]
-# test.sh runs setup.sh again, so a second run over an existing venv is part of the check.
+# Proves that `scripts/setup.sh` then `scripts/test.sh` pass on a fresh machine:
 #
-# Needs root, mmdebstrap and network to the Debian archive and PyPI.  Not part of CI: on a loaded
-# 2-core machine it takes about an hour.  The root is removed afterwards (KEEP=1 keeps it).
+#     sudo scripts/check-fresh-machine.sh debian12 [PYTEST ARGS]     # or debian13
 #
-#   SUITE=bookworm   the Debian suite (an Ubuntu suite needs an Ubuntu mirror: MIRROR=...)
+# A minimal Debian root made by mmdebstrap (debian12 = bookworm, Python 3.11; debian13 = trixie,
+# Python 3.13; only apt, dpkg and bash in it), this checkout (tracked and untracked-but-not-ignored
+# files, no venv) copied to /tmp/rocm-wizard inside it -- a clone under /tmp, which the tests'
+# sandbox must handle -- entered with unshare + chroot as real root (the integration tier inside
+# builds its own roots; with AS=user, pivot_root instead of chroot, see below).  Inside, as AS (root: the default; user: setup.sh's apt part as root, then
+# setup.sh and test.sh as the account "tester", which owns the clone):
+#     CI=$CI bash scripts/setup.sh
+#     CI=$CI bash scripts/test.sh -p no:cacheprovider -rfEs [PYTEST ARGS]
+# RUNS times (default 2) in the same root: the second run shows setup.sh is idempotent (it finds
+# everything in place).  Nothing of this machine is read by the tests: there is no ../shared.
+#
+# Needs root, mmdebstrap and network to the Debian archive and PyPI.  Not part of CI: the whole
+# suite inside takes about an hour on a loaded 2-core machine (pass pytest arguments for a subset).
+# The root is removed afterwards (KEEP=1 keeps it).
+#
+#   AS=root|user     who runs the suite inside (default root; as a user the integration tier and
+#                    the root-only tests cannot run: under CI=true they fail naming why)
+#   CI=true|false    CI's way (default true: a missing prerequisite or an unnamed skip fails)
+#   RUNS=N           how many times setup.sh + test.sh run in the same root (default 2)
+#   SUITE=NAME       another Debian suite than the argument's (MIRROR=... for an Ubuntu suite)
 #   MIRROR=URL       the archive to build from (default http://deb.debian.org/debian)
 #   WHEELS=DIR       wheels offered to pip inside (PIP_FIND_LINKS), e.g. a local CPU torch wheel
-#                    where PyTorch's CPU index cannot be reached (default /opt/wheels when present)
-#   SHARED=DIR       the shared field data (default ../shared)
+#                    where PyTorch's CPU index cannot be reached (default /opt/wheels when present).
+#                    The wheel must match the root's Python: cp311 for debian12, cp313 for debian13.
+#                    Without one, setup.sh takes `torch==VERSION` from PyPI: for Linux x86_64 that
+#                    is the CUDA build (about 0.5 GB, plus about 3 GB of CUDA libraries), which
+#                    also runs on a machine without a GPU.
 #   CA_BUNDLE=FILE   the CA certificates pip and Python trust inside, for a network whose TLS goes
 #                    through an inspecting proxy (default: this machine's
 #                    /etc/ssl/certs/ca-certificates.crt when present)
 set -Eeuo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
-SUITE=${SUITE:-bookworm}
+case "${1:-}" in
+  debian12) DEFAULT_SUITE=bookworm; shift ;;
+  debian13) DEFAULT_SUITE=trixie; shift ;;
+  *) echo "usage: check-fresh-machine.sh debian12|debian13 [PYTEST ARGS]" >&2; exit 64 ;;
+esac
+SUITE=${SUITE:-$DEFAULT_SUITE}
 MIRROR=${MIRROR:-http://deb.debian.org/debian}
-SHARED=${SHARED:-$REPO/../shared}
+AS=${AS:-root}
+CI=${CI:-true}
+RUNS=${RUNS:-2}
+case "$AS" in root|user) ;; *) echo "check-fresh-machine: AS is root or user" >&2; exit 64 ;; esac
 if [ -z "${WHEELS+x}" ] && [ -d /opt/wheels ]; then WHEELS=/opt/wheels; fi
 WHEELS=${WHEELS:-}
 
@@ -45,15 +67,35 @@ echo "check-fresh-machine: building a fresh $SUITE root in $ROOT" >&2
 mmdebstrap --quiet --variant=minbase --mode=root "$SUITE" "$ROOT" "$MIRROR"
 cp /etc/resolv.conf "$ROOT/etc/resolv.conf"
 
-mkdir -p "$ROOT/src/rocm-wizard"
-git -C "$REPO" ls-files -z -co --exclude-standard | tar -C "$REPO" --null -T - -cf - | tar -C "$ROOT/src/rocm-wizard" -xf -
-if [ -d "$SHARED" ]; then cp -a "$SHARED/." "$ROOT/src/shared"; fi
+CLONE=/tmp/rocm-wizard  # inside the root
+mkdir -p "$ROOT$CLONE"
+git -C "$REPO" ls-files -z -co --exclude-standard | tar -C "$REPO" --null -T - -cf - | tar -C "$ROOT$CLONE" -xf -
 
-inner='cd /src/rocm-wizard && bash scripts/setup.sh && bash scripts/test.sh -p no:cacheprovider -rfEs "$@"'
-env_args=(HOME=/root LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=xterm CI=true
+# the commands run inside: as root, setup.sh then test.sh; as a user, setup.sh's apt part as root,
+# then setup.sh and test.sh as tester (who owns the clone)
+if [ "$AS" = user ]; then
+  chroot "$ROOT" /usr/sbin/useradd --create-home --shell /bin/bash tester
+  chroot "$ROOT" /bin/chown -R tester: "$CLONE"
+  cat > "$ROOT/check-fresh-machine-inner.sh" <<EOF
+set -e
+cd $CLONE
+ROCM_WIZARD_SETUP_APT_ONLY=1 bash scripts/setup.sh
+exec setpriv --reuid=tester --regid=tester --init-groups env HOME=/home/tester USER=tester \\
+  bash -c 'bash scripts/setup.sh && exec bash scripts/test.sh -p no:cacheprovider -rfEs "\$@"' tester "\$@"
+EOF
+else
+  cat > "$ROOT/check-fresh-machine-inner.sh" <<EOF
+set -e
+cd $CLONE
+bash scripts/setup.sh
+exec bash scripts/test.sh -p no:cacheprovider -rfEs "\$@"
+EOF
+fi
+env_args=(HOME=/root LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=xterm "CI=$CI"
           PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin)
-# the root bound onto itself is a mount point, so bwrap (the tests' read-only root) works inside
-mounts="mount --bind '$ROOT' '$ROOT' && mount -t proc proc '$ROOT/proc' && mount --rbind /sys '$ROOT/sys' && mount --rbind /dev '$ROOT/dev' && mount -t tmpfs tmpfs '$ROOT/tmp'"
+# the root bound onto itself is a mount point, so bwrap (the tests' read-only root) works inside;
+# the root's /tmp stays its own directory (the clone is there)
+mounts="mount --bind '$ROOT' '$ROOT' && mount -t proc proc '$ROOT/proc' && mount --rbind /sys '$ROOT/sys' && mount --rbind /dev '$ROOT/dev'"
 if [ -n "$WHEELS" ]; then
   mkdir -p "$ROOT/opt/wheels"
   mounts="$mounts && mount --bind '$WHEELS' '$ROOT/opt/wheels' && mount -o remount,bind,ro '$ROOT/opt/wheels'"
@@ -65,10 +107,21 @@ if [ -n "$CA_BUNDLE" ]; then
     env_args+=("$v=/etc/check-fresh-machine-ca.crt")
   done
 fi
-echo "check-fresh-machine: setup.sh then test.sh inside (CI=true)" >&2
-set +e
-unshare --mount --propagation private -- /bin/sh -c "$mounts && exec chroot '$ROOT' /usr/bin/env -i ${env_args[*]} /bin/bash -c '$inner' fresh \"\$@\"" sh "$@"
-rc=$?
-set -e
-echo "check-fresh-machine: exit status $rc" >&2
+rc=0
+for run in $(seq 1 "$RUNS"); do
+  echo "check-fresh-machine: $SUITE, run $run of $RUNS: setup.sh then test.sh in $CLONE as $AS (CI=$CI)" >&2
+  set +e
+  if [ "$AS" = user ]; then
+    # pivot_root instead of chroot: the kernel refuses an unprivileged user namespace -- the tests'
+    # own bwrap, run as tester -- inside a chroot; a fresh /proc (own PID namespace) is fully
+    # visible, so bwrap may mount its own
+    unshare --mount --pid --fork --propagation private -- /bin/sh -c "$mounts && mkdir -p '$ROOT/.oldroot' && cd '$ROOT' && pivot_root . .oldroot && umount -l /.oldroot && cd / && exec /usr/bin/env -i ${env_args[*]} /bin/bash /check-fresh-machine-inner.sh \"\$@\"" sh "$@"
+  else
+    unshare --mount --propagation private -- /bin/sh -c "$mounts && exec chroot '$ROOT' /usr/bin/env -i ${env_args[*]} /bin/bash /check-fresh-machine-inner.sh \"\$@\"" sh "$@"
+  fi
+  rc=$?
+  set -e
+  echo "check-fresh-machine: $SUITE, run $run: exit status $rc" >&2
+  [ "$rc" = 0 ] || break
+done
 exit $rc

@@ -52,6 +52,10 @@ if command -v apt-get >/dev/null 2>&1; then
   fi
 fi
 
+# ROCM_WIZARD_SETUP_APT_ONLY=1: the apt packages only (scripts/check-fresh-machine.sh, as root,
+# before a user makes the venv)
+if [ "${ROCM_WIZARD_SETUP_APT_ONLY:-0}" = 1 ]; then exit 0; fi
+
 # The project venv: made once, reused after (a broken one is made again).
 if ! "$VENV/bin/python" -c 'import sys' >/dev/null 2>&1; then
   say "creating the project venv $VENV"

@@ -12,12 +12,15 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from rwtest import ci, guard, leaks  # noqa: E402
+from rwtest import ci, guard, hoststate, leaks, sandbox  # noqa: E402
 
 
 def pytest_configure(config):
     guard.install()
     leaks.install()
+    hoststate.install()
+    config.addinivalue_line("markers", "reads_host: the test's subject is this machine's own state "
+                            "(rwtest/hoststate.py's guard lets it read it)")
     try:
         from hypothesis import HealthCheck, settings
     except ImportError:  # pragma: no cover - hypothesis is a test extra
@@ -43,12 +46,30 @@ def host_guard(request):
         pytest.fail("host guard: " + "; ".join(new), pytrace=False)
 
 
+@pytest.fixture(autouse=True)
+def host_state(request, monkeypatch, tmp_path_factory):
+    """The one place tests are made blind to the host's state (rwtest/hoststate.py): the catalog
+    overlay, XDG cache/state/config, the log root and VIRTUAL_ENV point at this test's own folder;
+    a test that opens rocm-wizard's state or /etc/apt on the host fails, naming the path."""
+    hoststate.redirect(monkeypatch, str(tmp_path_factory.mktemp("host", numbered=True)))
+    start = len(hoststate.opened)
+    hoststate.watch(request.node.get_closest_marker("reads_host") is None)
+    yield
+    hoststate.watch(False)
+    new = hoststate.opened[start:]
+    del hoststate.opened[start:]
+    if new:
+        pytest.fail("opened the host's state (point it at the test's folder, or mark the test reads_host): "
+                    + "; ".join(dict.fromkeys(new)), pytrace=False)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def session_tempdir(tmp_path_factory):
     """tempfile's directory, for this process, inside pytest's own temporary directory and removed
     at the end: code under test that makes a temporary directory of its own (the demo's state
     directory...) leaves nothing in /tmp.  Child processes keep the real TMPDIR."""
     old = tempfile.tempdir
+    sandbox.readable.append(str(tmp_path_factory.getbasetemp()))  # seen read-only in rwtest.sandbox
     tempfile.tempdir = str(tmp_path_factory.mktemp("tempfile"))
     yield
     shutil.rmtree(tempfile.tempdir, ignore_errors=True)

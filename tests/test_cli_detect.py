@@ -17,8 +17,7 @@ from rwtest import ci
 from rocm_wizard import model, schema
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("ROCM_WIZARD_SHARED") or (REPO / ".." / "shared")).resolve()
-FIXTURES = sorted(p for p in (SHARED / "fixtures" / "real").glob("*") if p.is_dir()) if (SHARED / "fixtures" / "real").is_dir() else []
+FIXTURES = ci.real_fixtures()
 
 
 def cli(*args: str, cwd=None) -> subprocess.CompletedProcess:

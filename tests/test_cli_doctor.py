@@ -16,7 +16,7 @@ from rocm_wizard.exitcodes import ERROR, OK, PENDING, USAGE
 from rocm_wizard.model import to_dict
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "doctor"))
-from _doctor_systems import healthy, shared_dir  # noqa: E402
+from _doctor_systems import healthy  # noqa: E402
 
 ALLOC = "RuntimeError: CUDA error: HIPBLAS_STATUS_ALLOC_FAILED when calling `hipblasCreate(handle)`\n"
 
@@ -149,11 +149,8 @@ def test_json_path_imports_neither_rich_nor_textual(tmp_path):
     json.loads(proc.stdout)
 
 
-@pytest.mark.skipif(shared_dir() is None, reason=ci.MISSING + "../shared is not available")
 def test_real_fixture_folder_as_snapshot(capsys):
-    path = shared_dir() / "fixtures" / "real" / "021-gfx902-cezanne-apu-rocm4.3.1-arch"
-    if not path.is_dir():
-        ci.missing(f"fixture {path} not present")
+    path = ci.REAL / "021-gfx902-cezanne-apu-rocm4.3.1-arch"
     rc, doc, _ = _json_run(capsys, ["doctor", "--snapshot", str(path), "--json"])
     assert rc == PENDING
     assert "gfx-no-official-build" in [f["id"] for f in doc["findings"]]

@@ -17,7 +17,6 @@ import pytest
 from rwtest import ci
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("ROCM_WIZARD_SHARED") or (REPO / ".." / "shared")).resolve()
 WATCHED = ("textual", "rich", "torch", "jsonschema", "packaging", "distro", "pytest")
 
 RUNNER = r"""
@@ -51,10 +50,7 @@ def loaded_by(*argv: str):
 
 
 def _fixture() -> str:
-    folders = sorted((SHARED / "fixtures" / "real").glob("019-*"))
-    if not folders:
-        ci.missing(f"shared fixtures not available ({SHARED}/fixtures/real/019-*)")
-    return str(folders[0])
+    return str(ci.real_fixture("019"))
 
 
 def test_runner_sees_imports():

@@ -14,8 +14,7 @@ from typing import Dict, Optional, Sequence, Tuple
 from rocm_wizard.detect.sources import LiveSource, Raw
 
 REPO = Path(__file__).resolve().parents[2]
-SHARED = Path(os.environ.get("ROCM_WIZARD_SHARED") or (REPO / ".." / "shared")).resolve()
-REAL_FIXTURES = SHARED / "fixtures" / "real"
+REAL_FIXTURES = REPO / "tests" / "data" / "real"  # = rwtest.ci.REAL
 
 
 class FakeSource(LiveSource):

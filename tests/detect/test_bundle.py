@@ -10,6 +10,7 @@ import tarfile
 from pathlib import Path
 
 import pytest
+from rwtest import ci
 
 from rocm_wizard import limits
 from rocm_wizard.detect import bundle
@@ -24,8 +25,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-SHARED = Path(os.environ.get("ROCM_WIZARD_SHARED") or Path(__file__).resolve().parents[2] / ".." / "shared")
-REAL = SHARED / "fixtures" / "real"
+REAL = ci.REAL
 
 KFD1 = "cpu_cores_count 0\nsimd_count 192\ngfx_target_version 110000\nvendor_id 4098\ndevice_id 29772\nlocation_id 768\n"
 ROCMINFO = ("ROCk module version 6.8.5 is loaded\n=====================\nHSA System Attributes\n=====================\n"
@@ -242,9 +242,7 @@ HOST_LEVEL = ("dpkg", "dnf", "apt", "amd-smi", "rpm")
 
 
 def _folders():
-    if not REAL.is_dir():
-        return []
-    return sorted(p for p in REAL.iterdir() if (p / "labels.toml").is_file())
+    return ci.field_fixtures()
 
 
 def _base(name: str) -> str:

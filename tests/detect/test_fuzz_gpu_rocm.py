@@ -17,8 +17,7 @@ from rocm_wizard.detect.parsers import (amd_smi, apt_policy, apt_prefs, apt_sour
                                         lspci, packages, rocm_sdk, rocm_smi, rocminfo, sysfs)
 from rocm_wizard.detect.parsers import rocm_version as rv
 
-SHARED = Path(os.environ.get("ROCM_WIZARD_SHARED") or Path(__file__).resolve().parents[2] / ".." / "shared")
-REAL = SHARED / "fixtures" / "real"
+REAL = ci.REAL
 
 PARSERS = (amd_smi, apt_policy, apt_prefs, apt_sources, dkms, hipconfig, lshw, lsmod, lspci, packages, rocm_sdk, rocm_smi,
            rocminfo, sysfs)

@@ -14,8 +14,7 @@ from rwtest import ci
 from rocm_wizard.detect.parsers import amd_smi, lshw, lspci, rocm_smi, rocminfo, sysfs
 from rocm_wizard.detect.parsers._paste import bdf_from_bdfid, clean_lines, norm_bdf
 
-SHARED = Path(os.environ.get("ROCM_WIZARD_SHARED") or Path(__file__).resolve().parents[2] / ".." / "shared")
-REAL = SHARED / "fixtures" / "real"
+REAL = ci.REAL
 
 
 def real(folder_prefix: str, name: str) -> str:

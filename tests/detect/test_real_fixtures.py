@@ -1,5 +1,4 @@
-"""End to end on real systems: every folder of ``shared/fixtures/real`` and of the project's own
-``tests/data/real`` (outputs users pasted in public bug reports, with ``labels.toml`` ground truth
+"""End to end on real systems: every folder of the project's ``tests/data/real`` (outputs users pasted in public bug reports, with ``labels.toml`` ground truth
 and the source URL) through ``detect_snapshot(folder)`` must give every labelled field right.  One test per (fixture, field), so a failure names both.
 
 Fairness rules (a label is only checked when the pasted outputs can show it):
@@ -28,10 +27,7 @@ from rwtest import ci
 from rocm_wizard.detect import detect_snapshot
 from rocm_wizard.model import System
 
-from _detect_core_support import REAL_FIXTURES, REPO
 
-# the project's own real fixtures (same layout as shared/fixtures/real)
-PROJECT_FIXTURES = REPO / "tests" / "data" / "real"
 
 try:
     import tomllib  # type: ignore[import-not-found]
@@ -62,11 +58,7 @@ LABEL_SIGNATURES: Tuple[Tuple[str, str], ...] = (
 
 
 def _folders() -> List[Path]:
-    out: List[Path] = []
-    for root in (REAL_FIXTURES, PROJECT_FIXTURES):
-        if root.is_dir():
-            out += sorted(p for p in root.iterdir() if (p / "labels.toml").is_file())
-    return out
+    return ci.real_fixtures(labelled=True)
 
 
 def _labels(folder: Path) -> dict:
@@ -119,7 +111,7 @@ def _prose_ok(label: str, names: List[str]) -> Optional[bool]:
 text_of_current: List[str] = [""]
 
 
-@pytest.mark.skipif(not CASES, reason=ci.MISSING + "shared/fixtures/real not available")
+@pytest.mark.skipif(not CASES, reason=ci.MISSING + "no labelled folder in tests/data/real")
 @pytest.mark.parametrize("folder,field", CASES)
 def test_real_fixture_field(folder: Path, field: str) -> None:
     labels = _labels(folder)

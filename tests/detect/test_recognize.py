@@ -10,8 +10,7 @@ from rwtest import ci
 from rocm_wizard.detect import recognize
 from rocm_wizard.detect.sources import KIND_COMMANDS
 
-SHARED = Path(os.environ.get("ROCM_WIZARD_SHARED") or Path(__file__).resolve().parents[2] / ".." / "shared")
-REAL = SHARED / "fixtures" / "real"
+REAL = ci.REAL
 
 ROCMINFO = """\
 ROCk module is loaded

@@ -12,13 +12,6 @@ from rocm_wizard.model import (GPU, AccessInfo, AptPin, AptSource, DeviceNode, D
 RADEON = "https://repo.radeon.com"
 
 
-def shared_dir() -> Optional[Path]:
-    """../shared next to the repository (or $ROCM_WIZARD_SHARED); None when absent."""
-    env = os.environ.get("ROCM_WIZARD_SHARED")
-    cand = Path(env) if env else Path(__file__).resolve().parents[2] / ".." / "shared"
-    return cand.resolve() if cand.is_dir() else None
-
-
 def gpu(gfx: Optional[str] = "gfx1100", name: str = "AMD Radeon RX 7900 XTX", device: str = "744c",
         kind: str = "dgpu", bdf: str = "0000:03:00.0", node: int = 1, segment: str = "radeon") -> GPU:
     g = GPU(vendor_id="1002", device_id=device, pci_id=f"1002:{device}", bdf=bdf, gfx_target=gfx, name=name,

@@ -1,4 +1,4 @@
-"""The doctor over the real systems in ../shared/fixtures/real: the key findings a ROCm maintainer
+"""The doctor over the real systems in tests/data/real: the key findings a ROCm maintainer
 would expect for each (from its labels.toml), and no crash on any of them.
 
 Where a key finding depends on a value detection does not extract yet (e.g. the host ROCm release
@@ -11,19 +11,14 @@ import json
 import pytest
 from rwtest import ci
 
-from _doctor_systems import shared_dir
 from rocm_wizard.doctor import diagnose
 
-SHARED = shared_dir()
-REAL = SHARED / "fixtures" / "real" if SHARED else None
-pytestmark = pytest.mark.skipif(REAL is None or not REAL.is_dir(), reason=ci.MISSING + "../shared/fixtures/real is not available")
+REAL = ci.REAL
 
 from rocm_wizard.detect import detect_snapshot
 
 
 def _fixture_dirs():
-    if REAL is None or not REAL.is_dir():
-        return []
     return sorted(p.name for p in REAL.iterdir() if p.is_dir())
 
 

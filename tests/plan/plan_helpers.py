@@ -18,8 +18,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 SYSTEMS = HERE / "systems"
 GOLDEN = HERE / "golden"
-SHARED = Path(os.environ.get("ROCM_WIZARD_SHARED", str(REPO / ".." / "shared"))).resolve()
-FIXTURES = SHARED / "fixtures" / "real"
+FIXTURES = ci.REAL
 
 
 def run_cli(args: List[str]) -> Tuple[int, str, str]:

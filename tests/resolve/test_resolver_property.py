@@ -328,8 +328,9 @@ def test_doctor_plan_only_and_tui_agree_on_generated_systems(system):
 
 
 def _real_fixtures() -> List[Path]:
-    shared = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures" / "real"
-    return sorted(p for p in shared.iterdir() if (p / "labels.toml").is_file()) if shared.is_dir() else []
+    from rwtest import ci
+
+    return ci.real_fixtures(labelled=True)
 
 
 PLAN_SYSTEMS = sorted((Path(__file__).resolve().parents[1] / "plan" / "systems").glob("*.json"))

@@ -1,10 +1,11 @@
 """Prerequisites of the test suite: skipped on a developer's machine, a failure under ``CI=true``.
 
-Call :func:`missing` (or :func:`tool`, :func:`shared_dir`) instead of ``pytest.skip`` when a test
+Call :func:`missing` (or :func:`tool`) instead of ``pytest.skip`` when a test
 cannot run because something it needs is absent.  The skip reason starts with :data:`MISSING`; the
 root conftest turns such skips -- and pytest's "got empty parameter set" skips, which is how a
 test parametrised over ``../shared`` disappears -- into failures when ``CI`` is set, so CI names
-what is missing instead of going green with tests skipped.  Skips that say a case does not apply
+what is missing instead of going green with tests skipped.  The suite's data is in the repository
+(:data:`REAL`): a test never reads ``../shared``.  Skips that say a case does not apply
 (a field only in an issue's text...) stay skips and are listed by ``-rs``.
 """
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
-from typing import NoReturn, Optional
+from typing import List, NoReturn, Optional
 
 import pytest
 
@@ -80,21 +81,63 @@ def tool(name: str, hint: Optional[str] = None) -> str:
     return path
 
 
-def shared_path() -> Path:
-    """Where ``../shared`` (field data and real outputs) is expected: ROCM_WIZARD_SHARED or beside the checkout."""
-    return Path(os.environ.get("ROCM_WIZARD_SHARED") or (REPO / ".." / "shared")).resolve()
+# The suite's own data: every fixture a test reads is in the repository (nothing outside it is read).
+DATA = TESTS / "data"
+REAL = DATA / "real"  # real outputs users pasted, one folder per system, labels.toml with its source
 
 
-def shared_dir(sub: str = "") -> Path:
-    """``../shared`` (or a folder in it), or :func:`missing` naming the path."""
-    path = shared_path() / sub if sub else shared_path()
-    if not path.is_dir():
-        missing(f"{path} is not present (the project's shared field data; set ROCM_WIZARD_SHARED)")
-    return path
+def real_fixtures(labelled: bool = False) -> List[Path]:
+    """Every folder of ``tests/data/real`` (only those with ``labels.toml`` when ``labelled``), sorted."""
+    return sorted(p for p in REAL.iterdir() if p.is_dir() and (not labelled or (p / "labels.toml").is_file()))
+
+
+def field_fixtures() -> List[Path]:
+    """The labelled folders ``001``-``099``: the field-data set (once read from ``../shared``), whose
+    labels follow one schema that ``tests/detect/test_bundle.py`` checks in full."""
+    return [p for p in real_fixtures(labelled=True) if p.name[:3].isdigit() and int(p.name[:3]) < 100]
+
+
+def real_fixture(prefix: str) -> Path:
+    """The folder of ``tests/data/real`` whose name starts with ``prefix`` (``"021"`` or ``"021-"``)."""
+    prefix = prefix if prefix.endswith("-") or len(prefix) > 4 else prefix + "-"
+    found = [p for p in REAL.iterdir() if p.is_dir() and p.name.startswith(prefix)]
+    if len(found) != 1:
+        raise LookupError(f"{len(found)} folders of {REAL} start with {prefix!r}")
+    return found[0]
+
+
+# Skips that say a case does not apply here; under CI=true every other skip is a failure.  Each is
+# a regular expression matched at the start of the reason: add one (with why) rather than skip
+# silently.
+NAMED_SKIPS = (
+    # tests/detect/test_real_fixtures.py, test_bundle.py: a label the pasted outputs cannot show
+    r"the GPU name comes from the issue text", r"no labelled GPU name appears in the outputs",
+    r"rocm_version comes from .*, which no output shows",
+    r"(torch|HIP|triton|python) version only in the issue text",
+    r"(distribution|distribution version|kernel|CPU) only in the issue text",
+    r"the label names no known error signature",
+    # tests/doctor/test_fixtures.py: an assertion waiting on a detection feature, said so
+    r"detection does not report the host ROCm release from an? \w+ listing yet",
+    # which user runs the suite: root (CI, scripts/test.sh as root) or a developer's account
+    r"root reads everything", r"needs root to give the file another owner", r"chown needs root",
+    r"the trust checks apply to root",
+    # tests/integration/test_exec_cli.py: setuid sudo cannot work inside bwrap (no_new_privs)
+    r"bwrap sets no_new_privs",
+    # tests/test_readme_commands.py: README's --yes commands run in the Debian root tier, not here
+    r"--yes changes the machine it runs on",
+)
+
+
+def is_named_skip(reason: str) -> bool:
+    import re
+
+    bare = _bare(reason)
+    return not is_missing_reason(bare) and any(re.match(p, bare) for p in NAMED_SKIPS)
 
 
 def strict_report(rep) -> None:
-    """Under CI=true, turn a skip for a missing prerequisite into a failure that names it."""
+    """Under CI=true, turn a skip for a missing prerequisite -- or any skip whose reason is not in
+    :data:`NAMED_SKIPS` -- into a failure that names it."""
     if not in_ci() or not rep.skipped or hasattr(rep, "wasxfail"):
         return
     longrepr = rep.longrepr
@@ -102,3 +145,7 @@ def strict_report(rep) -> None:
     if is_missing_reason(reason):
         rep.outcome = "failed"
         rep.longrepr = f"CI=true, so this is a failure, not a skip: {_bare(reason)}"
+    elif not is_named_skip(reason):
+        rep.outcome = "failed"
+        rep.longrepr = (f"CI=true, so this is a failure, not a skip: its reason is not one of "
+                        f"tests/rwtest/ci.py's NAMED_SKIPS: {_bare(reason)!r}")

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import Iterable, List, Optional, Sequence
 
-from . import ci
+from . import ci, hoststate
 
 # Commands that change a system, replaced by recorders in a fake root (queries such as dpkg-query,
 # dpkg --compare-versions, curl or sudo stay real: the read-only root keeps them harmless).
@@ -27,6 +27,11 @@ CHANGING = ("apt-get", "apt", "apt-key", "usermod", "gpasswd", "groupadd", "user
             "modprobe", "systemctl", "update-initramfs", "dkms", "reboot", "shutdown")
 
 _wrappers: set = set()
+
+# What a sandboxed command must still read although ``/tmp`` is a fresh tmpfs inside: the checkout
+# and its venv (a clone may live under /tmp) and pytest's base temporary directory (the root
+# conftest adds it).  Each is bound read-only at its own path; the writable paths are bound after.
+readable: List[str] = [str(ci.REPO), sys.prefix, os.path.dirname(os.path.abspath(sys.executable))]
 
 
 def is_wrapper(path: str) -> bool:
@@ -44,12 +49,22 @@ def argv(command: Sequence[str], writable: Iterable = (), network: bool = False,
         out.append("--unshare-pid")
     if not network:
         out.append("--unshare-net")
+    for path in dict.fromkeys(os.path.realpath(p) for p in readable):
+        if _under_tmp(path) and os.path.exists(path):
+            out += ["--ro-bind", path, path]
+    for path in hoststate.MASKED:  # rocm-wizard's state on the host: an empty tmpfs inside
+        if os.path.isdir(path):
+            out += ["--tmpfs", path]
     for path in writable:
         p = os.path.realpath(str(path))
         out += ["--bind", p, p]
     if chdir:
         out += ["--chdir", chdir]
     return out + ["--", *[str(a) for a in command]]
+
+
+def _under_tmp(path: str) -> bool:
+    return path.startswith("/tmp/")  # /tmp itself stays the fresh tmpfs
 
 
 def executable(directory, program: str = sys.executable, writable: Iterable = ()) -> str:

@@ -12,7 +12,6 @@ from rwtest import ci
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
-SHARED = Path(os.environ.get("ROCM_WIZARD_SHARED") or (REPO / ".." / "shared")).resolve()
 SNAPSHOT_DIR = REPO / "snapshots"
 
 sys.path.insert(0, str(HERE))
@@ -39,8 +38,8 @@ def make_app(tmp_path):
 
 
 @pytest.fixture
-def shared_dir():
-    return ci.shared_dir()
+def real_fixture():
+    return ci.real_fixture
 
 
 # -- snapshots in snapshots/ at the repository root ------------------------------------------------

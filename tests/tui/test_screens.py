@@ -164,13 +164,13 @@ async def test_paths_recommended_first_with_why(make_app):
         await wait_for(pilot, lambda: shown(app, "Why: AMD's image rocm/pytorch"))
 
 
-async def test_paths_that_do_not_apply_are_disabled_with_the_reason(make_app, shared_dir):
+async def test_paths_that_do_not_apply_are_disabled_with_the_reason(make_app, real_fixture):
     """A real system without an AMD GPU (a user's pasted outputs): no way out applies."""
     from textual.widgets import OptionList
 
     from rocm_wizard.tui.core import Core
 
-    folder = next(shared_dir.glob("fixtures/real/013-*"))
+    folder = real_fixture("013")
     app = make_app(core=Core(snapshot=str(folder)))
     async with app.run_test(size=(80, 24)) as pilot:
         await detected(pilot)

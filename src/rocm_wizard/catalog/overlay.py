@@ -3,7 +3,8 @@ catalog and merged into it when the catalog's data files are loaded.
 
 Where it lives (:func:`path`): ``$ROCM_WIZARD_CATALOG_OVERLAY`` when set; else, for root,
 ``/var/lib/rocm-wizard/catalog-overlay.json``; else ``$XDG_CACHE_HOME/rocm-wizard/catalog-overlay.json``
-(``~/.cache/...``).  Root reads only a file owned by root that nobody else can write: root never
+(``~/.cache/...``).  ``$ROCM_WIZARD_CATALOG_OVERLAY=/dev/null`` (:func:`bundled_only`, which ``--demo``
+calls) means no overlay: the bundled catalog alone, this machine's overlay never read.  Root reads only a file owned by root that nobody else can write: root never
 acts on what another user controls.  The file is JSON with its own versioned schema
 (:data:`SCHEMA`); it is written whole by :func:`save` (atomic replace), so a failed refresh leaves
 the previous overlay as it was.  A damaged or foreign file is ignored and reported by
@@ -67,6 +68,16 @@ def path() -> str:
     return os.path.join(base, "rocm-wizard", "catalog-overlay.json")
 
 
+def bundled_only() -> None:
+    """From now on, this process and the processes it starts use the bundled catalog alone, never
+    this machine's overlay (``--demo``: the demo system's advice does not depend on the machine)."""
+    os.environ[ENV] = os.devnull
+    read.cache_clear()
+    from ._data import load
+
+    load.cache_clear()
+
+
 def problems() -> List[str]:
     read()
     return list(_problems)
@@ -83,6 +94,8 @@ def read() -> Optional[Dict[str, Any]]:
     """The overlay (cached for the process), or None when there is none or it cannot be used."""
     _problems.clear()
     p = path()
+    if p == os.devnull:  # bundled_only()
+        return None
     try:
         fd = os.open(p, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     except FileNotFoundError:

@@ -259,6 +259,9 @@ def use_demo(args: argparse.Namespace) -> Optional[int]:
     status after a message (``--yes`` and the other sub-commands would act on this machine)."""
     if not getattr(args, "demo", False):
         return None
+    from ..catalog.overlay import bundled_only
+
+    bundled_only()  # the demo's advice never depends on this machine's catalog overlay
     command = getattr(args, "command", None)
     headless = command is not None or getattr(args, "plan_only", False) or getattr(args, "dry_run", False)
     if getattr(args, "yes", False) or (command is not None and command not in DEMO_COMMANDS):
