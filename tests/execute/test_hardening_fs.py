@@ -1,0 +1,71 @@
+"""#27 (paths root reads on a user's behalf), LOW items: clear errors instead of tracebacks or hangs."""
+import os
+import threading
+
+import pytest
+
+from rocm_wizard.execute import answers
+from rocm_wizard.execute.fsutil import read_json
+
+
+def test_deeply_nested_json_is_a_clear_error(tmp_path):
+    p = tmp_path / "journal.json"
+    p.write_text("[" * 200000 + "]" * 200000)
+    with pytest.raises(ValueError, match="nested too deeply"):
+        read_json(str(p))
+
+
+def test_answers_on_a_fifo_is_refused_without_hanging(tmp_path):
+    fifo = tmp_path / "answers.toml"
+    os.mkfifo(fifo)
+    result = {}
+
+    def go():
+        try:
+            answers.load(str(fifo))
+        except answers.AnswersError as exc:
+            result["err"] = str(exc)
+
+    t = threading.Thread(target=go, daemon=True)
+    t.start()
+    t.join(30)
+    if t.is_alive():  # unblock the reader so the test process can end, then fail
+        with open(fifo, "w"):
+            pass
+        pytest.fail("answers.load blocked on a FIFO")
+    assert "not a regular file" in result["err"]
+
+
+def test_answers_from_a_device_is_refused():
+    with pytest.raises(answers.AnswersError, match="not a regular file"):
+        answers.load("/dev/zero")
+
+
+def test_answers_file_over_the_cap_is_refused(tmp_path):
+    p = tmp_path / "answers.toml"
+    p.write_text("# x\n" * (answers.MAX_BYTES // 4 + 10))
+    with pytest.raises(answers.AnswersError, match="larger than"):
+        answers.load(str(p))
+
+
+def test_answers_small_regular_file_still_loads(tmp_path):
+    p = tmp_path / "answers.toml"
+    p.write_text("# nothing chosen\n")
+    assert answers.load(str(p)) == {}
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-1", "-inf"])
+@pytest.mark.parametrize("command", ["apply", "resume"])
+def test_lock_timeout_refuses_non_finite_and_negative(command, value, capsys):
+    from rocm_wizard import cli, exitcodes
+
+    with pytest.raises(SystemExit) as stop:
+        cli.build_parser(command).parse_args([command, "--lock-timeout", value])
+    assert stop.value.code == exitcodes.USAGE == 64
+    assert "lock-timeout" in capsys.readouterr().err
+
+
+def test_lock_timeout_accepts_a_finite_value():
+    from rocm_wizard import cli
+
+    assert cli.build_parser("resume").parse_args(["resume", "--lock-timeout", "5"]).lock_timeout == 5.0
