@@ -69,3 +69,14 @@ def test_lock_timeout_accepts_a_finite_value():
     from rocm_wizard import cli
 
     assert cli.build_parser("resume").parse_args(["resume", "--lock-timeout", "5"]).lock_timeout == 5.0
+
+
+def test_oversized_v4_key_packet_is_a_refusal_not_an_internal_error():
+    import struct
+
+    from rocm_wizard.plan import openpgp
+
+    body = bytes([4]) + struct.pack(">I", 1700000000) + bytes([1]) + b"\0" * 70000
+    packet = bytes((0xC0 | 6, 0xFF)) + struct.pack(">I", len(body)) + body  # new-format tag 6, 5-octet length
+    with pytest.raises(openpgp.KeyFormatError, match="longer than 65535"):
+        openpgp.read_keys(packet)
