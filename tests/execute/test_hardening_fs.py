@@ -80,3 +80,23 @@ def test_oversized_v4_key_packet_is_a_refusal_not_an_internal_error():
     packet = bytes((0xC0 | 6, 0xFF)) + struct.pack(">I", len(body)) + body  # new-format tag 6, 5-octet length
     with pytest.raises(openpgp.KeyFormatError, match="longer than 65535"):
         openpgp.read_keys(packet)
+
+
+def test_catalog_status_prints_learnt_python_tags_without_control_sequences(monkeypatch, capsys):
+    import argparse
+
+    from rocm_wizard.catalog import overlay
+    from rocm_wizard.commands import catalog
+
+    # packaging 23.0 takes a wheel file name's python tag as written: a hostile index can name a
+    # wheel whose tag carries an escape sequence, and the overlay keeps it
+    evil = "cp312\x1b]0;owned\x07\x1b[2J"
+    ov = {"created": "2026-11-26", "sources": {}, "warnings": [],
+          "torch": [{"version": "9.9.9", "index": "rocm9.9", "python_tags": [evil], "source": "x\x1b[31m"}]}
+    monkeypatch.setattr(overlay, "read", lambda: ov)
+    monkeypatch.setattr(overlay, "problems", lambda: [])
+    monkeypatch.setattr(overlay, "stale_warning", lambda *a, **k: None)
+    assert catalog.status(argparse.Namespace(json=False)) == 0
+    out = capsys.readouterr().out
+    assert "torch 9.9.9+rocm9.9" in out and "cp312" in out
+    assert "\x1b" not in out and "\x07" not in out
