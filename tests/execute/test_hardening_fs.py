@@ -100,3 +100,31 @@ def test_catalog_status_prints_learnt_python_tags_without_control_sequences(monk
     out = capsys.readouterr().out
     assert "torch 9.9.9+rocm9.9" in out and "cp312" in out
     assert "\x1b" not in out and "\x07" not in out
+
+
+def test_run_lock_on_a_full_disk_is_a_message_not_a_traceback(tmp_path, monkeypatch):
+    import errno
+    import io
+
+    from rocm_wizard.execute import paths
+
+    real_fdopen = os.fdopen
+
+    class Full(io.TextIOWrapper):
+        def flush(self):  # what a 100%-full file system answers when the pid line reaches it
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+        def close(self):
+            try:
+                super().flush()
+            except OSError:
+                pass
+            self.detach().close()
+
+    def fdopen(fd, mode="r", *a, **k):
+        return Full(real_fdopen(fd, "rb+", buffering=0)) if mode == "r+" else real_fdopen(fd, mode, *a, **k)
+
+    monkeypatch.setattr(os, "fdopen", fdopen)
+    base = tmp_path / "log"
+    msg = paths.take_run_lock(str(base))
+    assert msg is not None and "No space left on device" in msg, msg
