@@ -190,5 +190,9 @@ def status(args: argparse.Namespace) -> int:
                    f" device packages for {', '.join(a.get('device_gfx', [])) or '-'}")
     for w in warnings:
         out.append(f"warning: {w}")
-    print("\n".join(out))
+    from ..termsafe import clean_line
+
+    # every line carries what a refresh read from the network (a learnt Python tag from a wheel's
+    # file name, an index name): no terminal control sequence reaches the terminal
+    print("\n".join(clean_line(line) for line in out))
     return OK

@@ -20,12 +20,23 @@ import time
 from .. import exitcodes
 
 
+
+def _seconds(text: str) -> float:
+    """A finite number of seconds in 0..86400 (nan, inf and negatives are refused: exit 64)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not (0 <= value <= 86400):
+        raise argparse.ArgumentTypeError(f"must be between 0 and 86400 seconds: {text!r}")
+    return value
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("run", nargs="?", default=None, metavar="RUN",
                         help="run id or run directory (default: the latest run)")
     parser.add_argument("--follow", action="store_true", help="follow a run that is still going; change nothing")
     parser.add_argument("--no-verify", action="store_true", help="skip the GPU smoke test after the last step")
-    parser.add_argument("--lock-timeout", type=float, default=600.0, metavar="S",
+    parser.add_argument("--lock-timeout", type=_seconds, default=600.0, metavar="S",
                         help="wait this long for another package manager to release the dpkg lock, and for a "
                              "command the interrupted run left running to finish (default 600)")
 

@@ -43,11 +43,25 @@ class AnswersError(ValueError):
     pass
 
 
+MAX_BYTES = 1 << 20
+
+
 def load(path: str) -> Dict[str, Any]:
     """The answers in ``path`` as Choices keyword arguments; AnswersError with a plain message."""
+    import os
+    import stat
+
     try:
-        with open(path, "rb") as fh:
-            data = _toml.load(fh)
+        # Never blocks on a FIFO (O_NONBLOCK), never follows on into a device: a regular file only,
+        # and no more than MAX_BYTES of it (an answers file is a few hundred bytes).
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        with open(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                raise AnswersError(f"answers file {path} is not a regular file")
+            raw = fh.read(MAX_BYTES + 1)
+        if len(raw) > MAX_BYTES:
+            raise AnswersError(f"answers file {path} is larger than {MAX_BYTES} bytes")
+        data = _toml.loads(raw.decode("utf-8"))
     except FileNotFoundError:
         raise AnswersError(f"answers file {path} does not exist") from None
     except OSError as exc:

@@ -30,3 +30,5 @@ def read_json(path: str) -> Any:
         raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from None
     except ValueError as exc:
         raise ValueError(f"{path} is damaged (not JSON: {exc})") from None
+    except RecursionError:
+        raise ValueError(f"{path} is damaged (nested too deeply to be a rocm-wizard file)") from None

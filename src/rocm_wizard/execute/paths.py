@@ -251,9 +251,16 @@ def take_run_lock(root: Optional[str] = None) -> Optional[str]:
         who = _holder(fh.read(200))
         fh.close()
         return f"another rocm-wizard run is in progress ({who}); wait for it, or follow it: rocm-wizard resume --follow"
-    fh.seek(0)
-    fh.truncate()
-    fh.write(f"pid {os.getpid()} start {proc_start(os.getpid())}\n")
-    fh.flush()
+    try:
+        fh.seek(0)
+        fh.truncate()
+        fh.write(f"pid {os.getpid()} start {proc_start(os.getpid())}\n")
+        fh.flush()
+    except OSError as exc:  # a full log disk (ENOSPC), a quota: a clear refusal, not a traceback
+        try:
+            fh.close()
+        except OSError:
+            pass
+        return f"cannot write under {base}: {exc.strerror or exc} (free some space there and run again)"
     _HELD.append(fh)
     return None

@@ -170,6 +170,8 @@ def _fingerprint(body: bytes) -> Tuple[int, str, int]:
     if version in (2, 3):
         raise KeyFormatError("v3 keys are not supported (obsolete)")
     if version == 4:
+        if len(body) > 0xFFFF:  # v4 fingerprints hash a two-octet length (RFC 4880 12.2)
+            raise KeyFormatError(f"v4 public key packet of {len(body)} bytes is longer than 65535")
         digest = hashlib.sha1(b"\x99" + struct.pack(">H", len(body)) + body).hexdigest()
     elif version == 5:
         digest = hashlib.sha256(b"\x9a" + struct.pack(">I", len(body)) + body).hexdigest()
