@@ -24,3 +24,11 @@ def test_inferred_window_is_unknown_not_satisfied():
     c = check_driver_window(_facts("5.6"), "5.5", "x")
     assert c.verdict == UNKNOWN
     assert "inferred" in c.detail
+
+
+def test_older_train_than_table_is_outside_for_newer_user_space():
+    # a 4.x/5.x driver is older than the oldest documented train (5.7, up to 6.1): 7.2 is outside
+    for train in ("4.5", "5.0"):
+        assert check_driver_window(_facts(train), "7.2", "x").verdict == VIOLATED
+    # inside the range the older documented trains cover, it stays unknown
+    assert check_driver_window(_facts("5.0"), "5.2", "x").verdict == UNKNOWN
