@@ -137,6 +137,15 @@ def in_window(train: Optional[str], user_space: object) -> Tuple[Optional[bool],
                 return None, "unknown"
             ok = _v(str(e["user_min"])) <= _v(series) <= _v(str(e["user_max"]))
             return ok, str(e.get("status", "unknown"))
+    # a train older than every documented one (a 4.x/5.x driver): AMD's windows only move forward with
+    # the train, so user space past the oldest documented train's end is outside its window too
+    try:
+        docs = [e for e in w.get("driver", []) if e.get("status") == "documented"]
+        oldest = min(docs, key=lambda e: _v(str(e["train"])))
+        if _v(train) < _v(str(oldest["train"])) and _v(series) > _v(str(oldest["user_max"])):
+            return False, "documented"
+    except (ValueError, TypeError):
+        pass
     return None, "unknown"
 
 

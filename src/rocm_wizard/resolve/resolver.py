@@ -91,6 +91,11 @@ def check_driver_window(facts: Facts, user_space: str, what: str) -> Check:
     if ok is None:
         return _check("driver-window", UNKNOWN, f"driver train {facts.driver_train} ({facts.driver_source}); AMD's "
                       f"table does not say whether it supports ROCm {user_space} user space")
+    if ok and status != "documented":
+        # an inferred window (AMD's table does not list this train) is not proof: unknown, not satisfied (#21)
+        return _check("driver-window", UNKNOWN, f"{what} brings ROCm {user_space} user space; the host's amdgpu "
+                      f"driver train {facts.driver_train} ({facts.driver_source}) is taken to support {span}, but "
+                      f"that window is {status}, not in AMD's table")
     verdict = SATISFIED if ok else VIOLATED
     return _check("driver-window", verdict, f"{what} brings ROCm {user_space} user space; the host's amdgpu driver "
                   f"train {facts.driver_train} ({facts.driver_source}) supports {span} ({status})")
