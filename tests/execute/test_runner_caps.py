@@ -3,8 +3,6 @@ in root's memory nor fills run.log)."""
 from __future__ import annotations
 
 import io
-import json
-import resource
 import subprocess
 import sys
 
