@@ -81,7 +81,10 @@ def follow(run_dir: str, journal_path: str, poll: float = 0.5, out=None) -> int:
     out = out or sys.stdout
     console = os.path.join(run_dir, "console.log")
     source = console if os.path.exists(console) else os.path.join(run_dir, "run.log")
+    from ..termsafe import clean
+
     pos = 0
+    pending = ""
     state = "running"
     while True:
         try:
@@ -92,8 +95,16 @@ def follow(run_dir: str, journal_path: str, poll: float = 0.5, out=None) -> int:
         except OSError:
             chunk = ""
         if chunk:
-            out.write(chunk)
-            out.flush()
+            pending += chunk
+            cut = pending.rfind("\n") + 1  # whole lines only: a sequence split across reads is still seen whole
+            if cut:
+                out.write(clean(pending[:cut]))
+                out.flush()
+                pending = pending[cut:]
+            if len(pending) > 1 << 20:  # a partial line that never ends: print it cleaned, bounded
+                out.write(clean(pending))
+                out.flush()
+                pending = ""
         try:
             j = Journal.load(journal_path)
             state = j.state
@@ -109,7 +120,7 @@ def follow(run_dir: str, journal_path: str, poll: float = 0.5, out=None) -> int:
             try:
                 with open(source, "r", encoding="utf-8", errors="replace") as fh:
                     fh.seek(pos)
-                    out.write(fh.read())
+                    out.write(clean(pending + fh.read()))
                     out.flush()
             except OSError:
                 pass

@@ -1,0 +1,43 @@
+"""#27 finding 8: the executor reads a child's output in capped chunks (a huge line neither sits
+in root's memory nor fills run.log)."""
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+
+from rocm_wizard.execute import runner as rn
+from rocm_wizard.execute.runlog import RunLog
+
+
+def test_a_huge_line_is_capped_in_memory_and_in_run_log(tmp_path):
+    # 96 MiB on one line, in a child process so that its peak memory is measured apart from ours
+    code = f"""
+import resource, sys
+sys.path[:0] = {sys.path!r}
+from rocm_wizard.execute.runner import Runner, MAX_KEEP
+from rocm_wizard.execute.runlog import RunLog
+log = RunLog({str(tmp_path)!r}, console=open('/dev/null', 'w'))
+res = Runner(log)(['python3', '-c', "import sys\\nfor _ in range(96): sys.stdout.buffer.write(b'x' * (1 << 20))\\nprint('\\\\nafter')"])
+log.close()
+print(res.rc, len(res.stdout), MAX_KEEP, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    rc, kept, cap, maxrss_kib = map(int, out.stdout.split())
+    assert rc == 0 and kept <= cap
+    assert maxrss_kib < 80 * 1024  # readline held the whole 96 MiB line (and copies of it)
+    text = (tmp_path / "run.log").read_text()
+    assert len(text) < 1024 * 1024
+    assert "more bytes of this line not logged" in text
+    assert "| after" in text  # lines after the huge one are still logged
+
+
+def test_total_logged_output_per_stream_is_capped(tmp_path, monkeypatch):
+    monkeypatch.setattr(rn, "LOG_STREAM_MAX", 10_000)
+    log = RunLog(str(tmp_path), console=io.StringIO())
+    res = rn.Runner(log)(["sh", "-c", "i=0; while [ $i -lt 3000 ]; do echo line-$i; i=$((i+1)); done"])
+    log.close()
+    assert res.rc == 0 and "line-2999" in res.stdout
+    text = (tmp_path / "run.log").read_text()
+    assert "the rest is not logged" in text and "line-2999" not in text and "| line-0" in text
