@@ -26,7 +26,9 @@ print(res.rc, len(res.stdout), MAX_KEEP, resource.getrusage(resource.RUSAGE_SELF
     assert out.returncode == 0, out.stderr
     rc, kept, cap, maxrss_kib = map(int, out.stdout.split())
     assert rc == 0 and kept <= cap
-    assert maxrss_kib < 80 * 1024  # readline held the whole 96 MiB line (and copies of it)
+    # readline held the whole 96 MiB line and copies of it (about 500 MiB here); chunks keep it to the
+    # interpreter and its imports (under 30 MiB alone, about 110 MiB with a test session's sys.path)
+    assert maxrss_kib < 200 * 1024
     text = (tmp_path / "run.log").read_text()
     assert len(text) < 1024 * 1024
     assert "more bytes of this line not logged" in text

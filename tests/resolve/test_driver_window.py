@@ -19,11 +19,19 @@ def test_documented_window_violated():
     assert check_driver_window(_facts("5.7"), "6.4", "x").verdict == VIOLATED
 
 
-def test_inferred_window_is_unknown_not_satisfied():
-    # compat.toml: train 5.6 supports 5.4-6.0, inferred only
+def test_inferred_window_is_unknown_not_satisfied(monkeypatch):
+    # every window of compat.toml is documented today (the errata of 2026-11-26 corrected 5.3-5.6):
+    # a window only inferred -- as a catalog refresh or a new train may bring -- must not satisfy
+    from rocm_wizard.catalog import compat
+
+    real = compat.in_window
+    monkeypatch.setattr(compat, "in_window",
+                        lambda train, user: (real(train, user)[0], "inferred") if train == "5.6" else real(train, user))
+    assert compat.in_window("5.6", "5.5") == (True, "inferred")
     c = check_driver_window(_facts("5.6"), "5.5", "x")
     assert c.verdict == UNKNOWN
     assert "inferred" in c.detail
+    assert check_driver_window(_facts("5.7"), "6.0", "x").verdict == SATISFIED  # a documented one still decides
 
 
 def test_older_train_than_table_is_outside_for_newer_user_space():
