@@ -146,3 +146,51 @@ def test_a_venv_two_accounts_control_is_refused(wroot, pyindex):
     verify = wizard.run(root, "verify", "--json", "--venv", venv)
     assert verify.returncode == 1 and "two accounts control" in verify.stderr, verify.stderr
     assert started_as(root) == []
+
+
+SECRET = "ROOT-ONLY-SECRET-5f3a"
+
+
+def plant_activate_link(root):
+    """alice makes her venv's bin/activate a link to a file only root can read."""
+    root.write("/root/secret.txt", SECRET + "\n", mode=0o600)
+    os.chmod(root.host_path("/root/secret.txt"), 0o600)
+    root.run(["ln", "-sfn", "/root/secret.txt", VENV + "/bin/activate"], user="alice", check=True)
+
+
+def copies_of_the_secret(root):
+    found = []
+    for top in ("/home/alice", "/tmp"):
+        for d, _dirs, files in os.walk(root.host_path(top)):
+            for name in files:
+                path = os.path.join(d, name)
+                if os.path.islink(path):
+                    continue
+                try:
+                    with open(path, "rb") as fh:
+                        if SECRET.encode() in fh.read():
+                            found.append(path)
+                except OSError:
+                    continue
+    return found
+
+
+def test_a_linked_activate_is_not_read_for_its_owner(wroot, pyindex):
+    """bin/activate is alice's: a root run reads it as alice, so a link to a root-only file gives
+    her no copy of it (--yes, and the script with and without DRY_RUN=1)."""
+    root = wroot
+    alice_venv(root, pyindex)
+    plant_activate_link(root)
+    res = wizard.run(root, "--yes", "--no-verify", *torch_args(pyindex, VENV))
+    assert copies_of_the_secret(root) == [], res.stderr
+    assert res.returncode == 1 and "not a regular file" in res.stderr, res.stderr
+    assert os.path.islink(root.host_path(VENV + "/bin/activate"))
+
+    plant_activate_link(root)
+    script = make_script(root, *torch_args(pyindex, VENV))
+    for env in ({"DRY_RUN": "1"}, None):
+        out = run_script(root, script, env=env)
+        assert copies_of_the_secret(root) == [], out.stderr
+        assert SECRET not in out.stdout + out.stderr
+        assert out.returncode != 0 and "cannot read" in out.stderr, out.stderr
+        assert os.path.islink(root.host_path(VENV + "/bin/activate"))

@@ -190,6 +190,30 @@ class Context:
         except OwnerError as exc:
             raise StepError(str(exc)) from None
 
+    def read_as(self, user: Optional[str], path: str) -> Tuple[Optional[bytes], Optional[int]]:
+        """Content and mode of the regular file ``path`` read as ``user`` (a venv's owner) when this
+        run is root, so that no link they planted shows root's files to them; (None, None) when it
+        does not exist.  Raises :class:`StepError` for a link or anything but a regular file."""
+        if not user or user == "root" or self.euid != 0:
+            data = self.read_bytes(path)
+            if data is None:
+                return None, None
+            try:
+                return data, os.stat(self.p(path)).st_mode & 0o7777
+            except OSError as exc:
+                raise StepError(f"cannot read {path}: {exc.strerror or exc}") from None
+        from ..runas import state_as
+
+        try:
+            kind, mode, data = state_as(user, self.p(path))
+        except OSError as exc:
+            raise StepError(f"cannot read {path} as {user}: {exc.strerror or exc}") from None
+        if kind == "absent":
+            return None, None
+        if kind != "file":
+            raise StepError(f"{path} is not a regular file (a {kind}); not reading it for {user}")
+        return data, mode
+
     def read_text(self, path: str) -> Optional[str]:
         try:
             data = self.read_bytes(path)

@@ -231,15 +231,25 @@ rw_undo_files() {
   RW_UNDO=()
 }
 
-# rw_with_block FILE BLOCK: sets RW_NEW to FILE without an earlier rocm-wizard block, then BLOCK
+# rw_with_block FILE BLOCK [USER]: sets RW_NEW to FILE without an earlier rocm-wizard block, then
+# BLOCK; with USER (a venv's owner) FILE is read as USER and must be a regular file, not a link:
+# root never reads a user's file for them
 rw_with_block() {
-  local line skip=0
+  local line skip=0 text
   RW_NEW=''
+  if [[ -n ${3:-} ]]; then
+    text=$(rw_user_run "$3" sh -c 'if [ -L "$1" ] || [ ! -f "$1" ]; then exit 3; fi; cat -- "$1" && printf x' sh "$1") ||
+      rw_die "cannot read $1 as $3 (a link, not a regular file, or not readable by $3)"
+    text=${text%x}
+  else
+    text=$(cat -- "$1" && printf x) || rw_die "cannot read $1"
+    text=${text%x}
+  fi
   while IFS= read -r line || [[ -n $line ]]; do
     if [[ $line == '# >>> rocm-wizard >>>' ]]; then skip=1; continue; fi
     if [[ $line == '# <<< rocm-wizard <<<' ]]; then skip=0; continue; fi
     if [[ $skip == 0 ]]; then RW_NEW+="${line}"$'\n'; fi
-  done <"$1"
+  done < <(printf '%s' "$text")
   RW_NEW+=$2
 }
 
