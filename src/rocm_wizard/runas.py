@@ -70,7 +70,8 @@ def run_as(user: Optional[str], script: str, *args: str, input: bytes = b"") -> 
     env = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL": "C"}
     try:
         proc = subprocess.run(as_user(["sh", "-c", script, "sh"] + list(args), user), input=input, env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120, check=False)
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120, check=False,
+                              start_new_session=True)  # no controlling terminal: root's is not lent
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise OSError(f"cannot run as {user}: {exc}") from None
     if proc.returncode != 0:

@@ -46,7 +46,8 @@ def run_local(argv: Sequence[str], input: Optional[bytes] = None, env: Optional[
     try:
         proc = subprocess.run(list(argv), input=input, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               env=env, timeout=timeout or DEFAULT_TIMEOUT, check=False,
-                              stdin=None if input is not None else subprocess.DEVNULL)
+                              stdin=None if input is not None else subprocess.DEVNULL,
+                              start_new_session=True)  # no controlling terminal for what runs as a user
     except subprocess.TimeoutExpired as exc:
         return CommandResult(tuple(argv), decode(exc.stdout or b""), decode(exc.stderr or b""), None,
                              f"{exe}: timed out after {timeout or DEFAULT_TIMEOUT:g}s", time.monotonic() - start)

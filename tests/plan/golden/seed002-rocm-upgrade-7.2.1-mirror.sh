@@ -98,12 +98,18 @@ rw_run() {
   "$@"
 }
 # rw_user_run USER CMD...: run CMD now as USER (root drops to USER; anyone else runs it as itself),
-# dry runs included: for what only reads, like the checks that run a venv's interpreter
+# dry runs included: for what only reads, like the checks that run a venv's interpreter.  The
+# user's process gets a session of its own, with no controlling terminal, and not root's terminal
+# on stdin: it cannot push keystrokes into root's shell (TIOCSTI) nor read what root types
 rw_user_run() {
   local user=$1
   shift
   if [[ $EUID -eq 0 && -n $user && $user != root ]]; then
-    runuser -u "$user" -- "$@"
+    if [[ -t 0 ]]; then
+      setsid -w runuser -u "$user" -- "$@" </dev/null
+    else
+      setsid -w runuser -u "$user" -- "$@"
+    fi
   else
     "$@"
   fi
