@@ -138,20 +138,55 @@ def venv_owner(venv: str, name_of: Callable[[int], Optional[str]], shown: Option
 
 
 def interpreter_owner(python: str, name_of: Callable[[int], Optional[str]]) -> str:
-    """The account that runs ``python`` under a root run: the venv's owner when it is a venv's
-    ``bin/python`` (the rule of :func:`venv_owner`), else the owner of the file it resolves to."""
-    venv = os.path.dirname(os.path.dirname(os.path.abspath(python)))
-    if os.path.isfile(os.path.join(venv, "pyvenv.cfg")):
-        return venv_owner(venv, name_of)
-    try:
-        uid = os.stat(python).st_uid
-    except OSError as exc:
-        raise OwnerError(f"cannot read the owner of {python}: {exc.strerror or exc}") from None
-    name = "root" if uid == 0 else name_of(uid)
-    if not name:
-        raise OwnerError(f"{python} belongs to user id {uid}, which has no account here: rocm-wizard will not run it "
-                         "as root")
-    return name
+    """The account that runs ``python`` under a root run, judged by the path as given (what
+    CPython itself looks at), not only by the file it resolves to: CPython reads a ``pyvenv.cfg``
+    beside the executable as invoked, or one directory up, and takes its prefix (and so its
+    site-packages and ``.pth`` files) from there.  So: a venv found that way is judged by the rule
+    of :func:`venv_owner`; besides, the path as given (the link itself), the file it resolves to,
+    its directory and that directory's parent must belong to root or to one other account, which
+    then runs it; when they are all root's, none of those directories may be writable by others
+    (they could put a ``pyvenv.cfg`` there)."""
+    given = os.path.abspath(python)
+    here = os.path.dirname(given)
+    up = os.path.dirname(here)
+    owner_name: Optional[str] = None
+    for d in (here, up):
+        if os.path.lexists(os.path.join(d, "pyvenv.cfg")):
+            owner_name = venv_owner(d, name_of)
+            break
+    uids = {}
+    for path, follow in ((given, False), (given, True), (here, False), (up, False)):
+        try:
+            st = os.stat(path, follow_symlinks=follow)
+        except OSError as exc:
+            raise OwnerError(f"cannot read the owner of {path}: {exc.strerror or exc}") from None
+        uids[path if not follow else os.path.realpath(path)] = st
+    others = {st.st_uid for st in uids.values() if st.st_uid != 0}
+    if owner_name is not None and owner_name != "root":
+        allowed = {uid for uid in others if name_of(uid) == owner_name}
+        if others - allowed:
+            who = ", ".join(name_of(u) or f"user id {u}" for u in sorted(others - allowed))
+            raise OwnerError(f"{python} is in a venv of {owner_name} but its path also belongs to {who}: rocm-wizard "
+                             "will not run an interpreter that two accounts control")
+        return owner_name
+    if len(others) > 1 or (owner_name == "root" and others):
+        who = ", ".join(name_of(u) or f"user id {u}" for u in sorted(others))
+        raise OwnerError(f"{python}: its path (the file, the link, its directory or the one above) belongs to "
+                         f"{who}{' and root' if owner_name == 'root' else ''}: rocm-wizard will not run an "
+                         "interpreter that two accounts control")
+    if others:
+        uid = others.pop()
+        name = name_of(uid)
+        if not name:
+            raise OwnerError(f"{python} belongs to user id {uid}, which has no account here: rocm-wizard will not "
+                             "run it as root")
+        return name
+    for d in (here, up):
+        st = uids[d]
+        if st.st_mode & stat.S_IWOTH or (st.st_mode & stat.S_IWGRP and st.st_gid != 0):
+            raise OwnerError(f"{d} can be changed by other users (mode {stat.S_IMODE(st.st_mode):o}) and Python reads "
+                             f"a pyvenv.cfg there when it starts as {python}: rocm-wizard will not run it as root")
+    return "root"
 
 
 def system_name_of(uid: int) -> Optional[str]:

@@ -113,3 +113,35 @@ def test_the_owner_write_is_whole_and_makes_the_directory(tmp_path):
     assert dest.read_bytes() == b"x==1\n" and oct(dest.stat().st_mode & 0o777) == "0o640"
     assert [p.name for p in dest.parent.iterdir()] == ["freeze.txt"]  # no temporary file left
     assert as_user(["id"], "root") == ["id"] and as_user(["id"], None) == ["id"]
+
+
+def test_an_interpreter_is_judged_by_the_path_as_given(tmp_path):
+    """alice's ~/x/python3 is a link to the system interpreter, with a pyvenv.cfg beside it: Python
+    started as ~/x/python3 takes its prefix (site-packages, .pth files) from ~/x, so it is hers."""
+    real = tmp_path / "usr" / "bin"
+    real.mkdir(parents=True)
+    sys_py = real / "python3"
+    sys_py.write_text("#!/bin/sh\n")
+    sys_py.chmod(0o755)
+    home = tmp_path / "alice"
+    x = home / "x"
+    (x / "lib" / "python3.11" / "site-packages").mkdir(parents=True)
+    (x / "pyvenv.cfg").write_text(f"home = {real}\n")
+    (x / "python3").symlink_to(sys_py)
+    for d, _dirs, files in os.walk(home):
+        os.chown(d, ALICE, ALICE)
+        for f in files:
+            os.lchown(os.path.join(d, f), ALICE, ALICE)
+    assert interpreter_owner(str(x / "python3"), NAMES.get) == "alice"
+    (x / "pyvenv.cfg").unlink()  # even without one: she can put it there at any time
+    assert interpreter_owner(str(x / "python3"), NAMES.get) == "alice"
+    assert interpreter_owner(str(sys_py), NAMES.get) == "root"
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o1777)  # anyone may drop a pyvenv.cfg beside a root-owned link there
+    (shared / "python3").symlink_to(sys_py)
+    with pytest.raises(OwnerError, match="can be changed by other users"):
+        interpreter_owner(str(shared / "python3"), NAMES.get)
+    os.chown(home, BOB, BOB)  # two accounts on the way
+    with pytest.raises(OwnerError, match="two accounts"):
+        interpreter_owner(str(x / "python3"), NAMES.get)
