@@ -24,7 +24,7 @@ from __future__ import annotations
 import glob
 import os
 import stat
-from typing import Callable, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 # A file written as another user: the same temporary-file-and-rename as rocm_wizard.fsutil, done by
 # a shell running as that user, so that every path on the way is resolved with that user's rights
@@ -44,6 +44,32 @@ REMOVE_AS_SH = 'if [ -d "$1" ] && [ ! -L "$1" ]; then exit 3; fi; rm -f -- "$1"'
 LINK_AS_SH = 'ln -sfn -- "$2" "$1.rocm-wizard-rollback" && mv -Tf -- "$1.rocm-wizard-rollback" "$1"'
 # Rename the directory PATH to NEW (which must not exist), as that user.  Arguments: PATH NEW.
 MOVE_AS_SH = 'if [ -e "$2" ] || [ -L "$2" ]; then exit 3; fi; mv -T -- "$1" "$2"'
+
+
+# What a process run as a venv's owner gets of root's environment: what pip, uv and the GPU stack
+# need, nothing else (root's HF_TOKEN, cloud keys, RW_MIRROR_PASSWORD stay root's).  Index
+# credentials reach pip/uv the way they already do: in the command's own environment or input.
+OWNER_ENV_NAMES = frozenset({
+    "PATH", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "TERM",
+    "http_proxy", "https_proxy", "no_proxy", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY", "all_proxy",
+    "SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "PIP_CERT", "UV_NATIVE_TLS",
+    "TORCH_BLAS_PREFER_HIPBLASLT", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES",
+    "HSA_ENABLE_SDMA", "HSA_OVERRIDE_GFX_VERSION", "AMD_LOG_LEVEL", "ROC_ENABLE_PRE_VEGA",
+})
+DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+
+def owner_env(environ: Dict[str, str], extra: Optional[Dict[str, str]] = None) -> Dict[str, str]:
+    """The environment of a process run as another user by a root run: the names of
+    :data:`OWNER_ENV_NAMES` from ``environ`` (a proxy URL with credentials in it is left out), then
+    ``extra`` (what the command itself needs, set by rocm-wizard)."""
+    out = {}
+    for k, v in environ.items():
+        if k in OWNER_ENV_NAMES and not (k.lower().endswith("_proxy") and "@" in v):
+            out[k] = v
+    out.setdefault("PATH", DEFAULT_PATH)
+    out.update(extra or {})
+    return out
 
 
 class OwnerError(Exception):

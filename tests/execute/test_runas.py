@@ -145,3 +145,42 @@ def test_an_interpreter_is_judged_by_the_path_as_given(tmp_path):
     os.chown(home, BOB, BOB)  # two accounts on the way
     with pytest.raises(OwnerError, match="two accounts"):
         interpreter_owner(str(x / "python3"), NAMES.get)
+
+
+SECRETS = {"HF_TOKEN": "hf_root", "AWS_SECRET_ACCESS_KEY": "aws_root", "RW_MIRROR_PASSWORD": "pw_root",
+           "PIP_EXTRA_INDEX_URL": "https://root:pw@example.invalid/simple",
+           "https_proxy": "http://root:pw@proxy.invalid:3128"}
+
+
+def test_the_owners_commands_get_none_of_roots_secrets(tmp_path):
+    """Executor: a command run as the venv's owner gets a minimal environment (plus what the step
+    passes, like the index URL), a command of root's own keeps root's."""
+    seen = []
+
+    def runner(argv, input=None, env=None, timeout=None):
+        seen.append((list(argv), dict(env or {})))
+        return CommandResult(tuple(argv), "", "", 0, None, 0.0)
+
+    env = dict(SECRETS, PATH="/usr/bin:/bin", HIP_VISIBLE_DEVICES="0", http_proxy="http://proxy.invalid:3128")
+    ctx = Context(root=str(tmp_path), runner=runner, euid=0, env=env)
+    ctx.run(["pip", "install", "x"], user="alice", env={"PIP_INDEX_URL": "https://u:p@idx.invalid/simple"})
+    argv, got = seen[-1]
+    assert argv[:3] == ["runuser", "-u", "alice"]
+    assert not set(SECRETS) & set(got), got
+    assert got["PIP_INDEX_URL"] == "https://u:p@idx.invalid/simple" and got["HIP_VISIBLE_DEVICES"] == "0"
+    assert got["http_proxy"] == "http://proxy.invalid:3128" and got["PATH"] == "/usr/bin:/bin"
+    ctx.run(["apt-get", "update"])
+    assert seen[-1][1]["HF_TOKEN"] == "hf_root"
+
+
+def test_the_smoke_test_as_the_owner_gets_none_of_roots_secrets(tmp_path, monkeypatch):
+    from rocm_wizard.verify import runner as vr
+
+    seen = []
+    monkeypatch.setattr(vr, "_run", lambda target, argv, timeout, on_progress, env: seen.append((argv, env)))
+    for k, v in SECRETS.items():
+        monkeypatch.setenv(k, v)
+    vr._run_as_user("alice", vr.Target(kind="python", python="/usr/bin/python3"), [vr.SMOKE_PATH], 5.0, None, None)
+    argv, env = seen[-1]
+    assert argv[:3] == ["runuser", "-u", "alice"]
+    assert not set(SECRETS) & set(env), env

@@ -202,22 +202,24 @@ TTY_SPY = "/tmp/venv-ttys"
 def test_the_owners_processes_get_no_terminal_of_roots(wroot, pyindex):
     """The script run by root on a terminal (a pty, as `script` gives it): every start of alice's
     interpreter is in a session of its own with no controlling terminal (tty_nr 0 in
-    /proc/self/stat), DRY_RUN=1 or not, so it cannot push keystrokes into root's shell."""
+    /proc/self/stat), DRY_RUN=1 or not, so it cannot push keystrokes into root's shell; and root's
+    HF_TOKEN is not in its environment."""
     root = wroot
     alice_venv(root, pyindex)
     root.write(TTY_SPY, "", mode=0o666)
     os.chmod(root.host_path(TTY_SPY), 0o666)
     pth = site(root, VENV)[len(root.host_path("/")):].lstrip("/")
     line = (f"import os; f = open('/proc/self/stat').read().rsplit(')', 1)[1].split(); "
-            f"open({TTY_SPY!r}, 'a').write('%s %s %d\\n' % (f[4], f[3], os.getpid()))\n")
+            f"open({TTY_SPY!r}, 'a').write('%s %s %d\\n' % (f[4], os.environ.get('HF_TOKEN', '-'), os.getpid()))\n")
     root.run(["sh", "-c", 'printf "%s" "$1" >"$0"', "/" + pth + "/zz-tty-spy.pth", line], user="alice", check=True)
     script = make_script(root, *torch_args(pyindex, VENV))
     root.bind("/dev/pts", "/dev/pts", read_only=False)  # `script` needs ptys (a pty of its own, gone after)
     if not os.path.lexists(root.host_path("/dev/ptmx")):
         os.symlink("pts/ptmx", root.host_path("/dev/ptmx"))
     for dry in ("1", "0"):
-        res = root.run(["script", "-qec", f"DRY_RUN={dry} bash {script}", "/dev/null"], timeout=300)
+        res = root.run(["script", "-qec", f"DRY_RUN={dry} HF_TOKEN=hf_roots bash {script}", "/dev/null"], timeout=300)
         assert "Traceback" not in res.stdout, res.stdout
         seen = [x.split() for x in root.read(TTY_SPY).splitlines()]
         assert seen, res.stdout + res.stderr
-        assert all(tty == "0" for tty, _sid, _pid in seen), seen
+        assert all(tty == "0" for tty, _token, _pid in seen), seen
+        assert all(token == "-" for _tty, token, _pid in seen), seen  # root's token stays root's (finding 9)

@@ -311,11 +311,13 @@ class Context:
             timeout: Optional[float] = None, user: Optional[str] = None) -> CommandResult:
         """Run a command (as ``user`` when given and we are root: ``runuser -u user --``)."""
         argv = list(argv)
-        if self.euid == 0:
-            from ..runas import as_user
-
-            argv = as_user(argv, user)
         full_env = dict(self.env)
+        if self.euid == 0:
+            from ..runas import as_user, owner_env
+
+            if user and user != "root":  # root's secrets stay root's
+                full_env = owner_env(self.env)
+            argv = as_user(argv, user)
         full_env.setdefault("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin")
         full_env["LC_ALL"] = "C"
         full_env.update(env or {})

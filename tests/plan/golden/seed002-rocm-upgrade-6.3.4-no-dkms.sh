@@ -97,15 +97,24 @@ rw_run() {
 # rw_user_run USER CMD...: run CMD now as USER (root drops to USER; anyone else runs it as itself),
 # dry runs included: for what only reads, like the checks that run a venv's interpreter.  The
 # user's process gets a session of its own, with no controlling terminal, and not root's terminal
-# on stdin: it cannot push keystrokes into root's shell (TIOCSTI) nor read what root types
+# on stdin.  Of root's environment it gets only what pip, uv and the GPU stack need (RW_OWNER_ENV),
+# and the index the script itself sets: root's tokens and keys stay root's
+RW_OWNER_ENV=(PATH LANG LANGUAGE LC_ALL LC_CTYPE TZ TERM http_proxy https_proxy no_proxy HTTP_PROXY HTTPS_PROXY
+  NO_PROXY ALL_PROXY all_proxy SSL_CERT_FILE SSL_CERT_DIR REQUESTS_CA_BUNDLE PIP_CERT UV_NATIVE_TLS
+  TORCH_BLAS_PREFER_HIPBLASLT HIP_VISIBLE_DEVICES ROCR_VISIBLE_DEVICES CUDA_VISIBLE_DEVICES HSA_ENABLE_SDMA
+  HSA_OVERRIDE_GFX_VERSION AMD_LOG_LEVEL ROC_ENABLE_PRE_VEGA PIP_INDEX_URL UV_INDEX_URL UV_DEFAULT_INDEX)
 rw_user_run() {
-  local user=$1
+  local user=$1 n
+  local -a keep=()
   shift
   if [[ $EUID -eq 0 && -n $user && $user != root ]]; then
+    for n in "${RW_OWNER_ENV[@]}"; do
+      if [[ -n ${!n+x} ]]; then keep+=("$n=${!n}"); fi
+    done
     if [[ -t 0 ]]; then
-      setsid -w runuser -u "$user" -- "$@" </dev/null
+      env -i "${keep[@]}" setsid -w runuser -u "$user" -- "$@" </dev/null
     else
-      setsid -w runuser -u "$user" -- "$@"
+      env -i "${keep[@]}" setsid -w runuser -u "$user" -- "$@"
     fi
   else
     "$@"
