@@ -106,16 +106,16 @@ RW_OWNER_ENV=(PATH LANG LANGUAGE LC_ALL LC_CTYPE TZ TERM http_proxy https_proxy 
   HSA_OVERRIDE_GFX_VERSION AMD_LOG_LEVEL ROC_ENABLE_PRE_VEGA PIP_INDEX_URL UV_INDEX_URL UV_DEFAULT_INDEX)
 rw_user_run() {
   local user=$1 n
-  local -a keep=()
+  local -a rw_env=()
   shift
   if [[ $EUID -eq 0 && -n $user && $user != root ]]; then
     for n in "${RW_OWNER_ENV[@]}"; do
-      if [[ -n ${!n+x} ]]; then keep+=("$n=${!n}"); fi
+      if [[ -n ${!n+x} ]]; then rw_env+=("$n=${!n}"); fi
     done
     if [[ -t 0 ]]; then
-      env -i "${keep[@]}" setsid -w runuser -u "$user" -- "$@" </dev/null
+      env -i "${rw_env[@]}" setsid -w runuser -u "$user" -- "$@" </dev/null
     else
-      env -i "${keep[@]}" setsid -w runuser -u "$user" -- "$@"
+      env -i "${rw_env[@]}" setsid -w runuser -u "$user" -- "$@"
     fi
   else
     "$@"
