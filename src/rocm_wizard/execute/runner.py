@@ -21,6 +21,7 @@ from ..detect.sources import CommandResult, decode
 from .redact import redact_argv
 
 MAX_KEEP = 4 * 1024 * 1024
+MAX_LINE = 64 * 1024  # a line longer than this is kept (and logged) cut, with a mark
 
 
 def _is_apt_update(argv: Sequence[str]) -> bool:
@@ -63,11 +64,42 @@ class Runner:
 
         def pump(stream, sink: List[bytes], tag: str) -> None:
             size = 0
-            for raw in iter(stream.readline, b""):
+            cutting = False  # inside an over-long line: the rest is counted, not kept
+            extra = 0
+            full = False
+
+            def keep(data: bytes) -> None:
+                nonlocal size, full
                 if size < MAX_KEEP:
-                    sink.append(raw)
-                    size += len(raw)
+                    sink.append(data)
+                    size += len(data)
+                elif not full:
+                    sink.append(b"\n[output cut: more than %d bytes]\n" % MAX_KEEP)
+                    full = True
+
+            def end_cut() -> None:
+                mark = f"[line cut: {extra} bytes more]"
+                keep(mark.encode() + b"\n")
+                self.log.write(f"  {tag} {mark}")
+
+            while True:
+                raw = stream.readline(MAX_LINE)  # capped reads: a line without end is never held whole
+                if not raw:
+                    break
+                if cutting:
+                    extra += len(raw)
+                    if raw.endswith(b"\n"):
+                        end_cut()
+                        cutting, extra = False, 0
+                    continue
+                if len(raw) >= MAX_LINE and not raw.endswith(b"\n"):
+                    cutting, extra = True, 0
+                    keep(raw + b" ")
+                else:
+                    keep(raw)
                 self.log.write(f"  {tag} {decode(raw).rstrip()}")
+            if cutting:
+                end_cut()
             stream.close()
 
         threads = [threading.Thread(target=pump, args=(proc.stdout, out, "|"), daemon=True),
