@@ -25,7 +25,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="run id or run directory (default: the latest run)")
     parser.add_argument("--follow", action="store_true", help="follow a run that is still going; change nothing")
     parser.add_argument("--no-verify", action="store_true", help="skip the GPU smoke test after the last step")
-    parser.add_argument("--lock-timeout", type=float, default=600.0, metavar="S",
+    from .apply import _seconds  # the same bounds as apply's: nan, inf and negatives are refused
+
+    parser.add_argument("--lock-timeout", type=_seconds, default=600.0, metavar="S",
                         help="wait this long for another package manager to release the dpkg lock, and for a "
                              "command the interrupted run left running to finish (default 600)")
 
