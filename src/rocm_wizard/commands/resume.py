@@ -68,6 +68,7 @@ def follow(run_dir: str, journal_path: str, poll: float = 0.5, out=None) -> int:
     """Print the run's output as it grows until the run ends; exit status from its final state."""
     from ..execute.journal import Journal, JournalError
     from ..execute.procs import same_process
+    from ..termsafe import clean
 
     out = out or sys.stdout
     console = os.path.join(run_dir, "console.log")
@@ -83,7 +84,7 @@ def follow(run_dir: str, journal_path: str, poll: float = 0.5, out=None) -> int:
         except OSError:
             chunk = ""
         if chunk:
-            out.write(chunk)
+            out.write(clean(chunk))  # the log holds what commands printed: no control sequences
             out.flush()
         try:
             j = Journal.load(journal_path)
@@ -100,7 +101,7 @@ def follow(run_dir: str, journal_path: str, poll: float = 0.5, out=None) -> int:
             try:
                 with open(source, "r", encoding="utf-8", errors="replace") as fh:
                     fh.seek(pos)
-                    out.write(fh.read())
+                    out.write(clean(fh.read()))
                     out.flush()
             except OSError:
                 pass
