@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 from typing import Optional, Tuple, Union
 
 
@@ -29,23 +28,45 @@ def copy_atomic(src: str, dest: str) -> None:
 
 
 def _replace(path, mode, chown, fill, times=None) -> None:
+    """The temporary file is created with O_EXCL|O_NOFOLLOW relative to a descriptor of the
+    directory, its mode, owner and times are set on its descriptor (never by name: in a directory
+    another user can write, the name may have been swapped for a link to root's files), and it is
+    renamed in place only while the name is still that file."""
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".rocm-wizard.", dir=directory)
+    base = os.path.basename(path)
+    dfd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fill(fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
-        if chown is not None:
-            os.chown(tmp, chown[0], chown[1])
-        if times is not None:
-            os.utime(tmp, times)
-        os.replace(tmp, path)
-    except BaseException:
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+        for _ in range(100):
+            tmp = ".rocm-wizard." + os.urandom(6).hex()
+            try:
+                fd = os.open(tmp, flags, 0o600, dir_fd=dfd)
+                break
+            except FileExistsError:
+                continue
+        else:
+            raise FileExistsError(f"cannot make a temporary file in {directory}")
         try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+            with os.fdopen(fd, "wb") as fh:
+                fill(fh)
+                fh.flush()
+                os.fsync(fh.fileno())
+                os.fchmod(fh.fileno(), mode)
+                if chown is not None:
+                    os.fchown(fh.fileno(), chown[0], chown[1])
+                if times is not None:
+                    os.utime(fh.fileno(), times)
+                mine = os.fstat(fh.fileno())
+                now = os.stat(tmp, dir_fd=dfd, follow_symlinks=False)
+                if (now.st_dev, now.st_ino) != (mine.st_dev, mine.st_ino):
+                    raise OSError(f"the temporary file for {path} was replaced by someone else; not writing it")
+            os.replace(tmp, base, src_dir_fd=dfd, dst_dir_fd=dfd)
+        except BaseException:
+            try:
+                os.unlink(tmp, dir_fd=dfd)
+            except OSError:
+                pass
+            raise
+    finally:
+        os.close(dfd)

@@ -24,7 +24,7 @@ from __future__ import annotations
 import glob
 import os
 import stat
-from typing import Callable, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 # A file written as another user: the same temporary-file-and-rename as rocm_wizard.fsutil, done by
 # a shell running as that user, so that every path on the way is resolved with that user's rights
@@ -44,6 +44,32 @@ REMOVE_AS_SH = 'if [ -d "$1" ] && [ ! -L "$1" ]; then exit 3; fi; rm -f -- "$1"'
 LINK_AS_SH = 'ln -sfn -- "$2" "$1.rocm-wizard-rollback" && mv -Tf -- "$1.rocm-wizard-rollback" "$1"'
 # Rename the directory PATH to NEW (which must not exist), as that user.  Arguments: PATH NEW.
 MOVE_AS_SH = 'if [ -e "$2" ] || [ -L "$2" ]; then exit 3; fi; mv -T -- "$1" "$2"'
+
+
+# What a process run as a venv's owner gets of root's environment: what pip, uv and the GPU stack
+# need, nothing else (root's HF_TOKEN, cloud keys, RW_MIRROR_PASSWORD stay root's).  Index
+# credentials reach pip/uv the way they already do: in the command's own environment or input.
+OWNER_ENV_NAMES = frozenset({
+    "PATH", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "TERM",
+    "http_proxy", "https_proxy", "no_proxy", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY", "all_proxy",
+    "SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "PIP_CERT", "UV_NATIVE_TLS",
+    "TORCH_BLAS_PREFER_HIPBLASLT", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES",
+    "HSA_ENABLE_SDMA", "HSA_OVERRIDE_GFX_VERSION", "AMD_LOG_LEVEL", "ROC_ENABLE_PRE_VEGA",
+})
+DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+
+def owner_env(environ: Dict[str, str], extra: Optional[Dict[str, str]] = None) -> Dict[str, str]:
+    """The environment of a process run as another user by a root run: the names of
+    :data:`OWNER_ENV_NAMES` from ``environ`` (a proxy URL with credentials in it is left out), then
+    ``extra`` (what the command itself needs, set by rocm-wizard)."""
+    out = {}
+    for k, v in environ.items():
+        if k in OWNER_ENV_NAMES and not (k.lower().endswith("_proxy") and "@" in v):
+            out[k] = v
+    out.setdefault("PATH", DEFAULT_PATH)
+    out.update(extra or {})
+    return out
 
 
 class OwnerError(Exception):
@@ -70,7 +96,8 @@ def run_as(user: Optional[str], script: str, *args: str, input: bytes = b"") -> 
     env = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL": "C"}
     try:
         proc = subprocess.run(as_user(["sh", "-c", script, "sh"] + list(args), user), input=input, env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120, check=False)
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120, check=False,
+                              start_new_session=True)  # no controlling terminal: root's is not lent
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise OSError(f"cannot run as {user}: {exc}") from None
     if proc.returncode != 0:
@@ -137,20 +164,55 @@ def venv_owner(venv: str, name_of: Callable[[int], Optional[str]], shown: Option
 
 
 def interpreter_owner(python: str, name_of: Callable[[int], Optional[str]]) -> str:
-    """The account that runs ``python`` under a root run: the venv's owner when it is a venv's
-    ``bin/python`` (the rule of :func:`venv_owner`), else the owner of the file it resolves to."""
-    venv = os.path.dirname(os.path.dirname(os.path.abspath(python)))
-    if os.path.isfile(os.path.join(venv, "pyvenv.cfg")):
-        return venv_owner(venv, name_of)
-    try:
-        uid = os.stat(python).st_uid
-    except OSError as exc:
-        raise OwnerError(f"cannot read the owner of {python}: {exc.strerror or exc}") from None
-    name = "root" if uid == 0 else name_of(uid)
-    if not name:
-        raise OwnerError(f"{python} belongs to user id {uid}, which has no account here: rocm-wizard will not run it "
-                         "as root")
-    return name
+    """The account that runs ``python`` under a root run, judged by the path as given (what
+    CPython itself looks at), not only by the file it resolves to: CPython reads a ``pyvenv.cfg``
+    beside the executable as invoked, or one directory up, and takes its prefix (and so its
+    site-packages and ``.pth`` files) from there.  So: a venv found that way is judged by the rule
+    of :func:`venv_owner`; besides, the path as given (the link itself), the file it resolves to,
+    its directory and that directory's parent must belong to root or to one other account, which
+    then runs it; when they are all root's, none of those directories may be writable by others
+    (they could put a ``pyvenv.cfg`` there)."""
+    given = os.path.abspath(python)
+    here = os.path.dirname(given)
+    up = os.path.dirname(here)
+    owner_name: Optional[str] = None
+    for d in (here, up):
+        if os.path.lexists(os.path.join(d, "pyvenv.cfg")):
+            owner_name = venv_owner(d, name_of)
+            break
+    uids = {}
+    for path, follow in ((given, False), (given, True), (here, False), (up, False)):
+        try:
+            st = os.stat(path, follow_symlinks=follow)
+        except OSError as exc:
+            raise OwnerError(f"cannot read the owner of {path}: {exc.strerror or exc}") from None
+        uids[path if not follow else os.path.realpath(path)] = st
+    others = {st.st_uid for st in uids.values() if st.st_uid != 0}
+    if owner_name is not None and owner_name != "root":
+        allowed = {uid for uid in others if name_of(uid) == owner_name}
+        if others - allowed:
+            who = ", ".join(name_of(u) or f"user id {u}" for u in sorted(others - allowed))
+            raise OwnerError(f"{python} is in a venv of {owner_name} but its path also belongs to {who}: rocm-wizard "
+                             "will not run an interpreter that two accounts control")
+        return owner_name
+    if len(others) > 1 or (owner_name == "root" and others):
+        who = ", ".join(name_of(u) or f"user id {u}" for u in sorted(others))
+        raise OwnerError(f"{python}: its path (the file, the link, its directory or the one above) belongs to "
+                         f"{who}{' and root' if owner_name == 'root' else ''}: rocm-wizard will not run an "
+                         "interpreter that two accounts control")
+    if others:
+        uid = others.pop()
+        name = name_of(uid)
+        if not name:
+            raise OwnerError(f"{python} belongs to user id {uid}, which has no account here: rocm-wizard will not "
+                             "run it as root")
+        return name
+    for d in (here, up):
+        st = uids[d]
+        if st.st_mode & stat.S_IWOTH or (st.st_mode & stat.S_IWGRP and st.st_gid != 0):
+            raise OwnerError(f"{d} can be changed by other users (mode {stat.S_IMODE(st.st_mode):o}) and Python reads "
+                             f"a pyvenv.cfg there when it starts as {python}: rocm-wizard will not run it as root")
+    return "root"
 
 
 def system_name_of(uid: int) -> Optional[str]:

@@ -331,7 +331,7 @@ def take(out: Optional[str], venvs: Sequence[str] = (), include_hostname: bool =
     the bytes instead).  Returns ``(system, bundle, data)``."""
     from .detect import detect
 
-    inner = source if source is not None else LiveSource(root=root, commands=root in ("", "/"))
+    inner = source if source is not None else LiveSource(root=root, commands=root in ("", "/"), guard_venvs=venvs)
     rec = RecordingSource(inner)
     system = detect(rec, venvs)
     hostname = _live_hostname(rec, root if source is None else "-")

@@ -175,7 +175,7 @@ def test_failed_write_keeps_old_file(tmp_path, monkeypatch):
     target = tmp_path / "b.tar.gz"
     target.write_bytes(b"old")
 
-    def broken_replace(a, b):
+    def broken_replace(a, b, **_dir_fds):
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "replace", broken_replace)

@@ -170,3 +170,17 @@ def test_a_timeout_kills_the_whole_command(tmp_path):
     res = Runner(log)(["sh", "-c", "sleep 30 & sleep 30; wait"], timeout=0.5)
     log.close()
     assert res.rc is None and "timed out after 0.5s" in res.error
+
+
+def test_a_line_without_end_is_read_in_capped_chunks_and_marked_cut(tmp_path):
+    """A command that prints 40 MiB with no newline: the runner keeps (and logs) a bounded head of
+    it with a mark saying how much was cut, not the whole line (finding 8 of #27)."""
+    from rocm_wizard.execute.runner import MAX_KEEP, Runner
+
+    log = RunLog(str(tmp_path), console=io.StringIO())
+    res = Runner(log)([sys.executable, "-c", "import sys; sys.stdout.write('x' * (40 << 20)); sys.stdout.write('\\nend\\n')"])
+    assert res.rc == 0
+    assert len(res.stdout) < MAX_KEEP, len(res.stdout)
+    assert "[line cut: " in res.stdout and res.stdout.rstrip().endswith("end")
+    logged = open(log.path, encoding="utf-8", errors="replace").read()
+    assert len(logged) < MAX_KEEP

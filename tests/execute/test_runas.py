@@ -113,3 +113,74 @@ def test_the_owner_write_is_whole_and_makes_the_directory(tmp_path):
     assert dest.read_bytes() == b"x==1\n" and oct(dest.stat().st_mode & 0o777) == "0o640"
     assert [p.name for p in dest.parent.iterdir()] == ["freeze.txt"]  # no temporary file left
     assert as_user(["id"], "root") == ["id"] and as_user(["id"], None) == ["id"]
+
+
+def test_an_interpreter_is_judged_by_the_path_as_given(tmp_path):
+    """alice's ~/x/python3 is a link to the system interpreter, with a pyvenv.cfg beside it: Python
+    started as ~/x/python3 takes its prefix (site-packages, .pth files) from ~/x, so it is hers."""
+    real = tmp_path / "usr" / "bin"
+    real.mkdir(parents=True)
+    sys_py = real / "python3"
+    sys_py.write_text("#!/bin/sh\n")
+    sys_py.chmod(0o755)
+    home = tmp_path / "alice"
+    x = home / "x"
+    (x / "lib" / "python3.11" / "site-packages").mkdir(parents=True)
+    (x / "pyvenv.cfg").write_text(f"home = {real}\n")
+    (x / "python3").symlink_to(sys_py)
+    for d, _dirs, files in os.walk(home):
+        os.chown(d, ALICE, ALICE)
+        for f in files:
+            os.lchown(os.path.join(d, f), ALICE, ALICE)
+    assert interpreter_owner(str(x / "python3"), NAMES.get) == "alice"
+    (x / "pyvenv.cfg").unlink()  # even without one: she can put it there at any time
+    assert interpreter_owner(str(x / "python3"), NAMES.get) == "alice"
+    assert interpreter_owner(str(sys_py), NAMES.get) == "root"
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o1777)  # anyone may drop a pyvenv.cfg beside a root-owned link there
+    (shared / "python3").symlink_to(sys_py)
+    with pytest.raises(OwnerError, match="can be changed by other users"):
+        interpreter_owner(str(shared / "python3"), NAMES.get)
+    os.chown(home, BOB, BOB)  # two accounts on the way
+    with pytest.raises(OwnerError, match="two accounts"):
+        interpreter_owner(str(x / "python3"), NAMES.get)
+
+
+SECRETS = {"HF_TOKEN": "hf_root", "AWS_SECRET_ACCESS_KEY": "aws_root", "RW_MIRROR_PASSWORD": "pw_root",
+           "PIP_EXTRA_INDEX_URL": "https://root:pw@example.invalid/simple",
+           "https_proxy": "http://root:pw@proxy.invalid:3128"}
+
+
+def test_the_owners_commands_get_none_of_roots_secrets(tmp_path):
+    """Executor: a command run as the venv's owner gets a minimal environment (plus what the step
+    passes, like the index URL), a command of root's own keeps root's."""
+    seen = []
+
+    def runner(argv, input=None, env=None, timeout=None):
+        seen.append((list(argv), dict(env or {})))
+        return CommandResult(tuple(argv), "", "", 0, None, 0.0)
+
+    env = dict(SECRETS, PATH="/usr/bin:/bin", HIP_VISIBLE_DEVICES="0", http_proxy="http://proxy.invalid:3128")
+    ctx = Context(root=str(tmp_path), runner=runner, euid=0, env=env)
+    ctx.run(["pip", "install", "x"], user="alice", env={"PIP_INDEX_URL": "https://u:p@idx.invalid/simple"})
+    argv, got = seen[-1]
+    assert argv[:3] == ["runuser", "-u", "alice"]
+    assert not set(SECRETS) & set(got), got
+    assert got["PIP_INDEX_URL"] == "https://u:p@idx.invalid/simple" and got["HIP_VISIBLE_DEVICES"] == "0"
+    assert got["http_proxy"] == "http://proxy.invalid:3128" and got["PATH"] == "/usr/bin:/bin"
+    ctx.run(["apt-get", "update"])
+    assert seen[-1][1]["HF_TOKEN"] == "hf_root"
+
+
+def test_the_smoke_test_as_the_owner_gets_none_of_roots_secrets(tmp_path, monkeypatch):
+    from rocm_wizard.verify import runner as vr
+
+    seen = []
+    monkeypatch.setattr(vr, "_run", lambda target, argv, timeout, on_progress, env: seen.append((argv, env)))
+    for k, v in SECRETS.items():
+        monkeypatch.setenv(k, v)
+    vr._run_as_user("alice", vr.Target(kind="python", python="/usr/bin/python3"), [vr.SMOKE_PATH], 5.0, None, None)
+    argv, env = seen[-1]
+    assert argv[:3] == ["runuser", "-u", "alice"]
+    assert not set(SECRETS) & set(env), env

@@ -1,13 +1,10 @@
 """#27 finding 8: the executor reads a child's output in capped chunks (a huge line neither sits
-in root's memory nor fills run.log)."""
+in root's memory nor fills run.log).  Measured in a child process, on a 96 MiB line."""
 from __future__ import annotations
 
-import io
 import subprocess
 import sys
 
-from rocm_wizard.execute import runner as rn
-from rocm_wizard.execute.runlog import RunLog
 
 
 def test_a_huge_line_is_capped_in_memory_and_in_run_log(tmp_path):
@@ -16,7 +13,6 @@ def test_a_huge_line_is_capped_in_memory_and_in_run_log(tmp_path):
 import resource, sys
 sys.path[:0] = {sys.path!r}
 from rocm_wizard.execute.runner import Runner, MAX_KEEP
-from rocm_wizard.execute.runlog import RunLog
 log = RunLog({str(tmp_path)!r}, console=open('/dev/null', 'w'))
 res = Runner(log)(['python3', '-c', "import sys\\nfor _ in range(96): sys.stdout.buffer.write(b'x' * (1 << 20))\\nprint('\\\\nafter')"])
 log.close()
@@ -31,15 +27,5 @@ print(res.rc, len(res.stdout), MAX_KEEP, resource.getrusage(resource.RUSAGE_SELF
     assert maxrss_kib < 200 * 1024
     text = (tmp_path / "run.log").read_text()
     assert len(text) < 1024 * 1024
-    assert "more bytes of this line not logged" in text
+    assert "[line cut: " in text
     assert "| after" in text  # lines after the huge one are still logged
-
-
-def test_total_logged_output_per_stream_is_capped(tmp_path, monkeypatch):
-    monkeypatch.setattr(rn, "LOG_STREAM_MAX", 10_000)
-    log = RunLog(str(tmp_path), console=io.StringIO())
-    res = rn.Runner(log)(["sh", "-c", "i=0; while [ $i -lt 3000 ]; do echo line-$i; i=$((i+1)); done"])
-    log.close()
-    assert res.rc == 0 and "line-2999" in res.stdout
-    text = (tmp_path / "run.log").read_text()
-    assert "the rest is not logged" in text and "line-2999" not in text and "| line-0" in text

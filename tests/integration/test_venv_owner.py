@@ -146,3 +146,80 @@ def test_a_venv_two_accounts_control_is_refused(wroot, pyindex):
     verify = wizard.run(root, "verify", "--json", "--venv", venv)
     assert verify.returncode == 1 and "two accounts control" in verify.stderr, verify.stderr
     assert started_as(root) == []
+
+
+SECRET = "ROOT-ONLY-SECRET-5f3a"
+
+
+def plant_activate_link(root):
+    """alice makes her venv's bin/activate a link to a file only root can read."""
+    root.write("/root/secret.txt", SECRET + "\n", mode=0o600)
+    os.chmod(root.host_path("/root/secret.txt"), 0o600)
+    root.run(["ln", "-sfn", "/root/secret.txt", VENV + "/bin/activate"], user="alice", check=True)
+
+
+def copies_of_the_secret(root):
+    found = []
+    for top in ("/home/alice", "/tmp"):
+        for d, _dirs, files in os.walk(root.host_path(top)):
+            for name in files:
+                path = os.path.join(d, name)
+                if os.path.islink(path):
+                    continue
+                try:
+                    with open(path, "rb") as fh:
+                        if SECRET.encode() in fh.read():
+                            found.append(path)
+                except OSError:
+                    continue
+    return found
+
+
+def test_a_linked_activate_is_not_read_for_its_owner(wroot, pyindex):
+    """bin/activate is alice's: a root run reads it as alice, so a link to a root-only file gives
+    her no copy of it (--yes, and the script with and without DRY_RUN=1)."""
+    root = wroot
+    alice_venv(root, pyindex)
+    plant_activate_link(root)
+    res = wizard.run(root, "--yes", "--no-verify", *torch_args(pyindex, VENV))
+    assert copies_of_the_secret(root) == [], res.stderr
+    assert res.returncode == 1 and "not a regular file" in res.stderr, res.stderr
+    assert os.path.islink(root.host_path(VENV + "/bin/activate"))
+
+    plant_activate_link(root)
+    script = make_script(root, *torch_args(pyindex, VENV))
+    for env in ({"DRY_RUN": "1"}, None):
+        out = run_script(root, script, env=env)
+        assert copies_of_the_secret(root) == [], out.stderr
+        assert SECRET not in out.stdout + out.stderr
+        assert out.returncode != 0 and "cannot read" in out.stderr, out.stderr
+        assert os.path.islink(root.host_path(VENV + "/bin/activate"))
+
+
+TTY_SPY = "/tmp/venv-ttys"
+
+
+def test_the_owners_processes_get_no_terminal_of_roots(wroot, pyindex):
+    """The script run by root on a terminal (a pty, as `script` gives it): every start of alice's
+    interpreter is in a session of its own with no controlling terminal (tty_nr 0 in
+    /proc/self/stat), DRY_RUN=1 or not, so it cannot push keystrokes into root's shell; and root's
+    HF_TOKEN is not in its environment."""
+    root = wroot
+    alice_venv(root, pyindex)
+    root.write(TTY_SPY, "", mode=0o666)
+    os.chmod(root.host_path(TTY_SPY), 0o666)
+    pth = site(root, VENV)[len(root.host_path("/")):].lstrip("/")
+    line = (f"import os; f = open('/proc/self/stat').read().rsplit(')', 1)[1].split(); "
+            f"open({TTY_SPY!r}, 'a').write('%s %s %d\\n' % (f[4], os.environ.get('HF_TOKEN', '-'), os.getpid()))\n")
+    root.run(["sh", "-c", 'printf "%s" "$1" >"$0"', "/" + pth + "/zz-tty-spy.pth", line], user="alice", check=True)
+    script = make_script(root, *torch_args(pyindex, VENV))
+    root.bind("/dev/pts", "/dev/pts", read_only=False)  # `script` needs ptys (a pty of its own, gone after)
+    if not os.path.lexists(root.host_path("/dev/ptmx")):
+        os.symlink("pts/ptmx", root.host_path("/dev/ptmx"))
+    for dry in ("1", "0"):
+        res = root.run(["script", "-qec", f"DRY_RUN={dry} HF_TOKEN=hf_roots bash {script}", "/dev/null"], timeout=300)
+        assert "Traceback" not in res.stdout, res.stdout
+        seen = [x.split() for x in root.read(TTY_SPY).splitlines()]
+        assert seen, res.stdout + res.stderr
+        assert all(tty == "0" for tty, _token, _pid in seen), seen
+        assert all(token == "-" for _tty, token, _pid in seen), seen  # root's token stays root's (finding 9)

@@ -77,6 +77,7 @@ def follow(run_dir: str, journal_path: str, poll: float = 0.5, out=None) -> int:
     """Print the run's output as it grows until the run ends; exit status from its final state."""
     from ..execute.journal import Journal, JournalError
     from ..execute.procs import same_process
+    from ..termsafe import clean
 
     out = out or sys.stdout
     console = os.path.join(run_dir, "console.log")

@@ -263,7 +263,8 @@ class LiveSource(Source):
     kind = "live"
 
     def __init__(self, root: str = "/", commands: bool = True, environ: Optional[Dict[str, str]] = None,
-                 timeout: float = DEFAULT_TIMEOUT, budget: float = DETECT_BUDGET) -> None:
+                 timeout: float = DEFAULT_TIMEOUT, guard_venvs: Sequence[str] = (),
+                 budget: float = DETECT_BUDGET) -> None:
         self.root = root
         self.commands = commands
         self._environ = dict(os.environ if environ is None else environ)
@@ -272,6 +273,35 @@ class LiveSource(Source):
         self.budget = budget
         self.notes: List[str] = []  # what the report must say about this source (commands that timed out)
         self._notes_lock = threading.Lock()
+        # venvs of other users (read by root): (real path of the venv, its owner's uid).  A file
+        # read under one of them must be in the venv itself or belong to its owner: a link the
+        # owner planted does not show them root's files (in a snapshot bundle, say)
+        self._guards: List[Tuple[str, int]] = []
+        if hasattr(os, "geteuid") and os.geteuid() == 0:
+            for venv in guard_venvs:
+                try:
+                    host = self._p(venv)
+                    uid = os.stat(host).st_uid
+                except (OSError, ValueError):
+                    continue
+                if uid != 0:
+                    self._guards.append((os.path.realpath(host), uid))
+
+    def _guarded_ok(self, path: str, fd: int) -> bool:
+        host = os.path.abspath(self._p(path))
+        for top, uid in self._guards:
+            lexical = os.path.realpath(os.path.dirname(host))
+            if not (host.startswith(top + os.sep) or lexical == top or lexical.startswith(top + os.sep)
+                    or os.path.normpath(host) == top):
+                continue
+            try:
+                opened = os.readlink(f"/proc/self/fd/{fd}")
+            except OSError:
+                opened = ""
+            if opened == top or opened.startswith(top + os.sep):
+                return True
+            return os.fstat(fd).st_uid == uid
+        return True
 
     def _p(self, path: str) -> str:
         if self.root in ("", "/"):
@@ -282,6 +312,8 @@ class LiveSource(Source):
         label = f"file:{path}"
         try:
             with open(self._p(path), "rb") as fh:
+                if self._guards and not self._guarded_ok(path, fh.fileno()):
+                    return Raw(None, label, "a link out of a user's venv to a file not theirs: not read")
                 data = fh.read(max_bytes)
         except FileNotFoundError:
             return Raw(None, label, "not found")

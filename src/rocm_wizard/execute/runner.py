@@ -21,9 +21,7 @@ from ..detect.sources import CommandResult, decode
 from .redact import redact_argv
 
 MAX_KEEP = 4 * 1024 * 1024
-CHUNK = 64 * 1024
-LOG_LINE_MAX = 16 * 1024
-LOG_STREAM_MAX = 32 * 1024 * 1024
+MAX_LINE = 64 * 1024  # a line longer than this is kept (and logged) cut, with a mark
 
 
 def _is_apt_update(argv: Sequence[str]) -> bool:
@@ -65,59 +63,43 @@ class Runner:
         err: List[bytes] = []
 
         def pump(stream, sink: List[bytes], tag: str) -> None:
-            # Capped chunks, never readline: a child's 640 MB "line" must neither sit in root's
-            # memory nor fill run.log.  Keep MAX_KEEP bytes for the result, log lines of at most
-            # LOG_LINE_MAX bytes and at most LOG_STREAM_MAX bytes per stream, marking each cut.
-            kept = 0
-            logged = 0
-            line = bytearray()
-            dropped = 0  # bytes of the current line beyond LOG_LINE_MAX
-            capped = False
+            size = 0
+            cutting = False  # inside an over-long line: the rest is counted, not kept
+            extra = 0
+            full = False
 
-            def emit() -> None:
-                nonlocal logged, dropped, capped
-                if capped:
-                    return
-                text = decode(bytes(line)).rstrip()
-                if dropped:
-                    text += f" [... {dropped} more bytes of this line not logged]"
-                if logged + len(line) > LOG_STREAM_MAX:
-                    self.log.write(f"  {tag} [... output over {LOG_STREAM_MAX} bytes; the rest is not logged]")
-                    capped = True
-                    return
-                logged += len(line)
-                self.log.write(f"  {tag} {text}")
+            def keep(data: bytes) -> None:
+                nonlocal size, full
+                if size < MAX_KEEP:
+                    sink.append(data)
+                    size += len(data)
+                elif not full:
+                    sink.append(b"\n[output cut: more than %d bytes]\n" % MAX_KEEP)
+                    full = True
 
-            fd = stream.fileno()
+            def end_cut() -> None:
+                mark = f"[line cut: {extra} bytes more]"
+                keep(mark.encode() + b"\n")
+                self.log.write(f"  {tag} {mark}")
+
             while True:
-                try:
-                    chunk = os.read(fd, CHUNK)
-                except InterruptedError:
+                raw = stream.readline(MAX_LINE)  # capped reads: a line without end is never held whole
+                if not raw:
+                    break
+                if cutting:
+                    extra += len(raw)
+                    if raw.endswith(b"\n"):
+                        end_cut()
+                        cutting, extra = False, 0
                     continue
-                except OSError:
-                    break
-                if not chunk:
-                    break
-                if kept < MAX_KEEP:
-                    part = chunk[:MAX_KEEP - kept]
-                    sink.append(part)
-                    kept += len(part)
-                start_at = 0
-                while True:
-                    nl = chunk.find(b"\n", start_at)
-                    piece = chunk[start_at:] if nl < 0 else chunk[start_at:nl + 1]
-                    room = LOG_LINE_MAX - len(line)
-                    if room > 0:
-                        line += piece[:room]
-                    dropped += max(0, len(piece) - max(room, 0))
-                    if nl < 0:
-                        break
-                    emit()
-                    line.clear()
-                    dropped = 0
-                    start_at = nl + 1
-            if line or dropped:
-                emit()
+                if len(raw) >= MAX_LINE and not raw.endswith(b"\n"):
+                    cutting, extra = True, 0
+                    keep(raw + b" ")
+                else:
+                    keep(raw)
+                self.log.write(f"  {tag} {decode(raw).rstrip()}")
+            if cutting:
+                end_cut()
             stream.close()
 
         threads = [threading.Thread(target=pump, args=(proc.stdout, out, "|"), daemon=True),

@@ -46,7 +46,8 @@ def run_local(argv: Sequence[str], input: Optional[bytes] = None, env: Optional[
     try:
         proc = subprocess.run(list(argv), input=input, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               env=env, timeout=timeout or DEFAULT_TIMEOUT, check=False,
-                              stdin=None if input is not None else subprocess.DEVNULL)
+                              stdin=None if input is not None else subprocess.DEVNULL,
+                              start_new_session=True)  # no controlling terminal for what runs as a user
     except subprocess.TimeoutExpired as exc:
         return CommandResult(tuple(argv), decode(exc.stdout or b""), decode(exc.stderr or b""), None,
                              f"{exe}: timed out after {timeout or DEFAULT_TIMEOUT:g}s", time.monotonic() - start)
@@ -190,6 +191,30 @@ class Context:
         except OwnerError as exc:
             raise StepError(str(exc)) from None
 
+    def read_as(self, user: Optional[str], path: str) -> Tuple[Optional[bytes], Optional[int]]:
+        """Content and mode of the regular file ``path`` read as ``user`` (a venv's owner) when this
+        run is root, so that no link they planted shows root's files to them; (None, None) when it
+        does not exist.  Raises :class:`StepError` for a link or anything but a regular file."""
+        if not user or user == "root" or self.euid != 0:
+            data = self.read_bytes(path)
+            if data is None:
+                return None, None
+            try:
+                return data, os.stat(self.p(path)).st_mode & 0o7777
+            except OSError as exc:
+                raise StepError(f"cannot read {path}: {exc.strerror or exc}") from None
+        from ..runas import state_as
+
+        try:
+            kind, mode, data = state_as(user, self.p(path))
+        except OSError as exc:
+            raise StepError(f"cannot read {path} as {user}: {exc.strerror or exc}") from None
+        if kind == "absent":
+            return None, None
+        if kind != "file":
+            raise StepError(f"{path} is not a regular file (a {kind}); not reading it for {user}")
+        return data, mode
+
     def read_text(self, path: str) -> Optional[str]:
         try:
             data = self.read_bytes(path)
@@ -286,11 +311,13 @@ class Context:
             timeout: Optional[float] = None, user: Optional[str] = None) -> CommandResult:
         """Run a command (as ``user`` when given and we are root: ``runuser -u user --``)."""
         argv = list(argv)
-        if self.euid == 0:
-            from ..runas import as_user
-
-            argv = as_user(argv, user)
         full_env = dict(self.env)
+        if self.euid == 0:
+            from ..runas import as_user, owner_env
+
+            if user and user != "root":  # root's secrets stay root's
+                full_env = owner_env(self.env)
+            argv = as_user(argv, user)
         full_env.setdefault("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin")
         full_env["LC_ALL"] = "C"
         full_env.update(env or {})

@@ -240,8 +240,9 @@ def _run_as_user(user: str, target: Target, argv: List[str], timeout: float, on_
     where only root can read), run as ``user``."""
     import tempfile
 
-    from ..runas import as_user
+    from ..runas import as_user, owner_env
 
+    env = owner_env(os.environ if env is None else env)  # root's secrets stay root's
     with tempfile.TemporaryDirectory(prefix="rocm-wizard-smoke.") as tmp:
         os.chmod(tmp, 0o755)
         script = os.path.join(tmp, "smoke.py")

@@ -9,6 +9,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from ..core import (CHANGE, CHANGED, FAILED, OK, UNKNOWN, CheckResult, Description, FileChange, PackageChange,
                     Result, Step, unified_diff)
+from ...detect.sources import decode
 from ..shellquote import q
 from ..state import ABSENT, PRESENT, VenvView, canon_dist
 from ._util import J, SAFE_ENV_NAME, check_abs_path, check_url, pin_matches, shell_array
@@ -914,17 +915,18 @@ class EnvPersist(Step):
         return desc
 
     def apply(self, ctx) -> Result:
-        text = ctx.read_text(self.activate)
-        if text is None:
-            return Result(FAILED, f"{self.activate} does not exist")
         owner = ctx.venv_user(self.params["venv"])
+        # read as the owner: bin/activate is theirs, and a link there must not show root's files
+        data, mode = ctx.read_as(owner, self.activate)
+        if data is None:
+            return Result(FAILED, f"{self.activate} does not exist")
+        text = decode(data)
         changed = []
         new = self.new_activate(text)
         if new != text:
-            mode = os.stat(ctx.p(self.activate)).st_mode & 0o777
-            ctx.write_as(owner, self.activate, new.encode(), mode)
+            ctx.write_as(owner, self.activate, new.encode(), (mode or 0o644) & 0o777)
             changed.append(self.activate)
-        if ctx.read_bytes(self.params["env_file"]) != self.env_content.encode():
+        if ctx.read_as(owner, self.params["env_file"])[0] != self.env_content.encode():
             ctx.write_as(owner, self.params["env_file"], self.env_content.encode(), 0o644)
             changed.append(self.params["env_file"])
         if not changed:
@@ -945,12 +947,12 @@ class EnvPersist(Step):
             "  fi",
             '  rw_die "$venv/bin/activate does not exist"',
             "fi",
-            'rw_with_block "$activate" "$block"',
+            'owner=$(rw_venv_user "$venv")',
+            'rw_with_block "$activate" "$block" "$owner"',
             'if rw_same "$activate" "$RW_NEW" && rw_same "$RW_ROOT$envfile" "$envcontent"; then',
             "  rw_ok 'the environment is set in bin/activate and the env file'",
             "  return 0",
             "fi",
-            'owner=$(rw_venv_user "$venv")',
             'if ! rw_same "$activate" "$RW_NEW"; then',
             '  mode=$(stat -c %a -- "$activate")',
             '  rw_put_as "$owner" "$venv/bin/activate" "$mode" "$RW_NEW"',
