@@ -13,6 +13,7 @@ def test_a_huge_line_is_capped_in_memory_and_in_run_log(tmp_path):
 import resource, sys
 sys.path[:0] = {sys.path!r}
 from rocm_wizard.execute.runner import Runner, MAX_KEEP
+from rocm_wizard.execute.runlog import RunLog
 log = RunLog({str(tmp_path)!r}, console=open('/dev/null', 'w'))
 res = Runner(log)(['python3', '-c', "import sys\\nfor _ in range(96): sys.stdout.buffer.write(b'x' * (1 << 20))\\nprint('\\\\nafter')"])
 log.close()
