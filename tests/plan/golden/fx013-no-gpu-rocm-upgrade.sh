@@ -94,12 +94,27 @@ rw_run() {
   "$@"
 }
 # rw_user_run USER CMD...: run CMD now as USER (root drops to USER; anyone else runs it as itself),
-# dry runs included: for what only reads, like the checks that run a venv's interpreter
+# dry runs included: for what only reads, like the checks that run a venv's interpreter.  The
+# user's process gets a session of its own, with no controlling terminal, and not root's terminal
+# on stdin.  Of root's environment it gets only what pip, uv and the GPU stack need (RW_OWNER_ENV),
+# and the index the script itself sets: root's tokens and keys stay root's
+RW_OWNER_ENV=(PATH LANG LANGUAGE LC_ALL LC_CTYPE TZ TERM http_proxy https_proxy no_proxy HTTP_PROXY HTTPS_PROXY
+  NO_PROXY ALL_PROXY all_proxy SSL_CERT_FILE SSL_CERT_DIR REQUESTS_CA_BUNDLE PIP_CERT UV_NATIVE_TLS
+  TORCH_BLAS_PREFER_HIPBLASLT HIP_VISIBLE_DEVICES ROCR_VISIBLE_DEVICES CUDA_VISIBLE_DEVICES HSA_ENABLE_SDMA
+  HSA_OVERRIDE_GFX_VERSION AMD_LOG_LEVEL ROC_ENABLE_PRE_VEGA PIP_INDEX_URL UV_INDEX_URL UV_DEFAULT_INDEX)
 rw_user_run() {
-  local user=$1
+  local user=$1 n
+  local -a rw_env=()
   shift
   if [[ $EUID -eq 0 && -n $user && $user != root ]]; then
-    runuser -u "$user" -- "$@"
+    for n in "${RW_OWNER_ENV[@]}"; do
+      if [[ -n ${!n+x} ]]; then rw_env+=("$n=${!n}"); fi
+    done
+    if [[ -t 0 ]]; then
+      env -i "${rw_env[@]}" setsid -w runuser -u "$user" -- "$@" </dev/null
+    else
+      env -i "${rw_env[@]}" setsid -w runuser -u "$user" -- "$@"
+    fi
   else
     "$@"
   fi
@@ -245,15 +260,25 @@ rw_undo_files() {
   RW_UNDO=()
 }
 
-# rw_with_block FILE BLOCK: sets RW_NEW to FILE without an earlier rocm-wizard block, then BLOCK
+# rw_with_block FILE BLOCK [USER]: sets RW_NEW to FILE without an earlier rocm-wizard block, then
+# BLOCK; with USER (a venv's owner) FILE is read as USER and must be a regular file, not a link:
+# root never reads a user's file for them
 rw_with_block() {
-  local line skip=0
+  local line skip=0 text
   RW_NEW=''
+  if [[ -n ${3:-} ]]; then
+    text=$(rw_user_run "$3" sh -c 'if [ -L "$1" ] || [ ! -f "$1" ]; then exit 3; fi; cat -- "$1" && printf x' sh "$1") ||
+      rw_die "cannot read $1 as $3 (a link, not a regular file, or not readable by $3)"
+    text=${text%x}
+  else
+    text=$(cat -- "$1" && printf x) || rw_die "cannot read $1"
+    text=${text%x}
+  fi
   while IFS= read -r line || [[ -n $line ]]; do
     if [[ $line == '# >>> rocm-wizard >>>' ]]; then skip=1; continue; fi
     if [[ $line == '# <<< rocm-wizard <<<' ]]; then skip=0; continue; fi
     if [[ $skip == 0 ]]; then RW_NEW+="${line}"$'\n'; fi
-  done <"$1"
+  done < <(printf '%s' "$text")
   RW_NEW+=$2
 }
 
