@@ -18,18 +18,8 @@ import sys
 import time
 
 from .. import exitcodes
+from .apply import _seconds  # apply's bounds: nan, inf and negatives are a usage error (exit 64)
 
-
-
-def _seconds(text: str) -> float:
-    """A finite number of seconds in 0..86400 (nan, inf and negatives are refused: exit 64)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not (0 <= value <= 86400):
-        raise argparse.ArgumentTypeError(f"must be between 0 and 86400 seconds: {text!r}")
-    return value
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("run", nargs="?", default=None, metavar="RUN",
