@@ -133,7 +133,7 @@ def release_of(version: Optional[str]) -> Optional[str]:
         return None
     v = version.strip()
     v = v.split(":", 1)[1] if re.match(r"^\d+:", v) else v
-    upstream = re.split(r"[-~]", v, 1)[0]
+    upstream = re.split(r"[-~]", v, maxsplit=1)[0]
     parts = upstream.split(".")
     for p in reversed(parts):
         if re.fullmatch(r"\d{5,6}", p):

@@ -313,7 +313,7 @@ def _torch(source: Source, site: str, names: Sequence[str], dists: Dict[str, Tup
                            % (t.version, vm.group(1)))
             for rm in re.finditer(r"^Requires-Dist:\s*(.+)$", head, re.M):
                 req = rm.group(1).strip()
-                name = re.split(r"[\s<>=!~;\[(]", req, 1)[0]
+                name = re.split(r"[\s<>=!~;\[(]", req, maxsplit=1)[0]
                 if "triton" in norm_name(name):
                     t.put("triton_required", req.split(";", 1)[0].strip().replace(" ", ""), "file:" + mpath,
                           overwrite=False)
@@ -415,7 +415,7 @@ def _triton(source: Source, e: Dict[str, str], site: str, names: Sequence[str], 
         t.note("several Triton distributions share the triton/ directory: %s; uninstalling one breaks the "
                "others (pytorch/pytorch#130723, triton-lang/triton#5377)" % ", ".join(installed))
     if t.triton_required and installed:
-        req_name = norm_name(re.split(r"[<>=!~ ]", t.triton_required, 1)[0])
+        req_name = norm_name(re.split(r"[<>=!~ ]", t.triton_required, maxsplit=1)[0])
         if req_name not in installed:
             t.note("torch requires %s but %s is installed" % (t.triton_required, ", ".join(installed)))
     # 1. PYTHONPATH and the working directory come before site-packages on sys.path
