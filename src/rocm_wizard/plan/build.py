@@ -1104,18 +1104,20 @@ def _docker(system, choices: Choices, notes: List[str], recipe):
 
 
 # ------------------------------------------------------------------------------ entry point
-def diagnosed_ways(system) -> List[Dict[str, Any]]:
+def diagnosed_ways(system, diag=None) -> List[Dict[str, Any]]:
     """The doctor's applicable ways out (it chooses through the resolver), best first, as plain
     choices ``{"path", "rocm", "torch", "image", "venv", "env", "title"}``: the one source of the
-    default target for ``--plan-only`` (with or without ``--path``) and the TUI's form."""
-    try:
-        from ..doctor import diagnose
-    except ImportError:
-        return []
-    try:
-        diag = diagnose(system)
-    except Exception:  # the plan must not die of a doctor bug
-        return []
+    default target for ``--plan-only`` (with or without ``--path``) and the TUI's form.  ``diag``:
+    a diagnosis already made (``doctor`` plans its own ways out, error log included)."""
+    if diag is None:
+        try:
+            from ..doctor import diagnose
+        except ImportError:
+            return []
+        try:
+            diag = diagnose(system)
+        except Exception:  # the plan must not die of a doctor bug
+            return []
     out = []
     for rec in getattr(diag, "recommendations", []) or []:
         if not getattr(rec, "applies", False):
@@ -1150,10 +1152,12 @@ def _with_diagnosis(system, c: Choices, rec: Dict[str, Any]) -> Choices:
     return c
 
 
-def build_plan(system, choices: Optional[Choices] = None) -> Plan:
+def build_plan(system, choices: Optional[Choices] = None, diagnosis=None) -> Plan:
     """The plan for ``system`` (a :class:`~rocm_wizard.model.System`) and ``choices``.  Without a
-    path it takes the diagnosis' best recommendation that can be planned (then a simple rule).
-    Raises :class:`PlanError` for anything that cannot work."""
+    path it takes the diagnosis' best recommendation that can be planned (then a simple rule); when
+    that is not the diagnosis' first way out, the plan says which way was taken and why
+    (``Plan.way``, a note starting "WAY CHANGED").  ``diagnosis``: one already made (else the
+    doctor runs here).  Raises :class:`PlanError` for anything that cannot work."""
     base = Choices(**{**(choices or Choices()).to_dict()})
     base.env = dict(base.env or {})
     if base.path is not None:
@@ -1163,32 +1167,74 @@ def build_plan(system, choices: Optional[Choices] = None) -> Plan:
         # an image is picked by --rocm / --torch when they are given, not by the diagnosis' image
         picked = base.path == "docker" and (base.rocm or base.torch)
         if getattr(base, _TARGET_KEY[base.path]) is None and not picked:
-            rec = next((r for r in diagnosed_ways(system) if r["path"] == base.path), None)
+            rec = next((r for r in diagnosed_ways(system, diagnosis) if r["path"] == base.path), None)
             if rec is not None:
                 base = _with_diagnosis(system, base, rec)
                 notes.append(f"target chosen by the diagnosis: {rec.get('title') or rec['path']}")
         return _build(system, base, notes)
     errors: List[str] = []
-    for rec in diagnosed_ways(system):
+    ways = diagnosed_ways(system, diagnosis)
+    for rec in ways:
         c = Choices(**{**base.to_dict()})
         c.env = dict(base.env)
         c.path = rec["path"]
         c = _with_diagnosis(system, c, rec)
         object.__setattr__(c, "_auto", True)
         try:
-            return _build(system, c, [f"path chosen by the diagnosis: {rec.get('title') or rec['path']}"])
+            plan = _build(system, c, [f"path chosen by the diagnosis: {rec.get('title') or rec['path']}"])
         except PlanError as exc:
             errors.append(f"{rec['path']}: {exc.message}")
+            continue
+        return _way_taken(plan, ways, errors, "diagnosis")
     c = Choices(**{**base.to_dict()})
     c.env = dict(base.env)
     object.__setattr__(c, "_auto", True)
     try:
         c.path = _simple_default(system)
-        notes = ["no diagnosis could be planned: " + "; ".join(errors)] if errors else []
-        notes.append(f"{c.path} chosen by the default rule (no --path given)")
-        return _build(system, c, notes)
+        notes = [f"{c.path} chosen by the default rule (no --path given)"]  # the errors: in WAY CHANGED
+        plan = _build(system, c, notes)
     except PlanError as exc:
         raise PlanError(errors[0] if errors else exc.message, ERROR) from None
+    return _way_taken(plan, ways, errors, "default rule", _not_applying(system, diagnosis, plan.path))
+
+
+def _not_applying(system, diagnosis, path: str) -> Optional[str]:
+    """Why the diagnosis says ``path`` does not apply to ``system`` (None when it applies or was not
+    judged)."""
+    if diagnosis is None:
+        try:
+            from ..doctor import diagnose
+
+            diagnosis = diagnose(system)
+        except Exception:  # the plan must not die of a doctor bug
+            return None
+    rec = next((r for r in getattr(diagnosis, "recommendations", []) or [] if r.path == path), None)
+    return None if rec is None or rec.applies else (rec.why or "")
+
+
+def _way_taken(plan: Plan, ways: List[Dict[str, Any]], errors: List[str], by: str,
+               against: Optional[str] = None) -> Plan:
+    """Record on a plan made without ``--path`` which way was taken and why (``plan.way``); when it
+    is not the diagnosis' first way out, a note says so first ("WAY CHANGED"), so that the way never
+    changes silently (frontends print notes on stderr; the script, playbook and JSON carry them)."""
+    recommended = ways[0]["path"] if ways else None
+    changed = recommended is not None and recommended != plan.path
+    why = ""
+    if changed:
+        reasons = "; ".join(errors) or f"{recommended}: it could not be planned"
+        why = (f"the recommended way {recommended} cannot be planned ({reasons}), so {plan.path} was taken "
+               f"instead ({'the diagnosis' + chr(39) + ' next way out' if by == 'diagnosis' else 'the default rule'})"
+               f"; choose with --path")
+    elif recommended is None:
+        why = f"the diagnosis recommends no way out, so {plan.path} was taken by the default rule; choose with --path"
+    else:
+        why = f"{plan.path} is the diagnosis' recommended way"
+    if against:
+        why += f". The diagnosis says {plan.path} does not apply: {against}"
+    plan.way = {"recommended": recommended, "taken": plan.path, "changed": changed, "by": by, "why": why}
+    if changed or against:
+        plan.notes.insert(0, "WAY CHANGED: " + why)
+    return plan
 
 
 def _as_ubuntu_base(system, path: str, here: int, notes: List[str]):
