@@ -1037,6 +1037,42 @@ class _DriverWindow:
             notes.append(v.detail)
 
 
+class _ImageKernels:
+    """An image's kernels against the GPU, checked as a wheel's are: the resolver's image-gfx check
+    (the image's ROCm support list, or a Core SDK tag's GPU list, intersected with what ROCm's own
+    libraries of that release ship, ``[[library]]`` ``rocm``)."""
+
+    def __init__(self, system) -> None:
+        self.facts = _facts(system)
+
+    def verdict(self, tag):
+        from ..resolve.resolver import docker_checks
+
+        return next(c for c in docker_checks(self.facts, tag) if c.constraint == "image-gfx")
+
+    def fits(self, tag) -> bool:
+        from .. import resolve
+
+        return self.verdict(tag).verdict != resolve.VIOLATED
+
+    def names_library(self, tag) -> bool:
+        """Whether a library of the image's ROCm is known to lack kernels for the GPU."""
+        from ..resolve.resolver import image_has_gfx
+
+        return any(image_has_gfx(tag, g)[1] for g in self.facts.compute_targets or self.facts.compute_gfx)
+
+    def check(self, tag, notes: List[str]) -> None:
+        """Refuse an image proven to lack kernels for the GPU (naming the library when one is
+        known); note one that cannot be checked."""
+        from .. import resolve
+
+        v = self.verdict(tag)
+        if v.verdict == resolve.VIOLATED:
+            raise PlanError(f"{v.detail}; choose another --image or --rocm, or another way out")
+        if v.verdict == resolve.UNKNOWN:
+            notes.append(f"not proven (image-gfx): {v.detail}")
+
+
 def _docker(system, choices: Choices, notes: List[str], recipe):
     targets, other = _require_gpu(system, choices, "docker", notes)
     if not targets:
@@ -1049,6 +1085,7 @@ def _docker(system, choices: Choices, notes: List[str], recipe):
             py = ".".join(env.python.split(".")[:2])
             break
     window = _DriverWindow(system, host_ubuntu, py)
+    kernels = _ImageKernels(system) if targets else None
     if choices.image:
         try:
             image = cat.check_image(choices.image if "/" in choices.image.split(":")[0] or ":" not in choices.image
@@ -1061,29 +1098,32 @@ def _docker(system, choices: Choices, notes: List[str], recipe):
         if tag is None:
             notes.append(f"{image} is not a tag the catalog knows; the GPU support of its ROCm is not checked")
     else:
-        # within the driver's window first; one outside it is then refused or warned about below
-        tag = (cat.docker_pick(choices.rocm, host_ubuntu, py, choices.torch, window.fits)
-               or cat.docker_pick(choices.rocm, host_ubuntu, py, choices.torch))
+        # an image with kernels for the GPU (checked as wheels are) and within the driver's window
+        # first; one outside the window is then refused or warned about below
+        gpu_ok = kernels.fits if kernels is not None else None
+        both = (lambda t: gpu_ok(t) and window.fits(t)) if gpu_ok is not None else window.fits
+        tag = (cat.docker_pick(choices.rocm, host_ubuntu, py, choices.torch, both)
+               or cat.docker_pick(choices.rocm, host_ubuntu, py, choices.torch, gpu_ok))
+        if tag is None and kernels is not None:
+            asked = ", ".join(f"{k} {v}" for k, v in (("ROCm", choices.rocm), ("torch", choices.torch)) if v)
+            some = cat.docker_pick(choices.rocm, host_ubuntu, py, choices.torch)
+            if some is not None:
+                # the newest image's reason, and a library's where one is known to lack the kernels
+                why = [kernels.verdict(some).detail]
+                lib = cat.docker_pick(choices.rocm, None, None, choices.torch, kernels.names_library)
+                if lib is not None:
+                    why.append(kernels.verdict(lib).detail)
+                raise PlanError(f"no known rocm/pytorch image{' with ' + asked if asked else ''} carries kernels for "
+                                f"{', '.join(targets)}: " + "; ".join(dict.fromkeys(why)),
+                                USAGE if asked else _explicit(choices, "docker"))
         if tag is None:
             asked = ", ".join(f"{k} {v}" for k, v in (("ROCm", choices.rocm), ("torch", choices.torch)) if v)
             raise PlanError("no known rocm/pytorch image has " + (asked or "a usable tag"))
         image = tag.image
     if tag is not None:
+        if kernels is not None:  # the GPU first: no driver makes up for missing kernels
+            kernels.check(tag, notes)
         window.check(tag, notes)
-        rel = cat.rocm_release(tag.rocm)
-        for g in targets:
-            if rel is None:  # a Core SDK image: the GPU list of its tag entry
-                if g not in tag.gfx and g not in tag.gfx_observed:
-                    notes.append(f"{g} is not on the GPU list of the image's ROCm {tag.rocm}" if tag.gfx else
-                                 f"the catalog knows no GPU list for the image's ROCm {tag.rocm}: {g} is not checked")
-                continue
-            st = cat.gfx_status(g, rel)
-            if st.level == "unsupported":
-                raise PlanError(f"the image's ROCm {tag.rocm} lists {g} as unsupported; choose another --image or --rocm")
-            if st.level != "official":
-                seen = g in tag.gfx_observed
-                notes.append(f"{g} is not officially supported by the image's ROCm {tag.rocm}"
-                             + (" (seen working in this image)" if seen else ""))
     rocm = getattr(system, "rocm", None)
     if rocm is not None and rocm.amdgpu_loaded is False:
         notes.append("the amdgpu kernel driver is not loaded on this host: the container needs it "
