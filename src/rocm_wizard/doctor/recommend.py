@@ -341,7 +341,11 @@ def _rocm(ctx: Context, facts: resolve.Facts, ids, repo_base: Optional[str], ind
             way = res.find(rel.version) or way
     codename = releases.codename(ver)
     # the ROCm upgrade's torch is a second resolve: the index of the release's series, a new venv
+    from ..resolve.facts import distro_python
+
+    new_py, new_src = distro_python(ctx.system.os)  # that torch is for a new venv: the system's python3
     torch_facts = resolve.Facts(**{**facts.__dict__, "python": None, "torch": None, "torch_index": None,
+                                   "new_python": new_py, "new_python_source": new_src,
                                    "driver_train": compat.driver_train_of_rocm(rel.version),
                                    "driver_source": f"the amdgpu driver of ROCm {rel.version}"})
     choice, _none = _choose_pair(torch_facts, series=rel.series)

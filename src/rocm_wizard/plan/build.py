@@ -881,6 +881,10 @@ def _torch_reinstall(system, choices: Choices, notes: List[str], recipe):
     if mode == "existing" and not exists and system.origin == "snapshot":
         notes.append(f"{path} is not among the snapshot's venvs; the script checks that it is a venv")
     python = "python3"
+    if env is None and way is not None:
+        c = way.check("wheel-for-python")
+        if c is not None and c.verdict != "unknown":  # the distribution's python3 (resolve.facts.distro_python)
+            notes.append(f"Python of the new venv: {c.detail}")
     if env is not None and env.python:
         m = re.match(r"^(\d+)\.(\d+)", env.python)
         if m:

@@ -150,6 +150,13 @@ def torch_checks(facts: Facts, t: wheels.TorchRelease, idx: wheels.WheelIndex) -
         verdict = SATISFIED if ok else (VIOLATED if ok is False else UNKNOWN)
         checks.append(_check("wheel-for-python", verdict, f"the venv runs Python {facts.python}; torch {t.version} has "
                              f"wheels for Python {span} ({t.python_status})"))
+    elif facts.new_python:  # no venv yet: the distribution's python3 makes the new one
+        ok = wheels.wheel_for_python(t, facts.new_python, idx)
+        listed = t.python_for(idx.name)
+        span = f"{listed[0]}-{listed[-1]}" if listed else "unknown"
+        verdict = SATISFIED if ok else (VIOLATED if ok is False else UNKNOWN)
+        checks.append(_check("wheel-for-python", verdict, f"{facts.new_python_source}; torch {t.version} has wheels "
+                             f"for Python {span} ({t.python_status})"))
     else:
         checks.append(_check("wheel-for-python", UNKNOWN, "the venv's Python version is not known (a new venv gets "
                              "the system's python3)"))
