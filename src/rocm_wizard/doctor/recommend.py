@@ -202,8 +202,9 @@ def _torch(ctx: Context, facts: resolve.Facts, ids, base: Optional[str]) -> Reco
             target = _pair_dict(t, idx, base, venv, "repair")
             moved = (f" The wheels come from {idx.name} rather than {env.index}: {_proof_of(way, env.index)}"
                      if idx.name != env.index else "")
-            why = (f"Keep torch {t.version} from {idx.name} and repair its triton: remove every triton distribution and "
-                   f"install exactly {t.triton_requirement or 'the pin torch declares'} from the same index. No ROCm "
+            why = (f"Keep torch {t.version} from {idx.name} and repair its triton: keep the Triton torch's own wheel "
+                   f"requires ({t.triton_requirement or 'the pin torch declares'}), remove any other triton distribution "
+                   f"and install that pin exactly from the same index. No ROCm "
                    f"upgrade is needed for this (the seed claim that a newer ROCm fixes triton.language is wrong)."
                    + moved)
             return Recommendation("torch-reinstall", None, True, target, why, [],
