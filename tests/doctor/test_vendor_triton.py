@@ -6,7 +6,9 @@ container (vLLM, SGLang) ships its own Triton on purpose (vendor-triton-intended
 
 The systems are real pastes: fixture 008's venv (torch 2.9.0.dev20250706+rocm6.4 with
 pytorch-triton-rocm 3.3.1+gitc8757738, from its collect_env) with a second Triton added the way
-vllm-project/vllm#16664 shows one arriving (xgrammar pulling PyPI's triton over torch's pin)."""
+vllm-project/vllm#16664 shows one arriving (xgrammar pulling PyPI's triton over torch's pin), and
+the versions of state-spaces/mamba#595 (mamba_ssm pulling PyPI's triton beside torch's
+pytorch-triton-rocm).  No paste in tests/data/real shows two Triton distributions at once."""
 from __future__ import annotations
 
 from _doctor_systems import healthy, torch_env
@@ -34,6 +36,18 @@ def test_a_second_triton_beside_torchs_own_is_flagged_and_torchs_is_kept():
     ev = " ".join(f.evidence)
     assert "triton==3.3.0 beside pytorch-triton-rocm==3.3.1+gitc8757738" in ev
     assert "keep pytorch-triton-rocm, remove triton" in ev
+
+
+def test_mamba_595_pypi_triton_beside_torchs_pin():
+    # state-spaces/mamba#595 (AMD staff, 2024-10-18): torch 2.5 from PyTorch's ROCm index pins
+    # pytorch-triton-rocm==3.1.0 ("Requirement already satisfied: pytorch-triton-rocm==3.1.0 ... (from
+    # torch->causal_conv1d==1.4.0)"), then `pip install` of mamba_ssm adds PyPI's triton 3.1.0
+    # ("Collecting triton (from mamba_ssm==2.2.2)"): two copies of triton/, the second the conflict
+    sysm = healthy()
+    sysm.torch = [torch_env("2.5.0+rocm6.2", triton={"pytorch-triton-rocm": "3.1.0", "triton": "3.1.0"},
+                            required="pytorch-triton-rocm==3.1.0")]
+    f = diagnose(sysm).finding("triton-duplicate")
+    assert f is not None and "keep pytorch-triton-rocm, remove triton" in " ".join(f.evidence)
 
 
 def test_amds_vendor_triton_is_the_one_kept():
