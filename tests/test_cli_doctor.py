@@ -120,10 +120,17 @@ def test_mirror_options_reach_the_targets(tmp_path, capsys):
     sysm = healthy()
     sysm.rocm.version = "6.2.4"
     rc, doc, _ = _json_run(capsys, ["doctor", "--snapshot", _write_system(tmp_path, sysm), "--json",
-                                    "--repo-base", "http://mirror.lan/radeon", "--index-base", "http://mirror.lan/whl"])
+                                    "--repo-base", "https://mirror.lan/radeon", "--index-base", "https://mirror.lan/whl"])
     text = json.dumps(doc["recommendations"])
     assert "https://repo.radeon.com" not in text and "https://download.pytorch.org" not in text
-    assert "http://mirror.lan/radeon/rocm/apt/" in text and "http://mirror.lan/whl/rocm" in text
+    assert "https://mirror.lan/whl/rocm" in text
+    up = next(r for r in doc["recommendations"] if r["path"] == "rocm-upgrade")
+    assert up["plan"]["error"] is None and "--rocm-mirror https://mirror.lan/radeon" in up["plan"]["command"]
+    # an http:// mirror: the plan engine's own refusal is what the doctor shows for that way
+    rc, doc, _ = _json_run(capsys, ["doctor", "--snapshot", _write_system(tmp_path, sysm), "--json",
+                                    "--repo-base", "http://mirror.lan/radeon"])
+    up = next(r for r in doc["recommendations"] if r["path"] == "rocm-upgrade")
+    assert "--allow-http-mirror" in up["plan"]["error"] and up["plan"]["steps"] == []
 
 
 def test_human_report_lists_findings_and_ways_out(tmp_path, capsys):

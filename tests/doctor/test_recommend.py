@@ -34,7 +34,9 @@ def test_healthy_box_keeps_its_rocm_and_gets_exact_targets():
     assert t.why.startswith("No problem found")
     dk = _rec(d, "docker")
     assert dk.applies and dk.target["image"] == "rocm/pytorch:rocm7.0_ubuntu22.04_py3.10_pytorch_release_2.8.0"
-    assert "--device=/dev/kfd" in dk.target["run"] and dk.target["run"][-1] == dk.target["image"]
+    assert "--device=/dev/kfd" in dk.target["flags"]
+    # what a way does is its plan's, not a recipe of the doctor's own (issue 30: one renderer per way out)
+    assert all(r.steps == [] for r in d.recommendations)
 
 
 def test_ranks_are_consecutive_for_applicable_paths():
@@ -69,6 +71,9 @@ def test_rocm_upgrade_only_on_ubuntu():
 
 
 def test_system_problems_put_rocm_upgrade_first_with_apt_lines():
+    from rocm_wizard.plan.build import Choices, build_plan
+    from rocm_wizard.plan.shell import render_shell
+
     sysm = healthy()
     sysm.rocm.version = "6.2.4"
     sysm.rocm.apt_pins = []
@@ -76,10 +81,10 @@ def test_system_problems_put_rocm_upgrade_first_with_apt_lines():
     up = _rec(d, "rocm-upgrade")
     assert up.applies and up.rank == 1
     assert up.target["rocm"] == "7.2.4" and up.target["codename"] == "jammy"  # the last legacy release
-    assert ["/etc/apt/sources.list.d/rocm.list",
-            "deb [arch=amd64 signed-by=/etc/apt/keyrings/rocm.gpg] https://repo.radeon.com/rocm/apt/7.2.4 jammy main"] \
-        in up.target["apt_lines"]
-    assert up.target["amdgpu_install_url"].endswith("/amdgpu-install/7.2.4/ubuntu/jammy/amdgpu-install_7.2.4.70204-1_all.deb")
+    assert "apt_lines" not in up.target  # the plan's, below
+    script = render_shell(build_plan(sysm, Choices(path="rocm-upgrade", dkms=None), diagnosis=d))
+    assert "deb [arch=amd64 signed-by=/etc/apt/keyrings/rocm.gpg] https://repo.radeon.com/rocm/apt/7.2.4 jammy main" \
+        in script
     assert up.target["torch"]["index"] == "rocm7.2"
     assert "apt-pin-missing" in up.why
 
@@ -90,7 +95,7 @@ def test_mirrors_are_used_in_every_url():
     d = diagnose(sysm, repo_base="http://mirror.lan/radeon/", index_base="http://mirror.lan/whl")
     up = _rec(d, "rocm-upgrade")
     text = json.dumps(up.target)
-    assert "repo.radeon.com" not in text and "http://mirror.lan/radeon/rocm/apt/7.2.4" in text
+    assert "repo.radeon.com" not in text and up.target["repo_base"].startswith("http://mirror.lan/radeon")
     assert _rec(d, "torch-reinstall").target["index_url"].startswith("http://mirror.lan/whl/")
 
 

@@ -72,6 +72,14 @@ def oracle_library_gaps(version: str, index: str, gfx: str) -> List[str]:
             and any(e.split(":")[0] == gfx for e in g["lacks"])]
 
 
+def oracle_image_library_gaps(rocm: str, gfx: str) -> List[str]:
+    """The libraries of ROCm ``rocm``'s own packages (so of AMD's images built on it) with no kernels
+    for ``gfx`` (issue 30: Docker images are checked for the GPU like wheels)."""
+    series = ".".join(rocm.split(".")[:2])
+    return [g["library"] for g in WHEELS.get("library", [])
+            if series in g.get("rocm", []) and any(e.split(":")[0] == gfx for e in g["lacks"])]
+
+
 def oracle_core_os_ok(series: str, os_id: str, os_version: str, gfx: str, name: str) -> bool:
     """Whether the Core SDK series may be offered for that GPU on that OS: Debian only for the
     products whose row names the Debian release, Ryzen APUs not on Ubuntu 22.04."""
@@ -239,6 +247,8 @@ def test_no_offered_way_out_violates_a_constraint(system):
             if c.verdict == resolve.SATISFIED and c.constraint == "wheel-has-gfx":
                 assert all(oracle_kernels(t.version, idx.name, g) for g in gfx)
     for w in res["docker"].offered:
+        for g in gfx:
+            assert g in w.subject.gfx_observed or not oracle_image_library_gaps(w.subject.rocm, g), (w.key, g)
         if facts.driver_train and not facts.wsl:
             assert oracle_in_window(facts.driver_train, w.subject.rocm) is not False, w.key
     for w in res["rocm-upgrade"].offered:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import functools
+from dataclasses import dataclass
 from typing import Dict, Optional, Tuple
 
 from . import data_path
@@ -52,3 +53,32 @@ def hwe_kernel(point_version: Optional[str]) -> Optional[Tuple[str, str]]:
             if point == text and kernel:
                 return kernel, r["source"]
     return None
+
+
+@dataclass(frozen=True)
+class DistroPython:
+    """The python3 a distribution release ships by default (``data/distro_python.toml``)."""
+
+    os: str
+    version: str
+    python: str  # "3.10"
+    package: str
+    status: str
+    sources: Tuple[str, ...]
+
+
+@functools.lru_cache(maxsize=None)
+def _distro_pythons() -> Tuple[DistroPython, ...]:
+    from ._data import load, tup
+
+    return tuple(DistroPython(str(r["os"]), str(r["version"]), str(r["python"]), str(r.get("package", "")),
+                              str(r.get("status", "unknown")), tup(r.get("sources")))
+                 for r in load("distro_python.toml").get("release", []))
+
+
+def default_python(os_id: Optional[str], version: Optional[str]) -> Optional[DistroPython]:
+    """The python3 of ``os_id`` ``version`` (``("ubuntu", "22.04.5")`` -> Python 3.10); None when
+    the catalog does not know that release."""
+    distro = str(os_id or "").lower()
+    short = _short(version, distro)
+    return next((r for r in _distro_pythons() if r.os == distro and r.version == short), None)

@@ -206,9 +206,18 @@ class LibraryGap:
     status: str
     sources: Tuple[str, ...]
     note: str = ""
+    # ROCm series whose own packages of the library lack the targets (AMD's rocm/pytorch images of
+    # those releases carry them: the Docker way is checked against it as the wheels are)
+    rocm: Tuple[str, ...] = ()
 
     def applies(self, t: "TorchRelease", index_name: str) -> bool:
         return index_name in self.indexes and (not self.torch or t.version in self.torch)
+
+    def applies_to_rocm(self, rocm_version: object) -> bool:
+        from . import releases
+
+        series = releases.series_of(str(rocm_version or ""))
+        return bool(series) and series in self.rocm
 
     def lacks_target(self, target: str) -> bool:
         """Whether ``target`` (bare ``gfx906`` or exact ``gfx90a:sramecc+:xnack-``) is one this
@@ -239,7 +248,7 @@ def split_target(target: object) -> Tuple[str, frozenset]:
 def _library_gaps() -> Tuple[LibraryGap, ...]:
     return tuple(LibraryGap(library=e["library"], part=e.get("part", ""), indexes=tup(e.get("indexes")),
                             torch=tup(e.get("torch")), lacks=tup(e.get("lacks")), status=e.get("status", "unknown"),
-                            sources=tup(e.get("sources")), note=e.get("note", ""))
+                            sources=tup(e.get("sources")), note=e.get("note", ""), rocm=tup(e.get("rocm")))
                  for e in load(FILE).get("library", []))
 
 
@@ -255,6 +264,12 @@ def libraries_lacking(torch_version: object, index_name: object, target: str) ->
         return []
     name = index_name.name if isinstance(index_name, WheelIndex) else str(index_name or "")
     return [g for g in _library_gaps() if g.applies(t, name) and g.lacks_target(target)]
+
+
+def rocm_libraries_lacking(rocm_version: object, target: str) -> List[LibraryGap]:
+    """The libraries of ROCm ``rocm_version``'s own packages (and so of AMD's images built on it)
+    with no kernels for ``target``, per ``[[library]]`` ``rocm``."""
+    return [g for g in _library_gaps() if g.applies_to_rocm(rocm_version) and g.lacks_target(target)]
 
 
 def wheel_gfx(torch_version: object, index_name: object) -> Optional[GfxSet]:

@@ -113,6 +113,9 @@ def _run(args: argparse.Namespace, argv: Optional[List[str]] = None) -> int:
     except PlanError as exc:
         _err(exc.message)
         return exc.exit_code
+    for note in plan.notes:  # a way taken other than the recommended one is said before anything runs
+        if note.startswith("WAY CHANGED"):
+            _err(note)
     if dry:
         return _dry_run(args, plan, system, snapshot=demo)
     return _apply(args, plan, argv)

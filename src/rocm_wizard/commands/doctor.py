@@ -153,13 +153,25 @@ def run(args: argparse.Namespace) -> int:
     if unknown:
         _err("unknown rule id(s) for --skip: " + ", ".join(unknown) + " (ignored)")
     diag = diagnose(system, error_text, skip=args.skip, repo_base=args.repo_base, index_base=args.index_base)
+    plans = way_plans(system, diag, args)
     if args.json:
         from ..termsafe import json_c1
 
-        sys.stdout.write(json_c1(json.dumps(payload(diag, system), indent=2, ensure_ascii=False)) + "\n")
+        sys.stdout.write(json_c1(json.dumps(payload(diag, system, plans), indent=2, ensure_ascii=False)) + "\n")
     else:
-        render_human(diag, system)
+        render_human(diag, system, plans=plans)
     return {"problems": PENDING, "not-applicable": NOT_APPLICABLE}.get(status(diag, system), OK)
+
+
+def way_plans(system: Any, diag, args: argparse.Namespace) -> Dict[str, Any]:
+    """What each way out the diagnosis offers does: the plan ``--plan-only --path WAY`` makes for the
+    same system and diagnosis (``plan.outline``), never a description of our own."""
+    try:
+        from ..plan.outline import attach
+    except ImportError:  # a build without the plan engine: the ways are shown without their plans
+        return {}
+    return attach(system, diag, snapshot=getattr(args, "snapshot", None),
+                  rocm_mirror=getattr(args, "repo_base", None), pytorch_mirror=getattr(args, "index_base", None))
 
 
 def no_amd_stack(system: Any) -> bool:
@@ -188,8 +200,9 @@ def status(diag, system: Any = None) -> str:
     return "healthy"
 
 
-def payload(diag, system=None) -> Dict[str, Any]:
-    """The ``--json`` document."""
+def payload(diag, system=None, plans: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+    """The ``--json`` document; ``plans``: path -> ``plan.outline.WayPlan`` of the applying ways."""
+    plans = plans or {}
     out: Dict[str, Any] = {
         "schema_version": 1,
         "origin": getattr(system, "origin", None),
@@ -204,7 +217,7 @@ def payload(diag, system=None) -> Dict[str, Any]:
         ],
         "recommendations": [
             {"path": r.path, "rank": r.rank, "applies": r.applies, "target": r.target, "why": r.why,
-             "steps": list(r.steps)}
+             "steps": list(r.steps), "plan": plans[r.path].to_dict() if r.path in plans else None}
             for r in diag.recommendations
         ],
         "notes": list(diag.notes),
@@ -232,7 +245,7 @@ def _catalog_date() -> Optional[Dict[str, Any]]:
 _STYLE = {"critical": "bold white on red", "error": "bold red", "warning": "yellow", "info": "cyan"}
 
 
-def render_human(diag, system=None, file=None) -> None:
+def render_human(diag, system=None, file=None, plans: Optional[Dict[str, Any]] = None) -> None:
     from rich.markup import escape as _markup_escape
 
     from ._output import console as Console
@@ -289,25 +302,19 @@ def render_human(diag, system=None, file=None) -> None:
     for r in diag.recommendations:
         if r.applies:
             console.print(f"  [bold green]{r.rank}. {r.path}[/]: {escape(r.why)}")
-            for line in _target_lines(r.target):
-                console.print(f"     [dim]{escape(line)}[/]")
+            for line in _plan_lines((plans or {}).get(r.path)):  # whole, never wrapped: copied as lines
+                console.print(f"     {escape(line)}", soft_wrap=True, crop=False)
         else:
             console.print(f"  [dim]-  {r.path}: does not apply: {escape(r.why)}[/]")
     for note in diag.notes:
         console.print(f"[dim]note: {escape(note)}[/]")
 
 
-def _target_lines(target: Dict[str, Any]) -> List[str]:
-    out = []
-    if "requirements" in target:
-        out.append("pip install " + " ".join(target.get("requirements") or []) + f" --index-url {target.get('index_url')}")
-        for k, v in (target.get("env") or {}).items():
-            out.append(f"{k}={v}")
-    if "apt_lines" in target:
-        out += [f"{f}: {line}" for f, line in target.get("apt_lines") or []]
-        t = target.get("torch")
-        if isinstance(t, dict):
-            out.append("then: pip install " + " ".join(t.get("requirements") or []) + f" --index-url {t.get('index_url')}")
-    if "run" in target:
-        out.append(" ".join(target.get("run") or []))
-    return out
+def _plan_lines(wp: Any) -> List[str]:
+    """A way out's plan as the report shows it: the plan's title and step lines (the script's header
+    lists the same lines), or the plan engine's refusal, then the command that prints it whole."""
+    if wp is None:
+        return []
+    if wp.error:
+        return [f"plan: not made as it is: {wp.error}", f"the plan: {wp.command}"]
+    return [f"plan: {wp.title}", *(f"  {line}" for line in wp.steps), f"the whole plan: {wp.command}"]

@@ -572,13 +572,40 @@ def triton_shadowed(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     return Match(ev) if ev else None
 
 
+def _pinned_triton(v) -> Optional[str]:
+    """The Triton distribution torch itself pins in ``v``: its wheel's ``Requires-Dist`` (AMD's own
+    builds pin ``triton`` with a ``+rocm`` local version, PyTorch's ``pytorch-triton-rocm`` or
+    ``triton-rocm``), else the catalog's pin for that torch release; None when neither is known."""
+    req = _requirement(v)
+    if not req:
+        return None
+    name = re.split(r"[<>=!~ ;\[]", req.strip(), 1)[0]
+    return re.sub(r"[-_.]+", "-", name.lower()) or None
+
+
 @rule("triton-duplicate")
 def triton_duplicate(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    """Two Triton distributions share one ``triton/`` directory.  The one torch's wheel pins
+    (``Requires-Dist``) is torch's own and is kept; only a second one conflicts.  In a vendor
+    container (vLLM, SGLang) the image's own Triton is intended (vendor-triton-intended)."""
+    from ..catalog import compat
+
+    if compat.vendor_triton_containers(ctx.error_text):
+        return None
     ev = []
     for v in ctx.envs:
         dists = [d for d in TRITON_DISTS if d in v.triton]
-        if len(dists) > 1:
-            ev.append(f"{v.label}: " + ", ".join(f"{d}=={v.triton[d]}" for d in dists))
+        if len(dists) < 2:
+            continue
+        pinned = _pinned_triton(v)
+        others = [d for d in dists if d != pinned]
+        if pinned in dists:
+            ev.append(f"{v.label}: {', '.join(f'{d}=={v.triton[d]}' for d in others)} beside {pinned}=={v.triton[pinned]}, "
+                      f"the Triton torch {v.version or ''} itself requires ({_requirement(v)}): keep {pinned}, remove "
+                      f"{' and '.join(others)}")
+        else:
+            ev.append(f"{v.label}: " + ", ".join(f"{d}=={v.triton[d]}" for d in dists)
+                      + (f" (torch requires {_requirement(v)}, which is none of them)" if pinned else ""))
     if not ev:
         return None
     return Match(ev)

@@ -43,7 +43,7 @@ class Recommendation:
     applies: bool
     target: Dict[str, Any] = field(default_factory=dict)  # exact versions / index URL / image tag
     why: str = ""  # why this path (or why it does not apply)
-    steps: List[str] = field(default_factory=list)  # short human outline
+    steps: List[str] = field(default_factory=list)  # the plan's step lines (plan.outline.attach); empty before
     sources: List[str] = field(default_factory=list)
     proof: List[Dict[str, Any]] = field(default_factory=list)  # the resolver's checks: constraint, verdict, detail, sources
 

@@ -9,11 +9,15 @@ carries the resolver's proof (``Recommendation.proof``).
 * torch-reinstall: ``venv`` (path or None for a new one), ``torch``, ``torchvision``, ``torchaudio``,
   ``triton`` (exact requirement), ``index`` (name), ``index_url``, ``requirements`` (list),
   ``env`` (variables to set, e.g. TORCH_BLAS_PREFER_HIPBLASLT), ``mode`` (switch | repair | blas-fallback)
-* rocm-upgrade: ``mode`` (upgrade | repair: the installed release, never a downgrade), ``rocm``, ``series``, ``apt_dir``, ``ubuntu``, ``codename``, ``repo_base``, ``apt_lines``,
-  ``pin_file``, ``amdgpu_install_url``, ``kernel_driver`` (amdgpu-dkms | none), ``kernel_ok`` (the
+* rocm-upgrade: ``mode`` (upgrade | repair: the installed release, never a downgrade), ``rocm``, ``series``, ``apt_dir``, ``ubuntu``, ``codename``, ``repo_base``,
+  ``kernel_driver`` (amdgpu-dkms | none), ``kernel_ok`` (the
   running kernel series is listed for the target: True/False, None when unknown), ``torch`` (a
   torch-reinstall-like dict for the matching index, or None)
-* docker: ``image``, ``tag``, ``rocm``, ``torch``, ``python``, ``ubuntu``, ``flags``, ``run`` (argv)
+* docker: ``image``, ``tag``, ``rocm``, ``torch``, ``python``, ``ubuntu``, ``flags``
+
+What a way out does (its commands, repositories, packages) is not written here: it is the plan's, and
+the frontends show the plan ``--plan-only --path WAY`` makes (``rocm_wizard.plan.outline``), so there
+is one renderer per way out.
 """
 from __future__ import annotations
 
@@ -186,7 +190,7 @@ def _torch(ctx: Context, facts: resolve.Facts, ids, base: Optional[str]) -> Reco
             why = (f"torch {t.version} with torchvision {t.torchvision} / torchaudio {t.torchaudio} from the {idx.name} "
                    f"index carries {gfx_txt} kernels, checks the GPU before using hipBLASLt, and honours {setting}, "
                    f"which makes it use hipBLAS: the fix for HIPBLAS_STATUS_NOT_SUPPORTED.")
-            return Recommendation("torch-reinstall", None, True, target, why, _torch_steps(target),
+            return Recommendation("torch-reinstall", None, True, target, why, [],
                                   sources + ["comfyui-3698", "pytorch-pr-128753"], way.proof())
 
     # 2. repair: same torch, same index, exact triton pin
@@ -198,11 +202,12 @@ def _torch(ctx: Context, facts: resolve.Facts, ids, base: Optional[str]) -> Reco
             target = _pair_dict(t, idx, base, venv, "repair")
             moved = (f" The wheels come from {idx.name} rather than {env.index}: {_proof_of(way, env.index)}"
                      if idx.name != env.index else "")
-            why = (f"Keep torch {t.version} from {idx.name} and repair its triton: remove every triton distribution and "
-                   f"install exactly {t.triton_requirement or 'the pin torch declares'} from the same index. No ROCm "
+            why = (f"Keep torch {t.version} from {idx.name} and repair its triton: keep the Triton torch's own wheel "
+                   f"requires ({t.triton_requirement or 'the pin torch declares'}), remove any other triton distribution "
+                   f"and install that pin exactly from the same index. No ROCm "
                    f"upgrade is needed for this (the seed claim that a newer ROCm fixes triton.language is wrong)."
                    + moved)
-            return Recommendation("torch-reinstall", None, True, target, why, _torch_steps(target),
+            return Recommendation("torch-reinstall", None, True, target, why, [],
                                   sources + ["triton-5377", "pytorch-issue-130723"], way.proof())
 
     exclude = current if ids & {"hipblas-alloc-failed", "hipblaslt-hard-error", "no-binary-for-gpu"} else None
@@ -245,18 +250,7 @@ def _torch(ctx: Context, facts: resolve.Facts, ids, base: Optional[str]) -> Reco
     if "hipblas-alloc-failed" in ids:
         parts.append("For HIPBLAS_STATUS_ALLOC_FAILED this is a known-good pairing to try, not a proven cure: check free "
                      "VRAM and hidden iGPUs too.")
-    return Recommendation("torch-reinstall", None, True, target, " ".join(parts), _torch_steps(target), sources,
-                          way.proof())
-
-
-def _torch_steps(target: Dict[str, Any]) -> List[str]:
-    where = target.get("venv") or "a new virtual environment"
-    steps = [f"in {where}: uninstall torch, torchvision, torchaudio and every triton distribution",
-             f"pip install {' '.join(target.get('requirements') or [])} --index-url {target.get('index_url')}"]
-    for k, v in (target.get("env") or {}).items():
-        steps.append(f"set {k}={v} in the environment that runs Python")
-    steps.append("verify: rocm-wizard verify")
-    return steps
+    return Recommendation("torch-reinstall", None, True, target, " ".join(parts), [], sources, way.proof())
 
 
 # ------------------------------------------------------------------ docker
@@ -282,7 +276,7 @@ def _docker(ctx: Context, facts: resolve.Facts, ids) -> Recommendation:
     tag = way.subject
     target = {"image": tag.image, "tag": tag.tag, "rocm": tag.rocm, "torch": tag.torch, "python": tag.python,
               "ubuntu": tag.ubuntu, "flags": list(docker_cat.run_flags()),
-              "run": docker_cat.run_argv(tag.image), "tag_status": tag.status, "proof": way.proof()}
+              "tag_status": tag.status, "proof": way.proof()}
     parts = [f"AMD's image {tag.image} ships ROCm {tag.rocm} and an AMD-built torch {tag.torch}; the host keeps only its "
              f"kernel driver, and nothing in your venvs changes."]
     if gfx:
@@ -297,8 +291,7 @@ def _docker(ctx: Context, facts: resolve.Facts, ids) -> Recommendation:
         parts.append("Your user cannot talk to the Docker daemon: use sudo or join the docker group.")
     parts.append("Run it with AMD's documented flags: " + " ".join(docker_cat.run_flags()) + ".")
     parts.append(_proof_text(way))
-    steps = [f"docker pull {tag.image}", " ".join(target["run"]), "verify inside: rocm-wizard verify --docker " + tag.image]
-    return Recommendation("docker", None, True, target, " ".join(parts), steps, srcs + list(tag.sources), way.proof())
+    return Recommendation("docker", None, True, target, " ".join(parts), [], srcs + list(tag.sources), way.proof())
 
 
 # ------------------------------------------------------------------ rocm-upgrade
@@ -349,7 +342,11 @@ def _rocm(ctx: Context, facts: resolve.Facts, ids, repo_base: Optional[str], ind
             way = res.find(rel.version) or way
     codename = releases.codename(ver)
     # the ROCm upgrade's torch is a second resolve: the index of the release's series, a new venv
+    from ..resolve.facts import distro_python
+
+    new_py, new_src = distro_python(ctx.system.os)  # that torch is for a new venv: the system's python3
     torch_facts = resolve.Facts(**{**facts.__dict__, "python": None, "torch": None, "torch_index": None,
+                                   "new_python": new_py, "new_python_source": new_src,
                                    "driver_train": compat.driver_train_of_rocm(rel.version),
                                    "driver_source": f"the amdgpu driver of ROCm {rel.version}"})
     choice, _none = _choose_pair(torch_facts, series=rel.series)
@@ -360,9 +357,6 @@ def _rocm(ctx: Context, facts: resolve.Facts, ids, repo_base: Optional[str], ind
     target = {
         "mode": mode, "rocm": rel.version, "series": rel.series, "apt_dir": rel.apt_dir, "ubuntu": ver, "codename": codename,
         "repo_base": releases.base_url(repo_base),
-        "apt_lines": [list(p) for p in releases.apt_lines(rel, codename or "", repo_base)],
-        "pin_file": releases.repo().pin_file,
-        "amdgpu_install_url": releases.amdgpu_install_url(rel, codename or "", repo_base),
         "kernel_driver": ("none (WSL: user space only, --no-dkms)" if ctx.wsl else
                           "none (Ryzen APU: the kernel's own amdgpu driver, --no-dkms)"
                           if facts.gpus and all(g.igpu for g in facts.gpus) else
@@ -414,15 +408,9 @@ def _rocm(ctx: Context, facts: resolve.Facts, ids, repo_base: Optional[str], ind
         target["kernel_ok"] = False
     else:
         target["kernel_ok"] = None if not (ks and listed) else True
-    steps = [f"key {releases.key_url(repo_base)} -> {releases.repo().keyring}",
-             *(f"{f}: {line}" for f, line in releases.apt_lines(rel, codename or "", repo_base)),
-             f"{releases.repo().pin_file}: Pin: release o={releases.repo().pin_origin}, priority {releases.repo().pin_priority}",
-             "apt install amdgpu-dkms rocm (reboot after a new kernel driver)" if not ctx.wsl
-             else "amdgpu-install --usecase=wsl,rocm --no-dkms",
-             "add the user to render and video"]
     if way is not None:
         parts.append(_proof_text(way))
-    return Recommendation("rocm-upgrade", None, True, target, " ".join(parts), steps,
+    return Recommendation("rocm-upgrade", None, True, target, " ".join(parts), [],
                           srcs + list(rel.all_sources), target["proof"])
 
 

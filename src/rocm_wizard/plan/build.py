@@ -881,6 +881,10 @@ def _torch_reinstall(system, choices: Choices, notes: List[str], recipe):
     if mode == "existing" and not exists and system.origin == "snapshot":
         notes.append(f"{path} is not among the snapshot's venvs; the script checks that it is a venv")
     python = "python3"
+    if env is None and way is not None:
+        c = way.check("wheel-for-python")
+        if c is not None and c.verdict != "unknown":  # the distribution's python3 (resolve.facts.distro_python)
+            notes.append(f"Python of the new venv: {c.detail}")
     if env is not None and env.python:
         m = re.match(r"^(\d+)\.(\d+)", env.python)
         if m:
@@ -1037,6 +1041,42 @@ class _DriverWindow:
             notes.append(v.detail)
 
 
+class _ImageKernels:
+    """An image's kernels against the GPU, checked as a wheel's are: the resolver's image-gfx check
+    (the image's ROCm support list, or a Core SDK tag's GPU list, intersected with what ROCm's own
+    libraries of that release ship, ``[[library]]`` ``rocm``)."""
+
+    def __init__(self, system) -> None:
+        self.facts = _facts(system)
+
+    def verdict(self, tag):
+        from ..resolve.resolver import docker_checks
+
+        return next(c for c in docker_checks(self.facts, tag) if c.constraint == "image-gfx")
+
+    def fits(self, tag) -> bool:
+        from .. import resolve
+
+        return self.verdict(tag).verdict != resolve.VIOLATED
+
+    def names_library(self, tag) -> bool:
+        """Whether a library of the image's ROCm is known to lack kernels for the GPU."""
+        from ..resolve.resolver import image_has_gfx
+
+        return any(image_has_gfx(tag, g)[1] for g in self.facts.compute_targets or self.facts.compute_gfx)
+
+    def check(self, tag, notes: List[str]) -> None:
+        """Refuse an image proven to lack kernels for the GPU (naming the library when one is
+        known); note one that cannot be checked."""
+        from .. import resolve
+
+        v = self.verdict(tag)
+        if v.verdict == resolve.VIOLATED:
+            raise PlanError(f"{v.detail}; choose another --image or --rocm, or another way out")
+        if v.verdict == resolve.UNKNOWN:
+            notes.append(f"not proven (image-gfx): {v.detail}")
+
+
 def _docker(system, choices: Choices, notes: List[str], recipe):
     targets, other = _require_gpu(system, choices, "docker", notes)
     if not targets:
@@ -1049,6 +1089,7 @@ def _docker(system, choices: Choices, notes: List[str], recipe):
             py = ".".join(env.python.split(".")[:2])
             break
     window = _DriverWindow(system, host_ubuntu, py)
+    kernels = _ImageKernels(system) if targets else None
     if choices.image:
         try:
             image = cat.check_image(choices.image if "/" in choices.image.split(":")[0] or ":" not in choices.image
@@ -1061,29 +1102,32 @@ def _docker(system, choices: Choices, notes: List[str], recipe):
         if tag is None:
             notes.append(f"{image} is not a tag the catalog knows; the GPU support of its ROCm is not checked")
     else:
-        # within the driver's window first; one outside it is then refused or warned about below
-        tag = (cat.docker_pick(choices.rocm, host_ubuntu, py, choices.torch, window.fits)
-               or cat.docker_pick(choices.rocm, host_ubuntu, py, choices.torch))
+        # an image with kernels for the GPU (checked as wheels are) and within the driver's window
+        # first; one outside the window is then refused or warned about below
+        gpu_ok = kernels.fits if kernels is not None else None
+        both = (lambda t: gpu_ok(t) and window.fits(t)) if gpu_ok is not None else window.fits
+        tag = (cat.docker_pick(choices.rocm, host_ubuntu, py, choices.torch, both)
+               or cat.docker_pick(choices.rocm, host_ubuntu, py, choices.torch, gpu_ok))
+        if tag is None and kernels is not None:
+            asked = ", ".join(f"{k} {v}" for k, v in (("ROCm", choices.rocm), ("torch", choices.torch)) if v)
+            some = cat.docker_pick(choices.rocm, host_ubuntu, py, choices.torch)
+            if some is not None:
+                # the newest image's reason, and a library's where one is known to lack the kernels
+                why = [kernels.verdict(some).detail]
+                lib = cat.docker_pick(choices.rocm, None, None, choices.torch, kernels.names_library)
+                if lib is not None:
+                    why.append(kernels.verdict(lib).detail)
+                raise PlanError(f"no known rocm/pytorch image{' with ' + asked if asked else ''} carries kernels for "
+                                f"{', '.join(targets)}: " + "; ".join(dict.fromkeys(why)),
+                                USAGE if asked else _explicit(choices, "docker"))
         if tag is None:
             asked = ", ".join(f"{k} {v}" for k, v in (("ROCm", choices.rocm), ("torch", choices.torch)) if v)
             raise PlanError("no known rocm/pytorch image has " + (asked or "a usable tag"))
         image = tag.image
     if tag is not None:
+        if kernels is not None:  # the GPU first: no driver makes up for missing kernels
+            kernels.check(tag, notes)
         window.check(tag, notes)
-        rel = cat.rocm_release(tag.rocm)
-        for g in targets:
-            if rel is None:  # a Core SDK image: the GPU list of its tag entry
-                if g not in tag.gfx and g not in tag.gfx_observed:
-                    notes.append(f"{g} is not on the GPU list of the image's ROCm {tag.rocm}" if tag.gfx else
-                                 f"the catalog knows no GPU list for the image's ROCm {tag.rocm}: {g} is not checked")
-                continue
-            st = cat.gfx_status(g, rel)
-            if st.level == "unsupported":
-                raise PlanError(f"the image's ROCm {tag.rocm} lists {g} as unsupported; choose another --image or --rocm")
-            if st.level != "official":
-                seen = g in tag.gfx_observed
-                notes.append(f"{g} is not officially supported by the image's ROCm {tag.rocm}"
-                             + (" (seen working in this image)" if seen else ""))
     rocm = getattr(system, "rocm", None)
     if rocm is not None and rocm.amdgpu_loaded is False:
         notes.append("the amdgpu kernel driver is not loaded on this host: the container needs it "
@@ -1104,18 +1148,20 @@ def _docker(system, choices: Choices, notes: List[str], recipe):
 
 
 # ------------------------------------------------------------------------------ entry point
-def diagnosed_ways(system) -> List[Dict[str, Any]]:
+def diagnosed_ways(system, diag=None) -> List[Dict[str, Any]]:
     """The doctor's applicable ways out (it chooses through the resolver), best first, as plain
     choices ``{"path", "rocm", "torch", "image", "venv", "env", "title"}``: the one source of the
-    default target for ``--plan-only`` (with or without ``--path``) and the TUI's form."""
-    try:
-        from ..doctor import diagnose
-    except ImportError:
-        return []
-    try:
-        diag = diagnose(system)
-    except Exception:  # the plan must not die of a doctor bug
-        return []
+    default target for ``--plan-only`` (with or without ``--path``) and the TUI's form.  ``diag``:
+    a diagnosis already made (``doctor`` plans its own ways out, error log included)."""
+    if diag is None:
+        try:
+            from ..doctor import diagnose
+        except ImportError:
+            return []
+        try:
+            diag = diagnose(system)
+        except Exception:  # the plan must not die of a doctor bug
+            return []
     out = []
     for rec in getattr(diag, "recommendations", []) or []:
         if not getattr(rec, "applies", False):
@@ -1150,10 +1196,12 @@ def _with_diagnosis(system, c: Choices, rec: Dict[str, Any]) -> Choices:
     return c
 
 
-def build_plan(system, choices: Optional[Choices] = None) -> Plan:
+def build_plan(system, choices: Optional[Choices] = None, diagnosis=None) -> Plan:
     """The plan for ``system`` (a :class:`~rocm_wizard.model.System`) and ``choices``.  Without a
-    path it takes the diagnosis' best recommendation that can be planned (then a simple rule).
-    Raises :class:`PlanError` for anything that cannot work."""
+    path it takes the diagnosis' best recommendation that can be planned (then a simple rule); when
+    that is not the diagnosis' first way out, the plan says which way was taken and why
+    (``Plan.way``, a note starting "WAY CHANGED").  ``diagnosis``: one already made (else the
+    doctor runs here).  Raises :class:`PlanError` for anything that cannot work."""
     base = Choices(**{**(choices or Choices()).to_dict()})
     base.env = dict(base.env or {})
     if base.path is not None:
@@ -1163,32 +1211,74 @@ def build_plan(system, choices: Optional[Choices] = None) -> Plan:
         # an image is picked by --rocm / --torch when they are given, not by the diagnosis' image
         picked = base.path == "docker" and (base.rocm or base.torch)
         if getattr(base, _TARGET_KEY[base.path]) is None and not picked:
-            rec = next((r for r in diagnosed_ways(system) if r["path"] == base.path), None)
+            rec = next((r for r in diagnosed_ways(system, diagnosis) if r["path"] == base.path), None)
             if rec is not None:
                 base = _with_diagnosis(system, base, rec)
                 notes.append(f"target chosen by the diagnosis: {rec.get('title') or rec['path']}")
         return _build(system, base, notes)
     errors: List[str] = []
-    for rec in diagnosed_ways(system):
+    ways = diagnosed_ways(system, diagnosis)
+    for rec in ways:
         c = Choices(**{**base.to_dict()})
         c.env = dict(base.env)
         c.path = rec["path"]
         c = _with_diagnosis(system, c, rec)
         object.__setattr__(c, "_auto", True)
         try:
-            return _build(system, c, [f"path chosen by the diagnosis: {rec.get('title') or rec['path']}"])
+            plan = _build(system, c, [f"path chosen by the diagnosis: {rec.get('title') or rec['path']}"])
         except PlanError as exc:
             errors.append(f"{rec['path']}: {exc.message}")
+            continue
+        return _way_taken(plan, ways, errors, "diagnosis")
     c = Choices(**{**base.to_dict()})
     c.env = dict(base.env)
     object.__setattr__(c, "_auto", True)
     try:
         c.path = _simple_default(system)
-        notes = ["no diagnosis could be planned: " + "; ".join(errors)] if errors else []
-        notes.append(f"{c.path} chosen by the default rule (no --path given)")
-        return _build(system, c, notes)
+        notes = [f"{c.path} chosen by the default rule (no --path given)"]  # the errors: in WAY CHANGED
+        plan = _build(system, c, notes)
     except PlanError as exc:
         raise PlanError(errors[0] if errors else exc.message, ERROR) from None
+    return _way_taken(plan, ways, errors, "default rule", _not_applying(system, diagnosis, plan.path))
+
+
+def _not_applying(system, diagnosis, path: str) -> Optional[str]:
+    """Why the diagnosis says ``path`` does not apply to ``system`` (None when it applies or was not
+    judged)."""
+    if diagnosis is None:
+        try:
+            from ..doctor import diagnose
+
+            diagnosis = diagnose(system)
+        except Exception:  # the plan must not die of a doctor bug
+            return None
+    rec = next((r for r in getattr(diagnosis, "recommendations", []) or [] if r.path == path), None)
+    return None if rec is None or rec.applies else (rec.why or "")
+
+
+def _way_taken(plan: Plan, ways: List[Dict[str, Any]], errors: List[str], by: str,
+               against: Optional[str] = None) -> Plan:
+    """Record on a plan made without ``--path`` which way was taken and why (``plan.way``); when it
+    is not the diagnosis' first way out, a note says so first ("WAY CHANGED"), so that the way never
+    changes silently (frontends print notes on stderr; the script, playbook and JSON carry them)."""
+    recommended = ways[0]["path"] if ways else None
+    changed = recommended is not None and recommended != plan.path
+    why = ""
+    if changed:
+        reasons = "; ".join(errors) or f"{recommended}: it could not be planned"
+        why = (f"the recommended way {recommended} cannot be planned ({reasons}), so {plan.path} was taken "
+               f"instead ({'the diagnosis' + chr(39) + ' next way out' if by == 'diagnosis' else 'the default rule'})"
+               f"; choose with --path")
+    elif recommended is None:
+        why = f"the diagnosis recommends no way out, so {plan.path} was taken by the default rule; choose with --path"
+    else:
+        why = f"{plan.path} is the diagnosis' recommended way"
+    if against:
+        why += f". The diagnosis says {plan.path} does not apply: {against}"
+    plan.way = {"recommended": recommended, "taken": plan.path, "changed": changed, "by": by, "why": why}
+    if changed or against:
+        plan.notes.insert(0, "WAY CHANGED: " + why)
+    return plan
 
 
 def _as_ubuntu_base(system, path: str, here: int, notes: List[str]):

@@ -238,6 +238,8 @@ class Plan:
     facts: Dict[str, Any] = field(default_factory=dict)  # catalog facts used, with sources
     notes: List[str] = field(default_factory=list)
     system: Dict[str, Any] = field(default_factory=dict)  # a short summary of the detected system
+    # made without --path: {"recommended", "taken", "changed", "by", "why"} (build_plan._way_taken)
+    way: Dict[str, Any] = field(default_factory=dict)
     version: int = PLAN_FORMAT_VERSION
     tool_version: str = ""
 

@@ -53,6 +53,8 @@ def plan_to_dict(plan: Plan, reports: Optional[Sequence[StepReport]] = None) -> 
         "steps": steps,
         "confirmations": plan.confirmations(),
     }
+    if plan.way:  # made without --path: which way was taken and why
+        out["way"] = dict(plan.way)
     if reports is not None:
         out["summary"] = summary(reports)
     return out
@@ -81,7 +83,8 @@ def plan_from_dict(data: Any) -> Plan:
         system = {k: v for k, v in data["system"].items() if k != "fingerprint"}
         plan = Plan(path=data["path"], title=data["title"], steps=steps, fingerprint=fp,
                     inputs=dict(data.get("inputs", {})), facts=dict(data.get("facts", {})),
-                    notes=list(data.get("notes", [])), system=system, tool_version=data.get("tool_version", ""))
+                    notes=list(data.get("notes", [])), system=system, tool_version=data.get("tool_version", ""),
+                    way=dict(data.get("way") or {}))
     except (KeyError, TypeError, ValueError) as exc:
         raise PlanFormatError(f"damaged plan: {exc}") from exc
     if data.get("plan_id") and plan.plan_id != data["plan_id"]:

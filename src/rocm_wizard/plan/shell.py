@@ -772,8 +772,10 @@ def render_shell(plan: Plan) -> str:
     out.append("# It refuses to run on another system, or when the system changed since the plan was made.")
     out.append("#")
     out.append("# Steps:")
-    for step in plan.steps:
-        out.append(f"#   {step.index:2d}. {comment(step.title)}")
+    from .outline import step_lines  # the lines doctor shows for this way out
+
+    for line in step_lines(plan):
+        out.append(f"#   {comment(line)}")
     for note in plan.notes:
         out.append(f"# Note: {comment(note)}")
     out.append("")

@@ -40,6 +40,9 @@ class Facts:
     override: Dict[str, str] = field(default_factory=dict)
     not_torch: Tuple[str, ...] = ()  # workloads seen that do not use PyTorch (llama.cpp, ollama)
     vendor_triton: Tuple[str, ...] = ()  # vendor containers whose own Triton is intended
+    # no venv yet: the Python a new one gets, the distribution's python3 (catalog distro_python.toml)
+    new_python: Optional[str] = None
+    new_python_source: str = ""
 
     @property
     def compute(self) -> List[GpuFact]:
@@ -191,6 +194,7 @@ def from_system(system, error_text: Optional[str] = None, venv: Optional[str] = 
     for w in getattr(system, "workloads", None) or []:  # programs the pasted outputs come from
         text += "\n" + _s(getattr(w, "id", None))
     train, where = driver_train(system)
+    new_py, new_src = (None, "") if env is not None else distro_python(osi)
     return Facts(
         gpus=amd_gpus(system), python=py, torch=_s(env.version) if env is not None else None,
         torch_index=wheels.index_of_version(env.version) if env is not None else None,
@@ -198,4 +202,36 @@ def from_system(system, error_text: Optional[str] = None, venv: Optional[str] = 
         os_id=_s(getattr(osi, "id", None)).lower(), os_version=_s(getattr(osi, "version_id", None)),
         os_point=point_release(osi),
         kernel=kernel, wsl=wsl, container=bool(_s(getattr(osi, "container", None))), override=override,
-        not_torch=tuple(compat.not_torch_workloads(text)), vendor_triton=tuple(compat.vendor_triton_containers(text)))
+        not_torch=tuple(compat.not_torch_workloads(text)), vendor_triton=tuple(compat.vendor_triton_containers(text)),
+        new_python=new_py, new_python_source=new_src)
+
+
+def distro_python(osi) -> Tuple[Optional[str], str]:
+    """(X.Y, where it comes from) of the python3 a new venv gets on the system ``osi`` describes: the
+    distribution release's default python3 (a known Ubuntu derivative: its Ubuntu base's); (None, "")
+    when the catalog does not know it, or knows it only as inferred."""
+    from ..catalog import ubuntu
+
+    if osi is None:
+        return None, ""
+    seen = _s(getattr(osi, "python", None))
+    where = _s((getattr(osi, "sources", None) or {}).get("python"))
+    m = re.match(r"^(\d+)\.(\d+)", seen)
+    if m and where.startswith("link:"):  # this system's own python3 (detection read where it leads)
+        xy = f"{m.group(1)}.{m.group(2)}"
+        return xy, f"a new venv gets this system's python3, Python {xy} ({where[5:]} -> python{xy})"
+    os_id, version = _s(getattr(osi, "id", None)).lower(), _s(getattr(osi, "version_id", None))
+    dp = ubuntu.default_python(os_id, version)
+    if dp is None:
+        try:
+            from ..catalog import derivatives
+
+            base = derivatives.ubuntu_base(osi)
+        except Exception:  # an odd os-release: no derivative, no default Python
+            base = None
+        if base is not None and getattr(base, "version", None):
+            dp = ubuntu.default_python("ubuntu", base.version)
+    if dp is None or dp.status not in wheels.PROVEN:
+        return None, ""
+    name = f"{os_id.capitalize() if os_id != dp.os else dp.os.capitalize()} {version or dp.version}"
+    return dp.python, f"a new venv gets {name}'s python3, Python {dp.python} ({dp.package})"

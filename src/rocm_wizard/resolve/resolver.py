@@ -150,6 +150,13 @@ def torch_checks(facts: Facts, t: wheels.TorchRelease, idx: wheels.WheelIndex) -
         verdict = SATISFIED if ok else (VIOLATED if ok is False else UNKNOWN)
         checks.append(_check("wheel-for-python", verdict, f"the venv runs Python {facts.python}; torch {t.version} has "
                              f"wheels for Python {span} ({t.python_status})"))
+    elif facts.new_python:  # no venv yet: the distribution's python3 makes the new one
+        ok = wheels.wheel_for_python(t, facts.new_python, idx)
+        listed = t.python_for(idx.name)
+        span = f"{listed[0]}-{listed[-1]}" if listed else "unknown"
+        verdict = SATISFIED if ok else (VIOLATED if ok is False else UNKNOWN)
+        checks.append(_check("wheel-for-python", verdict, f"{facts.new_python_source}; torch {t.version} has wheels "
+                             f"for Python {span} ({t.python_status})"))
     else:
         checks.append(_check("wheel-for-python", UNKNOWN, "the venv's Python version is not known (a new venv gets "
                              "the system's python3)"))
@@ -204,28 +211,61 @@ def torch_ways(facts: Facts, exclude: Optional[Tuple[str, str]] = None, series: 
 
 
 # ------------------------------------------------------------------ docker
+def image_has_gfx(tag: docker.DockerTag, target: str) -> Tuple[Optional[bool], List[wheels.LibraryGap]]:
+    """Whether AMD's image ``tag`` carries kernels for ``target`` (bare gfx or exact target), as a
+    wheel is checked: the image's ROCm support list (a Core SDK image: its tag's GPU list) intersected
+    with what ROCm's own libraries of that release ship (``[[library]]`` ``rocm``).  True when seen
+    working in it; None when not known.  Returns (answer, library gaps)."""
+    from ..catalog import support
+
+    g = support_gfx(target) or str(target)
+    gaps = wheels.rocm_libraries_lacking(tag.rocm, target)
+    if g in tag.gfx_observed:
+        return True, gaps
+    if any(gap.status in wheels.PROVEN for gap in gaps):
+        return False, gaps
+    rel = releases.resolve(tag.rocm)
+    if rel is None:  # a Core SDK image: the GPUs its tag entry names (none: unknown)
+        listed: Optional[bool] = (g in tag.gfx) if tag.gfx else None
+    else:
+        level = support.status(g, rel).level
+        # deprecated or limited: kernels may remain, support does not: unknown, never satisfied
+        listed = True if level == "official" else None if level in ("deprecated", "limited") else False
+    if gaps and listed:
+        return None, gaps  # an inferred gap: not proven either way
+    return listed, gaps
+
+
 def docker_checks(facts: Facts, tag: docker.DockerTag) -> List[Check]:
     rel = releases.resolve(tag.rocm)
     gfx = facts.compute_gfx
 
     def native(g: str) -> Optional[bool]:
-        if g in tag.gfx_observed:
-            return True
-        if rel is None:  # a Core SDK image: the GPUs its tag entry names (none: unknown)
-            return (g in tag.gfx) if tag.gfx else None
-        return g in rel.gfx_official
+        return image_has_gfx(tag, g)[0]
 
     if not gfx:
         img = _check("image-gfx", UNKNOWN, "no GPU with a known gfx target: the image is not checked against one",
                      no_gpu=True)
     else:
-        answers = [native(g) for g in gfx]
+        targets = facts.compute_targets or gfx
+        found = {g: image_has_gfx(tag, g) for g in targets}
+        answers = [found[g][0] for g in targets]
         verdict = _kleene(answers)
         seen = [g for g in gfx if g in tag.gfx_observed]
         detail = (f"ROCm {tag.rocm} of {tag.tag} " + {SATISFIED: "supports", VIOLATED: "does not list",
                                                         UNKNOWN: "is not in the catalog for"}[verdict]
                   + f" {', '.join(gfx)}" + (f" (seen working in this image: {', '.join(seen)})" if seen else ""))
-        img = _check("image-gfx", verdict, detail, (rel.all_sources if rel else ()) + tuple(tag.sources))
+        gaps = [gap for g in targets for gap in found[g][1]]
+        lacking = [g for g in targets if found[g][0] is False and found[g][1]]
+        if verdict == VIOLATED and lacking:
+            libs = "; ".join(dict.fromkeys(f"{gap.library} ({gap.part})" for g in lacking for gap in found[g][1]))
+            named = ", ".join(dict.fromkeys(support_gfx(g) or g for g in lacking))
+            detail = (f"the image {tag.tag} carries no kernels for {named}: ROCm {tag.rocm}'s own library lacks "
+                      f"them: {libs}")
+        elif verdict == UNKNOWN and gaps:
+            detail += "; " + ", ".join(dict.fromkeys(gap.library for gap in gaps)) + " may lack them (inferred)"
+        srcs = (rel.all_sources if rel else ()) + tuple(tag.sources) + tuple(s for gap in gaps for s in gap.sources)
+        img = _check("image-gfx", verdict, detail, srcs)
     if tag.status == "preview":
         img = _check("image-gfx", VIOLATED, f"{tag.tag} is a preview image, never proposed", tag.sources)
     checks = [img, check_driver_window(facts, tag.rocm, f"the image {tag.tag}")]

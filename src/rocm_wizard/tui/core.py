@@ -102,8 +102,11 @@ class Core:
 
         finish(source, system)
         from ..doctor import diagnose
+        from ..plan.outline import attach
 
-        return diagnose(system, self.error_text)
+        diag = diagnose(system, self.error_text)
+        attach(system, diag)  # each way's "what it does": the steps of the plan it would make
+        return diag
 
     # options and plan --------------------------------------------------------------------------
     def fields(self, system: System, diagnosis, path: str) -> List[fieldmod.Field]:

@@ -19,7 +19,7 @@
 #    4. Point /home/user/venvs/comfy at the new venv
 #    5. Check the venv's other packages against the new torch
 #    6. Let the GPU user use the GPU (render and video groups)
-# Note: not proven (wheel-for-python): the venv's Python version is not known (a new venv gets the system's python3)
+# Note: Python of the new venv: a new venv gets Ubuntu 24.04's python3, Python 3.12 (python3 3.12.3-0ubuntu2.1); torch 2.8.0 has wheels for Python 3.9-3.13 (documented)
 # Note: WSL: AMD's WSL steps remove torch/lib/libhsa-runtime64.so* from the venv's torch (the wheel's own HSA runtime has no WSL support) after the install, and need the ROCm WSL user space on the host (amdgpu-install --usecase=wsl,rocm --no-dkms); this plan does not do either
 # Note: the new venv is /home/user/venvs/comfy-torch2.8.0-rocm6.4; /home/user/venvs/comfy becomes a symbolic link to it; the previous venv is kept (a venv directory at /home/user/venvs/comfy is moved to /home/user/venvs/comfy-previous first: run it as /home/user/venvs/comfy-previous/bin/python -m ..., its scripts still name the old path; rollback moves it back)
 

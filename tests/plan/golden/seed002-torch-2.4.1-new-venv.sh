@@ -20,7 +20,7 @@
 #    5. Point /home/dev/venvs/train at the new venv
 #    6. Check the venv's other packages against the new torch
 #    7. Let the GPU user use the GPU (render and video groups)
-# Note: not proven (wheel-for-python): the venv's Python version is not known (a new venv gets the system's python3)
+# Note: Python of the new venv: a new venv gets Ubuntu 22.04's python3, Python 3.10 (python3 3.10.6-1~22.04); torch 2.4.1 has wheels for Python 3.8-3.12 (documented)
 # Note: the new venv is /home/dev/venvs/train-torch2.4.1-rocm6.1; /home/dev/venvs/train becomes a symbolic link to it; the previous venv is kept (a venv directory at /home/dev/venvs/train is moved to /home/dev/venvs/train-previous first: run it as /home/dev/venvs/train-previous/bin/python -m ..., its scripts still name the old path; rollback moves it back)
 
 # Values are single-quoted data, written out literally ($ and \ in them mean nothing to bash):
