@@ -14,7 +14,8 @@ machine) can replay them with no prompt.
 
 Keys: path, rocm, torch, venv, venv_mode, image, workspace, dkms, rocm_mirror,
 allow_http_mirror (true: accept an http:// rocm_mirror), allow_apt_removals (true: apt may remove
-packages unrelated to ROCm while installing it), rocm_key_fingerprint, rocm_core_mirror (stands for
+packages unrelated to ROCm while installing it), guard (false: no constraints file pinning the torch
+build in the venv), rocm_key_fingerprint, rocm_core_mirror (stands for
 AMD's Core SDK hosts), rocm_core_key_fingerprint, torch_index_url, pytorch_mirror, user,
 env.  Every run writes the answers it used
 (``answers.toml`` in its log directory); replaying that file gives the same plan.
@@ -35,7 +36,7 @@ FORMAT = 1
 STRING_KEYS = ("path", "rocm", "torch", "venv", "venv_mode", "image", "workspace", "rocm_mirror",
                "rocm_key_fingerprint", "rocm_core_mirror", "rocm_core_key_fingerprint", "torch_index_url",
                "pytorch_mirror", "user")
-BOOL_KEYS = ("dkms", "allow_http_mirror", "allow_apt_removals")
+BOOL_KEYS = ("dkms", "allow_http_mirror", "allow_apt_removals", "guard")
 KEYS = ("format",) + STRING_KEYS + BOOL_KEYS + ("env",)
 
 

@@ -54,6 +54,7 @@ class Choices:
     workspace: Optional[str] = None
     user: Optional[str] = None
     env: Dict[str, str] = field(default_factory=dict)  # extra variables; "" as value drops a default
+    guard: Optional[bool] = True  # torch plans pin the torch family in the venv (False: --no-guard)
 
     def to_dict(self) -> Dict[str, Any]:
         return asdict(self)
@@ -941,6 +942,23 @@ def _torch_reinstall(system, choices: Choices, notes: List[str], recipe):
             env_vars.pop(k, None)
         else:
             env_vars[k] = v
+    chosen_env = dict(env_vars)
+    guard_on = choices.guard is not False
+    guard_file = f"{target}/rocm-wizard-guard.txt"
+    if guard_on:
+        if "UV_CONSTRAINT" in (choices.env or {}):
+            uv_word = "uv as --env UV_CONSTRAINT says"
+        elif re.match(r"^[A-Za-z0-9._:/,+=-]*$", guard_file):
+            env_vars.setdefault("UV_CONSTRAINT", guard_file)
+            env_sources.setdefault("UV_CONSTRAINT", ["uv-constraint-env"])
+            uv_word = "uv through UV_CONSTRAINT (set in bin/activate and the env file)"
+        else:
+            uv_word = (f"uv only with UV_CONSTRAINT={guard_file} set (the venv's path has characters the "
+                       "activate block does not take)")
+        notes.append(f"the venv is guarded: {guard_file} pins {', '.join(cat.torch_constraints(reqs))}; pip "
+                     f"reads it through the venv's pip.conf, {uv_word}: an install that would swap torch for a "
+                     "CUDA or CPU build is refused (a uv project's `uv sync` reads its own pyproject: add the "
+                     "pins to [tool.uv] constraint-dependencies there); --no-guard leaves it out")
     restore = mode == "new" and exists
     # a venv made in place is a directory, not a link: the switch moves it aside, named after its torch
     # the old build names the directory it is moved to, when it is a plain version (it comes from
@@ -963,6 +981,8 @@ def _torch_reinstall(system, choices: Choices, notes: List[str], recipe):
                  "env_file": f"{target}/rocm-wizard.env"},
         "env": {"any": bool(env_vars), "vars": env_vars,
                 "text": ", ".join(f"{k}={v}" for k, v in sorted(env_vars.items()))},
+        "guard": {"on": guard_on, "file": guard_file, "text": ", ".join(cat.torch_constraints(reqs)[:3])
+                  + (", ..." if len(reqs) > 3 else "")},
     }
     osi = _os(system)
     if osi is not None and osi.wsl:
@@ -993,7 +1013,7 @@ def _torch_reinstall(system, choices: Choices, notes: List[str], recipe):
     before = env.version if env is not None and env.version else ("none" if not exists else None)
     fp = _fingerprint(system, {"torch": [before, label]}, venv=path)
     choices.torch, choices.venv, choices.venv_mode, choices.torch_index_url = label, path, mode, index_url
-    choices.env = dict(env_vars)
+    choices.env = chosen_env
     return ns, facts, fp
 
 
