@@ -945,6 +945,10 @@ def _torch_reinstall(system, choices: Choices, notes: List[str], recipe):
     chosen_env = dict(env_vars)
     guard_on = choices.guard is not False
     guard_file = f"{target}/rocm-wizard-guard.txt"
+    if guard_on and re.search(r"\s", guard_file):
+        guard_on = False  # pip.conf's constraint and UV_CONSTRAINT are lists split at white space
+        notes.append(f"no guard: the venv's path has white space, and pip and uv split the paths of constraint "
+                     f"files there (move the venv to a path without spaces to have one)")
     if guard_on:
         if "UV_CONSTRAINT" in (choices.env or {}):
             uv_word = "uv as --env UV_CONSTRAINT says"

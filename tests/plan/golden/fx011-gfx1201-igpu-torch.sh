@@ -821,7 +821,7 @@ step_01_venv() {
 
 step_02_torch_guard() {
   rw_begin 2 torch-guard 'Guard the venv: pip and uv keep this torch build (torch==2.13.0+rocm7.2, torchvision==0.28.0+rocm7.2, torchaudio==2.11.0+rocm7.2, ...)'
-  local venv=/opt/venvs/torch-torch2.13.0-rocm7.2 guard=/opt/venvs/torch-torch2.13.0-rocm7.2/rocm-wizard-guard.txt owner mode
+  local venv=/opt/venvs/torch-torch2.13.0-rocm7.2 gfile=/opt/venvs/torch-torch2.13.0-rocm7.2/rocm-wizard-guard.txt owner mode
   local content='# Written by rocm-wizard: the PyTorch ROCm build this venv was given.  pip reads it through
 # the venv'"'"'s pip.conf (constraint =), uv through UV_CONSTRAINT: an install that would swap
 # these for a CUDA or CPU build is refused.  To change them, run rocm-wizard again (or delete
@@ -833,7 +833,7 @@ triton-rocm==3.7.1
 ' line='constraint = /opt/venvs/torch-torch2.13.0-rocm7.2/rocm-wizard-guard.txt'
   if [[ ! -d $RW_ROOT$venv ]]; then
     if [[ $DRY_RUN == 1 ]]; then
-      rw_would "write $guard and name it in $venv/pip.conf"
+      rw_would "write $gfile and name it in $venv/pip.conf"
       rw_mark torch-guard
       return 0
     fi
@@ -841,11 +841,11 @@ triton-rocm==3.7.1
   fi
   owner=$(rw_venv_user "$venv")
   rw_guard_conf "$RW_ROOT$venv/pip.conf" "$line" "$owner"
-  if rw_same "$RW_ROOT$guard" "$content" && rw_same "$RW_ROOT$venv/pip.conf" "$RW_NEW"; then
+  if rw_same "$RW_ROOT$gfile" "$content" && rw_same "$RW_ROOT$venv/pip.conf" "$RW_NEW"; then
     rw_ok 'the venv is guarded (pip.conf names the pins)'
     return 0
   fi
-  if ! rw_same "$RW_ROOT$guard" "$content"; then rw_put_as "$owner" "$guard" 0644 "$content"; fi
+  if ! rw_same "$RW_ROOT$gfile" "$content"; then rw_put_as "$owner" "$gfile" 0644 "$content"; fi
   if ! rw_same "$RW_ROOT$venv/pip.conf" "$RW_NEW"; then
     mode=0644
     if [[ -f $RW_ROOT$venv/pip.conf ]]; then mode=$(stat -c %a -- "$RW_ROOT$venv/pip.conf"); fi

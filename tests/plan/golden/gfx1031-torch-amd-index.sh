@@ -825,7 +825,7 @@ step_01_venv_backup() {
 
 step_02_torch_guard() {
   rw_begin 2 torch-guard 'Guard the venv: pip and uv keep this torch build (torch==2.12.0+rocm7.14.0, torchvision==0.27.0+rocm7.14.0, torchaudio==2.12.0+rocm7.14.0, ...)'
-  local venv=/home/dev/sd/.venv guard=/home/dev/sd/.venv/rocm-wizard-guard.txt owner mode
+  local venv=/home/dev/sd/.venv gfile=/home/dev/sd/.venv/rocm-wizard-guard.txt owner mode
   local content='# Written by rocm-wizard: the PyTorch ROCm build this venv was given.  pip reads it through
 # the venv'"'"'s pip.conf (constraint =), uv through UV_CONSTRAINT: an install that would swap
 # these for a CUDA or CPU build is refused.  To change them, run rocm-wizard again (or delete
@@ -837,7 +837,7 @@ rocm==7.14.0
 ' line='constraint = /home/dev/sd/.venv/rocm-wizard-guard.txt'
   if [[ ! -d $RW_ROOT$venv ]]; then
     if [[ $DRY_RUN == 1 ]]; then
-      rw_would "write $guard and name it in $venv/pip.conf"
+      rw_would "write $gfile and name it in $venv/pip.conf"
       rw_mark torch-guard
       return 0
     fi
@@ -845,11 +845,11 @@ rocm==7.14.0
   fi
   owner=$(rw_venv_user "$venv")
   rw_guard_conf "$RW_ROOT$venv/pip.conf" "$line" "$owner"
-  if rw_same "$RW_ROOT$guard" "$content" && rw_same "$RW_ROOT$venv/pip.conf" "$RW_NEW"; then
+  if rw_same "$RW_ROOT$gfile" "$content" && rw_same "$RW_ROOT$venv/pip.conf" "$RW_NEW"; then
     rw_ok 'the venv is guarded (pip.conf names the pins)'
     return 0
   fi
-  if ! rw_same "$RW_ROOT$guard" "$content"; then rw_put_as "$owner" "$guard" 0644 "$content"; fi
+  if ! rw_same "$RW_ROOT$gfile" "$content"; then rw_put_as "$owner" "$gfile" 0644 "$content"; fi
   if ! rw_same "$RW_ROOT$venv/pip.conf" "$RW_NEW"; then
     mode=0644
     if [[ -f $RW_ROOT$venv/pip.conf ]]; then mode=$(stat -c %a -- "$RW_ROOT$venv/pip.conf"); fi

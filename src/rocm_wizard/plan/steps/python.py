@@ -1094,8 +1094,8 @@ class PipGuard(Step):
         if not self.params["constraints"]:
             raise ValueError("pip-guard needs at least one pin")
         _pins(self.params["constraints"])
-        if "\n" in self.params["guard_file"] or "\r" in self.params["guard_file"]:
-            raise ValueError("guard file: no line breaks")
+        if re.search(r"\s", self.params["guard_file"]):
+            raise ValueError("guard file: pip and uv split constraint paths at white space")
 
     @property
     def pip_conf(self) -> str:
@@ -1170,11 +1170,11 @@ class PipGuard(Step):
     def render_shell_body(self) -> List[str]:
         p = self.params
         return [
-            f"local venv={q(p['venv'])} guard={q(p['guard_file'])} owner mode",
+            f"local venv={q(p['venv'])} gfile={q(p['guard_file'])} owner mode",
             f"local content={q(self.content)} line={q(self.line)}",
             'if [[ ! -d $RW_ROOT$venv ]]; then',
             "  if [[ $DRY_RUN == 1 ]]; then",
-            '    rw_would "write $guard and name it in $venv/pip.conf"',
+            '    rw_would "write $gfile and name it in $venv/pip.conf"',
             f"    rw_mark {q(self.id)}",
             "    return 0",
             "  fi",
@@ -1182,11 +1182,11 @@ class PipGuard(Step):
             "fi",
             'owner=$(rw_venv_user "$venv")',
             'rw_guard_conf "$RW_ROOT$venv/pip.conf" "$line" "$owner"',
-            'if rw_same "$RW_ROOT$guard" "$content" && rw_same "$RW_ROOT$venv/pip.conf" "$RW_NEW"; then',
+            'if rw_same "$RW_ROOT$gfile" "$content" && rw_same "$RW_ROOT$venv/pip.conf" "$RW_NEW"; then',
             "  rw_ok 'the venv is guarded (pip.conf names the pins)'",
             "  return 0",
             "fi",
-            'if ! rw_same "$RW_ROOT$guard" "$content"; then rw_put_as "$owner" "$guard" 0644 "$content"; fi',
+            'if ! rw_same "$RW_ROOT$gfile" "$content"; then rw_put_as "$owner" "$gfile" 0644 "$content"; fi',
             'if ! rw_same "$RW_ROOT$venv/pip.conf" "$RW_NEW"; then',
             '  mode=0644',
             '  if [[ -f $RW_ROOT$venv/pip.conf ]]; then mode=$(stat -c %a -- "$RW_ROOT$venv/pip.conf"); fi',
@@ -1204,7 +1204,7 @@ class PipGuard(Step):
         conf, seen = self.var("pip_conf"), self.var("seen")
         return [
             {"name": f"{n}: read the venv's pip.conf", "ansible.builtin.slurp": {"src": J(conf)},
-             "register": seen, "failed_when": False, "check_mode": False},
+             "register": seen, "failed_when": False, "changed_when": False, "check_mode": False},
             {"name": f"{n}: refuse a pip.conf that names other constraint files", "ansible.builtin.assert": {
                 "that": ["not (" + seen + ".content is defined and (" + seen + ".content | b64decode) is search("
                          "'(?m)^\\s*constraints?\\s*[=:]') and not ((" + seen + ".content | b64decode) is search("
