@@ -45,11 +45,27 @@ def test_a_guarded_venv_keeps_its_rocm_torch_against_pip_and_uv(wroot, pyindex):
     assert ok.returncode == 0, ok.stderr
     assert _torch(root) == "2.4.1+rocm6.1"
 
+    # past the guard (pip with PIP_CONFIG_FILE=/dev/null reads no pip.conf): doctor names the swap
+    past = root.run([VENV + "/bin/python", "-m", "pip", "install", "--index-url", pyindex.url("pypi-cuda"),
+                     "torch==2.5.0"], env={"PIP_CONFIG_FILE": "/dev/null"})
+    assert past.returncode == 0, past.stderr
+    doc = wizard.run(root, "doctor", "--json", "--venv", VENV)
+    import json
+
+    found = {f["id"]: f for f in json.loads(doc.stdout)["findings"]}
+    assert "guard-broken" in found, doc.stdout
+    ev = " ".join(found["guard-broken"]["evidence"])
+    assert "torch==2.4.1+rocm6.1" in ev and "torch 2.5.0" in ev and "by pip on 20" in ev, ev
+    assert f"--venv {VENV} --torch 2.4.1+rocm6.1" in found["guard-broken"]["fix"]
+
     again = wizard.run(root, "--yes", "--no-verify", *torch_args(pyindex, VENV))
     assert again.returncode == 0, again.stderr
-    words = checks.step_lines(again.stderr)
-    assert words.get("2") == "ok" and set(words.values()) == {"ok"}, again.stderr
-    assert "[2/7] Guard the venv" in again.stderr
+    assert _torch(root) == "2.4.1+rocm6.1"  # the way back puts the pinned build back
+    third = wizard.run(root, "--yes", "--no-verify", *torch_args(pyindex, VENV))
+    assert third.returncode == 0, third.stderr
+    words = checks.step_lines(third.stderr)
+    assert words.get("2") == "ok" and set(words.values()) == {"ok"}, third.stderr
+    assert "[2/7] Guard the venv" in third.stderr
 
 
 @pytest.fixture(scope="session")
