@@ -110,3 +110,19 @@ def test_no_guard_leaves_the_venv_open(wroot, pyindex):
     swap = _pip_swap(root, pyindex, "torch==2.5.0")
     assert swap.returncode == 0, swap.stderr
     assert _torch(root) == "2.5.0"
+
+
+def test_the_guard_way_guards_a_venv_as_it_is(wroot, pyindex):
+    """--path guard on a venv that already has a ROCm torch: nothing reinstalled, the pins are what
+    is installed, pip then refuses PyPI's torch; a second run has nothing to do."""
+    root = wroot
+    make_torch_venv(root, pyindex, VENV)  # torch 2.5.1+rocm6.2
+    res = wizard.run(root, "--yes", "--no-verify", "--path", "guard", "--venv", VENV)
+    assert res.returncode == 0, res.stderr
+    pins = root.read(VENV + "/rocm-wizard-guard.txt").splitlines()
+    assert {"torch==2.5.1+rocm6.2", "torchvision==0.20.1+rocm6.2", "pytorch-triton-rocm==3.1.0"} <= set(pins)
+    swap = _pip_swap(root, pyindex, "torch==2.5.0")
+    assert swap.returncode != 0 and _torch(root) == "2.5.1+rocm6.2", swap.stdout
+    again = wizard.run(root, "--yes", "--no-verify", "--path", "guard", "--venv", VENV)
+    assert again.returncode == 0, again.stderr
+    assert set(checks.step_lines(again.stderr).values()) == {"ok"}, again.stderr

@@ -141,3 +141,27 @@ def test_torch_plans_guard_the_venv_before_the_install_and_no_guard_leaves_it_ou
     assert "torch-guard" not in [s["id"] for s in bare["steps"]]
     assert all("UV_CONSTRAINT" not in (s["params"].get("env") or {}) for s in bare["steps"])
     assert "the venv is guarded" not in err2
+
+
+def test_the_guard_way_pins_what_the_venv_has_and_refuses_a_cuda_torch(tmp_path):
+    import json
+
+    rc, out, err = run_cli(["--plan-only", "--format", "json", "--snapshot", SEED, "--path", "guard"])
+    assert rc == 2, err
+    plan = json.loads(out)
+    (step,) = plan["steps"]
+    assert step["kind"] == "pip-guard"
+    assert step["params"]["constraints"][:3] == ["torch==2.5.1+rocm6.2", "torchvision==0.20.1+rocm6.2",
+                                                 "torchaudio==2.5.1+rocm6.2"]
+    assert "export UV_CONSTRAINT=" in err
+    rc, out, err = run_cli(["--plan-only", "--format", "ansible", "--snapshot", SEED, "--path", "guard"])
+    assert rc == 2 and "pip.conf names the pins" in out, err
+    # a CUDA torch is not what a guard keeps: exit 3 with the way that puts a ROCm one in
+    seed = json.loads(open(SEED).read())
+    system = seed.get("system", seed)
+    system["torch"][0]["version"], system["torch"][0]["build"] = "2.5.1+cu121", "cuda"
+    system["torch"][0]["hip"] = None
+    cuda = tmp_path / "cuda.json"
+    cuda.write_text(json.dumps(system))
+    rc, out, err = run_cli(["--plan-only", "--snapshot", str(cuda), "--path", "guard"])
+    assert rc == 3 and "CUDA build" in err and "--path torch-reinstall" in err, err

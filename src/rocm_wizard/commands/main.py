@@ -19,7 +19,7 @@ from ..exitcodes import ERROR, OK, PENDING, USAGE
 from ..termsafe import clean
 
 FORMATS = ("shell", "ansible", "json")
-PATHS = ("rocm-upgrade", "torch-reinstall", "docker")
+PATHS = ("rocm-upgrade", "torch-reinstall", "docker", "guard")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -20,7 +20,7 @@ from .core import Fingerprint, Plan
 from .recipes import instantiate, load_recipe
 from .steps._util import SAFE_USER, check_url, check_workspace, redact_url, split_credentials
 
-PATHS = ("rocm-upgrade", "torch-reinstall", "docker")
+PATHS = ("rocm-upgrade", "torch-reinstall", "docker", "guard")
 MIRROR_AUTH_FILE = "/etc/apt/auth.conf.d/rocm-wizard-mirror.conf"
 VENV_MODES = ("new", "existing")
 
@@ -1021,6 +1021,53 @@ def _torch_reinstall(system, choices: Choices, notes: List[str], recipe):
     return ns, facts, fp
 
 
+# ------------------------------------------------------------------------------ guard
+def guard_pins(env) -> List[str]:
+    """``name==version`` of the torch family installed in ``env`` (a detected TorchEnv): torch,
+    torchvision, torchaudio, its Triton distributions and the rocm wheels, with their local labels."""
+    pins = [f"torch=={env.version}"]
+    for name in ("torchvision", "torchaudio"):
+        v = getattr(env, name, None)
+        if v:
+            pins.append(f"{name}=={v}")
+    for d, v in sorted((env.triton or {}).items()):
+        if v:
+            pins.append(f"{d}=={v}")
+    for d, v in sorted((env.rocm_wheels or {}).items()):
+        if v and re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", d):
+            pins.append(f"{d}=={v}")
+    return [p for p in pins if re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*==[A-Za-z0-9.+!_-]+", p)]
+
+
+def _guard_way(system, choices: Choices, notes: List[str]):
+    """``--path guard``: pin what the venv has now, when that is a ROCm torch."""
+    path, env = _pick_venv(system, choices)
+    if env is None or not env.version:
+        raise PlanError(f"no torch was found in {path}: the guard pins a torch that is installed (install one with "
+                        "--path torch-reinstall, which guards it too)", NOT_APPLICABLE)
+    if env.build != "rocm":
+        what = f"a {env.build.upper()} build" if env.build in ("cuda", "cpu") else "a build whose kind is not known"
+        raise PlanError(f"torch {env.version} in {path} is {what}: the guard keeps a ROCm build; put one in with "
+                        f"--path torch-reinstall --venv {path} (which guards the venv as well)", NOT_APPLICABLE)
+    guard_file = f"{path}/rocm-wizard-guard.txt"
+    if re.search(r"\s", guard_file):
+        raise PlanError(f"{path} has white space in its path: pip and uv split the paths of constraint files there, "
+                        "so no guard can name it (move the venv)", NOT_APPLICABLE)
+    pins = guard_pins(env)
+    notes.append(f"the guard pins {', '.join(pins)} (what {path} has now); pip reads it through the venv's pip.conf. "
+                 f"uv reads UV_CONSTRAINT instead: export UV_CONSTRAINT={guard_file} where uv runs (the "
+                 "torch-reinstall way sets it in bin/activate); a uv project's `uv sync` follows its own pyproject "
+                 "([tool.uv] constraint-dependencies)")
+    ns = {"venv": {"path": path},
+          "torch": {"version": env.version},
+          "guard": {"file": guard_file, "constraints": pins,
+                    "text": ", ".join(pins[:3]) + (", ..." if len(pins) > 3 else "")}}
+    facts = {"guard": {"pins": pins, "sources": cat.describe_sources(["pip-config-site", "uv-constraint-env"])}}
+    fp = _fingerprint(system, {"torch": [env.version, env.version]}, venv=path)
+    choices.venv = path
+    return ns, facts, fp
+
+
 # ------------------------------------------------------------------------------ docker
 class _DriverWindow:
     """An image's ROCm user space against the host's amdgpu kernel driver (AMD's user/kernel
@@ -1159,7 +1206,7 @@ def diagnosed_ways(system) -> List[Dict[str, Any]]:
     return out
 
 
-_TARGET_KEY = {"rocm-upgrade": "rocm", "torch-reinstall": "torch", "docker": "image"}
+_TARGET_KEY = {"rocm-upgrade": "rocm", "torch-reinstall": "torch", "docker": "image", "guard": "venv"}
 
 
 def _with_diagnosis(system, c: Choices, rec: Dict[str, Any]) -> Choices:
@@ -1278,6 +1325,8 @@ def _build(system, choices: Choices, notes: List[str]) -> Plan:
                 facts["venv_kept"] = kept
         elif path == "torch-reinstall":
             ns, facts, fp = _torch_reinstall(system, choices, notes, recipe)
+        elif path == "guard":
+            ns, facts, fp = _guard_way(system, choices, notes)
         else:
             ns, facts, fp, apt = _docker(system, choices, notes, recipe)
             os_ns["apt"] = apt
