@@ -18,9 +18,10 @@ from ..exitcodes import ERROR, NOT_APPLICABLE, USAGE
 from . import catalog_adapter as cat
 from .core import Fingerprint, Plan
 from .recipes import instantiate, load_recipe
+from .steps import make_step
 from .steps._util import SAFE_USER, check_url, check_workspace, redact_url, split_credentials
 
-PATHS = ("rocm-upgrade", "torch-reinstall", "docker", "guard")
+PATHS = ("rocm-upgrade", "torch-reinstall", "docker", "guard", "clean")
 MIRROR_AUTH_FILE = "/etc/apt/auth.conf.d/rocm-wizard-mirror.conf"
 VENV_MODES = ("new", "existing")
 
@@ -55,6 +56,7 @@ class Choices:
     user: Optional[str] = None
     env: Dict[str, str] = field(default_factory=dict)  # extra variables; "" as value drops a default
     guard: Optional[bool] = True  # torch plans pin the torch family in the venv (False: --no-guard)
+    clean_items: List[str] = field(default_factory=list)  # --path clean: ids or paths picked (or "all")
 
     def to_dict(self) -> Dict[str, Any]:
         return asdict(self)
@@ -1068,6 +1070,47 @@ def _guard_way(system, choices: Choices, notes: List[str]):
     return ns, facts, fp
 
 
+# ------------------------------------------------------------------------------ clean
+def _clean_way(system, choices: Choices, notes: List[str], user: Optional[str]):
+    """``--path clean``: the list of what can go (with sizes, on this machine), one step per item
+    picked with ``--clean`` (answers ``clean_items``); nothing picked, nothing removed."""
+    from . import clean
+
+    live = getattr(system, "origin", "live") == "live"
+    items = clean.candidates(system, user or None, "/", sizes=True) if live else clean.rocm_trees(system, None)
+    if not live:
+        notes.append("planned from a snapshot: only the ROCm trees it shows are listed (caches and left-behind "
+                     "venvs are found on the machine itself)")
+    chosen, unknown = clean.pick(items, choices.clean_items or [])
+    if unknown:
+        raise PlanError(f"--clean {', '.join(unknown)}: not on the list of what can go"
+                        + (f" ({', '.join(i.id for i in items)})" if items else " (nothing can go)"))
+    for it in items:
+        mark = "picked" if it in chosen else "kept"
+        notes.append(f"{mark}: {it.id}  {it.path}  ({it.size_text}): {it.why}")
+    if not items:
+        notes.append("nothing to clean: no old ROCm tree, left-behind venv or cache was found")
+    elif not chosen:
+        notes.append("nothing is removed unless picked: --clean ID (repeatable, or --clean all; answers file: "
+                     "clean_items = [\"ID\", ...]); deleting cannot be rolled back")
+    steps = []
+    for n, it in enumerate(chosen, 1):
+        link = ""
+        if it.kind == "venv":
+            link = next((os.path.normpath(e.path) for e in getattr(system, "torch", []) or []
+                         if e.path and it.path.startswith(os.path.normpath(e.path) + "-")), "")
+        steps.append({"kind": "remove-path", "id": f"clean-{n}", "title": f"Remove {it.path} ({it.size_text})",
+                      "params": {"path": it.path, "what": it.why, "item_kind": it.kind, "owner": it.owner or "",
+                                 "link": link, "size": it.size_text}})
+    text = ", ".join(i.id for i in chosen) if chosen else "nothing picked"
+    ns = {"clean": {"text": text}, "extra_steps": steps}
+    facts = {"clean": {"items": [{"id": i.id, "path": i.path, "kind": i.kind, "size": i.size,
+                                  "picked": i in chosen, "why": i.why} for i in items]}}
+    fp = _fingerprint(system, {})
+    choices.clean_items = [i.id for i in chosen]
+    return ns, facts, fp
+
+
 # ------------------------------------------------------------------------------ docker
 class _DriverWindow:
     """An image's ROCm user space against the host's amdgpu kernel driver (AMD's user/kernel
@@ -1206,7 +1249,8 @@ def diagnosed_ways(system) -> List[Dict[str, Any]]:
     return out
 
 
-_TARGET_KEY = {"rocm-upgrade": "rocm", "torch-reinstall": "torch", "docker": "image", "guard": "venv"}
+_TARGET_KEY = {"rocm-upgrade": "rocm", "torch-reinstall": "torch", "docker": "image", "guard": "venv",
+               "clean": "path"}
 
 
 def _with_diagnosis(system, c: Choices, rec: Dict[str, Any]) -> Choices:
@@ -1327,6 +1371,8 @@ def _build(system, choices: Choices, notes: List[str]) -> Plan:
             ns, facts, fp = _torch_reinstall(system, choices, notes, recipe)
         elif path == "guard":
             ns, facts, fp = _guard_way(system, choices, notes)
+        elif path == "clean":
+            ns, facts, fp = _clean_way(system, choices, notes, user)
         else:
             ns, facts, fp, apt = _docker(system, choices, notes, recipe)
             os_ns["apt"] = apt
@@ -1334,6 +1380,7 @@ def _build(system, choices: Choices, notes: List[str]) -> Plan:
         ns.setdefault("flags", {})
         try:
             steps = instantiate(recipe, ns)
+            steps += [make_step(**spec) for spec in ns.get("extra_steps", [])]
         except ValueError as exc:
             raise PlanError(f"invalid value for this plan: {exc}") from None
     except PlanError as exc:
