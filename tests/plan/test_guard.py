@@ -136,7 +136,7 @@ def test_torch_plans_guard_the_venv_before_the_install_and_no_guard_leaves_it_ou
     assert set(guard["params"]["constraints"]) == pins
     env = next(s for s in plan["steps"] if s["id"] == "torch-env")["params"]["env"]
     assert env["UV_CONSTRAINT"] == guard["params"]["guard_file"]
-    assert "the venv is guarded" in err and "--no-guard" in err
+    assert "the venv is guarded" in err and "--no-guard" in err and "torch==2.6.0" in err
     bare, err2 = _plan(["--no-guard"])
     assert "torch-guard" not in [s["id"] for s in bare["steps"]]
     assert all("UV_CONSTRAINT" not in (s["params"].get("env") or {}) for s in bare["steps"])

@@ -953,18 +953,15 @@ def _torch_reinstall(system, choices: Choices, notes: List[str], recipe):
                      f"files there (move the venv to a path without spaces to have one)")
     if guard_on:
         if "UV_CONSTRAINT" in (choices.env or {}):
-            uv_word = "uv as --env UV_CONSTRAINT says"
+            uv_word = "uv (as --env UV_CONSTRAINT says)"
         elif re.match(r"^[A-Za-z0-9._:/,+=-]*$", guard_file):
             env_vars.setdefault("UV_CONSTRAINT", guard_file)
             env_sources.setdefault("UV_CONSTRAINT", ["uv-constraint-env"])
-            uv_word = "uv through UV_CONSTRAINT (set in bin/activate and the env file)"
+            uv_word = "uv (UV_CONSTRAINT in bin/activate)"
         else:
-            uv_word = (f"uv only with UV_CONSTRAINT={guard_file} set (the venv's path has characters the "
-                       "activate block does not take)")
-        notes.append(f"the venv is guarded: {guard_file} pins {', '.join(cat.torch_constraints(reqs))}; pip "
-                     f"reads it through the venv's pip.conf, {uv_word}: an install that would swap torch for a "
-                     "CUDA or CPU build is refused (a uv project's `uv sync` reads its own pyproject: add the "
-                     "pins to [tool.uv] constraint-dependencies there); --no-guard leaves it out")
+            uv_word = f"uv (with UV_CONSTRAINT={guard_file} set by hand)"
+        notes.append(f"the venv is guarded: pip (its pip.conf) and {uv_word} keep "
+                     f"{cat.torch_constraints(reqs)[0]} and its companions ({guard_file}); --no-guard leaves it out")
     restore = mode == "new" and exists
     # a venv made in place is a directory, not a link: the switch moves it aside, named after its torch
     # the old build names the directory it is moved to, when it is a plain version (it comes from

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rocm-wizard plan: Run PyTorch in rocm/pytorch:rocm7.14.1_ubuntu26.04_py3.14_pytorch_release_2.12.0
-# path: docker   plan id: 4ede44aa87e3   format: 1   rocm-wizard @VERSION@
+# path: docker   plan id: ea3e600526e5   format: 1   rocm-wizard @VERSION@
 # made for: AMD Radeon RX 7800 XT (gfx1101), AMD Ryzen 7 9800X3D 8-Core Processor (integrated GPU) (gfx1036)
 # system fingerprint: sha256:8f878a668e8bca6f9a38d6e223a329d4
 #   gpus: 13c0,747e
@@ -778,7 +778,7 @@ rw_expect() {
   rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
   RW_STALE=1
 }
-RW_PLAN_ID=4ede44aa87e3
+RW_PLAN_ID=ea3e600526e5
 
 rw_check_fingerprint() {
   rw_expect gpus "$(rw_fp_gpus)" 13c0,747e

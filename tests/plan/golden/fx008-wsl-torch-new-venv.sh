@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rocm-wizard plan: Reinstall torch 2.8.0+rocm6.4 in /home/user/venvs/comfy
-# path: torch-reinstall   plan id: 69f4c7befc0f   format: 1   rocm-wizard @VERSION@
+# path: torch-reinstall   plan id: b179b3e0c013   format: 1   rocm-wizard @VERSION@
 # made for: Ubuntu 24.04.2 LTS, kernel 6.6.87.2-microsoft-standard-WSL2; AMD Radeon RX 7900 XT (gfx1100); torch 2.9.0.dev20250706+rocm6.4 in None
 # system fingerprint: sha256:06b92597d17e16056e9f9e8db165e54f
 #   kernel: 6.6.87.2-microsoft-standard-WSL2
@@ -22,7 +22,7 @@
 #    7. Check the venv's other packages against the new torch
 #    8. Let the GPU user use the GPU (render and video groups)
 # Note: not proven (wheel-for-python): the venv's Python version is not known (a new venv gets the system's python3)
-# Note: the venv is guarded: /home/user/venvs/comfy-torch2.8.0-rocm6.4/rocm-wizard-guard.txt pins torch==2.8.0+rocm6.4, torchvision==0.23.0+rocm6.4, torchaudio==2.8.0+rocm6.4, pytorch-triton-rocm==3.4.0; pip reads it through the venv's pip.conf, uv through UV_CONSTRAINT (set in bin/activate and the env file): an install that would swap torch for a CUDA or CPU build is refused (a uv project's `uv sync` reads its own pyproject: add the pins to [tool.uv] constraint-dependencies there); --no-guard leaves it out
+# Note: the venv is guarded: pip (its pip.conf) and uv (UV_CONSTRAINT in bin/activate) keep torch==2.8.0+rocm6.4 and its companions (/home/user/venvs/comfy-torch2.8.0-rocm6.4/rocm-wizard-guard.txt); --no-guard leaves it out
 # Note: WSL: AMD's WSL steps remove torch/lib/libhsa-runtime64.so* from the venv's torch (the wheel's own HSA runtime has no WSL support) after the install, and need the ROCm WSL user space on the host (amdgpu-install --usecase=wsl,rocm --no-dkms); this plan does not do either
 # Note: the new venv is /home/user/venvs/comfy-torch2.8.0-rocm6.4; /home/user/venvs/comfy becomes a symbolic link to it; the previous venv is kept (a venv directory at /home/user/venvs/comfy is moved to /home/user/venvs/comfy-previous first: run it as /home/user/venvs/comfy-previous/bin/python -m ..., its scripts still name the old path; rollback moves it back)
 
@@ -787,7 +787,7 @@ rw_expect() {
   rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
   RW_STALE=1
 }
-RW_PLAN_ID=69f4c7befc0f
+RW_PLAN_ID=b179b3e0c013
 
 rw_check_fingerprint() {
   rw_expect kernel "$(rw_fp_kernel)" 6.6.87.2-microsoft-standard-WSL2

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rocm-wizard plan: Reinstall torch 2.13.0+rocm7.2 in /opt/venvs/torch
-# path: torch-reinstall   plan id: 16830d7c02f1   format: 1   rocm-wizard @VERSION@
+# path: torch-reinstall   plan id: cac7240a8367   format: 1   rocm-wizard @VERSION@
 # made for: Arch Linux, kernel 7.1.4-arch1-1; AMD Radeon RX 9070 (gfx1201), AMD Ryzen 9 9900X 12-Core Processor (integrated GPU) (gfx1036)
 # system fingerprint: sha256:8c411114a736d67173dbf35698f64256
 #   gpus: 13c0,7550
@@ -25,7 +25,7 @@
 # Note: not proven (wheel-for-python): the venv's Python version is not known (a new venv gets the system's python3)
 # Note: not proven (driver-window): the host's amdgpu driver train is not known, so the rocm7.2 wheel's ROCm 7.2 cannot be checked against it
 # Note: the integrated GPU (gfx1036) has no kernels in these wheels: hide it from PyTorch with HIP_VISIBLE_DEVICES if it gets in the way
-# Note: the venv is guarded: /opt/venvs/torch-torch2.13.0-rocm7.2/rocm-wizard-guard.txt pins torch==2.13.0+rocm7.2, torchvision==0.28.0+rocm7.2, torchaudio==2.11.0+rocm7.2, triton-rocm==3.7.1; pip reads it through the venv's pip.conf, uv through UV_CONSTRAINT (set in bin/activate and the env file): an install that would swap torch for a CUDA or CPU build is refused (a uv project's `uv sync` reads its own pyproject: add the pins to [tool.uv] constraint-dependencies there); --no-guard leaves it out
+# Note: the venv is guarded: pip (its pip.conf) and uv (UV_CONSTRAINT in bin/activate) keep torch==2.13.0+rocm7.2 and its companions (/opt/venvs/torch-torch2.13.0-rocm7.2/rocm-wizard-guard.txt); --no-guard leaves it out
 # Note: the new venv is /opt/venvs/torch-torch2.13.0-rocm7.2; /opt/venvs/torch becomes a symbolic link to it; the previous venv is kept (a venv directory at /opt/venvs/torch is moved to /opt/venvs/torch-previous first: run it as /opt/venvs/torch-previous/bin/python -m ..., its scripts still name the old path; rollback moves it back)
 
 # Values are single-quoted data, written out literally ($ and \ in them mean nothing to bash):
@@ -789,7 +789,7 @@ rw_expect() {
   rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
   RW_STALE=1
 }
-RW_PLAN_ID=16830d7c02f1
+RW_PLAN_ID=cac7240a8367
 
 rw_check_fingerprint() {
   rw_expect gpus "$(rw_fp_gpus)" 13c0,7550

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rocm-wizard plan: Run PyTorch in rocm/pytorch:rocm6.4.3_ubuntu24.04_py3.12_pytorch_release_2.6.0
-# path: docker   plan id: af310d98faad   format: 1   rocm-wizard @VERSION@
+# path: docker   plan id: 80d5e51e9806   format: 1   rocm-wizard @VERSION@
 # made for: AMD Instinct MI210 (gfx90a)
 # system fingerprint: sha256:b17e0674d8ea0131dffa4a53a4055309
 #   gpus: 740f
@@ -778,7 +778,7 @@ rw_expect() {
   rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
   RW_STALE=1
 }
-RW_PLAN_ID=af310d98faad
+RW_PLAN_ID=80d5e51e9806
 
 rw_check_fingerprint() {
   rw_expect gpus "$(rw_fp_gpus)" 740f

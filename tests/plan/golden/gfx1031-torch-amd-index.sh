@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rocm-wizard plan: Reinstall torch 2.12.0+rocm7.14.0 in /home/dev/sd/.venv
-# path: torch-reinstall   plan id: 5e0d2fcc0771   format: 1   rocm-wizard @VERSION@
+# path: torch-reinstall   plan id: cf72d4137afa   format: 1   rocm-wizard @VERSION@
 # made for: Ubuntu 24.04.4 LTS, kernel 6.17.0-14-generic; AMD Radeon RX 6700 XT (gfx1031); torch 2.8.0+rocm6.4 in /home/dev/sd/.venv
 # system fingerprint: sha256:12457f0d1fe864d1976d61be13b1719f
 #   gpus: 73df
@@ -24,7 +24,7 @@
 # Note: not proven (driver-window): the host's amdgpu driver train is not known, so the amd-rocm7.14.0 wheel's ROCm 7.14.0 cannot be checked against it
 # Note: AMD's index amd-rocm7.14.0: torch and torchvision with the GPU's device extra, and the rocm pip wheels of ROCm 7.14.0 (rocm[libraries,...]) pinned with them; pip resolves Triton from torch's own requirements
 # Note: AMD's index builds gfx1031 (TheRock: release ready), but no ROCm release supports it officially: installable does not mean it works
-# Note: the venv is guarded: /home/dev/sd/.venv/rocm-wizard-guard.txt pins torch==2.12.0+rocm7.14.0, torchvision==0.27.0+rocm7.14.0, torchaudio==2.12.0+rocm7.14.0, rocm==7.14.0; pip reads it through the venv's pip.conf, uv through UV_CONSTRAINT (set in bin/activate and the env file): an install that would swap torch for a CUDA or CPU build is refused (a uv project's `uv sync` reads its own pyproject: add the pins to [tool.uv] constraint-dependencies there); --no-guard leaves it out
+# Note: the venv is guarded: pip (its pip.conf) and uv (UV_CONSTRAINT in bin/activate) keep torch==2.12.0+rocm7.14.0 and its companions (/home/dev/sd/.venv/rocm-wizard-guard.txt); --no-guard leaves it out
 
 # Values are single-quoted data, written out literally ($ and \ in them mean nothing to bash):
 # shellcheck disable=SC2016,SC1003
@@ -787,7 +787,7 @@ rw_expect() {
   rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
   RW_STALE=1
 }
-RW_PLAN_ID=5e0d2fcc0771
+RW_PLAN_ID=cf72d4137afa
 
 rw_check_fingerprint() {
   rw_expect gpus "$(rw_fp_gpus)" 73df

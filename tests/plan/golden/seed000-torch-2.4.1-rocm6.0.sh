@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rocm-wizard plan: Reinstall torch 2.4.1+rocm6.0 in /home/cv/explore-cv/.venv
-# path: torch-reinstall   plan id: ae97bb86b32b   format: 1   rocm-wizard @VERSION@
+# path: torch-reinstall   plan id: 00134ed35adf   format: 1   rocm-wizard @VERSION@
 # made for: Ubuntu 22.04.4 LTS, kernel 5.15.0-119-generic; AMD Radeon RX 7900 XTX (gfx1100); ROCm 6.0.0; torch 2.4.1+rocm6.0 in /home/cv/explore-cv/.venv
 # system fingerprint: sha256:429f03d7ec447d78d515dcc43e3bb750
 #   gpus: 744c
@@ -20,7 +20,7 @@
 #    5. Persist TORCH_BLAS_PREFER_HIPBLASLT=0, UV_CONSTRAINT=/home/cv/explore-cv/.venv/rocm-wizard-guard.txt for the venv's users
 #    6. Check the venv's other packages against the new torch
 #    7. Let the GPU user use the GPU (render and video groups)
-# Note: the venv is guarded: /home/cv/explore-cv/.venv/rocm-wizard-guard.txt pins torch==2.4.1+rocm6.0, torchvision==0.19.1+rocm6.0, torchaudio==2.4.1+rocm6.0, pytorch-triton-rocm==3.0.0; pip reads it through the venv's pip.conf, uv through UV_CONSTRAINT (set in bin/activate and the env file): an install that would swap torch for a CUDA or CPU build is refused (a uv project's `uv sync` reads its own pyproject: add the pins to [tool.uv] constraint-dependencies there); --no-guard leaves it out
+# Note: the venv is guarded: pip (its pip.conf) and uv (UV_CONSTRAINT in bin/activate) keep torch==2.4.1+rocm6.0 and its companions (/home/cv/explore-cv/.venv/rocm-wizard-guard.txt); --no-guard leaves it out
 
 # Values are single-quoted data, written out literally ($ and \ in them mean nothing to bash):
 # shellcheck disable=SC2016,SC1003
@@ -783,7 +783,7 @@ rw_expect() {
   rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
   RW_STALE=1
 }
-RW_PLAN_ID=ae97bb86b32b
+RW_PLAN_ID=00134ed35adf
 
 rw_check_fingerprint() {
   rw_expect gpus "$(rw_fp_gpus)" 744c

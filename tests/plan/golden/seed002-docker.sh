@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rocm-wizard plan: Run PyTorch in rocm/pytorch:rocm7.0_ubuntu22.04_py3.10_pytorch_release_2.8.0
-# path: docker   plan id: d86ada231218   format: 1   rocm-wizard @VERSION@
+# path: docker   plan id: be7d8b00cf9d   format: 1   rocm-wizard @VERSION@
 # made for: Ubuntu 22.04.4 LTS, kernel 6.5.0-45-generic; AMD Radeon RX 7900 XT (gfx1100); ROCm 6.2.0; torch 2.5.1+rocm6.2 in /home/dev/train/.venv
 # system fingerprint: sha256:c4034e3a8b495e87d93fdf04c44864ea
 #   gpus: 744c
@@ -777,7 +777,7 @@ rw_expect() {
   rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
   RW_STALE=1
 }
-RW_PLAN_ID=d86ada231218
+RW_PLAN_ID=be7d8b00cf9d
 
 rw_check_fingerprint() {
   rw_expect gpus "$(rw_fp_gpus)" 744c

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rocm-wizard plan: Reinstall torch 2.4.1+rocm6.1 in /home/dev/venvs/train
-# path: torch-reinstall   plan id: 4303cb0f4229   format: 1   rocm-wizard @VERSION@
+# path: torch-reinstall   plan id: f09fc932268e   format: 1   rocm-wizard @VERSION@
 # made for: Ubuntu 22.04.4 LTS, kernel 6.5.0-45-generic; AMD Radeon RX 7900 XT (gfx1100); ROCm 6.2.0; torch 2.5.1+rocm6.2 in /home/dev/train/.venv
 # system fingerprint: sha256:09d42e5cc4ed686967ac2a28f5bb65a5
 #   gpus: 744c
@@ -22,7 +22,7 @@
 #    7. Check the venv's other packages against the new torch
 #    8. Let the GPU user use the GPU (render and video groups)
 # Note: not proven (wheel-for-python): the venv's Python version is not known (a new venv gets the system's python3)
-# Note: the venv is guarded: /home/dev/venvs/train-torch2.4.1-rocm6.1/rocm-wizard-guard.txt pins torch==2.4.1+rocm6.1, torchvision==0.19.1+rocm6.1, torchaudio==2.4.1+rocm6.1, pytorch-triton-rocm==3.0.0; pip reads it through the venv's pip.conf, uv through UV_CONSTRAINT (set in bin/activate and the env file): an install that would swap torch for a CUDA or CPU build is refused (a uv project's `uv sync` reads its own pyproject: add the pins to [tool.uv] constraint-dependencies there); --no-guard leaves it out
+# Note: the venv is guarded: pip (its pip.conf) and uv (UV_CONSTRAINT in bin/activate) keep torch==2.4.1+rocm6.1 and its companions (/home/dev/venvs/train-torch2.4.1-rocm6.1/rocm-wizard-guard.txt); --no-guard leaves it out
 # Note: the new venv is /home/dev/venvs/train-torch2.4.1-rocm6.1; /home/dev/venvs/train becomes a symbolic link to it; the previous venv is kept (a venv directory at /home/dev/venvs/train is moved to /home/dev/venvs/train-previous first: run it as /home/dev/venvs/train-previous/bin/python -m ..., its scripts still name the old path; rollback moves it back)
 
 # Values are single-quoted data, written out literally ($ and \ in them mean nothing to bash):
@@ -786,7 +786,7 @@ rw_expect() {
   rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
   RW_STALE=1
 }
-RW_PLAN_ID=4303cb0f4229
+RW_PLAN_ID=f09fc932268e
 
 rw_check_fingerprint() {
   rw_expect gpus "$(rw_fp_gpus)" 744c

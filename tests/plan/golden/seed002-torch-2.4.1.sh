@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rocm-wizard plan: Reinstall torch 2.4.1+rocm6.1 in /home/dev/train/.venv
-# path: torch-reinstall   plan id: c46696e3d70e   format: 1   rocm-wizard @VERSION@
+# path: torch-reinstall   plan id: 2e501b5920d7   format: 1   rocm-wizard @VERSION@
 # made for: Ubuntu 22.04.4 LTS, kernel 6.5.0-45-generic; AMD Radeon RX 7900 XT (gfx1100); ROCm 6.2.0; torch 2.5.1+rocm6.2 in /home/dev/train/.venv
 # system fingerprint: sha256:a46aafb1153d5437597b99460fa64b79
 #   gpus: 744c
@@ -20,7 +20,7 @@
 #    5. Persist TORCH_BLAS_PREFER_HIPBLASLT=0, UV_CONSTRAINT=/home/dev/train/.venv/rocm-wizard-guard.txt for the venv's users
 #    6. Check the venv's other packages against the new torch
 #    7. Let the GPU user use the GPU (render and video groups)
-# Note: the venv is guarded: /home/dev/train/.venv/rocm-wizard-guard.txt pins torch==2.4.1+rocm6.1, torchvision==0.19.1+rocm6.1, torchaudio==2.4.1+rocm6.1, pytorch-triton-rocm==3.0.0; pip reads it through the venv's pip.conf, uv through UV_CONSTRAINT (set in bin/activate and the env file): an install that would swap torch for a CUDA or CPU build is refused (a uv project's `uv sync` reads its own pyproject: add the pins to [tool.uv] constraint-dependencies there); --no-guard leaves it out
+# Note: the venv is guarded: pip (its pip.conf) and uv (UV_CONSTRAINT in bin/activate) keep torch==2.4.1+rocm6.1 and its companions (/home/dev/train/.venv/rocm-wizard-guard.txt); --no-guard leaves it out
 
 # Values are single-quoted data, written out literally ($ and \ in them mean nothing to bash):
 # shellcheck disable=SC2016,SC1003
@@ -783,7 +783,7 @@ rw_expect() {
   rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
   RW_STALE=1
 }
-RW_PLAN_ID=c46696e3d70e
+RW_PLAN_ID=2e501b5920d7
 
 rw_check_fingerprint() {
   rw_expect gpus "$(rw_fp_gpus)" 744c
