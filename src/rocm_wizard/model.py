@@ -224,6 +224,9 @@ class TorchEnv(Record):
     channel: Optional[str] = None  # release | preview | nightly | source (a git build, e.g. 2.6.0a0+git...)
     rocm_wheels: Dict[str, str] = field(default_factory=dict)  # rocm, rocm-sdk-*, amd-torch-device-* -> version
     device_gfx: List[str] = field(default_factory=list)  # targets of its device wheels (gfx1201, gfx11, all)
+    guard: Dict[str, str] = field(default_factory=dict)  # rocm-wizard's guard file: distribution -> pinned version
+    guard_wired: Optional[bool] = None  # the venv's pip.conf still names the guard file
+    torch_installer: Optional[str] = None  # torch's dist-info INSTALLER (pip, uv...) and when, as evidence
 
 
 @lean_dataclass

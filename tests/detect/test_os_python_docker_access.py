@@ -406,3 +406,25 @@ def test_secure_boot_from_a_pasted_mokutil_in_a_snapshot(tmp_path):
     (tmp_path / "sb.txt").write_text("$ mokutil --sb-state\nSecureBoot enabled\n")
     system = detect_snapshot(str(tmp_path))
     assert system.os.secure_boot is True
+
+
+def test_python_guard_pins_wiring_and_who_installed_torch(fs):
+    """rocm-wizard's guard in a venv (issue "Keep it ROCm"): its pins, whether pip.conf still names
+    it, and the INSTALLER of the torch that is there now, for doctor's guard-broken finding."""
+    venv = HOME + "/venv"
+    site = fs.venv(venv, "3.12", torch="2.5.1+cu121", cuda="12.1")
+    dinfo = [p for p in fs.p(site).iterdir() if p.name.startswith("torch-") and p.name.endswith(".dist-info")]
+    assert dinfo
+    (dinfo[0] / "INSTALLER").write_text("uv\n")
+    fs.write(venv + "/rocm-wizard-guard.txt", "# written by rocm-wizard\ntorch==2.5.1+rocm6.2\ntorchvision==0.20.1+rocm6.2\n")
+    fs.write(venv + "/pip.conf", "[global]\nconstraint = %s/rocm-wizard-guard.txt\n" % venv)
+    t = run_probe(p_python, fs)[0].torch[0]
+    assert t.guard == {"torch": "2.5.1+rocm6.2", "torchvision": "0.20.1+rocm6.2"}
+    assert t.guard_wired is True
+    assert t.torch_installer.startswith("uv on 20")
+    fs.write(venv + "/pip.conf", "[global]\ntimeout = 60\n")
+    assert run_probe(p_python, fs)[0].torch[0].guard_wired is False
+    # no guard file: nothing said
+    fs.p(venv + "/rocm-wizard-guard.txt").unlink()
+    t = run_probe(p_python, fs)[0].torch[0]
+    assert t.guard == {} and t.guard_wired is None and t.torch_installer is None

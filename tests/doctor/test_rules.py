@@ -720,3 +720,31 @@ def test_repo_path_moving_names_the_new_url_and_says_it_is_a_draft():
     assert f is not None and f.severity == "info"
     assert "https://archives.repo.amd.com/rocm/packages-multi-arch/ubuntu2404" in f.evidence[0]
     assert "preview" in f.evidence[0] and "draft" in f.evidence[0]
+
+
+# the guard (issue "Keep it ROCm"): a venv rocm-wizard guarded whose torch was swapped past it
+def s_guard_swapped(s):
+    s_cuda(s)
+    s.torch[0].path = "/srv/venv"
+    s.torch[0].guard = {"torch": "2.5.1+rocm6.2", "torchvision": "0.20.1+rocm6.2"}
+    s.torch[0].guard_wired = True
+    s.torch[0].torch_installer = "uv on 2026-11-20 14:03 UTC"
+
+
+CASES.update({"guard-broken": s_guard_swapped})
+
+
+def test_the_guard_finding_names_what_replaced_torch_and_the_way_back():
+    sysm = healthy()
+    s_guard_swapped(sysm)
+    f = diagnose(sysm).finding("guard-broken")
+    assert any("torch==2.5.1+rocm6.2" in e and "2.5.1+cu121 (a CUDA build)" in e and "uv on 2026-11-20" in e
+               for e in f.evidence), f.evidence
+    assert "rocm-wizard --path torch-reinstall --venv /srv/venv --torch 2.5.1+rocm6.2" in f.fix
+    # the guard intact and torch the pinned build: nothing; the pip.conf line gone: a finding
+    ok = healthy()
+    ok.torch[0].path, ok.torch[0].guard, ok.torch[0].guard_wired = "/srv/venv", {"torch": ok.torch[0].version}, True
+    assert "guard-broken" not in diagnose(ok).ids()
+    ok.torch[0].guard_wired = False
+    f = diagnose(ok).finding("guard-broken")
+    assert f is not None and any("no longer names it" in e for e in f.evidence)

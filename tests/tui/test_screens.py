@@ -286,6 +286,10 @@ async def test_review_shows_checks_changes_and_script(make_app):
         assert "will change" in text and "Install torch 2.6.0+rocm6.2.4" in text
         await pilot.press("2")
         assert scr.query_one(TabbedContent).active == "tab-changes"
+        for _ in range(8):  # the guard's files come first: page down to the package change
+            if shown(app, "torch 2.5.1+rocm6.2 -> 2.6.0+rocm6.2.4"):
+                break
+            await pilot.press("pagedown")
         assert shown(app, "torch 2.5.1+rocm6.2 -> 2.6.0+rocm6.2.4")
         await pilot.press("3")
         assert scr.query_one(TextArea).text == app.core.render(app.plan, "shell")
@@ -514,6 +518,11 @@ async def test_verify_by_layer_then_done(make_app):
         from rocm_wizard.execute import answers
 
         assert answers.load(app.answers_path)["torch"] == "2.6.0+rocm6.2.4"
+        for _ in range(8):  # below "What changed" at 80x24: page down to it
+            if "rocm-wizard --yes --answers" in text:
+                break
+            await pilot.press("pagedown")
+            text = " ".join(screen_text(app).split())
         assert "rocm-wizard --yes --answers" in text
         await pilot.press("enter")
     assert app.return_code == 0

@@ -168,3 +168,26 @@ def test_garbage_documents_are_an_error_not_a_traceback():
                       "details": [], "seconds": "x", "device": True}], "devices": "no", "figures": [{"value": "NaN"}]})
     assert [(c.name, c.status, c.device, c.details) for c in odd.checks] == [("alloc", "fail", None, {})]
     assert odd.devices == [] and odd.figures == []
+
+
+def test_a_cpu_torch_in_a_guarded_venv_names_the_pin_and_the_way_back(tmp_path):
+    """issue "Keep it ROCm": verify on a venv rocm-wizard guarded whose torch became a CPU build."""
+    from rocm_wizard.verify.report import Target
+
+    venv = tmp_path / "venv"
+    venv.mkdir()
+    doc = fixture_doc("real/cpu-torch-2.13.0-smoke.json")
+    plain = analyse(doc, Target(kind="venv", venv=str(venv)))
+    assert "guard" not in plain.errors[0].advice
+    (venv / "rocm-wizard-guard.txt").write_text("# rocm-wizard\ntorch==2.13.0+rocm7.2\ntorchvision==0.28.0+rocm7.2\n")
+    report = analyse(doc, Target(kind="venv", venv=str(venv)))
+    d = report.errors[0]
+    assert d.rule_id == "torch-cpu-wheel"
+    assert "pins torch==2.13.0+rocm7.2" in d.advice
+    assert f"rocm-wizard --path torch-reinstall --venv {venv} --torch 2.13.0+rocm7.2" in d.advice
+    # a link planted as the guard file is not followed (verify may run as root)
+    (venv / "rocm-wizard-guard.txt").unlink()
+    secret = tmp_path / "secret"
+    secret.write_text("torch==9.9.9\n")
+    (venv / "rocm-wizard-guard.txt").symlink_to(secret)
+    assert "guard" not in analyse(doc, Target(kind="venv", venv=str(venv))).errors[0].advice

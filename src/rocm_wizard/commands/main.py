@@ -19,7 +19,7 @@ from ..exitcodes import ERROR, OK, PENDING, USAGE
 from ..termsafe import clean
 
 FORMATS = ("shell", "ansible", "json")
-PATHS = ("rocm-upgrade", "torch-reinstall", "docker")
+PATHS = ("rocm-upgrade", "torch-reinstall", "docker", "guard", "clean")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -55,6 +55,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--allow-apt-removals", action="store_true",
                    help="let apt remove packages unrelated to ROCm when installing it needs that (otherwise the "
                         "step stops and lists them)")
+    g.add_argument("--no-guard", action="store_true",
+                   help="torch plans: leave out the guard (a constraints file named by the venv's pip.conf and "
+                        "UV_CONSTRAINT that stops later installs from swapping the ROCm torch for a CUDA or CPU build)")
+    g.add_argument("--clean", dest="clean_items", metavar="ID", action="append", default=None,
+                   help="--path clean: remove this item of the list (its id or path; repeatable; 'all': every "
+                        "one); nothing is removed unless picked")
     g.add_argument("--rocm-key-fingerprint", metavar="FPR", help="expected fingerprint of the repository key")
     g.add_argument("--rocm-core-mirror", metavar="URL",
                    help="base URL of a mirror of AMD's Core SDK hosts (https://stable.repo.amd.com for 10.x, "
@@ -101,6 +107,8 @@ def choices_from_args(args: argparse.Namespace):
            "dkms": False if getattr(args, "no_dkms", False) else None,
            "allow_http_mirror": True if getattr(args, "allow_http_mirror", False) else None,
            "allow_apt_removals": True if getattr(args, "allow_apt_removals", False) else None,
+           "guard": False if getattr(args, "no_guard", False) else None,
+           "clean_items": getattr(args, "clean_items", None),
            "user": getattr(args, "plan_user", None), "env": env}
     try:
         from_file = answers.load(args.answers) if getattr(args, "answers", None) else {}

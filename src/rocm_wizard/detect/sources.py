@@ -348,7 +348,7 @@ class LiveSource(Source):
         except OSError:
             return None
         return {"mode": s.st_mode, "uid": s.st_uid, "gid": s.st_gid, "is_dir": st.S_ISDIR(s.st_mode),
-                "access_rw": os.access(self._p(path), os.R_OK | os.W_OK)}
+                "access_rw": os.access(self._p(path), os.R_OK | os.W_OK), "mtime": s.st_mtime}
 
     def run(self, argv: Sequence[str], timeout: Optional[float] = None) -> Raw:
         label = "cmd:" + " ".join(argv)

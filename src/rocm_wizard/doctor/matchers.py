@@ -531,6 +531,34 @@ def torch_not_rocm(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     return Match(ev, data={"envs": [v.label for v in bad]})
 
 
+@rule("guard-broken")
+def guard_broken(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    ev, fixes = [], []
+    for v in ctx.envs:
+        pins = getattr(v.env, "guard", None) or {}
+        pinned = s(pins.get("torch"))
+        if not pins:
+            continue
+        where = s(v.env.path) or v.label
+        if pinned and v.version and v.version != pinned:
+            kind = f" (a {v.build.upper()} build)" if v.build in ("cuda", "cpu") else ""
+            who = s(getattr(v.env, "torch_installer", None))
+            ev.append(f"{where}: the guard pins torch=={pinned}, but torch {v.version}{kind} is installed"
+                      + (f", by {who}" if who else ""))
+            fixes.append(f"rocm-wizard --path torch-reinstall --venv {where} --torch {pinned}")
+        if getattr(v.env, "guard_wired", None) is False:
+            ev.append(f"{where}: rocm-wizard-guard.txt is there but the venv's pip.conf no longer names it: pip "
+                      "installs in this venv are not guarded")
+            if pinned:
+                fixes.append(f"rocm-wizard --path torch-reinstall --venv {where} --torch {pinned}")
+    if not ev:
+        return None
+    fix = None
+    if fixes:
+        fix = "Put the pinned build back and rewrite the guard:\n" + "\n".join(dict.fromkeys(fixes))
+    return Match(ev, fix=fix, data={"commands": list(dict.fromkeys(fixes))})
+
+
 @rule("wheel-missing-gfx")
 def wheel_missing_gfx(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     known = [g for g in ctx.gpus if g.gfx]

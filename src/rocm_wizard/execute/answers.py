@@ -14,7 +14,8 @@ machine) can replay them with no prompt.
 
 Keys: path, rocm, torch, venv, venv_mode, image, workspace, dkms, rocm_mirror,
 allow_http_mirror (true: accept an http:// rocm_mirror), allow_apt_removals (true: apt may remove
-packages unrelated to ROCm while installing it), rocm_key_fingerprint, rocm_core_mirror (stands for
+packages unrelated to ROCm while installing it), guard (false: no constraints file pinning the torch
+build in the venv), clean_items (--path clean: the ids or paths to remove), rocm_key_fingerprint, rocm_core_mirror (stands for
 AMD's Core SDK hosts), rocm_core_key_fingerprint, torch_index_url, pytorch_mirror, user,
 env.  Every run writes the answers it used
 (``answers.toml`` in its log directory); replaying that file gives the same plan.
@@ -35,8 +36,9 @@ FORMAT = 1
 STRING_KEYS = ("path", "rocm", "torch", "venv", "venv_mode", "image", "workspace", "rocm_mirror",
                "rocm_key_fingerprint", "rocm_core_mirror", "rocm_core_key_fingerprint", "torch_index_url",
                "pytorch_mirror", "user")
-BOOL_KEYS = ("dkms", "allow_http_mirror", "allow_apt_removals")
-KEYS = ("format",) + STRING_KEYS + BOOL_KEYS + ("env",)
+BOOL_KEYS = ("dkms", "allow_http_mirror", "allow_apt_removals", "guard")
+LIST_KEYS = ("clean_items",)
+KEYS = ("format",) + STRING_KEYS + BOOL_KEYS + LIST_KEYS + ("env",)
 
 
 class AnswersError(ValueError):
@@ -91,6 +93,12 @@ def validate(data: Any, where: str = "answers") -> Dict[str, Any]:
             if not isinstance(data[key], bool):
                 raise AnswersError(f"{where}: {key} must be true or false")
             out[key] = data[key]
+    for key in LIST_KEYS:
+        if key in data:
+            value = data[key]
+            if not isinstance(value, list) or not all(isinstance(v, str) and "\x00" not in v for v in value):
+                raise AnswersError(f"{where}: {key} must be a list of strings")
+            out[key] = list(value)
     if "env" in data:
         env = data["env"]
         if not isinstance(env, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items()):
@@ -137,6 +145,10 @@ def dumps(choices: Dict[str, Any], comment: str = "") -> str:
         v = choices.get(key)
         if isinstance(v, bool):
             lines.append(f"{key} = {'true' if v else 'false'}")
+    for key in LIST_KEYS:
+        v = choices.get(key)
+        if isinstance(v, list) and v:
+            lines.append(f"{key} = [" + ", ".join(_q(str(x)) for x in v) + "]")
     env = choices.get("env") or {}
     lines.append("")
     lines.append("[env]")

@@ -295,7 +295,8 @@ def render_ansible(plan: Plan) -> str:
             if all(h["name"] != x["name"] for x in handlers):
                 handlers.append(h)
     _wire_handlers(plan, tasks_by_step)
-    venv_kinds = ("venv", "venv-link", "pip-uninstall", "pip-install", "pip-restore", "env-persist", "pip-check")
+    venv_kinds = ("venv", "venv-link", "pip-uninstall", "pip-install", "pip-restore", "env-persist", "pip-check",
+                  "pip-guard")
     owner_tasks: List[Dict[str, Any]] = []
     if any(s.kind in venv_kinds for s in plan.steps):
         variables["rw_venv_owner_path"] = Unsafe(str(plan.inputs.get("venv") or "/"))

@@ -18,9 +18,10 @@ from ..exitcodes import ERROR, NOT_APPLICABLE, USAGE
 from . import catalog_adapter as cat
 from .core import Fingerprint, Plan
 from .recipes import instantiate, load_recipe
+from .steps import make_step
 from .steps._util import SAFE_USER, check_url, check_workspace, redact_url, split_credentials
 
-PATHS = ("rocm-upgrade", "torch-reinstall", "docker")
+PATHS = ("rocm-upgrade", "torch-reinstall", "docker", "guard", "clean")
 MIRROR_AUTH_FILE = "/etc/apt/auth.conf.d/rocm-wizard-mirror.conf"
 VENV_MODES = ("new", "existing")
 
@@ -54,6 +55,8 @@ class Choices:
     workspace: Optional[str] = None
     user: Optional[str] = None
     env: Dict[str, str] = field(default_factory=dict)  # extra variables; "" as value drops a default
+    guard: Optional[bool] = True  # torch plans pin the torch family in the venv (False: --no-guard)
+    clean_items: List[str] = field(default_factory=list)  # --path clean: ids or paths picked (or "all")
 
     def to_dict(self) -> Dict[str, Any]:
         return asdict(self)
@@ -945,6 +948,24 @@ def _torch_reinstall(system, choices: Choices, notes: List[str], recipe):
             env_vars.pop(k, None)
         else:
             env_vars[k] = v
+    chosen_env = dict(env_vars)
+    guard_on = choices.guard is not False
+    guard_file = f"{target}/rocm-wizard-guard.txt"
+    if guard_on and re.search(r"\s", guard_file):
+        guard_on = False  # pip.conf's constraint and UV_CONSTRAINT are lists split at white space
+        notes.append(f"no guard: the venv's path has white space, and pip and uv split the paths of constraint "
+                     f"files there (move the venv to a path without spaces to have one)")
+    if guard_on:
+        if "UV_CONSTRAINT" in (choices.env or {}):
+            uv_word = "uv (as --env UV_CONSTRAINT says)"
+        elif re.match(r"^[A-Za-z0-9._:/,+=-]*$", guard_file):
+            env_vars.setdefault("UV_CONSTRAINT", guard_file)
+            env_sources.setdefault("UV_CONSTRAINT", ["uv-constraint-env"])
+            uv_word = "uv (UV_CONSTRAINT in bin/activate)"
+        else:
+            uv_word = f"uv (with UV_CONSTRAINT={guard_file} set by hand)"
+        notes.append(f"the venv is guarded: pip (its pip.conf) and {uv_word} keep "
+                     f"{cat.torch_constraints(reqs)[0]} and its companions ({guard_file}); --no-guard leaves it out")
     restore = mode == "new" and exists
     # a venv made in place is a directory, not a link: the switch moves it aside, named after its torch
     # the old build names the directory it is moved to, when it is a plain version (it comes from
@@ -967,6 +988,8 @@ def _torch_reinstall(system, choices: Choices, notes: List[str], recipe):
                  "env_file": f"{target}/rocm-wizard.env"},
         "env": {"any": bool(env_vars), "vars": env_vars,
                 "text": ", ".join(f"{k}={v}" for k, v in sorted(env_vars.items()))},
+        "guard": {"on": guard_on, "file": guard_file, "text": ", ".join(cat.torch_constraints(reqs)[:3])
+                  + (", ..." if len(reqs) > 3 else "")},
     }
     osi = _os(system)
     if osi is not None and osi.wsl:
@@ -997,7 +1020,95 @@ def _torch_reinstall(system, choices: Choices, notes: List[str], recipe):
     before = env.version if env is not None and env.version else ("none" if not exists else None)
     fp = _fingerprint(system, {"torch": [before, label]}, venv=path)
     choices.torch, choices.venv, choices.venv_mode, choices.torch_index_url = label, path, mode, index_url
-    choices.env = dict(env_vars)
+    choices.env = chosen_env
+    return ns, facts, fp
+
+
+# ------------------------------------------------------------------------------ guard
+def guard_pins(env) -> List[str]:
+    """``name==version`` of the torch family installed in ``env`` (a detected TorchEnv): torch,
+    torchvision, torchaudio, its Triton distributions and the rocm wheels, with their local labels."""
+    pins = [f"torch=={env.version}"]
+    for name in ("torchvision", "torchaudio"):
+        v = getattr(env, name, None)
+        if v:
+            pins.append(f"{name}=={v}")
+    for d, v in sorted((env.triton or {}).items()):
+        if v:
+            pins.append(f"{d}=={v}")
+    for d, v in sorted((env.rocm_wheels or {}).items()):
+        if v and re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", d):
+            pins.append(f"{d}=={v}")
+    return [p for p in pins if re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*==[A-Za-z0-9.+!_-]+", p)]
+
+
+def _guard_way(system, choices: Choices, notes: List[str]):
+    """``--path guard``: pin what the venv has now, when that is a ROCm torch."""
+    path, env = _pick_venv(system, choices)
+    if env is None or not env.version:
+        raise PlanError(f"no torch was found in {path}: the guard pins a torch that is installed (install one with "
+                        "--path torch-reinstall, which guards it too)", NOT_APPLICABLE)
+    if env.build != "rocm":
+        what = f"a {env.build.upper()} build" if env.build in ("cuda", "cpu") else "a build whose kind is not known"
+        raise PlanError(f"torch {env.version} in {path} is {what}: the guard keeps a ROCm build; put one in with "
+                        f"--path torch-reinstall --venv {path} (which guards the venv as well)", NOT_APPLICABLE)
+    guard_file = f"{path}/rocm-wizard-guard.txt"
+    if re.search(r"\s", guard_file):
+        raise PlanError(f"{path} has white space in its path: pip and uv split the paths of constraint files there, "
+                        "so no guard can name it (move the venv)", NOT_APPLICABLE)
+    pins = guard_pins(env)
+    notes.append(f"the guard pins {', '.join(pins)} (what {path} has now); pip reads it through the venv's pip.conf. "
+                 f"uv reads UV_CONSTRAINT instead: export UV_CONSTRAINT={guard_file} where uv runs (the "
+                 "torch-reinstall way sets it in bin/activate); a uv project's `uv sync` follows its own pyproject "
+                 "([tool.uv] constraint-dependencies)")
+    ns = {"venv": {"path": path},
+          "torch": {"version": env.version},
+          "guard": {"file": guard_file, "constraints": pins,
+                    "text": ", ".join(pins[:3]) + (", ..." if len(pins) > 3 else "")}}
+    facts = {"guard": {"pins": pins, "sources": cat.describe_sources(["pip-config-site", "uv-constraint-env"])}}
+    fp = _fingerprint(system, {"torch": [env.version, env.version]}, venv=path)
+    choices.venv = path
+    return ns, facts, fp
+
+
+# ------------------------------------------------------------------------------ clean
+def _clean_way(system, choices: Choices, notes: List[str], user: Optional[str]):
+    """``--path clean``: the list of what can go (with sizes, on this machine), one step per item
+    picked with ``--clean`` (answers ``clean_items``); nothing picked, nothing removed."""
+    from . import clean
+
+    live = getattr(system, "origin", "live") == "live"
+    items = clean.candidates(system, user or None, "/", sizes=True) if live else clean.rocm_trees(system, None)
+    if not live:
+        notes.append("planned from a snapshot: only the ROCm trees it shows are listed (caches and left-behind "
+                     "venvs are found on the machine itself)")
+    chosen, unknown = clean.pick(items, choices.clean_items or [])
+    if unknown:
+        raise PlanError(f"--clean {', '.join(unknown)}: not on the list of what can go"
+                        + (f" ({', '.join(i.id for i in items)})" if items else " (nothing can go)"))
+    for it in items:
+        mark = "picked" if it in chosen else "kept"
+        notes.append(f"{mark}: {it.id}  {it.path}  ({it.size_text}): {it.why}")
+    if not items:
+        notes.append("nothing to clean: no old ROCm tree, left-behind venv or cache was found")
+    elif not chosen:
+        notes.append("nothing is removed unless picked: --clean ID (repeatable, or --clean all; answers file: "
+                     "clean_items = [\"ID\", ...]); deleting cannot be rolled back")
+    steps = []
+    for n, it in enumerate(chosen, 1):
+        link = ""
+        if it.kind == "venv":
+            link = next((os.path.normpath(e.path) for e in getattr(system, "torch", []) or []
+                         if e.path and it.path.startswith(os.path.normpath(e.path) + "-")), "")
+        steps.append({"kind": "remove-path", "id": f"clean-{n}", "title": f"Remove {it.path} ({it.size_text})",
+                      "params": {"path": it.path, "what": it.why, "item_kind": it.kind, "owner": it.owner or "",
+                                 "link": link, "size": it.size_text}})
+    text = ", ".join(i.id for i in chosen) if chosen else "nothing picked"
+    ns = {"clean": {"text": text}, "extra_steps": steps}
+    facts = {"clean": {"items": [{"id": i.id, "path": i.path, "kind": i.kind, "size": i.size,
+                                  "picked": i in chosen, "why": i.why} for i in items]}}
+    fp = _fingerprint(system, {})
+    choices.clean_items = [i.id for i in chosen]
     return ns, facts, fp
 
 
@@ -1181,7 +1292,8 @@ def diagnosed_ways(system, diag=None) -> List[Dict[str, Any]]:
     return out
 
 
-_TARGET_KEY = {"rocm-upgrade": "rocm", "torch-reinstall": "torch", "docker": "image"}
+_TARGET_KEY = {"rocm-upgrade": "rocm", "torch-reinstall": "torch", "docker": "image", "guard": "venv",
+               "clean": "path"}
 
 
 def _with_diagnosis(system, c: Choices, rec: Dict[str, Any]) -> Choices:
@@ -1344,6 +1456,10 @@ def _build(system, choices: Choices, notes: List[str]) -> Plan:
                 facts["venv_kept"] = kept
         elif path == "torch-reinstall":
             ns, facts, fp = _torch_reinstall(system, choices, notes, recipe)
+        elif path == "guard":
+            ns, facts, fp = _guard_way(system, choices, notes)
+        elif path == "clean":
+            ns, facts, fp = _clean_way(system, choices, notes, user)
         else:
             ns, facts, fp, apt = _docker(system, choices, notes, recipe)
             os_ns["apt"] = apt
@@ -1351,6 +1467,7 @@ def _build(system, choices: Choices, notes: List[str]) -> Plan:
         ns.setdefault("flags", {})
         try:
             steps = instantiate(recipe, ns)
+            steps += [make_step(**spec) for spec in ns.get("extra_steps", [])]
         except ValueError as exc:
             raise PlanError(f"invalid value for this plan: {exc}") from None
     except PlanError as exc:

@@ -348,6 +348,9 @@ def fields_for(path: str, system: Any, target: Optional[Dict[str, Any]] = None,
             Field("torch_index_url", "Wheel index", TEXT, "", help="optional: a pip index to use instead of "
                   "the catalog's (download.pytorch.org, or AMD's for its builds)", validate=check_url,
                   placeholder=index_placeholder(torch)),
+            Field("guard", "Guard the venv", FLAG, True,
+                  help="pin this torch build in the venv (its pip.conf; UV_CONSTRAINT for uv) so that a later "
+                  "install cannot swap it for a CUDA or CPU build"),
         ]
     if path == "rocm-upgrade":
         choices = release_choices(system)

@@ -200,6 +200,48 @@ def _peak_warnings(report: Report) -> List[Diagnosis]:
     return out
 
 
+_GUARDED = ("torch-cpu-wheel", "torch-cuda-wheel")
+
+
+def guard_pin(venv: Optional[str]) -> Optional[str]:
+    """The torch build rocm-wizard's guard pins in ``venv`` (``rocm-wizard-guard.txt``), if any.
+    Read with no link followed and only a version-shaped value kept: verify may run as root."""
+    if not venv:
+        return None
+    import os
+    import re
+    import stat
+
+    try:
+        fd = os.open(os.path.join(venv, "rocm-wizard-guard.txt"), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        text = os.read(fd, 64 * 1024).decode("utf-8", "replace")
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    m = re.search(r"^torch==([0-9][0-9A-Za-z.+!_-]{0,63})\s*$", text, re.M)
+    return m.group(1) if m else None
+
+
+def _guard_advice(found: List[Diagnosis], report: Report) -> None:
+    """A CPU or CUDA torch in a venv rocm-wizard guarded: say what the guard pinned and the way back."""
+    venv = report.target.venv if report.target.kind == "venv" else None
+    pin = guard_pin(venv)
+    if not pin:
+        return
+    for d in found:
+        if d.rule_id in _GUARDED:
+            d.advice = (f"rocm-wizard's guard in {venv} pins torch=={pin}: this build was installed past it "
+                        f"(pip with PIP_CONFIG_FILE=/dev/null or --isolated, uv without the venv's environment); put "
+                        f"the pinned build back with  rocm-wizard --path torch-reinstall --venv {venv} "
+                        f"--torch {pin}  (rocm-wizard doctor names what installed it)")
+
+
 def diagnose(report: Report) -> List[Diagnosis]:
     """Diagnoses of a report: errors ordered from the lowest broken layer up, then warnings."""
     found: List[Diagnosis] = []
@@ -218,4 +260,5 @@ def diagnose(report: Report) -> List[Diagnosis]:
         found.append(d)
     order = {name: i for i, name in enumerate(layer_order())}
     found.sort(key=lambda d: order.get(d.layer, len(order)))  # stable: check order within a layer
+    _guard_advice(found, report)
     return found + _peak_warnings(report)

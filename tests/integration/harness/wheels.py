@@ -233,6 +233,13 @@ def build_index(root: str, builds=TORCH_BUILDS) -> Dict[str, str]:
     build_wheel(plain, simple)
     _write_index(simple, {"triton": [plain.filename]})
     out["pypi"] = "/simple"
+    # PyPI's own torch, a CUDA build on x86_64 (no local label): what an app's requirement pulls in
+    # over a ROCm torch (issue "Keep it ROCm": unslothai/unsloth#7275)
+    cuda = os.path.join(root, "cuda", "simple")
+    pypi_torch = WheelSpec("torch", "2.5.0", files={"torch/__init__.py": '__version__ = "2.5.0"\n'})
+    build_wheel(pypi_torch, cuda)
+    _write_index(cuda, {"torch": [pypi_torch.filename]})
+    out["pypi-cuda"] = "/cuda/simple"
     return out
 
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rocm-wizard plan: Reinstall torch 2.13.0+rocm7.2 in /opt/venvs/torch
-# path: torch-reinstall   plan id: d452a0d9e9e2   format: 1   rocm-wizard @VERSION@
+# path: torch-reinstall   plan id: cac7240a8367   format: 1   rocm-wizard @VERSION@
 # made for: Arch Linux, kernel 7.1.4-arch1-1; AMD Radeon RX 9070 (gfx1201), AMD Ryzen 9 9900X 12-Core Processor (integrated GPU) (gfx1036)
 # system fingerprint: sha256:8c411114a736d67173dbf35698f64256
 #   gpus: 13c0,7550
@@ -14,15 +14,18 @@
 #
 # Steps:
 #    1. Create the new venv /opt/venvs/torch-torch2.13.0-rocm7.2
-#    2. Remove stray Triton distributions
-#    3. Install torch 2.13.0+rocm7.2 and its exact companions
-#    4. Point /opt/venvs/torch at the new venv
-#    5. Check the venv's other packages against the new torch
-#    6. Let the GPU user use the GPU (render and video groups)
+#    2. Guard the venv: pip and uv keep this torch build (torch==2.13.0+rocm7.2, torchvision==0.28.0+rocm7.2, torchaudio==2.11.0+rocm7.2, ...)
+#    3. Remove stray Triton distributions
+#    4. Install torch 2.13.0+rocm7.2 and its exact companions
+#    5. Persist UV_CONSTRAINT=/opt/venvs/torch-torch2.13.0-rocm7.2/rocm-wizard-guard.txt for the venv's users
+#    6. Point /opt/venvs/torch at the new venv
+#    7. Check the venv's other packages against the new torch
+#    8. Let the GPU user use the GPU (render and video groups)
 # Note: target chosen by the diagnosis: torch 2.13.0 + torchvision 0.28.0 + torchaudio 2.11.0 from the rocm7.2 index (with triton-rocm==3.7.1) carries gfx1201 kernels: the wizard's default torch series (ROCm 7.2): PyTorch's stable ROCm for torch 2.11-2.13, wheels that bundle their ROCm user space
 # Note: not proven (wheel-for-python): the venv's Python version is not known (a new venv gets the system's python3)
 # Note: not proven (driver-window): the host's amdgpu driver train is not known, so the rocm7.2 wheel's ROCm 7.2 cannot be checked against it
 # Note: the integrated GPU (gfx1036) has no kernels in these wheels: hide it from PyTorch with HIP_VISIBLE_DEVICES if it gets in the way
+# Note: the venv is guarded: pip (its pip.conf) and uv (UV_CONSTRAINT in bin/activate) keep torch==2.13.0+rocm7.2 and its companions (/opt/venvs/torch-torch2.13.0-rocm7.2/rocm-wizard-guard.txt); --no-guard leaves it out
 # Note: the new venv is /opt/venvs/torch-torch2.13.0-rocm7.2; /opt/venvs/torch becomes a symbolic link to it; the previous venv is kept (a venv directory at /opt/venvs/torch is moved to /opt/venvs/torch-previous first: run it as /opt/venvs/torch-previous/bin/python -m ..., its scripts still name the old path; rollback moves it back)
 
 # Values are single-quoted data, written out literally ($ and \ in them mean nothing to bash):
@@ -278,6 +281,34 @@ rw_with_block() {
     if [[ $skip == 0 ]]; then RW_NEW+="${line}"$'\n'; fi
   done < <(printf '%s' "$text")
   RW_NEW+=$2
+}
+
+# rw_guard_conf FILE LINE USER: sets RW_NEW to the pip.conf FILE (read as USER; none: empty) with
+# LINE right below its [global] header, or a new [global] section at the end; unchanged when LINE is
+# there; refuses a file that names other constraint files (PipGuard's rule, plan/steps/python.py)
+rw_guard_conf() {
+  local line text='' placed=0
+  local -a lines=()
+  RW_NEW=''
+  if [[ -e $1 || -L $1 ]]; then
+    text=$(rw_user_run "$3" sh -c 'if [ -L "$1" ] || [ ! -f "$1" ]; then exit 3; fi; cat -- "$1" && printf x' sh "$1") ||
+      rw_die "cannot read $1 as $3 (a link, not a regular file, or not readable by $3)"
+    text=${text%x}
+  fi
+  while IFS= read -r line || [[ -n $line ]]; do lines+=("$line"); done < <(printf '%s' "$text")
+  for line in "${lines[@]}"; do
+    if [[ $line == "$2" ]]; then RW_NEW=$text; return 0; fi
+  done
+  for line in "${lines[@]}"; do
+    if [[ $line =~ ^[[:space:]]*constraints?[[:space:]]*[=:] ]]; then
+      rw_die "${1#"$RW_ROOT"} already names constraint files (${line}): add  $2  to it by hand, or plan with --no-guard"
+    fi
+  done
+  for line in "${lines[@]}"; do
+    RW_NEW+="${line}"$'\n'
+    if [[ $placed == 0 && $line =~ ^[[:space:]]*\[global\][[:space:]]*$ ]]; then RW_NEW+="$2"$'\n'; placed=1; fi
+  done
+  if [[ $placed == 0 ]]; then RW_NEW+="[global]"$'\n'"$2"$'\n'; fi
 }
 
 # ---- apt sources that point at AMD's repositories (RW_URLS holds //host/path prefixes)
@@ -758,7 +789,7 @@ rw_expect() {
   rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
   RW_STALE=1
 }
-RW_PLAN_ID=d452a0d9e9e2
+RW_PLAN_ID=cac7240a8367
 
 rw_check_fingerprint() {
   rw_expect gpus "$(rw_fp_gpus)" 13c0,7550
@@ -788,8 +819,43 @@ step_01_venv() {
   rw_mark venv
 }
 
-step_02_triton_strays() {
-  rw_begin 2 triton-strays 'Remove stray Triton distributions'
+step_02_torch_guard() {
+  rw_begin 2 torch-guard 'Guard the venv: pip and uv keep this torch build (torch==2.13.0+rocm7.2, torchvision==0.28.0+rocm7.2, torchaudio==2.11.0+rocm7.2, ...)'
+  local venv=/opt/venvs/torch-torch2.13.0-rocm7.2 gfile=/opt/venvs/torch-torch2.13.0-rocm7.2/rocm-wizard-guard.txt owner mode
+  local content='# Written by rocm-wizard: the PyTorch ROCm build this venv was given.  pip reads it through
+# the venv'"'"'s pip.conf (constraint =), uv through UV_CONSTRAINT: an install that would swap
+# these for a CUDA or CPU build is refused.  To change them, run rocm-wizard again (or delete
+# this file and the constraint line of pip.conf).
+torch==2.13.0+rocm7.2
+torchvision==0.28.0+rocm7.2
+torchaudio==2.11.0+rocm7.2
+triton-rocm==3.7.1
+' line='constraint = /opt/venvs/torch-torch2.13.0-rocm7.2/rocm-wizard-guard.txt'
+  if [[ ! -d $RW_ROOT$venv ]]; then
+    if [[ $DRY_RUN == 1 ]]; then
+      rw_would "write $gfile and name it in $venv/pip.conf"
+      rw_mark torch-guard
+      return 0
+    fi
+    rw_die "$venv is not a venv yet"
+  fi
+  owner=$(rw_venv_user "$venv")
+  rw_guard_conf "$RW_ROOT$venv/pip.conf" "$line" "$owner"
+  if rw_same "$RW_ROOT$gfile" "$content" && rw_same "$RW_ROOT$venv/pip.conf" "$RW_NEW"; then
+    rw_ok 'the venv is guarded (pip.conf names the pins)'
+    return 0
+  fi
+  if ! rw_same "$RW_ROOT$gfile" "$content"; then rw_put_as "$owner" "$gfile" 0644 "$content"; fi
+  if ! rw_same "$RW_ROOT$venv/pip.conf" "$RW_NEW"; then
+    mode=0644
+    if [[ -f $RW_ROOT$venv/pip.conf ]]; then mode=$(stat -c %a -- "$RW_ROOT$venv/pip.conf"); fi
+    rw_put_as "$owner" "$venv/pip.conf" "$mode" "$RW_NEW"
+  fi
+  rw_mark torch-guard
+}
+
+step_03_triton_strays() {
+  rw_begin 3 triton-strays 'Remove stray Triton distributions'
   local venv=/opt/venvs/torch-torch2.13.0-rocm7.2 keep=triton-rocm owner=''
   local -a strays=(pytorch-triton-rocm triton pytorch-triton)
   local -a found=()
@@ -808,8 +874,8 @@ step_02_triton_strays() {
   rw_mark triton-strays
 }
 
-step_03_torch() {
-  rw_begin 3 torch 'Install torch 2.13.0+rocm7.2 and its exact companions'
+step_04_torch() {
+  rw_begin 4 torch 'Install torch 2.13.0+rocm7.2 and its exact companions'
   local venv=/opt/venvs/torch-torch2.13.0-rocm7.2 idx=https://download.pytorch.org/whl/rocm7.2 owner=''
   local -a reqs=(torch==2.13.0+rocm7.2 torchvision==0.28.0+rocm7.2 torchaudio==2.11.0+rocm7.2 triton-rocm==3.7.1)
   if [[ -x $RW_ROOT$venv/bin/python ]]; then owner=$(rw_venv_user "$venv"); fi
@@ -823,8 +889,41 @@ step_03_torch() {
   rw_mark torch
 }
 
-step_04_venv_switch() {
-  rw_begin 4 venv-switch 'Point /opt/venvs/torch at the new venv'
+step_05_torch_env() {
+  rw_begin 5 torch-env 'Persist UV_CONSTRAINT=/opt/venvs/torch-torch2.13.0-rocm7.2/rocm-wizard-guard.txt for the venv'"'"'s users'
+  local venv=/opt/venvs/torch-torch2.13.0-rocm7.2 envfile=/opt/venvs/torch-torch2.13.0-rocm7.2/rocm-wizard.env owner mode
+  local block='# >>> rocm-wizard >>>
+export UV_CONSTRAINT=/opt/venvs/torch-torch2.13.0-rocm7.2/rocm-wizard-guard.txt
+# <<< rocm-wizard <<<
+' envcontent='# Environment for programs that use the venv /opt/venvs/torch-torch2.13.0-rocm7.2
+# (systemd: EnvironmentFile= this file).  Written by rocm-wizard.
+UV_CONSTRAINT=/opt/venvs/torch-torch2.13.0-rocm7.2/rocm-wizard-guard.txt
+'
+  local activate="$RW_ROOT$venv/bin/activate"
+  if [[ ! -f $activate ]]; then
+    if [[ $DRY_RUN == 1 ]]; then
+      rw_would "add the variables to $venv/bin/activate and write $envfile"
+      rw_mark torch-env
+      return 0
+    fi
+    rw_die "$venv/bin/activate does not exist"
+  fi
+  owner=$(rw_venv_user "$venv")
+  rw_with_block "$activate" "$block" "$owner"
+  if rw_same "$activate" "$RW_NEW" && rw_same "$RW_ROOT$envfile" "$envcontent"; then
+    rw_ok 'the environment is set in bin/activate and the env file'
+    return 0
+  fi
+  if ! rw_same "$activate" "$RW_NEW"; then
+    mode=$(stat -c %a -- "$activate")
+    rw_put_as "$owner" "$venv/bin/activate" "$mode" "$RW_NEW"
+  fi
+  if ! rw_same "$RW_ROOT$envfile" "$envcontent"; then rw_put_as "$owner" "$envfile" 0644 "$envcontent"; fi
+  rw_mark torch-env
+}
+
+step_06_venv_switch() {
+  rw_begin 6 venv-switch 'Point /opt/venvs/torch at the new venv'
   local link=/opt/venvs/torch target=/opt/venvs/torch-torch2.13.0-rocm7.2 aside=/opt/venvs/torch-previous cur='' owner
   owner=$(rw_owner_of "$RW_ROOT${link%/*}")
   if [[ -L $RW_ROOT$link ]]; then
@@ -848,8 +947,8 @@ step_04_venv_switch() {
   rw_mark venv-switch
 }
 
-step_05_pip_check() {
-  rw_begin 5 pip-check 'Check the venv'"'"'s other packages against the new torch'
+step_07_pip_check() {
+  rw_begin 7 pip-check 'Check the venv'"'"'s other packages against the new torch'
   local venv=/opt/venvs/torch-torch2.13.0-rocm7.2 out owner
   if [[ ! -x $RW_ROOT$venv/bin/python ]]; then
     rw_ok 'no venv yet: pip check runs after the install'
@@ -867,8 +966,8 @@ step_05_pip_check() {
   rw_say '    fix: upgrade or pin the packages named above in the venv, or go back to the previous venv'
 }
 
-step_06_gpu_groups() {
-  rw_begin 6 gpu-groups 'Let the GPU user use the GPU (render and video groups)'
+step_08_gpu_groups() {
+  rw_begin 8 gpu-groups 'Let the GPU user use the GPU (render and video groups)'
   local user='' g
   local -a groups=(render video)
   local -a missing=()
@@ -913,11 +1012,13 @@ rw_main() {
   if [[ $DRY_RUN == 1 ]]; then rw_say 'DRY_RUN=1: showing what would be done; nothing is changed'; fi
   rw_check_fingerprint
   step_01_venv
-  step_02_triton_strays
-  step_03_torch
-  step_04_venv_switch
-  step_05_pip_check
-  step_06_gpu_groups
+  step_02_torch_guard
+  step_03_triton_strays
+  step_04_torch
+  step_05_torch_env
+  step_06_venv_switch
+  step_07_pip_check
+  step_08_gpu_groups
   RW_STEP='(end)'
   rw_say ''
   if [[ $DRY_RUN == 1 ]]; then

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rocm-wizard plan: Reinstall torch 2.12.0+rocm7.14.0 in /home/dev/sd/.venv
-# path: torch-reinstall   plan id: 1dee2efb3a47   format: 1   rocm-wizard @VERSION@
+# path: torch-reinstall   plan id: cf72d4137afa   format: 1   rocm-wizard @VERSION@
 # made for: Ubuntu 24.04.4 LTS, kernel 6.17.0-14-generic; AMD Radeon RX 6700 XT (gfx1031); torch 2.8.0+rocm6.4 in /home/dev/sd/.venv
 # system fingerprint: sha256:12457f0d1fe864d1976d61be13b1719f
 #   gpus: 73df
@@ -14,15 +14,17 @@
 #
 # Steps:
 #    1. Save the package list of /home/dev/sd/.venv
-#    2. Remove stray Triton distributions
-#    3. Install torch 2.12.0+rocm7.14.0 and its exact companions
-#    4. Persist TORCH_BLAS_PREFER_HIPBLASLT=0 for the venv's users
-#    5. Check the venv's other packages against the new torch
-#    6. Let the GPU user use the GPU (render and video groups)
+#    2. Guard the venv: pip and uv keep this torch build (torch==2.12.0+rocm7.14.0, torchvision==0.27.0+rocm7.14.0, torchaudio==2.12.0+rocm7.14.0, ...)
+#    3. Remove stray Triton distributions
+#    4. Install torch 2.12.0+rocm7.14.0 and its exact companions
+#    5. Persist TORCH_BLAS_PREFER_HIPBLASLT=0, UV_CONSTRAINT=/home/dev/sd/.venv/rocm-wizard-guard.txt for the venv's users
+#    6. Check the venv's other packages against the new torch
+#    7. Let the GPU user use the GPU (render and video groups)
 # Note: target chosen by the diagnosis: torch 2.12.0 + torchvision 0.27.0 + torchaudio 2.12.0 from the amd-rocm7.14.0 index carries gfx1031 kernels: AMD's own index for ROCm 7.14.0, whose device wheels carry GPUs that PyTorch's indexes do not (torch and torchvision with the GPU's device extra, the rocm pip wheels pinned with them)
 # Note: not proven (driver-window): the host's amdgpu driver train is not known, so the amd-rocm7.14.0 wheel's ROCm 7.14.0 cannot be checked against it
 # Note: AMD's index amd-rocm7.14.0: torch and torchvision with the GPU's device extra, and the rocm pip wheels of ROCm 7.14.0 (rocm[libraries,...]) pinned with them; pip resolves Triton from torch's own requirements
 # Note: AMD's index builds gfx1031 (TheRock: release ready), but no ROCm release supports it officially: installable does not mean it works
+# Note: the venv is guarded: pip (its pip.conf) and uv (UV_CONSTRAINT in bin/activate) keep torch==2.12.0+rocm7.14.0 and its companions (/home/dev/sd/.venv/rocm-wizard-guard.txt); --no-guard leaves it out
 
 # Values are single-quoted data, written out literally ($ and \ in them mean nothing to bash):
 # shellcheck disable=SC2016,SC1003
@@ -277,6 +279,34 @@ rw_with_block() {
     if [[ $skip == 0 ]]; then RW_NEW+="${line}"$'\n'; fi
   done < <(printf '%s' "$text")
   RW_NEW+=$2
+}
+
+# rw_guard_conf FILE LINE USER: sets RW_NEW to the pip.conf FILE (read as USER; none: empty) with
+# LINE right below its [global] header, or a new [global] section at the end; unchanged when LINE is
+# there; refuses a file that names other constraint files (PipGuard's rule, plan/steps/python.py)
+rw_guard_conf() {
+  local line text='' placed=0
+  local -a lines=()
+  RW_NEW=''
+  if [[ -e $1 || -L $1 ]]; then
+    text=$(rw_user_run "$3" sh -c 'if [ -L "$1" ] || [ ! -f "$1" ]; then exit 3; fi; cat -- "$1" && printf x' sh "$1") ||
+      rw_die "cannot read $1 as $3 (a link, not a regular file, or not readable by $3)"
+    text=${text%x}
+  fi
+  while IFS= read -r line || [[ -n $line ]]; do lines+=("$line"); done < <(printf '%s' "$text")
+  for line in "${lines[@]}"; do
+    if [[ $line == "$2" ]]; then RW_NEW=$text; return 0; fi
+  done
+  for line in "${lines[@]}"; do
+    if [[ $line =~ ^[[:space:]]*constraints?[[:space:]]*[=:] ]]; then
+      rw_die "${1#"$RW_ROOT"} already names constraint files (${line}): add  $2  to it by hand, or plan with --no-guard"
+    fi
+  done
+  for line in "${lines[@]}"; do
+    RW_NEW+="${line}"$'\n'
+    if [[ $placed == 0 && $line =~ ^[[:space:]]*\[global\][[:space:]]*$ ]]; then RW_NEW+="$2"$'\n'; placed=1; fi
+  done
+  if [[ $placed == 0 ]]; then RW_NEW+="[global]"$'\n'"$2"$'\n'; fi
 }
 
 # ---- apt sources that point at AMD's repositories (RW_URLS holds //host/path prefixes)
@@ -757,7 +787,7 @@ rw_expect() {
   rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
   RW_STALE=1
 }
-RW_PLAN_ID=1dee2efb3a47
+RW_PLAN_ID=cf72d4137afa
 
 rw_check_fingerprint() {
   rw_expect gpus "$(rw_fp_gpus)" 73df
@@ -793,8 +823,43 @@ step_01_venv_backup() {
   rw_mark venv-backup
 }
 
-step_02_triton_strays() {
-  rw_begin 2 triton-strays 'Remove stray Triton distributions'
+step_02_torch_guard() {
+  rw_begin 2 torch-guard 'Guard the venv: pip and uv keep this torch build (torch==2.12.0+rocm7.14.0, torchvision==0.27.0+rocm7.14.0, torchaudio==2.12.0+rocm7.14.0, ...)'
+  local venv=/home/dev/sd/.venv gfile=/home/dev/sd/.venv/rocm-wizard-guard.txt owner mode
+  local content='# Written by rocm-wizard: the PyTorch ROCm build this venv was given.  pip reads it through
+# the venv'"'"'s pip.conf (constraint =), uv through UV_CONSTRAINT: an install that would swap
+# these for a CUDA or CPU build is refused.  To change them, run rocm-wizard again (or delete
+# this file and the constraint line of pip.conf).
+torch==2.12.0+rocm7.14.0
+torchvision==0.27.0+rocm7.14.0
+torchaudio==2.12.0+rocm7.14.0
+rocm==7.14.0
+' line='constraint = /home/dev/sd/.venv/rocm-wizard-guard.txt'
+  if [[ ! -d $RW_ROOT$venv ]]; then
+    if [[ $DRY_RUN == 1 ]]; then
+      rw_would "write $gfile and name it in $venv/pip.conf"
+      rw_mark torch-guard
+      return 0
+    fi
+    rw_die "$venv is not a venv yet"
+  fi
+  owner=$(rw_venv_user "$venv")
+  rw_guard_conf "$RW_ROOT$venv/pip.conf" "$line" "$owner"
+  if rw_same "$RW_ROOT$gfile" "$content" && rw_same "$RW_ROOT$venv/pip.conf" "$RW_NEW"; then
+    rw_ok 'the venv is guarded (pip.conf names the pins)'
+    return 0
+  fi
+  if ! rw_same "$RW_ROOT$gfile" "$content"; then rw_put_as "$owner" "$gfile" 0644 "$content"; fi
+  if ! rw_same "$RW_ROOT$venv/pip.conf" "$RW_NEW"; then
+    mode=0644
+    if [[ -f $RW_ROOT$venv/pip.conf ]]; then mode=$(stat -c %a -- "$RW_ROOT$venv/pip.conf"); fi
+    rw_put_as "$owner" "$venv/pip.conf" "$mode" "$RW_NEW"
+  fi
+  rw_mark torch-guard
+}
+
+step_03_triton_strays() {
+  rw_begin 3 triton-strays 'Remove stray Triton distributions'
   local venv=/home/dev/sd/.venv keep=triton-rocm owner=''
   local -a strays=(pytorch-triton-rocm triton pytorch-triton)
   local -a found=()
@@ -813,8 +878,8 @@ step_02_triton_strays() {
   rw_mark triton-strays
 }
 
-step_03_torch() {
-  rw_begin 3 torch 'Install torch 2.12.0+rocm7.14.0 and its exact companions'
+step_04_torch() {
+  rw_begin 4 torch 'Install torch 2.12.0+rocm7.14.0 and its exact companions'
   local venv=/home/dev/sd/.venv idx=https://repo.amd.com/rocm/whl-multi-arch owner=''
   local -a reqs=('torch[device-gfx1031]==2.12.0+rocm7.14.0' 'torchvision[device-gfx1031]==0.27.0+rocm7.14.0' torchaudio==2.12.0+rocm7.14.0 'rocm[libraries,device-gfx1031]==7.14.0')
   if [[ -x $RW_ROOT$venv/bin/python ]]; then owner=$(rw_venv_user "$venv"); fi
@@ -828,15 +893,17 @@ step_03_torch() {
   rw_mark torch
 }
 
-step_04_torch_env() {
-  rw_begin 4 torch-env 'Persist TORCH_BLAS_PREFER_HIPBLASLT=0 for the venv'"'"'s users'
+step_05_torch_env() {
+  rw_begin 5 torch-env 'Persist TORCH_BLAS_PREFER_HIPBLASLT=0, UV_CONSTRAINT=/home/dev/sd/.venv/rocm-wizard-guard.txt for the venv'"'"'s users'
   local venv=/home/dev/sd/.venv envfile=/home/dev/sd/.venv/rocm-wizard.env owner mode
   local block='# >>> rocm-wizard >>>
 export TORCH_BLAS_PREFER_HIPBLASLT=0
+export UV_CONSTRAINT=/home/dev/sd/.venv/rocm-wizard-guard.txt
 # <<< rocm-wizard <<<
 ' envcontent='# Environment for programs that use the venv /home/dev/sd/.venv
 # (systemd: EnvironmentFile= this file).  Written by rocm-wizard.
 TORCH_BLAS_PREFER_HIPBLASLT=0
+UV_CONSTRAINT=/home/dev/sd/.venv/rocm-wizard-guard.txt
 '
   local activate="$RW_ROOT$venv/bin/activate"
   if [[ ! -f $activate ]]; then
@@ -861,8 +928,8 @@ TORCH_BLAS_PREFER_HIPBLASLT=0
   rw_mark torch-env
 }
 
-step_05_pip_check() {
-  rw_begin 5 pip-check 'Check the venv'"'"'s other packages against the new torch'
+step_06_pip_check() {
+  rw_begin 6 pip-check 'Check the venv'"'"'s other packages against the new torch'
   local venv=/home/dev/sd/.venv out owner
   if [[ ! -x $RW_ROOT$venv/bin/python ]]; then
     rw_ok 'no venv yet: pip check runs after the install'
@@ -880,8 +947,8 @@ step_05_pip_check() {
   rw_say '    fix: upgrade or pin the packages named above in the venv, or go back to the previous venv'
 }
 
-step_06_gpu_groups() {
-  rw_begin 6 gpu-groups 'Let the GPU user use the GPU (render and video groups)'
+step_07_gpu_groups() {
+  rw_begin 7 gpu-groups 'Let the GPU user use the GPU (render and video groups)'
   local user=dev g
   local -a groups=(render video)
   local -a missing=()
@@ -926,11 +993,12 @@ rw_main() {
   if [[ $DRY_RUN == 1 ]]; then rw_say 'DRY_RUN=1: showing what would be done; nothing is changed'; fi
   rw_check_fingerprint
   step_01_venv_backup
-  step_02_triton_strays
-  step_03_torch
-  step_04_torch_env
-  step_05_pip_check
-  step_06_gpu_groups
+  step_02_torch_guard
+  step_03_triton_strays
+  step_04_torch
+  step_05_torch_env
+  step_06_pip_check
+  step_07_gpu_groups
   RW_STEP='(end)'
   rw_say ''
   if [[ $DRY_RUN == 1 ]]; then

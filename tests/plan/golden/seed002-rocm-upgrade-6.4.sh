@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rocm-wizard plan: Upgrade ROCm to 6.4.4 from AMD's apt repositories (jammy)
-# path: rocm-upgrade   plan id: dc8b3fb72cd4   format: 1   rocm-wizard @VERSION@
+# path: rocm-upgrade   plan id: 3e107525bb73   format: 1   rocm-wizard @VERSION@
 # made for: Ubuntu 22.04.4 LTS, kernel 6.5.0-45-generic; AMD Radeon RX 7900 XT (gfx1100); ROCm 6.2.0; torch 2.5.1+rocm6.2 in /home/dev/train/.venv
 # system fingerprint: sha256:9576f8e2d39052c67b680ce00cee5e3a
 #   gpus: 744c
@@ -282,6 +282,34 @@ rw_with_block() {
     if [[ $skip == 0 ]]; then RW_NEW+="${line}"$'\n'; fi
   done < <(printf '%s' "$text")
   RW_NEW+=$2
+}
+
+# rw_guard_conf FILE LINE USER: sets RW_NEW to the pip.conf FILE (read as USER; none: empty) with
+# LINE right below its [global] header, or a new [global] section at the end; unchanged when LINE is
+# there; refuses a file that names other constraint files (PipGuard's rule, plan/steps/python.py)
+rw_guard_conf() {
+  local line text='' placed=0
+  local -a lines=()
+  RW_NEW=''
+  if [[ -e $1 || -L $1 ]]; then
+    text=$(rw_user_run "$3" sh -c 'if [ -L "$1" ] || [ ! -f "$1" ]; then exit 3; fi; cat -- "$1" && printf x' sh "$1") ||
+      rw_die "cannot read $1 as $3 (a link, not a regular file, or not readable by $3)"
+    text=${text%x}
+  fi
+  while IFS= read -r line || [[ -n $line ]]; do lines+=("$line"); done < <(printf '%s' "$text")
+  for line in "${lines[@]}"; do
+    if [[ $line == "$2" ]]; then RW_NEW=$text; return 0; fi
+  done
+  for line in "${lines[@]}"; do
+    if [[ $line =~ ^[[:space:]]*constraints?[[:space:]]*[=:] ]]; then
+      rw_die "${1#"$RW_ROOT"} already names constraint files (${line}): add  $2  to it by hand, or plan with --no-guard"
+    fi
+  done
+  for line in "${lines[@]}"; do
+    RW_NEW+="${line}"$'\n'
+    if [[ $placed == 0 && $line =~ ^[[:space:]]*\[global\][[:space:]]*$ ]]; then RW_NEW+="$2"$'\n'; placed=1; fi
+  done
+  if [[ $placed == 0 ]]; then RW_NEW+="[global]"$'\n'"$2"$'\n'; fi
 }
 
 # ---- apt sources that point at AMD's repositories (RW_URLS holds //host/path prefixes)
@@ -762,7 +790,7 @@ rw_expect() {
   rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
   RW_STALE=1
 }
-RW_PLAN_ID=dc8b3fb72cd4
+RW_PLAN_ID=3e107525bb73
 
 rw_check_fingerprint() {
   rw_expect gpus "$(rw_fp_gpus)" 744c

@@ -224,6 +224,8 @@ def _examine(source: Source, e: Dict[str, str], root: str, how: str) -> List[Tor
                 t.put("python", _conda_python(source, venv_root), "dir:%s/conda-meta" % venv_root)
         t.put("python", libver, "dir:" + site, overwrite=False)
         _torch(source, site, names, dists, t)
+        if venv_root:
+            _guard(source, venv_root, site, dists, t)
         _companions(dists, site, t)
         _triton(source, e, site, names, dists, t, how)
         for n in sorted(names):
@@ -236,6 +238,39 @@ def _examine(source: Source, e: Dict[str, str], root: str, how: str) -> List[Tor
             t.note("no torch in %s" % site)
         out.append(t)
     return out
+
+
+GUARD_FILE = "rocm-wizard-guard.txt"  # plan/steps/python.py PipGuard writes it; pip.conf names it
+
+
+def _guard(source: Source, venv: str, site: str, dists: Dict[str, Tuple[str, str]], t: TorchEnv) -> None:
+    """rocm-wizard's guard in the venv (its pins, and whether the venv's pip.conf still names them),
+    and who installed the torch that is there (dist-info INSTALLER and its time) as evidence."""
+    gpath = posixpath.join(venv, GUARD_FILE)
+    raw = read_text(source, gpath, 64 * 1024)
+    if raw is None:
+        return
+    for line in raw.text.splitlines():
+        m = re.match(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*==\s*(\S+)\s*$", line)
+        if m:
+            t.guard[norm_name(m.group(1))] = m.group(2)
+    t.sources.setdefault("guard", "file:" + gpath)
+    conf = read_text(source, posixpath.join(venv, "pip.conf"), 64 * 1024)
+    wired = conf is not None and any(
+        re.match(r"^\s*constraints?\s*[=:]", ln) and gpath in ln.split("=", 1)[-1].split(":", 1)[-1].split()
+        for ln in conf.text.splitlines())
+    t.put("guard_wired", wired, "file:" + posixpath.join(venv, "pip.conf"))
+    if "torch" in dists:
+        dinfo = posixpath.join(site, dists["torch"][1])
+        inst = read_text(source, posixpath.join(dinfo, "INSTALLER"), 1024)
+        who = inst.text.strip().splitlines()[0][:40] if inst is not None and inst.text.strip() else "an unknown installer"
+        st = stat(source, dinfo) or {}
+        when = ""
+        if isinstance(st.get("mtime"), (int, float)):
+            import time
+
+            when = time.strftime(" on %Y-%m-%d %H:%M UTC", time.gmtime(float(st["mtime"])))
+        t.put("torch_installer", who + when, "file:" + posixpath.join(dinfo, "INSTALLER"))
 
 
 def _py_from_site(site: str) -> Optional[str]:

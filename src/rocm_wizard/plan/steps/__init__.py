@@ -5,17 +5,18 @@ from typing import Any, Dict, Type
 
 from ..core import Step
 from .apt import AptAuth, AptInstall, AptKey, AptPin, AptSources, AptUpdate
+from .clean import RemovePath
 from .coresdk import Alternative, AptRemove
 from .docker import DockerCheck, DockerPull, DockerRunScript
 from .files import Command, FileContent, RebootFlag
-from .python import EnvPersist, PipCheck, PipInstall, PipRestore, PipUninstall, Venv, VenvLink
+from .python import EnvPersist, PipCheck, PipGuard, PipInstall, PipRestore, PipUninstall, Venv, VenvLink
 from .system import SecureBootKey, UserGroups
 
 KINDS: Dict[str, Type[Step]] = {cls.kind: cls for cls in (
     AptAuth, AptKey, AptSources, AptPin, AptUpdate, AptInstall, AptRemove, Alternative,
     FileContent, Command, RebootFlag, UserGroups, SecureBootKey,
-    Venv, VenvLink, PipUninstall, PipInstall, PipRestore, EnvPersist, PipCheck,
-    DockerCheck, DockerPull, DockerRunScript,
+    Venv, VenvLink, PipUninstall, PipInstall, PipRestore, EnvPersist, PipCheck, PipGuard,
+    DockerCheck, DockerPull, DockerRunScript, RemovePath,
 )}
 
 

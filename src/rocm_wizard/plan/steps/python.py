@@ -1038,3 +1038,185 @@ class PipCheck(Step):
                 "msg": "{{ " + out + ".stdout_lines }}"},
              "when": out + ".rc != 0"},
         ]
+
+
+# ------------------------------------------------------------------------------ the guard
+GUARD_HEAD = ("# Written by rocm-wizard: the PyTorch ROCm build this venv was given.  pip reads it through\n"
+              "# the venv's pip.conf (constraint =), uv through UV_CONSTRAINT: an install that would swap\n"
+              "# these for a CUDA or CPU build is refused.  To change them, run rocm-wizard again (or delete\n"
+              "# this file and the constraint line of pip.conf).\n")
+_CONSTRAINT_KEY = re.compile(r"^\s*constraints?\s*[=:]")
+_GLOBAL = re.compile(r"^\s*\[global\]\s*$")
+
+
+class GuardError(ValueError):
+    """A pip.conf the guard cannot take over without guessing (it names other constraint files)."""
+
+
+def guarded_pip_conf(text: Optional[str], line: str) -> str:
+    """``text`` (a venv's ``pip.conf``, None when there is none) with ``line`` (``constraint = FILE``)
+    in its ``[global]`` section: right below the section's header, or a new section at the end.
+    The same rule as the script's ``rw_guard_conf`` and the playbook's two ``lineinfile`` tasks.
+    Raises GuardError for a file that already names other constraint files."""
+    lines = (text or "").split("\n")  # lines as bash's read sees them (no other line breaks)
+    if lines[-1] == "":
+        lines.pop()
+    if line in lines:
+        return text or ""
+    for ln in lines:
+        if _CONSTRAINT_KEY.match(ln):
+            raise GuardError(f"it already names constraint files ({ln.strip()})")
+    out: List[str] = []
+    placed = False
+    for ln in lines:
+        out.append(ln)
+        if not placed and _GLOBAL.match(ln):
+            out.append(line)
+            placed = True
+    if not placed:
+        out += ["[global]", line]
+    return "\n".join(out) + "\n"
+
+
+class PipGuard(Step):
+    """Keep the venv a ROCm one: a constraints file pinning the torch family (and the rocm wheels)
+    to what the plan installs, named by the venv's own ``pip.conf`` (pip reads ``$VIRTUAL_ENV/
+    pip.conf`` for every ``pip install`` there) so that a later install of an app or a requirement
+    cannot swap torch for PyPI's CUDA or CPU build; uv gets it through ``UV_CONSTRAINT`` (the
+    env-persist step).  Written before the install, so the plan's own pip runs satisfy it."""
+
+    kind = "pip-guard"
+    required = ("venv", "constraints", "guard_file")
+
+    def validate(self) -> None:
+        check_abs_path(self.params["venv"], "venv")
+        check_abs_path(self.params["guard_file"], "guard file")
+        if not self.params["constraints"]:
+            raise ValueError("pip-guard needs at least one pin")
+        _pins(self.params["constraints"])
+        if re.search(r"\s", self.params["guard_file"]):
+            raise ValueError("guard file: pip and uv split constraint paths at white space")
+
+    @property
+    def pip_conf(self) -> str:
+        return self.params["venv"].rstrip("/") + "/pip.conf"
+
+    @property
+    def line(self) -> str:
+        return "constraint = " + self.params["guard_file"]
+
+    @property
+    def content(self) -> str:
+        return GUARD_HEAD + "".join(c + "\n" for c in self.params["constraints"])
+
+    def check(self, state) -> CheckResult:
+        venv = state.venv(self.params["venv"])
+        if venv.created or venv.exists is False:
+            return CheckResult(CHANGE, "pin " + ", ".join(self.params["constraints"]) + " in the new venv")
+        guard, conf = state.file(self.params["guard_file"]), state.file(self.pip_conf)
+        if guard.state == "unknown" or conf.state == "unknown":
+            return CheckResult(UNKNOWN, "the venv's pip.conf: not known")
+        try:
+            new_conf = guarded_pip_conf(conf.text, self.line)
+        except GuardError as exc:
+            return CheckResult(UNKNOWN, f"{self.pip_conf}: {exc}")
+        if guard.data == self.content.encode() and conf.text == new_conf:
+            return CheckResult(OK, "the venv is guarded (pip.conf names the pins)")
+        return CheckResult(CHANGE, "pin " + ", ".join(self.params["constraints"]))
+
+    def project(self, state) -> None:
+        state.set_file(self.params["guard_file"], self.content.encode(), self.id)
+        conf = state.file(self.pip_conf)
+        try:
+            state.set_file(self.pip_conf, guarded_pip_conf(conf.text, self.line).encode(), self.id)
+        except GuardError:
+            pass
+
+    def describe(self, state) -> Description:
+        desc = Description(self.title, [f"write {self.params['guard_file']} (the pins)",
+                                        f"name it in {self.pip_conf} ([global] {self.line})"])
+        guard, conf = state.file(self.params["guard_file"]), state.file(self.pip_conf)
+        desc.files.append(FileChange(self.params["guard_file"], "write", unified_diff(
+            self.params["guard_file"], guard.data if guard.state == PRESENT else None, self.content.encode())))
+        try:
+            desc.files.append(FileChange(self.pip_conf, "edit", unified_diff(
+                self.pip_conf, conf.data if conf.state == PRESENT else None,
+                guarded_pip_conf(conf.text, self.line).encode())))
+        except GuardError as exc:
+            desc.files.append(FileChange(self.pip_conf, "edit", note=f"refused: {exc}"))
+        return desc
+
+    def apply(self, ctx) -> Result:
+        venv = self.params["venv"]
+        if not os.path.isdir(ctx.p(venv)):
+            return Result(FAILED, f"{venv} is not a venv yet")
+        owner = ctx.venv_user(venv)
+        data, mode = ctx.read_as(owner, self.pip_conf)
+        try:
+            new = guarded_pip_conf(None if data is None else decode(data), self.line)
+        except GuardError as exc:
+            return Result(FAILED, f"{self.pip_conf}: {exc}: add  {self.line}  to it by hand, or plan with --no-guard")
+        changed = []
+        if ctx.read_as(owner, self.params["guard_file"])[0] != self.content.encode():
+            ctx.write_as(owner, self.params["guard_file"], self.content.encode(), 0o644)
+            changed.append(self.params["guard_file"])
+        if data is None or decode(data) != new:
+            ctx.write_as(owner, self.pip_conf, new.encode(), (mode or 0o644) & 0o777)
+            changed.append(self.pip_conf)
+        if not changed:
+            return Result(OK, "the venv is guarded")
+        return Result(CHANGED, "wrote " + ", ".join(changed))
+
+    def render_shell_body(self) -> List[str]:
+        p = self.params
+        return [
+            f"local venv={q(p['venv'])} gfile={q(p['guard_file'])} owner mode",
+            f"local content={q(self.content)} line={q(self.line)}",
+            'if [[ ! -d $RW_ROOT$venv ]]; then',
+            "  if [[ $DRY_RUN == 1 ]]; then",
+            '    rw_would "write $gfile and name it in $venv/pip.conf"',
+            f"    rw_mark {q(self.id)}",
+            "    return 0",
+            "  fi",
+            '  rw_die "$venv is not a venv yet"',
+            "fi",
+            'owner=$(rw_venv_user "$venv")',
+            'rw_guard_conf "$RW_ROOT$venv/pip.conf" "$line" "$owner"',
+            'if rw_same "$RW_ROOT$gfile" "$content" && rw_same "$RW_ROOT$venv/pip.conf" "$RW_NEW"; then',
+            "  rw_ok 'the venv is guarded (pip.conf names the pins)'",
+            "  return 0",
+            "fi",
+            'if ! rw_same "$RW_ROOT$gfile" "$content"; then rw_put_as "$owner" "$gfile" 0644 "$content"; fi',
+            'if ! rw_same "$RW_ROOT$venv/pip.conf" "$RW_NEW"; then',
+            '  mode=0644',
+            '  if [[ -f $RW_ROOT$venv/pip.conf ]]; then mode=$(stat -c %a -- "$RW_ROOT$venv/pip.conf"); fi',
+            '  rw_put_as "$owner" "$venv/pip.conf" "$mode" "$RW_NEW"',
+            "fi",
+            f"rw_mark {q(self.id)}",
+        ]
+
+    def ansible_vars(self) -> Dict[str, Any]:
+        return {self.var("guard_file"): self.params["guard_file"], self.var("content"): self.content,
+                self.var("pip_conf"): self.pip_conf, self.var("line"): self.line}
+
+    def render_ansible(self) -> List[Dict[str, Any]]:
+        n = f"Step {self.index} {self.id}"
+        conf, seen = self.var("pip_conf"), self.var("seen")
+        return [
+            {"name": f"{n}: read the venv's pip.conf", "ansible.builtin.slurp": {"src": J(conf)},
+             "register": seen, "failed_when": False, "changed_when": False, "check_mode": False},
+            {"name": f"{n}: refuse a pip.conf that names other constraint files", "ansible.builtin.assert": {
+                "that": ["not (" + seen + ".content is defined and (" + seen + ".content | b64decode) is search("
+                         "'(?m)^\\s*constraints?\\s*[=:]') and not ((" + seen + ".content | b64decode) is search("
+                         "'(?m)^' ~ (" + self.var("line") + " | regex_escape) ~ '$')))"],
+                "fail_msg": "{{ " + conf + " }} already names constraint files: add {{ " + self.var("line")
+                            + " }} to it by hand, or plan with --no-guard"}},
+            {"name": f"{n}: write the pins", "ansible.builtin.copy": {
+                "dest": J(self.var("guard_file")), "content": J(self.var("content")), "mode": "0644"}},
+            {"name": f"{n}: pip.conf has a [global] section", "ansible.builtin.lineinfile": {
+                "path": J(conf), "line": "[global]", "create": True, "mode": "0644"},
+             "when": "not ((" + seen + ".content | default('') | b64decode) is search('(?m)^\\s*\\[global\\]\\s*$'))"},
+            {"name": f"{n}: pip.conf names the pins", "ansible.builtin.lineinfile": {
+                "path": J(conf), "line": J(self.var("line")), "insertafter": "^\\s*\\[global\\]\\s*$",
+                "firstmatch": True}},
+        ]
