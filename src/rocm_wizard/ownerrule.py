@@ -38,7 +38,6 @@ it, so only its owner counts there.  The verdict:
 from __future__ import annotations
 
 import errno
-import json
 import os
 import stat
 import struct
@@ -409,6 +408,11 @@ def _passwd_name(uid):
         return None
 
 
+def _clean(text):
+    """``text`` without terminal control characters (a file name in site-packages is anyone's)."""
+    return "".join(c if c >= " " and not ("\x7f" <= c <= "\x9f") else "?" for c in text)
+
+
 def main(argv):
     """``RULE venv PATH`` / ``RULE python PATH``: prints the account name; exit 1 with the reason on
     stderr when a root run must not run it (the generated script and the playbook run this)."""
@@ -419,9 +423,9 @@ def main(argv):
         judge = judge_venv if argv[0] == "venv" else judge_interpreter
         name = judge(argv[1], _passwd_name)
     except RuleError as exc:
-        sys.stderr.write("%s\n" % exc)
+        sys.stderr.write("rocm-wizard: %s\n" % _clean(str(exc)))
         return 1
-    sys.stdout.write(json.dumps({"user": name}) + "\n")
+    sys.stdout.write(name + "\n")
     return 0
 
 
