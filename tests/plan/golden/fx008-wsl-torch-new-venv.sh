@@ -782,6 +782,16 @@ it, so only its owner counts there.  The verdict:
   root'"'"'s, others, or an ACL grant is refused, naming the path and the fix (``chmod g-w``,
   ``chmod o-w``, ``setfacl -b``);
 * an owner without an account is refused.
+
+Why the check and the start cannot be raced (finding 2 of issue 27): root runs an interpreter only
+when every object on its path -- every directory from ``/``, every link, the venv and what Python
+reads from it -- belongs to root and only root can write it; then no one else can rename, swap or
+relink anything between this judgement and the start, so starting it by the same path starts what
+was judged.  Whenever another user could (a directory of theirs above the venv, a link of theirs),
+the verdict is that user, so a swap only ever runs their own code as themselves.  (Starting through
+``/proc/self/fd/N`` would not add to that: CPython finds ``pyvenv.cfg`` from ``sys.executable``'"'"'s
+path string, so a venv started by descriptor is not a venv; a descriptor-held cwd
+(``cwd=/proc/self/fd/D``) still leaves ``getcwd()`` and so the same path string.)
 """
 from __future__ import annotations
 
