@@ -154,6 +154,11 @@ def test_directories_above_the_venv_decide_who_runs_it(tmp_path):
     home.chmod(0o777)  # anyone may rename the venv away and put theirs there
     with pytest.raises(RuleError, match=r"home can be changed by other users \(all users"):
         judge_venv(str(venv), NAMES.get)
+    home.chmod(0o2775)
+    os.chown(home, 0, BOB)  # a shared directory of a team's group: any member may swap the venv
+    with pytest.raises(RuleError, match=r"home can be changed by other users \(the group .*chmod g-w"):
+        judge_venv(str(venv), NAMES.get)
+    os.chown(home, 0, 0)
     home.chmod(0o1777)  # sticky, as /tmp: only the venv's owner may replace it
     assert judge_venv(str(venv), NAMES.get) == "root"
     home.chmod(0o755)
