@@ -3,27 +3,16 @@
 Running ``<venv>/bin/python`` runs code its owner controls (a ``.pth`` file in site-packages runs
 at every start), so everything rocm-wizard runs with a venv's interpreter -- pip, uv, the
 package checks, the GPU smoke test -- and every file it writes inside a venv is run or written as
-the venv's owner when rocm-wizard runs as root.  The rule (the same in the executor, the smoke-test
-launcher, the shell script's ``rw_venv_user`` and, per host, the Ansible export):
-
-* the owner is the owner of the venv directory (the link to it is followed);
-* the venv directory, ``bin/``, ``pyvenv.cfg``, the interpreter ``bin/python`` resolves to and
-  ``lib*/python*/site-packages`` must each belong to root or to that owner: a venv in which a third
-  account owns one of them is refused (running it as either would run the other's code);
-* an owner without an account on the system is refused (there is nobody to run it as);
-* when the owner is root, none of those may be writable by anyone else (group other than root,
-  or others): root would run code they can change; such a venv is refused;
-* an owner that is not root runs it with their own rights whatever else can write there: that is
-  what running it themselves does.
+the venv's owner when rocm-wizard runs as root.  The rule is :mod:`rocm_wizard.ownerrule`, one
+function used by the executor and the smoke-test launcher, and run as it is (its source) by the
+shell script's ``rw_venv_user`` and by the Ansible export on each host.
 
 Switching user is ``runuser -u USER --`` (util-linux, on every Debian and Ubuntu): it sets the
 user's groups, HOME, USER and LOGNAME.
 """
 from __future__ import annotations
 
-import glob
 import os
-import stat
 from typing import Callable, Dict, List, Optional, Tuple
 
 # A file written as another user: the same temporary-file-and-rename as rocm_wizard.fsutil, done by
@@ -72,8 +61,7 @@ def owner_env(environ: Dict[str, str], extra: Optional[Dict[str, str]] = None) -
     return out
 
 
-class OwnerError(Exception):
-    """The venv cannot be run safely by a root run; the message says why and what to do."""
+from .ownerrule import RuleError as OwnerError  # noqa: E402  (the rule's own error: one rule, one error)
 
 
 def as_user(argv: List[str], user: Optional[str]) -> List[str]:
@@ -119,100 +107,22 @@ def state_as(user: Optional[str], path: str) -> Tuple[str, Optional[int], bytes]
     return kind, None, b""
 
 
-def trusted_paths(venv: str) -> List[str]:
-    """The paths of a venv that decide what its interpreter runs (on this machine)."""
-    out = [venv, os.path.join(venv, "bin"), os.path.join(venv, "pyvenv.cfg")]
-    py = os.path.join(venv, "bin", "python")
-    if os.path.lexists(py):
-        out.append(os.path.realpath(py))
-    for pattern in ("lib", "lib64"):
-        out += sorted(glob.glob(os.path.join(glob.escape(venv), pattern, "python*", "site-packages")))
-    return out
-
-
 def venv_owner(venv: str, name_of: Callable[[int], Optional[str]], shown: Optional[str] = None) -> str:
     """The account that runs the interpreter of the venv at ``venv`` (a path on this machine;
-    ``shown`` is how messages name it) under a root run.  ``name_of(uid)`` is the account name of
-    a user id, None when there is none.  Raises :class:`OwnerError`."""
-    shown = shown or venv
-    try:
-        uid = os.stat(venv).st_uid
-    except OSError as exc:
-        raise OwnerError(f"cannot read the owner of the venv {shown}: {exc.strerror or exc}") from None
-    name = "root" if uid == 0 else name_of(uid)
-    if not name:
-        raise OwnerError(f"the venv {shown} belongs to user id {uid}, which has no account here: rocm-wizard runs a "
-                         "venv's interpreter as its owner, never as root; give the venv to an existing user "
-                         f"(chown -R USER {shown})")
-    fix = f"chown -R {name} {shown}"
-    for path in trusted_paths(venv):
-        try:
-            st = os.stat(path)
-        except OSError:
-            continue
-        if st.st_uid not in (0, uid):
-            who = name_of(st.st_uid) or f"user id {st.st_uid}"
-            raise OwnerError(f"{path} belongs to {who} but the venv {shown} to {name}: rocm-wizard will not run an "
-                             f"interpreter that two accounts control (make it one owner's: {fix})")
-        if uid == 0:
-            others = st.st_mode & stat.S_IWOTH or (st.st_mode & stat.S_IWGRP and st.st_gid != 0)
-            if others:
-                raise OwnerError(f"{path} in the root-owned venv {shown} can be changed by other users "
-                                 f"(mode {stat.S_IMODE(st.st_mode):o}): rocm-wizard will not run it as root "
-                                 f"(chmod -R go-w {shown}, or give the venv to the user who works in it)")
-    return name
+    ``shown`` is how messages name it) under a root run, by the one rule of
+    :mod:`rocm_wizard.ownerrule`.  ``name_of(uid)`` is the account name of a user id, None when
+    there is none.  Raises :class:`OwnerError`."""
+    from .ownerrule import judge_venv
+
+    return judge_venv(venv, name_of, shown)
 
 
 def interpreter_owner(python: str, name_of: Callable[[int], Optional[str]]) -> str:
     """The account that runs ``python`` under a root run, judged by the path as given (what
-    CPython itself looks at), not only by the file it resolves to: CPython reads a ``pyvenv.cfg``
-    beside the executable as invoked, or one directory up, and takes its prefix (and so its
-    site-packages and ``.pth`` files) from there.  So: a venv found that way is judged by the rule
-    of :func:`venv_owner`; besides, the path as given (the link itself), the file it resolves to,
-    its directory and that directory's parent must belong to root or to one other account, which
-    then runs it; when they are all root's, none of those directories may be writable by others
-    (they could put a ``pyvenv.cfg`` there)."""
-    given = os.path.abspath(python)
-    here = os.path.dirname(given)
-    up = os.path.dirname(here)
-    owner_name: Optional[str] = None
-    for d in (here, up):
-        if os.path.lexists(os.path.join(d, "pyvenv.cfg")):
-            owner_name = venv_owner(d, name_of)
-            break
-    uids = {}
-    for path, follow in ((given, False), (given, True), (here, False), (up, False)):
-        try:
-            st = os.stat(path, follow_symlinks=follow)
-        except OSError as exc:
-            raise OwnerError(f"cannot read the owner of {path}: {exc.strerror or exc}") from None
-        uids[path if not follow else os.path.realpath(path)] = st
-    others = {st.st_uid for st in uids.values() if st.st_uid != 0}
-    if owner_name is not None and owner_name != "root":
-        allowed = {uid for uid in others if name_of(uid) == owner_name}
-        if others - allowed:
-            who = ", ".join(name_of(u) or f"user id {u}" for u in sorted(others - allowed))
-            raise OwnerError(f"{python} is in a venv of {owner_name} but its path also belongs to {who}: rocm-wizard "
-                             "will not run an interpreter that two accounts control")
-        return owner_name
-    if len(others) > 1 or (owner_name == "root" and others):
-        who = ", ".join(name_of(u) or f"user id {u}" for u in sorted(others))
-        raise OwnerError(f"{python}: its path (the file, the link, its directory or the one above) belongs to "
-                         f"{who}{' and root' if owner_name == 'root' else ''}: rocm-wizard will not run an "
-                         "interpreter that two accounts control")
-    if others:
-        uid = others.pop()
-        name = name_of(uid)
-        if not name:
-            raise OwnerError(f"{python} belongs to user id {uid}, which has no account here: rocm-wizard will not "
-                             "run it as root")
-        return name
-    for d in (here, up):
-        st = uids[d]
-        if st.st_mode & stat.S_IWOTH or (st.st_mode & stat.S_IWGRP and st.st_gid != 0):
-            raise OwnerError(f"{d} can be changed by other users (mode {stat.S_IMODE(st.st_mode):o}) and Python reads "
-                             f"a pyvenv.cfg there when it starts as {python}: rocm-wizard will not run it as root")
-    return "root"
+    CPython itself looks at) and any ``pyvenv.cfg`` it would read (:mod:`rocm_wizard.ownerrule`)."""
+    from .ownerrule import judge_interpreter
+
+    return judge_interpreter(python, name_of)
 
 
 def system_name_of(uid: int) -> Optional[str]:

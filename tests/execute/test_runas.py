@@ -96,9 +96,10 @@ def test_the_step_context_runs_and_writes_as_the_owner(tmp_path):
     assert rec.calls[1] == (["runuser", "-u", "alice", "--", "sh", "-c", WRITE_AS_SH, "sh",
                              "/venv/rocm-wizard/freeze.txt", "644"], b"a==1\n")
     assert not (venv / "rocm-wizard").exists()  # root itself wrote nothing there
-    os.chown(venv / "bin", 0, 0)
+    for d, dirs, files in os.walk(venv):  # root's venv now, one directory of it writable by all
+        for name in [d] + [os.path.join(d, n) for n in dirs + files]:
+            os.chown(name, 0, 0)
     (venv / "bin").chmod(0o777)
-    os.chown(venv, 0, 0)
     with pytest.raises(StepError, match="can be changed by other users"):
         ctx.venv_user("/venv")
     user_ctx, _ = rooted_ctx(tmp_path, euid=ALICE)

@@ -142,7 +142,7 @@ def test_a_venv_two_accounts_control_is_refused(wroot, pyindex):
     assert res.returncode == 1, res.stderr
     assert "belongs to alice but the venv /srv/shared to root" in res.stderr
     dry = run_script(root, make_script(root, *torch_args(pyindex, venv)), env={"DRY_RUN": "1"})
-    assert dry.returncode == 1 and "not running an interpreter two accounts control" in dry.stderr, dry.stderr
+    assert dry.returncode == 1 and "will not run an interpreter that two accounts control" in dry.stderr, dry.stderr
     verify = wizard.run(root, "verify", "--json", "--venv", venv)
     assert verify.returncode == 1 and "two accounts control" in verify.stderr, verify.stderr
     assert started_as(root) == []

@@ -229,7 +229,13 @@ def test_venv_tasks_run_as_the_owner_found_on_the_host():
     tasks = play["tasks"]
     first_step = next(i for i, t in enumerate(tasks) if t["name"].startswith("Step "))
     found = [t for t in tasks[:first_step] if "rw_venv_owner_found" in t.get("ansible.builtin.set_fact", {})]
-    assert found and "rw_venv_stat.stat.pw_name" in found[0]["ansible.builtin.set_fact"]["rw_venv_owner_found"]
+    assert found and "rw_venv_rule.stdout" in found[0]["ansible.builtin.set_fact"]["rw_venv_owner_found"]
+    # the owner rule is rocm_wizard/ownerrule.py itself, run by the host's own Python (one rule, not a copy)
+    from rocm_wizard.ownerrule import source
+    assert str(play["vars"]["rw_owner_rule_py"]) == source()
+    (judge,) = [t for t in tasks[:first_step] if "ansible.builtin.command" in t]
+    assert judge["ansible.builtin.command"]["argv"][:5] == ["/usr/bin/python3", "-I", "-S", "-c", "{{ rw_owner_rule_py }}"]
+    assert judge["check_mode"] is False and judge["register"] == "rw_venv_rule"
     assert any(t.get("ansible.builtin.stat", {}).get("path") == "{{ rw_venv_owner_path }}" for t in tasks[:first_step])
     venv_tasks = [t for t in tasks[first_step:] if not t["name"].startswith("Step 0") and "gpu-groups" not in t["name"]
                   and "ansible.builtin.debug" not in t]

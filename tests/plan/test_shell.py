@@ -369,7 +369,7 @@ def test_pip_checks_output_reaches_the_terminal_cleaned(tmp_path):
     """pip check's report comes from the venv (package metadata): its control characters are dropped."""
     from rwtest import sandbox
 
-    from rocm_wizard.plan.shell import _prelude
+    from rocm_wizard.plan.shell import _prelude, owner_rule_lines
     from rocm_wizard.plan.steps import PipCheck
 
     venv = tmp_path / "venv"
@@ -379,7 +379,7 @@ def test_pip_checks_output_reaches_the_terminal_cleaned(tmp_path):
     (venv / "bin/python").chmod(0o755)
     body = PipCheck("pip-check", "t", venv=str(venv)).render_shell_body()
     lib = tmp_path / "lib.bash"
-    lib.write_text(_prelude() + "step() {\n" + "\n".join(body) + "\n}\n")
+    lib.write_text(_prelude() + "\n".join(owner_rule_lines()) + "\nstep() {\n" + "\n".join(body) + "\n}\n")
     argv = sandbox.argv(["bash", "-c", 'source "$1"; trap - EXIT ERR; step', "x", str(lib)], writable=[tmp_path])
     res = subprocess.run(argv, capture_output=True, text=True, timeout=120,
                          env={"PATH": os.environ["PATH"], "LC_ALL": "C", "HOME": str(tmp_path)})

@@ -213,27 +213,28 @@ def _wire_handlers(plan: Plan, tasks_by_step: Dict[str, List[Dict[str, Any]]]) -
 
 
 def _venv_owner_tasks() -> List[Dict[str, Any]]:
-    """The venv tasks run as the venv's owner on each host (root only for a root-owned venv), by
-    the rule of :mod:`rocm_wizard.runas`: the owner of the venv directory (or, before it exists, of
-    its parent); refused when its interpreter belongs to a third account, or when a root-owned one
-    can be changed by others."""
-    st, parent, py = "rw_venv_stat", "rw_venv_parent_stat", "rw_venv_python_stat"
+    """The venv tasks run as the venv's owner on each host (root only for a root-owned venv that
+    only root can change), by the one owner rule: ``rw_owner_rule_py`` is
+    :mod:`rocm_wizard.ownerrule` as it is, run by the host's own ``/usr/bin/python3 -I -S`` (in
+    ``--check`` too: it only reads).  Before the venv exists, the owner of the directory it will be
+    made in."""
+    st, parent, rule = "rw_venv_stat", "rw_venv_parent_stat", "rw_venv_rule"
     return [
-        {"name": "Find the venv's owner", "ansible.builtin.stat": {"path": "{{ rw_venv_owner_path }}", "follow": True},
+        {"name": "Find the venv", "ansible.builtin.stat": {"path": "{{ rw_venv_owner_path }}", "follow": True},
          "register": st, "check_mode": False},
         {"name": "Find the owner of the directory the venv will be made in", "ansible.builtin.stat": {
             "path": "{{ rw_venv_owner_path | dirname }}", "follow": True},
          "register": parent, "check_mode": False, "when": f"not {st}.stat.exists"},
-        {"name": "Find the owner of the venv's interpreter", "ansible.builtin.stat": {
-            "path": "{{ rw_venv_owner_path }}/bin/python", "follow": True},
-         "register": py, "check_mode": False},
-        {"name": "Refuse a venv whose interpreter another account controls", "ansible.builtin.assert": {
-            "that": [f"not {py}.stat.exists or {py}.stat.uid in [0, {st}.stat.uid]",
-                     f"not {st}.stat.exists or {st}.stat.uid != 0 or not ({st}.stat.woth or {py}.stat.woth | default(false))"],
-            "fail_msg": "the venv's interpreter belongs to another account than the venv, or a root-owned venv can be "
-                        "changed by others: make it one owner's (chown -R USER VENV) or chmod -R o-w VENV"}},
+        {"name": "Judge who may run the venv (the owner rule of rocm_wizard/ownerrule.py; reads only)",
+         "ansible.builtin.command": {"argv": ["/usr/bin/python3", "-I", "-S", "-c", "{{ rw_owner_rule_py }}", "venv",
+                                              "{{ rw_venv_owner_path }}"]},
+         "register": rule, "check_mode": False, "changed_when": False, "failed_when": False,
+         "when": f"{st}.stat.exists"},
+        {"name": "Refuse a venv that root must not run", "ansible.builtin.assert": {
+            "that": [f"not {st}.stat.exists or {rule}.rc == 0"],
+            "fail_msg": "{{ " + rule + ".stderr | default('') }}"}},
         {"name": "Run the venv tasks as the venv's owner (never as root for a user's venv)", "ansible.builtin.set_fact": {
-            "rw_venv_owner_found": "{{ " + st + ".stat.pw_name if " + st + ".stat.exists else (" + parent
+            "rw_venv_owner_found": "{{ " + rule + ".stdout | trim if " + st + ".stat.exists else (" + parent
                                    + ".stat.pw_name | default('root')) }}"}},
     ]
 
@@ -300,6 +301,9 @@ def render_ansible(plan: Plan) -> str:
     owner_tasks: List[Dict[str, Any]] = []
     if any(s.kind in venv_kinds for s in plan.steps):
         variables["rw_venv_owner_path"] = Unsafe(str(plan.inputs.get("venv") or "/"))
+        from ..ownerrule import source
+
+        variables["rw_owner_rule_py"] = Unsafe(source())
         owner_tasks = _venv_owner_tasks()
         for step in plan.steps:
             if step.kind not in venv_kinds:

@@ -117,30 +117,18 @@ rw_as() {
   rw_user_run "$user" "$@"
 }
 # rw_venv_user VENV: the account that runs VENV's interpreter and writes in it: its owner when this
-# is root (else this user).  Refuses a venv two accounts control, an owner with no account, a
-# root-owned venv that others can change (the rules of rocm_wizard/runas.py).
+# is root (else this user), by the one owner rule: RW_OWNER_RULE is rocm_wizard/ownerrule.py as it
+# is, run by the system's own Python in isolated mode (-I -S: nothing of the venv's or a user's).
+# It refuses (exit 1, the reason and the fix on stderr) what root must not run.
 rw_venv_user() {
-  local venv=$RW_ROOT$1 uid user p o g mode
   if [[ $EUID -ne 0 ]]; then
     id -un
     return 0
   fi
-  uid=$(stat -L -c %u -- "$venv")
-  user=$(stat -L -c %U -- "$venv")
-  if [[ $user == UNKNOWN ]]; then
-    rw_die "the venv $1 belongs to user id $uid, which has no account here: a venv's interpreter runs as its owner, never as root; give the venv to an existing user (chown -R USER $1)"
+  if [[ ! -x /usr/bin/python3 ]]; then
+    rw_die "judging who may run the venv $1 needs /usr/bin/python3 (apt-get install python3-minimal)"
   fi
-  for p in "$venv" "$venv/bin" "$venv/pyvenv.cfg" "$(readlink -f -- "$venv/bin/python" || true)" "$venv"/lib*/python*/site-packages; do
-    if [[ -z $p || ! -e $p ]]; then continue; fi
-    read -r o g mode < <(stat -L -c '%u %g %a' -- "$p")
-    if [[ $o != 0 && $o != "$uid" ]]; then
-      rw_die "$p belongs to user id $o but the venv $1 to $user: not running an interpreter two accounts control (make it one owner's: chown -R $user $1)"
-    fi
-    if [[ $uid == 0 ]] && (((8#$mode & 8#002) || ((8#$mode & 8#020) && g != 0))); then
-      rw_die "$p in the root-owned venv $1 can be changed by other users (mode $mode): not running it as root (chmod -R go-w $1, or give the venv to the user who works in it)"
-    fi
-  done
-  printf '%s' "$user"
+  /usr/bin/python3 -I -S -c "${RW_OWNER_RULE:?the owner rule is missing from this script}" venv "$RW_ROOT$1" || exit 1
 }
 # rw_put_as USER PATH MODE CONTENT: write PATH whole as USER (a venv's owner): root follows no link
 # the owner planted and leaves no directory of its own in their venv
@@ -758,6 +746,14 @@ def _prelude() -> str:
             .replace("@APT_ERROR_ON_ANY@", ".".join(str(n) for n in APT_ERROR_ON_ANY)))
 
 
+def owner_rule_lines() -> List[str]:
+    """``RW_OWNER_RULE``: the owner rule (:mod:`rocm_wizard.ownerrule`, its source as it is) that
+    ``rw_venv_user`` runs; only in scripts that run a venv's interpreter."""
+    from ..ownerrule import source
+
+    return ["# the owner rule (rocm_wizard/ownerrule.py as it is), run by rw_venv_user", f"RW_OWNER_RULE={q(source())}"]
+
+
 def _fingerprint_function(plan: Plan) -> List[str]:
     fp = plan.fingerprint
     lines = ["rw_check_fingerprint() {"]
@@ -810,12 +806,14 @@ def render_shell(plan: Plan) -> str:
     out.append("# Values are single-quoted data, written out literally ($ and \\ in them mean nothing to bash):")
     out.append("# shellcheck disable=SC2016,SC1003")
     out.append(_prelude().rstrip("\n"))
+    steps = [step.render_shell() for step in plan.steps]
     out.append(f"RW_PLAN_ID={q(plan.plan_id)}")
+    if any("rw_venv_user" in text for text in steps):
+        out += owner_rule_lines()
     out.append("")
     out += _fingerprint_function(plan)
     out.append("")
-    for step in plan.steps:
-        out.append(step.render_shell())
+    out += steps
     out.append("rw_main() {")
     out.append("  if [[ -n $RW_ROOT && $DRY_RUN != 1 ]]; then")
     out.append("    rw_die 'RW_ROOT is only for dry runs; to change another root, run this script inside it (chroot)'")
