@@ -288,6 +288,7 @@ class Failure:
     path: Optional[str] = None
     severity: str = "error"
     example_source: Optional[str] = None
+    format: Optional[str] = None  # the message's format string, verbatim from ``source``
 
     def signature(self) -> Signature:
         return Signature(self.id, self.pattern, source=self.source, meaning=self.meaning, needles=self.needles)
@@ -302,7 +303,8 @@ def _load_failures() -> Tuple[Failure, ...]:
             id=e["id"], layer=e["layer"], pattern=e["pattern"], needles=tuple(n.lower() for n in e.get("needles", ())),
             meaning=e["meaning"], causes=tuple(e.get("causes", ())), next=tuple(e.get("next", ())), fix=e.get("fix", ""),
             source=e["source"], status=e.get("status", "observed"), example=e.get("example", ""), path=e.get("path"),
-            severity=e.get("severity", "error"), example_source=e.get("example_source")))
+            severity=e.get("severity", "error"), example_source=e.get("example_source"),
+            format=e.get("format")))
     return tuple(rows)
 
 
