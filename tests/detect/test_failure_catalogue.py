@@ -105,7 +105,7 @@ def test_example_is_claimed_first_by_a_row_of_its_layer(row):
 
 
 # printf conversions of a source format string (C/C++ and the kernel's %p extensions)
-_CONV = re.compile(r"%[-+ #0]*(?:\d+|\*)?(?:\.(?:\d+|\*))?(?:hh|h|ll|l|z|j|t|L)?([diuxXscpo%])")
+_CONV = re.compile(r"%([-+ #0]*)(?:\d+|\*)?(?:\.(?:\d+|\*))?(?:hh|h|ll|l|z|j|t|L)?([diuxXscpo%])")
 
 
 def _format_rx(fmt: str, cut: int = 0) -> re.Pattern:
@@ -114,14 +114,19 @@ def _format_rx(fmt: str, cut: int = 0) -> re.Pattern:
     parts, pos, fmt = [], 0, fmt.strip()
     for m in _CONV.finditer(fmt):
         parts.append(re.escape(fmt[pos:m.start()]))
-        parts.append("%" if m.group(1) == "%" else r"[^\n]*?")
+        parts.append("%" if m.group(2) == "%" else r"[^\n]*?")
         pos = m.end()
     parts.append(re.escape(fmt[pos:]))
     return re.compile("".join(parts), re.I)
 
 
 def _render(fmt: str, values: dict) -> str:
-    return _CONV.sub(lambda m: "%" if m.group(1) == "%" else values[m.group(1)], fmt)
+    def one(m: re.Match) -> str:
+        conv = m.group(2)
+        if conv == "%":
+            return "%"
+        return ("0x" if "#" in m.group(1) and conv in "xX" else "") + values[conv]
+    return _CONV.sub(one, fmt)
 
 
 _SAMPLES = ({"d": "0", "i": "1", "u": "7", "x": "ff", "X": "0A", "o": "7", "c": "a", "s": "sdma0", "p": "00000000deadbeef"},
