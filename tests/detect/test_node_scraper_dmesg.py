@@ -79,3 +79,34 @@ def test_against_the_installed_analyser():
     for m, pattern in live:
         if any(cm == m for cm, _ in copied):
             assert (m, pattern) in copied or m.startswith("MCE"), m
+
+
+REAL = Path(__file__).resolve().parents[1] / "data" / "real"
+
+
+def _real_kernel_logs():
+    return sorted(p for p in REAL.glob("*/*.txt") if re.search(r"dmesg|journal|kern|syslog", p.name, re.I))
+
+
+def test_on_the_real_kernel_logs_every_gpu_event_it_finds_is_recognised():
+    """amd-node-scraper's regexes (the copy above) run over every real kernel log of the fixtures:
+    each GPU event they find there is recognised by rocm-wizard too (a known signature, or a failure
+    line at some layer)."""
+    logs = _real_kernel_logs()
+    assert len(logs) >= 20
+    hits, missed = 0, []
+    for path in logs:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        for case in CASES:
+            if "expect" not in case or "regex" not in case:
+                continue
+            for m in re.finditer(case["regex"], text, _flags(case) | re.M):
+                start = text.rfind("\n", 0, m.start()) + 1
+                end = text.find("\n", m.end())
+                chunk = text[start:end if end >= 0 else len(text)]
+                hits += 1
+                if not _recognised(chunk):
+                    missed.append((path.parent.name, case["message"], chunk[:160]))
+                break  # one hit per class and file is enough
+    assert hits >= 10, "the real logs should show some of the analyser's GPU events"
+    assert not missed, missed
