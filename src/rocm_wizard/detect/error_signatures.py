@@ -140,8 +140,10 @@ SIGNATURES: Tuple[Signature, ...] = (
         meaning="rocminfo lists only CPU agents: ROCm sees no usable GPU",
         needles=('hsa agents',), whole=True),
     Signature(
-        "amdgpu_not_loaded", r"ROCk module is NOT loaded|Driver not initialized \(amdgpu not found in modules\)",
-        source="rocminfo / rocm-smi messages (ROCm/ROCm#1261, ROCm/ROCm#1506)",
+        "amdgpu_not_loaded", r"ROCk module is NOT loaded|Driver not initialized \(amdgpu not found in modules\)"
+        r"|Drivers? not loaded \(amdgpu (?:and amd_hsmp drivers )?not found in modules\)",
+        source="rocminfo / rocm-smi messages (ROCm/ROCm#1261, ROCm/ROCm#1506); amd-smi's "
+               "(ROCm/amdsmi amdsmi_cli/amdsmi_init.py: 'Driver not loaded (amdgpu not found in modules)')",
         meaning="the amdgpu kernel module (KFD) is not loaded",
         needles=('not loaded', 'driver not initialized')),
     # ---- failures that are not version skew; each one seen in a real paste under tests/data/real
