@@ -140,8 +140,10 @@ SIGNATURES: Tuple[Signature, ...] = (
         meaning="rocminfo lists only CPU agents: ROCm sees no usable GPU",
         needles=('hsa agents',), whole=True),
     Signature(
-        "amdgpu_not_loaded", r"ROCk module is NOT loaded|Driver not initialized \(amdgpu not found in modules\)",
-        source="rocminfo / rocm-smi messages (ROCm/ROCm#1261, ROCm/ROCm#1506)",
+        "amdgpu_not_loaded", r"ROCk module is NOT loaded|Driver not initialized \(amdgpu not found in modules\)"
+        r"|Drivers? not loaded \(amdgpu (?:and amd_hsmp drivers )?not found in modules\)",
+        source="rocminfo / rocm-smi messages (ROCm/ROCm#1261, ROCm/ROCm#1506); amd-smi's "
+               "(ROCm/amdsmi amdsmi_cli/amdsmi_init.py: 'Driver not loaded (amdgpu not found in modules)')",
         meaning="the amdgpu kernel module (KFD) is not loaded",
         needles=('not loaded', 'driver not initialized')),
     # ---- failures that are not version skew; each one seen in a real paste under tests/data/real
@@ -288,6 +290,7 @@ class Failure:
     path: Optional[str] = None
     severity: str = "error"
     example_source: Optional[str] = None
+    format: Optional[str] = None  # the message's format string, verbatim from ``source``
 
     def signature(self) -> Signature:
         return Signature(self.id, self.pattern, source=self.source, meaning=self.meaning, needles=self.needles)
@@ -302,7 +305,8 @@ def _load_failures() -> Tuple[Failure, ...]:
             id=e["id"], layer=e["layer"], pattern=e["pattern"], needles=tuple(n.lower() for n in e.get("needles", ())),
             meaning=e["meaning"], causes=tuple(e.get("causes", ())), next=tuple(e.get("next", ())), fix=e.get("fix", ""),
             source=e["source"], status=e.get("status", "observed"), example=e.get("example", ""), path=e.get("path"),
-            severity=e.get("severity", "error"), example_source=e.get("example_source")))
+            severity=e.get("severity", "error"), example_source=e.get("example_source"),
+            format=e.get("format")))
     return tuple(rows)
 
 
