@@ -1,0 +1,119 @@
+"""The fast paths of the error scan and of the recogniser give the same answers as their plain
+reference forms on every real fixture, on a mixed folder-sized text, and on hostile ones.
+
+``error_signatures.scan`` tries a pattern only on the lines holding one of the literal strings every
+match of it contains, read from the parsed pattern (``factors``), when the pattern cannot match a
+line end (``line_bound``); ``scan_reference`` runs every pattern over the whole text.  The
+recogniser skips a parser whose anchors are not in a segment (``recognize.ANCHORS``);
+``classify(..., quick=False)`` asks every parser.  No timing is asserted here (speed goals live in
+``benchmarks/``).
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import List
+
+import pytest
+
+from rocm_wizard.detect import error_signatures as es
+
+REAL = Path(__file__).resolve().parents[1] / "data" / "real"
+
+
+def _real_texts() -> List[str]:
+    out = []
+    for p in sorted(REAL.glob("*/*")):
+        if p.is_file() and p.name != "labels.toml":
+            out.append(p.read_bytes().decode("utf-8", "replace"))
+    return out
+
+
+TEXTS = _real_texts()
+MIXED = "\n".join(TEXTS)
+
+
+def _ids(found):
+    return [(sig.id, line) for sig, line in found]
+
+
+def test_fixtures_are_there():
+    assert len(TEXTS) > 150 and len(MIXED) > 200_000
+
+
+@pytest.mark.parametrize("limit", [1, 50, 10_000])
+def test_scan_matches_reference_on_every_fixture(limit):
+    for text in TEXTS:
+        assert _ids(es.scan(text, limit)) == _ids(es.scan_reference(text, limit))
+
+
+@pytest.mark.parametrize("limit", [1, 50, 10_000])
+def test_scan_matches_reference_on_all_fixtures_at_once(limit):
+    assert _ids(es.scan(MIXED, limit)) == _ids(es.scan_reference(MIXED, limit))
+
+
+def test_scan_matches_reference_on_every_recognised_segment():
+    from rocm_wizard.detect.recognize import split
+
+    for text in TEXTS:
+        for _label, _cmd, body in split(text):
+            assert _ids(es.scan(body, 1)) == _ids(es.scan_reference(body, 1))
+
+
+HOSTILE = [
+    # a line with a needle but a match only across lines; CRLF; odd case characters
+    "amdgpu 0000:03:00.0: amdgpu:\nFatal error during GPU init\n",
+    "HIPBLAS_STATUS_NOT_SUPPORTED\r\nrocBLAS error: Cannot read /x/TensileLibrary.dat for GPU arch : gfx1151\r\n",
+    "Memory acceſs fault by GPU node-1 (Agent handle: 0x1)\nHIP out of memory\n",
+    "\u0130\u0131 HIP OUT OF MEMORY ſ\nhipErrorNoBinaryForGpu: Unable to find code object\n",
+    "amdgpu " * 300 + "\n" + "amdgpu: ring gfx timeout\n" * 2000,
+    "\n".join("[%d.0] amdgpu 0000:c5:00.0: amdgpu: MES failed to respond to msg=REMOVE_QUEUE" % i for i in range(3000)),
+    "x" * 100_000 + " HSA_STATUS_ERROR_OUT_OF_RESOURCES",
+]
+
+
+@pytest.mark.parametrize("text", HOSTILE, ids=[str(i) for i in range(len(HOSTILE))])
+@pytest.mark.parametrize("limit", [1, 50, 10_000])
+def test_scan_matches_reference_on_hostile_text(text, limit):
+    assert _ids(es.scan(text, limit)) == _ids(es.scan_reference(text, limit))
+
+
+def test_every_match_holds_a_factor():
+    # what the line path relies on, checked on every match the fixtures hold
+    for sig in es.SIGNATURES:
+        facs = es.factors(sig)
+        if not facs or sig.whole:
+            continue
+        rx = es.pattern(sig)
+        for m in rx.finditer(MIXED):
+            low = m.group(0).lower()
+            assert any(f in low for f in facs), (sig.id, m.group(0))
+
+
+def test_factors_and_line_bounds_are_read_from_the_pattern():
+    def sig(p, **kw):
+        return es.Signature("t-%d" % abs(hash((p, tuple(kw.items())))), p, source="test", meaning="test", **kw)
+
+    # the most selective certain set: either branch's text is longer than the common prefix
+    assert es.factors(sig(r"HIP error: (invalid device ordinal|out of memory)")) == ("invalid device ordinal", "out of memory")
+    assert es.factors(sig(r"HIP error: (invalid|oom)")) == ("hip error: ",)
+    assert set(es.factors(sig(r"(foo bar|baz qux)\d+"))) == {"foo bar", "baz qux"}
+    assert es.factors(sig(r"(foo|x)")) == ()  # a one-letter branch: nothing certain of three characters
+    assert es.factors(sig(r"(?:abcdef)?ghi")) == ("ghi",)  # an optional group is not required
+    assert es.line_bound(sig(r"amdgpu.*failed"))
+    assert es.line_bound(sig(r"^[ \t]*ERROR:\S+$"))
+    assert not es.line_bound(sig(r"amdgpu:\s*failed"))  # \s matches a newline
+    assert not es.line_bound(sig(r'File "[^"]+"'))  # [^"] matches a newline
+    assert not es.line_bound(sig(r"(?s)a.b"))
+    assert not es.line_bound(sig(r"\Afoo"))
+    assert not es.line_bound(sig(r"(a)\1"))
+    assert es.line_bound(sig(r"foo[^\n]{0,9}bar(?!\d)"))
+    assert not es.line_bound(sig(r"foo(?=\s*bar)"))
+
+
+def test_odd_case_characters_are_all_known():
+    # the characters an ASCII letter matches under re.I whose lower case is no ASCII letter: a text
+    # holding one takes the whole-text path
+    odd = [chr(i) for i in range(128, 0x110000)
+           if re.fullmatch("[a-z]", chr(i), re.I) and chr(i).lower() not in "abcdefghijklmnopqrstuvwxyz"]
+    assert all(es._ODD_CASE.search(c) for c in odd) and len(odd) == 3
