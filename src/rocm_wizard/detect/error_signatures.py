@@ -412,12 +412,15 @@ _SHORT = 32 * 1024
 _CHARS_PER_LINE_CALL = 48
 
 _index_key: Optional[int] = None
-_index: Tuple[Tuple[str, ...], Dict[str, Tuple[int, ...]], Tuple[int, ...]] = ((), {}, ())
+_index: Tuple[Tuple[Tuple[str, Tuple[str, ...]], ...], Dict[str, Tuple[int, ...]], Tuple[int, ...]] = ((), {}, ())
 
 
-def _needle_index() -> Tuple[Tuple[str, ...], Dict[str, Tuple[int, ...]], Tuple[int, ...]]:
-    """(every needle, needle -> indexes of the signatures that name it, indexes of signatures
-    with no needles), rebuilt when :data:`SIGNATURES` is another table."""
+def _needle_index():
+    """(keys, needle -> indexes of the signatures that name it, indexes of signatures with no
+    needles), rebuilt when :data:`SIGNATURES` is another table.  ``keys`` is ``[(key, needles)]``:
+    three-letter strings, each a part of every needle listed with it, every needle under one key
+    (a needle shorter than three letters is its own key), so a text is asked for a few dozen keys
+    and then only for the needles whose key it holds."""
     global _index_key, _index
     if _index_key != id(SIGNATURES):
         by_needle: Dict[str, List[int]] = {}
@@ -427,7 +430,17 @@ def _needle_index() -> Tuple[Tuple[str, ...], Dict[str, Tuple[int, ...]], Tuple[
                 free.append(i)
             for n in sig.needles:
                 by_needle.setdefault(n, []).append(i)
-        _index = (tuple(by_needle), {n: tuple(v) for n, v in by_needle.items()}, tuple(free))
+        left = {n for n in by_needle if len(n) >= 3}
+        keys = [(n, (n,)) for n in sorted(by_needle) if len(n) < 3]
+        while left:  # greedy: the three letters most of the needles left share
+            grams: Dict[str, set] = {}
+            for n in left:
+                for j in range(len(n) - 2):
+                    grams.setdefault(n[j:j + 3], set()).add(n)
+            key = max(sorted(grams), key=lambda g: len(grams[g]))
+            keys.append((key, tuple(sorted(grams[key]))))
+            left -= grams[key]
+        _index = (tuple(keys), {n: tuple(v) for n, v in by_needle.items()}, tuple(free))
         _index_key = id(SIGNATURES)
     return _index
 
@@ -437,11 +450,13 @@ def _candidates(low: str):
     sigs = SIGNATURES
     if len(low) > _SHORT:
         return (s for s in sigs if not s.needles or any(n in low for n in s.needles))
-    needles, by_needle, free = _needle_index()
+    keys, by_needle, free = _needle_index()
     picked = set(free)
-    for n in needles:
-        if n in low:
-            picked.update(by_needle[n])
+    for key, needles in keys:
+        if key in low:
+            for n in needles:
+                if n in low:
+                    picked.update(by_needle[n])
     return [sigs[i] for i in sorted(picked)]
 
 
