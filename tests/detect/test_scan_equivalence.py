@@ -117,3 +117,47 @@ def test_odd_case_characters_are_all_known():
     odd = [chr(i) for i in range(128, 0x110000)
            if re.fullmatch("[a-z]", chr(i), re.I) and chr(i).lower() not in "abcdefghijklmnopqrstuvwxyz"]
     assert all(es._ODD_CASE.search(c) for c in odd) and len(odd) == 3
+
+
+def test_workload_scan_matches_reference():
+    from rocm_wizard.detect.parsers import workloads
+
+    for text in TEXTS + [MIXED, "x\u0131 llama-server\n", "> ggml_cuda_init: found 1 ROCm devices\r\nollama serve\n"]:
+        assert workloads.scan(text) == workloads.scan_reference(text)
+
+
+def _segments():
+    from rocm_wizard.detect.recognize import split
+
+    return [(cmd, body) for text in TEXTS for _label, cmd, body in split(text)]
+
+
+def test_classify_matches_asking_every_parser():
+    from rocm_wizard.detect.recognize import classify
+
+    segs = _segments()
+    assert len(segs) > 200
+    for cmd, body in segs:
+        assert classify(body, cmd) == classify(body, cmd, quick=False)
+
+
+def test_a_parser_scores_zero_without_its_anchors():
+    # what the anchors promise, on every fixture segment and on texts built to miss them
+    from rocm_wizard.detect import recognize
+
+    bodies = [body for _cmd, body in _segments()] + ["Name: x\nfoo: 1\n", "deb\n", "1 2 3\n", "ROCk\n"]
+    for mod in recognize.parser_modules():
+        anchors = recognize.ANCHORS.get(mod.__name__.rsplit(".", 1)[-1])
+        if not anchors:
+            continue
+        for body in bodies:
+            low = body.lower()
+            if recognize._UNSURE.search(body) is None and not any(a in low for a in anchors):
+                assert mod.looks_like(body) == 0.0, (mod.__name__, body[:200])
+
+
+def test_every_anchored_parser_exists():
+    from rocm_wizard.detect import recognize
+
+    names = {m.__name__.rsplit(".", 1)[-1] for m in recognize.parser_modules()}
+    assert set(recognize.ANCHORS) <= names

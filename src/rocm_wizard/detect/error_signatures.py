@@ -517,6 +517,18 @@ def factors(sig: Signature) -> Tuple[str, ...]:
     return got
 
 
+def literal_factors(pattern_text: str, flags: int = 0) -> Tuple[str, ...]:
+    """:func:`factors` of any pattern: lower-case literal strings one of which every match of it
+    contains (of at least three characters; () when none is certain)."""
+    try:
+        best = _required(list(_sre_parse().parse(pattern_text, flags)))
+    except Exception:
+        return ()
+    if best and min(len(f) for f in best) >= _MIN_FACTOR:
+        return tuple(sorted(set(best)))
+    return ()
+
+
 def _sre_parse():
     try:
         from re import _parser as sre_parse  # type: ignore[attr-defined]

@@ -210,12 +210,17 @@ def _is_boundary(line: str, cur: List[str]) -> bool:
     return " | " in s or bool(re.search(r"\s--?[A-Za-z]", s)) or bool(re.fullmatch(r"(?:sudo\s+)?(?:/\S*/)?[\w.\-]+", s))
 
 
+_HINTS_COMPILED: List[Tuple[re.Pattern, str]] = []
+
+
 def _hint(cmd: Optional[str]) -> Optional[str]:
     if not cmd:
         return None
     c = cmd.strip()
-    for rx, kind in _COMMAND_HINTS:
-        if re.search(rx, c):
+    if len(_HINTS_COMPILED) != len(_COMMAND_HINTS):
+        _HINTS_COMPILED[:] = [(re.compile(rx), kind) for rx, kind in _COMMAND_HINTS]
+    for rx, kind in _HINTS_COMPILED:
+        if rx.search(c):
             return kind
     return None
 

@@ -134,6 +134,12 @@ def parse(text: str) -> RocminfoOutput:
     return out
 
 
+_AGENT_HEAD = lazy(r"^Agent\s+(\d+)$")
+_GFX_ONLY = lazy(r"^(gfx[0-9]{2,4}[a-z]?)$")
+_POOL_HEAD = lazy(r"^Pool\s+\d+$")
+_ISA_HEAD = lazy(r"^ISA\s+\d+$")
+
+
 def _parse(text: str, out: RocminfoOutput) -> None:
     lines = clean_lines(text)
     agent: Optional[Agent] = None
@@ -165,7 +171,7 @@ def _parse(text: str, out: RocminfoOutput) -> None:
             continue
         if set(stripped) <= {"*"}:
             continue
-        m = re.match(r"^Agent\s+(\d+)$", stripped)
+        m = _AGENT_HEAD.match(stripped) if stripped[:5] == "Agent" else None
         if m:
             agent = Agent(index=int(m.group(1)))
             out.agents.append(agent)
@@ -175,17 +181,17 @@ def _parse(text: str, out: RocminfoOutput) -> None:
         if set(stripped) <= {"="}:
             continue
         if agent is None or agent.index is None:
-            m = re.match(r"^(gfx[0-9]{2,4}[a-z]?)$", stripped)
+            m = _GFX_ONLY.match(stripped) if stripped[:3] == "gfx" else None
             if m:  # rocm_agent_enumerator: one target per line, gfx000 for the CPU
                 out.agents.append(Agent(name=m.group(1), device_type="CPU" if m.group(1) == "gfx000" else "GPU"))
                 continue
         m = _KV.match(line)
         if not m:
             # bare words: "Pool 1", "ISA 1", "x   1024(0x400)"
-            if re.match(r"^Pool\s+\d+$", stripped):
+            if stripped[:4] == "Pool" and _POOL_HEAD.match(stripped):
                 section = "pool"
                 pool_segment = None
-            elif re.match(r"^ISA\s+\d+$", stripped):
+            elif stripped[:3] == "ISA" and _ISA_HEAD.match(stripped):
                 section = "isa"
             continue
         indent, key, value = len(m.group(1)), m.group(2).strip(), m.group(3).strip()
