@@ -412,15 +412,15 @@ _SHORT = 32 * 1024
 _CHARS_PER_LINE_CALL = 48
 
 _index_key: Optional[int] = None
-_index: Tuple[Tuple[Tuple[str, Tuple[str, ...]], ...], Dict[str, Tuple[int, ...]], Tuple[int, ...]] = ((), {}, ())
+_index: Tuple[Optional[re.Pattern], Dict[str, Tuple[int, ...]], Tuple[int, ...]] = (None, {}, ())
 
 
 def _needle_index():
-    """(keys, needle -> indexes of the signatures that name it, indexes of signatures with no
-    needles), rebuilt when :data:`SIGNATURES` is another table.  ``keys`` is ``[(key, needles)]``:
-    three-letter strings, each a part of every needle listed with it, every needle under one key
-    (a needle shorter than three letters is its own key), so a text is asked for a few dozen keys
-    and then only for the needles whose key it holds."""
+    """(one pattern that finds the longest needle starting at a place, needle -> indexes of the
+    signatures whose needles are that needle or a prefix of it, indexes of signatures with no
+    needles), rebuilt when :data:`SIGNATURES` is another table.  The pattern is the needles'
+    trie: at a place where needles start, they all lie on one path of it, so the longest one
+    found there names every one of them."""
     global _index_key, _index
     if _index_key != id(SIGNATURES):
         by_needle: Dict[str, List[int]] = {}
@@ -430,19 +430,31 @@ def _needle_index():
                 free.append(i)
             for n in sig.needles:
                 by_needle.setdefault(n, []).append(i)
-        left = {n for n in by_needle if len(n) >= 3}
-        keys = [(n, (n,)) for n in sorted(by_needle) if len(n) < 3]
-        while left:  # greedy: the three letters most of the needles left share
-            grams: Dict[str, set] = {}
-            for n in left:
-                for j in range(len(n) - 2):
-                    grams.setdefault(n[j:j + 3], set()).add(n)
-            key = max(sorted(grams), key=lambda g: len(grams[g]))
-            keys.append((key, tuple(sorted(grams[key]))))
-            left -= grams[key]
-        _index = (tuple(keys), {n: tuple(v) for n, v in by_needle.items()}, tuple(free))
+        needles = sorted(n for n in by_needle if n)
+        reach = {n: tuple(sorted({i for m in needles if n.startswith(m) for i in by_needle[m]})) for n in needles}
+        rx = re.compile(_trie(needles)) if needles else None
+        _index = (rx, reach, tuple(sorted(set(free) | set(by_needle.get("", ())))))
         _index_key = id(SIGNATURES)
     return _index
+
+
+def _trie(words: List[str]) -> str:
+    """A pattern matching exactly ``words``, as a trie (one branch per next character), greedy."""
+    root: Dict[str, dict] = {}
+    for w in words:
+        node = root
+        for ch in w:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def rx(node: Dict[str, dict]) -> str:
+        alts = [re.escape(ch) + rx(sub) for ch, sub in sorted(node.items()) if ch]
+        if not alts:
+            return ""
+        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+        return "(?:%s)?" % body if "" in node else body
+
+    return rx(root)
 
 
 def _candidates(low: str):
@@ -450,13 +462,14 @@ def _candidates(low: str):
     sigs = SIGNATURES
     if len(low) > _SHORT:
         return (s for s in sigs if not s.needles or any(n in low for n in s.needles))
-    keys, by_needle, free = _needle_index()
+    rx, reach, free = _needle_index()
     picked = set(free)
-    for key, needles in keys:
-        if key in low:
-            for n in needles:
-                if n in low:
-                    picked.update(by_needle[n])
+    if rx is not None:
+        search = rx.search
+        m = search(low)
+        while m is not None:  # every place a needle starts, left to right
+            picked.update(reach[m.group(0)])
+            m = search(low, m.start() + 1)
     return [sigs[i] for i in sorted(picked)]
 
 

@@ -258,9 +258,11 @@ _planned: Optional[Tuple[List[object], List[Tuple[object, Tuple[str, ...]]]]] = 
 def _plan() -> List[Tuple[object, Tuple[str, ...]]]:
     """``[(parser module, its anchors)]`` in :data:`PARSERS` order (rebuilt if the modules change)."""
     global _planned
-    mods = parser_modules()
-    if _planned is None or _planned[0] != mods:
-        _planned = (mods, [(m, ANCHORS.get(getattr(m, "__name__", "").rsplit(".", 1)[-1], ())) for m in mods])
+    if _loaded is None:
+        parser_modules()
+    mods = _loaded
+    if _planned is None or _planned[0] is not mods:
+        _planned = (mods, [(m, ANCHORS.get(getattr(m, "__name__", "").rsplit(".", 1)[-1], ())) for m in mods or ()])
     return _planned[1]
 
 
