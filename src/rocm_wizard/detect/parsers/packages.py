@@ -285,8 +285,11 @@ def _sniff_text(text: object):
     return fmt, counts[fmt], total
 
 
+_VERSIONISH = lazy(r"^(\d+:)?\d[\w.+~:\-]*$")
+
+
 def _versionish(v: str) -> bool:
-    return bool(re.match(r"^(\d+:)?\d[\w.+~:\-]*$", v))
+    return bool(_VERSIONISH.match(v))
 
 
 def parse(text: str) -> PackagesOutput:
