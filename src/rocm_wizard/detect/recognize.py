@@ -281,7 +281,11 @@ def classify(text: str, command: Optional[str] = None, quick: bool = True) -> Tu
             else:
                 continue  # its score would be 0: nothing below would change
         try:
-            score = float(mod.looks_like(text))  # type: ignore[attr-defined]
+            above = getattr(mod, "looks_like_above", None) if low is not None else None
+            if above is not None:  # (no hint: a score at or below the best so far changes nothing)
+                score = float(above(text, best[1]))
+            else:
+                score = float(mod.looks_like(text))  # type: ignore[attr-defined]
         except Exception:
             continue
         if not hint and not score > best[1]:
