@@ -142,6 +142,10 @@ _ISA_HEAD = lazy(r"^ISA\s+\d+$")
 
 def _parse(text: str, out: RocminfoOutput) -> None:
     lines = clean_lines(text)
+    # what no line can match when the whole (cleaned) text lacks it
+    low = "\n".join(lines).lower()
+    rock = "rock module" in low
+    api_failure = "hsa api call failure" in low
     agent: Optional[Agent] = None
     section = "system"  # system | agent-top | pool | isa | cache | other
     pool_segment: Optional[str] = None
@@ -150,7 +154,7 @@ def _parse(text: str, out: RocminfoOutput) -> None:
         stripped = line.strip()
         if not stripped:
             continue
-        m = _ROCK.search(stripped)
+        m = _ROCK.search(stripped) if rock else None
         if m:
             out.kfd_loaded = m.group("state").lower() == "loaded"
             if m.group("ver"):
@@ -159,17 +163,17 @@ def _parse(text: str, out: RocminfoOutput) -> None:
         if "*** Done ***" in stripped:
             out.complete = True
             continue
-        m = _HSA_FAIL.search(stripped)
+        m = _HSA_FAIL.search(stripped) if "HSA_STATUS_ERROR_" in stripped else None
         if m and ("Call returned" in stripped or "hsa api call failure" in stripped.lower() or not out.agents):
             if out.error is None or not out.error.startswith("HSA_STATUS"):
                 out.error = m.group(1)
             out.error_line = out.error_line or stripped
             continue
-        if "hsa api call failure" in stripped.lower():
+        if api_failure and "hsa api call failure" in stripped.lower():
             out.error_line = out.error_line or stripped
             out.error = out.error or "hsa api call failure"
             continue
-        if set(stripped) <= {"*"}:
+        if not stripped.strip("*"):  # a line of stars
             continue
         m = _AGENT_HEAD.match(stripped) if stripped[:5] == "Agent" else None
         if m:
@@ -178,7 +182,7 @@ def _parse(text: str, out: RocminfoOutput) -> None:
             section = "agent-top"
             pool_segment = None
             continue
-        if set(stripped) <= {"="}:
+        if not stripped.strip("="):
             continue
         if agent is None or agent.index is None:
             m = _GFX_ONLY.match(stripped) if stripped[:3] == "gfx" else None
