@@ -6,8 +6,9 @@ that over.  Nothing here raises on any string.
 """
 from __future__ import annotations
 
+import functools
 import re
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 class LazyRe:
     """A regular expression compiled on first use: parsers that never see their kind of text
@@ -79,9 +80,25 @@ def prompt_host(line: str) -> Optional[str]:
 def content_lines(text: object, limit: Optional[int] = None) -> List[str]:
     """Lines without prompt lines, markdown fences and blank lines, right-stripped (the first
     ``limit`` of them when a limit is given)."""
-    out: List[str] = []
     if limit is not None and limit <= 0:
-        return out
+        return []
+    if isinstance(text, str) and len(text) <= _CACHE_MAX_CHARS:
+        # several parsers ask for the same segment's lines while a paste is recognised
+        full = _content_cached(text)
+        return list(full if limit is None else full[:limit])
+    return _content(text, limit)
+
+
+_CACHE_MAX_CHARS = 64 * 1024
+
+
+@functools.lru_cache(maxsize=16)
+def _content_cached(text: str) -> Tuple[str, ...]:
+    return tuple(_content(text, None))
+
+
+def _content(text: object, limit: Optional[int]) -> List[str]:
+    out: List[str] = []
     for line in lines(text):
         if not line.strip() or (("`" in line or "~" in line) and _FENCE.match(line)) or prompt_command(line) is not None:
             continue
