@@ -229,7 +229,8 @@ def _hint(cmd: Optional[str]) -> Optional[str]:
 # that parser's looks_like() scores it above 0 -- each positive term of looks_like needs one of
 # them in the (cleaned) text.  Without a command hint a parser that scores 0 changes nothing, so
 # classify() does not ask a parser none of whose anchors is in the segment.  A parser not listed
-# here is always asked.  tests/detect/test_scan_equivalence.py holds classify() to the answers of
+# here is always asked.  With a hint, only a parser that cannot report the hinted kind is skipped.
+# tests/detect/test_scan_equivalence.py holds classify() to the answers of
 # classify(quick=False) on every real fixture and every listed parser to "0 without its anchors".
 ANCHORS: Dict[str, Tuple[str, ...]] = {
     "rocminfo": ("rock module", "hsa ", "agent ", "name:", "device type:", "gfx"),
@@ -266,22 +267,31 @@ def _plan() -> List[Tuple[object, Tuple[str, ...]]]:
     return _planned[1]
 
 
+def _hint_foreign(mod: object, hint: str) -> bool:
+    """Whether a command hint can change nothing for ``mod`` when it scores 0: the hint is none of
+    the kinds it can report (a module with ``kind_of`` may report several: never foreign)."""
+    if getattr(mod, "kind_of", None) is not None:
+        return False
+    kind = getattr(mod, "KIND", None)
+    return kind != hint and not _same_family(kind, hint)
+
+
 def classify(text: str, command: Optional[str] = None, quick: bool = True) -> Tuple[Optional[str], float]:
     """(kind, confidence) of one segment; (None, best score) when nothing is sure enough.
     ``quick=False`` asks every parser (the reference the tests compare the anchors against)."""
     hint = _hint(command)
     best: Tuple[Optional[str], float] = (None, 0.0)
     hinted: Tuple[Optional[str], float] = (None, 0.0)
-    low = text.lower() if quick and not hint and isinstance(text, str) and _UNSURE.search(text) is None else None
+    low = text.lower() if quick and isinstance(text, str) and _UNSURE.search(text) is None else None
     for mod, anchors in _plan():
-        if anchors and low is not None:
+        if anchors and low is not None and (not hint or _hint_foreign(mod, hint)):
             for a in anchors:
                 if a in low:
                     break
             else:
                 continue  # its score would be 0: nothing below would change
         try:
-            above = getattr(mod, "looks_like_above", None) if low is not None else None
+            above = getattr(mod, "looks_like_above", None) if low is not None and not hint else None
             if above is not None:  # (no hint: a score at or below the best so far changes nothing)
                 score = float(above(text, best[1]))
             else:
