@@ -5,11 +5,14 @@ reference forms on every real fixture, on a mixed folder-sized text, and on host
 match of it contains, read from the parsed pattern (``factors``), when the pattern cannot match a
 line end (``line_bound``); ``scan_reference`` runs every pattern over the whole text.  The
 recogniser skips a parser whose anchors are not in a segment (``recognize.ANCHORS``);
-``classify(..., quick=False)`` asks every parser.  No timing is asserted here (speed goals live in
-``benchmarks/``).
+``classify(..., quick=False)`` asks every parser; the workload scan has ``scan_reference`` too.
+End to end, ``doctor --json`` on every fixture folder (and on all the fixtures' pastes as one
+folder) gives the same output with every fast path swapped for its reference form.  No timing is
+asserted here (speed goals live in ``benchmarks/``).
 """
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 from typing import List
@@ -161,3 +164,36 @@ def test_every_anchored_parser_exists():
 
     names = {m.__name__.rsplit(".", 1)[-1] for m in recognize.parser_modules()}
     assert set(recognize.ANCHORS) <= names
+
+
+def _doctor_json(folder: Path, capsys) -> tuple:
+    from rocm_wizard import cli
+
+    rc = cli.main(["doctor", "--snapshot", str(folder), "--json"])
+    return rc, capsys.readouterr().out
+
+
+def test_doctor_findings_match_the_slow_paths_on_every_fixture(monkeypatch, capsys):
+    # end to end: every real fixture folder and all of them as one folder of pastes, once with the
+    # fast paths and once with each of them replaced by its plain reference form
+    import shutil
+    import tempfile
+
+    from rocm_wizard.detect import recognize
+    from rocm_wizard.detect.parsers import workloads
+
+    folders = [p for p in sorted(REAL.iterdir()) if p.is_dir()]
+    with tempfile.TemporaryDirectory(prefix="rw-equiv-") as tmp:
+        mixed = Path(tmp) / "pastes"
+        mixed.mkdir()
+        for i, p in enumerate(sorted(REAL.glob("*/*.txt"))):
+            shutil.copyfile(p, mixed / ("%03d-%s" % (i, p.name)))
+        fast = [_doctor_json(f, capsys) for f in folders + [mixed]]
+        monkeypatch.setattr(es, "scan", es.scan_reference)
+        monkeypatch.setattr(workloads, "scan", workloads.scan_reference)
+        # every parser asked about every segment, no floor (the anchors and error_log's floor off)
+        monkeypatch.setattr(recognize, "classify", functools.partial(recognize.classify, quick=False))
+        slow = [_doctor_json(f, capsys) for f in folders + [mixed]]
+    assert len(fast) > 150
+    for folder, a, b in zip(folders + [mixed], fast, slow):
+        assert a == b, folder.name
