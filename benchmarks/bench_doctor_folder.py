@@ -5,20 +5,29 @@
 The folder is made of the real fixtures under ``tests/data/real`` (every ``.txt`` file, copied
 round-robin until the folder holds about 5 MB in files of at most 256 kB), so it has the mix of
 kernel logs, tool outputs, tracebacks, apt output and prose that users paste.  Prints (never
-asserts) the median of --runs runs.
+asserts) the median wall time of --runs runs and the median CPU time (user + system) of the same
+runs -- on a shared machine the CPU time moves less with the load -- after one run that is not
+counted (it writes the package's bytecode, as installing it does: ``PYTHONDONTWRITEBYTECODE`` is
+dropped for the runs, else every run would compile every module from source first).
 
-Usage: python benchmarks/bench_doctor_folder.py [--runs 5] [--mb 5]
+``--baseline REV`` measures the ``src/`` of git revision REV on the same folder too, the two
+versions' runs alternating, and prints the ratios.
+
+Usage: python benchmarks/bench_doctor_folder.py [--runs 5] [--mb 5] [--baseline REV]
 """
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 from pathlib import Path
+from typing import Dict, List, Tuple
 
 REPO = Path(__file__).resolve().parents[1]
 GOAL_S = 1.0
@@ -41,29 +50,72 @@ def build(folder: Path, mb: float) -> int:
     return total
 
 
+def _env(src: Path) -> Dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(src) + os.pathsep + env.get("PYTHONPATH", "")
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
+def once(folder: Path, env: Dict[str, str]) -> Tuple[float, float, int, str]:
+    """(wall s, CPU s of the child, exit status, stderr tail) of one doctor run."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "rocm_wizard", "doctor", "--snapshot", str(folder), "--json"],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, proc.returncode, proc.stderr.decode(errors="replace")[-400:]
+
+
+def baseline_src(rev: str, into: Path) -> Path:
+    """The ``src/`` tree of git revision ``rev``, unpacked under ``into``."""
+    tar = into / "src.tar"
+    with open(tar, "wb") as fh:
+        subprocess.run(["git", "-C", str(REPO), "archive", "--format=tar", rev, "src"], stdout=fh, check=True)
+    with tarfile.open(tar) as tf:
+        tf.extractall(into)  # our own repository's tree
+    return into / "src"
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--mb", type=float, default=5.0)
+    ap.add_argument("--baseline", metavar="REV", help="also measure src/ of this git revision, runs alternating")
     args = ap.parse_args()
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(REPO / "src") + os.pathsep + env.get("PYTHONPATH", "")
     with tempfile.TemporaryDirectory(prefix="bench-doctor-folder-") as tmp:
-        folder = Path(tmp)
+        folder = Path(tmp) / "pastes"
+        folder.mkdir()
         size = build(folder, args.mb)
         print("folder: %d files, %.1f MB of real pastes" % (len(list(folder.iterdir())), size / 1e6))
-        times = []
+        versions: List[Tuple[str, Dict[str, str]]] = [("this tree", _env(REPO / "src"))]
+        if args.baseline:
+            base = Path(tmp) / "baseline"
+            base.mkdir()
+            versions.append((args.baseline, _env(baseline_src(args.baseline, base))))
+        results: Dict[str, List[Tuple[float, float]]] = {name: [] for name, _ in versions}
+        for _name, env in versions:
+            once(folder, env)  # warm-up (bytecode), not counted
         for _ in range(args.runs):
-            t0 = time.perf_counter()
-            proc = subprocess.run([sys.executable, "-m", "rocm_wizard", "doctor", "--snapshot", str(folder), "--json"],
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-            times.append(time.perf_counter() - t0)
-            if proc.returncode not in (0, 2):
-                print("doctor failed (exit %d): %s" % (proc.returncode, proc.stderr.decode()[-400:]))
-                return 1
-        med = statistics.median(times)
-        print("doctor --snapshot FOLDER --json: median %.3f s (min %.3f, max %.3f, n=%d)   goal < %.1f s: %s" % (
-            med, min(times), max(times), len(times), GOAL_S, "met" if med < GOAL_S else "NOT met"))
+            for name, env in versions:
+                wall, cpu, rc, err = once(folder, env)
+                if rc not in (0, 2):
+                    print("doctor (%s) failed (exit %d): %s" % (name, rc, err))
+                    return 1
+                results[name].append((wall, cpu))
+        med: Dict[str, Tuple[float, float]] = {}
+        for name, _env_ in versions:
+            walls = [w for w, _c in results[name]]
+            cpus = [c for _w, c in results[name]]
+            med[name] = (statistics.median(walls), statistics.median(cpus))
+            print("doctor --snapshot FOLDER --json (%s): median %.3f s wall (min %.3f, max %.3f), %.3f s CPU, n=%d   "
+                  "goal < %.1f s: %s" % (name, med[name][0], min(walls), max(walls), med[name][1], len(walls), GOAL_S,
+                                          "met" if med[name][0] < GOAL_S else "NOT met"))
+        if args.baseline:
+            a, b = med["this tree"], med[args.baseline]
+            print("against %s: %.2fx faster wall, %.2fx less CPU" % (args.baseline, b[0] / a[0], b[1] / a[1]))
     return 0
 
 

@@ -327,6 +327,7 @@ class BundleSource(Source):
         self.label = os.path.basename(os.path.normpath(path)) or path
         self._lock = threading.Lock()
         self._segments: Optional[List[Tuple[Optional[str], str, str]]] = None
+        self._segments_by_kind: Optional[Tuple[list, Dict[Optional[str], List[Tuple[str, str]]]]] = None
         self._paste_cache: Optional[List[Tuple[str, str]]] = None
         store, base = self._open(path)
         self._store = store
@@ -475,11 +476,14 @@ class BundleSource(Source):
         return [(kind, name, text) for kind, text, name in self._segments_list()]
 
     def _pasted(self, kind: str) -> List[Raw]:
-        out = []
-        for k, text, name in self._segments_list():
-            if k == kind:
-                out.append(Raw(text, "paste:%s#%s" % (name, kind)))
-        return out
+        segs = self._segments_list()
+        by_kind = self._segments_by_kind
+        if by_kind is None or by_kind[0] is not segs:  # (probes ask once per kind: index them once)
+            index: Dict[Optional[str], List[Tuple[str, str]]] = {}
+            for k, text, name in segs:
+                index.setdefault(k, []).append((text, name))
+            by_kind = self._segments_by_kind = (segs, index)
+        return [Raw(text, "paste:%s#%s" % (name, kind)) for text, name in by_kind[1].get(kind, ())]
 
     # -- Source interface ------------------------------------------------------------------
 

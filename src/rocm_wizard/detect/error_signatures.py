@@ -342,7 +342,354 @@ def by_id(sig_id: str) -> Optional[Signature]:
 
 def scan(text: object, limit: int = 50) -> List[Tuple[Signature, str]]:
     """Every (signature, matching line) in ``text``, grouped by signature in table order, each
-    (signature, line) pair once.  Never raises."""
+    (signature, line) pair once.  Never raises.
+
+    The same result as :func:`scan_reference` (every pattern over the whole text), found faster:
+    a signature runs only where one of its needles is, as there, and a pattern that cannot match a
+    line end (:func:`line_bound`) is tried only on the lines that hold one of the literal strings
+    every match of it contains (:func:`factors`) when those lines are few."""
+    if not isinstance(text, str) or not text:
+        return []
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    found: List[Tuple[Signature, str]] = []
+    seen = set()
+    low = text.lower()
+    # str.lower never shortens a character, so equal lengths mean offsets in low are offsets in text
+    plain = len(low) == len(text) and _ODD_CASE.search(text) is None
+    starts_of: Dict[str, List[int]] = {}
+    for sig in _candidates(low):
+        rx = pattern(sig)
+        if sig.whole:
+            m = rx.search(text)
+            if m:
+                # the matched lines when the pattern consumes some, else (a look-ahead only) the meaning
+                said = " / ".join(l.strip() for l in m.group(0).splitlines() if l.strip())[:4000] or sig.meaning
+                key = (sig.id, said)
+                if key not in seen:
+                    seen.add(key)
+                    found.append((sig, said))
+            continue
+        starts = _factor_lines(text, low, sig, starts_of) if plain and line_bound(sig) else None
+        if starts is not None:
+            # only the lines that hold a factor: each match of this pattern lies within one line
+            # and contains a factor.  The search sees the whole string (look-behinds, ^ and $ as
+            # in a whole-text scan) and the line's own end.
+            size = len(text)
+            for st in starts:
+                nl = text.find("\n", st)
+                stop = size if nl < 0 else nl
+                m = rx.search(text, st, size if nl < 0 else nl + 1)
+                if m is None or m.start() > stop:
+                    continue
+                clean = text[st:stop].strip()[:4000]
+                key = (sig.id, clean)
+                if key in seen:
+                    continue
+                seen.add(key)
+                found.append((sig, clean))
+                if len(found) >= limit:
+                    return found
+            continue
+        # one pass over the whole text (re.M: ^ and $ are line bounds; '.' never crosses a line)
+        for m in rx.finditer(text):
+            start = text.rfind("\n", 0, m.start()) + 1
+            end = text.find("\n", m.end())
+            line = text[start:end if end >= 0 else len(text)]
+            clean = line.strip()[:4000]
+            key = (sig.id, clean)
+            if key in seen:
+                continue
+            seen.add(key)
+            found.append((sig, clean))
+            if len(found) >= limit:
+                return found
+    return found
+
+
+# -- what makes scan() fast ---------------------------------------------------------------------
+# A short text asks each needle once (one `in` per needle of the whole table); a long one asks a
+# signature's needles only when the scan reaches it (a scan often stops at its limit early).
+_SHORT = 32 * 1024
+# the line-by-line path is taken while the lines that hold a needle are fewer than
+# len(text) / _CHARS_PER_LINE_CALL (a call per line costs about as much as scanning this many characters)
+_CHARS_PER_LINE_CALL = 48
+
+_index_key: Optional[int] = None
+_index: Tuple[Optional[re.Pattern], Dict[str, Tuple[int, ...]], Tuple[int, ...]] = (None, {}, ())
+
+
+def _needle_index():
+    """(one pattern that finds the longest needle starting at a place, needle -> indexes of the
+    signatures whose needles are that needle or a prefix of it, indexes of signatures with no
+    needles), rebuilt when :data:`SIGNATURES` is another table.  The pattern is the needles'
+    trie: at a place where needles start, they all lie on one path of it, so the longest one
+    found there names every one of them."""
+    global _index_key, _index
+    if _index_key != id(SIGNATURES):
+        by_needle: Dict[str, List[int]] = {}
+        free = []
+        for i, sig in enumerate(SIGNATURES):
+            if not sig.needles:
+                free.append(i)
+            for n in sig.needles:
+                by_needle.setdefault(n, []).append(i)
+        needles = sorted(n for n in by_needle if n)
+        reach = {n: tuple(sorted({i for m in needles if n.startswith(m) for i in by_needle[m]})) for n in needles}
+        rx = re.compile(_trie(needles)) if needles else None
+        _index = (rx, reach, tuple(sorted(set(free) | set(by_needle.get("", ())))))
+        _index_key = id(SIGNATURES)
+    return _index
+
+
+def _trie(words: List[str]) -> str:
+    """A pattern matching exactly ``words``, as a trie (one branch per next character), greedy."""
+    root: Dict[str, dict] = {}
+    for w in words:
+        node = root
+        for ch in w:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def rx(node: Dict[str, dict]) -> str:
+        alts = [re.escape(ch) + rx(sub) for ch, sub in sorted(node.items()) if ch]
+        if not alts:
+            return ""
+        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+        return "(?:%s)?" % body if "" in node else body
+
+    return rx(root)
+
+
+def _candidates(low: str):
+    """The signatures, in table order, that have no needles or one of whose needles is in ``low``."""
+    sigs = SIGNATURES
+    if len(low) > _SHORT:
+        return (s for s in sigs if not s.needles or any(n in low for n in s.needles))
+    rx, reach, free = _needle_index()
+    picked = set(free)
+    if rx is not None:
+        search = rx.search
+        m = search(low)
+        while m is not None:  # every place a needle starts, left to right
+            picked.update(reach[m.group(0)])
+            m = search(low, m.start() + 1)
+    return [sigs[i] for i in sorted(picked)]
+
+
+def _factor_lines(text: str, low: str, sig: Signature, cache: Dict[str, List[int]]) -> Optional[List[int]]:
+    """The start offsets, in order, of the lines of ``text`` that hold one of the literal factors
+    of ``sig``'s pattern (:func:`factors`); None when it has none or they are on too many lines for
+    a call per line to pay."""
+    facs = factors(sig)
+    if not facs:
+        return None
+    most = len(text) // _CHARS_PER_LINE_CALL
+    starts: set = set()
+    for n in facs:
+        got = cache.get(n)
+        if got is None:
+            got = []
+            i = low.find(n)
+            while i >= 0:
+                got.append(text.rfind("\n", 0, i) + 1)
+                if len(got) > most:
+                    break
+                nl = text.find("\n", i + len(n))
+                if nl < 0:
+                    break
+                i = low.find(n, nl + 1)
+            cache[n] = got
+        if len(got) > most:
+            return None
+        starts.update(got)
+        if len(starts) > most:
+            return None
+    return sorted(starts)
+
+
+# the only characters that match an ASCII letter under re.I but do not lower-case to one
+# (U+0130, U+0131, U+017F; tests/detect/test_scan_equivalence.py checks the list): where one is in a
+# text, literal factors looked up in its lower-cased copy could miss a match
+_ODD_CASE = re.compile("[\u0130\u0131\u017f]")
+_FACTORS: Dict[str, Tuple[str, ...]] = {}
+_MIN_FACTOR = 3
+
+
+def factors(sig: Signature) -> Tuple[str, ...]:
+    """Lower-case literal strings one of which every match of ``sig``'s pattern contains, read
+    from the parsed pattern itself (not from the hand-written needles); () when none of at least
+    three characters is certain."""
+    got = _FACTORS.get(sig.id)
+    if got is None:
+        got = ()
+        try:
+            parsed = _sre_parse().parse(sig.pattern, re.M if sig.case else re.I | re.M)
+            best = _required(list(parsed))
+            if best and min(len(f) for f in best) >= _MIN_FACTOR:
+                got = tuple(sorted(set(best)))
+        except Exception:
+            got = ()
+        _FACTORS[sig.id] = got
+    return got
+
+
+def literal_factors(pattern_text: str, flags: int = 0) -> Tuple[str, ...]:
+    """:func:`factors` of any pattern: lower-case literal strings one of which every match of it
+    contains (of at least three characters; () when none is certain)."""
+    try:
+        best = _required(list(_sre_parse().parse(pattern_text, flags)))
+    except Exception:
+        return ()
+    if best and min(len(f) for f in best) >= _MIN_FACTOR:
+        return tuple(sorted(set(best)))
+    return ()
+
+
+def _sre_parse():
+    try:
+        from re import _parser as sre_parse  # type: ignore[attr-defined]
+    except ImportError:  # Python 3.10
+        import sre_parse  # type: ignore[no-redef]
+    return sre_parse
+
+
+def _better(a: Optional[List[str]], b: Optional[List[str]]) -> Optional[List[str]]:
+    """The more selective of two factor sets (longest shortest string, then fewest strings)."""
+    if not a:
+        return b
+    if not b:
+        return a
+    ka, kb = (min(map(len, a)), -len(a)), (min(map(len, b)), -len(b))
+    return b if kb > ka else a
+
+
+def _required(items: list) -> Optional[List[str]]:
+    """Literal strings (lower-cased) one of which every match of the parsed sequence ``items``
+    contains; None when none is certain."""
+    best: Optional[List[str]] = None
+    run = ""
+    for op, av in items:
+        name = _name(op)
+        if name == "LITERAL" and av < 128:
+            run += chr(av).lower()
+            continue
+        if run:
+            best = _better(best, [run])
+            run = ""
+        sub: Optional[List[str]] = None
+        if name == "SUBPATTERN":
+            sub = _required(list(av[-1]))
+        elif name == "ATOMIC_GROUP":
+            sub = _required(list(av))
+        elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT") and av[0] >= 1:
+            sub = _required(list(av[2]))
+        elif name == "BRANCH":
+            alts = [_required(list(b)) for b in av[1]]
+            if all(alts):
+                sub = [f for alt in alts for f in alt]  # type: ignore[union-attr]
+        if sub:
+            best = _better(best, sub)
+    if run:
+        best = _better(best, [run])
+    return best
+
+
+_BOUND: Dict[str, bool] = {}
+
+
+def line_bound(sig: Signature) -> bool:
+    """Whether every match of ``sig``'s pattern lies within one line and no part of the pattern
+    (look-arounds included) can see past the line's end: no element can match a newline, and no
+    ``\\A``, ``\\Z`` or back-reference.  Unknown constructs count as not bound."""
+    got = _BOUND.get(sig.id)
+    if got is None:
+        got = False
+        if not sig.whole:
+            try:
+                parsed = _sre_parse().parse(sig.pattern, re.M if sig.case else re.I | re.M)
+                got = not (parsed.state.flags & re.S) and _no_newline(parsed)
+            except Exception:
+                got = False
+        _BOUND[sig.id] = got
+    return got
+
+
+def _no_newline(items) -> bool:
+    for op, av in items:
+        name = _name(op)
+        if name == "LITERAL":
+            if av == 10:
+                return False
+        elif name in ("NOT_LITERAL",):
+            if av != 10:
+                return False
+        elif name == "ANY":
+            pass  # without re.S (checked by the caller) '.' never matches a newline
+        elif name == "IN":
+            if _set_has_newline(av):
+                return False
+        elif name == "AT":
+            if _name(av) not in ("AT_BEGINNING", "AT_END", "AT_BOUNDARY", "AT_NON_BOUNDARY",
+                               "AT_BEGINNING_LINE", "AT_END_LINE"):
+                return False
+        elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+            if not _no_newline(av[2]):
+                return False
+        elif name == "SUBPATTERN":
+            if av[1] & re.S:  # (?s:...): '.' crosses lines there
+                return False
+            if not _no_newline(av[-1]):
+                return False
+        elif name == "ATOMIC_GROUP":
+            if not _no_newline(av):
+                return False
+        elif name == "BRANCH":
+            if not all(_no_newline(b) for b in av[1]):
+                return False
+        elif name in ("ASSERT", "ASSERT_NOT"):
+            if not _no_newline(av[1]):
+                return False
+        else:  # GROUPREF, GROUPREF_EXISTS, CATEGORY outside a set, anything newer
+            return False
+    return True
+
+
+def _name(const: object) -> str:
+    """The name of an opcode of the parsed pattern (``LITERAL``, ``AT_BEGINNING``...)."""
+    return str(getattr(const, "name", const))
+
+
+def _set_has_newline(items) -> bool:
+    """Whether a character set (a parsed ``[...]``) matches a newline."""
+    negate = False
+    hit = False
+    for op, av in items:
+        name = _name(op)
+        if name == "NEGATE":
+            negate = True
+        elif name == "LITERAL":
+            hit = hit or av == 10
+        elif name == "RANGE":
+            hit = hit or av[0] <= 10 <= av[1]
+        elif name == "CATEGORY":
+            cat = _name(av)
+            if cat in ("CATEGORY_SPACE", "CATEGORY_NOT_DIGIT", "CATEGORY_NOT_WORD", "CATEGORY_LINEBREAK",
+                       "CATEGORY_UNI_SPACE", "CATEGORY_UNI_NOT_DIGIT", "CATEGORY_UNI_NOT_WORD",
+                       "CATEGORY_UNI_LINEBREAK", "CATEGORY_LOC_NOT_WORD"):
+                hit = True
+            elif cat not in ("CATEGORY_NOT_SPACE", "CATEGORY_DIGIT", "CATEGORY_WORD", "CATEGORY_NOT_LINEBREAK",
+                             "CATEGORY_UNI_NOT_SPACE", "CATEGORY_UNI_DIGIT", "CATEGORY_UNI_WORD",
+                             "CATEGORY_UNI_NOT_LINEBREAK", "CATEGORY_LOC_WORD"):
+                return True  # unknown: assume it may
+        else:  # CHARSET / BIGCHARSET (compiled forms) or anything unknown
+            return True
+    return hit != negate
+
+
+def scan_reference(text: object, limit: int = 50) -> List[Tuple[Signature, str]]:
+    """The plain form of :func:`scan` (every signature whose needles are in the text, its pattern
+    over the whole text): the tests hold :func:`scan` to the same result."""
     if not isinstance(text, str) or not text:
         return []
     if "\r" in text:
@@ -357,14 +704,12 @@ def scan(text: object, limit: int = 50) -> List[Tuple[Signature, str]]:
         if sig.whole:
             m = rx.search(text)
             if m:
-                # the matched lines when the pattern consumes some, else (a look-ahead only) the meaning
                 said = " / ".join(l.strip() for l in m.group(0).splitlines() if l.strip())[:4000] or sig.meaning
                 key = (sig.id, said)
                 if key not in seen:
                     seen.add(key)
                     found.append((sig, said))
             continue
-        # one pass over the whole text (re.M: ^ and $ are line bounds; '.' never crosses a line)
         for m in rx.finditer(text):
             start = text.rfind("\n", 0, m.start()) + 1
             end = text.find("\n", m.end())

@@ -109,6 +109,8 @@ _PROMPTS = (
 # a bare command line without a prompt ("dpkg -l | grep rocm", "/opt/rocm/bin/rocminfo --support")
 _BARE = lazy(r"^(?P<cmd>(?:sudo\s+)?(?:[A-Z_]+=\S*\s+)*(?:/[\w.\-]+)*/?(?:" + _TOOLS + r")(?:\s+[-/|'\"\w.].*)?)$")
 _FENCE = lazy(r"^\s*(```|~~~)")
+# the characters a bare command line can start with (sudo, VAR=value, a path, a tool's name)
+_BARE_FIRST = frozenset("s/_ABCDEFGHIJKLMNOPQRSTUVWXYZ" + "".join(t[0] for t in _TOOLS.split("|")))
 
 Segment = Tuple[Optional[str], str, str]  # (kind, text, label)
 
@@ -134,13 +136,17 @@ def parser_modules() -> List[object]:
 
 
 def _prompt_command(line: str) -> Optional[str]:
-    for rx, needs in _PROMPTS:
-        if needs in line if len(needs) == 1 else any(c in line for c in needs):
-            m = rx.match(line)
-            if m:
-                return (m.group("cmd") or "").strip()
-    m = _BARE.match(line.strip()) if line[:1] not in (" ", "\t") else None
-    if m and _plausible_bare(line.strip()):
+    if "@" in line or "$" in line or "#" in line or "\u276f" in line or "\u279c" in line:
+        for rx, needs in _PROMPTS:
+            if needs in line if len(needs) == 1 else any(c in line for c in needs):
+                m = rx.match(line)
+                if m:
+                    return (m.group("cmd") or "").strip()
+    if line[:1] in (" ", "\t"):
+        return None
+    s = line.strip()
+    m = _BARE.match(s) if s[:1] in _BARE_FIRST else None
+    if m and _plausible_bare(s):
         return m.group("cmd").strip()
     return None
 
@@ -204,24 +210,92 @@ def _is_boundary(line: str, cur: List[str]) -> bool:
     return " | " in s or bool(re.search(r"\s--?[A-Za-z]", s)) or bool(re.fullmatch(r"(?:sudo\s+)?(?:/\S*/)?[\w.\-]+", s))
 
 
+_HINTS_COMPILED: List[Tuple[re.Pattern, str]] = []
+
+
 def _hint(cmd: Optional[str]) -> Optional[str]:
     if not cmd:
         return None
     c = cmd.strip()
-    for rx, kind in _COMMAND_HINTS:
-        if re.search(rx, c):
+    if len(_HINTS_COMPILED) != len(_COMMAND_HINTS):
+        _HINTS_COMPILED[:] = [(re.compile(rx), kind) for rx, kind in _COMMAND_HINTS]
+    for rx, kind in _HINTS_COMPILED:
+        if rx.search(c):
             return kind
     return None
 
 
-def classify(text: str, command: Optional[str] = None) -> Tuple[Optional[str], float]:
-    """(kind, confidence) of one segment; (None, best score) when nothing is sure enough."""
+# Anchors of a parser (by module name): lower-case strings one of which a segment holds whenever
+# that parser's looks_like() scores it above 0 -- each positive term of looks_like needs one of
+# them in the (cleaned) text.  Without a command hint a parser that scores 0 changes nothing, so
+# classify() does not ask a parser none of whose anchors is in the segment.  A parser not listed
+# here is always asked.  With a hint, only a parser that cannot report the hinted kind is skipped.
+# tests/detect/test_scan_equivalence.py holds classify() to the answers of
+# classify(quick=False) on every real fixture and every listed parser to "0 without its anchors".
+ANCHORS: Dict[str, Tuple[str, ...]] = {
+    "rocminfo": ("rock module", "hsa ", "agent ", "name:", "device type:", "gfx"),
+    "rocm_smi": ("rocm s", "gpu[", "concise info", "avgpwr", "ids"),
+    "amd_smi": ("amdsmi tool", "gpu:", "market_name", "target_graphics_version", "kfd_id", "node_id", "asic",
+                "vram:", "partition_id:", "fw_list", "fw_id:"),
+    "lshw": ("*-", "description:", "product:", "vendor:", "bus info:", "physical id:", "capabilities:",
+             "configuration:", "pci@", '"class"'),
+    "apt_policy": ("installed:", "version table:", "package files:", "pinned packages:", "/dpkg/status", "packages"),
+    "apt_prefs": ("pin-priority",),
+    "apt_sources": ("deb", "types:", "uris:", "suites:", "components:", "signed-by:", "enabled:", "architectures:"),
+    "dkms": ("installed", "built", "added", "broken"),
+    "sysfs": ("simd_count", "gfx_target_version", "cpu_cores_count", "location_id", "drm_render_minor",
+              "max_waves_per_simd", "num_xcc"),
+    "opt_listing": (" mode", "link currently points to", "rocm-", "core-"),
+}
+# where the anchors cannot be trusted, every parser is asked: control characters (cleaning them
+# away can join text) and the three characters that match an ASCII letter under re.I but do not
+# lower-case to one
+_UNSURE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u0130\u0131\u017f]")
+
+
+_planned: Optional[Tuple[List[object], List[Tuple[object, Tuple[str, ...]]]]] = None
+
+
+def _plan() -> List[Tuple[object, Tuple[str, ...]]]:
+    """``[(parser module, its anchors)]`` in :data:`PARSERS` order (rebuilt if the modules change)."""
+    global _planned
+    if _loaded is None:
+        parser_modules()
+    mods = _loaded
+    if _planned is None or _planned[0] is not mods:
+        _planned = (mods, [(m, ANCHORS.get(getattr(m, "__name__", "").rsplit(".", 1)[-1], ())) for m in mods or ()])
+    return _planned[1]
+
+
+def _hint_foreign(mod: object, hint: str) -> bool:
+    """Whether a command hint can change nothing for ``mod`` when it scores 0: the hint is none of
+    the kinds it can report (a module with ``kind_of`` may report several: never foreign)."""
+    if getattr(mod, "kind_of", None) is not None:
+        return False
+    kind = getattr(mod, "KIND", None)
+    return kind != hint and not _same_family(kind, hint)
+
+
+def classify(text: str, command: Optional[str] = None, quick: bool = True) -> Tuple[Optional[str], float]:
+    """(kind, confidence) of one segment; (None, best score) when nothing is sure enough.
+    ``quick=False`` asks every parser (the reference the tests compare the anchors against)."""
     hint = _hint(command)
     best: Tuple[Optional[str], float] = (None, 0.0)
     hinted: Tuple[Optional[str], float] = (None, 0.0)
-    for mod in parser_modules():
+    low = text.lower() if quick and isinstance(text, str) and _UNSURE.search(text) is None else None
+    for mod, anchors in _plan():
+        if anchors and low is not None and (not hint or _hint_foreign(mod, hint)):
+            for a in anchors:
+                if a in low:
+                    break
+            else:
+                continue  # its score would be 0: nothing below would change
         try:
-            score = float(mod.looks_like(text))  # type: ignore[attr-defined]
+            above = getattr(mod, "looks_like_above", None) if low is not None and not hint else None
+            if above is not None:  # (no hint: a score at or below the best so far changes nothing)
+                score = float(above(text, best[1]))
+            else:
+                score = float(mod.looks_like(text))  # type: ignore[attr-defined]
         except Exception:
             continue
         if not hint and not score > best[1]:

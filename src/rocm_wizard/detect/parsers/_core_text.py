@@ -6,14 +6,18 @@ that over.  Nothing here raises on any string.
 """
 from __future__ import annotations
 
+import functools
 import re
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 class LazyRe:
     """A regular expression compiled on first use: parsers that never see their kind of text
-    never pay for compiling their patterns (``re.compile`` dominates import time otherwise)."""
+    never pay for compiling their patterns (``re.compile`` dominates import time otherwise).
 
-    __slots__ = ("pattern", "flags", "_rx")
+    Once compiled, the pattern's methods (``match``, ``search``...) are the compiled pattern's own
+    bound methods, kept on the instance: a call costs what a call on a compiled pattern costs."""
+
+    _BOUND = ("match", "fullmatch", "search", "finditer", "findall", "sub", "subn", "split")
 
     def __init__(self, pattern: str, flags: int = 0) -> None:
         self.pattern = pattern
@@ -23,36 +27,16 @@ class LazyRe:
     def get(self):
         rx = self._rx
         if rx is None:
-            rx = self._rx = re.compile(self.pattern, self.flags)
+            rx = re.compile(self.pattern, self.flags)
+            for name in LazyRe._BOUND:
+                setattr(self, name, getattr(rx, name))
+            self._rx = rx
         return rx
 
-    def match(self, string: str, *args):
-        return self.get().match(string, *args)
-
-    def fullmatch(self, string: str, *args):
-        return self.get().fullmatch(string, *args)
-
-    def search(self, string: str, *args):
-        return self.get().search(string, *args)
-
-    def finditer(self, string: str, *args):
-        return self.get().finditer(string, *args)
-
-    def findall(self, string: str, *args):
-        return self.get().findall(string, *args)
-
-    def sub(self, repl, string: str, count: int = 0):
-        return self.get().sub(repl, string, count)
-
-    def subn(self, repl, string: str, count: int = 0):
-        return self.get().subn(repl, string, count)
-
-    def split(self, string: str, maxsplit: int = 0):
-        return self.get().split(string, maxsplit)
-
     def __getattr__(self, name: str):
-        # anything else a compiled pattern offers (groupindex, groups, scanner...)
-        if name.startswith("__") or name in LazyRe.__slots__:
+        # the first call of match/search/... and anything else a compiled pattern offers
+        # (groupindex, groups, scanner...)
+        if name.startswith("__") or name in ("pattern", "flags", "_rx"):
             raise AttributeError(name)
         return getattr(self.get(), name)
 
@@ -80,6 +64,8 @@ def lines(text: object) -> List[str]:
 
 def prompt_command(line: str) -> Optional[str]:
     """The command of a shell-prompt line (``$ uname -a`` -> ``uname -a``), else None."""
+    if "$" not in line and "#" not in line and "%" not in line and ">" not in line:
+        return None  # the prompt character the pattern needs
     m = _PROMPT.match(line)
     if not m:
         return None
@@ -91,13 +77,34 @@ def prompt_host(line: str) -> Optional[str]:
     return m.group("host") if m else None
 
 
-def content_lines(text: object) -> List[str]:
-    """Lines without prompt lines, markdown fences and blank lines, right-stripped."""
-    out = []
+def content_lines(text: object, limit: Optional[int] = None) -> List[str]:
+    """Lines without prompt lines, markdown fences and blank lines, right-stripped (the first
+    ``limit`` of them when a limit is given)."""
+    if limit is not None and limit <= 0:
+        return []
+    if isinstance(text, str) and len(text) <= _CACHE_MAX_CHARS:
+        # several parsers ask for the same segment's lines while a paste is recognised
+        full = _content_cached(text)
+        return list(full if limit is None else full[:limit])
+    return _content(text, limit)
+
+
+_CACHE_MAX_CHARS = 64 * 1024
+
+
+@functools.lru_cache(maxsize=16)
+def _content_cached(text: str) -> Tuple[str, ...]:
+    return tuple(_content(text, None))
+
+
+def _content(text: object, limit: Optional[int]) -> List[str]:
+    out: List[str] = []
     for line in lines(text):
-        if not line.strip() or _FENCE.match(line) or prompt_command(line) is not None:
+        if not line.strip() or (("`" in line or "~" in line) and _FENCE.match(line)) or prompt_command(line) is not None:
             continue
         out.append(line.rstrip())
+        if limit is not None and len(out) >= limit:
+            break
     return out
 
 

@@ -79,7 +79,7 @@ def _split(line: str):
 def looks_like(text: object) -> float:
     if not isinstance(text, str) or ("[" not in text and "kernel:" not in text):
         return 0.0
-    body = content_lines(text)
+    body = content_lines(text, limit=300)  # (only the first 300 are looked at)
     if not body:
         return 0.0
     if len(body) > 20 and not any(_split(l)[0] for l in body[:20]):

@@ -45,6 +45,13 @@ class ErrorLog:
 
 
 def looks_like(text: object) -> float:
+    return looks_like_above(text, -1.0)
+
+
+def looks_like_above(text: object, floor: float) -> float:
+    """:func:`looks_like` where it is above ``floor``; at or below ``floor`` when it is (the
+    recogniser asks this way once another parser scored ``floor``: the slower checks, whose
+    scores could not beat it, are left out)."""
     if not isinstance(text, str) or not text.strip():
         return 0.0
     head = text[:64 * 1024]
@@ -60,9 +67,9 @@ def looks_like(text: object) -> float:
     tail = text[-2000:]
     if ("Error" in tail or "Exception" in tail) and any(_EXC.match(l.strip()) for l in lines(tail)[-20:]):
         score = 0.5
-    if score < 0.45 and len(text) <= 4096 and error_signatures.scan(text, limit=1):
+    if score < 0.45 and floor < 0.45 and len(text) <= 4096 and error_signatures.scan(text, limit=1):
         score = 0.45  # a short paste of just a known error line
-    if score < 0.3 and any(w in head for w in _ABORT_WORDS) and _ABORT.search(head):
+    if score < 0.3 and floor < 0.3 and any(w in head for w in _ABORT_WORDS) and _ABORT.search(head):
         score = 0.3
     return score
 

@@ -20,6 +20,7 @@ DKMS_MARKERS = ("amdkcl", "amdttm", "amddrm_ttm_helper", "amddrm_buddy", "amd_sc
 
 _LSMOD = lazy(r"^([A-Za-z0-9_]+)\s+(\d+)\s+(-?\d+)(?:\s+(\S+))?\s*$")
 _PROC = lazy(r"^([A-Za-z0-9_]+)\s+(\d+)\s+(\d+)\s+(\S+)\s+(Live|Loading|Unloading)\s+0x[0-9a-fA-F]+(?:\s+\(([A-Z]+)\))?\s*$")
+_EITHER = lazy(_LSMOD.pattern + "|" + _PROC.pattern)
 _HEADER = lazy(r"^Module\s+Size\s+Used by")
 _KNOWN = lazy(r"\b(amdgpu|drm|ttm|i915|nvidia|kvm)\b")
 
@@ -66,7 +67,8 @@ def looks_like(text: str) -> float:
     if not lines:
         return 0.0
     lsmod_rx, proc_rx = _LSMOD.get(), _PROC.get()
-    hits = sum(1 for l in lines if lsmod_rx.match(l) or proc_rx.match(l))
+    either = _EITHER.get().match  # (one call: a line of either shape)
+    hits = sum(1 for l in lines if either(l))
     header = any(l.startswith("Module") and _HEADER.match(l) for l in lines)
     if hits == 0:
         return 0.3 if header else 0.0

@@ -30,6 +30,7 @@ _CLASS_WORDS = {
 VENDORS = {"1002": "AMD", "10de": "NVIDIA", "8086": "Intel", "1a03": "ASPEED", "102b": "Matrox", "15ad": "VMware",
            "1234": "QEMU", "1af4": "virtio", "5143": "Qualcomm"}
 
+_HEX = frozenset("0123456789abcdefABCDEF")
 _LINE = lazy(r"^(?P<bdf>(?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\s+(?P<rest>.+)$")
 _IDS = lazy(r"\[([0-9a-fA-F]{4}):([0-9a-fA-F]{4})\]")
 _REV = lazy(r"\(rev\s+([0-9a-fA-F]{1,2})\)")
@@ -131,7 +132,7 @@ def looks_like(text: str) -> float:
         if not s or s == "--":
             continue
         total += 1
-        m = line_rx.match(s)
+        m = line_rx.match(s) if s[0] in _HEX else None  # a bus address starts the line
         if m and (":" in m.group("rest") or m.group("rest").startswith('"')):
             hits += 1
         elif s.startswith(_DETAIL_WORDS) and _DETAIL.match(s):

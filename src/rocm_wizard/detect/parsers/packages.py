@@ -234,6 +234,7 @@ _S_CONTROL_KEY = lazy(r"^(Package|Version|Status|Architecture|Maintainer|Depends
                       r"APT-[\w-]+|Download-Size|Provides|Recommends|Suggests|"
                       r"Conflicts|Breaks|Replaces|Pre-Depends|Origin|Multi-Arch):")
 _S_DPKG_STATE = lazy(r"[uihrpU][ncHUFWthiR ]?[R ]?")
+_S_DPKG_FIRST = frozenset("uihrpU")
 _S_ARCHES = (".x86_64", ".noarch", ".i686", ".aarch64", ".ppc64le", ".s390x", ".src", ".amd64")  # dnf / rpm names
 _S_SKIP = ("WARNING:", "Listing...", "Desired=", "| Status", "|/ Err", "||/", "+++-", "Installed Packages",
            "Available Packages", "Last metadata")
@@ -256,7 +257,7 @@ def _sniff_text(text: object):
             continue
         total += 1
         # the substring tests are necessary conditions of the patterns after them
-        arch = any(a in s for a in _S_ARCHES)
+        arch = "." in s and any(a in s for a in _S_ARCHES)  # (every one starts with a dot)
         if "\t" in raw and query.match(raw.strip("\n")):
             counts["dpkg-query"] += 1
         elif "/" in s and apt.match(s):
@@ -275,7 +276,7 @@ def _sniff_text(text: object):
             counts["dnf"] += 1
         elif "-" in s and pacman.match(s):
             counts["pacman"] += 1
-        else:
+        elif s[0] in _S_DPKG_FIRST:  # the state column's first letter (_S_DPKG_STATE)
             m = dpkg_l.match(s)
             if m and _S_DPKG_STATE.fullmatch(m.group(1).strip() or "x") and _versionish(m.group(3)):
                 counts["dpkg-l"] += 1
@@ -285,8 +286,11 @@ def _sniff_text(text: object):
     return fmt, counts[fmt], total
 
 
+_VERSIONISH = lazy(r"^(\d+:)?\d[\w.+~:\-]*$")
+
+
 def _versionish(v: str) -> bool:
-    return bool(re.match(r"^(\d+:)?\d[\w.+~:\-]*$", v))
+    return bool(_VERSIONISH.match(v))
 
 
 def parse(text: str) -> PackagesOutput:

@@ -105,7 +105,7 @@ def looks_like(text: object) -> float:
     first = [_classify(l)[0] for l in head[:30]]
     if sum(1 for k in first if k) < len(first) / 2:
         return 0.0
-    body = content_lines(text)
+    body = content_lines(text, limit=400)  # (only the first 400 are looked at)
     sample = body[:400]
     kinds = [_classify(l)[0] for l in sample]
     header = "header" in kinds

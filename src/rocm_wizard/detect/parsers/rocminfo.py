@@ -134,8 +134,18 @@ def parse(text: str) -> RocminfoOutput:
     return out
 
 
+_AGENT_HEAD = lazy(r"^Agent\s+(\d+)$")
+_GFX_ONLY = lazy(r"^(gfx[0-9]{2,4}[a-z]?)$")
+_POOL_HEAD = lazy(r"^Pool\s+\d+$")
+_ISA_HEAD = lazy(r"^ISA\s+\d+$")
+
+
 def _parse(text: str, out: RocminfoOutput) -> None:
     lines = clean_lines(text)
+    # what no line can match when the whole (cleaned) text lacks it
+    low = "\n".join(lines).lower()
+    rock = "rock module" in low
+    api_failure = "hsa api call failure" in low
     agent: Optional[Agent] = None
     section = "system"  # system | agent-top | pool | isa | cache | other
     pool_segment: Optional[str] = None
@@ -144,7 +154,7 @@ def _parse(text: str, out: RocminfoOutput) -> None:
         stripped = line.strip()
         if not stripped:
             continue
-        m = _ROCK.search(stripped)
+        m = _ROCK.search(stripped) if rock else None
         if m:
             out.kfd_loaded = m.group("state").lower() == "loaded"
             if m.group("ver"):
@@ -153,39 +163,39 @@ def _parse(text: str, out: RocminfoOutput) -> None:
         if "*** Done ***" in stripped:
             out.complete = True
             continue
-        m = _HSA_FAIL.search(stripped)
+        m = _HSA_FAIL.search(stripped) if "HSA_STATUS_ERROR_" in stripped else None
         if m and ("Call returned" in stripped or "hsa api call failure" in stripped.lower() or not out.agents):
             if out.error is None or not out.error.startswith("HSA_STATUS"):
                 out.error = m.group(1)
             out.error_line = out.error_line or stripped
             continue
-        if "hsa api call failure" in stripped.lower():
+        if api_failure and "hsa api call failure" in stripped.lower():
             out.error_line = out.error_line or stripped
             out.error = out.error or "hsa api call failure"
             continue
-        if set(stripped) <= {"*"}:
+        if not stripped.strip("*"):  # a line of stars
             continue
-        m = re.match(r"^Agent\s+(\d+)$", stripped)
+        m = _AGENT_HEAD.match(stripped) if stripped[:5] == "Agent" else None
         if m:
             agent = Agent(index=int(m.group(1)))
             out.agents.append(agent)
             section = "agent-top"
             pool_segment = None
             continue
-        if set(stripped) <= {"="}:
+        if not stripped.strip("="):
             continue
         if agent is None or agent.index is None:
-            m = re.match(r"^(gfx[0-9]{2,4}[a-z]?)$", stripped)
+            m = _GFX_ONLY.match(stripped) if stripped[:3] == "gfx" else None
             if m:  # rocm_agent_enumerator: one target per line, gfx000 for the CPU
                 out.agents.append(Agent(name=m.group(1), device_type="CPU" if m.group(1) == "gfx000" else "GPU"))
                 continue
         m = _KV.match(line)
         if not m:
             # bare words: "Pool 1", "ISA 1", "x   1024(0x400)"
-            if re.match(r"^Pool\s+\d+$", stripped):
+            if stripped[:4] == "Pool" and _POOL_HEAD.match(stripped):
                 section = "pool"
                 pool_segment = None
-            elif re.match(r"^ISA\s+\d+$", stripped):
+            elif stripped[:3] == "ISA" and _ISA_HEAD.match(stripped):
                 section = "isa"
             continue
         indent, key, value = len(m.group(1)), m.group(2).strip(), m.group(3).strip()

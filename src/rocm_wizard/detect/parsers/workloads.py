@@ -9,7 +9,7 @@ name in prose does not count.
 from __future__ import annotations
 
 import re
-from typing import List, Tuple
+from typing import Dict, List, Tuple
 
 from ._core_text import lazy
 
@@ -34,7 +34,70 @@ _NEEDLES = ("ggml", "llama", "source=", "ollama", "vllm", "comfyui", "exception 
 
 
 def scan(text: object) -> List[Tuple[str, str]]:
-    """(workload id, the first line that shows it) per workload found in ``text``; never raises."""
+    """(workload id, the first line that shows it) per workload found in ``text``; never raises.
+
+    The same answer as :func:`scan_reference` (every row over every line): a row is tried only on
+    the lines that hold one of the literal strings every match of it contains."""
+    if not isinstance(text, str) or not text:
+        return []
+    low = text.lower()
+    if not any(n in low for n in _NEEDLES):
+        return []
+    if len(low) != len(text) or _ODD_CASE.search(text):
+        return scan_reference(text)
+    t = text.replace("\r", "\n")
+    low = low.replace("\r", "\n")
+    first: Dict[str, Tuple[int, int]] = {}  # workload -> (line start, rank of the workload)
+    ranks: Dict[str, int] = {}
+    for wid, rx, _src in _ROWS:
+        rank = ranks.setdefault(wid, len(ranks))
+        facs = _factors(rx)
+        if not facs:
+            return scan_reference(text)
+        starts = set()
+        for f in facs:
+            i = low.find(f)
+            while i >= 0:
+                st = t.rfind("\n", 0, i) + 1
+                starts.add(st)
+                nl = t.find("\n", i + len(f))
+                if nl < 0:
+                    break
+                i = low.find(f, nl + 1)
+        for st in sorted(starts):
+            if wid in first and first[wid][0] <= st:
+                break
+            nl = t.find("\n", st)
+            line = t[st:nl if nl >= 0 else len(t)].strip(" \t`>")
+            if not line or len(line) > 2000:
+                continue
+            if rx.search(line):  # type: ignore[attr-defined]
+                first[wid] = (st, rank)
+                break
+    order = sorted(first, key=lambda w: first[w])
+    out = []
+    for wid in order:
+        st = first[wid][0]
+        nl = t.find("\n", st)
+        out.append((wid, t[st:nl if nl >= 0 else len(t)].strip(" \t`>")[:200]))
+    return out
+
+
+_ODD_CASE = re.compile("[\u0130\u0131\u017f]")
+_FACTORS: Dict[int, Tuple[str, ...]] = {}
+
+
+def _factors(rx: object) -> Tuple[str, ...]:
+    got = _FACTORS.get(id(rx))
+    if got is None:
+        from ..error_signatures import literal_factors
+
+        got = _FACTORS[id(rx)] = literal_factors(rx.pattern, rx.flags)  # type: ignore[attr-defined]
+    return got
+
+
+def scan_reference(text: object) -> List[Tuple[str, str]]:
+    """The plain form of :func:`scan`, line by line (the tests hold scan() to it)."""
     if not isinstance(text, str) or not text:
         return []
     low = text.lower()
@@ -48,7 +111,7 @@ def scan(text: object) -> List[Tuple[str, str]]:
         for wid, rx, _src in _ROWS:
             if wid in found:
                 continue
-            if rx.search(line):
+            if rx.search(line):  # type: ignore[attr-defined]
                 found[wid] = line[:200]
         if len(found) == 4:
             break

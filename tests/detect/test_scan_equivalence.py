@@ -1,0 +1,199 @@
+"""The fast paths of the error scan and of the recogniser give the same answers as their plain
+reference forms on every real fixture, on a mixed folder-sized text, and on hostile ones.
+
+``error_signatures.scan`` tries a pattern only on the lines holding one of the literal strings every
+match of it contains, read from the parsed pattern (``factors``), when the pattern cannot match a
+line end (``line_bound``); ``scan_reference`` runs every pattern over the whole text.  The
+recogniser skips a parser whose anchors are not in a segment (``recognize.ANCHORS``);
+``classify(..., quick=False)`` asks every parser; the workload scan has ``scan_reference`` too.
+End to end, ``doctor --json`` on every fixture folder (and on all the fixtures' pastes as one
+folder) gives the same output with every fast path swapped for its reference form.  No timing is
+asserted here (speed goals live in ``benchmarks/``).
+"""
+from __future__ import annotations
+
+import functools
+import re
+from pathlib import Path
+from typing import List
+
+import pytest
+
+from rocm_wizard.detect import error_signatures as es
+
+REAL = Path(__file__).resolve().parents[1] / "data" / "real"
+
+
+def _real_texts() -> List[str]:
+    out = []
+    for p in sorted(REAL.glob("*/*")):
+        if p.is_file() and p.name != "labels.toml":
+            out.append(p.read_bytes().decode("utf-8", "replace"))
+    return out
+
+
+TEXTS = _real_texts()
+MIXED = "\n".join(TEXTS)
+
+
+def _ids(found):
+    return [(sig.id, line) for sig, line in found]
+
+
+def test_fixtures_are_there():
+    assert len(TEXTS) > 150 and len(MIXED) > 200_000
+
+
+@pytest.mark.parametrize("limit", [1, 50, 10_000])
+def test_scan_matches_reference_on_every_fixture(limit):
+    for text in TEXTS:
+        assert _ids(es.scan(text, limit)) == _ids(es.scan_reference(text, limit))
+
+
+@pytest.mark.parametrize("limit", [1, 50, 10_000])
+def test_scan_matches_reference_on_all_fixtures_at_once(limit):
+    assert _ids(es.scan(MIXED, limit)) == _ids(es.scan_reference(MIXED, limit))
+
+
+def test_scan_matches_reference_on_every_recognised_segment():
+    from rocm_wizard.detect.recognize import split
+
+    for text in TEXTS:
+        for _label, _cmd, body in split(text):
+            assert _ids(es.scan(body, 1)) == _ids(es.scan_reference(body, 1))
+
+
+HOSTILE = [
+    # a line with a needle but a match only across lines; CRLF; odd case characters
+    "amdgpu 0000:03:00.0: amdgpu:\nFatal error during GPU init\n",
+    "HIPBLAS_STATUS_NOT_SUPPORTED\r\nrocBLAS error: Cannot read /x/TensileLibrary.dat for GPU arch : gfx1151\r\n",
+    "Memory acceſs fault by GPU node-1 (Agent handle: 0x1)\nHIP out of memory\n",
+    "\u0130\u0131 HIP OUT OF MEMORY ſ\nhipErrorNoBinaryForGpu: Unable to find code object\n",
+    "amdgpu " * 300 + "\n" + "amdgpu: ring gfx timeout\n" * 2000,
+    "\n".join("[%d.0] amdgpu 0000:c5:00.0: amdgpu: MES failed to respond to msg=REMOVE_QUEUE" % i for i in range(3000)),
+    "x" * 100_000 + " HSA_STATUS_ERROR_OUT_OF_RESOURCES",
+]
+
+
+@pytest.mark.parametrize("text", HOSTILE, ids=[str(i) for i in range(len(HOSTILE))])
+@pytest.mark.parametrize("limit", [1, 50, 10_000])
+def test_scan_matches_reference_on_hostile_text(text, limit):
+    assert _ids(es.scan(text, limit)) == _ids(es.scan_reference(text, limit))
+
+
+def test_every_match_holds_a_factor():
+    # what the line path relies on, checked on every match the fixtures hold
+    for sig in es.SIGNATURES:
+        facs = es.factors(sig)
+        if not facs or sig.whole:
+            continue
+        rx = es.pattern(sig)
+        for m in rx.finditer(MIXED):
+            low = m.group(0).lower()
+            assert any(f in low for f in facs), (sig.id, m.group(0))
+
+
+def test_factors_and_line_bounds_are_read_from_the_pattern():
+    def sig(p, **kw):
+        return es.Signature("t-%d" % abs(hash((p, tuple(kw.items())))), p, source="test", meaning="test", **kw)
+
+    # the most selective certain set: either branch's text is longer than the common prefix
+    assert es.factors(sig(r"HIP error: (invalid device ordinal|out of memory)")) == ("invalid device ordinal", "out of memory")
+    assert es.factors(sig(r"HIP error: (invalid|oom)")) == ("hip error: ",)
+    assert set(es.factors(sig(r"(foo bar|baz qux)\d+"))) == {"foo bar", "baz qux"}
+    assert es.factors(sig(r"(foo|x)")) == ()  # a one-letter branch: nothing certain of three characters
+    assert es.factors(sig(r"(?:abcdef)?ghi")) == ("ghi",)  # an optional group is not required
+    assert es.line_bound(sig(r"amdgpu.*failed"))
+    assert es.line_bound(sig(r"^[ \t]*ERROR:\S+$"))
+    assert not es.line_bound(sig(r"amdgpu:\s*failed"))  # \s matches a newline
+    assert not es.line_bound(sig(r'File "[^"]+"'))  # [^"] matches a newline
+    assert not es.line_bound(sig(r"(?s)a.b"))
+    assert not es.line_bound(sig(r"\Afoo"))
+    assert not es.line_bound(sig(r"(a)\1"))
+    assert es.line_bound(sig(r"foo[^\n]{0,9}bar(?!\d)"))
+    assert not es.line_bound(sig(r"foo(?=\s*bar)"))
+
+
+def test_odd_case_characters_are_all_known():
+    # the characters an ASCII letter matches under re.I whose lower case is no ASCII letter: a text
+    # holding one takes the whole-text path
+    odd = [chr(i) for i in range(128, 0x110000)
+           if re.fullmatch("[a-z]", chr(i), re.I) and chr(i).lower() not in "abcdefghijklmnopqrstuvwxyz"]
+    assert all(es._ODD_CASE.search(c) for c in odd) and len(odd) == 3
+
+
+def test_workload_scan_matches_reference():
+    from rocm_wizard.detect.parsers import workloads
+
+    for text in TEXTS + [MIXED, "x\u0131 llama-server\n", "> ggml_cuda_init: found 1 ROCm devices\r\nollama serve\n"]:
+        assert workloads.scan(text) == workloads.scan_reference(text)
+
+
+def _segments():
+    from rocm_wizard.detect.recognize import split
+
+    return [(cmd, body) for text in TEXTS for _label, cmd, body in split(text)]
+
+
+def test_classify_matches_asking_every_parser():
+    from rocm_wizard.detect.recognize import classify
+
+    segs = _segments()
+    assert len(segs) > 200
+    for cmd, body in segs:
+        assert classify(body, cmd) == classify(body, cmd, quick=False)
+
+
+def test_a_parser_scores_zero_without_its_anchors():
+    # what the anchors promise, on every fixture segment and on texts built to miss them
+    from rocm_wizard.detect import recognize
+
+    bodies = [body for _cmd, body in _segments()] + ["Name: x\nfoo: 1\n", "deb\n", "1 2 3\n", "ROCk\n"]
+    for mod in recognize.parser_modules():
+        anchors = recognize.ANCHORS.get(mod.__name__.rsplit(".", 1)[-1])
+        if not anchors:
+            continue
+        for body in bodies:
+            low = body.lower()
+            if recognize._UNSURE.search(body) is None and not any(a in low for a in anchors):
+                assert mod.looks_like(body) == 0.0, (mod.__name__, body[:200])
+
+
+def test_every_anchored_parser_exists():
+    from rocm_wizard.detect import recognize
+
+    names = {m.__name__.rsplit(".", 1)[-1] for m in recognize.parser_modules()}
+    assert set(recognize.ANCHORS) <= names
+
+
+def _doctor_json(folder: Path, capsys) -> tuple:
+    from rocm_wizard import cli
+
+    rc = cli.main(["doctor", "--snapshot", str(folder), "--json"])
+    return rc, capsys.readouterr().out
+
+
+def test_doctor_findings_match_the_slow_paths_on_every_fixture(monkeypatch, capsys):
+    # end to end: every real fixture folder and all of them as one folder of pastes, once with the
+    # fast paths and once with each of them replaced by its plain reference form
+    import shutil
+    import tempfile
+
+    from rocm_wizard.detect import recognize
+    from rocm_wizard.detect.parsers import workloads
+
+    folders = [p for p in sorted(REAL.iterdir()) if p.is_dir()]
+    with tempfile.TemporaryDirectory(prefix="rw-equiv-") as tmp:
+        mixed = Path(tmp) / "pastes"
+        mixed.mkdir()
+        for i, p in enumerate(sorted(REAL.glob("*/*.txt"))):
+            shutil.copyfile(p, mixed / ("%03d-%s" % (i, p.name)))
+        fast = [_doctor_json(f, capsys) for f in folders + [mixed]]
+        monkeypatch.setattr(es, "scan", es.scan_reference)
+        monkeypatch.setattr(workloads, "scan", workloads.scan_reference)
+        # every parser asked about every segment, no floor (the anchors and error_log's floor off)
+        monkeypatch.setattr(recognize, "classify", functools.partial(recognize.classify, quick=False))
+        slow = [_doctor_json(f, capsys) for f in folders + [mixed]]
+    assert len(fast) > 150
+    for folder, a, b in zip(folders + [mixed], fast, slow):
+        assert a == b, folder.name
