@@ -101,6 +101,22 @@ def layer_of(line: str, kind: Optional[str] = None) -> Optional[str]:
     return t.kind_layer.get(kind or "")
 
 
+_CONTEXT_LINES = 12  # lines above a failure line that may name its layer
+
+
+def _context_layer(text: str, start: int) -> Optional[str]:
+    """The layer the nearest of the lines just above ``start`` names (a log line such as
+    "readelf: Error: Not an ELF file" in a DKMS build sits in the layer its block is about)."""
+    t = table()
+    above = text[max(0, start - 200 * _CONTEXT_LINES):start].splitlines()[-_CONTEXT_LINES:]
+    for line in reversed(above):
+        cut = line[:_SCAN_LINE]
+        for layer, rx in t.layers:
+            if rx.search(cut):
+                return layer
+    return None
+
+
 _TIMESTAMP = re.compile(r"^\s*(\[\s*\d+\.\d+\]|\w{3} +\d+ [\d:]{8} \S+|\d{4}-\d\d-\d\dT?[\d:.]*\S*)\s*")
 
 
@@ -143,7 +159,7 @@ def scan(texts: Sequence[Tuple[str, Optional[str], str]], known: Sequence[str] =
             if key in seen or key in known_keys:
                 continue
             seen.add(key)
-            out.append((line[:MAX_LINE], layer_of(line, kind), label))
+            out.append((line[:MAX_LINE], layer_of(line, kind) or _context_layer(text, start), label))
             if len(out) >= limit:
                 return out
     return out

@@ -1511,6 +1511,28 @@ def apt_repo_path_moving(ctx: Context, meta: RuleMeta) -> Optional[Match]:
 _SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2, "critical": 3}
 
 
+@dataclass(frozen=True)
+class _SignatureRow:
+    """What known-failure needs of a catalogue row, for a failure row of the Python table."""
+    id: str
+    layer: str
+    meaning: str
+    next: Tuple[str, ...]
+    fix: str = ""
+    severity: str = "error"
+    path: Optional[str] = None
+
+
+def _signature_row(sid: str) -> Optional[_SignatureRow]:
+    from ..detect import error_signatures, failure_lines
+
+    layer = error_signatures.failure_layer(sid)
+    sig = error_signatures.by_id(sid)
+    if not layer or sig is None:
+        return None  # information, not a failure
+    return _SignatureRow(id=sid, layer=layer, meaning=sig.meaning, next=tuple(failure_lines.next_commands([layer])))
+
+
 @rule("known-failure")
 def known_failure(ctx: Context, meta: RuleMeta) -> Optional[List[Match]]:
     """Sightings of catalogue rows that no specific rule reports (a specific rule names the row in
@@ -1526,8 +1548,13 @@ def known_failure(ctx: Context, meta: RuleMeta) -> Optional[List[Match]]:
     pairs += [(sid, line) for sid, line in _scanned(ctx)]  # the error text given to diagnose
     # a line a specific rule already reports (through one of its signatures) is left to that rule
     reported = {text for sid, text in pairs if sid in claimed}
+    quoted = "\n".join(ctx.reported)
     for sid, text in pairs:
         row = error_signatures.failure(sid)
+        if row is None and sid not in claimed and text not in reported and text.strip()[:80] not in quoted:
+            # a known failure text of the Python table (no catalogue row): its rule needs facts the
+            # paste may lack (groups, the GPU list); when no finding quotes the line, report it here
+            row = _signature_row(sid)
         if row is None or row.id in claimed or text in reported:
             continue
         if not text or (row.id, text) in seen:
