@@ -720,3 +720,11 @@ def test_repo_path_moving_names_the_new_url_and_says_it_is_a_draft():
     assert f is not None and f.severity == "info"
     assert "https://archives.repo.amd.com/rocm/packages-multi-arch/ubuntu2404" in f.evidence[0]
     assert "preview" in f.evidence[0] and "draft" in f.evidence[0]
+
+
+def s_override_other_isa(s):  # (issue 28, held-out 321/253/254) an RDNA4 value on an RDNA3 chip
+    s.access.env["HSA_OVERRIDE_GFX_VERSION"] = "12.0.1"
+
+
+CASES.update({"hsa-override-other-isa": s_override_other_isa})
+

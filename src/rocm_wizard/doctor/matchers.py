@@ -1037,6 +1037,31 @@ def driver_outside_window(ctx: Context, meta: RuleMeta) -> Optional[Match]:
                        f"{window[0]}-{window[1]} user space" if window else f"driver train {train} ({where})"])
 
 
+@rule("hsa-override-other-isa")
+def hsa_override_other_isa(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    """The global override names a target outside the chip's group of interchangeable targets."""
+    value = ctx.hsa_override.get("HSA_OVERRIDE_GFX_VERSION")
+    as_gfx = overrides.gfx_of_value(value) if value else None
+    if not as_gfx:
+        return None
+    ev = []
+    for v in ctx.gpus:
+        g = v.gpu
+        chip = gpu_table.chip_gfx(s(g.device_id) or None, s(g.revision) or None)
+        how = f"PCI id 1002:{s(g.device_id).lower()} (catalog:gpus.csv)" if chip else ""
+        if not chip and v.gfx and v.gfx != as_gfx:
+            # no PCI id: the target a tool or the product name gives (one the override did not set)
+            chip, how = v.gfx, s((g.sources or {}).get("gfx_target")) or "detected"
+        if not chip or overrides.isa_group(chip) == overrides.isa_group(as_gfx):
+            continue
+        ev.append(f"{v.label}: the chip is {chip} ({how}), group {overrides.isa_group(chip)}; "
+                  f"HSA_OVERRIDE_GFX_VERSION={value} makes it load {as_gfx} code (group {overrides.isa_group(as_gfx)})")
+    if not ev:
+        return None
+    where = s((ctx.access.sources or {}).get("env")) or "environment"
+    return Match(ev + [f"HSA_OVERRIDE_GFX_VERSION={value} is set in {where}"], community=True)
+
+
 @rule("hsa-override-retargets-supported")
 def hsa_override_retargets(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     value = ctx.hsa_override.get("HSA_OVERRIDE_GFX_VERSION")  # the global form, not _<n>
