@@ -169,3 +169,10 @@ def test_pytorch_oom_capacity_wordings_tell_a_small_carve_out():
         assert "small_vram" in [s.id for s, _l in error_signatures.scan(line)], line
     big = "GPU 0 has a total capacity of 15.92 GiB of which 13.60 GiB is free."
     assert "small_vram" not in [s.id for s, _l in error_signatures.scan(big)]
+
+
+def test_rocminfo_interrupted_after_its_driver_line_is_a_hang():
+    hung = "/opt/rocm/bin/rocminfo\nROCk module is loaded\n^C\n"
+    assert "rocminfo_killed" in [s.id for s, _l in error_signatures.scan(hung)]
+    done = "ROCk module is loaded\n=====================\nHSA System Attributes\n"
+    assert "rocminfo_killed" not in [s.id for s, _l in error_signatures.scan(done)]

@@ -33,7 +33,6 @@ MISSES = {
     "218": "the DKMS failure is told in prose ('fails to rebuild'); the compiler output is not pasted",
     "263": "a packaging cause (ollama-rocm without its ROCm dependency) seen only through runtime errors",
     "280": "an SR-IOV VF not enumerated: the failure is told in prose, reported as a VM limit (firmware)",
-    "287": "rocminfo hangs: the paste shows its first line and the user's ^C, no error text",
 }
 
 

@@ -183,9 +183,10 @@ SIGNATURES: Tuple[Signature, ...] = (
         meaning="the GPU stopped answering on PCIe (fell off the bus, stuck in D3)",
         needles=("off the bus", "device inaccessible")),
     Signature(
-        "rocminfo_killed", r"ROCk module is loaded[^\n]*\n(?:[^\n]*member of[^\n]*\n)?[ \t]*(Killed|Segmentation fault|Aborted)\b",
-        source="rocminfo output; ROCm/ROCm-OpenCL-Runtime#99 (Killed), ROCm/rocminfo#57 (Segmentation fault)",
-        meaning="rocminfo died (killed or crashed) while the HSA runtime opened the GPU",
+        "rocminfo_killed", r"ROCk module is loaded[^\n]*\n(?:[^\n]*member of[^\n]*\n)?[ \t]*(Killed|Segmentation fault|Aborted\b|\^C)",
+        source="rocminfo output; ROCm/ROCm-OpenCL-Runtime#99 (Killed), ROCm/rocminfo#57 (Segmentation fault); "
+               "a terminal's '^C' right after the driver line: the user interrupted a rocminfo that printed nothing more",
+        meaning="rocminfo died (killed or crashed), or hung and was interrupted, while the HSA runtime opened the GPU",
         needles=("rocm module is loaded", "rock module is loaded"), whole=True),
     Signature(
         "hipblaslt_library_missing",
