@@ -54,6 +54,7 @@ def table() -> _Table:
 
 
 SHOWN, TOLD = "shown", "told"
+_QUOTED = re.compile(r'"([^"]{15,400})"|`([^`]{15,400})`')
 
 
 def classify(line: str, kind: Optional[str] = None) -> Optional[str]:
@@ -73,6 +74,11 @@ def classify(line: str, kind: Optional[str] = None) -> Optional[str]:
     # prose, forms and files no tool output was recognised in: only message-shaped lines are shown
     if kind in t.tool_kinds or t.shape_rx.search(low):
         return SHOWN
+    # a message quoted in a sentence ('I get a "...: cudaMalloc failed: out of memory" error')
+    for pair in _QUOTED.findall(low):
+        q = pair[0] or pair[1]
+        if t.word_rx.search(q) and t.shape_rx.search(q):
+            return SHOWN
     return TOLD if any(w in low for w in t.prose_words) else None
 
 
