@@ -176,3 +176,34 @@ def test_rocminfo_interrupted_after_its_driver_line_is_a_hang():
     assert "rocminfo_killed" in [s.id for s, _l in error_signatures.scan(hung)]
     done = "ROCk module is loaded\n=====================\nHSA System Attributes\n"
     assert "rocminfo_killed" not in [s.id for s, _l in error_signatures.scan(done)]
+
+
+# -- set B's causes ----------------------------------------------------------------------------
+@pytest.mark.parametrize("line,layer", [
+    ("ROCm error: device kernel image is invalid", "hip"),
+    ("zsh: command not found: rocminfo", "packaging"),
+    ("bash: amd-smi: command not found", "packaging"),
+    ("      And because torch>=2.13 has no wheels with a matching platform tag (e.g., `manylinux_2_39_x86_64`) and you "
+     "require torch, we can conclude that your requirements are unsatisfiable.", "packaging"),
+    ("rocminfo got kernel panic", "kernel"),
+    ("[    5.692467] [drm:amdgpu_ras_eeprom_init [amdgpu]] *ERROR* Failed to read EEPROM table header, res:-5", "firmware"),
+])
+def test_layers_of_messages_the_stack_prints(line, layer):
+    assert failure_lines.layer_of(line) == layer
+
+
+def test_a_message_quoted_in_a_sentence_is_shown():
+    line = ('When launching the model I get a "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 98988.40 MiB on '
+            'device 0: cudaMalloc failed: out of memory" error')
+    assert failure_lines.classify(line) == "shown"
+    assert failure_lines.classify("I think the install failed somehow, any idea?") != "shown"
+
+
+def test_a_traceback_cut_before_its_exception_is_a_failure():
+    text = ('  File "D:\\\\app\\\\triton\\\\runtime\\\\build.py", line 122, in _build\n'
+            "    subprocess.check_call(cc_cmd)\n"
+            '  File "subprocess.py", line 415, in check_call\n')
+    rows = failure_lines.scan([(text, None, "paste")])
+    assert rows and rows[0][1] == "framework" and "subprocess.py" in rows[0][0], rows
+    whole = text + "subprocess.CalledProcessError: Command 'cc' returned non-zero exit status 1.\n"
+    assert not any("cut before" in r[0] for r in failure_lines.scan([(whole, None, "paste")]))

@@ -148,6 +148,7 @@ def scan(texts: Sequence[Tuple[str, Optional[str], str]], known: Sequence[str] =
         if "\r" in text:
             text = text.replace("\r\n", "\n").replace("\r", "\n")
         next_start = 0  # lines before this offset were looked at already
+        before = len(out)
         for m in t.word_rx.finditer(text):
             if m.start() < next_start:
                 continue
@@ -168,7 +169,29 @@ def scan(texts: Sequence[Tuple[str, Optional[str], str]], known: Sequence[str] =
             out.append((line[:MAX_LINE], layer_of(line, kind) or _context_layer(text, start), label))
             if len(out) >= limit:
                 return out
+        if len(out) == before and kind not in t.tool_kinds:
+            frame = _cut_traceback(text)
+            if frame is not None and _key(frame) not in seen:
+                seen.add(_key(frame))
+                out.append(("(a Python traceback cut before its exception) " + frame[:MAX_LINE], "framework", label))
+                if len(out) >= limit:
+                    return out
     return out
+
+
+_FRAME = re.compile(r'^\s+File "[^"\n]{1,400}", line \d+, in ')
+
+
+def _cut_traceback(text: str) -> Optional[str]:
+    """The last frame of a Python traceback that ends the text without its exception line (the paste
+    was cut, or the user left the message out): a failure is shown even though its message is not."""
+    if 'File "' not in text:
+        return None
+    tail = [l for l in text[-8000:].splitlines() if l.strip() and not l.strip().startswith(("```", "~~~"))][-40:]
+    if not tail or not tail[-1][:1].isspace():
+        return None  # the last line is unindented: the exception (or other text) is there
+    frames = [l for l in tail if _FRAME.match(l)]
+    return frames[-1].strip() if frames else None
 
 
 __all__ = ["LAYERS", "SHOWN", "TOLD", "classify", "layer_of", "next_commands", "looks_like_failure", "scan", "table"]
