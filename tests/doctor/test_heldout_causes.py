@@ -207,3 +207,21 @@ def test_a_traceback_cut_before_its_exception_is_a_failure():
     assert rows and rows[0][1] == "framework" and "subprocess.py" in rows[0][0], rows
     whole = text + "subprocess.CalledProcessError: Command 'cc' returned non-zero exit status 1.\n"
     assert not any("cut before" in r[0] for r in failure_lines.scan([(whole, None, "paste")]))
+
+
+# -- set C's causes ----------------------------------------------------------------------------
+@pytest.mark.parametrize("line", [
+    "  libamdhip64.so: NOT FOUND",
+    "\tlibamdhip64.so.6 => not found",
+])
+def test_a_shared_library_the_system_lacks_is_packaging(line):
+    assert failure_lines.layer_of(line) == "packaging"
+
+
+def test_cmake_errors_are_shown_and_a_missing_package_config_is_packaging():
+    line = "CMake Error at cmake/public/LoadHIP.cmake:37 (find_package):"
+    assert failure_lines.classify(line) == "shown"
+    assert failure_lines.layer_of(line) == "packaging"
+    # the import-time form stays the framework's (the first layer row)
+    imp = "ImportError: libamdhip64.so: cannot open shared object file: No such file or directory"
+    assert failure_lines.layer_of(imp) == "framework"
