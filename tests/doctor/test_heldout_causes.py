@@ -225,3 +225,36 @@ def test_cmake_errors_are_shown_and_a_missing_package_config_is_packaging():
     # the import-time form stays the framework's (the first layer row)
     imp = "ImportError: libamdhip64.so: cannot open shared object file: No such file or directory"
     assert failure_lines.layer_of(imp) == "framework"
+
+
+# -- set D's causes ----------------------------------------------------------------------------
+def test_a_missing_optional_firmware_alone_is_a_firmware_warning(tmp_path):
+    diag = _doctor(tmp_path, {"dmesg.txt": (
+        "[    3.353884] amdgpu 0000:19:00.0: Direct firmware load for amdgpu/vega20_ta.bin failed with error -2\n"
+        "[    3.353886] amdgpu 0000:19:00.0: psp v11.0: Failed to load firmware \"amdgpu/vega20_ta.bin\"\n")})
+    f = diag.finding("amdgpu-init-failed")
+    assert f is not None and f.layer == "firmware" and f.severity == "warning", (f and (f.layer, f.severity))
+
+
+def test_firmware_missing_with_an_init_failure_stays_critical(tmp_path):
+    diag = _doctor(tmp_path, {"dmesg.txt": (
+        "[    4.825127] amdgpu 0000:01:00.0: Direct firmware load for amdgpu/polaris12_mc.bin failed with error -2\n"
+        "[    4.826030] amdgpu 0000:01:00.0: amdgpu: Fatal error during GPU init\n")})
+    f = diag.finding("amdgpu-init-failed")
+    assert f is not None and f.layer == "kernel" and f.severity != "warning"
+
+
+@pytest.mark.parametrize("line", [
+    "Repository 'AMDGPU 6.1.1 repository' is invalid.",
+    "[amdgpu|https://repo.radeon.com/amdgpu/6.1.1/sle/20240524/main/x86_64] Valid metadata not found at specified URL",
+    "   Error code: Curl error 56",
+])
+def test_a_repository_that_cannot_be_read_is_packaging(line):
+    assert failure_lines.layer_of(line) == "packaging"
+
+
+def test_is_available_false_after_another_libraries_true():
+    text = ("$ python -c 'import cupy; print(cupy.cuda.is_available()); import torch; "
+            "print(torch.cuda.is_available())'\nTrue\nFalse\n")
+    assert "torch_gpu_unavailable" in [s.id for s, _l in error_signatures.scan(text)]
+    assert error_signatures.failure_layer("torch_gpu_unavailable") == "runtime"

@@ -127,7 +127,7 @@ SIGNATURES: Tuple[Signature, ...] = (
     Signature(
         "torch_gpu_unavailable",
         r"(?m)^[ \t]*Is CUDA available:[ \t]*False\b|"
-        r"is_available\(\)[^\n]*\n(?:[ \t]*\n)?[ \t>]*False\b[^\n]*$|"
+        r"is_available\(\)[^\n]*\n(?:[ \t]*(?:True)?[ \t]*\n){0,3}[ \t>]*False\b[^\n]*$|"
         r"is_available\(\)\)?[ \t]*(?:=|->|:|\u2192)[ \t]*False\b",
         source="pytorch/pytorch torch/cuda/__init__.py (is_available: False when the HIP runtime counts no device) and "
                "torch/utils/collect_env.py ('Is CUDA available: %s'); ROCm/hip#3465",
@@ -303,7 +303,7 @@ FAILURE_LAYERS: Dict[str, str] = {
     "amdgpu_not_loaded": "kernel",
     "rocr_unsupported_gpu": "runtime",
     "kfd_unsupported_asic": "kernel",
-    "torch_gpu_unavailable": "framework",
+    "torch_gpu_unavailable": "runtime",
 }
 
 

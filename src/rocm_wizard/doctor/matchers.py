@@ -808,7 +808,17 @@ def amdgpu_init_failed(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     if errno and errno.endswith("-12"):
         return Match(ev, fix="Error -12 is ENOMEM at probe: the GPU's memory BARs could not be mapped. Enable Above 4G "
                              "Decoding (and Resizable BAR) in the firmware setup, then check dmesg again.")
-    if any(sig == "amdgpu_firmware_missing" for _t, _w, sig in ctx.error_lines):
+    sigs = {sig for _t, _w, sig in ctx.error_lines}
+    if "amdgpu_firmware_missing" in sigs and "amdgpu_init_failed" not in sigs:
+        # a firmware file the driver asked for is missing, but no line says the GPU failed to start:
+        # amdgpu asks for some files it can do without (the PSP's TA/ASD/DTM applications), so this
+        # is the firmware layer's warning, not an init failure
+        return Match(ev + ["no line of the paste says the GPU failed to initialise (no 'Fatal error during GPU "
+                           "init' or failed IP block): the GPU may work without this file"],
+                     fix="Install a newer linux-firmware (or the firmware that comes with amdgpu-dkms) that has "
+                         "this GPU's files; if the GPU works, check dmesg for 'Fatal error during GPU init' first.",
+                     severity="warning", data={"layer": "firmware"})
+    if "amdgpu_firmware_missing" in sigs:
         return Match(ev, fix="Install a newer linux-firmware (or the firmware that comes with amdgpu-dkms) that has "
                              "this GPU's files, then reboot.")
     return Match(ev)
