@@ -258,3 +258,33 @@ def test_is_available_false_after_another_libraries_true():
             "print(torch.cuda.is_available())'\nTrue\nFalse\n")
     assert "torch_gpu_unavailable" in [s.id for s, _l in error_signatures.scan(text)]
     assert error_signatures.failure_layer("torch_gpu_unavailable") == "runtime"
+
+
+def _unbounded(tree) -> bool:
+    try:
+        from re import _constants as sre_c, _parser as sre_parse  # type: ignore[attr-defined]
+    except ImportError:  # Python 3.10
+        import sre_constants as sre_c  # type: ignore[no-redef]
+        import sre_parse  # type: ignore[no-redef]
+    for op, av in tree:
+        if op in (sre_c.MAX_REPEAT, sre_c.MIN_REPEAT):
+            if av[1] == sre_c.MAXREPEAT or _unbounded(av[2]):
+                return True
+        elif op == sre_c.SUBPATTERN and _unbounded(av[-1]):
+            return True
+        elif op == sre_c.BRANCH and any(_unbounded(b) for b in av[1]):
+            return True
+    return False
+
+
+def test_whole_text_signatures_cannot_scan_a_long_line_once_per_match():
+    # a whole-text pattern is searched at every position of a paste: an unbounded repeat in it makes
+    # one long line quadratic ("is_available()" or "ROCk module is loaded" repeated on one line);
+    # only a pattern anchored at the start (\A: tried once) may use one
+    try:
+        from re import _parser as sre_parse  # type: ignore[attr-defined]
+    except ImportError:  # Python 3.10
+        import sre_parse  # type: ignore[no-redef]
+    for sig in error_signatures.SIGNATURES:
+        if sig.whole and not sig.pattern.startswith(r"\A"):
+            assert not _unbounded(sre_parse.parse(sig.pattern)), sig.id

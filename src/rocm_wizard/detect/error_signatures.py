@@ -126,9 +126,9 @@ SIGNATURES: Tuple[Signature, ...] = (
         needles=('out of memory', 'outofmemory')),
     Signature(
         "torch_gpu_unavailable",
-        r"(?m)^[ \t]*Is CUDA available:[ \t]*False\b|"
-        r"is_available\(\)[^\n]*\n(?:[ \t]*(?:True)?[ \t]*\n){0,3}[ \t>]*False\b[^\n]*$|"
-        r"is_available\(\)\)?[ \t]*(?:=|->|:|\u2192)[ \t]*False\b",
+        r"(?m)^[ \t]{0,40}Is CUDA available:[ \t]{0,40}False\b|"
+        r"is_available\(\)[^\n]{0,300}\n(?:[ \t]{0,40}(?:True)?[ \t]{0,40}\n){0,3}[ \t>]{0,40}False\b[^\n]{0,300}$|"
+        r"is_available\(\)\)?[ \t]{0,40}(?:=|->|:|\u2192)[ \t]{0,40}False\b",
         source="pytorch/pytorch torch/cuda/__init__.py (is_available: False when the HIP runtime counts no device) and "
                "torch/utils/collect_env.py ('Is CUDA available: %s'); ROCm/hip#3465",
         meaning="PyTorch sees no GPU: torch.cuda.is_available() is False (no device the HIP runtime can use, or a torch "
@@ -183,7 +183,7 @@ SIGNATURES: Tuple[Signature, ...] = (
         meaning="the GPU stopped answering on PCIe (fell off the bus, stuck in D3)",
         needles=("off the bus", "device inaccessible")),
     Signature(
-        "rocminfo_killed", r"ROCk module is loaded[^\n]*\n(?:[^\n]*member of[^\n]*\n)?[ \t]*(Killed|Segmentation fault|Aborted\b|\^C)",
+        "rocminfo_killed", r"ROCk module is loaded[^\n]{0,300}\n(?:[^\n]{0,300}member of[^\n]{0,300}\n)?[ \t]{0,40}(Killed|Segmentation fault|Aborted\b|\^C)",
         source="rocminfo output; ROCm/ROCm-OpenCL-Runtime#99 (Killed), ROCm/rocminfo#57 (Segmentation fault); "
                "a terminal's '^C' right after the driver line: the user interrupted a rocminfo that printed nothing more",
         meaning="rocminfo died (killed or crashed), or hung and was interrupted, while the HSA runtime opened the GPU",
