@@ -288,3 +288,23 @@ def test_whole_text_signatures_cannot_scan_a_long_line_once_per_match():
     for sig in error_signatures.SIGNATURES:
         if sig.whole and not sig.pattern.startswith(r"\A"):
             assert not _unbounded(sre_parse.parse(sig.pattern)), sig.id
+
+
+# -- set E's causes ----------------------------------------------------------------------------
+@pytest.mark.parametrize("line", [
+    "-- Performing Test CMAKE_HAVE_LIBC_PTHREAD - Failed",
+    "-- Looking for pthread_create in pthreads - not found",
+])
+def test_cmake_probe_answers_are_no_failure(line):
+    assert failure_lines.classify(line) is None
+
+
+def test_cmake_find_package_and_bracketed_fatal_lines_are_shown():
+    line = '  Could not find a configuration file for package "HIP" that is compatible'
+    assert failure_lines.classify(line) == "shown" and failure_lines.layer_of(line) == "packaging"
+    assert failure_lines.classify("[FATAL ERROR]: HIP failure: 'invalid device pointer'") == "shown"
+
+
+def test_a_torch_built_without_hip_is_the_frameworks():
+    line = "RuntimeError: cannot initialize HIP without the ATen_hip library"
+    assert failure_lines.layer_of(line) == "framework"

@@ -33,6 +33,7 @@ MISSES = {
     "218": "the DKMS failure is told in prose ('fails to rebuild'); the compiler output is not pasted",
     "263": "a packaging cause (ollama-rocm without its ROCm dependency) seen only through runtime errors",
     "280": "an SR-IOV VF not enumerated: the failure is told in prose, reported as a VM limit (firmware)",
+    "410": "RCCL's '[FATAL ERROR]: HIP failure' names HIP only; that RCCL printed it is in a table row, not the line",
 }
 
 
