@@ -279,6 +279,9 @@ EXAMPLES.update({  # (issue 13, rest) what tells the causes of HSA_STATUS_ERROR_
     "rocr_unsupported_gpu": "ROCR: unsupported GPU",
     "kfd_unsupported_asic": "[    2.721238] amdgpu 0000:02:00.0: kfd not supported on this ASIC",
 })
+EXAMPLES.update({  # (issue 28, held-out 353) ROCm/hip#3465: the check's answer printed on the next line
+    "torch_gpu_unavailable": ('$ python -c "import torch; print(torch.cuda.is_available())"\nFalse'),
+})
 EXAMPLES.update({  # (issue 30) pytorch/pytorch#179865: a rocm7.2 wheel's rocBLAS without gfx900 Tensile files
     "rocblas_tensile_missing": ("rocBLAS error: Cannot read /venv/lib/python3.12/site-packages/torch/lib/rocblas/library/"
                                 "TensileLibrary.dat: Illegal seek for GPU arch : gfx900"),

@@ -31,14 +31,9 @@ PROBLEM = ("warning", "error", "critical")
 MISSES = {
     "203": "amdgpu-dkms on an unsupported Ubuntu: the paste shows versions only, no build error line",
     "218": "the DKMS failure is told in prose ('fails to rebuild'); the compiler output is not pasted",
-    "240": "WSL: rocminfo lists only CPU agents; the doctor reports no-amd-gpu at the kernel layer",
-    "245": "WSL: rocminfo lists only CPU agents; the doctor reports no-amd-gpu at the kernel layer",
-    "253": "an HSA_OVERRIDE_GFX_VERSION that names another GPU's target: no error line, a setting",
-    "254": "an HSA_OVERRIDE_GFX_VERSION that names another target: no error line, a setting",
     "263": "a packaging cause (ollama-rocm without its ROCm dependency) seen only through runtime errors",
     "280": "an SR-IOV VF not enumerated: the failure is told in prose, reported as a VM limit (firmware)",
-    "287": "rocminfo hangs: the paste shows its first line and the user's ^C, no error text",
-    "281": "a Dockerfile asking for a package the suite lacks: no apt output is pasted",
+    "410": "RCCL's '[FATAL ERROR]: HIP failure' names HIP only; that RCCL printed it is in a table row, not the line",
 }
 
 

@@ -26,9 +26,6 @@ PROBLEM = ("warning", "error", "critical")
 # whose failure is a wrong target that only names show (no PCI id): reported as a miss, not hidden.
 MISSES = {
     "142": "a 512 MB carve-out is told by the kernel log's memory lines, not by an error line",
-    "253": "the override spills onto a second GPU that only names show (no PCI id for the chip table)",
-    "254": "the override spills onto a second GPU that only names show (no PCI id for the chip table)",
-    "287": "rocminfo hangs: the paste shows its first line and the user's ^C, no error text",
 }
 
 

@@ -748,3 +748,11 @@ def test_the_guard_finding_names_what_replaced_torch_and_the_way_back():
     ok.torch[0].guard_wired = False
     f = diagnose(ok).finding("guard-broken")
     assert f is not None and any("no longer names it" in e for e in f.evidence)
+
+
+def s_override_other_isa(s):  # (issue 28, held-out 321/253/254) an RDNA4 value on an RDNA3 chip
+    s.access.env["HSA_OVERRIDE_GFX_VERSION"] = "12.0.1"
+
+
+CASES.update({"hsa-override-other-isa": s_override_other_isa})
+

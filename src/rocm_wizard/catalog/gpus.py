@@ -138,3 +138,74 @@ def apu_only_gfx(gfx: Optional[str]) -> bool:
     gfx90c...): such a GPU is a Ryzen APU's even when the output shows only "AMD Radeon Graphics"."""
     rows = [e for e in _table().values() if e.gfx_target == gfx]
     return bool(rows) and all(e.segment == "apu" for e in rows)
+
+
+# ------------------------------------------------------------------ product names -> gfx
+# Words that do not tell two AMD products apart ("AMD Radeon RX 7900 XTX Graphics" is "rx 7900 xtx").
+_NAME_NOISE = frozenset({"amd", "ati", "advanced", "micro", "devices", "inc", "radeon", "graphics", "series", "gpu",
+                         "instinct", "tm", "r", "oam", "accelerator", "card"})
+_CODENAMES = (
+    # pci.ids' chip names (what lspci/lshw print without a PCI id) -> the table's chip family
+    ("navi 10", "NAVI10"), ("navi 12", "NAVI12"), ("navi 14", "NAVI14"), ("navi 21", "SIENNA_CICHLID"),
+    ("navi 22", "NAVY_FLOUNDER"), ("navi 23", "DIMGREY_CAVEFISH"), ("navi 24", "BEIGE_GOBY"), ("navi 31", "NAVI31"),
+    ("navi 32", "NAVI32"), ("navi 33", "NAVI33"), ("navi 44", "NAVI44"), ("navi 48", "NAVI48"), ("vega 10", "VEGA10"),
+    ("vega 12", "VEGA12"), ("vega 20", "VEGA20"), ("polaris 10", "POLARIS10"), ("polaris 11", "POLARIS11"),
+    ("polaris 12", "POLARIS12"), ("polaris 20", "POLARIS10"), ("polaris 21", "POLARIS11"), ("polaris 22", "VEGAM"),
+)
+
+
+def _name_key(name: str) -> str:
+    import re
+
+    words = [w for w in re.split(r"[^a-z0-9]+", name.lower()) if w and w not in _NAME_NOISE]
+    return "".join(words)
+
+
+@functools.lru_cache(maxsize=1)
+def _by_product() -> Dict[str, str]:
+    """Normalised product name -> gfx target, for the names that map to one target only."""
+    import re
+
+    seen: Dict[str, set] = {}
+    for e in _table().values():
+        if not e.gfx_target:
+            continue
+        for product in e.products:
+            for part in re.split(r"\s+/\s+", product):  # "Instinct MI60 / MI50"
+                if "(" in part or "series apus" in part.lower():
+                    part = part.split("(")[0]
+                key = _name_key(part)
+                if len(key) >= 4 and any(c.isdigit() for c in key):
+                    seen.setdefault(key, set()).add(e.gfx_target)
+    fam: Dict[str, set] = {}
+    for e in _table().values():
+        if e.gfx_target:
+            fam.setdefault(e.chip_family, set()).add(e.gfx_target)
+    for code, family in _CODENAMES:
+        if len(fam.get(family, ())) == 1:
+            seen.setdefault(_name_key(code), set()).update(fam[family])
+    return {k: next(iter(v)) for k, v in seen.items() if len(v) == 1}
+
+
+def gfx_of_product(name: Optional[str]) -> Optional[str]:
+    """The gfx target of an AMD product as users and tools write it ("AMD Radeon RX 6800M",
+    "Radeon 8060S Graphics", "AMD Instinct MI50", "Navi 22 [Radeon RX 6700/6700 XT / 6800M]"), from
+    the products and chip families of ``gpus.csv``; None when unknown or ambiguous.  The name must
+    be the product's whole name (after words such as AMD, Radeon, Graphics), never a part of it."""
+    if not name:
+        return None
+    table = _by_product()
+    text = str(name)
+    candidates = [text]
+    if "[" in text:  # lspci/lshw: "Navi 22 [Radeon RX 6700/6700 XT / 6800M]"
+        head, _, rest = text.partition("[")
+        candidates = [head, rest.split("]")[0].split("/")[0]]
+    for c in candidates:
+        key = _name_key(c)
+        if key in table:
+            return table[key]
+        if key.startswith("rx") and key[2:] in table:
+            return table[key[2:]]
+        if not key.startswith("rx") and "rx" + key in table:
+            return table["rx" + key]
+    return None

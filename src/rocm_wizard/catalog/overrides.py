@@ -123,3 +123,27 @@ def pre_vega() -> PreVega:
     p = load(FILE)["pre_vega"]
     return PreVega(p["variable"], str(p["value"]), tup(p.get("applies_to")), p.get("meaning", ""),
                    tup(p.get("sources")), p.get("status", "community"))
+
+
+# LLVM's generic processors (llvm/docs/AMDGPUUsage.rst, "Generic processors"): the targets whose code
+# objects are interchangeable.  HSA_OVERRIDE_GFX_VERSION only works between targets of one group; a
+# target in no group shares code objects with none other.
+_GENERIC_GROUPS = (
+    ("gfx9-generic", ("gfx900", "gfx902", "gfx904", "gfx906", "gfx909", "gfx90c")),
+    ("gfx9-4-generic", ("gfx940", "gfx941", "gfx942", "gfx950")),
+    ("gfx10-1-generic", ("gfx1010", "gfx1011", "gfx1012", "gfx1013")),
+    ("gfx10-3-generic", ("gfx1030", "gfx1031", "gfx1032", "gfx1033", "gfx1034", "gfx1035", "gfx1036")),
+    ("gfx11-generic", ("gfx1100", "gfx1101", "gfx1102", "gfx1103", "gfx1150", "gfx1151", "gfx1152", "gfx1153")),
+    ("gfx12-generic", ("gfx1200", "gfx1201")),
+)
+
+
+def isa_group(gfx: Optional[str]) -> Optional[str]:
+    """The LLVM generic processor ``gfx`` belongs to, else the target itself (None for no target)."""
+    if not gfx:
+        return None
+    g = str(gfx).split(":")[0].lower()
+    for name, members in _GENERIC_GROUPS:
+        if g in members:
+            return name
+    return g

@@ -125,6 +125,16 @@ SIGNATURES: Tuple[Signature, ...] = (
         meaning="the GPU ran out of memory",
         needles=('out of memory', 'outofmemory')),
     Signature(
+        "torch_gpu_unavailable",
+        r"(?m)^[ \t]{0,40}Is CUDA available:[ \t]{0,40}False\b|"
+        r"is_available\(\)[^\n]{0,300}\n(?:[ \t]{0,40}(?:True)?[ \t]{0,40}\n){0,3}[ \t>]{0,40}False\b[^\n]{0,300}$|"
+        r"is_available\(\)\)?[ \t]{0,40}(?:=|->|:|\u2192)[ \t]{0,40}False\b",
+        source="pytorch/pytorch torch/cuda/__init__.py (is_available: False when the HIP runtime counts no device) and "
+               "torch/utils/collect_env.py ('Is CUDA available: %s'); ROCm/hip#3465",
+        meaning="PyTorch sees no GPU: torch.cuda.is_available() is False (no device the HIP runtime can use, or a torch "
+                "without ROCm)",
+        needles=("is cuda available", "is_available()"), whole=True),
+    Signature(
         "host_oom_killer", r"Out of memory: Killed process|oom-kill:|invoked oom-killer",
         source="linux mm/oom_kill.c",
         meaning="the kernel OOM killer ended a process",
@@ -175,9 +185,10 @@ SIGNATURES: Tuple[Signature, ...] = (
         meaning="the GPU stopped answering on PCIe (fell off the bus, stuck in D3)",
         needles=("off the bus", "device inaccessible")),
     Signature(
-        "rocminfo_killed", r"ROCk module is loaded[^\n]*\n(?:[^\n]*member of[^\n]*\n)?[ \t]*(Killed|Segmentation fault|Aborted)\b",
-        source="rocminfo output; ROCm/ROCm-OpenCL-Runtime#99 (Killed), ROCm/rocminfo#57 (Segmentation fault)",
-        meaning="rocminfo died (killed or crashed) while the HSA runtime opened the GPU",
+        "rocminfo_killed", r"ROCk module is loaded[^\n]{0,300}\n(?:[^\n]{0,300}member of[^\n]{0,300}\n)?[ \t]{0,40}(Killed|Segmentation fault|Aborted\b|\^C)",
+        source="rocminfo output; ROCm/ROCm-OpenCL-Runtime#99 (Killed), ROCm/rocminfo#57 (Segmentation fault); "
+               "a terminal's '^C' right after the driver line: the user interrupted a rocminfo that printed nothing more",
+        meaning="rocminfo died (killed or crashed), or hung and was interrupted, while the HSA runtime opened the GPU",
         needles=("rocm module is loaded", "rock module is loaded"), whole=True),
     Signature(
         "hipblaslt_library_missing",
@@ -222,10 +233,14 @@ SIGNATURES: Tuple[Signature, ...] = (
         meaning="RCCL found the kernel command line without the IOMMU settings AMD documents for multi-GPU peer-to-peer",
         needles=("from kernel command line",)),
     Signature(
-        "small_vram", r"\(GPU \d+; (?:\d{1,3}|1\d{3}|20[0-4]\d)\.\d+ MiB total capacity|amdgpu: (?:[1-9]\d{0,2}|1\d{3}|20[0-4]\d)M of VRAM memory ready",
-        source="PyTorch's HIP allocator message and amdgpu's 'NNNM of VRAM memory ready'; ROCm/ROCm#2014, #2774",
+        "small_vram", r"\(GPU \d+; (?:\d{1,3}|1\d{3}|20[0-4]\d)\.\d+ MiB total capacity|"
+        r"GPU \d+ has a total capaci?ty of (?:\d{1,3}|1\d{3}|20[0-4]\d)\.\d+ MiB|"
+        r"amdgpu: (?:[1-9]\d{0,2}|1\d{3}|20[0-4]\d)M of VRAM memory ready",
+        source="PyTorch's HIP allocator message (c10/cuda/CUDACachingAllocator.cpp: '(GPU N; X MiB total capacity' "
+               "before 2.1, 'GPU N has a total capacity of X' since, spelt 'capacty' in 2.1) and amdgpu's 'NNNM of VRAM "
+               "memory ready'; ROCm/ROCm#2014, #2774",
         meaning="the GPU has at most 2 GiB of device memory (on an APU: the BIOS carve-out)",
-        needles=("total capacity", "of vram memory ready")),
+        needles=("total capacity", "total capacty", "of vram memory ready")),
     Signature(
         "smi_implausible", r"GPU\[\d+\]\s*:\s*(Temperature[^:]*:\s*(?:2[6-9]\d|[3-9]\d\d)(?:\.\d+)?\s*c\b|Unable to determine current clocks)",
         source="rocm-smi output; ROCm/ROCm#426 (511 C on a Vega Frontier in a corrupt state)",
@@ -265,6 +280,33 @@ SIGNATURES: Tuple[Signature, ...] = (
         meaning="the running kernel's amdgpu has no compute (KFD) support for this GPU: the driver is older than the GPU",
         needles=("kfd not supported", "not supported in kfd")),
 )
+
+
+# The layer of the stack each Python row above that shows a failure belongs to (the catalogue rows
+# below carry their own).  A row not listed here is information, not a failure (``wsl_runtime``,
+# ``vm_guest``, hipBLASLt's fall-back warning...).  The doctor's ``known-failure`` rule reports a
+# sighting of one of these when no other finding quotes its line, so that no known failure text is
+# passed over in silence because the rule written for it needs facts the paste lacks (a user's
+# groups, the GPU list).  The layers follow each message's origin (see each row's source): rocminfo
+# and the HSA runtime print the /dev/kfd and agent messages, the kernel the OOM killer and KFD's
+# device support, PyTorch's allocator the out-of-memory message.
+FAILURE_LAYERS: Dict[str, str] = {
+    "hipblas_status": "libraries",
+    "triton_ops": "framework",
+    "hsa_out_of_resources": "runtime",
+    "hsa_out_of_registers": "runtime",
+    "hsa_error": "runtime",
+    "kfd_permission": "runtime",
+    "kfd_missing": "runtime",
+    "kfd_open_failed": "runtime",
+    "oom": "framework",
+    "host_oom_killer": "kernel",
+    "no_gpu_agent": "runtime",
+    "amdgpu_not_loaded": "kernel",
+    "rocr_unsupported_gpu": "runtime",
+    "kfd_unsupported_asic": "kernel",
+    "torch_gpu_unavailable": "runtime",
+}
 
 
 # ------------------------------------------------------------------ the failure catalogue (TOML)
@@ -313,6 +355,13 @@ def _load_failures() -> Tuple[Failure, ...]:
 FAILURES: Tuple[Failure, ...] = _load_failures()
 _FAILURE_BY_ID: Dict[str, Failure] = {f.id: f for f in FAILURES}
 SIGNATURES = SIGNATURES + tuple(f.signature() for f in FAILURES if f.id not in {s.id for s in SIGNATURES})
+
+
+def failure_layer(sig_id: str) -> Optional[str]:
+    """The layer of the failure ``sig_id`` names: its catalogue row's, else :data:`FAILURE_LAYERS`'s;
+    None for a row that is information only."""
+    row = _FAILURE_BY_ID.get(sig_id)
+    return row.layer if row is not None else FAILURE_LAYERS.get(sig_id)
 
 
 def failure(sig_id: str) -> Optional[Failure]:

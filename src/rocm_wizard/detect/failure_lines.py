@@ -54,6 +54,7 @@ def table() -> _Table:
 
 
 SHOWN, TOLD = "shown", "told"
+_QUOTED = re.compile(r'"([^"]{15,400})"|`([^`]{15,400})`')
 
 
 def classify(line: str, kind: Optional[str] = None) -> Optional[str]:
@@ -73,6 +74,11 @@ def classify(line: str, kind: Optional[str] = None) -> Optional[str]:
     # prose, forms and files no tool output was recognised in: only message-shaped lines are shown
     if kind in t.tool_kinds or t.shape_rx.search(low):
         return SHOWN
+    # a message quoted in a sentence ('I get a "...: cudaMalloc failed: out of memory" error')
+    for pair in _QUOTED.findall(low):
+        q = pair[0] or pair[1]
+        if t.word_rx.search(q) and t.shape_rx.search(q):
+            return SHOWN
     return TOLD if any(w in low for w in t.prose_words) else None
 
 
@@ -101,6 +107,22 @@ def layer_of(line: str, kind: Optional[str] = None) -> Optional[str]:
     return t.kind_layer.get(kind or "")
 
 
+_CONTEXT_LINES = 12  # lines above a failure line that may name its layer
+
+
+def _context_layer(text: str, start: int) -> Optional[str]:
+    """The layer the nearest of the lines just above ``start`` names (a log line such as
+    "readelf: Error: Not an ELF file" in a DKMS build sits in the layer its block is about)."""
+    t = table()
+    above = text[max(0, start - 200 * _CONTEXT_LINES):start].splitlines()[-_CONTEXT_LINES:]
+    for line in reversed(above):
+        cut = line[:_SCAN_LINE]
+        for layer, rx in t.layers:
+            if rx.search(cut):
+                return layer
+    return None
+
+
 _TIMESTAMP = re.compile(r"^\s*(\[\s*\d+\.\d+\]|\w{3} +\d+ [\d:]{8} \S+|\d{4}-\d\d-\d\dT?[\d:.]*\S*)\s*")
 
 
@@ -126,6 +148,7 @@ def scan(texts: Sequence[Tuple[str, Optional[str], str]], known: Sequence[str] =
         if "\r" in text:
             text = text.replace("\r\n", "\n").replace("\r", "\n")
         next_start = 0  # lines before this offset were looked at already
+        before = len(out)
         for m in t.word_rx.finditer(text):
             if m.start() < next_start:
                 continue
@@ -143,10 +166,32 @@ def scan(texts: Sequence[Tuple[str, Optional[str], str]], known: Sequence[str] =
             if key in seen or key in known_keys:
                 continue
             seen.add(key)
-            out.append((line[:MAX_LINE], layer_of(line, kind), label))
+            out.append((line[:MAX_LINE], layer_of(line, kind) or _context_layer(text, start), label))
             if len(out) >= limit:
                 return out
+        if len(out) == before and kind not in t.tool_kinds:
+            frame = _cut_traceback(text)
+            if frame is not None and _key(frame) not in seen:
+                seen.add(_key(frame))
+                out.append(("(a Python traceback cut before its exception) " + frame[:MAX_LINE], "framework", label))
+                if len(out) >= limit:
+                    return out
     return out
+
+
+_FRAME = re.compile(r'^\s+File "[^"\n]{1,400}", line \d+, in ')
+
+
+def _cut_traceback(text: str) -> Optional[str]:
+    """The last frame of a Python traceback that ends the text without its exception line (the paste
+    was cut, or the user left the message out): a failure is shown even though its message is not."""
+    if 'File "' not in text:
+        return None
+    tail = [l for l in text[-8000:].splitlines() if l.strip() and not l.strip().startswith(("```", "~~~"))][-40:]
+    if not tail or not tail[-1][:1].isspace():
+        return None  # the last line is unindented: the exception (or other text) is there
+    frames = [l for l in tail if _FRAME.match(l)]
+    return frames[-1].strip() if frames else None
 
 
 __all__ = ["LAYERS", "SHOWN", "TOLD", "classify", "layer_of", "next_commands", "looks_like_failure", "scan", "table"]

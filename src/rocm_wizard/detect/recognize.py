@@ -169,12 +169,21 @@ def split(text: str) -> List[Tuple[str, Optional[str], str]]:
     segs: List[Tuple[str, Optional[str], str]] = []
     cur: List[str] = []
     cmd: Optional[str] = None
+    bare: Optional[str] = None  # the last command line when it had no prompt (it may be a sentence)
     count = 0
 
     def flush() -> bool:
-        nonlocal cur, count
+        nonlocal cur, count, bare
         body = "\n".join(cur).strip("\n")
         cur = []
+        if not body.strip() and bare:
+            # a line that only looked like a bare command and has no output after it ("rocminfo
+            # fails with HSA_STATUS_ERROR ..." as an issue's title) is text, not a prompt: keep it
+            body, bare = bare, None
+            count += 1
+            segs.append(("part %d" % count, None, body + "\n"))
+            return False
+        bare = None
         if body.strip():
             count += 1
             segs.append((cmd if cmd else "part %d" % count, cmd, body + "\n"))
@@ -190,10 +199,18 @@ def split(text: str) -> List[Tuple[str, Optional[str], str]]:
         if c is not None and (not any(x.strip() for x in cur) or _is_boundary(line, cur)):
             flush()
             cmd = c or None
+            bare = line.strip() if c and c == line.strip() and _reads_as_error(line) else None
             continue
         cur.append(line)
     flush()
     return segs
+
+
+def _reads_as_error(line: str) -> bool:
+    """Whether a line has an error word in it (failure_lines.toml's words)."""
+    from .failure_lines import table
+
+    return bool(table().word_rx.search(line))
 
 
 def _is_boundary(line: str, cur: List[str]) -> bool:

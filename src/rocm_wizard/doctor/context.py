@@ -87,6 +87,9 @@ class Context:
     def __init__(self, system: System, error_text: Optional[str] = None) -> None:
         self.system = system
         self.error_text = s(error_text) if error_text is not None else ""
+        # evidence of the problem findings the other rules gave (set by the engine before the
+        # catch-all rules run; see engine._RUN_LAST)
+        self.reported: List[str] = []
         self.os = system.os
         self.rocm = system.rocm
         self.access = system.access

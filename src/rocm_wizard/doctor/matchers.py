@@ -863,7 +863,17 @@ def amdgpu_init_failed(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     if errno and errno.endswith("-12"):
         return Match(ev, fix="Error -12 is ENOMEM at probe: the GPU's memory BARs could not be mapped. Enable Above 4G "
                              "Decoding (and Resizable BAR) in the firmware setup, then check dmesg again.")
-    if any(sig == "amdgpu_firmware_missing" for _t, _w, sig in ctx.error_lines):
+    sigs = {sig for _t, _w, sig in ctx.error_lines}
+    if "amdgpu_firmware_missing" in sigs and "amdgpu_init_failed" not in sigs:
+        # a firmware file the driver asked for is missing, but no line says the GPU failed to start:
+        # amdgpu asks for some files it can do without (the PSP's TA/ASD/DTM applications), so this
+        # is the firmware layer's warning, not an init failure
+        return Match(ev + ["no line of the paste says the GPU failed to initialise (no 'Fatal error during GPU "
+                           "init' or failed IP block): the GPU may work without this file"],
+                     fix="Install a newer linux-firmware (or the firmware that comes with amdgpu-dkms) that has "
+                         "this GPU's files; if the GPU works, check dmesg for 'Fatal error during GPU init' first.",
+                     severity="warning", data={"layer": "firmware"})
+    if "amdgpu_firmware_missing" in sigs:
         return Match(ev, fix="Install a newer linux-firmware (or the firmware that comes with amdgpu-dkms) that has "
                              "this GPU's files, then reboot.")
     return Match(ev)
@@ -1090,6 +1100,31 @@ def driver_outside_window(ctx: Context, meta: RuleMeta) -> Optional[Match]:
         return None
     return Match(ev + [f"the amdgpu driver is train {train} ({where}); AMD supports it with ROCm "
                        f"{window[0]}-{window[1]} user space" if window else f"driver train {train} ({where})"])
+
+
+@rule("hsa-override-other-isa")
+def hsa_override_other_isa(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    """The global override names a target outside the chip's group of interchangeable targets."""
+    value = ctx.hsa_override.get("HSA_OVERRIDE_GFX_VERSION")
+    as_gfx = overrides.gfx_of_value(value) if value else None
+    if not as_gfx:
+        return None
+    ev = []
+    for v in ctx.gpus:
+        g = v.gpu
+        chip = gpu_table.chip_gfx(s(g.device_id) or None, s(g.revision) or None)
+        how = f"PCI id 1002:{s(g.device_id).lower()} (catalog:gpus.csv)" if chip else ""
+        if not chip and v.gfx and v.gfx != as_gfx:
+            # no PCI id: the target a tool or the product name gives (one the override did not set)
+            chip, how = v.gfx, s((g.sources or {}).get("gfx_target")) or "detected"
+        if not chip or overrides.isa_group(chip) == overrides.isa_group(as_gfx):
+            continue
+        ev.append(f"{v.label}: the chip is {chip} ({how}), group {overrides.isa_group(chip)}; "
+                  f"HSA_OVERRIDE_GFX_VERSION={value} makes it load {as_gfx} code (group {overrides.isa_group(as_gfx)})")
+    if not ev:
+        return None
+    where = s((ctx.access.sources or {}).get("env")) or "environment"
+    return Match(ev + [f"HSA_OVERRIDE_GFX_VERSION={value} is set in {where}"], community=True)
 
 
 @rule("hsa-override-retargets-supported")
@@ -1566,6 +1601,28 @@ def apt_repo_path_moving(ctx: Context, meta: RuleMeta) -> Optional[Match]:
 _SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2, "critical": 3}
 
 
+@dataclass(frozen=True)
+class _SignatureRow:
+    """What known-failure needs of a catalogue row, for a failure row of the Python table."""
+    id: str
+    layer: str
+    meaning: str
+    next: Tuple[str, ...]
+    fix: str = ""
+    severity: str = "error"
+    path: Optional[str] = None
+
+
+def _signature_row(sid: str) -> Optional[_SignatureRow]:
+    from ..detect import error_signatures, failure_lines
+
+    layer = error_signatures.failure_layer(sid)
+    sig = error_signatures.by_id(sid)
+    if not layer or sig is None:
+        return None  # information, not a failure
+    return _SignatureRow(id=sid, layer=layer, meaning=sig.meaning, next=tuple(failure_lines.next_commands([layer])))
+
+
 @rule("known-failure")
 def known_failure(ctx: Context, meta: RuleMeta) -> Optional[List[Match]]:
     """Sightings of catalogue rows that no specific rule reports (a specific rule names the row in
@@ -1581,8 +1638,13 @@ def known_failure(ctx: Context, meta: RuleMeta) -> Optional[List[Match]]:
     pairs += [(sid, line) for sid, line in _scanned(ctx)]  # the error text given to diagnose
     # a line a specific rule already reports (through one of its signatures) is left to that rule
     reported = {text for sid, text in pairs if sid in claimed}
+    quoted = "\n".join(ctx.reported)
     for sid, text in pairs:
         row = error_signatures.failure(sid)
+        if row is None and sid not in claimed and text not in reported and text.strip()[:80] not in quoted:
+            # a known failure text of the Python table (no catalogue row): its rule needs facts the
+            # paste may lack (groups, the GPU list); when no finding quotes the line, report it here
+            row = _signature_row(sid)
         if row is None or row.id in claimed or text in reported:
             continue
         if not text or (row.id, text) in seen:

@@ -174,7 +174,8 @@ def os_parts(value: str) -> Tuple[Optional[str], Optional[str], bool]:
 def gpu_name(value: str) -> Optional[str]:
     """A GPU field that is a plain AMD marketing name ('AMD Radeon RX 9070 XT'), else None: counts
     ('2x ...'), chip lists and shorthand ('RX 7900xtx', '7900XTX') are left alone."""
-    m = _AMD_GPU_NAME.match(value.strip())
+    v = re.sub(r"\s*\((?:dGPU|iGPU|discrete|integrated|eGPU)\)\s*$", "", value.strip(), flags=re.I)
+    m = _AMD_GPU_NAME.match(v)
     return m.group("name").strip() if m else None
 
 

@@ -83,6 +83,11 @@ class _Groups:
 # "HSA_OVERRIDE_GFX_VERSION=10.3.0 ./ollama serve", Environment="HSA_OVERRIDE_GFX_VERSION=11.0.0"
 # (a systemd unit), Ollama's "server config env=map[... HSA_OVERRIDE_GFX_VERSION:11.0.0 ...]"
 _OVERRIDE_SET = lazy(r"^(?:[$#]\s+)?(?:export\s+|Environment=\"?)?(?P<k>HSA_OVERRIDE_GFX_VERSION(?:_\d+)?)=[\"']?(?P<v>\d+\.\d+\.\d+)[\"']?(?:\s|$)")
+# anywhere in a line: "-e HSA_OVERRIDE_GFX_VERSION=10.3.0" (docker run), "ENV HSA_OVERRIDE_GFX_VERSION=11.0.0"
+# (a Dockerfile), "HSA_OVERRIDE_GFX_VERSION: \"10.3.0\"" (compose), os.environ["HSA_OVERRIDE_GFX_VERSION"] =
+# "10.3.0" (Python, a notebook), $Env:HSA_OVERRIDE_GFX_VERSION = "10.1.0" (PowerShell), "running comfyui with
+# HSA_OVERRIDE_GFX_VERSION=12.0.1" (a sentence): the variable's exact name and a major.minor.stepping value
+_OVERRIDE_ANY = lazy(r"(?<![\w])(?P<k>HSA_OVERRIDE_GFX_VERSION(?:_\d+)?)[\"'\]]*\s*[=:]\s*[\"']?(?P<v>\d+\.\d+\.\d+)(?![\d.]*\d)")
 _OVERRIDE_OLLAMA = lazy(r"\bserver config env=\\?\"?map\[.*?\b(?P<k>HSA_OVERRIDE_GFX_VERSION(?:_\d+)?):(?P<v>\d+\.\d+\.\d+)[ \]]")
 
 
@@ -99,7 +104,8 @@ def _pasted_overrides(source: Source, a: AccessInfo) -> None:
             if "HSA_OVERRIDE_GFX_VERSION" not in raw or len(raw) > 4000:
                 continue
             line = raw.strip(" \t`>")
-            m = _OVERRIDE_SET.match(line) or (_OVERRIDE_OLLAMA.search(line) if "server config" in line else None)
+            m = (_OVERRIDE_SET.match(line) or (_OVERRIDE_OLLAMA.search(line) if "server config" in line else None)
+                 or _OVERRIDE_ANY.search(line))
             if m and m.group("k") not in a.env:
                 a.env[m.group("k")] = m.group("v")
                 a.sources.setdefault("env", paste_label(name) + " ('%s')" % line[:120])

@@ -405,6 +405,38 @@ def _form_obs(source: Source) -> List[Obs]:
     return out
 
 
+# an AMD product as people write it in titles, prose and tools without PCI ids ("AMD MI50",
+# "AMD Radeon AI PRO R9700", "RX 7900 XTX", "Radeon 8060S Graphics", clinfo's "Board name:")
+_PRODUCT_MENTION = re.compile(
+    r"(?<![\w/-])(?:AMD\s+)?(?:Radeon\s+(?:AI\s+)?(?:PRO\s+)?(?:RX\s*)?[A-Z]?\d{3,4}[A-Z]{0,2}(?:\s+(?:XTX|XT|GRE))?"
+    r"|RX\s?\d{3,4}\s?(?:XTX|XT|GRE|[MS])?|Instinct\s+MI\d{2,3}[A-Z]{0,2}|MI\d{2,3}[AXL]?)(?![\w/-])")
+
+
+def _named_obs(source: Source) -> List[Obs]:
+    """GPUs named by their AMD product name anywhere in the pastes (an issue's title, prose, clinfo,
+    vulkaninfo): one per product the GPU table maps to one gfx target; a last resort, when no output
+    and no issue form names a GPU (the name gives the chip's target where no PCI id is shown)."""
+    from ._core_util import paste_label, pastes
+
+    out: List[Obs] = []
+    seen = set()
+    for name, text in pastes(source):
+        if len(out) >= 8:
+            break
+        for m in _PRODUCT_MENTION.finditer(text[:200000]):
+            mention = m.group(0).strip()
+            gfx = gpu_catalog.gfx_of_product(mention)
+            key = gpu_catalog._name_key(mention)
+            if not gfx or key in seen:
+                continue
+            seen.add(key)
+            out.append(Obs(tool="paste", source=paste_label(name, "product name"), vendor_id="1002", is_amd=True,
+                           name=mention))
+            if len(out) >= 8:
+                break
+    return out
+
+
 # ---------------------------------------------------------------------------------------------
 # merging
 
@@ -659,6 +691,9 @@ def _gfx_by_name(g: GPU, obs: List[Obs]) -> None:
             if not name:
                 continue
             targets, products = names_to_gfx(name)
+            if not targets and gpu_catalog.gfx_of_product(name):
+                # a product name the table knows under one target ("AMD Instinct MI50", "RX 6500M")
+                targets, products = [gpu_catalog.gfx_of_product(name)], []
             if len(targets) == 1:
                 g.put("gfx_target", targets[0], "%s (name '%s' in catalog:gpus.csv)" % (o.source, name.strip()))
                 if name.strip().startswith("...") and len(products) == 1:
@@ -792,6 +827,10 @@ def probe(source: Source, system: System) -> None:
         batches.extend(res(i))
     if not any(batches):
         batches.append(_form_obs(source))
+    if not any(batches) and not any(raw.ok and raw.text.strip() for kind in ("rocminfo", "amd-smi", "lspci")
+                                    for raw in sh.outputs(source, system, kind)):
+        # no tool that lists GPUs was pasted (a rocminfo with only a CPU agent says ROCm sees none)
+        batches.append(_named_obs(source))
     slots = _merge([b for b in batches if b])
     for slot in slots:
         try:
