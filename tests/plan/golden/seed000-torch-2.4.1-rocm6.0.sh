@@ -126,30 +126,18 @@ rw_as() {
   rw_user_run "$user" "$@"
 }
 # rw_venv_user VENV: the account that runs VENV's interpreter and writes in it: its owner when this
-# is root (else this user).  Refuses a venv two accounts control, an owner with no account, a
-# root-owned venv that others can change (the rules of rocm_wizard/runas.py).
+# is root (else this user), by the one owner rule: RW_OWNER_RULE is rocm_wizard/ownerrule.py as it
+# is, run by the system's own Python in isolated mode (-I -S: nothing of the venv's or a user's).
+# It refuses (exit 1, the reason and the fix on stderr) what root must not run.
 rw_venv_user() {
-  local venv=$RW_ROOT$1 uid user p o g mode
   if [[ $EUID -ne 0 ]]; then
     id -un
     return 0
   fi
-  uid=$(stat -L -c %u -- "$venv")
-  user=$(stat -L -c %U -- "$venv")
-  if [[ $user == UNKNOWN ]]; then
-    rw_die "the venv $1 belongs to user id $uid, which has no account here: a venv's interpreter runs as its owner, never as root; give the venv to an existing user (chown -R USER $1)"
+  if [[ ! -x /usr/bin/python3 ]]; then
+    rw_die "judging who may run the venv $1 needs /usr/bin/python3 (apt-get install python3-minimal)"
   fi
-  for p in "$venv" "$venv/bin" "$venv/pyvenv.cfg" "$(readlink -f -- "$venv/bin/python" || true)" "$venv"/lib*/python*/site-packages; do
-    if [[ -z $p || ! -e $p ]]; then continue; fi
-    read -r o g mode < <(stat -L -c '%u %g %a' -- "$p")
-    if [[ $o != 0 && $o != "$uid" ]]; then
-      rw_die "$p belongs to user id $o but the venv $1 to $user: not running an interpreter two accounts control (make it one owner's: chown -R $user $1)"
-    fi
-    if [[ $uid == 0 ]] && (((8#$mode & 8#002) || ((8#$mode & 8#020) && g != 0))); then
-      rw_die "$p in the root-owned venv $1 can be changed by other users (mode $mode): not running it as root (chmod -R go-w $1, or give the venv to the user who works in it)"
-    fi
-  done
-  printf '%s' "$user"
+  /usr/bin/python3 -I -S -c "${RW_OWNER_RULE:?the owner rule is missing from this script}" venv "$RW_ROOT$1" || exit 1
 }
 # rw_put_as USER PATH MODE CONTENT: write PATH whole as USER (a venv's owner): root follows no link
 # the owner planted and leaves no directory of its own in their venv
@@ -784,6 +772,457 @@ rw_expect() {
   RW_STALE=1
 }
 RW_PLAN_ID=00134ed35adf
+# the owner rule (rocm_wizard/ownerrule.py as it is), run by rw_venv_user
+RW_OWNER_RULE='"""The owner rule: whom a root run may run a venv'"'"'s interpreter as, judged on what Python will read.
+
+This module is the one description of the rule.  It uses the standard library only and runs on
+its own, so that the executor and ``verify`` import it, and the generated shell script and the
+Ansible playbook run this very source with the host'"'"'s ``/usr/bin/python3 -I -S`` (see
+:data:`SOURCE` and :func:`main`): the three cannot disagree.
+
+Everything is opened with ``O_PATH|O_NOFOLLOW`` one component at a time, walked from ``/`` with
+``openat`` (``dir_fd``); a symbolic link is read where it is (``readlinkat``) and its target
+walked the same way, so every directory on the way -- the link'"'"'s included -- is judged, and no
+name is looked up twice.  What is judged, for a venv:
+
+* every directory from ``/`` down to the venv (its *ancestors*), on the path as given and on the
+  way to every link'"'"'s target;
+* the venv directory, ``bin/``, ``pyvenv.cfg``, ``bin/python`` and what it resolves to;
+* ``lib*/python*/site-packages`` and every entry in it (``.pth`` files run at each start,
+  package directories are imported from there);
+* the standard library the venv starts with: ``home`` of ``pyvenv.cfg`` and
+  ``<home>/../lib/pythonX.Y`` with its entries (a ``--copies`` venv of a user'"'"'s own build runs
+  that user'"'"'s ``site.py``).
+
+For each of them: its owner, and who can write it -- the group (when it is not root'"'"'s), others,
+and any POSIX ACL grant of write (``system.posix_acl_access``) to a named user or group.  A
+directory above the venv with the sticky bit (``/tmp``) lets no one but an entry'"'"'s owner replace
+it, so only its owner counts there.  The verdict:
+
+* the venv'"'"'s owner is the owner of the venv directory; anything of the venv itself (its
+  directory, ``bin``, ``pyvenv.cfg``, ``site-packages`` and its entries) that belongs to a third
+  account is refused (running it as either would run the other'"'"'s code);
+* anything outside the venv (ancestors, link targets, the standard library) that belongs to a
+  non-root user makes that user the one who runs a root venv (``sudo python3 -m venv ~/venv``
+  runs as the home'"'"'s owner); with a non-root venv owner, a second such account is refused;
+* when the verdict is root, nothing judged may be writable by anyone but root: a group other than
+  root'"'"'s, others, or an ACL grant is refused, naming the path and the fix (``chmod g-w``,
+  ``chmod o-w``, ``setfacl -b``);
+* an owner without an account is refused.
+
+Why the check and the start cannot be raced (finding 2 of issue 27): root runs an interpreter only
+when every object on its path -- every directory from ``/``, every link, the venv and what Python
+reads from it -- belongs to root and only root can write it; then no one else can rename, swap or
+relink anything between this judgement and the start, so starting it by the same path starts what
+was judged.  Whenever another user could (a directory of theirs above the venv, a link of theirs),
+the verdict is that user, so a swap only ever runs their own code as themselves.  (Starting through
+``/proc/self/fd/N`` would not add to that: CPython finds ``pyvenv.cfg`` from ``sys.executable``'"'"'s
+path string, so a venv started by descriptor is not a venv; a descriptor-held cwd
+(``cwd=/proc/self/fd/D``) still leaves ``getcwd()`` and so the same path string.)
+"""
+from __future__ import annotations
+
+import errno
+import os
+import stat
+import struct
+import sys
+
+O_PATH = getattr(os, "O_PATH", 0)
+ACL_XATTR = "system.posix_acl_access"
+ACL_USER, ACL_GROUP_OBJ, ACL_GROUP, ACL_MASK = 0x02, 0x04, 0x08, 0x10
+ACL_WRITE = 0x02
+MAX_LINKS = 40
+MAX_ENTRIES = 20000  # entries of one directory judged (site-packages, the standard library)
+
+
+class RuleError(Exception):
+    """The venv or interpreter cannot be run safely by a root run; the message says why and the fix."""
+
+
+def acl_writers(data):
+    """(uids, gids) a ``system.posix_acl_access`` value grants write to (named entries and the
+    owning group, each within the mask), and whether the owning group'"'"'s entry allows write."""
+    uids, gids, group_obj, mask = set(), set(), None, None
+    named = []
+    if len(data) < 4:
+        return uids, gids, None
+    for off in range(4, len(data) - 7, 8):
+        tag, perm, ident = struct.unpack_from("<HHI", data, off)
+        if tag == ACL_MASK:
+            mask = perm
+        elif tag == ACL_GROUP_OBJ:
+            group_obj = perm
+        elif tag in (ACL_USER, ACL_GROUP):
+            named.append((tag, perm, ident))
+    limit = ACL_WRITE if mask is None else mask
+    for tag, perm, ident in named:
+        if perm & ACL_WRITE and limit & ACL_WRITE:
+            (uids if tag == ACL_USER else gids).add(ident)
+    group_w = None if group_obj is None else bool(group_obj & ACL_WRITE and limit & ACL_WRITE)
+    return uids, gids, group_w
+
+
+def _read_acl(fd, path):
+    for where in ("/proc/self/fd/%d" % fd, path):
+        try:
+            return os.getxattr(where, ACL_XATTR)
+        except OSError as exc:
+            if exc.errno in (errno.ENODATA, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EPERM):
+                return b""
+            if where != path and exc.errno in (errno.ENOENT, errno.EBADF):
+                continue  # no /proc: ask by path (only the judgement reads it that way)
+            return b""
+    return b""
+
+
+class Item:
+    """One judged path: its stat, its ACL, and where it sits (``venv``: part of the venv itself;
+    ``ancestor``: a directory only passed through; ``outside``: anything else Python reads)."""
+
+    def __init__(self, path, st, acl, role):
+        self.path, self.st, self.acl, self.role = path, st, acl, role
+
+    def writers(self):
+        """Who besides the owner can change it: [(kind, id, fix)] with kind user/group/others."""
+        st = self.st
+        if stat.S_ISLNK(st.st_mode):
+            return []
+        out = []
+        uids, gids, group_w = acl_writers(self.acl) if self.acl else (set(), set(), None)
+        if self.role == "ancestor" and st.st_mode & stat.S_ISVTX:
+            return []  # sticky: only an entry'"'"'s owner (judged as that entry) may replace it
+        gw = group_w if group_w is not None else bool(st.st_mode & stat.S_IWGRP)
+        if gw and st.st_gid != 0:
+            out.append(("group", st.st_gid, "chmod g-w %s" % self.path))
+        if st.st_mode & stat.S_IWOTH:
+            out.append(("others", None, "chmod o-w %s" % self.path))
+        for uid in sorted(uids):
+            if uid != st.st_uid and uid != 0:
+                out.append(("user", uid, "setfacl -b %s" % self.path))
+        for gid in sorted(gids):
+            if gid != 0:
+                out.append(("group", gid, "setfacl -b %s" % self.path))
+        return out
+
+
+class Walker:
+    """Opens paths one component at a time from ``/`` (or a directory fd it holds) with
+    ``O_PATH|O_NOFOLLOW``, recording every object it passes (:class:`Item`)."""
+
+    def __init__(self):
+        self.items = []
+        self.fds = []
+
+    def close(self):
+        for fd in self.fds:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self.fds = []
+
+    def _keep(self, fd):
+        self.fds.append(fd)
+        return fd
+
+    def _note(self, fd, path, role, st=None):
+        st = st or os.fstat(fd)
+        acl = b"" if stat.S_ISLNK(st.st_mode) else _read_acl(fd, path)
+        self.items.append(Item(path, st, acl, role))
+        return st
+
+    def root(self, role="ancestor"):
+        fd = self._keep(os.open("/", O_PATH | os.O_DIRECTORY))
+        self._note(fd, "/", role)
+        return fd, "/"
+
+    def walk(self, path, role, start=None, follow=True):
+        """The fd (O_PATH) of ``path`` (absolute, or relative to ``start`` = (fd, shown path)),
+        every directory passed judged as ``ancestor`` (``role`` for those inside the venv when
+        ``role`` is ``venv``), the last one as ``role``.  Raises OSError."""
+        if path.startswith("/") or start is None:
+            fd, shown = self.root("ancestor" if role != "venv" or start is None else role)
+        else:
+            fd, shown = start
+        parts = [p for p in path.split("/") if p not in ("", ".")]
+        links = 0
+        inner = "venv" if role == "venv" and start is not None and not path.startswith("/") else "ancestor"
+        while parts:
+            name = parts.pop(0)
+            nfd = self._keep(os.open(name, O_PATH | os.O_NOFOLLOW, dir_fd=fd))
+            here = os.path.join(shown, name) if name != ".." else os.path.dirname(shown.rstrip("/")) or "/"
+            st = os.fstat(nfd)
+            last = not parts
+            if stat.S_ISLNK(st.st_mode) and (follow or not last):
+                links += 1
+                if links > MAX_LINKS:
+                    raise OSError(errno.ELOOP, "too many links", here)
+                self._note(nfd, here, "outside" if role == "venv" else role, st)  # a link is on the way
+                target = os.readlink(name, dir_fd=fd)
+                parts = [p for p in target.split("/") if p not in ("", ".")] + parts
+                if target.startswith("/"):
+                    fd, shown = self.root()
+                    inner = "ancestor"
+                continue
+            self._note(nfd, here, role if last else inner, st)
+            fd, shown = nfd, here
+        return fd, shown
+
+    def entries(self, dfd, shown, role):
+        """Judge every entry of the directory ``dfd`` (links followed the same way)."""
+        try:
+            lfd = os.open(".", os.O_RDONLY | os.O_DIRECTORY, dir_fd=dfd)
+        except OSError:
+            return
+        try:
+            names = sorted(os.listdir(lfd))[:MAX_ENTRIES]
+        finally:
+            os.close(lfd)
+        for name in names:
+            mark = len(self.fds)
+            try:
+                self.walk(name, role, start=(dfd, shown), follow=True)
+            except OSError:
+                pass
+            self.release(mark)
+
+    def release(self, mark):
+        """Close the fds opened since ``mark`` (what was judged stays in :attr:`items`)."""
+        extra, self.fds = self.fds[mark:], self.fds[:mark]
+        for fd in extra:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+    def listdir(self, dfd):
+        try:
+            lfd = os.open(".", os.O_RDONLY | os.O_DIRECTORY, dir_fd=dfd)
+        except OSError:
+            return []
+        try:
+            return sorted(os.listdir(lfd))
+        finally:
+            os.close(lfd)
+
+
+def _read_cfg(w, vfd):
+    try:
+        fd = os.open("pyvenv.cfg", os.O_RDONLY | os.O_NOFOLLOW, dir_fd=vfd)
+    except OSError:
+        return {}
+    try:
+        data = os.read(fd, 65536).decode("utf-8", "replace")
+    finally:
+        os.close(fd)
+    out = {}
+    for line in data.splitlines():
+        key, eq, value = line.partition("=")
+        if eq:
+            out[key.strip().lower()] = value.strip()
+    return out
+
+
+def _standard_library(w, cfg):
+    """Judge ``home`` of pyvenv.cfg and the standard library beside it (role ``outside``)."""
+    home = cfg.get("home")
+    if not home or not home.startswith("/"):
+        return
+    try:
+        w.walk(home, "outside")
+    except OSError:
+        return
+    prefix = os.path.dirname(home.rstrip("/")) or "/"
+    version = cfg.get("version_info") or cfg.get("version") or ""
+    want = "python" + ".".join(version.split(".")[:2]) if version.count(".") >= 1 else None
+    for lib in ("lib", "lib64"):
+        try:
+            lfd, lshown = w.walk(os.path.join(prefix, lib), "outside")
+        except OSError:
+            continue
+        for name in w.listdir(lfd):
+            if (name == want) or (want is None and name.startswith("python3")):
+                try:
+                    sfd, sshown = w.walk(name, "outside", start=(lfd, lshown))
+                except OSError:
+                    continue
+                w.entries(sfd, sshown, "outside")
+
+
+def collect_venv(venv):
+    """The :class:`Walker` that judged the venv at ``venv`` and the venv directory'"'"'s stat."""
+    w = Walker()
+    vfd, vshown = w.walk(os.path.abspath(venv), "venv")
+    vst = os.fstat(vfd)
+    if not stat.S_ISDIR(vst.st_mode):
+        raise OSError(errno.ENOTDIR, "not a directory", venv)
+    for rel in ("bin", "pyvenv.cfg", "bin/python"):
+        try:
+            w.walk(rel, "venv", start=(vfd, vshown))
+        except OSError:
+            pass
+    for lib in ("lib", "lib64"):
+        try:
+            lfd, lshown = w.walk(lib, "venv", start=(vfd, vshown))
+        except OSError:
+            continue
+        for name in w.listdir(lfd):
+            if not name.startswith("python"):
+                continue
+            try:
+                pfd, pshown = w.walk(name, "venv", start=(lfd, lshown))
+                sfd, sshown = w.walk("site-packages", "venv", start=(pfd, pshown))
+            except OSError:
+                continue
+            w.entries(sfd, sshown, "venv")
+    _standard_library(w, _read_cfg(w, vfd))
+    return w, vst
+
+
+def _who(uid, name_of):
+    return "root" if uid == 0 else (name_of(uid) or "user id %d" % uid)
+
+
+def verdict(items, venv_uid, name_of, shown, kind="venv"):
+    """The account that runs it (see the module'"'"'s rules), from the judged ``items``; raises
+    :class:`RuleError`."""
+    venv_name = _who(venv_uid, name_of) if venv_uid is not None else None
+    if venv_uid not in (None, 0) and not name_of(venv_uid):
+        raise RuleError("the %s %s belongs to user id %d, which has no account here: rocm-wizard runs a venv'"'"'s "
+                        "interpreter as its owner, never as root; give the venv to an existing user "
+                        "(chown -R USER %s)" % (kind, shown, venv_uid, shown))
+    runner = venv_uid or 0
+    for it in items:
+        uid = it.st.st_uid
+        if uid in (0, runner) or (it.role == "venv" and uid == venv_uid):
+            continue
+        if it.role == "venv" or runner != 0:
+            if it.role == "venv":
+                fix = "make it one owner'"'"'s: chown -R %s %s" % (venv_name or "USER", shown)
+            else:
+                fix = "move the %s out of it, or make it one owner'"'"'s: chown %s %s" % (kind, _who(runner, name_of), it.path)
+            raise RuleError("%s belongs to %s but the %s %s to %s: rocm-wizard will not run an interpreter that two "
+                            "accounts control (%s)" % (it.path, _who(uid, name_of), kind, shown, _who(runner, name_of), fix))
+        runner = uid  # the one non-root user involved (a root venv in their home, their --copies Python)
+    if runner != 0:
+        if not name_of(runner):
+            raise RuleError("%s depends on paths of user id %d, which has no account here: rocm-wizard will not run "
+                            "it as root" % (shown, runner))
+        return name_of(runner)
+    for it in items:
+        for kindw, ident, fix in it.writers():
+            if kindw == "group":
+                whom = "the group %s" % _group(ident)
+            elif kindw == "user":
+                whom = "%s (an ACL grant)" % _who(ident, name_of)
+            else:
+                whom = "all users"
+            if kindw == "group" and fix.startswith("setfacl"):
+                whom += " (an ACL grant)"
+            raise RuleError("%s can be changed by other users (%s; mode %o) and the %s %s would run as root: "
+                            "rocm-wizard will not run it as root (%s, or give the venv to the user who works in it)"
+                            % (it.path, whom, stat.S_IMODE(it.st.st_mode), kind, shown, fix))
+    return "root"
+
+
+def _group(gid):
+    try:
+        import grp
+
+        return grp.getgrgid(gid).gr_name
+    except (ImportError, KeyError):
+        return "id %d" % gid
+
+
+def judge_venv(venv, name_of, shown=None):
+    """The account that runs the interpreter of the venv at ``venv`` under a root run.  Raises
+    :class:`RuleError`."""
+    shown = shown or venv
+    try:
+        w, vst = collect_venv(venv)
+    except OSError as exc:
+        raise RuleError("cannot read the owner of the venv %s: %s" % (shown, exc.strerror or exc)) from None
+    try:
+        return verdict(w.items, vst.st_uid, name_of, shown)
+    finally:
+        w.close()
+
+
+def judge_interpreter(python, name_of):
+    """The account that runs ``python`` (as given) under a root run: a ``pyvenv.cfg`` beside it or
+    one directory up (where CPython looks, on the path as given) makes it that venv'"'"'s rule; else
+    the path as given, what it resolves to, and every directory on the way to both are judged."""
+    given = os.path.abspath(python)
+    here = os.path.dirname(given)
+    up = os.path.dirname(here)
+    w = Walker()
+    try:
+        try:
+            fd, _ = w.walk(given, "outside", follow=True)
+        except OSError as exc:
+            raise RuleError("cannot read the owner of %s: %s" % (python, exc.strerror or exc)) from None
+        for d in (here, up):
+            cfg = os.path.join(d, "pyvenv.cfg")
+            if os.path.lexists(cfg):
+                vw, vst = None, None
+                try:
+                    vw, vst = collect_venv(d)
+                    return verdict(w.items + vw.items, vst.st_uid, name_of, d)
+                except OSError as exc:
+                    raise RuleError("cannot read the owner of the venv %s: %s" % (d, exc.strerror or exc)) from None
+                finally:
+                    if vw is not None:
+                        vw.close()
+        for d in (here, up):  # Python looks for a pyvenv.cfg there: whoever can write them chooses its prefix
+            try:
+                w.walk(d, "outside")
+            except OSError:
+                pass
+        return verdict(w.items, None, name_of, python, kind="interpreter")
+    finally:
+        w.close()
+
+
+def _passwd_name(uid):
+    try:
+        import pwd
+
+        return pwd.getpwuid(uid).pw_name
+    except (ImportError, KeyError):
+        return None
+
+
+def _clean(text):
+    """``text`` without terminal control characters (a file name in site-packages is anyone'"'"'s)."""
+    return "".join(c if c >= " " and not ("\x7f" <= c <= "\x9f") else "?" for c in text)
+
+
+def main(argv):
+    """``RULE venv PATH`` / ``RULE python PATH``: prints the account name; exit 1 with the reason on
+    stderr when a root run must not run it (the generated script and the playbook run this)."""
+    if len(argv) != 2 or argv[0] not in ("venv", "python"):
+        sys.stderr.write("usage: venv PATH | python PATH\n")
+        return 64
+    try:
+        judge = judge_venv if argv[0] == "venv" else judge_interpreter
+        name = judge(argv[1], _passwd_name)
+    except RuleError as exc:
+        sys.stderr.write("rocm-wizard: %s\n" % _clean(str(exc)))
+        return 1
+    sys.stdout.write(name + "\n")
+    return 0
+
+
+def source():
+    """This module'"'"'s source: what the script and the playbook run with ``python3 -I -S -c``."""
+    with open(__file__, encoding="utf-8") as f:
+        return f.read()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
+'
 
 rw_check_fingerprint() {
   rw_expect gpus "$(rw_fp_gpus)" 744c

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rocm-wizard plan: Reinstall torch 2.4.1+rocm6.1 in /home/dev/venvs/train
-# path: torch-reinstall   plan id: f049ed08f4fb   format: 1   rocm-wizard @VERSION@
+# path: torch-reinstall   plan id: f09fc932268e   format: 1   rocm-wizard @VERSION@
 # made for: Ubuntu 22.04.4 LTS, kernel 6.5.0-45-generic; AMD Radeon RX 7900 XT (gfx1100); ROCm 6.2.0; torch 2.5.1+rocm6.2 in /home/dev/train/.venv
 # system fingerprint: sha256:09d42e5cc4ed686967ac2a28f5bb65a5
 #   gpus: 744c
@@ -14,13 +14,15 @@
 #
 # Steps:
 #    1. Create the new venv /home/dev/venvs/train-torch2.4.1-rocm6.1
-#    2. Remove stray Triton distributions
-#    3. Install torch 2.4.1+rocm6.1 and its exact companions
-#    4. Persist TORCH_BLAS_PREFER_HIPBLASLT=0 for the venv's users
-#    5. Point /home/dev/venvs/train at the new venv
-#    6. Check the venv's other packages against the new torch
-#    7. Let the GPU user use the GPU (render and video groups)
+#    2. Guard the venv: pip and uv keep this torch build (torch==2.4.1+rocm6.1, torchvision==0.19.1+rocm6.1, torchaudio==2.4.1+rocm6.1, ...)
+#    3. Remove stray Triton distributions
+#    4. Install torch 2.4.1+rocm6.1 and its exact companions
+#    5. Persist TORCH_BLAS_PREFER_HIPBLASLT=0, UV_CONSTRAINT=/home/dev/venvs/train-torch2.4.1-rocm6.1/rocm-wizard-guard.txt for the venv's users
+#    6. Point /home/dev/venvs/train at the new venv
+#    7. Check the venv's other packages against the new torch
+#    8. Let the GPU user use the GPU (render and video groups)
 # Note: Python of the new venv: a new venv gets Ubuntu 22.04's python3, Python 3.10 (python3 3.10.6-1~22.04); torch 2.4.1 has wheels for Python 3.8-3.12 (documented)
+# Note: the venv is guarded: pip (its pip.conf) and uv (UV_CONSTRAINT in bin/activate) keep torch==2.4.1+rocm6.1 and its companions (/home/dev/venvs/train-torch2.4.1-rocm6.1/rocm-wizard-guard.txt); --no-guard leaves it out
 # Note: the new venv is /home/dev/venvs/train-torch2.4.1-rocm6.1; /home/dev/venvs/train becomes a symbolic link to it; the previous venv is kept (a venv directory at /home/dev/venvs/train is moved to /home/dev/venvs/train-previous first: run it as /home/dev/venvs/train-previous/bin/python -m ..., its scripts still name the old path; rollback moves it back)
 
 # Values are single-quoted data, written out literally ($ and \ in them mean nothing to bash):
@@ -264,6 +266,34 @@ rw_with_block() {
     if [[ $skip == 0 ]]; then RW_NEW+="${line}"$'\n'; fi
   done < <(printf '%s' "$text")
   RW_NEW+=$2
+}
+
+# rw_guard_conf FILE LINE USER: sets RW_NEW to the pip.conf FILE (read as USER; none: empty) with
+# LINE right below its [global] header, or a new [global] section at the end; unchanged when LINE is
+# there; refuses a file that names other constraint files (PipGuard's rule, plan/steps/python.py)
+rw_guard_conf() {
+  local line text='' placed=0
+  local -a lines=()
+  RW_NEW=''
+  if [[ -e $1 || -L $1 ]]; then
+    text=$(rw_user_run "$3" sh -c 'if [ -L "$1" ] || [ ! -f "$1" ]; then exit 3; fi; cat -- "$1" && printf x' sh "$1") ||
+      rw_die "cannot read $1 as $3 (a link, not a regular file, or not readable by $3)"
+    text=${text%x}
+  fi
+  while IFS= read -r line || [[ -n $line ]]; do lines+=("$line"); done < <(printf '%s' "$text")
+  for line in "${lines[@]}"; do
+    if [[ $line == "$2" ]]; then RW_NEW=$text; return 0; fi
+  done
+  for line in "${lines[@]}"; do
+    if [[ $line =~ ^[[:space:]]*constraints?[[:space:]]*[=:] ]]; then
+      rw_die "${1#"$RW_ROOT"} already names constraint files (${line}): add  $2  to it by hand, or plan with --no-guard"
+    fi
+  done
+  for line in "${lines[@]}"; do
+    RW_NEW+="${line}"$'\n'
+    if [[ $placed == 0 && $line =~ ^[[:space:]]*\[global\][[:space:]]*$ ]]; then RW_NEW+="$2"$'\n'; placed=1; fi
+  done
+  if [[ $placed == 0 ]]; then RW_NEW+="[global]"$'\n'"$2"$'\n'; fi
 }
 
 # ---- apt sources that point at AMD's repositories (RW_URLS holds //host/path prefixes)
@@ -744,7 +774,7 @@ rw_expect() {
   rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
   RW_STALE=1
 }
-RW_PLAN_ID=f049ed08f4fb
+RW_PLAN_ID=f09fc932268e
 # the owner rule (rocm_wizard/ownerrule.py as it is), run by rw_venv_user
 RW_OWNER_RULE='"""The owner rule: whom a root run may run a venv'"'"'s interpreter as, judged on what Python will read.
 
@@ -1225,8 +1255,43 @@ step_01_venv() {
   rw_mark venv
 }
 
-step_02_triton_strays() {
-  rw_begin 2 triton-strays 'Remove stray Triton distributions'
+step_02_torch_guard() {
+  rw_begin 2 torch-guard 'Guard the venv: pip and uv keep this torch build (torch==2.4.1+rocm6.1, torchvision==0.19.1+rocm6.1, torchaudio==2.4.1+rocm6.1, ...)'
+  local venv=/home/dev/venvs/train-torch2.4.1-rocm6.1 gfile=/home/dev/venvs/train-torch2.4.1-rocm6.1/rocm-wizard-guard.txt owner mode
+  local content='# Written by rocm-wizard: the PyTorch ROCm build this venv was given.  pip reads it through
+# the venv'"'"'s pip.conf (constraint =), uv through UV_CONSTRAINT: an install that would swap
+# these for a CUDA or CPU build is refused.  To change them, run rocm-wizard again (or delete
+# this file and the constraint line of pip.conf).
+torch==2.4.1+rocm6.1
+torchvision==0.19.1+rocm6.1
+torchaudio==2.4.1+rocm6.1
+pytorch-triton-rocm==3.0.0
+' line='constraint = /home/dev/venvs/train-torch2.4.1-rocm6.1/rocm-wizard-guard.txt'
+  if [[ ! -d $RW_ROOT$venv ]]; then
+    if [[ $DRY_RUN == 1 ]]; then
+      rw_would "write $gfile and name it in $venv/pip.conf"
+      rw_mark torch-guard
+      return 0
+    fi
+    rw_die "$venv is not a venv yet"
+  fi
+  owner=$(rw_venv_user "$venv")
+  rw_guard_conf "$RW_ROOT$venv/pip.conf" "$line" "$owner"
+  if rw_same "$RW_ROOT$gfile" "$content" && rw_same "$RW_ROOT$venv/pip.conf" "$RW_NEW"; then
+    rw_ok 'the venv is guarded (pip.conf names the pins)'
+    return 0
+  fi
+  if ! rw_same "$RW_ROOT$gfile" "$content"; then rw_put_as "$owner" "$gfile" 0644 "$content"; fi
+  if ! rw_same "$RW_ROOT$venv/pip.conf" "$RW_NEW"; then
+    mode=0644
+    if [[ -f $RW_ROOT$venv/pip.conf ]]; then mode=$(stat -c %a -- "$RW_ROOT$venv/pip.conf"); fi
+    rw_put_as "$owner" "$venv/pip.conf" "$mode" "$RW_NEW"
+  fi
+  rw_mark torch-guard
+}
+
+step_03_triton_strays() {
+  rw_begin 3 triton-strays 'Remove stray Triton distributions'
   local venv=/home/dev/venvs/train-torch2.4.1-rocm6.1 keep=pytorch-triton-rocm owner=''
   local -a strays=(triton-rocm triton pytorch-triton)
   local -a found=()
@@ -1245,8 +1310,8 @@ step_02_triton_strays() {
   rw_mark triton-strays
 }
 
-step_03_torch() {
-  rw_begin 3 torch 'Install torch 2.4.1+rocm6.1 and its exact companions'
+step_04_torch() {
+  rw_begin 4 torch 'Install torch 2.4.1+rocm6.1 and its exact companions'
   local venv=/home/dev/venvs/train-torch2.4.1-rocm6.1 idx=https://download.pytorch.org/whl/rocm6.1 owner=''
   local -a reqs=(torch==2.4.1+rocm6.1 torchvision==0.19.1+rocm6.1 torchaudio==2.4.1+rocm6.1 pytorch-triton-rocm==3.0.0)
   if [[ -x $RW_ROOT$venv/bin/python ]]; then owner=$(rw_venv_user "$venv"); fi
@@ -1260,15 +1325,17 @@ step_03_torch() {
   rw_mark torch
 }
 
-step_04_torch_env() {
-  rw_begin 4 torch-env 'Persist TORCH_BLAS_PREFER_HIPBLASLT=0 for the venv'"'"'s users'
+step_05_torch_env() {
+  rw_begin 5 torch-env 'Persist TORCH_BLAS_PREFER_HIPBLASLT=0, UV_CONSTRAINT=/home/dev/venvs/train-torch2.4.1-rocm6.1/rocm-wizard-guard.txt for the venv'"'"'s users'
   local venv=/home/dev/venvs/train-torch2.4.1-rocm6.1 envfile=/home/dev/venvs/train-torch2.4.1-rocm6.1/rocm-wizard.env owner mode
   local block='# >>> rocm-wizard >>>
 export TORCH_BLAS_PREFER_HIPBLASLT=0
+export UV_CONSTRAINT=/home/dev/venvs/train-torch2.4.1-rocm6.1/rocm-wizard-guard.txt
 # <<< rocm-wizard <<<
 ' envcontent='# Environment for programs that use the venv /home/dev/venvs/train-torch2.4.1-rocm6.1
 # (systemd: EnvironmentFile= this file).  Written by rocm-wizard.
 TORCH_BLAS_PREFER_HIPBLASLT=0
+UV_CONSTRAINT=/home/dev/venvs/train-torch2.4.1-rocm6.1/rocm-wizard-guard.txt
 '
   local activate="$RW_ROOT$venv/bin/activate"
   if [[ ! -f $activate ]]; then
@@ -1293,8 +1360,8 @@ TORCH_BLAS_PREFER_HIPBLASLT=0
   rw_mark torch-env
 }
 
-step_05_venv_switch() {
-  rw_begin 5 venv-switch 'Point /home/dev/venvs/train at the new venv'
+step_06_venv_switch() {
+  rw_begin 6 venv-switch 'Point /home/dev/venvs/train at the new venv'
   local link=/home/dev/venvs/train target=/home/dev/venvs/train-torch2.4.1-rocm6.1 aside=/home/dev/venvs/train-previous cur='' owner
   owner=$(rw_owner_of "$RW_ROOT${link%/*}")
   if [[ -L $RW_ROOT$link ]]; then
@@ -1318,8 +1385,8 @@ step_05_venv_switch() {
   rw_mark venv-switch
 }
 
-step_06_pip_check() {
-  rw_begin 6 pip-check 'Check the venv'"'"'s other packages against the new torch'
+step_07_pip_check() {
+  rw_begin 7 pip-check 'Check the venv'"'"'s other packages against the new torch'
   local venv=/home/dev/venvs/train-torch2.4.1-rocm6.1 out owner
   if [[ ! -x $RW_ROOT$venv/bin/python ]]; then
     rw_ok 'no venv yet: pip check runs after the install'
@@ -1337,8 +1404,8 @@ step_06_pip_check() {
   rw_say '    fix: upgrade or pin the packages named above in the venv, or go back to the previous venv'
 }
 
-step_07_gpu_groups() {
-  rw_begin 7 gpu-groups 'Let the GPU user use the GPU (render and video groups)'
+step_08_gpu_groups() {
+  rw_begin 8 gpu-groups 'Let the GPU user use the GPU (render and video groups)'
   local user=dev g
   local -a groups=(render video)
   local -a missing=()
@@ -1383,12 +1450,13 @@ rw_main() {
   if [[ $DRY_RUN == 1 ]]; then rw_say 'DRY_RUN=1: showing what would be done; nothing is changed'; fi
   rw_check_fingerprint
   step_01_venv
-  step_02_triton_strays
-  step_03_torch
-  step_04_torch_env
-  step_05_venv_switch
-  step_06_pip_check
-  step_07_gpu_groups
+  step_02_torch_guard
+  step_03_triton_strays
+  step_04_torch
+  step_05_torch_env
+  step_06_venv_switch
+  step_07_pip_check
+  step_08_gpu_groups
   RW_STEP='(end)'
   rw_say ''
   if [[ $DRY_RUN == 1 ]]; then
