@@ -183,7 +183,10 @@ def from_system(system, error_text: Optional[str] = None, venv: Optional[str] = 
     wsl = getattr(osi, "wsl", None) is True or "microsoft" in kernel.lower() or "wsl" in kernel.lower()
     env = venv_of(system, venv)
     py = None
-    if env is not None:
+    # torch outside any venv (a pasted collect_env, a container's system site): the torch way makes
+    # a new venv there, with the distribution's python3, not the Python that torch runs under now
+    new_venv = env is None or not _s(getattr(env, "path", None))
+    if env is not None and not new_venv:
         m = re.match(r"^(\d+)\.(\d+)", _s(env.python))
         py = f"{m.group(1)}.{m.group(2)}" if m else None
     access_env = getattr(getattr(system, "access", None), "env", None) or {}
@@ -194,7 +197,7 @@ def from_system(system, error_text: Optional[str] = None, venv: Optional[str] = 
     for w in getattr(system, "workloads", None) or []:  # programs the pasted outputs come from
         text += "\n" + _s(getattr(w, "id", None))
     train, where = driver_train(system)
-    new_py, new_src = (None, "") if env is not None else distro_python(osi)
+    new_py, new_src = (None, "") if not new_venv else distro_python(osi)
     return Facts(
         gpus=amd_gpus(system), python=py, torch=_s(env.version) if env is not None else None,
         torch_index=wheels.index_of_version(env.version) if env is not None else None,
