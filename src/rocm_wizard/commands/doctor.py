@@ -204,7 +204,7 @@ def payload(diag, system=None) -> Dict[str, Any]:
         ],
         "recommendations": [
             {"path": r.path, "rank": r.rank, "applies": r.applies, "target": r.target, "why": r.why,
-             "steps": list(r.steps)}
+             "steps": list(r.steps), "commands": target_commands(r.target)}
             for r in diag.recommendations
         ],
         "notes": list(diag.notes),
@@ -241,6 +241,7 @@ def render_human(diag, system=None, file=None) -> None:
         return _markup_escape(clean(text))
 
     console = Console(file=file or sys.stdout, highlight=False, soft_wrap=False)
+    prose, command = _printers(console)
     where = "the snapshot" if getattr(system, "origin", "live") == "snapshot" else "this system"
     from ..doctor.evidence import missing
 
@@ -261,7 +262,7 @@ def render_human(diag, system=None, file=None) -> None:
                       f"show {' or '.join(escape(m) for m in lacking)}. These commands would settle it; add "
                       f"their output to the snapshot (one command a line):")
         for cmd in ask(system):
-            console.print("    " + escape(cmd), soft_wrap=True, crop=False)
+            command(cmd)
     elif not diag.findings:
         console.print(f"[bold green]No known problem found[/] on {where}.")
     else:
@@ -270,44 +271,97 @@ def render_human(diag, system=None, file=None) -> None:
     for f in diag.findings:
         layer = f"[dim]{escape(f.layer)} layer, [/]" if f.layer else ""
         console.print(f"[{_STYLE.get(f.severity, 'bold')}]{f.severity.upper()}[/] [bold]{escape(f.title)}[/]  "
-                      f"[dim]([/]{layer}[dim]{escape(f.id)})[/]")
-        console.print(f"  {escape(f.explanation)}", style="default")
+                      f"[dim]([/]{layer}[dim]{escape(f.id)})[/]", soft_wrap=True, crop=False)
+        prose(f.explanation, 2)
         if f.evidence:
             console.print("  [bold]Evidence[/]")
             for e in f.evidence:
-                console.print(f"    - {escape(e)}")
+                prose(e, 4, hang=2, prefix="- ")
         label = "Fix (community setting)" if f.community else "Fix"
-        console.print(f"  [bold]{label}[/]: {escape(f.fix)}" + (f"  [dim]-> way out: {f.path}[/]" if f.path else ""))
+        prose(f.fix + (f"  -> way out: {f.path}" if f.path else ""), 2, prefix=f"[bold]{label}[/]: ")
         if f.next_commands:
             console.print("  [bold]Run next[/] (one command a line)")
             for cmd in f.next_commands:  # whole, never wrapped: a command is copied as a line
-                console.print("    " + escape(cmd), soft_wrap=True, crop=False)
+                command(cmd)
         if f.sources:
-            console.print("  [dim]Sources: " + escape("; ".join(f.sources)) + "[/]")
+            prose("; ".join(f.sources), 2, prefix="Sources: ", style="dim")
         console.print()
     console.print("[bold]Ways out[/]")
     for r in diag.recommendations:
         if r.applies:
-            console.print(f"  [bold green]{r.rank}. {r.path}[/]: {escape(r.why)}")
-            for line in _target_lines(r.target):
-                console.print(f"     [dim]{escape(line)}[/]")
+            prose(r.why, 2, hang=3, prefix=f"[bold green]{r.rank}. {r.path}[/]: ")
+            for kind, line in target_lines(r.target):
+                if kind == "command":
+                    command(line, 5)
+                else:
+                    prose(line, 5, style="dim")
         else:
-            console.print(f"  [dim]-  {r.path}: does not apply: {escape(r.why)}[/]")
+            prose(r.why, 2, hang=3, prefix=f"[dim]-  {r.path}: does not apply: [/]", style="dim")
     for note in diag.notes:
-        console.print(f"[dim]note: {escape(note)}[/]")
+        prose(note, 0, hang=6, prefix="[dim]note: [/]", style="dim")
+
+
+def _printers(console: Any):
+    """``prose(text, indent, hang=0, prefix=markup)`` wraps text to the console's width with its
+    indent kept on every line (``hang`` more after the first) and never breaks a command the text
+    quotes (:func:`._output.wrap_prose`); ``command(text, indent=4)`` prints one command whole on its
+    own line, never wrapped nor cropped at any width (a command is copied as a line: the first half
+    of a wrapped ``pip install`` pasted alone installs something else)."""
+    from rich.markup import escape as escape_markup  # noqa: F401  (kept for callers' symmetry)
+    from rich.text import Text
+
+    from ._output import wrap_prose
+
+    def prose(text: Any, indent: int, hang: int = 0, prefix: str = "", style: Optional[str] = None) -> None:
+        head = Text.from_markup(prefix) if prefix else Text("")
+        width = max(20, (console.width or 80) - indent - hang)
+        first = max(10, (console.width or 80) - indent - len(head.plain))
+        for i, line in enumerate(wrap_prose(clean(text), width, first)):
+            out = Text(" " * (indent + (hang if i else 0)))
+            if i == 0:
+                out += head
+            out += Text(line, style=style or "")
+            console.print(out, soft_wrap=True, crop=False)
+
+    def command(text: str, indent: int = 4) -> None:
+        console.print(Text(" " * indent + clean(text)), soft_wrap=True, crop=False, highlight=False)
+
+    return prose, command
+
+
+def target_commands(target: Dict[str, Any]) -> List[str]:
+    """The commands a way out's target gives, whole, in order (``--json``'s ``commands``)."""
+    return [line for kind, line in target_lines(target or {}) if kind == "command"]
+
+
+def target_lines(target: Dict[str, Any]) -> List[tuple]:
+    """(kind, text) rows of a way out's target: ``command`` rows are printed whole on their own line,
+    ``label`` rows are prose that says what the command rows below them are."""
+    out: List[tuple] = []
+    if "requirements" in target:
+        out.append(("command", "pip install " + " ".join(target.get("requirements") or [])
+                    + f" --index-url {target.get('index_url')}"))
+        env = target.get("env") or {}
+        if env:
+            out.append(("label", "in the venv's environment:"))
+            for k, v in env.items():
+                out.append(("command", f"{k}={v}"))
+    if "apt_lines" in target:
+        last = None
+        for f, line in target.get("apt_lines") or []:
+            if f != last:
+                out.append(("label", f"in {f}:"))
+                last = f
+            out.append(("command", line))
+        t = target.get("torch")
+        if isinstance(t, dict):
+            out.append(("label", "then, in the venv:"))
+            out.append(("command", "pip install " + " ".join(t.get("requirements") or [])
+                        + f" --index-url {t.get('index_url')}"))
+    if "run" in target:
+        out.append(("command", " ".join(target.get("run") or [])))
+    return out
 
 
 def _target_lines(target: Dict[str, Any]) -> List[str]:
-    out = []
-    if "requirements" in target:
-        out.append("pip install " + " ".join(target.get("requirements") or []) + f" --index-url {target.get('index_url')}")
-        for k, v in (target.get("env") or {}).items():
-            out.append(f"{k}={v}")
-    if "apt_lines" in target:
-        out += [f"{f}: {line}" for f, line in target.get("apt_lines") or []]
-        t = target.get("torch")
-        if isinstance(t, dict):
-            out.append("then: pip install " + " ".join(t.get("requirements") or []) + f" --index-url {t.get('index_url')}")
-    if "run" in target:
-        out.append(" ".join(target.get("run") or []))
-    return out
+    return [line for _kind, line in target_lines(target)]
