@@ -105,12 +105,15 @@ def _run(args: argparse.Namespace, argv: Optional[List[str]] = None) -> int:
             _err("no AMD GPU was found on this system, so there is no recommendation to apply. To set up a machine "
                  "before its card is in, choose the way explicitly: --path rocm-upgrade, --path torch-reinstall or "
                  "--path docker")
-            return exitcodes.ERROR
+            return exitcodes.refusal(exitcodes.SYSTEM)  # as --plan-only and doctor: nothing here to act on
         _err(f"warning: no AMD GPU was found on this system; planning {choices.path} anyway, as asked "
              "(provisioning before the card is in)")
     try:
         plan = build_plan(system, choices)
     except PlanError as exc:
+        from .main import blame_answers
+
+        exc = blame_answers(exc, choices)
         _err(exc.message)
         return exc.exit_code
     if dry:

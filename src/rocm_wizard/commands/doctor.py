@@ -139,11 +139,10 @@ def run(args: argparse.Namespace) -> int:
     if system is None:
         _err(problem or "no system to diagnose")
         return ERROR
-    from ..doctor.evidence import described
+    from ..doctor.evidence import described, describes_nothing
 
     if args.snapshot is not None and not described(system) and not error_text:
-        _err(f"{args.snapshot} describes no system: nothing in it is the output of a tool rocm-wizard reads "
-             f"(rocminfo, lspci, amd-smi, dmesg, os-release, pip freeze, ...) or a known error message")
+        _err(describes_nothing(args.snapshot))
         return ERROR
 
     from ..doctor import diagnose
@@ -250,17 +249,16 @@ def render_human(diag, system=None, file=None) -> None:
         others = [escape(s_) for f in diag.findings for s_ in f.evidence if s_.startswith("GPUs found")]
         if others:
             console.print(others[0] + ".")
-        console.print("[bold yellow]Nothing to diagnose[/]: this system has no AMD GPU and no ROCm (no AMD GPU in "
-                      "the PCI devices, the KFD topology or the ROCm tools; no ROCm install, package or ROCm build "
-                      "of PyTorch). rocm-wizard diagnoses AMD GPU systems; to look at one from here, give "
-                      "--snapshot its outputs.")
+        prose("this system has no AMD GPU and no ROCm (no AMD GPU in the PCI devices, the KFD topology or the ROCm "
+              "tools; no ROCm install, package or ROCm build of PyTorch). rocm-wizard diagnoses AMD GPU systems; to "
+              "look at one from here, give --snapshot its outputs.", 0, prefix="[bold yellow]Nothing to diagnose[/]: ")
         return
     if not diag.findings and lacking:
         from ..doctor.evidence import ask
 
-        console.print(f"[bold yellow]No problem seen, but too little to call it healthy[/]: {where} does not "
-                      f"show {' or '.join(escape(m) for m in lacking)}. These commands would settle it; add "
-                      f"their output to the snapshot (one command a line):")
+        prose(f"{where} does not show {' or '.join(clean(m) for m in lacking)}. These commands would settle it; "
+              f"add their output to the snapshot (one command a line):", 0,
+              prefix="[bold yellow]No problem seen, but too little to call it healthy[/]: ")
         for cmd in ask(system):
             command(cmd)
     elif not diag.findings:

@@ -14,7 +14,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from fnmatch import fnmatchcase
 from urllib.parse import urlsplit
 
-from ..exitcodes import ERROR, NOT_APPLICABLE, USAGE
+from ..exitcodes import ERROR, NOT_APPLICABLE, SYSTEM, USAGE, refusal
 from . import catalog_adapter as cat
 from .core import Fingerprint, Plan
 from .recipes import instantiate, load_recipe
@@ -85,9 +85,9 @@ def _os(system):
 
 
 def _explicit(choices: Choices, path: str) -> int:
-    """Exit status for a refusal: 3 (the way out asked for does not apply to this system) when the
-    user asked for this path, 1 when it was the default."""
-    return ERROR if getattr(choices, "_auto", False) or choices.path != path else NOT_APPLICABLE
+    """Exit status for a refusal about the system (no GPU, no build for it): 3 whether the path was
+    asked for or the default (exitcodes.refusal: the same status ``doctor`` gives such a system)."""
+    return refusal(SYSTEM)
 
 
 def _user(system, choices: Choices) -> str:
@@ -179,9 +179,9 @@ def _simple_default(system) -> str:
     if not targets:
         raise PlanError(_no_gpu_text(system) + ", so there is nothing to recommend. To set up a machine (or an "
                         "image) before its card is in, choose the way explicitly: --path rocm-upgrade, --path "
-                        "torch-reinstall or --path docker", ERROR)
+                        "torch-reinstall or --path docker", refusal(SYSTEM))
     if not any(cat.has_any_build(g) for g in targets):
-        raise PlanError(_no_build_message(targets), ERROR)
+        raise PlanError(_no_build_message(targets), refusal(SYSTEM))
     osi = _os(system)
     if any(e.build in (None, "rocm") and e.version for e in getattr(system, "torch", []) or []):
         return "torch-reinstall"
@@ -801,17 +801,18 @@ def _torch_choice(system, choices: Choices, targets: Sequence[str], notes: List[
     best = res.best
     if best is None:
         if only is None:
-            raise PlanError("no PyTorch ROCm wheel can be planned for this system: " + res.reason, ERROR)
+            raise PlanError("no PyTorch ROCm wheel can be planned for this system: " + res.reason, refusal(SYSTEM))
         asked = f"{only[0]}+{only[1]}" if only[1] else only[0]
         gfx = [w.check("wheel-has-gfx") for w in res.rejected]
         if gfx and all(c is not None and c.verdict == resolve.VIOLATED for c in gfx):
             lacking = sorted({g for g in targets if all(cat.wheel_has_gfx(w.subject[0], w.subject[1], g) is False
                                                         for w in res.rejected)})
             raise PlanError(f"the torch {asked} wheels ({', '.join(w.subject[1].name for w in res.rejected)}) have no "
-                            f"kernels for {', '.join(lacking or targets)}" + _better_torch(facts))
+                            f"kernels for {', '.join(lacking or targets)}" + _better_torch(facts), refusal(SYSTEM))
         failed = dict.fromkeys(f"{c.constraint}: {c.detail}" for w in res.rejected for c in w.checks
                                if c.verdict == resolve.VIOLATED or (c.verdict == resolve.UNKNOWN and c.on_unknown == "reject"))
-        raise PlanError(f"torch {asked} cannot work on this system: " + "; ".join(failed) + _better_torch(facts))
+        raise PlanError(f"torch {asked} cannot work on this system: " + "; ".join(failed) + _better_torch(facts),
+                        refusal(SYSTEM))
     rel, idx = best.subject
     if not targets:
         if choices.torch and only and not only[1]:
@@ -1169,6 +1170,7 @@ def build_plan(system, choices: Optional[Choices] = None) -> Plan:
                 notes.append(f"target chosen by the diagnosis: {rec.get('title') or rec['path']}")
         return _build(system, base, notes)
     errors: List[str] = []
+    codes: List[int] = []
     for rec in diagnosed_ways(system):
         c = Choices(**{**base.to_dict()})
         c.env = dict(base.env)
@@ -1179,6 +1181,7 @@ def build_plan(system, choices: Optional[Choices] = None) -> Plan:
             return _build(system, c, [f"path chosen by the diagnosis: {rec.get('title') or rec['path']}"])
         except PlanError as exc:
             errors.append(f"{rec['path']}: {exc.message}")
+            codes.append(exc.exit_code)
     c = Choices(**{**base.to_dict()})
     c.env = dict(base.env)
     object.__setattr__(c, "_auto", True)
@@ -1188,7 +1191,10 @@ def build_plan(system, choices: Optional[Choices] = None) -> Plan:
         notes.append(f"{c.path} chosen by the default rule (no --path given)")
         return _build(system, c, notes)
     except PlanError as exc:
-        raise PlanError(errors[0] if errors else exc.message, ERROR) from None
+        # every way refused for what the system is (no GPU, no build for it) -> 3, as doctor's "no
+        # AMD GPU"; anything else -> 1 (exitcodes.refusal)
+        system_only = all(code == NOT_APPLICABLE for code in codes + [exc.exit_code])
+        raise PlanError(errors[0] if errors else exc.message, refusal(SYSTEM) if system_only else ERROR) from None
 
 
 def _as_ubuntu_base(system, path: str, here: int, notes: List[str]):
@@ -1232,7 +1238,7 @@ def _build(system, choices: Choices, notes: List[str]) -> Plan:
 
     not_served = cpu_arches.refusal(path, getattr(osi, "arch", None))
     if not_served:
-        raise PlanError(not_served, ERROR if auto else _explicit(choices, path))
+        raise PlanError(not_served, _explicit(choices, path))
     try:
         user = _user(system, choices)
         os_ns = {"codename": cat.apt_codename(osi) or "", "kernel": (osi.kernel if osi is not None else None) or "",
