@@ -111,3 +111,16 @@ def test_the_root_command_names_this_program_by_its_absolute_path(tmp_path):
     assert invoker.root_command("rocm-wizard", {"PATH": str(tool.parent)}) == f"sudo '{tool}'"
     assert invoker.root_command(str(tool), {}) == f"sudo '{tool}'"
     assert invoker.root_command("rocm-wizard", {"PATH": str(tmp_path / "nowhere")}) == 'sudo "$(command -v rocm-wizard)"'
+
+
+def test_the_first_screen_says_what_root_is_needed_for(tmp_path):
+    tool = tmp_path / "rocm-wizard"
+    tool.write_text("#!/bin/sh\n")
+    tool.chmod(0o755)
+    by_name, by_uid = fake_pwd(tmp_path / "home" / "alice")
+    as_user = invoker.first_screen_notice({"PATH": str(tmp_path)}, 1, "rocm-wizard")
+    assert "Run changes the system and needs root" in as_user and f"sudo {tool}" in as_user
+    as_root = invoker.first_screen_notice({"SUDO_USER": "alice"}, 0, "rocm-wizard", by_name, by_uid)
+    assert "Running as root for alice (sudo)" in as_root and "read as alice" in as_root
+    assert invoker.first_screen_notice({}, 0, "rocm-wizard", by_name, by_uid) is None
+

@@ -133,6 +133,12 @@ def root_command(argv0: Optional[str] = None, environ: Optional[Dict[str, str]] 
 
     environ = os.environ if environ is None else environ
     path = None
+    if argv0 and os.path.basename(argv0) == "__main__.py":  # python -m rocm_wizard
+        import sys
+
+        from .plan.shellquote import q
+
+        return f"sudo {q(sys.executable)} -m rocm_wizard"
     if argv0 and os.path.isabs(argv0):
         path = argv0
     elif argv0 and os.sep in argv0:
@@ -144,3 +150,25 @@ def root_command(argv0: Optional[str] = None, environ: Optional[Dict[str, str]] 
     from .plan.shellquote import q
 
     return f"sudo {q(path)}"
+
+
+def first_screen_notice(environ: Dict[str, str], euid: int, argv0: Optional[str] = None,
+                        by_name: Callable = _pwd_by_name, by_uid: Callable = _pwd_by_uid) -> Optional[str]:
+    """What the wizard's first screen says about root: run as a user, that it reads as them and that
+    Run needs root, with the command that starts it as root (the absolute path: sudo's secure_path
+    does not hold ~/.local/bin or a venv's bin); run as root for someone, whose venvs it reads as them."""
+    if euid != 0:
+        import pwd
+
+        try:
+            me = pwd.getpwuid(euid).pw_name
+        except KeyError:
+            me = str(euid)
+        return (f"Reading this system as {me}: nothing is changed until Run. Run changes the system and needs "
+                f"root: it asks for sudo then (a password prompt stops an unattended run). To start as root now, "
+                f"quit (q) and run:\n    {root_command(argv0, environ)}")
+    inv = invoking_user(environ, euid, by_name, by_uid)
+    if inv is not None:
+        return (f"Running as root for {inv.name} ({inv.tool}): venvs are looked for in {inv.home} and the working "
+                f"directory, read as {inv.name}; what runs a venv's Python runs as its owner.")
+    return None

@@ -186,7 +186,10 @@ def _root_check(plan, argv: List[str]) -> Optional[int]:
     if not need:
         return None
     names = ", ".join(f"{s.index} ({s.id})" for s in need)
-    command = "sudo rocm-wizard " + _argv_for_messages(argv)
+    from ..invoker import root_command
+
+    # the absolute path: sudo's secure_path does not hold ~/.local/bin (pipx, uv tool) or a venv's bin
+    command = root_command(sys.argv[0] if sys.argv else None) + " " + _argv_for_messages(argv)
     if passwordless_sudo() and not os.environ.get("ROCM_WIZARD_NO_SUDO"):
         _err(f"steps {names} need root: running the same command through sudo")
         keep = [k for k in ("ROCM_WIZARD_LOG_DIR", "PYTHONPATH") if k in os.environ]
@@ -198,10 +201,12 @@ def _root_check(plan, argv: List[str]) -> Optional[int]:
             return exitcodes.ERROR
     import shutil
 
+    from ..plan.shellquote import q
+
     how = ("sudo asks for a password, which an unattended run cannot type" if shutil.which("sudo")
            else "sudo is not installed")
     _err(f"steps {names} change the system and need root, and this is user {_user()} ({how}). Nothing was changed. "
-         f"Run it as root:\n    {command}\n  (or as root without sudo: su -c '{command[5:]}')")
+         f"Run it as root:\n    {command}\n  (or as root without sudo: su -c {q(command[5:])})")
     return exitcodes.ERROR
 
 

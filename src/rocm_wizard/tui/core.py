@@ -60,6 +60,10 @@ class Core:
     demo = False
     simulated = False
 
+    def changes_this_machine(self) -> bool:
+        """Whether Run acts on this machine (not the demo, not a snapshot): then it needs root."""
+        return not (self.demo or self.snapshot)
+
     def __init__(self, snapshot: Optional[str] = None, venvs: Sequence[str] = (), error_text: Optional[str] = None,
                  state_dir: Optional[str] = None) -> None:
         self.snapshot = snapshot
