@@ -20,18 +20,50 @@ def console(**kwargs: Any) -> Any:
 
 # Words that begin a command a reader may copy out of a sentence ("run sudo apt install ... then
 # reboot"): such a span is kept on one line when prose is wrapped (moved whole to the next line,
-# never split). Shell-ish tokens only; prose words are not on this list.
+# never split).  Names that are also English words, or that prose uses as names ("the uv resolver",
+# "pip's cache"), count only before one of their subcommands or an option.
 COMMAND_WORDS = frozenset({
-    "sudo", "pip", "pip3", "uv", "pipx", "apt", "apt-get", "apt-cache", "dpkg", "dnf", "zypper", "docker",
-    "podman", "rocm-smi", "amd-smi", "rocminfo", "dkms", "modprobe", "python", "python3", "export",
-    "rocm-wizard", "usermod", "mokutil", "amd-ttm", "rocm-sdk", "journalctl", "dmesg", "lspci", "ls",
-    "cat", "grep", "echo", "source", "runuser", "systemctl", "update-initramfs", "ldconfig",
+    "rocm-smi", "amd-smi", "rocminfo", "rocm-wizard", "modprobe", "usermod", "mokutil", "amd-ttm", "rocm-sdk",
+    "runuser", "update-initramfs", "ldconfig", "journalctl", "lspci", "dmesg", "apt-get", "apt-cache", "dpkg",
+    "dpkg-query", "amdgpu-install",
 })
+SUBCOMMANDS = {
+    "sudo": None,  # before another command (checked below)
+    "pip": {"install", "uninstall", "list", "freeze", "show", "download", "check", "cache"},
+    "pip3": {"install", "uninstall", "list", "freeze", "show", "download", "check"},
+    "uv": {"pip", "tool", "venv", "run", "sync", "add", "lock"},
+    "pipx": {"install", "uninstall", "run", "upgrade", "list"},
+    "apt": {"install", "update", "upgrade", "full-upgrade", "remove", "purge", "policy", "list", "autoremove"},
+    "dnf": {"install", "update", "upgrade", "remove", "list", "info"},
+    "zypper": {"install", "in", "update", "refresh", "remove"},
+    "docker": {"run", "pull", "images", "exec", "ps", "logs", "info", "version"},
+    "podman": {"run", "pull", "images", "exec"},
+    "python": None, "python3": None,  # before an option (python -m ...)
+    "dkms": {"status", "autoinstall", "install", "build", "remove"},
+    "systemctl": {"restart", "status", "start", "stop", "enable", "disable"},
+    "export": None,  # before NAME=VALUE
+}
 
 
-def _is_command_start(word: str) -> bool:
+def _core(word: str) -> str:
+    return word.lstrip("('\"`").rstrip(".,;:)'\"`")
+
+
+def _is_command_start(word: str, nxt: str = "") -> bool:
     core = word.lstrip("('\"`")
-    return core in COMMAND_WORDS
+    if core in COMMAND_WORDS:
+        return True
+    if core not in SUBCOMMANDS:
+        return False
+    follow = _core(nxt)
+    allowed = SUBCOMMANDS[core]
+    if core == "sudo":
+        return bool(follow) and (follow in COMMAND_WORDS or follow in SUBCOMMANDS)
+    if core == "export":
+        return "=" in follow
+    if allowed is None:
+        return follow.startswith("-")
+    return follow in allowed or follow.startswith("-")
 
 
 def prose_units(text: str) -> list:
@@ -43,7 +75,7 @@ def prose_units(text: str) -> list:
     i = 0
     while i < len(words):
         w = words[i]
-        if not _is_command_start(w):
+        if not _is_command_start(w, words[i + 1] if i + 1 < len(words) else ""):
             units.append(w)
             i += 1
             continue
