@@ -857,6 +857,30 @@ def _env_rules(recipe, rel, idx: str, targets: Sequence[str]) -> Dict[str, Tuple
     return out
 
 
+def _env_reasons(recipe, rel, idx: str, targets: Sequence[str], env_vars: Dict[str, str]) -> List[str]:
+    """Why each variable the recipe's rules set is persisted, for the plan's notes (a setting written
+    into a user's venv is never left unexplained): the GPUs the wheel's hipBLASLt list leaves out."""
+    from packaging.version import Version
+
+    out: List[str] = []
+    wheel_rocm = cat.index_rocm(idx) or "0"
+    for rule in recipe.data.get("env_rule", []):
+        name = rule["name"]
+        if env_vars.get(name) != str(rule["value"]) or Version(rel.version) < Version(rule["torch_min"]):
+            continue
+        covered = set()
+        for entry in rule["hipblaslt_archs"]:
+            if Version(wheel_rocm) >= Version(entry["wheel_rocm_min"]):
+                covered.update(entry["gfx"])
+        left = [g for g in targets if g not in covered]
+        if left:
+            out.append(f"{name}={rule['value']} is persisted because {', '.join(left)} is not on the hipBLASLt list "
+                       f"of torch {rel.version}'s {idx} wheels, and hard hipBLASLt errors were reported on GPUs off "
+                       f"that list (pytorch/pytorch#138067); it only makes PyTorch use hipBLAS instead, so it cures "
+                       f"no error of hipBLAS itself (such as HIPBLAS_STATUS_ALLOC_FAILED)")
+    return out
+
+
 def _torch_reinstall(system, choices: Choices, notes: List[str], recipe):
     targets, other = _require_gpu(system, choices, "torch-reinstall", notes)
     rel, idx, way = _torch_choice(system, choices, targets, notes)
@@ -934,6 +958,7 @@ def _torch_reinstall(system, choices: Choices, notes: List[str], recipe):
     for name, (value, sources) in _env_rules(recipe, rel, idx, targets).items():
         env_vars[name] = value
         env_sources[name] = sources
+    ruled = dict(env_vars)
     for k, v in (choices.env or {}).items():
         if not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", k) or not re.match(r"^[A-Za-z0-9._:/,+=-]*$", v):
             raise PlanError(f"--env {k}={v!r}: names are letters, digits and _; values plain text without spaces "
@@ -942,6 +967,7 @@ def _torch_reinstall(system, choices: Choices, notes: List[str], recipe):
             env_vars.pop(k, None)
         else:
             env_vars[k] = v
+    notes.extend(_env_reasons(recipe, rel, idx, targets, {k: v for k, v in env_vars.items() if ruled.get(k) == v}))
     restore = mode == "new" and exists
     # a venv made in place is a directory, not a link: the switch moves it aside, named after its torch
     # the old build names the directory it is moved to, when it is a plain version (it comes from

@@ -21,6 +21,7 @@
 #    6. Check the venv's other packages against the new torch
 #    7. Let the GPU user use the GPU (render and video groups)
 # Note: not proven (wheel-for-python): the venv's Python version is not known (a new venv gets the system's python3)
+# Note: TORCH_BLAS_PREFER_HIPBLASLT=0 is persisted because gfx1100 is not on the hipBLASLt list of torch 2.4.1's rocm6.1 wheels, and hard hipBLASLt errors were reported on GPUs off that list (pytorch/pytorch#138067); it only makes PyTorch use hipBLAS instead, so it cures no error of hipBLAS itself (such as HIPBLAS_STATUS_ALLOC_FAILED)
 # Note: the new venv is /home/dev/venvs/train-torch2.4.1-rocm6.1; /home/dev/venvs/train becomes a symbolic link to it; the previous venv is kept (a venv directory at /home/dev/venvs/train is moved to /home/dev/venvs/train-previous first: run it as /home/dev/venvs/train-previous/bin/python -m ..., its scripts still name the old path; rollback moves it back)
 
 # Values are single-quoted data, written out literally ($ and \ in them mean nothing to bash):

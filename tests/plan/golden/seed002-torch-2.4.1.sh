@@ -19,6 +19,7 @@
 #    4. Persist TORCH_BLAS_PREFER_HIPBLASLT=0 for the venv's users
 #    5. Check the venv's other packages against the new torch
 #    6. Let the GPU user use the GPU (render and video groups)
+# Note: TORCH_BLAS_PREFER_HIPBLASLT=0 is persisted because gfx1100 is not on the hipBLASLt list of torch 2.4.1's rocm6.1 wheels, and hard hipBLASLt errors were reported on GPUs off that list (pytorch/pytorch#138067); it only makes PyTorch use hipBLAS instead, so it cures no error of hipBLAS itself (such as HIPBLAS_STATUS_ALLOC_FAILED)
 
 # Values are single-quoted data, written out literally ($ and \ in them mean nothing to bash):
 # shellcheck disable=SC2016,SC1003
