@@ -60,7 +60,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="base URL of a mirror of AMD's Core SDK hosts (https://stable.repo.amd.com for 10.x, "
                         "https://repo.amd.com for 7.14; same paths below it)")
     g.add_argument("--rocm-core-key-fingerprint", metavar="FPR",
-                   help="expected fingerprint of the Core SDK repository key (AMD publishes none: required)")
+                   help="expected fingerprint of the Core SDK repository key (default: the key the catalog pins, "
+                        "taken from AMD's packaging sources)")
     g.add_argument("--torch-index-url", metavar="URL",
                    help="pip index to use instead of the catalog's (download.pytorch.org's, or AMD's for a torch "
                         "from AMD's index such as 2.12.0+rocm7.14.0)")

@@ -1,0 +1,31 @@
+"""``docs/answers.md`` is generated from the code (issue 22): every answers-file key with its option,
+type and default; the page in the repository is what the generator writes now."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from rocm_wizard import answers_doc
+from rocm_wizard.execute import answers
+
+PAGE = Path(__file__).resolve().parents[1] / "docs" / "answers.md"
+
+
+def test_the_page_is_in_sync_with_the_code():
+    assert PAGE.read_text(encoding="utf-8") == answers_doc.markdown(), \
+        "docs/answers.md is stale: python -m rocm_wizard.answers_doc > docs/answers.md"
+
+
+def test_every_key_has_a_row_with_its_option():
+    rows = {r["key"]: r for r in answers_doc.rows()}
+    assert list(rows) == list(answers.KEYS)
+    for key, row in rows.items():
+        if key != "format":
+            assert row["flag"].startswith("--") and row["meaning"], row
+    assert rows["dkms"]["flag"].startswith("--no-dkms") and rows["path"]["type"].startswith("string (")
+
+
+def test_the_example_on_the_page_is_a_valid_answers_file(tmp_path):
+    text = PAGE.read_text(encoding="utf-8").split("```toml\n", 1)[1].split("```", 1)[0]
+    (tmp_path / "a.toml").write_text(text, encoding="utf-8")
+    loaded = answers.load(str(tmp_path / "a.toml"))
+    assert loaded["path"] == "torch-reinstall" and loaded["env"] == {"TORCH_BLAS_PREFER_HIPBLASLT": "0"}
