@@ -21,3 +21,27 @@ async def test_the_wizard_shows_it_on_its_first_screen_at_80x24(make_app):
     async with demo.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert not demo.screen.query("#root-notice")
+
+
+def test_the_resume_hint_is_a_command_root_can_find(make_app, monkeypatch, tmp_path):
+    """On leaving a stopped run: ``sudo <this program> resume <run>``, whole on its own line (the runs
+    are root's; ``rocm-wizard`` alone is not on sudo's secure_path)."""
+    import sys
+
+    from rocm_wizard.demo import DemoCore
+    from rocm_wizard.tui.execution import ExecOutcome
+
+    tool = tmp_path / "rocm-wizard"
+    tool.write_text("#!/bin/sh\n")
+    tool.chmod(0o755)
+    monkeypatch.setattr(sys, "argv", [str(tool)])
+
+    class LiveLike(DemoCore):
+        demo = False
+
+    app = make_app(core=LiveLike(speed=0, fail={}))
+    app.outcome = ExecOutcome(status="failed", run_dir="/var/log/rocm-wizard/20261127-010203-abcd",
+                              log_path="/var/log/rocm-wizard/20261127-010203-abcd/run.log")
+    lines = app.farewell().splitlines()
+    assert f"    sudo {tool} resume /var/log/rocm-wizard/20261127-010203-abcd" in lines
+    assert f"    sudo {tool} rollback /var/log/rocm-wizard/20261127-010203-abcd" in lines
