@@ -45,3 +45,15 @@ def test_the_resume_hint_is_a_command_root_can_find(make_app, monkeypatch, tmp_p
     lines = app.farewell().splitlines()
     assert f"    sudo {tool} resume /var/log/rocm-wizard/20261127-010203-abcd" in lines
     assert f"    sudo {tool} rollback /var/log/rocm-wizard/20261127-010203-abcd" in lines
+
+
+async def test_the_help_says_how_to_close_it_above_the_fold(make_app):
+    """At 80x24 the help's first line says how to close it (the rest may be below the fold)."""
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("question_mark")
+        await pilot.pause()
+        title = app.screen.query(".question").first()
+        assert "Escape or ? closes" in str(title.render())
+        assert title.region.y < 24 and title.region.bottom <= 24
