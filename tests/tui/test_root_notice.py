@@ -57,3 +57,28 @@ async def test_the_help_says_how_to_close_it_above_the_fold(make_app):
         title = app.screen.query(".question").first()
         assert "Escape or ? closes" in str(title.render())
         assert title.region.y < 24 and title.region.bottom <= 24
+
+
+async def test_a_plan_error_names_the_field_on_screen_and_run_is_not_offered(make_app):
+    from _tui_helpers import detected, to_screen, wait_for
+
+    from rocm_wizard.tui import fields as F
+    from rocm_wizard.tui.screens.review import ReviewScreen
+
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await detected(pilot)
+        values = F.values(app.core.fields(app.system, app.diagnosis, "rocm-upgrade"))
+        values["rocm_key_fingerprint"] = "not-hex"
+        app.push_screen(ReviewScreen("rocm-upgrade", values))
+        await to_screen(pilot, "ReviewScreen")
+        await wait_for(pilot, lambda: app.screen.error is not None)
+        head = " ".join(str(app.screen.query_one("#review-head").render()).split())
+        assert "the field 'Key fingerprint'" in head and "--rocm-key-fingerprint" not in head, head
+        assert "answers file" not in head
+        assert app.screen.check_action("execute", ()) is False  # hidden from the footer
+        shown_keys = [k for k, b in app.screen.active_bindings.items() if b.binding.show]
+        assert "x" not in shown_keys and "s" not in shown_keys, shown_keys
+        await pilot.press("x")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "ReviewScreen"
