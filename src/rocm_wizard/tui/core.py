@@ -80,9 +80,16 @@ class Core:
             from ..detect.bundle import open_snapshot
 
             return open_snapshot(self.snapshot)
+        from ..detect import invoker_venvs
         from ..detect.sources import LiveSource
 
-        return LiveSource()
+        # run through sudo/pkexec/doas: the invoking user's venvs too, listed as them (detect_live's rule)
+        extra, note = invoker_venvs()
+        self.venvs = tuple(dict.fromkeys(tuple(self.venvs) + tuple(extra)))
+        source = LiveSource(guard_venvs=extra)
+        if note:
+            source.notes.append(note)
+        return source
 
     def probe_names(self) -> Sequence[str]:
         from ..detect import PROBES
