@@ -82,3 +82,21 @@ async def test_a_plan_error_names_the_field_on_screen_and_run_is_not_offered(mak
         await pilot.press("x")
         await pilot.pause()
         assert type(app.screen).__name__ == "ReviewScreen"
+
+
+def test_a_long_diff_line_keeps_its_marker_on_every_piece():
+    from types import SimpleNamespace as NS
+
+    from rocm_wizard.tui.widgets.steps import description_text
+
+    deb = ("deb [arch=amd64 signed-by=/etc/apt/keyrings/rocm.gpg] https://repo.radeon.com/rocm/apt/7.2.4 "
+           "jammy main")
+    f = NS(action="write", path="/etc/apt/sources.list.d/rocm.list", note="", diff=f"--- a\n+++ b\n@@ -0,0 +1 @@\n+{deb}\n-old\n")
+    report = NS(step=NS(index=2), check=NS(status="change", detail=""),
+                description=NS(title="ROCm repository", actions=[], packages=[], commands=[], files=[f]))
+    lines = description_text(report, 74).plain.splitlines()
+    pieces = [l for l in lines if l.startswith("    +") and not l.startswith("    +++")]
+    assert len(pieces) > 1 and all(len(l) <= 74 for l in pieces)
+    assert "".join(p[5:] for p in pieces) == deb  # nothing lost, every piece marked
+    assert "    -old" in lines
+    assert description_text(report).plain.count(deb) == 1  # no width: the line whole, as before

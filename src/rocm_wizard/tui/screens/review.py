@@ -130,8 +130,10 @@ class ReviewScreen(WizardScreen):
         head.update(text)
         self.query_one(StepChecks).set_reports(msg.reports)
         changes = Text()
+        # the columns the Changes tab gives its text (the screen less its borders, padding, scrollbar)
+        width = max(40, (self.app.size.width or 80) - 6)
         for r in msg.reports:
-            changes.append_text(description_text(r))
+            changes.append_text(description_text(r, width))
             changes.append("\n")
         for note in getattr(msg.plan, "notes", []) or []:
             changes.append(f"note: {clean(note)}\n", style="dim")
