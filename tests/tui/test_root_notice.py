@@ -100,3 +100,19 @@ def test_a_long_diff_line_keeps_its_marker_on_every_piece():
     assert "".join(p[5:] for p in pieces) == deb  # nothing lost, every piece marked
     assert "    -old" in lines
     assert description_text(report).plain.count(deb) == 1  # no width: the line whole, as before
+
+
+def test_what_next_is_one_rule_for_yes_and_the_done_screen():
+    from types import SimpleNamespace as NS
+
+    from rocm_wizard.plan import after
+
+    plan = NS(steps=[NS(id="torch-env", kind="env-persist"), NS(id="gpu-groups", kind="user-groups"),
+                     NS(id="pip-check", kind="pip-check")])
+    lines = after.reminders(plan, ["torch-env", "gpu-groups"], "sudo /opt/x/rocm-wizard")
+    text = "\n".join(lines)
+    assert "open a new shell" in text and "log out and in" in text
+    assert "    sudo /opt/x/rocm-wizard rollback" in lines  # a command on its own line
+    assert after.reminders(plan, ["pip-check"], "sudo x") == [
+        l for l in after.reminders(plan, ["pip-check"], "sudo x") if "shell" not in l and "login" not in l]
+    assert after.reminders(plan, []) == []

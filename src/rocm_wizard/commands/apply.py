@@ -288,6 +288,11 @@ def _apply(args, plan, argv: List[str]) -> int:
         code = executor.run()
         if code == exitcodes.OK:
             code = verify_after(plan, journal, log, skip=getattr(args, "no_verify", False))
+            from ..invoker import root_command
+            from ..plan import after
+
+            for line in after.reminders(plan, journal.changed, root_command(sys.argv[0] if sys.argv else None)):
+                log.say(line)
         log.event("run-end", exit=code, state=journal.state)
         return code
     except OSError as exc:
