@@ -29,3 +29,13 @@ def test_the_example_on_the_page_is_a_valid_answers_file(tmp_path):
     (tmp_path / "a.toml").write_text(text, encoding="utf-8")
     loaded = answers.load(str(tmp_path / "a.toml"))
     assert loaded["path"] == "torch-reinstall" and loaded["env"] == {"TORCH_BLAS_PREFER_HIPBLASLT": "0"}
+
+
+def test_the_snapshot_names_the_environment_variables_it_keeps():
+    """issue 22: 'only GPU-related environment variables are kept' was not true (PATH, HOME, USER...)."""
+    from rocm_wizard.commands.snapshot import env_kept_message
+    from rocm_wizard.detect.sources import GPU_ENV_NAMES
+
+    msg = env_kept_message()
+    assert all(name in msg for name in GPU_ENV_NAMES) and "PATH" in msg and "HOME" in msg
+    assert "only GPU-related" not in msg
