@@ -87,14 +87,6 @@ class DoneScreen(WizardScreen):
         titles = {s.id: s.title for s in getattr(w.plan, "steps", [])}
         results = getattr(o, "results", {}) or {}
         changed = [sid for sid, st in results.items() if st == "changed"]
-        if status == "done":
-            import sys
-
-            from ...invoker import root_command
-
-            me = root_command(sys.argv[0] if sys.argv else None) if not w.core.demo else None
-            for line in (after.reminders(w.plan, changed, me) if me else after.reminders(w.plan, changed)):
-                out.append(f"{line}\n")
         out.append("\nWhat changed\n", style="bold")
         if changed:
             for sid in changed:
@@ -125,6 +117,15 @@ class DoneScreen(WizardScreen):
             out.append(f"  or: {start[1]}\n")
         for kind, path in sorted(w.exports.items()):
             out.append(f"Saved {kind}: {path}\n")
+        if status == "done":
+            import sys
+
+            from ...invoker import root_command
+
+            me = root_command(sys.argv[0] if sys.argv else None) if not w.core.demo else None
+            lines = after.reminders(w.plan, changed, me) if me else after.reminders(w.plan, changed)
+            if lines:  # the same rule as --yes
+                out.append("\n" + "\n".join(lines) + "\n")
         if status in ("failed", "cancelled") and not w.core.demo:
             import sys
 
