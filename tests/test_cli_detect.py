@@ -57,6 +57,13 @@ def test_schema_describes_every_model_field_and_nothing_else():
 @pytest.mark.parametrize("folder", FIXTURES, ids=lambda p: p.name[:3])
 def test_detect_json_snapshot_validates(folder, validator):
     r = cli("detect", "--json", "--snapshot", str(folder))
+    from rocm_wizard.detect import detect_snapshot
+    from rocm_wizard.doctor.evidence import described
+
+    if not described(detect_snapshot(str(folder))):
+        # a paste detection reads nothing from: refused as doctor refuses it (exit 1, exitcodes.INPUT)
+        assert r.returncode == 1 and r.stdout == b"" and b"describes no system" in r.stderr, r.stderr.decode()
+        return
     assert r.returncode == 0, r.stderr.decode()
     data = json.loads(r.stdout)
     errors = sorted(validator.iter_errors(data), key=lambda e: list(e.path))

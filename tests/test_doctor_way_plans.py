@@ -78,8 +78,8 @@ def test_the_text_report_prints_the_plan_lines(case):
     snap = _snapshot(case)
     rc, out, err = _run(["doctor", "--snapshot", snap])
     ways = out.split("Ways out", 1)[1]
-    blocks = re.findall(r"^\s+plan: (.*)\n((?:\s+ ?\d+\. .*\n)*)\s+the whole plan: rocm-wizard --plan-only --path "
-                        r"(\S+)", ways, re.M)
+    blocks = re.findall(r"^\s+plan: (.*)\n((?:\s+ ?\d+\. .*\n)*)\s+the whole plan:\n\s+rocm-wizard --plan-only "
+                        r"--path (\S+)", ways, re.M)
     for title, body, path in blocks:
         code, script, _e = _run(["--plan-only", "--path", path, "--snapshot", snap])
         assert f"# rocm-wizard plan: {title}\n" in script

@@ -13,7 +13,7 @@ import sys
 from typing import List, Optional
 
 from . import __version__
-from .exitcodes import OK, USAGE
+from .exitcodes import INTERRUPTED, OK, USAGE
 
 # sub-command -> (module, one-line help)
 COMMANDS = {
@@ -100,6 +100,11 @@ def main(argv: Optional[List[str]] = None) -> int:
         except (OSError, ValueError, AttributeError):
             pass
         return OK
+    except KeyboardInterrupt:
+        # Ctrl-C where no command caught it (detection, diagnosis, planning: nothing was being
+        # changed): 130, README's row, never a traceback
+        print("rocm-wizard: stopped (Ctrl-C) at a safe point; nothing was being changed", file=sys.stderr)
+        return INTERRUPTED
 
 
 def _main(argv: Optional[List[str]] = None) -> int:

@@ -65,7 +65,9 @@ def pseudo_fs(path: str) -> Optional[str]:
         if real == root or real.startswith(root + "/"):
             return root
         try:
-            if dev is not None and os.stat(root).st_dev == dev:
+            # by device only where it is a file system of its own: in a chroot or a container
+            # without /sys mounted, /sys is a plain directory on the root's own device
+            if dev is not None and os.stat(root).st_dev == dev and os.stat(root).st_dev != os.stat("/").st_dev:
                 return root
         except OSError:
             pass

@@ -23,7 +23,8 @@ def test_not_root_and_no_sudo_gets_a_clear_message(rocm_old, apt_site):
     err = res.stderr
     assert "need root" in err and "this is user alice (sudo is not installed)" in err
     assert "2 (rocm-repos)" in err and "6 (rocm-packages)" in err
-    assert "sudo rocm-wizard --yes --no-verify --path rocm-upgrade" in err
+    # the command root can find (sudo's secure_path): this program by its absolute path
+    assert "sudo /usr/bin/python3 -m rocm_wizard --yes --no-verify --path rocm-upgrade" in err
     assert "Nothing was changed" in err
     assert checks.apt_state(root) == before
     assert not root.exists("/home/alice/.local/state/rocm-wizard")

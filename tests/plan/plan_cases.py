@@ -57,7 +57,7 @@ CASES = [
     # seed 000: the triton.language error with torch 2.4.1+rocm6.0: same pins, stray triton removed
     Case("seed000-torch-2.4.1-rocm6.0", SEED_000, ["--path", "torch-reinstall", "--torch", "2.4.1+rocm6.0"], ALL, 2),
     # seed 003: gfx803, refused honestly
-    Case("seed003-gfx803-default", SEED_003, [], REFUSED, 1),
+    Case("seed003-gfx803-default", SEED_003, [], REFUSED, 3),
     Case("seed003-gfx803-torch", SEED_003, ["--path", "torch-reinstall"], REFUSED, 3),
     Case("seed003-gfx803-docker", SEED_003, ["--path", "docker"], REFUSED, 3),
     # real systems
@@ -69,7 +69,7 @@ CASES = [
          ["--path", "rocm-upgrade"], REFUSED, 3),
     Case("fx011-gfx1201-igpu-torch", "fixture:011-gfx1201-rx9070-gfx1036-rocmNA-arch",
          ["--path", "torch-reinstall", "--venv", "/opt/venvs/torch"], ALL, 2),
-    Case("fx013-no-amd-gpu", "fixture:013-nogpu-intel-hd8750m-rocm6.2.2-ubuntu24.04", [], REFUSED, 1),
+    Case("fx013-no-amd-gpu", "fixture:013-nogpu-intel-hd8750m-rocm6.2.2-ubuntu24.04", [], REFUSED, 3),
     # no GPU, but the way chosen: provisioning before the card is in, with the catalog's defaults (and notes)
     Case("fx013-no-gpu-rocm-upgrade", "fixture:013-nogpu-intel-hd8750m-rocm6.2.2-ubuntu24.04",
          ["--path", "rocm-upgrade", "--no-dkms"], ("shell",), 2),
@@ -84,7 +84,7 @@ CASES = [
          ["--path", "rocm-upgrade", "--rocm", "7.2.0"], ALL, 2),
     Case("fx019-gfx1150-rocm-upgrade-default", "fixture:019-gfx1150-radeon890m-rocm7.2.0-ubuntu24.04",
          ["--path", "rocm-upgrade"], ("shell", "json"), 2),
-    Case("fx021-gfx902-default", "fixture:021-gfx902-cezanne-apu-rocm4.3.1-arch", [], REFUSED, 1),
+    Case("fx021-gfx902-default", "fixture:021-gfx902-cezanne-apu-rocm4.3.1-arch", [], REFUSED, 3),
     Case("fx028-rocky-rocm-upgrade", "fixture:028-gfx1030-rx6800-rocm5.3.0-rocky9.0", ["--path", "rocm-upgrade"],
          REFUSED, 3),
     # its amdgpu 5.3 driver: AMD's window (5.3-5.6 rows documented, issue 30) ends at ROCm 5.5, older

@@ -37,7 +37,8 @@ def test_the_default_path_on_aarch64_is_an_error_not_a_plan(seed_system):
     seed = seed_system("seed-rx7900xt-jammy-rocm6.2")
     with pytest.raises(PlanError) as err:
         build_plan(_on(seed, "aarch64"), Choices())
-    assert err.value.exit_code == 1 and "aarch64" in err.value.message
+    # not applicable to this system, default path or not (exitcodes.refusal, README's table)
+    assert err.value.exit_code == 3 and "aarch64" in err.value.message
 
 
 def test_an_aarch64_snapshot_gets_exit_3_from_plan_only(tmp_path):

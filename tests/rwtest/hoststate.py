@@ -92,6 +92,10 @@ def redirect(monkeypatch, directory: str) -> None:
     for name, value in environment(directory).items():
         monkeypatch.setenv(name, value)
     monkeypatch.delenv("VIRTUAL_ENV", raising=False)
+    # a suite started with sudo/pkexec/doas: the invoking user's home is not searched for venvs
+    # (rocm_wizard.invoker) by tests that detect this machine
+    for name in ("SUDO_USER", "PKEXEC_UID", "DOAS_USER"):
+        monkeypatch.delenv(name, raising=False)
     from rocm_wizard.catalog import overlay
 
     overlay.read.cache_clear()  # an overlay read before (another test's) is not this test's

@@ -236,7 +236,7 @@ async def test_stop_and_quit_says_how_to_resume(make_app):
         await pilot.press("y")
         await wait_for(pilot, lambda: app.return_code is not None, timeout=30)
     assert app.return_code == 130
-    assert "rocm-wizard resume" in app.farewell() and "demo" in app.farewell()
+    assert 'sudo "$(command -v rocm-wizard)" resume' in app.farewell() and "demo" in app.farewell()
 
 
 def test_a_real_run_left_unfinished_names_its_run_directory():
@@ -248,9 +248,11 @@ def test_a_real_run_left_unfinished_names_its_run_directory():
     assert app.farewell() is None
     run = "/var/log/rocm-wizard/20261123-101500-abc"
     app.outcome = ExecOutcome("cancelled", run_dir=run, log_path=run + "/run.log")
-    assert f"rocm-wizard resume {run}" in app.farewell() and "safe point" in app.farewell()
+    # the command root can find (sudo and this program's path), on a line of its own
+    assert any(line.startswith("    sudo ") and line.endswith(f" resume {run}") for line in app.farewell().splitlines())
+    assert "safe point" in app.farewell()
     app.outcome = ExecOutcome("failed", run_dir=run)
-    assert f"rocm-wizard rollback {run}" in app.farewell()
+    assert any(line.startswith("    sudo ") and line.endswith(f" rollback {run}") for line in app.farewell().splitlines())
     app.outcome = ExecOutcome("done", run_dir=run)
     assert app.farewell() is None
 

@@ -105,12 +105,15 @@ def _run(args: argparse.Namespace, argv: Optional[List[str]] = None) -> int:
             _err("no AMD GPU was found on this system, so there is no recommendation to apply. To set up a machine "
                  "before its card is in, choose the way explicitly: --path rocm-upgrade, --path torch-reinstall or "
                  "--path docker")
-            return exitcodes.ERROR
+            return exitcodes.refusal(exitcodes.SYSTEM)  # as --plan-only and doctor: nothing here to act on
         _err(f"warning: no AMD GPU was found on this system; planning {choices.path} anyway, as asked "
              "(provisioning before the card is in)")
     try:
         plan = build_plan(system, choices)
     except PlanError as exc:
+        from .main import blame_answers
+
+        exc = blame_answers(exc, choices)
         _err(exc.message)
         return exc.exit_code
     for note in plan.notes:  # a way taken other than the recommended one is said before anything runs
@@ -186,7 +189,10 @@ def _root_check(plan, argv: List[str]) -> Optional[int]:
     if not need:
         return None
     names = ", ".join(f"{s.index} ({s.id})" for s in need)
-    command = "sudo rocm-wizard " + _argv_for_messages(argv)
+    from ..invoker import root_command
+
+    # the absolute path: sudo's secure_path does not hold ~/.local/bin (pipx, uv tool) or a venv's bin
+    command = root_command(sys.argv[0] if sys.argv else None) + " " + _argv_for_messages(argv)
     if passwordless_sudo() and not os.environ.get("ROCM_WIZARD_NO_SUDO"):
         _err(f"steps {names} need root: running the same command through sudo")
         keep = [k for k in ("ROCM_WIZARD_LOG_DIR", "PYTHONPATH") if k in os.environ]
@@ -198,10 +204,12 @@ def _root_check(plan, argv: List[str]) -> Optional[int]:
             return exitcodes.ERROR
     import shutil
 
+    from ..plan.shellquote import q
+
     how = ("sudo asks for a password, which an unattended run cannot type" if shutil.which("sudo")
            else "sudo is not installed")
     _err(f"steps {names} change the system and need root, and this is user {_user()} ({how}). Nothing was changed. "
-         f"Run it as root:\n    {command}\n  (or as root without sudo: su -c '{command[5:]}')")
+         f"Run it as root:\n    {command}\n  (or as root without sudo: su -c {q(command[5:])})")
     return exitcodes.ERROR
 
 
@@ -283,6 +291,11 @@ def _apply(args, plan, argv: List[str]) -> int:
         code = executor.run()
         if code == exitcodes.OK:
             code = verify_after(plan, journal, log, skip=getattr(args, "no_verify", False))
+            from ..invoker import root_command
+            from ..plan import after
+
+            for line in after.reminders(plan, journal.changed, root_command(sys.argv[0] if sys.argv else None)):
+                log.say(line)
         log.event("run-end", exit=code, state=journal.state)
         return code
     except OSError as exc:

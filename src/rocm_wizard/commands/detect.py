@@ -2,7 +2,8 @@
 
 ``--json`` prints the System as JSON (schema: ``rocm_wizard/schema/detect.schema.json``, documented
 in ``docs/detect-json.md``) and imports neither Rich nor Textual; the human report uses Rich.
-Exit status 0 on success, 1 when the snapshot cannot be read (the reason goes to stderr).
+Exit status 0 on success, 1 when the snapshot cannot be read or describes no system (the reason goes
+to stderr; the same rule as ``doctor``'s, exitcodes.py).
 """
 from __future__ import annotations
 
@@ -38,6 +39,11 @@ def run(args: argparse.Namespace) -> int:
         except OSError as exc:
             print("rocm-wizard detect: cannot read %s: %s" % (clean_line(args.snapshot), clean_line(exc.strerror or exc)),
                   file=sys.stderr)
+            return ERROR
+        from ..doctor.evidence import described, describes_nothing
+
+        if not described(system):  # an unrelated file: the same refusal as doctor's (exitcodes.INPUT)
+            print("rocm-wizard detect: %s" % clean_line(describes_nothing(args.snapshot)), file=sys.stderr)
             return ERROR
     else:
         system = detect_live(args.venv, root=args.root or "/")

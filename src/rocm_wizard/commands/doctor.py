@@ -139,11 +139,10 @@ def run(args: argparse.Namespace) -> int:
     if system is None:
         _err(problem or "no system to diagnose")
         return ERROR
-    from ..doctor.evidence import described
+    from ..doctor.evidence import described, describes_nothing
 
     if args.snapshot is not None and not described(system) and not error_text:
-        _err(f"{args.snapshot} describes no system: nothing in it is the output of a tool rocm-wizard reads "
-             f"(rocminfo, lspci, amd-smi, dmesg, os-release, pip freeze, ...) or a known error message")
+        _err(describes_nothing(args.snapshot))
         return ERROR
 
     from ..doctor import diagnose
@@ -217,7 +216,8 @@ def payload(diag, system=None, plans: Optional[Dict[str, Any]] = None) -> Dict[s
         ],
         "recommendations": [
             {"path": r.path, "rank": r.rank, "applies": r.applies, "target": r.target, "why": r.why,
-             "steps": list(r.steps), "plan": plans[r.path].to_dict() if r.path in plans else None}
+             "steps": list(r.steps), "plan": plans[r.path].to_dict() if r.path in plans else None,
+             "commands": _plan_commands(plans.get(r.path))}
             for r in diag.recommendations
         ],
         "notes": list(diag.notes),
@@ -254,6 +254,7 @@ def render_human(diag, system=None, file=None, plans: Optional[Dict[str, Any]] =
         return _markup_escape(clean(text))
 
     console = Console(file=file or sys.stdout, highlight=False, soft_wrap=False)
+    prose, command = _printers(console)
     where = "the snapshot" if getattr(system, "origin", "live") == "snapshot" else "this system"
     from ..doctor.evidence import missing
 
@@ -262,19 +263,18 @@ def render_human(diag, system=None, file=None, plans: Optional[Dict[str, Any]] =
         others = [escape(s_) for f in diag.findings for s_ in f.evidence if s_.startswith("GPUs found")]
         if others:
             console.print(others[0] + ".")
-        console.print("[bold yellow]Nothing to diagnose[/]: this system has no AMD GPU and no ROCm (no AMD GPU in "
-                      "the PCI devices, the KFD topology or the ROCm tools; no ROCm install, package or ROCm build "
-                      "of PyTorch). rocm-wizard diagnoses AMD GPU systems; to look at one from here, give "
-                      "--snapshot its outputs.")
+        prose("this system has no AMD GPU and no ROCm (no AMD GPU in the PCI devices, the KFD topology or the ROCm "
+              "tools; no ROCm install, package or ROCm build of PyTorch). rocm-wizard diagnoses AMD GPU systems; to "
+              "look at one from here, give --snapshot its outputs.", 0, prefix="[bold yellow]Nothing to diagnose[/]: ")
         return
     if not diag.findings and lacking:
         from ..doctor.evidence import ask
 
-        console.print(f"[bold yellow]No problem seen, but too little to call it healthy[/]: {where} does not "
-                      f"show {' or '.join(escape(m) for m in lacking)}. These commands would settle it; add "
-                      f"their output to the snapshot (one command a line):")
+        prose(f"{where} does not show {' or '.join(clean(m) for m in lacking)}. These commands would settle it; "
+              f"add their output to the snapshot (one command a line):", 0,
+              prefix="[bold yellow]No problem seen, but too little to call it healthy[/]: ")
         for cmd in ask(system):
-            console.print("    " + escape(cmd), soft_wrap=True, crop=False)
+            command(cmd)
     elif not diag.findings:
         console.print(f"[bold green]No known problem found[/] on {where}.")
     else:
@@ -283,31 +283,62 @@ def render_human(diag, system=None, file=None, plans: Optional[Dict[str, Any]] =
     for f in diag.findings:
         layer = f"[dim]{escape(f.layer)} layer, [/]" if f.layer else ""
         console.print(f"[{_STYLE.get(f.severity, 'bold')}]{f.severity.upper()}[/] [bold]{escape(f.title)}[/]  "
-                      f"[dim]([/]{layer}[dim]{escape(f.id)})[/]")
-        console.print(f"  {escape(f.explanation)}", style="default")
+                      f"[dim]([/]{layer}[dim]{escape(f.id)})[/]", soft_wrap=True, crop=False)
+        prose(f.explanation, 2)
         if f.evidence:
             console.print("  [bold]Evidence[/]")
             for e in f.evidence:
-                console.print(f"    - {escape(e)}")
+                prose(e, 4, hang=2, prefix="- ")
         label = "Fix (community setting)" if f.community else "Fix"
-        console.print(f"  [bold]{label}[/]: {escape(f.fix)}" + (f"  [dim]-> way out: {f.path}[/]" if f.path else ""))
+        prose(f.fix + (f"  -> way out: {f.path}" if f.path else ""), 2, prefix=f"[bold]{label}[/]: ")
         if f.next_commands:
             console.print("  [bold]Run next[/] (one command a line)")
             for cmd in f.next_commands:  # whole, never wrapped: a command is copied as a line
-                console.print("    " + escape(cmd), soft_wrap=True, crop=False)
+                command(cmd)
         if f.sources:
-            console.print("  [dim]Sources: " + escape("; ".join(f.sources)) + "[/]")
+            prose("; ".join(f.sources), 2, prefix="Sources: ", style="dim")
         console.print()
     console.print("[bold]Ways out[/]")
     for r in diag.recommendations:
         if r.applies:
-            console.print(f"  [bold green]{r.rank}. {r.path}[/]: {escape(r.why)}")
-            for line in _plan_lines((plans or {}).get(r.path)):  # whole, never wrapped: copied as lines
-                console.print(f"     {escape(line)}", soft_wrap=True, crop=False)
+            prose(r.why, 2, hang=3, prefix=f"[bold green]{r.rank}. {r.path}[/]: ")
+            wp = (plans or {}).get(r.path)
+            for line in _plan_lines(wp):  # the plan's own lines, one a line (the script's header lists them)
+                command(line, 5)
+            for cmd in _plan_commands(wp):  # whole, never wrapped: a command is copied as a line
+                command(cmd, 5)
         else:
-            console.print(f"  [dim]-  {r.path}: does not apply: {escape(r.why)}[/]")
+            prose(r.why, 2, hang=3, prefix=f"[dim]-  {r.path}: does not apply: [/]", style="dim")
     for note in diag.notes:
-        console.print(f"[dim]note: {escape(note)}[/]")
+        prose(note, 0, hang=6, prefix="[dim]note: [/]", style="dim")
+
+
+def _printers(console: Any):
+    """``prose(text, indent, hang=0, prefix=markup)`` wraps text to the console's width with its
+    indent kept on every line (``hang`` more after the first) and never breaks a command the text
+    quotes (:func:`._output.wrap_prose`); ``command(text, indent=4)`` prints one command whole on its
+    own line, never wrapped nor cropped at any width (a command is copied as a line: the first half
+    of a wrapped install command pasted alone installs something else)."""
+    from rich.markup import escape as escape_markup  # noqa: F401  (kept for callers' symmetry)
+    from rich.text import Text
+
+    from ._output import wrap_prose
+
+    def prose(text: Any, indent: int, hang: int = 0, prefix: str = "", style: Optional[str] = None) -> None:
+        head = Text.from_markup(prefix) if prefix else Text("")
+        width = max(20, (console.width or 80) - indent - hang)
+        first = max(10, (console.width or 80) - indent - len(head.plain))
+        for i, line in enumerate(wrap_prose(clean(text), width, first)):
+            out = Text(" " * (indent + (hang if i else 0)))
+            if i == 0:
+                out += head
+            out += Text(line, style=style or "")
+            console.print(out, soft_wrap=True, crop=False)
+
+    def command(text: str, indent: int = 4) -> None:
+        console.print(Text(" " * indent + clean(text)), soft_wrap=True, crop=False, highlight=False)
+
+    return prose, command
 
 
 def _plan_lines(wp: Any) -> List[str]:
@@ -316,5 +347,10 @@ def _plan_lines(wp: Any) -> List[str]:
     if wp is None:
         return []
     if wp.error:
-        return [f"plan: not made as it is: {wp.error}", f"the plan: {wp.command}"]
-    return [f"plan: {wp.title}", *(f"  {line}" for line in wp.steps), f"the whole plan: {wp.command}"]
+        return [f"plan: not made as it is: {wp.error}", "the plan (run this to see why, and to change the options):"]
+    return [f"plan: {wp.title}", *(f"  {line}" for line in wp.steps), "the whole plan:"]
+
+
+def _plan_commands(wp: Any) -> List[str]:
+    """The command that prints a way out's plan whole (``--json``'s ``commands``)."""
+    return [wp.command] if wp is not None and getattr(wp, "command", None) else []

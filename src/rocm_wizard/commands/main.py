@@ -15,7 +15,7 @@ import os
 import sys
 from typing import Any, Optional, Sequence
 
-from ..exitcodes import ERROR, OK, PENDING, USAGE
+from ..exitcodes import ERROR, INPUT, OK, PENDING, USAGE, refusal
 from ..termsafe import clean
 
 FORMATS = ("shell", "ansible", "json")
@@ -66,7 +66,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="base URL of a mirror of AMD's Core SDK hosts (https://stable.repo.amd.com for 10.x, "
                         "https://repo.amd.com for 7.14; same paths below it)")
     g.add_argument("--rocm-core-key-fingerprint", metavar="FPR",
-                   help="expected fingerprint of the Core SDK repository key (AMD publishes none: required)")
+                   help="expected fingerprint of the Core SDK repository key (default: the key the catalog pins, "
+                        "taken from AMD's packaging sources)")
     g.add_argument("--torch-index-url", metavar="URL",
                    help="pip index to use instead of the catalog's (download.pytorch.org's, or AMD's for a torch "
                         "from AMD's index such as 2.12.0+rocm7.14.0)")
@@ -114,10 +115,37 @@ def choices_from_args(args: argparse.Namespace):
         from_file = answers.load(args.answers) if getattr(args, "answers", None) else {}
     except answers.AnswersError as exc:
         raise PlanError(str(exc), ERROR) from None
+    from ..plan.build import PATHS, VENV_MODES
+
+    for key, allowed in (("path", PATHS), ("venv_mode", VENV_MODES)):
+        if key in from_file and from_file[key] not in allowed:
+            # a bad value is a malformed answers file, like an unknown key (exit 1, exitcodes.INPUT)
+            raise PlanError(f"answers file {args.answers}: {key} = {from_file[key]!r} is not one of "
+                            f"{', '.join(allowed)}", refusal(INPUT))
     merged = answers.merge(from_file, cli)
     merged.setdefault("dkms", None)  # decided by the plan: no amdgpu-dkms on Ryzen APUs
     merged.setdefault("env", {})
-    return Choices(**merged)
+    choices = Choices(**merged)
+    # the values the plan took from the file (not overridden on the command line), so that a
+    # refusal of one of them is blamed on the file (exit 1), not on the command line (64)
+    choices._from_answers = (args.answers, {k: v for k, v in from_file.items()
+                                            if isinstance(v, str) and cli.get(k) is None})
+    return choices
+
+
+def blame_answers(exc, choices):
+    """``exc`` (a PlanError) as the refusal of an answers-file value when the value it refuses came
+    from the file: a bad command line (64) becomes a bad input file (1), its message naming the file
+    and the key (exitcodes.refusal)."""
+    from ..plan.build import PlanError
+
+    where, values = getattr(choices, "_from_answers", (None, {}))
+    if exc.exit_code != USAGE or not where:
+        return exc
+    for key, value in values.items():
+        if value and (repr(value) in exc.message or f" {value} " in f" {exc.message} "):
+            return PlanError(f"answers file {where}: {key} = {value!r}: {exc.message}", refusal(INPUT))
+    return exc
 
 
 def _err(msg: str) -> None:
@@ -205,6 +233,7 @@ def plan_only(args: argparse.Namespace) -> int:
     try:
         plan = build_plan(system, choices)
     except PlanError as exc:
+        exc = blame_answers(exc, choices)
         _err(exc.message)
         return exc.exit_code
     if root is not None:

@@ -44,6 +44,15 @@ def run(args: argparse.Namespace) -> int:
         print("wrote %s (%d files, %d command outputs, %d bytes); read it with: rocm-wizard detect --snapshot %s"
               % (out, files, cmds, len(data), out), file=sys.stderr)
         if not args.include_hostname:
-            print("the host name and home directory were removed; only GPU-related environment variables are kept",
-                  file=sys.stderr)
+            print("the host name and home directory were removed", file=sys.stderr)
+        print(env_kept_message(), file=sys.stderr)
     return OK
+
+
+def env_kept_message() -> str:
+    """What the bundle keeps of the environment: exactly the variables detection reads
+    (``detect.sources.GPU_ENV_NAMES`` and prefixes), named, so the message cannot drift from the rule."""
+    from ..detect.sources import GPU_ENV_NAMES, GPU_ENV_PREFIXES
+
+    names = list(GPU_ENV_NAMES) + [p + "*" for p in GPU_ENV_PREFIXES]
+    return "environment variables kept (those detection reads; no others): " + ", ".join(names)

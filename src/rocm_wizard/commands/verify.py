@@ -91,12 +91,15 @@ def pick_venv(system):
 
 def _default_venv():
     """Detection's python probe on this machine: (venv or None, candidates)."""
-    from ..detect import new_system, run_probe
+    from ..detect import invoker_venvs, new_system, run_probe
     from ..detect.sources import LiveSource
 
-    source = LiveSource()
+    extra, note = invoker_venvs()  # run through sudo/pkexec/doas: the invoking user's venvs, listed as them
+    source = LiveSource(guard_venvs=extra)
+    if note:
+        print(f"rocm-wizard verify: {note}", file=sys.stderr)
     system = new_system(source)
-    run_probe("python", source, system)
+    run_probe("python", source, system, extra)
     return pick_venv(system)
 
 
@@ -127,8 +130,9 @@ def run(args: argparse.Namespace) -> int:
                       file=sys.stderr)
                 return USAGE
             if venv is None:
-                print("rocm-wizard verify: no venv with torch was found (rocm-wizard detect lists where it looked); "
-                      "testing the default interpreter", file=sys.stderr)
+                print("rocm-wizard verify: no venv with torch was found (looked at $VIRTUAL_ENV, $CONDA_PREFIX, "
+                      "~/venv*, ~/.venv*, ~/*/venv, ~/*/.venv, ~/.virtualenvs/*, ~/.pyenv/versions/*, conda's envs, "
+                      "/opt/venv*; give --venv PATH for another); testing the default interpreter", file=sys.stderr)
             args.venv = venv
         what = args.docker or args.venv or args.python or "the default interpreter"
         print(f"rocm-wizard verify: running the GPU smoke test with {clean_line(what)}...", file=sys.stderr)

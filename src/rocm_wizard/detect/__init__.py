@@ -12,6 +12,8 @@ distribution from package version suffixes...).
 """
 from __future__ import annotations
 
+import os
+
 import importlib
 import re
 from typing import Callable, Dict, List, Optional, Sequence
@@ -95,8 +97,42 @@ def detect(source: Source, venvs: Sequence[str] = ()) -> System:
 
 
 def detect_live(venvs: Sequence[str] = (), root: str = "/") -> System:
-    """Detect the running system (``root`` re-bases file access; commands only run for ``/``)."""
-    return detect(LiveSource(root=root, commands=root in ("", "/")), venvs)
+    """Detect the running system (``root`` re-bases file access; commands only run for ``/``).
+
+    Run as root through sudo, pkexec or doas, the venvs in the invoking user's home and in the
+    working directory are looked at too, listed as that user (:mod:`rocm_wizard.invoker`); the
+    report's notes say so, and files read in them must be that user's (LiveSource's guard)."""
+    extra: List[str] = []
+    note = None
+    if root in ("", "/"):
+        extra, note = invoker_venvs()
+    source = LiveSource(root=root, commands=root in ("", "/"), guard_venvs=extra)
+    if note:
+        source.notes.append(note)
+    asked = [str(v) for v in venvs]
+    return detect(source, asked + [v for v in extra if v not in asked] if extra else venvs)
+
+
+def invoker_venvs(environ=None, euid=None, cwd=None, run=None, by_name=None, by_uid=None):
+    """(venvs of the user who ran this root process through sudo/pkexec/doas, the note that says
+    where they were looked for); ([], None) when not run that way."""
+    from .. import invoker
+
+    kw = {}
+    if by_name is not None:
+        kw["by_name"] = by_name
+    if by_uid is not None:
+        kw["by_uid"] = by_uid
+    inv = invoker.invoking_user(environ, euid, **kw)
+    if inv is None:
+        return [], None
+    if cwd is None:
+        try:
+            cwd = os.getcwd()
+        except OSError:
+            cwd = None
+    found = invoker.find_venvs(inv, cwd, run)
+    return found, invoker.note(inv, found)
 
 
 def detect_snapshot(path: str, venvs: Sequence[str] = ()) -> System:

@@ -73,4 +73,11 @@ def ask(system: Any) -> List[str]:
     return out
 
 
-__all__ = ["ASK", "ask", "described", "missing"]
+def describes_nothing(path: str) -> str:
+    """The refusal of a snapshot that describes no system (``detect`` and ``doctor`` alike: exit 1,
+    exitcodes.INPUT)."""
+    return (f"{path} describes no system: nothing in it is the output of a tool rocm-wizard reads "
+            f"(rocminfo, lspci, amd-smi, dmesg, os-release, pip freeze, ...) or a known error message")
+
+
+__all__ = ["ASK", "ask", "described", "describes_nothing", "missing"]

@@ -78,3 +78,24 @@ def next_steps(plan, reboot: bool, system=None) -> List[str]:
     if reboot or out:
         out.append(verify_command(target(plan, system)))
     return out
+
+
+def reminders(plan, changed: Iterable[str], root_cmd: str = 'sudo "$(command -v rocm-wizard)"') -> List[str]:
+    """What a finished run leaves for the user to do that no command does for them, one sentence
+    each (the same for ``--yes`` and the wizard's Done screen): a new shell for the environment
+    persisted in the venv, a new login for new groups, and how to go back (``root_cmd``: how this
+    program is run as root, :func:`rocm_wizard.invoker.root_command`; a command is a line of its own)."""
+    done = set(changed)
+    steps = [s for s in getattr(plan, "steps", []) or [] if s.id in done]
+    out: List[str] = []
+    if any(s.kind == "env-persist" for s in steps):
+        out.append("The venv's environment changed: open a new shell, or run  deactivate  then activate the venv "
+                   "again (a service reads rocm-wizard.env in the venv).")
+    if any(s.kind == "user-groups" for s in steps):
+        out.append("New groups (render, video) take effect at the next login: log out and in (or run  newgrp render "
+                   " in a shell).")
+    if steps:
+        out.append("To put back the files this run replaced (packages are not undone; it prints the commands that "
+                   "would):")
+        out.append(f"    {root_cmd} rollback")
+    return out

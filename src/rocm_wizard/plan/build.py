@@ -14,7 +14,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from fnmatch import fnmatchcase
 from urllib.parse import urlsplit
 
-from ..exitcodes import ERROR, NOT_APPLICABLE, USAGE
+from ..exitcodes import ERROR, NOT_APPLICABLE, SYSTEM, USAGE, refusal
 from . import catalog_adapter as cat
 from .core import Fingerprint, Plan
 from .recipes import instantiate, load_recipe
@@ -88,9 +88,9 @@ def _os(system):
 
 
 def _explicit(choices: Choices, path: str) -> int:
-    """Exit status for a refusal: 3 (the way out asked for does not apply to this system) when the
-    user asked for this path, 1 when it was the default."""
-    return ERROR if getattr(choices, "_auto", False) or choices.path != path else NOT_APPLICABLE
+    """Exit status for a refusal about the system (no GPU, no build for it): 3 whether the path was
+    asked for or the default (exitcodes.refusal: the same status ``doctor`` gives such a system)."""
+    return refusal(SYSTEM)
 
 
 def _user(system, choices: Choices) -> str:
@@ -182,9 +182,9 @@ def _simple_default(system) -> str:
     if not targets:
         raise PlanError(_no_gpu_text(system) + ", so there is nothing to recommend. To set up a machine (or an "
                         "image) before its card is in, choose the way explicitly: --path rocm-upgrade, --path "
-                        "torch-reinstall or --path docker", ERROR)
+                        "torch-reinstall or --path docker", refusal(SYSTEM))
     if not any(cat.has_any_build(g) for g in targets):
-        raise PlanError(_no_build_message(targets), ERROR)
+        raise PlanError(_no_build_message(targets), refusal(SYSTEM))
     osi = _os(system)
     if any(e.build in (None, "rocm") and e.version for e in getattr(system, "torch", []) or []):
         return "torch-reinstall"
@@ -804,17 +804,18 @@ def _torch_choice(system, choices: Choices, targets: Sequence[str], notes: List[
     best = res.best
     if best is None:
         if only is None:
-            raise PlanError("no PyTorch ROCm wheel can be planned for this system: " + res.reason, ERROR)
+            raise PlanError("no PyTorch ROCm wheel can be planned for this system: " + res.reason, refusal(SYSTEM))
         asked = f"{only[0]}+{only[1]}" if only[1] else only[0]
         gfx = [w.check("wheel-has-gfx") for w in res.rejected]
         if gfx and all(c is not None and c.verdict == resolve.VIOLATED for c in gfx):
             lacking = sorted({g for g in targets if all(cat.wheel_has_gfx(w.subject[0], w.subject[1], g) is False
                                                         for w in res.rejected)})
             raise PlanError(f"the torch {asked} wheels ({', '.join(w.subject[1].name for w in res.rejected)}) have no "
-                            f"kernels for {', '.join(lacking or targets)}" + _better_torch(facts))
+                            f"kernels for {', '.join(lacking or targets)}" + _better_torch(facts), refusal(SYSTEM))
         failed = dict.fromkeys(f"{c.constraint}: {c.detail}" for w in res.rejected for c in w.checks
                                if c.verdict == resolve.VIOLATED or (c.verdict == resolve.UNKNOWN and c.on_unknown == "reject"))
-        raise PlanError(f"torch {asked} cannot work on this system: " + "; ".join(failed) + _better_torch(facts))
+        raise PlanError(f"torch {asked} cannot work on this system: " + "; ".join(failed) + _better_torch(facts),
+                        refusal(SYSTEM))
     rel, idx = best.subject
     if not targets:
         if choices.torch and only and not only[1]:
@@ -856,6 +857,30 @@ def _env_rules(recipe, rel, idx: str, targets: Sequence[str]) -> Dict[str, Tuple
                 covered.update(entry["gfx"])
         if any(g not in covered for g in targets):
             out[rule["name"]] = (str(rule["value"]), list(rule.get("sources", [])))
+    return out
+
+
+def _env_reasons(recipe, rel, idx: str, targets: Sequence[str], env_vars: Dict[str, str]) -> List[str]:
+    """Why each variable the recipe's rules set is persisted, for the plan's notes (a setting written
+    into a user's venv is never left unexplained): the GPUs the wheel's hipBLASLt list leaves out."""
+    from packaging.version import Version
+
+    out: List[str] = []
+    wheel_rocm = cat.index_rocm(idx) or "0"
+    for rule in recipe.data.get("env_rule", []):
+        name = rule["name"]
+        if env_vars.get(name) != str(rule["value"]) or Version(rel.version) < Version(rule["torch_min"]):
+            continue
+        covered = set()
+        for entry in rule["hipblaslt_archs"]:
+            if Version(wheel_rocm) >= Version(entry["wheel_rocm_min"]):
+                covered.update(entry["gfx"])
+        left = [g for g in targets if g not in covered]
+        if left:
+            out.append(f"{name}={rule['value']} is persisted because {', '.join(left)} is not on the hipBLASLt list "
+                       f"of torch {rel.version}'s {idx} wheels, and hard hipBLASLt errors were reported on GPUs off "
+                       f"that list (pytorch/pytorch#138067); it only makes PyTorch use hipBLAS instead, so it cures "
+                       f"no error of hipBLAS itself (such as HIPBLAS_STATUS_ALLOC_FAILED)")
     return out
 
 
@@ -940,6 +965,7 @@ def _torch_reinstall(system, choices: Choices, notes: List[str], recipe):
     for name, (value, sources) in _env_rules(recipe, rel, idx, targets).items():
         env_vars[name] = value
         env_sources[name] = sources
+    ruled = dict(env_vars)
     for k, v in (choices.env or {}).items():
         if not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", k) or not re.match(r"^[A-Za-z0-9._:/,+=-]*$", v):
             raise PlanError(f"--env {k}={v!r}: names are letters, digits and _; values plain text without spaces "
@@ -948,6 +974,7 @@ def _torch_reinstall(system, choices: Choices, notes: List[str], recipe):
             env_vars.pop(k, None)
         else:
             env_vars[k] = v
+    notes.extend(_env_reasons(recipe, rel, idx, targets, {k: v for k, v in env_vars.items() if ruled.get(k) == v}))
     chosen_env = dict(env_vars)
     guard_on = choices.guard is not False
     guard_file = f"{target}/rocm-wizard-guard.txt"
@@ -1329,6 +1356,7 @@ def build_plan(system, choices: Optional[Choices] = None, diagnosis=None) -> Pla
                 notes.append(f"target chosen by the diagnosis: {rec.get('title') or rec['path']}")
         return _build(system, base, notes)
     errors: List[str] = []
+    codes: List[int] = []
     ways = diagnosed_ways(system, diagnosis)
     for rec in ways:
         c = Choices(**{**base.to_dict()})
@@ -1340,6 +1368,7 @@ def build_plan(system, choices: Optional[Choices] = None, diagnosis=None) -> Pla
             plan = _build(system, c, [f"path chosen by the diagnosis: {rec.get('title') or rec['path']}"])
         except PlanError as exc:
             errors.append(f"{rec['path']}: {exc.message}")
+            codes.append(exc.exit_code)
             continue
         return _way_taken(plan, ways, errors, "diagnosis")
     c = Choices(**{**base.to_dict()})
@@ -1350,7 +1379,10 @@ def build_plan(system, choices: Optional[Choices] = None, diagnosis=None) -> Pla
         notes = [f"{c.path} chosen by the default rule (no --path given)"]  # the errors: in WAY CHANGED
         plan = _build(system, c, notes)
     except PlanError as exc:
-        raise PlanError(errors[0] if errors else exc.message, ERROR) from None
+        # every way refused for what the system is (no GPU, no build for it) -> 3, as doctor's "no
+        # AMD GPU"; anything else -> 1 (exitcodes.refusal)
+        system_only = all(code == NOT_APPLICABLE for code in codes + [exc.exit_code])
+        raise PlanError(errors[0] if errors else exc.message, refusal(SYSTEM) if system_only else ERROR) from None
     return _way_taken(plan, ways, errors, "default rule", _not_applying(system, diagnosis, plan.path))
 
 
@@ -1434,7 +1466,7 @@ def _build(system, choices: Choices, notes: List[str]) -> Plan:
 
     not_served = cpu_arches.refusal(path, getattr(osi, "arch", None))
     if not_served:
-        raise PlanError(not_served, ERROR if auto else _explicit(choices, path))
+        raise PlanError(not_served, _explicit(choices, path))
     try:
         user = _user(system, choices)
         os_ns = {"codename": cat.apt_codename(osi) or "", "kernel": (osi.kernel if osi is not None else None) or "",

@@ -101,11 +101,16 @@ class WizardApp(App[int]):
         what = "stopped at a safe point" if o.status == "cancelled" else "stopped at a failed step"
         if self.core.demo:
             return (f"rocm-wizard: the run {what} (demo: simulated, nothing to resume; on a real machine "
-                    "`rocm-wizard resume RUN` continues it)")
-        run = o.run_dir or "RUN"
-        text = f"rocm-wizard: the run {what}; continue it with:  rocm-wizard resume {run}"
+                    "`sudo \"$(command -v rocm-wizard)\" resume` continues it)")
+        from ..invoker import root_command
+        from ..plan.shellquote import q
+
+        # the runs are root's (/var/log/rocm-wizard): the commands root can find, whole, one a line
+        me = root_command(sys.argv[0] if sys.argv else None)
+        run = q(o.run_dir) if o.run_dir else ""
+        text = f"rocm-wizard: the run {what}; continue it with:\n    {me} resume {run}".rstrip()
         if o.status == "failed":
-            text += f"\nor restore what it replaced with:  rocm-wizard rollback {run}"
+            text += f"\nor restore what it replaced with:\n    {me} rollback {run}".rstrip()
         if o.log_path:
             text += f"\nlog: {o.log_path}"
         return text

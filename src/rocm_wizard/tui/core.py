@@ -60,6 +60,10 @@ class Core:
     demo = False
     simulated = False
 
+    def changes_this_machine(self) -> bool:
+        """Whether Run acts on this machine (not the demo, not a snapshot): then it needs root."""
+        return not (self.demo or self.snapshot)
+
     def __init__(self, snapshot: Optional[str] = None, venvs: Sequence[str] = (), error_text: Optional[str] = None,
                  state_dir: Optional[str] = None) -> None:
         self.snapshot = snapshot
@@ -76,9 +80,16 @@ class Core:
             from ..detect.bundle import open_snapshot
 
             return open_snapshot(self.snapshot)
+        from ..detect import invoker_venvs
         from ..detect.sources import LiveSource
 
-        return LiveSource()
+        # run through sudo/pkexec/doas: the invoking user's venvs too, listed as them (detect_live's rule)
+        extra, note = invoker_venvs()
+        self.venvs = tuple(dict.fromkeys(tuple(self.venvs) + tuple(extra)))
+        source = LiveSource(guard_venvs=extra)
+        if note:
+            source.notes.append(note)
+        return source
 
     def probe_names(self) -> Sequence[str]:
         from ..detect import PROBES

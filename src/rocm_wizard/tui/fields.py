@@ -259,7 +259,8 @@ def release_choices(system: Any) -> List[Tuple[str, str]]:
                           or (_vkey(rel.version) == _vkey(installed) and not repair)):
             continue
         tag = "" if rel.status == "documented" else f" ({rel.status})"
-        out.append((rel.version, f"ROCm {rel.version}{tag}"))
+        stream = "Core SDK" if getattr(rel, "stream", "legacy") == "core-sdk" else "legacy"
+        out.append((rel.version, f"ROCm {rel.version} {stream}{tag}"))
     out.sort(key=lambda kv: _vkey(kv[0]), reverse=True)
     return out
 

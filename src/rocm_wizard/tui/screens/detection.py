@@ -44,11 +44,30 @@ class DetectionScreen(WizardScreen):
         names = list(self.wizard.core.probe_names())
         with VerticalScroll(id="detect-body"):
             yield Static(self._intro(), id="detect-intro", markup=False)
+            notice = self._root_notice()
+            if notice:
+                yield Static(notice, id="root-notice", classes="notice", markup=False)
             if ssh_without_multiplexer(self.wizard.environ):
                 yield Static(SSH_NOTICE, id="ssh-notice", classes="notice", markup=False)
             yield ProbeList(names, id="probes")
             yield Static("", id="detect-status", markup=False)
             yield SummaryTable(id="summary")
+
+    def _root_notice(self):
+        """Root, said on the first screen (not when Run fails): only where Run would change this machine."""
+        core = self.wizard.core
+        live = getattr(core, "changes_this_machine", None)
+        if not (live() if callable(live) else not (core.demo or getattr(core, "snapshot", None))):
+            return None
+        import os
+        import sys
+
+        from ...invoker import first_screen_notice
+
+        euid = getattr(self.wizard, "euid", None)
+        if euid is None:
+            euid = os.geteuid() if hasattr(os, "geteuid") else 0
+        return first_screen_notice(dict(self.wizard.environ), euid, sys.argv[0] if sys.argv else None)
 
     def _intro(self) -> str:
         if self.wizard.core.demo:

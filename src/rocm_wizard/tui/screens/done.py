@@ -117,8 +117,25 @@ class DoneScreen(WizardScreen):
             out.append(f"  or: {start[1]}\n")
         for kind, path in sorted(w.exports.items()):
             out.append(f"Saved {kind}: {path}\n")
+        if status == "done":
+            import sys
+
+            from ...invoker import root_command
+
+            me = root_command(sys.argv[0] if sys.argv else None) if not w.core.demo else None
+            lines = after.reminders(w.plan, changed, me) if me else after.reminders(w.plan, changed)
+            if lines:  # the same rule as --yes
+                out.append("\n" + "\n".join(lines) + "\n")
         if status in ("failed", "cancelled") and not w.core.demo:
-            out.append("\n`rocm-wizard resume` continues the run; `rocm-wizard rollback` restores what it replaced.\n")
+            import sys
+
+            from ...invoker import root_command
+
+            me = root_command(sys.argv[0] if sys.argv else None)
+            out.append("\nContinue the run (as root):\n", style="bold")
+            out.append(f"{me} resume\n")
+            out.append("or restore what it replaced:\n", style="bold")
+            out.append(f"{me} rollback\n")
         if w.core.demo:
             out.append("\nThe demo's files (answers, simulated run log) are removed when you quit.", style="dim")
         out.append("\nq quits.", style="dim")

@@ -49,6 +49,14 @@ class FindingsScreen(WizardScreen):
 
     BINDINGS = [Binding("n", "next", "Next")]
 
+    def _nothing_to_diagnose(self, d) -> bool:
+        from ...commands.doctor import status
+
+        try:
+            return status(d, self.wizard.system) == "not-applicable"
+        except Exception:  # a diagnosis is never lost to its headline
+            return False
+
     def body(self) -> Iterable:
         d = self.wizard.diagnosis
         findings = sorted(getattr(d, "findings", []) or [], key=lambda f: severity_key(f.severity))
@@ -60,6 +68,11 @@ class FindingsScreen(WizardScreen):
             head = f"{head}. Enter expands a finding; n chooses a way out."
         else:
             head = "No known problem found. You can still choose a way out (n), for example to upgrade."
+        if d is not None and self._nothing_to_diagnose(d):
+            # doctor's own verdict for such a system (exit 3), not "no known problem"
+            head = ("Nothing to diagnose: this system has no AMD GPU and no ROCm. rocm-wizard diagnoses AMD GPU "
+                    "systems; `rocm-wizard --demo` shows the whole walk, and `--snapshot` reads another machine's "
+                    "outputs.")
         with VerticalScroll(id="findings"):
             yield Static(head, id="findings-head", markup=False)
             for i, f in enumerate(findings):

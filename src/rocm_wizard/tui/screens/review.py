@@ -110,8 +110,9 @@ class ReviewScreen(WizardScreen):
         if msg.error:
             self.error = msg.error
             self.run_when_ready = False
-            head.update(Text(f"Cannot build the plan: {clean(msg.error)}\nPress Escape to change the options.",
-                             style="bold red"))
+            head.update(Text(f"Cannot build the plan: {clean(self._as_fields(msg.error))}\nPress Escape to change "
+                             f"the options.", style="bold red"))
+            self.refresh_bindings()  # no plan: the footer stops offering Run and the exports
             return
         self.plan, self.reports, self.script = msg.plan, msg.reports, msg.script
         self.wizard.plan = msg.plan
@@ -129,8 +130,10 @@ class ReviewScreen(WizardScreen):
         head.update(text)
         self.query_one(StepChecks).set_reports(msg.reports)
         changes = Text()
+        # the columns the Changes tab gives its text (the screen less its borders, padding, scrollbar)
+        width = max(40, (self.app.size.width or 80) - 6)
         for r in msg.reports:
-            changes.append_text(description_text(r))
+            changes.append_text(description_text(r, width))
             changes.append("\n")
         for note in getattr(msg.plan, "notes", []) or []:
             changes.append(f"note: {clean(note)}\n", style="dim")
@@ -176,6 +179,31 @@ class ReviewScreen(WizardScreen):
         self.notify(f"Saved the {what} to {path}")
 
     # -- run ---------------------------------------------------------------------------------------
+    def check_action(self, action: str, parameters) -> "bool | None":
+        """Run and the exports are not offered when the plan could not be built (while it is being
+        built, x still asks to run it once it is ready)."""
+        if action in ("execute", "export") and self.plan is None and self.error is not None:
+            return False  # hidden from the footer
+        return True
+
+    def _as_fields(self, message: str) -> str:
+        """The plan engine speaks of command-line options and the answers file; on this screen the
+        same choices are fields of the form: name the field (its label) instead."""
+        import re
+
+        try:
+            fields = self.wizard.core.fields(self.wizard.system, self.wizard.diagnosis, self.path)
+        except Exception:
+            return message
+        labels = {f.name: f.label for f in fields}
+        out = re.sub(r"\s*\(answers file: [a-z_]+\)", "", message)
+
+        def field(m: "re.Match[str]") -> str:
+            name = m.group(1).replace("-", "_")
+            return f"the field '{labels[name]}'" if name in labels else m.group(0)
+
+        return re.sub(r"--([a-z][a-z-]*)", field, out)
+
     def action_execute(self) -> None:
         if self.plan is None:
             self.notify("There is no plan to run.", severity="warning")

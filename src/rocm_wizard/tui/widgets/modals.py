@@ -184,7 +184,8 @@ class HelpModal(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(classes="dialog help"):
-            yield Static(f"Help: {self.screen_title}", classes="question")
+            # how to close it first: at 80x24 the end of the help is below the fold
+            yield Static(f"Help: {self.screen_title}  (Escape or ? closes)", classes="question")
             yield Static(self.screen_help, classes="help-text", markup=False)
             lines = "\n".join(f"  {k:<18} {d}" for k, d in self.keys)
             yield Static("Keys\n" + lines, classes="help-keys", markup=False)

@@ -15,8 +15,10 @@ STEP_STYLE = {"pending": "dim", "running": "bold cyan", "ok": "green", "changed"
               "skipped": "yellow", "failed": "bold red", "cancelled": "dim"}
 
 
-def description_text(report) -> Text:
-    """A step's dry-run description with its diffs coloured (+ green, - red)."""
+def description_text(report, width: Optional[int] = None) -> Text:
+    """A step's dry-run description with its diffs coloured (+ green, - red).  With ``width`` (the
+    columns the text gets), a diff line longer than that is cut into pieces that each keep the
+    line's marker (``+``/``-``/space) under the indent, instead of wrapping to column 0 without it."""
     desc = report.description
     out = Text()
     out.append(f"{report.step.index}. {clean_line(desc.title)}", style="bold")
@@ -42,7 +44,14 @@ def description_text(report) -> Text:
                 style = "red"
             elif line.startswith("@@"):
                 style = "cyan"
-            out.append(f"    {line}\n", style=style)
+            room = (width - 4) if width else 0
+            if room > 8 and len(line) > room:
+                mark, body = (line[0], line[1:]) if line[:1] in "+- " else (" ", line)
+                piece = room - 1
+                for i in range(0, len(body), piece):
+                    out.append(f"    {mark}{body[i:i + piece]}\n", style=style)
+            else:
+                out.append(f"    {line}\n", style=style)
     return out
 
 

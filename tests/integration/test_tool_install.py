@@ -1,0 +1,106 @@
+"""README's install lines on a fresh Debian 12 root (issue 22): a user installs the project from a
+checkout with ``uv tool install`` (PEP 668 refuses ``pip install .`` there), runs
+``rocm-wizard --version`` and the demo, and root runs the same program by its absolute path, the way
+README says (``sudo "$(command -v rocm-wizard)"``: sudo's secure_path has no ``~/.local/bin``) --
+and, run for alice, finds alice's venv.  Offline inside the root: the build backend and the
+dependencies are wheels downloaded once with the host's pip into the test cache."""
+from __future__ import annotations
+
+import fcntl
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from harness import uvtool
+from harness.debroot import cache_dir
+from test_invoker_root import fake_torch_venv
+
+REPO = Path(__file__).resolve().parents[2]
+WHEELS_INSIDE = "/opt/rw-wheels"
+SRC_INSIDE = "/opt/rw-src"
+DEPS = ["hatchling>=1.21", "textual==8.2.8", "rich>=13", "packaging>=23", "distro>=1.8", "sh>=2.0"]
+
+
+def readme_install_lines():
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    block = text.split("\n## Install", 1)[1].split("\n## ", 1)[0]
+    return [ln.split("#", 1)[0].strip() for ln in re.findall(r"```sh\n(.*?)```", block, re.S)[0].splitlines()
+            if ln.strip() and not ln.startswith("#")]
+
+
+def ensure_wheels() -> Path:
+    target = cache_dir() / "wheels-rw-tool"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with open(str(target) + ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if target.is_dir() and any(target.glob("textual-*.whl")):
+            return target
+        tmp = Path(str(target) + f".tmp{os.getpid()}")
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir()
+        res = subprocess.run([sys.executable, "-m", "pip", "download", "--only-binary=:all:", "--platform",
+                              "manylinux2014_x86_64", "--python-version", "3.11", "--disable-pip-version-check",
+                              "-q", "-d", str(tmp), *DEPS], capture_output=True, text=True, timeout=900)
+        if res.returncode != 0:
+            shutil.rmtree(tmp, ignore_errors=True)
+            from harness.procs import CommandFailed
+
+            raise CommandFailed(["pip", "download", *DEPS], res)
+        os.replace(tmp, target)
+        return target
+
+
+@pytest.fixture(scope="session")
+def tool_wheels(tier_ready):
+    from harness.procs import CommandFailed
+    from rwtest import ci
+
+    try:
+        return ensure_wheels(), uvtool.ensure_wheel()
+    except CommandFailed as exc:
+        ci.missing(f"wheels from PyPI (downloaded once with pip): {exc}")
+
+
+def checkout_copy(dest: Path) -> Path:
+    """This checkout as a clone has it: no venv, no caches, no .git."""
+    skip = shutil.ignore_patterns(".git", ".venv", "__pycache__", "*.pyc", ".pytest_cache", ".hypothesis",
+                                  ".devnotes-progress.md")
+    shutil.copytree(REPO, dest, ignore=skip, symlinks=True)
+    return dest
+
+
+def test_readme_install_lines_as_a_user_then_root_runs_it_by_its_path(debroot, tool_wheels, tmp_path):
+    root = debroot
+    deps, uv = tool_wheels
+    uvtool.install(root, uv)
+    root.bind(str(deps), WHEELS_INSIDE)
+    root.bind(str(checkout_copy(tmp_path / "src")), SRC_INSIDE)
+    root.add_user("alice")
+    lines = readme_install_lines()
+    install = next(ln for ln in lines if ln.startswith("uv tool install"))
+    assert install.split()[:4] == ["uv", "tool", "install", "."], lines
+    offline = {"UV_OFFLINE": "1", "UV_NO_INDEX": "1", "UV_FIND_LINKS": WHEELS_INSIDE, "UV_PYTHON_DOWNLOADS": "never",
+               "PATH": "/home/alice/.local/bin:/usr/local/bin:/usr/bin:/bin"}
+    root.run(["cp", "-r", SRC_INSIDE, "/home/alice/rocm-wizard"], user="alice", check=True)
+    res = root.run(["sh", "-c", install], user="alice", cwd="/home/alice/rocm-wizard", env=offline, timeout=900)
+    assert res.returncode == 0, res.stdout + res.stderr
+    tool = "/home/alice/.local/bin/rocm-wizard"
+    version = root.run(["sh", "-c", "rocm-wizard --version"], user="alice", env=offline)
+    assert version.returncode == 0 and version.stdout.startswith("rocm-wizard "), version.stderr
+    demo = root.run(["sh", "-c", "rocm-wizard --demo doctor"], user="alice", env=offline)
+    assert demo.returncode == 2 and "Ways out" in demo.stdout, demo.stderr
+    # root, as README says: not on sudo's secure_path, so by the absolute path
+    secure = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+    assert root.run(["sh", "-c", "command -v rocm-wizard"], env={"PATH": secure}).returncode != 0
+    fake_torch_venv(root, "/home/alice/train/.venv", "alice")
+    as_root = root.run([tool, "detect", "--json"], cwd="/home/alice",
+                       env={"PATH": secure, "SUDO_USER": "alice", "HOME": "/root"})
+    assert as_root.returncode == 0, as_root.stderr
+    import json
+
+    assert "/home/alice/train/.venv" in [t["path"] for t in json.loads(as_root.stdout)["torch"]]
+    assert root.run([tool, "--version"], env={"PATH": secure}).returncode == 0
