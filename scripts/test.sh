@@ -7,4 +7,16 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 VENV="${ROCM_WIZARD_VENV:-$PWD/.venv}"
 export PATH="$VENV/bin:$PATH"
+# Two workers (pytest-xdist) by default -- RW_TEST_WORKERS=0 runs in one process.  The workers'
+# temporary directories sit under a short fresh directory: a gpg-agent's socket path inside a test's
+# GNUPGHOME must fit the 108 bytes of a Unix socket address, and xdist's default (pytest-of-USER/
+# pytest-N/popen-gwK/...) does not leave room for it.
+WORKERS="${RW_TEST_WORKERS:-2}"
+if [[ $WORKERS != 0 ]]; then
+  BASE=$(mktemp -d "${TMPDIR:-/tmp}/rwt.XXXXXX")
+  rc=0
+  "$VENV/bin/python" -m pytest -q -n "$WORKERS" --basetemp="$BASE/t" "$@" || rc=$?
+  if [[ $rc == 0 ]]; then rm -rf "$BASE"; else echo "the failed tests' temporary files: $BASE" >&2; fi
+  exit "$rc"
+fi
 exec "$VENV/bin/python" -m pytest -q "$@"
