@@ -24,6 +24,7 @@
 # Note: not proven (driver-window): the host's amdgpu driver train is not known, so the amd-rocm7.14.0 wheel's ROCm 7.14.0 cannot be checked against it
 # Note: AMD's index amd-rocm7.14.0: torch and torchvision with the GPU's device extra, and the rocm pip wheels of ROCm 7.14.0 (rocm[libraries,...]) pinned with them; pip resolves Triton from torch's own requirements
 # Note: AMD's index builds gfx1031 (TheRock: release ready), but no ROCm release supports it officially: installable does not mean it works
+# Note: TORCH_BLAS_PREFER_HIPBLASLT=0 is persisted because gfx1031 is not on the hipBLASLt list of torch 2.12.0's amd-rocm7.14.0 wheels, and hard hipBLASLt errors were reported on GPUs off that list (pytorch/pytorch#138067); it only makes PyTorch use hipBLAS instead, so it cures no error of hipBLAS itself (such as HIPBLAS_STATUS_ALLOC_FAILED)
 # Note: the venv is guarded: pip (its pip.conf) and uv (UV_CONSTRAINT in bin/activate) keep torch==2.12.0+rocm7.14.0 and its companions (/home/dev/sd/.venv/rocm-wizard-guard.txt); --no-guard leaves it out
 
 # Values are single-quoted data, written out literally ($ and \ in them mean nothing to bash):

@@ -20,6 +20,7 @@
 #    5. Persist TORCH_BLAS_PREFER_HIPBLASLT=0, UV_CONSTRAINT=/home/cv/explore-cv/.venv/rocm-wizard-guard.txt for the venv's users
 #    6. Check the venv's other packages against the new torch
 #    7. Let the GPU user use the GPU (render and video groups)
+# Note: TORCH_BLAS_PREFER_HIPBLASLT=0 is persisted because gfx1100 is not on the hipBLASLt list of torch 2.4.1's rocm6.0 wheels, and hard hipBLASLt errors were reported on GPUs off that list (pytorch/pytorch#138067); it only makes PyTorch use hipBLAS instead, so it cures no error of hipBLAS itself (such as HIPBLAS_STATUS_ALLOC_FAILED)
 # Note: the venv is guarded: pip (its pip.conf) and uv (UV_CONSTRAINT in bin/activate) keep torch==2.4.1+rocm6.0 and its companions (/home/cv/explore-cv/.venv/rocm-wizard-guard.txt); --no-guard leaves it out
 
 # Values are single-quoted data, written out literally ($ and \ in them mean nothing to bash):

@@ -22,6 +22,7 @@
 #    7. Check the venv's other packages against the new torch
 #    8. Let the GPU user use the GPU (render and video groups)
 # Note: Python of the new venv: a new venv gets Ubuntu 22.04's python3, Python 3.10 (python3 3.10.6-1~22.04); torch 2.4.1 has wheels for Python 3.8-3.12 (documented)
+# Note: TORCH_BLAS_PREFER_HIPBLASLT=0 is persisted because gfx1100 is not on the hipBLASLt list of torch 2.4.1's rocm6.1 wheels, and hard hipBLASLt errors were reported on GPUs off that list (pytorch/pytorch#138067); it only makes PyTorch use hipBLAS instead, so it cures no error of hipBLAS itself (such as HIPBLAS_STATUS_ALLOC_FAILED)
 # Note: the venv is guarded: pip (its pip.conf) and uv (UV_CONSTRAINT in bin/activate) keep torch==2.4.1+rocm6.1 and its companions (/home/dev/venvs/train-torch2.4.1-rocm6.1/rocm-wizard-guard.txt); --no-guard leaves it out
 # Note: the new venv is /home/dev/venvs/train-torch2.4.1-rocm6.1; /home/dev/venvs/train becomes a symbolic link to it; the previous venv is kept (a venv directory at /home/dev/venvs/train is moved to /home/dev/venvs/train-previous first: run it as /home/dev/venvs/train-previous/bin/python -m ..., its scripts still name the old path; rollback moves it back)
 
