@@ -12,7 +12,7 @@ import argparse
 from typing import Dict, List, Optional
 
 # answers key -> the argparse dest of its option (where the names differ)
-DEST = {"path": "plan_path", "user": "plan_user", "env": "plan_env", "dkms": "no_dkms"}
+DEST = {"path": "plan_path", "user": "plan_user", "env": "plan_env", "dkms": "no_dkms", "guard": "no_guard"}
 # what a missing key means, for keys whose option has no default of its own
 DEFAULTS = {
     "path": "the diagnosis' recommendation",
@@ -26,6 +26,8 @@ DEFAULTS = {
     "env": "the variables the chosen wheel needs for the GPU (the plan's notes say why)",
     "allow_http_mirror": "false",
     "allow_apt_removals": "false",
+    "guard": "true (torch plans guard the venv)",
+    "clean_items": "none: --path clean removes nothing unless picked",
 }
 
 
@@ -52,11 +54,14 @@ def rows() -> List[Dict[str, str]]:
         flag = max(act.option_strings, key=len)
         if key in answers.BOOL_KEYS:
             typ = "boolean"
-            if key == "dkms":
-                flag += " (dkms = false)"
+            if key in ("dkms", "guard"):
+                flag += f" ({key} = false)"
         elif key == "env":
             typ = 'table of NAME = "value"'
             flag += " NAME=VALUE (repeatable)"
+        elif key in getattr(answers, "LIST_KEYS", ()):
+            typ = "list of strings"
+            flag += " ID (repeatable)"
         else:
             typ = "string"
             if act.choices:

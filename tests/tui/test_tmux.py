@@ -188,5 +188,5 @@ def test_stop_and_quit_prints_how_to_resume_and_the_demo_cleans_up(term, tmp_pat
     t.keys("y")
     assert t.exit_status(timeout=60) == 130
     screen = " ".join(t.screen().split())
-    assert "the run stopped at a safe point" in screen and "rocm-wizard resume" in screen
+    assert "the run stopped at a safe point" in screen and "rocm-wizard)\" resume" in screen
     assert list(tmp.iterdir()) == []
