@@ -40,6 +40,7 @@ VERIFY_LINE_CHARS = 2000  # one stderr line as kept
 VERIFY_PROGRESS_LINES = 1000  # progress lines shown and counted as progress (a real run has ~15 per GPU)
 VERIFY_START_S = 10.0  # added to --timeout: an interpreter that has not started the script by then hangs
 VERIFY_DOCKER_START_S = 1800.0  # docker run may pull the image first
+VERIFY_DEADLINE_FACTOR = 30  # a whole verify run: 30x --timeout (30 min at 60 s), progress or not
 VERIFY_GRACE_S = 15.0  # added to the longest silence the script allows between two checks
 
 

@@ -152,3 +152,74 @@ def test_reports_are_rendered_without_terminal_sequences():
         assert not any(s in text for s in ("\x1b]", "\x1bP", "\x07", "\x9b", "\x1b\\")), repr(text)
         assert "[link=http://evil]" in text  # shown as text, not taken as Rich markup
     assert "\\u001b" not in json.dumps(report.to_dict())  # nothing left to escape
+
+
+def test_progress_forever_is_stopped_at_the_overall_deadline(tmp_path):
+    """Each progress line resets the silence timer; the overall deadline does not move."""
+    pidfile = tmp_path / "pid"
+    fake = _fake_python(tmp_path, f"""
+        import os, sys, time
+        open({str(pidfile)!r}, "w").write(str(os.getpid()))
+        sys.stderr.write("smoke: start\\n"); sys.stderr.flush()
+        while True:
+            sys.stderr.write("smoke: device           pass   0.10s  still going\\n"); sys.stderr.flush()
+            time.sleep(0.2)
+    """)
+    seen = []
+    report = run_verify(python=str(fake), timeout=1, deadline=4, annotate=False, on_progress=seen.append)
+    assert report.error == ("the smoke test ran past its overall deadline of 4s and was stopped "
+                            "(--deadline; progress does not extend it)")
+    assert seen  # it did report progress all along
+    assert _dead(int(pidfile.read_text()))
+
+
+def test_the_deadline_is_a_cli_option_and_its_default_scales_with_the_timeout(tmp_path):
+    from rocm_wizard.verify.runner import default_deadline
+    from rocm_wizard.verify.report import Target
+
+    assert default_deadline(60.0) == 60.0 * limits.VERIFY_DEADLINE_FACTOR == 1800.0
+    assert default_deadline(60.0, Target(kind="docker")) == 1800.0 + limits.VERIFY_DOCKER_START_S
+    fake = _fake_python(tmp_path, """
+        import sys, time
+        sys.stderr.write("smoke: start\\n"); sys.stderr.flush()
+        while True:
+            sys.stderr.write("smoke: device           pass   0.10s  still going\\n"); sys.stderr.flush()
+            time.sleep(0.2)
+    """)
+    res = _cli("--python", str(fake), "--timeout", "1", "--deadline", "3")
+    assert res.returncode == exitcodes.ERROR, res.stderr
+    assert "overall deadline of 3s" in res.stderr
+    for bad in ("0", "-1", "nan", "inf"):
+        res = _cli("--python", str(fake), "--deadline", bad)
+        assert res.returncode == exitcodes.USAGE and "--deadline" in res.stderr, (bad, res.stderr)
+
+
+def test_a_grandchild_that_left_the_session_is_gone_after_verify(tmp_path):
+    """A daemon's double fork: the child forks a grandchild that calls setsid (a session and a
+    process group of its own) and exits; the grandchild sleeps on.  Neither a kill of the smoke
+    test's session nor of its group reaches it; the keeper (a child subreaper) does."""
+    pids = tmp_path / "pids"
+    fake = _fake_python(tmp_path, f"""
+        import os, sys, time
+        sys.stderr.write("smoke: start\\n"); sys.stderr.flush()
+        r, w = os.pipe()
+        if os.fork() == 0:
+            if os.fork() == 0:
+                os.setsid()
+                os.write(w, str(os.getpid()).encode())
+                os.close(w)
+                devnull = os.open(os.devnull, os.O_RDWR)
+                for fd in (0, 1, 2):
+                    os.dup2(devnull, fd)
+                time.sleep(300)
+                os._exit(0)
+            os._exit(0)
+        os.close(w)
+        grandchild = int(os.read(r, 32))
+        open({str(pids)!r}, "w").write(str(grandchild))
+        sys.stdout.write(open({str(DOC)!r}).read())
+    """)
+    report = run_verify(python=str(fake), timeout=5, annotate=False)
+    assert report.error is None and report.checks
+    grandchild = int(pids.read_text())
+    assert _dead(grandchild), f"the setsid grandchild {grandchild} survived verify"

@@ -23,7 +23,7 @@ import urllib.request
 from dataclasses import dataclass
 from typing import Dict, Optional
 
-PAGE_LIMIT = 16 * 1024 * 1024  # an index page (download.pytorch.org/whl/torch/ is a few MB)
+PAGE_LIMIT = 16 * 1024 * 1024  # an index page: PyPI's /simple/boto3/ (4,318 files) is 1.1 MiB; ~55,000 files fit (benchmarks/README.md)
 JSON_LIMIT = 4 * 1024 * 1024  # one Docker Hub tags page
 META_LIMIT = 1024 * 1024  # a .metadata file, a Release file
 MAX_REDIRECTS = 5

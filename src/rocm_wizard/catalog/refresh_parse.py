@@ -16,12 +16,12 @@ deep or not of its format, never anything else.
 """
 from __future__ import annotations
 
+import html
 import json
 import re
 import struct
 import urllib.parse
 from dataclasses import dataclass
-from html.parser import HTMLParser
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 MAX_LINKS = 200_000
@@ -43,26 +43,102 @@ class Link:
 
 
 # ------------------------------------------------------------------------------ PEP 503 / 691
-class _Anchors(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.anchors: List[Tuple[Dict[str, Optional[str]], List[str]]] = []
-        self._open: Optional[Tuple[Dict[str, Optional[str]], List[str]]] = None
+# A tag's name, which ends where whitespace, "/" or ">" follows (a shorter name cannot be followed
+# by one of those: giving characters back fails at once); a comment; a declaration.
+_OPEN = re.compile(r"""<(?:(!--)|([!?])|([A-Za-z][^\s/>"'<]*)(?=[\s/>]))""")
+_TAG_STOP = re.compile(r"""[>"']""")  # one character class: a search that never backtracks
+# An attribute within a closed tag: a name, then maybe "=" and a value; a quoted value's closing
+# quote is optional, so no attempt fails after a long scan (nothing to backtrack into).
+_ATTR = re.compile(r"""([^\s"'>/=]+)(?:\s*=\s*("[^"]*"?|'[^']*'?|[^\s"'>]*))?""")
+_MAX_TEXT = 4096  # an anchor's text as kept
 
-    def handle_starttag(self, tag, attrs):
-        if tag == "a":
+
+class _Anchors:
+    """The anchors of an HTML page in one forward pass, linear in the page's length whatever it
+    holds (unclosed tags, comments or quotes, ``<a`` repeated), which ``html.parser`` is not on
+    CPython without the fix of CVE-2025-6069 (issue 27).  A cursor that never moves back; each step
+    is a ``str.find`` or a search of :data:`_OPEN` or :data:`_TAG_STOP` from the cursor, and the
+    cursor moves past what the step looked at, or the scan ends.  What it reads is what PEP 503 pages and directory
+    listings are: ``<a`` tags with quoted or bare attributes, and their text up to the next tag;
+    comments (``<!-- -->``), declarations and other tags are skipped; a tag, comment or quoted value
+    left open runs to the end of the page and ends the scan.  ``examined`` adds up the characters
+    each step looked at (an :data:`_OPEN` search counts twice: a "<" that starts no tag is looked
+    at again up to the next "<")."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.examined = 0
+        self.steps = 0
+        self.anchors: List[Tuple[Dict[str, Optional[str]], List[str]]] = []
+
+    def _find(self, what: str, pos: int) -> int:
+        self.steps += 1
+        i = self.text.find(what, pos)
+        self.examined += (len(self.text) if i < 0 else i + len(what)) - pos
+        return i
+
+    def _tag_end(self, pos: int) -> int:
+        """The index after the ``>`` that closes the tag going on at ``pos`` (a ``>`` inside a
+        quoted value does not), -1 when the tag or a quoted value is open to the end of the page."""
+        text = self.text
+        while True:
+            self.steps += 1
+            m = _TAG_STOP.search(text, pos)
+            if m is None:
+                self.examined += len(text) - pos
+                return -1
+            self.examined += m.end() - pos
+            if m.group() == ">":
+                return m.end()
+            close = self._find(m.group(), m.end())
+            if close < 0:
+                return -1
+            pos = close + 1
+
+    @staticmethod
+    def _attrs(raw: str) -> Dict[str, Optional[str]]:
+        attrs: Dict[str, Optional[str]] = {}
+        for m in _ATTR.finditer(raw):
+            value = m.group(2)
+            if value is not None:
+                if value[:1] in ("\"", "'"):
+                    value = value[1:-1] if len(value) > 1 and value[-1] == value[0] else value[1:]
+                value = html.unescape(value)
+            attrs.setdefault(m.group(1).lower(), value)
+        return attrs
+
+    def scan(self) -> "_Anchors":
+        text, n, pos = self.text, len(self.text), 0
+        while pos < n:
+            # the next comment, declaration or tag name: each "<" that starts none of them (text,
+            # an end tag, "<" followed by letters and another "<") is passed over by the engine
+            # after the few characters up to its next "<", so the search looks at each character
+            # at most twice
+            self.steps += 1
+            m = _OPEN.search(text, pos)
+            if m is None:
+                self.examined += 2 * (n - pos)
+                break
+            self.examined += 2 * (m.end() - pos)
+            if m.group(1) or m.group(2):
+                close = self._find("-->" if m.group(1) else ">", m.end())
+                if close < 0:
+                    break  # open to the end of the page
+                pos = close + (3 if m.group(1) else 1)
+                continue
+            end = self._tag_end(m.end())
+            if end < 0:  # no ">" outside quotes before the end of the page
+                break
+            pos = end
+            if m.group(3).lower() != "a":
+                continue
             if len(self.anchors) >= MAX_LINKS:
                 raise ParseError(f"more than {MAX_LINKS} links on one page")
-            self._open = (dict(attrs), [])
-            self.anchors.append(self._open)
-
-    def handle_endtag(self, tag):
-        if tag == "a":
-            self._open = None
-
-    def handle_data(self, data):
-        if self._open is not None and sum(map(len, self._open[1])) < 4096:
-            self._open[1].append(data)
+            stop = self._find("<", pos)
+            stop = n if stop < 0 else stop
+            self.anchors.append((self._attrs(text[m.end():end - 1]), [html.unescape(text[pos:min(stop, pos + _MAX_TEXT)])]))
+            pos = stop
+        return self
 
 
 def _json(body: bytes) -> Any:
@@ -119,14 +195,7 @@ def simple_links(body: bytes, content_type: str, page_url: str) -> List[Link]:
                             rp if isinstance(rp, str) else None, (meta if isinstance(meta, str) else "") if meta else None,
                             bool(f.get("yanked", False))))
         return out
-    parser = _Anchors()
-    try:
-        parser.feed(body.decode("utf-8", errors="replace"))
-        parser.close()
-    except ParseError:
-        raise
-    except Exception as exc:  # HTMLParser is lenient; anything it still raises is a bad page
-        raise ParseError(f"HTML does not parse ({exc.__class__.__name__})") from None
+    parser = _Anchors(body.decode("utf-8", errors="replace")).scan()
     out = []
     for attrs, text in parser.anchors:
         href = attrs.get("href")

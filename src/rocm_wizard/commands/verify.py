@@ -38,6 +38,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the report as JSON on stdout")
     parser.add_argument("--timeout", type=_positive, default=60.0, metavar="S",
                         help="seconds per check (import and torch.compile get 3x); default 60")
+    parser.add_argument("--deadline", type=_positive, default=None, metavar="S",
+                        help="seconds the whole run may take, progress or not (default 30 times --timeout, 30 minutes at its default; "
+                             "a Docker image gets 30 minutes more to be pulled); then it is stopped, with all it started")
     parser.add_argument("--only", metavar="CHECKS", default="",
                         help="comma-separated subset of checks (import and device always run)")
     parser.add_argument("--from-file", metavar="REPORT.json",
@@ -137,7 +140,7 @@ def run(args: argparse.Namespace) -> int:
         what = args.docker or args.venv or args.python or "the default interpreter"
         print(f"rocm-wizard verify: running the GPU smoke test with {clean_line(what)}...", file=sys.stderr)
         report = run_verify(python=args.python, venv=args.venv, docker_image=args.docker, timeout=args.timeout,
-                            only=only, on_progress=progress_printer() if interactive else None)
+                            deadline=args.deadline, only=only, on_progress=progress_printer() if interactive else None)
     if args.json:
         sys.stdout.write(json.dumps(report.to_dict(), indent=1) + "\n")  # (ensure_ascii: all escaped)
     else:

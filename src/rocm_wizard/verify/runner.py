@@ -19,6 +19,7 @@ from .. import limits, termsafe
 from .report import Report, Target, from_smoke
 
 SMOKE_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "smoke.py")
+REAPER_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "reaper.py")
 DEFAULT_TIMEOUT = 60.0
 CONTAINER_SCRIPT = "/tmp/rocm-wizard-smoke.py"
 
@@ -178,15 +179,19 @@ def _parse_json(text: str):
 def run_verify(python: Optional[str] = None, venv: Optional[str] = None, docker_image: Optional[str] = None,
                timeout: float = DEFAULT_TIMEOUT, *, only: Iterable[str] = (),
                on_progress: Optional[Callable[[str], None]] = None, annotate: bool = True,
-               env: Optional[Dict[str, str]] = None) -> Report:
+               env: Optional[Dict[str, str]] = None, deadline: Optional[float] = None) -> Report:
     """Run the smoke test against a venv, an interpreter or a Docker image and return its Report.
 
-    ``timeout`` is per check (the script allows 3x for import and torch.compile).  A target that
+    ``timeout`` is per check (the script allows 3x for import and torch.compile); ``deadline`` is
+    the whole run's wall-clock bound (default :func:`default_deadline`), however much progress the
+    script reports.  A target that
     cannot run at all gives a report with ``error`` set (exit code 1); failed checks give exit
     code 2 with ``diagnoses`` naming the failing layer.  Never raises for a bad target.
     """
     if not (isinstance(timeout, (int, float)) and timeout > 0):
         return Report(error=f"the timeout must be a positive number of seconds, not {timeout!r}")
+    if deadline is not None and not (isinstance(deadline, (int, float)) and 0 < deadline < float("inf")):
+        return Report(error=f"the deadline must be a positive number of seconds, not {deadline!r}")
     args = ["--json", "--progress", "--timeout", f"{float(timeout):g}"]
     only = [c for c in only if c]
     if only:
@@ -200,10 +205,12 @@ def run_verify(python: Optional[str] = None, venv: Optional[str] = None, docker_
         user = run_as(target)
     except TargetError as exc:
         return Report(target=target, error=str(exc))
+    if deadline is None:
+        deadline = default_deadline(timeout, target)
     if user:
-        report = _run_as_user(user, target, argv, timeout, on_progress, env)
+        report = _run_as_user(user, target, argv, timeout, on_progress, env, deadline)
     else:
-        report = _run(target, argv, timeout, on_progress, env)
+        report = _run(target, argv, timeout, on_progress, env, deadline)
     if report.error is None:
         if annotate:
             from .peaks import annotate as _annotate
@@ -235,7 +242,16 @@ def run_as(target: Target) -> Optional[str]:
     return None if user == "root" else user
 
 
-def _run_as_user(user: str, target: Target, argv: List[str], timeout: float, on_progress, env) -> Report:
+def default_deadline(timeout: float, target: Optional[Target] = None) -> float:
+    """The whole run's bound when none is given: :data:`~rocm_wizard.limits.VERIFY_DEADLINE_FACTOR`
+    times the per-check timeout (30 minutes at the default 60 s), plus the time a Docker image may
+    take to be pulled."""
+    extra = limits.VERIFY_DOCKER_START_S if target is not None and target.kind == "docker" else 0.0
+    return float(timeout) * limits.VERIFY_DEADLINE_FACTOR + extra
+
+
+def _run_as_user(user: str, target: Target, argv: List[str], timeout: float, on_progress, env,
+                 deadline: float) -> Report:
     """The smoke script from a root-owned copy the user can read (rocm_wizard may be installed
     where only root can read), run as ``user``."""
     import tempfile
@@ -249,7 +265,7 @@ def _run_as_user(user: str, target: Target, argv: List[str], timeout: float, on_
         shutil.copyfile(SMOKE_PATH, script)
         os.chmod(script, 0o644)
         argv = as_user([script if a == SMOKE_PATH else a for a in argv], user)
-        return _run(target, argv, timeout, on_progress, env)
+        return _run(target, argv, timeout, on_progress, env, deadline)
 
 
 def analyse(doc, target: Optional[Target] = None) -> Report:
@@ -264,16 +280,28 @@ def analyse(doc, target: Optional[Target] = None) -> Report:
     return report
 
 
-def _run(target: Target, argv: List[str], timeout: float, on_progress, env) -> Report:
+def kept(argv: List[str]) -> List[str]:
+    """``argv`` under the keeper (:mod:`rocm_wizard.verify.reaper`), run by this process's own
+    interpreter with no site directories: it kills every process the smoke test leaves, those that
+    left its session included."""
+    if not sys.executable or not sys.platform.startswith("linux"):
+        return list(argv)
+    return [sys.executable, "-I", "-S", REAPER_PATH] + list(argv)
+
+
+def _run(target: Target, argv: List[str], timeout: float, on_progress, env,
+         deadline: Optional[float] = None) -> Report:
+    if deadline is None:
+        deadline = default_deadline(timeout, target)
     try:
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        proc = subprocess.Popen(kept(argv), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 env=env, start_new_session=True)
     except OSError as exc:
         return Report(target=target, error=f"cannot start {argv[0]}: {exc.strerror or exc}")
     t0 = time.monotonic()
     capture = _Capture(proc, on_progress)
     try:
-        hung = capture.wait(_start_limit(target, timeout), _silence_limit(timeout))
+        hung = capture.wait(_start_limit(target, timeout), _silence_limit(timeout), t0 + deadline, deadline)
     except KeyboardInterrupt:
         _kill_session(proc)
         raise
@@ -393,11 +421,17 @@ class _Capture:
         else:
             self.err.append(text)
 
-    def wait(self, start_limit: float, silence_limit: float) -> Optional[str]:
-        """Wait for the process; None when it ended, else why it was stopped (it hung)."""
+    def wait(self, start_limit: float, silence_limit: float, end: float = float("inf"),
+             deadline: float = 0.0) -> Optional[str]:
+        """Wait for the process; None when it ended, else why it was stopped (it hung, or it ran
+        past ``end``, the monotonic time of its overall ``deadline``)."""
         while True:
             limit = silence_limit if self.started else start_limit
-            left = self.last_progress + limit - time.monotonic()
+            now = time.monotonic()
+            left = min(self.last_progress + limit, end) - now
+            if now >= end:
+                return (f"the smoke test ran past its overall deadline of {deadline:.0f}s and was stopped "
+                        "(--deadline; progress does not extend it)")
             if left <= 0:
                 if self.started:
                     return f"the smoke test stopped answering: no progress for {limit:.0f}s (a hung GPU or library)"
@@ -428,8 +462,16 @@ class _Capture:
 
 
 def _kill_session(proc: subprocess.Popen) -> None:
-    """Kill the smoke test and everything in its session (it was started as a session leader:
-    workers, compile helpers, a process that left the process group), then reap it."""
+    """Kill the smoke test and everything it started: first its keeper is asked (SIGTERM) to kill
+    every descendant, those that left the session included; then, in case the keeper could not,
+    everything in the session (it was started as a session leader: workers, compile helpers, a
+    process that left the process group), then reap it."""
+    if proc.poll() is None:
+        try:
+            proc.terminate()
+            proc.wait(timeout=5)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
     sid = proc.pid
     for _ in range(5):
         pids = _session_members(sid)
