@@ -143,20 +143,16 @@ def torch_checks(facts: Facts, t: wheels.TorchRelease, idx: wheels.WheelIndex) -
     else:
         checks.append(_check("pairing-known", SATISFIED, f"torch {t.version} + torchvision {t.torchvision} + "
                              f"torchaudio {t.torchaudio}", t.sources))
-    if facts.python:
-        ok = wheels.wheel_for_python(t, facts.python, idx)
+    # the venv's Python, or with no venv yet the distribution's python3 that makes the new one
+    python, whose = ((facts.python, f"the venv runs Python {facts.python}") if facts.python else
+                     (facts.new_python, facts.new_python_source))
+    if python:
+        ok = wheels.wheel_for_python(t, python, idx)
         listed = t.python_for(idx.name)
         span = f"{listed[0]}-{listed[-1]}" if listed else "unknown"
         verdict = SATISFIED if ok else (VIOLATED if ok is False else UNKNOWN)
-        checks.append(_check("wheel-for-python", verdict, f"the venv runs Python {facts.python}; torch {t.version} has "
-                             f"wheels for Python {span} ({t.python_status})"))
-    elif facts.new_python:  # no venv yet: the distribution's python3 makes the new one
-        ok = wheels.wheel_for_python(t, facts.new_python, idx)
-        listed = t.python_for(idx.name)
-        span = f"{listed[0]}-{listed[-1]}" if listed else "unknown"
-        verdict = SATISFIED if ok else (VIOLATED if ok is False else UNKNOWN)
-        checks.append(_check("wheel-for-python", verdict, f"{facts.new_python_source}; torch {t.version} has wheels "
-                             f"for Python {span} ({t.python_status})"))
+        checks.append(_check("wheel-for-python", verdict, f"{whose}; torch {t.version} has wheels for Python {span} "
+                             f"({t.python_status})"))
     else:
         checks.append(_check("wheel-for-python", UNKNOWN, "the venv's Python version is not known (a new venv gets "
                              "the system's python3)"))
