@@ -28,3 +28,33 @@ def test_native_docker_way_keeps_kfd():
     r = _docker(healthy())
     assert r.applies
     assert "--device=/dev/kfd" in r.target["run"] and "/dev/dxg" not in " ".join(r.target["run"])
+
+
+# -- the wsl2 finding names the ROCm WSL user space the pastes show, with its sources ---------------
+from pathlib import Path  # noqa: E402
+
+from rocm_wizard.detect import detect_snapshot  # noqa: E402
+
+REAL = Path(__file__).resolve().parents[1] / "data" / "real"
+
+
+def _wsl2(folder):
+    d = diagnose(detect_snapshot(str(REAL / folder)))
+    return next(f for f in d.findings if f.id == "wsl2")
+
+
+def test_wsl2_finding_on_the_6x_runtime():
+    f = _wsl2("244-wsl2-rx7900xtx-rocm6.3.4-thunk-proxy-assertion")
+    assert any(e.startswith("ROCm WSL user space: rocr4wsl") and "thunk_proxy" in e for e in f.evidence)
+    assert "libhsa-runtime64" in f.fix and "amd-wsl-pytorch" in f.fix
+
+
+def test_wsl2_finding_on_librocdxg():
+    f = _wsl2("391-wsl2-win10-rx9070xt-rocm7.2.3-librocdxg-not-found")
+    assert any(e.startswith("ROCm WSL user space: librocdxg") for e in f.evidence)
+    assert "HSA_ENABLE_DXG_DETECTION=1" in f.fix and "librocdxg-readme" in f.fix
+
+
+def test_wsl2_finding_without_a_user_space_claims_none():
+    f = _wsl2("392-wsl2-win10-rx9060xt-hsa-oor-rocdxg")
+    assert not any("user space" in e for e in f.evidence)
