@@ -113,6 +113,7 @@ class OSInfo(Record):
     secure_boot: Optional[bool] = None  # UEFI Secure Boot on (efivars SecureBoot, mokutil --sb-state)
     id_like: Optional[str] = None  # os-release ID_LIKE: "ubuntu debian" on Pop!_OS, Linux Mint...
     ubuntu_codename: Optional[str] = None  # os-release UBUNTU_CODENAME: a derivative's Ubuntu base (noble)
+    wsl_userspace: Optional[str] = None  # ROCm-on-WSL user space seen: "rocr4wsl" (6.x-7.1) or "librocdxg" (7.2+)
 
 
 @lean_dataclass

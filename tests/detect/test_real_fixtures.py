@@ -38,7 +38,7 @@ FIELDS = ("gfx_targets", "gpu_names", "gpu_count", "gpu_count_rocm", "chip_ids",
           "isa_names", "rocm_version", "torch_version", "torch_hip_version", "triton_version", "distro_id",
           "distro_version", "kernel", "wsl", "python_version", "hsa_runtime_version", "kfd_driver_version", "cpu",
           "error_signature", "rocm_stream", "rocm_streams", "host_hip_version", "torch_rocm", "torch_stream",
-          "torch_channel", "torch_device_gfx")
+          "torch_channel", "torch_device_gfx", "wsl_userspace")
 HOST_TOOL_SOURCES = re.compile(r"\bdpkg\b|\bdnf\b|apt list|amd-smi", re.I)
 WHEEL_SOURCES = re.compile(r"collect_env|wheel", re.I)
 # error names quoted in labels -> the signature id detection must report
@@ -190,6 +190,11 @@ def test_real_fixture_field(folder: Path, field: str) -> None:
         assert system.os.kernel == want
     elif field == "wsl":
         assert system.os.wsl is want
+    elif field == "wsl_userspace":  # "rocr4wsl", "librocdxg" or "" (none shown)
+        assert system.os.wsl is True
+        assert (system.os.wsl_userspace or "") == want
+        if want:
+            assert "sources:" in system.os.sources["wsl_userspace"]
     elif field == "python_version":
         if not shown(folder, want):
             pytest.skip("python version only in the issue text")

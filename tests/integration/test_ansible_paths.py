@@ -132,3 +132,36 @@ def test_docker_playbook_check_converge_and_changed_0(wroot, ansible_in, tmp_pat
     assert again.returncode == 0, again.stdout[-6000:] + again.stderr[-3000:]
     counts = ansible.recap(again.stdout)
     assert counts["changed"] == 0 and counts["failed"] == 0, ansible.changed_tasks(again.stdout)
+
+
+def test_docker_playbook_under_wsl_writes_dxg_flags_and_converges(wroot, ansible_in, tmp_path):
+    """The same Debian root posing as WSL 2 (WSL_DISTRO_NAME, a /usr/lib/wsl/lib DXCore stand-in): the run
+    script and compose file carry AMD's WSL container flags (/dev/dxg, DXCore, librocdxg), never /dev/kfd,
+    and a second run changes nothing."""
+    from harness.debs import DebSpec, build_deb
+
+    root = wroot
+    deb = build_deb(DebSpec("docker.io", "20.10.99-0rw1", files={"/usr/bin/docker": DOCKER},
+                            modes={"/usr/bin/docker": 0o755}, postinst="#!/bin/sh\ngroupadd -f docker\n"),
+                    str(tmp_path / "debs"))
+    root.bind(str(tmp_path / "debs"), "/opt/rw-docker-debs")
+    root.run(["dpkg", "-i", "/opt/rw-docker-debs/" + deb.rsplit("/", 1)[-1]], check=True)
+    root.write("/usr/local/bin/systemctl", SYSTEMCTL, mode=0o755)
+    root.write("/usr/lib/wsl/lib/libdxcore.so", "")
+    root.add_user("alice")
+    ansible_in(root)
+    res = wizard.run(root, "--plan-only", "--format", "ansible", "--path", "docker", "--user", "alice",
+                     extra_env={"WSL_DISTRO_NAME": "Ubuntu"})
+    assert res.returncode in (0, 2), res.stderr
+    assert "--device=/dev/dxg" in res.stdout and "--device=/dev/kfd" not in res.stdout
+    root.write("/root/docker.yml", res.stdout)
+    run = ansible.playbook(root, "/root/docker.yml")
+    assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-3000:]
+    script = root.read("/home/alice/rocm-workspace/run-rocm-pytorch.sh")
+    compose = root.read("/home/alice/rocm-workspace/compose.yaml")
+    assert "--device=/dev/dxg" in script and "/usr/lib/wsl/lib/libdxcore.so:/usr/lib/libdxcore.so" in script
+    assert "/dev/kfd" not in script and "/dev/kfd" not in compose and '"/dev/dxg"' in compose
+    again = ansible.playbook(root, "/root/docker.yml")
+    assert again.returncode == 0, again.stdout[-6000:] + again.stderr[-3000:]
+    counts = ansible.recap(again.stdout)
+    assert counts["changed"] == 0 and counts["failed"] == 0, ansible.changed_tasks(again.stdout)

@@ -67,6 +67,8 @@ CASES = [
          ["--path", "torch-reinstall", "--venv", "/home/user/venvs/comfy", "--torch", "2.8.0"], ALL, 2),
     Case("fx008-wsl-rocm-upgrade", "fixture:008-gfx1100-rx7900xt-rocm6.4-wsl2-ubuntu24.04",
          ["--path", "rocm-upgrade"], REFUSED, 3),
+    Case("fx008-wsl-docker", "fixture:008-gfx1100-rx7900xt-rocm6.4-wsl2-ubuntu24.04",
+         ["--path", "docker"], ALL, 2),
     Case("fx011-gfx1201-igpu-torch", "fixture:011-gfx1201-rx9070-gfx1036-rocmNA-arch",
          ["--path", "torch-reinstall", "--venv", "/opt/venvs/torch"], ALL, 2),
     Case("fx013-no-amd-gpu", "fixture:013-nogpu-intel-hd8750m-rocm6.2.2-ubuntu24.04", [], REFUSED, 3),

@@ -156,8 +156,21 @@ def run_flags_sources() -> Tuple[str, ...]:
     return tup(_pt().get("run_flags_sources"))
 
 
-def run_argv(image_ref: str, extra: Iterable[str] = ()) -> List[str]:
-    return ["docker", "run", "-it", *run_flags(), *list(extra), image(image_ref)]
+def run_argv(image_ref: str, extra: Iterable[str] = (), wsl: bool = False) -> List[str]:
+    return ["docker", "run", "-it", *(wsl_run_flags() if wsl else run_flags()), *list(extra), image(image_ref)]
+
+
+def wsl_run_flags() -> Tuple[str, ...]:
+    """AMD's container flags under WSL 2: /dev/dxg, DXCore and librocdxg instead of /dev/kfd and /dev/dri."""
+    return tup(load(FILE)["wsl"]["run_flags"])
+
+
+def wsl_run_flags_sources() -> Tuple[str, ...]:
+    return tup(load(FILE)["wsl"].get("run_flags_sources"))
+
+
+def wsl_host_requirement() -> str:
+    return str(load(FILE)["wsl"]["requirement"])
 
 
 def moving_tags() -> Tuple[str, ...]:

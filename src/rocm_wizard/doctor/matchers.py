@@ -355,7 +355,24 @@ def rocm_bin_path(ctx: Context, meta: RuleMeta) -> Optional[Match]:
 def wsl2(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     if not ctx.wsl:
         return None
-    return Match([f"kernel {s(ctx.os.kernel) or '?'}" + _src(ctx.os, "kernel")])
+    ev = [f"kernel {s(ctx.os.kernel) or '?'}" + _src(ctx.os, "kernel")]
+    gen = s(getattr(ctx.os, "wsl_userspace", None))
+    if not gen:
+        return Match(ev)
+    from ..catalog import compat
+
+    w = compat.wsl_facts()
+    ev.append(f"ROCm WSL user space: {gen}" + _src(ctx.os, "wsl_userspace"))
+    if gen == "librocdxg":
+        fix = (f"This is the ROCm {w.get('librocdxg_from', '7.2')}+ WSL user space: the runtime loads librocdxg only "
+               f"with {w.get('dxg_env', 'HSA_ENABLE_DXG_DETECTION=1')} set; keep the torch wheel's own HSA runtime "
+               f"(sources: {', '.join(w.get('librocdxg_sources', []))}).")
+    else:
+        fix = (f"This is the ROCm 6.x WSL runtime (hsa-runtime-rocr4wsl-amdgpu, amdgpu-install --usecase=wsl,rocm "
+               f"--no-dkms): a torch wheel for it needs its own libhsa-runtime64 removed ({w.get('hsa_removal', '')}); "
+               f"a ROCm {w.get('librocdxg_from', '7.2')}+ wheel needs the librocdxg user space instead "
+               f"(sources: {', '.join(list(w.get('hsa_removal_sources', [])) + list(w.get('librocdxg_sources', [])))}).")
+    return Match(ev, fix=fix, data={"wsl_userspace": gen})
 
 
 # ================================================================== GPU support

@@ -262,10 +262,10 @@ def _docker(ctx: Context, facts: resolve.Facts, ids) -> Recommendation:
         why = (f"The Docker daemon is not reachable {where}." if d.daemon is False or s(d.client)
                else f"Docker was not detected {where}.")
         return Recommendation("docker", None, False, {}, why + " Install Docker to use AMD's rocm/pytorch image.", [], srcs)
-    if ctx.wsl:
-        return Recommendation("docker", None, False, {}, "AMD's documented container flags pass /dev/kfd, which WSL2 does "
-                              "not have.", [], srcs)
-    if "amdgpu-not-loaded" in ids or "kfd-missing" in ids:
+    wsl = bool(ctx.wsl)
+    if wsl:  # no /dev/kfd under WSL 2: AMD's WSL container flags pass /dev/dxg, DXCore and librocdxg
+        srcs += list(docker_cat.wsl_run_flags_sources())
+    elif "amdgpu-not-loaded" in ids or "kfd-missing" in ids:
         return Recommendation("docker", None, False, {}, "A container needs the host's amdgpu kernel driver and /dev/kfd "
                               "first (see the findings).", [], srcs)
     gfx = ctx.primary_gfx
@@ -275,7 +275,7 @@ def _docker(ctx: Context, facts: resolve.Facts, ids) -> Recommendation:
     way = res.best
     tag = way.subject
     target = {"image": tag.image, "tag": tag.tag, "rocm": tag.rocm, "torch": tag.torch, "python": tag.python,
-              "ubuntu": tag.ubuntu, "flags": list(docker_cat.run_flags()),
+              "ubuntu": tag.ubuntu, "flags": list(docker_cat.wsl_run_flags() if wsl else docker_cat.run_flags()),
               "tag_status": tag.status, "proof": way.proof()}
     parts = [f"AMD's image {tag.image} ships ROCm {tag.rocm} and an AMD-built torch {tag.torch}; the host keeps only its "
              f"kernel driver, and nothing in your venvs changes."]
@@ -289,7 +289,11 @@ def _docker(ctx: Context, facts: resolve.Facts, ids) -> Recommendation:
         parts.append("This tag is known from third-party use, not from AMD's pages.")
     if d.user_allowed is False:
         parts.append("Your user cannot talk to the Docker daemon: use sudo or join the docker group.")
-    parts.append("Run it with AMD's documented flags: " + " ".join(docker_cat.run_flags()) + ".")
+    if wsl:
+        parts.append("Under WSL 2 run it with AMD's WSL container flags: " + " ".join(docker_cat.wsl_run_flags())
+                     + f" (it needs {docker_cat.wsl_host_requirement()}).")
+    else:
+        parts.append("Run it with AMD's documented flags: " + " ".join(docker_cat.run_flags()) + ".")
     parts.append(_proof_text(way))
     return Recommendation("docker", None, True, target, " ".join(parts), [], srcs + list(tag.sources), way.proof())
 

@@ -1267,7 +1267,14 @@ def _docker(system, choices: Choices, notes: List[str], recipe):
             kernels.check(tag, notes)
         window.check(tag, notes)
     rocm = getattr(system, "rocm", None)
-    if rocm is not None and rocm.amdgpu_loaded is False:
+    wsl = bool(osi is not None and osi.wsl)
+    if wsl:  # no /dev/kfd or /dev/dri under WSL 2: AMD's WSL container flags (librocdxg README)
+        notes.append("WSL: the container gets /dev/dxg and the host's DXCore and librocdxg instead of /dev/kfd and "
+                     f"/dev/dri; it needs {cat.docker_host_requirement(wsl=True)}")
+        if getattr(osi, "wsl_userspace", None) == "rocr4wsl":
+            notes.append("WSL: this host shows the ROCm 6.x WSL runtime (hsa-runtime-rocr4wsl-amdgpu), which has no "
+                         "librocdxg: AMD documents WSL containers for the librocdxg user space (ROCm 7.2 or newer)")
+    elif rocm is not None and rocm.amdgpu_loaded is False:
         notes.append("the amdgpu kernel driver is not loaded on this host: the container needs it "
                      f"({cat.docker_host_requirement()})")
     user = _user(system, choices)
@@ -1277,9 +1284,10 @@ def _docker(system, choices: Choices, notes: List[str], recipe):
     except ValueError as exc:
         raise PlanError(str(exc)) from None
     apt = osi is not None and osi.id in ("ubuntu", "debian")
-    ns = {"docker": {"image": image, "workspace": os.path.normpath(workspace), "flags": list(cat.docker_run_flags())}}
+    ns = {"docker": {"image": image, "workspace": os.path.normpath(workspace),
+                     "flags": list(cat.docker_run_flags(wsl=wsl))}}
     facts = {"docker": {"image": image, "tag": asdict(tag) if tag is not None else None,
-                        "run_flags_sources": list(cat.docker_run_flag_sources())}}
+                        "run_flags_sources": list(cat.docker_run_flag_sources(wsl=wsl))}}
     fp = _fingerprint(system, {})
     choices.image, choices.workspace = image, ns["docker"]["workspace"]
     return ns, facts, fp, apt

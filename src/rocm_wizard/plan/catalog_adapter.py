@@ -396,20 +396,20 @@ def docker_pick(rocm: Optional[str], ubuntu: Optional[str], python: Optional[str
     return None
 
 
-def docker_run_flags() -> Tuple[str, ...]:
+def docker_run_flags(wsl: bool = False) -> Tuple[str, ...]:
     from ..catalog import docker
 
-    return docker.run_flags()
+    return docker.wsl_run_flags() if wsl else docker.run_flags()
 
 
-def docker_run_flag_sources() -> Tuple[str, ...]:
+def docker_run_flag_sources(wsl: bool = False) -> Tuple[str, ...]:
     from ..catalog import docker
 
-    return docker.run_flags_sources()
+    return docker.wsl_run_flags_sources() if wsl else docker.run_flags_sources()
 
 
-def docker_host_requirement() -> str:
+def docker_host_requirement(wsl: bool = False) -> str:
     from ..catalog import docker
 
-    return docker.host_requirement()
+    return docker.wsl_host_requirement() if wsl else docker.host_requirement()
 

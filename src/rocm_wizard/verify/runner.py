@@ -102,6 +102,14 @@ def docker_device_args(root: str = "/") -> List[str]:
                     gids.add(os.stat(os.path.join(dri, name)).st_gid)
         except OSError:
             pass
+    dxg = os.path.join(root, "dev/dxg")
+    if not os.path.exists(kfd) and os.path.exists(dxg):  # WSL 2: AMD's WSL container flags (librocdxg README)
+        args.append("--device=/dev/dxg")
+        for host, inside in (("usr/lib/wsl/lib/libdxcore.so", "/usr/lib/libdxcore.so"),
+                             ("opt/rocm/lib/librocdxg.so", "/usr/lib/librocdxg.so")):
+            if os.path.exists(os.path.join(root, host)):
+                args += ["-v", "/%s:%s:ro" % (host, inside)]
+        args += ["-e", "HSA_ENABLE_DXG_DETECTION=1"]
     args += ["--group-add", "video"]
     for gid in sorted(g for g in gids if g != 0):
         args += ["--group-add", str(gid)]

@@ -163,6 +163,21 @@ def _node_info(path):
     return info
 
 
+def wsl_node_result(dxg, host):
+    """The device-node check under WSL 2: ROCm reaches the GPU through the paravirtual /dev/dxg and the
+    Windows driver (librocdxg README), never /dev/kfd, so /dev/dxg is what must exist and be usable."""
+    details = {"wsl": True, "dxg": dxg, "user": host.get("user"), "groups": host.get("groups")}
+    if not dxg.get("exists"):
+        where = "inside a container started without --device=/dev/dxg" if host.get("container") else \
+            "WSL 2 exposes no GPU (update WSL and the Windows AMD driver)"
+        return {"status": "fail", "reason": "WSL: /dev/dxg does not exist: %s" % where, "details": details}
+    if not dxg.get("accessible"):
+        return {"status": "fail", "reason": "WSL: /dev/dxg not accessible for user %s (%s, group %s)" % (
+            host.get("user"), dxg.get("mode"), dxg.get("group")), "details": details}
+    return {"status": "pass", "reason": "WSL: /dev/dxg usable (no /dev/kfd under WSL 2; the Windows driver serves the GPU)",
+            "details": details}
+
+
 def host_info():
     """What the parent can see without torch: OS, user, device nodes, driver versions."""
     info = {
@@ -172,6 +187,9 @@ def host_info():
         "python": sys.version.split()[0],
         "executable": sys.executable,
         "container": os.path.exists("/.dockerenv") or os.path.exists("/run/.containerenv"),
+        # WSL 2: the GPU is the Windows driver's, reached through /dev/dxg (no /dev/kfd there)
+        "wsl": "microsoft" in platform.release().lower() or any(
+            os.path.exists(p) for p in ("/proc/sys/fs/binfmt_misc/WSLInterop", "/proc/sys/fs/binfmt_misc/WSLInterop-late")),
     }
     try:
         import pwd
@@ -196,6 +214,7 @@ def host_info():
         renders = []
     nodes.extend(_node_info("/dev/dri/" + n) for n in renders)
     nodes.append(_node_info("/dev/nvidiactl"))
+    nodes.append(_node_info("/dev/dxg"))
     info["device_nodes"] = nodes
     for key, path in (("amdgpu_version", "/sys/module/amdgpu/version"),
                       ("nvidia_driver", "/proc/driver/nvidia/version")):
@@ -1460,6 +1479,11 @@ class Smoke(object):
             self.skip("kfd", None, "ROCm only: /dev/kfd is AMD's compute device node; this torch is %s" % what)
             return
         nodes = self.host.get("device_nodes") or []
+        dxg = next((n for n in nodes if n["path"] == "/dev/dxg"), {"exists": False})
+        if self.host.get("wsl") or (dxg.get("exists") and not any(n["path"] == "/dev/kfd" and n.get("exists")
+                                                                  for n in nodes)):
+            self.add("kfd", None, wsl_node_result(dxg, self.host))
+            return
         kfd = next((n for n in nodes if n["path"] == "/dev/kfd"), {"exists": False})
         renders = [n for n in nodes if n["path"].startswith("/dev/dri/renderD")]
         details = {"kfd": kfd, "render_nodes": renders, "user": self.host.get("user"),

@@ -21,6 +21,7 @@ from ..parsers import os_release as p_os_release
 from ..parsers import issue_form as p_issue_form
 from ..parsers import paste_facts as p_paste_facts
 from ..parsers import uname as p_uname
+from ..parsers import wsl as p_wsl
 from ..parsers._core_text import lazy
 from ..sources import Source
 from ._core_util import env, fallback_pastes, ok_outputs, paste_label, pastes, read_text, readlink_or_none, stat, vote
@@ -225,6 +226,28 @@ _WSL_ROCMINFO = lazy(r"^[ \t]*WSL environment detected\.", re.M)
 
 
 def _wsl(source: Source, info: OSInfo) -> None:
+    _wsl_sure(source, info)
+    _wsl_markers(source, info)
+
+
+def _wsl_markers(source: Source, info: OSInfo) -> None:
+    """The ROCm-on-WSL user space pasted outputs show (with its source ids), and WSL itself from the
+    markers the other checks do not read (/usr/lib/wsl/lib, DXCore, the DXG switch)."""
+    texts = pastes(source)
+    us = p_wsl.userspace(texts)
+    if us is not None:
+        info.put("wsl_userspace", us.generation, "%s ('%s'; sources: %s)" % (paste_label(us.where), us.evidence,
+                                                                              ", ".join(us.sources)))
+        info.put("wsl", True, paste_label(us.where) + " ('%s')" % us.evidence, overwrite=False)
+        return
+    for name, text in texts if info.wsl is None else ():
+        mark = p_wsl.wsl_mark(text)
+        if mark:
+            info.put("wsl", True, paste_label(name) + " ('%s')" % mark)
+            return
+
+
+def _wsl_sure(source: Source, info: OSInfo) -> None:
     if info.kernel and p_uname.is_wsl(info.kernel):
         info.put("wsl", True, info.sources.get("kernel", "kernel"))
         return

@@ -332,6 +332,10 @@ class DockerRunScript(Step):
                 svc["ipc"] = value
             elif flag == "--shm-size":
                 svc["shm_size"] = value
+            elif flag in ("-v", "--volume"):  # WSL: the host's DXCore and librocdxg
+                svc["volumes"].insert(len(svc["volumes"]) - 1, value)
+            elif flag in ("-e", "--env"):
+                svc.setdefault("environment", []).append(value)
         lines = ["# Start with: docker compose run --rm pytorch   (written by rocm-wizard)", "services:", "  pytorch:"]
         for key, value in svc.items():
             if isinstance(value, list):

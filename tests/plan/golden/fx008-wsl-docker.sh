@@ -1,0 +1,907 @@
+#!/usr/bin/env bash
+# rocm-wizard plan: Run PyTorch in rocm/pytorch:rocm7.14.1_ubuntu24.04_py3.12_pytorch_release_2.12.0
+# path: docker   plan id: 28276ad2cf24   format: 1   rocm-wizard @VERSION@
+# made for: Ubuntu 24.04.2 LTS, kernel 6.6.87.2-microsoft-standard-WSL2; AMD Radeon RX 7900 XT (gfx1100); torch 2.9.0.dev20250706+rocm6.4 in None
+# system fingerprint: sha256:3329cc7751d4bd39dbff0196a46f0766
+#   kernel: 6.6.87.2-microsoft-standard-WSL2
+#   os: ubuntu 24.04
+#   gpus: not known when the plan was made, not checked
+#
+# Run:      sudo bash THIS-FILE        (steps that are already done are skipped)
+# Dry run:  DRY_RUN=1 bash THIS-FILE   (changes nothing; exit 2 = changes pending, 0 = nothing to do)
+# It refuses to run on another system, or when the system changed since the plan was made.
+#
+# Steps:
+#    1. Make Docker installed, running and usable
+#    2. Pull rocm/pytorch:rocm7.14.1_ubuntu24.04_py3.12_pytorch_release_2.12.0
+#    3. Write the run script and compose file in /root/rocm-workspace
+# Note: the host's amdgpu driver train is not known, so the image rocm7.14.1_ubuntu24.04_py3.12_pytorch_release_2.12.0's ROCm 7.14.1 cannot be checked against it
+# Note: WSL: the container gets /dev/dxg and the host's DXCore and librocdxg instead of /dev/kfd and /dev/dri; it needs ROCm's WSL user space with librocdxg (ROCm 7.2 or newer) on the WSL host: /dev/dxg, /usr/lib/wsl/lib/libdxcore.so and /opt/rocm/lib/librocdxg.so; the GPU driver is the Windows one
+
+# Values are single-quoted data, written out literally ($ and \ in them mean nothing to bash):
+# shellcheck disable=SC2016,SC1003
+set -Eeuo pipefail
+shopt -s nullglob
+umask 022
+export LC_ALL=C DEBIAN_FRONTEND=noninteractive
+
+DRY_RUN="${DRY_RUN:-0}"
+RW_ROOT="${RW_ROOT:-}"
+RW_ROOT="${RW_ROOT%/}"
+RW_STEP='(start)'
+RW_CHANGED=' '
+RW_NCHANGED=0
+RW_WARNINGS=0
+RW_STALE=0
+RW_TMP=''
+RW_RUN_ID="$(date +%Y%m%d-%H%M%S)-$$"
+RW_BACKUP_DIR="${RW_ROOT}/var/backups/rocm-wizard/${RW_RUN_ID}"
+RW_URLS=()
+RW_UNDO=()
+RW_DPKG_MARK="${RW_ROOT}/var/lib/rocm-wizard/dpkg-in-progress"
+
+# rw_say TEXT...: a message on stderr, without terminal control characters (a venv's name, a
+# file's content: what the plan quotes came from outside); rw_clean does the same to a stream
+rw_say() {
+  local s="$*"
+  s=${s//[$'\001'-$'\010'$'\013'-$'\037'$'\177']/}
+  s=${s//$'\xc2'[$'\x80'-$'\x9f']/}
+  printf '%s\n' "$s" >&2
+}
+rw_clean() { sed -e $'s/[\001-\010\013-\037\177]//g' -e $'s/\xc2[\x80-\x9f]//g'; }
+rw_die() { rw_say "rocm-wizard: $*"; exit 1; }
+rw_on_error() {
+  rw_say "rocm-wizard: step ${RW_STEP} failed (exit status $1, line $2): $3"
+  rw_say "The steps after it were not run. Fix the cause and run this script again: finished steps are skipped."
+  exit "$1"
+}
+trap 'rw_on_error "$?" "$LINENO" "$BASH_COMMAND"' ERR
+rw_cleanup() { if [[ -n $RW_TMP ]]; then rm -rf -- "$RW_TMP"; fi; }
+trap rw_cleanup EXIT
+
+rw_begin() { RW_STEP="$1 ($2)"; rw_say ""; rw_say "==> [$1] $3"; }
+rw_ok() { rw_say "    ok: $*"; }
+rw_would() { rw_say "    would: $*"; }
+rw_warn() { rw_say "    warning: $*"; RW_WARNINGS=$((RW_WARNINGS + 1)); }
+rw_mark() { RW_CHANGED+="$1 "; RW_NCHANGED=$((RW_NCHANGED + 1)); }
+# rw_changed ID...: true when one of these steps changed something in this run
+rw_changed() {
+  local id
+  for id in "$@"; do
+    if [[ $RW_CHANGED == *" $id "* ]]; then return 0; fi
+  done
+  return 1
+}
+rw_need_root() {
+  if [[ $DRY_RUN == 1 || $EUID -eq 0 ]]; then return 0; fi
+  rw_die "step ${RW_STEP} changes the system and needs root: run this script with sudo (DRY_RUN=1 shows what it would do)"
+}
+# rw_run CMD...: show the command, run it unless DRY_RUN=1
+rw_run() {
+  printf '    +' >&2
+  printf ' %q' "$@" >&2
+  printf '\n' >&2
+  if [[ $DRY_RUN == 1 ]]; then return 0; fi
+  "$@"
+}
+# rw_user_run USER CMD...: run CMD now as USER (root drops to USER; anyone else runs it as itself),
+# dry runs included: for what only reads, like the checks that run a venv's interpreter.  The
+# user's process gets a session of its own, with no controlling terminal, and not root's terminal
+# on stdin.  Of root's environment it gets only what pip, uv and the GPU stack need (RW_OWNER_ENV),
+# and the index the script itself sets: root's tokens and keys stay root's
+RW_OWNER_ENV=(PATH LANG LANGUAGE LC_ALL LC_CTYPE TZ TERM http_proxy https_proxy no_proxy HTTP_PROXY HTTPS_PROXY
+  NO_PROXY ALL_PROXY all_proxy SSL_CERT_FILE SSL_CERT_DIR REQUESTS_CA_BUNDLE PIP_CERT UV_NATIVE_TLS
+  TORCH_BLAS_PREFER_HIPBLASLT HIP_VISIBLE_DEVICES ROCR_VISIBLE_DEVICES CUDA_VISIBLE_DEVICES HSA_ENABLE_SDMA
+  HSA_OVERRIDE_GFX_VERSION AMD_LOG_LEVEL ROC_ENABLE_PRE_VEGA PIP_INDEX_URL UV_INDEX_URL UV_DEFAULT_INDEX)
+rw_user_run() {
+  local user=$1 n
+  local -a rw_env=()
+  shift
+  if [[ $EUID -eq 0 && -n $user && $user != root ]]; then
+    for n in "${RW_OWNER_ENV[@]}"; do
+      if [[ -n ${!n+x} ]]; then rw_env+=("$n=${!n}"); fi
+    done
+    if [[ -t 0 ]]; then
+      env -i "${rw_env[@]}" setsid -w runuser -u "$user" -- "$@" </dev/null
+    else
+      env -i "${rw_env[@]}" setsid -w runuser -u "$user" -- "$@"
+    fi
+  else
+    "$@"
+  fi
+}
+# rw_as USER CMD...: show CMD and run it as USER unless DRY_RUN=1 (a root run acts for the venv's owner)
+rw_as() {
+  local user=$1
+  shift
+  printf '    +' >&2
+  if [[ $EUID -eq 0 && -n $user && $user != root ]]; then printf ' %q' runuser -u "$user" -- >&2; fi
+  printf ' %q' "$@" >&2
+  printf '\n' >&2
+  if [[ $DRY_RUN == 1 ]]; then return 0; fi
+  rw_user_run "$user" "$@"
+}
+# rw_venv_user VENV: the account that runs VENV's interpreter and writes in it: its owner when this
+# is root (else this user).  Refuses a venv two accounts control, an owner with no account, a
+# root-owned venv that others can change (the rules of rocm_wizard/runas.py).
+rw_venv_user() {
+  local venv=$RW_ROOT$1 uid user p o g mode
+  if [[ $EUID -ne 0 ]]; then
+    id -un
+    return 0
+  fi
+  uid=$(stat -L -c %u -- "$venv")
+  user=$(stat -L -c %U -- "$venv")
+  if [[ $user == UNKNOWN ]]; then
+    rw_die "the venv $1 belongs to user id $uid, which has no account here: a venv's interpreter runs as its owner, never as root; give the venv to an existing user (chown -R USER $1)"
+  fi
+  for p in "$venv" "$venv/bin" "$venv/pyvenv.cfg" "$(readlink -f -- "$venv/bin/python" || true)" "$venv"/lib*/python*/site-packages; do
+    if [[ -z $p || ! -e $p ]]; then continue; fi
+    read -r o g mode < <(stat -L -c '%u %g %a' -- "$p")
+    if [[ $o != 0 && $o != "$uid" ]]; then
+      rw_die "$p belongs to user id $o but the venv $1 to $user: not running an interpreter two accounts control (make it one owner's: chown -R $user $1)"
+    fi
+    if [[ $uid == 0 ]] && (((8#$mode & 8#002) || ((8#$mode & 8#020) && g != 0))); then
+      rw_die "$p in the root-owned venv $1 can be changed by other users (mode $mode): not running it as root (chmod -R go-w $1, or give the venv to the user who works in it)"
+    fi
+  done
+  printf '%s' "$user"
+}
+# rw_put_as USER PATH MODE CONTENT: write PATH whole as USER (a venv's owner): root follows no link
+# the owner planted and leaves no directory of its own in their venv
+rw_put_as() {
+  local user=$1 path=$2 mode=$3 content=$4
+  if [[ $DRY_RUN == 1 ]]; then
+    rw_would "write $path"
+    rw_show_diff "$RW_ROOT$path" "$content"
+    return 0
+  fi
+  printf '%s' "$content" | rw_user_run "$user" sh -c 'set -e; d=$(dirname -- "$1"); mkdir -p -- "$d"; t=$(mktemp -- "$d/.rocm-wizard.XXXXXX"); trap '"'"'rm -f -- "$t"'"'"' EXIT; cat >"$t"; chmod -- "$2" "$t"; mv -f -- "$t" "$1"; trap - EXIT' sh "$path" "$mode"
+}
+rw_tmp() { if [[ -z $RW_TMP ]]; then RW_TMP=$(mktemp -d); fi; }
+rw_owner_of() {
+  local p=$1
+  while [[ ! -e $p && $p == */* ]]; do p=${p%/*}; done
+  stat -c %U -- "${p:-/}" 2>/dev/null || printf 'root'
+}
+
+# ---- files: always written whole, through a temporary file in the same directory and a rename
+rw_same() { [[ -f $1 && ! -L $1 ]] && cmp -s -- "$1" <(printf '%s' "$2"); }
+rw_show_diff() {
+  local label=${1#"$RW_ROOT"}
+  if [[ -e $1 ]]; then
+    { diff -u --label "$label" --label "$label (new)" -- "$1" <(printf '%s' "$2") || true; } | rw_clean >&2
+  else
+    { diff -u --label /dev/null --label "$label" -- /dev/null <(printf '%s' "$2") || true; } | rw_clean >&2
+  fi
+}
+rw_install_tmp() {
+  local tmp=$1 dest=$2 mode=$3 owner=$4
+  chmod -- "$mode" "$tmp"
+  if [[ -n $owner && $EUID -eq 0 ]]; then chown -- "$owner:" "$tmp"; fi
+  mv -f -- "$tmp" "$dest"
+}
+# rw_put PATH MODE CONTENT [OWNER]
+rw_put() {
+  local path=$1 mode=$2 content=$3 owner=${4:-} dir tmp
+  if [[ $DRY_RUN == 1 ]]; then
+    rw_would "write ${path#"$RW_ROOT"}"
+    rw_show_diff "$path" "$content"
+    return 0
+  fi
+  dir=$(dirname -- "$path")
+  mkdir -p -- "$dir"
+  tmp=$(mktemp -- "$dir/.rocm-wizard.XXXXXX")
+  printf '%s' "$content" >"$tmp"
+  rw_install_tmp "$tmp" "$path" "$mode" "$owner"
+}
+# rw_put_from SOURCE PATH MODE [OWNER]: install a copy of SOURCE as PATH
+rw_put_from() {
+  local src=$1 path=$2 mode=$3 owner=${4:-} dir tmp
+  if [[ $DRY_RUN == 1 ]]; then
+    rw_would "write ${path#"$RW_ROOT"}"
+    return 0
+  fi
+  dir=$(dirname -- "$path")
+  mkdir -p -- "$dir"
+  tmp=$(mktemp -- "$dir/.rocm-wizard.XXXXXX")
+  cat -- "$src" >"$tmp"
+  rw_install_tmp "$tmp" "$path" "$mode" "$owner"
+}
+rw_backup() {
+  local path=$1 dest
+  if [[ ! -e $path && ! -L $path ]]; then return 0; fi
+  dest="${RW_BACKUP_DIR}${path#"$RW_ROOT"}"
+  if [[ $DRY_RUN == 1 ]]; then
+    rw_would "back up ${path#"$RW_ROOT"} to ${dest#"$RW_ROOT"}"
+    return 0
+  fi
+  if [[ -e $dest ]]; then return 0; fi
+  mkdir -p -- "$(dirname -- "$dest")"
+  cp -a -- "$path" "$dest"
+  rw_say "    backed up ${path#"$RW_ROOT"} to ${dest#"$RW_ROOT"}"
+}
+# rw_remember PATH: PATH is about to change; back it up and note how to put it back (rw_undo_files)
+rw_remember() {
+  local path=$1 e
+  rw_backup "$path"
+  if [[ $DRY_RUN == 1 ]]; then return 0; fi
+  for e in "${RW_UNDO[@]}"; do
+    if [[ ${e:1} == "$path" ]]; then return 0; fi
+  done
+  if [[ -e $path || -L $path ]]; then RW_UNDO+=("f$path"); else RW_UNDO+=("a$path"); fi
+}
+# rw_undo_files: put every file rw_remember noted in this run back as it was, newest change first
+rw_undo_files() {
+  local i e path src tmp
+  for ((i = ${#RW_UNDO[@]} - 1; i >= 0; i--)); do
+    e=${RW_UNDO[i]}
+    path=${e:1}
+    if [[ ${e:0:1} == a ]]; then
+      rm -f -- "$path"
+      rw_say "    removed ${path#"$RW_ROOT"} (it did not exist before)"
+    else
+      src="${RW_BACKUP_DIR}${path#"$RW_ROOT"}"
+      tmp=$(mktemp -- "$(dirname -- "$path")/.rocm-wizard.XXXXXX")
+      cp -a -- "$src" "$tmp"
+      mv -f -- "$tmp" "$path"
+      rw_say "    restored ${path#"$RW_ROOT"} from ${src#"$RW_ROOT"}"
+    fi
+  done
+  RW_UNDO=()
+}
+
+# rw_with_block FILE BLOCK [USER]: sets RW_NEW to FILE without an earlier rocm-wizard block, then
+# BLOCK; with USER (a venv's owner) FILE is read as USER and must be a regular file, not a link:
+# root never reads a user's file for them
+rw_with_block() {
+  local line skip=0 text
+  RW_NEW=''
+  if [[ -n ${3:-} ]]; then
+    text=$(rw_user_run "$3" sh -c 'if [ -L "$1" ] || [ ! -f "$1" ]; then exit 3; fi; cat -- "$1" && printf x' sh "$1") ||
+      rw_die "cannot read $1 as $3 (a link, not a regular file, or not readable by $3)"
+    text=${text%x}
+  else
+    text=$(cat -- "$1" && printf x) || rw_die "cannot read $1"
+    text=${text%x}
+  fi
+  while IFS= read -r line || [[ -n $line ]]; do
+    if [[ $line == '# >>> rocm-wizard >>>' ]]; then skip=1; continue; fi
+    if [[ $line == '# <<< rocm-wizard <<<' ]]; then skip=0; continue; fi
+    if [[ $skip == 0 ]]; then RW_NEW+="${line}"$'\n'; fi
+  done < <(printf '%s' "$text")
+  RW_NEW+=$2
+}
+
+# ---- apt sources that point at AMD's repositories (RW_URLS holds //host/path prefixes)
+rw_is_radeon_line() {
+  local line=$1 u
+  line=${line#"${line%%[![:space:]]*}"}
+  case $line in
+    deb[[:space:]]* | deb-src[[:space:]]* | URIs:*) ;;
+    *) return 1 ;;
+  esac
+  for u in "${RW_URLS[@]}"; do
+    if [[ $line == *"$u"* ]]; then return 0; fi
+  done
+  return 1
+}
+# rw_radeon_files MANAGED...: sets RW_FOUND to the other source files that name an AMD repository
+rw_radeon_files() {
+  local f line m skip
+  RW_FOUND=()
+  for f in "$RW_ROOT/etc/apt/sources.list" "$RW_ROOT"/etc/apt/sources.list.d/*.list "$RW_ROOT"/etc/apt/sources.list.d/*.sources; do
+    [[ -f $f ]] || continue
+    skip=0
+    for m in "$@"; do
+      if [[ $f == "$RW_ROOT$m" ]]; then skip=1; fi
+    done
+    [[ $skip == 0 ]] || continue
+    while IFS= read -r line || [[ -n $line ]]; do
+      if rw_is_radeon_line "$line"; then
+        RW_FOUND+=("$f")
+        break
+      fi
+    done <"$f"
+  done
+}
+# rw_disable_radeon FILE: comment out (one-line format) or remove (deb822) its AMD repositories
+rw_disable_radeon() {
+  local file=$1 line out='' other=0 mode
+  if [[ $file == *.sources ]]; then
+    while IFS= read -r line || [[ -n $line ]]; do
+      case ${line#"${line%%[![:space:]]*}"} in
+        URIs:*) if ! rw_is_radeon_line "$line"; then other=1; fi ;;
+      esac
+    done <"$file"
+    if [[ $other == 1 ]]; then
+      rw_die "${file#"$RW_ROOT"} names AMD's repositories and others too: edit it by hand, then run this script again"
+    fi
+    rw_remember "$file"
+    if [[ $DRY_RUN == 1 ]]; then rw_would "remove ${file#"$RW_ROOT"}"; else rm -f -- "$file"; fi
+    return 0
+  fi
+  while IFS= read -r line || [[ -n $line ]]; do
+    if rw_is_radeon_line "$line"; then
+      out+="# disabled by rocm-wizard: ${line}"$'\n'
+    else
+      out+="${line}"$'\n'
+    fi
+  done <"$file"
+  mode=$(stat -c %a -- "$file")
+  rw_remember "$file"
+  rw_put "$file" "$mode" "$out"
+}
+
+# ---- packages
+rw_apt() {
+  if [[ -n $RW_ROOT ]]; then "$@" -o "Dir=$RW_ROOT/"; else "$@"; fi
+}
+# rw_pkg_version NAME: the installed version, empty when not installed
+rw_pkg_version() {
+  local st='' ver=''
+  IFS='|' read -r st ver < <(dpkg-query --admindir="${RW_ROOT}/var/lib/dpkg" -W -f='${db:Status-Abbrev}|${Version}\n' "$1" 2>/dev/null || true) || true
+  if [[ $st == ii* ]]; then printf '%s' "$ver"; fi
+}
+rw_apt_candidate() {
+  local line
+  while IFS= read -r line; do
+    line=${line#"${line%%[![:space:]]*}"}
+    if [[ $line == Candidate:* ]]; then
+      line=${line#Candidate:}
+      line=${line//[[:space:]]/}
+      if [[ $line != '(none)' ]]; then printf '%s' "$line"; fi
+      return 0
+    fi
+  done < <(rw_apt apt-cache policy "$1" 2>/dev/null || true)
+}
+# rw_apt_pick NAME PREFIX: the version apt offers that starts with PREFIX
+rw_apt_pick() {
+  local name ver rest
+  while IFS='|' read -r name ver rest; do
+    ver=${ver//[[:space:]]/}
+    if [[ -n $ver && $ver == "$2"* ]]; then
+      printf '%s' "$ver"
+      return 0
+    fi
+  done < <(rw_apt apt-cache madison "$1" 2>/dev/null || true)
+  return 1
+}
+# rw_pkg_ok NAME PREFIX: installed at PREFIX* (or, with no prefix, at apt's candidate)
+rw_pkg_ok() {
+  local cur cand
+  cur=$(rw_pkg_version "$1")
+  if [[ -z $cur ]]; then return 1; fi
+  if [[ -n $2 ]]; then [[ $cur == "$2"* ]]; return; fi
+  cand=$(rw_apt_candidate "$1")
+  [[ -z $cand || $cur == "$cand" ]]
+}
+# rw_pkg_unpacked NAME: the version whose files are on disk, also when dpkg was cut off before it
+# configured the package (unpacked, half-configured...); empty when not installed
+rw_pkg_unpacked() {
+  local st='' ver=''
+  IFS='|' read -r st ver < <(dpkg-query --admindir="${RW_ROOT}/var/lib/dpkg" -W -f='${db:Status-Abbrev}|${Version}\n' "$1" 2>/dev/null || true) || true
+  if [[ $st == ?[iUFWtH]* ]]; then printf '%s' "$ver"; fi
+}
+# rw_apt_update: apt-get update that fails when a repository could not be fetched.  apt exits 0
+# after "Err:" / "Failed to fetch" unless given --error-on=any (apt 2.1.16 and later, apt's
+# changelog); the output is read as well, for older apt.
+RW_APT_FAILED=(Err: 'W: Failed to fetch' 'E: Failed to fetch' 'W: Some index files failed to download' 'E: Some index files failed to download')
+rw_apt_update() {
+  local -a opts=()
+  local v line p rc=0 bad=0
+  v=$(rw_pkg_version apt)
+  if [[ -n $v ]] && dpkg --compare-versions "$v" ge 2.1.16; then opts=(--error-on=any); fi
+  rw_tmp
+  rw_run apt-get update "${opts[@]}" 2>&1 | tee -- "$RW_TMP/apt-update.log" >&2 || rc=$?
+  while IFS= read -r line; do
+    for p in "${RW_APT_FAILED[@]}"; do
+      if [[ $line == "$p"* ]]; then bad=1; fi
+    done
+  done <"$RW_TMP/apt-update.log"
+  [[ $rc == 0 && $bad == 0 ]]
+}
+# rw_dpkg_run CMD...: a package installation; a marker file says a rocm-wizard script started it,
+# so that a later run may finish dpkg's work if this one is cut off in the middle
+rw_dpkg_run() {
+  if [[ $DRY_RUN != 1 ]]; then
+    mkdir -p -- "${RW_DPKG_MARK%/*}"
+    printf 'plan %s, step %s, %s\n' "$RW_PLAN_ID" "$RW_STEP" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" >"$RW_DPKG_MARK"
+  fi
+  rw_run "$@"
+  if [[ $DRY_RUN != 1 ]]; then rm -f -- "$RW_DPKG_MARK"; fi
+}
+# rw_apt_install ALLOW N PATTERN*N APT-INSTALL-ARGS...: `apt-get install ARGS`, after asking apt what
+# it would remove (`apt-get -s`).  A package no PATTERN (ROCm's) matches stops the script with the
+# list, nothing installed or removed, unless ALLOW is 1 (the plan was made with --allow-apt-removals);
+# when apt would remove nothing, the install runs with --no-remove (it then cannot remove anything).
+rw_apt_install() {
+  local allow=$1 n=$2 line name p ours
+  shift 2
+  local -a pats=("${@:1:n}") removed=() other=() guard=()
+  shift "$n"
+  if [[ $DRY_RUN == 1 ]]; then
+    rw_would "ask apt what it would remove (apt-get -s) before installing; packages that are not ROCm's stop the script unless the plan allows removals"
+  else
+    while IFS= read -r line; do
+      [[ $line == 'Remv '* ]] || continue
+      name=${line#Remv }
+      name=${name%% *}
+      name=${name%%:*}
+      removed+=("$name")
+      ours=0
+      for p in "${pats[@]}"; do
+        # shellcheck disable=SC2053
+        if [[ $name == $p ]]; then ours=1; fi
+      done
+      if [[ $ours == 0 ]]; then other+=("$name"); fi
+    done < <(apt-get -s -o Debug::NoLocking=1 install "$@" 2>/dev/null || true)
+    if [[ ${#other[@]} -gt 0 && $allow != 1 ]]; then
+      rw_die "to install these packages apt would remove packages that are not part of ROCm: ${other[*]}. Nothing was installed or removed. See why with  apt-get -s install $*  and to let apt remove them, make the plan again with --allow-apt-removals (answers file: allow_apt_removals = true)"
+    fi
+    if [[ ${#removed[@]} -gt 0 ]]; then rw_say "    apt removes: ${removed[*]}"; else guard=(--no-remove); fi
+  fi
+  rw_dpkg_run apt-get install "${guard[@]}" "$@"
+}
+# rw_dpkg_pending: dpkg has unfinished work: its journal (updates/) is not empty, or a package is
+# half-installed, unpacked, half-configured or awaiting triggers (what `dpkg --configure -a` finishes;
+# not `dpkg --audit`, which also lists packages that merely ship no md5sums).  RW_DPKG_HALF: those.
+RW_DPKG_HALF=()
+rw_dpkg_pending() {
+  local -a journal=("$RW_ROOT"/var/lib/dpkg/updates/*)
+  local st name
+  RW_DPKG_HALF=()
+  while read -r st name; do
+    if [[ $st == ?[HUFWt]* || $st == ??R* ]]; then RW_DPKG_HALF+=("$name"); fi
+  done < <(dpkg-query --admindir="${RW_ROOT}/var/lib/dpkg" -W -f='${db:Status-Abbrev} ${binary:Package}\n' 2>/dev/null || true)
+  [[ ${#journal[@]} -gt 0 || ${#RW_DPKG_HALF[@]} -gt 0 ]]
+}
+# rw_dpkg_finish: before the first step.  When a rocm-wizard script was cut off while dpkg worked
+# (power loss, kill -9), dpkg's own repair is run: `dpkg --configure -a` finishes the packages that
+# run had unpacked (and `apt-get -f install` what they still lack); apt refuses to install anything
+# until that is done.  It runs only after the fingerprint matched (this is the system the plan was
+# made for; rw_fp_rocm reads the unpacked rocm-core) and only when the marker of rw_dpkg_run shows
+# the unfinished work is a rocm-wizard install: anything else is left to the administrator, as
+# `rocm-wizard --yes` does, since finishing another tool's transaction is not ours to decide.
+rw_dpkg_finish() {
+  local rc=0
+  RW_STEP='(dpkg)'
+  if ! rw_dpkg_pending; then
+    # an install that failed (rather than being cut off) leaves its marker: it is done with now
+    if [[ $DRY_RUN != 1 && -e $RW_DPKG_MARK ]]; then rm -f -- "$RW_DPKG_MARK" 2>/dev/null || true; fi
+    return 0
+  fi
+  rw_say ''
+  if [[ ! -e $RW_DPKG_MARK ]]; then
+    rw_die "dpkg has unfinished work (${RW_DPKG_HALF[*]:-its journal in /var/lib/dpkg/updates}) that no rocm-wizard script started, so nothing was changed. Repair it first:  sudo dpkg --configure -a  (then  sudo apt-get -f install), and run this script again."
+  fi
+  rw_say "==> dpkg was cut off during an earlier run ($(<"$RW_DPKG_MARK")): finishing its work first"
+  if [[ $DRY_RUN == 1 ]]; then
+    rw_would "dpkg --configure -a (${RW_DPKG_HALF[*]:-its journal}), and apt-get -f install if packages still lack something"
+    rw_mark dpkg
+    return 0
+  fi
+  rw_need_root
+  rw_run dpkg --configure -a || rc=$?
+  if [[ $rc != 0 ]] || rw_dpkg_pending; then
+    rw_run apt-get -y -o DPkg::Lock::Timeout=600 -o Dpkg::Options::=--force-confold -f install || true
+  fi
+  if rw_dpkg_pending; then
+    rw_die "dpkg could not finish the interrupted installation (${RW_DPKG_HALF[*]:-its journal}): repair it by hand (sudo dpkg --configure -a; sudo apt-get -f install), then run this script again"
+  fi
+  rm -f -- "$RW_DPKG_MARK"
+  rw_mark dpkg
+}
+# rw_newer_than REF PATH: PATH, a symbolic link on the way to it or what it points at changed
+# (inode change time) after REF was last written
+rw_newer_than() {
+  local ref=$1 p=$2 n=0 t
+  while [[ -e $p || -L $p ]]; do
+    if [[ -n $(find -P "$p" -maxdepth 0 -cnewer "$ref" 2>/dev/null) ]]; then return 0; fi
+    if [[ ! -L $p || $n -ge 40 ]]; then return 1; fi
+    t=$(readlink -- "$p")
+    if [[ $t == /* ]]; then p=$RW_ROOT$t; else p=${p%/*}/$t; fi
+    n=$((n + 1))
+  done
+  return 1
+}
+
+# ---- OpenPGP keys (gpg in a throw-away home)
+rw_gpg() {
+  local home rc=0
+  home=$(mktemp -d)
+  GNUPGHOME=$home gpg --batch --no-tty --quiet "$@" || rc=$?
+  rm -rf -- "$home"
+  return "$rc"
+}
+# rw_key_sha1_only FILE: every signature in the key file is made with SHA-1 (digest algo 2); Debian
+# 13's sqv rejects such bindings since 2026-02-01 (ROCm/legacy-rocm-build#5619), whatever the fingerprint
+rw_key_sha1_only() {
+  local algos
+  algos=$(rw_gpg --list-packets -- "$1" 2>/dev/null | sed -n 's/.*digest algo \([0-9][0-9]*\),.*/\1/p' | sort -u)
+  [[ $algos == 2 ]]
+}
+# rw_key_is FILE FINGERPRINT: FILE holds exactly that primary public key, neither expired nor
+# revoked, and no other primary key and no secret-key packet (the rule of plan/openpgp.py)
+rw_key_is() {
+  local line f pub=0 found='' n=0 validity=''
+  [[ -s $1 ]] || return 1
+  while IFS= read -r line; do
+    IFS=: read -r -a f <<<"$line"
+    case ${f[0]} in
+      pub)
+        pub=1
+        n=$((n + 1))
+        validity=${f[1]}
+        ;;
+      sec | ssb) n=$((n + 2)) ;;
+      fpr)
+        if [[ $pub == 1 ]]; then found=${f[9]}; fi
+        pub=0
+        ;;
+      *) pub=0 ;;
+    esac
+  done < <(rw_gpg --with-colons --show-keys -- "$1" 2>/dev/null || true)
+  [[ $n == 1 && $found == "$2" && $validity != e && $validity != r ]]
+}
+# rw_key_export FILE FINGERPRINT DEST: DEST is a binary keyring of that key alone, freshly exported
+# by gpg from a throw-away home (what else FILE held -- trust, unknown packets -- is left behind);
+# --no-autostart: an import would start gpg-agent, which a system with gpg alone lacks (exit 2)
+rw_key_export() {
+  local home rc=0
+  home=$(mktemp -d)
+  GNUPGHOME=$home gpg --batch --no-tty --no-autostart --quiet --import -- "$1" 2>/dev/null || rc=$?
+  if [[ $rc == 0 ]]; then GNUPGHOME=$home gpg --batch --no-tty --no-autostart --quiet --yes -o "$3" --export -- "$2" || rc=$?; fi
+  rm -rf -- "$home"
+  [[ $rc == 0 && -s $3 ]]
+}
+# rw_auth_has FILE MACHINE LOGIN: the apt auth file has an entry for MACHINE and LOGIN
+rw_auth_has() {
+  local w1 m w3 l w5 p
+  [[ -f $1 ]] || return 1
+  while read -r w1 m w3 l w5 p; do
+    if [[ $w1 == machine && $w3 == login && $w5 == password && $m == "$2" && $l == "$3" && -n $p ]]; then return 0; fi
+  done <"$1"
+  return 1
+}
+# rw_fetch URL DEST [AUTHFILE]: download URL; with AUTHFILE (an apt auth file), the credentials of
+# its first entry go to curl through a netrc file of this run (mode 0600), never on a command line
+rw_fetch() {
+  local -a auth=()
+  local w1 m w3 l w5 p host
+  if [[ -n ${3:-} && -f $3 ]]; then
+    read -r w1 m w3 l w5 p <"$3" || true
+    host=${m#*://}
+    host=${host%%/*}
+    host=${host%:*}
+    rw_tmp
+    (umask 077 && printf 'machine %s login %s password %s\n' "$host" "$l" "$p" >"$RW_TMP/netrc")
+    auth=(--netrc-file "$RW_TMP/netrc")
+  fi
+  if command -v curl >/dev/null 2>&1; then
+    curl -fsSL --retry 3 --proto '=https,http,file' --proto-redir '=https' "${auth[@]}" -o "$2" --url "$1"
+  elif [[ ${#auth[@]} -gt 0 ]]; then
+    rw_die "cannot download $1 with the mirror's credentials: install curl"
+  elif command -v wget >/dev/null 2>&1 && [[ $1 != file:* ]]; then
+    # wget cannot limit redirects to https: it follows none (curl does, with --proto-redir)
+    wget -q --max-redirect=0 -O "$2" -- "$1"
+  else
+    rw_die "cannot download $1: install curl"
+  fi
+}
+
+# ---- users and groups (read from the root's /etc/passwd and /etc/group)
+rw_in_group() {
+  local user=$1 group=$2 name id gid='' members
+  while IFS=: read -r name _ id gid members; do
+    if [[ $name == "$user" ]]; then break; fi
+    gid=''
+  done <"$RW_ROOT/etc/passwd"
+  while IFS=: read -r name _ id members; do
+    if [[ $name != "$group" ]]; then continue; fi
+    if [[ -n $gid && $id == "$gid" ]]; then return 0; fi
+    if [[ ,$members, == *",$user,"* ]]; then return 0; fi
+    return 1
+  done <"$RW_ROOT/etc/group"
+  return 1
+}
+rw_gid() {
+  local name id members
+  while IFS=: read -r name _ id members; do
+    if [[ $name == "$1" ]]; then
+      printf '%s' "$id"
+      return 0
+    fi
+  done <"$RW_ROOT/etc/group"
+  return 1
+}
+rw_user_exists() {
+  local name rest
+  while IFS=: read -r name rest; do
+    if [[ $name == "$1" ]]; then return 0; fi
+  done <"$RW_ROOT/etc/passwd"
+  return 1
+}
+
+# ---- Python environments
+RW_PY_PINS='import importlib.metadata as m, re, sys
+def canon(s):
+    return re.sub(r"[-_.]+", "-", s).lower()
+def have_dist(n):
+    try:
+        return m.distribution(n)
+    except m.PackageNotFoundError:
+        return None
+bad = 0
+for req in sys.argv[1:]:
+    head, _, want = req.partition("==")
+    name, _, extras = head.partition("[")
+    dist = have_dist(name)
+    have = dist.version if dist is not None else None
+    if have is None or (have != want and ("+" in want or have.split("+")[0] != want)):
+        print("  %s: %s (want %s)" % (name, have or "not installed", want))
+        bad = 1
+        continue
+    provided = set(canon(e) for e in dist.metadata.get_all("Provides-Extra") or [])
+    for extra in [canon(e) for e in extras.rstrip("]").split(",") if e.strip()]:
+        if extra not in provided:
+            print("  %s %s provides no extra %s" % (name, have, extra))
+            bad = 1
+            continue
+        for r in dist.requires or []:
+            mk = re.search(r"extra\s*==\s*[\x22\x27]([^\x22\x27]+)", r)
+            dep = re.match(r"[A-Za-z0-9._-]+", r)
+            if mk and dep and canon(mk.group(1)) == extra and have_dist(dep.group(0)) is None:
+                print("  %s[%s]: %s not installed" % (name, extra, dep.group(0)))
+                bad = 1
+sys.exit(bad)
+'
+RW_PY_DISTS='import importlib.metadata as m, re, sys
+want = set(re.sub(r"[-_.]+", "-", a).lower() for a in sys.argv[1:])
+for d in m.distributions():
+    n = re.sub(r"[-_.]+", "-", d.metadata["Name"] or "").lower()
+    if n in want:
+        print(n)'
+# rw_pins_ok USER PYTHON REQ...: every NAME[EXTRAS]==VERSION installed exactly, with what its extras
+# require (checked as USER, the venv's owner)
+rw_pins_ok() {
+  local user=$1 py=$2
+  shift 2
+  [[ -x $RW_ROOT$py ]] || return 1
+  rw_user_run "$user" "$py" -c "$RW_PY_PINS" "$@" >&2
+}
+# rw_dists USER PYTHON NAME...: the names among NAME... installed in that environment (as USER)
+rw_dists() {
+  local user=$1 py=$2
+  shift 2
+  if [[ -x $RW_ROOT$py ]]; then rw_user_run "$user" "$py" -c "$RW_PY_DISTS" "$@" 2>/dev/null || true; fi
+}
+# rw_uv_venv VENV: the venv was made by uv and has no pip (its packages are managed with uv pip)
+rw_uv_venv() {
+  grep -qE '^uv[[:space:]]*=' "$RW_ROOT$1/pyvenv.cfg" 2>/dev/null || return 1
+  ! compgen -G "$RW_ROOT$1/lib/python*/site-packages/pip" >/dev/null
+}
+rw_pip_install() {
+  local owner=$1 py=$2
+  shift 2
+  if command -v uv >/dev/null 2>&1; then
+    rw_as "$owner" uv pip install --python "$py" "$@"
+  else
+    rw_as "$owner" "$py" -m pip install --disable-pip-version-check --no-input "$@"
+  fi
+}
+
+# ---- the fingerprint of the system this plan was made for
+rw_fp_os() {
+  local line id='' ver=''
+  if [[ -r $RW_ROOT/etc/os-release ]]; then
+    while IFS= read -r line || [[ -n $line ]]; do
+      case $line in
+        ID=*) id=${line#ID=} ;;
+        VERSION_ID=*) ver=${line#VERSION_ID=} ;;
+      esac
+    done <"$RW_ROOT/etc/os-release"
+  fi
+  id=${id//[\"\']/}
+  ver=${ver//[\"\']/}
+  printf '%s %s' "$id" "$ver"
+}
+rw_fp_kernel() {
+  local k=''
+  if [[ -r $RW_ROOT/proc/sys/kernel/osrelease ]]; then read -r k <"$RW_ROOT/proc/sys/kernel/osrelease" || true; fi
+  printf '%s' "$k"
+}
+rw_fp_gpus() {
+  local d v c id list=()
+  for d in "$RW_ROOT"/sys/bus/pci/devices/*; do
+    v='' c='' id=''
+    read -r v 2>/dev/null <"$d/vendor" || continue
+    [[ $v == 0x1002 ]] || continue
+    read -r c 2>/dev/null <"$d/class" || continue
+    case $c in 0x03* | 0x12*) ;; *) continue ;; esac
+    read -r id 2>/dev/null <"$d/device" || continue
+    list+=("${id#0x}")
+  done
+  if [[ ${#list[@]} -gt 0 ]]; then printf '%s\n' "${list[@]}" | sort -u | paste -sd, -; fi
+}
+rw_fp_rocm() {
+  local v=''
+  if [[ -r $RW_ROOT/opt/rocm/.info/version ]]; then read -r v <"$RW_ROOT/opt/rocm/.info/version" || true; fi
+  if [[ -z $v ]]; then v=$(rw_pkg_unpacked rocm-core); fi
+  if [[ -z $v && -r $RW_ROOT/opt/rocm/core/.info/version ]]; then read -r v <"$RW_ROOT/opt/rocm/core/.info/version" || true; fi
+  if [[ $v =~ ^([0-9]+\.[0-9]+\.[0-9]+) ]]; then printf '%s' "${BASH_REMATCH[1]}"; else printf 'none'; fi
+}
+rw_fp_torch() {
+  local d name
+  for d in "$RW_ROOT$1"/lib/python*/site-packages/torch-*.dist-info; do
+    name=${d##*/}
+    name=${name#torch-}
+    printf '%s' "${name%.dist-info}"
+    return 0
+  done
+  printf 'none'
+}
+# rw_expect NAME ACTUAL ACCEPTED...
+rw_expect() {
+  local name=$1 actual=$2 v
+  shift 2
+  for v in "$@"; do
+    if [[ $actual == "$v" ]]; then return 0; fi
+  done
+  rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
+  RW_STALE=1
+}
+RW_PLAN_ID=28276ad2cf24
+
+rw_check_fingerprint() {
+  rw_expect kernel "$(rw_fp_kernel)" 6.6.87.2-microsoft-standard-WSL2
+  rw_expect os "$(rw_fp_os)" 'ubuntu 24.04'
+  if [[ $RW_STALE == 1 ]]; then
+    rw_die 'refusing to run: this plan was made for another system, or the system changed since (fingerprint sha256:3329cc7751d4bd39dbff0196a46f0766). Make a new plan with rocm-wizard --plan-only.'
+  fi
+}
+
+step_01_docker_engine() {
+  rw_begin 1 docker-engine 'Make Docker installed, running and usable'
+  local user=${SUDO_USER:-} fallback='' did=0 pkg=docker.io
+  if [[ -z $user || $user == root ]]; then user=$fallback; fi
+  if ! command -v docker >/dev/null 2>&1; then
+    rw_need_root
+    rw_dpkg_run apt-get install -y -o DPkg::Lock::Timeout=600 "$pkg"
+    did=1
+  fi
+  if ! docker info >/dev/null 2>&1; then
+    rw_need_root
+    if command -v systemctl >/dev/null 2>&1; then
+      rw_run systemctl enable --now docker
+    else
+      rw_run service docker start
+    fi
+    did=1
+  fi
+  if [[ -n $user && $user != root ]] && ! rw_in_group "$user" docker; then
+    rw_need_root
+    rw_run usermod -a -G docker "$user"
+    rw_say '    note: members of the docker group can do anything root can on this host'
+    rw_say "    $user must log out and in again for the group to apply"
+    did=1
+  fi
+  if [[ $did == 0 ]]; then
+    rw_ok 'Docker is installed, running and usable'
+    return 0
+  fi
+  rw_mark docker-engine
+}
+
+step_02_image() {
+  rw_begin 2 image 'Pull rocm/pytorch:rocm7.14.1_ubuntu24.04_py3.12_pytorch_release_2.12.0'
+  local image=rocm/pytorch:rocm7.14.1_ubuntu24.04_py3.12_pytorch_release_2.12.0
+  if command -v docker >/dev/null 2>&1 && docker image inspect "$image" >/dev/null 2>&1; then
+    rw_ok "$image is present"
+    return 0
+  fi
+  rw_need_root
+  rw_run docker pull "$image"
+  rw_mark image
+}
+
+step_03_run_script() {
+  rw_begin 3 run-script 'Write the run script and compose file in /root/rocm-workspace'
+  local dir=/root/rocm-workspace script_path=/root/rocm-workspace/run-rocm-pytorch.sh compose_path=/root/rocm-workspace/compose.yaml
+  local script_tpl='#!/usr/bin/env bash
+# Start AMD'"'"'s PyTorch image with access to the GPUs (written by rocm-wizard).
+# Usage: ./run-rocm-pytorch.sh [command...]   (default: the image'"'"'s shell)
+set -euo pipefail
+image=rocm/pytorch:rocm7.14.1_ubuntu24.04_py3.12_pytorch_release_2.12.0
+workspace=/root/rocm-workspace
+exec docker run -it --rm \
+  -v /usr/lib/wsl/lib/libdxcore.so:/usr/lib/libdxcore.so \
+  -v /opt/rocm/lib/librocdxg.so:/usr/lib/librocdxg.so \
+  -e HSA_ENABLE_DXG_DETECTION=1 \
+  --device=/dev/dxg \
+  --cap-add=SYS_PTRACE \
+  --security-opt seccomp=unconfined \
+  --ipc=host \
+  --shm-size 8G \
+  --group-add @VIDEO_GID@ \
+  --group-add @RENDER_GID@ \
+  -v "$workspace:/workspace" -w /workspace \
+  "$image" "$@"
+'
+  local compose_tpl='# Start with: docker compose run --rm pytorch   (written by rocm-wizard)
+services:
+  pytorch:
+    image: "rocm/pytorch:rocm7.14.1_ubuntu24.04_py3.12_pytorch_release_2.12.0"
+    devices:
+      - "/dev/dxg"
+    group_add:
+      - @VIDEO_GID@
+      - @RENDER_GID@
+    cap_add:
+      - "SYS_PTRACE"
+    security_opt:
+      - "seccomp=unconfined"
+    volumes:
+      - "/usr/lib/wsl/lib/libdxcore.so:/usr/lib/libdxcore.so"
+      - "/opt/rocm/lib/librocdxg.so:/usr/lib/librocdxg.so"
+      - "/root/rocm-workspace:/workspace"
+    working_dir: "/workspace"
+    stdin_open: true
+    tty: true
+    environment:
+      - "HSA_ENABLE_DXG_DETECTION=1"
+    ipc: "host"
+    shm_size: "8G"
+'
+  local user=${SUDO_USER:-} fallback='' vg rg script compose
+  if [[ -z $user || $user == root ]]; then user=$fallback; fi
+  if [[ -z $user ]] || ! rw_user_exists "$user"; then user=root; fi
+  if ! vg=$(rw_gid video); then rw_die "the video group does not exist on this host"; fi
+  local script_rl='  --group-add @RENDER_GID@ \
+' compose_rl='      - @RENDER_GID@
+'
+  if ! rg=$(rw_gid render) || [[ $rg == "$vg" ]]; then  # video's id once, not twice
+    script_tpl=${script_tpl//"$script_rl"/}
+    compose_tpl=${compose_tpl//"$compose_rl"/}
+  fi
+  script=${script_tpl//@VIDEO_GID@/$vg}
+  script=${script//@RENDER_GID@/$rg}
+  compose=${compose_tpl//@VIDEO_GID@/$vg}
+  compose=${compose//@RENDER_GID@/$rg}
+  if rw_same "$RW_ROOT$script_path" "$script" && rw_same "$RW_ROOT$compose_path" "$compose"; then
+    rw_ok 'the run script and compose file are as planned'
+    return 0
+  fi
+  if [[ ! -d $RW_ROOT$dir ]]; then rw_as "$user" mkdir -p -- "$dir"; fi
+  rw_put_as "$user" "$script_path" 0755 "$script"
+  rw_put_as "$user" "$compose_path" 0644 "$compose"
+  rw_say "    start the container with: $script_path"
+  rw_mark run-script
+}
+
+rw_main() {
+  if [[ -n $RW_ROOT && $DRY_RUN != 1 ]]; then
+    rw_die 'RW_ROOT is only for dry runs; to change another root, run this script inside it (chroot)'
+  fi
+  rw_say 'rocm-wizard: Run PyTorch in rocm/pytorch:rocm7.14.1_ubuntu24.04_py3.12_pytorch_release_2.12.0'" (plan $RW_PLAN_ID)"
+  if [[ $DRY_RUN == 1 ]]; then rw_say 'DRY_RUN=1: showing what would be done; nothing is changed'; fi
+  rw_check_fingerprint
+  rw_dpkg_finish
+  step_01_docker_engine
+  step_02_image
+  step_03_run_script
+  RW_STEP='(end)'
+  rw_say ''
+  if [[ $DRY_RUN == 1 ]]; then
+    if [[ $RW_NCHANGED -gt 0 ]]; then
+      rw_say "dry run: ${RW_NCHANGED} step(s) would change the system"
+      exit 2
+    fi
+    rw_say 'dry run: nothing to do'
+    exit 0
+  fi
+  rw_say "done: ${RW_NCHANGED} step(s) changed the system, ${RW_WARNINGS} warning(s)"
+  if [[ -e /run/reboot-required ]]; then rw_say 'a reboot is needed before the new kernel driver is used'; fi
+}
+
+rw_main "$@"
