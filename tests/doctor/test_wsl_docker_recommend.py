@@ -18,8 +18,8 @@ def test_wsl_docker_way_uses_dxg():
     assert _docker(healthy()).applies  # the same box, native: the way applies
     r = _docker(system)
     assert r.applies, r.why
-    assert "--device=/dev/dxg" in r.target["run"]
-    assert not any("kfd" in a for a in r.target["run"])
+    assert "--device=/dev/dxg" in r.target["flags"]
+    assert not any("kfd" in a for a in r.target["flags"])
     assert "librocdxg-readme" in r.sources
     assert "HSA_ENABLE_DXG_DETECTION=1" in r.why
 
@@ -27,7 +27,7 @@ def test_wsl_docker_way_uses_dxg():
 def test_native_docker_way_keeps_kfd():
     r = _docker(healthy())
     assert r.applies
-    assert "--device=/dev/kfd" in r.target["run"] and "/dev/dxg" not in " ".join(r.target["run"])
+    assert "--device=/dev/kfd" in r.target["flags"] and "/dev/dxg" not in " ".join(r.target["flags"])
 
 
 # -- the wsl2 finding names the ROCm WSL user space the pastes show, with its sources ---------------

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rocm-wizard plan: Run PyTorch in rocm/pytorch:rocm7.14.1_ubuntu24.04_py3.12_pytorch_release_2.12.0
-# path: docker   plan id: 28276ad2cf24   format: 1   rocm-wizard @VERSION@
+# path: docker   plan id: 9dd94930960a   format: 1   rocm-wizard @VERSION@
 # made for: Ubuntu 24.04.2 LTS, kernel 6.6.87.2-microsoft-standard-WSL2; AMD Radeon RX 7900 XT (gfx1100); torch 2.9.0.dev20250706+rocm6.4 in None
 # system fingerprint: sha256:3329cc7751d4bd39dbff0196a46f0766
 #   kernel: 6.6.87.2-microsoft-standard-WSL2
@@ -122,30 +122,18 @@ rw_as() {
   rw_user_run "$user" "$@"
 }
 # rw_venv_user VENV: the account that runs VENV's interpreter and writes in it: its owner when this
-# is root (else this user).  Refuses a venv two accounts control, an owner with no account, a
-# root-owned venv that others can change (the rules of rocm_wizard/runas.py).
+# is root (else this user), by the one owner rule: RW_OWNER_RULE is rocm_wizard/ownerrule.py as it
+# is, run by the system's own Python in isolated mode (-I -S: nothing of the venv's or a user's).
+# It refuses (exit 1, the reason and the fix on stderr) what root must not run.
 rw_venv_user() {
-  local venv=$RW_ROOT$1 uid user p o g mode
   if [[ $EUID -ne 0 ]]; then
     id -un
     return 0
   fi
-  uid=$(stat -L -c %u -- "$venv")
-  user=$(stat -L -c %U -- "$venv")
-  if [[ $user == UNKNOWN ]]; then
-    rw_die "the venv $1 belongs to user id $uid, which has no account here: a venv's interpreter runs as its owner, never as root; give the venv to an existing user (chown -R USER $1)"
+  if [[ ! -x /usr/bin/python3 ]]; then
+    rw_die "judging who may run the venv $1 needs /usr/bin/python3 (apt-get install python3-minimal)"
   fi
-  for p in "$venv" "$venv/bin" "$venv/pyvenv.cfg" "$(readlink -f -- "$venv/bin/python" || true)" "$venv"/lib*/python*/site-packages; do
-    if [[ -z $p || ! -e $p ]]; then continue; fi
-    read -r o g mode < <(stat -L -c '%u %g %a' -- "$p")
-    if [[ $o != 0 && $o != "$uid" ]]; then
-      rw_die "$p belongs to user id $o but the venv $1 to $user: not running an interpreter two accounts control (make it one owner's: chown -R $user $1)"
-    fi
-    if [[ $uid == 0 ]] && (((8#$mode & 8#002) || ((8#$mode & 8#020) && g != 0))); then
-      rw_die "$p in the root-owned venv $1 can be changed by other users (mode $mode): not running it as root (chmod -R go-w $1, or give the venv to the user who works in it)"
-    fi
-  done
-  printf '%s' "$user"
+  /usr/bin/python3 -I -S -c "${RW_OWNER_RULE:?the owner rule is missing from this script}" venv "$RW_ROOT$1" || exit 1
 }
 # rw_put_as USER PATH MODE CONTENT: write PATH whole as USER (a venv's owner): root follows no link
 # the owner planted and leaves no directory of its own in their venv
@@ -271,6 +259,34 @@ rw_with_block() {
     if [[ $skip == 0 ]]; then RW_NEW+="${line}"$'\n'; fi
   done < <(printf '%s' "$text")
   RW_NEW+=$2
+}
+
+# rw_guard_conf FILE LINE USER: sets RW_NEW to the pip.conf FILE (read as USER; none: empty) with
+# LINE right below its [global] header, or a new [global] section at the end; unchanged when LINE is
+# there; refuses a file that names other constraint files (PipGuard's rule, plan/steps/python.py)
+rw_guard_conf() {
+  local line text='' placed=0
+  local -a lines=()
+  RW_NEW=''
+  if [[ -e $1 || -L $1 ]]; then
+    text=$(rw_user_run "$3" sh -c 'if [ -L "$1" ] || [ ! -f "$1" ]; then exit 3; fi; cat -- "$1" && printf x' sh "$1") ||
+      rw_die "cannot read $1 as $3 (a link, not a regular file, or not readable by $3)"
+    text=${text%x}
+  fi
+  while IFS= read -r line || [[ -n $line ]]; do lines+=("$line"); done < <(printf '%s' "$text")
+  for line in "${lines[@]}"; do
+    if [[ $line == "$2" ]]; then RW_NEW=$text; return 0; fi
+  done
+  for line in "${lines[@]}"; do
+    if [[ $line =~ ^[[:space:]]*constraints?[[:space:]]*[=:] ]]; then
+      rw_die "${1#"$RW_ROOT"} already names constraint files (${line}): add  $2  to it by hand, or plan with --no-guard"
+    fi
+  done
+  for line in "${lines[@]}"; do
+    RW_NEW+="${line}"$'\n'
+    if [[ $placed == 0 && $line =~ ^[[:space:]]*\[global\][[:space:]]*$ ]]; then RW_NEW+="$2"$'\n'; placed=1; fi
+  done
+  if [[ $placed == 0 ]]; then RW_NEW+="[global]"$'\n'"$2"$'\n'; fi
 }
 
 # ---- apt sources that point at AMD's repositories (RW_URLS holds //host/path prefixes)
@@ -751,7 +767,7 @@ rw_expect() {
   rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
   RW_STALE=1
 }
-RW_PLAN_ID=28276ad2cf24
+RW_PLAN_ID=9dd94930960a
 
 rw_check_fingerprint() {
   rw_expect kernel "$(rw_fp_kernel)" 6.6.87.2-microsoft-standard-WSL2
