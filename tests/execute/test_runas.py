@@ -178,10 +178,10 @@ def test_the_smoke_test_as_the_owner_gets_none_of_roots_secrets(tmp_path, monkey
     from rocm_wizard.verify import runner as vr
 
     seen = []
-    monkeypatch.setattr(vr, "_run", lambda target, argv, timeout, on_progress, env: seen.append((argv, env)))
+    monkeypatch.setattr(vr, "_run", lambda target, argv, timeout, on_progress, env, *rest: seen.append((argv, env)))
     for k, v in SECRETS.items():
         monkeypatch.setenv(k, v)
-    vr._run_as_user("alice", vr.Target(kind="python", python="/usr/bin/python3"), [vr.SMOKE_PATH], 5.0, None, None)
+    vr._run_as_user("alice", vr.Target(kind="python", python="/usr/bin/python3"), [vr.SMOKE_PATH], 5.0, None, None, 60.0)
     argv, env = seen[-1]
     assert argv[:3] == ["runuser", "-u", "alice"]
     assert not set(SECRETS) & set(env), env

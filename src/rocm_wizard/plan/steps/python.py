@@ -1218,5 +1218,5 @@ class PipGuard(Step):
              "when": "not ((" + seen + ".content | default('') | b64decode) is search('(?m)^\\s*\\[global\\]\\s*$'))"},
             {"name": f"{n}: pip.conf names the pins", "ansible.builtin.lineinfile": {
                 "path": J(conf), "line": J(self.var("line")), "insertafter": "^\\s*\\[global\\]\\s*$",
-                "firstmatch": True}},
+                "firstmatch": True, "create": True, "mode": "0644"}},  # create: --check has no file yet
         ]
