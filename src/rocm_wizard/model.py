@@ -201,6 +201,11 @@ class RocmInfo(Record):
     dpkg_audit: Optional[str] = None  # the output when unclean
 
 
+# the guard's file in a venv (plan/steps/python.py PipGuard writes it, the venv's pip.conf names it;
+# detection, doctor and verify read it)
+GUARD_FILE = "rocm-wizard-guard.txt"
+
+
 @lean_dataclass
 class TorchEnv(Record):
     """One Python environment with PyTorch (a venv, or site-packages)."""
@@ -225,7 +230,7 @@ class TorchEnv(Record):
     channel: Optional[str] = None  # release | preview | nightly | source (a git build, e.g. 2.6.0a0+git...)
     rocm_wheels: Dict[str, str] = field(default_factory=dict)  # rocm, rocm-sdk-*, amd-torch-device-* -> version
     device_gfx: List[str] = field(default_factory=list)  # targets of its device wheels (gfx1201, gfx11, all)
-    guard: Dict[str, str] = field(default_factory=dict)  # rocm-wizard's guard file: distribution -> pinned version
+    guard: Dict[str, str] = field(default_factory=dict)  # GUARD_FILE in the venv: distribution -> pinned version
     guard_wired: Optional[bool] = None  # the venv's pip.conf still names the guard file
     torch_installer: Optional[str] = None  # torch's dist-info INSTALLER (pip, uv...) and when, as evidence
 

@@ -15,6 +15,7 @@ from fnmatch import fnmatchcase
 from urllib.parse import urlsplit
 
 from ..exitcodes import ERROR, NOT_APPLICABLE, SYSTEM, USAGE, refusal
+from ..model import GUARD_FILE
 from . import catalog_adapter as cat
 from .core import Fingerprint, Plan
 from .recipes import instantiate, load_recipe
@@ -977,7 +978,7 @@ def _torch_reinstall(system, choices: Choices, notes: List[str], recipe):
     notes.extend(_env_reasons(recipe, rel, idx, targets, {k: v for k, v in env_vars.items() if ruled.get(k) == v}))
     chosen_env = dict(env_vars)
     guard_on = choices.guard is not False
-    guard_file = f"{target}/rocm-wizard-guard.txt"
+    guard_file = f"{target}/{GUARD_FILE}"
     if guard_on and re.search(r"\s", guard_file):
         guard_on = False  # pip.conf's constraint and UV_CONSTRAINT are lists split at white space
         notes.append(f"no guard: the venv's path has white space, and pip and uv split the paths of constraint "
@@ -1079,7 +1080,7 @@ def _guard_way(system, choices: Choices, notes: List[str]):
         what = f"a {env.build.upper()} build" if env.build in ("cuda", "cpu") else "a build whose kind is not known"
         raise PlanError(f"torch {env.version} in {path} is {what}: the guard keeps a ROCm build; put one in with "
                         f"--path torch-reinstall --venv {path} (which guards the venv as well)", NOT_APPLICABLE)
-    guard_file = f"{path}/rocm-wizard-guard.txt"
+    guard_file = f"{path}/{GUARD_FILE}"
     if re.search(r"\s", guard_file):
         raise PlanError(f"{path} has white space in its path: pip and uv split the paths of constraint files there, "
                         "so no guard can name it (move the venv)", NOT_APPLICABLE)

@@ -213,7 +213,9 @@ def guard_pin(venv: Optional[str]) -> Optional[str]:
     import stat
 
     try:
-        fd = os.open(os.path.join(venv, "rocm-wizard-guard.txt"), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        from ..model import GUARD_FILE
+
+        fd = os.open(os.path.join(venv, GUARD_FILE), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError:
         return None
     try:

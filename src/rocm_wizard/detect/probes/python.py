@@ -23,7 +23,7 @@ import re
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from ...catalog import streams
-from ...model import System, TorchEnv
+from ...model import GUARD_FILE, System, TorchEnv
 from ..parsers import collect_env as p_collect_env
 from ..parsers import paste_facts as p_paste_facts
 from ..parsers import pip_freeze as p_pip
@@ -240,7 +240,6 @@ def _examine(source: Source, e: Dict[str, str], root: str, how: str) -> List[Tor
     return out
 
 
-GUARD_FILE = "rocm-wizard-guard.txt"  # plan/steps/python.py PipGuard writes it; pip.conf names it
 
 
 def _guard(source: Source, venv: str, site: str, dists: Dict[str, Tuple[str, str]], t: TorchEnv) -> None:
