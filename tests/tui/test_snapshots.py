@@ -54,6 +54,26 @@ async def _options(pilot):
     await walk_to_options(pilot, "rocm-upgrade")
 
 
+async def _releases(pilot):
+    """The ROCm release list open, each release with its stream (legacy or Core SDK) and status."""
+    await walk_to_options(pilot, "rocm-upgrade")
+    assert pilot.app.focused is not None and pilot.app.focused.id == "in-rocm", pilot.app.focused
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: pilot.app.focused is not None and type(pilot.app.focused).__name__ == "SelectOverlay")
+
+
+async def _options_error(pilot):
+    """A field's error under it and Next refused with the field named."""
+    await walk_to_options(pilot, "rocm-upgrade")
+    field = pilot.app.screen.query_one("#in-rocm_mirror")
+    field.focus()
+    field.value = "ftp://mirror.example/rocm"
+    await pilot.pause()
+    await pilot.press("ctrl+n")
+    await wait_for(pilot, lambda: len(pilot.app._notifications) > 0)
+    assert type(pilot.app.screen).__name__ == "OptionsScreen"
+
+
 async def _review(pilot):
     await walk_to_review(pilot, "torch-reinstall")
 
@@ -103,6 +123,8 @@ SCREENS = {
     "findings": (_findings, {}),
     "paths": (_paths, {}),
     "options": (_options, {}),
+    "releases": (_releases, {}),
+    "options_error": (_options_error, {}),
     "review": (_review, {}),
     "review_changes": (_review_changes, {}),
     "execute": (_execute, {}),
