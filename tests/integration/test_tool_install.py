@@ -104,3 +104,58 @@ def test_readme_install_lines_as_a_user_then_root_runs_it_by_its_path(debroot, t
 
     assert "/home/alice/train/.venv" in [t["path"] for t in json.loads(as_root.stdout)["torch"]]
     assert root.run([tool, "--version"], env={"PATH": secure}).returncode == 0
+
+
+def readme_root_lines():
+    """README's root install block: the one that installs into /usr/local/bin."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    block = text.split("\n## Install", 1)[1].split("\n## ", 1)[0]
+    (code,) = [c for c in re.findall(r"```sh\n(.*?)```", block, re.S) if "UV_TOOL_BIN_DIR" in c]
+    return [ln.strip() for ln in code.splitlines() if ln.strip() and not ln.startswith("#")]
+
+
+# uv's system-wide configuration file: sudo resets the environment, so the test's offline settings
+# reach the README's unchanged `sudo env ... uv tool install .` line through uv's own /etc/uv/uv.toml
+UV_OFFLINE_TOML = f'offline = true\nno-index = true\nfind-links = ["{WHEELS_INSIDE}"]\npython-downloads = "never"\n'
+
+
+def test_readme_root_install_lines_put_the_command_on_sudos_path(debroot, tool_wheels, tmp_path):
+    import json
+
+    root = debroot
+    deps, uv = tool_wheels
+    uvtool.install(root, uv)
+    root.bind(str(deps), WHEELS_INSIDE)
+    root.bind(str(checkout_copy(tmp_path / "src")), SRC_INSIDE)
+    root.add_user("alice")
+    root.run(["mkdir", "-p", "/etc/uv"], check=True)
+    root.run(["sh", "-c", f"cat > /etc/uv/uv.toml <<'X'\n{UV_OFFLINE_TOML}X"], check=True)
+    clone, install, use = readme_root_lines()
+    # the clone lands in a root-owned folder (the test copies the checkout there instead of cloning)
+    assert clone.startswith("sudo git clone ") and "/usr/local/src/rocm-wizard" in clone, clone
+    root.run(["cp", "-r", SRC_INSIDE, "/usr/local/src/rocm-wizard"], check=True)
+    assert install.startswith("sudo env ") and install.endswith("tool install ."), install
+    res = root.run(["sh", "-c", install], cwd="/usr/local/src/rocm-wizard", timeout=900,
+                   env={"PATH": "/usr/local/bin:/usr/bin:/bin"})
+    assert res.returncode == 0, res.stdout + res.stderr
+    # on sudo's secure_path now, and nothing of it writable by another user
+    secure = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+    found = root.run(["sh", "-c", "command -v rocm-wizard"], env={"PATH": secure})
+    assert found.returncode == 0 and found.stdout.strip() == "/usr/local/bin/rocm-wizard", found
+    writable = root.run(["find", "/opt/rocm-wizard-tool", "/usr/local/bin/rocm-wizard", "(", "-perm", "-o+w",
+                         "-o", "-perm", "-g+w", "-o", "!", "-uid", "0", ")", "!", "-type", "l", "-print"])
+    # uv makes its lock files world-writable on purpose (any user may take the lock): an empty file that
+    # is never read or run; everything else, code included, is root's alone
+    assert writable.returncode == 0, writable.stderr
+    others = [p for p in writable.stdout.splitlines() if os.path.basename(p) != ".lock"]
+    assert others == [], others
+    # README's last line, the way alice types it: sudo finds the command by its bare name, and the
+    # root run looks for venvs in alice's home
+    fake_torch_venv(root, "/home/alice/train/.venv", "alice")
+    root.run(["sh", "-c", "echo 'alice ALL=(ALL) NOPASSWD: ALL' > /etc/sudoers.d/alice && chmod 440 /etc/sudoers.d/alice"],
+             check=True)
+    assert use == "sudo rocm-wizard detect", use
+    res = root.run(["sh", "-c", use + " --json"], user="alice", cwd="/home/alice",
+                   env={"PATH": "/usr/local/bin:/usr/bin:/bin"})
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "/home/alice/train/.venv" in [t["path"] for t in json.loads(res.stdout)["torch"]]
