@@ -175,6 +175,10 @@ def _torch_rank(facts: Facts, w: WayOut, series: Optional[str]) -> Tuple[Any, ..
         "series-asked": bool(series) and idx_series == series,
         "kernels-proven": w.check("wheel-has-gfx").verdict == SATISFIED,
         "keeps-current": current == (t.version, idx.name) and w.check("wheel-has-gfx").verdict == SATISFIED,
+        # when the current build cannot stay, the least step back: a newer torch is better only up to the
+        # version the venv has now (its code was written for that one), so a driver-window fix does not
+        # fall back four torch releases to the host's index when a closer one is inside the window
+        "near-current": min(_vt(t.version), _vt(current[0])) if current and current[0] else (),
         "host-series": bool(facts.host_series) and idx_series == facts.host_series,
         "policy-series": idx_series == wheels.policy_series(),
         "documented": t.status_on(idx.name) == "documented",
