@@ -102,9 +102,15 @@ def test_doctor_prints_every_command_whole_on_its_own_line(tmp_path, how, column
     for r in _doc["recommendations"]:
         plan = r.get("plan") or {}
         plan_lines |= {f"plan: {plan.get('title')}"} | {s.strip() for s in plan.get("steps") or []}
-    assert max(len(l) for l in out.splitlines()
-               if l.strip() and l.strip() not in cmds and not l.startswith("rocm-wizard:")
-               and not any(l.strip().endswith(p) or l.strip() == p for p in plan_lines)) <= columns
+    prose_lines = [l for l in out.splitlines()
+                   if l.strip() and l.strip() not in cmds and not l.startswith("rocm-wizard:")
+                   and not any(l.strip().endswith(p) or l.strip() == p for p in plan_lines)]
+    # a line wider than the terminal only where one unbreakable unit (a URL, a file path) alone is
+    # wider than what is left of the line after its label ("Sources: ", "- "): it is never split either
+    too_wide = [l for l in prose_lines if len(l) > columns
+                and not (len(l.split()) <= 2 and len(l.split()[-1]) > columns - len(l) + len(l.split()[-1]) - 1
+                         and len(l) - len(l.split()[-1]) < 16)]
+    assert too_wide == [], too_wide
 
 
 def test_a_command_quoted_in_a_sentence_is_never_split():

@@ -1,5 +1,5 @@
 """The TUI flows of issue 15 on the real core (the demo bundle: RX 7900 XT, ROCm 6.2 with its amdgpu
-driver train 6.2, torch 2.5.1+rocm6.2 in a venv made in place): what happens after the run of a
+driver train 6.2, torch 2.11.0+rocm7.2 in a venv made in place): what happens after the run of a
 ROCm upgrade with and without a new kernel driver, `--venv-mode new` on that venv, and the images
 the docker way offers for the host's driver."""
 from __future__ import annotations
@@ -46,7 +46,7 @@ async def test_without_a_new_kernel_driver_the_smoke_test_runs_and_the_torch_way
         assert kept["venv"] == VENV and kept["rocm"] == "7.2.4", kept
         assert compat.in_window("6.2", wheels.rocm_of_version(kept["torch_next"]))[0] is True, kept
         assert shown(app, "Reboot: not needed", "Smoke test: the GPU works",
-                     f"Your venv {VENV} is untouched: it still has torch 2.5.1+rocm6.2.", "Next, run:",
+                     f"Your venv {VENV} is untouched: it still has torch 2.11.0+rocm7.2.", "Next, run:",
                      f"1. rocm-wizard --path torch-reinstall --venv {VENV} --torch {kept['torch_next']}",
                      f"2. rocm-wizard verify --venv {VENV}")
 
@@ -64,7 +64,7 @@ async def test_venv_mode_new_on_the_demo_venv_moves_it_aside(make_app):
         await to_screen(pilot, "ReviewScreen")
         await wait_for(pilot, lambda: app.screen.plan is not None)
         switch = next(s for s in app.plan.steps if s.kind == "venv-link")
-        aside = VENV + "-torch2.5.1-rocm6.2"
+        aside = VENV + "-torch2.11.0-rocm7.2"
         assert switch.params["link"] == VENV and switch.params["aside"] == aside
         report = next(r for r in app.reports if r.step.id == switch.id)
         assert report.check.status == "change" and f"moved to {aside} first" in report.check.detail

@@ -43,8 +43,8 @@ def test_demo_system_is_the_seed_scenario(demo):
     assert s.rocm.version == "6.2.0" and s.rocm.amdgpu_version == "6.8.5" and s.rocm.amdgpu_loaded is True
     [env] = s.torch
     assert (env.path, env.version, env.build, env.hip) == (
-        "/home/demo/trainer/venv", "2.5.1+rocm6.2", "rocm", "6.2.41133-dd7f95766")
-    assert env.triton == {"pytorch-triton-rocm": "3.1.0"} and env.triton_required == "pytorch-triton-rocm==3.1.0"
+        "/home/demo/trainer/venv", "2.11.0+rocm7.2", "rocm", "7.2.26015")
+    assert env.triton == {"triton-rocm": "3.6.0"} and env.triton_required == "triton-rocm==3.6.0"
     assert env.triton_shadow is None
     assert [e.signature for e in s.errors] == ["hipblas_status"]
     assert "HIPBLAS_STATUS_ALLOC_FAILED" in s.errors[0].text

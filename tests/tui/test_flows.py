@@ -8,7 +8,7 @@ from _screen import shown
 
 EXPECT = {
     # path: (a step the plan must have, what the Done screen names as changed, reboot, verify target)
-    "torch-reinstall": ("torch", "Install torch 2.6.0+rocm6.2.4", "Reboot: not needed", ("venv", "/home/demo/trainer/venv")),
+    "torch-reinstall": ("torch", "Install torch 2.10.0+rocm7.0", "Reboot: not needed", ("venv", "/home/demo/trainer/venv")),
     "docker": ("image", "rocm/pytorch:rocm7.0_ubuntu22.04_py3.10_pytorch_release_2.8.0", "Reboot: not needed",
                ("image", "rocm/pytorch:rocm7.0_ubuntu22.04_py3.10_pytorch_release_2.8.0")),
     "rocm-upgrade": ("rocm-packages", "Install ROCm 7.2.4", "Reboot: needed", ("venv", "/home/demo/trainer/venv")),
@@ -16,9 +16,10 @@ EXPECT = {
 # what the Done screen says to run next, in order
 NEXT = {
     "rocm-upgrade": ("Smoke test: not run yet", "Your venv /home/demo/trainer/venv is untouched: it still has torch "
-                     "2.5.1+rocm6.2", "After the reboot, run:",
-                     "1. rocm-wizard --path torch-reinstall --venv /home/demo/trainer/venv --torch 2.13.0+rocm7.2",
-                     "2. rocm-wizard verify --venv /home/demo/trainer/venv"),
+                     "2.11.0+rocm7.2", "After the reboot, run:",
+                     # the venv's torch 2.11.0+rocm7.2 is inside the new driver's window: nothing to
+                     # reinstall, only the smoke test
+                     "1. rocm-wizard verify --venv /home/demo/trainer/venv"),
 }
 
 
@@ -29,7 +30,7 @@ async def test_full_flow(make_app, path, size):
     app = make_app()
     async with app.run_test(size=size) as pilot:
         await detected(pilot)
-        assert shown(app, "1 problem found")
+        assert shown(app, "2 problems found")
         await pilot.press("n")                      # 2. findings
         await to_screen(pilot, "FindingsScreen")
         assert shown(app, "HIPBLAS_STATUS_ALLOC_FAILED")
@@ -69,6 +70,7 @@ async def test_full_flow(make_app, path, size):
             await pilot.press("n")                  # 8. done
             await to_screen(pilot, "DoneScreen")
         assert shown(app, "The plan ran to the end.", reboot, *NEXT.get(path, ()))
+        assert not shown(app, "rocm-wizard --path torch-reinstall")
         if app.outcome.reboot:
             assert not shown(app, "the GPU works")  # never "Reboot: needed" together with "the GPU works"
         done = app.screen.query_one("#done")

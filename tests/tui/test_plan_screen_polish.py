@@ -86,7 +86,13 @@ async def test_script_tab_does_not_wrap_and_saves_to_a_file(make_app, tmp_path):
         await pilot.press("enter")  # the file exists: not replaced silently
         await pilot.pause()
         assert type(app.screen).__name__ == "ExportModal"
-        assert shown(app, "already exists: press Save (or Enter) again to replace it")
+        # read from the modal's own message (how the screen wraps it depends on the path's length)
+        from textual.widgets import Static
+
+        said = str(app.screen.query_one("#path-error", Static).render())
+        assert " ".join(said.split()) == f"{target} already exists: press Save (or Enter) again to replace it, " \
+                                         "or change the name", said
+        assert shown(app, "press Save (or Enter) again")
         assert target.read_text() == "mine\n"
         await pilot.press("enter")
         await to_screen(pilot, "ReviewScreen")

@@ -21,7 +21,7 @@ async def test_detection_rows_turn_into_results_and_a_summary(make_app):
         assert all(state == "ok" for state, _t, _s in probes.rows.values())
         text = " ".join(screen_text(app).split())
         assert "AMD Radeon RX 7900 XT (gfx1100)" in text
-        assert "1 problem found" in text
+        assert "2 problems found" in text
         assert "ROCm 6.2.0 (/opt/rocm-6.2.0)" in text
         assert "n Next" in text and "? Help" in text  # the footer of keys
         assert app.system is not None and app.diagnosis is not None
@@ -114,8 +114,8 @@ async def test_findings_worst_first_and_expandable(make_app):
         await detected(pilot)
         await pilot.press("n")
         await to_screen(pilot, "FindingsScreen")
-        [coll] = app.screen.query(Collapsible)
-        assert not coll.collapsed  # the worst one opens
+        coll, *others = app.screen.query(Collapsible)
+        assert not coll.collapsed and others and all(c.collapsed for c in others)  # the worst one opens
         text = " ".join(screen_text(app).split())
         assert "ERROR HIPBLAS_STATUS_ALLOC_FAILED" in text and "Evidence" in text
         await pilot.press("enter")  # the focused title toggles
@@ -159,7 +159,7 @@ async def test_paths_recommended_first_with_why(make_app):
             "torch-reinstall", "docker", "rocm-upgrade"]
         text = " ".join(screen_text(app).split())
         assert "1. Reinstall PyTorch in the venv (recommended)" in text
-        assert "Why: torch 2.6.0" in text
+        assert "Why: torch 2.10.0" in text
         await pilot.press("down")
         await wait_for(pilot, lambda: shown(app, "Why: AMD's image rocm/pytorch"))
 
@@ -227,7 +227,7 @@ async def test_options_offer_only_valid_versions(make_app):
         sel = app.screen.query_one("#in-torch", Select)
         offered = [value for _label, value in sel._options if value is not Select.BLANK]
         assert offered == [v for v, _ in torch_choices(app.system)]
-        assert sel.value == "2.6.0+rocm6.2.4"  # the recommendation
+        assert sel.value == "2.10.0+rocm7.0"  # the recommendation
 
 
 async def test_options_of_each_path(make_app):
@@ -283,14 +283,14 @@ async def test_review_shows_checks_changes_and_script(make_app):
         scr = app.screen
         assert [r.check.status for r in scr.reports] == [r.check.status for r in app.reports]
         text = " ".join(screen_text(app).split())
-        assert "will change" in text and "Install torch 2.6.0+rocm6.2.4" in text
+        assert "will change" in text and "Install torch 2.10.0+rocm7.0" in text
         await pilot.press("2")
         assert scr.query_one(TabbedContent).active == "tab-changes"
         for _ in range(8):  # the guard's files come first: page down to the package change
-            if shown(app, "torch 2.5.1+rocm6.2 -> 2.6.0+rocm6.2.4"):
+            if shown(app, "torch 2.11.0+rocm7.2 -> 2.10.0+rocm7.0"):
                 break
             await pilot.press("pagedown")
-        assert shown(app, "torch 2.5.1+rocm6.2 -> 2.6.0+rocm6.2.4")
+        assert shown(app, "torch 2.11.0+rocm7.2 -> 2.10.0+rocm7.0")
         await pilot.press("3")
         assert scr.query_one(TextArea).text == app.core.render(app.plan, "shell")
         assert scr.query_one(TextArea).read_only
@@ -356,7 +356,7 @@ async def test_export(make_app, tmp_path, key, kind):
         from rocm_wizard.execute import answers
 
         doc = answers.load(str(target))  # the executor's own reader (--yes --answers)
-        assert doc["path"] == "torch-reinstall" and doc["torch"] == "2.6.0+rocm6.2.4"
+        assert doc["path"] == "torch-reinstall" and doc["torch"] == "2.10.0+rocm7.0"
         assert oct(target.stat().st_mode & 0o777) == "0o600"
     assert [p.name for p in target.parent.iterdir()] == [target.name]  # no temporary file left behind
 
@@ -399,7 +399,7 @@ async def test_execute_shows_progress_log_and_finishes(make_app):
         steps = scr.query_one("#exec-steps")
         assert all(s in ("ok", "changed") for s in steps.states.values())
         assert scr.query_one(ProgressBar).progress == len(app.plan.steps)
-        assert any("Install torch 2.6.0+rocm6.2.4" in ln for ln in scr.log_lines)
+        assert any("Install torch 2.10.0+rocm7.0" in ln for ln in scr.log_lines)
         assert shown(app, "Finished") and shown(app, "0:00")
         await pilot.press("escape")  # no way back once it ran
         assert screen_name(app) == "ExecuteScreen"
@@ -514,10 +514,10 @@ async def test_verify_by_layer_then_done(make_app):
         await to_screen(pilot, "DoneScreen")
         text = " ".join(screen_text(app).split())
         assert "The plan ran to the end." in text and "Reboot: not needed" in text
-        assert "Install torch 2.6.0+rocm6.2.4" in text
+        assert "Install torch 2.10.0+rocm7.0" in text
         from rocm_wizard.execute import answers
 
-        assert answers.load(app.answers_path)["torch"] == "2.6.0+rocm6.2.4"
+        assert answers.load(app.answers_path)["torch"] == "2.10.0+rocm7.0"
         for _ in range(8):  # below "What changed" at 80x24: page down to it
             if "rocm-wizard --yes --answers" in text:
                 break

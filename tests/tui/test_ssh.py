@@ -327,7 +327,7 @@ def test_sshd_sets_ssh_connection_and_no_tmux(sshd, tmp_path):
 def test_demo_over_real_ssh_at_80x24(sshd, pane):
     t = pane(sshd.ssh_command(_remote("TERM=xterm-256color", "ROCM_WIZARD_DEMO_SPEED=0",
                                       shlex.quote(WIZARD), "--demo")))
-    screen = t.wait("rocm-wizard 1/8 Detect", "DEMO", "1 problem found")
+    screen = t.wait("rocm-wizard 1/8 Detect", "DEMO", "2 problems found")
     # the notice is there because sshd set SSH_CONNECTION/SSH_TTY and TMUX did not travel
     screen = t.wait("SSH without tmux or screen", "re-attach")
     assert max(len(line) for line in screen.splitlines()) <= 80

@@ -45,7 +45,7 @@ def test_summary_of_the_demo_system(demo_system):
     assert rows["GPU"].startswith("AMD Radeon RX 7900 XT (gfx1100, 20 GiB")
     assert rows["ROCm"] == "6.2.0 (/opt/rocm-6.2.0)"
     assert rows["Driver"] == "amdgpu 6.8.5 (dkms)"
-    assert "torch 2.5.1+rocm6.2" in rows["Venv"] and "pytorch-triton-rocm 3.1.0" in rows["Venv"]
+    assert "torch 2.11.0+rocm7.2" in rows["Venv"] and "triton-rocm 3.6.0" in rows["Venv"]
     assert rows["Docker"].startswith("27.3.1 (daemon running")
     assert "render+video" in rows["Access"] and "/dev/kfd rw" in rows["Access"]
 

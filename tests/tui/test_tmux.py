@@ -88,7 +88,7 @@ def term(tmp_path):
 
 def test_installed_demo_walks_the_torch_reinstall_path(term):
     t = term()
-    screen = t.wait("rocm-wizard 1/8 Detect", "DEMO", "1 problem found", "n Next")
+    screen = t.wait("rocm-wizard 1/8 Detect", "DEMO", "2 problems found", "n Next")
     assert "AMD Radeon RX 7900 XT (gfx1100)" in screen
     assert max(len(line) for line in screen.splitlines()) <= 80
     t.keys("n")
@@ -109,21 +109,21 @@ def test_installed_demo_walks_the_torch_reinstall_path(term):
     t.wait("7/8 Verify", "the GPU works for PyTorch", timeout=30)
     t.keys("n")
     screen = t.wait("8/8 Done", "The plan ran to the end.", "Answers file:")
-    assert "Install torch 2.6.0+rocm6.2.4" in " ".join(screen.split())
+    assert "Install torch 2.10.0+rocm7.0" in " ".join(screen.split())
     t.keys("q")
     assert t.exit_status() == 0
 
 
 def test_ssh_without_tmux_says_how_to_detach(term):
     t = term(env={"SSH_CONNECTION": "192.0.2.1 50000 192.0.2.2 22"})
-    t.wait("SSH without tmux or screen", "re-attach", "1 problem found")
+    t.wait("SSH without tmux or screen", "re-attach", "2 problems found")
     t.keys("q")
     assert t.exit_status() == 0
 
 
 def test_plain_terminal_and_no_color(term):
     t = term(env={"TERM": "screen", "NO_COLOR": "1"}, terminal="screen")
-    t.wait("rocm-wizard 1/8 Detect", "1 problem found")
+    t.wait("rocm-wizard 1/8 Detect", "2 problems found")
     t.keys("?")
     t.wait("Help: Detection", "Keys")
     t.keys("Escape", "C-q")
@@ -133,9 +133,9 @@ def test_plain_terminal_and_no_color(term):
 def test_resize_while_running(term):
     # an exported COLUMNS/LINES (some shells and serial-console recipes set them) must not pin the size
     t = term(env={"COLUMNS": "80", "LINES": "24"})
-    t.wait("1 problem found")
+    t.wait("2 problems found")
     t.tmux("resize-window", "-t", "w", "-x", "120", "-y", "40")
-    screen = t.wait("rocm-wizard 1/8 Detect", "pytorch-triton-rocm 3.1.0", "r Detect again")
+    screen = t.wait("rocm-wizard 1/8 Detect", "triton-rocm 3.6.0", "r Detect again")
     assert len(screen.splitlines()) >= 30
     t.tmux("resize-window", "-t", "w", "-x", "60", "-y", "20")
     t.wait("rocm-wizard", "Next")
@@ -167,7 +167,7 @@ def test_stop_and_quit_prints_how_to_resume_and_the_demo_cleans_up(term, tmp_pat
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     t = term(env={"ROCM_WIZARD_DEMO_SPEED": "1", "TMPDIR": str(tmp)})
-    t.wait("1 problem found", "n Next")
+    t.wait("2 problems found", "n Next")
     t.keys("n")
     t.wait("2/8 Findings")
     t.keys("n")

@@ -283,7 +283,7 @@ def render_human(diag, system=None, file=None, plans: Optional[Dict[str, Any]] =
     for f in diag.findings:
         layer = f"[dim]{escape(f.layer)} layer, [/]" if f.layer else ""
         console.print(f"[{_STYLE.get(f.severity, 'bold')}]{f.severity.upper()}[/] [bold]{escape(f.title)}[/]  "
-                      f"[dim]([/]{layer}[dim]{escape(f.id)})[/]", soft_wrap=True, crop=False)
+                      f"[dim]([/]{layer}[dim]{escape(f.id)})[/]", soft_wrap=False, crop=False)  # wrapped at the width
         prose(f.explanation, 2)
         if f.evidence:
             console.print("  [bold]Evidence[/]")

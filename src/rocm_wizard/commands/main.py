@@ -312,7 +312,7 @@ def use_demo(args: argparse.Namespace) -> Optional[int]:
         _err("--demo is the bundled demo system: it cannot be combined with --snapshot or --root")
         return USAGE
     args.snapshot = demo_bundle()
-    _err("demo: the bundled demo system (RX 7900 XT, Ubuntu 22.04, ROCm 6.2.0, torch 2.5.1+rocm6.2), "
+    _err("demo: the bundled demo system (RX 7900 XT, Ubuntu 22.04, ROCm 6.2.0, torch 2.11.0+rocm7.2), "
          "not this machine")
     return None
 

@@ -1,5 +1,6 @@
 """``rocm-wizard --demo``: the whole wizard on a bundled system (the seed scenario: RX 7900 XT,
-Ubuntu 22.04, ROCm 6.2, torch 2.5.1+rocm6.2 in a venv failing with HIPBLAS_STATUS_ALLOC_FAILED).
+Ubuntu 22.04, ROCm 6.2 and its kernel driver, torch 2.11.0+rocm7.2 in a venv -- outside the driver's
+window -- failing with HIPBLAS_STATUS_ALLOC_FAILED).
 
 Detection reads the bundle in ``system/`` through the normal snapshot path; diagnosis and the plan
 are the real ones; only execution and the smoke test are simulated (:mod:`.simulate`), so the demo

@@ -115,6 +115,10 @@ def _choose_pair(facts: resolve.Facts, exclude: Optional[Tuple[str, str]] = None
         reason = f"the index of ROCm {series}"
     elif best.rank and _key(best, "keeps-current"):
         reason = "the venv's own build, which passes every check (least change)"
+    elif facts.torch and _vorder(t.version) < _vorder(wheels.public_version(facts.torch)):
+        now = wheels.public_version(facts.torch)
+        reason = (f"the newest torch up to the venv's {now} that passes every check: the least step back from "
+                  f"the build the venv has (code written for {now} may not run on a much older torch)")
     elif facts.host_series and releases.series_of(idx.rocm) == facts.host_series:
         reason = (f"built for the host's ROCm series {facts.host_series}, so the wheel's user space matches the "
                   f"installed kernel driver's release")

@@ -731,17 +731,27 @@ def _kept_venv(system, rel, dkms: bool, notes: List[str]) -> Dict[str, Any]:
     if env is None:
         return {}
     facts = _facts(system, env.path)
+    new_train = compat.driver_train_of_rocm(rel.version) if dkms else None
     if dkms and compat.driver_train_of_rocm(rel.version):
         facts = replace(facts, driver_train=compat.driver_train_of_rocm(rel.version),
                         driver_source=f"the amdgpu driver of ROCm {rel.version}")
     best = resolve.torch_ways(facts, series=rel.series).best
     nxt = f"{best.subject[0].version}+{best.subject[1].name}" if best is not None else None
-    kept = {"venv": env.path, "torch_now": env.version, "torch_next": nxt, "rocm": rel.version}
+    # the venv's own build is the best one for the new release (a torch the old driver could not run):
+    # nothing to reinstall after the upgrade, only the smoke test
+    fits = best is not None and facts.torch_index == best.subject[1].name \
+        and (env.version or "").split("+", 1)[0] == best.subject[0].version
+    kept = {"venv": env.path, "torch_now": env.version, "torch_next": None if fits else nxt, "rocm": rel.version}
     from .after import torch_command
 
     cmd = torch_command(kept)
+    fits_said = (f", which fits ROCm {rel.version} as it is: nothing to reinstall after the upgrade"
+                 if new_train or not dkms else
+                 f"; the catalog knows no driver train for ROCm {rel.version}, so whether that build runs on its "
+                 "kernel driver is not known: the smoke test after the upgrade tells")
     notes.append(f"this plan changes no venv: {env.path} keeps torch {env.version or '?'}"
-                 + (f"; the torch way next, for ROCm {rel.version}: {cmd}" if cmd else
+                 + (fits_said if fits else
+                    f"; the torch way next, for ROCm {rel.version}: {cmd}" if cmd else
                     f"; no torch in the catalog fits it with ROCm {rel.version}"))
     return kept
 

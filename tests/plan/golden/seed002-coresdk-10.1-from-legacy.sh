@@ -26,7 +26,7 @@
 # Note: Core SDK signing key fingerprint given by you: 0123456789ABCDEF0123456789ABCDEF01234567 (the catalog's: D0F004A0025A1145C7807FCD0701EAC4D5E02107, observed)
 # Note: --no-dkms: the installed amdgpu kernel driver is kept; AMD's window lists the 30.x and 31.x drivers for the Core SDK user space (user/kernel-space compatibility matrix)
 # Note: ROCm 10.1.0: the newest confirmed release; its kernel-driver repository is not known (keep the installed driver with --no-dkms)
-# Note: this plan changes no venv: /home/dev/train/.venv keeps torch 2.5.1+rocm6.2; the torch way next, for ROCm 10.1.0: rocm-wizard --path torch-reinstall --venv /home/dev/train/.venv --torch 2.5.1+rocm6.2
+# Note: this plan changes no venv: /home/dev/train/.venv keeps torch 2.5.1+rocm6.2, which fits ROCm 10.1.0 as it is: nothing to reinstall after the upgrade
 
 # Values are single-quoted data, written out literally ($ and \ in them mean nothing to bash):
 # shellcheck disable=SC2016,SC1003
