@@ -161,3 +161,14 @@ def test_the_session_groups_are_what_id_prints(groups):
     assert res.returncode == 0, res.stderr
     ours, ids = ast.literal_eval(res.stdout)
     assert ours == ids and ours[2][0][0] == 44
+
+
+@pytest.mark.parametrize("version", ["0:1.0", "01:2.0-1", "2:1.0:3-1", "1.0-1", "1:7.2.1.70201-81~24.04"])
+def test_a_version_dpkg_would_print_otherwise_leaves_the_list_to_dpkg_query(tmp_path, version):
+    # dpkg prints a version back in its own form (no epoch 0, the epoch as a number): the files
+    # answer only for versions that are already in that form
+    admin = _admindir(tmp_path, [_stanza("rocm-core", version)])
+    query, _audit = _tools(admin)
+    q, _a = _files(tmp_path)
+    assert q is None or q.text == query
+    assert (q is None) == (version in ("0:1.0", "01:2.0-1", "2:1.0:3-1"))

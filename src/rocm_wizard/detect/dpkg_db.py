@@ -32,8 +32,9 @@ _WANT = {"unknown": "u", "install": "i", "hold": "h", "deinstall": "r", "purge":
 _STATUS = {"not-installed": "n", "config-files": "c", "half-installed": "H", "unpacked": "U",
            "half-configured": "F", "triggers-awaited": "W", "triggers-pending": "t", "installed": "i"}
 _EFLAG = {"ok": " ", "reinstreq": "R"}
-# a version as dpkg prints it back (``versiondescribe``): no epoch 0, no white space
-_VERSION = re.compile(r"(?:[1-9][0-9]*:)?[0-9A-Za-z.+~:\-]*")
+# a version as dpkg prints it back (``versiondescribe``): an epoch only when not 0 and without
+# leading zeros (dpkg writes it as a number), no white space, no empty revision
+_VERSION = re.compile(r"(?:[1-9][0-9]*:)?[0-9A-Za-z.+~\-]*(?<!-)")
 _NAME = re.compile(r"[a-z0-9][a-z0-9+.\-]*")
 
 
