@@ -73,7 +73,7 @@ def baseline_src(rev: str, into: Path) -> Path:
     """The ``src/`` tree of git revision ``rev``, unpacked under ``into``."""
     tar = into / "src.tar"
     with open(tar, "wb") as fh:
-        subprocess.run(["git", "-C", str(REPO), "archive", "--format=tar", rev, "src"], stdout=fh, check=True)
+        subprocess.run(["git", "-C", str(REPO), "archive", "--format=tar", rev, "src", "plans"], stdout=fh, check=True)
     with tarfile.open(tar) as tf:
         tf.extractall(into)  # our own repository's tree
     return into / "src"

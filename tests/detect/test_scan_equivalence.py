@@ -81,6 +81,20 @@ def test_scan_matches_reference_on_hostile_text(text, limit):
     assert _ids(es.scan(text, limit)) == _ids(es.scan_reference(text, limit))
 
 
+def test_any_match_says_what_the_reference_scan_finds():
+    # error_log's "a short paste of just a known error line" asks any_match(): whether the
+    # reference scan finds anything, on every fixture, every recognised segment and hostile texts
+    from rocm_wizard.detect.recognize import split
+
+    texts = TEXTS + HOSTILE + [body for text in TEXTS for _l, _c, body in split(text)] + ["", "x", "error\r"]
+    hits = 0
+    for text in texts:
+        want = bool(es.scan_reference(text, 1))
+        assert es.any_match(text) is want, text[:200]
+        hits += want
+    assert 100 < hits < len(texts)
+
+
 def test_every_match_holds_a_factor():
     # what the line path relies on, checked on every match the fixtures hold
     for sig in es.SIGNATURES:
@@ -190,6 +204,7 @@ def test_doctor_findings_match_the_slow_paths_on_every_fixture(monkeypatch, caps
             shutil.copyfile(p, mixed / ("%03d-%s" % (i, p.name)))
         fast = [_doctor_json(f, capsys) for f in folders + [mixed]]
         monkeypatch.setattr(es, "scan", es.scan_reference)
+        monkeypatch.setattr(es, "any_match", lambda text: bool(es.scan_reference(text, 1)))
         monkeypatch.setattr(workloads, "scan", workloads.scan_reference)
         # every parser asked about every segment, no floor (the anchors and error_log's floor off)
         monkeypatch.setattr(recognize, "classify", functools.partial(recognize.classify, quick=False))

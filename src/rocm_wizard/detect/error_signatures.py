@@ -408,52 +408,81 @@ def scan(text: object, limit: int = 50) -> List[Tuple[Signature, str]]:
     plain = len(low) == len(text) and _ODD_CASE.search(text) is None
     starts_of: Dict[str, List[int]] = {}
     for sig in _candidates(low):
-        rx = pattern(sig)
-        if sig.whole:
-            m = rx.search(text)
-            if m:
-                # the matched lines when the pattern consumes some, else (a look-ahead only) the meaning
-                said = " / ".join(l.strip() for l in m.group(0).splitlines() if l.strip())[:4000] or sig.meaning
-                key = (sig.id, said)
-                if key not in seen:
-                    seen.add(key)
-                    found.append((sig, said))
-            continue
-        starts = _factor_lines(text, low, sig, starts_of) if plain and line_bound(sig) else None
-        if starts is not None:
-            # only the lines that hold a factor: each match of this pattern lies within one line
-            # and contains a factor.  The search sees the whole string (look-behinds, ^ and $ as
-            # in a whole-text scan) and the line's own end.
-            size = len(text)
-            for st in starts:
-                nl = text.find("\n", st)
-                stop = size if nl < 0 else nl
-                m = rx.search(text, st, size if nl < 0 else nl + 1)
-                if m is None or m.start() > stop:
-                    continue
-                clean = text[st:stop].strip()[:4000]
-                key = (sig.id, clean)
-                if key in seen:
-                    continue
-                seen.add(key)
-                found.append((sig, clean))
-                if len(found) >= limit:
-                    return found
-            continue
-        # one pass over the whole text (re.M: ^ and $ are line bounds; '.' never crosses a line)
-        for m in rx.finditer(text):
-            start = text.rfind("\n", 0, m.start()) + 1
-            end = text.find("\n", m.end())
-            line = text[start:end if end >= 0 else len(text)]
-            clean = line.strip()[:4000]
-            key = (sig.id, clean)
+        for said in _lines_of(sig, text, low, plain, starts_of):
+            key = (sig.id, said)
             if key in seen:
                 continue
             seen.add(key)
-            found.append((sig, clean))
+            found.append((sig, said))
+            if sig.whole:
+                break  # (one finding per whole-text signature, and it does not count to the limit)
             if len(found) >= limit:
                 return found
     return found
+
+
+def any_match(text: object) -> bool:
+    """Whether :func:`scan` finds anything in ``text`` (``bool(scan(text, limit=1))``), stopping at
+    the first signature that matches: the needles are taken where they stand in the text, and the
+    signatures one of them names are tried at once (a paste that holds a known error usually
+    shows it early), rather than all candidates gathered first."""
+    if not isinstance(text, str) or not text:
+        return False
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    low = text.lower()
+    plain = len(low) == len(text) and _ODD_CASE.search(text) is None
+    starts_of: Dict[str, List[int]] = {}
+    sigs = SIGNATURES
+    rx, reach, free = _needle_index()
+    tried = set(free)
+    for i in free:
+        if next(iter(_lines_of(sigs[i], text, low, plain, starts_of)), None) is not None:
+            return True
+    if rx is None:
+        return False
+    search = rx.search
+    m = search(low)
+    while m is not None:  # every place a needle starts, left to right
+        for i in reach[m.group(0)]:
+            if i not in tried:
+                tried.add(i)
+                if next(iter(_lines_of(sigs[i], text, low, plain, starts_of)), None) is not None:
+                    return True
+        m = search(low, m.start() + 1)
+    return False
+
+
+def _lines_of(sig: Signature, text: str, low: str, plain: bool, starts_of: Dict[str, List[int]]):
+    """The lines (stripped, at most 4000 characters) where ``sig`` matches ``text``, in order,
+    repeats included; for a whole-text signature the one match (its lines joined, or its meaning).
+    ``text`` has ``\n`` line ends only, ``low`` is its lower case."""
+    rx = pattern(sig)
+    if sig.whole:
+        m = rx.search(text)
+        if m:
+            # the matched lines when the pattern consumes some, else (a look-ahead only) the meaning
+            yield " / ".join(l.strip() for l in m.group(0).splitlines() if l.strip())[:4000] or sig.meaning
+        return
+    starts = _factor_lines(text, low, sig, starts_of) if plain and line_bound(sig) else None
+    if starts is not None:
+        # only the lines that hold a factor: each match of this pattern lies within one line
+        # and contains a factor.  The search sees the whole string (look-behinds, ^ and $ as
+        # in a whole-text scan) and the line's own end.
+        size = len(text)
+        for st in starts:
+            nl = text.find("\n", st)
+            stop = size if nl < 0 else nl
+            m = rx.search(text, st, size if nl < 0 else nl + 1)
+            if m is None or m.start() > stop:
+                continue
+            yield text[st:stop].strip()[:4000]
+        return
+    # one pass over the whole text (re.M: ^ and $ are line bounds; '.' never crosses a line)
+    for m in rx.finditer(text):
+        start = text.rfind("\n", 0, m.start()) + 1
+        end = text.find("\n", m.end())
+        yield text[start:end if end >= 0 else len(text)].strip()[:4000]
 
 
 # -- what makes scan() fast ---------------------------------------------------------------------

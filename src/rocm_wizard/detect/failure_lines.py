@@ -10,15 +10,9 @@ expression, and a cap on the lines kept.
 from __future__ import annotations
 
 import functools
+import os
 import re
-import sys
-from importlib import resources
 from typing import Dict, List, Optional, Sequence, Tuple
-
-if sys.version_info >= (3, 11):
-    import tomllib as _toml
-else:  # pragma: no cover - Python 3.10
-    import tomli as _toml
 
 LAYERS = ("firmware", "kernel", "runtime", "hip", "libraries", "framework", "packaging")
 MAX_LINE = 500  # characters of a line kept
@@ -49,8 +43,13 @@ class _Table:
 
 @functools.lru_cache(maxsize=1)
 def table() -> _Table:
-    with resources.files("rocm_wizard.detect").joinpath("failure_lines.toml").open("rb") as fh:
-        return _Table(_toml.load(fh))
+    # the file beside this module, through the catalog's reader: its parsed form is kept on disk
+    # as the catalog's files are (no TOML parser, and no importlib.resources with the pathlib,
+    # tempfile and zipfile it imports, on a warm start)
+    from ..catalog import _data
+
+    return _Table(_data.parse_toml_file(os.path.join(os.path.dirname(os.path.abspath(__file__)), "failure_lines.toml"),
+                                        _data._PKG_ROOT))
 
 
 SHOWN, TOLD = "shown", "told"

@@ -374,6 +374,72 @@ class LiveSource(Source):
     def env(self) -> Dict[str, str]:
         return {k: v for k, v in self._environ.items() if is_gpu_env(k)}
 
+    # dpkg's database, read from its files for the two dpkg kinds (detect/dpkg_db.py): the same
+    # text as the command where the files are certain to give it, else the command runs
+    _DPKG_FILE_KINDS = ("dpkg", "dpkg-audit")
+    _DPKG_MAX_BYTES = 64 * 1024 * 1024
+
+    def outputs(self, kind: str) -> List[Raw]:
+        if kind in self._DPKG_FILE_KINDS and self.commands:
+            raw = self._dpkg_from_files(kind)
+            if raw is not None:
+                return [raw]
+        return super().outputs(kind)
+
+    def _dpkg_entries(self):
+        """The status file's stanzas, read once (None: the files cannot answer for the tools)."""
+        with self._notes_lock:
+            if not hasattr(self, "_dpkg_cache"):
+                self._dpkg_cache = self._read_dpkg_entries()
+            return self._dpkg_cache
+
+    def _read_dpkg_entries(self):
+        from . import dpkg_db
+
+        try:
+            if os.listdir(self._p(dpkg_db.UPDATES)):
+                return None  # a journal dpkg folds in before it answers
+            path = self._p(dpkg_db.STATUS)
+            if os.stat(path).st_size > self._DPKG_MAX_BYTES:
+                return None
+            # (line by line: the whole file's text is never held at once)
+            with open(path, "r", encoding="utf-8", errors="replace", newline="\n") as fh:
+                return dpkg_db.stanzas(fh)
+        except (OSError, ValueError):
+            return None
+
+    def _dpkg_info_files(self):
+        from . import dpkg_db
+
+        try:
+            with open(self._p(dpkg_db.INFO + "/format"), "rb") as fh:
+                if fh.read(16).strip() != b"1":
+                    return None  # the old layout names every info file without an architecture
+            return set(os.listdir(self._p(dpkg_db.INFO)))
+        except OSError:
+            return None
+
+    def _dpkg_from_files(self, kind: str) -> Optional[Raw]:
+        from . import dpkg_db
+
+        entries = self._dpkg_entries()
+        if entries is None:
+            return None
+        label = "file:" + dpkg_db.STATUS
+        if kind == "dpkg":
+            text = dpkg_db.query_text(entries)
+            return None if text is None else Raw(text, label, None, 0)
+        try:
+            with open(self._p(dpkg_db.ADMIN + "/arch"), "rb") as fh:
+                foreign = decode(fh.read(64 * 1024)).split()
+        except FileNotFoundError:
+            foreign = []
+        except OSError:
+            return None
+        if dpkg_db.audit_clean(entries, self._dpkg_info_files, foreign):
+            return Raw("", label, None, 0)
+        return None
+
 
 class RecordingSource(Source):
     """Wraps a source and remembers every answer, for ``rocm-wizard snapshot``."""

@@ -67,7 +67,7 @@ def looks_like_above(text: object, floor: float) -> float:
     tail = text[-2000:]
     if ("Error" in tail or "Exception" in tail) and any(_EXC.match(l.strip()) for l in lines(tail)[-20:]):
         score = 0.5
-    if score < 0.45 and floor < 0.45 and len(text) <= 4096 and error_signatures.scan(text, limit=1):
+    if score < 0.45 and floor < 0.45 and len(text) <= 4096 and error_signatures.any_match(text):
         score = 0.45  # a short paste of just a known error line
     if score < 0.3 and floor < 0.3 and any(w in head for w in _ABORT_WORDS) and _ABORT.search(head):
         score = 0.3

@@ -7,13 +7,14 @@ they differ, the user was added to a group after logging in and must log in agai
 """
 from __future__ import annotations
 
+import os
 import re
 import stat as _stat
 from typing import Dict, List, Optional, Tuple
 
 from ...model import AccessInfo, DeviceNode, System
 from ..parsers._core_text import lazy
-from ..sources import Source
+from ..sources import LiveSource, Raw, Source
 from ._core_util import env, listdir, read_text, run, stat
 
 # environment names that describe the session, not the GPU stack: used by other probes, not
@@ -124,7 +125,7 @@ def probe(source: Source, system: System) -> None:
     if path is not None:
         a.put("path_has_rocm_bin", any(_ROCM_BIN.match(p) for p in path.split(":")), "env:PATH")
 
-    raw = run(source, ["id"])
+    raw = _session_id(source) or run(source, ["id"])
     user, uid, groups = parse_id(raw.text) if raw.ok else (None, None, [])
     session_src = raw.source if raw.ok else None
     if not groups:
@@ -157,6 +158,36 @@ def probe(source: Source, system: System) -> None:
     for name in listdir(source, "/dev/dri"):
         if name.startswith("renderD"):
             a.render_nodes.append(_node(source, "/dev/dri/" + name, lookup, uid, [g for g, _ in groups]))
+
+
+def _session_id(source: Source) -> Optional[Raw]:
+    """What ``id`` prints for this process, from the process's own credentials (``getgroups`` and
+    the user and group databases, as ``id`` reads them), on the live system only and only where
+    real and effective ids agree (else ``id`` runs): one process fewer on detection's timeline.
+    coreutils' ``print_group_list``: the gid first, then each supplementary group other than it;
+    a group without a name is printed as its number alone."""
+    if type(source) is not LiveSource or source.root not in ("", "/") or not source.commands:
+        return None
+    try:
+        import grp
+        import pwd
+
+        uid, gid = os.getuid(), os.getgid()
+        if uid != os.geteuid() or gid != os.getegid():
+            return None
+        extra = [g for g in os.getgroups() if g != gid]
+    except (ImportError, OSError, AttributeError):
+        return None
+
+    def named(n: int, lookup) -> str:
+        try:
+            return "%d(%s)" % (n, lookup(n)[0])
+        except (KeyError, OverflowError):
+            return str(n)
+
+    text = "uid=%s gid=%s groups=%s\n" % (named(uid, pwd.getpwuid), named(gid, grp.getgrgid),
+                                         ",".join(named(g, grp.getgrgid) for g in [gid] + extra))
+    return Raw(text, "proc:self (the process's ids and groups, as id prints them)")
 
 
 def _groups_from_proc(source: Source, uid: Optional[int]):
