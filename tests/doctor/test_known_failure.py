@@ -36,6 +36,9 @@ MISSES = {
     "446": "held-out F: amd-smi's 'driver not initialized (amdgpu not found in modules)' comes from its check of "
            "/sys/module/amdgpu/initstate (ROCm/amdsmi amdsmi_cli/amdsmi_init.py), which a built-in amdgpu fails as a "
            "missing one does (fixed by ROCm/rocm-systems#2689); nothing in the paste tells the two apart",
+    "469": "held-out G: HIP's 'the operation cannot be performed in the present state' (hipErrorIllegalState, ROCm/clr "
+           "hip_error.cpp) is reported at hip; the thread's fix was another torch build (the label's framework layer), "
+           "which no line of the paste names",
 }
 
 
