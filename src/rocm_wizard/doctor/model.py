@@ -3,7 +3,7 @@
 * :class:`Finding` - one known issue that applies, with the evidence that shows it;
 * :class:`Recommendation` - one way out (``rocm-upgrade`` | ``torch-reinstall`` | ``docker``),
   ranked for this system, or marked as not applying with the reason;
-* :class:`Diagnosis` - findings worst first, recommendations best first, plus notes.
+* :class:`Diagnosis` - findings root cause first (:func:`lead_key`), recommendations best first, plus notes.
 """
 from __future__ import annotations
 
