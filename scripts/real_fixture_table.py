@@ -29,7 +29,7 @@ def main(argv):
     first = int(argv[1]) if len(argv) > 1 else 0
     last = int(argv[2]) if len(argv) > 2 else 999
     real = REPO / "tests" / "data" / "real"
-    rows, warned, at_layer, layered, failing, healthy_ok, healthy = [], 0, 0, 0, 0, 0, 0
+    rows, warned, at_layer, layered, failing, healthy_ok, healthy, lead = [], 0, 0, 0, 0, 0, 0, 0
     for d in sorted(p for p in real.iterdir() if (p / "labels.toml").is_file()):
         num = int(d.name[:3])
         if not first <= num <= last:
@@ -45,23 +45,26 @@ def main(argv):
             healthy += 1
             ok = not any(f.id in ("unrecognised-failure", "failure-told-not-shown") for f in findings)
             healthy_ok += ok
-            rows.append("| %s | none | none | %s | %s | %s |" % (d.name[:3], "-", "ok" if ok else "FALSE ALARM", ids))
+            rows.append("| %s | none | none | %s | %s | - | %s |" % (d.name[:3], "-", "ok" if ok else "FALSE ALARM", ids))
             continue
         failing += 1
         w = bool(probs)
         a = any(f.layer == layer for f in probs)
+        first = bool(probs) and probs[0].layer == layer
         warned += w
         if layer:
             layered += 1
             at_layer += a
-        rows.append("| %s | %s | %s | %s | %s | %s |" % (d.name[:3], layer, lab.get("failure_class", ""),
-                                                      "yes" if w else "**no**", ("yes" if a else "**no**") if layer else "-", ids))
-    print("| # | layer | class | warned | at layer | problem findings (id@layer) |")
-    print("|---|---|---|---|---|---|")
+            lead += first
+        rows.append("| %s | %s | %s | %s | %s | %s | %s |" % (d.name[:3], layer, lab.get("failure_class", ""),
+                                                      "yes" if w else "**no**", ("yes" if a else "**no**") if layer else "-",
+                                                      ("yes" if first else "**no**") if layer else "-", ids))
+    print("| # | layer | class | warned | at layer | lead | problem findings (id@layer, doctor's order) |")
+    print("|---|---|---|---|---|---|---|")
     print("\n".join(rows))
     print()
-    print("Failing: %d; warned %d/%d; at the labelled layer %d/%d (of those with a layer). Healthy: %d/%d without a false alarm."
-          % (failing, warned, failing, at_layer, layered, healthy_ok, healthy))
+    print("Failing: %d; warned %d/%d; at the labelled layer %d/%d, leading finding at it %d/%d (of those with a layer). "
+          "Healthy: %d/%d without a false alarm." % (failing, warned, failing, at_layer, layered, lead, layered, healthy_ok, healthy))
 
 
 if __name__ == "__main__":

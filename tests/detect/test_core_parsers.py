@@ -310,6 +310,32 @@ def test_signature_matches_its_example(sig_id):
     assert [f for f in found if error_signatures.failure(f) is None] == [sig_id]
 
 
+# every wording a pattern has, as the emitting source prints it: the needles (a fast pre-check) must be
+# in each match, or the pattern is never tried on that wording (issue 28: mes_hang's needle "mes " missed
+# the kernel's "failed to remove hardware queue from MES, doorbell=0x1802")
+WORDINGS = {
+    "mes_hang": [  # linux drivers/gpu/drm/amd/amdgpu/mes_v11_0.c / mes_v12_0.c, amdgpu_mes.c
+        "[  950.818166] amdgpu 0000:c5:00.0: amdgpu: MES failed to respond to msg=REMOVE_QUEUE",
+        "[  950.818171] amdgpu 0000:c5:00.0: amdgpu: failed to remove hardware queue from MES, doorbell=0x1802",
+        "[  950.818174] amdgpu 0000:c5:00.0: amdgpu: MES might be in unrecoverable state, issue a GPU reset",
+        "[31327.7] [drm:mes_v11_0_submit_pkt_and_poll_completion [amdgpu]] *ERROR* MES failed to response msg=2",
+    ],
+}
+
+
+@pytest.mark.parametrize("sig_id", sorted(EXAMPLES))
+def test_needles_are_in_every_match(sig_id):
+    sig = error_signatures.by_id(sig_id)
+    rx = sig.compiled()
+    lines = [EXAMPLES[sig_id]] + WORDINGS.get(sig_id, [])
+    for line in lines:
+        m = rx.search(line)
+        assert m, line
+        if sig.needles:
+            assert any(n in m.group(0).lower() or n in line.lower() for n in sig.needles), (sig_id, line)
+            assert sig_id in [s.id for s, _l in error_signatures.scan(line)], line
+
+
 @pytest.mark.parametrize("name", ["001-*/rocminfo.txt", "017-*/rocminfo.txt", "008-*/collect_env.txt", "011-*/rocm-smi.txt"])
 def test_signatures_quiet_on_healthy_outputs(name):
     assert error_signatures.scan(real(name)) == []

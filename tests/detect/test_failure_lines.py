@@ -20,7 +20,17 @@ SHOWN = [
     ("235", "OSError: libtorch_cuda.so: cannot open shared object file", None, "framework"),
     ("225", "404  Not Found", None, "packaging"),
     ("247", "BAR 7: failed to assign [mem size 0x00100000 64bit]", "dmesg", "firmware"),
+    # ROCm's OpenCL is the same CLR as HIP: its C++ binding's exception is the hip layer's (issue 28, set F)
+    ("444", "terminate called after throwing an instance of 'cl::Error'", None, "hip"),
 ]
+
+
+def test_opencl_names_are_case_sensitive():
+    # clGetPlatformIDs / CL_* are OpenCL's; "clang", "class", "clear" are not
+    assert fl.layer_of("  what():  clGetPlatformIDs") == "hip"
+    assert fl.layer_of("CL_PLATFORM_NOT_FOUND_KHR") == "hip"
+    for other in ("clang: error: linker command failed", "class Foo failed", "clear failed"):
+        assert fl.layer_of(other) != "hip", other
 BENIGN = [
     ("151", "cat: /sys/module/amdgpu/initstate: No such file or directory", None),
     ("159", "amdgpu: CRAT table not found", "dmesg"),

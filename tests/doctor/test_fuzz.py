@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from rocm_wizard.catalog import support
 from rocm_wizard.doctor import SEVERITIES, diagnose
+from rocm_wizard.doctor.model import lead_key
 from rocm_wizard.model import (GPU, AccessInfo, AptPin, AptSource, DeviceNode, DockerInfo, ErrorSighting, OSInfo,
                                RocmInfo, RocmInstall, System, TorchEnv)
 
@@ -82,14 +83,16 @@ system = st.builds(System, origin=st.sampled_from(["live", "snapshot"]), os=osin
                    rocm=rocm, torch=st.lists(torch, max_size=2), docker=docker, access=access, errors=errors)
 error_text = maybe(st.text(max_size=200) | st.lists(st.sampled_from(ERROR_LINES) | text, max_size=5).map("\n".join))
 
-ORDER = {s: i for i, s in enumerate(SEVERITIES)}
 
 
 def _check(d):
     json.dumps(d.to_dict())
     assert all(f.severity in SEVERITIES for f in d.findings)
-    ranks = [ORDER[f.severity] for f in d.findings]
-    assert ranks == sorted(ranks)
+    # problems before notes; among problems the root-cause layer leads (model.lead_key, issue 28)
+    problem = [f.severity != "info" for f in d.findings]
+    assert problem == sorted(problem, reverse=True)
+    keys = [lead_key(f) for f in d.findings]
+    assert keys == sorted(keys)
     applicable = [r.rank for r in d.recommendations if r.applies]
     assert applicable == list(range(1, len(applicable) + 1))
     assert len(d.recommendations) == 3

@@ -312,13 +312,17 @@ def test_too_old_claims_only_what_the_catalog_knows():
     assert "rocm-older-than-catalog" in ids and "rocm-too-old-for-gpu" not in ids
 
 
-def test_findings_are_worst_first():
+def test_findings_lead_with_the_root_cause_layer():
+    # problems before notes; among problems the deepest layer of the stack first (model.lead_key)
+    from rocm_wizard.doctor.model import ROOT_CAUSE_ORDER
     sysm = healthy()
     for rid in ("kfd-missing", "apt-pin-wrong", "rocm-bin-not-on-path", "torch-bundles-userspace"):
         CASES[rid](sysm)
-    order = {"critical": 0, "error": 1, "warning": 2, "info": 3}
-    ranks = [order[f.severity] for f in diagnose(sysm).findings]
-    assert ranks == sorted(ranks) and len(ranks) >= 4
+    findings = diagnose(sysm).findings
+    kinds = [f.severity != "info" for f in findings]
+    assert kinds == sorted(kinds, reverse=True) and len(findings) >= 4
+    depth = [ROOT_CAUSE_ORDER.index(f.layer) for f in findings if f.severity != "info" and f.layer in ROOT_CAUSE_ORDER]
+    assert depth == sorted(depth) and len(depth) >= 2
 
 
 # ---------------------------------------------------------------- the rules' edges

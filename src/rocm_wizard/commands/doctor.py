@@ -279,7 +279,7 @@ def render_human(diag, system=None, file=None, plans: Optional[Dict[str, Any]] =
         console.print(f"[bold green]No known problem found[/] on {where}.")
     else:
         n = len(diag.problems)
-        console.print(f"[bold]{len(diag.findings)} finding(s) on {where}[/], {n} problem(s); worst first.\n")
+        console.print(f"[bold]{len(diag.findings)} finding(s) on {where}[/], {n} problem(s); the root cause's layer first.\n")
     for f in diag.findings:
         layer = f"[dim]{escape(f.layer)} layer, [/]" if f.layer else ""
         console.print(f"[{_STYLE.get(f.severity, 'bold')}]{f.severity.upper()}[/] [bold]{escape(f.title)}[/]  "

@@ -4,7 +4,7 @@ Public API::
 
     from rocm_wizard.doctor import diagnose
     d = diagnose(system, error_text=None)      # system: model.System (or its to_dict() form)
-    d.findings          # [Finding] worst first: id, severity, title, explanation, evidence, fix,
+    d.findings          # [Finding] root cause first: id, severity, title, explanation, evidence, fix,
                         #   path (the way out that fixes it), sources, community
     d.recommendations   # [Recommendation] applicable ones by rank (1 = best), then the others
                         #   with applies=False and `why` saying why not

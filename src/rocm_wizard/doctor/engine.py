@@ -72,7 +72,7 @@ def _sanitize(rec: Any) -> Any:
 
 def diagnose(system: Any, error_text: Optional[str] = None, *, skip: Iterable[str] = (),
              repo_base: Optional[str] = None, index_base: Optional[str] = None) -> Diagnosis:
-    """Findings (worst first) and ranked recommendations for ``system``.
+    """Findings (the root cause's layer first, ``model.lead_key``) and ranked recommendations for ``system``.
 
     ``error_text``: a traceback or log pasted by the user.  ``skip``: rule ids not to run.
     ``repo_base`` / ``index_base``: mirrors of repo.radeon.com / download.pytorch.org/whl used

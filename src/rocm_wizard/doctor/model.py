@@ -3,7 +3,7 @@
 * :class:`Finding` - one known issue that applies, with the evidence that shows it;
 * :class:`Recommendation` - one way out (``rocm-upgrade`` | ``torch-reinstall`` | ``docker``),
   ranked for this system, or marked as not applying with the reason;
-* :class:`Diagnosis` - findings worst first, recommendations best first, plus notes.
+* :class:`Diagnosis` - findings root cause first (:func:`lead_key`), recommendations best first, plus notes.
 """
 from __future__ import annotations
 
@@ -14,6 +14,31 @@ SEVERITIES = ("critical", "error", "warning", "info")
 SEVERITY_RANK = {s: i for i, s in enumerate(SEVERITIES)}  # lower = worse
 PROBLEM_SEVERITIES = ("critical", "error", "warning")  # what makes `doctor` exit with 2
 PATHS = ("rocm-upgrade", "torch-reinstall", "docker")
+
+# Which finding leads (issue 28, layer accuracy): the one whose layer the others depend on, so that a
+# root cause is read before its downstream symptoms.  The running stack's dependency order: the chip's
+# firmware (amdgpu cannot start the chip without its microcode: "Failed to load psp firmware!" is why
+# "amdgpu_device_ip_init failed") -> the kernel driver (amdgpu, KFD) -> ROCr (HSA runtime, rocminfo)
+# -> HIP (CLR) -> libraries (rocBLAS, hipBLASLt, MIOpen, RCCL) -> frameworks and apps (PyTorch,
+# Triton, llama.cpp, Ollama, vLLM).  Packaging is not a layer of the running stack but the install of
+# every one of them: a failed install (unmet dependencies, a DKMS build that failed, a wrong wheel)
+# explains any layer that is missing or mismatched after it, so it leads.  A missing override or a
+# GPU target without official code objects (runtime) is therefore read before "HIP error: invalid
+# device function" (hip), and a missing firmware file before the driver's init failure.
+ROOT_CAUSE_ORDER = ("packaging", "firmware", "kernel", "runtime", "hip", "libraries", "framework")
+# catch-all findings whose layer is only inferred from the file or the prose a line came from, not
+# known from the source that prints it: they follow the findings of known messages and rules
+INFERRED_LAYER_RULES = ("unrecognised-failure", "failure-told-not-shown")
+
+
+def lead_key(finding: "Finding"):
+    """Sort key of a finding in a diagnosis: problems before notes (info); among problems, findings of
+    known messages and rules before the catch-alls; then the root-cause layer order; then severity.
+    The sort is stable, so findings equal on all of these keep the rules' order."""
+    problem = 0 if finding.severity in PROBLEM_SEVERITIES else 1
+    inferred = 1 if finding.id in INFERRED_LAYER_RULES else 0
+    layer = ROOT_CAUSE_ORDER.index(finding.layer) if finding.layer in ROOT_CAUSE_ORDER else len(ROOT_CAUSE_ORDER)
+    return (problem, inferred, layer, SEVERITY_RANK.get(finding.severity, 99))
 
 
 @dataclass

@@ -27,7 +27,7 @@ from .. import resolve
 from ..catalog import docker as docker_cat
 from ..catalog import compat, releases, support, wheels
 from .context import Context, kernel_series, parse_version, s
-from .model import SEVERITY_RANK, Finding, Recommendation
+from .model import Finding, Recommendation, lead_key
 from .registry import rules
 
 _WEIGHT = {"critical": 8, "error": 4, "warning": 2, "info": 0}
@@ -431,4 +431,5 @@ def _apu_advice() -> str:
 
 
 def sort_findings(findings: List[Finding]) -> List[Finding]:
-    return sorted(findings, key=lambda f: SEVERITY_RANK.get(f.severity, 99))
+    """Problems first, the root cause's layer leading (``model.lead_key``), notes last."""
+    return sorted(findings, key=lead_key)
