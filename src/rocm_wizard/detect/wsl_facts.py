@@ -22,12 +22,14 @@ from ..model import ErrorSighting, System
 from . import error_signatures
 from .parsers import wsl as p_wsl
 from .parsers._core_text import lazy
-from .probes._core_util import env, listdir, paste_label, pastes, stat
+from .probes._core_util import env, listdir, paste_label, pastes, read_text, stat
 from .sources import Source
 
 DXG_NODE = "/dev/dxg"
 WSL_LIB = "/usr/lib/wsl/lib"
 WSL_DRIVERS = "/usr/lib/wsl/drivers"
+DPKG_STATUS = "/var/lib/dpkg/status"
+DPKG_STATUS_MAX = 32 * 1024 * 1024  # a desktop's status file is a few MiB
 # librocdxg built from its README (`sudo make install`) or packaged
 LIBROCDXG_FILES = ("/opt/rocm/lib/librocdxg.so", "/usr/local/lib/librocdxg.so", "/usr/lib/librocdxg.so")
 ROCR4WSL_PACKAGES = ("hsa-runtime-rocr4wsl-amdgpu",)
@@ -48,8 +50,7 @@ def _is_live(source: Source) -> bool:
 
 def merge(source: Source, system: System) -> None:
     info = system.os
-    if _is_live(source):
-        _files(source, system)
+    _files(source, system)  # a snapshot bundle answers from what it recorded; pasted texts from nothing
     _from_pastes(source, system)
     if info.wsl is not True:
         return
@@ -74,16 +75,18 @@ def _files(source: Source, system: System) -> None:
         info.put("wsl_libs", libs[:40], "listdir:" + WSL_LIB)
     if info.wsl is None and (node is not None or "libdxcore.so" in libs):
         info.put("wsl", True, "file:" + (DXG_NODE if node is not None else WSL_LIB + "/libdxcore.so"))
-    if info.wsl is True and node is None and info.wsl_dxg is None:
+    if info.wsl is True and node is None and info.wsl_dxg is None and _is_live(source):
         info.put("wsl_dxg", False, "file:" + DXG_NODE + " (missing)")
     value = env(source).get(DXG_ENV)
     if value is not None and info.wsl is True:
         info.put("wsl_dxg_switch", value, "env:" + DXG_ENV)
-    pkgs = system.rocm.packages or {}
+    pkgs = dict(system.rocm.packages or {})
+    if info.wsl is True:
+        pkgs.update(_dpkg_installed(source, ROCR4WSL_PACKAGES + LIBROCDXG_PACKAGES))
     gen = where = None
     for name in LIBROCDXG_PACKAGES:
         if name in pkgs:
-            gen, where = p_wsl.LIBROCDXG, f"{system.rocm.sources.get('packages', 'dpkg')}: {name} {pkgs[name]}"
+            gen, where = p_wsl.LIBROCDXG, f"{_pkg_source(system, name)}: {name} {pkgs[name]}"
             break
     if gen is None:
         for path in LIBROCDXG_FILES:
@@ -93,7 +96,7 @@ def _files(source: Source, system: System) -> None:
     if gen is None:
         for name in ROCR4WSL_PACKAGES:
             if name in pkgs:
-                gen, where = p_wsl.ROCR4WSL, f"{system.rocm.sources.get('packages', 'dpkg')}: {name} {pkgs[name]}"
+                gen, where = p_wsl.ROCR4WSL, f"{_pkg_source(system, name)}: {name} {pkgs[name]}"
                 break
     if gen is not None:
         info.put("wsl_userspace", gen, "%s (sources: %s)" % (where, ", ".join(p_wsl.GENERATION_SOURCES[gen])))
@@ -104,6 +107,29 @@ def _files(source: Source, system: System) -> None:
             own = sorted(n for n in listdir(source, lib) if _HSA_FILE.match(n))
             if own:
                 t.put("bundled_hsa", own, "listdir:" + lib)
+
+
+def _pkg_source(system: System, name: str) -> str:
+    return system.rocm.sources.get("packages", "dpkg") if name in (system.rocm.packages or {}) else "file:" + DPKG_STATUS
+
+
+def _dpkg_installed(source: Source, names) -> dict:
+    """{package: version} for those of ``names`` dpkg's status file lists as installed."""
+    raw = read_text(source, DPKG_STATUS, DPKG_STATUS_MAX)
+    text = raw.text if raw is not None else ""
+    out = {}
+    for name in names:
+        at = text.find("Package: %s\n" % name)
+        while at >= 0:
+            end = text.find("\n\n", at)
+            stanza = text[at:end if end >= 0 else len(text)]
+            st = re.search(r"^Status: (.*)$", stanza, re.M)
+            ver = re.search(r"^Version: (\S+)$", stanza, re.M)
+            if st and st.group(1).strip() == "install ok installed" and ver:
+                out[name] = ver.group(1)
+                break
+            at = text.find("Package: %s\n" % name, at + 1)
+    return out
 
 
 def _from_pastes(source: Source, system: System) -> None:
