@@ -100,3 +100,13 @@ def test_rocm_upgrade_under_wsl_refuses_librocdxg_releases_and_unlisted_gpus(tmp
         build_plan(_wsl_host(tmp_path / "b", gpu="AMD Radeon RX 7800 XT"), Choices(path="rocm-upgrade", rocm="6.3.4"))
     with pytest.raises(PlanError, match="--rocm"):  # no WSL user space, no release: nothing to default to
         build_plan(_wsl_host(tmp_path / "c", rocm="unknown", dpkg=""), Choices(path="rocm-upgrade"))
+
+
+def test_rocm_upgrade_under_wsl_refuses_a_release_without_the_wsl_runtime(tmp_path):
+    import pytest
+    from rocm_wizard.catalog import compat
+    from rocm_wizard.plan import PlanError
+
+    assert compat.wsl_runtime_missing("6.2.0") and compat.wsl_runtime_missing("6.3.4") is None
+    with pytest.raises(PlanError, match="hsa-runtime-rocr4wsl-amdgpu"):
+        build_plan(_wsl_host(tmp_path), Choices(path="rocm-upgrade", rocm="6.2.0"))

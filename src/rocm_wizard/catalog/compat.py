@@ -263,6 +263,16 @@ def wsl_windows(generation: Optional[str]) -> Tuple[Tuple[str, ...], Tuple[str, 
     return tup(w[generation]), tup(w.get("sources"))
 
 
+def wsl_runtime_missing(rocm: object) -> Optional[Tuple[str, ...]]:
+    """The sources saying release ``rocm``'s repositories have no WSL runtime package; None when not known
+    to be missing."""
+    key = version_key(rocm)
+    for e in load(FILE)["wsl"].get("no_wsl_runtime", []) or []:
+        if version_key(e["rocm"]) == key:
+            return tup(e.get("sources"))
+    return None
+
+
 def version_key(text: object) -> Tuple[int, ...]:
     """A dotted version as a tuple of integers (digits only; empty for none)."""
     return tuple(int(x) for x in re.findall(r"\d+", str(text or ""))[:4])

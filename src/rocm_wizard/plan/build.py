@@ -533,6 +533,10 @@ def _wsl_rocm_check(system, rel, targets: List[str], notes: List[str], here: int
                         "--path torch-reinstall / docker", here)
     if not rel.amdgpu_dir:
         raise PlanError(f"the amdgpu repository of ROCm {rel.version}, where its WSL runtime is, is not known", here)
+    missing = compat.wsl_runtime_missing(rel.version)
+    if missing is not None:
+        raise PlanError(f"ROCm {rel.version}'s repositories have no {WSL_RUNTIME_PACKAGE} (sources: {', '.join(missing)}): "
+                        "choose another WSL release with --rocm", here)
     osi = _os(system)
     names = " ".join(str(getattr(g, "name", None) or "") for g in getattr(system, "gpus", []) or [])
     for g in targets:
