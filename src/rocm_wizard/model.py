@@ -114,6 +114,14 @@ class OSInfo(Record):
     id_like: Optional[str] = None  # os-release ID_LIKE: "ubuntu debian" on Pop!_OS, Linux Mint...
     ubuntu_codename: Optional[str] = None  # os-release UBUNTU_CODENAME: a derivative's Ubuntu base (noble)
     wsl_userspace: Optional[str] = None  # ROCm-on-WSL user space seen: "rocr4wsl" (6.x-7.1) or "librocdxg" (7.2+)
+    wsl_version: Optional[str] = None  # WSL's own version (wsl --version, WSL_VERSION files) when shown; "2" from the kernel
+    wsl_dxg: Optional[bool] = None  # /dev/dxg, the paravirtual GPU node, present (WSL 2 with a GPU driver)
+    wsl_libs: List[str] = field(default_factory=list)  # DXCore / D3D12 libraries in /usr/lib/wsl/lib
+    wsl_dxg_switch: Optional[str] = None  # HSA_ENABLE_DXG_DETECTION as set ("1"), None when not shown
+    windows_release: Optional[str] = None  # the Windows host under WSL: "10" or "11"
+    windows_build: Optional[str] = None  # its build ("19045", "26100")
+    windows_driver: Optional[str] = None  # Adrenalin version of the Windows AMD driver, where an output shows it
+    wsl_rocm_named: Optional[str] = None  # under WSL, the ROCm release pasted apt/installer lines name (no other release known)
 
 
 @lean_dataclass
@@ -233,6 +241,7 @@ class TorchEnv(Record):
     guard: Dict[str, str] = field(default_factory=dict)  # GUARD_FILE in the venv: distribution -> pinned version
     guard_wired: Optional[bool] = None  # the venv's pip.conf still names the guard file
     torch_installer: Optional[str] = None  # torch's dist-info INSTALLER (pip, uv...) and when, as evidence
+    bundled_hsa: List[str] = field(default_factory=list)  # torch/lib/libhsa-runtime64.so* the wheel still carries
 
 
 @lean_dataclass

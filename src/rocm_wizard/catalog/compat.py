@@ -199,6 +199,85 @@ def wsl_supports(gfx: Optional[str], rocm: object, product: object = "") -> Tupl
     return True, row
 
 
+def wsl_generation(rocm: object) -> Optional[str]:
+    """The ROCm-on-WSL user space of release ``rocm``: "rocr4wsl" (6.1.3 to 7.1) or "librocdxg" (7.2 on);
+    None for a release before WSL support or an unreadable one."""
+    m = re.match(r"^\d+(?:\.\d+){1,2}", str(rocm or "").strip())
+    if not m:
+        return None
+    v = _v(m.group(0))
+    w = load(FILE)["wsl"]
+    if v < _v(str(w["first_release"])):
+        return None
+    return "rocr4wsl" if v.release[:2] <= _v(str(w["rocr4wsl_until"])).release[:2] else "librocdxg"
+
+
+def wsl_first_listing(gfx: Optional[str], product: object = "") -> Optional[WslSupport]:
+    """The first WSL support row that lists ``gfx`` (and, where a row narrows the target by product, the
+    card named ``product``); None when no row does.  A row whose product list cannot be checked (no
+    name) counts as listing it."""
+    if not gfx:
+        return None
+    text = re.sub(r"\s+", "", str(product or "")).lower()  # "RX 7700XT" and "RX 7700 XT" alike
+    for row in _wsl():
+        if gfx not in row.gfx:
+            continue
+        names = dict(row.products).get(gfx)
+        if names and text and not any(re.sub(r"\s+", "", n).lower() in text for n in names):
+            continue
+        return row
+    return None
+
+
+@dataclass(frozen=True)
+class WslDriver:
+    rocm: str  # the WSL release the row is for
+    min: str  # the oldest Adrenalin AMD named for it
+    status: str
+    sources: Tuple[str, ...]
+
+
+def wsl_adrenalin(rocm: object) -> Optional[WslDriver]:
+    """The Windows driver row for ROCm ``rocm`` under WSL: the newest row at or before the release,
+    within the same user space (rocr4wsl); None for librocdxg releases (AMD names no version) or when
+    nothing is known."""
+    m = re.match(r"^\d+(?:\.\d+){1,2}", str(rocm or "").strip())
+    if not m or wsl_generation(m.group(0)) != "rocr4wsl":
+        return None
+    v = _v(m.group(0))
+    rows = sorted((WslDriver(str(e["rocm"]), str(e["min"]), str(e.get("status", "unknown")), tup(e.get("sources")))
+                   for e in load(FILE)["wsl"].get("adrenalin", [])), key=lambda r: _v(r.rocm))
+    best = None
+    for r in rows:
+        if _v(r.rocm) <= v:
+            best = r
+    return best
+
+
+def wsl_windows(generation: Optional[str]) -> Tuple[Tuple[str, ...], Tuple[str, ...]]:
+    """(the Windows releases AMD lists for the WSL user space ``generation``, their sources); empty
+    when none is known."""
+    w = load(FILE)["wsl"].get("windows") or {}
+    if not generation or generation not in w:
+        return (), ()
+    return tup(w[generation]), tup(w.get("sources"))
+
+
+def wsl_runtime_missing(rocm: object) -> Optional[Tuple[str, ...]]:
+    """The sources saying release ``rocm``'s repositories have no WSL runtime package; None when not known
+    to be missing."""
+    key = version_key(rocm)
+    for e in load(FILE)["wsl"].get("no_wsl_runtime", []) or []:
+        if version_key(e["rocm"]) == key:
+            return tup(e.get("sources"))
+    return None
+
+
+def version_key(text: object) -> Tuple[int, ...]:
+    """A dotted version as a tuple of integers (digits only; empty for none)."""
+    return tuple(int(x) for x in re.findall(r"\d+", str(text or ""))[:4])
+
+
 # ------------------------------------------------------------------ APUs and workloads
 def apu_facts() -> Dict[str, object]:
     return dict(load(FILE)["apu"])

@@ -155,6 +155,9 @@ def merge(source: Source, system: System) -> None:
     _hwe_from_packages(system)
     _kernel_from_smi(source, system)
     _cpu_from_rocminfo(source, system)
+    from . import wsl_facts  # the WSL stack: /dev/dxg, DXCore, the WSL user space, the Windows side
+
+    wsl_facts.merge(source, system)
 
 
 def _kernel_from_smi(source: Source, system: System) -> None:

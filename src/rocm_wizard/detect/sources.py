@@ -58,6 +58,7 @@ GPU_ENV_NAMES = (
     "USER",
     "HOME",
     "WSL_DISTRO_NAME",
+    "HSA_ENABLE_DXG_DETECTION",  # librocdxg's switch under WSL (ROCm 7.2-10.0)
     "SSH_CONNECTION",
     "TMUX",
     "STY",

@@ -1693,3 +1693,7 @@ def known_failure(ctx: Context, meta: RuleMeta) -> Optional[List[Match]]:
             data["path"] = paths.pop()
         out.append(Match(evidence=evidence, fix=fix or None, severity=severity, data=data))
     return out
+
+
+# the WSL 2 rules live in their own module (registered on import)
+from . import wsl_rules as _wsl_rules  # noqa: E402,F401

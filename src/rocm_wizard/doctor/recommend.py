@@ -324,7 +324,8 @@ def _rocm(ctx: Context, facts: resolve.Facts, ids, repo_base: Optional[str], ind
         where = (f"ROCm {rel.version} supports {facts.names or ', '.join(gfx)} under WSL" if rel is not None
                  else f"no ROCm release in the catalog supports {facts.names or ', '.join(gfx) or 'this GPU'} under "
                       f"WSL ({res.reason})")
-        why = (f"Under WSL the GPU driver is the Windows one; rocm-wizard does not plan AMD's WSL install. {where}; "
+        why = (f"Under WSL the GPU driver is the Windows one; rocm-wizard plans AMD's 6.x WSL user space (the release "
+               f"given with --rocm, or the one installed; never a kernel driver), not librocdxg (7.2+). {where}; "
                f"AMD's steps: amdgpu-install -y --usecase=wsl,rocm --no-dkms (from ROCm {compat.wsl_first_release()} "
                f"with Adrenalin {_wsl('first_adrenalin')} or newer); from ROCm {_wsl('librocdxg_from')} librocdxg with "
                f"{_wsl('dxg_env')}; with ROCm {_wsl('hsa_removal_until')} and older, in a venv's torch: "

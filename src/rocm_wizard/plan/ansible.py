@@ -297,7 +297,7 @@ def render_ansible(plan: Plan) -> str:
                 handlers.append(h)
     _wire_handlers(plan, tasks_by_step)
     venv_kinds = ("venv", "venv-link", "pip-uninstall", "pip-install", "pip-restore", "env-persist", "pip-check",
-                  "pip-guard")
+                  "pip-guard", "wsl-hsa-remove")
     owner_tasks: List[Dict[str, Any]] = []
     if any(s.kind in venv_kinds for s in plan.steps):
         variables["rw_venv_owner_path"] = Unsafe(str(plan.inputs.get("venv") or "/"))

@@ -88,6 +88,11 @@ def _os(system):
     return getattr(system, "os", None)
 
 
+def _host_rocm_of(system) -> Optional[str]:
+    rocm = getattr(system, "rocm", None)
+    return getattr(rocm, "version", None) or None
+
+
 def _explicit(choices: Choices, path: str) -> int:
     """Exit status for a refusal about the system (no GPU, no build for it): 3 whether the path was
     asked for or the default (exitcodes.refusal: the same status ``doctor`` gives such a system)."""
@@ -245,10 +250,9 @@ def _rocm_upgrade(system, choices: Choices, notes: List[str], recipe) -> Tuple[D
     here = _explicit(choices, "rocm-upgrade")
     if osi is None or not osi.id:
         raise PlanError("rocm-upgrade needs to know the distribution; the snapshot does not show /etc/os-release", here)
-    if osi.wsl:
-        raise PlanError("rocm-upgrade changes a native Ubuntu install; under WSL the GPU driver is the Windows one "
-                        "and AMD's WSL packages differ: use --path torch-reinstall (the wheels bring their own ROCm)",
-                        here)
+    wsl = bool(osi.wsl)
+    if wsl and not choices.rocm:
+        choices = _wsl_release_choice(system, choices, here)
     if osi.container:
         raise PlanError(f"this system is a container ({osi.container}): upgrade ROCm on the host or use another "
                         "image (--path docker)", here)
@@ -297,6 +301,8 @@ def _rocm_upgrade(system, choices: Choices, notes: List[str], recipe) -> Tuple[D
             raise PlanError(f"the host has ROCm {host} ({cat.rocm_stream(host)}); ROCm {rel.version} ({rel.stream}) is "
                             "older: a downgrade across streams is not planned")
         notes.append(f"this is a downgrade from ROCm {host} to {rel.version}")
+    if wsl:
+        _wsl_rocm_check(system, rel, targets, notes, here)
     if rel.core:
         return _rocm_upgrade_core(system, choices, notes, rel, targets, other, here)
     if osi.id != "ubuntu" or not codename:
@@ -316,7 +322,7 @@ def _rocm_upgrade(system, choices: Choices, notes: List[str], recipe) -> Tuple[D
                             + (f"; releases that support it: {', '.join(better[-3:])}" if better else ""))
         notes.append(f"{g} is not officially supported by ROCm {rel.version} ({st.note})" +
                      (f"; community setting: {cat.override_text(g)}" if cat.override_text(g) else ""))
-    dkms = _dkms_choice(system, choices, rel, bool(rel.amdgpu_dir), notes)
+    dkms = False if wsl else _dkms_choice(system, choices, rel, bool(rel.amdgpu_dir), notes)
     kernel = _safe_kernel(osi.kernel)
     if dkms and not rel.amdgpu_dir:
         raise PlanError(f"the amdgpu driver repository of ROCm {rel.version} is not known ({rel.note or 'not in the catalog'}):"
@@ -369,6 +375,8 @@ def _rocm_upgrade(system, choices: Choices, notes: List[str], recipe) -> Tuple[D
     metas = [m for m in data["meta_packages"] if m in installed] or list(data["default_meta"])
     prefix = cat.rocm_package_prefix(rel.version)
     packages = [{"name": m, "version": prefix + "*"} for m in metas]
+    if wsl:  # AMD's WSL use case (amdgpu-install --usecase=wsl,rocm --no-dkms): the WSL runtime beside ROCm
+        packages.append({"name": WSL_RUNTIME_PACKAGE})
     driver = []
     if dkms:
         driver = [{"name": p + kernel, "kernel_prefix": p} for p in data["kernel_packages"]]
@@ -387,14 +395,19 @@ def _rocm_upgrade(system, choices: Choices, notes: List[str], recipe) -> Tuple[D
             "pin_priority": repo.pin_priority,
             "pin_package": repo.pin_package,
             "packages": packages,
-            "meta_names": ", ".join(metas),
+            "meta_names": ", ".join(metas + ([WSL_RUNTIME_PACKAGE] if wsl else [])),
             "driver_packages": driver,
             "all_packages": packages + [d for d in driver if "kernel_prefix" not in d],
         },
         "flags": {"dkms": dkms, "auth": bool(auth["path"]), "allow_removals": bool(choices.allow_apt_removals),
                   "secure_boot": dkms and secure_boot is True},
     }
-    if not dkms:
+    if wsl:
+        notes.append("WSL: no kernel driver is installed (the Windows AMD driver serves the GPU; never amdgpu-dkms "
+                     f"under WSL): ROCm {rel.version}'s user space with its WSL runtime {WSL_RUNTIME_PACKAGE}, as "
+                     "amdgpu-install --usecase=wsl,rocm --no-dkms installs them; on Windows, the Adrenalin driver AMD "
+                     "names for this release is not installed by rocm-wizard" + _wsl_driver_note(rel.version))
+    elif not dkms:
         notes.append("--no-dkms: the installed amdgpu kernel driver is kept; ROCm's user space supports kernel "
                      "drivers up to a year apart from 6.4 on (AMD's user/kernel-space compatibility matrix)")
     notes += _old_trees(system, rel.version)
@@ -483,6 +496,64 @@ def _apu_kernel_note(system, rel) -> str:
             parts.append(f"{row['gfx']} needs at least Ubuntu HWE {row.get('ubuntu_hwe')} / OEM {row.get('ubuntu_oem')}, "
                          f"elsewhere {row.get('other')} ({row.get('status', 'documented')})")
     return (": " + "; ".join(parts)) if parts else ""
+
+
+# ---------------------------------------------------------------- rocm-upgrade under WSL 2
+# ROCm's 6.x WSL runtime, in the release's amdgpu repository (amdgpu-install's wsl use case)
+WSL_RUNTIME_PACKAGE = "hsa-runtime-rocr4wsl-amdgpu"
+
+
+def _wsl_release_choice(system, choices: Choices, here: int) -> Choices:
+    """Under WSL without --rocm: the release of the WSL user space installed (rocr4wsl), when the
+    catalog knows it; else a refusal that names AMD's WSL releases (the newest is not a WSL default)."""
+    from ..catalog import compat
+
+    host = _short_version(_host_rocm_of(system))
+    if host and compat.wsl_generation(host) == "rocr4wsl" and cat.rocm_release(host) is not None:
+        return Choices(**{**choices.to_dict(), "rocm": host})
+    named = ", ".join(str(r.get("rocm")) for r in compat.wsl_facts().get("adrenalin", []))
+    raise PlanError("under WSL, rocm-upgrade installs the ROCm WSL user space of a release you choose with --rocm "
+                    f"(AMD's WSL releases with a named Windows driver: {named}); the newest release is not a WSL "
+                    "default", here)
+
+
+def _wsl_rocm_check(system, rel, targets: List[str], notes: List[str], here: int) -> None:
+    """A release under WSL: the 6.x WSL runtime (rocr4wsl) is planned; librocdxg (7.2+) is built from
+    source (its README) or, for 10.0, installed from GitHub release packages: said, not planned."""
+    from ..catalog import compat
+
+    gen = compat.wsl_generation(rel.version)
+    if gen is None:
+        raise PlanError(f"ROCm {rel.version} predates WSL support (from ROCm {compat.wsl_first_release()})", here)
+    if gen != "rocr4wsl" or rel.core:
+        w = compat.wsl_facts()
+        raise PlanError(f"under WSL, ROCm {rel.version} reaches the GPU through librocdxg, which AMD has you build "
+                        f"from ROCm/librocdxg (10.0: its GitHub release packages) and load with {w.get('dxg_env')}: "
+                        "rocm-wizard does not plan it; choose a 6.x WSL release with --rocm, or "
+                        "--path torch-reinstall / docker", here)
+    if not rel.amdgpu_dir:
+        raise PlanError(f"the amdgpu repository of ROCm {rel.version}, where its WSL runtime is, is not known", here)
+    missing = compat.wsl_runtime_missing(rel.version)
+    if missing is not None:
+        raise PlanError(f"ROCm {rel.version}'s repositories have no {WSL_RUNTIME_PACKAGE} (sources: {', '.join(missing)}): "
+                        "choose another WSL release with --rocm", here)
+    osi = _os(system)
+    names = " ".join(str(getattr(g, "name", None) or "") for g in getattr(system, "gpus", []) or [])
+    for g in targets:
+        ok, _row = compat.wsl_supports(g, rel.version, names)
+        if ok is False:
+            first = compat.wsl_first_listing(g, names)
+            raise PlanError(f"AMD does not support {g} under WSL with ROCm {rel.version}"
+                            + (f" (listed from ROCm {first.rocm_min})" if first else " (on no WSL list)"), here)
+    if getattr(osi, "wsl_userspace", None) == "librocdxg":
+        notes.append("WSL: librocdxg is installed; the 6.x WSL runtime this plan installs does not use it")
+
+
+def _wsl_driver_note(version: str) -> str:
+    from ..catalog import compat
+
+    row = compat.wsl_adrenalin(version)
+    return f" (AMD named Adrenalin {row.min} for ROCm {row.rocm})" if row is not None else ""
 
 
 def _dkms_choice(system, choices: Choices, rel, driver_known: bool, notes: List[str]) -> bool:
@@ -1030,16 +1101,21 @@ def _torch_reinstall(system, choices: Choices, notes: List[str], recipe):
                   + (", ..." if len(reqs) > 3 else "")},
     }
     osi = _os(system)
+    ns["wsl"] = {"hsa_remove": False}
     if osi is not None and osi.wsl:
         from ..catalog import compat
 
         wsl = compat.wsl_facts()
         wheel_rocm = str(cat.index_rocm(idx) or "")
+        gen = getattr(osi, "wsl_userspace", None) or compat.wsl_generation(_host_rocm_of(system))
         until = str(wsl.get("hsa_removal_until", "") or "")
-        if until and wheel_rocm and _vkey_loose(wheel_rocm) <= _vkey_loose(until):
-            notes.append("WSL: AMD's WSL steps " + str(wsl.get("hsa_removal", "")) + " after the "
-                         "install, and need the ROCm WSL user space on the host (amdgpu-install --usecase=wsl,rocm "
-                         "--no-dkms); this plan does not do either")
+        if gen == "rocr4wsl" or (gen is None and until and wheel_rocm and _vkey_loose(wheel_rocm) <= _vkey_loose(until)):
+            ns["wsl"]["hsa_remove"] = True
+            what = ("the host's ROCm WSL runtime is the 6.x one (rocr4wsl)" if gen else
+                    f"the WSL user space was not seen; a ROCm {wheel_rocm} wheel runs only on the 6.x WSL runtime "
+                    "(rocr4wsl: amdgpu-install --usecase=wsl,rocm --no-dkms, or rocm-upgrade under WSL)")
+            notes.append(f"WSL: {what}: AMD's WSL steps " + str(wsl.get("hsa_removal", ""))
+                         + "; the plan does it after the install")
         else:
             notes.append(f"WSL: from ROCm {wsl.get('librocdxg_from', '7.2')} AMD's WSL runtime reaches the GPU through "
                          f"librocdxg with {wsl.get('dxg_env', 'HSA_ENABLE_DXG_DETECTION=1')} (the wheel's HSA runtime "

@@ -118,6 +118,34 @@ def check_wsl_gpu(facts: Facts, rocm: Optional[str]) -> Check:
                   f"(first WSL release: {compat.wsl_first_release()})", srcs)
 
 
+def check_wsl_userspace(facts: Facts, wheel_rocm: Optional[str]) -> Check:
+    """Under WSL the wheel must suit the WSL user space installed: with the 6.x runtime (rocr4wsl) the
+    wheel's own HSA runtime is removed and the host's WSL one is loaded, so a wheel of a release with
+    the librocdxg user space (7.2+) does not fit it; librocdxg needs a runtime of ROCm 7.1 or newer
+    (the feature that loads it), so an older wheel's bundled runtime never reaches the GPU."""
+    w = compat.wsl_facts()
+    gen = facts.wsl_userspace or compat.wsl_generation(facts.host_rocm)
+    if not gen:
+        return _check("wsl-userspace", UNKNOWN, "the WSL user space on the host is not known (neither "
+                      "hsa-runtime-rocr4wsl-amdgpu nor librocdxg seen, no host ROCm release)")
+    if not wheel_rocm:
+        return _check("wsl-userspace", UNKNOWN, f"the wheel's ROCm release is not known (host WSL user space: {gen})")
+    wk = compat.version_key(wheel_rocm)
+    dxg_from = str(w.get("librocdxg_from", "7.2"))
+    if gen == "rocr4wsl":
+        host = facts.host_rocm
+        ok = wk[:2] < compat.version_key(dxg_from)[:2] and (not host or wk[:2] <= compat.version_key(host)[:2])
+        detail = (f"the host has the ROCm {host or '6.x'} WSL runtime (rocr4wsl); a ROCm {wheel_rocm} wheel "
+                  + ("fits it once its own libhsa-runtime64 is removed" if ok else
+                     f"is newer than it (a {dxg_from}+ wheel needs librocdxg)"))
+        return _check("wsl-userspace", SATISFIED if ok else VIOLATED, detail)
+    runtime_from = "7.1"  # the ROCr feature librocdxg relies on (librocdxg README, WSL matrix)
+    ok = wk[:2] >= compat.version_key(runtime_from)[:2]
+    return _check("wsl-userspace", SATISFIED if ok else VIOLATED,
+                  f"the host has the librocdxg WSL user space; a ROCm {wheel_rocm} wheel's runtime "
+                  + ("loads it" if ok else f"predates ROCm {runtime_from}, which librocdxg needs"))
+
+
 def check_override(facts: Facts, native: Callable[[str], Optional[bool]], what: str) -> Check:
     """The way out sets no HSA override; an override in effect that retargets a GPU ``what`` supports
     natively makes this a violation of the setup (the finding says how to fix it)."""
@@ -158,6 +186,7 @@ def torch_checks(facts: Facts, t: wheels.TorchRelease, idx: wheels.WheelIndex) -
                              "the system's python3)"))
     if facts.wsl:
         checks.append(check_wsl_gpu(facts, facts.host_rocm or idx.rocm))
+        checks.append(check_wsl_userspace(facts, idx.rocm))
     else:
         checks.append(check_driver_window(facts, idx.rocm, f"the {idx.name} wheel"))
     checks.append(check_override(facts, lambda g: wheels.wheel_has_gfx(t, idx, g), f"torch {t.version}+{idx.name}"))

@@ -118,7 +118,11 @@ def amdgpu_packages(rel: RocmRelease, codename: str) -> List[DebSpec]:
                                                f'PACKAGE_VERSION="{rel.amdgpu_kmod}-{rel.amdgpu_build}"\n'
                                                "# stand-in: builds no module\n")},
                    section="kernel", description="amdgpu DKMS stand-in (no kernel module is built)")
-    return [firmware, dkms]
+    # the WSL runtime amdgpu-install's wsl use case installs (ROCm 6.x under WSL 2), from this repository
+    wsl = DebSpec(name="hsa-runtime-rocr4wsl-amdgpu", version=ver.split(":", 1)[-1],
+                  files={"/usr/share/doc/hsa-runtime-rocr4wsl-amdgpu/stand-in.txt": f"WSL runtime stand-in {ver}\n"},
+                  description="ROCm WSL runtime stand-in")
+    return [firmware, dkms, wsl]
 
 
 def distro_packages(kernel: str) -> List[DebSpec]:

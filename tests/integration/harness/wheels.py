@@ -141,6 +141,9 @@ def torch_wheels(b: TorchBuild) -> List[WheelSpec]:
         WheelSpec("torch", tv, files={
             "torch/__init__.py": TORCH_INIT,
             "torch/version.py": TORCH_VERSION_PY.format(version=tv, git=b.git, hip=b.hip),
+            # download.pytorch.org's ROCm wheels bundle their own HSA runtime in torch/lib (AMD's WSL
+            # steps remove it): a stand-in file of the same name
+            "torch/lib/libhsa-runtime64.so": "stand-in HSA runtime of the wheel\n",
         }, requires=[f"pytorch-triton-rocm=={b.triton}; platform_system == \"Linux\" and platform_machine == \"x86_64\""]),
         WheelSpec("torchvision", b.vision + b.label, files={
             "torchvision/__init__.py": f'__version__ = "{b.vision + b.label}"\n',

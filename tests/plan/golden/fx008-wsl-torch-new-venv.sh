@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rocm-wizard plan: Reinstall torch 2.8.0+rocm6.4 in /home/user/venvs/comfy
-# path: torch-reinstall   plan id: b179b3e0c013   format: 1   rocm-wizard @VERSION@
+# path: torch-reinstall   plan id: c14c0615c12c   format: 1   rocm-wizard @VERSION@
 # made for: Ubuntu 24.04.2 LTS, kernel 6.6.87.2-microsoft-standard-WSL2; AMD Radeon RX 7900 XT (gfx1100); torch 2.9.0.dev20250706+rocm6.4 in None
 # system fingerprint: sha256:06b92597d17e16056e9f9e8db165e54f
 #   kernel: 6.6.87.2-microsoft-standard-WSL2
@@ -17,13 +17,15 @@
 #    2. Guard the venv: pip and uv keep this torch build (torch==2.8.0+rocm6.4, torchvision==0.23.0+rocm6.4, torchaudio==2.8.0+rocm6.4, ...)
 #    3. Remove stray Triton distributions
 #    4. Install torch 2.8.0+rocm6.4 and its exact companions
-#    5. Persist UV_CONSTRAINT=/home/user/venvs/comfy-torch2.8.0-rocm6.4/rocm-wizard-guard.txt for the venv's users
-#    6. Point /home/user/venvs/comfy at the new venv
-#    7. Check the venv's other packages against the new torch
-#    8. Let the GPU user use the GPU (render and video groups)
+#    5. WSL: remove the wheel's own HSA runtime from /home/user/venvs/comfy-torch2.8.0-rocm6.4's torch
+#    6. Persist UV_CONSTRAINT=/home/user/venvs/comfy-torch2.8.0-rocm6.4/rocm-wizard-guard.txt for the venv's users
+#    7. Point /home/user/venvs/comfy at the new venv
+#    8. Check the venv's other packages against the new torch
+#    9. Let the GPU user use the GPU (render and video groups)
+# Note: not proven (wsl-userspace): the WSL user space on the host is not known (neither hsa-runtime-rocr4wsl-amdgpu nor librocdxg seen, no host ROCm release)
 # Note: Python of the new venv: a new venv gets Ubuntu 24.04's python3, Python 3.12 (python3 3.12.3-0ubuntu2.1); torch 2.8.0 has wheels for Python 3.9-3.13 (documented)
 # Note: the venv is guarded: pip (its pip.conf) and uv (UV_CONSTRAINT in bin/activate) keep torch==2.8.0+rocm6.4 and its companions (/home/user/venvs/comfy-torch2.8.0-rocm6.4/rocm-wizard-guard.txt); --no-guard leaves it out
-# Note: WSL: AMD's WSL steps remove torch/lib/libhsa-runtime64.so* from the venv's torch (the wheel's own HSA runtime has no WSL support) after the install, and need the ROCm WSL user space on the host (amdgpu-install --usecase=wsl,rocm --no-dkms); this plan does not do either
+# Note: WSL: the WSL user space was not seen; a ROCm 6.4 wheel runs only on the 6.x WSL runtime (rocr4wsl: amdgpu-install --usecase=wsl,rocm --no-dkms, or rocm-upgrade under WSL): AMD's WSL steps remove torch/lib/libhsa-runtime64.so* from the venv's torch (the wheel's own HSA runtime has no WSL support); the plan does it after the install
 # Note: the new venv is /home/user/venvs/comfy-torch2.8.0-rocm6.4; /home/user/venvs/comfy becomes a symbolic link to it; the previous venv is kept (a venv directory at /home/user/venvs/comfy is moved to /home/user/venvs/comfy-previous first: run it as /home/user/venvs/comfy-previous/bin/python -m ..., its scripts still name the old path; rollback moves it back)
 
 # Values are single-quoted data, written out literally ($ and \ in them mean nothing to bash):
@@ -775,7 +777,7 @@ rw_expect() {
   rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
   RW_STALE=1
 }
-RW_PLAN_ID=b179b3e0c013
+RW_PLAN_ID=c14c0615c12c
 # the owner rule (rocm_wizard/ownerrule.py as it is), run by rw_venv_user
 RW_OWNER_RULE='"""The owner rule: whom a root run may run a venv'"'"'s interpreter as, judged on what Python will read.
 
@@ -1325,8 +1327,24 @@ step_04_torch() {
   rw_mark torch
 }
 
-step_05_torch_env() {
-  rw_begin 5 torch-env 'Persist UV_CONSTRAINT=/home/user/venvs/comfy-torch2.8.0-rocm6.4/rocm-wizard-guard.txt for the venv'"'"'s users'
+step_05_wsl_hsa() {
+  rw_begin 5 wsl-hsa 'WSL: remove the wheel'"'"'s own HSA runtime from /home/user/venvs/comfy-torch2.8.0-rocm6.4'"'"'s torch'
+  local venv=/home/user/venvs/comfy-torch2.8.0-rocm6.4 owner='' f
+  local -a found=()
+  for f in "$RW_ROOT$venv"/lib/python3*/site-packages/torch/lib/libhsa-runtime64.so*; do
+    if [[ -e $f || -L $f ]]; then found+=("${f#"$RW_ROOT"}"); fi
+  done
+  if [[ ${#found[@]} -eq 0 ]]; then
+    rw_ok 'torch/lib has no libhsa-runtime64 of its own'
+    return 0
+  fi
+  owner=$(rw_venv_user "$venv")
+  rw_as "$owner" rm -f -- "${found[@]}"
+  rw_mark wsl-hsa
+}
+
+step_06_torch_env() {
+  rw_begin 6 torch-env 'Persist UV_CONSTRAINT=/home/user/venvs/comfy-torch2.8.0-rocm6.4/rocm-wizard-guard.txt for the venv'"'"'s users'
   local venv=/home/user/venvs/comfy-torch2.8.0-rocm6.4 envfile=/home/user/venvs/comfy-torch2.8.0-rocm6.4/rocm-wizard.env owner mode
   local block='# >>> rocm-wizard >>>
 export UV_CONSTRAINT=/home/user/venvs/comfy-torch2.8.0-rocm6.4/rocm-wizard-guard.txt
@@ -1358,8 +1376,8 @@ UV_CONSTRAINT=/home/user/venvs/comfy-torch2.8.0-rocm6.4/rocm-wizard-guard.txt
   rw_mark torch-env
 }
 
-step_06_venv_switch() {
-  rw_begin 6 venv-switch 'Point /home/user/venvs/comfy at the new venv'
+step_07_venv_switch() {
+  rw_begin 7 venv-switch 'Point /home/user/venvs/comfy at the new venv'
   local link=/home/user/venvs/comfy target=/home/user/venvs/comfy-torch2.8.0-rocm6.4 aside=/home/user/venvs/comfy-previous cur='' owner
   owner=$(rw_owner_of "$RW_ROOT${link%/*}")
   if [[ -L $RW_ROOT$link ]]; then
@@ -1383,8 +1401,8 @@ step_06_venv_switch() {
   rw_mark venv-switch
 }
 
-step_07_pip_check() {
-  rw_begin 7 pip-check 'Check the venv'"'"'s other packages against the new torch'
+step_08_pip_check() {
+  rw_begin 8 pip-check 'Check the venv'"'"'s other packages against the new torch'
   local venv=/home/user/venvs/comfy-torch2.8.0-rocm6.4 out owner
   if [[ ! -x $RW_ROOT$venv/bin/python ]]; then
     rw_ok 'no venv yet: pip check runs after the install'
@@ -1402,8 +1420,8 @@ step_07_pip_check() {
   rw_say '    fix: upgrade or pin the packages named above in the venv, or go back to the previous venv'
 }
 
-step_08_gpu_groups() {
-  rw_begin 8 gpu-groups 'Let the GPU user use the GPU (render and video groups)'
+step_09_gpu_groups() {
+  rw_begin 9 gpu-groups 'Let the GPU user use the GPU (render and video groups)'
   local user='' g
   local -a groups=(render video)
   local -a missing=()
@@ -1451,10 +1469,11 @@ rw_main() {
   step_02_torch_guard
   step_03_triton_strays
   step_04_torch
-  step_05_torch_env
-  step_06_venv_switch
-  step_07_pip_check
-  step_08_gpu_groups
+  step_05_wsl_hsa
+  step_06_torch_env
+  step_07_venv_switch
+  step_08_pip_check
+  step_09_gpu_groups
   RW_STEP='(end)'
   rw_say ''
   if [[ $DRY_RUN == 1 ]]; then

@@ -97,3 +97,123 @@ def userspace(pastes: Iterable[Tuple[str, str]]) -> Optional[WslUserspace]:
             if f.generation == gen:
                 return f
     return None
+
+
+# ------------------------------------------------------------------ the Windows side, as pastes tell it
+# Windows 11 is build 22000 and later; "10.0.NNNNN" is the kernel version both releases print
+WIN11_FIRST_BUILD = 22000
+_WIN_BUILD = lazy(r"(?:\b10\.0\.|\bbuild\s+)(\d{5})\b", re.I)
+_WIN_RELEASE = lazy(r"\bwin(?:dows)?\s*(1[01])(?![\d.])", re.I)
+_BARE_BUILD = lazy(r"^\s*10\.0\.(\d{5})(?:\.\d+)?\s*$")
+# "Adrenalin 26.5.2", "Adrenalin Edition 25.3.1", "Adrenalin driver 26.3.1", "driver version 25.3.1",
+# "GPU drivers are 24.12.1" (Adrenalin's YY.M.N numbering; PRO Edition's 24.20.36 is another scheme)
+_ADRENALIN = lazy(r"\badrenalin(?:\s+edition)?[\s\u2122:]*(?:(?:driver|software|version|v)\s*)*(2\d\.\d{1,2}\.\d{1,2})\b"
+                  r"|\b(?:gpu\s+|windows\s+|amd\s+)?drivers?\s+(?:version\s+|is\s+|are\s+|:\s*)+v?(2\d\.\d{1,2}\.\d{1,2})\b", re.I)
+# the DXG switch shown set: an export or assignment, or printenv's answer
+_SWITCH_SET = lazy(r"^\s*(?:export\s+)?HSA_ENABLE_DXG_DETECTION=1\b"
+                   r"|HSA_ENABLE_DXG_DETECTION\b[^\n]{0,40}\b(?:prints|is|shows|returns|=)\s*[\"'`]?1\b", re.M | re.I)
+# a ROCm release named by the repositories an apt run or an installer URL shows
+_REPO_RELEASE = lazy(r"repo\.radeon\.com/(?:rocm/apt|amdgpu-install)/(\d+\.\d+(?:\.\d+)?)(?=/|[ \t])")
+# a listing of torch/lib that shows the wheel's own HSA runtime
+_TORCH_HSA = lazy(r"torch/lib/(libhsa-runtime64\.so(?:\.\d+)*)\b|^(?:[-lrwx]{10}\s.*\s)?(libhsa-runtime64\.so(?:\.\d+)*)\s*$", re.M)
+
+
+@dataclass(frozen=True)
+class WindowsHost:
+    release: Optional[str]  # "10" or "11"
+    build: Optional[str]  # "19045"
+    evidence: str
+
+
+def _vkey(v: str) -> Tuple[int, ...]:
+    return tuple(int(x) for x in v.split("."))
+
+
+def windows_host(text: str) -> Optional[WindowsHost]:
+    """The Windows release (and build) under WSL that a paste names: "Windows 10 Pro 22H2 (OS Build
+    19045.6456)", "Running in WSL2 on Windows 10.0.19045", "OS Version 10.0.26100", "Windows 11 25H2".
+    A Windows SDK path ("Windows Kits/10/Include/10.0.26100.0") names the SDK, not the host."""
+    if not text or not any(k in text for k in ("Windows", "windows", "Win1", "win1", "OS Build", "OS Version")):
+        return None
+    prev = ""
+    explicit: Optional[Tuple[str, str]] = None
+    for line in text.splitlines()[:4000]:
+        low = line.lower()
+        if "kits" in low or "sdk" in low:
+            prev = low
+            continue
+        hinted = any(k in low for k in ("windows", "os build", "os version", "winver", "win10", "win11"))
+        if hinted:
+            m = _WIN_BUILD.search(line)
+            if m:
+                b = m.group(1)
+                return WindowsHost("11" if int(b) >= WIN11_FIRST_BUILD else "10", b, line.strip()[:100])
+            r = _WIN_RELEASE.search(line)
+            if r and explicit is None:
+                explicit = (r.group(1), line.strip()[:100])
+        elif prev.strip(" #*:") in ("windows", "host windows", "windows host"):
+            m = _BARE_BUILD.match(line)
+            if m:
+                b = m.group(1)
+                return WindowsHost("11" if int(b) >= WIN11_FIRST_BUILD else "10", b, (prev.strip() + " " + line.strip())[:100])
+        if line.strip():
+            prev = low
+    if explicit:
+        return WindowsHost(explicit[0], None, explicit[1])
+    return None
+
+
+def adrenalin(text: str) -> Optional[Tuple[str, str]]:
+    """(the newest Adrenalin version a paste names, its line), or None.  Several are named when a user
+    tried more than one driver: the newest is the one a too-old verdict must hold for."""
+    if not text or not any(k in text.lower() for k in ("adrenalin", "driver")):
+        return None
+    best: Optional[Tuple[str, str]] = None
+    for m in _ADRENALIN.finditer(text):
+        v = m.group(1) or m.group(2)
+        if best is None or _vkey(v) > _vkey(best[0]):
+            start = text.rfind("\n", 0, m.start()) + 1
+            end = text.find("\n", m.end())
+            best = (v, text[start:end if end >= 0 else len(text)].strip()[:100])
+    return best
+
+
+def dxg_switch_set(text: str) -> Optional[str]:
+    """The line that shows HSA_ENABLE_DXG_DETECTION set to 1, or None."""
+    if not text or "HSA_ENABLE_DXG_DETECTION" not in text:
+        return None
+    m = _SWITCH_SET.search(text)
+    return m.group(0).strip()[:100] if m else None
+
+
+def repo_release(text: str) -> Optional[str]:
+    """The ROCm release an apt run's repository lines or an amdgpu-install URL name (the newest)."""
+    if not text or "repo.radeon.com" not in text:
+        return None
+    found = {m.group(1) for m in _REPO_RELEASE.finditer(text)}
+    return max(found, key=_vkey) if found else None
+
+
+def torch_bundled_hsa(text: str) -> Optional[str]:
+    """The line of a torch/lib listing that shows the wheel's own libhsa-runtime64, or None."""
+    if not text or "libhsa-runtime64" not in text or "torch" not in text:
+        return None
+    m = _TORCH_HSA.search(text)
+    return m.group(0).strip()[:100] if m else None
+
+
+# a user saying the system runs under WSL: "in WSL2", "on WSL 2", "under WSL", "WSL2 Ubuntu"
+_WSL_SAID = lazy(r"\b(?:in|on|under|using|via|inside|with)\s+(?:a\s+|the\s+)?WSL\s?2?\b|\bWSL\s?2\s+(?:Ubuntu|Debian|environment|distro)\b")
+
+
+def wsl_said(text: str) -> Optional[str]:
+    """The line where a paste's author says the system runs under WSL ("trying ComfyUI in WSL2"), or
+    None; a last resort when no output shows it."""
+    if not text or "WSL" not in text:
+        return None
+    m = _WSL_SAID.search(text)
+    if not m:
+        return None
+    start = text.rfind("\n", 0, m.start()) + 1
+    end = text.find("\n", m.end())
+    return text[start:end if end >= 0 else len(text)].strip()[:100]

@@ -1,0 +1,114 @@
+"""The torch-reinstall plan in a Debian root posing as WSL 2 with ROCm's 6.x WSL runtime: WSL_DISTRO_NAME
+in the environment, /dev/dxg and /usr/lib/wsl/lib in the root, a stand-in hsa-runtime-rocr4wsl-amdgpu
+installed with dpkg.  The plan picks a ROCm 6.x wheel and removes the wheel's own libhsa-runtime64 from
+torch/lib as the venv's owner (AMD's WSL steps); `--yes` converges, a second run changes nothing,
+`--dry-run` and the script's DRY_RUN=1 change nothing."""
+from __future__ import annotations
+
+import glob
+import os
+
+from harness import checks, wizard
+from harness.debs import DebSpec, build_deb
+from harness.wheels import read_version_py
+
+WSL = {"WSL_DISTRO_NAME": "Debian"}
+VENV = "/home/alice/ml env"
+OWN = "torch/lib/libhsa-runtime64.so"
+
+
+def _pose_as_wsl(root, tmp_path):
+    root.write("/dev/dxg", "")
+    for lib in ("libdxcore.so", "libd3d12.so", "libd3d12core.so"):
+        root.write("/usr/lib/wsl/lib/" + lib, "")
+    deb = build_deb(DebSpec("hsa-runtime-rocr4wsl-amdgpu", "1.14.0.60304-2089753.24.04",
+                            files={"/opt/rocm-6.3.4/lib/libhsa-runtime64.so.1.14.0": "stand-in WSL runtime\n"}),
+                    str(tmp_path / "debs"))
+    root.bind(str(tmp_path / "debs"), "/opt/rw-wsl-debs")
+    root.run(["dpkg", "-i", "/opt/rw-wsl-debs/" + os.path.basename(deb)], check=True)
+
+
+def _site(root, venv):
+    found = glob.glob(glob.escape(root.host_path(venv)) + "/lib/python3*/site-packages")
+    assert found, venv
+    return found[0]
+
+
+def _args(pyindex):
+    return ["--path", "torch-reinstall", "--torch", "2.4.1+rocm6.1", "--venv", VENV, "--venv-mode", "existing",
+            "--torch-index-url", pyindex.url("rocm6.1")]
+
+
+def test_wsl_torch_plan_removes_the_wheels_own_runtime_and_converges(wroot, pyindex, tmp_path):
+    root = wroot
+    _pose_as_wsl(root, tmp_path)
+    root.add_user("alice")
+    root.run(["python3", "-m", "venv", VENV], user="alice", check=True)
+    root.run([VENV + "/bin/python", "-m", "pip", "install", "--index-url", pyindex.url("rocm6.2"),
+              "torch==2.5.1+rocm6.2", "torchvision==0.20.1+rocm6.2", "torchaudio==2.5.1+rocm6.2"], user="alice", check=True)
+    site = _site(root, VENV)
+    assert os.path.exists(os.path.join(site, OWN))
+
+    detect = wizard.run(root, "detect", "--json", "--venv", VENV, extra_env=WSL)
+    assert detect.returncode == 0, detect.stderr
+    assert '"wsl_userspace": "rocr4wsl"' in detect.stdout and '"wsl_dxg": true' in detect.stdout
+    assert '"libhsa-runtime64.so"' in detect.stdout  # torch[].bundled_hsa
+
+    plan = wizard.run(root, "--plan-only", *_args(pyindex), extra_env=WSL)
+    assert plan.returncode in (0, 2), plan.stderr
+    assert "WSL: remove the wheel's own HSA runtime" in plan.stdout
+    root.write("/root/plan.sh", plan.stdout, mode=0o755)
+    watched = ["/home/alice"]
+    before = root.snapshot(watched)
+    dry = root.run(["bash", "/root/plan.sh"], env={"DRY_RUN": "1", **WSL})
+    assert dry.returncode == 2, dry.stderr[-3000:]
+    assert root.snapshot(watched) == before
+    cli_dry = wizard.run(root, "--dry-run", *_args(pyindex), extra_env=WSL)
+    assert cli_dry.returncode in (0, 2), cli_dry.stderr[-3000:]
+    assert root.snapshot(watched) == before
+
+    res = wizard.run(root, "--yes", "--no-verify", *_args(pyindex), extra_env=WSL)
+    assert res.returncode == 0, res.stderr[-4000:]
+    assert read_version_py(site)["__version__"] == "2.4.1+rocm6.1"
+    assert not glob.glob(os.path.join(glob.escape(site), "torch", "lib", "libhsa-runtime64.so*"))
+    assert "removed libhsa-runtime64.so" in res.stderr
+    assert "runuser -u alice" in res.stderr or os.stat(root.host_path(VENV)).st_uid != 0
+
+    again = wizard.run(root, "--yes", "--no-verify", *_args(pyindex), extra_env=WSL)
+    assert again.returncode == 0, again.stderr[-4000:]
+    words = checks.step_lines(again.stderr)
+    assert words and set(words.values()) == {"ok"}, again.stderr[-4000:]
+
+
+def test_wsl_torch_playbook_removes_the_runtime_check_converge_and_changed_0(wroot, pyindex, ansible_in, tmp_path):
+    from harness import ansible
+
+    root = wroot
+    _pose_as_wsl(root, tmp_path)
+    venv = "/srv/venvs/ml"
+    root.run(["python3", "-m", "venv", venv], check=True)
+    root.run([venv + "/bin/python", "-m", "pip", "install", "--index-url", pyindex.url("rocm6.2"),
+              "torch==2.5.1+rocm6.2", "torchvision==0.20.1+rocm6.2", "torchaudio==2.5.1+rocm6.2"], check=True)
+    ansible_in(root)
+    args = ["--path", "torch-reinstall", "--torch", "2.4.1+rocm6.1", "--venv", venv, "--venv-mode", "existing",
+            "--torch-index-url", pyindex.url("rocm6.1")]
+    res = wizard.run(root, "--plan-only", "--format", "ansible", *args, extra_env=WSL)
+    assert res.returncode in (0, 2), res.stderr
+    assert "libhsa-runtime64.so*" in res.stdout
+    root.write("/root/torch.yml", res.stdout)
+    site = _site(root, venv)
+    before = root.snapshot([venv])
+
+    check = ansible.playbook(root, "/root/torch.yml", "--check", "--diff")
+    assert check.returncode == 0, check.stdout[-6000:] + check.stderr[-3000:]
+    assert root.snapshot([venv]) == before
+
+    run = ansible.playbook(root, "/root/torch.yml")
+    assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-3000:]
+    assert read_version_py(site)["__version__"] == "2.4.1+rocm6.1"
+    assert not glob.glob(os.path.join(glob.escape(site), "torch", "lib", "libhsa-runtime64.so*"))
+
+    again = ansible.playbook(root, "/root/torch.yml")
+    assert again.returncode == 0, again.stdout[-6000:] + again.stderr[-3000:]
+    counts = ansible.recap(again.stdout)
+    assert counts["changed"] == 0 and counts["failed"] == 0, ansible.changed_tasks(again.stdout)

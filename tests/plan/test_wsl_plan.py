@@ -1,0 +1,112 @@
+"""The torch plan under WSL 2 (issue 25): the wheel fits the WSL user space installed (the resolver's
+wsl-userspace check), and with the 6.x runtime (rocr4wsl) the plan removes the wheel's own
+libhsa-runtime64 from torch/lib (AMD's WSL steps); natively, and with librocdxg, it does not."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from rocm_wizard.detect import detect_snapshot
+from rocm_wizard.plan import Choices, build_plan
+from rocm_wizard.plan.ansible import render_ansible
+from rocm_wizard.plan.shell import render_shell
+from rocm_wizard.resolve.facts import Facts
+from rocm_wizard.resolve.model import SATISFIED, UNKNOWN, VIOLATED
+from rocm_wizard.resolve.resolver import check_wsl_userspace
+
+FORM = ("### Problem Description\n\ntorch.cuda.is_available() returns False\n\n### Operating System\n\n{os}\n\n"
+        "### GPU\n\nAMD Radeon RX 7900 XTX\n\n### ROCm Version\n\nROCm {rocm}\n")
+
+
+def _system(tmp_path: Path, rocm: str, os_: str = "Ubuntu 24.04 WSL2", dpkg: str = ""):
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    (tmp_path / "issue.txt").write_text(FORM.format(os=os_, rocm=rocm))
+    if dpkg:
+        (tmp_path / "dpkg.txt").write_text(dpkg)
+    return detect_snapshot(str(tmp_path))
+
+
+ROCR4WSL = "ii  hsa-runtime-rocr4wsl-amdgpu   25.10-2209220.24.04 amd64  HSA runtime for WSL\n"
+
+
+def _torch_plan(system):
+    return build_plan(system, Choices(path="torch-reinstall", venv="/home/u/venv", venv_mode="existing"))
+
+
+def test_rocr4wsl_host_gets_a_6x_wheel_and_the_removal_step(tmp_path):
+    plan = _torch_plan(_system(tmp_path, "6.3.4", dpkg=ROCR4WSL))
+    kinds = [s.kind for s in plan.steps]
+    assert "wsl-hsa-remove" in kinds
+    assert kinds.index("wsl-hsa-remove") > kinds.index("pip-install")
+    torch = plan.inputs.get("torch") or ""
+    assert "+rocm6." in torch, torch
+    script = render_shell(plan)
+    assert "libhsa-runtime64.so*" in script and 'rw_as "$owner" rm -f --' in script
+    play = render_ansible(plan)
+    assert "libhsa-runtime64.so*" in play and "become_user" in play
+
+
+def test_librocdxg_or_native_hosts_keep_the_wheels_runtime(tmp_path):
+    new = _torch_plan(_system(tmp_path / "a", "7.2.1"))
+    assert "wsl-hsa-remove" not in [s.kind for s in new.steps]
+    native = _torch_plan(_system(tmp_path / "b", "6.3.4", os_="Ubuntu 24.04"))
+    assert "wsl-hsa-remove" not in [s.kind for s in native.steps]
+
+
+def _facts(**kw):
+    base = dict(wsl=True)
+    base.update(kw)
+    return Facts(**base)
+
+
+def test_wsl_userspace_check():
+    assert check_wsl_userspace(_facts(wsl_userspace="rocr4wsl", host_rocm="6.3.4"), "6.3").verdict == SATISFIED
+    assert check_wsl_userspace(_facts(wsl_userspace="rocr4wsl", host_rocm="6.3.4"), "6.4").verdict == VIOLATED
+    assert check_wsl_userspace(_facts(wsl_userspace="rocr4wsl"), "7.2").verdict == VIOLATED
+    assert check_wsl_userspace(_facts(host_rocm="6.4.2"), "6.4").verdict == SATISFIED  # generation from the release
+    assert check_wsl_userspace(_facts(wsl_userspace="librocdxg", host_rocm="7.2.1"), "6.4").verdict == VIOLATED
+    assert check_wsl_userspace(_facts(wsl_userspace="librocdxg"), "7.1").verdict == SATISFIED
+    assert check_wsl_userspace(_facts(), "6.4").verdict == UNKNOWN
+
+
+OS_RELEASE = ('PRETTY_NAME="Ubuntu 24.04.1 LTS"\nNAME="Ubuntu"\nVERSION_ID="24.04"\nVERSION_CODENAME=noble\nID=ubuntu\n'
+              'ID_LIKE=debian\nUBUNTU_CODENAME=noble\n')
+
+
+def _wsl_host(tmp_path: Path, rocm: str = "6.3.4", gpu: str = "AMD Radeon RX 7900 XTX", dpkg: str = ROCR4WSL):
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    (tmp_path / "issue.txt").write_text(FORM.format(os="Ubuntu 24.04 WSL2", rocm=rocm).replace("AMD Radeon RX 7900 XTX", gpu))
+    (tmp_path / "os-release").write_text(OS_RELEASE)
+    if dpkg:
+        (tmp_path / "dpkg.txt").write_text(dpkg)
+    return detect_snapshot(str(tmp_path))
+
+
+def test_rocm_upgrade_under_wsl_installs_the_wsl_user_space_and_no_driver(tmp_path):
+    plan = build_plan(_wsl_host(tmp_path), Choices(path="rocm-upgrade"))
+    assert plan.inputs.get("rocm") == "6.3.4" or "6.3.4" in plan.title
+    names = [p["name"] for s in plan.steps if s.kind == "apt-install" for p in s.params["packages"]]
+    assert "hsa-runtime-rocr4wsl-amdgpu" in names and "amdgpu-dkms" not in names
+    assert not [s for s in plan.steps if s.id in ("kernel-driver", "reboot-flag", "secure-boot")]
+    assert any("never amdgpu-dkms under WSL" in n for n in plan.notes)
+
+
+def test_rocm_upgrade_under_wsl_refuses_librocdxg_releases_and_unlisted_gpus(tmp_path):
+    import pytest
+    from rocm_wizard.plan import PlanError
+
+    with pytest.raises(PlanError, match="librocdxg"):
+        build_plan(_wsl_host(tmp_path / "a"), Choices(path="rocm-upgrade", rocm="7.2.1"))
+    with pytest.raises(PlanError, match="under WSL"):
+        build_plan(_wsl_host(tmp_path / "b", gpu="AMD Radeon RX 7800 XT"), Choices(path="rocm-upgrade", rocm="6.3.4"))
+    with pytest.raises(PlanError, match="--rocm"):  # no WSL user space, no release: nothing to default to
+        build_plan(_wsl_host(tmp_path / "c", rocm="unknown", dpkg=""), Choices(path="rocm-upgrade"))
+
+
+def test_rocm_upgrade_under_wsl_refuses_a_release_without_the_wsl_runtime(tmp_path):
+    import pytest
+    from rocm_wizard.catalog import compat
+    from rocm_wizard.plan import PlanError
+
+    assert compat.wsl_runtime_missing("6.2.0") and compat.wsl_runtime_missing("6.3.4") is None
+    with pytest.raises(PlanError, match="hsa-runtime-rocr4wsl-amdgpu"):
+        build_plan(_wsl_host(tmp_path), Choices(path="rocm-upgrade", rocm="6.2.0"))
