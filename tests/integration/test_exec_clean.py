@@ -214,3 +214,46 @@ def test_a_packaged_file_is_refused_with_the_apt_command(wroot, tmp_path):
     assert res.returncode != 0, res.stderr
     assert "belongs to packages (rocm-lists-test)" in res.stderr and "apt-get purge rocm-lists-test" in res.stderr
     assert root.exists(f"{SL}/rocm.list")
+
+
+def test_the_clean_playbook_checks_converges_and_changes_nothing_the_second_time(wroot, ansible_in, tmp_path):
+    """``--format ansible`` for real under Debian's ansible-core and PyPI's (``ansible_in``):
+    ``--check`` changes nothing, the run removes the picked items (alice's venv and cache as alice),
+    purges amdgpu-install's leftovers, and a second run reports changed=0."""
+    from harness import ansible
+
+    root = wroot
+    _world(root)
+    _installer_left(root, tmp_path)
+    root.write("/etc/apt/keyrings/rocm.gpg", _keyring())
+    root.write("/etc/apt/preferences.d/rocm-pin-600", "Package: *\nPin: release o=repo.radeon.com\nPin-Priority: 600\n")
+    root.write(f"{SL}/amdgpu-proprietary.list", DISABLED + "https://repo.radeon.com/amdgpu/7.1/ubuntu jammy proprietary\n")
+    ansible_in(root)
+    picks = ("rocm:/opt/rocm-6.2.0", f"venv:{HOME}/venv-previous", "cache:pip", "purge:amdgpu-install",
+             "apt:/etc/apt/keyrings/rocm.gpg", "apt:/etc/apt/preferences.d/rocm-pin-600",
+             f"apt:{SL}/amdgpu-proprietary.list")
+    res = wizard.run(root, "--plan-only", "--format", "ansible", *_args(*picks))
+    assert res.returncode == 2, res.stderr
+    root.write("/root/clean.yml", res.stdout)
+    watched = ["/opt", HOME, "/etc/apt", "/var/lib/dpkg/status"]
+    before = root.snapshot(watched)
+
+    check = ansible.playbook(root, "/root/clean.yml", "--check", "--diff")
+    assert check.returncode == 0, check.stdout[-6000:] + check.stderr[-3000:]
+    assert root.snapshot(watched) == before
+
+    run = ansible.playbook(root, "/root/clean.yml")
+    assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-3000:]
+    assert ansible.recap(run.stdout)["changed"] > 0
+    for gone in ("/opt/rocm-6.2.0", f"{HOME}/venv-previous", f"{HOME}/.cache/pip", "/etc/apt/keyrings/rocm.gpg",
+                 "/etc/apt/preferences.d/rocm-pin-600", f"{SL}/amdgpu-proprietary.list", f"{SL}/amdgpu.list"):
+        assert not root.exists(gone), gone
+    assert root.run(["dpkg-query", "-W", "-f=${db:Status-Status}", "amdgpu-install"]).stdout in ("", "not-installed")
+    for kept in ("/opt/rocm-7.2.4/bin/hipcc", "/opt/rocm-6.4.3/bin/hipcc", f"{HOME}/venv-torch2.5.1-rocm6.2/pyvenv.cfg",
+                 f"{HOME}/.cache/uv"):
+        assert root.exists(kept), kept
+
+    again = ansible.playbook(root, "/root/clean.yml")
+    assert again.returncode == 0, again.stdout[-6000:] + again.stderr[-3000:]
+    counts = ansible.recap(again.stdout)
+    assert counts["changed"] == 0 and counts["failed"] == 0, ansible.changed_tasks(again.stdout)
