@@ -1106,8 +1106,11 @@ def _clean_way(system, choices: Choices, notes: List[str], user: Optional[str]):
     from . import clean
 
     live = getattr(system, "origin", "live") == "live"
-    items = clean.candidates(system, user or None, "/", sizes=True) if live else clean.rocm_trees(system, None)
-    if not live:
+    # a tree standing for the machine's disk (the demo's host state, demo/host_state.py): read from it
+    tree = getattr(system, "clean_root", None)
+    items = clean.candidates(system, user or None, tree or "/", sizes=True) if live or tree \
+        else clean.rocm_trees(system, None)
+    if not live and not tree:
         notes.append("planned from a snapshot: only the ROCm trees it shows are listed (caches and left-behind "
                      "venvs are found on the machine itself)")
     chosen, unknown = clean.pick(items, choices.clean_items or [])

@@ -8,7 +8,7 @@ from typing import Dict, Iterable
 from textual import on
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.widgets import Checkbox, Input, Label, Select, Static
+from textual.widgets import Checkbox, Input, Label, Select, SelectionList, Static
 
 from .. import fields as F
 from .base import WizardScreen
@@ -46,6 +46,12 @@ class OptionsScreen(WizardScreen):
                 with Vertical(classes="field", id=f"field-{f.name}"):
                     if f.kind == F.FLAG:
                         yield Checkbox(f.label, bool(f.value), id=f"in-{f.name}")
+                    elif f.kind == F.CHECKLIST:
+                        yield Label(f.label, classes="field-label")
+                        yield SelectionList(*[(label, value, value in (f.value or [])) for value, label in f.choices],
+                                            id=f"in-{f.name}", classes="checklist")
+                        yield Static(self._total(f), id=f"total-{f.name}", classes="field-total", markup=False)
+                        yield Static(self._why(f, 0), id=f"why-{f.name}", classes="field-help", markup=False)
                     else:
                         yield Label(f.label, classes="field-label")
                         if f.kind == F.CHOICE:
@@ -64,7 +70,7 @@ class OptionsScreen(WizardScreen):
         if not self.wizard.animate:
             for w in self.query(Input):
                 w.cursor_blink = False
-        first = self.query("Select, Input, Checkbox")
+        first = self.query("Select, Input, Checkbox, SelectionList")
         if first:
             first.first().focus()
 
@@ -90,6 +96,33 @@ class OptionsScreen(WizardScreen):
         if event.select.id == "in-torch" and self.query("#in-torch_index_url"):
             # the index field's example follows the chosen build's index (rocm6.2.4, rocm7.0...)
             self.query_one("#in-torch_index_url", Input).placeholder = F.index_placeholder(event.value)
+
+    def _total(self, f) -> str:
+        if not f.choices:
+            return "nothing can go"
+        items = self.wizard.core.clean_items_cached()
+        return F.size_total(items, f.value or []) if items else f"{len(f.value or [])} of {len(f.choices)} picked"
+
+    def _why(self, f, index) -> str:
+        items = {i.id: i for i in self.wizard.core.clean_items_cached()}
+        if index is None or not (0 <= index < len(f.choices)):
+            return ""
+        it = items.get(f.choices[index][0])
+        return f"Why: {it.why}" if it is not None else ""
+
+    @on(SelectionList.SelectionHighlighted)
+    def _checklist_highlight(self, event: SelectionList.SelectionHighlighted) -> None:
+        f = self._field(event.selection_list.id or "")
+        if f is not None:
+            self.query_one(f"#why-{f.name}", Static).update(self._why(f, event.selection_index))
+
+    @on(SelectionList.SelectedChanged)
+    def _checked(self, event: SelectionList.SelectedChanged) -> None:
+        sl = event.selection_list
+        self._update(sl.id or "", list(sl.selected))
+        f = self._field(sl.id or "")
+        if f is not None:
+            self.query_one(f"#total-{f.name}", Static).update(self._total(f))
 
     @on(Checkbox.Changed)
     def _checkbox(self, event: Checkbox.Changed) -> None:
