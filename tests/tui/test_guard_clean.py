@@ -46,14 +46,14 @@ async def test_the_clean_checklist_starts_empty_and_its_ticks_become_the_plan(ma
                        "cache:triton", "cache:miopen", "apt:/etc/apt/keyrings/amdrocm.gpg",
                        "apt:/etc/apt/preferences.d/amdrocm-pin-600"]
         text = screen_text(app)
-        assert "0 of 7 picked: 0 B (of 1.4 MiB)" in text, text
-        assert "/opt/rocm-6.1.3  400.0 KiB  (old ROCm tree)" in text
+        assert "0 of 7 picked: 0 B (of 1.3 MiB)" in text, text
+        assert "/opt/rocm-6.1.3  384.0 KiB  (old ROCm tree)" in text
         assert "Why: a ROCm tree /opt/rocm does not point at" in text
         await pilot.press("space", "down", "down", "space")
         await pilot.pause()
         assert field.value == ["rocm:/opt/rocm-6.1.3", "cache:pip"]
         text = screen_text(app)
-        assert "2 of 7 picked: 672.0 KiB (of 1.4 MiB)" in text and "Why: pip's download and wheel cache" in text
+        assert "2 of 7 picked: 640.0 KiB (of 1.3 MiB)" in text and "Why: pip's download and wheel cache" in text
         await pilot.press("ctrl+n")
         await to_screen(pilot, "ReviewScreen")
         await wait_for(pilot, lambda: app.screen.plan is not None or app.screen.error is not None)
@@ -109,3 +109,13 @@ def test_the_demo_host_state_is_written_only_inside_the_given_directory(tmp_path
             if os.path.islink(p):  # its links point inside the tree (relative)
                 assert not os.readlink(p).startswith("/"), p
     assert clean.pick(clean.apt_files(root), ["all"])[0], "the demo's stale key and pin are recognised"
+
+
+def test_the_demo_sizes_are_the_files_lengths_whatever_the_file_system(tmp_path):
+    """The demo's sizes (snapshots) must not depend on where its temporary directory lies: the
+    files' lengths, not the blocks a file system allocates."""
+    from rocm_wizard.demo.host_state import materialize
+    from rocm_wizard.plan import clean
+
+    root = materialize(str(tmp_path / "hs"))
+    assert clean.size_of(root + "/opt/rocm-6.1.3", apparent=True) == (393216 + len("6.1.3-122\n"), True)

@@ -54,6 +54,13 @@ async def _options(pilot):
     await walk_to_options(pilot, "rocm-upgrade")
 
 
+async def _clean(pilot):
+    """The clean way's checklist on the demo machine's disk (demo/host_state.toml), one item ticked."""
+    await walk_to_options(pilot, "clean")
+    await pilot.press("down", "down", "space")
+    await pilot.pause()
+
+
 async def _review(pilot):
     await walk_to_review(pilot, "torch-reinstall")
 
@@ -110,6 +117,7 @@ SCREENS = {
     "verify": (_verify, {}),
     "done": (_done, {}),
     "ssh_notice": (_detection, {"environ": {"SSH_CONNECTION": "192.0.2.1 50000 192.0.2.2 22"}}),
+    "clean": (_clean, {}),
 }
 
 

@@ -1108,8 +1108,10 @@ def _clean_way(system, choices: Choices, notes: List[str], user: Optional[str]):
     live = getattr(system, "origin", "live") == "live"
     # a tree standing for the machine's disk (the demo's host state, demo/host_state.py): read from it
     tree = getattr(system, "clean_root", None)
-    items = clean.candidates(system, user or None, tree or "/", sizes=True) if live or tree \
-        else clean.rocm_trees(system, None)
+    if live or tree:
+        items = clean.candidates(system, user or None, tree or "/", sizes=True, apparent=bool(tree))
+    else:
+        items = clean.rocm_trees(system, None)
     if not live and not tree:
         notes.append("planned from a snapshot: only the ROCm trees it shows are listed (caches and left-behind "
                      "venvs are found on the machine itself)")

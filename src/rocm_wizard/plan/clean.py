@@ -52,8 +52,9 @@ def _p(root: str, path: str) -> str:
     return path if root in ("", "/") else os.path.join(root, path.lstrip("/"))
 
 
-def size_of(path: str) -> Tuple[int, bool]:
-    """Bytes allocated under ``path`` (no link followed, one file system); (bytes, exact)."""
+def size_of(path: str, apparent: bool = False) -> Tuple[int, bool]:
+    """Bytes allocated under ``path`` (no link followed, one file system); (bytes, exact).
+    ``apparent``: the files' lengths instead (the same on every file system: the demo's tree)."""
     total, seen = 0, 0
     try:
         top = os.lstat(path)
@@ -74,12 +75,15 @@ def size_of(path: str) -> Tuple[int, bool]:
                         st = e.stat(follow_symlinks=False)
                     except OSError:
                         continue
-                    total += st.st_blocks * 512
+                    if not apparent:
+                        total += st.st_blocks * 512
+                    elif stat.S_ISREG(st.st_mode):
+                        total += st.st_size
                     if stat.S_ISDIR(st.st_mode) and st.st_dev == top.st_dev:
                         stack.append(e.path)
         except OSError:
             continue
-    return total + top.st_blocks * 512, True
+    return total + (0 if apparent else top.st_blocks * 512), True
 
 
 def _is_real_dir(path: str) -> bool:
@@ -209,13 +213,14 @@ def caches(user: Optional[str], root: str = "/") -> List[Item]:
     return out
 
 
-def candidates(system, user: Optional[str], root: str = "/", sizes: bool = True) -> List[Item]:
+def candidates(system, user: Optional[str], root: str = "/", sizes: bool = True,
+               apparent: bool = False) -> List[Item]:
     items = rocm_trees(system, root) + superseded_venvs(system, root) + caches(user, root) + apt_files(root)
     if sizes:
         for it in items:
             if it.kind == "package-leftover":
                 continue
-            it.size, it.exact = size_of(_p(root, it.path))
+            it.size, it.exact = size_of(_p(root, it.path), apparent)
     return items
 
 

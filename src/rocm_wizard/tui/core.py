@@ -137,7 +137,7 @@ class Core:
             user = _user(system, Choices(path="clean"))
         except Exception:
             user = ""
-        return clean.candidates(system, user or None, root, sizes=sizes)
+        return clean.candidates(system, user or None, root, sizes=sizes, apparent=root != "/")
 
     def clean_items_cached(self) -> List[Any]:
         """The clean list the options form was built from (its sizes make the checklist's total)."""
