@@ -156,7 +156,7 @@ async def test_paths_recommended_first_with_why(make_app):
         await to_screen(pilot, "PathScreen")
         ol = app.screen.query_one(OptionList)
         assert [ol.get_option_at_index(i).id for i in range(ol.option_count)] == [
-            "torch-reinstall", "docker", "rocm-upgrade"]
+            "torch-reinstall", "docker", "rocm-upgrade", "guard", "clean"]  # then the ways of one's own
         text = " ".join(screen_text(app).split())
         assert "1. Reinstall PyTorch in the venv (recommended)" in text
         assert "Why: torch 2.6.0" in text
