@@ -159,6 +159,14 @@ def test_clean_removes_the_stale_apt_files_it_recognises_and_keeps_a_copy(wroot)
     assert "/etc/apt/keyrings/rocm.gpg" in backups and "/etc/apt/sources.list.d/rocm.list" in backups, backups
     after = root.run(["apt-get", "update"], timeout=300)
     assert after.returncode == 0 and "W:" not in after.stderr, after.stderr  # apt is as happy as before
+    # apt files can be rolled back: `rollback` puts them back as they were
+    kept = {i[4:]: root.host_path(i[4:]) for i in APT_IDS}
+    back = wizard.run(root, "rollback")
+    assert back.returncode == 0, back.stderr
+    assert "restored /etc/apt/keyrings/rocm.gpg" in back.stdout, back.stdout
+    assert all(root.exists(p) for p in kept), back.stdout
+    res = wizard.run(root, "--yes", "--no-verify", "--path", "clean", *picks)
+    assert res.returncode == 0 and not any(root.exists(p) for p in kept), res.stderr
     again = wizard.run(root, "--yes", "--no-verify", "--path", "clean")
     assert again.returncode == 0 and checks.step_lines(again.stderr) == {}, again.stderr
     assert not any(i in again.stderr for i in APT_IDS)
