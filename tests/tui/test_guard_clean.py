@@ -119,3 +119,35 @@ def test_the_demo_sizes_are_the_files_lengths_whatever_the_file_system(tmp_path)
 
     root = materialize(str(tmp_path / "hs"))
     assert clean.size_of(root + "/opt/rocm-6.1.3", apparent=True) == (393216 + len("6.1.3-122\n"), True)
+
+
+async def test_on_a_machine_the_sizes_are_counted_after_the_checklist_shows(make_app, tmp_path):
+    """On this machine's disk the walk can take seconds: the checklist shows at once with
+    "counting...", a worker counts, and the lines and the total follow (the demo's tree stands for
+    the disk here, so nothing of the machine running the test is read)."""
+    import threading
+
+    from rocm_wizard.demo import DemoCore
+
+    gate = threading.Event()
+
+    class Later(DemoCore):
+        def sizes_later(self):
+            return True
+
+        def count_sizes(self):
+            gate.wait(10)
+            super().count_sizes()
+
+    core = Later(speed=0, fail={}, state_dir=str(tmp_path / "state"))
+    app = make_app(core=core)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await walk_to_options(pilot, "clean")
+        text = screen_text(app)
+        assert "/opt/rocm-6.1.3  counting...  (old ROCm tree)" in text and "counting the sizes" in text, text
+        await pilot.press("space")
+        gate.set()
+        await wait_for(pilot, lambda: "384.0 KiB" in screen_text(app))
+        text = screen_text(app)
+        assert "1 of 7 picked: 384.0 KiB (of 1.3 MiB)" in text, text
+        assert app.screen.fields[0].value == ["rocm:/opt/rocm-6.1.3"]  # the tick survives the redraw

@@ -139,6 +139,23 @@ class Core:
             user = ""
         return clean.candidates(system, user or None, root, sizes=sizes, apparent=root != "/")
 
+    def sizes_later(self) -> bool:
+        """Whether the clean checklist counts its sizes in the background (this machine's disk)."""
+        return self.clean_root() == "/"
+
+    def sizes_pending(self) -> bool:
+        return any(i.size is None and i.kind != "package-leftover" for i in self.clean_items_cached()) \
+            and self.clean_root() is not None
+
+    def count_sizes(self) -> None:
+        """Count the sizes of the cached clean list (from a worker thread)."""
+        from ..plan import clean
+
+        root = self.clean_root()
+        for it in self.clean_items_cached():
+            if it.size is None and it.kind != "package-leftover" and root is not None:
+                it.size, it.exact = clean.size_of(clean._p(root, it.path), apparent=root != "/")
+
     def clean_items_cached(self) -> List[Any]:
         """The clean list the options form was built from (its sizes make the checklist's total)."""
         return list(getattr(self, "_clean_list", []) or [])
@@ -173,8 +190,10 @@ class Core:
         if path == "guard":
             return fieldmod.guard_fields(system)
         if path == "clean":
-            self._clean_list = self.clean_items(system)
-            return fieldmod.clean_fields(self._clean_list)
+            # on this machine the sizes are counted after the form is shown (sizes_pending, count_sizes):
+            # a cache of many files takes seconds to walk
+            self._clean_list = self.clean_items(system, sizes=not self.sizes_later())
+            return fieldmod.clean_fields(self._clean_list, counting=self.sizes_pending())
         rec = diagnosis.recommendation(path) if diagnosis is not None else None
         users = fieldmod.described_users(system) if (self.snapshot or self.demo) else fieldmod.live_users
         return fieldmod.fields_for(path, system, getattr(rec, "target", None), users)

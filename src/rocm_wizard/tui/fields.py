@@ -415,10 +415,11 @@ KIND_WORDS = {"rocm-tree": "old ROCm tree", "venv": "venv left behind", "cache":
               "apt-key": "stale apt key", "apt-pin": "stale apt pin", "package-leftover": "removed package's files"}
 
 
-def clean_label(item: Any) -> str:
+def clean_label(item: Any, counting: bool = False) -> str:
     """One line of the clean checklist: the path, its size and what it is (the why in full under
-    the list, for the highlighted line)."""
-    return f"{item.path}  {item.size_text}  ({KIND_WORDS.get(item.kind, item.kind)})"
+    the list, for the highlighted line); ``counting``: sizes not known yet are being counted."""
+    size = "counting..." if counting and item.size is None else item.size_text
+    return f"{item.path}  {size}  ({KIND_WORDS.get(item.kind, item.kind)})"
 
 
 def size_total(items: Sequence[Any], picked: Sequence[str]) -> str:
@@ -443,8 +444,8 @@ def guard_fields(system: Any) -> List[Field]:
                   "cannot swap them for a CUDA or CPU build")]
 
 
-def clean_fields(items: Sequence[Any]) -> List[Field]:
-    return [Field("clean_items", "What to remove", CHECKLIST, [], [(i.id, clean_label(i)) for i in items],
+def clean_fields(items: Sequence[Any], counting: bool = False) -> List[Field]:
+    return [Field("clean_items", "What to remove", CHECKLIST, [], [(i.id, clean_label(i, counting)) for i in items],
                   help="nothing is removed unless you tick it (space); each one is checked again when the plan "
                   "runs. Deleted trees, venvs and caches cannot be rolled back; apt files are kept in the run's "
                   "backups")]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Dict, Iterable
 
-from textual import on
+from textual import on, work
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Checkbox, Input, Label, Select, SelectionList, Static
@@ -67,6 +67,8 @@ class OptionsScreen(WizardScreen):
                     yield Label(f.error() or "", classes="error field-error", id=f"err-{f.name}", markup=False)
 
     def on_mount(self) -> None:
+        if any(f.kind == F.CHECKLIST for f in self.fields) and self.wizard.core.sizes_pending():
+            self.count_sizes()
         if not self.wizard.animate:
             for w in self.query(Input):
                 w.cursor_blink = False
@@ -97,10 +99,33 @@ class OptionsScreen(WizardScreen):
             # the index field's example follows the chosen build's index (rocm6.2.4, rocm7.0...)
             self.query_one("#in-torch_index_url", Input).placeholder = F.index_placeholder(event.value)
 
+    @work(thread=True, exclusive=True, group="clean-sizes", exit_on_error=False)
+    def count_sizes(self) -> None:
+        """Count the clean list's sizes off the screen's thread, then redraw the checklist."""
+        self.wizard.core.count_sizes()
+        self.app.call_from_thread(self._sizes_counted)
+
+    def _sizes_counted(self) -> None:
+        items = {i.id: i for i in self.wizard.core.clean_items_cached()}
+        for f in self.fields:
+            if f.kind != F.CHECKLIST:
+                continue
+            f.choices = [(v, F.clean_label(items[v]) if v in items else label) for v, label in f.choices]
+            sl = self.query_one(f"#in-{f.name}", SelectionList)
+            picked, at = set(sl.selected), sl.highlighted
+            sl.clear_options()
+            sl.add_options([(label, v, v in picked) for v, label in f.choices])
+            if at is not None:
+                sl.highlighted = at
+            self.query_one(f"#total-{f.name}", Static).update(self._total(f))
+
     def _total(self, f) -> str:
         if not f.choices:
             return "nothing can go"
-        items = self.wizard.core.clean_items_cached()
+        core = self.wizard.core
+        items = core.clean_items_cached()
+        if core.sizes_pending():
+            return f"{len(f.value or [])} of {len(f.choices)} picked (counting the sizes...)"
         return F.size_total(items, f.value or []) if items else f"{len(f.value or [])} of {len(f.choices)} picked"
 
     def _why(self, f, index) -> str:
