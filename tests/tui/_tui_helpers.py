@@ -34,7 +34,8 @@ async def detected(pilot):
     await wait_for(pilot, lambda: pilot.app.screen.done)
 
 
-PATH_INDEX = {"torch-reinstall": 0, "docker": 1, "rocm-upgrade": 2}  # the demo's ranking
+PATH_INDEX = {"torch-reinstall": 0, "docker": 1, "rocm-upgrade": 2,  # the demo's ranking
+              "guard": 3, "clean": 4}  # then the ways of one's own (the demo's venv, its host state)
 
 
 async def walk_to_options(pilot, path: str = "torch-reinstall"):

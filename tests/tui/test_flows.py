@@ -33,7 +33,7 @@ async def test_full_flow(make_app, path, size):
         assert shown(app, "2 problems found")
         await pilot.press("n")                      # 2. findings
         await to_screen(pilot, "FindingsScreen")
-        assert shown(app, "HIPBLAS_STATUS_ALLOC_FAILED")
+        assert shown(app, "The kernel driver is outside AMD's window")  # the root cause leads
         await pilot.press("n")                      # 3. way out
         await to_screen(pilot, "PathScreen")
         for _ in range(PATH_INDEX[path]):

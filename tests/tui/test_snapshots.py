@@ -74,6 +74,13 @@ async def _options_error(pilot):
     assert type(pilot.app.screen).__name__ == "OptionsScreen"
 
 
+async def _clean(pilot):
+    """The clean way's checklist on the demo machine's disk (demo/host_state.toml), one item ticked."""
+    await walk_to_options(pilot, "clean")
+    await pilot.press("down", "down", "space")
+    await pilot.pause()
+
+
 async def _review(pilot):
     await walk_to_review(pilot, "torch-reinstall")
 
@@ -132,6 +139,7 @@ SCREENS = {
     "verify": (_verify, {}),
     "done": (_done, {}),
     "ssh_notice": (_detection, {"environ": {"SSH_CONNECTION": "192.0.2.1 50000 192.0.2.2 22"}}),
+    "clean": (_clean, {}),
 }
 
 

@@ -334,7 +334,7 @@ def test_demo_over_real_ssh_at_80x24(sshd, pane):
     assert len(screen.splitlines()) <= 24
     assert sshd.session_pids(), "no sshd process serves the session"
     t.keys("n")
-    t.wait("2/8 Findings", "HIPBLAS_STATUS_ALLOC_FAILED")
+    t.wait("2/8 Findings", "The kernel driver is outside")
     t.keys("n")
     t.wait("3/8 Way out", "Reinstall PyTorch in the venv (recommended)")
     t.keys("Enter")

@@ -67,6 +67,18 @@ class DemoCore(Core):
             if self._state_dir == own:
                 self._state_dir = None
 
+    def clean_root(self) -> str:
+        """The demo machine's disk for the clean list (host_state.toml, written into the demo's
+        own temporary directory)."""
+        from .host_state import materialize
+
+        return materialize(os.path.join(self.state_dir(), "host-state"))
+
+    def build_plan(self, system, path, values):
+        if path == "clean":
+            system.clean_root = self.clean_root()  # plan/build.py reads the clean list from it
+        return super().build_plan(system, path, values)
+
     def write_answers(self, plan, directory=None) -> str:
         from ..tui.core import write_atomic
 

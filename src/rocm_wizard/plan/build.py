@@ -1192,8 +1192,13 @@ def _clean_way(system, choices: Choices, notes: List[str], user: Optional[str]):
     from . import clean
 
     live = getattr(system, "origin", "live") == "live"
-    items = clean.candidates(system, user or None, "/", sizes=True) if live else clean.rocm_trees(system, None)
-    if not live:
+    # a tree standing for the machine's disk (the demo's host state, demo/host_state.py): read from it
+    tree = getattr(system, "clean_root", None)
+    if live or tree:
+        items = clean.candidates(system, user or None, tree or "/", sizes=True, apparent=bool(tree))
+    else:
+        items = clean.rocm_trees(system, None)
+    if not live and not tree:
         notes.append("planned from a snapshot: only the ROCm trees it shows are listed (caches and left-behind "
                      "venvs are found on the machine itself)")
     chosen, unknown = clean.pick(items, choices.clean_items or [])
@@ -1204,7 +1209,7 @@ def _clean_way(system, choices: Choices, notes: List[str], user: Optional[str]):
         mark = "picked" if it in chosen else "kept"
         notes.append(f"{mark}: {it.id}  {it.path}  ({it.size_text}): {it.why}")
     if not items:
-        notes.append("nothing to clean: no old ROCm tree, left-behind venv or cache was found")
+        notes.append("nothing to clean: no old ROCm tree, left-behind venv, cache or stale apt file was found")
     elif not chosen:
         notes.append("nothing is removed unless picked: --clean ID (repeatable, or --clean all; answers file: "
                      "clean_items = [\"ID\", ...]); deleting cannot be rolled back")
@@ -1214,9 +1219,16 @@ def _clean_way(system, choices: Choices, notes: List[str], user: Optional[str]):
         if it.kind == "venv":
             link = next((os.path.normpath(e.path) for e in getattr(system, "torch", []) or []
                          if e.path and it.path.startswith(os.path.normpath(e.path) + "-")), "")
+        if it.kind == "package-leftover":
+            steps.append({"kind": "purge-leftover", "id": f"clean-{n}", "title": f"Purge {it.path} ({it.size_text})",
+                          "params": {"package": it.path, "size": it.size_text,
+                                     "conffiles": (it.extra or {}).get("conffiles", [])}})
+            continue
+        extra = {"sha256": it.extra["sha256"], "in_use": it.extra["in_use"]} if it.extra and "sha256" in it.extra \
+            else {}
         steps.append({"kind": "remove-path", "id": f"clean-{n}", "title": f"Remove {it.path} ({it.size_text})",
                       "params": {"path": it.path, "what": it.why, "item_kind": it.kind, "owner": it.owner or "",
-                                 "link": link, "size": it.size_text}})
+                                 "link": link, "size": it.size_text, **extra}})
     text = ", ".join(i.id for i in chosen) if chosen else "nothing picked"
     ns = {"clean": {"text": text}, "extra_steps": steps}
     facts = {"clean": {"items": [{"id": i.id, "path": i.path, "kind": i.kind, "size": i.size,

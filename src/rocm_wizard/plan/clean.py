@@ -28,11 +28,12 @@ WALK_LIMIT = 500_000  # entries counted per item before the size is given as "at
 class Item:
     id: str  # what --clean takes: cache:pip, venv:/home/u/venv-torch2.4.1-rocm6.1, rocm:/opt/rocm-6.2.0
     path: str
-    kind: str  # cache | venv | rocm-tree
+    kind: str  # cache | venv | rocm-tree | apt-file | apt-key | apt-pin | package-leftover
     why: str
     owner: Optional[str] = None  # the account that removes it (a user's home: that user; None: root)
     size: Optional[int] = None
     exact: bool = True  # False: the walk stopped at WALK_LIMIT entries
+    extra: Optional[dict] = None  # apt items: the content's sha256 and what would make it in use
 
     @property
     def size_text(self) -> str:
@@ -51,13 +52,16 @@ def _p(root: str, path: str) -> str:
     return path if root in ("", "/") else os.path.join(root, path.lstrip("/"))
 
 
-def size_of(path: str) -> Tuple[int, bool]:
-    """Bytes allocated under ``path`` (no link followed, one file system); (bytes, exact)."""
+def size_of(path: str, apparent: bool = False) -> Tuple[int, bool]:
+    """Bytes allocated under ``path`` (no link followed, one file system); (bytes, exact).
+    ``apparent``: the files' lengths instead (the same on every file system: the demo's tree)."""
     total, seen = 0, 0
     try:
         top = os.lstat(path)
     except OSError:
         return 0, True
+    if not stat.S_ISDIR(top.st_mode):
+        return top.st_size, True
     stack = [path]
     while stack:
         d = stack.pop()
@@ -71,12 +75,15 @@ def size_of(path: str) -> Tuple[int, bool]:
                         st = e.stat(follow_symlinks=False)
                     except OSError:
                         continue
-                    total += st.st_blocks * 512
+                    if not apparent:
+                        total += st.st_blocks * 512
+                    elif stat.S_ISREG(st.st_mode):
+                        total += st.st_size
                     if stat.S_ISDIR(st.st_mode) and st.st_dev == top.st_dev:
                         stack.append(e.path)
         except OSError:
             continue
-    return total + top.st_blocks * 512, True
+    return total + (0 if apparent else top.st_blocks * 512), True
 
 
 def _is_real_dir(path: str) -> bool:
@@ -206,11 +213,14 @@ def caches(user: Optional[str], root: str = "/") -> List[Item]:
     return out
 
 
-def candidates(system, user: Optional[str], root: str = "/", sizes: bool = True) -> List[Item]:
-    items = rocm_trees(system, root) + superseded_venvs(system, root) + caches(user, root)
+def candidates(system, user: Optional[str], root: str = "/", sizes: bool = True,
+               apparent: bool = False) -> List[Item]:
+    items = rocm_trees(system, root) + superseded_venvs(system, root) + caches(user, root) + apt_files(root)
     if sizes:
         for it in items:
-            it.size, it.exact = size_of(_p(root, it.path))
+            if it.kind == "package-leftover":
+                continue
+            it.size, it.exact = size_of(_p(root, it.path), apparent)
     return items
 
 
@@ -223,3 +233,241 @@ def pick(items: Iterable[Item], wanted: Iterable[str]) -> Tuple[List[Item], List
     chosen = [i for i in items if i.id in wanted or i.path in wanted]
     unknown = [w for w in wanted if not any(w in (i.id, i.path) for i in items)]
     return chosen, unknown
+
+
+# ------------------------------------------------------------------------------ apt files
+# What clean offers of apt's configuration: only files it can recognise by their content, never by
+# a name alone, and only while apt reads nothing from them (every entry disabled, or no enabled entry
+# names the key / the pinned origin), so removing one changes nothing apt does.
+#  * the sources files rocm-wizard writes (their first lines say "Written whole by rocm-wizard",
+#    plan/build.py) whose entries a later plan disabled ("# disabled by rocm-wizard: ...");
+#  * the Core SDK pin it writes ("(written by rocm-wizard)" in its first line) and the classic pin
+#    whose whole content is the one it writes (the same three lines AMD's native-install page
+#    writes), for an origin no enabled entry names;
+#  * the keyrings at the catalog's keyring paths that hold one key exported as rocm-wizard stores it
+#    (plan/openpgp.minimal_keyring) and that no enabled entry names (signed-by);
+#  * what a removed amdgpu-install left: the package itself when `apt remove` left its conffiles
+#    (dpkg state "config-files"; AMD's uninstall steps end with `sudo apt purge amdgpu-install`,
+#    ROCm/rocm-install-on-linux docs/install/install-methods/amdgpu-installer/amdgpu-installer-ubuntu.rst;
+#    its conffiles are /etc/apt/sources.list.d/amdgpu.list and rocm.list, "Installing new version of
+#    config file ..." in ROCm/legacy-rocm-build#1864), offered when none of its lists has an enabled
+#    entry; and lists under amdgpu-install's names that no package owns (amdgpu-proprietary.list is
+#    written by `amdgpu-install --accept-eula`, not by the package: ROCm/legacy-rocm-build#5625)
+#    holding AMD repository entries only, all disabled.
+WIZARD_SOURCE_MARK = "Written whole by rocm-wizard"
+WIZARD_PIN_MARK = "(written by rocm-wizard)"
+SOURCES_DIR = "/etc/apt/sources.list.d"
+AMDGPU_INSTALL = "amdgpu-install"
+AMDGPU_INSTALL_LIST = re.compile(r"^(amdgpu(-[a-z0-9-]+)?|rocm)\.list$")
+APT_FILE_LIMIT = 1 << 20  # bytes read of one apt file
+
+
+def _read_small(path: str) -> Optional[bytes]:
+    """A regular file's bytes (no link followed); None for anything else or a larger file."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > APT_FILE_LIMIT:
+            return None
+        chunks, n = [], 0
+        while n <= st.st_size:
+            b = os.read(fd, 65536)
+            if not b:
+                break
+            chunks.append(b)
+            n += len(b)
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def entry_lines(text: str) -> List[str]:
+    """The enabled entries of a sources file: one-line ``deb``/``deb-src`` lines, deb822 ``URIs:``."""
+    out = []
+    for line in (text or "").splitlines():
+        s = line.strip()
+        if s.startswith(("deb ", "deb\t", "deb-src ", "deb-src\t", "URIs:")):
+            out.append(s)
+    return out
+
+
+def _disabled_entries(text: str) -> List[str]:
+    out = []
+    for line in (text or "").splitlines():
+        s = line.strip()
+        if not s.startswith("#"):
+            continue
+        s = s.lstrip("#").strip()
+        if s.startswith("disabled by rocm-wizard:"):
+            s = s[len("disabled by rocm-wizard:"):].strip()
+        if s.startswith(("deb ", "deb\t", "deb-src ", "deb-src\t", "URIs:")):
+            out.append(s)
+    return out
+
+
+def source_files(root: str = "/") -> List[str]:
+    out = ["/etc/apt/sources.list"]
+    try:
+        out += sorted(SOURCES_DIR + "/" + n for n in os.listdir(_p(root, SOURCES_DIR))
+                      if n.endswith((".list", ".sources")))
+    except OSError:
+        pass
+    return out
+
+
+ENABLED_LINE = re.compile(r"^\s*((deb|deb-src)\s|URIs:|Signed-By:)", re.I)
+
+
+def enabled_entries(root: str = "/", skip: Iterable[str] = ()) -> List[str]:
+    """Every line of an enabled entry that names a repository or a key (one-line ``deb`` lines,
+    deb822 ``URIs:`` and ``Signed-By:``) in the files apt reads, but those of ``skip``.  A deb822
+    stanza with ``Enabled: no`` counts too: what it names is kept."""
+    skip = set(skip)
+    out: List[str] = []
+    for path in source_files(root):
+        if path in skip:
+            continue
+        data = _read_small(_p(root, path))
+        if data is not None:
+            out += [ln.strip() for ln in data.decode("utf-8", "replace").splitlines() if ENABLED_LINE.match(ln)]
+    return out
+
+
+def in_use(words: Iterable[str], root: str = "/", skip: Iterable[str] = ()) -> List[str]:
+    """The enabled entries that contain one of ``words`` (a keyring path, ``//host/``)."""
+    words = [w for w in words if w]
+    return [e for e in enabled_entries(root, skip) if any(w in e for w in words)]
+
+
+def pin_origin(text: str) -> Optional[str]:
+    """The origin an apt preferences file pins (``Pin: release o=HOST`` or ``Pin: origin "HOST"``)."""
+    m = re.search(r"(?m)^Pin:\s*release\s+(?:.*,\s*)?o=([^,\s]+)", text) or \
+        re.search(r'(?m)^Pin:\s*origin\s+"?([^"\s]+)"?', text)
+    return m.group(1) if m else None
+
+
+def origin_words(origin: str) -> List[str]:
+    return [f"//{origin}/", f"//{origin}:"]
+
+
+def sha256(data: bytes) -> str:
+    import hashlib
+
+    return hashlib.sha256(data).hexdigest()
+
+
+def _dpkg_status(root: str = "/") -> dict:
+    """{package: (status word, [conffile paths])} from dpkg's status file."""
+    out: dict = {}
+    data = None
+    try:
+        with open(_p(root, "/var/lib/dpkg/status"), "rb") as fh:
+            data = fh.read(64 << 20)
+    except OSError:
+        return out
+    for stanza in data.decode("utf-8", "replace").split("\n\n"):
+        name, status, conf, in_conf = None, "", [], False
+        for line in stanza.splitlines():
+            if line.startswith("Package:"):
+                name = line.split(":", 1)[1].strip()
+            elif line.startswith("Status:"):
+                status = line.split()[-1] if line.split() else ""
+            if line.startswith("Conffiles:"):
+                in_conf = True
+                continue
+            if in_conf:
+                if line.startswith(" "):
+                    w = line.split()
+                    if w and w[0].startswith("/"):
+                        conf.append(w[0])
+                    continue
+                in_conf = False
+        if name:
+            out[name] = (status, conf)
+    return out
+
+
+def _apt_item(path: str, kind: str, why: str, data: bytes, words: Iterable[str] = ()) -> Item:
+    it = Item(f"apt:{path}", path, kind, why)
+    it.extra = {"sha256": sha256(data), "in_use": list(words)}
+    return it
+
+
+def apt_files(root: str = "/") -> List[Item]:
+    """The stale apt files described above, and the package a removed amdgpu-install left."""
+    from . import catalog_adapter as cat
+    from .openpgp import KeyFormatError, minimal_keyring, read_keys
+
+    out: List[Item] = []
+    status = _dpkg_status(root)
+    conffiles = {c for _s, cs in status.values() for c in cs}
+    installer = status.get(AMDGPU_INSTALL, ("", []))
+    installer_here = installer[0] in ("installed", "unpacked", "half-installed", "half-configured",
+                                      "triggers-awaited", "triggers-pending")
+    for path in source_files(root)[1:]:
+        data = _read_small(_p(root, path))
+        if data is None or path in conffiles:  # a package's file: its purge removes it
+            continue
+        text = data.decode("utf-8", "replace")
+        if entry_lines(text):
+            continue
+        head = "\n".join(text.splitlines()[:3])
+        if WIZARD_SOURCE_MARK in head:
+            first = text.splitlines()[0].lstrip("# ").split(". Written")[0] if text.strip() else ""
+            out.append(_apt_item(path, "apt-file", f"a sources file rocm-wizard wrote ({first}) whose entries are "
+                                 "all disabled now: apt reads nothing from it", data))
+            continue
+        name = os.path.basename(path)
+        if AMDGPU_INSTALL_LIST.match(name) and not installer_here:
+            old = _disabled_entries(text)
+            markers = cat.rocm_line_markers([cat.rocm_default_base()])
+            if old and all(any(m in e for m in markers) for e in old):
+                out.append(_apt_item(path, "apt-file", "a list under amdgpu-install's names with AMD repository "
+                                     "entries only, all disabled, left after amdgpu-install was removed (no package "
+                                     "owns it)", data))
+    repo, core = cat.rocm_repo(), cat.core_info()
+    for path in dict.fromkeys((repo.keyring, core.keyring)):
+        data = _read_small(_p(root, path))
+        if not data or path in conffiles:
+            continue
+        try:
+            keys = read_keys(data)
+            if len(keys) != 1 or minimal_keyring(data, keys[0].fingerprint)[1] != data:
+                continue
+        except KeyFormatError:
+            continue
+        if in_use([path], root):
+            continue
+        out.append(_apt_item(path, "apt-key", f"the signing key {keys[0].fingerprint} stored as rocm-wizard stores "
+                             "it; no enabled repository entry names this keyring (signed-by)", data, [path]))
+    classic = f"Package: {repo.pin_package}\nPin: release o={repo.pin_origin}\nPin-Priority: {repo.pin_priority}\n"
+    for path in dict.fromkeys((repo.pin_file, core.pin_file)):
+        data = _read_small(_p(root, path))
+        if not data or path in conffiles:
+            continue
+        text = data.decode("utf-8", "replace")
+        ours = WIZARD_PIN_MARK in (text.splitlines() or [""])[0] or text == classic
+        origin = pin_origin(text)
+        if not ours or not origin or in_use(origin_words(origin), root):
+            continue
+        why = ("the pin rocm-wizard writes" if WIZARD_PIN_MARK in text else
+               "a pin whose whole content is the one rocm-wizard writes (AMD's install page writes the same)")
+        out.append(_apt_item(path, "apt-pin", f"{why} for {origin}, which no enabled repository entry names: it "
+                             "pins nothing", data, origin_words(origin)))
+    if installer[0] == "config-files":
+        lists = [c for c in installer[1] if c.startswith("/etc/apt/")]
+        active = [c for c in lists if entry_lines((_read_small(_p(root, c)) or b"").decode("utf-8", "replace"))]
+        if not active:
+            it = Item(f"purge:{AMDGPU_INSTALL}", AMDGPU_INSTALL, "package-leftover",
+                      "amdgpu-install was removed but not purged: dpkg keeps its configuration files ("
+                      + (", ".join(installer[1]) or "none listed") + "); AMD's uninstall steps end with "
+                      "apt purge amdgpu-install. None of its lists has an enabled entry")
+            it.size = sum(os.lstat(_p(root, c)).st_size for c in installer[1] if os.path.lexists(_p(root, c)))
+            it.extra = {"conffiles": list(installer[1])}
+            out.append(it)
+    return out

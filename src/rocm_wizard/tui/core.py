@@ -119,8 +119,81 @@ class Core:
         attach(system, diag)  # each way's "what it does": the steps of the plan it would make
         return diag
 
+    # the ways of one's own (not from the diagnosis) ---------------------------------------------
+    def clean_root(self) -> Optional[str]:
+        """The file tree the clean list is read from: this machine ("/"); None for a snapshot (its
+        ROCm trees only)."""
+        return None if self.snapshot else "/"
+
+    def clean_items(self, system: System, sizes: bool = True) -> List[Any]:
+        """What ``--path clean`` would offer here (plan/clean.py), the sizes counted when asked."""
+        from ..plan import clean
+        from ..plan.build import Choices, _user
+
+        root = self.clean_root()
+        if root is None:
+            return clean.rocm_trees(system, None)
+        try:
+            user = _user(system, Choices(path="clean"))
+        except Exception:
+            user = ""
+        return clean.candidates(system, user or None, root, sizes=sizes, apparent=root != "/")
+
+    def sizes_later(self) -> bool:
+        """Whether the clean checklist counts its sizes in the background (this machine's disk)."""
+        return self.clean_root() == "/"
+
+    def sizes_pending(self) -> bool:
+        return any(i.size is None and i.kind != "package-leftover" for i in self.clean_items_cached()) \
+            and self.clean_root() is not None
+
+    def count_sizes(self) -> None:
+        """Count the sizes of the cached clean list (from a worker thread)."""
+        from ..plan import clean
+
+        root = self.clean_root()
+        for it in self.clean_items_cached():
+            if it.size is None and it.kind != "package-leftover" and root is not None:
+                it.size, it.exact = clean.size_of(clean._p(root, it.path), apparent=root != "/")
+
+    def clean_items_cached(self) -> List[Any]:
+        """The clean list the options form was built from (its sizes make the checklist's total)."""
+        return list(getattr(self, "_clean_list", []) or [])
+
+    def extra_ways(self, system: System) -> List[Any]:
+        """The guard and clean-up ways, as the ways screen lists them beside the diagnosis' ones:
+        each applies where there is something to do."""
+        from types import SimpleNamespace as W
+
+        venvs = fieldmod.guard_venvs(system)
+        guard = W(path="guard", rank=None, target={"venv": venvs[0][0]} if venvs else {}, applies=bool(venvs),
+                  why=("pin the ROCm torch of " + ", ".join(v for v, _ in venvs) + " so that a later pip or uv "
+                       "install cannot swap it for a CUDA or CPU build") if venvs else
+                  "no venv with a ROCm torch that is not guarded yet",
+                  steps=["write the guard file (torch, torchvision, torchaudio, Triton, rocm wheels as installed)",
+                         "name it in the venv's pip.conf; UV_CONSTRAINT in bin/activate and rocm-wizard.env"])
+        try:
+            items = self.clean_items(system, sizes=False)
+        except Exception as exc:  # the list is read from the disk: say why it is missing
+            items, err = [], f"the list could not be read ({type(exc).__name__}: {exc})"
+        else:
+            err = "nothing to clean: no old ROCm tree, left-behind venv, cache or stale apt file was found"
+        clean = W(path="clean", rank=None, target={"items": len(items)}, applies=bool(items),
+                  why=(f"{len(items)} things can go (old ROCm trees, left-behind venvs, caches, stale apt files): "
+                       "pick them from a list with their sizes; nothing is removed unless picked") if items else err,
+                  steps=["remove only what you tick, each checked again at run time (never the ROCm or the venv "
+                         "in use, never a packaged file)"])
+        return [guard, clean]
+
     # options and plan --------------------------------------------------------------------------
     def fields(self, system: System, diagnosis, path: str) -> List[fieldmod.Field]:
+        if path == "guard":
+            return fieldmod.guard_fields(system)
+        if path == "clean":
+            # on this machine the sizes are counted after the form is shown (sizes_pending, count_sizes):
+            # a cache of many files takes seconds to walk
+            self._clean_list = self.clean_items(system, sizes=not self.sizes_later())
+            return fieldmod.clean_fields(self._clean_list, counting=self.sizes_pending())
         rec = diagnosis.recommendation(path) if diagnosis is not None else None
         users = fieldmod.described_users(system) if (self.snapshot or self.demo) else fieldmod.live_users
         return fieldmod.fields_for(path, system, getattr(rec, "target", None), users)
@@ -268,6 +341,8 @@ def _choice_kwargs(path: str, values: Dict[str, Any]) -> Dict[str, Any]:
             kw["env"] = fieldmod.env_dict(value or "")
         elif isinstance(value, bool):
             kw[name] = value
+        elif isinstance(value, (list, tuple)):
+            kw[name] = [str(v) for v in value]
         elif value is None or str(value).strip() == "":
             continue
         else:

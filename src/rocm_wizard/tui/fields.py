@@ -12,13 +12,14 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 Validator = Callable[[str], Optional[str]]  # value -> error message, or None when valid
 
 CHOICE, TEXT, FLAG = "choice", "text", "flag"
+CHECKLIST = "checklist"  # value: the list of picked choice values (nothing picked by default)
 
 
 @dataclass
 class Field:
     name: str
     label: str
-    kind: str  # choice | text | flag
+    kind: str  # choice | text | flag | checklist
     value: Any = None  # current value (str for choice/text, bool for flag)
     choices: List[Tuple[str, str]] = field(default_factory=list)  # (value, label) for CHOICE
     help: str = ""
@@ -36,6 +37,11 @@ class Field:
             return None
         if self.kind == FLAG:
             return None if isinstance(v, bool) else "must be on or off"
+        if self.kind == CHECKLIST:
+            v = self.value if value is None else value
+            known = [c[0] for c in self.choices]
+            bad = [x for x in (v or []) if x not in known]
+            return f"not on the list: {', '.join(bad)}" if bad else None
         text = "" if v is None else str(v)
         if self.validate is None:
             return None
@@ -388,3 +394,58 @@ def fields_for(path: str, system: Any, target: Optional[Dict[str, Any]] = None,
                   validate=user_check, placeholder="alice"),
         ]
     return []
+
+
+# -- guard and clean ------------------------------------------------------------------------------
+
+def guard_venvs(system: Any) -> List[Tuple[str, str]]:
+    """(path, label) of the venvs with a ROCm torch whose guard is missing or unwired: what
+    ``--path guard`` can pin (a venv already guarded and wired is not offered)."""
+    out = []
+    for t in getattr(system, "torch", []) or []:
+        if not t.path or not str(t.path).startswith("/") or getattr(t, "build", None) != "rocm" or not t.version:
+            continue
+        if getattr(t, "guard", None) and getattr(t, "guard_wired", None) is not False:
+            continue
+        out.append((t.path, f"{t.path} (torch {t.version})"))
+    return list(dict(out).items())
+
+
+KIND_WORDS = {"rocm-tree": "old ROCm tree", "venv": "venv left behind", "cache": "cache", "apt-file": "stale apt list",
+              "apt-key": "stale apt key", "apt-pin": "stale apt pin", "package-leftover": "removed package's files"}
+
+
+def clean_label(item: Any, counting: bool = False) -> str:
+    """One line of the clean checklist: the path, its size and what it is (the why in full under
+    the list, for the highlighted line); ``counting``: sizes not known yet are being counted."""
+    size = "counting..." if counting and item.size is None else item.size_text
+    return f"{item.path}  {size}  ({KIND_WORDS.get(item.kind, item.kind)})"
+
+
+def size_total(items: Sequence[Any], picked: Sequence[str]) -> str:
+    """\"2 of 5 picked: 1.2 GiB (of 3.4 GiB)\": the clean checklist's total line."""
+    from ..plan.clean import Item
+
+    chosen = [i for i in items if i.id in set(picked)]
+
+    def total(its) -> str:
+        sized = [i for i in its if i.size is not None]
+        t = Item("", "", "", "", size=sum(i.size for i in sized), exact=all(i.exact for i in sized))
+        return t.size_text + (" (and sizes not known)" if len(sized) < len(its) else "")
+
+    return f"{len(chosen)} of {len(items)} picked: {total(chosen)} (of {total(items)})"
+
+
+def guard_fields(system: Any) -> List[Field]:
+    venvs = guard_venvs(system)
+    return [Field("venv", "Virtual environment", CHOICE, venvs[0][0] if venvs else None, venvs,
+                  help="its torch, torchvision, torchaudio, Triton and rocm wheels are pinned to what it has now "
+                  "(a constraint file named in the venv's pip.conf; UV_CONSTRAINT for uv), so that a later install "
+                  "cannot swap them for a CUDA or CPU build")]
+
+
+def clean_fields(items: Sequence[Any], counting: bool = False) -> List[Field]:
+    return [Field("clean_items", "What to remove", CHECKLIST, [], [(i.id, clean_label(i, counting)) for i in items],
+                  help="nothing is removed unless you tick it (space); each one is checked again when the plan "
+                  "runs. Deleted trees, venvs and caches cannot be rolled back; apt files are kept in the run's "
+                  "backups")]

@@ -28,6 +28,7 @@ class DebSpec:
     section: str = "devel"
     maintainer: str = "rocm-wizard tests <tests@invalid>"
     description: str = "stand-in package for rocm-wizard's integration tests"
+    conffiles: List[str] = field(default_factory=list)  # paths dpkg keeps as configuration files
 
     @property
     def filename(self) -> str:
@@ -61,6 +62,9 @@ def build_deb(spec: DebSpec, out_dir: str) -> str:
         control.append(f"Description: {spec.description}")
         with open(os.path.join(debian, "control"), "w", encoding="utf-8") as fh:
             fh.write("\n".join(control) + "\n")
+        if spec.conffiles:
+            with open(os.path.join(debian, "conffiles"), "w", encoding="utf-8") as fh:
+                fh.write("".join(c + "\n" for c in spec.conffiles))
         for script in ("postinst", "prerm", "postrm"):
             body = getattr(spec, script)
             if body:

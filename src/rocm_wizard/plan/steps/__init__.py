@@ -5,7 +5,7 @@ from typing import Any, Dict, Type
 
 from ..core import Step
 from .apt import AptAuth, AptInstall, AptKey, AptPin, AptSources, AptUpdate
-from .clean import RemovePath
+from .clean import PurgeLeftover, RemovePath
 from .coresdk import Alternative, AptRemove
 from .docker import DockerCheck, DockerPull, DockerRunScript
 from .files import Command, FileContent, RebootFlag
@@ -17,7 +17,7 @@ KINDS: Dict[str, Type[Step]] = {cls.kind: cls for cls in (
     AptAuth, AptKey, AptSources, AptPin, AptUpdate, AptInstall, AptRemove, Alternative,
     FileContent, Command, RebootFlag, UserGroups, SecureBootKey,
     Venv, VenvLink, PipUninstall, PipInstall, PipRestore, EnvPersist, PipCheck, PipGuard,
-    DockerCheck, DockerPull, DockerRunScript, RemovePath, WslHsaRemove,
+    DockerCheck, DockerPull, DockerRunScript, RemovePath, WslHsaRemove, PurgeLeftover,
 )}
 
 

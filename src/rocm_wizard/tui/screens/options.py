@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Dict, Iterable
 
-from textual import on
+from textual import on, work
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.widgets import Checkbox, Input, Label, Select, Static
+from textual.widgets import Checkbox, Input, Label, Select, SelectionList, Static
 
 from .. import fields as F
 from .base import WizardScreen
@@ -46,6 +46,12 @@ class OptionsScreen(WizardScreen):
                 with Vertical(classes="field", id=f"field-{f.name}"):
                     if f.kind == F.FLAG:
                         yield Checkbox(f.label, bool(f.value), id=f"in-{f.name}")
+                    elif f.kind == F.CHECKLIST:
+                        yield Label(f.label, classes="field-label")
+                        yield SelectionList(*[(label, value, value in (f.value or [])) for value, label in f.choices],
+                                            id=f"in-{f.name}", classes="checklist")
+                        yield Static(self._total(f), id=f"total-{f.name}", classes="field-total", markup=False)
+                        yield Static(self._why(f, 0), id=f"why-{f.name}", classes="field-help", markup=False)
                     else:
                         yield Label(f.label, classes="field-label")
                         if f.kind == F.CHOICE:
@@ -61,10 +67,12 @@ class OptionsScreen(WizardScreen):
                     yield Label(f.error() or "", classes="error field-error", id=f"err-{f.name}", markup=False)
 
     def on_mount(self) -> None:
+        if any(f.kind == F.CHECKLIST for f in self.fields) and self.wizard.core.sizes_pending():
+            self.count_sizes()
         if not self.wizard.animate:
             for w in self.query(Input):
                 w.cursor_blink = False
-        first = self.query("Select, Input, Checkbox")
+        first = self.query("Select, Input, Checkbox, SelectionList")
         if first:
             first.first().focus()
 
@@ -90,6 +98,56 @@ class OptionsScreen(WizardScreen):
         if event.select.id == "in-torch" and self.query("#in-torch_index_url"):
             # the index field's example follows the chosen build's index (rocm6.2.4, rocm7.0...)
             self.query_one("#in-torch_index_url", Input).placeholder = F.index_placeholder(event.value)
+
+    @work(thread=True, exclusive=True, group="clean-sizes", exit_on_error=False)
+    def count_sizes(self) -> None:
+        """Count the clean list's sizes off the screen's thread, then redraw the checklist."""
+        self.wizard.core.count_sizes()
+        self.app.call_from_thread(self._sizes_counted)
+
+    def _sizes_counted(self) -> None:
+        items = {i.id: i for i in self.wizard.core.clean_items_cached()}
+        for f in self.fields:
+            if f.kind != F.CHECKLIST:
+                continue
+            f.choices = [(v, F.clean_label(items[v]) if v in items else label) for v, label in f.choices]
+            sl = self.query_one(f"#in-{f.name}", SelectionList)
+            picked, at = set(sl.selected), sl.highlighted
+            sl.clear_options()
+            sl.add_options([(label, v, v in picked) for v, label in f.choices])
+            if at is not None:
+                sl.highlighted = at
+            self.query_one(f"#total-{f.name}", Static).update(self._total(f))
+
+    def _total(self, f) -> str:
+        if not f.choices:
+            return "nothing can go"
+        core = self.wizard.core
+        items = core.clean_items_cached()
+        if core.sizes_pending():
+            return f"{len(f.value or [])} of {len(f.choices)} picked (counting the sizes...)"
+        return F.size_total(items, f.value or []) if items else f"{len(f.value or [])} of {len(f.choices)} picked"
+
+    def _why(self, f, index) -> str:
+        items = {i.id: i for i in self.wizard.core.clean_items_cached()}
+        if index is None or not (0 <= index < len(f.choices)):
+            return ""
+        it = items.get(f.choices[index][0])
+        return f"Why: {it.why}" if it is not None else ""
+
+    @on(SelectionList.SelectionHighlighted)
+    def _checklist_highlight(self, event: SelectionList.SelectionHighlighted) -> None:
+        f = self._field(event.selection_list.id or "")
+        if f is not None:
+            self.query_one(f"#why-{f.name}", Static).update(self._why(f, event.selection_index))
+
+    @on(SelectionList.SelectedChanged)
+    def _checked(self, event: SelectionList.SelectedChanged) -> None:
+        sl = event.selection_list
+        self._update(sl.id or "", list(sl.selected))
+        f = self._field(sl.id or "")
+        if f is not None:
+            self.query_one(f"#total-{f.name}", Static).update(self._total(f))
 
     @on(Checkbox.Changed)
     def _checkbox(self, event: Checkbox.Changed) -> None:

@@ -17,6 +17,8 @@ PATH_TITLES = {
     "torch-reinstall": "Reinstall PyTorch in the venv",
     "rocm-upgrade": "Upgrade ROCm from AMD's apt repository",
     "docker": "Use AMD's rocm/pytorch Docker image",
+    "guard": "Guard this venv",
+    "clean": "Clean up",
 }
 
 
@@ -28,6 +30,10 @@ def target_line(rec) -> str:
         return f"ROCm {t['rocm']} on Ubuntu {t.get('ubuntu', '?')}"
     if rec.path == "docker" and t.get("image"):
         return t["image"]
+    if rec.path == "guard" and t.get("venv"):
+        return f"pin the ROCm torch in {t['venv']}"
+    if rec.path == "clean" and t.get("items"):
+        return f"{t['items']} things can go: pick from a checklist"
     return ""
 
 
@@ -47,7 +53,12 @@ class PathScreen(WizardScreen):
     BINDINGS = [Binding("n", "choose", "Choose")]
 
     def body(self) -> Iterable:
-        self.recs = ordered(getattr(self.wizard.diagnosis, "recommendations", []) or [])
+        recs = list(getattr(self.wizard.diagnosis, "recommendations", []) or [])
+        try:  # the guard and clean-up ways, after the diagnosis' own
+            extra = [w for w in self.wizard.core.extra_ways(self.wizard.system) if w.path not in {r.path for r in recs}]
+        except Exception:
+            extra = []
+        self.recs = ordered(recs) + [w for w in extra if w.applies]
         options = []
         for i, r in enumerate(self.recs):
             title = PATH_TITLES.get(r.path, r.path)
