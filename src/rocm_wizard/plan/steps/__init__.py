@@ -11,12 +11,14 @@ from .docker import DockerCheck, DockerPull, DockerRunScript
 from .files import Command, FileContent, RebootFlag
 from .python import EnvPersist, PipCheck, PipGuard, PipInstall, PipRestore, PipUninstall, Venv, VenvLink
 from .system import SecureBootKey, UserGroups
+from .zypper import ZypperInstall, ZypperKey, ZypperRefresh, ZypperRepos
 
 KINDS: Dict[str, Type[Step]] = {cls.kind: cls for cls in (
     AptAuth, AptKey, AptSources, AptPin, AptUpdate, AptInstall, AptRemove, Alternative,
     FileContent, Command, RebootFlag, UserGroups, SecureBootKey,
     Venv, VenvLink, PipUninstall, PipInstall, PipRestore, EnvPersist, PipCheck, PipGuard,
     DockerCheck, DockerPull, DockerRunScript, RemovePath,
+    ZypperKey, ZypperRepos, ZypperRefresh, ZypperInstall,
 )}
 
 
