@@ -720,8 +720,10 @@ class ZypperInstall(Step):
             "local i v ok line grab=0 r p",
             'for i in "${!names[@]}"; do',
             "  ok=0",
-            '  while IFS= read -r v; do if [[ -n $v && $v == "${prefixes[i]}"* ]]; then ok=1; fi; done '
+            '  if rpm -q "${names[i]}" >/dev/null 2>&1; then',
+            '    while IFS= read -r v; do if [[ -n $v && $v == "${prefixes[i]}"* ]]; then ok=1; fi; done '
             '< <(rpm -q --qf \'%{VERSION}-%{RELEASE}\\n\' "${names[i]}" 2>/dev/null || true)',
+            "  fi",
             '  if [[ $ok == 0 ]]; then want+=("${names[i]}"); fi',
             "done",
             'if [[ ${#want[@]} -eq 0 ]]; then',
