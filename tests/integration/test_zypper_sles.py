@@ -189,3 +189,29 @@ def test_script_refuses_a_key_that_is_not_the_expected_one(sles_old, zworld):
     assert "nothing was written or imported" in res.stderr
     assert "rpm --import" not in res.stderr.replace("then rpm --import it", "")
     assert zl.state(root) == before
+
+
+def test_playbook_check_changes_nothing_the_run_converges_and_a_second_run_changes_nothing(sles_old, zworld,
+                                                                                           ansible_debs):
+    """The playbook (``command`` tasks for rpm and zypper: ansible-core ships no zypper module, and
+    community.general is not a dependency) run for real with Debian's ansible-core in the root."""
+    from harness import ansible
+
+    root = sles_old
+    ansible.install(root, ansible_debs)
+    res = wizard.run(root, "--plan-only", "--format", "ansible", *upgrade_args(zworld))
+    assert res.returncode in (0, 2), res.stderr
+    tasks = "\n".join(ln for ln in res.stdout.splitlines() if not ln.lstrip().startswith("#"))
+    assert "community.general" not in tasks and "--gpg-auto-import-keys" not in tasks
+    root.write("/root/site.yml", res.stdout)
+    users = ["-e", '{"rocm_wizard_gpu_users": ["alice"]}']
+    before = zl.state(root)
+    check = ansible.playbook(root, "/root/site.yml", "--check", "--diff", *users)
+    assert check.returncode == 0, check.stdout[-6000:] + check.stderr[-3000:]
+    assert zl.state(root) == before
+    run = ansible.playbook(root, "/root/site.yml", *users)
+    assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-3000:]
+    assert_upgraded(root)
+    again = ansible.playbook(root, "/root/site.yml", *users)
+    assert again.returncode == 0, again.stdout[-6000:] + again.stderr[-3000:]
+    assert ansible.recap(again.stdout)["changed"] == 0, ansible.changed_tasks(again.stdout)

@@ -31,6 +31,12 @@ from ..state import ABSENT, PRESENT, UNKNOWN as UNK
 from ._util import J, SAFE_PATTERN, SAFE_PKG, check_abs_path, check_url, shell_array
 
 REPOS_DIR = "/etc/zypp/repos.d/"
+# sh -c: run the zypper dry run given as arguments and print the names it would remove, one a line
+# (the block after "The following ... going to be REMOVED:"); its own failure fails the task
+REMOVALS_SH = ('out=$("$@" 2>&1) || { printf "%s\\n" "$out" >&2; exit 1; }; '
+               'printf "%s\\n" "$out" | awk \'/going to be REMOVED:/ {g=1; next} '
+               'g && /^[[:space:]]*$/ {if (n) exit; next} g && /^The following/ {exit} '
+               'g {for (i = 1; i <= NF; i++) {print $i; n++}}\'')
 ZYPPER = ["zypper", "--non-interactive"]
 SAFE_ALIAS = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:+-]{0,80}$")
 
@@ -278,7 +284,8 @@ class ZypperKey(Step):
     def ansible_vars(self) -> Dict[str, Any]:
         p = self.params
         return {self.var("url"): p["url"], self.var("fingerprint"): p["fingerprint"],
-                self.var("key_file"): p["key_file"], self.var("rpm_name"): rpm_key_name(p["fingerprint"])}
+                self.var("key_file"): p["key_file"], self.var("key_dir"): os.path.dirname(p["key_file"]),
+                self.var("rpm_name"): rpm_key_name(p["fingerprint"])}
 
     def render_ansible(self) -> List[Dict[str, Any]]:
         tmp, shown, has = self.var("tmp"), self.var("shown"), self.var("has")
@@ -310,9 +317,13 @@ class ZypperKey(Step):
                 {"argv": ["gpg", "--batch", "--no-autostart", "--yes", "--armor", "-o", "{{ " + tmp + ".path }}/key.asc",
                           "--export", J(self.var("fingerprint"))]},
              "environment": home, "changed_when": False, "check_mode": False},
+            {"name": f"{n}: the key file's directory", "ansible.builtin.file":
+                {"path": J(self.var("key_dir")), "state": "directory", "owner": "root", "group": "root",
+                 "mode": "0755"}, "register": self.var("dir")},
             {"name": f"{n}: install the checked key file", "ansible.builtin.copy":
                 {"src": "{{ " + tmp + ".path }}/key.asc", "remote_src": True, "dest": J(self.var("key_file")),
-                 "owner": "root", "group": "root", "mode": "0644"}},
+                 "owner": "root", "group": "root", "mode": "0644"},
+             "when": f"not (ansible_check_mode and {self.var('dir')} is changed)"},
             {"name": f"{n}: remove the temporary directory (runs in --check too)", "ansible.builtin.file":
                 {"path": "{{ " + tmp + ".path }}", "state": "absent"}, "changed_when": False, "check_mode": False},
             {"name": f"{n}: whether the rpm database holds the key (reads only; runs in --check too)",
@@ -765,14 +776,14 @@ class ZypperInstall(Step):
         return {self.var("names"): [s["name"] for s in self.params["packages"]],
                 self.var("prefixes"): [s["version"] for s in self.params["packages"]],
                 self.var("argv"): self._argv([]), self.var("dry"): self._argv([], dry=True),
+                self.var("removals_sh"): REMOVALS_SH,
                 self.var("related"): list(self.params["related"])}
 
     def render_ansible(self) -> List[Dict[str, Any]]:
         n = f"Step {self.index} {self.id}"
         have, want, sim = self.var("have"), self.var("want"), self.var("sim")
-        removed = (f"({sim}.stdout | default('') | regex_search('going to be REMOVED:\\n((?:[ \\t]*\\S.*\\n)+)', '\\1') "
-                   "| default([''], true) | first | split)")
-        related = "|".join(p.replace(".", "\\.").replace("*", ".*").replace("?", ".") for p in self.params["related"])
+        removed = f"{sim}.stdout_lines"
+        related = "|".join(p.replace(".", "[.]").replace("*", ".*").replace("?", ".") for p in self.params["related"])
         wanted = f"{want} | length > 0"
         tasks: List[Dict[str, Any]] = [
             {"name": f"{n}: the installed versions (reads only; runs in --check too)", "ansible.builtin.command": {
@@ -786,10 +797,15 @@ class ZypperInstall(Step):
                       "| select('match', item.1 | regex_escape) | list | length) == 0 else []) }}"},
              "loop": "{{ " + have + ".results | zip(" + self.var("prefixes") + ") | list }}",
              "loop_control": {"label": "{{ item.0.item }}"}},
-            {"name": f"{n}: what zypper would do (a dry run; runs in --check too)", "ansible.builtin.command": {
-                "argv": "{{ " + self.var("dry") + " + " + want + " }}"},
+            # the dry run, its output reduced to the names zypper would remove (one a line)
+            {"name": f"{n}: what zypper would remove (a dry run)", "ansible.builtin.command": {
+                "argv": "{{ ['sh', '-c', " + self.var("removals_sh") + ", 'sh'] + " + self.var("dry") + " + " + want
+                        + " }}"},
              "register": sim, "changed_when": False, "check_mode": False,
-             "when": f"{wanted} and not (ansible_check_mode and rw_zypper_refresh_pending | default(false) | bool)"},
+             "when": f"{wanted} and not ansible_check_mode"},
+            {"name": f"{n}: --check: zypper's dry run needs the repositories this play sets up; not run",
+             "ansible.builtin.debug": {"msg": "would install {{ " + want + " | join(' ') }}"},
+             "when": f"{wanted} and ansible_check_mode"},
             {"name": f"{n}: show what zypper would remove", "ansible.builtin.debug": {
                 "msg": "zypper would remove: {{ " + removed + " | join(', ') or 'nothing' }}"},
              "when": f"{wanted} and {sim} is not skipped"},
