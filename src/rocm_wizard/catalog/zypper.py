@@ -89,3 +89,20 @@ def refusal(osi) -> Optional[str]:
 
 def url(base: str, kind: str, **values: str) -> str:
     return base.rstrip("/") + "/" + repo()[f"{kind}_path"].format(**values)
+
+
+def pick(version_id: Optional[str], gfx_targets=(), official=None) -> Optional[str]:
+    """The release a SLES host gets by default: of the releases listed for its service pack (and
+    known to the release catalog), those whose support lists name every GPU (``official(gfx,
+    version) -> bool``; all when none does), documented ones first, the newest."""
+    from . import releases as rel_cat
+
+    cands = [r for r in releases() if sles_support(r.version, version_id) and rel_cat.resolve(r.version) is not None]
+    if official is not None and gfx_targets:
+        cands = [r for r in cands if all(official(g, r.version) for g in gfx_targets)] or cands
+    if not cands:
+        return None
+    documented = [r for r in cands if r.status == "documented"]
+    from packaging.version import Version
+
+    return max(documented or cands, key=lambda r: Version(r.version)).version

@@ -33,14 +33,12 @@ def rocm_upgrade_zypper(system, choices, notes: List[str], here: int) -> Tuple[D
             raise b.PlanError(f"ROCm {rel.version} is for SLES {', '.join(zyp.release(rel.version).sles)}, not {label}",
                               here)
     else:
-        cands = [cat.rocm_release(r.version) for r in listed if zyp.sles_support(r.version, osi.version_id)]
-        cands = [r for r in cands if all(cat.gfx_status(g, r).level == "official" for g in targets)] or cands
-        if not cands:
+        picked = zyp.pick(osi.version_id, targets, lambda g, v: cat.gfx_status(g, cat.rocm_release(v)).level == "official")
+        if picked is None:
             raise b.PlanError(f"no ROCm release in the catalog is documented for {label} "
                               "(AMD's zypper repositories: " + "; ".join(f"{r.version}: SLES {', '.join(r.sles)}"
                                                                          for r in listed) + ")", here)
-        documented = [r for r in cands if zyp.sles_status(r.version) == "documented"]
-        rel = max(documented or cands, key=lambda r: b._vkey(r.version))
+        rel = cat.rocm_release(picked)
     entry = zyp.release(rel.version)
     if entry.status != "documented":
         notes.append(f"SLES {', '.join(entry.sles)} for ROCm {rel.version} is {entry.status}: {entry.note}")
