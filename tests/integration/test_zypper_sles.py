@@ -215,3 +215,19 @@ def test_playbook_check_changes_nothing_the_run_converges_and_a_second_run_chang
     again = ansible.playbook(root, "/root/site.yml", *users)
     assert again.returncode == 0, again.stdout[-6000:] + again.stderr[-3000:]
     assert ansible.recap(again.stdout)["changed"] == 0, ansible.changed_tasks(again.stdout)
+
+
+@pytest.mark.parametrize("index", [3, 6])
+def test_script_killed_before_a_step_finishes_when_run_again(sles_old, zworld, index):
+    """kill -9 of the script right before step N (3: the refresh after the key and repository
+    files changed; 6: ROCm's packages), then the same script again: it converges."""
+    root = sles_old
+    script = make_script(root, *upgrade_args(zworld))
+    root.write("/root/kill.bash", "set -T\n"
+               f"trap '[[ $BASH_COMMAND == step_{index:02d}_* ]] && kill -9 $$' DEBUG\n")
+    killed = root.run(["bash", script], env={"BASH_ENV": "/root/kill.bash"}, timeout=900)
+    assert killed.returncode == -9 or killed.returncode == 137, killed.stderr
+    assert zl.rpm_version(root, "rocm").startswith(zl.libpatch(zl.OLD))
+    res = root.run(["bash", script], timeout=900)
+    assert res.returncode == 0, res.stderr
+    assert_upgraded(root)
