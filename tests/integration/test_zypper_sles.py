@@ -231,3 +231,21 @@ def test_script_killed_before_a_step_finishes_when_run_again(sles_old, zworld, i
     res = root.run(["bash", script], timeout=900)
     assert res.returncode == 0, res.stderr
     assert_upgraded(root)
+
+
+@pytest.mark.parametrize("step", ["rocm-key", "zypper-refresh", "kernel-driver"])
+def test_yes_killed_after_a_step_then_resume_converges(sles_old, zworld, step):
+    import signal
+
+    root = sles_old
+    res = wizard.run(root, "--yes", "--no-verify", *upgrade_args(zworld),
+                     extra_env={"ROCM_WIZARD_FAULT": f"kill-after:{step}"})
+    assert res.returncode == -signal.SIGKILL, res.stderr
+    assert checks.journal(root)["state"] == "running"
+    resumed = wizard.run(root, "resume", "--no-verify")
+    assert resumed.returncode == 0, resumed.stderr
+    assert "skipped: done before the interruption" in resumed.stderr
+    assert checks.journal(root)["state"] == "finished"
+    assert_upgraded(root)
+    again = wizard.run(root, "--yes", "--no-verify", *upgrade_args(zworld))
+    assert again.returncode == 0 and set(checks.step_lines(again.stderr).values()) == {"ok"}, again.stderr
