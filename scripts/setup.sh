@@ -32,6 +32,7 @@ APT_PACKAGES=(
   tmux            # the TUI tested in a real terminal
   openssh-server  # sshd on loopback: the TUI tested over a real SSH session
   openssh-client  # ssh, ssh-keygen for that test
+  zypper rpm createrepo-c # the zypper lab (issue 26): real zypper, rpm, rpmbuild, rpmsign and createrepo_c
 )
 
 say() { echo "setup: $*" >&2; }

@@ -47,7 +47,7 @@ def test_every_tag_used_anywhere_exists():
                 walk(v)
 
     for name in ("rocm_releases.toml", "coresdk.toml", "torch_wheels.toml", "docker.toml", "overrides.toml",
-                 "distro_python.toml"):
+                 "distro_python.toml", "zypper.toml"):
         walk(_data.load(name))
     missing = sorted(t for t in used if sources.get(t) is None)
     assert not missing

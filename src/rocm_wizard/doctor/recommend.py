@@ -303,10 +303,55 @@ def _docker(ctx: Context, facts: resolve.Facts, ids) -> Recommendation:
 
 
 # ------------------------------------------------------------------ rocm-upgrade
+def _rocm_zypper(ctx: Context, facts: resolve.Facts, srcs: List[str]) -> Recommendation:
+    """SLES: the release AMD's zypper repositories serve for this service pack (catalog
+    ``zypper.toml``); openSUSE and other SUSE systems: why not (``unknown``, never ``supported``)."""
+    from ..catalog import zypper as zyp
+
+    srcs = list(dict.fromkeys(list(zyp.repo()["sources"]) + srcs[1:]))
+    why_not = zyp.refusal(ctx.system.os)
+    if why_not:
+        return Recommendation("rocm-upgrade", None, False, {}, why_not + ".", [], srcs)
+    gfx = ctx.primary_gfx
+    ver = s(ctx.os.version_id)
+    version = zyp.pick(ver, gfx, lambda g, v: g in releases.resolve(v).gfx_official)
+    label = s(ctx.os.pretty_name) or f"SLES {ver}"
+    if version is None:
+        listed = "; ".join(f"{r.version}: SLES {', '.join(r.sles)}" for r in zyp.releases())
+        return Recommendation("rocm-upgrade", None, False, {}, f"No ROCm release in the catalog is documented for "
+                              f"{label} (AMD's zypper repositories: {listed}).", [], srcs)
+    rel = releases.resolve(version)
+    entry = zyp.release(version)
+    host = parse_version(ctx.host_rocm)
+    if host is not None and host >= parse_version(rel.version):
+        return Recommendation("rocm-upgrade", None, False, {}, f"The host already has ROCm {ctx.host_rocm} (target "
+                              f"{rel.version} from AMD's zypper repositories).", [], srcs)
+    res = resolve.rocm_ways(facts)
+    way = res.find(rel.version)
+    target = {"mode": "upgrade", "rocm": rel.version, "series": rel.series, "stream": "zypper",
+              "sles": zyp.service_pack(ver), "repo_base": releases.base_url(None),
+              "sles_status": entry.status, "release_status": rel.status, "support_status": rel.support_status,
+              "kernel_driver": "amdgpu-dkms" if s(ctx.os.kernel) else "none (the running kernel is not known: --no-dkms)",
+              "proof": way.proof() if way is not None else []}
+    parts = [f"ROCm {rel.version} from AMD's zypper repository (rocm/zyp/{rel.apt_dir}/main, priority "
+             f"{zyp.repo()['priority']}, packages --from it) for {', '.join(gfx) or 'this GPU'} on {label}: the "
+             "signing key is checked against its fingerprint before rpm --import, never --gpg-auto-import-keys."]
+    if entry.status != "documented":
+        parts.append(f"SLES {', '.join(entry.sles)} for {rel.version} is {entry.status}: {entry.note}.")
+    if ctx.host_rocm:
+        parts.append(f"The host has ROCm {ctx.host_rocm} now.")
+    return Recommendation("rocm-upgrade", None, True, target, " ".join(parts), [], srcs + list(entry.sources),
+                          way.proof() if way is not None else [])
+
+
 def _rocm(ctx: Context, facts: resolve.Facts, ids, repo_base: Optional[str], index_base: Optional[str]) -> Recommendation:
     srcs = ["amd-pkgmgr-ubuntu", "amd-sysreq"] + list(releases.policy_sources())
     os_id = s(ctx.os.id).lower()
     ver = s(ctx.os.version_id)
+    from ..catalog import zypper as zyp  # SLES: AMD's zypper repositories (issue 26)
+
+    if os_id in zyp.SUSE_IDS and not ctx.container:
+        return _rocm_zypper(ctx, facts, srcs)
     if os_id != "ubuntu":
         what = f"this is {s(ctx.os.pretty_name) or os_id}" if os_id else "the operating system was not detected"
         return Recommendation("rocm-upgrade", None, False, {}, f"AMD's apt repository path is for Ubuntu 22.04/24.04; {what}.",

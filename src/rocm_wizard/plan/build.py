@@ -256,6 +256,14 @@ def _rocm_upgrade(system, choices: Choices, notes: List[str], recipe) -> Tuple[D
     if osi.container:
         raise PlanError(f"this system is a container ({osi.container}): upgrade ROCm on the host or use another "
                         "image (--path docker)", here)
+    from ..catalog import zypper as _zyp  # SLES: AMD's zypper repositories (issue 26)
+
+    if _zyp.refusal(osi):
+        raise PlanError(_zyp.refusal(osi) + ": use --path torch-reinstall or --path docker", here)
+    if _zyp.planned_with_zypper(osi):
+        from .build_zypper import rocm_upgrade_zypper
+
+        return rocm_upgrade_zypper(system, choices, notes, here)
     codename = cat.apt_codename(osi)
     if not codename and not cat.core_profile(osi):
         raise PlanError(f"rocm-upgrade uses AMD's apt repositories for Ubuntu (and Debian 12/13 for the Core SDK); "
@@ -1582,7 +1590,12 @@ def _build(system, choices: Choices, notes: List[str]) -> Plan:
                  "apt": bool(osi is not None and osi.id in ("ubuntu", "debian"))}
         if path == "rocm-upgrade":
             ns, facts, fp = _rocm_upgrade(system, choices, notes, recipe)
-            if ns.get("stream") == "core-sdk":
+            if ns.get("stream") == "zypper":  # SLES: its own recipe, with the apt recipe's list of ROCm packages
+                import dataclasses
+
+                zyp = load_recipe("rocm-upgrade-zypper")
+                recipe = dataclasses.replace(zyp, data={"rocm_related": recipe.data["rocm_related"], **zyp.data})
+            elif ns.get("stream") == "core-sdk":
                 # the Core SDK branch: its own steps, with the legacy recipe's apt safety data (which
                 # packages apt may remove unasked, the keys DKMS signs with under Secure Boot)
                 import dataclasses

@@ -1,0 +1,251 @@
+"""ROCm on SLES with real zypper and rpm (issue 26): a Debian root posing as SLES 15 SP6, with
+Debian's zypper and rpm in it, and signed repositories laid out like AMD's SLES ones on 127.0.0.1
+(harness/zypperlab.py).  ``--yes``, the plan's script and its playbook upgrade ROCm 6.2.4 -> 6.4.3;
+a second run changes nothing; ``DRY_RUN=1`` changes nothing; a key that is not the expected one is
+refused before ``rpm --import``; SUSE's newer ``rocm`` does not win; rollback takes the repository
+files back."""
+from __future__ import annotations
+
+import pytest
+from rwtest import ci
+
+from harness import checks, wizard, zypperlab as zl
+
+
+@pytest.fixture(scope="session")
+def zypper_debs(root_base):
+    from harness.procs import CommandFailed
+
+    try:
+        return zl.ensure_debs(root_base)
+    except CommandFailed as exc:
+        ci.missing(f"Debian's zypper and rpm (fetched once from Debian's archive): {exc}")
+
+
+@pytest.fixture(scope="session")
+def zypper_world(tier_ready, tmp_path_factory):
+    for tool in ("rpmbuild", "rpmsign", "createrepo_c"):
+        ci.tool(tool)
+    world = zl.build_world(str(tmp_path_factory.mktemp("zypperworld")))
+    yield world
+    world.radeon.stop()
+    world.suse.stop()
+    for key in (world.radeon_key, world.suse_key, world.rogue_key):
+        key.close()
+
+
+@pytest.fixture
+def zworld(zypper_world):
+    zypper_world.reset()
+    yield zypper_world
+    zypper_world.reset()
+
+
+@pytest.fixture
+def sles_old(root_base, zypper_debs, zworld):
+    """SLES 15 SP6 (stand-in) with ROCm 6.2.4 from AMD's zypper repository, an AMD GPU (sysfs of a
+    Radeon RX 7900 XTX), a user alice, and the wizard bind-mounted."""
+    root = root_base.new_root()
+    try:
+        zl.make_sles(root, zypper_debs)
+        zl.make_rocm_old(root, zworld)
+        root.add_user("alice")
+        wizard.prepare(root)
+        wizard.add_gpu(root)
+        yield root
+    finally:
+        root.close()
+
+
+def upgrade_args(world, fingerprint=None):
+    return ["--path", "rocm-upgrade", "--rocm", zl.NEW, "--rocm-mirror", world.radeon_url, "--allow-http-mirror",
+            "--rocm-key-fingerprint", fingerprint or world.radeon_key.fingerprint, "--user", "alice"]
+
+
+def assert_upgraded(root):
+    full = zl.libpatch(zl.NEW)
+    assert zl.rpm_version(root, "rocm") == f"{full}-sles156"
+    # AMD's rocm-core, not "SUSE's" newer 6.5.0: the repository priority and --from decide
+    assert zl.rpm_version(root, "rocm-core") == f"{full}-sles156"
+    assert zl.rpm_version(root, "amdgpu-dkms") == f"{zl.NEW}.99-sles156"
+    assert zl.rpm_version(root, "kernel-default-devel")
+    assert root.read(f"/opt/rocm-{zl.NEW}/.info/version") == f"{zl.NEW}-AMD\n"
+    repo = root.read("/etc/zypp/repos.d/rocm.repo")
+    assert f"[ROCm-{zl.NEW}]" in repo and f"/rocm/zyp/{zl.NEW}/main" in repo
+    assert "gpgcheck=1" in repo and "pkg_gpgcheck=1" in repo and "priority=50" in repo
+    assert "[amdgpu]" in root.read("/etc/zypp/repos.d/amdgpu.repo")
+
+
+def test_yes_upgrades_6_2_to_6_4_then_a_second_run_is_all_ok(sles_old, zworld):
+    root = sles_old
+    assert zl.rpm_version(root, "rocm").startswith(zl.libpatch(zl.OLD))
+    res = wizard.run(root, "--yes", "--no-verify", *upgrade_args(zworld))
+    assert res.returncode == 0, res.stderr
+    assert_upgraded(root)
+    groups = root.run(["id", "-nG", "alice"]).stdout.split()
+    assert "render" in groups and "video" in groups
+    # the key went into the rpm database only through rpm --import of the checked copy
+    assert root.run(["rpm", "-q", "gpg-pubkey-" + zworld.radeon_key.fingerprint[-8:].lower()]).returncode == 0
+    ev = checks.events(root, checks.latest_run(root))
+    argvs = [e["argv"] for e in ev if e["event"] == "command"]
+    assert any(a[:2] == ["rpm", "--import"] for a in argvs)
+    assert not any("--gpg-auto-import-keys" in a or "--no-gpg-checks" in a for a in argvs)
+    dry = [a for a in argvs if a[:3] == ["zypper", "--non-interactive", "install"] and "--dry-run" in a]
+    assert dry, "the removals are read from a dry run first"
+
+    again = wizard.run(root, "--yes", "--no-verify", *upgrade_args(zworld))
+    assert again.returncode == 0, again.stderr
+    words = checks.step_lines(again.stderr)
+    assert set(words.values()) == {"ok"}, again.stderr
+    assert_upgraded(root)
+
+
+def test_dry_run_changes_nothing(sles_old, zworld):
+    root = sles_old
+    before = zl.state(root)
+    res = wizard.run(root, "--dry-run", *upgrade_args(zworld))
+    assert res.returncode == 2, res.stderr
+    assert f"/rocm/zyp/{zl.NEW}/main" in res.stdout
+    assert zl.state(root) == before
+
+
+def test_a_key_that_is_not_the_expected_one_is_refused_before_rpm_import(sles_old, zworld):
+    root = sles_old
+    before = zl.state(root)
+    wrong = zworld.rogue_key.fingerprint
+    res = wizard.run(root, "--yes", "--no-verify", *upgrade_args(zworld, fingerprint=wrong))
+    assert res.returncode == 1
+    assert wrong in res.stderr and "nothing was written or imported" in res.stderr
+    assert zl.state(root) == before
+    ev = checks.events(root, checks.latest_run(root))
+    assert not any(e["argv"][:2] == ["rpm", "--import"] for e in ev if e["event"] == "command")
+
+
+def test_rollback_takes_the_repository_files_back(sles_old, zworld):
+    root = sles_old
+    old_repo = root.read("/etc/zypp/repos.d/rocm.repo")
+    res = wizard.run(root, "--yes", "--no-verify", *upgrade_args(zworld))
+    assert res.returncode == 0, res.stderr
+    assert root.exists("/etc/zypp/repos.d/amdgpu.repo")
+    back = wizard.run(root, "rollback")
+    assert back.returncode == 0, back.stderr + back.stdout
+    assert "restored /etc/zypp/repos.d/rocm.repo" in back.stdout
+    assert "removed /etc/zypp/repos.d/amdgpu.repo (it did not exist before)" in back.stdout
+    assert root.read("/etc/zypp/repos.d/rocm.repo") == old_repo
+    assert not root.exists("/etc/zypp/repos.d/amdgpu.repo")
+
+
+def test_suses_newer_rocm_does_not_win_over_amds(sles_old, zworld):
+    """"SUSE's" repository offers rocm and rocm-core 6.5.0, newer than AMD's 6.4.3, at the default
+    priority: after the plan, a plain `zypper update` keeps AMD's (priority=50 in the .repo file);
+    the control, the same file without its priority, lets zypper take SUSE's."""
+    root = sles_old
+    res = wizard.run(root, "--yes", "--no-verify", *upgrade_args(zworld))
+    assert res.returncode == 0, res.stderr
+    up = root.run(["zypper", "--non-interactive", "update"], timeout=600)
+    assert up.returncode == 0, up.stdout + up.stderr
+    assert_upgraded(root)
+    root.run(["sed", "-i", "/^priority=/d", "/etc/zypp/repos.d/rocm.repo"], check=True)
+    control = root.run(["zypper", "--non-interactive", "update", "--dry-run"], timeout=600)
+    assert "rocm rocm-core" in control.stdout and "going to be upgraded" in control.stdout, control.stdout
+
+
+def make_script(root, *args, name="/root/plan.sh"):
+    res = wizard.run(root, "--plan-only", *args)
+    assert res.returncode in (0, 2), res.stderr
+    assert res.stdout.startswith("#!/usr/bin/env bash")
+    root.write(name, res.stdout, mode=0o755)
+    return name
+
+
+def test_script_upgrades_dry_run_changes_nothing_and_a_second_run_changes_nothing(sles_old, zworld):
+    root = sles_old
+    script = make_script(root, *upgrade_args(zworld))
+    code = "\n".join(ln for ln in root.read(script).splitlines() if not ln.lstrip().startswith("#"))
+    assert "zypper" in code and "--gpg-auto-import-keys" not in code and "--no-gpg-checks" not in code
+    before = zl.state(root)
+    dry = root.run(["bash", script], env={"DRY_RUN": "1"})
+    assert dry.returncode == 2, dry.stderr
+    assert zl.state(root) == before
+    res = root.run(["bash", script], timeout=900)
+    assert res.returncode == 0, res.stderr
+    assert_upgraded(root)
+    assert "rpm --import" in res.stderr
+    again = root.run(["bash", script], timeout=900)
+    assert again.returncode == 0, again.stderr
+    assert "done: 0 step(s) changed the system" in again.stderr
+    after = zl.state(root)
+    dry2 = root.run(["bash", script], env={"DRY_RUN": "1"})
+    assert dry2.returncode == 0, dry2.stderr
+    assert zl.state(root) == after
+
+
+def test_script_refuses_a_key_that_is_not_the_expected_one(sles_old, zworld):
+    root = sles_old
+    script = make_script(root, *upgrade_args(zworld, fingerprint=zworld.rogue_key.fingerprint))
+    before = zl.state(root)
+    res = root.run(["bash", script], timeout=600)
+    assert res.returncode == 1
+    assert "nothing was written or imported" in res.stderr
+    assert "rpm --import" not in res.stderr.replace("then rpm --import it", "")
+    assert zl.state(root) == before
+
+
+def test_playbook_check_changes_nothing_the_run_converges_and_a_second_run_changes_nothing(sles_old, zworld,
+                                                                                           ansible_debs):
+    """The playbook (``command`` tasks for rpm and zypper: ansible-core ships no zypper module, and
+    community.general is not a dependency) run for real with Debian's ansible-core in the root."""
+    from harness import ansible
+
+    root = sles_old
+    ansible.install(root, ansible_debs)
+    res = wizard.run(root, "--plan-only", "--format", "ansible", *upgrade_args(zworld))
+    assert res.returncode in (0, 2), res.stderr
+    tasks = "\n".join(ln for ln in res.stdout.splitlines() if not ln.lstrip().startswith("#"))
+    assert "community.general" not in tasks and "--gpg-auto-import-keys" not in tasks
+    root.write("/root/site.yml", res.stdout)
+    users = ["-e", '{"rocm_wizard_gpu_users": ["alice"]}']
+    before = zl.state(root)
+    check = ansible.playbook(root, "/root/site.yml", "--check", "--diff", *users)
+    assert check.returncode == 0, check.stdout[-6000:] + check.stderr[-3000:]
+    assert zl.state(root) == before
+    run = ansible.playbook(root, "/root/site.yml", *users)
+    assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-3000:]
+    assert_upgraded(root)
+    again = ansible.playbook(root, "/root/site.yml", *users)
+    assert again.returncode == 0, again.stdout[-6000:] + again.stderr[-3000:]
+    assert ansible.recap(again.stdout)["changed"] == 0, ansible.changed_tasks(again.stdout)
+
+
+@pytest.mark.parametrize("index", [3, 6])
+def test_script_killed_before_a_step_finishes_when_run_again(sles_old, zworld, index):
+    """kill -9 of the script right before step N (3: the refresh after the key and repository
+    files changed; 6: ROCm's packages), then the same script again: it converges."""
+    root = sles_old
+    script = make_script(root, *upgrade_args(zworld))
+    root.write("/root/kill.bash", "set -T\n"
+               f"trap '[[ $BASH_COMMAND == step_{index:02d}_* ]] && kill -9 $$' DEBUG\n")
+    killed = root.run(["bash", script], env={"BASH_ENV": "/root/kill.bash"}, timeout=900)
+    assert killed.returncode == -9 or killed.returncode == 137, killed.stderr
+    assert zl.rpm_version(root, "rocm").startswith(zl.libpatch(zl.OLD))
+    res = root.run(["bash", script], timeout=900)
+    assert res.returncode == 0, res.stderr
+    assert_upgraded(root)
+
+
+@pytest.mark.parametrize("step", ["rocm-key", "zypper-refresh", "kernel-driver"])
+def test_yes_killed_after_a_step_then_resume_converges(sles_old, zworld, step):
+    import signal
+
+    root = sles_old
+    res = wizard.run(root, "--yes", "--no-verify", *upgrade_args(zworld),
+                     extra_env={"ROCM_WIZARD_FAULT": f"kill-after:{step}"})
+    assert res.returncode == -signal.SIGKILL, res.stderr
+    assert checks.journal(root)["state"] == "running"
+    resumed = wizard.run(root, "resume", "--no-verify")
+    assert resumed.returncode == 0, resumed.stderr
+    assert "skipped: done before the interruption" in resumed.stderr
+    assert checks.journal(root)["state"] == "finished"
+    assert_upgraded(root)
+    again = wizard.run(root, "--yes", "--no-verify", *upgrade_args(zworld))
+    assert again.returncode == 0 and set(checks.step_lines(again.stderr).values()) == {"ok"}, again.stderr
