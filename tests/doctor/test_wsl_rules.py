@@ -1,5 +1,5 @@
 """The WSL 2 rules (doctor/wsl_rules.py) on real WSL pastes, each with the finding its thread's answer
-names (`doctor_findings` in labels.toml; set F of HELDOUT.md), and on the single facts each rule
+names (`doctor_findings` in labels.toml; set W of HELDOUT.md), and on the single facts each rule
 reads, with the cases where it must stay silent."""
 from __future__ import annotations
 
