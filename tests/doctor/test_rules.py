@@ -273,7 +273,9 @@ def test_oor_causes_need_their_own_evidence(rule_id):
 
 
 def test_every_rule_has_a_case():
-    assert set(CASES) | set(ERROR_CASES) == set(MATCHERS)
+    from test_wsl_rules import WSL_RULES  # the WSL rules' cases are real WSL pastes and forms there
+
+    assert set(CASES) | set(ERROR_CASES) | set(WSL_RULES) == set(MATCHERS)
 
 
 def test_healthy_system_has_no_findings():

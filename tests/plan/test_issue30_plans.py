@@ -103,8 +103,12 @@ def test_wsl_torch_notes_follow_the_wheels_rocm():
     HSA_ENABLE_DXG_DETECTION=1 instead (rocm-2026 errata; ROCm/librocdxg README)."""
     s = _seed(SYSTEMS / "seed-rx7900xt-jammy-rocm6.2.json")
     s.os.wsl, s.os.kernel = True, "6.6.87.2-microsoft-standard-WSL2"
-    old = build_plan(s, Choices(path="torch-reinstall", torch="2.8.0+rocm6.4", venv="/home/u/v"))
+    # the host's 6.2 WSL runtime (rocr4wsl) takes a wheel no newer than itself (resolver check wsl-userspace)
+    old = build_plan(s, Choices(path="torch-reinstall", torch="2.5.1+rocm6.2", venv="/home/u/v"))
     assert any("libhsa-runtime64.so" in n for n in old.notes)
+    # a librocdxg host (7.2+) takes a 7.2 wheel, which keeps its own runtime
+    s.os.wsl_userspace = "librocdxg"
+    s.rocm.version = "7.2.1"
     new = build_plan(s, Choices(path="torch-reinstall", torch="2.13.0+rocm7.2", venv="/home/u/v"))
     note = next(n for n in new.notes if n.startswith("WSL:"))
     assert "librocdxg" in note and "HSA_ENABLE_DXG_DETECTION=1" in note and "libhsa-runtime64" not in note
