@@ -252,6 +252,12 @@ def _rocm_upgrade(system, choices: Choices, notes: List[str], recipe) -> Tuple[D
     if osi.container:
         raise PlanError(f"this system is a container ({osi.container}): upgrade ROCm on the host or use another "
                         "image (--path docker)", here)
+    from ..catalog import rpmrepos  # dnf hosts (issue 26): their own module and recipes
+
+    if rpmrepos.family(osi):
+        from .dnfplan import rocm_upgrade_dnf
+
+        return rocm_upgrade_dnf(system, choices, notes, here)
     codename = cat.apt_codename(osi)
     if not codename and not cat.core_profile(osi):
         raise PlanError(f"rocm-upgrade uses AMD's apt repositories for Ubuntu (and Debian 12/13 for the Core SDK); "
@@ -1484,6 +1490,8 @@ def _build(system, choices: Choices, notes: List[str]) -> Plan:
                  "apt": bool(osi is not None and osi.id in ("ubuntu", "debian"))}
         if path == "rocm-upgrade":
             ns, facts, fp = _rocm_upgrade(system, choices, notes, recipe)
+            if ns.get("stream") in ("dnf", "fedora"):  # issue 26: dnf hosts
+                recipe = load_recipe("rocm-upgrade-dnf" if ns["stream"] == "dnf" else "rocm-fedora")
             if ns.get("stream") == "core-sdk":
                 # the Core SDK branch: its own steps, with the legacy recipe's apt safety data (which
                 # packages apt may remove unasked, the keys DKMS signs with under Secure Boot)
@@ -1492,7 +1500,8 @@ def _build(system, choices: Choices, notes: List[str]) -> Plan:
                 core = load_recipe("rocm-upgrade-core")
                 shared = {k: recipe.data[k] for k in ("rocm_related", "mok_keys")}
                 recipe = dataclasses.replace(core, data={**shared, **core.data})
-            kept = _kept_venv(system, cat.rocm_release(choices.rocm), choices.dkms, notes)
+            kept = _kept_venv(system, cat.rocm_release(choices.rocm), choices.dkms, notes) \
+                if ns.get("stream") != "fedora" else None
             if kept:
                 facts["venv_kept"] = kept
         elif path == "torch-reinstall":
