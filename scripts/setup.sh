@@ -32,6 +32,9 @@ APT_PACKAGES=(
   tmux            # the TUI tested in a real terminal
   openssh-server  # sshd on loopback: the TUI tested over a real SSH session
   openssh-client  # ssh, ssh-keygen for that test
+  dnf             # issue 26: plans for dnf hosts run for real (rpm, rpmbuild, rpmsign come with rpm)
+  rpm
+  createrepo-c    # the stand-in rpm repositories of the dnf lab
 )
 
 say() { echo "setup: $*" >&2; }
