@@ -180,3 +180,27 @@ def test_the_script_refuses_a_forged_key_before_rpm_import(rocky_old, rpm_site):
     assert run.returncode != 0
     assert "nothing was written or imported" in run.stderr
     assert state(root) == before
+
+
+def test_the_playbook_converges_with_ansible_builtin_dnf(rocky_old, rpm_site, ansible_debs):
+    """ansible-core's own dnf and rpm_key modules, run for real with ``-c local`` in the root (Debian's
+    ansible-core 2.14; its dnf module uses the root's python3-dnf)."""
+    from harness import ansible
+
+    root = rocky_old
+    ansible.install(root, ansible_debs)
+    plan = wizard.run(root, "--plan-only", "--format", "ansible", *args(rpm_site))
+    assert plan.returncode == 2, plan.stderr
+    root.write("/root/site.yml", plan.stdout)
+    before = state(root)
+    check = ansible.playbook(root, "/root/site.yml", "--check")
+    assert check.returncode == 0, check.stdout[-4000:] + check.stderr[-2000:]
+    assert state(root) == before
+    run = ansible.playbook(root, "/root/site.yml")
+    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
+    assert rpm_q(root, "rocm") == "rocm-6.4.3.60403"
+    assert rpm_q(root, "gpg-pubkey-" + rpm_site.key.fingerprint[-8:].lower()).startswith("gpg-pubkey-")
+    assert "priority=50\n" in root.read("/etc/yum.repos.d/rocm.repo")
+    again = ansible.playbook(root, "/root/site.yml")
+    assert again.returncode == 0, again.stdout[-4000:]
+    assert ansible.recap(again.stdout)["changed"] == 0, ansible.changed_tasks(again.stdout)

@@ -262,7 +262,14 @@ class DnfInstall(Step):
                             "--allow-apt-removals"}})
         args: Dict[str, Any] = {"name": "{{ " + specs + " }}", "state": "present", "install_weak_deps": False,
                                 "update_cache": bool(self.params["refresh"])}
-        task: Dict[str, Any] = {"name": f"{n}: install", "ansible.builtin.dnf": args}
+        unresolved = ("(" + preview + "_items.results | map(attribute='stderr') | select('search', "
+                      "'(Error|No match|Unable to find)') | list | length > 0)")
+        tasks.append({"name": f"{n}: say what --check cannot predict", "ansible.builtin.debug": {
+            "msg": "--check: dnf cannot resolve these packages before the repositories of the earlier steps are "
+                   "written; the install is not checked in this run"},
+            "when": "ansible_check_mode and " + unresolved})
+        task: Dict[str, Any] = {"name": f"{n}: install", "ansible.builtin.dnf": args,
+                                "when": "not (ansible_check_mode and " + unresolved + ")"}
         if self.params["notify_reboot"]:
             task["notify"] = [REBOOT_HANDLER]
         tasks.append(task)

@@ -257,8 +257,8 @@ class RpmKey(Step):
             {"name": f"{n}: install the key file", "ansible.builtin.copy":
                 {"src": home + "/key.asc", "remote_src": True, "dest": J(self.var("key_file")), "owner": "root",
                  "group": "root", "mode": "0644"}},
-            {"name": f"{n}: import it into rpm's database", "ansible.builtin.rpm_key":
-                {"key": J(self.var("key_file")), "fingerprint": J(self.var("fingerprint")), "state": "present"}},
+            {"name": f"{n}: import the checked key into rpm's database", "ansible.builtin.rpm_key":
+                {"key": home + "/key.asc", "fingerprint": J(self.var("fingerprint")), "state": "present"}},
             {"name": f"{n}: remove the temporary directory (runs in --check too)", "ansible.builtin.file":
                 {"path": home, "state": "absent"}, "changed_when": False, "check_mode": False},
         ]
