@@ -189,7 +189,9 @@ class DnfInstall(Step):
             shell_array("rows", rows),
             shell_array("related", p["related"]),
             "local -a specs=()",
-            "local row kind what want have ok name removals other='' pat",
+            "local row kind what want have ok name removals unasked='' pat",
+            "# the versions and ROCm's package names are glob patterns: == matches them unquoted",
+            "# shellcheck disable=SC2053",
             'for row in "${rows[@]}"; do',
             "  IFS=$'\\t' read -r kind what want <<<\"$row\"",
             "  ok=0",
@@ -216,15 +218,19 @@ class DnfInstall(Step):
             "# the transaction first, changing nothing: what would dnf remove?",
             f"removals=$(dnf {refresh} --assumeno --setopt=install_weak_deps=False install \"${{specs[@]}}\" 2>&1 \\",
             "  | awk '/^[^ ].*:$/ {s=tolower($0); next} s ~ /^(removing|erasing)/ && NF >= 5 {print $1}' || true)",
+            "# shellcheck disable=SC2053",
             "for name in $removals; do",
             '  ok=0; for pat in "${related[@]}"; do if [[ $name == $pat ]]; then ok=1; fi; done',
-            '  if [[ $ok == 0 ]]; then other+=" $name"; fi',
+            '  if [[ $ok == 0 ]]; then unasked+=" $name"; fi',
             "done",
-            f'if [[ -n $other && {q("1" if p["allow_removals"] else "0")} != 1 ]]; then',
-            '  rw_die "dnf would remove$other to install ${specs[*]}; nothing was changed (plan again with '
+        ] + ([] if p["allow_removals"] else [
+            'if [[ -n $unasked ]]; then',
+            '  rw_die "dnf would remove$unasked to install ${specs[*]}; nothing was changed (plan again with '
             '--allow-apt-removals after reading that list)"',
             "fi",
+        ]) + [
             f'dnf {" ".join(DNF_OPTS)} install "${{specs[@]}}"',
+            "# shellcheck disable=SC2053",
             'for row in "${rows[@]}"; do',
             "  IFS=$'\\t' read -r kind what want <<<\"$row\"",
             '  if [[ $kind == provides ]]; then rpm -q --whatprovides "$what" >/dev/null 2>&1 '
