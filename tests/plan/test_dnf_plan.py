@@ -153,3 +153,11 @@ def test_the_script_passes_shellcheck(tmp_path):
     path.write_text(render_shell(plan))
     res = subprocess.run(["shellcheck", "-S", "warning", str(path)], capture_output=True, text=True)
     assert res.returncode == 0, res.stdout
+
+
+def test_without_rocm_the_newest_release_with_a_known_layout_and_os_list_is_taken():
+    plan = build_plan(_system("almalinux", "9.4"), Choices(path="rocm-upgrade"))
+    assert plan.inputs["rocm"] == "6.4.3"  # 7.x: the driver repository is not known
+    assert any("the default on" in n for n in plan.notes)
+    plan = build_plan(_system("rhel", "9.6"), Choices(path="rocm-upgrade", dkms=False))
+    assert plan.inputs["rocm"] == "7.0.2"

@@ -27,9 +27,16 @@ def rocm_upgrade_dnf(system, choices, notes: List[str], here: int) -> Tuple[Dict
                         "repositories are per point release", here)
     major, point = rel_os
     targets, other = _require_gpu(system, choices, "rocm-upgrade", notes)
+    dkms = choices.dkms if choices.dkms is not None else True
     if not choices.rocm:
-        raise PlanError(f"on {label} give the ROCm release with --rocm (for example --rocm 6.4.3): the default target "
-                        "of the catalog is chosen for Ubuntu's repositories", here)
+        picked = default_release(dkms)
+        if picked is None:
+            raise PlanError(f"on {label} give the ROCm release with --rocm: no release of the catalog has both a "
+                            "known rpm layout and AMD's OS list", here)
+        notes.append(f"ROCm {picked} is the default on {label}: the newest release whose rpm repositories"
+                     + (", kernel driver repository" if dkms else "") + " and OS list are in the catalog; "
+                     "choose another with --rocm")
+        choices.rocm = picked
     rel = cat.rocm_release(choices.rocm)
     if rel is None or rel.core:
         raise PlanError(f"ROCm {choices.rocm!r}: rocm-wizard plans AMD's rpm repositories for releases of the 6.x and "
@@ -39,8 +46,12 @@ def rocm_upgrade_dnf(system, choices, notes: List[str], here: int) -> Tuple[Dict
         raise PlanError(f"the rpm repository layout of ROCm {rel.series} is not in the catalog", here)
     supported = rpmrepos.os_supported(rel.version, osi.id, point)
     if supported is False:
-        raise PlanError(f"ROCm {rel.version} does not list {label} (point release {point}); AMD's list: "
-                        f"{rpmrepos.os_support_entry(rel.version)}", here)
+        entry = rpmrepos.os_support_entry(rel.version) or {}
+        listed = ", ".join(f"{rpmrepos.NAMES.get(k, k)} {' '.join(entry[k])}" for k in ("rhel", "ol", "rocky") if k in entry)
+        raise PlanError(f"ROCm {rel.version} does not list {label} (point release {point}); AMD lists {listed}"
+                        + (f" ({entry['note']})" if entry.get("note") else "")
+                        + ": update the OS to a listed point release (AMD's prerequisites: dnf update --releasever=...), "
+                          "or choose another release with --rocm", here)
     if supported is None:
         notes.append(f"whether ROCm {rel.version} supports {label} ({point}) is not known to the catalog "
                      "(no AMD list for it was read): planned, not promised")
@@ -51,7 +62,6 @@ def rocm_upgrade_dnf(system, choices, notes: List[str], here: int) -> Tuple[Dict
     urls = rpmrepos.repo_urls(base, rel.apt_dir, rel.series, major, point)
     assert urls is not None
     rocm_url, driver_url = urls
-    dkms = choices.dkms if choices.dkms is not None else True
     if dkms and driver_url is None:
         raise PlanError(f"the amdgpu kernel driver's rpm repository for ROCm {rel.version} is not in the catalog "
                         f"({lay.note or 'unknown'}): plan with --no-dkms to keep the installed driver", here)
@@ -122,6 +132,25 @@ def rocm_upgrade_dnf(system, choices, notes: List[str], here: int) -> Tuple[Dict
     choices.rocm, choices.dkms, choices.rocm_key_fingerprint = rel.version, dkms, fpr
     choices.rocm_mirror = None if base == cat.rocm_default_base() else base
     return ns, facts, fp
+
+
+def default_release(dkms: bool):
+    """The newest legacy release whose rpm layout (with a kernel driver repository when ``dkms``) and
+    AMD OS list are both in the catalog; None when there is none."""
+    from ..catalog import rpmrepos
+    from .build import _vkey
+
+    best = None
+    for version in cat.rocm_versions():
+        rel = cat.rocm_release(version)
+        if rel is None or rel.core or rpmrepos.os_support_entry(rel.version) is None:
+            continue
+        lay = rpmrepos.layout(rel.series)
+        if lay is None or (dkms and lay.driver is None):
+            continue
+        if best is None or _vkey(rel.version) > _vkey(best):
+            best = rel.version
+    return best
 
 
 def _fedora(system, choices, notes: List[str], here: int):
