@@ -59,3 +59,15 @@ def test_a_real_rocky_paste_is_told_which_point_releases_amd_lists():
 
     up = diagnose(load_system(str(folder))).recommendation("rocm-upgrade")
     assert not up.applies and "Rocky" in up.why and "9.6 9.4" in up.why
+
+
+def test_a_real_almalinux_paste_is_detected_and_planned_or_refused_with_a_reason():
+    from rocm_wizard.commands.main import load_system
+    from rocm_wizard.plan.build import Choices, PlanError, build_plan
+
+    folder = Path(__file__).resolve().parents[1] / "data" / "dnf" / "almalinux9.2-rx7800xt-rocm5.6.1"
+    system = load_system(str(folder))
+    assert (system.os.id, system.os.version_id, system.os.kernel) == ("almalinux", "9.2", "5.14.0-284.30.1.el9_2.x86_64")
+    with pytest.raises(PlanError) as exc:
+        build_plan(system, Choices(path="rocm-upgrade", rocm="6.4.3"))
+    assert "AlmaLinux 9.2" in exc.value.message and "RHEL 9.6 9.4" in exc.value.message
