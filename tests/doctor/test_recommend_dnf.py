@@ -41,7 +41,7 @@ def test_an_unlisted_point_release_gets_amds_list():
 
 def test_fedora_is_offered_its_own_packages():
     up = diagnose(_on("fedora", "40", kernel="6.8.5-301.fc40.x86_64")).recommendation("rocm-upgrade")
-    assert up.applies and up.target["stream"] == "fedora" and "rocm" not in up.target
+    assert up.applies and up.target["stream"] == "fedora" and up.target["rocm"] == "fedora"
     assert "no AMD repository" in up.why
 
 

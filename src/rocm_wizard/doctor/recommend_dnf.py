@@ -19,7 +19,8 @@ def rocm_dnf(ctx) -> Recommendation:
                               "(or switch images) instead.", [], srcs)
     if rpmrepos.family(osi) == "fedora":
         fed = rpmrepos.fedora()
-        return Recommendation("rocm-upgrade", None, True, {"stream": "fedora", "packages": list(fed["packages"])},
+        return Recommendation("rocm-upgrade", None, True, {"rocm": "fedora", "stream": "fedora",
+                                                                 "packages": list(fed["packages"])},
                               f"Fedora packages ROCm itself (AMD publishes no repository for Fedora): dnf installs "
                               f"{', '.join(fed['packages'])} from Fedora's repositories, at the version Fedora "
                               f"{s(osi.version_id)} ships; no AMD repository is added.", [], srcs + list(fed["sources"]))

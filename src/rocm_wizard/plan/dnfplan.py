@@ -153,6 +153,36 @@ def default_release(dkms: bool):
     return best
 
 
+def release_choices_dnf(system) -> List[Tuple[str, str]]:
+    """The TUI's ROCm choices on a dnf host: Fedora's own packages on Fedora; on EL the legacy releases
+    whose rpm layout is known and whose AMD list does not leave this point release out, not older than
+    the installed one, newest first."""
+    from ..catalog import rpmrepos
+    from .build import _short_version, _vkey
+
+    osi = getattr(system, "os", None)
+    if rpmrepos.family(osi) == "fedora":
+        return [("fedora", "Fedora's own ROCm packages (no AMD repository)")]
+    point = rpmrepos.el_release(osi)
+    if point is None:
+        return []
+    installed = _short_version(getattr(getattr(system, "rocm", None), "version", None))
+    out = []
+    for version in cat.rocm_versions():
+        rel = cat.rocm_release(version)
+        if rel is None or rel.core or rpmrepos.layout(rel.series) is None:
+            continue
+        if rpmrepos.os_supported(rel.version, osi.id, point[1]) is False:
+            continue
+        if installed and _vkey(rel.version) < _vkey(installed):
+            continue
+        listed = rpmrepos.os_supported(rel.version, osi.id, point[1])
+        out.append((rel.version, f"ROCm {rel.version} (AMD's rpm repositories"
+                    + (")" if listed else "; this OS release not on a list the catalog holds)")))
+    out.sort(key=lambda kv: _vkey(kv[0]), reverse=True)
+    return out
+
+
 def _fedora(system, choices, notes: List[str], here: int):
     """Fedora: the distribution's own ROCm packages from its repositories (no AMD repository)."""
     from ..catalog import rpmrepos
@@ -161,9 +191,9 @@ def _fedora(system, choices, notes: List[str], here: int):
     osi = _os(system)
     if choices.rocm_mirror:
         raise PlanError("Fedora installs its own ROCm packages from its repositories: --rocm-mirror does not apply", here)
-    if choices.rocm:
+    if choices.rocm and choices.rocm != "fedora":
         raise PlanError(f"Fedora packages ROCm itself: the version is the one Fedora {osi.version_id} carries, not "
-                        f"--rocm {choices.rocm} (AMD has no repository for Fedora)", here)
+                        f"--rocm {choices.rocm} (AMD has no repository for Fedora; --rocm fedora names it)", here)
     targets, _other = _require_gpu(system, choices, "rocm-upgrade", notes)
     fed = rpmrepos.fedora()
     notes.append(f"Fedora {osi.version_id}: ROCm from Fedora's own packages ({', '.join(fed['packages'])}), "
@@ -177,5 +207,5 @@ def _fedora(system, choices, notes: List[str], here: int):
     fp = _fingerprint(system, {"rocm": [before]})
     fp.unchecked.append("rocm")
     del fp.fields["rocm"]
-    choices.dkms = False
+    choices.dkms, choices.rocm = False, "fedora"
     return ns, facts, fp
