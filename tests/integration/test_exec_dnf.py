@@ -204,3 +204,62 @@ def test_the_playbook_converges_with_ansible_builtin_dnf(rocky_old, rpm_site, an
     again = ansible.playbook(root, "/root/site.yml")
     assert again.returncode == 0, again.stdout[-4000:]
     assert ansible.recap(again.stdout)["changed"] == 0, ansible.changed_tasks(again.stdout)
+
+
+_APPLY = r"""
+import json, sys
+from rocm_wizard.plan.context import Context
+from rocm_wizard.plan.core import OK, CHANGE
+from rocm_wizard.plan.state import PlanState
+from rocm_wizard.plan.steps.dnf import DnfInstall
+step = DnfInstall("s", "t", **json.loads(sys.argv[1]))
+ctx = Context()
+res = step.apply(ctx)
+print(json.dumps({"status": res.status, "detail": res.detail, "check": step.check(PlanState(ctx)).status}))
+"""
+
+
+def _apply(root, **params):
+    import json
+
+    res = root.run(["python3", "-c", _APPLY, json.dumps(params)], env=wizard.env(), timeout=600)
+    assert res.returncode == 0, res.stderr
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def test_kernel_devel_by_uname_the_driver_and_removals_asked_about_for_real(rocky_old, rpm_site):
+    """The dnf-install step itself in the lab: kernel-devel found by ``kernel-devel-uname-r = $(uname
+    -r)`` (the lab's kernel is the host's, so the step is given a RHEL 9.4 one), amdgpu-dkms from the
+    driver repository, and a package of AMD's that obsoletes one of the distribution's: refused with
+    the name before anything changes, installed once removals are allowed."""
+    from rocm_wizard.plan.steps.rpmcommon import repo_ini
+
+    root = rocky_old
+    root.write(KEY_NAME, rpm_site.key.armored_public())
+    root.run(["rpm", "--import", KEY_NAME], check=True)
+    common = {"enabled": True, "priority": 50, "gpgcheck": True, "gpgkey": "file://" + KEY_NAME,
+              "skip_if_unavailable": False}
+    root.write("/etc/yum.repos.d/rocm.repo", repo_ini([
+        {"id": "rocm", "name": "rocm", "baseurl": rpm_site.radeon_url + "/rocm/rhel9/6.4.3/main", **common},
+        {"id": "amdgpu", "name": "amdgpu", "baseurl": rpm_site.radeon_url + "/amdgpu/6.4.3/rhel/9.4/main/x86_64",
+         **common}]))
+    kdev = [{"provides": "kernel-devel-uname-r", "equals": rpmlab.KERNEL}]
+    first = _apply(root, packages=kdev)
+    assert first["status"] == "changed" and first["check"] == "ok", first
+    assert root.run(["rpm", "-q", "kernel-devel"]).stdout.startswith("kernel-devel-5.14.0-427.13.1.el9_4")
+    assert _apply(root, packages=kdev)["status"] == "ok"
+
+    drv = _apply(root, packages=[{"name": "amdgpu-dkms"}], related=["rocm*", "amdgpu*"])
+    assert drv["status"] == "changed", drv
+    assert rpm_q(root, "amdgpu-dkms") == "amdgpu-dkms-6.8.5.60403"
+
+    root.write("/root/distro-tool.rpm", open(rpm_site.rpms["distro-tool"], "rb").read())
+    root.run(["rpm", "-i", "--nosignature", "/root/distro-tool.rpm"], check=True)
+    pkgs = [{"name": "rocm-obsoleter", "version": "6.4.3.60403-*"}]
+    refused = _apply(root, packages=pkgs, related=["rocm*", "amdgpu*"])
+    assert refused["status"] == "failed" and "would remove distro-tool" in refused["detail"], refused
+    assert rpm_q(root, "distro-tool") == "distro-tool-1.0"
+    assert root.run(["rpm", "-q", "rocm-obsoleter"]).returncode != 0
+    allowed = _apply(root, packages=pkgs, related=["rocm*", "amdgpu*"], allow_removals=True)
+    assert allowed["status"] == "changed" and "distro-tool" in allowed["detail"], allowed
+    assert root.run(["rpm", "-q", "distro-tool"]).returncode != 0

@@ -21,6 +21,7 @@ from .gpgkeys import TestKey
 from .httpserve import LocalServer
 
 PACKAGES = ["dnf", "rpm"]
+KERNEL = "5.14.0-427.13.1.el9_4.x86_64"  # a RHEL 9.4 kernel's uname -r (stand-in kernel-devel provides it)
 INSIDE = "/opt/rw-dnf-debs"
 
 
@@ -148,7 +149,11 @@ class RpmWorld:
                              requires=f"Requires: rocm-core = {ver}.{build_no}-1.el9")
             self.rpms[ver] = meta
             self.rpms[ver + "-core"] = core
-            sign_rpms(self.key, [core, meta], build)
+            signed = [core, meta]
+            if ver == "6.4.3":  # a package of AMD's that obsoletes one of the distribution's
+                signed.append(build_rpm(build, out, "rocm-obsoleter", f"{ver}.{build_no}", "1.el9",
+                                        {"/opt/rocm-obsoleter": ver}, requires="Obsoletes: distro-tool"))
+            sign_rpms(self.key, signed, build)
             createrepo(out)
             drv = os.path.join(self.site, "amdgpu", ver, "rhel", "9.4", "main", "x86_64")
             dk = build_rpm(build, drv, "amdgpu-dkms", f"6.8.5.{build_no}", "1.el9", {"/usr/src/amdgpu-standin": ver})
@@ -156,7 +161,13 @@ class RpmWorld:
             createrepo(drv)
         # the distribution's own rocm, newer-looking: priority=50 must keep it out
         dist = build_rpm(build, self.distro_dir, "rocm", "99.0.0", "1.el9", {"/usr/share/distro-rocm": "99\\n"})
-        sign_rpms(self.distro_key, [dist], build)
+        # the headers of a RHEL 9.4 kernel, found by what every kernel-devel provides
+        kdev = build_rpm(build, self.distro_dir, "kernel-devel", "5.14.0", "427.13.1.el9_4",
+                         {"/usr/src/kernels/standin": KERNEL},
+                         requires=f"Provides: kernel-devel-uname-r = {KERNEL}")
+        tool = build_rpm(build, self.distro_dir, "distro-tool", "1.0", "1.el9", {"/usr/share/distro-tool": "1"})
+        self.rpms["distro-tool"] = tool
+        sign_rpms(self.distro_key, [dist, kdev, tool], build)
         createrepo(self.distro_dir)
         os.makedirs(os.path.join(self.site, "rocm"), exist_ok=True)
         self.key.write_armored(os.path.join(self.site, "rocm", "rocm.gpg.key"))

@@ -29,16 +29,22 @@ _ARCHES = {"x86_64", "noarch", "i686", "aarch64", "ppc64le", "s390x", "src"}
 def dnf_removals(output: str) -> List[str]:
     """The packages a ``dnf install``/``--assumeno`` transaction table says it would remove
     (sections ``Removing:``, ``Removing dependent packages:``, ``Removing unused dependencies:``,
-    ``Erasing:``, ``Downgrading`` is not a removal)."""
+    ``Erasing:``, and the ``replacing NAME.ARCH VERSION`` lines of packages another one obsoletes;
+    ``Downgrading`` is not a removal)."""
     out: List[str] = []
     section = ""
     for line in (output or "").splitlines():
         if line and not line[0].isspace():
             section = line.strip().rstrip(":").lower() if line.rstrip().endswith(":") else ""
             continue
+        words = line.split()
+        if len(words) >= 2 and words[0] == "replacing":  # an obsoleted package, under Installing/Upgrading
+            name = words[1].rsplit(".", 1)[0] if "." in words[1] else words[1]
+            if name not in out:
+                out.append(name)
+            continue
         if not section.startswith(("removing", "erasing")):
             continue
-        words = line.split()
         if not words or words[0] in _ARCHES or words[0].startswith(("=", "-")):
             continue
         if len(words) in (1,) or len(words) >= 5:
@@ -84,10 +90,13 @@ class DnfInstall(Step):
     def _installed(self, ctx, pkg: Dict[str, str]) -> Tuple[Optional[bool], str]:
         """(satisfied?, what is there) for one package; None when rpm cannot say."""
         if pkg.get("provides"):
-            rc, out = rpm_query(ctx, "--whatprovides", _spec(pkg), "--qf", "%{NAME}-%{VERSION}-%{RELEASE}\n")
+            # rpm -q --whatprovides takes a capability's name only ("NAME = VERSION" is read as a name):
+            # the providers' own Provides lines say whether one provides that exact version
+            rc, out = rpm_query(ctx, "--whatprovides", pkg["provides"], "--provides")
             if rc is None:
                 return None, ""
-            return rc == 0, out.strip().splitlines()[0] if rc == 0 and out.strip() else "(not installed)"
+            found = rc == 0 and _spec(pkg) in [ln.strip() for ln in out.splitlines()]
+            return found, _spec(pkg) if found else "(not installed)"
         rc, out = rpm_query(ctx, pkg["name"], "--qf", "%{VERSION}-%{RELEASE}\n")
         if rc is None:
             return None, ""
@@ -181,7 +190,7 @@ class DnfInstall(Step):
         rows = []
         for pkg in p["packages"]:
             if pkg.get("provides"):
-                rows.append(f"provides\t{_spec(pkg)}\t")
+                rows.append(f"provides\t{pkg['provides']}\t{pkg['equals']}")
             else:
                 rows.append(f"name\t{pkg['name']}\t{pkg.get('version') or ''}")
         refresh = "--refresh" if p["refresh"] else ""
@@ -196,8 +205,9 @@ class DnfInstall(Step):
             "  IFS=$'\\t' read -r kind what want <<<\"$row\"",
             "  ok=0",
             '  if [[ $kind == provides ]]; then',
-            '    if rpm -q --whatprovides "$what" >/dev/null 2>&1; then ok=1; fi',
-            '    if [[ $ok == 0 ]]; then specs+=("$what"); fi',
+            "    # rpm -q --whatprovides takes a name only: the providers' Provides lines say the version",
+            '    if rpm -q --whatprovides "$what" --provides 2>/dev/null | grep -qxF -- "$what = $want"; then ok=1; fi',
+            '    if [[ $ok == 0 ]]; then specs+=("$what = $want"); fi',
             "  else",
             "    for have in $(rpm -q \"$what\" --qf '%{VERSION}-%{RELEASE}\\n' 2>/dev/null || true); do",
             '      if [[ -z $want || $have == $want ]]; then ok=1; fi',
@@ -217,7 +227,8 @@ class DnfInstall(Step):
             "fi",
             "# the transaction first, changing nothing: what would dnf remove?",
             f"removals=$(dnf {refresh} --assumeno --setopt=install_weak_deps=False install \"${{specs[@]}}\" 2>&1 \\",
-            "  | awk '/^[^ ].*:$/ {s=tolower($0); next} s ~ /^(removing|erasing)/ && NF >= 5 {print $1}' || true)",
+            "  | awk '/^[^ ].*:$/ {s=tolower($0); next} $1 == \"replacing\" {n=$2; sub(/\\.[^.]*$/, \"\", n); print n; next}"
+            " s ~ /^(removing|erasing)/ && NF >= 5 {print $1}' || true)",
             "# shellcheck disable=SC2053",
             "for name in $removals; do",
             '  ok=0; for pat in "${related[@]}"; do if [[ $name == $pat ]]; then ok=1; fi; done',
@@ -233,8 +244,8 @@ class DnfInstall(Step):
             "# shellcheck disable=SC2053",
             'for row in "${rows[@]}"; do',
             "  IFS=$'\\t' read -r kind what want <<<\"$row\"",
-            '  if [[ $kind == provides ]]; then rpm -q --whatprovides "$what" >/dev/null 2>&1 '
-            '|| rw_die "after dnf install, nothing provides $what"; continue; fi',
+            '  if [[ $kind == provides ]]; then rpm -q --whatprovides "$what" --provides 2>/dev/null | grep -qxF -- '
+            '"$what = $want" || rw_die "after dnf install, nothing provides $what = $want"; continue; fi',
             "  ok=0",
             "  for have in $(rpm -q \"$what\" --qf '%{VERSION}-%{RELEASE}\\n' 2>/dev/null || true); do",
             '    if [[ -z $want || $have == $want ]]; then ok=1; fi',
