@@ -162,3 +162,9 @@ def test_without_rocm_the_newest_release_with_a_known_layout_and_os_list_is_take
     from rocm_wizard.plan.dnfplan import default_release
 
     assert default_release(True) == "6.4.3" and default_release(False) == "7.0.2"
+
+
+def test_an_obsoleted_package_counts_as_a_removal():
+    table = ("Installing:\n rocm-obsoleter  noarch  6.4.3.60403-1.el9  rocm  6 k\n"
+             "     replacing  distro-tool.noarch 1.0-1.el9\n")
+    assert dnf_removals(table) == ["distro-tool"]
