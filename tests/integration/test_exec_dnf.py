@@ -263,3 +263,25 @@ def test_kernel_devel_by_uname_the_driver_and_removals_asked_about_for_real(rock
     allowed = _apply(root, packages=pkgs, related=["rocm*", "amdgpu*"], allow_removals=True)
     assert allowed["status"] == "changed" and "distro-tool" in allowed["detail"], allowed
     assert root.run(["rpm", "-q", "distro-tool"]).returncode != 0
+
+
+DNF_STEPS = ["rocm-key", "rocm-repo", "rocm-packages", "ld-conf", "ldconfig", "gpu-groups"]
+
+
+@pytest.mark.parametrize("step", ["rocm-key", "rocm-repo", "rocm-packages"])
+def test_sigkill_after_a_step_then_resume_converges(rocky_old, rpm_site, step):
+    import signal
+
+    root = rocky_old
+    res = wizard.run(root, "--yes", "--no-verify", *args(rpm_site), extra_env={"ROCM_WIZARD_FAULT": f"kill-after:{step}"})
+    assert res.returncode == -signal.SIGKILL, res.stderr
+    j = checks.journal(root)
+    assert j["state"] == "running"
+    done = [s["id"] for s in j["steps"] if s["status"] in ("ok", "changed")]
+    assert done == DNF_STEPS[:DNF_STEPS.index(step) + 1]
+    resumed = wizard.run(root, "resume", "--no-verify")
+    assert resumed.returncode == 0, resumed.stderr
+    assert checks.journal(root)["state"] == "finished"
+    assert rpm_q(root, "rocm") == "rocm-6.4.3.60403"
+    again = wizard.run(root, "--yes", "--no-verify", *args(rpm_site))
+    assert again.returncode == 0 and set(checks.step_lines(again.stderr).values()) == {"ok"}, again.stderr
