@@ -32,7 +32,8 @@ APT_PACKAGES=(
   tmux            # the TUI tested in a real terminal
   openssh-server  # sshd on loopback: the TUI tested over a real SSH session
   openssh-client  # ssh, ssh-keygen for that test
-  zypper rpm createrepo-c # the zypper lab (issue 26): real zypper, rpm, rpmbuild, rpmsign and createrepo_c
+  dnf             # issue 26: plans for dnf hosts run for real (rpm, rpmbuild, rpmsign come with rpm)
+  zypper rpm createrepo-c # the zypper and dnf labs (issue 26): real zypper, rpm, rpmbuild, rpmsign and createrepo_c
 )
 
 say() { echo "setup: $*" >&2; }

@@ -352,6 +352,12 @@ def _rocm(ctx: Context, facts: resolve.Facts, ids, repo_base: Optional[str], ind
 
     if os_id in zyp.SUSE_IDS and not ctx.container:
         return _rocm_zypper(ctx, facts, srcs)
+    from ..catalog import rpmrepos  # dnf hosts (issue 26): their own module
+
+    if rpmrepos.family(ctx.os):
+        from .recommend_dnf import rocm_dnf
+
+        return rocm_dnf(ctx)
     if os_id != "ubuntu":
         what = f"this is {s(ctx.os.pretty_name) or os_id}" if os_id else "the operating system was not detected"
         return Recommendation("rocm-upgrade", None, False, {}, f"AMD's apt repository path is for Ubuntu 22.04/24.04; {what}.",

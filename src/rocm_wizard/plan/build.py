@@ -264,6 +264,12 @@ def _rocm_upgrade(system, choices: Choices, notes: List[str], recipe) -> Tuple[D
         from .build_zypper import rocm_upgrade_zypper
 
         return rocm_upgrade_zypper(system, choices, notes, here)
+    from ..catalog import rpmrepos  # dnf hosts (issue 26): their own module and recipes
+
+    if rpmrepos.family(osi):
+        from .dnfplan import rocm_upgrade_dnf
+
+        return rocm_upgrade_dnf(system, choices, notes, here)
     codename = cat.apt_codename(osi)
     if not codename and not cat.core_profile(osi):
         raise PlanError(f"rocm-upgrade uses AMD's apt repositories for Ubuntu (and Debian 12/13 for the Core SDK); "
@@ -1595,6 +1601,8 @@ def _build(system, choices: Choices, notes: List[str]) -> Plan:
 
                 zyp = load_recipe("rocm-upgrade-zypper")
                 recipe = dataclasses.replace(zyp, data={"rocm_related": recipe.data["rocm_related"], **zyp.data})
+            elif ns.get("stream") in ("dnf", "fedora"):  # issue 26: dnf hosts
+                recipe = load_recipe("rocm-upgrade-dnf" if ns["stream"] == "dnf" else "rocm-fedora")
             elif ns.get("stream") == "core-sdk":
                 # the Core SDK branch: its own steps, with the legacy recipe's apt safety data (which
                 # packages apt may remove unasked, the keys DKMS signs with under Secure Boot)
@@ -1603,7 +1611,8 @@ def _build(system, choices: Choices, notes: List[str]) -> Plan:
                 core = load_recipe("rocm-upgrade-core")
                 shared = {k: recipe.data[k] for k in ("rocm_related", "mok_keys")}
                 recipe = dataclasses.replace(core, data={**shared, **core.data})
-            kept = _kept_venv(system, cat.rocm_release(choices.rocm), choices.dkms, notes)
+            kept = _kept_venv(system, cat.rocm_release(choices.rocm), choices.dkms, notes) \
+                if ns.get("stream") != "fedora" else None
             if kept:
                 facts["venv_kept"] = kept
         elif path == "torch-reinstall":

@@ -253,7 +253,12 @@ def release_choices(system: Any) -> List[Tuple[str, str]]:
     """ROCm releases the resolver offers for this system (the GPUs, this Ubuntu release, WSL), not
     older than the installed one, newest first."""
     from .. import resolve
+    from ..catalog import rpmrepos
 
+    if rpmrepos.family(getattr(system, "os", None)):  # issue 26: dnf hosts have their own list
+        from ..plan.dnfplan import release_choices_dnf
+
+        return release_choices_dnf(system)
     installed = getattr(getattr(system, "rocm", None), "version", None)
     offered = resolve.rocm_ways(resolve.from_system(system)).offered
     # the installed release stays a choice only when it is the target (a repair: never a downgrade)

@@ -7,8 +7,10 @@ from ..core import Step
 from .apt import AptAuth, AptInstall, AptKey, AptPin, AptSources, AptUpdate
 from .clean import PurgeLeftover, RemovePath
 from .coresdk import Alternative, AptRemove
+from .dnf import DnfInstall
 from .docker import DockerCheck, DockerPull, DockerRunScript
 from .files import Command, FileContent, RebootFlag
+from .rpmcommon import RpmKey
 from .python import EnvPersist, PipCheck, PipGuard, PipInstall, PipRestore, PipUninstall, Venv, VenvLink
 from .system import SecureBootKey, UserGroups
 from .wsl import WslHsaRemove
@@ -20,6 +22,7 @@ KINDS: Dict[str, Type[Step]] = {cls.kind: cls for cls in (
     Venv, VenvLink, PipUninstall, PipInstall, PipRestore, EnvPersist, PipCheck, PipGuard,
     DockerCheck, DockerPull, DockerRunScript, RemovePath, WslHsaRemove, PurgeLeftover,
     ZypperKey, ZypperRepos, ZypperRefresh, ZypperInstall,
+    RpmKey, DnfInstall,
 )}
 
 

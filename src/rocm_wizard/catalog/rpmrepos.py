@@ -1,0 +1,121 @@
+"""AMD's rpm repositories for RHEL and its rebuilds, and Fedora's own ROCm (``data/rpm_repos.toml``).
+
+* :func:`family` -- ``"el"`` (RHEL, Rocky, AlmaLinux, Oracle Linux: AMD's repositories), ``"fedora"``
+  (the distribution's own ``rocm-*`` packages) or None (not a dnf host this module plans for);
+* :func:`el_release` -- (major, point) of an EL system (``"9.4"`` -> ("9", "9.4"));
+* :func:`layout` / :func:`repo_urls` -- the ROCm (and kernel driver) repository of a release;
+* :func:`os_supported` -- True / False / None (not known) for a ROCm release on an EL point release.
+"""
+from __future__ import annotations
+
+import functools
+import re
+from typing import Any, Dict, List, NamedTuple, Optional, Tuple
+
+from . import data_path
+
+# os-release IDs (and ID_LIKE words) of the EL family: AMD publishes RHEL and Oracle Linux pages,
+# lists Rocky for 7.0.0; AlmaLinux is a RHEL rebuild (the same packages, the same point releases)
+EL_IDS = ("rhel", "rocky", "almalinux", "ol")
+FEDORA_IDS = ("fedora",)
+NAMES = {"rhel": "RHEL", "rocky": "Rocky Linux", "almalinux": "AlmaLinux", "ol": "Oracle Linux", "fedora": "Fedora"}
+
+
+@functools.lru_cache(maxsize=None)
+def data() -> Dict[str, Any]:
+    from ._data import load_path
+
+    return load_path(data_path("rpm_repos.toml"))
+
+
+def family(osi) -> Optional[str]:
+    """``"el"``, ``"fedora"`` or None for a detected OS (its ``ID``; ``ID_LIKE`` is not enough: a
+    CentOS Stream or a Fedora remix is not the release AMD built for)."""
+    ident = ((getattr(osi, "id", None) or "") if osi is not None else "").lower()
+    if ident in EL_IDS:
+        return "el"
+    if ident in FEDORA_IDS:
+        return "fedora"
+    return None
+
+
+def el_release(osi) -> Optional[Tuple[str, str]]:
+    """(major, point) of an EL system, e.g. ("9", "9.4"); None when VERSION_ID has no point release."""
+    m = re.match(r"^(\d+)\.(\d+)", (getattr(osi, "version_id", None) or "").strip())
+    if not m:
+        return None
+    return m.group(1), f"{m.group(1)}.{m.group(2)}"
+
+
+class Layout(NamedTuple):
+    name: str
+    rocm: str  # path template under the base URL
+    driver: Optional[str]  # the kernel driver's repository (6.x: amdgpu/...), None when not known
+    status: str
+    sources: Tuple[str, ...]
+    note: str
+
+
+def layout(series: str) -> Optional[Layout]:
+    """The repository layout AMD uses for ROCm series ``series`` ("6.4"), None when not known."""
+    d = data()
+    for entry in d.get("series", []):
+        if series in entry["series"]:
+            lay = d["layout"][entry["layout"]]
+            return Layout(entry["layout"], lay["rocm"], lay.get("amdgpu"), lay["status"] if entry["status"] ==
+                          "documented" else entry["status"], tuple(lay["sources"]) + tuple(entry["sources"]),
+                          lay.get("note", ""))
+    return None
+
+
+def repo_urls(base: str, apt_dir: str, series: str, major: str, point: str) -> Optional[Tuple[str, Optional[str]]]:
+    """(ROCm repository URL, kernel driver repository URL or None) of a release for an EL major and
+    point release, under ``base`` (repo.radeon.com or a mirror of it)."""
+    lay = layout(series)
+    if lay is None:
+        return None
+    values = {"major": major, "point": point, "dir": apt_dir}
+    rocm = base.rstrip("/") + "/" + lay.rocm.format(**values)
+    drv = base.rstrip("/") + "/" + lay.driver.format(**values) if lay.driver else None
+    return rocm, drv
+
+
+def os_supported(rocm: str, os_id: str, point: str) -> Optional[bool]:
+    """Whether AMD lists ``os_id`` ``point`` (an EL point release) for ROCm ``rocm``: None when no
+    list for that release is recorded.  Rocky and AlmaLinux follow the RHEL list unless their own is
+    recorded (inferred: they rebuild RHEL's point releases)."""
+    for entry in data().get("os_support", []):
+        if rocm not in entry["rocm"]:
+            continue
+        own = entry.get(os_id)
+        if own is None:
+            own = entry.get("rhel") if os_id in ("rhel", "rocky", "almalinux") else None
+        if own is None:
+            return None
+        return point in own
+    return None
+
+
+def os_support_entry(rocm: str) -> Optional[Dict[str, Any]]:
+    return next((e for e in data().get("os_support", []) if rocm in e["rocm"]), None)
+
+
+def repo_settings() -> Dict[str, Any]:
+    return dict(data()["repo"])
+
+
+def prerequisites() -> Dict[str, Any]:
+    return dict(data()["prerequisites"])
+
+
+def fedora() -> Dict[str, Any]:
+    return dict(data()["fedora"])
+
+
+def sources() -> List[str]:
+    d = data()
+    out: List[str] = []
+    for part in [d["repo"].get("key_sources", []), d["repo"].get("priority_sources", []),
+                 d["prerequisites"].get("sources", []), d["fedora"].get("sources", [])]:
+        out += [s for s in part if s not in out]
+    return out

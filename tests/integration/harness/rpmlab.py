@@ -1,0 +1,208 @@
+"""An rpm lab for the dnf path (issue 26): stand-in rpms built with ``rpmbuild`` on this machine,
+signed with ``rpmsign`` by a throw-away key, laid out like AMD's repositories
+(``rocm/rhel9/<ver>/main``, ``amdgpu/<ver>/rhel/9.4/main/x86_64``) plus a distribution repository
+whose ``rocm`` looks newer (so ``priority=`` is exercised), indexed with ``createrepo_c`` and served on
+127.0.0.1.  The test root is a Debian root that says it is Rocky Linux 9.4, with Debian's ``dnf`` and
+``rpm`` installed from .debs fetched once from Debian's archive (cached like Ansible's); dnf and rpm
+then act on the root's own rpm database, never on the machine running the tests."""
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Dict, List, Optional
+
+from .debroot import DEFAULT_MIRROR, RECIPE, BaseTree, DebRoot, cache_dir, recipe_key
+from .gpgkeys import TestKey
+from .httpserve import LocalServer
+
+PACKAGES = ["dnf", "rpm"]
+KERNEL = "5.14.0-427.13.1.el9_4.x86_64"  # a RHEL 9.4 kernel's uname -r (stand-in kernel-devel provides it)
+INSIDE = "/opt/rw-dnf-debs"
+
+
+def debs_dir(recipe: dict = RECIPE) -> Path:
+    key = hashlib.sha256(json.dumps([recipe_key(recipe), PACKAGES], sort_keys=True).encode()).hexdigest()[:16]
+    return cache_dir() / f"debs-dnf-{key}"
+
+
+def ensure_debs(base: BaseTree, recipe: dict = RECIPE, mirror: Optional[str] = None) -> Path:
+    """The cached .debs of dnf and rpm for a root of ``recipe`` (fetched once; atomic, locked)."""
+    target = debs_dir(recipe)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with open(str(target) + ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if target.is_dir() and any(target.glob("dnf_*.deb")):
+            return target
+        mirror = mirror or os.environ.get("ROCM_WIZARD_TEST_MIRROR") or DEFAULT_MIRROR
+        scratch = base.new_root()
+        try:
+            scratch.write("/etc/apt/sources.list", f"deb {mirror} {recipe['suite']} main\n")
+            scratch.write("/etc/resolv.conf", open("/etc/resolv.conf").read())
+            scratch.apt("update", check=True, timeout=900)
+            scratch.apt("install", "--download-only", "--no-install-recommends", *PACKAGES, check=True, timeout=900)
+            cache = scratch.host_path("/var/cache/apt/archives")
+            tmp = Path(str(target) + f".tmp{os.getpid()}")
+            shutil.rmtree(tmp, ignore_errors=True)
+            tmp.mkdir()
+            for name in sorted(os.listdir(cache)):
+                if name.endswith(".deb"):
+                    shutil.copy2(os.path.join(cache, name), tmp / name)
+            os.replace(tmp, target)
+        finally:
+            scratch.close()
+        return target
+
+
+def make_rocky(root: DebRoot, debs: Path, version: str = "9.4") -> None:
+    """The root says it is Rocky Linux ``version`` and has dnf and rpm (Debian's)."""
+    osrel = (f'NAME="Rocky Linux"\nVERSION="{version} (Blue Onyx)"\nID="rocky"\nID_LIKE="rhel centos fedora"\n'
+             f'VERSION_ID="{version}"\nPLATFORM_ID="platform:el9"\nPRETTY_NAME="Rocky Linux {version} (Blue Onyx)"\n')
+    root.write("/usr/lib/os-release", osrel)
+    root.write("/etc/os-release", osrel)
+    root.bind(str(debs), INSIDE)
+    root.run(f"dpkg -i {INSIDE}/*.deb", check=True, timeout=600)
+    # Debian's dnf.conf skips unreachable repositories (skip_if_unavailable=True); RHEL's default is
+    # False: the root gets RHEL's setting, and the plan's .repo files say it per repository anyway
+    root.write("/etc/dnf/dnf.conf", "[main]\ngpgcheck=1\ninstallonly_limit=3\nbest=False\nskip_if_unavailable=False\n"
+                                    "reposdir=/etc/yum.repos.d\n")
+    root.run(["mkdir", "-p", "/etc/yum.repos.d", "/etc/pki/rpm-gpg"], check=True)
+
+
+SPEC = """Name: {name}
+Version: {version}
+Release: {release}
+Summary: rocm-wizard stand-in of {name}
+License: MIT
+BuildArch: noarch
+{requires}
+%description
+Stand-in built by the rocm-wizard tests.
+%install
+{install}
+%files
+{files}
+"""
+
+
+def build_rpm(work: str, out_dir: str, name: str, version: str, release: str, files: Dict[str, str],
+              links: Optional[Dict[str, str]] = None, requires: str = "") -> str:
+    top = os.path.join(work, f"top-{name}-{version}-{release}")
+    for d in ("SPECS", "BUILD", "RPMS", "SOURCES", "SRPMS", "BUILDROOT"):
+        os.makedirs(os.path.join(top, d), exist_ok=True)
+    install, listed = [], []
+    for path, content in sorted(files.items()):
+        install.append(f"mkdir -p %{{buildroot}}{os.path.dirname(path)}")
+        install.append(f"printf '%s' '{content}' > %{{buildroot}}{path}")
+        listed.append(path)
+    for path, target in sorted((links or {}).items()):
+        install.append(f"mkdir -p %{{buildroot}}{os.path.dirname(path)}")
+        install.append(f"ln -s {target} %{{buildroot}}{path}")
+        listed.append(path)
+    spec = os.path.join(top, "SPECS", f"{name}.spec")
+    with open(spec, "w") as fh:
+        fh.write(SPEC.format(name=name, version=version, release=release, requires=requires,
+                             install="\n".join(install), files="\n".join(listed)))
+    subprocess.run(["rpmbuild", "-bb", "--define", f"_topdir {top}", "--define", "_build_id_links none",
+                    "--define", "__os_install_post %{nil}", spec], check=True, capture_output=True,
+                   env={**os.environ, "HOME": work})
+    (rpm,) = list(Path(top, "RPMS", "noarch").glob("*.rpm"))
+    os.makedirs(out_dir, exist_ok=True)
+    dest = os.path.join(out_dir, rpm.name)
+    shutil.copy2(rpm, dest)
+    return dest
+
+
+def sign_rpms(key: TestKey, rpms: List[str], work: str) -> None:
+    subprocess.run(["rpmsign", "--addsign", "--define", "__gpg /usr/bin/gpg", "--define", f"_gpg_name {key.fingerprint}",
+                    "--define", f"_gpg_path {key.home}", *rpms], check=True, capture_output=True,
+                   env={**os.environ, "HOME": work, "GNUPGHOME": key.home})
+
+
+def createrepo(directory: str) -> None:
+    subprocess.run(["createrepo_c", "-q", directory], check=True, capture_output=True)
+
+
+class RpmWorld:
+    """AMD-like site (radeon) and a distribution repository on 127.0.0.1."""
+
+    def __init__(self, work: str) -> None:
+        self.work = work
+        self.key = TestKey("rocm-wizard test radeon rpm <radeon@example.invalid>", algo="rsa3072")
+        self.rogue_key = TestKey("rocm-wizard test rogue <rogue@example.invalid>", algo="rsa3072")
+        self.distro_key = TestKey("rocm-wizard test distro <distro@example.invalid>", algo="rsa3072")
+        self.site = os.path.join(work, "radeon")
+        self.distro_dir = os.path.join(work, "distro")
+        build = os.path.join(work, "build")
+        self.rpms: Dict[str, str] = {}
+        for ver, build_no in (("6.2.4", "60204"), ("6.4.3", "60403")):
+            out = os.path.join(self.site, "rocm", "rhel9", ver, "main")
+            core = build_rpm(build, out, "rocm-core", f"{ver}.{build_no}", "1.el9",
+                             {f"/opt/rocm-{ver}/.info/version": f"{ver}-{build_no[-3:]}\\n"},
+                             links={"/opt/rocm": f"rocm-{ver}"})
+            meta = build_rpm(build, out, "rocm", f"{ver}.{build_no}", "1.el9",
+                             {f"/opt/rocm-{ver}/share/rocm-standin": ver + "\\n"},
+                             requires=f"Requires: rocm-core = {ver}.{build_no}-1.el9")
+            self.rpms[ver] = meta
+            self.rpms[ver + "-core"] = core
+            signed = [core, meta]
+            if ver == "6.4.3":  # a package of AMD's that obsoletes one of the distribution's
+                signed.append(build_rpm(build, out, "rocm-obsoleter", f"{ver}.{build_no}", "1.el9",
+                                        {"/opt/rocm-obsoleter": ver}, requires="Obsoletes: distro-tool"))
+            sign_rpms(self.key, signed, build)
+            createrepo(out)
+            drv = os.path.join(self.site, "amdgpu", ver, "rhel", "9.4", "main", "x86_64")
+            dk = build_rpm(build, drv, "amdgpu-dkms", f"6.8.5.{build_no}", "1.el9", {"/usr/src/amdgpu-standin": ver})
+            sign_rpms(self.key, [dk], build)
+            createrepo(drv)
+        # the distribution's own rocm, newer-looking: priority=50 must keep it out
+        dist = build_rpm(build, self.distro_dir, "rocm", "99.0.0", "1.el9", {"/usr/share/distro-rocm": "99\\n"})
+        # the headers of a RHEL 9.4 kernel, found by what every kernel-devel provides
+        kdev = build_rpm(build, self.distro_dir, "kernel-devel", "5.14.0", "427.13.1.el9_4",
+                         {"/usr/src/kernels/standin": KERNEL},
+                         requires=f"Provides: kernel-devel-uname-r = {KERNEL}")
+        tool = build_rpm(build, self.distro_dir, "distro-tool", "1.0", "1.el9", {"/usr/share/distro-tool": "1"})
+        self.rpms["distro-tool"] = tool
+        sign_rpms(self.distro_key, [dist, kdev, tool], build)
+        createrepo(self.distro_dir)
+        os.makedirs(os.path.join(self.site, "rocm"), exist_ok=True)
+        self.key.write_armored(os.path.join(self.site, "rocm", "rocm.gpg.key"))
+        self.radeon = LocalServer(self.site, "radeon-rpm").start()
+        self.distro = LocalServer(self.distro_dir, "distro-rpm").start()
+
+    @property
+    def radeon_url(self) -> str:
+        return self.radeon.url
+
+    def reset(self) -> None:
+        self.radeon.reset()
+        self.distro.reset()
+        if not self.radeon.running:
+            self.radeon.start()
+        self.key.write_armored(os.path.join(self.site, "rocm", "rocm.gpg.key"))
+
+    def serve_rogue_key(self) -> None:
+        self.rogue_key.write_armored(os.path.join(self.site, "rocm", "rocm.gpg.key"))
+
+    def add_distro(self, root: DebRoot) -> None:
+        root.write("/etc/pki/rpm-gpg/RPM-GPG-KEY-distro", self.distro_key.armored_public())
+        root.write("/etc/yum.repos.d/distro.repo",
+                   f"[distro]\nname=distro stand-in\nbaseurl={self.distro.url}\nenabled=1\ngpgcheck=1\n"
+                   "gpgkey=file:///etc/pki/rpm-gpg/RPM-GPG-KEY-distro\n")
+        root.run(["rpm", "--import", "/etc/pki/rpm-gpg/RPM-GPG-KEY-distro"], check=True)
+
+    def install_old(self, root: DebRoot) -> None:
+        """ROCm 6.2.4 as a machine installed it earlier (the rpm files themselves, no repository)."""
+        for name in (self.rpms["6.2.4-core"], self.rpms["6.2.4"]):
+            root.write("/root/" + os.path.basename(name), open(name, "rb").read())
+        root.run("rpm -i --nosignature /root/rocm-core-*.rpm /root/rocm-6*.rpm", check=True)
+
+    def close(self) -> None:
+        self.radeon.stop()
+        self.distro.stop()
+        for k in (self.key, self.rogue_key, self.distro_key):
+            k.close()

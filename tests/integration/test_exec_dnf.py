@@ -1,0 +1,287 @@
+"""The ROCm upgrade on a dnf host (issue 26), for real: a Debian root that says it is Rocky Linux
+9.4, with Debian's dnf and rpm acting on the root's own rpm database; AMD-like rpm repositories
+(stand-in rpms built with rpmbuild, signed with rpmsign, indexed with createrepo_c) and a
+distribution repository whose rocm looks newer, both on 127.0.0.1.  ``--yes`` and the plan's shell
+script upgrade ROCm 6.2.4 to 6.4.3; a second run changes nothing; DRY_RUN changes nothing; a forged
+key is refused before ``rpm --import``; the distribution's rocm 99 never wins; a failed run removes
+the .repo files it wrote."""
+from __future__ import annotations
+
+import os
+
+import pytest
+from rwtest import ci
+
+from harness import checks, rpmlab, wizard
+
+KEY_NAME = "/etc/pki/rpm-gpg/RPM-GPG-KEY-rocm-wizard-amd"
+
+
+@pytest.fixture(scope="session")
+def dnf_debs(root_base):
+    from harness.procs import CommandFailed
+
+    for tool in ("rpmbuild", "rpmsign", "createrepo_c"):
+        if not any(os.access(os.path.join(d, tool), os.X_OK) for d in os.environ.get("PATH", "").split(os.pathsep)):
+            ci.missing(f"{tool} is not installed (apt install rpm createrepo-c)")
+    try:
+        return rpmlab.ensure_debs(root_base)
+    except CommandFailed as exc:
+        ci.missing(f"Debian's dnf and rpm (fetched once from Debian's archive): {exc}")
+
+
+@pytest.fixture(scope="session")
+def rpm_world(tier_ready, tmp_path_factory):
+    world = rpmlab.RpmWorld(str(tmp_path_factory.mktemp("rpmworld")))
+    yield world
+    world.close()
+
+
+@pytest.fixture
+def rpm_site(rpm_world):
+    rpm_world.reset()
+    yield rpm_world
+    rpm_world.reset()
+
+
+@pytest.fixture
+def rocky_old(root_base, dnf_debs, rpm_site):
+    """Rocky Linux 9.4 with an RX 7900 XTX, ROCm 6.2.4 installed, the distribution repository set."""
+    root = root_base.new_root()
+    try:
+        rpmlab.make_rocky(root, dnf_debs)
+        wizard.prepare(root)
+        wizard.add_gpu(root)
+        rpm_site.add_distro(root)
+        rpm_site.install_old(root)
+        yield root
+    finally:
+        root.close()
+
+
+def args(site, fingerprint=None):
+    return ["--path", "rocm-upgrade", "--rocm", "6.4.3", "--rocm-mirror", site.radeon_url, "--allow-http-mirror",
+            "--rocm-key-fingerprint", fingerprint or site.key.fingerprint, "--no-dkms"]
+
+
+def rpm_q(root, *what):
+    res = root.run(["rpm", "-q", "--qf", "%{NAME}-%{VERSION}\n", *what])
+    return res.stdout.strip()
+
+
+def state(root):
+    """What a run could change: the rpm database's packages and keys, the repo and key files."""
+    pkgs = root.run(["rpm", "-qa", "--qf", "%{NAME}-%{VERSION}-%{RELEASE}\n"]).stdout
+    files = {p: root.read(p) if root.exists(p) else None
+             for p in ("/etc/yum.repos.d/rocm.repo", "/etc/yum.repos.d/amdgpu.repo", KEY_NAME,
+                       "/etc/ld.so.conf.d/rocm.conf")}
+    return sorted(pkgs.split()), files
+
+
+def test_yes_upgrades_then_a_second_run_is_all_ok(rocky_old, rpm_site):
+    root = rocky_old
+    assert rpm_q(root, "rocm") == "rocm-6.2.4.60204"
+    res = wizard.run(root, "--yes", "--no-verify", *args(rpm_site))
+    assert res.returncode == 0, res.stderr
+    assert rpm_q(root, "rocm") == "rocm-6.4.3.60403", "AMD's 6.4.3, not the distribution's rocm 99"
+    assert root.read("/opt/rocm/.info/version").startswith("6.4.3")
+    repo = root.read("/etc/yum.repos.d/rocm.repo")
+    assert f"baseurl={rpm_site.radeon_url}/rocm/rhel9/6.4.3/main\n" in repo
+    assert "gpgcheck=1\n" in repo and "priority=50\n" in repo and f"gpgkey=file://{KEY_NAME}\n" in repo
+    assert "skip_if_unavailable=0\n" in repo
+    # the key went into rpm's database, checked: its rpm name is the fingerprint's last 8 digits
+    assert rpm_q(root, "gpg-pubkey-" + rpm_site.key.fingerprint[-8:].lower()).startswith("gpg-pubkey-")
+    words = checks.step_lines(res.stderr)
+    assert set(words.values()) <= {"ok", "changed"}, res.stderr
+
+    again = wizard.run(root, "--yes", "--no-verify", *args(rpm_site))
+    assert again.returncode == 0, again.stderr
+    words = checks.step_lines(again.stderr)
+    assert words and set(words.values()) == {"ok"}, again.stderr
+
+    # the distribution's newer-looking rocm never wins, not even for a plain `dnf upgrade`
+    up = root.run(["dnf", "-y", "upgrade"], timeout=600)
+    assert up.returncode == 0, up.stdout + up.stderr
+    assert rpm_q(root, "rocm") == "rocm-6.4.3.60403"
+    # control: with AMD's repository at the distribution's priority, the same upgrade takes rocm 99
+    control = root.run(["dnf", "--assumeno", "--setopt=rocm.priority=99", "upgrade", "rocm"], timeout=600)
+    assert "99.0.0" in control.stdout, control.stdout + control.stderr
+    assert rpm_q(root, "rocm") == "rocm-6.4.3.60403"
+
+
+def test_dry_run_changes_nothing(rocky_old, rpm_site):
+    root = rocky_old
+    before = state(root)
+    res = wizard.run(root, "--dry-run", *args(rpm_site))
+    assert res.returncode == 2, res.stderr
+    assert "rocm.repo" in res.stdout and "rpm --import" in res.stdout
+    assert state(root) == before
+
+
+def test_forged_key_is_refused_before_rpm_import(rocky_old, rpm_site):
+    root = rocky_old
+    before = state(root)
+    rpm_site.serve_rogue_key()
+    res = wizard.run(root, "--yes", "--no-verify", *args(rpm_site))
+    assert res.returncode == 1
+    assert "nothing was written or imported" in res.stderr
+    assert state(root) == before
+    assert "gpg-pubkey-" + rpm_site.rogue_key.fingerprint[-8:].lower() not in root.run(["rpm", "-qa"]).stdout
+
+
+def test_rollback_after_a_failed_run_removes_the_repo_files_it_wrote(rocky_old, rpm_site):
+    root = rocky_old
+    assert not root.exists("/etc/yum.repos.d/rocm.repo")
+    # the repository's metadata is gone: dnf cannot resolve 6.4.3, the run fails and rolls back
+    os.rename(os.path.join(rpm_site.site, "rocm", "rhel9", "6.4.3", "main", "repodata"),
+              os.path.join(rpm_site.site, "rocm", "rhel9", "6.4.3", "main", "repodata.off"))
+    try:
+        res = wizard.run(root, "--yes", "--no-verify", *args(rpm_site))
+    finally:
+        os.rename(os.path.join(rpm_site.site, "rocm", "rhel9", "6.4.3", "main", "repodata.off"),
+                  os.path.join(rpm_site.site, "rocm", "rhel9", "6.4.3", "main", "repodata"))
+    assert res.returncode == 1, res.stderr
+    assert "cannot resolve" in res.stderr and "rocm-wizard rollback" in res.stderr
+    assert root.exists("/etc/yum.repos.d/rocm.repo")  # rpm's database changed (the key): no silent restore
+    assert rpm_q(root, "rocm") == "rocm-6.2.4.60204"
+    back = wizard.run(root, "rollback")
+    assert back.returncode == 0, back.stdout + back.stderr
+    assert not root.exists("/etc/yum.repos.d/rocm.repo"), back.stderr
+    assert not root.exists(KEY_NAME), back.stderr
+    assert rpm_q(root, "rocm") == "rocm-6.2.4.60204"
+
+
+def test_the_script_converges_and_dry_run_changes_nothing(rocky_old, rpm_site, tmp_path):
+    root = rocky_old
+    plan = wizard.run(root, "--plan-only", "--format", "shell", *args(rpm_site))
+    assert plan.returncode == 2, plan.stderr  # 2: changes pending
+    root.write("/root/plan.sh", plan.stdout, 0o700)
+    before = state(root)
+    dry = root.run(["bash", "/root/plan.sh"], env={"DRY_RUN": "1"}, timeout=600)
+    assert dry.returncode == 2, dry.stderr
+    assert state(root) == before
+    run = root.run(["bash", "/root/plan.sh"], timeout=900)
+    assert run.returncode == 0, run.stderr
+    assert rpm_q(root, "rocm") == "rocm-6.4.3.60403"
+    assert rpm_q(root, "gpg-pubkey-" + rpm_site.key.fingerprint[-8:].lower()).startswith("gpg-pubkey-")
+    second = root.run(["bash", "/root/plan.sh"], env={"DRY_RUN": "1"}, timeout=600)
+    assert second.returncode == 0, second.stderr
+    assert "    would:" not in second.stderr and "dry run: nothing to do" in second.stderr, second.stderr
+
+
+def test_the_script_refuses_a_forged_key_before_rpm_import(rocky_old, rpm_site):
+    root = rocky_old
+    plan = wizard.run(root, "--plan-only", "--format", "shell", *args(rpm_site))
+    assert plan.returncode == 2, plan.stderr  # 2: changes pending
+    root.write("/root/plan.sh", plan.stdout, 0o700)
+    before = state(root)
+    rpm_site.serve_rogue_key()
+    run = root.run(["bash", "/root/plan.sh"], timeout=600)
+    assert run.returncode != 0
+    assert "nothing was written or imported" in run.stderr
+    assert state(root) == before
+
+
+def test_the_playbook_converges_with_ansible_builtin_dnf(rocky_old, rpm_site, ansible_debs):
+    """ansible-core's own dnf and rpm_key modules, run for real with ``-c local`` in the root (Debian's
+    ansible-core 2.14; its dnf module uses the root's python3-dnf)."""
+    from harness import ansible
+
+    root = rocky_old
+    ansible.install(root, ansible_debs)
+    plan = wizard.run(root, "--plan-only", "--format", "ansible", *args(rpm_site))
+    assert plan.returncode == 2, plan.stderr
+    root.write("/root/site.yml", plan.stdout)
+    before = state(root)
+    check = ansible.playbook(root, "/root/site.yml", "--check")
+    assert check.returncode == 0, check.stdout[-4000:] + check.stderr[-2000:]
+    assert state(root) == before
+    run = ansible.playbook(root, "/root/site.yml")
+    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
+    assert rpm_q(root, "rocm") == "rocm-6.4.3.60403"
+    assert rpm_q(root, "gpg-pubkey-" + rpm_site.key.fingerprint[-8:].lower()).startswith("gpg-pubkey-")
+    assert "priority=50\n" in root.read("/etc/yum.repos.d/rocm.repo")
+    again = ansible.playbook(root, "/root/site.yml")
+    assert again.returncode == 0, again.stdout[-4000:]
+    assert ansible.recap(again.stdout)["changed"] == 0, ansible.changed_tasks(again.stdout)
+
+
+_APPLY = r"""
+import json, sys
+from rocm_wizard.plan.context import Context
+from rocm_wizard.plan.core import OK, CHANGE
+from rocm_wizard.plan.state import PlanState
+from rocm_wizard.plan.steps.dnf import DnfInstall
+step = DnfInstall("s", "t", **json.loads(sys.argv[1]))
+ctx = Context()
+res = step.apply(ctx)
+print(json.dumps({"status": res.status, "detail": res.detail, "check": step.check(PlanState(ctx)).status}))
+"""
+
+
+def _apply(root, **params):
+    import json
+
+    res = root.run(["python3", "-c", _APPLY, json.dumps(params)], env=wizard.env(), timeout=600)
+    assert res.returncode == 0, res.stderr
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def test_kernel_devel_by_uname_the_driver_and_removals_asked_about_for_real(rocky_old, rpm_site):
+    """The dnf-install step itself in the lab: kernel-devel found by ``kernel-devel-uname-r = $(uname
+    -r)`` (the lab's kernel is the host's, so the step is given a RHEL 9.4 one), amdgpu-dkms from the
+    driver repository, and a package of AMD's that obsoletes one of the distribution's: refused with
+    the name before anything changes, installed once removals are allowed."""
+    from rocm_wizard.plan.steps.rpmcommon import repo_ini
+
+    root = rocky_old
+    root.write(KEY_NAME, rpm_site.key.armored_public())
+    root.run(["rpm", "--import", KEY_NAME], check=True)
+    common = {"enabled": True, "priority": 50, "gpgcheck": True, "gpgkey": "file://" + KEY_NAME,
+              "skip_if_unavailable": False}
+    root.write("/etc/yum.repos.d/rocm.repo", repo_ini([
+        {"id": "rocm", "name": "rocm", "baseurl": rpm_site.radeon_url + "/rocm/rhel9/6.4.3/main", **common},
+        {"id": "amdgpu", "name": "amdgpu", "baseurl": rpm_site.radeon_url + "/amdgpu/6.4.3/rhel/9.4/main/x86_64",
+         **common}]))
+    kdev = [{"provides": "kernel-devel-uname-r", "equals": rpmlab.KERNEL}]
+    first = _apply(root, packages=kdev)
+    assert first["status"] == "changed" and first["check"] == "ok", first
+    assert root.run(["rpm", "-q", "kernel-devel"]).stdout.startswith("kernel-devel-5.14.0-427.13.1.el9_4")
+    assert _apply(root, packages=kdev)["status"] == "ok"
+
+    drv = _apply(root, packages=[{"name": "amdgpu-dkms"}], related=["rocm*", "amdgpu*"])
+    assert drv["status"] == "changed", drv
+    assert rpm_q(root, "amdgpu-dkms") == "amdgpu-dkms-6.8.5.60403"
+
+    root.write("/root/distro-tool.rpm", open(rpm_site.rpms["distro-tool"], "rb").read())
+    root.run(["rpm", "-i", "--nosignature", "/root/distro-tool.rpm"], check=True)
+    pkgs = [{"name": "rocm-obsoleter", "version": "6.4.3.60403-*"}]
+    refused = _apply(root, packages=pkgs, related=["rocm*", "amdgpu*"])
+    assert refused["status"] == "failed" and "would remove distro-tool" in refused["detail"], refused
+    assert rpm_q(root, "distro-tool") == "distro-tool-1.0"
+    assert root.run(["rpm", "-q", "rocm-obsoleter"]).returncode != 0
+    allowed = _apply(root, packages=pkgs, related=["rocm*", "amdgpu*"], allow_removals=True)
+    assert allowed["status"] == "changed" and "distro-tool" in allowed["detail"], allowed
+    assert root.run(["rpm", "-q", "distro-tool"]).returncode != 0
+
+
+DNF_STEPS = ["rocm-key", "rocm-repo", "rocm-packages", "ld-conf", "ldconfig", "gpu-groups"]
+
+
+@pytest.mark.parametrize("step", ["rocm-key", "rocm-repo", "rocm-packages"])
+def test_sigkill_after_a_step_then_resume_converges(rocky_old, rpm_site, step):
+    import signal
+
+    root = rocky_old
+    res = wizard.run(root, "--yes", "--no-verify", *args(rpm_site), extra_env={"ROCM_WIZARD_FAULT": f"kill-after:{step}"})
+    assert res.returncode == -signal.SIGKILL, res.stderr
+    j = checks.journal(root)
+    assert j["state"] == "running"
+    done = [s["id"] for s in j["steps"] if s["status"] in ("ok", "changed")]
+    assert done == DNF_STEPS[:DNF_STEPS.index(step) + 1]
+    resumed = wizard.run(root, "resume", "--no-verify")
+    assert resumed.returncode == 0, resumed.stderr
+    assert checks.journal(root)["state"] == "finished"
+    assert rpm_q(root, "rocm") == "rocm-6.4.3.60403"
+    again = wizard.run(root, "--yes", "--no-verify", *args(rpm_site))
+    assert again.returncode == 0 and set(checks.step_lines(again.stderr).values()) == {"ok"}, again.stderr
