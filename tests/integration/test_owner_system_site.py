@@ -77,6 +77,11 @@ def test_yes_and_verify_judge_the_systems_packages(wroot, pyindex):
         assert path_text in res.stderr and fix in res.stderr, (name, res.stderr[-3000:])
         assert verify.returncode == 1 and fix in verify.stderr, (name, verify.stderr[-3000:])
         assert started_as(root) == [], name
+    with case(root, "pth", alice):  # the system's own interpreter imports the same directory
+        plain = wizard.run(root, "verify", "--json", "--python", "/usr/bin/python3")
+    assert plain.returncode == 1, plain.stderr[-3000:]
+    assert "dist-packages/alice.pth belongs to alice and the interpreter /usr/bin/python3 imports from it" \
+        in plain.stderr, plain.stderr[-3000:]
     with case(root, "staff-empty", alice):  # staff held by no one but root: root's own
         verify = wizard.run(root, "verify", "--json", "--venv", VENV)
     assert "can be changed by other users" not in verify.stderr, verify.stderr[-3000:]
