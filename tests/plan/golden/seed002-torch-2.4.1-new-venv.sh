@@ -796,7 +796,15 @@ name is looked up twice.  What is judged, for a venv:
   package directories are imported from there);
 * the standard library the venv starts with: ``home`` of ``pyvenv.cfg`` and
   ``<home>/../lib/pythonX.Y`` with its entries (a ``--copies`` venv of a user'"'"'s own build runs
-  that user'"'"'s ``site.py``).
+  that user'"'"'s ``site.py``);
+* when the venv includes the system'"'"'s packages (``include-system-site-packages`` true or absent in
+  the ``pyvenv.cfg`` CPython reads, ``bin/pyvenv.cfg`` first): the site directories of the base
+  prefix (:func:`system_site_dirs`) with every directory on the way to each, also to one not made
+  yet, and each entry (role ``system``: a non-root owner there is refused, never made the runner),
+  and the user site of the ``HOME`` it starts with; ``judge_interpreter`` judges its own prefix'"'"'s.
+
+A group'"'"'s write counts as root'"'"'s only when it is a system group no account but root holds
+(:func:`root_only_group`: Debian'"'"'s ``staff`` of ``/etc/staff-group-for-usr-local``).
 
 For each of them: its owner, and who can write it -- the group (when it is not root'"'"'s), others,
 and any POSIX ACL grant of write (``system.posix_acl_access``) to a named user or group.  A
@@ -822,7 +830,10 @@ was judged.  Whenever another user could (a directory of theirs above the venv, 
 the verdict is that user, so a swap only ever runs their own code as themselves.  (Starting through
 ``/proc/self/fd/N`` would not add to that: CPython finds ``pyvenv.cfg`` from ``sys.executable``'"'"'s
 path string, so a venv started by descriptor is not a venv; a descriptor-held cwd
-(``cwd=/proc/self/fd/D``) still leaves ``getcwd()`` and so the same path string.)
+(``cwd=/proc/self/fd/D``) still leaves ``getcwd()`` and so the same path string; a prefix named
+through a held directory fd, ``/proc/self/fd/D/bin/python``, becomes ``sys.executable``, which pip
+writes into console scripts and children cannot start.  The whole argument, each premise pinned by
+a test: docs/ARCHITECTURE.md, "Exec through the checked descriptor".)
 """
 from __future__ import annotations
 
