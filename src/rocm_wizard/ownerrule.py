@@ -17,7 +17,15 @@ name is looked up twice.  What is judged, for a venv:
   package directories are imported from there);
 * the standard library the venv starts with: ``home`` of ``pyvenv.cfg`` and
   ``<home>/../lib/pythonX.Y`` with its entries (a ``--copies`` venv of a user's own build runs
-  that user's ``site.py``).
+  that user's ``site.py``);
+* when the venv includes the system's packages (``include-system-site-packages`` true or absent in
+  the ``pyvenv.cfg`` CPython reads, ``bin/pyvenv.cfg`` first): the site directories of the base
+  prefix (:func:`system_site_dirs`) with every directory on the way to each, also to one not made
+  yet, and each entry (role ``system``: a non-root owner there is refused, never made the runner),
+  and the user site of the ``HOME`` it starts with; ``judge_interpreter`` judges its own prefix's.
+
+A group's write counts as root's only when it is a system group no account but root holds
+(:func:`root_only_group`: Debian's ``staff`` of ``/etc/staff-group-for-usr-local``).
 
 For each of them: its owner, and who can write it -- the group (when it is not root's), others,
 and any POSIX ACL grant of write (``system.posix_acl_access``) to a named user or group.  A
@@ -43,7 +51,10 @@ was judged.  Whenever another user could (a directory of theirs above the venv, 
 the verdict is that user, so a swap only ever runs their own code as themselves.  (Starting through
 ``/proc/self/fd/N`` would not add to that: CPython finds ``pyvenv.cfg`` from ``sys.executable``'s
 path string, so a venv started by descriptor is not a venv; a descriptor-held cwd
-(``cwd=/proc/self/fd/D``) still leaves ``getcwd()`` and so the same path string.)
+(``cwd=/proc/self/fd/D``) still leaves ``getcwd()`` and so the same path string; a prefix named
+through a held directory fd, ``/proc/self/fd/D/bin/python``, becomes ``sys.executable``, which pip
+writes into console scripts and children cannot start.  The whole argument, each premise pinned by
+a test: docs/ARCHITECTURE.md, "Exec through the checked descriptor".)
 """
 from __future__ import annotations
 
@@ -101,6 +112,39 @@ def _read_acl(fd, path):
     return b""
 
 
+SYS_GID_MAX = 999  # Debian/Ubuntu's SYS_GID_MAX (login.defs): groups made for the system, not for people
+
+
+def group_holders(gid):
+    """The accounts other than root that hold the group ``gid`` (listed members and accounts whose
+    primary group it is), as names; None when the account databases cannot be read."""
+    try:
+        import grp
+        import pwd
+
+        members = set(grp.getgrgid(gid).gr_mem)
+        members.update(p.pw_name for p in pwd.getpwall() if p.pw_gid == gid)
+    except (ImportError, KeyError, OSError):
+        return None
+    members.discard("root")
+    for name in list(members):
+        try:
+            if pwd.getpwnam(name).pw_uid == 0:
+                members.discard(name)
+        except KeyError:
+            pass
+    return members
+
+
+def root_only_group(gid):
+    """Whether write by the group ``gid`` is write by root alone: a system group (gid up to
+    :data:`SYS_GID_MAX`) that no account but root holds, such as Debian's ``staff`` (gid 50) of
+    ``/usr/local`` made ``root:staff 2775`` by ``/etc/staff-group-for-usr-local``, while no one was
+    added to it.  Anyone added to it later makes the same directory refused at the next run."""
+    holders = group_holders(gid) if 0 < gid <= SYS_GID_MAX else None
+    return holders is not None and not holders
+
+
 class Item:
     """One judged path: its stat, its ACL, and where it sits (``venv``: part of the venv itself;
     ``ancestor``: a directory only passed through; ``outside``: anything else Python reads)."""
@@ -115,10 +159,10 @@ class Item:
             return []
         out = []
         uids, gids, group_w = acl_writers(self.acl) if self.acl else (set(), set(), None)
-        if self.role == "ancestor" and st.st_mode & stat.S_ISVTX:
+        if self.role in ("ancestor", "sysancestor") and st.st_mode & stat.S_ISVTX:
             return []  # sticky: only an entry's owner (judged as that entry) may replace it
         gw = group_w if group_w is not None else bool(st.st_mode & stat.S_IWGRP)
-        if gw and st.st_gid != 0:
+        if gw and st.st_gid != 0 and not root_only_group(st.st_gid):
             out.append(("group", st.st_gid, "chmod g-w %s" % self.path))
         if st.st_mode & stat.S_IWOTH:
             out.append(("others", None, "chmod o-w %s" % self.path))
@@ -126,7 +170,7 @@ class Item:
             if uid != st.st_uid and uid != 0:
                 out.append(("user", uid, "setfacl -b %s" % self.path))
         for gid in sorted(gids):
-            if gid != 0:
+            if gid != 0 and not root_only_group(gid):
                 out.append(("group", gid, "setfacl -b %s" % self.path))
         return out
 
@@ -167,12 +211,15 @@ class Walker:
         every directory passed judged as ``ancestor`` (``role`` for those inside the venv when
         ``role`` is ``venv``), the last one as ``role``.  Raises OSError."""
         if path.startswith("/") or start is None:
-            fd, shown = self.root("ancestor" if role != "venv" or start is None else role)
+            fd, shown = self.root("sysancestor" if role == "system" else
+                                  "ancestor" if role != "venv" or start is None else role)
         else:
             fd, shown = start
         parts = [p for p in path.split("/") if p not in ("", ".")]
         links = 0
         inner = "venv" if role == "venv" and start is not None and not path.startswith("/") else "ancestor"
+        if role == "system":
+            inner = "sysancestor"
         while parts:
             name = parts.pop(0)
             nfd = self._keep(os.open(name, O_PATH | os.O_NOFOLLOW, dir_fd=fd))
@@ -187,8 +234,8 @@ class Walker:
                 target = os.readlink(name, dir_fd=fd)
                 parts = [p for p in target.split("/") if p not in ("", ".")] + parts
                 if target.startswith("/"):
-                    fd, shown = self.root()
-                    inner = "ancestor"
+                    fd, shown = self.root("sysancestor" if role == "system" else "ancestor")
+                    inner = "sysancestor" if role == "system" else "ancestor"
                 continue
             self._note(nfd, here, role if last else inner, st)
             fd, shown = nfd, here
@@ -233,9 +280,17 @@ class Walker:
 
 
 def _read_cfg(w, vfd):
-    try:
-        fd = os.open("pyvenv.cfg", os.O_RDONLY | os.O_NOFOLLOW, dir_fd=vfd)
-    except OSError:
+    """The ``pyvenv.cfg`` CPython reads: ``bin/pyvenv.cfg`` first (beside the executable), then the
+    venv's own; {} when there is none."""
+    for name in ("bin/pyvenv.cfg", "pyvenv.cfg"):
+        try:
+            fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=vfd)
+        except OSError:
+            continue
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            break
+        os.close(fd)
+    else:
         return {}
     try:
         data = os.read(fd, 65536).decode("utf-8", "replace")
@@ -275,6 +330,80 @@ def _standard_library(w, cfg):
                 w.entries(sfd, sshown, "outside")
 
 
+def system_site_on(cfg):
+    """Whether CPython's ``site`` adds the system's site directories to a venv with this
+    ``pyvenv.cfg``: ``include-system-site-packages`` is read as true unless it says ``false`` (an
+    absent key is true, as in ``site.venv``)."""
+    return cfg.get("include-system-site-packages", "true").lower() == "true"
+
+
+def system_site_dirs(prefix, version=None, home_dir=None):
+    """Every directory the ``site`` module of a Python installed under ``prefix`` may put on
+    ``sys.path`` (a superset: upstream's ``lib*/pythonX.Y/site-packages``, Debian's
+    ``local/lib/pythonX.Y/dist-packages``, ``lib/python3/dist-packages`` and
+    ``lib*/pythonX.Y/dist-packages``, Fedora's ``/usr/local/lib*/pythonX.Y/site-packages``), and the
+    user site under ``home_dir`` (``~/.local/lib/pythonX.Y/site-packages``: ``site`` keeps it on for a
+    venv that includes the system's packages).  ``version`` is "X.Y"; None means every python3.*
+    directory found."""
+    xy = ["python" + version] if version else None
+    out = []
+    for base in (prefix, os.path.join(prefix, "local")):
+        for lib in ("lib", "lib64"):
+            libdir = os.path.join(base, lib)
+            names = xy
+            if names is None:
+                try:
+                    names = sorted(n for n in os.listdir(libdir) if n.startswith("python3."))
+                except OSError:
+                    names = []
+            for name in names:
+                for leaf in ("site-packages", "dist-packages"):
+                    out.append(os.path.join(libdir, name, leaf))
+        out.append(os.path.join(base, "lib", "python3", "dist-packages"))
+    if home_dir:
+        for name in xy or ["python3"]:
+            out.append(os.path.join(home_dir, ".local", "lib", name, "site-packages"))
+    seen, uniq = set(), []
+    for d in out:
+        if d not in seen:
+            seen.add(d)
+            uniq.append(d)
+    return uniq
+
+
+def _user_base():
+    """The user base the interpreter started here would read (``PYTHONUSERBASE`` or ``~/.local``)."""
+    base = os.environ.get("PYTHONUSERBASE")
+    if base:
+        return base
+    home = os.path.expanduser("~")
+    return home if home.startswith("/") else None
+
+
+def _version_xy(cfg):
+    version = cfg.get("version_info") or cfg.get("version") or ""
+    parts = version.split(".")
+    return ".".join(parts[:2]) if len(parts) >= 2 and all(p.isdigit() for p in parts[:2]) else None
+
+
+def _system_site(w, prefix, version):
+    """Judge the system's site directories of ``prefix`` (role ``system``): every directory on the
+    way to each -- also to one that does not exist yet, whoever can create it chooses what is
+    imported --, the directory and each entry (``.pth`` files, packages)."""
+    base = _user_base()
+    user_dirs = set(system_site_dirs("/nonexistent", version, base)) - set(system_site_dirs("/nonexistent", version))
+    for d in system_site_dirs(prefix, version, base):
+        mark = len(w.fds)
+        try:
+            dfd, dshown = w.walk(d, "system" if d not in user_dirs else "outside")
+        except OSError:
+            w.release(mark)
+            continue
+        if stat.S_ISDIR(os.fstat(dfd).st_mode):
+            w.entries(dfd, dshown, "system" if d not in user_dirs else "outside")
+        w.release(mark)
+
+
 def collect_venv(venv):
     """The :class:`Walker` that judged the venv at ``venv`` and the venv directory's stat."""
     w = Walker()
@@ -301,7 +430,19 @@ def collect_venv(venv):
             except OSError:
                 continue
             w.entries(sfd, sshown, "venv")
-    _standard_library(w, _read_cfg(w, vfd))
+    try:
+        w.walk("bin/pyvenv.cfg", "venv", start=(vfd, vshown))
+    except OSError:
+        pass
+    cfg = _read_cfg(w, vfd)
+    _standard_library(w, cfg)
+    if system_site_on(cfg):  # the system's site-packages are imported too: judged like the venv's own
+        home = cfg.get("home") if cfg else None
+        if home and home.startswith("/"):
+            prefix = os.path.dirname(home.rstrip("/")) or "/"
+        else:  # no pyvenv.cfg: bin/python is a plain interpreter, with its own prefix's packages
+            prefix = os.path.dirname(os.path.dirname(os.path.realpath(os.path.join(venv, "bin", "python"))))
+        _system_site(w, prefix, _version_xy(cfg))
     return w, vst
 
 
@@ -322,6 +463,10 @@ def verdict(items, venv_uid, name_of, shown, kind="venv"):
         uid = it.st.st_uid
         if uid in (0, runner) or (it.role == "venv" and uid == venv_uid):
             continue
+        if it.role in SYSTEM_ROLES and runner == 0:
+            raise RuleError("%s belongs to %s and the %s %s imports from it as root (the system's site-packages): "
+                            "rocm-wizard will not run it as root (%s)" % (it.path, _who(uid, name_of), kind, shown,
+                                                                           _system_fix(it, kind, shown, "chown root:root %s" % it.path)))
         if it.role == "venv" or runner != 0:
             if it.role == "venv":
                 fix = "make it one owner's: chown -R %s %s" % (venv_name or "USER", shown)
@@ -345,10 +490,27 @@ def verdict(items, venv_uid, name_of, shown, kind="venv"):
                 whom = "all users"
             if kindw == "group" and fix.startswith("setfacl"):
                 whom += " (an ACL grant)"
+            if it.role in SYSTEM_ROLES:
+                if kindw == "group":
+                    fix += ", or take every account but root out of the group %s" % _group(ident)
+                fix = _system_fix(it, kind, shown, fix)
+            else:
+                fix += ", or give the venv to the user who works in it"
             raise RuleError("%s can be changed by other users (%s; mode %o) and the %s %s would run as root: "
-                            "rocm-wizard will not run it as root (%s, or give the venv to the user who works in it)"
+                            "rocm-wizard will not run it as root (%s)"
                             % (it.path, whom, stat.S_IMODE(it.st.st_mode), kind, shown, fix))
     return "root"
+
+
+SYSTEM_ROLES = ("system", "sysancestor")
+
+
+def _system_fix(it, kind, shown, fix):
+    """The fix for a system site directory (or one above it) another user controls."""
+    if kind == "venv":
+        return ("%s; or keep the system's packages out of the venv: set include-system-site-packages = false in "
+                "%s/pyvenv.cfg, or recreate it without --system-site-packages" % (fix, shown.rstrip("/")))
+    return fix
 
 
 def _group(gid):
@@ -404,6 +566,10 @@ def judge_interpreter(python, name_of):
                 w.walk(d, "outside")
             except OSError:
                 pass
+        real = os.path.realpath(given)  # its prefix's site-packages are imported at every start
+        name = os.path.basename(real)
+        version = name[len("python"):] if name.startswith("python3.") and name[7:].replace(".", "").isdigit() else None
+        _system_site(w, os.path.dirname(os.path.dirname(real)) or "/", version)
         return verdict(w.items, None, name_of, python, kind="interpreter")
     finally:
         w.close()

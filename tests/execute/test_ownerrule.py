@@ -20,12 +20,14 @@ ALICE, BOB = 4242, 4343
 NAMES = {ALICE: "alice", BOB: "bob"}
 
 
-def make_venv(base, uid=0, home="/usr/bin", version=None):
+def make_venv(base, uid=0, home="/usr/bin", version=None, system_site="false"):
     venv = base / "venv"
     site = venv / "lib" / "python3.11" / "site-packages"
     site.mkdir(parents=True)
     (venv / "bin").mkdir()
     cfg = f"home = {home}\n" + (f"version = {version}\n" if version else "")
+    if system_site is not None:  # python3 -m venv writes the key; None: a pyvenv.cfg without it
+        cfg += f"include-system-site-packages = {system_site}\n"
     (venv / "pyvenv.cfg").write_text(cfg)
     py = venv / "bin" / "python"
     py.write_text("#!/bin/sh\n")
@@ -181,3 +183,127 @@ def test_a_users_link_to_a_root_venv_runs_as_that_user(tmp_path):
     assert judge_venv(str(link), NAMES.get) == "alice"  # she may point it elsewhere at any time
     assert judge_interpreter(str(link / "bin" / "python"), NAMES.get) == "alice"
     assert judge_venv(str(venv), NAMES.get) == "root"
+
+
+# ------------------------------------------------------------------ the system's site-packages
+def fake_prefix(tmp_path, uid=0):
+    """A Python installed under ``tmp_path/usr`` the Debian way: ``bin/python3.11``, its standard
+    library, ``local/lib/python3.11/dist-packages`` and ``lib/python3/dist-packages``, root's."""
+    prefix = tmp_path / "usr"
+    (prefix / "bin").mkdir(parents=True)
+    (prefix / "lib" / "python3.11").mkdir(parents=True)
+    (prefix / "lib" / "python3.11" / "os.py").write_text("")
+    (prefix / "bin" / "python3.11").write_text("#!/bin/sh\n")
+    (prefix / "bin" / "python3.11").chmod(0o755)
+    local = prefix / "local" / "lib" / "python3.11" / "dist-packages"
+    local.mkdir(parents=True)
+    deb = prefix / "lib" / "python3" / "dist-packages"
+    deb.mkdir(parents=True)
+    (deb / "apt_pkg.py").write_text("")
+    return prefix, local, deb
+
+
+def test_a_venv_with_the_systems_packages_is_judged_on_them_too(tmp_path):
+    """include-system-site-packages = true: root's venv imports the system's dist-packages; one of
+    alice's there (or a .pth she can write) would run as root.  Refused, naming the venv's fix."""
+    prefix, local, deb = fake_prefix(tmp_path)
+    venv, _ = make_venv(tmp_path / "r", home=str(prefix / "bin"), version="3.11.2", system_site="true")
+    assert judge_venv(str(venv), NAMES.get) == "root"
+    pth = local / "alice.pth"
+    pth.write_text("import os\n")
+    os.chown(pth, ALICE, ALICE)
+    with pytest.raises(RuleError, match=r"dist-packages/alice.pth belongs to alice and the venv .* imports from it "
+                                        r"as root.*include-system-site-packages = false in .*pyvenv.cfg"):
+        judge_venv(str(venv), NAMES.get)
+    res = as_script("venv", venv)
+    assert res.returncode == 1 and "include-system-site-packages = false" in res.stderr, res
+    pth.unlink()
+    deb.chmod(0o777)
+    with pytest.raises(RuleError, match=r"python3/dist-packages can be changed by other users \(all users.*chmod o-w"):
+        judge_venv(str(venv), NAMES.get)
+    deb.chmod(0o755)
+    # the same venv without the system's packages does not read them: root again
+    cfg = venv / "pyvenv.cfg"
+    os.chown(local, ALICE, ALICE)
+    cfg.write_text(cfg.read_text().replace("include-system-site-packages = true", "include-system-site-packages = false"))
+    assert judge_venv(str(venv), NAMES.get) == "root"
+    # a pyvenv.cfg without the key includes them (site.py reads an absent key as true)
+    cfg.write_text(cfg.read_text().replace("include-system-site-packages = false\n", ""))
+    with pytest.raises(RuleError, match=r"local/lib/python3.11/dist-packages belongs to alice"):
+        judge_venv(str(venv), NAMES.get)
+
+
+def test_a_directory_not_there_yet_is_judged_by_who_could_create_it(tmp_path):
+    """/usr/local/lib/python3.11/dist-packages may be missing: whoever can write the directory it
+    would be made in chooses what root imports from it."""
+    prefix, local, _ = fake_prefix(tmp_path)
+    local.rmdir()
+    venv, _ = make_venv(tmp_path / "r", home=str(prefix / "bin"), version="3.11.2", system_site="true")
+    assert judge_venv(str(venv), NAMES.get) == "root"
+    local.parent.chmod(0o777)
+    with pytest.raises(RuleError, match=r"local/lib/python3.11 can be changed by other users"):
+        judge_venv(str(venv), NAMES.get)
+
+
+def test_bin_pyvenv_cfg_is_the_one_python_reads(tmp_path):
+    """CPython reads pyvenv.cfg beside the executable first: a bin/pyvenv.cfg that turns the
+    system's packages on decides, whatever the venv's own says."""
+    prefix, local, _ = fake_prefix(tmp_path)
+    os.chown(local, ALICE, ALICE)
+    venv, _ = make_venv(tmp_path / "r", home=str(prefix / "bin"), version="3.11.2", system_site="false")
+    assert judge_venv(str(venv), NAMES.get) == "root"
+    (venv / "bin" / "pyvenv.cfg").write_text(f"home = {prefix / 'bin'}\ninclude-system-site-packages = true\n")
+    with pytest.raises(RuleError, match=r"dist-packages belongs to alice"):
+        judge_venv(str(venv), NAMES.get)
+
+
+def test_a_system_interpreter_is_judged_on_its_own_prefixs_packages(tmp_path):
+    """verify --python /usr/bin/python3.11 as root imports that prefix's dist-packages."""
+    prefix, _, deb = fake_prefix(tmp_path)
+    python = str(prefix / "bin" / "python3.11")
+    assert judge_interpreter(python, NAMES.get) == "root"
+    os.chown(deb / "apt_pkg.py", ALICE, ALICE)
+    with pytest.raises(RuleError, match=r"apt_pkg.py belongs to alice and the interpreter .* imports from it as root"):
+        judge_interpreter(python, NAMES.get)
+    res = as_script("python", python)
+    assert res.returncode == 1 and "apt_pkg.py" in res.stderr, res
+
+
+def test_a_system_group_no_one_but_root_holds_counts_as_root(tmp_path, monkeypatch):
+    """Debian's /etc/staff-group-for-usr-local makes /usr/local root:staff 2775.  While no account
+    but root holds staff, its write is root's; once someone does, the directory is refused, naming
+    both fixes.  A group outside the system range never counts as root's."""
+    from rocm_wizard import ownerrule
+
+    holders = {50: set()}
+    monkeypatch.setattr(ownerrule, "group_holders", lambda gid: holders.get(gid))
+    prefix, local, _ = fake_prefix(tmp_path)
+    venv, _ = make_venv(tmp_path / "r", home=str(prefix / "bin"), version="3.11.2", system_site="true")
+    usr_local = prefix / "local"
+    os.chown(usr_local, 0, 50)
+    usr_local.chmod(0o2775)
+    assert judge_venv(str(venv), NAMES.get) == "root"
+    holders[50] = {"alice"}
+    with pytest.raises(RuleError, match=r"usr/local can be changed by other users \(the group .*chmod g-w .*take every "
+                                        r"account but root out of the group .*include-system-site-packages = false"):
+        judge_venv(str(venv), NAMES.get)
+    holders[4343] = set()  # memberless, but not a system group: could be anyone's tomorrow
+    os.chown(usr_local, 0, BOB)
+    with pytest.raises(RuleError, match=r"usr/local can be changed by other users"):
+        judge_venv(str(venv), NAMES.get)
+
+
+def test_root_only_group_reads_the_account_databases():
+    """The real databases: root's group (gid 0) is never asked; a gid no account holds outside the
+    system range is not root's."""
+    from rocm_wizard.ownerrule import group_holders, root_only_group
+
+    assert root_only_group(4343) is False
+    import grp
+
+    for g in grp.getgrall():
+        if 0 < g.gr_gid <= 999:
+            holders = group_holders(g.gr_gid)
+            assert holders is not None and "root" not in holders
+            assert root_only_group(g.gr_gid) == (not holders)
+            break

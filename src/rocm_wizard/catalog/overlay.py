@@ -123,11 +123,27 @@ def read() -> Optional[Dict[str, Any]]:
     return data
 
 
+def _state_root(directory: str) -> None:
+    """Root's state root (``/var/lib/rocm-wizard``) follows the log root's rule
+    (``execute.paths.open_trusted``): made 0700 from held directory fds, a link or another user's
+    directory refused; the refusal is an OSError naming the fix, as save's callers expect."""
+    import errno
+
+    from ..execute import paths
+
+    try:
+        paths.ensure_dir(directory, 0o700)
+    except paths.UntrustedPath as exc:
+        raise PermissionError(errno.EPERM, str(exc).replace("for run logs", "for rocm-wizard's state")) from None
+
+
 def save(data: Dict[str, Any], target: Optional[str] = None) -> str:
     """Write the overlay whole (temporary file, fsync, rename); returns the path."""
     from ..fsutil import write_atomic
 
     target = target or path()
+    if os.path.abspath(target) == SYSTEM_PATH and hasattr(os, "geteuid") and os.geteuid() == 0:
+        _state_root(os.path.dirname(SYSTEM_PATH))
     write_atomic(target, json.dumps(data, indent=1, sort_keys=True) + "\n", 0o644)
     read.cache_clear()
     return target

@@ -63,13 +63,41 @@ EXIT_OF_STATE = {"finished": exitcodes.OK, "failed": exitcodes.ERROR, "restored"
                  "interrupted": exitcodes.INTERRUPTED, "rolled-back": exitcodes.OK}
 
 
-def follow(run_dir: str, journal_path: str, poll: float = 0.5, out=None) -> int:
-    """Print the run's output as it grows until the run ends; exit status from its final state."""
+# How long --follow waits for a journal it cannot load (damaged, not root's, a link, or missing with
+# no detached starter alive) before it stops with exit status 1: the journal is written whole
+# (temporary file and rename), so one that stays unloadable this long will not become loadable.
+UNLOADABLE_WAIT = 10.0
+
+
+def _journal_problem(journal_path: str):
+    """Why the journal cannot be followed as it is (a link, not a regular file, another user's when
+    run as root), or None: what Journal.load does not check itself."""
+    import stat as stat_
+
+    try:
+        st = os.lstat(journal_path)
+    except OSError:
+        return None
+    if stat_.S_ISLNK(st.st_mode):
+        return f"{journal_path} is a symbolic link, not a journal rocm-wizard wrote"
+    if not stat_.S_ISREG(st.st_mode):
+        return f"{journal_path} is not a regular file"
+    me = os.geteuid() if hasattr(os, "geteuid") else 0
+    if st.st_uid != me:
+        return f"{journal_path} belongs to uid {st.st_uid}, not to the user who runs rocm-wizard (uid {me})"
+    return None
+
+
+def follow(run_dir: str, journal_path: str, poll: float = 0.5, out=None, wait=None) -> int:
+    """Print the run's output as it grows until the run ends; exit status from its final state.  A
+    journal that stays unloadable for ``wait`` seconds (damaged, a link, another user's, or never
+    written while no detached starter is alive) stops it with exit status 1 and the reason."""
     from ..execute.journal import Journal, JournalError
     from ..execute.procs import same_process
     from ..termsafe import clean
 
     out = out or sys.stdout
+    wait = UNLOADABLE_WAIT if wait is None else wait
     console = os.path.join(run_dir, "console.log")
     source = console if os.path.exists(console) else os.path.join(run_dir, "run.log")
     from ..termsafe import clean
@@ -77,6 +105,7 @@ def follow(run_dir: str, journal_path: str, poll: float = 0.5, out=None) -> int:
     pos = 0
     pending = ""
     state = "running"
+    bad_since = None
     while True:
         try:
             with open(source, "r", encoding="utf-8", errors="replace") as fh:
@@ -96,16 +125,32 @@ def follow(run_dir: str, journal_path: str, poll: float = 0.5, out=None) -> int:
                 out.write(clean(pending))
                 out.flush()
                 pending = ""
+        problem = _journal_problem(journal_path)
         try:
+            if problem:
+                raise JournalError(problem)
             j = Journal.load(journal_path)
             state = j.state
             alive = j.alive()
-        except JournalError:
+            bad_since = None
+        except JournalError as exc:
             j = None  # a detached run that has not written its journal yet (or never will)
             starter = _detached_pid(run_dir)
-            if starter is not None and not same_process(starter, None) and not os.path.exists(journal_path):
+            present = os.path.lexists(journal_path)
+            starting = starter is not None and same_process(starter, None)
+            if starter is not None and not starting and not present:
                 _err("the detached run ended before it started its steps (see its output above)")
                 return exitcodes.ERROR
+            if present or not starting:
+                now = time.monotonic()
+                bad_since = now if bad_since is None else bad_since
+                if now - bad_since >= wait:
+                    why = str(exc) if present else f"{journal_path} was never written"
+                    _err(f"cannot follow the run in {run_dir}: {why}. Nothing was changed; look at its run.log, and "
+                         "start a new run with rocm-wizard --yes if it is not going")
+                    return exitcodes.ERROR
+            else:
+                bad_since = None
         if j is not None and (state != "running" or not alive):
             time.sleep(poll)  # its last lines
             try:
