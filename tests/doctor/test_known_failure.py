@@ -39,6 +39,8 @@ MISSES = {
     "469": "held-out G: HIP's 'the operation cannot be performed in the present state' (hipErrorIllegalState, ROCm/clr "
            "hip_error.cpp) is reported at hip; the thread's fix was another torch build (the label's framework layer), "
            "which no line of the paste names",
+    "482": "held-out H: a Strix Halo program's out-of-memory line with dmesg's '63968M of GTT memory ready' (the kernel's "
+           "default GTT, half of RAM); the GTT ceiling is the kernel's (ttm pages_limit), but no line names it as a failure",
 }
 
 

@@ -60,10 +60,11 @@ SIGNATURES: Tuple[Signature, ...] = (
         meaning="code written for Triton 2.x imports triton.ops, removed in Triton 3",
         needles=('triton.ops',)),
     Signature(
-        "no_binary_for_gpu", r"hipErrorNoBinaryForGpu|\binvalid device function\b",
-        source="ROCm/ROCm#1587 (hipErrorNoBinaryForGpu); 'HIP error: invalid device function' in many reports",
+        "no_binary_for_gpu", r"hipErrorNoBinaryForGpu|\binvalid device function\b|No compatible code objects found for: ",
+        source="ROCm/ROCm#1587 (hipErrorNoBinaryForGpu); 'HIP error: invalid device function' in many reports; "
+               "ROCm/clr hipamd/src/hip_fatbin.cpp ('No compatible code objects found for: %s')",
         meaning="the binary has no code object for this GPU's gfx target",
-        needles=('hiperrornobinaryforgpu', 'invalid device function')),
+        needles=('hiperrornobinaryforgpu', 'invalid device function', 'no compatible code objects')),
     Signature(
         "hsa_out_of_resources", r"HSA_STATUS_ERROR_OUT_OF_RESOURCES|Call returned 4104\b",
         source="ROCm/ROCm#2191",
