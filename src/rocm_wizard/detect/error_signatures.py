@@ -543,10 +543,19 @@ def _trie(words: List[str]) -> str:
     return rx(root)
 
 
+# the needle index is one large pattern whose compiling costs more than a few plain scans (tens of
+# milliseconds: most of a live detection's error probe); a process builds it from its third short text on
+_INDEX_AFTER = 2
+_short_scans = 0
+
+
 def _candidates(low: str):
     """The signatures, in table order, that have no needles or one of whose needles is in ``low``."""
+    global _short_scans
     sigs = SIGNATURES
-    if len(low) > _SHORT:
+    if len(low) > _SHORT or (_index_key != id(SIGNATURES) and _short_scans < _INDEX_AFTER):
+        if len(low) <= _SHORT:
+            _short_scans += 1
         return (s for s in sigs if not s.needles or any(n in low for n in s.needles))
     rx, reach, free = _needle_index()
     picked = set(free)
