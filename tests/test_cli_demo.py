@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -91,3 +92,20 @@ def test_demo_core_removes_only_its_own_temporary_directory(tmp_path, monkeypatc
     other.state_dir()
     other.cleanup()
     assert given.is_dir()  # a directory it was given is not its to remove
+
+
+def test_readme_describes_the_demo_system_as_it_is(tmp_path):
+    """README's "Try it" names the demo's GPU, ROCm and venv torch as detect reports them (issue 22:
+    the demo became a skew case; a stale version there tells a newcomer another story)."""
+    from pathlib import Path
+
+    res = wizard(tmp_path, "--demo", "detect", "--json")
+    assert res.returncode == 0, res.stderr
+    system = json.loads(res.stdout)
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    para = readme.split("## Try it", 1)[1].split("\n## ", 1)[0].split("with a simulated executor", 1)[0]
+    para = " ".join(para.split())
+    assert [t["version"] for t in system["torch"]] and all(f"torch {t['version']}" in para for t in system["torch"]), para
+    assert "ROCm " + ".".join(system["rocm"]["version"].split(".")[:2]) in para, para
+    assert "RX 7900 XT" in para
+    assert len(set(re.findall(r"torch (\d+\.\d+\.\d+\+\w+)", para))) == len(system["torch"]), para
