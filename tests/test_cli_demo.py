@@ -109,3 +109,24 @@ def test_readme_describes_the_demo_system_as_it_is(tmp_path):
     assert "ROCm " + ".".join(system["rocm"]["version"].split(".")[:2]) in para, para
     assert "RX 7900 XT" in para
     assert len(set(re.findall(r"torch (\d+\.\d+\.\d+\+\w+)", para))) == len(system["torch"]), para
+
+
+def test_demo_never_reads_this_machines_catalog_overlay(tmp_path):
+    """Issue 22: ``--demo`` reads the bundled catalog alone.  With a valid overlay in place, the same
+    bundle read as ``--snapshot`` reports the overlay's date; ``--demo`` does not."""
+    from rocm_wizard.catalog.overlay import ENV, SCHEMA
+    from rocm_wizard.commands.main import demo_bundle
+
+    overlay = tmp_path / "overlay.json"
+    overlay.write_text(json.dumps({"schema": SCHEMA, "created": "2099-01-02T00:00:00Z", "torch": [],
+                                   "docker_tags": [], "rocm_releases": []}), encoding="utf-8")
+
+    def catalog(*args):
+        env = {**os.environ, ENV: str(overlay), "ROCM_WIZARD_LOG_DIR": str(tmp_path / "logs"), "TMPDIR": str(tmp_path)}
+        cmd = sandbox.argv([sys.executable, "-m", "rocm_wizard", *args, "--json"], writable=[tmp_path])
+        res = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120, env=env)
+        assert res.returncode == 2, res.stderr
+        return json.loads(res.stdout)["catalog"]
+
+    assert catalog("doctor", "--snapshot", demo_bundle())["overlay"] == "2099-01-02"  # the overlay is read...
+    assert catalog("--demo", "doctor")["overlay"] is None  # ...but never by the demo
