@@ -300,3 +300,12 @@ def test_the_wizard_diagnosis_carries_the_age_warning(monkeypatch, tmp_path):
     notes = core.finish(source, system).notes
     assert any("192 days old" in n and "catalog refresh" in n for n in notes)
     ov.read.cache_clear()
+
+
+def test_rocm_core_mirror_is_the_hosts_base_as_when_planning(mirror, overlay):
+    """--rocm-core-mirror means one thing everywhere (issue 22): the base of a mirror of AMD's Core SDK
+    host; refresh reads the apt packages at rocm/core/packages below it, as the plans' paths are."""
+    before = len(mirror.requests)
+    cli(["catalog", "refresh", "--rocm-core-mirror", mirror.url + "/amdhost"], overlay)
+    asked = mirror.requests[before:]
+    assert asked and all(r.startswith("/amdhost/rocm/core/packages/") for r in asked), asked

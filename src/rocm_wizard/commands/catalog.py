@@ -37,7 +37,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     r.add_argument("--amd-index", metavar="URL", help="AMD's pip index (default https://stable.repo.amd.com/rocm/whl-next)")
     r.add_argument("--rocm-mirror", metavar="URL", help="mirror of https://repo.radeon.com (legacy apt layout)")
     r.add_argument("--rocm-core-mirror", metavar="URL",
-                   help="ROCm Core SDK apt packages (default https://stable.repo.amd.com/rocm/core/packages)")
+                   help="base URL of a mirror of AMD's Core SDK host, as when planning (default "
+                        "https://stable.repo.amd.com; its apt packages are read at rocm/core/packages below it)")
     r.add_argument("--docker-hub", metavar="URL", help="stands for https://hub.docker.com (tags API)")
     r.add_argument("--no-wheel-reads", action="store_true",
                    help="do not list wheels' zip directories (range requests) for gfx targets; infer them")
@@ -80,7 +81,12 @@ def refresh(args: argparse.Namespace) -> int:
                 option = "--" + attr.replace("_", "-")
                 if not str(value).startswith(("http://", "https://")):
                     raise ValueError(f"{option} must be an http or https URL")
-                setattr(opts, field, check_url(value, option).rstrip("/"))
+                url = check_url(value, option).rstrip("/")
+                if attr == "rocm_core_mirror":
+                    # the same meaning as when planning: a mirror of AMD's Core SDK host, with AMD's paths
+                    # below it; the packages are at rocm/core/packages there
+                    url += "/rocm/core/packages"
+                setattr(opts, field, url)
                 chosen.append(source)
     except ValueError as exc:
         _err(str(exc))
