@@ -249,6 +249,20 @@ def _vkey(*parts: str):
     return tuple(key)
 
 
+CORE_ONLY_FIELDS = ("rocm_core_mirror", "rocm_core_key_fingerprint")  # shown for a Core SDK release only
+
+
+def is_core_release(version: Any) -> bool:
+    """Whether ROCm ``version`` is a Core SDK release (7.14, 10.x), whose own host and key the Core
+    SDK fields are for; False when the catalog does not know it."""
+    from ..catalog import releases
+
+    try:
+        return getattr(releases.resolve(str(version)), "stream", "legacy") == "core-sdk"
+    except Exception:
+        return False
+
+
 def release_choices(system: Any) -> List[Tuple[str, str]]:
     """ROCm releases the resolver offers for this system (the GPUs, this Ubuntu release, WSL), not
     older than the installed one, newest first."""

@@ -3,7 +3,7 @@ catalog says work for this GPU and OS; text fields show their error under them; 
 while any field is invalid."""
 from __future__ import annotations
 
-from typing import Dict, Iterable
+from typing import Any, Dict, Iterable
 
 from textual import on, work
 from textual.binding import Binding
@@ -66,7 +66,18 @@ class OptionsScreen(WizardScreen):
                     yield Static(f.help, classes="field-help", markup=False)
                     yield Label(f.error() or "", classes="error field-error", id=f"err-{f.name}", markup=False)
 
+    def _core_fields(self, release: Any) -> None:
+        """The Core SDK's mirror and key fields only while a Core SDK release is chosen (the legacy
+        ones stay: repo.radeon.com also serves a Core SDK plan's kernel driver)."""
+        show = F.is_core_release(release)
+        for name in F.CORE_ONLY_FIELDS:
+            for box in self.query(f"#field-{name}"):
+                box.display = show
+
     def on_mount(self) -> None:
+        rel = next((f.value for f in self.fields if f.name == "rocm"), None)
+        if rel is not None:
+            self._core_fields(rel)
         if any(f.kind == F.CHECKLIST for f in self.fields) and self.wizard.core.sizes_pending():
             self.count_sizes()
         if not self.wizard.animate:
@@ -95,6 +106,8 @@ class OptionsScreen(WizardScreen):
     def _select(self, event: Select.Changed) -> None:
         if event.value is not Select.BLANK:
             self._update(event.select.id or "", event.value)
+            if event.select.id == "in-rocm":
+                self._core_fields(event.value)
         if event.select.id == "in-torch" and self.query("#in-torch_index_url"):
             # the index field's example follows the chosen build's index (rocm6.2.4, rocm7.0...)
             self.query_one("#in-torch_index_url", Input).placeholder = F.index_placeholder(event.value)
