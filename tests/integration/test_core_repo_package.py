@@ -71,3 +71,30 @@ def test_a_repo_package_for_another_repository_is_refused_before_any_change(reso
     assert "amdrocm-repo-stable is installed, but none of its entries" in res.stderr, res.stderr
     assert "ubuntu2404" in res.stderr and "apt-get purge amdrocm-repo-stable" in res.stderr
     assert root.snapshot(["/etc/apt", "/var/lib/dpkg/status"]) == before
+
+
+def test_the_script_and_the_playbook_keep_the_package_entry_too(resolute_root, core_site, tmp_path, ansible_debs):
+    from harness import ansible
+
+    root = resolute_root
+    sources = _install_repo_package(root, core_site, tmp_path)
+    root.write(HAND, f"deb [arch=amd64 signed-by=/etc/apt/keyrings/amdrocm.gpg] {_uri(core_site)} stable main\n")
+    script = wizard.run(root, "--plan-only", *core_args(core_site))
+    assert script.returncode == 2, script.stderr
+    book = wizard.run(root, "--plan-only", "--format", "ansible", *core_args(core_site))
+    assert book.returncode in (0, 2), book.stderr
+    root.write("/root/plan.sh", script.stdout, mode=0o755)
+    root.write("/root/core.yml", book.stdout)
+
+    res = root.run(["bash", "/root/plan.sh"], timeout=900)
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+    assert root.read(SOURCES) == sources
+    assert all(ln.startswith("#") for ln in root.read(HAND).splitlines() if ln.strip()), root.read(HAND)
+    assert root.installed_version(f"amdrocm-core-sdk{CORE.series}-gfx1100") == CORE.deb_version
+
+    ansible.install(root, ansible_debs)  # the playbook on the converged host: nothing to change
+    again = ansible.playbook(root, "/root/core.yml", "-e", '{"rocm_wizard_gpu_users": []}')
+    assert again.returncode == 0, again.stdout[-6000:] + again.stderr[-3000:]
+    assert root.read(SOURCES) == sources
+    counts = ansible.recap(again.stdout)
+    assert counts["changed"] == 0 and counts["failed"] == 0, ansible.changed_tasks(again.stdout)

@@ -256,7 +256,12 @@ def _playbook_newest(root: DebRoot, path: str, args, extra: Dict[str, str], time
         extra.pop("PATH", None)
         extra.update({"ANSIBLE_CONNECTION_PLUGINS": "/opt/rw-ansible-plugins",
                       "PATH": f"{NEWEST_VENV}/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"})
-        return ctl.run([NEWEST_VENV + "/bin/ansible-playbook", "-i", "localhost,", "-c", "rw_chroot",
-                        "-e", "ansible_host=/target", "/target" + path, *args], env=env(extra), timeout=timeout)
+        res = ctl.run([NEWEST_VENV + "/bin/ansible-playbook", "-i", "localhost,", "-c", "rw_chroot",
+                       "-e", "ansible_host=/target", "/target" + path, *args], env=env(extra), timeout=timeout)
     finally:
         ctl.close()
+    # what the newest ansible-core deprecates is what the next one removes: none may appear
+    said = [ln for ln in (res.stdout + res.stderr).splitlines() if "DEPRECATION WARNING" in ln]
+    assert not said, "ansible-core %s deprecates what the playbook uses:\n%s\n%s" % (
+        root.rw_controller.version, "\n".join(said), (res.stdout + res.stderr)[-4000:])
+    return res
