@@ -321,8 +321,21 @@ class Venv(Step):
                 "creates": J(self.var("path")) + "/bin/python"}}]
         freeze = self.var("freeze")
         where = self.var("backup_dir")
-        tool = self.var("tool")
-        return uv_probe_tasks(n, self.var("path"), tool) + [
+        tool, lock, proj = self.var("tool"), self.var("uv_lock"), self.var("pyproject")
+        project = [  # uv_project_warning(), on each host: a uv project beside the venv undoes the change
+            {"name": f"{n}: a uv.lock beside the venv? (reads only)", "ansible.builtin.stat": {
+                "path": "{{ " + self.var("path") + " | dirname }}/uv.lock"}, "register": lock},
+            {"name": f"{n}: a pyproject.toml beside the venv? (reads only)", "ansible.builtin.stat": {
+                "path": "{{ " + self.var("path") + " | dirname }}/pyproject.toml"}, "register": proj},
+            {"name": f"{n}: warn that the uv project would undo the change", "ansible.builtin.debug": {
+                "msg": "WARNING: {{ " + self.var("path") + " | dirname }} is a uv project: its next `uv sync` or "
+                       "`uv run` puts back the locked torch and undoes this change; make it lasting in "
+                       "pyproject.toml instead: a [[tool.uv.index]] entry (name = \"pytorch-rocm\", url = the index "
+                       "of this plan, explicit = true) and [tool.uv.sources] torch = { index = \"pytorch-rocm\" } "
+                       "(the same for torchvision, torchaudio, pytorch-triton-rocm), then `uv lock`"},
+             "when": lock + ".stat.exists or (" + proj + ".stat.exists and " + uv_when(tool) + ")"},
+        ]
+        return uv_probe_tasks(n, self.var("path"), tool) + project + [
             {"name": f"{n}: read the venv's package list", "ansible.builtin.command": {
                 "argv": "{{ (['uv', 'pip', 'freeze', '--python', " + self.var("path") + " ~ '/bin/python'] if "
                         + uv_when(tool) + " else [" + self.var("path") + " ~ '/bin/python', '-m', 'pip', 'freeze', "
@@ -565,6 +578,7 @@ class PipUninstall(Step):
              "ansible.builtin.command": {
                 "argv": "{{ ['uv', 'pip', 'uninstall', '--python', " + venv + " ~ '/bin/python'] + (" + present
                         + " | intersect(" + names + ")) }}"},
+             "changed_when": True,  # runs only when a stray is there
              "when": uv_when(tool) + " and " + any_stray},
         ]
         return tasks
@@ -725,6 +739,7 @@ class PipInstall(Step):
                    "ansible.builtin.command": {
                        "argv": "{{ ['uv', 'pip', 'install', '--python', " + venv + " ~ '/bin/python'] + " + reqs + " }}"},
                    "environment": {"UV_INDEX_URL": url},
+                   "changed_when": True,  # runs only when a pin is missing
                    "when": uv_when(tool) + " and (" + reqs + " | " + _NORM + " | difference(" + have
                            + ".stdout_lines | " + _NORM + ") | length) > 0"}
         if login:
