@@ -21,6 +21,8 @@ def _uv_project(root, pyindex):
               "torch==2.5.1+rocm6.2", "torchvision==0.20.1+rocm6.2", "torchaudio==2.5.1+rocm6.2"],
              env=UVENV, check=True)
     assert not glob.glob(root.host_path(VENV) + "/lib/python3*/site-packages/pip")
+    root.write("/srv/uv-project/pyproject.toml", '[project]\nname = "x"\nversion = "0"\n')
+    root.write("/srv/uv-project/uv.lock", "version = 1\n")
 
 
 def _no_pip(root):
@@ -46,6 +48,8 @@ def test_uv_venv_torch_playbook_check_converge_and_changed_0(wroot, pyindex, uv_
     assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-3000:]
     assert read_version_py(site(root, VENV))["__version__"] == "2.4.1+rocm6.1"
     assert _no_pip(root)  # uv did it: no pip was brought in
+    # the uv project beside the venv would undo it: said on the host, with what to write instead
+    assert "/srv/uv-project is a uv project" in run.stdout and "[tool.uv.sources]" in run.stdout, run.stdout[-4000:]
     records = os.listdir(root.host_path(VENV + "/rocm-wizard"))  # the package list saved first, by uv pip freeze
     assert records and "torch==2.5.1+rocm6.2" in root.read(VENV + "/rocm-wizard/" + records[0])
 
