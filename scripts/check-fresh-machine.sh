@@ -30,6 +30,9 @@
 #                    Without one, setup.sh takes `torch==VERSION` from PyPI: for Linux x86_64 that
 #                    is the CUDA build (about 0.5 GB, plus about 3 GB of CUDA libraries), which
 #                    also runs on a machine without a GPU.
+#   CLONE=DIR        where the checkout goes inside the root (default /tmp/rocm-wizard; e.g.
+#                    /var/tmp/rocm-wizard for a clone under /var/tmp, or a path with spaces)
+#   RW_TEST_WORKERS  passed to scripts/test.sh (pytest-xdist workers; 0: one process)
 #   CA_BUNDLE=FILE   the CA certificates pip and Python trust inside, for a network whose TLS goes
 #                    through an inspecting proxy (default: this machine's
 #                    /etc/ssl/certs/ca-certificates.crt when present)
@@ -67,7 +70,8 @@ echo "check-fresh-machine: building a fresh $SUITE root in $ROOT" >&2
 mmdebstrap --quiet --variant=minbase --mode=root "$SUITE" "$ROOT" "$MIRROR"
 cp /etc/resolv.conf "$ROOT/etc/resolv.conf"
 
-CLONE=/tmp/rocm-wizard  # inside the root
+CLONE=${CLONE:-/tmp/rocm-wizard}  # inside the root
+case "$CLONE" in /*) ;; *) echo "check-fresh-machine: CLONE is an absolute path" >&2; exit 64 ;; esac
 mkdir -p "$ROOT$CLONE"
 git -C "$REPO" ls-files -z -co --exclude-standard | tar -C "$REPO" --null -T - -cf - | tar -C "$ROOT$CLONE" -xf -
 
@@ -78,7 +82,7 @@ if [ "$AS" = user ]; then
   chroot "$ROOT" /bin/chown -R tester: "$CLONE"
   cat > "$ROOT/check-fresh-machine-inner.sh" <<EOF
 set -e
-cd $CLONE
+cd '$CLONE'
 ROCM_WIZARD_SETUP_APT_ONLY=1 bash scripts/setup.sh
 exec setpriv --reuid=tester --regid=tester --init-groups env HOME=/home/tester USER=tester \\
   bash -c 'bash scripts/setup.sh && exec bash scripts/test.sh -p no:cacheprovider -rfEs "\$@"' tester "\$@"
@@ -86,13 +90,14 @@ EOF
 else
   cat > "$ROOT/check-fresh-machine-inner.sh" <<EOF
 set -e
-cd $CLONE
+cd '$CLONE'
 bash scripts/setup.sh
 exec bash scripts/test.sh -p no:cacheprovider -rfEs "\$@"
 EOF
 fi
 env_args=(HOME=/root LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=xterm "CI=$CI"
           PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin)
+if [ -n "${RW_TEST_WORKERS:-}" ]; then env_args+=("RW_TEST_WORKERS=$RW_TEST_WORKERS"); fi
 # the root bound onto itself is a mount point, so bwrap (the tests' read-only root) works inside;
 # the root's /tmp stays its own directory (the clone is there)
 mounts="mount --bind '$ROOT' '$ROOT' && mount -t proc proc '$ROOT/proc' && mount --rbind /sys '$ROOT/sys' && mount --rbind /dev '$ROOT/dev'"

@@ -107,12 +107,39 @@ def ansible_pypi_wheels(tier_ready):
         ci.missing(f"ansible-core from PyPI (downloaded once with pip): {exc}")
 
 
-@pytest.fixture(params=["debian", "pypi"])
+@pytest.fixture(scope="session")
+def ansible_newest(tier_ready, tmp_path_factory):
+    """The newest ansible-core on PyPI (2.20+ needs Python 3.12) in a venv of a Debian 13 controller
+    root, which reaches the test's root through a chroot connection (harness.ansible.NewestController).
+    Image and wheels are fetched once and cached."""
+    from harness import ansible
+    from harness.procs import CommandFailed
+
+    try:
+        image = _debroot.ensure_image(_debroot.RECIPE_TRIXIE, log=lambda m: print(m, file=sys.stderr))
+        wheels = ansible.ensure_newest_wheels()
+        controller = ansible.NewestController(image, wheels, str(tmp_path_factory.mktemp("ansible-newest")))
+    except CommandFailed as exc:
+        ci.missing(f"the newest ansible-core from PyPI in a Debian 13 root (mmdebstrap, pip download): {exc}")
+    yield controller
+    controller.close()
+
+
+@pytest.fixture(params=["debian", "pypi", "newest"])
 def ansible_in(request, ansible_debs):
-    """Installs an ansible-core into a root: Debian's (2.14) or the newest from PyPI the root can
-    run (2.19 or later); returns the version ``ansible-playbook --version`` reports."""
+    """Installs an ansible-core into a root: Debian's (2.14), the newest from PyPI the root can
+    run (2.19 or later), or the newest on PyPI at all (2.20 or later, from a Debian 13 controller
+    root); returns the version ``ansible-playbook --version`` reports."""
     from harness import ansible
 
+    if request.param == "newest":
+        controller = request.getfixturevalue("ansible_newest")
+
+        def setup_newest(root):
+            version = ansible.use_newest(root, ansible_debs, controller)
+            assert tuple(int(x) for x in version.split(".")[:2]) >= (2, 20), version
+            return version
+        return setup_newest
     if request.param == "debian":
         def setup(root):
             ansible.install(root, ansible_debs)

@@ -111,6 +111,24 @@ def repos() -> Tuple[CoreRepo, ...]:
     return tuple(out)
 
 
+@dataclass(frozen=True)
+class RepoPackage:
+    """AMD's repository-setup packages (``amdrocm-repo-*``; coresdk.toml [repo_package])."""
+
+    names: Tuple[str, ...]
+    keyring: str
+    self_update_file: str
+    status: str
+    sources: Tuple[str, ...]
+
+
+@functools.lru_cache(maxsize=None)
+def repo_package() -> RepoPackage:
+    r = _data().get("repo_package") or {}
+    return RepoPackage(tup(r.get("names")), r.get("keyring", ""), r.get("self_update_file", ""),
+                       r.get("status", "unknown"), tup(r.get("sources")))
+
+
 def repo_of(rel) -> CoreRepo:
     return next(r for r in repos() if r.name == rel.repo_name)
 

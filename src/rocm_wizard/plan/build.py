@@ -654,7 +654,8 @@ def _rocm_upgrade_core(system, choices: Choices, notes: List[str], rel, targets:
     path, content = cat.core_source_file(rel, prof, base)
     head = (f"# ROCm Core SDK {rel.version} ({prof.profile}). Written whole by rocm-wizard;\n"
             "# other AMD repository entries are taken out so that only this release is configured.\n")
-    source_files = [{"path": path, "content": head + content}]
+    adopted = _adopt_repo_package(system, cat.core_packages_url(rel, prof, base), path, notes)
+    source_files = [] if adopted else [{"path": path, "content": head + content}]
     for lpath, line in driver_lines:
         source_files.append({"path": lpath, "content": f"# amdgpu {rel.driver_train} kernel driver paired with ROCm "
                              f"{rel.version}. Written whole by rocm-wizard.\n{line}\n"})
@@ -682,7 +683,7 @@ def _rocm_upgrade_core(system, choices: Choices, notes: List[str], rel, targets:
             "key_url": cat.core_key_url(rel, base), "key_fingerprint": fpr, "keyring": info.keyring,
             "driver_key_url": cat.rocm_key_url(radeon), "driver_key_fingerprint": radeon_fpr,
             "driver_keyring": repo.keyring, "driver_train": rel.driver_train or "(installed)",
-            "source_files": source_files, "markers": markers, "pin_file": info.pin_file,
+            "source_files": source_files, "adopted_files": adopted, "markers": markers, "pin_file": info.pin_file,
             "pin_content": (f"# Core SDK packages from {pin_origin} over the distribution's (written by rocm-wizard)\n"
                             f"Package: {info.pin_package}\nPin: origin \"{pin_origin}\"\n"
                             f"Pin-Priority: {info.pin_priority}\n"),
@@ -1648,3 +1649,37 @@ def _build(system, choices: Choices, notes: List[str]) -> Plan:
     summary = {"summary": _system_summary(system), "origin": getattr(system, "origin", "live")}
     return Plan(path=path, title=title, steps=steps, fingerprint=fp, inputs=inputs, facts=facts, notes=notes,
                 system=summary)
+
+
+def _same_uri(a: Optional[str], b: str) -> bool:
+    return bool(a) and a.rstrip("/") == b.rstrip("/")
+
+
+def _adopt_repo_package(system, uri: str, own_file: str, notes: List[str]) -> List[str]:
+    """The source files of AMD's repository-setup package (``amdrocm-repo-*``) that the plan keeps as
+    they are, when one is installed and names ``uri``: the plan then writes no entry of its own for
+    it (two entries for one URI with different Signed-By make apt-get update fail) and never edits or
+    removes those files.  Installed but naming another URI (a mirror, another stream or profile):
+    refused, with the reason.  Not installed: []."""
+    pkg = cat.core_repo_package()
+    rocm = getattr(system, "rocm", None)
+    installed = sorted(n for n in (getattr(rocm, "packages", None) or {}) if n in pkg.names)
+    if not installed:
+        return []
+    sources = [a for a in (getattr(rocm, "apt_sources", None) or []) if a.file]
+    mine = [a for a in sources if a.enabled and _same_uri(a.uri, uri) and a.signed_by == pkg.keyring]
+    names = ", ".join(installed)
+    if not mine:
+        theirs = sorted({f"{a.file}: {a.uri}" for a in sources if a.signed_by == pkg.keyring and a.uri})
+        raise PlanError(f"AMD's repository-setup package {names} is installed, but none of its entries "
+                        f"(Signed-By: {pkg.keyring}) names this plan's repository {uri}"
+                        + (f" (it names {'; '.join(theirs)})" if theirs else "")
+                        + ": a second entry would be needed beside the package's. Plan for the repository the package "
+                        "names (without --rocm-core-mirror), or remove the package (apt-get purge "
+                        f"{installed[0]}) and plan again")
+    files = sorted({a.file for a in mine})
+    notes.append(f"AMD's repository-setup package {names} ({pkg.status}: {', '.join(pkg.sources)}) provides this "
+                 f"repository in {', '.join(files)} (Signed-By: {pkg.keyring}): kept as it is; rocm-wizard writes "
+                 f"no entry of its own for it" + (f" (nor {own_file})" if own_file not in files else "")
+                 + " and takes AMD's other entries for it out of every other file")
+    return files

@@ -222,6 +222,18 @@ def core_source_file(rel, prof, base: Optional[str]) -> Tuple[str, str]:
     return coresdk.source_file(rel, prof, base)
 
 
+def core_repo_package():
+    from ..catalog import coresdk
+
+    return coresdk.repo_package()
+
+
+def core_packages_url(rel, prof, base: Optional[str]) -> str:
+    from ..catalog import coresdk
+
+    return coresdk.packages_url(rel, prof, base)
+
+
 def core_driver_lines(rel, codename: str, base: Optional[str]) -> List[Tuple[str, str]]:
     from ..catalog import coresdk
 

@@ -11,6 +11,14 @@ brought (Jinja2 3.1, PyYAML, cryptography, resolvelib).
 
 The playbook then runs in the root with ``ansible-playbook -c local``: modules, facts and apt act on
 the root, never on the machine running the tests.
+
+The newest ansible-core (2.20 and later need Python 3.12) cannot run on the Debian 12 root's Python
+3.11, so it runs as an admin's controller does: in a Debian 13 root (Python 3.13; image cached like
+the Debian 12 one) with ansible-core from PyPI in a venv there (wheels cached in
+``wheels-ansible-newest-py313/``), reaching the target root -- mounted at ``/target`` in the
+controller -- through the tests' ``rw_chroot`` connection (``ansible_plugins/rw_chroot.py``), as it
+would reach a host through ssh: the modules run with the target's Python 3.11, the facts are the
+target's (:class:`NewestController`, :func:`use_newest`).
 """
 from __future__ import annotations
 
@@ -74,13 +82,14 @@ def pypi_wheels_dir(python: str) -> Path:
     return cache_dir() / f"wheels-ansible-pypi-py{python.replace('.', '')}"
 
 
-def ensure_pypi_wheels(python: str = "3.11") -> Path:
+def ensure_pypi_wheels(python: str = "3.11", with_deps: bool = False, target: Optional[Path] = None) -> Path:
     """The newest ``ansible-core`` wheel on PyPI whose ``Requires-Python`` admits ``python``
-    (and ``packaging``), downloaded once with the host's pip into the test cache (atomic, locked)."""
+    (and ``packaging``; with ``with_deps``, every library it needs, as wheels for that Python),
+    downloaded once with the host's pip into the test cache (atomic, locked)."""
     import subprocess
     import sys
 
-    target = pypi_wheels_dir(python)
+    target = target or pypi_wheels_dir(python)
     target.parent.mkdir(parents=True, exist_ok=True)
     with open(str(target) + ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -89,7 +98,8 @@ def ensure_pypi_wheels(python: str = "3.11") -> Path:
         tmp = Path(str(target) + f".tmp{os.getpid()}")
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir()
-        res = subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
+        res = subprocess.run([sys.executable, "-m", "pip", "download", *([] if with_deps else ["--no-deps"]),
+                              "--only-binary=:all:",
                               "--python-version", python, "--disable-pip-version-check", "-q", "-d", str(tmp),
                               *PYPI_WHEELS], capture_output=True, text=True, timeout=600)
         if res.returncode != 0 or not any(tmp.glob("ansible_core-*.whl")):
@@ -158,6 +168,8 @@ def env(extra: Optional[Dict[str, str]] = None) -> Dict[str, str]:
 def playbook(root: DebRoot, path: str, *args: str, extra_env: Optional[Dict[str, str]] = None, timeout: float = 900):
     """``ansible-playbook -i localhost, -c local PATH ARGS`` inside ``root``."""
     extra = dict(extra_env or {})
+    if getattr(root, "rw_controller", None):  # use_newest: from the Debian 13 controller root
+        return _playbook_newest(root, path, args, extra, timeout)
     if getattr(root, "rw_ansible_path", None):  # install_pypi: the PyPI ansible-core first
         extra.setdefault("PATH", root.rw_ansible_path)
     return root.run(["ansible-playbook", "-i", "localhost,", "-c", "local", path, *args], env=env(extra),
@@ -188,3 +200,68 @@ def changed_tasks(stdout: str) -> List[str]:
             out.append(task)
     return out
 
+
+
+# --- the newest ansible-core, from a Debian 13 controller root --------------------------------
+NEWEST_PYTHON = "3.13"
+NEWEST_VENV = "/opt/rw-ansible-newest"
+PLUGINS = Path(__file__).resolve().parent / "ansible_plugins"
+
+
+def ensure_newest_wheels() -> Path:
+    """ansible-core and its libraries from PyPI, the newest for Debian 13's Python (cached)."""
+    return ensure_pypi_wheels(NEWEST_PYTHON, with_deps=True,
+                              target=cache_dir() / f"wheels-ansible-newest-py{NEWEST_PYTHON.replace('.', '')}")
+
+
+class NewestController:
+    """A Debian 13 tree (unpacked once per session) with the newest ansible-core from PyPI in a venv
+    (installed offline from the cached wheels); each playbook run gets a fresh overlay root of it."""
+
+    def __init__(self, image: Path, wheels: Path, workdir: str) -> None:
+        self.base = BaseTree(image, workdir)
+        tree = DebRoot(self.base.path)
+        tree.bind(str(wheels), "/opt/rw-ansible-wheels")
+        tree.run(["python3", "-m", "venv", NEWEST_VENV], check=True, timeout=300)
+        tree.run([NEWEST_VENV + "/bin/python", "-m", "pip", "install", "-q", "--no-index", "--disable-pip-version-check",
+                  "--find-links", "/opt/rw-ansible-wheels", "ansible-core"], check=True, timeout=600)
+        res = tree.run([NEWEST_VENV + "/bin/ansible-playbook", "--version"], env=env(), check=True, timeout=120)
+        m = re.search(r"core ([0-9][^\]\s]*)\]", res.stdout)
+        assert m, res.stdout
+        self.version = m.group(1)
+        os.rmdir(os.path.join(self.base.path, "opt/rw-ansible-wheels"))
+
+    def close(self) -> None:
+        self.base.close()
+
+
+def use_newest(root: DebRoot, debs: Path, controller: NewestController) -> str:
+    """From now on :func:`playbook` runs ``root``'s playbooks from ``controller`` (the target keeps
+    Debian's python3-apt, which the apt module needs on the host it manages); returns the version."""
+    install(root, debs)
+    root.rw_controller = controller
+    return controller.version
+
+
+def _playbook_newest(root: DebRoot, path: str, args, extra: Dict[str, str], timeout: float):
+    ctl = root.rw_controller.base.new_root()
+    try:
+        # the target as the controller sees it: its tree, its bind mounts, a /proc for its modules
+        ctl.bind(root.path, "/target", read_only=False)
+        for host, inside, ro in root.binds:
+            ctl.bind(host, "/target" + inside, read_only=ro)
+        ctl.bind("/proc", "/target/proc", read_only=False)
+        ctl.bind(str(PLUGINS), "/opt/rw-ansible-plugins")
+        extra = dict(extra)
+        extra.pop("PATH", None)
+        extra.update({"ANSIBLE_CONNECTION_PLUGINS": "/opt/rw-ansible-plugins",
+                      "PATH": f"{NEWEST_VENV}/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"})
+        res = ctl.run([NEWEST_VENV + "/bin/ansible-playbook", "-i", "localhost,", "-c", "rw_chroot",
+                       "-e", "ansible_host=/target", "/target" + path, *args], env=env(extra), timeout=timeout)
+    finally:
+        ctl.close()
+    # what the newest ansible-core deprecates is what the next one removes: none may appear
+    said = [ln for ln in (res.stdout + res.stderr).splitlines() if "DEPRECATION WARNING" in ln]
+    assert not said, "ansible-core %s deprecates what the playbook uses:\n%s\n%s" % (
+        root.rw_controller.version, "\n".join(said), (res.stdout + res.stderr)[-4000:])
+    return res

@@ -56,8 +56,26 @@ def cache_dir() -> Path:
     return Path(xdg) / "rocm-wizard-tests"
 
 
+# The controller root of the newest ansible-core (test_ansible_newest.py): Debian 13's Python 3.13,
+# which ansible-core 2.20 and later need (Debian 12 has 3.11); the package itself comes from PyPI
+# into a venv in that root (harness.ansible.ensure_newest_wheels)
+RECIPE_TRIXIE = {
+    "format": 1,
+    "suite": "trixie",
+    "variant": "apt",
+    "include": ["python3", "python3-venv"],
+    "aptopts": RECIPE["aptopts"],
+    "dpkgopts": RECIPE["dpkgopts"],
+}
+
+
+def _image_prefix(recipe: dict) -> str:
+    # bookworm keeps its historical name (a cached image stays valid); other suites carry theirs
+    return "debroot-" if recipe["suite"] == "bookworm" else f"debroot-{recipe['suite']}-"
+
+
 def image_path(recipe: dict = RECIPE) -> Path:
-    return cache_dir() / f"debroot-{recipe_key(recipe)}.tar"
+    return cache_dir() / f"{_image_prefix(recipe)}{recipe_key(recipe)}.tar"
 
 
 def ensure_image(recipe: dict = RECIPE, mirror: Optional[str] = None, log=None) -> Path:
@@ -80,8 +98,10 @@ def ensure_image(recipe: dict = RECIPE, mirror: Optional[str] = None, log=None) 
         try:
             run(argv, timeout=1200)
             os.replace(tmp, target)
-            for old in target.parent.glob("debroot-*.tar"):  # images of older recipes
-                if old != target:
+            prefix = _image_prefix(recipe)
+            for old in target.parent.glob(prefix + "*.tar"):  # images of older recipes of this suite
+                key = old.name[len(prefix):-len(".tar")]
+                if old != target and len(key) == 16 and all(c in "0123456789abcdef" for c in key):
                     with contextlib.suppress(OSError):
                         old.unlink()
                         Path(str(old) + ".lock").unlink()

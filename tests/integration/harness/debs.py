@@ -9,7 +9,7 @@ import os
 import shutil
 import tempfile
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Union
 
 from .procs import run
 
@@ -20,9 +20,10 @@ class DebSpec:
     version: str
     arch: str = "amd64"
     depends: List[str] = field(default_factory=list)
-    files: Dict[str, str] = field(default_factory=dict)  # absolute path -> content
+    files: Dict[str, Union[str, bytes]] = field(default_factory=dict)  # absolute path -> content
     modes: Dict[str, int] = field(default_factory=dict)  # absolute path -> mode (default 0644)
     postinst: Optional[str] = None
+    conffiles: List[str] = field(default_factory=list)  # DEBIAN/conffiles (dpkg keeps a changed one)
     prerm: Optional[str] = None
     postrm: Optional[str] = None
     section: str = "devel"
@@ -46,8 +47,8 @@ def build_deb(spec: DebSpec, out_dir: str) -> str:
         for path, content in spec.files.items():
             dest = os.path.join(work, path.lstrip("/"))
             os.makedirs(os.path.dirname(dest), exist_ok=True)
-            with open(dest, "w", encoding="utf-8") as fh:
-                fh.write(content)
+            with open(dest, "wb") as fh:
+                fh.write(content if isinstance(content, bytes) else content.encode("utf-8"))
             os.chmod(dest, spec.modes.get(path, 0o644))
         control = [
             f"Package: {spec.name}",

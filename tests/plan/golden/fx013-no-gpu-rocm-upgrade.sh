@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rocm-wizard plan: Upgrade ROCm to 7.2.4 from AMD's apt repositories (noble)
-# path: rocm-upgrade   plan id: 4301155ecaf4   format: 1   rocm-wizard @VERSION@
+# path: rocm-upgrade   plan id: b29fd4f3d9aa   format: 1   rocm-wizard @VERSION@
 # made for: Ubuntu; ROCm 6.2.2
 # system fingerprint: sha256:ca5c8b47170d4ce5dd85632918785a16
 #   os: ubuntu 24.04
@@ -776,7 +776,7 @@ rw_expect() {
   rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
   RW_STALE=1
 }
-RW_PLAN_ID=4301155ecaf4
+RW_PLAN_ID=b29fd4f3d9aa
 
 rw_check_fingerprint() {
   rw_expect os "$(rw_fp_os)" 'ubuntu 24.04'

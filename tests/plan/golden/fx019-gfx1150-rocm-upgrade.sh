@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rocm-wizard plan: Upgrade ROCm to 7.2.0 from AMD's apt repositories (noble)
-# path: rocm-upgrade   plan id: e89c28eebd2c   format: 1   rocm-wizard @VERSION@
+# path: rocm-upgrade   plan id: 025aa2fa240e   format: 1   rocm-wizard @VERSION@
 # made for: Ubuntu 24.04.3 LTS, kernel 6.17.0-1012-oem; AMD Radeon Graphics (gfx1150); ROCm 7.2.0; torch 2.9.1+rocm7.2.0.git7e1940d4 in None
 # system fingerprint: sha256:ac7230b29e28905acffffb3c3550d03f
 #   gpus: 150e
@@ -776,7 +776,7 @@ rw_expect() {
   rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
   RW_STALE=1
 }
-RW_PLAN_ID=e89c28eebd2c
+RW_PLAN_ID=025aa2fa240e
 
 rw_check_fingerprint() {
   rw_expect gpus "$(rw_fp_gpus)" 150e

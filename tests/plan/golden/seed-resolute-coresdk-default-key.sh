@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rocm-wizard plan: Upgrade ROCm to the Core SDK 10.0.0 from AMD's repositories (ubuntu2604)
-# path: rocm-upgrade   plan id: 2bc8170c3ba1   format: 1   rocm-wizard @VERSION@
+# path: rocm-upgrade   plan id: dcb344c54e55   format: 1   rocm-wizard @VERSION@
 # made for: Ubuntu 26.04 LTS, kernel 7.0.0-14-generic; AMD Radeon RX 7900 XT (gfx1100)
 # system fingerprint: sha256:b948602f77fdc57a91d738db405d0d8b
 #   gpus: 744c
@@ -778,7 +778,7 @@ rw_expect() {
   rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
   RW_STALE=1
 }
-RW_PLAN_ID=2bc8170c3ba1
+RW_PLAN_ID=dcb344c54e55
 
 rw_check_fingerprint() {
   rw_expect gpus "$(rw_fp_gpus)" 744c

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rocm-wizard plan: Upgrade ROCm to 6.3.4 from AMD's apt repositories (jammy)
-# path: rocm-upgrade   plan id: 9a6bcd369007   format: 1   rocm-wizard @VERSION@
+# path: rocm-upgrade   plan id: b421241a394d   format: 1   rocm-wizard @VERSION@
 # made for: Ubuntu 22.04.4 LTS, kernel 6.5.0-45-generic; AMD Radeon RX 7900 XT (gfx1100); ROCm 6.2.0; torch 2.5.1+rocm6.2 in /home/dev/train/.venv
 # system fingerprint: sha256:9576f8e2d39052c67b680ce00cee5e3a
 #   gpus: 744c
@@ -777,7 +777,7 @@ rw_expect() {
   rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
   RW_STALE=1
 }
-RW_PLAN_ID=9a6bcd369007
+RW_PLAN_ID=b421241a394d
 
 rw_check_fingerprint() {
   rw_expect gpus "$(rw_fp_gpus)" 744c

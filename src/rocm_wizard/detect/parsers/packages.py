@@ -161,6 +161,10 @@ def core_sdk_name(name: Optional[str]) -> Optional[CoreSdkName]:
     m = _AMDROCM.match(name)
     if not m:
         return None
+    if re.match(r"^-repo(?:-|$)", m.group("comp")):
+        # AMD's repository-setup packages (amdrocm-repo-stable, -stablerc, -nightly, -dev; TheRock's
+        # draft RFC): apt sources and a keyring, no ROCm -- their version says nothing installed
+        return None
     return CoreSdkName(m.group("comp").lstrip("-"), m.group("rel"), m.group("gfx"))
 
 

@@ -392,14 +392,21 @@ class AptKey(Step):
 class AptSources(Step):
     """Write the repository list files whole (never appended), and take AMD repositories out of
     every other source file: one-line entries are commented out, deb822 files are removed; each
-    changed file is backed up first."""
+    changed file is backed up first.  ``adopted``: files of AMD's repository-setup package that
+    already name the repository (the plan writes no entry of its own then): never edited, never
+    removed."""
 
     kind = "apt-sources"
     required = ("files", "markers")
+    defaults = {"adopted": []}
 
     def validate(self) -> None:
         files = self.params["files"]
-        if not isinstance(files, list) or not files:
+        adopted = self.params["adopted"]
+        if not isinstance(adopted, list) or not all(isinstance(a, str) and a.startswith("/etc/apt/sources.list.d/")
+                                                    and a.endswith(".sources") for a in adopted):
+            raise ValueError("adopted source files are deb822 files in /etc/apt/sources.list.d")
+        if not isinstance(files, list) or not (files or adopted):
             raise ValueError("apt-sources needs a non-empty list of files")
         for f in files:
             check_abs_path(f.get("path"), "source list path")
@@ -428,7 +435,7 @@ class AptSources(Step):
         out: List[Tuple[str, str, Optional[bytes]]] = []
         problems: List[str] = []
         for path in candidates:
-            if path in self.managed:
+            if path in self.managed or path in self.params["adopted"]:
                 continue
             view = state.file(path)
             if view.state != PRESENT or view.text is None:
@@ -549,12 +556,14 @@ class AptSources(Step):
     def render_shell_body(self) -> List[str]:
         paths = [f["path"] for f in self.params["files"]]
         contents = [f["content"] for f in self.params["files"]]
+        adopted = self.params["adopted"]  # AMD's repository-setup package's files: never touched
         return [
             "RW_URLS=(" + " ".join(q(m) for m in self.params["markers"]) + ")",
             shell_array("paths", paths),
             shell_array("contents", contents),
+            *([shell_array("adopted", adopted)] if adopted else []),
             "local i todo=0 f",
-            'rw_radeon_files "${paths[@]}"',
+            'rw_radeon_files "${paths[@]}"' + (' "${adopted[@]}"' if adopted else ""),
             'if [[ ${#RW_FOUND[@]} -gt 0 ]]; then todo=1; fi',
             'for i in "${!paths[@]}"; do',
             '  if ! rw_same "$RW_ROOT${paths[i]}" "${contents[i]}"; then todo=1; fi',
@@ -582,7 +591,7 @@ class AptSources(Step):
         alt = "|".join(_re.escape(m) for m in markers)
         return {
             self.var("files"): [{"path": f["path"], "content": f["content"]} for f in self.params["files"]],
-            self.var("managed"): [os.path.basename(p) for p in self.managed],
+            self.var("managed"): [os.path.basename(p) for p in self.managed + list(self.params["adopted"])],
             self.var("pattern"): r"^[ \t]*(deb|deb-src|URIs:)[ \t].*(" + alt + ")",
             self.var("line_pattern"): r"^([ \t]*(deb|deb-src)[ \t].*(" + alt + ").*)$",
         }

@@ -119,6 +119,40 @@ def pip_argv(ctx, venv: str, command: str, *args: str) -> List[str]:
     return [py, "-m", "pip", command, *args]
 
 
+# The playbook's twin of uv_venv(), run on each host by its own /usr/bin/python3 (reads only):
+# prints "uv" for a venv made by uv with no pip in it, "pip" otherwise (a missing venv too)
+UV_PROBE_PY = ("import glob, re, sys\n"
+               "v = sys.argv[1].rstrip('/')\n"
+               "try:\n    cfg = open(v + '/pyvenv.cfg').read()\nexcept OSError:\n    cfg = ''\n"
+               "uv = re.search(r'^uv\\s*=', cfg, re.M) and not glob.glob(glob.escape(v) + '/lib/python*/site-packages/pip')\n"
+               "print('uv' if uv else 'pip')\n")
+
+
+def uv_probe_tasks(n: str, venv_var: str, reg: str) -> List[Dict[str, Any]]:
+    """Playbook tasks that register ``reg`` (stdout ``uv`` for a pip-less uv venv) and refuse such a
+    venv on a host without uv; :func:`uv_when` is the condition of the uv branch."""
+    return [
+        {"name": f"{n}: a venv made by uv, without pip? (reads only)", "ansible.builtin.command": {
+            "argv": ["/usr/bin/python3", "-I", "-S", "-c", UV_PROBE_PY, J(venv_var)]},
+         "register": reg, "changed_when": False, "check_mode": False},
+        {"name": f"{n}: uv is installed (the venv has no pip)", "ansible.builtin.command": {"argv": ["uv", "--version"]},
+         "register": reg + "_uv", "changed_when": False, "failed_when": False, "check_mode": False,
+         "when": uv_when(reg)},
+        {"name": f"{n}: refuse a venv without pip on a host without uv", "ansible.builtin.assert": {
+            "that": [f"not ({uv_when(reg)}) or {reg}_uv.rc == 0"],
+            "fail_msg": "{{ " + venv_var + " }} was made by uv and has no pip, and uv is not installed on this "
+                        "host: install uv (https://docs.astral.sh/uv/) and run again"}},
+    ]
+
+
+def uv_when(reg: str) -> str:
+    return f"({reg}.stdout | trim) == 'uv'"
+
+
+# names and pins compared the way pip and uv write them (case, runs of - _ . alike; extras dropped)
+_NORM = "map('lower') | map('regex_replace', '\\[[^\\]]*\\]', '') | map('regex_replace', '[-_.]+', '-')"
+
+
 def uv_project_warning(ctx, venv: str) -> Optional[str]:
     """A uv project (uv.lock or pyproject.toml) beside the venv would undo the change on its next
     ``uv sync``/``uv run``: what to put in pyproject.toml instead."""
@@ -287,9 +321,25 @@ class Venv(Step):
                 "creates": J(self.var("path")) + "/bin/python"}}]
         freeze = self.var("freeze")
         where = self.var("backup_dir")
-        return [
+        tool, lock, proj = self.var("tool"), self.var("uv_lock"), self.var("pyproject")
+        project = [  # uv_project_warning(), on each host: a uv project beside the venv undoes the change
+            {"name": f"{n}: a uv.lock beside the venv? (reads only)", "ansible.builtin.stat": {
+                "path": "{{ " + self.var("path") + " | dirname }}/uv.lock"}, "register": lock},
+            {"name": f"{n}: a pyproject.toml beside the venv? (reads only)", "ansible.builtin.stat": {
+                "path": "{{ " + self.var("path") + " | dirname }}/pyproject.toml"}, "register": proj},
+            {"name": f"{n}: warn that the uv project would undo the change", "ansible.builtin.debug": {
+                "msg": "WARNING: {{ " + self.var("path") + " | dirname }} is a uv project: its next `uv sync` or "
+                       "`uv run` puts back the locked torch and undoes this change; make it lasting in "
+                       "pyproject.toml instead: a [[tool.uv.index]] entry (name = \"pytorch-rocm\", url = the index "
+                       "of this plan, explicit = true) and [tool.uv.sources] torch = { index = \"pytorch-rocm\" } "
+                       "(the same for torchvision, torchaudio, pytorch-triton-rocm), then `uv lock`"},
+             "when": lock + ".stat.exists or (" + proj + ".stat.exists and " + uv_when(tool) + ")"},
+        ]
+        return uv_probe_tasks(n, self.var("path"), tool) + project + [
             {"name": f"{n}: read the venv's package list", "ansible.builtin.command": {
-                "argv": [J(self.var("path")) + "/bin/python", "-m", "pip", "freeze", "--all"]},
+                "argv": "{{ (['uv', 'pip', 'freeze', '--python', " + self.var("path") + " ~ '/bin/python'] if "
+                        + uv_when(tool) + " else [" + self.var("path") + " ~ '/bin/python', '-m', 'pip', 'freeze', "
+                        "'--all']) }}"},
              "register": freeze, "changed_when": False, "check_mode": False},
             {"name": f"{n}: is the directory of the record there (reads only)", "ansible.builtin.stat": {
                 "path": "{{ " + self.var("backup") + " | dirname }}"}, "register": where},
@@ -512,17 +562,24 @@ class PipUninstall(Step):
 
     def render_ansible(self) -> List[Dict[str, Any]]:
         n = f"Step {self.index} {self.id}"
-        listed = self.var("listed")
-        tasks: List[Dict[str, Any]] = [
+        listed, tool, venv = self.var("listed"), self.var("tool"), self.var("venv")
+        names = "(" + self.var("strays") + " + ([" + self.var("keep") + "] if " + self.var("keep") + " else []))"
+        present = ("(" + listed + ".stdout_lines | " + _NORM + " | map('regex_replace', '==.*$', '') | list)")
+        any_stray = "(" + present + " | intersect(" + self.var("strays") + ") | length) > 0"
+        tasks: List[Dict[str, Any]] = uv_probe_tasks(n, venv, tool) + [
             {"name": f"{n}: list the Triton distributions", "ansible.builtin.command": {
-                "argv": [J(self.var("venv")) + "/bin/python", "-m", "pip", "list", "--format", "freeze"]},
+                "argv": "{{ (['uv', 'pip', 'list', '--python', " + venv + " ~ '/bin/python'] if " + uv_when(tool)
+                        + " else [" + venv + " ~ '/bin/python', '-m', 'pip', 'list']) + ['--format', 'freeze'] }}"},
              "register": listed, "changed_when": False, "failed_when": False, "check_mode": False},
             {"name": f"{n}: remove the stray ones and the one torch requires", "ansible.builtin.pip": {
-                "name": "{{ " + self.var("strays") + " + ([" + self.var("keep") + "] if " + self.var("keep")
-                        + " else []) }}",
-                "state": "absent", "executable": J(self.var("venv")) + "/bin/pip"},
-             "when": "(" + listed + ".stdout_lines | map('lower') | map('regex_replace', '[-_.]+', '-') "
-                     "| map('regex_replace', '==.*$', '') | intersect(" + self.var("strays") + ") | length) > 0"},
+                "name": "{{ " + names + " }}", "state": "absent", "executable": J(venv) + "/bin/pip"},
+             "when": "not (" + uv_when(tool) + ") and " + any_stray},
+            {"name": f"{n}: remove the stray ones and the one torch requires (uv pip: a venv without pip)",
+             "ansible.builtin.command": {
+                "argv": "{{ ['uv', 'pip', 'uninstall', '--python', " + venv + " ~ '/bin/python'] + (" + present
+                        + " | intersect(" + names + ")) }}"},
+             "changed_when": True,  # runs only when a stray is there
+             "when": uv_when(tool) + " and " + any_stray},
         ]
         return tasks
 
@@ -671,13 +728,29 @@ class PipInstall(Step):
         if login:  # the password from the play's caller, never from the plan
             url = ("{{ " + self.var("index_url") + " | regex_replace('^([a-z+]+://)', '\\1' + (rw_index_login "
                    "| urlencode) + ':' + (rw_index_password | urlencode) + '@') }}")
-        task = {"name": f"Step {self.index} {self.id}: install the exact pins from the index", "ansible.builtin.pip": {
-            "name": J(self.var("requirements")), "state": "present",
-            "executable": J(self.var("venv")) + "/bin/pip"},
-            "environment": {"PIP_INDEX_URL": url}}
+        n = f"Step {self.index} {self.id}"
+        venv, tool, have, reqs = self.var("venv"), self.var("tool"), self.var("have"), self.var("requirements")
+        task = {"name": f"{n}: install the exact pins from the index", "ansible.builtin.pip": {
+            "name": J(reqs), "state": "present",
+            "executable": J(venv) + "/bin/pip"},
+            "environment": {"PIP_INDEX_URL": url}, "when": "not (" + uv_when(tool) + ")"}
+        # a venv made by uv without pip: uv pip, run only when a pin is not installed as it is
+        uv_task = {"name": f"{n}: install the exact pins from the index (uv pip: a venv without pip)",
+                   "ansible.builtin.command": {
+                       "argv": "{{ ['uv', 'pip', 'install', '--python', " + venv + " ~ '/bin/python'] + " + reqs + " }}"},
+                   "environment": {"UV_INDEX_URL": url},
+                   "changed_when": True,  # runs only when a pin is missing
+                   "when": uv_when(tool) + " and (" + reqs + " | " + _NORM + " | difference(" + have
+                           + ".stdout_lines | " + _NORM + ") | length) > 0"}
         if login:
-            task["no_log"] = True
-        return [task]
+            task["no_log"] = uv_task["no_log"] = True
+        return uv_probe_tasks(n, venv, tool) + [
+            task,
+            {"name": f"{n}: what the venv has (uv pip: a venv without pip; reads only)", "ansible.builtin.command": {
+                "argv": ["uv", "pip", "freeze", "--python", J(venv) + "/bin/python"]},
+             "register": have, "changed_when": False, "check_mode": False, "when": uv_when(tool)},
+            uv_task,
+        ]
 
 
 class PipRestore(Step):
@@ -1029,10 +1102,11 @@ class PipCheck(Step):
 
     def render_ansible(self) -> List[Dict[str, Any]]:
         n = f"Step {self.index} {self.id}"
-        out = self.var("out")
-        return [
+        out, tool, venv = self.var("out"), self.var("tool"), self.var("venv")
+        return uv_probe_tasks(n, venv, tool) + [
             {"name": f"{n}: run pip check", "ansible.builtin.command": {
-                "argv": [J(self.var("venv")) + "/bin/python", "-m", "pip", "check"]},
+                "argv": "{{ ['uv', 'pip', 'check', '--python', " + venv + " ~ '/bin/python'] if " + uv_when(tool)
+                        + " else [" + venv + " ~ '/bin/python', '-m', 'pip', 'check'] }}"},
              "register": out, "changed_when": False, "failed_when": False, "check_mode": False},
             {"name": f"{n}: report what the change broke", "ansible.builtin.debug": {
                 "msg": "{{ " + out + ".stdout_lines }}"},

@@ -1,0 +1,100 @@
+"""AMD's repository-setup package (``amdrocm-repo-stable``, ROCm/TheRock's draft RFC "ROCm repository-setup
+packages"): a stand-in laid out like AMD's -- a deb822 ``amdrocm-stable.sources`` conffile
+(X-Repo-Id, URIs of the stream host's profile directory, Suites: stable, Signed-By:
+/usr/share/keyrings/amdrocm-keyring.gpg) and that keyring -- installed in the Debian root posing as
+Ubuntu 26.04, beside a hand-made entry for the same URI with another Signed-By (apt-get update then
+fails outright).  The Core SDK plan adopts the package's entry: it writes no entry of its own, takes
+the hand-made one out, never touches the package's files, and apt, the install and a second run
+work.  A package that names another repository than the plan's is refused before anything changes."""
+from __future__ import annotations
+
+from harness import wizard
+from harness.debs import DebSpec, build_deb
+
+from test_exec_coresdk import CORE, SOURCES, core_args  # noqa: E402
+
+KEYRING = "/usr/share/keyrings/amdrocm-keyring.gpg"
+HAND = "/etc/apt/sources.list.d/rocm.list"
+
+
+def _uri(world, profile="ubuntu2604"):
+    return world.radeon_url.rstrip("/") + f"/rocm/core/packages/{profile}/"
+
+
+def _install_repo_package(root, world, tmp_path, profile="ubuntu2604"):
+    kr = world.core_key.write_keyring(str(tmp_path / "amdrocm-keyring.gpg"))
+    with open(kr, "rb") as fh:
+        key = fh.read()
+    sources = (f"X-Repo-Id: amdrocm-stable\nTypes: deb\nURIs: {_uri(world, profile)}\nSuites: stable\n"
+               f"Components: main\nSigned-By: {KEYRING}\nEnabled: yes\n")
+    deb = build_deb(DebSpec("amdrocm-repo-stable", "10.0.0-1", arch="all", files={SOURCES: sources, KEYRING: key},
+                            conffiles=[SOURCES], description="stand-in for AMD's repository-setup package"),
+                    str(tmp_path / "debs"))
+    root.bind(str(tmp_path / "debs"), "/opt/rw-repo-debs")
+    root.run(["dpkg", "-i", "/opt/rw-repo-debs/" + deb.rsplit("/", 1)[-1]], check=True)
+    return sources
+
+
+def test_the_core_plan_adopts_amds_repo_package_and_apt_works(resolute_root, core_site, tmp_path):
+    root = resolute_root
+    sources = _install_repo_package(root, core_site, tmp_path)
+    # an earlier hand-made entry for the same URI, with another keyring: apt refuses every source
+    core_site.core_key.write_keyring(root.host_path("/etc/apt/keyrings/amdrocm.gpg"))
+    root.write(HAND, f"deb [arch=amd64 signed-by=/etc/apt/keyrings/amdrocm.gpg] {_uri(core_site)} stable main\n")
+    broken = root.apt("update")
+    assert broken.returncode != 0 and "Signed-By" in broken.stdout + broken.stderr, broken.stdout + broken.stderr
+
+    plan = wizard.run(root, "--plan-only", "--format", "json", *core_args(core_site))
+    assert plan.returncode in (0, 2), plan.stderr
+    assert "amdrocm-repo-stable" in plan.stdout and "provides this repository in " + SOURCES in plan.stdout
+
+    res = wizard.run(root, "--yes", "--no-verify", *core_args(core_site))
+    assert res.returncode == 0, res.stderr
+    assert root.read(SOURCES) == sources  # the package's conffile as the package left it
+    assert root.run(["dpkg", "--verify", "amdrocm-repo-stable"]).stdout == ""
+    assert all(ln.startswith("#") for ln in root.read(HAND).splitlines() if ln.strip()), root.read(HAND)
+    assert root.installed_version(f"amdrocm-core-sdk{CORE.series}-gfx1100") == CORE.deb_version
+    ok = root.apt("update")
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+
+    again = wizard.run(root, "--yes", "--no-verify", *core_args(core_site))
+    assert again.returncode == 0, again.stderr
+    assert root.read(SOURCES) == sources
+
+
+def test_a_repo_package_for_another_repository_is_refused_before_any_change(resolute_root, core_site, tmp_path):
+    root = resolute_root
+    _install_repo_package(root, core_site, tmp_path, profile="ubuntu2404")
+    before = root.snapshot(["/etc/apt", "/var/lib/dpkg/status"])
+    res = wizard.run(root, "--yes", "--no-verify", *core_args(core_site))
+    assert res.returncode != 0
+    assert "amdrocm-repo-stable is installed, but none of its entries" in res.stderr, res.stderr
+    assert "ubuntu2404" in res.stderr and "apt-get purge amdrocm-repo-stable" in res.stderr
+    assert root.snapshot(["/etc/apt", "/var/lib/dpkg/status"]) == before
+
+
+def test_the_script_and_the_playbook_keep_the_package_entry_too(resolute_root, core_site, tmp_path, ansible_debs):
+    from harness import ansible
+
+    root = resolute_root
+    sources = _install_repo_package(root, core_site, tmp_path)
+    root.write(HAND, f"deb [arch=amd64 signed-by=/etc/apt/keyrings/amdrocm.gpg] {_uri(core_site)} stable main\n")
+    script = wizard.run(root, "--plan-only", *core_args(core_site))
+    assert script.returncode == 2, script.stderr
+    book = wizard.run(root, "--plan-only", "--format", "ansible", *core_args(core_site))
+    assert book.returncode in (0, 2), book.stderr
+    root.write("/root/plan.sh", script.stdout, mode=0o755)
+    root.write("/root/core.yml", book.stdout)
+
+    res = root.run(["bash", "/root/plan.sh"], timeout=900)
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+    assert root.read(SOURCES) == sources
+    assert all(ln.startswith("#") for ln in root.read(HAND).splitlines() if ln.strip()), root.read(HAND)
+    assert root.installed_version(f"amdrocm-core-sdk{CORE.series}-gfx1100") == CORE.deb_version
+
+    ansible.install(root, ansible_debs)  # the playbook on the converged host: nothing to change
+    again = ansible.playbook(root, "/root/core.yml", "-e", '{"rocm_wizard_gpu_users": []}')
+    assert again.returncode == 0, again.stdout[-6000:] + again.stderr[-3000:]
+    assert root.read(SOURCES) == sources
+    counts = ansible.recap(again.stdout)
+    assert counts["changed"] == 0 and counts["failed"] == 0, ansible.changed_tasks(again.stdout)
