@@ -251,3 +251,26 @@ def test_the_script_and_playbook_of_apt_items_render_and_pass_shellcheck(tmp_pat
     assert names.index(next(n for n in names if "keep a copy" in n)) < names.index(
         next(n for n in names if n.endswith("remove it")))
     assert any("purge it" in n for n in names)
+
+
+def test_the_same_picks_again_are_nothing_to_do_and_a_typo_stays_an_error(tmp_path):
+    """Issue 24's 'second run has nothing to do': picks of what is already gone (the same answers run
+    again) give a plan without steps and a note; a name that was never offered is still refused."""
+    import shutil
+
+    from rocm_wizard.plan.build import Choices, PlanError, build_plan
+
+    root, system = _tree(tmp_path)
+    system.clean_root = str(root)
+    picks = ["rocm:/opt/rocm-6.4.3", "/opt/rocm-6.2.0", "cache:pip"]
+    plan = build_plan(system, Choices(path="clean", clean_items=picks, user="alice"))
+    assert len(plan.steps) == 3
+    for gone_path in ("opt/rocm-6.4.3", "opt/rocm-6.2.0", "home/alice/.cache/pip"):
+        shutil.rmtree(root / gone_path)
+    system.rocm.installs = [i for i in system.rocm.installs if i.path != "/opt/rocm-6.2.0"]
+    again = build_plan(system, Choices(path="clean", clean_items=picks, user="alice"))
+    assert again.steps == [] and any(n.startswith("already gone, nothing to do: ") and "cache:pip" in n
+                                     for n in again.notes), again.notes
+    for typo in ("cache:nope", "rocm:/opt/rocm-7.2.4", "/home/alice/venv", "nope"):
+        with pytest.raises(PlanError, match="not on the list"):
+            build_plan(system, Choices(path="clean", clean_items=[typo], user="alice"))

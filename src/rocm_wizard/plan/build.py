@@ -1217,6 +1217,12 @@ def _clean_way(system, choices: Choices, notes: List[str], user: Optional[str]):
         notes.append("planned from a snapshot: only the ROCm trees it shows are listed (caches and left-behind "
                      "venvs are found on the machine itself)")
     chosen, unknown = clean.pick(items, choices.clean_items or [])
+    # a pick of something already removed (the same answers file run again) is nothing to do; only
+    # the machine itself can say so (a snapshot cannot)
+    gone = [w for w in unknown if (live or tree) and clean.gone(w, tree or "/")]
+    unknown = [w for w in unknown if w not in gone]
+    if gone:
+        notes.append(f"already gone, nothing to do: {', '.join(gone)}")
     if unknown:
         raise PlanError(f"--clean {', '.join(unknown)}: not on the list of what can go"
                         + (f" ({', '.join(i.id for i in items)})" if items else " (nothing can go)"))

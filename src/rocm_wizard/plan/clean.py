@@ -235,6 +235,25 @@ def pick(items: Iterable[Item], wanted: Iterable[str]) -> Tuple[List[Item], List
     return chosen, unknown
 
 
+def gone(wanted: str, root: str = "/") -> bool:
+    """Whether a pick that is not on the list names something that is no longer there (a second run
+    of the same picks: nothing to do), rather than something never offered (a typo: an error).  An id
+    or path whose path no longer exists under ``root``, a known cache id, or the amdgpu-install
+    package's id (its leftovers gone with a purge)."""
+    kind, _, rest = wanted.partition(":")
+    if wanted.startswith("/"):
+        path = wanted
+    elif kind in ("rocm", "venv", "apt") and rest.startswith("/"):
+        path = rest
+    elif kind == "cache":
+        return rest in {cid for cid, _spec, _what in CACHES}
+    elif kind == "purge":
+        return rest == AMDGPU_INSTALL
+    else:
+        return False
+    return not os.path.lexists(_p(root, os.path.normpath(path)))
+
+
 # ------------------------------------------------------------------------------ apt files
 # What clean offers of apt's configuration: only files it can recognise by their content, never by
 # a name alone, and only while apt reads nothing from them (every entry disabled, or no enabled entry
