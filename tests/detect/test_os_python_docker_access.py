@@ -421,7 +421,16 @@ def test_python_guard_pins_wiring_and_who_installed_torch(fs):
     t = run_probe(p_python, fs)[0].torch[0]
     assert t.guard == {"torch": "2.5.1+rocm6.2", "torchvision": "0.20.1+rocm6.2"}
     assert t.guard_wired is True
-    assert t.torch_installer.startswith("uv on 20")
+    assert t.torch_installer.startswith("uv on 20") and " from " not in t.torch_installer
+    # installed from a URL (PEP 610 direct_url.json): where it came from, without credentials or query
+    (dinfo[0] / "direct_url.json").write_text(
+        '{"url": "https://user:secret@download.example/whl/cu121/torch-2.5.1%2Bcu121-cp312-linux_x86_64.whl?t=1",'
+        ' "archive_info": {}}')
+    t = run_probe(p_python, fs)[0].torch[0]
+    assert t.torch_installer.endswith(" from https://download.example/whl/cu121/torch-2.5.1%2Bcu121-cp312-linux_x86_64.whl")
+    assert "secret" not in t.torch_installer and "t=1" not in t.torch_installer
+    (dinfo[0] / "direct_url.json").write_text("not json")
+    assert " from " not in run_probe(p_python, fs)[0].torch[0].torch_installer
     fs.write(venv + "/pip.conf", "[global]\ntimeout = 60\n")
     assert run_probe(p_python, fs)[0].torch[0].guard_wired is False
     # no guard file: nothing said

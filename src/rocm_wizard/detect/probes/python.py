@@ -269,7 +269,30 @@ def _guard(source: Source, venv: str, site: str, dists: Dict[str, Tuple[str, str
             import time
 
             when = time.strftime(" on %Y-%m-%d %H:%M UTC", time.gmtime(float(st["mtime"])))
-        t.put("torch_installer", who + when, "file:" + posixpath.join(dinfo, "INSTALLER"))
+        t.put("torch_installer", who + when + _direct_url(source, dinfo), "file:" + posixpath.join(dinfo, "INSTALLER"))
+
+
+def _direct_url(source: Source, dinfo: str) -> str:
+    """`` from URL`` when the dist-info's direct_url.json (PEP 610: pip and uv write it for an install
+    from a URL, a file or a folder, not for one from an index) says where the build came from; the
+    URL without credentials, query or fragment, at most 200 characters; else empty."""
+    import json
+    from urllib.parse import urlsplit, urlunsplit
+
+    raw = read_text(source, posixpath.join(dinfo, "direct_url.json"), 16 * 1024)
+    if raw is None:
+        return ""
+    try:
+        url = json.loads(raw.text).get("url")
+        parts = urlsplit(url) if isinstance(url, str) else None
+    except (ValueError, AttributeError):
+        return ""
+    if parts is None or parts.scheme not in ("http", "https", "file"):
+        return ""
+    clean = urlunsplit((parts.scheme, parts.hostname or "", parts.path, "", ""))
+    if parts.port:
+        clean = urlunsplit((parts.scheme, f"{parts.hostname}:{parts.port}", parts.path, "", ""))
+    return " from " + clean[:200] if clean.isprintable() else ""
 
 
 def _py_from_site(site: str) -> Optional[str]:
