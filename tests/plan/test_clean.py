@@ -274,3 +274,24 @@ def test_the_same_picks_again_are_nothing_to_do_and_a_typo_stays_an_error(tmp_pa
     for typo in ("cache:nope", "rocm:/opt/rocm-7.2.4", "/home/alice/venv", "nope"):
         with pytest.raises(PlanError, match="not on the list"):
             build_plan(system, Choices(path="clean", clean_items=[typo], user="alice"))
+
+
+def test_a_tree_or_venv_a_running_program_uses_is_not_offered_nor_removed(tmp_path):
+    """'Never what is in use' (issue 24): a process whose library, executable or working directory is
+    under an old ROCm tree or a left-behind venv keeps it off the list, a pick of it is refused naming
+    the process, and the step refuses it at run time (the tree's own /proc, as the machine's)."""
+    from rocm_wizard.plan.build import Choices, PlanError, build_plan
+
+    root, system = _tree(tmp_path)
+    system.clean_root = str(root)
+    proc = root / "proc/4242"
+    proc.mkdir(parents=True)
+    (proc / "maps").write_text("7f00-7f01 r-xp 00000000 08:01 123   /opt/rocm-6.4.3/lib/libamdhip64.so.6\n")
+    os.symlink("/home/alice/venv-previous", proc / "cwd")
+    ids = {i.id for i in clean.candidates(system, "alice", str(root), sizes=False)}
+    assert "rocm:/opt/rocm-6.4.3" not in ids and "venv:/home/alice/venv-previous" not in ids
+    assert "rocm:/opt/rocm-6.2.0" in ids and "venv:/home/alice/venv-torch2.4.1-rocm6.1" in ids
+    with pytest.raises(PlanError, match="in use by process 4242"):
+        build_plan(system, Choices(path="clean", clean_items=["rocm:/opt/rocm-6.4.3"], user="alice"))
+    assert clean.user_of("/opt/rocm-6.4.3", clean.processes_using(str(root))) == 4242
+    assert clean.user_of("/opt/rocm-6.4", clean.processes_using(str(root))) is None  # a prefix of a name is not under it

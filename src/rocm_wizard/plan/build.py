@@ -1223,6 +1223,11 @@ def _clean_way(system, choices: Choices, notes: List[str], user: Optional[str]):
     unknown = [w for w in unknown if w not in gone]
     if gone:
         notes.append(f"already gone, nothing to do: {', '.join(gone)}")
+    used = clean.processes_using(tree or "/") if (live or tree) and unknown else {}
+    busy = [f"{w} (in use by process {clean.user_of(w.partition(':')[2] or w, used)})" for w in unknown
+            if clean.user_of(w.partition(":")[2] if ":" in w else w, used) is not None]
+    if busy:
+        raise PlanError(f"--clean {', '.join(busy)}: a running program uses it; stop it first")
     if unknown:
         raise PlanError(f"--clean {', '.join(unknown)}: not on the list of what can go"
                         + (f" ({', '.join(i.id for i in items)})" if items else " (nothing can go)"))

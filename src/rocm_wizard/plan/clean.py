@@ -11,7 +11,7 @@ import os
 import re
 import stat
 from dataclasses import dataclass
-from typing import Iterable, List, Optional, Tuple
+from typing import Dict, Iterable, List, Optional, Tuple
 
 CACHES = (  # (id, path under the home or absolute with {user}, what it holds); sources: each tool's docs
     ("pip", "~/.cache/pip", "pip's download and wheel cache (pip cache dir)"),
@@ -213,9 +213,55 @@ def caches(user: Optional[str], root: str = "/") -> List[Item]:
     return out
 
 
+PROC_LIMIT = 4096  # processes looked at
+MAPS_LIMIT = 1 << 20  # bytes of one process's maps read
+
+
+def processes_using(root: str = "/") -> Dict[str, int]:
+    """Paths running processes use -> a process id: each process's executable, working directory and
+    mapped files (``/proc/PID/exe``, ``cwd``, ``maps``), so that a ROCm tree a program has loaded
+    libraries from, or a venv whose Python runs (an activated shell's working directory, a service),
+    is never offered.  Processes another user owns are seen as far as root sees them; bounded."""
+    out: Dict[str, int] = {}
+    proc = _p(root, "/proc")
+    try:
+        pids = [n for n in os.listdir(proc) if n.isdigit()][:PROC_LIMIT]
+    except OSError:
+        return out
+    for pid in pids:
+        base = os.path.join(proc, pid)
+        for link in ("exe", "cwd"):
+            try:
+                out.setdefault(os.path.normpath(os.readlink(os.path.join(base, link))), int(pid))
+            except OSError:
+                pass
+        try:
+            with open(os.path.join(base, "maps"), "rb") as fh:
+                data = fh.read(MAPS_LIMIT)
+        except OSError:
+            continue
+        for line in data.decode("utf-8", "replace").splitlines():
+            parts = line.split(None, 5)
+            if len(parts) == 6 and parts[5].startswith("/"):
+                out.setdefault(os.path.normpath(parts[5].replace(" (deleted)", "")), int(pid))
+    return out
+
+
+def user_of(path: str, used: Dict[str, int]) -> Optional[int]:
+    """The id of a process that uses ``path`` or anything under it, or None."""
+    path = os.path.normpath(path)
+    for p, pid in used.items():
+        if p == path or p.startswith(path + "/"):
+            return pid
+    return None
+
+
 def candidates(system, user: Optional[str], root: str = "/", sizes: bool = True,
                apparent: bool = False) -> List[Item]:
     items = rocm_trees(system, root) + superseded_venvs(system, root) + caches(user, root) + apt_files(root)
+    used = processes_using(root)
+    if used:  # a tree or venv a running process uses is not offered
+        items = [it for it in items if it.kind not in ("rocm-tree", "venv") or user_of(it.path, used) is None]
     if sizes:
         for it in items:
             if it.kind == "package-leftover":

@@ -93,6 +93,12 @@ class RemovePath(Step):
         if p["item_kind"] == "venv" and p["link"]:
             if os.path.realpath(ctx.p(p["link"])) == os.path.realpath(path):
                 return f"{p['link']} names {p['path']} now: it is the venv in use"
+        if p["item_kind"] in ("rocm-tree", "venv"):
+            from .. import clean
+
+            pid = clean.user_of(p["path"], clean.processes_using(ctx.p("/")))
+            if pid is not None:
+                return f"{p['path']} is in use by process {pid} (its program, working directory or a loaded library): stop it first"
         return ""
 
     def _apt_refusal(self, ctx, st) -> str:
@@ -156,6 +162,16 @@ class RemovePath(Step):
             "fi",
             'if [[ $kind == venv && -n $link && -e $RW_ROOT$link && $(readlink -f -- "$RW_ROOT$link") == "$real" ]]; then',
             '  rw_die "$link names $path now: it is the venv in use"',
+            "fi",
+            "# a running program that uses it (its executable, working directory or a loaded library)",
+            'if [[ -z $RW_ROOT ]]; then',
+            '  for d in /proc/[0-9]*; do',
+            '    e=$(readlink -- "$d/exe" 2>/dev/null) || e=',
+            '    c=$(readlink -- "$d/cwd" 2>/dev/null) || c=',
+            '    if [[ $e == "$path"/* || $c == "$path" || $c == "$path"/* ]] || grep -qsF -- " $path/" "$d/maps"; then',
+            '      rw_die "$path is in use by process ${d#/proc/}: stop it first"',
+            "    fi",
+            "  done",
             "fi",
             'rw_as "$owner" rm -rf --one-file-system -- "$RW_ROOT$path"',
             f"rw_mark {q(self.id)}",
