@@ -50,6 +50,7 @@ class StepSpec:
     title: str
     params: Dict[str, Any] = field(default_factory=dict)
     when: Optional[str] = None
+    why: Optional[str] = None  # one sentence: why the path has this step (templated like the title)
 
 
 @dataclass
@@ -78,7 +79,8 @@ def load_recipe(name: str) -> Recipe:
     steps = []
     for s in raw.get("step", []):
         try:
-            steps.append(StepSpec(s["id"], s["kind"], s["title"], dict(s.get("params", {})), s.get("when")))
+            steps.append(StepSpec(s["id"], s["kind"], s["title"], dict(s.get("params", {})), s.get("when"),
+                                  s.get("why")))
         except KeyError as exc:
             raise RecipeError(f"recipe {name}: a step lacks {exc}") from exc
     if raw.get("path") != name:
@@ -127,5 +129,6 @@ def instantiate(recipe: Recipe, ns: Dict[str, Any]):
     for spec in recipe.steps:
         if not keep(spec, ns):
             continue
-        out.append(make_step(spec.kind, spec.id, render(spec.title, ns), render(spec.params, ns)))
+        why = render(spec.why, ns) if spec.why else None
+        out.append(make_step(spec.kind, spec.id, render(spec.title, ns), render(spec.params, ns), why))
     return out
