@@ -274,13 +274,19 @@ class Plan:
         before it runs the plan; answering yes is setting ``key`` in the Choices and planning again."""
         return [c for s in self.steps for c in s.confirmations()]
 
+    @staticmethod
+    def _id_dict(step: Step) -> Dict[str, Any]:
+        d = step.to_dict()
+        d.pop("why", None)  # a reason explains a step; the id names what the plan does
+        return d
+
     @property
     def plan_id(self) -> str:
         import hashlib
         import json
 
         body = json.dumps({"path": self.path, "inputs": self.inputs, "fp": self.fingerprint.digest,
-                           "steps": [s.to_dict() for s in self.steps]}, sort_keys=True, default=str)
+                           "steps": [self._id_dict(s) for s in self.steps]}, sort_keys=True, default=str)
         return hashlib.sha256(body.encode()).hexdigest()[:12]
 
 
