@@ -9,6 +9,10 @@ Template rules (deliberately tiny, nothing is evaluated):
 * ``{{`` and ``}}`` are literal braces;
 * a step with ``when = "a.b"`` is kept only when that value is true (``when = "!a.b"``: when false).
 
+Every step has a ``why``: one sentence, templated like its title, saying why the path has that
+step; it reaches the JSON plan (``"why"``), the script (a ``# why:`` line at the step) and the
+playbook's header, and stays out of the plan id.
+
 The loader finds ``plans/`` in the source tree (``<repo>/plans``) or, in an installed wheel, as
 ``rocm_wizard/plans``.
 """
