@@ -372,6 +372,9 @@ def render_ansible(plan: Plan) -> str:
         "tasks are not checked and the play says so.",
         "Hosts whose distribution, release or AMD GPUs differ from the ones the plan was made for are refused.",
     ]
-    header += [f"Step {s.index}: {s.title}" for s in plan.steps]
+    for s in plan.steps:
+        header.append(f"Step {s.index}: {s.title}")
+        if s.why:
+            header.append(f"  why: {s.why}")
     header += [f"Note: {n}" for n in plan.notes]
     return to_yaml([play], header)

@@ -1071,7 +1071,9 @@ def _torch_reinstall(system, choices: Choices, notes: List[str], recipe):
             env_vars.pop(k, None)
         else:
             env_vars[k] = v
-    notes.extend(_env_reasons(recipe, rel, idx, targets, {k: v for k, v in env_vars.items() if ruled.get(k) == v}))
+    env_why = _env_reasons(recipe, rel, idx, targets, {k: v for k, v in env_vars.items() if ruled.get(k) == v})
+    notes.extend(env_why)
+    env_why += [f"{k}={v} was chosen with --env" for k, v in sorted((choices.env or {}).items()) if v]
     chosen_env = dict(env_vars)
     guard_on = choices.guard is not False
     guard_file = f"{target}/{GUARD_FILE}"
@@ -1085,6 +1087,7 @@ def _torch_reinstall(system, choices: Choices, notes: List[str], recipe):
         elif re.match(r"^[A-Za-z0-9._:/,+=-]*$", guard_file):
             env_vars.setdefault("UV_CONSTRAINT", guard_file)
             env_sources.setdefault("UV_CONSTRAINT", ["uv-constraint-env"])
+            env_why.append("UV_CONSTRAINT makes uv keep the guard's pins (uv reads it, not pip.conf)")
             uv_word = "uv (UV_CONSTRAINT in bin/activate)"
         else:
             uv_word = f"uv (with UV_CONSTRAINT={guard_file} set by hand)"
@@ -1111,7 +1114,8 @@ def _torch_reinstall(system, choices: Choices, notes: List[str], recipe):
                  "freeze_backup": f"{path}/rocm-wizard/pip-freeze-before-torch-{label}.txt",
                  "env_file": f"{target}/rocm-wizard.env"},
         "env": {"any": bool(env_vars), "vars": env_vars,
-                "text": ", ".join(f"{k}={v}" for k, v in sorted(env_vars.items()))},
+                "text": ", ".join(f"{k}={v}" for k, v in sorted(env_vars.items())),
+                "why": "; ".join(env_why) or "the variables were chosen for this plan"},
         "guard": {"on": guard_on, "file": guard_file, "text": ", ".join(cat.torch_constraints(reqs)[:3])
                   + (", ..." if len(reqs) > 3 else "")},
     }
@@ -1247,12 +1251,14 @@ def _clean_way(system, choices: Choices, notes: List[str], user: Optional[str]):
                          if e.path and it.path.startswith(os.path.normpath(e.path) + "-")), "")
         if it.kind == "package-leftover":
             steps.append({"kind": "purge-leftover", "id": f"clean-{n}", "title": f"Purge {it.path} ({it.size_text})",
+                          "why": f"picked with --clean {it.id}: {it.why}",
                           "params": {"package": it.path, "size": it.size_text,
                                      "conffiles": (it.extra or {}).get("conffiles", [])}})
             continue
         extra = {"sha256": it.extra["sha256"], "in_use": it.extra["in_use"]} if it.extra and "sha256" in it.extra \
             else {}
         steps.append({"kind": "remove-path", "id": f"clean-{n}", "title": f"Remove {it.path} ({it.size_text})",
+                      "why": f"picked with --clean {it.id}: {it.why}",
                       "params": {"path": it.path, "what": it.why, "item_kind": it.kind, "owner": it.owner or "",
                                  "link": link, "size": it.size_text, **extra}})
     text = ", ".join(i.id for i in chosen) if chosen else "nothing picked"

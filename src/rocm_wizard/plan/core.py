@@ -140,6 +140,8 @@ class Step:
         self.params: Dict[str, Any] = copy.deepcopy(dict(self.defaults))
         self.params.update(copy.deepcopy(params))
         self.index = 0
+        # one sentence: why the plan has this step (the recipe's ``why``); None for steps made without one
+        self.why: Optional[str] = None
         self.validate()
 
     # ------------------------------------------------------------ to override
@@ -181,7 +183,10 @@ class Step:
     def render_shell(self) -> str:
         from .shellquote import q
 
-        lines = [f"{self.fn}() {{", f"  rw_begin {self.index} {q(self.id)} {q(self.title)}"]
+        from .shellquote import comment
+
+        lines = [f"# why: {comment(self.why)}"] if self.why else []
+        lines += [f"{self.fn}() {{", f"  rw_begin {self.index} {q(self.id)} {q(self.title)}"]
         lines += ["  " + ln if ln else "" for ln in self.render_shell_body()]
         lines.append("}")
         return "\n".join(lines) + "\n"
@@ -196,8 +201,11 @@ class Step:
         return {}
 
     def to_dict(self) -> Dict[str, Any]:
-        return {"index": self.index, "id": self.id, "kind": self.kind, "title": self.title,
-                "params": copy.deepcopy(self.params)}
+        out = {"index": self.index, "id": self.id, "kind": self.kind, "title": self.title}
+        if self.why:  # absent, not null, without one: plans saved before ``why`` keep their plan id
+            out["why"] = self.why
+        out["params"] = copy.deepcopy(self.params)
+        return out
 
     def __repr__(self) -> str:  # pragma: no cover - debugging aid
         return f"<{type(self).__name__} {self.index}:{self.id}>"
@@ -266,13 +274,19 @@ class Plan:
         before it runs the plan; answering yes is setting ``key`` in the Choices and planning again."""
         return [c for s in self.steps for c in s.confirmations()]
 
+    @staticmethod
+    def _id_dict(step: Step) -> Dict[str, Any]:
+        d = step.to_dict()
+        d.pop("why", None)  # a reason explains a step; the id names what the plan does
+        return d
+
     @property
     def plan_id(self) -> str:
         import hashlib
         import json
 
         body = json.dumps({"path": self.path, "inputs": self.inputs, "fp": self.fingerprint.digest,
-                           "steps": [s.to_dict() for s in self.steps]}, sort_keys=True, default=str)
+                           "steps": [self._id_dict(s) for s in self.steps]}, sort_keys=True, default=str)
         return hashlib.sha256(body.encode()).hexdigest()[:12]
 
 

@@ -8,7 +8,9 @@ Shape (``format_version`` 1)::
                 "fingerprint": {"digest": "sha256:...", "fields": {name: [accepted...]}, "unchecked": [...],
                                 "venv": null}},
      "facts": {...catalog facts used, with sources...}, "notes": [...],
-     "steps": [{"index": 1, "id": "rocm-key", "kind": "apt-key", "title": "...", "params": {...},
+     "steps": [{"index": 1, "id": "rocm-key", "kind": "apt-key", "title": "...",
+                "why": "...",                                  # absent when the step has none
+                "params": {...},
                 "check": {"status": "ok|change|unknown", "detail": "..."},       # with an evaluation
                 "description": {"actions": [...], "files": [...], "packages": [...], "commands": [...]}}],
      "confirmations": [{"step": "...", "key": "allow_apt_removals", "flag": "--allow-apt-removals",
@@ -76,7 +78,7 @@ def plan_from_dict(data: Any) -> Plan:
     if data.get("format_version") != PLAN_FORMAT_VERSION:
         raise PlanFormatError(f"plan format {data.get('format_version')!r} is not {PLAN_FORMAT_VERSION}")
     try:
-        steps = [make_step(s["kind"], s["id"], s["title"], s.get("params", {})) for s in data["steps"]]
+        steps = [make_step(s["kind"], s["id"], s["title"], s.get("params", {}), s.get("why")) for s in data["steps"]]
         fpd = data["system"]["fingerprint"]
         fp = Fingerprint({k: list(v) for k, v in fpd.get("fields", {}).items()}, list(fpd.get("unchecked", [])),
                          fpd.get("venv"))

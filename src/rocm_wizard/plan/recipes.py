@@ -9,6 +9,10 @@ Template rules (deliberately tiny, nothing is evaluated):
 * ``{{`` and ``}}`` are literal braces;
 * a step with ``when = "a.b"`` is kept only when that value is true (``when = "!a.b"``: when false).
 
+Every step has a ``why``: one sentence, templated like its title, saying why the path has that
+step; it reaches the JSON plan (``"why"``), the script (a ``# why:`` line at the step) and the
+playbook's header, and stays out of the plan id.
+
 The loader finds ``plans/`` in the source tree (``<repo>/plans``) or, in an installed wheel, as
 ``rocm_wizard/plans``.
 """
@@ -50,6 +54,7 @@ class StepSpec:
     title: str
     params: Dict[str, Any] = field(default_factory=dict)
     when: Optional[str] = None
+    why: Optional[str] = None  # one sentence: why the path has this step (templated like the title)
 
 
 @dataclass
@@ -78,7 +83,8 @@ def load_recipe(name: str) -> Recipe:
     steps = []
     for s in raw.get("step", []):
         try:
-            steps.append(StepSpec(s["id"], s["kind"], s["title"], dict(s.get("params", {})), s.get("when")))
+            steps.append(StepSpec(s["id"], s["kind"], s["title"], dict(s.get("params", {})), s.get("when"),
+                                  s.get("why")))
         except KeyError as exc:
             raise RecipeError(f"recipe {name}: a step lacks {exc}") from exc
     if raw.get("path") != name:
@@ -127,5 +133,6 @@ def instantiate(recipe: Recipe, ns: Dict[str, Any]):
     for spec in recipe.steps:
         if not keep(spec, ns):
             continue
-        out.append(make_step(spec.kind, spec.id, render(spec.title, ns), render(spec.params, ns)))
+        why = render(spec.why, ns) if spec.why else None
+        out.append(make_step(spec.kind, spec.id, render(spec.title, ns), render(spec.params, ns), why))
     return out

@@ -777,6 +777,7 @@ rw_check_fingerprint() {
   fi
 }
 
+# why: PyTorch runs in AMD's rocm/pytorch image, so Docker must be installed, running and usable by the GPU user
 step_01_docker_engine() {
   rw_begin 1 docker-engine 'Make Docker installed, running and usable'
   local user=${SUDO_USER:-} fallback='' did=0 pkg=docker.io
@@ -809,6 +810,7 @@ step_01_docker_engine() {
   rw_mark docker-engine
 }
 
+# why: the plan runs PyTorch in rocm/pytorch:rocm7.14.1_ubuntu24.04_py3.12_pytorch_release_2.12.0 (chosen from the catalog for the target ROCm, Ubuntu, Python and torch, or with --image), which brings its own ROCm user space: the host gives it only the GPU driver's devices
 step_02_image() {
   rw_begin 2 image 'Pull rocm/pytorch:rocm7.14.1_ubuntu24.04_py3.12_pytorch_release_2.12.0'
   local image=rocm/pytorch:rocm7.14.1_ubuntu24.04_py3.12_pytorch_release_2.12.0
@@ -821,6 +823,7 @@ step_02_image() {
   rw_mark image
 }
 
+# why: the container gets the GPU only with the device flags AMD documents for this host and the host's numeric video and render group ids, which the run script and compose file pass
 step_03_run_script() {
   rw_begin 3 run-script 'Write the run script and compose file in /root/rocm-workspace'
   local dir=/root/rocm-workspace script_path=/root/rocm-workspace/run-rocm-pytorch.sh compose_path=/root/rocm-workspace/compose.yaml

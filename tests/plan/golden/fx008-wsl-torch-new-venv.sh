@@ -1405,6 +1405,7 @@ rw_check_fingerprint() {
   fi
 }
 
+# why: the new torch goes into a new versioned venv beside /home/user/venvs/comfy, so the previous venv is kept as it is
 step_01_venv() {
   rw_begin 1 venv 'Create the new venv /home/user/venvs/comfy-torch2.8.0-rocm6.4'
   local venv=/home/user/venvs/comfy-torch2.8.0-rocm6.4 py=python3 owner
@@ -1423,6 +1424,7 @@ step_01_venv() {
   rw_mark venv
 }
 
+# why: the guard goes in before the install, so the plan's own pip runs satisfy its pins and no later install can swap this torch for PyPI's CUDA or CPU build
 step_02_torch_guard() {
   rw_begin 2 torch-guard 'Guard the venv: pip and uv keep this torch build (torch==2.8.0+rocm6.4, torchvision==0.23.0+rocm6.4, torchaudio==2.8.0+rocm6.4, ...)'
   local venv=/home/user/venvs/comfy-torch2.8.0-rocm6.4 gfile=/home/user/venvs/comfy-torch2.8.0-rocm6.4/rocm-wizard-guard.txt owner mode
@@ -1458,6 +1460,7 @@ pytorch-triton-rocm==3.4.0
   rw_mark torch-guard
 }
 
+# why: every Triton distribution installs the same triton/ directory, so any other than the one torch requires overwrites its files
 step_03_triton_strays() {
   rw_begin 3 triton-strays 'Remove stray Triton distributions'
   local venv=/home/user/venvs/comfy-torch2.8.0-rocm6.4 keep=pytorch-triton-rocm owner=''
@@ -1478,6 +1481,7 @@ step_03_triton_strays() {
   rw_mark triton-strays
 }
 
+# why: torch 2.8.0+rocm6.4, torchvision, torchaudio and the Triton build torch requires come as exact pins from one index, so none of them is mixed from another build
 step_04_torch() {
   rw_begin 4 torch 'Install torch 2.8.0+rocm6.4 and its exact companions'
   local venv=/home/user/venvs/comfy-torch2.8.0-rocm6.4 idx=https://download.pytorch.org/whl/rocm6.4 owner=''
@@ -1493,6 +1497,7 @@ step_04_torch() {
   rw_mark torch
 }
 
+# why: on WSL 2 with ROCm's WSL runtime the wheel's own libhsa-runtime64 has no WSL support; AMD's WSL PyTorch steps remove it from torch/lib
 step_05_wsl_hsa() {
   rw_begin 5 wsl-hsa 'WSL: remove the wheel'"'"'s own HSA runtime from /home/user/venvs/comfy-torch2.8.0-rocm6.4'"'"'s torch'
   local venv=/home/user/venvs/comfy-torch2.8.0-rocm6.4 owner='' f
@@ -1509,6 +1514,7 @@ step_05_wsl_hsa() {
   rw_mark wsl-hsa
 }
 
+# why: the venv's users get these variables whenever they activate it: UV_CONSTRAINT makes uv keep the guard's pins (uv reads it, not pip.conf)
 step_06_torch_env() {
   rw_begin 6 torch-env 'Persist UV_CONSTRAINT=/home/user/venvs/comfy-torch2.8.0-rocm6.4/rocm-wizard-guard.txt for the venv'"'"'s users'
   local venv=/home/user/venvs/comfy-torch2.8.0-rocm6.4 envfile=/home/user/venvs/comfy-torch2.8.0-rocm6.4/rocm-wizard.env owner mode
@@ -1542,6 +1548,7 @@ UV_CONSTRAINT=/home/user/venvs/comfy-torch2.8.0-rocm6.4/rocm-wizard-guard.txt
   rw_mark torch-env
 }
 
+# why: /home/user/venvs/comfy becomes a link to the new venv, so what used the path uses the new torch and the previous venv stays beside it
 step_07_venv_switch() {
   rw_begin 7 venv-switch 'Point /home/user/venvs/comfy at the new venv'
   local link=/home/user/venvs/comfy target=/home/user/venvs/comfy-torch2.8.0-rocm6.4 aside=/home/user/venvs/comfy-previous cur='' owner
@@ -1567,6 +1574,7 @@ step_07_venv_switch() {
   rw_mark venv-switch
 }
 
+# why: a new torch may not satisfy the requirements of the venv's other packages; pip check says so now rather than at run time
 step_08_pip_check() {
   rw_begin 8 pip-check 'Check the venv'"'"'s other packages against the new torch'
   local venv=/home/user/venvs/comfy-torch2.8.0-rocm6.4 out owner
@@ -1586,6 +1594,7 @@ step_08_pip_check() {
   rw_say '    fix: upgrade or pin the packages named above in the venv, or go back to the previous venv'
 }
 
+# why: the GPU user reaches the GPU's device files only as a member of the render and video groups
 step_09_gpu_groups() {
   rw_begin 9 gpu-groups 'Let the GPU user use the GPU (render and video groups)'
   local user='' g

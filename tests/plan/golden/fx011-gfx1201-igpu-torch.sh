@@ -1406,6 +1406,7 @@ rw_check_fingerprint() {
   fi
 }
 
+# why: the new torch goes into a new versioned venv beside /opt/venvs/torch, so the previous venv is kept as it is
 step_01_venv() {
   rw_begin 1 venv 'Create the new venv /opt/venvs/torch-torch2.13.0-rocm7.2'
   local venv=/opt/venvs/torch-torch2.13.0-rocm7.2 py=python3 owner
@@ -1424,6 +1425,7 @@ step_01_venv() {
   rw_mark venv
 }
 
+# why: the guard goes in before the install, so the plan's own pip runs satisfy its pins and no later install can swap this torch for PyPI's CUDA or CPU build
 step_02_torch_guard() {
   rw_begin 2 torch-guard 'Guard the venv: pip and uv keep this torch build (torch==2.13.0+rocm7.2, torchvision==0.28.0+rocm7.2, torchaudio==2.11.0+rocm7.2, ...)'
   local venv=/opt/venvs/torch-torch2.13.0-rocm7.2 gfile=/opt/venvs/torch-torch2.13.0-rocm7.2/rocm-wizard-guard.txt owner mode
@@ -1459,6 +1461,7 @@ triton-rocm==3.7.1
   rw_mark torch-guard
 }
 
+# why: every Triton distribution installs the same triton/ directory, so any other than the one torch requires overwrites its files
 step_03_triton_strays() {
   rw_begin 3 triton-strays 'Remove stray Triton distributions'
   local venv=/opt/venvs/torch-torch2.13.0-rocm7.2 keep=triton-rocm owner=''
@@ -1479,6 +1482,7 @@ step_03_triton_strays() {
   rw_mark triton-strays
 }
 
+# why: torch 2.13.0+rocm7.2, torchvision, torchaudio and the Triton build torch requires come as exact pins from one index, so none of them is mixed from another build
 step_04_torch() {
   rw_begin 4 torch 'Install torch 2.13.0+rocm7.2 and its exact companions'
   local venv=/opt/venvs/torch-torch2.13.0-rocm7.2 idx=https://download.pytorch.org/whl/rocm7.2 owner=''
@@ -1494,6 +1498,7 @@ step_04_torch() {
   rw_mark torch
 }
 
+# why: the venv's users get these variables whenever they activate it: UV_CONSTRAINT makes uv keep the guard's pins (uv reads it, not pip.conf)
 step_05_torch_env() {
   rw_begin 5 torch-env 'Persist UV_CONSTRAINT=/opt/venvs/torch-torch2.13.0-rocm7.2/rocm-wizard-guard.txt for the venv'"'"'s users'
   local venv=/opt/venvs/torch-torch2.13.0-rocm7.2 envfile=/opt/venvs/torch-torch2.13.0-rocm7.2/rocm-wizard.env owner mode
@@ -1527,6 +1532,7 @@ UV_CONSTRAINT=/opt/venvs/torch-torch2.13.0-rocm7.2/rocm-wizard-guard.txt
   rw_mark torch-env
 }
 
+# why: /opt/venvs/torch becomes a link to the new venv, so what used the path uses the new torch and the previous venv stays beside it
 step_06_venv_switch() {
   rw_begin 6 venv-switch 'Point /opt/venvs/torch at the new venv'
   local link=/opt/venvs/torch target=/opt/venvs/torch-torch2.13.0-rocm7.2 aside=/opt/venvs/torch-previous cur='' owner
@@ -1552,6 +1558,7 @@ step_06_venv_switch() {
   rw_mark venv-switch
 }
 
+# why: a new torch may not satisfy the requirements of the venv's other packages; pip check says so now rather than at run time
 step_07_pip_check() {
   rw_begin 7 pip-check 'Check the venv'"'"'s other packages against the new torch'
   local venv=/opt/venvs/torch-torch2.13.0-rocm7.2 out owner
@@ -1571,6 +1578,7 @@ step_07_pip_check() {
   rw_say '    fix: upgrade or pin the packages named above in the venv, or go back to the previous venv'
 }
 
+# why: the GPU user reaches the GPU's device files only as a member of the render and video groups
 step_08_gpu_groups() {
   rw_begin 8 gpu-groups 'Let the GPU user use the GPU (render and video groups)'
   local user='' g

@@ -788,6 +788,7 @@ rw_check_fingerprint() {
   fi
 }
 
+# why: apt must trust only AMD's key, checked against its pinned fingerprint, before any AMD package is read
 step_01_rocm_key() {
   rw_begin 1 rocm-key 'Fetch AMD'"'"'s signing key and check its fingerprint'
   local url=https://repo.radeon.com/rocm/rocm.gpg.key fpr=CA8BB4727A47B4D09B4EE8969386B48A1A693C5C keyring="${RW_ROOT}"/etc/apt/keyrings/rocm.gpg
@@ -816,6 +817,7 @@ step_01_rocm_key() {
   rw_mark rocm-key
 }
 
+# why: apt must read ROCm 7.2.0 from AMD's repositories for that one release, with other AMD entries out of the way so no other release is mixed in
 step_02_rocm_repos() {
   rw_begin 2 rocm-repos 'Register the ROCm 7.2.0 repositories (replacing other AMD entries)'
   RW_URLS=(//repo.radeon.com/rocm/apt/ //repo.radeon.com/amdgpu/ //repo.radeon.com/graphics/ //repo.radeon.com/rocm/packages-multi-arch/ //repo.radeon.com/rocm/core/packages/)
@@ -850,6 +852,7 @@ deb [arch=amd64 signed-by=/etc/apt/keyrings/rocm.gpg] https://repo.radeon.com/am
   rw_mark rocm-repos
 }
 
+# why: without the pin, the distribution's own ROCm packages could win over repo.radeon.com's and mix two ROCm builds
 step_03_rocm_pin() {
   rw_begin 3 rocm-pin 'Prefer repo.radeon.com over the distribution'"'"'s ROCm packages'
   local path="${RW_ROOT}"/etc/apt/preferences.d/rocm-pin-600 content='Package: *
@@ -866,6 +869,7 @@ Pin-Priority: 600
   rw_mark rocm-pin
 }
 
+# why: apt knows the new repositories' packages only after its lists are refreshed
 step_04_apt_update() {
   rw_begin 4 apt-update 'Refresh the package lists'
   local -a names=(rocm)
@@ -895,6 +899,7 @@ step_04_apt_update() {
   rw_mark apt-update
 }
 
+# why: the user space of ROCm 7.2.0 comes as the meta packages rocm (an upgrade keeps the ones already chosen), every package pinned to the release
 step_05_rocm_packages() {
   rw_begin 5 rocm-packages 'Install ROCm 7.2.0 (rocm)'
   local -a names=(rocm)
@@ -923,6 +928,7 @@ step_05_rocm_packages() {
   rw_mark rocm-packages
 }
 
+# why: AMD's post-install step: programs find ROCm's libraries through the dynamic linker's path to /opt/rocm
 step_06_ld_conf() {
   rw_begin 6 ld-conf 'Add /opt/rocm to the dynamic linker'"'"'s path'
   local path="${RW_ROOT}"/etc/ld.so.conf.d/rocm.conf content='/opt/rocm/lib
@@ -938,6 +944,7 @@ step_06_ld_conf() {
   rw_mark ld-conf
 }
 
+# why: the linker cache is out of date once its configuration, the /opt/rocm link or a ROCm library directory changed
 step_07_ldconfig() {
   rw_begin 7 ldconfig 'Refresh the dynamic linker cache'
   local out="${RW_ROOT}"/etc/ld.so.cache i stale=''
@@ -964,6 +971,7 @@ step_07_ldconfig() {
   rw_mark ldconfig
 }
 
+# why: the GPU user reaches the GPU's device files only as a member of the render and video groups
 step_08_gpu_groups() {
   rw_begin 8 gpu-groups 'Let the GPU user use the GPU (render and video groups)'
   local user='' g

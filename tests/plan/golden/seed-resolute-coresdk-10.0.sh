@@ -789,6 +789,7 @@ rw_check_fingerprint() {
   fi
 }
 
+# why: apt must trust only the Core SDK's key, checked against its pinned fingerprint, before anything else changes
 step_01_rocm_core_key() {
   rw_begin 1 rocm-core-key 'Fetch the Core SDK signing key and check its fingerprint'
   local url=https://stable.repo.amd.com/rocm/gpg/packages.gpg fpr=0123456789ABCDEF0123456789ABCDEF01234567 keyring="${RW_ROOT}"/etc/apt/keyrings/amdrocm.gpg
@@ -817,6 +818,7 @@ step_01_rocm_core_key() {
   rw_mark rocm-core-key
 }
 
+# why: the kernel driver comes from repo.radeon.com, whose own key must be checked against its pinned fingerprint before anything else changes
 step_02_radeon_key() {
   rw_begin 2 radeon-key 'Fetch repo.radeon.com'"'"'s signing key (kernel driver) and check its fingerprint'
   local url=https://repo.radeon.com/rocm/rocm.gpg.key fpr=CA8BB4727A47B4D09B4EE8969386B48A1A693C5C keyring="${RW_ROOT}"/etc/apt/keyrings/rocm.gpg
@@ -845,6 +847,7 @@ step_02_radeon_key() {
   rw_mark radeon-key
 }
 
+# why: apt must read the Core SDK 10.0 packages from AMD's repository, with other AMD entries taken out (backed up) so no other release is mixed in
 step_03_rocm_repos() {
   rw_begin 3 rocm-repos 'Register the Core SDK 10.0 repository (replacing other AMD entries)'
   RW_URLS=(//repo.radeon.com/rocm/apt/ //repo.radeon.com/amdgpu/ //repo.radeon.com/graphics/ //repo.radeon.com/rocm/packages-multi-arch/ //repo.radeon.com/rocm/core/packages/ //repo.amd.com/rocm/apt/ //repo.amd.com/amdgpu/ //repo.amd.com/graphics/ //repo.amd.com/rocm/packages-multi-arch/ //repo.amd.com/rocm/core/packages/ //stable.repo.amd.com/rocm/apt/ //stable.repo.amd.com/amdgpu/ //stable.repo.amd.com/graphics/ //stable.repo.amd.com/rocm/packages-multi-arch/ //stable.repo.amd.com/rocm/core/packages/)
@@ -883,6 +886,7 @@ deb [arch=amd64 signed-by=/etc/apt/keyrings/rocm.gpg] https://repo.radeon.com/am
   rw_mark rocm-repos
 }
 
+# why: without the pin, the distribution's own ROCm packages could win over the Core SDK repository's
 step_04_rocm_pin() {
   rw_begin 4 rocm-pin 'Prefer the Core SDK repository'"'"'s host over the distribution'"'"'s ROCm packages'
   local path="${RW_ROOT}"/etc/apt/preferences.d/amdrocm-pin-600 content='# Core SDK packages from stable.repo.amd.com over the distribution'"'"'s (written by rocm-wizard)
@@ -900,6 +904,7 @@ Pin-Priority: 600
   rw_mark rocm-pin
 }
 
+# why: apt knows the new repositories' packages only after its lists are refreshed, which also proves them reachable before anything is removed
 step_05_apt_update() {
   rw_begin 5 apt-update 'Refresh the package lists'
   local -a names=(amdrocm-core-sdk10.0-gfx1100 amdgpu-dkms)
@@ -929,6 +934,7 @@ step_05_apt_update() {
   rw_mark apt-update
 }
 
+# why: AMD's transition guide removes the legacy rocm-* packages before the Core SDK's are installed
 step_06_legacy_remove() {
   rw_begin 6 legacy-remove 'Remove the legacy ROCm packages first (AMD'"'"'s transition guide)'
   local -a patterns=(rocm 'rocm-*' 'hip-*' hipcc 'hsa-*' 'rocblas*' 'rocsolver*' 'rocsparse*' 'rocfft*' 'rocrand*' 'rocprim*' 'rocthrust*' 'rocalution*' 'rocwmma*' rocminfo 'rocprofiler*' 'roctracer*' 'miopen-hip*' 'rccl*' 'hipblas*' 'hipfft*' 'hipsolver*' 'hipsparse*' 'hiprand*' 'hipcub*' 'composablekernel*' comgr amd-smi-lib 'openmp-extras*' half 'migraphx*' 'mivisionx*' 'rpp*')
@@ -958,6 +964,7 @@ step_06_legacy_remove() {
   rw_mark legacy-remove
 }
 
+# why: the Core SDK 10.0.0 pairs with the amdgpu 31.50 kernel driver from repo.radeon.com, built by DKMS for the running kernel 7.0.0-14-generic
 step_07_kernel_driver() {
   rw_begin 7 kernel-driver 'Install the amdgpu 31.50 kernel driver for kernel 7.0.0-14-generic'
   local -a names=(linux-headers-7.0.0-14-generic linux-modules-extra-7.0.0-14-generic amdgpu-dkms)
@@ -991,6 +998,7 @@ step_07_kernel_driver() {
   rw_mark kernel-driver
 }
 
+# why: the versioned amdrocm package(s) of 10.0.0, never the unversioned pointer, so the installed release is the one chosen
 step_08_rocm_packages() {
   rw_begin 8 rocm-packages 'Install ROCm 10.0.0 (amdrocm-core-sdk10.0-gfx1100)'
   local -a names=(amdrocm-core-sdk10.0-gfx1100)
@@ -1019,6 +1027,7 @@ step_08_rocm_packages() {
   rw_mark rocm-packages
 }
 
+# why: AMD's packages register every installed release for /opt/rocm/core and the newest wins by priority, so the link is checked to lead to the release chosen
 step_09_core_alternative() {
   rw_begin 9 core-alternative 'Check that /opt/rocm/core leads to ROCm 10.0.0'
   local link="${RW_ROOT}"/opt/rocm/core dest=/opt/rocm/core-10.0 vfile="${RW_ROOT}"/opt/rocm/core-10.0/.info/version version=10.0.0 name=core here v
@@ -1042,6 +1051,7 @@ step_09_core_alternative() {
   rw_mark core-alternative
 }
 
+# why: the GPU user reaches the GPU's device files only as a member of the render and video groups
 step_10_gpu_groups() {
   rw_begin 10 gpu-groups 'Let the GPU user use the GPU (render and video groups)'
   local user=dev g
@@ -1080,6 +1090,7 @@ step_10_gpu_groups() {
   rw_mark gpu-groups
 }
 
+# why: a new amdgpu kernel driver is used only after a reboot
 step_11_reboot_flag() {
   rw_begin 11 reboot-flag 'Flag the reboot the new kernel driver needs'
   local path="${RW_ROOT}"/run/reboot-required

@@ -1401,6 +1401,7 @@ rw_check_fingerprint() {
   fi
 }
 
+# why: the venv is changed in place, so its pip freeze is saved first to show and restore what it had
 step_01_venv_backup() {
   rw_begin 1 venv-backup 'Save the package list of /home/cv/explore-cv/.venv'
   local venv=/home/cv/explore-cv/.venv backup=/home/cv/explore-cv/.venv/rocm-wizard/pip-freeze-before-torch-2.4.1+rocm6.0.txt owner freeze
@@ -1425,6 +1426,7 @@ step_01_venv_backup() {
   rw_mark venv-backup
 }
 
+# why: the guard goes in before the install, so the plan's own pip runs satisfy its pins and no later install can swap this torch for PyPI's CUDA or CPU build
 step_02_torch_guard() {
   rw_begin 2 torch-guard 'Guard the venv: pip and uv keep this torch build (torch==2.4.1+rocm6.0, torchvision==0.19.1+rocm6.0, torchaudio==2.4.1+rocm6.0, ...)'
   local venv=/home/cv/explore-cv/.venv gfile=/home/cv/explore-cv/.venv/rocm-wizard-guard.txt owner mode
@@ -1460,6 +1462,7 @@ pytorch-triton-rocm==3.0.0
   rw_mark torch-guard
 }
 
+# why: every Triton distribution installs the same triton/ directory, so any other than the one torch requires overwrites its files
 step_03_triton_strays() {
   rw_begin 3 triton-strays 'Remove stray Triton distributions'
   local venv=/home/cv/explore-cv/.venv keep=pytorch-triton-rocm owner=''
@@ -1480,6 +1483,7 @@ step_03_triton_strays() {
   rw_mark triton-strays
 }
 
+# why: torch 2.4.1+rocm6.0, torchvision, torchaudio and the Triton build torch requires come as exact pins from one index, so none of them is mixed from another build
 step_04_torch() {
   rw_begin 4 torch 'Install torch 2.4.1+rocm6.0 and its exact companions'
   local venv=/home/cv/explore-cv/.venv idx=https://download.pytorch.org/whl/rocm6.0 owner=''
@@ -1495,6 +1499,7 @@ step_04_torch() {
   rw_mark torch
 }
 
+# why: the venv's users get these variables whenever they activate it: TORCH_BLAS_PREFER_HIPBLASLT=0 is persisted because gfx1100 is not on the hipBLASLt list of torch 2.4.1's rocm6.0 wheels, and hard hipBLASLt errors were reported on GPUs off that list (pytorch/pytorch#138067); it only makes PyTorch use hipBLAS instead, so it cures no error of hipBLAS itself (such as HIPBLAS_STATUS_ALLOC_FAILED); UV_CONSTRAINT makes uv keep the guard's pins (uv reads it, not pip.conf)
 step_05_torch_env() {
   rw_begin 5 torch-env 'Persist TORCH_BLAS_PREFER_HIPBLASLT=0, UV_CONSTRAINT=/home/cv/explore-cv/.venv/rocm-wizard-guard.txt for the venv'"'"'s users'
   local venv=/home/cv/explore-cv/.venv envfile=/home/cv/explore-cv/.venv/rocm-wizard.env owner mode
@@ -1530,6 +1535,7 @@ UV_CONSTRAINT=/home/cv/explore-cv/.venv/rocm-wizard-guard.txt
   rw_mark torch-env
 }
 
+# why: a new torch may not satisfy the requirements of the venv's other packages; pip check says so now rather than at run time
 step_06_pip_check() {
   rw_begin 6 pip-check 'Check the venv'"'"'s other packages against the new torch'
   local venv=/home/cv/explore-cv/.venv out owner
@@ -1549,6 +1555,7 @@ step_06_pip_check() {
   rw_say '    fix: upgrade or pin the packages named above in the venv, or go back to the previous venv'
 }
 
+# why: the GPU user reaches the GPU's device files only as a member of the render and video groups
 step_07_gpu_groups() {
   rw_begin 7 gpu-groups 'Let the GPU user use the GPU (render and video groups)'
   local user=cv g

@@ -789,6 +789,7 @@ rw_check_fingerprint() {
   fi
 }
 
+# why: apt must trust only the Core SDK's key, checked against its pinned fingerprint, before anything else changes
 step_01_rocm_core_key() {
   rw_begin 1 rocm-core-key 'Fetch the Core SDK signing key and check its fingerprint'
   local url=https://stable.repo.amd.com/rocm/gpg/packages.gpg fpr=0123456789ABCDEF0123456789ABCDEF01234567 keyring="${RW_ROOT}"/etc/apt/keyrings/amdrocm.gpg
@@ -817,6 +818,7 @@ step_01_rocm_core_key() {
   rw_mark rocm-core-key
 }
 
+# why: apt must read the Core SDK 10.1 packages from AMD's repository, with other AMD entries taken out (backed up) so no other release is mixed in
 step_02_rocm_repos() {
   rw_begin 2 rocm-repos 'Register the Core SDK 10.1 repository (replacing other AMD entries)'
   RW_URLS=(//repo.radeon.com/rocm/apt/ //repo.radeon.com/amdgpu/ //repo.radeon.com/graphics/ //repo.radeon.com/rocm/packages-multi-arch/ //repo.radeon.com/rocm/core/packages/ //repo.amd.com/rocm/apt/ //repo.amd.com/amdgpu/ //repo.amd.com/graphics/ //repo.amd.com/rocm/packages-multi-arch/ //repo.amd.com/rocm/core/packages/ //stable.repo.amd.com/rocm/apt/ //stable.repo.amd.com/amdgpu/ //stable.repo.amd.com/graphics/ //stable.repo.amd.com/rocm/packages-multi-arch/ //stable.repo.amd.com/rocm/core/packages/)
@@ -853,6 +855,7 @@ Signed-By: /etc/apt/keyrings/amdrocm.gpg
   rw_mark rocm-repos
 }
 
+# why: without the pin, the distribution's own ROCm packages could win over the Core SDK repository's
 step_03_rocm_pin() {
   rw_begin 3 rocm-pin 'Prefer the Core SDK repository'"'"'s host over the distribution'"'"'s ROCm packages'
   local path="${RW_ROOT}"/etc/apt/preferences.d/amdrocm-pin-600 content='# Core SDK packages from stable.repo.amd.com over the distribution'"'"'s (written by rocm-wizard)
@@ -870,6 +873,7 @@ Pin-Priority: 600
   rw_mark rocm-pin
 }
 
+# why: apt knows the new repositories' packages only after its lists are refreshed, which also proves them reachable before anything is removed
 step_04_apt_update() {
   rw_begin 4 apt-update 'Refresh the package lists'
   local -a names=(amdrocm-core-sdk10.1-gfx1100)
@@ -899,6 +903,7 @@ step_04_apt_update() {
   rw_mark apt-update
 }
 
+# why: AMD's transition guide removes the legacy rocm-* packages before the Core SDK's are installed
 step_05_legacy_remove() {
   rw_begin 5 legacy-remove 'Remove the legacy ROCm packages first (AMD'"'"'s transition guide)'
   local -a patterns=(rocm 'rocm-*' 'hip-*' hipcc 'hsa-*' 'rocblas*' 'rocsolver*' 'rocsparse*' 'rocfft*' 'rocrand*' 'rocprim*' 'rocthrust*' 'rocalution*' 'rocwmma*' rocminfo 'rocprofiler*' 'roctracer*' 'miopen-hip*' 'rccl*' 'hipblas*' 'hipfft*' 'hipsolver*' 'hipsparse*' 'hiprand*' 'hipcub*' 'composablekernel*' comgr amd-smi-lib 'openmp-extras*' half 'migraphx*' 'mivisionx*' 'rpp*')
@@ -928,6 +933,7 @@ step_05_legacy_remove() {
   rw_mark legacy-remove
 }
 
+# why: the versioned amdrocm package(s) of 10.1.0, never the unversioned pointer, so the installed release is the one chosen
 step_06_rocm_packages() {
   rw_begin 6 rocm-packages 'Install ROCm 10.1.0 (amdrocm-core-sdk10.1-gfx1100)'
   local -a names=(amdrocm-core-sdk10.1-gfx1100)
@@ -956,6 +962,7 @@ step_06_rocm_packages() {
   rw_mark rocm-packages
 }
 
+# why: AMD's packages register every installed release for /opt/rocm/core and the newest wins by priority, so the link is checked to lead to the release chosen
 step_07_core_alternative() {
   rw_begin 7 core-alternative 'Check that /opt/rocm/core leads to ROCm 10.1.0'
   local link="${RW_ROOT}"/opt/rocm/core dest=/opt/rocm/core-10.1 vfile="${RW_ROOT}"/opt/rocm/core-10.1/.info/version version=10.1.0 name=core here v
@@ -979,6 +986,7 @@ step_07_core_alternative() {
   rw_mark core-alternative
 }
 
+# why: the GPU user reaches the GPU's device files only as a member of the render and video groups
 step_08_gpu_groups() {
   rw_begin 8 gpu-groups 'Let the GPU user use the GPU (render and video groups)'
   local user=dev g

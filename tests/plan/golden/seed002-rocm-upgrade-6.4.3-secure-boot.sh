@@ -791,6 +791,7 @@ rw_check_fingerprint() {
   fi
 }
 
+# why: apt must trust only AMD's key, checked against its pinned fingerprint, before any AMD package is read
 step_01_rocm_key() {
   rw_begin 1 rocm-key 'Fetch AMD'"'"'s signing key and check its fingerprint'
   local url=https://repo.radeon.com/rocm/rocm.gpg.key fpr=CA8BB4727A47B4D09B4EE8969386B48A1A693C5C keyring="${RW_ROOT}"/etc/apt/keyrings/rocm.gpg
@@ -819,6 +820,7 @@ step_01_rocm_key() {
   rw_mark rocm-key
 }
 
+# why: apt must read ROCm 6.4.3 from AMD's repositories for that one release, with other AMD entries out of the way so no other release is mixed in
 step_02_rocm_repos() {
   rw_begin 2 rocm-repos 'Register the ROCm 6.4.3 repositories (replacing other AMD entries)'
   RW_URLS=(//repo.radeon.com/rocm/apt/ //repo.radeon.com/amdgpu/ //repo.radeon.com/graphics/ //repo.radeon.com/rocm/packages-multi-arch/ //repo.radeon.com/rocm/core/packages/)
@@ -852,6 +854,7 @@ deb [arch=amd64,i386 signed-by=/etc/apt/keyrings/rocm.gpg] https://repo.radeon.c
   rw_mark rocm-repos
 }
 
+# why: without the pin, the distribution's own ROCm packages could win over repo.radeon.com's and mix two ROCm builds
 step_03_rocm_pin() {
   rw_begin 3 rocm-pin 'Prefer repo.radeon.com over the distribution'"'"'s ROCm packages'
   local path="${RW_ROOT}"/etc/apt/preferences.d/rocm-pin-600 content='Package: *
@@ -868,6 +871,7 @@ Pin-Priority: 600
   rw_mark rocm-pin
 }
 
+# why: apt knows the new repositories' packages only after its lists are refreshed
 step_04_apt_update() {
   rw_begin 4 apt-update 'Refresh the package lists'
   local -a names=(rocm amdgpu-dkms)
@@ -897,6 +901,7 @@ step_04_apt_update() {
   rw_mark apt-update
 }
 
+# why: with Secure Boot on, the amdgpu module DKMS builds loads only if the key it is signed with is enrolled (MOK) before it is built
 step_05_secure_boot() {
   rw_begin 5 secure-boot 'Secure Boot is on: the key DKMS signs amdgpu with must be enrolled (MOK) before the driver is built'
   local -a keys=(/var/lib/shim-signed/mok/MOK.der /var/lib/dkms/mok.pub)
@@ -935,6 +940,7 @@ step_05_secure_boot() {
   rw_die 'Secure Boot is on and no key DKMS signs with is enrolled, so the amdgpu module built now would not load after the reboot; nothing was installed. if none of /var/lib/shim-signed/mok/MOK.der, /var/lib/dkms/mok.pub exists yet: sudo update-secureboot-policy --new-key (Ubuntu'"'"'s shim-signed makes /var/lib/shim-signed/mok/MOK.der; DKMS signs the modules it builds with it); sudo mokutil --import /var/lib/shim-signed/mok/MOK.der  (choose a one-time password); reboot; in the blue MokManager screen: Enroll MOK, Continue, Yes, the password, Reboot; check: mokutil --test-key /var/lib/shim-signed/mok/MOK.der says it is already enrolled; then run rocm-wizard again (after the install, modinfo -F signer amdgpu names the key); or plan again with --no-dkms: the distribution kernel'"'"'s own amdgpu driver, signed by the distribution'
 }
 
+# why: ROCm 6.4.3's user space needs the amdgpu kernel driver of its release, built by DKMS for the running kernel 6.5.0-45-generic
 step_06_kernel_driver() {
   rw_begin 6 kernel-driver 'Install the amdgpu kernel driver for kernel 6.5.0-45-generic'
   local -a names=(linux-headers-6.5.0-45-generic linux-modules-extra-6.5.0-45-generic amdgpu-dkms)
@@ -968,6 +974,7 @@ step_06_kernel_driver() {
   rw_mark kernel-driver
 }
 
+# why: the user space of ROCm 6.4.3 comes as the meta packages rocm (an upgrade keeps the ones already chosen), every package pinned to the release
 step_07_rocm_packages() {
   rw_begin 7 rocm-packages 'Install ROCm 6.4.3 (rocm)'
   local -a names=(rocm)
@@ -996,6 +1003,7 @@ step_07_rocm_packages() {
   rw_mark rocm-packages
 }
 
+# why: AMD's post-install step: programs find ROCm's libraries through the dynamic linker's path to /opt/rocm
 step_08_ld_conf() {
   rw_begin 8 ld-conf 'Add /opt/rocm to the dynamic linker'"'"'s path'
   local path="${RW_ROOT}"/etc/ld.so.conf.d/rocm.conf content='/opt/rocm/lib
@@ -1011,6 +1019,7 @@ step_08_ld_conf() {
   rw_mark ld-conf
 }
 
+# why: the linker cache is out of date once its configuration, the /opt/rocm link or a ROCm library directory changed
 step_09_ldconfig() {
   rw_begin 9 ldconfig 'Refresh the dynamic linker cache'
   local out="${RW_ROOT}"/etc/ld.so.cache i stale=''
@@ -1037,6 +1046,7 @@ step_09_ldconfig() {
   rw_mark ldconfig
 }
 
+# why: the GPU user reaches the GPU's device files only as a member of the render and video groups
 step_10_gpu_groups() {
   rw_begin 10 gpu-groups 'Let the GPU user use the GPU (render and video groups)'
   local user=dev g
@@ -1075,6 +1085,7 @@ step_10_gpu_groups() {
   rw_mark gpu-groups
 }
 
+# why: a new amdgpu kernel driver is used only after a reboot
 step_11_reboot_flag() {
   rw_begin 11 reboot-flag 'Flag the reboot the new kernel driver needs'
   local path="${RW_ROOT}"/run/reboot-required

@@ -1404,6 +1404,7 @@ rw_check_fingerprint() {
   fi
 }
 
+# why: the new torch goes into a new versioned venv beside /home/dev/venvs/train, so the previous venv is kept as it is
 step_01_venv() {
   rw_begin 1 venv 'Create the new venv /home/dev/venvs/train-torch2.4.1-rocm6.1'
   local venv=/home/dev/venvs/train-torch2.4.1-rocm6.1 py=python3 owner
@@ -1422,6 +1423,7 @@ step_01_venv() {
   rw_mark venv
 }
 
+# why: the guard goes in before the install, so the plan's own pip runs satisfy its pins and no later install can swap this torch for PyPI's CUDA or CPU build
 step_02_torch_guard() {
   rw_begin 2 torch-guard 'Guard the venv: pip and uv keep this torch build (torch==2.4.1+rocm6.1, torchvision==0.19.1+rocm6.1, torchaudio==2.4.1+rocm6.1, ...)'
   local venv=/home/dev/venvs/train-torch2.4.1-rocm6.1 gfile=/home/dev/venvs/train-torch2.4.1-rocm6.1/rocm-wizard-guard.txt owner mode
@@ -1457,6 +1459,7 @@ pytorch-triton-rocm==3.0.0
   rw_mark torch-guard
 }
 
+# why: every Triton distribution installs the same triton/ directory, so any other than the one torch requires overwrites its files
 step_03_triton_strays() {
   rw_begin 3 triton-strays 'Remove stray Triton distributions'
   local venv=/home/dev/venvs/train-torch2.4.1-rocm6.1 keep=pytorch-triton-rocm owner=''
@@ -1477,6 +1480,7 @@ step_03_triton_strays() {
   rw_mark triton-strays
 }
 
+# why: torch 2.4.1+rocm6.1, torchvision, torchaudio and the Triton build torch requires come as exact pins from one index, so none of them is mixed from another build
 step_04_torch() {
   rw_begin 4 torch 'Install torch 2.4.1+rocm6.1 and its exact companions'
   local venv=/home/dev/venvs/train-torch2.4.1-rocm6.1 idx=https://download.pytorch.org/whl/rocm6.1 owner=''
@@ -1492,6 +1496,7 @@ step_04_torch() {
   rw_mark torch
 }
 
+# why: the venv's users get these variables whenever they activate it: TORCH_BLAS_PREFER_HIPBLASLT=0 is persisted because gfx1100 is not on the hipBLASLt list of torch 2.4.1's rocm6.1 wheels, and hard hipBLASLt errors were reported on GPUs off that list (pytorch/pytorch#138067); it only makes PyTorch use hipBLAS instead, so it cures no error of hipBLAS itself (such as HIPBLAS_STATUS_ALLOC_FAILED); UV_CONSTRAINT makes uv keep the guard's pins (uv reads it, not pip.conf)
 step_05_torch_env() {
   rw_begin 5 torch-env 'Persist TORCH_BLAS_PREFER_HIPBLASLT=0, UV_CONSTRAINT=/home/dev/venvs/train-torch2.4.1-rocm6.1/rocm-wizard-guard.txt for the venv'"'"'s users'
   local venv=/home/dev/venvs/train-torch2.4.1-rocm6.1 envfile=/home/dev/venvs/train-torch2.4.1-rocm6.1/rocm-wizard.env owner mode
@@ -1527,6 +1532,7 @@ UV_CONSTRAINT=/home/dev/venvs/train-torch2.4.1-rocm6.1/rocm-wizard-guard.txt
   rw_mark torch-env
 }
 
+# why: /home/dev/venvs/train becomes a link to the new venv, so what used the path uses the new torch and the previous venv stays beside it
 step_06_venv_switch() {
   rw_begin 6 venv-switch 'Point /home/dev/venvs/train at the new venv'
   local link=/home/dev/venvs/train target=/home/dev/venvs/train-torch2.4.1-rocm6.1 aside=/home/dev/venvs/train-previous cur='' owner
@@ -1552,6 +1558,7 @@ step_06_venv_switch() {
   rw_mark venv-switch
 }
 
+# why: a new torch may not satisfy the requirements of the venv's other packages; pip check says so now rather than at run time
 step_07_pip_check() {
   rw_begin 7 pip-check 'Check the venv'"'"'s other packages against the new torch'
   local venv=/home/dev/venvs/train-torch2.4.1-rocm6.1 out owner
@@ -1571,6 +1578,7 @@ step_07_pip_check() {
   rw_say '    fix: upgrade or pin the packages named above in the venv, or go back to the previous venv'
 }
 
+# why: the GPU user reaches the GPU's device files only as a member of the render and video groups
 step_08_gpu_groups() {
   rw_begin 8 gpu-groups 'Let the GPU user use the GPU (render and video groups)'
   local user=dev g

@@ -1,7 +1,7 @@
 """Step types.  ``KINDS`` maps the ``kind`` a recipe or a JSON plan names to its class."""
 from __future__ import annotations
 
-from typing import Any, Dict, Type
+from typing import Any, Dict, Optional, Type
 
 from ..core import Step
 from .apt import AptAuth, AptInstall, AptKey, AptPin, AptSources, AptUpdate
@@ -26,11 +26,15 @@ KINDS: Dict[str, Type[Step]] = {cls.kind: cls for cls in (
 )}
 
 
-def make_step(kind: str, id: str, title: str, params: Dict[str, Any]) -> Step:
+def make_step(kind: str, id: str, title: str, params: Dict[str, Any], why: Optional[str] = None) -> Step:
     cls = KINDS.get(kind)
     if cls is None:
         raise ValueError(f"unknown step kind {kind!r} (known: {', '.join(sorted(KINDS))})")
-    return cls(id, title, **params)
+    step = cls(id, title, **params)
+    if why is not None and not isinstance(why, str):
+        raise ValueError(f"step {id}: why must be text")
+    step.why = why or None
+    return step
 
 
 __all__ = ["KINDS", "make_step"] + [c.__name__ for c in KINDS.values()]
