@@ -128,6 +128,12 @@ NAMED_SKIPS = (
     # tests/detect/test_node_scraper_dmesg.py: the live comparison runs where AMD's amd-node-scraper
     # happens to be installed (not a dependency); the copy of its regexes is tested everywhere
     r"could not import 'nodescraper",
+    # tests/doctor/test_layer_order.py: a real paste doctor misses on purpose, each with its reason
+    # (tests/doctor/test_known_failure.py holds them as strict xfails, so a fix is noticed there)
+    r"a documented miss: ",
+    # tests/verify/test_smoke_script.py: where torch brings triton (PyPI's CUDA build), a directory
+    # without __init__.py cannot shadow it
+    r"does not apply: this torch has triton installed",
 )
 
 
