@@ -215,6 +215,7 @@ def caches(user: Optional[str], root: str = "/") -> List[Item]:
 
 PROC_LIMIT = 4096  # processes looked at
 MAPS_LIMIT = 1 << 20  # bytes of one process's maps read
+MAPS_TOTAL = 64 << 20  # bytes of maps read in all
 
 
 def processes_using(root: str = "/") -> Dict[str, int]:
@@ -228,6 +229,7 @@ def processes_using(root: str = "/") -> Dict[str, int]:
         pids = [n for n in os.listdir(proc) if n.isdigit()][:PROC_LIMIT]
     except OSError:
         return out
+    budget = MAPS_TOTAL
     for pid in pids:
         base = os.path.join(proc, pid)
         for link in ("exe", "cwd"):
@@ -235,11 +237,14 @@ def processes_using(root: str = "/") -> Dict[str, int]:
                 out.setdefault(os.path.normpath(os.readlink(os.path.join(base, link))), int(pid))
             except OSError:
                 pass
+        if budget <= 0:
+            continue
         try:
             with open(os.path.join(base, "maps"), "rb") as fh:
-                data = fh.read(MAPS_LIMIT)
+                data = fh.read(min(MAPS_LIMIT, budget))
         except OSError:
             continue
+        budget -= len(data)
         for line in data.decode("utf-8", "replace").splitlines():
             parts = line.split(None, 5)
             if len(parts) == 6 and parts[5].startswith("/"):
