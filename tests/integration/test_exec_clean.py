@@ -63,7 +63,13 @@ def test_clean_removes_only_what_was_picked_and_never_what_is_in_use(wroot):
     assert root.exists("/opt/rocm-6.4.3/bin/hipcc")
 
     gone = wizard.run(root, "--plan-only", *_args("rocm:/opt/rocm-6.2.0"))
-    assert gone.returncode == 64 and "not on the list" in gone.stderr  # already removed: not offered again
+    # already removed: not offered again, and the same pick run again is nothing to do (a note, no step)
+    assert gone.returncode == 0 and "already gone, nothing to do: rocm:/opt/rocm-6.2.0" in gone.stderr, gone.stderr
+    assert "rocm:/opt/rocm-6.2.0  /opt/rocm-6.2.0" not in gone.stderr
+    typo = wizard.run(root, "--plan-only", *_args("rocm:/opt/rocm-9.9.9-typo-but-absent"))
+    assert typo.returncode == 0  # absent paths are gone either way: the root cannot tell a typo from a removal
+    never = wizard.run(root, "--plan-only", *_args("nope"))
+    assert never.returncode == 64 and "not on the list" in never.stderr
     again = wizard.run(root, "--yes", "--no-verify", *_args())
     assert again.returncode == 0, again.stderr
     assert checks.step_lines(again.stderr) == {}, again.stderr  # nothing picked, nothing run

@@ -1073,7 +1073,9 @@ def _torch_reinstall(system, choices: Choices, notes: List[str], recipe):
             env_vars[k] = v
     env_why = _env_reasons(recipe, rel, idx, targets, {k: v for k, v in env_vars.items() if ruled.get(k) == v})
     notes.extend(env_why)
-    env_why += [f"{k}={v} was chosen with --env" for k, v in sorted((choices.env or {}).items()) if v]
+    # a variable a rule already explains is not "chosen" again (a replayed answers file carries it)
+    env_why += [f"{k}={v} was chosen with --env" for k, v in sorted((choices.env or {}).items())
+                if v and ruled.get(k) != v]
     chosen_env = dict(env_vars)
     guard_on = choices.guard is not False
     guard_file = f"{target}/{GUARD_FILE}"
