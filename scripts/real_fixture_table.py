@@ -50,15 +50,15 @@ def main(argv):
         failing += 1
         w = bool(probs)
         a = any(f.layer == layer for f in probs)
-        first = bool(probs) and probs[0].layer == layer
+        leads = bool(probs) and probs[0].layer == layer
         warned += w
         if layer:
             layered += 1
             at_layer += a
-            lead += first
+            lead += leads
         rows.append("| %s | %s | %s | %s | %s | %s | %s |" % (d.name[:3], layer, lab.get("failure_class", ""),
                                                       "yes" if w else "**no**", ("yes" if a else "**no**") if layer else "-",
-                                                      ("yes" if first else "**no**") if layer else "-", ids))
+                                                      ("yes" if leads else "**no**") if layer else "-", ids))
     print("| # | layer | class | warned | at layer | lead | problem findings (id@layer, doctor's order) |")
     print("|---|---|---|---|---|---|---|")
     print("\n".join(rows))
