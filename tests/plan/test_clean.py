@@ -76,6 +76,46 @@ def test_a_snapshot_lists_only_the_trees_it_shows():
     assert [i.id for i in clean.rocm_trees(system, None)] == ["rocm:/opt/rocm-6.2.0"]
 
 
+def test_a_snapshot_plan_says_what_it_shows_and_what_it_cannot_judge(tmp_path):
+    """Issue 24: ``--snapshot`` with ``--path clean`` offers the old trees it shows, names the venvs
+    and apt files it sees that the machine would judge (never offered), and says plainly what a
+    snapshot cannot tell (caches, links, whole apt files, what is in use)."""
+    import json
+
+    from plan_helpers import run_cli
+    from rocm_wizard.model import AptPin, AptSource, to_dict
+
+    system = System()
+    system.origin = "snapshot"
+    system.rocm = RocmInfo(version="7.2.4", opt_rocm_target="/opt/rocm-7.2.4",
+                           installs=[RocmInstall(path="/opt/rocm-7.2.4", version="7.2.4", active=True),
+                                     RocmInstall(path="/opt/rocm-6.2.0", version="6.2.0", active=False)],
+                           apt_sources=[AptSource(file="/etc/apt/sources.list.d/rocm.list", enabled=False, radeon=True,
+                                                  line="# disabled by rocm-wizard: deb https://repo.radeon.com/rocm/apt/6.2 jammy main"),
+                                        AptSource(file="/etc/apt/sources.list.d/amdgpu.list", enabled=False, radeon=True)],
+                           apt_pins=[AptPin(file="/etc/apt/preferences.d/rocm-pin-600", package="*",
+                                            pin="release o=repo.radeon.com", priority=600)])
+    system.torch = [TorchEnv(path="/home/u/venv", version="2.5.1+rocm6.2", build="rocm"),
+                    TorchEnv(path="/home/u/venv-torch2.4.1-rocm6.1", version="2.4.1+rocm6.1", build="rocm"),
+                    TorchEnv(path="/home/u/other", version="2.5.1+rocm6.2", build="rocm")]
+    snap = tmp_path / "system.json"
+    snap.write_text(json.dumps(to_dict(system)))
+    code, out, err = run_cli(["--plan-only", "--snapshot", str(snap), "--path", "clean", "--format", "json"])
+    assert code == 0, err
+    plan = json.loads(out)
+    assert [i["id"] for i in plan["facts"]["clean"]["items"]] == ["rocm:/opt/rocm-6.2.0"]
+    notes = "\n".join(plan["notes"])
+    for words in ("cannot judge", "caches", "which venv a link names", "what is in use",
+                  "venv /home/u/venv-torch2.4.1-rocm6.1 beside /home/u/venv",
+                  "/etc/apt/sources.list.d/rocm.list has only disabled", "/etc/apt/sources.list.d/amdgpu.list",
+                  "pin /etc/apt/preferences.d/rocm-pin-600"):
+        assert words in notes, (words, notes)
+    assert "/home/u/other beside" not in notes
+    code, out, err = run_cli(["--plan-only", "--snapshot", str(snap), "--path", "clean",
+                              "--clean", "venv:/home/u/venv-torch2.4.1-rocm6.1"])
+    assert code == 64 and "not on the list" in err  # seen, never offered from a snapshot
+
+
 # ------------------------------------------------------------------------------ apt files
 STATUS_TAIL = """
 Package: amdgpu-install

@@ -1221,8 +1221,9 @@ def _clean_way(system, choices: Choices, notes: List[str], user: Optional[str]):
     else:
         items = clean.rocm_trees(system, None)
     if not live and not tree:
-        notes.append("planned from a snapshot: only the ROCm trees it shows are listed (caches and left-behind "
-                     "venvs are found on the machine itself)")
+        notes.append("planned from a snapshot: only the old ROCm trees it shows are offered; "
+                     + clean.SNAPSHOT_CANNOT)
+        notes.extend(clean.snapshot_seen(system))
     chosen, unknown = clean.pick(items, choices.clean_items or [])
     # a pick of something already removed (the same answers file run again) is nothing to do; only
     # the machine itself can say so (a snapshot cannot)
@@ -1241,7 +1242,9 @@ def _clean_way(system, choices: Choices, notes: List[str], user: Optional[str]):
         notes.append(f"{mark}: {it.id}  {it.path}  ({it.size_text}): {it.why}")
     for it, why in held:
         notes.append(f"not offered: {it.id}  {it.path}: {why}")
-    if not items:
+    if not items and not live and not tree:
+        notes.append("nothing to clean that a snapshot can tell: it shows no old ROCm tree")
+    elif not items:
         notes.append("nothing to clean: no old ROCm tree, left-behind venv, cache or stale apt file was found")
     elif not chosen:
         notes.append("nothing is removed unless picked: --clean ID (repeatable, or --clean all; answers file: "

@@ -252,6 +252,46 @@ def processes_using(root: str = "/") -> Dict[str, int]:
     return out
 
 
+SNAPSHOT_CANNOT = ("from a snapshot clean cannot judge, so it offers none of them: caches (a snapshot records "
+                   "no cache or size), which venv a link names (it records the venvs, not the links), whether an "
+                   "apt file is rocm-wizard's own or amdgpu-install's (it records entries, not whole files), and "
+                   "what is in use (running programs, systemd units, shell start-up files); run `rocm-wizard "
+                   "--path clean` on the machine itself for those. The trees listed are re-checked there when "
+                   "the plan runs")
+
+
+def snapshot_seen(system) -> List[str]:
+    """What a snapshot shows that clean would judge on the machine, one line each (never offered):
+    venvs beside another venv's name as a torch plan leaves them (``P-torch...``, ``P-previous...``);
+    apt sources files whose ROCm/amdgpu entries are all disabled; radeon pins while no enabled entry
+    points at repo.radeon.com."""
+    out: List[str] = []
+    envs = sorted({os.path.normpath(e.path) for e in getattr(system, "torch", []) or [] if e.path})
+    for env in envs:
+        parent, base = os.path.dirname(env), os.path.basename(env)
+        for other in envs:
+            if os.path.dirname(other) == parent and other != env and \
+                    os.path.basename(other).startswith((base + "-torch", base + "-previous")):
+                out.append(f"seen in the snapshot: venv {other} beside {env} (a torch plan's versioned or moved-aside "
+                           f"venv, unless {env} is a link to it: judged on the machine)")
+    rocm = getattr(system, "rocm", None)
+    sources = getattr(rocm, "apt_sources", []) or []
+    by_file: Dict[str, List[bool]] = {}
+    for src in sources:
+        if src.file:
+            by_file.setdefault(src.file, []).append(bool(src.enabled))
+    for f, enabled in sorted(by_file.items()):
+        if not any(enabled):
+            out.append(f"seen in the snapshot: {f} has only disabled ROCm/amdgpu entries (removable if rocm-wizard "
+                       "or amdgpu-install left it: judged on the machine from its whole content)")
+    if not any(s.enabled and s.radeon for s in sources):
+        for pin in getattr(rocm, "apt_pins", []) or []:
+            if pin.file and "radeon" in (pin.pin or ""):
+                out.append(f"seen in the snapshot: pin {pin.file} ({pin.pin}) while no enabled entry points at "
+                           "repo.radeon.com (judged on the machine)")
+    return list(dict.fromkeys(out))
+
+
 def user_of(path: str, used: Dict[str, int]) -> Optional[int]:
     """The id of a process that uses ``path`` or anything under it, or None."""
     path = os.path.normpath(path)
