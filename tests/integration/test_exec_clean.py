@@ -271,3 +271,88 @@ def test_the_clean_playbook_checks_converges_and_changes_nothing_the_second_time
     assert again.returncode == 0, again.stdout[-6000:] + again.stderr[-3000:]
     counts = ansible.recap(again.stdout)
     assert counts["changed"] == 0 and counts["failed"] == 0, ansible.changed_tasks(again.stdout)
+
+
+# ------------------------------------------------------------------------------ in use without running
+BESIDE = 'p=$1; shift; (cd "$p" && exec sleep 600) & s=$!; sleep 1; "$@"; rc=$?; kill "$s"; exit "$rc"'
+
+
+def _beside(root, cwd, argv, env=None, timeout=600):
+    """``argv`` run in the root while a program works in ``cwd`` there: in the same command, so both
+    see one /proc as on a machine (each command of the harness has its own mount namespace, where
+    another's working directory reads as a path outside the root)."""
+    return root.run(["bash", "-c", BESIDE, "-", cwd, *argv], env=env, timeout=timeout)
+
+
+def test_a_tree_or_venv_a_unit_or_shell_file_names_is_kept_by_the_plan_and_the_script(wroot):
+    """Issue 24's 'never what is in use', beyond running processes: a service of root's runs a program
+    of an old ROCm tree, alice's ~/.bashrc activates a left-behind venv.  Neither is offered (the list
+    says which file and line), a pick of either is refused naming it, and the script refuses at run
+    time a venv alice's ~/.profile came to name after the plan, and one a running program uses."""
+    root = wroot
+    _world(root)
+    root.write("/etc/systemd/system/comfy.service", "[Unit]\nDescription=x\n[Service]\n"
+               "ExecStart=/opt/rocm-6.2.0/bin/hipcc --version\n")
+    root.run(["sh", "-c", f"printf '%s\\n' '# source ~/venv-torch2.4.1-rocm6.1/bin/activate (old)' "
+              f"'source ~/venv-previous/bin/activate' >> {HOME}/.bashrc"], user="alice", check=True)
+    n = len(root.read(f"{HOME}/.bashrc").splitlines())
+    listing = wizard.run(root, "--plan-only", *_args())
+    assert listing.returncode == 0, listing.stderr
+    assert "not offered: rocm:/opt/rocm-6.2.0  /opt/rocm-6.2.0: named by /etc/systemd/system/comfy.service " \
+           "line 4" in listing.stderr, listing.stderr
+    assert f"not offered: venv:{HOME}/venv-previous  {HOME}/venv-previous: named by {HOME}/.bashrc line {n}" \
+        in listing.stderr, listing.stderr
+    assert f"kept: venv:{HOME}/venv-torch2.4.1-rocm6.1" in listing.stderr  # named only in a comment
+    refused = wizard.run(root, "--yes", "--no-verify", *_args("rocm:/opt/rocm-6.2.0"))
+    assert refused.returncode == 64 and "comfy.service line 4" in refused.stderr, refused.stderr
+    assert root.exists("/opt/rocm-6.2.0/bin/hipcc")
+
+    venv = f"{HOME}/venv-torch2.4.1-rocm6.1"
+    script = wizard.run(root, "--plan-only", *_args(f"venv:{venv}"))
+    assert script.returncode == 2, script.stderr
+    root.write("/root/clean.sh", script.stdout, mode=0o755)
+    root.run(["sh", "-c", f"echo 'export PATH=\"$HOME/venv-torch2.4.1-rocm6.1/bin:$PATH\"' >> {HOME}/.profile"],
+             user="alice", check=True)
+    m = len(root.read(f"{HOME}/.profile").splitlines())
+    res = root.run(["bash", "/root/clean.sh"], timeout=300)
+    assert res.returncode != 0 and f"named by {HOME}/.profile line {m}" in res.stderr, res.stderr
+    assert root.exists(venv + "/pyvenv.cfg")
+
+    root.run(["sed", "-i", "$d", f"{HOME}/.profile"], check=True)  # the line gone: a program running from it
+    res = _beside(root, venv, ["bash", "/root/clean.sh"])
+    assert res.returncode != 0 and f"{venv} is in use by process " in res.stderr, res.stderr
+    assert root.exists(venv + "/pyvenv.cfg")
+    res = root.run(["bash", "/root/clean.sh"], timeout=300)  # neither now: it goes
+    assert res.returncode == 0, res.stderr
+    assert not root.exists(venv)
+
+
+def test_the_clean_playbook_refuses_what_is_in_use(wroot, ansible_in):
+    """The playbook runs the script's own in-use check: a venv a running program works in, then a
+    venv a systemd unit names (written after the plan), each refused naming the process or file,
+    the venv kept; with neither, it converges."""
+    from harness import ansible
+
+    root = wroot
+    _world(root)
+    ansible_in(root)
+    first, second = f"{HOME}/venv-previous", f"{HOME}/venv-torch2.4.1-rocm6.1"
+    res = wizard.run(root, "--plan-only", "--format", "ansible", *_args(f"venv:{first}", f"venv:{second}"))
+    assert res.returncode == 2, res.stderr
+    root.write("/root/clean.yml", res.stdout)
+    if not getattr(root, "rw_controller", None):  # the newest ansible-core runs from a controller root
+        extra = {"PATH": root.rw_ansible_path} if getattr(root, "rw_ansible_path", None) else {}
+        run = _beside(root, first, ["ansible-playbook", "-i", "localhost,", "-c", "local", "/root/clean.yml"],
+                      env=ansible.env(extra), timeout=900)
+        assert run.returncode != 0 and f"{first} is in use by process " in run.stdout, run.stdout[-4000:]
+        assert root.exists(first + "/pyvenv.cfg") and root.exists(second + "/pyvenv.cfg")
+
+    root.write("/etc/systemd/system/app.service", f"[Service]\nWorkingDirectory={second}\nExecStart=bin/python\n")
+    run = ansible.playbook(root, "/root/clean.yml")
+    assert run.returncode != 0 and "named by /etc/systemd/system/app.service line 2" in run.stdout, run.stdout[-4000:]
+    assert not root.exists(first) and root.exists(second + "/pyvenv.cfg")
+
+    root.remove("/etc/systemd/system/app.service")
+    run = ansible.playbook(root, "/root/clean.yml")
+    assert run.returncode == 0, run.stdout[-4000:]
+    assert not root.exists(second)

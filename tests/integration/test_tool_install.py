@@ -159,3 +159,110 @@ def test_readme_root_install_lines_put_the_command_on_sudos_path(debroot, tool_w
                    env={"PATH": "/usr/local/bin:/usr/bin:/bin"})
     assert res.returncode == 0, res.stdout + res.stderr
     assert "/home/alice/train/.venv" in [t["path"] for t in json.loads(res.stdout)["torch"]]
+
+
+# ------------------------------------------------------------------------------ pipx
+PIPX_INSIDE = "/opt/rw-pipx"
+# pipx itself with what it installs into every venv it makes (pip: its shared libraries are
+# reinstalled from the index; setuptools and wheel: older pipx asked for them too)
+PIPX_DEPS = ["pipx>=1.5", "pip", "setuptools", "wheel"]
+
+
+def ensure_pipx_wheels() -> Path:
+    target = cache_dir() / "wheels-pipx"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with open(str(target) + ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if target.is_dir() and any(target.glob("pipx-*.whl")):
+            return target
+        tmp = Path(str(target) + f".tmp{os.getpid()}")
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir()
+        res = subprocess.run([sys.executable, "-m", "pip", "download", "--only-binary=:all:", "--platform",
+                              "manylinux2014_x86_64", "--python-version", "3.11", "--disable-pip-version-check",
+                              "-q", "-d", str(tmp), *PIPX_DEPS], capture_output=True, text=True, timeout=900)
+        if res.returncode != 0:
+            shutil.rmtree(tmp, ignore_errors=True)
+            from harness.procs import CommandFailed
+
+            raise CommandFailed(["pip", "download", *PIPX_DEPS], res)
+        os.replace(tmp, target)
+        return target
+
+
+@pytest.fixture(scope="session")
+def pipx_wheels(tool_wheels):
+    from harness.procs import CommandFailed
+    from rwtest import ci
+
+    try:
+        return ensure_pipx_wheels()
+    except CommandFailed as exc:
+        ci.missing(f"pipx's wheels from PyPI (downloaded once with pip): {exc}")
+
+
+def readme_pipx_lines():
+    """README's two pipx lines: the user's (``pipx install .``) and root's (``sudo pipx install --global .``)."""
+    block = (REPO / "README.md").read_text(encoding="utf-8").split("\n## Install", 1)[1].split("\n## ", 1)[0]
+    user = re.findall(r"`(pipx install [^`]+)`", block)
+    root = re.findall(r"`(sudo pipx install --global [^`]+)`", block)
+    assert len(user) == 1 and len(root) == 1, (user, root)
+    return user[0], root[0]
+
+
+def test_readme_pipx_lines_as_a_user_and_as_root(debroot, tool_wheels, pipx_wheels, tmp_path):
+    """README's pipx lines (issue 22) in a fresh Debian 12 root, offline (pip's /etc/pip.conf names the
+    local wheels, which reaches pip through sudo as well): alice's ``pipx install .`` puts the command
+    in ~/.local/bin and runs the demo; root's ``sudo pipx install --global .`` from a checkout root
+    owns puts it in /usr/local/bin, on sudo's secure_path, nothing of it writable by another user,
+    and alice's ``sudo rocm-wizard detect`` finds her venv.  pipx is PyPI's (``--global`` needs 1.5
+    or newer; Debian 12's package is 1.1), installed into its own venv in the root."""
+    import json
+
+    root = debroot
+    deps, _uv = tool_wheels
+    root.bind(str(deps), WHEELS_INSIDE)
+    root.bind(str(pipx_wheels), PIPX_INSIDE)
+    root.bind(str(checkout_copy(tmp_path / "src")), SRC_INSIDE)
+    root.add_user("alice")
+    root.run(["sh", "-c", f"printf '[global]\\nno-index = true\\nfind-links =\\n    {WHEELS_INSIDE}\\n    {PIPX_INSIDE}\\n'"
+              " > /etc/pip.conf"], check=True)
+    conf = {"PIP_CONFIG_FILE": "/etc/pip.conf"}  # the harness points pip at /dev/null; sudo drops it anyway
+    res = root.run(["sh", "-c", "python3 -m venv /opt/pipx-itself && /opt/pipx-itself/bin/pip install -q pipx && "
+                    "ln -s /opt/pipx-itself/bin/pipx /usr/local/bin/pipx && pipx --version"], timeout=600, env=conf)
+    assert res.returncode == 0, res.stdout + res.stderr
+    version = tuple(int(x) for x in res.stdout.strip().split(".")[:2])
+    assert version >= (1, 5), res.stdout
+    user_line, root_line = readme_pipx_lines()
+    assert user_line == "pipx install .", user_line
+
+    # as alice, from her clone
+    path = "/home/alice/.local/bin:/usr/local/bin:/usr/bin:/bin"
+    root.run(["cp", "-r", SRC_INSIDE, "/home/alice/rocm-wizard"], check=True)
+    root.run(["chown", "-R", "alice:alice", "/home/alice/rocm-wizard"], check=True)
+    res = root.run(["sh", "-c", user_line], user="alice", cwd="/home/alice/rocm-wizard", env={"PATH": path, **conf},
+                   timeout=900)
+    assert res.returncode == 0, res.stdout + res.stderr
+    got = root.run(["sh", "-c", "command -v rocm-wizard && rocm-wizard --version"], user="alice", env={"PATH": path})
+    assert got.returncode == 0 and got.stdout.splitlines()[0] == "/home/alice/.local/bin/rocm-wizard", got
+    assert got.stdout.splitlines()[1].startswith("rocm-wizard "), got.stdout
+    demo = root.run(["sh", "-c", "rocm-wizard --demo doctor"], user="alice", env={"PATH": path})
+    assert demo.returncode == 2 and "Ways out" in demo.stdout, demo.stderr
+
+    # as root, from a checkout root owns, through sudo as README writes it
+    root.run(["cp", "-r", SRC_INSIDE, "/usr/local/src/rocm-wizard"], check=True)
+    secure = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+    res = root.run(["sh", "-c", root_line], cwd="/usr/local/src/rocm-wizard", env={"PATH": secure}, timeout=900)
+    assert res.returncode == 0, res.stdout + res.stderr
+    found = root.run(["sh", "-c", "command -v rocm-wizard"], env={"PATH": secure})
+    assert found.returncode == 0 and found.stdout.strip() == "/usr/local/bin/rocm-wizard", found
+    writable = root.run(["find", "/opt/pipx", "/usr/local/bin/rocm-wizard", "(", "-perm", "-o+w", "-o", "-perm",
+                         "-g+w", "-o", "!", "-uid", "0", ")", "!", "-type", "l", "-print"])
+    assert writable.returncode == 0 and writable.stdout == "", writable.stdout + writable.stderr
+    fake_torch_venv(root, "/home/alice/train/.venv", "alice")
+    root.run(["sh", "-c", "echo 'alice ALL=(ALL) NOPASSWD: ALL' > /etc/sudoers.d/alice && chmod 440 /etc/sudoers.d/alice"],
+             check=True)
+    res = root.run(["sh", "-c", "sudo rocm-wizard detect --json"], user="alice", cwd="/home/alice",
+                   env={"PATH": "/usr/bin:/bin"})
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "/home/alice/train/.venv" in [t["path"] for t in json.loads(res.stdout)["torch"]]

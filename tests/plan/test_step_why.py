@@ -61,6 +61,29 @@ def test_the_demo_plan_shows_each_steps_why_in_json_and_in_the_script(tmp_path):
     assert script.count("\n# why: ") == len(steps)
 
 
+def test_the_script_header_lists_each_step_with_its_why_and_doctors_lines_stay_whole(tmp_path):
+    """Issue 22: the script's header step list (the lines doctor shows for the way, ``step_lines``)
+    has each step's why on the line below it; doctor's own lines carry no why (they stay the plan's
+    step lines, found whole in the header)."""
+    from rocm_wizard.plan.outline import step_lines
+
+    plan = json.loads(_wizard(tmp_path, "--demo", "--plan-only", "--format", "json").stdout)
+    script = _wizard(tmp_path, "--demo", "--plan-only").stdout
+    header = script.split("\n# Values are single-quoted", 1)[0]
+    for step in plan["steps"]:
+        assert f"\n#   {step['index']:2d}. {step['title']}\n#         why: {step['why']}\n" in header, step["id"]
+    assert header.count("\n#         why: ") == len(plan["steps"])
+
+    class _Step:
+        def __init__(self, index, title):
+            self.index, self.title, self.why = index, title, "a reason"
+
+    class _Plan:
+        steps = [_Step(1, "Flag the reboot")]
+
+    assert step_lines(_Plan()) == [" 1. Flag the reboot"]  # what doctor prints: no why in it
+
+
 def test_a_plan_saved_without_why_still_reads_with_the_same_id():
     from rocm_wizard.plan.jsonplan import plan_from_dict, plan_to_dict
     from rocm_wizard.plan.steps import make_step

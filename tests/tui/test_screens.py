@@ -524,6 +524,10 @@ async def test_verify_by_layer_then_done(make_app):
             await pilot.press("pagedown")
             text = " ".join(screen_text(app).split())
         assert "rocm-wizard --yes --answers" in text
+        # issue 22: the demo's answers file (in its temporary directory, gone on quit, naming the demo
+        # machine's venv) is never offered as something to replay
+        assert "answers.toml" not in text and app.answers_path not in text
+        assert "none kept: the demo's choices are for the demo machine" in text
         await pilot.press("enter")
     assert app.return_code == 0
 

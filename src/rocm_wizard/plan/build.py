@@ -1215,13 +1215,15 @@ def _clean_way(system, choices: Choices, notes: List[str], user: Optional[str]):
     live = getattr(system, "origin", "live") == "live"
     # a tree standing for the machine's disk (the demo's host state, demo/host_state.py): read from it
     tree = getattr(system, "clean_root", None)
+    held: List = []  # (item, why): trees and venvs in use (a process, a unit or shell file naming them)
     if live or tree:
-        items = clean.candidates(system, user or None, tree or "/", sizes=True, apparent=bool(tree))
+        items = clean.candidates(system, user or None, tree or "/", sizes=True, apparent=bool(tree), held=held)
     else:
         items = clean.rocm_trees(system, None)
     if not live and not tree:
-        notes.append("planned from a snapshot: only the ROCm trees it shows are listed (caches and left-behind "
-                     "venvs are found on the machine itself)")
+        notes.append("planned from a snapshot: only the old ROCm trees it shows are offered; "
+                     + clean.SNAPSHOT_CANNOT)
+        notes.extend(clean.snapshot_seen(system))
     chosen, unknown = clean.pick(items, choices.clean_items or [])
     # a pick of something already removed (the same answers file run again) is nothing to do; only
     # the machine itself can say so (a snapshot cannot)
@@ -1229,18 +1231,20 @@ def _clean_way(system, choices: Choices, notes: List[str], user: Optional[str]):
     unknown = [w for w in unknown if w not in gone]
     if gone:
         notes.append(f"already gone, nothing to do: {', '.join(gone)}")
-    used = clean.processes_using(tree or "/") if (live or tree) and unknown else {}
-    busy = [f"{w} (in use by process {clean.user_of(w.partition(':')[2] or w, used)})" for w in unknown
-            if clean.user_of(w.partition(":")[2] if ":" in w else w, used) is not None]
+    busy = [f"{w}: {why}" for w in unknown for it, why in held if w in (it.id, it.path)]
     if busy:
-        raise PlanError(f"--clean {', '.join(busy)}: a running program uses it; stop it first")
+        raise PlanError(f"--clean {'; '.join(busy)}: not removed while in use (stop it first)")
     if unknown:
         raise PlanError(f"--clean {', '.join(unknown)}: not on the list of what can go"
                         + (f" ({', '.join(i.id for i in items)})" if items else " (nothing can go)"))
     for it in items:
         mark = "picked" if it in chosen else "kept"
         notes.append(f"{mark}: {it.id}  {it.path}  ({it.size_text}): {it.why}")
-    if not items:
+    for it, why in held:
+        notes.append(f"not offered: {it.id}  {it.path}: {why}")
+    if not items and not live and not tree:
+        notes.append("nothing to clean that a snapshot can tell: it shows no old ROCm tree")
+    elif not items:
         notes.append("nothing to clean: no old ROCm tree, left-behind venv, cache or stale apt file was found")
     elif not chosen:
         notes.append("nothing is removed unless picked: --clean ID (repeatable, or --clean all; answers file: "

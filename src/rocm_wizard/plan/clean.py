@@ -252,6 +252,46 @@ def processes_using(root: str = "/") -> Dict[str, int]:
     return out
 
 
+SNAPSHOT_CANNOT = ("from a snapshot clean cannot judge, so it offers none of them: caches (a snapshot records "
+                   "no cache or size), which venv a link names (it records the venvs, not the links), whether an "
+                   "apt file is rocm-wizard's own or amdgpu-install's (it records entries, not whole files), and "
+                   "what is in use (running programs, systemd units, shell start-up files); run `rocm-wizard "
+                   "--path clean` on the machine itself for those. The trees listed are re-checked there when "
+                   "the plan runs")
+
+
+def snapshot_seen(system) -> List[str]:
+    """What a snapshot shows that clean would judge on the machine, one line each (never offered):
+    venvs beside another venv's name as a torch plan leaves them (``P-torch...``, ``P-previous...``);
+    apt sources files whose ROCm/amdgpu entries are all disabled; radeon pins while no enabled entry
+    points at repo.radeon.com."""
+    out: List[str] = []
+    envs = sorted({os.path.normpath(e.path) for e in getattr(system, "torch", []) or [] if e.path})
+    for env in envs:
+        parent, base = os.path.dirname(env), os.path.basename(env)
+        for other in envs:
+            if os.path.dirname(other) == parent and other != env and \
+                    os.path.basename(other).startswith((base + "-torch", base + "-previous")):
+                out.append(f"seen in the snapshot: venv {other} beside {env} (a torch plan's versioned or moved-aside "
+                           f"venv, unless {env} is a link to it: judged on the machine)")
+    rocm = getattr(system, "rocm", None)
+    sources = getattr(rocm, "apt_sources", []) or []
+    by_file: Dict[str, List[bool]] = {}
+    for src in sources:
+        if src.file:
+            by_file.setdefault(src.file, []).append(bool(src.enabled))
+    for f, enabled in sorted(by_file.items()):
+        if not any(enabled):
+            out.append(f"seen in the snapshot: {f} has only disabled ROCm/amdgpu entries (removable if rocm-wizard "
+                       "or amdgpu-install left it: judged on the machine from its whole content)")
+    if not any(s.enabled and s.radeon for s in sources):
+        for pin in getattr(rocm, "apt_pins", []) or []:
+            if pin.file and "radeon" in (pin.pin or ""):
+                out.append(f"seen in the snapshot: pin {pin.file} ({pin.pin}) while no enabled entry points at "
+                           "repo.radeon.com (judged on the machine)")
+    return list(dict.fromkeys(out))
+
+
 def user_of(path: str, used: Dict[str, int]) -> Optional[int]:
     """The id of a process that uses ``path`` or anything under it, or None."""
     path = os.path.normpath(path)
@@ -261,12 +301,208 @@ def user_of(path: str, used: Dict[str, int]) -> Optional[int]:
     return None
 
 
+# ------------------------------------------------------------------------------ named where it starts
+# A tree or venv is in use without running, too: a systemd unit that starts a program from it (its
+# ExecStart=, Environment=PATH=..., WorkingDirectory=) or a shell start-up file that activates it
+# (`source <venv>/bin/activate`, `PATH=/opt/rocm-6.2.4/bin:$PATH`, `ROCM_PATH=`) breaks the next
+# time it starts if the tree is gone.  So is any line of those files that names a path at or under
+# it (a comment does not).  Such an item is not offered; the list says which file and line name it.
+# Read as root without following a link anywhere a user controls (a home's files, their
+# directories); units in /etc/systemd are root's, a link there (systemctl link) is read at its
+# target.  Only the file and line number are ever shown, never a line's text.
+UNIT_DIRS = ("/etc/systemd/system", "/etc/systemd/user")  # systemd.unit(5): the administrator's units
+USER_UNIT_DIR = (".config", "systemd", "user")  # systemd.unit(5): $XDG_CONFIG_HOME/systemd/user
+RC_FILES = (".bashrc", ".profile", ".bash_profile", ".bash_login", ".zshrc", ".zprofile", ".zshenv")
+CONF_FILES_LIMIT = 2000  # files read in all
+USERS_LIMIT = 512  # homes looked at
+_END = "\\s\"'`:=;,()|&<>"  # what ends a path on such a line (shell words, PATH lists, Key= values)
+PATH_ON_LINE = re.compile(r"(?:^|(?<=[" + _END + r"]))(/[^" + _END + r"]*)")
+
+
+def _unit_file(name: str) -> bool:
+    return name.endswith((".service", ".conf", ".socket", ".timer", ".path"))
+
+
+def _read_at(dfd: int, name: str) -> Optional[bytes]:
+    """A regular file's bytes, opened relative to ``dfd`` without following a link."""
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0), dir_fd=dfd)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > APT_FILE_LIMIT:
+            return None
+        return os.read(fd, APT_FILE_LIMIT + 1)[:APT_FILE_LIMIT]
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _open_dir_at(dfd: int, parts: Iterable[str]) -> Optional[int]:
+    """A directory below ``dfd`` opened one component at a time, no link followed; None if not."""
+    fd = os.dup(dfd)
+    for part in parts:
+        try:
+            nfd = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+        except OSError:
+            os.close(fd)
+            return None
+        os.close(fd)
+        fd = nfd
+    return fd
+
+
+def _walk_units(dfd: int, shown: str, depth: int, out: List[Tuple[str, bytes]], follow: Optional[str]) -> None:
+    """Unit files and drop-ins under ``dfd`` (``shown``: its path as reported).  ``follow``: the
+    root under which a link is read at its target (root's own unit directories), else links are
+    skipped."""
+    try:
+        names = sorted(os.listdir(dfd))
+    except OSError:
+        return
+    for name in names:
+        if len(out) >= CONF_FILES_LIMIT:
+            return
+        try:
+            st = os.stat(name, dir_fd=dfd, follow_symlinks=False)
+        except OSError:
+            continue
+        path = shown.rstrip("/") + "/" + name
+        if stat.S_ISDIR(st.st_mode) and depth > 0:
+            sub = _open_dir_at(dfd, [name])
+            if sub is not None:
+                try:
+                    _walk_units(sub, path, depth - 1, out, follow)
+                finally:
+                    os.close(sub)
+        elif stat.S_ISREG(st.st_mode) and _unit_file(name):
+            data = _read_at(dfd, name)
+            if data is not None:
+                out.append((path, data))
+        elif stat.S_ISLNK(st.st_mode) and follow is not None and _unit_file(name):
+            try:
+                target = os.path.normpath(os.path.join(os.path.dirname(path), os.readlink(name, dir_fd=dfd)))
+            except OSError:
+                continue
+            if target == "/dev/null" or any(target == p for p, _ in out):
+                continue  # a masked unit; a link to a file read already (an enabled unit's .wants link)
+            data = _read_small(_p(follow, target))  # the target's last component is not followed either
+            if data is not None:
+                out.append((target, data))
+
+
+def _homes(root: str) -> List[Tuple[str, str]]:
+    """(user, home) of root and of people (uid 1000 and above), from the root's /etc/passwd."""
+    out = []
+    data = _read_small(_p(root, "/etc/passwd")) or b""
+    for line in data.decode("utf-8", "replace").splitlines():
+        f = line.split(":")
+        if len(f) >= 6 and f[2].isdigit() and (f[2] == "0" or 1000 <= int(f[2]) < 65534) and f[5].startswith("/"):
+            if os.path.normpath(f[5]) != "/" and (f[0], os.path.normpath(f[5])) not in out:
+                out.append((f[0], os.path.normpath(f[5])))
+    return out[:USERS_LIMIT]
+
+
+def start_files(root: str = "/") -> List[Tuple[str, bytes, Optional[str]]]:
+    """(path, bytes, home for ``~`` and ``$HOME``) of the files that start programs: systemd units
+    (the administrator's, each person's user units) and people's shell start-up files."""
+    out: List[Tuple[str, bytes]] = []
+    files: List[Tuple[str, bytes, Optional[str]]] = []
+    for d in UNIT_DIRS:
+        try:
+            dfd = os.open(_p(root, d), os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        except OSError:
+            continue
+        try:
+            _walk_units(dfd, d, 3, out, root or "/")
+        finally:
+            os.close(dfd)
+    files += [(p, b, None) for p, b in out]
+    for _user, home in _homes(root):
+        try:
+            hfd = os.open(_p(root, home), os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        except OSError:
+            continue
+        try:
+            for name in RC_FILES:
+                data = _read_at(hfd, name)
+                if data is not None:
+                    files.append((home.rstrip("/") + "/" + name, data, home))
+            ufd = _open_dir_at(hfd, USER_UNIT_DIR)
+            if ufd is not None:
+                units: List[Tuple[str, bytes]] = []
+                try:
+                    _walk_units(ufd, home.rstrip("/") + "/" + "/".join(USER_UNIT_DIR), 3, units, None)
+                finally:
+                    os.close(ufd)
+                files += [(p, b, home) for p, b in units]
+        finally:
+            os.close(hfd)
+        if len(files) >= CONF_FILES_LIMIT:
+            break
+    return files[:CONF_FILES_LIMIT]
+
+
+def paths_on_line(line: str, home: Optional[str]) -> List[str]:
+    """The absolute paths a line of a unit or shell file names (``~/``, ``$HOME`` and ``${HOME}``
+    taken as ``home``); none for a comment."""
+    s = line.strip()
+    if not s or s.startswith(("#", ";")):
+        return []
+    if home:
+        s = s.replace("${HOME}", home).replace("$HOME", home).replace("%h", home)  # %h: systemd.unit(5)
+        s = re.sub(r"(^|[" + _END + r"])~/", lambda m: m.group(1) + home.rstrip("/") + "/", s)
+    return [os.path.normpath(m) for m in PATH_ON_LINE.findall(s) if m != "/"]
+
+
+def start_references(root: str = "/") -> Dict[str, str]:
+    """Paths named in the files that start programs -> where ("FILE line N"), the first naming."""
+    out: Dict[str, str] = {}
+    for path, data, home in start_files(root):
+        for n, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
+            for named in paths_on_line(line, home):
+                out.setdefault(named, f"{path} line {n}")
+    return out
+
+
+def named_by(path: str, refs: Dict[str, str]) -> Optional[str]:
+    """Where a start-up file or unit names ``path`` or something under it, or None."""
+    path = os.path.normpath(path)
+    for p, where in refs.items():
+        if p == path or p.startswith(path + "/"):
+            return where
+    return None
+
+
+def held_reason(path: str, used: Dict[str, int], refs: Dict[str, str]) -> Optional[str]:
+    """Why a tree or venv is in use (a running process, or a unit or start-up file naming it)."""
+    pid = user_of(path, used)
+    if pid is not None:
+        return f"in use by process {pid} (its program, working directory or a loaded library; stop it first)"
+    where = named_by(path, refs)
+    if where is not None:
+        return (f"named by {where} (a service or a shell start-up file uses it; "
+                "remove that line or the unit first)")
+    return None
+
+
 def candidates(system, user: Optional[str], root: str = "/", sizes: bool = True,
-               apparent: bool = False) -> List[Item]:
+               apparent: bool = False, held: Optional[List[Tuple["Item", str]]] = None) -> List[Item]:
+    """What can go.  A tree or venv a running process uses, or that a unit or a shell start-up
+    file names, is not offered: with ``held`` a list, (item, why) of each is added to it."""
     items = rocm_trees(system, root) + superseded_venvs(system, root) + caches(user, root) + apt_files(root)
     used = processes_using(root)
-    if used:  # a tree or venv a running process uses is not offered
-        items = [it for it in items if it.kind not in ("rocm-tree", "venv") or user_of(it.path, used) is None]
+    refs = start_references(root) if any(it.kind in ("rocm-tree", "venv") for it in items) else {}
+    kept = []
+    for it in items:
+        why = held_reason(it.path, used, refs) if it.kind in ("rocm-tree", "venv") else None
+        if why is None:
+            kept.append(it)
+        elif held is not None:
+            held.append((it, why))
+    items = kept
     if sizes:
         for it in items:
             if it.kind == "package-leftover":

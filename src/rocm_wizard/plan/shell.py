@@ -798,8 +798,10 @@ def render_shell(plan: Plan) -> str:
     out.append("# Steps:")
     from .outline import step_lines  # the lines doctor shows for this way out
 
-    for line in step_lines(plan):
+    for step, line in zip(plan.steps, step_lines(plan)):  # doctor's lines, each with its step's reason below
         out.append(f"#   {comment(line)}")
+        if step.why:
+            out.append(f"#         why: {comment(step.why)}")
     for note in plan.notes:
         out.append(f"# Note: {comment(note)}")
     out.append("")

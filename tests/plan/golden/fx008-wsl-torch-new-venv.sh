@@ -14,14 +14,23 @@
 #
 # Steps:
 #    1. Create the new venv /home/user/venvs/comfy-torch2.8.0-rocm6.4
+#         why: the new torch goes into a new versioned venv beside /home/user/venvs/comfy, so the previous venv is kept as it is
 #    2. Guard the venv: pip and uv keep this torch build (torch==2.8.0+rocm6.4, torchvision==0.23.0+rocm6.4, torchaudio==2.8.0+rocm6.4, ...)
+#         why: the guard goes in before the install, so the plan's own pip runs satisfy its pins and no later install can swap this torch for PyPI's CUDA or CPU build
 #    3. Remove stray Triton distributions
+#         why: every Triton distribution installs the same triton/ directory, so any other than the one torch requires overwrites its files
 #    4. Install torch 2.8.0+rocm6.4 and its exact companions
+#         why: torch 2.8.0+rocm6.4, torchvision, torchaudio and the Triton build torch requires come as exact pins from one index, so none of them is mixed from another build
 #    5. WSL: remove the wheel's own HSA runtime from /home/user/venvs/comfy-torch2.8.0-rocm6.4's torch
+#         why: on WSL 2 with ROCm's WSL runtime the wheel's own libhsa-runtime64 has no WSL support; AMD's WSL PyTorch steps remove it from torch/lib
 #    6. Persist UV_CONSTRAINT=/home/user/venvs/comfy-torch2.8.0-rocm6.4/rocm-wizard-guard.txt for the venv's users
+#         why: the venv's users get these variables whenever they activate it: UV_CONSTRAINT makes uv keep the guard's pins (uv reads it, not pip.conf)
 #    7. Point /home/user/venvs/comfy at the new venv
+#         why: /home/user/venvs/comfy becomes a link to the new venv, so what used the path uses the new torch and the previous venv stays beside it
 #    8. Check the venv's other packages against the new torch
+#         why: a new torch may not satisfy the requirements of the venv's other packages; pip check says so now rather than at run time
 #    9. Let the GPU user use the GPU (render and video groups)
+#         why: the GPU user reaches the GPU's device files only as a member of the render and video groups
 # Note: not proven (wsl-userspace): the WSL user space on the host is not known (neither hsa-runtime-rocr4wsl-amdgpu nor librocdxg seen, no host ROCm release)
 # Note: Python of the new venv: a new venv gets Ubuntu 24.04's python3, Python 3.12 (python3 3.12.3-0ubuntu2.1); torch 2.8.0 has wheels for Python 3.9-3.13 (documented)
 # Note: the venv is guarded: pip (its pip.conf) and uv (UV_CONSTRAINT in bin/activate) keep torch==2.8.0+rocm6.4 and its companions (/home/user/venvs/comfy-torch2.8.0-rocm6.4/rocm-wizard-guard.txt); --no-guard leaves it out

@@ -14,13 +14,21 @@
 #
 # Steps:
 #    1. Create the new venv /opt/venvs/torch-torch2.13.0-rocm7.2
+#         why: the new torch goes into a new versioned venv beside /opt/venvs/torch, so the previous venv is kept as it is
 #    2. Guard the venv: pip and uv keep this torch build (torch==2.13.0+rocm7.2, torchvision==0.28.0+rocm7.2, torchaudio==2.11.0+rocm7.2, ...)
+#         why: the guard goes in before the install, so the plan's own pip runs satisfy its pins and no later install can swap this torch for PyPI's CUDA or CPU build
 #    3. Remove stray Triton distributions
+#         why: every Triton distribution installs the same triton/ directory, so any other than the one torch requires overwrites its files
 #    4. Install torch 2.13.0+rocm7.2 and its exact companions
+#         why: torch 2.13.0+rocm7.2, torchvision, torchaudio and the Triton build torch requires come as exact pins from one index, so none of them is mixed from another build
 #    5. Persist UV_CONSTRAINT=/opt/venvs/torch-torch2.13.0-rocm7.2/rocm-wizard-guard.txt for the venv's users
+#         why: the venv's users get these variables whenever they activate it: UV_CONSTRAINT makes uv keep the guard's pins (uv reads it, not pip.conf)
 #    6. Point /opt/venvs/torch at the new venv
+#         why: /opt/venvs/torch becomes a link to the new venv, so what used the path uses the new torch and the previous venv stays beside it
 #    7. Check the venv's other packages against the new torch
+#         why: a new torch may not satisfy the requirements of the venv's other packages; pip check says so now rather than at run time
 #    8. Let the GPU user use the GPU (render and video groups)
+#         why: the GPU user reaches the GPU's device files only as a member of the render and video groups
 # Note: target chosen by the diagnosis: torch 2.13.0 + torchvision 0.28.0 + torchaudio 2.11.0 from the rocm7.2 index (with triton-rocm==3.7.1) carries gfx1201 kernels: the wizard's default torch series (ROCm 7.2): PyTorch's stable ROCm for torch 2.11-2.13, wheels that bundle their ROCm user space
 # Note: not proven (wheel-for-python): the venv's Python version is not known (a new venv gets the system's python3)
 # Note: not proven (driver-window): the host's amdgpu driver train is not known, so the rocm7.2 wheel's ROCm 7.2 cannot be checked against it

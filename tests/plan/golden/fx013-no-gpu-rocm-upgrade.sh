@@ -14,13 +14,21 @@
 #
 # Steps:
 #    1. Fetch AMD's signing key and check its fingerprint
+#         why: apt must trust only AMD's key, checked against its pinned fingerprint, before any AMD package is read
 #    2. Register the ROCm 7.2.4 repositories (replacing other AMD entries)
+#         why: apt must read ROCm 7.2.4 from AMD's repositories for that one release, with other AMD entries out of the way so no other release is mixed in
 #    3. Prefer repo.radeon.com over the distribution's ROCm packages
+#         why: without the pin, the distribution's own ROCm packages could win over repo.radeon.com's and mix two ROCm builds
 #    4. Refresh the package lists
+#         why: apt knows the new repositories' packages only after its lists are refreshed
 #    5. Install ROCm 7.2.4 (rocm, rocm-hip-libraries, rocm-hip-runtime, rocm-language-runtime, rocm-ml-libraries, rocm-opencl-runtime, rocm-developer-tools, rocm-hip-sdk, rocm-ml-sdk, rocm-opencl-sdk, rocm-openmp-sdk)
+#         why: the user space of ROCm 7.2.4 comes as the meta packages rocm, rocm-hip-libraries, rocm-hip-runtime, rocm-language-runtime, rocm-ml-libraries, rocm-opencl-runtime, rocm-developer-tools, rocm-hip-sdk, rocm-ml-sdk, rocm-opencl-sdk, rocm-openmp-sdk (an upgrade keeps the ones already chosen), every package pinned to the release
 #    6. Add /opt/rocm to the dynamic linker's path
+#         why: AMD's post-install step: programs find ROCm's libraries through the dynamic linker's path to /opt/rocm
 #    7. Refresh the dynamic linker cache
+#         why: the linker cache is out of date once its configuration, the /opt/rocm link or a ROCm library directory changed
 #    8. Let the GPU user use the GPU (render and video groups)
+#         why: the GPU user reaches the GPU's device files only as a member of the render and video groups
 # Note: WARNING: no AMD GPU was found on this system (or in the snapshot); planned as asked, for a machine or image set up before its card is in: what depends on the GPU is the catalog's default, not checked against a card (run rocm-wizard doctor once it is in)
 # Note: no GPU: ROCm 7.2.4 is the catalog's default (the newest documented release of the 7.2 series for Ubuntu 24.04); choose another with --rocm
 # Note: --no-dkms: the installed amdgpu kernel driver is kept; ROCm's user space supports kernel drivers up to a year apart from 6.4 on (AMD's user/kernel-space compatibility matrix)

@@ -14,13 +14,21 @@
 #
 # Steps:
 #    1. Fetch AMD's signing key and check its fingerprint
+#         why: apt must trust only AMD's key, checked against its pinned fingerprint, before any AMD package is read
 #    2. Register the ROCm 7.2.4 repositories (replacing other AMD entries)
+#         why: apt must read ROCm 7.2.4 from AMD's repositories for that one release, with other AMD entries out of the way so no other release is mixed in
 #    3. Prefer repo.radeon.com over the distribution's ROCm packages
+#         why: without the pin, the distribution's own ROCm packages could win over repo.radeon.com's and mix two ROCm builds
 #    4. Refresh the package lists
+#         why: apt knows the new repositories' packages only after its lists are refreshed
 #    5. Install ROCm 7.2.4 (rocm)
+#         why: the user space of ROCm 7.2.4 comes as the meta packages rocm (an upgrade keeps the ones already chosen), every package pinned to the release
 #    6. Add /opt/rocm to the dynamic linker's path
+#         why: AMD's post-install step: programs find ROCm's libraries through the dynamic linker's path to /opt/rocm
 #    7. Refresh the dynamic linker cache
+#         why: the linker cache is out of date once its configuration, the /opt/rocm link or a ROCm library directory changed
 #    8. Let the GPU user use the GPU (render and video groups)
+#         why: the GPU user reaches the GPU's device files only as a member of the render and video groups
 # Note: target chosen by the diagnosis: ROCm 7.2.4 from AMD's apt repository (rocm/apt/7.2.4, pinned at priority 600) for gfx1150 on Ubuntu 24.04 (noble)
 # Note: Ryzen APU: ROCm runs on the kernel's own amdgpu driver (AMD's Ryzen install docs), so no amdgpu-dkms is installed (as with --no-dkms); the kernel must be new enough for the APU
 # Note: --no-dkms: the installed amdgpu kernel driver is kept; ROCm's user space supports kernel drivers up to a year apart from 6.4 on (AMD's user/kernel-space compatibility matrix)

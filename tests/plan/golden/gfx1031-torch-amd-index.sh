@@ -14,12 +14,19 @@
 #
 # Steps:
 #    1. Save the package list of /home/dev/sd/.venv
+#         why: the venv is changed in place, so its pip freeze is saved first to show and restore what it had
 #    2. Guard the venv: pip and uv keep this torch build (torch==2.12.0+rocm7.14.0, torchvision==0.27.0+rocm7.14.0, torchaudio==2.12.0+rocm7.14.0, ...)
+#         why: the guard goes in before the install, so the plan's own pip runs satisfy its pins and no later install can swap this torch for PyPI's CUDA or CPU build
 #    3. Remove stray Triton distributions
+#         why: every Triton distribution installs the same triton/ directory, so any other than the one torch requires overwrites its files
 #    4. Install torch 2.12.0+rocm7.14.0 and its exact companions
+#         why: torch 2.12.0+rocm7.14.0, torchvision, torchaudio and the Triton build torch requires come as exact pins from one index, so none of them is mixed from another build
 #    5. Persist TORCH_BLAS_PREFER_HIPBLASLT=0, UV_CONSTRAINT=/home/dev/sd/.venv/rocm-wizard-guard.txt for the venv's users
+#         why: the venv's users get these variables whenever they activate it: TORCH_BLAS_PREFER_HIPBLASLT=0 is persisted because gfx1031 is not on the hipBLASLt list of torch 2.12.0's amd-rocm7.14.0 wheels, and hard hipBLASLt errors were reported on GPUs off that list (pytorch/pytorch#138067); it only makes PyTorch use hipBLAS instead, so it cures no error of hipBLAS itself (such as HIPBLAS_STATUS_ALLOC_FAILED); UV_CONSTRAINT makes uv keep the guard's pins (uv reads it, not pip.conf)
 #    6. Check the venv's other packages against the new torch
+#         why: a new torch may not satisfy the requirements of the venv's other packages; pip check says so now rather than at run time
 #    7. Let the GPU user use the GPU (render and video groups)
+#         why: the GPU user reaches the GPU's device files only as a member of the render and video groups
 # Note: target chosen by the diagnosis: torch 2.12.0 + torchvision 0.27.0 + torchaudio 2.12.0 from the amd-rocm7.14.0 index carries gfx1031 kernels: AMD's own index for ROCm 7.14.0, whose device wheels carry GPUs that PyTorch's indexes do not (torch and torchvision with the GPU's device extra, the rocm pip wheels pinned with them)
 # Note: not proven (driver-window): the host's amdgpu driver train is not known, so the amd-rocm7.14.0 wheel's ROCm 7.14.0 cannot be checked against it
 # Note: AMD's index amd-rocm7.14.0: torch and torchvision with the GPU's device extra, and the rocm pip wheels of ROCm 7.14.0 (rocm[libraries,...]) pinned with them; pip resolves Triton from torch's own requirements

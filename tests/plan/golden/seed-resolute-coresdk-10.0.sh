@@ -14,16 +14,27 @@
 #
 # Steps:
 #    1. Fetch the Core SDK signing key and check its fingerprint
+#         why: apt must trust only the Core SDK's key, checked against its pinned fingerprint, before anything else changes
 #    2. Fetch repo.radeon.com's signing key (kernel driver) and check its fingerprint
+#         why: the kernel driver comes from repo.radeon.com, whose own key must be checked against its pinned fingerprint before anything else changes
 #    3. Register the Core SDK 10.0 repository (replacing other AMD entries)
+#         why: apt must read the Core SDK 10.0 packages from AMD's repository, with other AMD entries taken out (backed up) so no other release is mixed in
 #    4. Prefer the Core SDK repository's host over the distribution's ROCm packages
+#         why: without the pin, the distribution's own ROCm packages could win over the Core SDK repository's
 #    5. Refresh the package lists
+#         why: apt knows the new repositories' packages only after its lists are refreshed, which also proves them reachable before anything is removed
 #    6. Remove the legacy ROCm packages first (AMD's transition guide)
+#         why: AMD's transition guide removes the legacy rocm-* packages before the Core SDK's are installed
 #    7. Install the amdgpu 31.50 kernel driver for kernel 7.0.0-14-generic
+#         why: the Core SDK 10.0.0 pairs with the amdgpu 31.50 kernel driver from repo.radeon.com, built by DKMS for the running kernel 7.0.0-14-generic
 #    8. Install ROCm 10.0.0 (amdrocm-core-sdk10.0-gfx1100)
+#         why: the versioned amdrocm package(s) of 10.0.0, never the unversioned pointer, so the installed release is the one chosen
 #    9. Check that /opt/rocm/core leads to ROCm 10.0.0
+#         why: AMD's packages register every installed release for /opt/rocm/core and the newest wins by priority, so the link is checked to lead to the release chosen
 #   10. Let the GPU user use the GPU (render and video groups)
+#         why: the GPU user reaches the GPU's device files only as a member of the render and video groups
 #   11. Flag the reboot the new kernel driver needs
+#         why: a new amdgpu kernel driver is used only after a reboot
 # Note: target chosen by the diagnosis: the ROCm Core SDK 10.0.0 from AMD's repository (https://stable.repo.amd.com, versioned amdrocm-core-sdk10.0-gfx1100) for gfx1100 on Ubuntu 26.04 (resolute)
 # Note: the unversioned pointer packages (amdrocm-<comp>) follow the newest stream in the repository; only versioned names (amdrocm-<comp><X.Y>) are installed
 # Note: Core SDK signing key fingerprint given by you: 0123456789ABCDEF0123456789ABCDEF01234567 (the catalog's: D0F004A0025A1145C7807FCD0701EAC4D5E02107, observed)

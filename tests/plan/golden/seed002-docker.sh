@@ -13,8 +13,11 @@
 #
 # Steps:
 #    1. Make Docker installed, running and usable
+#         why: PyTorch runs in AMD's rocm/pytorch image, so Docker must be installed, running and usable by the GPU user
 #    2. Pull rocm/pytorch:rocm7.0_ubuntu22.04_py3.10_pytorch_release_2.8.0
+#         why: the plan runs PyTorch in rocm/pytorch:rocm7.0_ubuntu22.04_py3.10_pytorch_release_2.8.0 (chosen from the catalog for the target ROCm, Ubuntu, Python and torch, or with --image), which brings its own ROCm user space: the host gives it only the GPU driver's devices
 #    3. Write the run script and compose file in /home/dev/rocm-workspace
+#         why: the container gets the GPU only with the device flags AMD documents for this host and the host's numeric video and render group ids, which the run script and compose file pass
 
 # Values are single-quoted data, written out literally ($ and \ in them mean nothing to bash):
 # shellcheck disable=SC2016,SC1003

@@ -14,13 +14,21 @@
 #
 # Steps:
 #    1. Fetch AMD's signing key and check its fingerprint
+#         why: apt must trust only AMD's key, checked against its pinned fingerprint, before any AMD package is read
 #    2. Register the ROCm 6.3.4 repositories (replacing other AMD entries)
+#         why: apt must read ROCm 6.3.4 from AMD's repositories for that one release, with other AMD entries out of the way so no other release is mixed in
 #    3. Prefer repo.radeon.com over the distribution's ROCm packages
+#         why: without the pin, the distribution's own ROCm packages could win over repo.radeon.com's and mix two ROCm builds
 #    4. Refresh the package lists
+#         why: apt knows the new repositories' packages only after its lists are refreshed
 #    5. Install ROCm 6.3.4 (rocm)
+#         why: the user space of ROCm 6.3.4 comes as the meta packages rocm (an upgrade keeps the ones already chosen), every package pinned to the release
 #    6. Add /opt/rocm to the dynamic linker's path
+#         why: AMD's post-install step: programs find ROCm's libraries through the dynamic linker's path to /opt/rocm
 #    7. Refresh the dynamic linker cache
+#         why: the linker cache is out of date once its configuration, the /opt/rocm link or a ROCm library directory changed
 #    8. Let the GPU user use the GPU (render and video groups)
+#         why: the GPU user reaches the GPU's device files only as a member of the render and video groups
 # Note: the installed amdgpu.list names arch=amd64,i386: the new driver line keeps i386
 # Note: --no-dkms: the installed amdgpu kernel driver is kept; ROCm's user space supports kernel drivers up to a year apart from 6.4 on (AMD's user/kernel-space compatibility matrix)
 # Note: /opt/rocm-6.2.0 (ROCm 6.2.0) belongs to the installed rocm-core 6.2.0 and the packages beside it: upgrading them to 6.3.4 replaces its files with /opt/rocm-6.3.4's (files no package owns stay there)

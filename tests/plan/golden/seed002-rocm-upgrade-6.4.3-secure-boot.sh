@@ -14,16 +14,27 @@
 #
 # Steps:
 #    1. Fetch AMD's signing key and check its fingerprint
+#         why: apt must trust only AMD's key, checked against its pinned fingerprint, before any AMD package is read
 #    2. Register the ROCm 6.4.3 repositories (replacing other AMD entries)
+#         why: apt must read ROCm 6.4.3 from AMD's repositories for that one release, with other AMD entries out of the way so no other release is mixed in
 #    3. Prefer repo.radeon.com over the distribution's ROCm packages
+#         why: without the pin, the distribution's own ROCm packages could win over repo.radeon.com's and mix two ROCm builds
 #    4. Refresh the package lists
+#         why: apt knows the new repositories' packages only after its lists are refreshed
 #    5. Secure Boot is on: the key DKMS signs amdgpu with must be enrolled (MOK) before the driver is built
+#         why: with Secure Boot on, the amdgpu module DKMS builds loads only if the key it is signed with is enrolled (MOK) before it is built
 #    6. Install the amdgpu kernel driver for kernel 6.5.0-45-generic
+#         why: ROCm 6.4.3's user space needs the amdgpu kernel driver of its release, built by DKMS for the running kernel 6.5.0-45-generic
 #    7. Install ROCm 6.4.3 (rocm)
+#         why: the user space of ROCm 6.4.3 comes as the meta packages rocm (an upgrade keeps the ones already chosen), every package pinned to the release
 #    8. Add /opt/rocm to the dynamic linker's path
+#         why: AMD's post-install step: programs find ROCm's libraries through the dynamic linker's path to /opt/rocm
 #    9. Refresh the dynamic linker cache
+#         why: the linker cache is out of date once its configuration, the /opt/rocm link or a ROCm library directory changed
 #   10. Let the GPU user use the GPU (render and video groups)
+#         why: the GPU user reaches the GPU's device files only as a member of the render and video groups
 #   11. Flag the reboot the new kernel driver needs
+#         why: a new amdgpu kernel driver is used only after a reboot
 # Note: the installed amdgpu.list names arch=amd64,i386: the new driver line keeps i386
 # Note: /opt/rocm-6.2.0 (ROCm 6.2.0) belongs to the installed rocm-core 6.2.0 and the packages beside it: upgrading them to 6.4.3 replaces its files with /opt/rocm-6.4.3's (files no package owns stay there)
 # Note: Secure Boot is on: amdgpu-dkms builds a module the kernel loads only when signed by an enrolled key (MOK); the plan stops before the driver until one is (its steps are in the plan), or plan with --no-dkms to keep the distribution kernel's signed amdgpu

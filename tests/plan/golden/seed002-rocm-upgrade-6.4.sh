@@ -14,15 +14,25 @@
 #
 # Steps:
 #    1. Fetch AMD's signing key and check its fingerprint
+#         why: apt must trust only AMD's key, checked against its pinned fingerprint, before any AMD package is read
 #    2. Register the ROCm 6.4.4 repositories (replacing other AMD entries)
+#         why: apt must read ROCm 6.4.4 from AMD's repositories for that one release, with other AMD entries out of the way so no other release is mixed in
 #    3. Prefer repo.radeon.com over the distribution's ROCm packages
+#         why: without the pin, the distribution's own ROCm packages could win over repo.radeon.com's and mix two ROCm builds
 #    4. Refresh the package lists
+#         why: apt knows the new repositories' packages only after its lists are refreshed
 #    5. Install the amdgpu kernel driver for kernel 6.5.0-45-generic
+#         why: ROCm 6.4.4's user space needs the amdgpu kernel driver of its release, built by DKMS for the running kernel 6.5.0-45-generic
 #    6. Install ROCm 6.4.4 (rocm)
+#         why: the user space of ROCm 6.4.4 comes as the meta packages rocm (an upgrade keeps the ones already chosen), every package pinned to the release
 #    7. Add /opt/rocm to the dynamic linker's path
+#         why: AMD's post-install step: programs find ROCm's libraries through the dynamic linker's path to /opt/rocm
 #    8. Refresh the dynamic linker cache
+#         why: the linker cache is out of date once its configuration, the /opt/rocm link or a ROCm library directory changed
 #    9. Let the GPU user use the GPU (render and video groups)
+#         why: the GPU user reaches the GPU's device files only as a member of the render and video groups
 #   10. Flag the reboot the new kernel driver needs
+#         why: a new amdgpu kernel driver is used only after a reboot
 # Note: the installed amdgpu.list names arch=amd64,i386: the new driver line keeps i386
 # Note: /opt/rocm-6.2.0 (ROCm 6.2.0) belongs to the installed rocm-core 6.2.0 and the packages beside it: upgrading them to 6.4.4 replaces its files with /opt/rocm-6.4.4's (files no package owns stay there)
 # Note: the signing key fingerprint CA8BB4727A47B4D09B4EE8969386B48A1A693C5C is observed (AMD does not publish it); check it with --rocm-key-fingerprint if you have another source

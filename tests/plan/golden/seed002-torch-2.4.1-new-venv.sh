@@ -14,13 +14,21 @@
 #
 # Steps:
 #    1. Create the new venv /home/dev/venvs/train-torch2.4.1-rocm6.1
+#         why: the new torch goes into a new versioned venv beside /home/dev/venvs/train, so the previous venv is kept as it is
 #    2. Guard the venv: pip and uv keep this torch build (torch==2.4.1+rocm6.1, torchvision==0.19.1+rocm6.1, torchaudio==2.4.1+rocm6.1, ...)
+#         why: the guard goes in before the install, so the plan's own pip runs satisfy its pins and no later install can swap this torch for PyPI's CUDA or CPU build
 #    3. Remove stray Triton distributions
+#         why: every Triton distribution installs the same triton/ directory, so any other than the one torch requires overwrites its files
 #    4. Install torch 2.4.1+rocm6.1 and its exact companions
+#         why: torch 2.4.1+rocm6.1, torchvision, torchaudio and the Triton build torch requires come as exact pins from one index, so none of them is mixed from another build
 #    5. Persist TORCH_BLAS_PREFER_HIPBLASLT=0, UV_CONSTRAINT=/home/dev/venvs/train-torch2.4.1-rocm6.1/rocm-wizard-guard.txt for the venv's users
+#         why: the venv's users get these variables whenever they activate it: TORCH_BLAS_PREFER_HIPBLASLT=0 is persisted because gfx1100 is not on the hipBLASLt list of torch 2.4.1's rocm6.1 wheels, and hard hipBLASLt errors were reported on GPUs off that list (pytorch/pytorch#138067); it only makes PyTorch use hipBLAS instead, so it cures no error of hipBLAS itself (such as HIPBLAS_STATUS_ALLOC_FAILED); UV_CONSTRAINT makes uv keep the guard's pins (uv reads it, not pip.conf)
 #    6. Point /home/dev/venvs/train at the new venv
+#         why: /home/dev/venvs/train becomes a link to the new venv, so what used the path uses the new torch and the previous venv stays beside it
 #    7. Check the venv's other packages against the new torch
+#         why: a new torch may not satisfy the requirements of the venv's other packages; pip check says so now rather than at run time
 #    8. Let the GPU user use the GPU (render and video groups)
+#         why: the GPU user reaches the GPU's device files only as a member of the render and video groups
 # Note: Python of the new venv: a new venv gets Ubuntu 22.04's python3, Python 3.10 (python3 3.10.6-1~22.04); torch 2.4.1 has wheels for Python 3.8-3.12 (documented)
 # Note: TORCH_BLAS_PREFER_HIPBLASLT=0 is persisted because gfx1100 is not on the hipBLASLt list of torch 2.4.1's rocm6.1 wheels, and hard hipBLASLt errors were reported on GPUs off that list (pytorch/pytorch#138067); it only makes PyTorch use hipBLAS instead, so it cures no error of hipBLAS itself (such as HIPBLAS_STATUS_ALLOC_FAILED)
 # Note: the venv is guarded: pip (its pip.conf) and uv (UV_CONSTRAINT in bin/activate) keep torch==2.4.1+rocm6.1 and its companions (/home/dev/venvs/train-torch2.4.1-rocm6.1/rocm-wizard-guard.txt); --no-guard leaves it out

@@ -20,6 +20,68 @@ ACTIVE_SOURCES = ('cat -- "$RW_ROOT"/etc/apt/sources.list "$RW_ROOT"/etc/apt/sou
                   "| grep -iE '^[[:space:]]*((deb|deb-src)[[:space:]]|URIs:|Signed-By:)'")
 
 
+UNIT_NAMES = r"\( -name '*.service' -o -name '*.conf' -o -name '*.socket' -o -name '*.timer' -o -name '*.path' \)"
+# The run-time "in use" check of a ROCm tree or venv, in bash: the script's step and the playbook's
+# task run these same lines (with $path and $RW_ROOT set); they leave the reason in $why, or nothing.
+# What plan/clean.py's held_reason judges: a running process (only on the machine itself, not in a
+# root given by RW_ROOT), then a systemd unit or a shell start-up file with a line naming the path or
+# something under it (a comment does not count; ~, $HOME, ${HOME}, %h are the file's home).  Links
+# are not followed in a home (the rc files, ~/.config/systemd/user); only the file and line are said.
+IN_USE_SH = [
+    "why=",
+    'if [[ -z $RW_ROOT ]]; then',
+    '  for d in /proc/[0-9]*; do',
+    '    e=$(readlink -- "$d/exe" 2>/dev/null) || e=',
+    '    c=$(readlink -- "$d/cwd" 2>/dev/null) || c=',
+    '    if [[ $e == "$path"/* || $c == "$path" || $c == "$path"/* ]] || grep -qsF -- " $path/" "$d/maps"; then',
+    '      why="$path is in use by process ${d#/proc/} (its program, working directory or a loaded library; stop it first)"',
+    "      break",
+    "    fi",
+    "  done",
+    "fi",
+    'if [[ -z $why ]]; then',
+    "  fs=() hs=()",
+    "  for d in /etc/systemd/system /etc/systemd/user; do",
+    '    [[ -d $RW_ROOT$d && ! -L $RW_ROOT$d ]] || continue',
+    '    while IFS= read -r -d "" f; do fs+=("$f"); hs+=(""); done < <(find -P "$RW_ROOT$d" -maxdepth 4 '
+    rf'\( -type f -o -type l \) {UNIT_NAMES} -print0 2>/dev/null)',
+    "  done",
+    "  while IFS=: read -r _ _ uid _ _ h _; do",
+    r'    if ! [[ $uid =~ ^[0-9]+$ ]] || { [[ $uid != 0 ]] && (( uid < 1000 || uid >= 65534 )); }; then continue; fi',
+    '    [[ $h == /?* && -d $RW_ROOT$h && ! -L $RW_ROOT$h ]] || continue',
+    "    for r in .bashrc .profile .bash_profile .bash_login .zshrc .zprofile .zshenv; do",
+    '      if [[ -f $RW_ROOT$h/$r && ! -L $RW_ROOT$h/$r ]]; then fs+=("$RW_ROOT$h/$r"); hs+=("$h"); fi',
+    "    done",
+    '    u=$RW_ROOT$h/.config/systemd/user',
+    '    if [[ -d $u && ! -L $RW_ROOT$h/.config && ! -L $RW_ROOT$h/.config/systemd && ! -L $u ]]; then',
+    '      while IFS= read -r -d "" f; do fs+=("$f"); hs+=("$h"); done < <(find -P "$u" -maxdepth 4 -type f '
+    f'{UNIT_NAMES} -print0 2>/dev/null)',
+    "    fi",
+    '  done < <(cat -- "$RW_ROOT/etc/passwd" 2>/dev/null)',
+    """  b='(^|[[:space:]"'"'"'`:=;,()|&<>])' a='([/[:space:]"'"'"'`:=;,()|&<>]|$)'""",
+    '  for k in "${!fs[@]}"; do',
+    "    n=0 h=${hs[$k]}",
+    "    while IFS= read -r line || [[ -n $line ]]; do",
+    "      n=$((n + 1))",
+    '      line=${line#"${line%%[![:space:]]*}"}',
+    "      if [[ -z $line || $line == '#'* || $line == ';'* ]]; then continue; fi",
+    '      if [[ -n $h ]]; then',
+    "        line=${line//'${HOME}'/$h}; line=${line//'$HOME'/$h}; line=${line//'%h'/$h}",
+    "        t='~'/  # a literal tilde and slash",
+    '        if [[ $line == "$t"* ]]; then line=$h/${line#"$t"}; fi',
+    r"""        for c in ' ' $'\t' '"' "'" '`' = : ';' ',' '(' ')' '|' '&' '<' '>'; do line=${line//"$c$t"/"$c$h/"}; done""",
+    "      fi",
+    '      if [[ $line =~ $b"$path"$a ]]; then',
+    '        why="$path is named by ${fs[$k]#"$RW_ROOT"} line $n (a service or a shell start-up file uses it; '
+    'remove that line or the unit first)"',
+    "        break 2",
+    "      fi",
+    '    done < <(head -c 1048576 -- "${fs[$k]}" 2>/dev/null)',
+    "  done",
+    "fi",
+]
+
+
 class RemovePath(Step):
     kind = "remove-path"
     required = ("path", "what", "item_kind")
@@ -96,9 +158,9 @@ class RemovePath(Step):
         if p["item_kind"] in ("rocm-tree", "venv"):
             from .. import clean
 
-            pid = clean.user_of(p["path"], clean.processes_using(ctx.p("/")))
-            if pid is not None:
-                return f"{p['path']} is in use by process {pid} (its program, working directory or a loaded library): stop it first"
+            why = clean.held_reason(p["path"], clean.processes_using(ctx.p("/")), clean.start_references(ctx.p("/")))
+            if why is not None:
+                return f"{p['path']} is {why}: not removed"
         return ""
 
     def _apt_refusal(self, ctx, st) -> str:
@@ -163,16 +225,11 @@ class RemovePath(Step):
             'if [[ $kind == venv && -n $link && -e $RW_ROOT$link && $(readlink -f -- "$RW_ROOT$link") == "$real" ]]; then',
             '  rw_die "$link names $path now: it is the venv in use"',
             "fi",
-            "# a running program that uses it (its executable, working directory or a loaded library)",
-            'if [[ -z $RW_ROOT ]]; then',
-            '  for d in /proc/[0-9]*; do',
-            '    e=$(readlink -- "$d/exe" 2>/dev/null) || e=',
-            '    c=$(readlink -- "$d/cwd" 2>/dev/null) || c=',
-            '    if [[ $e == "$path"/* || $c == "$path" || $c == "$path"/* ]] || grep -qsF -- " $path/" "$d/maps"; then',
-            '      rw_die "$path is in use by process ${d#/proc/}: stop it first"',
-            "    fi",
-            "  done",
-            "fi",
+            "# in use: a running program (its executable, working directory or a loaded library), a systemd",
+            "# unit or a shell start-up file that names it",
+            "local why d e c f fs hs uid h r u b a k n t line",
+            *IN_USE_SH,
+            'if [[ -n $why ]]; then rw_die "$why: not removed"; fi',
             'rw_as "$owner" rm -rf --one-file-system -- "$RW_ROOT$path"',
             f"rw_mark {q(self.id)}",
         ]
@@ -209,6 +266,10 @@ class RemovePath(Step):
             out[self.var("sha256")] = self.params["sha256"]
             for k, w in enumerate(self.params["in_use"]):
                 out[self.var(f"word{k}")] = w
+        elif self.params["item_kind"] in ("rocm-tree", "venv"):
+            # the same bash as the script's step (a play variable, never templated)
+            out[self.var("in_use_sh")] = "\n".join(['path=$RW_CLEAN_PATH RW_ROOT=', *IN_USE_SH,
+                                                    'printf "%s" "$why"']) + "\n"
         return out
 
     def _apt_ansible(self) -> List[Dict[str, Any]]:
@@ -268,6 +329,18 @@ class RemovePath(Step):
                 {"name": f"{n}: refuse a packaged tree", "ansible.builtin.assert": {
                     "that": [f"{own}.rc != 0"],
                     "fail_msg": "{{ " + p + " }} belongs to packages: remove it with apt-get purge of those"}},
+            ]
+        if self.params["item_kind"] in ("rocm-tree", "venv"):
+            used = self.var("in_use")
+            tasks += [
+                {"name": f"{n}: in use? (a running program, a systemd unit or a shell start-up file naming it)",
+                 "ansible.builtin.shell": {"cmd": J(self.var("in_use_sh")), "executable": "/bin/bash"},
+                 "environment": {"RW_CLEAN_PATH": J(p)},
+                 "register": used, "changed_when": False, "failed_when": False, "check_mode": False,
+                 "when": f"{st}.stat.exists"},
+                {"name": f"{n}: refuse it while in use", "ansible.builtin.assert": {
+                    "that": [f"not {st}.stat.exists or ({used}.rc == 0 and {used}.stdout == '')"],
+                    "fail_msg": "{{ " + used + ".stdout | default('') }}{{ " + used + ".stderr | default('') }}: not removed"}},
             ]
         rm = {"name": f"{n}: remove it (cannot be rolled back)", "ansible.builtin.file": {"path": J(p),
                                                                                            "state": "absent"}}

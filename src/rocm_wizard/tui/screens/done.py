@@ -103,11 +103,17 @@ class DoneScreen(WizardScreen):
         if getattr(o, "log_path", None):
             out.append("Log: ", style="bold")
             out.append(f"{o.log_path}\n")
-        if w.answers_path:
+        if w.core.demo:  # its answers name the demo machine's venv and go when the demo quits: never offered
+            out.append("Answers file: ", style="bold")
+            out.append("none kept: the demo's choices are for the demo machine, and its files go when you quit\n")
+            out.append("Replay unattended ", style="bold")
+            out.append("(on your machine, as root, with the answers file your own run writes):\n")
+            out.append(f"  {replay_command('FILE')}\n")
+        elif w.answers_path:
             out.append("Answers file: ", style="bold")
             out.append(f"{w.answers_path}\n")
             out.append("Replay unattended: ", style="bold")
-            out.append(replay_command(w.answers_path) + ("  (on the real machine)" if w.core.demo else "") + "\n")
+            out.append(replay_command(w.answers_path) + "\n")
         elif w.answers_error:
             out.append(f"The answers file could not be written: {w.answers_error}\n", style="red")
         start = docker_start(w.plan)
@@ -137,6 +143,6 @@ class DoneScreen(WizardScreen):
             out.append("or restore what it replaced:\n", style="bold")
             out.append(f"{me} rollback\n")
         if w.core.demo:
-            out.append("\nThe demo's files (answers, simulated run log) are removed when you quit.", style="dim")
+            out.append("\nThe demo's simulated run log is removed when you quit.", style="dim")
         out.append("\nq quits.", style="dim")
         return out
