@@ -20,7 +20,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import socket
 from typing import Callable, Dict, Optional, Tuple
 
 DEFAULT_SOCKET = "/var/run/docker.sock"  # the CLI's default host, unix:///var/run/docker.sock
@@ -29,6 +28,11 @@ MAX_ANSWER = 16 * 1024 * 1024
 # Docker version 27.3.1, build ce12230 (not podman-docker's "podman version 5.0.2": podman asks no daemon)
 _CLIENT = re.compile(r"^Docker version (\S+?),?(?: build \S+)?\s*$")
 _ENV_ELSEWHERE = ("DOCKER_HOST", "DOCKER_CONTEXT", "DOCKER_CONFIG")
+
+try:  # the C module alone: socket.py's enum conversions cost more than the whole question
+    import _socket as _sock
+except ImportError:  # pragma: no cover - an interpreter without it
+    import socket as _sock
 
 
 class NoAnswer(Exception):
@@ -68,7 +72,7 @@ def get(path: str, sock_path: str = DEFAULT_SOCKET, timeout: float = TIMEOUT) ->
     """The JSON body of the daemon's answer to ``GET path``.  Raises ``FileNotFoundError``,
     ``ConnectionRefusedError`` or ``PermissionError`` when the socket cannot be used (the CLI then
     reports no server), :class:`NoAnswer` for anything else."""
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s = _sock.socket(_sock.AF_UNIX, _sock.SOCK_STREAM)
     try:
         s.settimeout(timeout)
         try:
