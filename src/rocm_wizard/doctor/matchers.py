@@ -1648,7 +1648,7 @@ def known_failure(ctx: Context, meta: RuleMeta) -> Optional[List[Match]]:
     pairs = [(s(getattr(e, "signature", None)), s(getattr(e, "text", None))) for e in ctx.system.errors or []]
     pairs += [(sid, line) for sid, line in _scanned(ctx)]  # the error text given to diagnose
     if not pairs:
-        return None  # (nothing to report: the table is not loaded, as on most --plan-only runs)
+        return None  # nothing to report: the error table is not even loaded (a plan for a system without errors)
     from ..detect import error_signatures
     from .registry import rules as _rules
 
