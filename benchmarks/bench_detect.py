@@ -13,7 +13,11 @@ Usage::
 
 Before timing, the package's bytecode is compiled (``compileall``), as ``pip install`` does; a
 checkout run with ``PYTHONDONTWRITEBYTECODE=1`` would otherwise recompile every module on every
-start.  collect_env needs torch in this interpreter (``pip install torch==2.13.0``, a CPU wheel);
+start.  For the same reason one run of each case writes the parsed forms of the package's TOML
+files (``rocm_wizard/__pycache__/*.rwtoml``, see ``catalog/_data.py``), as a user's first run does:
+under ``PYTHONDONTWRITEBYTECODE=1`` (set in many images) they are never written, and every run parses
+``failures.toml`` again (about 40 ms of CPU on a 2-core machine, more on a GPU machine's profile,
+where it held the GIL while the other probes waited).  ``--cold-toml`` leaves them out instead.  collect_env needs torch in this interpreter (``pip install torch==2.13.0``, a CPU wheel);
 without it that part is skipped and said so (``--collect-env-runs 0`` skips it too).
 
 Wall times on a busy machine are noisy; ``--breakdown`` also prints where the time goes inside
@@ -140,10 +144,17 @@ def main() -> int:
                          "other package's .pth files at start-up); collect_env keeps this interpreter, torch's")
     ap.add_argument("--importtime", action="store_true", help="also list the slowest imports of each detect run")
     ap.add_argument("--breakdown", action="store_true", help="also time the phases of a snapshot run in-process")
+    ap.add_argument("--cold-toml", action="store_true",
+                    help="time without the TOML files' parsed forms on disk (a run where they cannot be written)")
     args = ap.parse_args()
 
     compileall.compile_dir(str(SRC), quiet=1)
     env = _env()
+    caches = sorted((SRC / "rocm_wizard").glob("**/__pycache__/*.rwtoml"))
+    if args.cold_toml:
+        for path in caches:
+            path.unlink()
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
     py = sys.executable
     tool_dir = None
     if args.tool_venv:
@@ -166,6 +177,12 @@ def main() -> int:
     else:
         print("snapshot: fixture %s not found (shared/ missing?); skipped" % args.fixture)
     cases.append(("live", [py, "-m", "rocm_wizard", "detect", "--json"]))
+    if not args.cold_toml:  # the first run after installing writes them (unless the environment forbids it)
+        warm_env = {k: v for k, v in env.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        for _name, argv in cases:
+            subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=warm_env)
+    caches = sorted((SRC / "rocm_wizard").glob("**/__pycache__/*.rwtoml"))
+    print("parsed TOML files on disk: %d (%s)" % (len(caches), ", ".join(p.name.split(".")[0] for p in caches) or "none"))
     peaks = {}
     for name, argv in cases:
         peaks[name] = []

@@ -358,7 +358,8 @@ def _load_failures() -> Tuple[Failure, ...]:
 
 FAILURES: Tuple[Failure, ...] = _load_failures()
 _FAILURE_BY_ID: Dict[str, Failure] = {f.id: f for f in FAILURES}
-SIGNATURES = SIGNATURES + tuple(f.signature() for f in FAILURES if f.id not in {s.id for s in SIGNATURES})
+_PY_IDS = frozenset(s.id for s in SIGNATURES)  # (built once, not once per catalogue row)
+SIGNATURES = SIGNATURES + tuple(f.signature() for f in FAILURES if f.id not in _PY_IDS)
 
 
 def failure_layer(sig_id: str) -> Optional[str]:

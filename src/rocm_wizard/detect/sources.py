@@ -385,7 +385,37 @@ class LiveSource(Source):
             raw = self._dpkg_from_files(kind)
             if raw is not None:
                 return [raw]
+        if kind == "docker-version" and self.commands and self.root in ("", "/"):
+            raw = self._docker_version()
+            if raw is not None:
+                return [raw]
         return super().outputs(kind)
+
+    def _docker_version(self) -> Optional[Raw]:
+        """``docker version``'s two versions from ``docker --version`` and the daemon's socket, without
+        the CLI's round trip to the daemon (detect/docker_api.py); None: the command runs instead."""
+        from . import docker_api
+
+        def read_file(path: str) -> Optional[bytes]:
+            try:
+                with open(path, "rb") as fh:
+                    return fh.read(1024 * 1024)
+            except FileNotFoundError:
+                return None
+            except OSError:
+                return b"unreadable"  # not JSON: the CLI is asked
+
+        if not docker_api.same_daemon(self._environ, read_file):
+            return None
+        client = self.run(["docker", "--version"])
+        if not client.ok:
+            return None
+        answer = docker_api.version_text(client.text, docker_api.DEFAULT_SOCKET,
+                                         min(docker_api.TIMEOUT, max(0.1, self.deadline - time.monotonic())))
+        if answer is None:
+            return None
+        text, rc = answer
+        return Raw(text, "cmd:docker --version + %s GET /version" % docker_api.DEFAULT_SOCKET, None, rc, client.duration)
 
     def _dpkg_entries(self):
         """The status file's stanzas, read once (None: the files cannot answer for the tools)."""

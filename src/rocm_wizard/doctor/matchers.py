@@ -1645,14 +1645,16 @@ def known_failure(ctx: Context, meta: RuleMeta) -> Optional[List[Match]]:
     """Sightings of catalogue rows that no specific rule reports (a specific rule names the row in
     its ``error_signatures``): one finding per layer, lowest layer first, quoting the lines with
     what each row means; fix, next commands, severity and way out come from the rows."""
+    pairs = [(s(getattr(e, "signature", None)), s(getattr(e, "text", None))) for e in ctx.system.errors or []]
+    pairs += [(sid, line) for sid, line in _scanned(ctx)]  # the error text given to diagnose
+    if not pairs:
+        return None  # nothing to report: the error table is not even loaded (a plan for a system without errors)
     from ..detect import error_signatures
     from .registry import rules as _rules
 
     claimed = {sig for r in _rules().values() if r.id != meta.id for sig in r.error_signatures}
     by_layer: Dict[str, List[Tuple[Any, str]]] = {}
     seen = set()
-    pairs = [(s(getattr(e, "signature", None)), s(getattr(e, "text", None))) for e in ctx.system.errors or []]
-    pairs += [(sid, line) for sid, line in _scanned(ctx)]  # the error text given to diagnose
     # a line a specific rule already reports (through one of its signatures) is left to that rule
     reported = {text for sid, text in pairs if sid in claimed}
     quoted = "\n".join(ctx.reported)

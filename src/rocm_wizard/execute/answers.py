@@ -27,10 +27,20 @@ from typing import Any, Dict, Optional
 
 from .fsutil import write_atomic
 
-if sys.version_info >= (3, 11):
-    import tomllib as _toml
-else:  # pragma: no cover - Python 3.10
-    import tomli as _toml
+
+class _LazyToml:
+    """``tomllib`` (``tomli`` on 3.10), imported when an answers file is read: a plan without
+    ``--answers`` needs no TOML parser."""
+
+    def __getattr__(self, name: str) -> Any:
+        if sys.version_info >= (3, 11):
+            import tomllib as mod  # novermin
+        else:  # pragma: no cover - Python 3.10
+            import tomli as mod
+        return getattr(mod, name)
+
+
+_toml: Any = _LazyToml()
 
 FORMAT = 1
 STRING_KEYS = ("path", "rocm", "torch", "venv", "venv_mode", "image", "workspace", "rocm_mirror",

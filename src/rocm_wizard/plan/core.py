@@ -225,11 +225,10 @@ class Fingerprint:
 
     @property
     def digest(self) -> str:
-        import hashlib
         import json
 
         detected = {k: v[0] for k, v in sorted(self.fields.items())}
-        return "sha256:" + hashlib.sha256(json.dumps(detected, sort_keys=True).encode()).hexdigest()[:32]
+        return "sha256:" + _sha256()(json.dumps(detected, sort_keys=True).encode()).hexdigest()[:32]
 
     def to_dict(self) -> Dict[str, Any]:
         return {"digest": self.digest, "fields": {k: list(v) for k, v in sorted(self.fields.items())},
@@ -282,12 +281,24 @@ class Plan:
 
     @property
     def plan_id(self) -> str:
-        import hashlib
         import json
 
         body = json.dumps({"path": self.path, "inputs": self.inputs, "fp": self.fingerprint.digest,
                            "steps": [self._id_dict(s) for s in self.steps]}, sort_keys=True, default=str)
-        return hashlib.sha256(body.encode()).hexdigest()[:12]
+        return _sha256()(body.encode()).hexdigest()[:12]
+
+
+def _sha256():
+    """SHA-256 from the interpreter's built-in module where it has one (the same digest as
+    ``hashlib.sha256``; importing hashlib loads OpenSSL's bindings, a few ms of a plan's start)."""
+    try:
+        from _sha2 import sha256  # Python 3.12+
+    except ImportError:
+        try:
+            from _sha256 import sha256  # Python 3.10, 3.11
+        except ImportError:  # pragma: no cover - an interpreter built without its own hashes
+            from hashlib import sha256
+    return sha256
 
 
 @dataclass

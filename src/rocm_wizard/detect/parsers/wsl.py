@@ -65,10 +65,30 @@ def wsl_mark(text: str) -> Optional[str]:
     return m.group(0).strip()[:100] if m else None
 
 
+# every match of _ROCDXG_USE holds one of these; before it, only what the first branch allows
+# (white space and the word "export")
+_USE_NEEDLES = ("HSA_ENABLE_DXG_DETECTION", "librocdxg")
+_USE_BEFORE = frozenset("export")
+
+
+def _use_search(text: str):
+    """``_ROCDXG_USE.search(text)``, started where its first match can begin: at the first of its
+    needles, less the white space and ``export`` the first branch may take before it (a match
+    that holds a later needle starts after that one, whose letters no branch lets it cross).  The
+    pattern's ``^`` and ``\\b`` still see the text before the start (``search(text, pos)``)."""
+    firsts = [i for i in (text.find(n) for n in _USE_NEEDLES) if i >= 0]
+    if not firsts:
+        return None
+    i = min(firsts)
+    while i > 0 and (text[i - 1] in _USE_BEFORE or text[i - 1].isspace()):
+        i -= 1
+    return _ROCDXG_USE.search(text, i)
+
+
 def _hit(text: str) -> Optional[Tuple[str, str]]:
     if "rocdxg" in text or "DXG_DETECTION" in text:
-        for rx in (_ROCDXG_ROW, _ROCDXG_USE):
-            m = rx.search(text)
+        for search in (_ROCDXG_ROW.search, _use_search):
+            m = search(text)
             if m:
                 return LIBROCDXG, m.group(0).strip()[:100]
     if "rocr4wsl" in text:
