@@ -12,6 +12,8 @@ the paste is:
   MI300X', ... gcnArchName='gfx942:sramecc+:xnack-'``), ComfyUI's start-up (``pytorch version:
   ...``, ``AMD arch: gfx1100``, ``Device: cuda:0 AMD Radeon RX 7900 XTX : native``);
 * llama.cpp's ``ggml_cuda_init`` device lines (``Device 0: AMD Radeon Graphics, gfx1151 (0x1151)``);
+* rocBLAS's missing-kernels error (``... TensileLibrary.dat: Illegal seek for GPU arch : gfx906``), which
+  names the running device's target (not taken from a paste that sets ``HSA_OVERRIDE_GFX_VERSION``);
 * a ``uname -a`` / ``uname -srmv`` line (``Linux host 6.8.0-45-generic #45-Ubuntu SMP ... GNU/Linux``)
   and ``Kernel version: 5.15.0-101-generic``;
 * a line that is only a distribution's name and version (the OS field of ROCm's issue template:
@@ -106,7 +108,12 @@ _LSPCI_LINE = lazy(r"^(?P<bdf>" + _BDF + r") (?:VGA compatible controller|Displa
 # ":1:rocdevice.cpp:621: Code object manager initialization failed for HSA device gfx1030 (PCI ID 73df)"
 _CLR_DEVICE = lazy(r"\bHSA device (?P<gfx>gfx[0-9a-f]{3,4})(?::[a-z]+[+-])* \(PCI ID (?P<dev>[0-9a-fA-F]{1,4})\)")
 
-_NEEDLES = ("amdgpu", "kfd", "gcnarchname", "device ", "name:", "card", "| 0", "boot_image", '"card', "amd arch", "hip", "rocm", "linux", "kernel", "ubuntu",
+# rocBLAS (library/src/tensile_host.cpp) names the running device's target when its Tensile kernels are
+# missing: "rocBLAS error: Cannot read .../TensileLibrary.dat: Illegal seek for GPU arch : gfx906".
+# Under HSA_OVERRIDE_GFX_VERSION that is the overridden target, so such a paste takes nothing from it.
+_ROCBLAS_ARCH = lazy(r"\bfor GPU arch : (?P<gfx>gfx[0-9a-f]{3,4})(?::[a-z]+[+-])*(?![0-9a-z])")
+
+_NEEDLES = ("gpu arch : gfx", "amdgpu", "kfd", "gcnarchname", "device ", "name:", "card", "| 0", "boot_image", '"card', "amd arch", "hip", "rocm", "linux", "kernel", "ubuntu",
             "debian", "fedora", "rocky", "alma", "red hat", "centos", "suse", "arch linux", "mint", "pop!_os",
             "manjaro", "python ", "successfully installed", "amd-smi", "version:", "did ", "uname", "advanced micro devices", "pci id")
 
@@ -364,6 +371,11 @@ def parse(text: object) -> PasteFacts:
                 names_seen.add(("bench", m.group("idx")))
                 out.gpus.append(PasteGpu("bench", name=m.group("name"), gfx_target=m.group("gfx")))
             continue
+        if "gpu arch : gfx" in l:
+            m = _ROCBLAS_ARCH.search(line)
+            if m and ("rocblas", m.group("gfx")) not in names_seen:
+                names_seen.add(("rocblas", m.group("gfx")))
+                out.gpus.append(PasteGpu("rocblas", gfx_target=m.group("gfx")))
         if l.startswith("amd arch:"):
             m = _COMFY_ARCH.match(line)
             if m and ("comfy", m.group("gfx")) not in names_seen:
@@ -411,6 +423,8 @@ def parse(text: object) -> PasteFacts:
             if m and any(c.isdigit() for c in m.group("pretty")) or (m and "arch linux" in l):
                 if m.group("pretty") not in out.distros:
                     out.distros.append(m.group("pretty"))
+    if "hsa_override_gfx_version" in low:  # rocBLAS then names the overridden target, not the GPU's
+        out.gpus = [g for g in out.gpus if g.how != "rocblas"]
     # a GPU whose kfd line and modesetting line name the same chip is one GPU: keep the richer record
     dmesg_devs = {g.device_id for g in out.gpus if g.how == "dmesg" and g.device_id}
     out.gpus = [g for g in out.gpus if not (g.how == "kfd" and not g.skipped and g.device_id in dmesg_devs)]
