@@ -1404,6 +1404,19 @@ def _docker(system, choices: Choices, notes: List[str], recipe):
         window.check(tag, notes)
     rocm = getattr(system, "rocm", None)
     wsl = bool(osi is not None and osi.wsl)
+    if wsl and targets:  # the container reaches the GPU through the host's WSL runtime: AMD's WSL GPU lists
+        from ..catalog import compat
+
+        wsl_rocm = _short_version(getattr(rocm, "version", None)) or (tag.rocm if tag is not None else None)
+        names = " ".join(str(getattr(g, "name", None) or "") for g in getattr(system, "gpus", []) or [])
+        for g in targets:
+            ok, _row = compat.wsl_supports(g, wsl_rocm, names) if wsl_rocm else (None, None)
+            if ok is False:
+                first = compat.wsl_first_listing(g, names)
+                raise PlanError(f"AMD does not support {g} under WSL with ROCm {wsl_rocm}"
+                                + (f" (listed from ROCm {first.rocm_min})" if first else " (on no WSL list)")
+                                + ": a container reaches the GPU only through the host's WSL runtime, so no image "
+                                "can run on it", _explicit(choices, "docker"))
     if wsl:  # no /dev/kfd or /dev/dri under WSL 2: AMD's WSL container flags (librocdxg README)
         notes.append("WSL: the container gets /dev/dxg and the host's DXCore and librocdxg instead of /dev/kfd and "
                      f"/dev/dri; it needs {cat.docker_host_requirement(wsl=True)}")
