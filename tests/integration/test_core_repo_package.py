@@ -133,3 +133,24 @@ def test_a_package_keyring_holding_another_key_stops_every_way_before_any_change
     run = ansible.playbook(root, "/root/core.yml", "-e", '{"rocm_wizard_gpu_users": []}')
     assert run.returncode != 0 and "is not exactly the Core SDK key" in run.stdout, run.stdout[-4000:]
     assert root.snapshot(["/etc/apt", "/usr/share/keyrings"]) == after_ansible
+
+
+def test_a_legacy_upgrade_beside_the_package_keeps_its_entry_and_apt_works(rocm_old, apt_site, core_site, tmp_path):
+    """Issue 21: a host with AMD's repository-setup package (its Core SDK entry for jammy) upgrading the
+    legacy stream (6.2.4 -> 6.4.3): the package's entry and keyring stay as the package left them (the
+    plan says why), the legacy release installs from repo.radeon.com, apt-get update works, and the
+    package still verifies."""
+    from test_exec_rocm_upgrade import upgrade_args
+
+    root = rocm_old
+    sources = _install_repo_package(root, core_site, tmp_path, profile="ubuntu2204")
+    plan = wizard.run(root, "--plan-only", "--format", "json", *upgrade_args(apt_site))
+    assert plan.returncode == 2, plan.stderr
+    assert "amdrocm-repo-stable is installed" in plan.stderr and "stays as it is" in plan.stderr, plan.stderr
+    res = wizard.run(root, "--yes", "--no-verify", *upgrade_args(apt_site))
+    assert res.returncode == 0, res.stderr
+    assert root.read(SOURCES) == sources
+    assert root.run(["dpkg", "--verify", "amdrocm-repo-stable"]).stdout == ""
+    assert root.installed_version("rocm").startswith("6.4.3"), root.installed_version("rocm")
+    ok = root.apt("update")
+    assert ok.returncode == 0, ok.stdout + ok.stderr

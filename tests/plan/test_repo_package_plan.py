@@ -192,4 +192,5 @@ def test_a_legacy_plan_keeps_the_package_entry_and_says_why(tmp_path):
     step = next(s for s in plan["steps"] if s["kind"] == "apt-sources")
     assert all(f["path"] != "/etc/apt/sources.list.d/amdrocm.sources" for f in step["params"]["files"])
     assert not any(m in uri for m in step["params"]["markers"])  # its line is not taken out
+    assert step["params"]["adopted"] == ["/etc/apt/sources.list.d/amdrocm.sources"]  # nor ever edited
     assert not any(s["kind"] == "apt-key-check" for s in plan["steps"])

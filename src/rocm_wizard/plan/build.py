@@ -373,7 +373,7 @@ def _rocm_upgrade(system, choices: Choices, notes: List[str], recipe) -> Tuple[D
             raise PlanError(f"--rocm-key-fingerprint {choices.rocm_key_fingerprint!r} is not a 40-digit hex fingerprint")
     repo = cat.rocm_repo()
     amdgpu_arch = _adopt_amdgpu_install(system, rel, codename, base, notes)
-    _repo_package_beside_legacy(system, rel, notes)
+    package_files = _repo_package_beside_legacy(system, rel, notes)
     lines = cat.rocm_apt_lines(rel, codename, base, amdgpu_arch)
     files: Dict[str, List[str]] = {}
     for path, line in lines:
@@ -405,6 +405,7 @@ def _rocm_upgrade(system, choices: Choices, notes: List[str], recipe) -> Tuple[D
             "keyring": repo.keyring,
             "source_files": source_files,
             "markers": markers,
+            "adopted_files": package_files,
             "pin_file": repo.pin_file,
             "pin_origin": repo.pin_origin,
             "pin_priority": repo.pin_priority,
@@ -1690,21 +1691,25 @@ def _same_uri(a: Optional[str], b: str) -> bool:
     return bool(a) and a.rstrip("/") == b.rstrip("/")
 
 
-def _repo_package_beside_legacy(system, rel, notes: List[str]) -> None:
+def _repo_package_beside_legacy(system, rel, notes: List[str]) -> List[str]:
     """A legacy release planned where AMD's repository-setup package (``amdrocm-repo*``) is installed:
     its entry stays as it is, said with the reason.  The package configures only the Core SDK
     repository (``amdrocm*`` packages, none of which this plan installs or removes; a Core SDK already
     installed is refused earlier as a downgrade across streams), its entry is a conffile that
     rocm-wizard never edits, its entry names another URI than repo.radeon.com (so no second
     Signed-By for one URI), and it conflicts only with amdgpu-install (TheRock's builder:
-    ``Conflicts: amdgpu-install``), which this plan does not install."""
+    ``Conflicts: amdgpu-install``), which this plan does not install.  Returns the package's deb822
+    files, which the plan's apt-sources step never edits or removes (``adopted``), even where its
+    markers would match them (one mirror host serving both streams)."""
     pkg = cat.core_repo_package()
     rocm = getattr(system, "rocm", None)
     installed = sorted(n for n in (getattr(rocm, "packages", None) or {}) if n in pkg.names)
     if not installed:
-        return
-    entries = sorted({f"{a.file} ({a.uri})" for a in (getattr(rocm, "apt_sources", None) or [])
-                      if a.file and a.enabled and a.signed_by in pkg.keyrings and a.uri})
+        return []
+    mine = [a for a in (getattr(rocm, "apt_sources", None) or [])
+            if a.file and a.signed_by in pkg.keyrings and a.file.startswith("/etc/apt/sources.list.d/")
+            and a.file.endswith(".sources")]
+    entries = sorted({f"{a.file} ({a.uri})" for a in mine if a.enabled and a.uri})
     notes.append(f"AMD's repository-setup package {', '.join(installed)} is installed ({pkg.status}: "
                  f"{', '.join(pkg.sources)}): its Core SDK repository entry "
                  + (f"{'; '.join(entries)} " if entries else "")
@@ -1713,6 +1718,7 @@ def _repo_package_beside_legacy(system, rel, notes: List[str]) -> None:
                  "and the package's entry is a conffile rocm-wizard never edits. The package conflicts with "
                  "amdgpu-install, which this plan does not install. To leave the Core SDK stream altogether: "
                  f"apt-get purge {installed[0]} (purge: a plain remove keeps its entry, a conffile, without its keyring)")
+    return sorted({a.file for a in mine})
 
 
 def _adopt_repo_package(system, uri: str, own_file: str, fpr: str,
