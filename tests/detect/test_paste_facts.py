@@ -183,3 +183,14 @@ def test_rocblas_names_the_running_gpus_target():
     over = "export HSA_OVERRIDE_GFX_VERSION=11.0.0\n" + cut.replace("gfx906", "gfx1100")
     assert gpus(over) == []
     assert gpus("for GPU arch : gfx90600") == []  # not a target
+
+
+def test_a_scripts_torch_and_gcn_arch_lines():
+    """A check script's own prints (tests/data/real/453: unslothai/unsloth#7354 on an MI50): 'Torch:
+    2.9.1+rocm6.3' and 'GCN arch: gfx906:sramecc-:xnack-' (torch's gcnArchName)."""
+    text = (REAL / "453-mi50-gfx906-unsloth-torch2.9.1-rocm6.3-fp16-gemm-pass-healthy" / "check.txt").read_text()
+    facts = pf.parse(text)
+    assert [(g.how, g.gfx_target, g.isa_features) for g in facts.gpus] == [("torch", "gfx906", ":sramecc-:xnack-")]
+    assert facts.torch == [("2.9.1+rocm6.3", None)]
+    assert pf.parse("GPU arch: gfx906").gpus == []  # a person's statement in an issue form, not torch's property
+    assert pf.parse("Torch: 2.9.1").torch == []  # no ROCm label: not taken

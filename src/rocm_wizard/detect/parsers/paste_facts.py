@@ -38,6 +38,8 @@ _MODESET = lazy(r"initializing kernel modesetting \((?P<chip>IP DISCOVERY|[A-Z][
                 r"0x[0-9A-Fa-f]{4}:0x[0-9A-Fa-f]{4} 0x(?P<rev>[0-9A-Fa-f]{2})\)")
 _KFD_DEVICE = lazy(r"\bkfd(?: kfd)?: (?:amdgpu: )?(?P<what>added|skipped) device 1002:(?P<dev>[0-9a-fA-F]{4})\b")
 _GCN_ARCH = lazy(r"gcnArchName='(?P<gfx>gfx[0-9a-f]{3,4})(?P<feat>(?::[a-z]+[+-])*)'")
+# a script's print of the same property on a line of its own: "GCN arch: gfx906:sramecc-:xnack-"
+_GCN_ARCH_LINE = lazy(r"^\s*(?:GCN arch|gcnArchName)\s*[:=]\s*'?(?P<gfx>gfx[0-9a-f]{3,4})(?P<feat>(?::[a-z]+[+-])*)'?\s*$", re.I)
 _PROPS_NAME = lazy(r"_CudaDeviceProperties\(name='(?P<name>[^']{1,120})'")
 _GGML_DEVICE = lazy(r"^(?:[\w.-]+\[\d+\]:)?\s*Device (?P<idx>\d+): (?P<name>[^,]{1,120}), (?P<gfx>gfx[0-9a-f]{3,4})(?::[a-z]+[+-])* \(0x[0-9a-f]+\)")
 # rocminfo's Name / Marketing Name lines as ROCm's issue template greps them ("GPU:" block)
@@ -53,7 +55,7 @@ _COMFY_DEVICE = lazy(r"^\s*Device: cuda:(?P<idx>\d+) (?P<name>.{1,120}?) : (?:na
 _TORCH_VER = r"\d+\.\d+\.\d+(?:(?:a|b|rc)\d+|\.dev\d+)?(?:\+[0-9A-Za-z.]+)?"
 _HIP_VER = r"\d+\.\d+\.\d{5}(?:-[0-9a-f]+)?"
 _TORCH_HIP = lazy(r"^\s*(?P<torch>" + _TORCH_VER + r")\s*,?\s*(?:hip:?\s*)?'?(?P<hip>" + _HIP_VER + r")'?\s*$")
-_TORCH_LABELLED = lazy(r"^\s*(?:pytorch version|torch version|torch\.__version__\s*[:=]?|PyTorch)\s*[:=]?\s*'?(?P<torch>"
+_TORCH_LABELLED = lazy(r"^\s*(?:pytorch version|torch version|torch\.__version__\s*[:=]?|PyTorch|Torch:)\s*[:=]?\s*'?(?P<torch>"
                        + _TORCH_VER + r"\+rocm[0-9A-Za-z.]*)'?\s*$", re.I)
 _REPL_TORCH = lazy(r"^\s*'(?P<torch>" + _TORCH_VER + r"\+rocm[0-9A-Za-z.]*)'\s*$")
 # a line that is only a torch wheel (URL or file name): .../torch-2.3.0.dev20240126%2Brocm6.0-cp310-cp310-linux_x86_64.whl
@@ -113,7 +115,7 @@ _CLR_DEVICE = lazy(r"\bHSA device (?P<gfx>gfx[0-9a-f]{3,4})(?::[a-z]+[+-])* \(PC
 # Under HSA_OVERRIDE_GFX_VERSION that is the overridden target, so such a paste takes nothing from it.
 _ROCBLAS_ARCH = lazy(r"\bfor GPU arch : (?P<gfx>gfx[0-9a-f]{3,4})(?::[a-z]+[+-])*(?![0-9a-z])")
 
-_NEEDLES = ("gpu arch : gfx", "amdgpu", "kfd", "gcnarchname", "device ", "name:", "card", "| 0", "boot_image", '"card', "amd arch", "hip", "rocm", "linux", "kernel", "ubuntu",
+_NEEDLES = ("gpu arch : gfx", "gcn arch", "amdgpu", "kfd", "gcnarchname", "device ", "name:", "card", "| 0", "boot_image", '"card', "amd arch", "hip", "rocm", "linux", "kernel", "ubuntu",
             "debian", "fedora", "rocky", "alma", "red hat", "centos", "suse", "arch linux", "mint", "pop!_os",
             "manjaro", "python ", "successfully installed", "amd-smi", "version:", "did ", "uname", "advanced micro devices", "pci id")
 
@@ -348,6 +350,12 @@ def parse(text: object) -> PasteFacts:
                 if (dev, skipped) not in kfd_seen:
                     kfd_seen.add((dev, skipped))
                     out.gpus.append(PasteGpu("kfd", device_id=dev, skipped=skipped))
+        if l.startswith(("gcn arch", "gcnarchname")):
+            m = _GCN_ARCH_LINE.match(line)
+            if m and ("torch", None, m.group("gfx")) not in names_seen:
+                names_seen.add(("torch", None, m.group("gfx")))
+                out.gpus.append(PasteGpu("torch", gfx_target=m.group("gfx"), isa_features=m.group("feat") or None))
+                continue
         if "gcnarchname" in l:
             m = _GCN_ARCH.search(line)
             if m:
