@@ -154,3 +154,21 @@ def test_a_legacy_upgrade_beside_the_package_keeps_its_entry_and_apt_works(rocm_
     assert root.installed_version("rocm").startswith("6.4.3"), root.installed_version("rocm")
     ok = root.apt("update")
     assert ok.returncode == 0, ok.stdout + ok.stderr
+
+
+def test_the_legacy_script_keeps_the_package_entry_too(rocm_old, apt_site, core_site, tmp_path):
+    """The same upgrade through the generated script: the package's file is left alone there too."""
+    from test_exec_rocm_upgrade import upgrade_args
+
+    root = rocm_old
+    sources = _install_repo_package(root, core_site, tmp_path, profile="ubuntu2204")
+    script = wizard.run(root, "--plan-only", *upgrade_args(apt_site))
+    assert script.returncode == 2, script.stderr
+    root.write("/root/plan.sh", script.stdout, mode=0o755)
+    res = root.run(["bash", "/root/plan.sh"], timeout=900)
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+    assert root.read(SOURCES) == sources
+    assert root.run(["dpkg", "--verify", "amdrocm-repo-stable"]).stdout == ""
+    assert root.installed_version("rocm").startswith("6.4.3")
+    ok = root.apt("update")
+    assert ok.returncode == 0, ok.stdout + ok.stderr
