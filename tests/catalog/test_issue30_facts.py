@@ -157,3 +157,22 @@ def test_coresdk_kernel_lists_per_family():
     assert "radeon GPUs" in verdict("gfx1100", "6.8.0-60-generic", r100).detail
     assert verdict("gfx942", "6.8.0-60-generic", r100).verdict == "satisfied"
     assert verdict("gfx1100", "6.17.0-19-generic", r100).verdict == "satisfied"
+
+
+def test_torch_2141_gpu_lists_are_sourced_and_stay_unknown_until_a_wheel_is_read():
+    """Issue 30: torch 2.14.1's lists from the stack's sources (pytorch's manywheel build.sh before
+    and after the 2.14 cut; PyPI's 2.14.1 METADATA), each with its status: neither release/2.14 nor
+    a ROCm wheel could be read, so both sets stay inferred and the resolver keeps them unknown."""
+    t = wheels.torch_release("2.14.1")
+    on72, on714 = wheels.wheel_gfx("2.14.1", "rocm7.2"), wheels.wheel_gfx("2.14.1", "rocm7.14")
+    assert on72.status == "inferred" and on714.status == "inferred"
+    _sourced(on72.sources, "pytorch-manywheel-build-main-2607")
+    _sourced(on72.sources, "pytorch-manywheel-build-2-13")
+    _sourced(on714.sources, "pytorch-manywheel-build-main-2607")
+    # the 7.2.1 image: the 2.13 list (gfx900/gfx906 included; rocBLAS's gap is a [[library]] fact)
+    assert set(on72.gfx) == set(wheels.wheel_gfx("2.13.0", "rocm7.2").gfx)
+    # the 7.14 path: torch's own 13 targets -- no gfx900/gfx906, and not the Core SDK's gfx1152/gfx1153
+    assert len(on714.gfx) == 13 and not {"gfx900", "gfx906", "gfx1152", "gfx1153"} & set(on714.gfx)
+    assert "gfx1103" in on714.gfx and "gfx950" in on714.gfx
+    assert t.triton_status == "inferred" and "triton~=3.8.0" in t.note and "Requires-Python >=3.10" in t.note
+    _sourced(t.sources, "pypi-torch-2141")

@@ -168,3 +168,29 @@ def test_a_gpu_seen_only_by_name_gets_its_gfx_or_a_note(tmp_path):
     f.write_text("| 0000:c1:00.0 AMD Radeon Graphics | N/A      59 °C   0                17 W |\n", encoding="utf-8")
     g = detect_snapshot(str(f)).amd_gpus[0]
     assert g.gfx_target is None and any("several GPU targets" in n for n in g.notes)
+
+
+def test_rocblas_names_the_running_gpus_target():
+    """rocBLAS's missing-kernels error (library/src/tensile_host.cpp) names the device's target: the
+    lines of tests/data/real/300 and 301 (pytorch/pytorch#179865, ROCm/legacy-rocm-build#4625)."""
+    for name, gfx in (("300-gfx900-vega56-torch2.12-rocm7.2-rocblas-tensile-missing", "gfx900"),
+                      ("301-gfx906-radeon-vii-rocm6.4.0-rocblas-tensile-missing-ubuntu24.04", "gfx906")):
+        text = (REAL / name / "error.txt").read_text()
+        assert ("rocblas", None, None, None, gfx, False) in gpus(text), name
+    cut = "rocBLAS error: Cannot read /plugins/torch/lib/rocblas/library/TensileLibrary.dat:\n  Illegal seek for GPU arch : gfx906\n"
+    assert gpus(cut) == [("rocblas", None, None, None, "gfx906", False)]
+    # under HSA_OVERRIDE_GFX_VERSION rocBLAS names the overridden target: nothing is taken from it
+    over = "export HSA_OVERRIDE_GFX_VERSION=11.0.0\n" + cut.replace("gfx906", "gfx1100")
+    assert gpus(over) == []
+    assert gpus("for GPU arch : gfx90600") == []  # not a target
+
+
+def test_a_scripts_torch_and_gcn_arch_lines():
+    """A check script's own prints (tests/data/real/453: unslothai/unsloth#7354 on an MI50): 'Torch:
+    2.9.1+rocm6.3' and 'GCN arch: gfx906:sramecc-:xnack-' (torch's gcnArchName)."""
+    text = (REAL / "453-mi50-gfx906-unsloth-torch2.9.1-rocm6.3-fp16-gemm-pass-healthy" / "check.txt").read_text()
+    facts = pf.parse(text)
+    assert [(g.how, g.gfx_target, g.isa_features) for g in facts.gpus] == [("torch", "gfx906", ":sramecc-:xnack-")]
+    assert facts.torch == [("2.9.1+rocm6.3", None)]
+    assert pf.parse("GPU arch: gfx906").gpus == []  # a person's statement in an issue form, not torch's property
+    assert pf.parse("Torch: 2.9.1").torch == []  # no ROCm label: not taken

@@ -21,8 +21,8 @@ def _uri(world, profile="ubuntu2604"):
     return world.radeon_url.rstrip("/") + f"/rocm/core/packages/{profile}/"
 
 
-def _install_repo_package(root, world, tmp_path, profile="ubuntu2604"):
-    kr = world.core_key.write_keyring(str(tmp_path / "amdrocm-keyring.gpg"))
+def _install_repo_package(root, world, tmp_path, profile="ubuntu2604", key=None):
+    kr = (key or world.core_key).write_keyring(str(tmp_path / "amdrocm-keyring.gpg"))
     with open(kr, "rb") as fh:
         key = fh.read()
     sources = (f"X-Repo-Id: amdrocm-stable\nTypes: deb\nURIs: {_uri(world, profile)}\nSuites: stable\n"
@@ -89,6 +89,8 @@ def test_the_script_and_the_playbook_keep_the_package_entry_too(resolute_root, c
     res = root.run(["bash", "/root/plan.sh"], timeout=900)
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
     assert root.read(SOURCES) == sources
+    assert "holds key " + core_site.core_key.fingerprint in res.stdout + res.stderr
+    assert not root.exists("/etc/apt/keyrings/amdrocm.gpg")  # the package's key is used; none of ours is written
     assert all(ln.startswith("#") for ln in root.read(HAND).splitlines() if ln.strip()), root.read(HAND)
     assert root.installed_version(f"amdrocm-core-sdk{CORE.series}-gfx1100") == CORE.deb_version
 
@@ -98,3 +100,75 @@ def test_the_script_and_the_playbook_keep_the_package_entry_too(resolute_root, c
     assert root.read(SOURCES) == sources
     counts = ansible.recap(again.stdout)
     assert counts["changed"] == 0 and counts["failed"] == 0, ansible.changed_tasks(again.stdout)
+
+
+def test_a_package_keyring_holding_another_key_stops_every_way_before_any_change(resolute_root, core_site, tmp_path,
+                                                                                ansible_debs):
+    """Issue 21: the adopted entry's Signed-By keyring is checked against the pinned Core SDK key
+    (here the plan's --rocm-core-key-fingerprint, the stand-in's), packet by packet; a package whose
+    keyring holds another key stops --yes, the script and the playbook at their first step."""
+    from harness import ansible
+
+    root = resolute_root
+    _install_repo_package(root, core_site, tmp_path, key=core_site.rogue_key)
+    before = root.snapshot(["/etc/apt", "/var/lib/dpkg/status", "/usr/share/keyrings"])
+    res = wizard.run(root, "--yes", "--no-verify", *core_args(core_site))
+    assert res.returncode != 0
+    assert KEYRING + ", the keyring that AMD's repository-setup package amdrocm-repo-stable names" in res.stderr, res.stderr
+    assert core_site.rogue_key.fingerprint in res.stderr and "Nothing was changed" in res.stderr
+    assert root.snapshot(["/etc/apt", "/var/lib/dpkg/status", "/usr/share/keyrings"]) == before
+
+    script = wizard.run(root, "--plan-only", *core_args(core_site))
+    assert script.returncode == 2, script.stderr
+    root.write("/root/plan.sh", script.stdout, mode=0o755)
+    res = root.run(["bash", "/root/plan.sh"], timeout=900)
+    assert res.returncode != 0 and "is not exactly the Core SDK key" in res.stdout + res.stderr, res.stdout + res.stderr
+    assert root.snapshot(["/etc/apt", "/var/lib/dpkg/status", "/usr/share/keyrings"]) == before
+
+    book = wizard.run(root, "--plan-only", "--format", "ansible", *core_args(core_site))
+    assert book.returncode in (0, 2), book.stderr
+    root.write("/root/core.yml", book.stdout)
+    ansible.install(root, ansible_debs)
+    after_ansible = root.snapshot(["/etc/apt", "/usr/share/keyrings"])
+    run = ansible.playbook(root, "/root/core.yml", "-e", '{"rocm_wizard_gpu_users": []}')
+    assert run.returncode != 0 and "is not exactly the Core SDK key" in run.stdout, run.stdout[-4000:]
+    assert root.snapshot(["/etc/apt", "/usr/share/keyrings"]) == after_ansible
+
+
+def test_a_legacy_upgrade_beside_the_package_keeps_its_entry_and_apt_works(rocm_old, apt_site, core_site, tmp_path):
+    """Issue 21: a host with AMD's repository-setup package (its Core SDK entry for jammy) upgrading the
+    legacy stream (6.2.4 -> 6.4.3): the package's entry and keyring stay as the package left them (the
+    plan says why), the legacy release installs from repo.radeon.com, apt-get update works, and the
+    package still verifies."""
+    from test_exec_rocm_upgrade import upgrade_args
+
+    root = rocm_old
+    sources = _install_repo_package(root, core_site, tmp_path, profile="ubuntu2204")
+    plan = wizard.run(root, "--plan-only", "--format", "json", *upgrade_args(apt_site))
+    assert plan.returncode == 2, plan.stderr
+    assert "amdrocm-repo-stable is installed" in plan.stderr and "stays as it is" in plan.stderr, plan.stderr
+    res = wizard.run(root, "--yes", "--no-verify", *upgrade_args(apt_site))
+    assert res.returncode == 0, res.stderr
+    assert root.read(SOURCES) == sources
+    assert root.run(["dpkg", "--verify", "amdrocm-repo-stable"]).stdout == ""
+    assert root.installed_version("rocm").startswith("6.4.3"), root.installed_version("rocm")
+    ok = root.apt("update")
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+
+
+def test_the_legacy_script_keeps_the_package_entry_too(rocm_old, apt_site, core_site, tmp_path):
+    """The same upgrade through the generated script: the package's file is left alone there too."""
+    from test_exec_rocm_upgrade import upgrade_args
+
+    root = rocm_old
+    sources = _install_repo_package(root, core_site, tmp_path, profile="ubuntu2204")
+    script = wizard.run(root, "--plan-only", *upgrade_args(apt_site))
+    assert script.returncode == 2, script.stderr
+    root.write("/root/plan.sh", script.stdout, mode=0o755)
+    res = root.run(["bash", "/root/plan.sh"], timeout=900)
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+    assert root.read(SOURCES) == sources
+    assert root.run(["dpkg", "--verify", "amdrocm-repo-stable"]).stdout == ""
+    assert root.installed_version("rocm").startswith("6.4.3")
+    ok = root.apt("update")
+    assert ok.returncode == 0, ok.stdout + ok.stderr

@@ -190,6 +190,11 @@ def violations(system, res, facts) -> List[str]:
             if c.verdict == resolve.SATISFIED and c.constraint == "wheel-has-gfx" and not all(
                     oracle_kernels(t.version, idx.name, g) for g in gfx):
                 out.append(f"{w.key}: wheel-has-gfx satisfied without proof")
+    for w in res["docker"].offered:  # issue 30 re-check: a container under WSL reaches the GPU through the host
+        if facts.wsl:
+            for g in gfx:
+                if not oracle_wsl(g, facts.host_rocm or w.subject.rocm):
+                    out.append(f"{w.key} offered for {g} under WSL: not on AMD's WSL list")
     for w in res["rocm-upgrade"].offered:
         rel = w.subject
         if getattr(rel, "core", False):
@@ -251,6 +256,8 @@ def test_no_offered_way_out_violates_a_constraint(system):
             assert g in w.subject.gfx_observed or not oracle_image_library_gaps(w.subject.rocm, g), (w.key, g)
         if facts.driver_train and not facts.wsl:
             assert oracle_in_window(facts.driver_train, w.subject.rocm) is not False, w.key
+        if facts.wsl:
+            assert all(oracle_wsl(g, facts.host_rocm or w.subject.rocm) for g in gfx), w.key
     for w in res["rocm-upgrade"].offered:
         assert all(g in w.subject.gfx_official for g in gfx), w.key
         if facts.gpus and all(g.igpu for g in facts.gpus) and not facts.wsl:
@@ -423,3 +430,22 @@ def test_the_oracle_fails_on_the_old_facts(monkeypatch):
 
     monkeypatch.setattr(build, "_dkms_choice", lambda system, choices, rel, known, notes: True)
     assert any(v.startswith("plan: amdgpu-dkms") for v in apu_dkms_violations(apu))
+
+
+def test_the_oracle_fails_on_docker_without_the_wsl_check(monkeypatch):
+    """Issue 30 re-check: an RDNA2 card under WSL (no WSL list names gfx1030) was offered rocm/pytorch
+    images, which reach the GPU only through the host's WSL runtime; the oracle calls that harmful."""
+    from rocm_wizard import resolve
+    from rocm_wizard.resolve import resolver
+
+    rdna2 = make_system("gfx1030", False, "6.2.4", None, "3.12.3", "24.04", True, None)
+
+    def found(system):
+        f = resolve.from_system(system)
+        return violations(system, resolve.resolve(system, facts=f), f)
+
+    assert found(rdna2) == []
+    monkeypatch.setattr(resolver, "check_wsl_gpu", lambda facts, rocm: resolver._check("wsl-gpu", resolve.SATISFIED, "old"))
+    old = found(rdna2)
+    assert any("under WSL: not on AMD's WSL list" in v for v in old), old
+

@@ -120,13 +120,17 @@ class RepoPackage:
     self_update_file: str
     status: str
     sources: Tuple[str, ...]
+    # every keyring a package's entry may name (Signed-By): the draft RFC's and the builder's
+    keyrings: Tuple[str, ...] = ()
 
 
 @functools.lru_cache(maxsize=None)
 def repo_package() -> RepoPackage:
     r = _data().get("repo_package") or {}
-    return RepoPackage(tup(r.get("names")), r.get("keyring", ""), r.get("self_update_file", ""),
-                       r.get("status", "unknown"), tup(r.get("sources")))
+    keyring = r.get("keyring", "")
+    keyrings = tup(r.get("keyrings")) or ((keyring,) if keyring else ())
+    return RepoPackage(tup(r.get("names")), keyring, r.get("self_update_file", ""),
+                       r.get("status", "unknown"), tup(r.get("sources")), keyrings)
 
 
 def repo_of(rel) -> CoreRepo:

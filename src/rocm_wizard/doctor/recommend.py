@@ -91,7 +91,7 @@ def _pair_dict(t: wheels.TorchRelease, idx: wheels.WheelIndex, base: Optional[st
         "mode": mode,
         "venv": venv,
         "torch": t.version,
-        "torchvision": t.torchvision,
+        "torchvision": t.torchvision_for(idx.name),
         "torchaudio": t.torchaudio_for(idx.name),
         "triton": None if idx.amd else t.triton_requirement,
         "index": idx.name,
@@ -226,7 +226,7 @@ def _torch(ctx: Context, facts: resolve.Facts, ids, base: Optional[str]) -> Reco
     t, idx, reason, way = choice
     target = _pair_dict(t, idx, base, venv, "switch", gfx=tuple(gfx or ()))
     target["proof"] = way.proof()
-    parts = [f"torch {t.version} + torchvision {t.torchvision} + torchaudio {target['torchaudio']} from the {idx.name} "
+    parts = [f"torch {t.version} + torchvision {target['torchvision']} + torchaudio {target['torchaudio']} from the {idx.name} "
              "index" + (f" (with {target['triton']})" if target["triton"] else "")
              + (f" carries {gfx_txt} kernels" if gfx else "") + f": {reason}."]
     parts.append(f"The wheel brings its own ROCm {idx.rocm} user space; only the amdgpu kernel driver must be compatible."

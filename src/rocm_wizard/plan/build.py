@@ -373,6 +373,7 @@ def _rocm_upgrade(system, choices: Choices, notes: List[str], recipe) -> Tuple[D
             raise PlanError(f"--rocm-key-fingerprint {choices.rocm_key_fingerprint!r} is not a 40-digit hex fingerprint")
     repo = cat.rocm_repo()
     amdgpu_arch = _adopt_amdgpu_install(system, rel, codename, base, notes)
+    package_files = _repo_package_beside_legacy(system, rel, notes)
     lines = cat.rocm_apt_lines(rel, codename, base, amdgpu_arch)
     files: Dict[str, List[str]] = {}
     for path, line in lines:
@@ -404,6 +405,7 @@ def _rocm_upgrade(system, choices: Choices, notes: List[str], recipe) -> Tuple[D
             "keyring": repo.keyring,
             "source_files": source_files,
             "markers": markers,
+            "adopted_files": package_files,
             "pin_file": repo.pin_file,
             "pin_origin": repo.pin_origin,
             "pin_priority": repo.pin_priority,
@@ -654,7 +656,8 @@ def _rocm_upgrade_core(system, choices: Choices, notes: List[str], rel, targets:
     path, content = cat.core_source_file(rel, prof, base)
     head = (f"# ROCm Core SDK {rel.version} ({prof.profile}). Written whole by rocm-wizard;\n"
             "# other AMD repository entries are taken out so that only this release is configured.\n")
-    adopted = _adopt_repo_package(system, cat.core_packages_url(rel, prof, base), path, notes)
+    adopted, adopted_keyrings, adopted_by = _adopt_repo_package(system, cat.core_packages_url(rel, prof, base), path,
+                                                                fpr, notes)
     source_files = [] if adopted else [{"path": path, "content": head + content}]
     for lpath, line in driver_lines:
         source_files.append({"path": lpath, "content": f"# amdgpu {rel.driver_train} kernel driver paired with ROCm "
@@ -683,7 +686,8 @@ def _rocm_upgrade_core(system, choices: Choices, notes: List[str], rel, targets:
             "key_url": cat.core_key_url(rel, base), "key_fingerprint": fpr, "keyring": info.keyring,
             "driver_key_url": cat.rocm_key_url(radeon), "driver_key_fingerprint": radeon_fpr,
             "driver_keyring": repo.keyring, "driver_train": rel.driver_train or "(installed)",
-            "source_files": source_files, "adopted_files": adopted, "markers": markers, "pin_file": info.pin_file,
+            "source_files": source_files, "adopted_files": adopted, "adopted_keyrings": adopted_keyrings,
+            "adopted_by": adopted_by, "markers": markers, "pin_file": info.pin_file,
             "pin_content": (f"# Core SDK packages from {pin_origin} over the distribution's (written by rocm-wizard)\n"
                             f"Package: {info.pin_package}\nPin: origin \"{pin_origin}\"\n"
                             f"Pin-Priority: {info.pin_priority}\n"),
@@ -693,7 +697,7 @@ def _rocm_upgrade_core(system, choices: Choices, notes: List[str], rel, targets:
             "install_root": cat.core_install_root(rel), "version_file": cat.core_version_file(rel),
         },
         "flags": {"dkms": dkms, "auth": False, "allow_removals": bool(choices.allow_apt_removals),
-                  "secure_boot": dkms and getattr(osi, "secure_boot", None) is True},
+                  "secure_boot": dkms and getattr(osi, "secure_boot", None) is True, "adopted": bool(adopted)},
     }
     legacy = sorted(n for n in (getattr(system.rocm, "packages", None) or {})
                     if any(fnmatchcase(n, pat) for pat in info.legacy_packages))
@@ -1405,6 +1409,19 @@ def _docker(system, choices: Choices, notes: List[str], recipe):
         window.check(tag, notes)
     rocm = getattr(system, "rocm", None)
     wsl = bool(osi is not None and osi.wsl)
+    if wsl and targets:  # the container reaches the GPU through the host's WSL runtime: AMD's WSL GPU lists
+        from ..catalog import compat
+
+        wsl_rocm = _short_version(getattr(rocm, "version", None)) or (tag.rocm if tag is not None else None)
+        names = " ".join(str(getattr(g, "name", None) or "") for g in getattr(system, "gpus", []) or [])
+        for g in targets:
+            ok, _row = compat.wsl_supports(g, wsl_rocm, names) if wsl_rocm else (None, None)
+            if ok is False:
+                first = compat.wsl_first_listing(g, names)
+                raise PlanError(f"AMD does not support {g} under WSL with ROCm {wsl_rocm}"
+                                + (f" (listed from ROCm {first.rocm_min})" if first else " (on no WSL list)")
+                                + ": a container reaches the GPU only through the host's WSL runtime, so no image "
+                                "can run on it", _explicit(choices, "docker"))
     if wsl:  # no /dev/kfd or /dev/dri under WSL 2: AMD's WSL container flags (librocdxg README)
         notes.append("WSL: the container gets /dev/dxg and the host's DXCore and librocdxg instead of /dev/kfd and "
                      f"/dev/dri; it needs {cat.docker_host_requirement(wsl=True)}")
@@ -1678,31 +1695,68 @@ def _same_uri(a: Optional[str], b: str) -> bool:
     return bool(a) and a.rstrip("/") == b.rstrip("/")
 
 
-def _adopt_repo_package(system, uri: str, own_file: str, notes: List[str]) -> List[str]:
-    """The source files of AMD's repository-setup package (``amdrocm-repo-*``) that the plan keeps as
-    they are, when one is installed and names ``uri``: the plan then writes no entry of its own for
-    it (two entries for one URI with different Signed-By make apt-get update fail) and never edits or
-    removes those files.  Installed but naming another URI (a mirror, another stream or profile):
-    refused, with the reason.  Not installed: []."""
+def _repo_package_beside_legacy(system, rel, notes: List[str]) -> List[str]:
+    """A legacy release planned where AMD's repository-setup package (``amdrocm-repo*``) is installed:
+    its entry stays as it is, said with the reason.  The package configures only the Core SDK
+    repository (``amdrocm*`` packages, none of which this plan installs or removes; a Core SDK already
+    installed is refused earlier as a downgrade across streams), its entry is a conffile that
+    rocm-wizard never edits, its entry names another URI than repo.radeon.com (so no second
+    Signed-By for one URI), and it conflicts only with amdgpu-install (TheRock's builder:
+    ``Conflicts: amdgpu-install``), which this plan does not install.  Returns the package's deb822
+    files, which the plan's apt-sources step never edits or removes (``adopted``), even where its
+    markers would match them (one mirror host serving both streams)."""
     pkg = cat.core_repo_package()
     rocm = getattr(system, "rocm", None)
     installed = sorted(n for n in (getattr(rocm, "packages", None) or {}) if n in pkg.names)
     if not installed:
         return []
+    mine = [a for a in (getattr(rocm, "apt_sources", None) or [])
+            if a.file and a.signed_by in pkg.keyrings and a.file.startswith("/etc/apt/sources.list.d/")
+            and a.file.endswith(".sources")]
+    entries = sorted({f"{a.file} ({a.uri})" for a in mine if a.enabled and a.uri})
+    notes.append(f"AMD's repository-setup package {', '.join(installed)} is installed ({pkg.status}: "
+                 f"{', '.join(pkg.sources)}): its Core SDK repository entry "
+                 + (f"{'; '.join(entries)} " if entries else "")
+                 + f"stays as it is. It serves only the Core SDK's amdrocm* packages, which this plan neither installs "
+                 f"nor removes; ROCm {rel.version} comes from repo.radeon.com with its own key and pin (priority 600), "
+                 "and the package's entry is a conffile rocm-wizard never edits. The package conflicts with "
+                 "amdgpu-install, which this plan does not install. To leave the Core SDK stream altogether: "
+                 f"apt-get purge {installed[0]} (purge: a plain remove keeps its entry, a conffile, without its keyring)")
+    return sorted({a.file for a in mine})
+
+
+def _adopt_repo_package(system, uri: str, own_file: str, fpr: str,
+                        notes: List[str]) -> Tuple[List[str], List[str], str]:
+    """The source files of AMD's repository-setup package (``amdrocm-repo-*``) that the plan keeps as
+    they are, when one is installed and names ``uri``: the plan then writes no entry of its own for
+    it (two entries for one URI with different Signed-By make apt-get update fail) and never edits or
+    removes those files; nor does it write a key of its own: the keyrings those entries' Signed-By
+    name are checked packet by packet against ``fpr`` (step ``apt-key-check``, first in the plan) and
+    a keyring holding anything else stops the run before anything changes.  Installed but naming
+    another URI (a mirror, another stream or profile): refused, with the reason.  Returns (files,
+    their keyrings, the package's name); ([], [], "") when none is installed."""
+    pkg = cat.core_repo_package()
+    rocm = getattr(system, "rocm", None)
+    installed = sorted(n for n in (getattr(rocm, "packages", None) or {}) if n in pkg.names)
+    if not installed:
+        return [], [], ""
     sources = [a for a in (getattr(rocm, "apt_sources", None) or []) if a.file]
-    mine = [a for a in sources if a.enabled and _same_uri(a.uri, uri) and a.signed_by == pkg.keyring]
+    mine = [a for a in sources if a.enabled and _same_uri(a.uri, uri) and a.signed_by in pkg.keyrings]
     names = ", ".join(installed)
     if not mine:
-        theirs = sorted({f"{a.file}: {a.uri}" for a in sources if a.signed_by == pkg.keyring and a.uri})
+        theirs = sorted({f"{a.file}: {a.uri}" for a in sources if a.signed_by in pkg.keyrings and a.uri})
         raise PlanError(f"AMD's repository-setup package {names} is installed, but none of its entries "
-                        f"(Signed-By: {pkg.keyring}) names this plan's repository {uri}"
+                        f"(Signed-By: {' or '.join(pkg.keyrings)}) names this plan's repository {uri}"
                         + (f" (it names {'; '.join(theirs)})" if theirs else "")
                         + ": a second entry would be needed beside the package's. Plan for the repository the package "
                         "names (without --rocm-core-mirror), or remove the package (apt-get purge "
                         f"{installed[0]}) and plan again")
     files = sorted({a.file for a in mine})
+    keyrings = sorted({a.signed_by for a in mine})
     notes.append(f"AMD's repository-setup package {names} ({pkg.status}: {', '.join(pkg.sources)}) provides this "
-                 f"repository in {', '.join(files)} (Signed-By: {pkg.keyring}): kept as it is; rocm-wizard writes "
+                 f"repository in {', '.join(files)} (Signed-By: {', '.join(keyrings)}): kept as it is; rocm-wizard writes "
                  f"no entry of its own for it" + (f" (nor {own_file})" if own_file not in files else "")
-                 + " and takes AMD's other entries for it out of every other file")
-    return files
+                 + " and takes AMD's other entries for it out of every other file. Its keyring is checked first "
+                 f"against the Core SDK key {fpr} (packet by packet: that key alone, neither expired nor revoked) "
+                 "and the run stops before any change if it holds anything else; rocm-wizard writes no key of its own")
+    return files, keyrings, installed[0]

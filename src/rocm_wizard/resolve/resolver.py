@@ -169,8 +169,8 @@ def torch_checks(facts: Facts, t: wheels.TorchRelease, idx: wheels.WheelIndex) -
         checks.append(_check("pairing-known", UNKNOWN, f"the torchvision/torchaudio pair of torch {t.version} is "
                              "not known"))
     else:
-        checks.append(_check("pairing-known", SATISFIED, f"torch {t.version} + torchvision {t.torchvision} + "
-                             f"torchaudio {t.torchaudio}", t.sources))
+        checks.append(_check("pairing-known", SATISFIED, f"torch {t.version} + torchvision "
+                             f"{t.torchvision_for(idx.name)} + torchaudio {t.torchaudio_for(idx.name)}", t.sources))
     # the venv's Python, or with no venv yet the distribution's python3 that makes the new one
     python, whose = ((facts.python, f"the venv runs Python {facts.python}") if facts.python else
                      (facts.new_python, facts.new_python_source))
@@ -299,6 +299,8 @@ def docker_checks(facts: Facts, tag: docker.DockerTag) -> List[Check]:
         img = _check("image-gfx", VIOLATED, f"{tag.tag} is a preview image, never proposed", tag.sources)
     checks = [img, check_driver_window(facts, tag.rocm, f"the image {tag.tag}")]
     checks.append(check_override(facts, native, f"ROCm {tag.rocm}"))
+    if facts.wsl:  # under WSL the container reaches the GPU through the host's WSL runtime: AMD's WSL lists
+        checks.append(check_wsl_gpu(facts, facts.host_rocm or tag.rocm))
     return checks
 
 

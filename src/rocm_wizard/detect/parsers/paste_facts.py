@@ -12,6 +12,8 @@ the paste is:
   MI300X', ... gcnArchName='gfx942:sramecc+:xnack-'``), ComfyUI's start-up (``pytorch version:
   ...``, ``AMD arch: gfx1100``, ``Device: cuda:0 AMD Radeon RX 7900 XTX : native``);
 * llama.cpp's ``ggml_cuda_init`` device lines (``Device 0: AMD Radeon Graphics, gfx1151 (0x1151)``);
+* rocBLAS's missing-kernels error (``... TensileLibrary.dat: Illegal seek for GPU arch : gfx906``), which
+  names the running device's target (not taken from a paste that sets ``HSA_OVERRIDE_GFX_VERSION``);
 * a ``uname -a`` / ``uname -srmv`` line (``Linux host 6.8.0-45-generic #45-Ubuntu SMP ... GNU/Linux``)
   and ``Kernel version: 5.15.0-101-generic``;
 * a line that is only a distribution's name and version (the OS field of ROCm's issue template:
@@ -36,6 +38,8 @@ _MODESET = lazy(r"initializing kernel modesetting \((?P<chip>IP DISCOVERY|[A-Z][
                 r"0x[0-9A-Fa-f]{4}:0x[0-9A-Fa-f]{4} 0x(?P<rev>[0-9A-Fa-f]{2})\)")
 _KFD_DEVICE = lazy(r"\bkfd(?: kfd)?: (?:amdgpu: )?(?P<what>added|skipped) device 1002:(?P<dev>[0-9a-fA-F]{4})\b")
 _GCN_ARCH = lazy(r"gcnArchName='(?P<gfx>gfx[0-9a-f]{3,4})(?P<feat>(?::[a-z]+[+-])*)'")
+# a script's print of the same property on a line of its own: "GCN arch: gfx906:sramecc-:xnack-"
+_GCN_ARCH_LINE = lazy(r"^\s*(?:GCN arch|gcnArchName)\s*[:=]\s*'?(?P<gfx>gfx[0-9a-f]{3,4})(?P<feat>(?::[a-z]+[+-])*)'?\s*$", re.I)
 _PROPS_NAME = lazy(r"_CudaDeviceProperties\(name='(?P<name>[^']{1,120})'")
 _GGML_DEVICE = lazy(r"^(?:[\w.-]+\[\d+\]:)?\s*Device (?P<idx>\d+): (?P<name>[^,]{1,120}), (?P<gfx>gfx[0-9a-f]{3,4})(?::[a-z]+[+-])* \(0x[0-9a-f]+\)")
 # rocminfo's Name / Marketing Name lines as ROCm's issue template greps them ("GPU:" block)
@@ -51,7 +55,7 @@ _COMFY_DEVICE = lazy(r"^\s*Device: cuda:(?P<idx>\d+) (?P<name>.{1,120}?) : (?:na
 _TORCH_VER = r"\d+\.\d+\.\d+(?:(?:a|b|rc)\d+|\.dev\d+)?(?:\+[0-9A-Za-z.]+)?"
 _HIP_VER = r"\d+\.\d+\.\d{5}(?:-[0-9a-f]+)?"
 _TORCH_HIP = lazy(r"^\s*(?P<torch>" + _TORCH_VER + r")\s*,?\s*(?:hip:?\s*)?'?(?P<hip>" + _HIP_VER + r")'?\s*$")
-_TORCH_LABELLED = lazy(r"^\s*(?:pytorch version|torch version|torch\.__version__\s*[:=]?|PyTorch)\s*[:=]?\s*'?(?P<torch>"
+_TORCH_LABELLED = lazy(r"^\s*(?:pytorch version|torch version|torch\.__version__\s*[:=]?|PyTorch|Torch:)\s*[:=]?\s*'?(?P<torch>"
                        + _TORCH_VER + r"\+rocm[0-9A-Za-z.]*)'?\s*$", re.I)
 _REPL_TORCH = lazy(r"^\s*'(?P<torch>" + _TORCH_VER + r"\+rocm[0-9A-Za-z.]*)'\s*$")
 # a line that is only a torch wheel (URL or file name): .../torch-2.3.0.dev20240126%2Brocm6.0-cp310-cp310-linux_x86_64.whl
@@ -106,7 +110,12 @@ _LSPCI_LINE = lazy(r"^(?P<bdf>" + _BDF + r") (?:VGA compatible controller|Displa
 # ":1:rocdevice.cpp:621: Code object manager initialization failed for HSA device gfx1030 (PCI ID 73df)"
 _CLR_DEVICE = lazy(r"\bHSA device (?P<gfx>gfx[0-9a-f]{3,4})(?::[a-z]+[+-])* \(PCI ID (?P<dev>[0-9a-fA-F]{1,4})\)")
 
-_NEEDLES = ("amdgpu", "kfd", "gcnarchname", "device ", "name:", "card", "| 0", "boot_image", '"card', "amd arch", "hip", "rocm", "linux", "kernel", "ubuntu",
+# rocBLAS (library/src/tensile_host.cpp) names the running device's target when its Tensile kernels are
+# missing: "rocBLAS error: Cannot read .../TensileLibrary.dat: Illegal seek for GPU arch : gfx906".
+# Under HSA_OVERRIDE_GFX_VERSION that is the overridden target, so such a paste takes nothing from it.
+_ROCBLAS_ARCH = lazy(r"\bfor GPU arch : (?P<gfx>gfx[0-9a-f]{3,4})(?::[a-z]+[+-])*(?![0-9a-z])")
+
+_NEEDLES = ("gpu arch : gfx", "gcn arch", "amdgpu", "kfd", "gcnarchname", "device ", "name:", "card", "| 0", "boot_image", '"card', "amd arch", "hip", "rocm", "linux", "kernel", "ubuntu",
             "debian", "fedora", "rocky", "alma", "red hat", "centos", "suse", "arch linux", "mint", "pop!_os",
             "manjaro", "python ", "successfully installed", "amd-smi", "version:", "did ", "uname", "advanced micro devices", "pci id")
 
@@ -341,6 +350,12 @@ def parse(text: object) -> PasteFacts:
                 if (dev, skipped) not in kfd_seen:
                     kfd_seen.add((dev, skipped))
                     out.gpus.append(PasteGpu("kfd", device_id=dev, skipped=skipped))
+        if l.startswith(("gcn arch", "gcnarchname")):
+            m = _GCN_ARCH_LINE.match(line)
+            if m and ("torch", None, m.group("gfx")) not in names_seen:
+                names_seen.add(("torch", None, m.group("gfx")))
+                out.gpus.append(PasteGpu("torch", gfx_target=m.group("gfx"), isa_features=m.group("feat") or None))
+                continue
         if "gcnarchname" in l:
             m = _GCN_ARCH.search(line)
             if m:
@@ -364,6 +379,11 @@ def parse(text: object) -> PasteFacts:
                 names_seen.add(("bench", m.group("idx")))
                 out.gpus.append(PasteGpu("bench", name=m.group("name"), gfx_target=m.group("gfx")))
             continue
+        if "gpu arch : gfx" in l:
+            m = _ROCBLAS_ARCH.search(line)
+            if m and ("rocblas", m.group("gfx")) not in names_seen:
+                names_seen.add(("rocblas", m.group("gfx")))
+                out.gpus.append(PasteGpu("rocblas", gfx_target=m.group("gfx")))
         if l.startswith("amd arch:"):
             m = _COMFY_ARCH.match(line)
             if m and ("comfy", m.group("gfx")) not in names_seen:
@@ -411,6 +431,8 @@ def parse(text: object) -> PasteFacts:
             if m and any(c.isdigit() for c in m.group("pretty")) or (m and "arch linux" in l):
                 if m.group("pretty") not in out.distros:
                     out.distros.append(m.group("pretty"))
+    if "hsa_override_gfx_version" in low:  # rocBLAS then names the overridden target, not the GPU's
+        out.gpus = [g for g in out.gpus if g.how != "rocblas"]
     # a GPU whose kfd line and modesetting line name the same chip is one GPU: keep the richer record
     dmesg_devs = {g.device_id for g in out.gpus if g.how == "dmesg" and g.device_id}
     out.gpus = [g for g in out.gpus if not (g.how == "kfd" and not g.skipped and g.device_id in dmesg_devs)]

@@ -530,6 +530,28 @@ def _pasted_amdgpu_version(source: Source) -> Optional[Tuple[str, str]]:
     return None
 
 
+# a versioned ROCm tree named by a tool's own output line: clang's (hipcc --version) "Configuration
+# file: /opt/rocm-6.1.3/lib/llvm/bin/clang++.cfg" / "InstalledDir: /opt/rocm-6.1.3/llvm/bin", and
+# rocBLAS's "Cannot read /opt/rocm-6.4.0/lib/rocblas/library/TensileLibrary.dat" (the tree it loaded)
+_TOOL_TREE = lazy(r"^(?:Configuration file: |InstalledDir: |rocBLAS error: Cannot read )/opt/rocm-(?P<ver>\d+\.\d+\.\d+)/\S*")
+
+
+def _tool_tree_rocm(source: Source) -> Optional[Tuple[str, str]]:
+    """The ROCm release of the versioned tree a tool's output line names (see ``_TOOL_TREE``); one
+    release only: with several named, none is taken."""
+    found: Dict[str, str] = {}
+    for name, text in pastes(source):
+        if "/opt/rocm-" not in text:
+            continue
+        for raw in text.split("\n"):
+            line = raw.strip("`\t >\r")
+            if "/opt/rocm-" in line and len(line) < 2000:
+                m = _TOOL_TREE.match(line)
+                if m:
+                    found.setdefault(m.group("ver"), paste_label(name, line.split(":", 1)[0].split(" error")[0] + " path"))
+    return next(iter(found.items())) if len(found) == 1 else None
+
+
 def _form_rocm(source: Source) -> Optional[Tuple[str, str]]:
     """The ROCm release an issue form names ("### ROCm Version" / "ROCm version: 7.2.2"): a version
     of a known ROCm series only (a driver version such as 6.12.12 in that field is no ROCm release)."""
@@ -634,6 +656,14 @@ def _version(source: Source, system: System, r: RocmInfo, found: List[Tuple[pack
             r.put("version", smi[0], smi[1])
         elif not smi[0].startswith(r.version) and not r.version.startswith(smi[0]):
             r.note("amd-smi says ROCm %s (%s), detected %s" % (smi[0], smi[1], r.version))
+    if r.version is None:
+        tree = _tool_tree_rocm(source)
+        if tree is not None:
+            r.put("version", tree[0], tree[1])
+            form = _form_rocm(source)
+            if form is not None and form[0] != tree[0]:
+                r.note("the issue form says ROCm %s (%s), but a tool's output names the tree /opt/rocm-%s (%s)"
+                       % (form[0], form[1], tree[0], tree[1]))
     if r.version is None:
         form = _form_rocm(source)
         if form is not None:
