@@ -1622,7 +1622,7 @@ def _build(system, choices: Choices, notes: List[str]) -> Plan:
     try:
         system, real_os = _as_ubuntu_base(system, path, _explicit(choices, path), notes)
     except PlanError as exc:
-        raise PlanError(exc.message, ERROR if auto else exc.exit_code) from None
+        raise PlanError(exc.message, exc.exit_code) from None
     osi = _os(system)
     from ..catalog import cpu_arches
 
@@ -1672,10 +1672,8 @@ def _build(system, choices: Choices, notes: List[str]) -> Plan:
             steps += [make_step(**spec) for spec in ns.get("extra_steps", [])]
         except ValueError as exc:
             raise PlanError(f"invalid value for this plan: {exc}") from None
-    except PlanError as exc:
-        if auto:
-            raise PlanError(exc.message, ERROR) from None
-        raise
+    except PlanError:
+        raise  # a way chosen by the default rule that does not apply is 'not applicable' (3), as with --path
     from .recipes import render
 
     if real_os is not None and "os" in fp.fields:  # the system is checked as what it says it is
