@@ -36,7 +36,8 @@ from .runner import Runner
 RESTORABLE_KINDS = {"apt-key", "apt-sources", "apt-pin", "apt-update", "file", "reboot-flag"}
 ROOT_KINDS = {"apt-key", "apt-sources", "apt-pin", "apt-update", "apt-install", "apt-remove", "alternative", "command",
               "reboot-flag"}
-ROOT_KINDS |= {"rpm-key", "dnf-install"}  # issue 26: rpm's database and dnf need root
+# issue 26: rpm's database, dnf and zypper need root
+ROOT_KINDS |= {"rpm-key", "dnf-install", "zypper-key", "zypper-repos", "zypper-refresh", "zypper-install"}
 STATUS_WORDS = {OK: "ok", CHANGED: "changed", FAILED: "failed", jr.SKIPPED: "skipped"}
 
 # Fault injection for the crash tests: ROCM_WIZARD_FAULT=kill-after:<step id> (or kill-before:)
