@@ -2,8 +2,8 @@
 checked packet by packet against its fingerprint (the same rule as the apt keyring,
 :func:`rocm_wizard.plan.openpgp.minimal_keyring`), and the INI ``.repo`` files both read.
 
-* :class:`RpmKey` (kind ``rpm-key``; ``zypper-key`` in zypper plans is the same step): fetch the key, refuse anything but exactly the expected
-  primary key (no other key, no secret-key packet, not expired, not revoked), write that key alone,
+* :class:`RpmKey` (kind ``rpm-key``; zypper plans' ``zypper-key`` is the same step): fetch the
+  key, refuse anything but exactly the expected primary key (no other key, no secret-key packet, not expired, not revoked), write that key alone,
   ASCII-armoured, to a file under ``/etc/pki/rpm-gpg`` (the ``gpgkey=file://`` of the ``.repo``
   files, so the package manager never imports a key it downloaded itself), then ``rpm --import`` it.
 * :func:`repo_ini`: the text of a ``.repo`` file (dnf's ``/etc/yum.repos.d`` and zypper's
