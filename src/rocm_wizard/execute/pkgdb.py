@@ -39,27 +39,32 @@ def db_of(tool: str) -> str:
     return RPM if tool in (DNF, ZYPPER) else DPKG
 
 
+def parse_dpkg_status(text: str) -> Dict[str, str]:
+    """Installed package -> version from the text of dpkg's status file."""
+    out: Dict[str, str] = {}
+    pkg = ver = status = None
+    for raw in (text or "").split("\n") + [""]:
+        if not raw:
+            if pkg and ver and status and status.endswith(" installed"):
+                out[pkg] = ver
+            pkg = ver = status = None
+        elif raw.startswith("Package: "):
+            pkg = raw[9:].strip()
+        elif raw.startswith("Version: "):
+            ver = raw[9:].strip()
+        elif raw.startswith("Status: "):
+            status = raw[8:].strip()
+    return out
+
+
 def dpkg_versions(root: str = "/") -> Optional[Dict[str, str]]:
     """Installed package -> version from dpkg's status file (None without dpkg)."""
     path = "/var/lib/dpkg/status" if root in ("", "/") else os.path.join(root, "var/lib/dpkg/status")
     try:
         with open(path, "r", encoding="utf-8", errors="replace") as fh:
-            text = fh.read()
+            return parse_dpkg_status(fh.read())
     except OSError:
         return None
-    out: Dict[str, str] = {}
-    for para in text.split("\n\n"):
-        pkg = ver = status = None
-        for line in para.splitlines():
-            if line.startswith("Package: "):
-                pkg = line[9:].strip()
-            elif line.startswith("Version: "):
-                ver = line[9:].strip()
-            elif line.startswith("Status: "):
-                status = line[8:].strip()
-        if pkg and ver and status and status.endswith(" installed"):
-            out[pkg] = ver
-    return out
 
 
 def parse_rpm_qa(text: str) -> Dict[str, str]:
