@@ -78,3 +78,17 @@ def test_core_sdk_rpm_repositories_as_amds_install_page_writes_them():
                         (("7.13", "rhel", "9.6"), "no Core SDK rpm repository is recorded for 7.13")):
         repo, why = rpmrepos.coresdk_repo(*args)
         assert repo is None and words in why, why
+
+
+def test_7x_kernel_driver_repository_on_el_as_amds_driver_page_writes_it():
+    """ROCm/amdgpu-docs package-manager-rhel.rst: el/<point release> for EL 8 and 9, el/<major> for
+    EL 10; priority=50; the legacy key; the installed amdgpu-dkms removed first."""
+    base = "https://repo.radeon.com/"
+    nine = rpmrepos.driver_el_7x(base, "30.30.4", "9", "9.6")
+    assert nine["url"] == "https://repo.radeon.com/amdgpu/30.30.4/el/9.6/main/x86_64"
+    assert nine["priority"] == 50 and nine["remove_installed_first"] and nine["status"] == "documented"
+    assert nine["key_url"] == "https://repo.radeon.com/rocm/rocm.gpg.key"
+    assert rpmrepos.driver_el_7x(base, "30.30.4", "10", "10.0")["url"].endswith("/amdgpu/30.30.4/el/10/main/x86_64")
+    assert rpmrepos.driver_el_7x(base, "30.10.1", "8", "8.10")["url"].endswith("/el/8.10/main/x86_64")
+    assert "rocm-5954" in nine["sources"] and "404" in nine["note"]
+    assert rpmrepos.driver_el_7x(base, None, "9", "9.6") is None  # the driver directory not known

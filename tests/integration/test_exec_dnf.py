@@ -220,13 +220,14 @@ def test_the_script_refuses_a_forged_key_before_rpm_import(rocky_old, rpm_site):
     assert state(root) == before
 
 
-def test_the_playbook_converges_with_ansible_builtin_dnf(rocky_old, rpm_site, ansible_debs):
-    """ansible-core's own dnf and rpm_key modules, run for real with ``-c local`` in the root (Debian's
-    ansible-core 2.14; its dnf module uses the root's python3-dnf)."""
+def test_the_playbook_converges_with_ansible_builtin_dnf(rocky_old, rpm_site, ansible_in):
+    """ansible-core's own dnf and rpm_key modules, run for real in the root under Debian's
+    ansible-core (2.14), the newest from PyPI the root's Python 3.11 can run (2.19.x) and the newest
+    on PyPI (2.20+, from the Debian 13 controller); the dnf module uses the root's python3-dnf."""
     from harness import ansible
 
     root = rocky_old
-    ansible.install(root, ansible_debs)
+    ansible_in(root)
     plan = wizard.run(root, "--plan-only", "--format", "ansible", *args(rpm_site))
     assert plan.returncode == 2, plan.stderr
     root.write("/root/site.yml", plan.stdout)

@@ -5,6 +5,8 @@
 * :func:`el_release` -- (major, point) of an EL system (``"9.4"`` -> ("9", "9.4"));
 * :func:`layout` / :func:`repo_urls` -- the ROCm (and kernel driver) repository of a release;
 * :func:`os_supported` -- True / False / None (not known) for a ROCm release on an EL point release;
+* :func:`driver_el_7x` -- where AMD's page installs a 7.x release's kernel driver from on EL (facts
+  for the ``--no-dkms`` guidance; no plan installs it yet);
 * :func:`coresdk_repo` -- the Core SDK's rpm repository of a series for an OS (facts only: no plan
   uses it yet).
 """
@@ -121,6 +123,22 @@ def sources() -> List[str]:
                  d["prerequisites"].get("sources", []), d["fedora"].get("sources", [])]:
         out += [s for s in part if s not in out]
     return out
+
+
+def driver_el_7x(base: str, amdgpu_dir: Optional[str], major: str, point: str) -> Optional[Dict[str, Any]]:
+    """The 7.x kernel driver's repository on EL as AMD's driver page writes it: ``url`` (EL 8/9 by
+    point release, EL 10 by major), ``priority``, ``key_url``, ``remove_installed_first``, status and
+    sources (plus the observed caveat on point releases); None when the driver directory is unknown."""
+    d = data().get("driver_el_7x")
+    if d is None or not amdgpu_dir:
+        return None
+    tmpl = d["baseurl_el10"] if major.isdigit() and int(major) >= 10 else d["baseurl"]
+    base = base.rstrip("/")
+    return {"url": base + "/" + tmpl.format(amdgpu_dir=amdgpu_dir, major=major, point=point),
+            "repo_file": d["repo_file"], "priority": d["priority"], "key_url": base + "/" + d["key_path"],
+            "remove_installed_first": bool(d["remove_installed_first"]), "status": d["status"],
+            "sources": tuple(d["sources"]) + tuple(d.get("missing_point_sources", [])),
+            "note": d.get("missing_point_note", "")}
 
 
 class CoreSdkRepo(NamedTuple):
