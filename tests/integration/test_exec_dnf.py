@@ -151,6 +151,44 @@ def test_rollback_after_a_failed_run_removes_the_repo_files_it_wrote(rocky_old, 
     assert rpm_q(root, "rocm") == "rocm-6.2.4.60204"
 
 
+def test_rollback_names_the_rpm_packages_the_run_changed_and_its_commands_take_them_back(rocky_old, rpm_site):
+    """The journal and ``rollback`` list what the run did to rpm's database (from ``rpm -qa`` before
+    and after, like dpkg's status on the apt path): rocm and rocm-core upgraded, AMD's key imported.
+    On a machine that had AMD's 6.2.4 repository, rollback puts that .repo file back, and the
+    ``dnf downgrade`` line it prints, run as printed, takes ROCm back to 6.2.4."""
+    root = rocky_old
+    old_repo = (f"[ROCm-6.2.4]\nname=ROCm 6.2.4\nbaseurl={rpm_site.radeon_url}/rocm/rhel9/6.2.4/main\nenabled=1\n"
+                f"priority=50\ngpgcheck=1\ngpgkey=file://{KEY_NAME}\n")
+    root.write("/etc/yum.repos.d/rocm.repo", old_repo)
+    res = wizard.run(root, "--yes", "--no-verify", *args(rpm_site))
+    assert res.returncode == 0, res.stderr
+    assert rpm_q(root, "rocm") == "rocm-6.4.3.60403"
+    keyname = "gpg-pubkey-" + rpm_site.key.fingerprint[-8:].lower()
+    changes = {c["name"]: (c["before"], c["after"]) for c in checks.journal(root)["packages"]}
+    assert changes["rocm"] == ("6.2.4.60204-1.el9", "6.4.3.60403-1.el9")
+    assert changes["rocm-core"] == ("6.2.4.60204-1.el9", "6.4.3.60403-1.el9")
+    assert changes[keyname][0] is None and changes[keyname][1].startswith(keyname[11:] + "-")
+    assert not any(n.startswith(("distro", "dpkg", "libc")) for n in changes), changes  # only what the run did
+
+    dry = wizard.run(root, "rollback", "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    back = wizard.run(root, "rollback")
+    assert back.returncode == 0, back.stdout + back.stderr
+    out = back.stdout
+    tail = out[out.index("Packages are not changed back"):]
+    assert tail in dry.stdout, dry.stdout
+    assert "Packages are not changed back by rollback:" in out and "apt-get" not in out, out
+    assert "  rocm: 6.2.4.60204-1.el9 -> 6.4.3.60403-1.el9" in out, out
+    assert f"  signing key {keyname}: (not installed) -> " in out, out
+    assert root.read("/etc/yum.repos.d/rocm.repo") == old_repo
+    down = [ln.strip() for ln in out.splitlines() if ln.strip().startswith("sudo dnf --refresh downgrade ")]
+    assert down == ["sudo dnf --refresh downgrade rocm-6.2.4.60204-1.el9 rocm-core-6.2.4.60204-1.el9"], out
+    # the printed command, run as printed (root needs no sudo), takes ROCm back
+    again = root.run(down[0].split()[1:] + ["-y"], timeout=600)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert rpm_q(root, "rocm") == "rocm-6.2.4.60204" and rpm_q(root, "rocm-core") == "rocm-core-6.2.4.60204"
+
+
 def test_the_script_converges_and_dry_run_changes_nothing(rocky_old, rpm_site, tmp_path):
     root = rocky_old
     plan = wizard.run(root, "--plan-only", "--format", "shell", *args(rpm_site))
@@ -182,13 +220,14 @@ def test_the_script_refuses_a_forged_key_before_rpm_import(rocky_old, rpm_site):
     assert state(root) == before
 
 
-def test_the_playbook_converges_with_ansible_builtin_dnf(rocky_old, rpm_site, ansible_debs):
-    """ansible-core's own dnf and rpm_key modules, run for real with ``-c local`` in the root (Debian's
-    ansible-core 2.14; its dnf module uses the root's python3-dnf)."""
+def test_the_playbook_converges_with_ansible_builtin_dnf(rocky_old, rpm_site, ansible_in):
+    """ansible-core's own dnf and rpm_key modules, run for real in the root under Debian's
+    ansible-core (2.14), the newest from PyPI the root's Python 3.11 can run (2.19.x) and the newest
+    on PyPI (2.20+, from the Debian 13 controller); the dnf module uses the root's python3-dnf."""
     from harness import ansible
 
     root = rocky_old
-    ansible.install(root, ansible_debs)
+    ansible_in(root)
     plan = wizard.run(root, "--plan-only", "--format", "ansible", *args(rpm_site))
     assert plan.returncode == 2, plan.stderr
     root.write("/root/site.yml", plan.stdout)

@@ -133,6 +133,24 @@ def test_rollback_takes_the_repository_files_back(sles_old, zworld):
     assert "removed /etc/zypp/repos.d/amdgpu.repo (it did not exist before)" in back.stdout
     assert root.read("/etc/zypp/repos.d/rocm.repo") == old_repo
     assert not root.exists("/etc/zypp/repos.d/amdgpu.repo")
+    # the rpm packages the run changed (rpm -qa before and after), in the journal and in rollback's
+    # account, with zypper's commands; run as printed they take ROCm back to 6.2.4 from the restored
+    # repository, and take out what the run added
+    old, new = f"{zl.libpatch(zl.OLD)}-sles156", f"{zl.libpatch(zl.NEW)}-sles156"
+    changes = {c["name"]: (c["before"], c["after"]) for c in checks.journal(root)["packages"]}
+    assert changes["rocm"] == (old, new) and changes["rocm-core"] == (old, new), changes
+    assert changes["amdgpu-dkms"][0] is None and changes["kernel-default-devel"][0] is None
+    assert not any(n.startswith("suse-hpc") for n in changes), changes
+    out = back.stdout
+    assert f"  rocm: {old} -> {new}" in out and "apt-get" not in out and "dnf" not in out, out
+    lines = [ln.strip() for ln in out.splitlines() if ln.strip().startswith("sudo zypper ")]
+    assert lines == ["sudo zypper refresh", f"sudo zypper install --oldpackage rocm={old} rocm-core={old}",
+                     "sudo zypper remove amdgpu-dkms kernel-default-devel"], out
+    for line in lines:
+        res = root.run(["zypper", "--non-interactive"] + line.split()[2:], timeout=600)
+        assert res.returncode == 0, line + "\n" + res.stdout + res.stderr
+    assert zl.rpm_version(root, "rocm") == old and zl.rpm_version(root, "rocm-core") == old
+    assert zl.rpm_version(root, "amdgpu-dkms") is None and zl.rpm_version(root, "suse-hpc-tool")
 
 
 def test_suses_newer_rocm_does_not_win_over_amds(sles_old, zworld):
@@ -192,13 +210,16 @@ def test_script_refuses_a_key_that_is_not_the_expected_one(sles_old, zworld):
 
 
 def test_playbook_check_changes_nothing_the_run_converges_and_a_second_run_changes_nothing(sles_old, zworld,
-                                                                                           ansible_debs):
-    """The playbook (``command`` tasks for rpm and zypper: ansible-core ships no zypper module, and
-    community.general is not a dependency) run for real with Debian's ansible-core in the root."""
+                                                                                           ansible_in):
+    """The playbook (``command`` tasks for zypper: ansible-core ships no zypper module, and
+    community.general is not a dependency; ``ansible.builtin.rpm_key`` for the checked key) run for
+    real in the root under Debian's ansible-core (2.14), the newest from PyPI the root's Python 3.11
+    can run (2.19.x), and the newest on PyPI (2.20+, from the Debian 13 controller root through the
+    tests' chroot connection; a deprecation warning fails it)."""
     from harness import ansible
 
     root = sles_old
-    ansible.install(root, ansible_debs)
+    ansible_in(root)
     res = wizard.run(root, "--plan-only", "--format", "ansible", *upgrade_args(zworld))
     assert res.returncode in (0, 2), res.stderr
     tasks = "\n".join(ln for ln in res.stdout.splitlines() if not ln.lstrip().startswith("#"))

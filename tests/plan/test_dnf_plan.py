@@ -118,10 +118,23 @@ def test_an_os_release_amd_does_not_list_is_refused_with_its_list():
     assert "does not list" in exc.value.message and "9.6" in exc.value.message
 
 
-def test_7x_has_no_known_driver_repository_so_dkms_is_refused_and_no_dkms_plans():
+def test_7x_driver_is_not_installed_yet_so_dkms_is_refused_with_amds_way_and_no_dkms_plans():
+    from rocm_wizard.catalog import releases
+
+    assert releases.get("7.0.0").amdgpu_dir is None  # its driver directory is not known: --no-dkms only
     with pytest.raises(PlanError) as exc:
         build_plan(_system("rhel", "9.6"), Choices(path="rocm-upgrade", rocm="7.0.0"))
-    assert "--no-dkms" in exc.value.message
+    assert "not in the catalog" in exc.value.message and "--no-dkms" in exc.value.message
+    amdgpu_dir = releases.get("7.0.1").amdgpu_dir
+    assert amdgpu_dir and amdgpu_dir.startswith("30.")
+    with pytest.raises(PlanError) as exc:
+        build_plan(_system("rhel", "9.6"), Choices(path="rocm-upgrade", rocm="7.0.1"))
+    msg = exc.value.message
+    # the guidance is AMD's driver page (ROCm/amdgpu-docs package-manager-rhel.rst): the 30.x train's
+    # el/<point> repository, the installed amdgpu-dkms removed first; and --no-dkms
+    assert f"https://repo.radeon.com/amdgpu/{amdgpu_dir}/el/9.6/main/x86_64" in msg, msg
+    assert "removes the installed amdgpu-dkms" in msg and "priority=50" in msg and "--no-dkms" in msg
+    assert "answered 404" in msg  # a point release the driver does not support has no directory
     plan = build_plan(_system("rhel", "9.6"), Choices(path="rocm-upgrade", rocm="7.0.0", dkms=False))
     assert "baseurl=https://repo.radeon.com/rocm/el9/7.0/main\n" in plan.step("rocm-repo").params["content"]
     assert "kernel-driver" not in [s.id for s in plan.steps]

@@ -17,8 +17,8 @@ from rocm_wizard.plan import Choices, PlanError, build_plan
 from rocm_wizard.plan.context import Context
 from rocm_wizard.plan.shell import render_shell
 from rocm_wizard.plan.state import PlanState
-from rocm_wizard.plan.steps.zypper import (REMOVALS_SH, ZypperInstall, ZypperKey, ZypperRepos, armor_public_key,
-                                           repo_file, rpm_key_name, zypper_removals)
+from rocm_wizard.plan.steps.rpmcommon import RpmKey, armor_public_key, rpm_key_name
+from rocm_wizard.plan.steps.zypper import REMOVALS_SH, ZypperInstall, ZypperKey, ZypperRepos, repo_file, zypper_removals
 
 from plan_helpers import make_gpg_key
 from test_derivatives import detected_os, on
@@ -142,7 +142,8 @@ def test_armoured_key_is_what_gpg_exports(tmp_path):
     assert rpm_key_name(key.fingerprint) == "gpg-pubkey-" + key.fingerprint[-8:].lower()
 
 
-def test_a_wrong_key_is_refused_before_rpm_import(tmp_path):
+@pytest.mark.parametrize("cls", [ZypperKey, RpmKey])
+def test_a_wrong_key_is_refused_before_rpm_import(tmp_path, cls):
     good, rogue = make_gpg_key(tmp_path, "good <g@example.invalid>"), make_gpg_key(tmp_path, "rogue <r@example.invalid>")
     calls = []
 
@@ -155,8 +156,8 @@ def test_a_wrong_key_is_refused_before_rpm_import(tmp_path):
     root = tmp_path / "root"
     root.mkdir()
     ctx = Context(root=str(root), runner=runner, env={}, fetcher=lambda url, **kw: rogue.armored)
-    step = ZypperKey("rocm-key", "key", url="http://127.0.0.1:9/rocm.gpg.key", fingerprint=good.fingerprint,
-                     key_file="/etc/pki/rpm-gpg/RPM-GPG-KEY-rocm-wizard-rocm")
+    step = cls("rocm-key", "key", url="http://127.0.0.1:9/rocm.gpg.key", fingerprint=good.fingerprint,
+               key_file="/etc/pki/rpm-gpg/RPM-GPG-KEY-rocm-wizard-rocm")
     assert step.check(PlanState(ctx)).status == "change"
     res = step.apply(ctx)
     assert res.status == "failed" and "nothing was written or imported" in res.detail
@@ -169,6 +170,24 @@ def test_a_wrong_key_is_refused_before_rpm_import(tmp_path):
         b"-----BEGIN PGP PUBLIC KEY BLOCK-----")
     assert ["rpm", "--import", "/etc/pki/rpm-gpg/RPM-GPG-KEY-rocm-wizard-rocm"] in calls
     assert step.check(PlanState(ctx)).status == "ok"
+    assert step.apply(ctx).status == "ok" and calls.count(["rpm", "--import", "/etc/pki/rpm-gpg/RPM-GPG-KEY-rocm-wizard-rocm"]) == 1
+
+
+def test_one_key_step_for_dnf_and_zypper():
+    """zypper's key step is the dnf hosts' step under the kind zypper plans name: the same check,
+    shell and Ansible; only describe's word on the package manager differs."""
+    kw = dict(url="https://repo.radeon.com/rocm/rocm.gpg.key", fingerprint="CA8BB4727A47B4D09B4EE8969386B48A1A693C5C",
+              key_file="/etc/pki/rpm-gpg/RPM-GPG-KEY-rocm-wizard-amd")
+    z, d = ZypperKey("rocm-key", "k", **kw), RpmKey("rocm-key", "k", **kw)
+    assert isinstance(z, RpmKey) and (z.kind, d.kind) == ("zypper-key", "rpm-key")
+    assert z.render_shell_body() == d.render_shell_body()
+    assert z.render_ansible() == d.render_ansible() and z.ansible_vars() == d.ansible_vars()
+    body = "\n".join(d.render_shell_body())
+    # rpm --import only after the key file holds the checked key, and then rpm's database must hold it
+    assert body.index("rw_key_is \"$RW_TMP/key.asc\"") < body.index("rw_run rpm --import")
+    assert "does not hold $rpmname" in body
+    tasks = [next(k for k in t if k.startswith("ansible.builtin.")) for t in d.render_ansible()]
+    assert tasks.index("ansible.builtin.assert") < tasks.index("ansible.builtin.copy") < tasks.index("ansible.builtin.rpm_key")
 
 
 def test_doctor_offers_the_zypper_way_on_sles_and_says_why_not_on_opensuse(seed_system, tmp_path):

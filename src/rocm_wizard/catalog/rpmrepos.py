@@ -4,7 +4,11 @@
   (the distribution's own ``rocm-*`` packages) or None (not a dnf host this module plans for);
 * :func:`el_release` -- (major, point) of an EL system (``"9.4"`` -> ("9", "9.4"));
 * :func:`layout` / :func:`repo_urls` -- the ROCm (and kernel driver) repository of a release;
-* :func:`os_supported` -- True / False / None (not known) for a ROCm release on an EL point release.
+* :func:`os_supported` -- True / False / None (not known) for a ROCm release on an EL point release;
+* :func:`driver_el_7x` -- where AMD's page installs a 7.x release's kernel driver from on EL (facts
+  for the ``--no-dkms`` guidance; no plan installs it yet);
+* :func:`coresdk_repo` -- the Core SDK's rpm repository of a series for an OS (facts only: no plan
+  uses it yet).
 """
 from __future__ import annotations
 
@@ -119,3 +123,63 @@ def sources() -> List[str]:
                  d["prerequisites"].get("sources", []), d["fedora"].get("sources", [])]:
         out += [s for s in part if s not in out]
     return out
+
+
+def driver_el_7x(base: str, amdgpu_dir: Optional[str], major: str, point: str) -> Optional[Dict[str, Any]]:
+    """The 7.x kernel driver's repository on EL as AMD's driver page writes it: ``url`` (EL 8/9 by
+    point release, EL 10 by major), ``priority``, ``key_url``, ``remove_installed_first``, status and
+    sources (plus the observed caveat on point releases); None when the driver directory is unknown."""
+    d = data().get("driver_el_7x")
+    if d is None or not amdgpu_dir:
+        return None
+    tmpl = d["baseurl_el10"] if major.isdigit() and int(major) >= 10 else d["baseurl"]
+    base = base.rstrip("/")
+    return {"url": base + "/" + tmpl.format(amdgpu_dir=amdgpu_dir, major=major, point=point),
+            "repo_file": d["repo_file"], "priority": d["priority"], "key_url": base + "/" + d["key_path"],
+            "remove_installed_first": bool(d["remove_installed_first"]), "status": d["status"],
+            "sources": tuple(d["sources"]) + tuple(d.get("missing_point_sources", [])),
+            "note": d.get("missing_point_note", "")}
+
+
+class CoreSdkRepo(NamedTuple):
+    series: str
+    profile: str
+    baseurl: str
+    key_url: str
+    repo_id: str
+    repo_file: str  # dnf's or zypper's
+    priority: Optional[int]  # None: AMD's page writes none
+    status: str  # the weakest of the repository's and the profile's
+    sources: Tuple[str, ...]
+    note: str
+
+
+def coresdk_repo(series: str, os_id: str, version_id: str) -> Tuple[Optional[CoreSdkRepo], str]:
+    """(the Core SDK's rpm repository of ``series`` for ``os_id`` ``version_id``, "") or (None, why
+    not known).  SLES reads zypper's repository file, the EL family dnf's."""
+    d = data()
+    repos = d.get("coresdk", {})
+    entry = repos.get(series)
+    if entry is None:
+        return None, f"no Core SDK rpm repository is recorded for {series}"
+    status, notes = entry["status"], [entry["note"]] if entry.get("note") else []
+    sources = list(entry["sources"])
+    if entry.get("same_as"):
+        base = repos[entry["same_as"]]
+        sources += [s for s in base["sources"] if s not in sources]
+        entry = {**base, **{k: v for k, v in entry.items() if k not in ("same_as",)}}
+    major = (version_id or "").split(".")[0]
+    prof = next((p for p in d.get("coresdk_profile", []) if os_id in p["os"]), None)
+    if prof is None:
+        return None, f"{NAMES.get(os_id, os_id)} is on no Core SDK install page"
+    profile = prof["major"].get(major)
+    if profile is None:
+        return None, f"AMD's Core SDK pages list no repository for {NAMES.get(os_id, os_id)} {major}"
+    sources += [s for s in prof["sources"] if s not in sources]
+    if prof["status"] != "documented":
+        status = prof["status"]
+    if entry.get("priority_note"):
+        notes.append(entry["priority_note"])
+    return CoreSdkRepo(series, profile, entry["baseurl"].format(profile=profile), entry["key_url"], entry["repo_id"],
+                       entry["zypper_repo_file"] if os_id == "sles" else entry["dnf_repo_file"], entry.get("priority"),
+                       status, tuple(sources), "; ".join(notes)), ""

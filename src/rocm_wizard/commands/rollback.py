@@ -27,9 +27,8 @@ def _err(msg: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..execute import journal as jr
-    from ..execute.engine import dpkg_versions
     from ..execute.fsutil import read_json
-    from ..execute import paths
+    from ..execute import paths, pkgdb
     from ..execute.procs import settle_survivors, survivors
     from ..execute.rollback import cannot_undo, kept_files, package_changes, restore_files
     from .resume import _load
@@ -63,11 +62,12 @@ def run(args: argparse.Namespace) -> int:
         out.append("no file to restore: every file the run touched is as it was before")
     changes = journal.data.get("packages")
     if not changes:
+        db = pkgdb.db_of(pkgdb.tool_of(s.get("kind", "") for s in journal.data.get("steps", [])))
         try:
-            before = read_json(os.path.join(run_dir, "dpkg-before.json"))
+            before = read_json(os.path.join(run_dir, pkgdb.BEFORE_FILES[db]))
         except ValueError:
             before = None
-        changes = package_changes(before if isinstance(before, dict) else None, dpkg_versions(root))
+        changes = package_changes(before, pkgdb.versions(db, root)) if isinstance(before, dict) else []
     out += cannot_undo(changes or [], journal.data)
     if any(e.get("path", "").startswith("/etc/apt/") for e in journal.data.get("files", [])) and res.restored:
         out.append("apt's package lists still describe the new repositories: run  sudo apt-get update")

@@ -28,6 +28,7 @@ from ..plan.core import CHANGED, FAILED, OK, Result
 from . import journal as jr
 from .context import ExecContext
 from .fsutil import read_json, write_json
+from .pkgdb import BEFORE_FILES, db_of, tool_of, versions as db_versions
 from .preflight import wait_for_locks
 from .rollback import package_changes, restore_files
 from .runner import Runner
@@ -36,7 +37,8 @@ from .runner import Runner
 RESTORABLE_KINDS = {"apt-key", "apt-sources", "apt-pin", "apt-update", "file", "reboot-flag"}
 ROOT_KINDS = {"apt-key", "apt-sources", "apt-pin", "apt-update", "apt-install", "apt-remove", "alternative", "command",
               "reboot-flag"}
-ROOT_KINDS |= {"rpm-key", "dnf-install"}  # issue 26: rpm's database and dnf need root
+# issue 26: rpm's database, dnf and zypper need root
+ROOT_KINDS |= {"rpm-key", "dnf-install", "zypper-key", "zypper-repos", "zypper-refresh", "zypper-install"}
 STATUS_WORDS = {OK: "ok", CHANGED: "changed", FAILED: "failed", jr.SKIPPED: "skipped"}
 
 # Fault injection for the crash tests: ROCM_WIZARD_FAULT=kill-after:<step id> (or kill-before:)
@@ -48,29 +50,6 @@ def _fault_point(where: str, step_id: str) -> None:
     want = os.environ.get(FAULT_ENV, "")
     if want and want == f"{where}:{step_id}":
         os.kill(os.getpid(), signal.SIGKILL)
-
-
-def dpkg_versions(root: str = "/") -> Optional[Dict[str, str]]:
-    """Installed package -> version from dpkg's status file (None without dpkg)."""
-    path = "/var/lib/dpkg/status" if root in ("", "/") else os.path.join(root, "var/lib/dpkg/status")
-    try:
-        with open(path, "r", encoding="utf-8", errors="replace") as fh:
-            text = fh.read()
-    except OSError:
-        return None
-    out: Dict[str, str] = {}
-    for para in text.split("\n\n"):
-        pkg = ver = status = None
-        for line in para.splitlines():
-            if line.startswith("Package: "):
-                pkg = line[9:].strip()
-            elif line.startswith("Version: "):
-                ver = line[9:].strip()
-            elif line.startswith("Status: "):
-                status = line[8:].strip()
-        if pkg and ver and status and status.endswith(" installed"):
-            out[pkg] = ver
-    return out
 
 
 def state_write_failed(journal: "jr.Journal", log, exc: OSError) -> int:
@@ -153,7 +132,7 @@ class Executor:
         old = self._install_signals()
         try:
             return self._run(resumed)
-        except OSError as exc:  # the journal (or dpkg-before.json) could not be written
+        except OSError as exc:  # the journal (or dpkg-/rpm-before.json) could not be written
             return state_write_failed(self.journal, self.log, exc)
         finally:
             self._restore_signals(old)
@@ -249,14 +228,19 @@ class Executor:
                                   "then log out and in again")
 
     # ------------------------------------------------------------------ the end
+    @property
+    def package_db(self) -> str:
+        """dpkg or rpm: the package database this plan's steps change."""
+        return db_of(tool_of(s.kind for s in self.plan.steps))
+
     def _dpkg_before_path(self) -> str:
-        return os.path.join(os.path.dirname(self.journal.path), "dpkg-before.json")
+        return os.path.join(os.path.dirname(self.journal.path), BEFORE_FILES[self.package_db])
 
     def _save_dpkg_before(self) -> None:
         path = self._dpkg_before_path()
         if os.path.exists(path):
             return
-        versions = dpkg_versions(self.root)
+        versions = db_versions(self.package_db, self.root)
         if versions is not None:
             write_json(path, versions)
 
@@ -265,7 +249,9 @@ class Executor:
             before = read_json(self._dpkg_before_path())
         except ValueError:
             return []
-        return package_changes(before if isinstance(before, dict) else None, dpkg_versions(self.root))
+        if not isinstance(before, dict):
+            return []
+        return package_changes(before, db_versions(self.package_db, self.root))
 
     def _finish(self, elapsed: float) -> int:
         changes = self.package_changes()

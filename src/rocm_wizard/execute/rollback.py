@@ -3,7 +3,7 @@
 Restored: every file the run wrote, removed or re-pointed (apt sources, keyring, pin, linker
 configuration, the venv's activate script and env file, the venv link, a venv directory moved aside
 for it), from the state recorded in
-the journal before the first change.  Not undone: packages (apt, pip) and the kernel module; for
+the journal before the first change.  Not undone: packages (apt, dnf or zypper, pip) and the kernel module; for
 those the exact commands that would go back are printed.
 """
 from __future__ import annotations
@@ -168,14 +168,67 @@ def package_changes(before: Optional[Dict[str, str]], after: Optional[Dict[str, 
     return out
 
 
+def _rpm_cannot_undo(changes: List[Dict[str, Any]], tool: str) -> List[str]:
+    """The rpm packages a dnf or zypper run changed, and the commands that would go back: dnf
+    ``downgrade``/``install``/``remove`` of the exact versions (zypper: ``install --oldpackage``), once
+    rollback has put the old ``.repo`` files back; signing keys the run imported with ``rpm -e``."""
+    if not changes:
+        return []
+    keys = [c for c in changes if c["name"].startswith("gpg-pubkey-")]
+    pkgs = [c for c in changes if not c["name"].startswith("gpg-pubkey-")]
+    lines = ["Packages are not changed back by rollback:"]
+    for c in pkgs + keys:
+        what = c["name"] if c not in keys else f"signing key {c['name']}"
+        lines.append(f"  {what}: {c['before'] or '(not installed)'} -> {c['after'] or '(removed)'}")
+
+    def nevr(c: Dict[str, Any]) -> Optional[str]:
+        if ", " in c["before"]:  # several versions were installed: which to go back to is a choice
+            return None
+        return f"{c['name']}={c['before']}" if tool == "zypper" else f"{c['name']}-{c['before']}"
+
+    older = [c for c in pkgs if c["before"] and c["after"]]
+    removed = [c for c in pkgs if c["before"] and not c["after"]]
+    added = [c["name"] for c in pkgs if not c["before"] and c["after"]]
+    by_hand = [c["name"] for c in older + removed if nevr(c) is None]
+    lines.append("  To go back (with the old repositories restored):")
+    if tool == "zypper":
+        if older or removed:
+            lines.append("    sudo zypper refresh")
+            old = [nevr(c) for c in older + removed if nevr(c)]
+            if old:
+                lines.append("    sudo zypper install --oldpackage " + " ".join(q(x) for x in old))
+        if added:
+            lines.append("    sudo zypper remove " + " ".join(q(x) for x in added))
+    else:
+        down = [nevr(c) for c in older if nevr(c)]
+        back = [nevr(c) for c in removed if nevr(c)]
+        if down:
+            lines.append("    sudo dnf --refresh downgrade " + " ".join(q(x) for x in down))
+        if back:
+            lines.append("    sudo dnf --refresh install " + " ".join(q(x) for x in back))
+        if added:
+            lines.append("    sudo dnf remove " + " ".join(q(x) for x in added))
+    if by_hand:
+        lines.append("    (" + ", ".join(by_hand) + ": several versions were installed before; pick them by hand)")
+    for c in keys:
+        if not c["before"] and c["after"] and ", " not in c["after"]:
+            lines.append(f"    sudo rpm -e {q('gpg-pubkey-' + c['after'])}   (only if no other repository is signed "
+                         "with this key)")
+    return lines
+
+
 def cannot_undo(changes: List[Dict[str, Any]], journal_data: Dict[str, Any]) -> List[str]:
     """Lines saying what rollback leaves as it is, with the commands that would go back."""
+    from .pkgdb import APT, tool_of
+
     lines: List[str] = []
-    downgrade = [f"{c['name']}={c['before']}" for c in changes if c["before"] and c["after"]]
-    added = [c["name"] for c in changes if not c["before"] and c["after"]]
-    removed = [f"{c['name']}={c['before']}" for c in changes if c["before"] and not c["after"]]
-    kernel = [c for c in changes if c["name"].startswith("amdgpu-dkms")]
-    if changes:
+    tool = tool_of(s.get("kind", "") for s in journal_data.get("steps", []))
+    if tool != APT:
+        lines += _rpm_cannot_undo(changes, tool)
+    elif changes:
+        downgrade = [f"{c['name']}={c['before']}" for c in changes if c["before"] and c["after"]]
+        added = [c["name"] for c in changes if not c["before"] and c["after"]]
+        removed = [f"{c['name']}={c['before']}" for c in changes if c["before"] and not c["after"]]
         lines.append("Packages are not changed back by rollback:")
         for c in changes:
             lines.append(f"  {c['name']}: {c['before'] or '(not installed)'} -> {c['after'] or '(removed)'}")
@@ -185,6 +238,7 @@ def cannot_undo(changes: List[Dict[str, Any]], journal_data: Dict[str, Any]) -> 
             lines.append("    sudo apt-get install --allow-downgrades " + " ".join(q(x) for x in downgrade + removed))
         if added:
             lines.append("    sudo apt-get remove " + " ".join(q(x) for x in added))
+    kernel = [c for c in changes if c["name"].startswith("amdgpu-dkms")]
     if kernel:
         k = kernel[0]
         lines.append(f"The amdgpu kernel module stays the new one ({k['after'] or 'removed'}) until the packages "

@@ -63,8 +63,14 @@ def rocm_upgrade_dnf(system, choices, notes: List[str], here: int) -> Tuple[Dict
     assert urls is not None
     rocm_url, driver_url = urls
     if dkms and driver_url is None:
-        raise PlanError(f"the amdgpu kernel driver's rpm repository for ROCm {rel.version} is not in the catalog "
-                        f"({lay.note or 'unknown'}): plan with --no-dkms to keep the installed driver", here)
+        drv = rpmrepos.driver_el_7x(base, rel.amdgpu_dir, major, point)
+        if drv is None:
+            raise PlanError(f"the amdgpu kernel driver's rpm repository for ROCm {rel.version} is not in the catalog "
+                            f"({lay.note or 'unknown'}): plan with --no-dkms to keep the installed driver", here)
+        raise PlanError(f"rocm-wizard does not install ROCm {rel.version}'s kernel driver on {label} yet: AMD's driver "
+                        f"page removes the installed amdgpu-dkms, then installs amdgpu-dkms from {drv['url']} "
+                        f"({drv['repo_file']}, priority={drv['priority']}, gpgcheck=1, the same key); {drv['note']}. "
+                        "Plan with --no-dkms to keep the installed driver", here)
     kernel = (osi.kernel or "").strip()
     if dkms and not kernel:
         raise PlanError("the running kernel is not known (uname -r), and amdgpu-dkms needs its kernel-devel: plan "

@@ -223,21 +223,10 @@ class PlanState:
             data = None
         if data is None:
             return None
-        out: Dict[str, str] = {}
-        pkg = ver = status = None
-        for raw in data.decode("utf-8", errors="replace").split("\n") + [""]:
-            if not raw:
-                if pkg and ver and status and status.endswith(" installed"):
-                    out[pkg] = ver
-                pkg = ver = status = None
-            elif raw.startswith("Package: "):
-                pkg = raw[9:].strip()
-            elif raw.startswith("Version: "):
-                ver = raw[9:].strip()
-            elif raw.startswith("Status: "):
-                status = raw[8:].strip()
-        self._dpkg = out
-        return out
+        from ..execute.pkgdb import parse_dpkg_status
+
+        self._dpkg = parse_dpkg_status(data.decode("utf-8", errors="replace"))
+        return self._dpkg
 
     def package(self, name: str) -> Union[str, None, _Unknown]:
         """Installed version after the earlier steps; None when not installed."""

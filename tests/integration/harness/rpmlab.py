@@ -64,6 +64,12 @@ def make_rocky(root: DebRoot, debs: Path, version: str = "9.4") -> None:
              f'VERSION_ID="{version}"\nPLATFORM_ID="platform:el9"\nPRETTY_NAME="Rocky Linux {version} (Blue Onyx)"\n')
     root.write("/usr/lib/os-release", osrel)
     root.write("/etc/os-release", osrel)
+    # as on Rocky: rocky-release, and redhat-release and system-release linked to it.  Ansible's
+    # distribution facts read /etc/redhat-release: without it the root's family is not RedHat, its
+    # pkg_mgr fact not dnf, and ansible-core 2.19's dnf module cannot pick its backend
+    root.write("/etc/rocky-release", f"Rocky Linux release {version} (Blue Onyx)\n")
+    root.run(["ln", "-sfn", "rocky-release", "/etc/redhat-release"], check=True)
+    root.run(["ln", "-sfn", "rocky-release", "/etc/system-release"], check=True)
     root.bind(str(debs), INSIDE)
     root.run(f"dpkg -i {INSIDE}/*.deb", check=True, timeout=600)
     # Debian's dnf.conf skips unreachable repositories (skip_if_unavailable=True); RHEL's default is

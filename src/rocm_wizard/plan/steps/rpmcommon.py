@@ -2,8 +2,8 @@
 checked packet by packet against its fingerprint (the same rule as the apt keyring,
 :func:`rocm_wizard.plan.openpgp.minimal_keyring`), and the INI ``.repo`` files both read.
 
-* :class:`RpmKey` (kind ``rpm-key``): fetch the key, refuse anything but exactly the expected
-  primary key (no other key, no secret-key packet, not expired, not revoked), write that key alone,
+* :class:`RpmKey` (kind ``rpm-key``; zypper plans' ``zypper-key`` is the same step): fetch the
+  key, refuse anything but exactly the expected primary key (no other key, no secret-key packet, not expired, not revoked), write that key alone,
   ASCII-armoured, to a file under ``/etc/pki/rpm-gpg`` (the ``gpgkey=file://`` of the ``.repo``
   files, so the package manager never imports a key it downloaded itself), then ``rpm --import`` it.
 * :func:`repo_ini`: the text of a ``.repo`` file (dnf's ``/etc/yum.repos.d`` and zypper's
@@ -74,20 +74,49 @@ def armor_public_key(binary: bytes) -> bytes:
             "\n-----END PGP PUBLIC KEY BLOCK-----\n").encode()
 
 
-def rpm_query(ctx, *args: str) -> Tuple[Optional[int], str]:
-    """``rpm -q ARGS`` on the target: (exit status or None when rpm cannot run, stdout)."""
-    res = ctx.run(["rpm", "-q", *args])
-    if res.error:
+def rpm_query(ctx, *args: str, timeout: float = 120) -> Tuple[Optional[int], str]:
+    """``rpm -q ARGS`` on the target: (exit status, stdout); (None, "") when rpm cannot be asked (a
+    snapshot's context runs no commands, or rpm cannot be started)."""
+    if not getattr(ctx, "commands", True):
+        return None, ""
+    res = ctx.run(["rpm", "-q", *args], timeout=timeout)
+    if res.error or res.rc is None:
         return None, ""
     return res.rc, res.stdout or ""
 
 
+def rpm_has_key(ctx, fingerprint: str) -> Optional[bool]:
+    """Whether rpm's database holds the key (None when rpm cannot be asked)."""
+    rc, _out = rpm_query(ctx, rpm_key_name(fingerprint))
+    return None if rc is None else rc == 0
+
+
+def rpm_import_key(ctx, key_file: str, fingerprint: str) -> None:
+    """``rpm --import`` of a key file that was already checked; then the database must hold it."""
+    ctx.check_call(["rpm", "--import", key_file], timeout=300)
+    if rpm_has_key(ctx, fingerprint) is False:
+        raise StepError(f"rpm --import {key_file} ran, but rpm's database does not hold {rpm_key_name(fingerprint)}")
+
+
+def rpm_versions(ctx, name: str) -> Optional[List[str]]:
+    """Installed ``VERSION-RELEASE`` of ``name`` (empty: not installed; None: rpm cannot be asked)."""
+    rc, out = rpm_query(ctx, "--qf", "%{VERSION}-%{RELEASE}\\n", name)
+    if rc is None:
+        return None
+    if rc != 0:
+        return []
+    return [ln.strip() for ln in out.splitlines() if ln.strip() and " " not in ln.strip()]
+
+
 class RpmKey(Step):
     """Fetch the repository signing key, check it against its fingerprint *before* anything is
-    written or imported, store it alone (armoured) as ``key_file``, then ``rpm --import`` that file."""
+    written or imported, store it alone (armoured) as ``key_file``, then ``rpm --import`` that file.
+    One step for dnf and zypper hosts; the kinds differ only in their name (plans name them) and in
+    what ``describe`` says of the package manager (``manager_note``)."""
 
     kind = "rpm-key"
     required = ("url", "fingerprint", "key_file")
+    manager_note = "dnf reads it through the gpgkey=file:// of AMD's .repo files; it never downloads a key itself"
 
     def validate(self) -> None:
         from ..openpgp import normalize_fingerprint
@@ -100,17 +129,15 @@ class RpmKey(Step):
         check_abs_path(self.params["key_file"], "key file")
 
     def _judge(self, data: bytes, now: float) -> Tuple[Optional[bytes], str]:
-        from ..openpgp import KeyFormatError, minimal_keyring
+        """(the key alone, binary; why) or (None, why not): armoured or binary input."""
+        from ..openpgp import KeyFormatError, dearmor, is_armored, minimal_keyring
 
         try:
-            _key, keyring = minimal_keyring(data, self.params["fingerprint"], now)
-        except KeyFormatError as exc:
+            raw = dearmor(data) if is_armored(data) else data
+            _key, keyring = minimal_keyring(raw, self.params["fingerprint"], now)
+        except (KeyFormatError, ValueError) as exc:
             return None, f"is refused: {exc}"
         return keyring, f"holds key {self.params['fingerprint']}"
-
-    def _imported(self, ctx) -> Optional[bool]:
-        rc, _out = rpm_query(ctx, rpm_key_name(self.params["fingerprint"]))
-        return None if rc is None else rc == 0
 
     def check(self, state) -> CheckResult:
         p = self.params
@@ -124,14 +151,12 @@ class RpmKey(Step):
         good, why = self._judge(view.data or b"", state.ctx.now)
         if good is None:
             return CheckResult(CHANGE, f"{p['key_file']} {why}")
-        if not state.ctx.commands:
-            return CheckResult(UNKNOWN, f"{p['key_file']} {why}; whether rpm imported it is not known")
-        imported = self._imported(state.ctx)
-        if imported is None:
-            return CheckResult(UNKNOWN, "rpm cannot be run to see the imported keys")
-        if not imported:
+        has = rpm_has_key(state.ctx, p["fingerprint"])
+        if has is None:
+            return CheckResult(UNKNOWN, f"{p['key_file']} {why}; whether rpm's database holds it is not known")
+        if not has:
             return CheckResult(CHANGE, f"{p['key_file']} {why}, not yet imported into rpm's database")
-        return CheckResult(OK, f"{p['key_file']} {why}; rpm has imported it ({rpm_key_name(p['fingerprint'])})")
+        return CheckResult(OK, f"{p['key_file']} {why}; rpm's database holds it ({rpm_key_name(p['fingerprint'])})")
 
     def project(self, state) -> None:
         state.set_file(self.params["key_file"], b"(key " + self.params["fingerprint"].encode() + b")", self.id)
@@ -143,7 +168,8 @@ class RpmKey(Step):
             f"refuse it unless it holds exactly the key {p['fingerprint']}, neither expired nor revoked, "
             "and no other key or secret-key packet; nothing is written or imported before that",
             f"store that key alone, freshly exported and ASCII-armoured, as {p['key_file']} (mode 0644)",
-            f"rpm --import {p['key_file']} (rpm's database then holds {rpm_key_name(p['fingerprint'])})",
+            f"rpm --import {p['key_file']} (rpm's database then holds {rpm_key_name(p['fingerprint'])}; "
+            f"{self.manager_note})",
         ], files=[FileChange(p["key_file"], "write", note="armoured public key")],
             commands=[["rpm", "--import", p["key_file"]]])
 
@@ -153,8 +179,8 @@ class RpmKey(Step):
             current = ctx.read_bytes(p["key_file"])
         except StepError as exc:
             return Result(FAILED, str(exc))
-        have = current is not None and self._judge(current, ctx.now)[0] is not None
-        if not have:
+        done = []
+        if current is None or self._judge(current, ctx.now)[0] is None:
             try:
                 data = ctx.fetch(p["url"])
             except StepError as exc:
@@ -166,17 +192,19 @@ class RpmKey(Step):
                 ctx.backup(p["key_file"])
             ctx.makedirs(os.path.dirname(p["key_file"]))
             ctx.write_atomic(p["key_file"], armor_public_key(keyring), 0o644)
-        imported = self._imported(ctx)
-        if imported is None:
+            done.append(f"wrote {p['key_file']} (key {p['fingerprint']})")
+        has = rpm_has_key(ctx, p["fingerprint"])
+        if has is None:
             return Result(FAILED, "rpm cannot be run: the key cannot be imported")
-        if imported and have:
-            return Result(OK, f"{p['key_file']} holds key {p['fingerprint']}; rpm has imported it")
-        if not imported:
+        if not has:
             try:
-                ctx.check_call(["rpm", "--import", p["key_file"]])
+                rpm_import_key(ctx, p["key_file"], p["fingerprint"])
             except StepError as exc:
                 return Result(FAILED, str(exc))
-        return Result(CHANGED, f"wrote {p['key_file']} (key {p['fingerprint']}) and imported it into rpm's database")
+            done.append(f"imported it with rpm --import ({rpm_key_name(p['fingerprint'])})")
+        if not done:
+            return Result(OK, f"{p['key_file']} holds key {p['fingerprint']}; rpm's database holds it")
+        return Result(CHANGED, "; ".join(done))
 
     def render_shell_body(self) -> List[str]:
         p = self.params
@@ -184,17 +212,17 @@ class RpmKey(Step):
             f"local url={q(p['url'])} fpr={q(p['fingerprint'])} keyfile={rooted(p['key_file'])} "
             f"rpmname={q(rpm_key_name(p['fingerprint']))} home rc=0",
             'if rw_key_is "$keyfile" "$fpr" && rpm -q "$rpmname" >/dev/null 2>&1; then',
-            '  rw_ok "${keyfile#"$RW_ROOT"} holds key $fpr; rpm has imported it ($rpmname)"',
+            '  rw_ok "${keyfile#"$RW_ROOT"} holds key $fpr; rpm\'s database holds it ($rpmname)"',
             "  return 0",
             "fi",
             "rw_need_root",
-            "if [[ $DRY_RUN == 1 ]]; then",
-            '  rw_would "download $url, check that it holds only key $fpr, write that key alone to '
-            '${keyfile#"$RW_ROOT"} and rpm --import it"',
-            f"  rw_mark {q(self.id)}",
-            "  return 0",
-            "fi",
             'if ! rw_key_is "$keyfile" "$fpr"; then',
+            "  if [[ $DRY_RUN == 1 ]]; then",
+            '    rw_would "download $url, check that it holds only key $fpr, write that key alone to '
+            '${keyfile#"$RW_ROOT"}, then rpm --import it"',
+            f"    rw_mark {q(self.id)}",
+            "    return 0",
+            "  fi",
             "  rw_tmp",
             '  rw_fetch "$url" "$RW_TMP/key"',
             '  if ! rw_key_is "$RW_TMP/key" "$fpr" || ! rw_key_export "$RW_TMP/key" "$fpr" "$RW_TMP/key.gpg" \\',
@@ -208,13 +236,17 @@ class RpmKey(Step):
             '  if [[ $rc == 0 ]]; then GNUPGHOME=$home gpg --batch --no-tty --no-autostart --quiet --yes --armor '
             '-o "$RW_TMP/key.asc" --export -- "$fpr" || rc=$?; fi',
             '  rm -rf -- "$home"',
-            '  if [[ $rc != 0 ]] || ! rw_key_is "$RW_TMP/key.asc" "$fpr"; then rw_die "could not armour key $fpr"; fi',
+            '  if [[ $rc != 0 ]] || ! rw_key_is "$RW_TMP/key.asc" "$fpr"; then '
+            'rw_die "could not armour key $fpr: nothing was imported"; fi',
             '  rw_remember "$keyfile"',
             '  mkdir -p -- "$(dirname -- "$keyfile")"',
             '  rw_put_from "$RW_TMP/key.asc" "$keyfile" 0644',
             "fi",
             'if ! rpm -q "$rpmname" >/dev/null 2>&1; then',
-            '  rpm --import "${keyfile#"$RW_ROOT"}"',
+            '  rw_run rpm --import "${keyfile#"$RW_ROOT"}"',
+            '  if [[ $DRY_RUN != 1 ]] && ! rpm -q "$rpmname" >/dev/null 2>&1; then',
+            '    rw_die "rpm --import ${keyfile#"$RW_ROOT"} ran, but rpm\'s database does not hold $rpmname"',
+            "  fi",
             "fi",
             f"rw_mark {q(self.id)}",
         ]
@@ -222,10 +254,10 @@ class RpmKey(Step):
     def ansible_vars(self) -> Dict[str, Any]:
         p = self.params
         return {self.var("url"): p["url"], self.var("fingerprint"): p["fingerprint"],
-                self.var("key_file"): p["key_file"]}
+                self.var("key_file"): p["key_file"], self.var("key_dir"): os.path.dirname(p["key_file"])}
 
     def render_ansible(self) -> List[Dict[str, Any]]:
-        tmp, shown = self.var("tmp"), self.var("shown")
+        tmp, shown, keydir = self.var("tmp"), self.var("shown"), self.var("dir")
         lines = f"{shown}.stdout_lines | select('match', '^(pub|fpr):') | list"
         pubs = f"{shown}.stdout_lines | select('match', '^pub:') | list"
         n = f"Step {self.index} {self.id}"
@@ -254,9 +286,13 @@ class RpmKey(Step):
                 {"argv": ["gpg", "--batch", "--no-autostart", "--yes", "--armor", "-o", home + "/key.asc", "--export",
                           J(self.var("fingerprint"))]},
              "environment": {"GNUPGHOME": home}, "changed_when": False, "check_mode": False},
+            {"name": f"{n}: the key file's directory", "ansible.builtin.file":
+                {"path": J(self.var("key_dir")), "state": "directory", "owner": "root", "group": "root",
+                 "mode": "0755"}, "register": keydir},
+            # in --check a directory that does not exist yet was not made: nothing to copy into
             {"name": f"{n}: install the key file", "ansible.builtin.copy":
                 {"src": home + "/key.asc", "remote_src": True, "dest": J(self.var("key_file")), "owner": "root",
-                 "group": "root", "mode": "0644"}},
+                 "group": "root", "mode": "0644"}, "when": f"not (ansible_check_mode and {keydir} is changed)"},
             {"name": f"{n}: import the checked key into rpm's database", "ansible.builtin.rpm_key":
                 {"key": home + "/key.asc", "fingerprint": J(self.var("fingerprint")), "state": "present"}},
             {"name": f"{n}: remove the temporary directory (runs in --check too)", "ansible.builtin.file":

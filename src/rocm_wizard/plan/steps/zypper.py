@@ -11,24 +11,22 @@ is refused by zypper itself.  The ``.repo`` files carry ``gpgcheck=1``, ``pkg_gp
 ``--from <alias>``.  What zypper would remove is read from a ``--dry-run`` first, and anything that
 is not ROCm's stops the step unless removals were allowed.
 
-The rpm-generic pieces (armouring the checked key, ``rpm --import``, the key's name in the rpm
-database) are the small functions at the top, kept apart so they can join the dnf steps' common
-module later.
+The key step itself is the dnf hosts' (:class:`~rocm_wizard.plan.steps.rpmcommon.RpmKey`, here
+under the kind ``zypper-key``), with rpm's queries in the same module.
 """
 from __future__ import annotations
 
-import base64
 import os
 import re
 from fnmatch import fnmatchcase
 from typing import Any, Dict, List, Optional, Tuple
 
-from ..context import StepError
 from ..core import (CHANGE, CHANGED, FAILED, OK, UNKNOWN, CheckResult, Description, FileChange, PackageChange,
                     Result, Step, unified_diff)
 from ..shellquote import q
-from ..state import ABSENT, PRESENT, UNKNOWN as UNK
-from ._util import J, SAFE_PATTERN, SAFE_PKG, check_abs_path, check_url, shell_array
+from ..state import ABSENT, PRESENT
+from ._util import J, SAFE_PATTERN, SAFE_PKG, check_abs_path, shell_array
+from .rpmcommon import RpmKey, rpm_versions
 
 REPOS_DIR = "/etc/zypp/repos.d/"
 # sh -c: run the zypper dry run given as arguments and print the names it would remove, one a line
@@ -39,62 +37,6 @@ REMOVALS_SH = ('out=$("$@" 2>&1) || { printf "%s\\n" "$out" >&2; exit 1; }; '
                'g {for (i = 1; i <= NF; i++) {print $i; n++}}\'')
 ZYPPER = ["zypper", "--non-interactive"]
 SAFE_ALIAS = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:+-]{0,80}$")
-
-
-# ------------------------------------------------------------------ rpm-generic (key import)
-def _crc24(data: bytes) -> int:
-    crc = 0xB704CE
-    for byte in data:
-        crc ^= byte << 16
-        for _ in range(8):
-            crc <<= 1
-            if crc & 0x1000000:
-                crc ^= 0x1864CFB
-    return crc & 0xFFFFFF
-
-
-def armor_public_key(binary: bytes) -> bytes:
-    """An ASCII-armoured PUBLIC KEY BLOCK of a binary key (RFC 4880 section 6): ``rpm --import``
-    reads armoured keys only."""
-    body = base64.b64encode(binary).decode()
-    lines = [body[i:i + 64] for i in range(0, len(body), 64)]
-    crc = base64.b64encode(_crc24(binary).to_bytes(3, "big")).decode()
-    return ("-----BEGIN PGP PUBLIC KEY BLOCK-----\n\n" + "\n".join(lines) + "\n=" + crc
-            + "\n-----END PGP PUBLIC KEY BLOCK-----\n").encode()
-
-
-def rpm_key_name(fingerprint: str) -> str:
-    """rpm's name for an imported v4 key: ``gpg-pubkey-<the key id's last 8 hex digits, lower case>``."""
-    return "gpg-pubkey-" + fingerprint[-8:].lower()
-
-
-def rpm_has_key(ctx, fingerprint: str) -> Optional[bool]:
-    """Whether the rpm database holds the key (None when rpm cannot be asked)."""
-    if not ctx.commands:
-        return None
-    res = ctx.run(["rpm", "-q", rpm_key_name(fingerprint)], timeout=120)
-    if res.rc is None:
-        return None
-    return res.rc == 0
-
-
-def rpm_import_key(ctx, key_file: str, fingerprint: str) -> None:
-    """``rpm --import`` of a key file that was already checked; then the database must hold it."""
-    ctx.check_call(["rpm", "--import", key_file], timeout=300)
-    if rpm_has_key(ctx, fingerprint) is False:
-        raise StepError(f"rpm --import {key_file} ran, but the rpm database does not hold {rpm_key_name(fingerprint)}")
-
-
-def rpm_versions(ctx, name: str) -> Optional[List[str]]:
-    """Installed ``VERSION-RELEASE`` of ``name`` (empty: not installed; None: rpm cannot be asked)."""
-    if not ctx.commands:
-        return None
-    res = ctx.run(["rpm", "-q", "--qf", "%{VERSION}-%{RELEASE}\\n", name], timeout=120)
-    if res.rc is None:
-        return None
-    if res.rc != 0:
-        return []
-    return [ln.strip() for ln in res.stdout.splitlines() if ln.strip() and " " not in ln.strip()]
 
 
 # ------------------------------------------------------------------ zypper output
@@ -152,187 +94,13 @@ def repo_sections(text: str) -> List[Tuple[str, Dict[str, str]]]:
 
 
 # ------------------------------------------------------------------ steps
-class ZypperKey(Step):
-    """Fetch the signing key, check it against its fingerprint *before* anything is written, store
-    that key alone (armoured) as ``key_file``, then ``rpm --import`` it."""
+class ZypperKey(RpmKey):
+    """The checked key for zypper: :class:`~rocm_wizard.plan.steps.rpmcommon.RpmKey` under the kind
+    zypper plans name."""
 
     kind = "zypper-key"
-    required = ("url", "fingerprint", "key_file")
-
-    def validate(self) -> None:
-        from ..openpgp import normalize_fingerprint
-
-        check_url(self.params["url"], "key URL")
-        fpr = normalize_fingerprint(self.params["fingerprint"])
-        if fpr is None or len(fpr) != 40:
-            raise ValueError(f"key fingerprint {self.params['fingerprint']!r} is not 40 hex digits (rpm takes v4 keys)")
-        self.params["fingerprint"] = fpr
-        check_abs_path(self.params["key_file"], "key file")
-
-    def _judge(self, data: bytes, now: float) -> Tuple[Optional[bytes], str]:
-        from ..openpgp import KeyFormatError, dearmor, is_armored, minimal_keyring
-
-        try:
-            raw = dearmor(data) if is_armored(data) else data
-            _key, keyring = minimal_keyring(raw, self.params["fingerprint"], now)
-        except (KeyFormatError, ValueError) as exc:
-            return None, f"is refused: {exc}"
-        return keyring, f"holds key {self.params['fingerprint']}"
-
-    def check(self, state) -> CheckResult:
-        p = self.params
-        view = state.file(p["key_file"])
-        if view.state == ABSENT:
-            return CheckResult(CHANGE, f"{p['key_file']} does not exist")
-        if view.state != PRESENT:
-            return CheckResult(UNKNOWN, f"{p['key_file']}: not known")
-        if view.source.startswith("plan:"):
-            return CheckResult(CHANGE, "written by an earlier step")
-        good, why = self._judge(view.data or b"", state.ctx.now)
-        if good is None:
-            return CheckResult(CHANGE, f"{p['key_file']} {why}")
-        has = rpm_has_key(state.ctx, p["fingerprint"])
-        if has is None:
-            return CheckResult(UNKNOWN, f"{p['key_file']} {why}; whether rpm holds it is not known")
-        if not has:
-            return CheckResult(CHANGE, f"{p['key_file']} {why}, not yet imported into the rpm database")
-        return CheckResult(OK, f"{p['key_file']} {why}, imported into the rpm database ({rpm_key_name(p['fingerprint'])})")
-
-    def project(self, state) -> None:
-        state.set_file(self.params["key_file"], b"(key " + self.params["fingerprint"].encode() + b")", self.id)
-
-    def describe(self, state) -> Description:
-        p = self.params
-        return Description(self.title, [
-            f"download {p['url']}",
-            f"refuse it unless it holds exactly the key {p['fingerprint']}, neither expired nor revoked, "
-            "and no other key or secret-key packet",
-            f"store that key alone, armoured, as {p['key_file']} (mode 0644)",
-            f"rpm --import {p['key_file']} (only after the check; zypper never imports keys itself here: "
-            "no --gpg-auto-import-keys, no --no-gpg-checks)",
-        ], files=[FileChange(p["key_file"], "write", note="the checked key")],
-            commands=[["rpm", "--import", p["key_file"]]])
-
-    def apply(self, ctx) -> Result:
-        p = self.params
-        try:
-            current = ctx.read_bytes(p["key_file"])
-        except StepError as exc:
-            return Result(FAILED, str(exc))
-        done = []
-        if current is None or self._judge(current, ctx.now)[0] is None:
-            try:
-                data = ctx.fetch(p["url"])
-            except StepError as exc:
-                return Result(FAILED, str(exc))
-            keyring, why = self._judge(data, ctx.now)
-            if keyring is None:
-                return Result(FAILED, f"the key downloaded from {p['url']} {why}; nothing was written or imported")
-            if current is not None:
-                ctx.backup(p["key_file"])
-            ctx.makedirs(os.path.dirname(p["key_file"]))
-            ctx.write_atomic(p["key_file"], armor_public_key(keyring), 0o644)
-            done.append(f"wrote {p['key_file']} (key {p['fingerprint']})")
-        if rpm_has_key(ctx, p["fingerprint"]) is not True:
-            try:
-                rpm_import_key(ctx, p["key_file"], p["fingerprint"])
-            except StepError as exc:
-                return Result(FAILED, str(exc))
-            done.append(f"imported it with rpm --import ({rpm_key_name(p['fingerprint'])})")
-        if not done:
-            return Result(OK, f"{p['key_file']} holds key {p['fingerprint']}, imported into the rpm database")
-        return Result(CHANGED, "; ".join(done))
-
-    def render_shell_body(self) -> List[str]:
-        p = self.params
-        return [
-            f"local url={q(p['url'])} fpr={q(p['fingerprint'])} keyfile={q(p['key_file'])} "
-            f"rpmkey={q(rpm_key_name(p['fingerprint']))} home",
-            'if rw_key_is "$RW_ROOT$keyfile" "$fpr" && rpm -q "$rpmkey" >/dev/null 2>&1; then',
-            '  rw_ok "$keyfile holds key $fpr, imported into the rpm database ($rpmkey)"',
-            "  return 0",
-            "fi",
-            "rw_need_root",
-            'if ! rw_key_is "$RW_ROOT$keyfile" "$fpr"; then',
-            "  if [[ $DRY_RUN == 1 ]]; then",
-            '    rw_would "download $url, check that it holds only key $fpr, write that key alone to $keyfile, then rpm --import it"',
-            f"    rw_mark {q(self.id)}",
-            "    return 0",
-            "  fi",
-            "  rw_tmp",
-            '  rw_fetch "$url" "$RW_TMP/key"',
-            '  if ! rw_key_is "$RW_TMP/key" "$fpr" || ! rw_key_export "$RW_TMP/key" "$fpr" "$RW_TMP/key.gpg" \\',
-            '    || ! rw_key_is "$RW_TMP/key.gpg" "$fpr"; then',
-            '    rw_die "the key downloaded from $url is not exactly key $fpr (another key, a secret-key packet, or it '
-            'expired or was revoked): nothing was written or imported"',
-            "  fi",
-            # rpm reads armoured keys only: the checked binary key, armoured by gpg from a throw-away home
-            '  home=$(mktemp -d)',
-            '  GNUPGHOME=$home gpg --batch --no-tty --quiet --no-autostart --import "$RW_TMP/key.gpg"',
-            '  GNUPGHOME=$home gpg --batch --no-tty --quiet --no-autostart --armor --export "$fpr" >"$RW_TMP/key.asc"',
-            '  rm -rf -- "$home"',
-            '  if ! rw_key_is "$RW_TMP/key.asc" "$fpr"; then rw_die "the armoured copy of key $fpr does not check: nothing was imported"; fi',
-            '  rw_remember "$RW_ROOT$keyfile"',
-            '  rw_put_from "$RW_TMP/key.asc" "$RW_ROOT$keyfile" 0644',
-            "fi",
-            'if ! rpm -q "$rpmkey" >/dev/null 2>&1; then',
-            '  rw_run rpm --import "$keyfile"',
-            "fi",
-            f"rw_mark {q(self.id)}",
-        ]
-
-    def ansible_vars(self) -> Dict[str, Any]:
-        p = self.params
-        return {self.var("url"): p["url"], self.var("fingerprint"): p["fingerprint"],
-                self.var("key_file"): p["key_file"], self.var("key_dir"): os.path.dirname(p["key_file"]),
-                self.var("rpm_name"): rpm_key_name(p["fingerprint"])}
-
-    def render_ansible(self) -> List[Dict[str, Any]]:
-        tmp, shown, has = self.var("tmp"), self.var("shown"), self.var("has")
-        lines = f"{shown}.stdout_lines | select('match', '^(pub|fpr):') | list"
-        pubs = f"{shown}.stdout_lines | select('match', '^pub:') | list"
-        n = f"Step {self.index} {self.id}"
-        home = {"GNUPGHOME": "{{ " + tmp + ".path }}"}
-        return [
-            {"name": f"{n}: make a temporary directory for the download (runs in --check too)",
-             "ansible.builtin.tempfile": {"state": "directory", "suffix": ".rocm-wizard"},
-             "register": tmp, "changed_when": False, "check_mode": False},
-            {"name": f"{n}: download the signing key into it (runs in --check too)",
-             "ansible.builtin.get_url": {"url": J(self.var("url")), "dest": "{{ " + tmp + ".path }}/key", "mode": "0600"},
-             "changed_when": False, "check_mode": False},
-            {"name": f"{n}: read the key's fingerprints (reads only; runs in --check too)", "ansible.builtin.command":
-                {"argv": ["gpg", "--batch", "--with-colons", "--show-keys", "{{ " + tmp + ".path }}/key"]},
-             "environment": home, "register": shown, "changed_when": False, "check_mode": False},
-            {"name": f"{n}: refuse any key but the expected one", "ansible.builtin.assert": {
-                "that": [f"({pubs} | length) == 1",
-                         f"({shown}.stdout_lines | select('match', '^(sec|ssb):') | list | length) == 0",
-                         f"({lines})[1].split(':')[9] == {self.var('fingerprint')} | string",
-                         f"({pubs} | first).split(':')[1] not in ['e', 'r']"],
-                "fail_msg": "the downloaded key is not exactly the expected key (another key, a secret-key packet, "
-                            "or it expired or was revoked); nothing was written or imported"}},
-            {"name": f"{n}: import the key into the temporary home (runs in --check too)", "ansible.builtin.command":
-                {"argv": ["gpg", "--batch", "--no-autostart", "--quiet", "--import", "{{ " + tmp + ".path }}/key"]},
-             "environment": home, "changed_when": False, "check_mode": False},
-            {"name": f"{n}: export that key alone, armoured, there (runs in --check too)", "ansible.builtin.command":
-                {"argv": ["gpg", "--batch", "--no-autostart", "--yes", "--armor", "-o", "{{ " + tmp + ".path }}/key.asc",
-                          "--export", J(self.var("fingerprint"))]},
-             "environment": home, "changed_when": False, "check_mode": False},
-            {"name": f"{n}: the key file's directory", "ansible.builtin.file":
-                {"path": J(self.var("key_dir")), "state": "directory", "owner": "root", "group": "root",
-                 "mode": "0755"}, "register": self.var("dir")},
-            {"name": f"{n}: install the checked key file", "ansible.builtin.copy":
-                {"src": "{{ " + tmp + ".path }}/key.asc", "remote_src": True, "dest": J(self.var("key_file")),
-                 "owner": "root", "group": "root", "mode": "0644"},
-             "when": f"not (ansible_check_mode and {self.var('dir')} is changed)"},
-            {"name": f"{n}: remove the temporary directory (runs in --check too)", "ansible.builtin.file":
-                {"path": "{{ " + tmp + ".path }}", "state": "absent"}, "changed_when": False, "check_mode": False},
-            {"name": f"{n}: whether the rpm database holds the key (reads only; runs in --check too)",
-             "ansible.builtin.command": {"argv": ["rpm", "-q", J(self.var("rpm_name"))]},
-             "register": has, "changed_when": False, "failed_when": False, "check_mode": False},
-            {"name": f"{n}: rpm --import the checked key", "ansible.builtin.command":
-                {"argv": ["rpm", "--import", J(self.var("key_file"))]},
-             "when": f"{has}.rc != 0", "changed_when": True},
-        ]
+    manager_note = ("only after the check; zypper never imports keys itself here: no --gpg-auto-import-keys, "
+                    "no --no-gpg-checks")
 
 
 class ZypperRepos(Step):
