@@ -94,8 +94,8 @@ def test_rocm_upgrade_under_wsl_refuses_librocdxg_releases_and_unlisted_gpus(tmp
     import pytest
     from rocm_wizard.plan import PlanError
 
-    with pytest.raises(PlanError, match="librocdxg"):
-        build_plan(_wsl_host(tmp_path / "a"), Choices(path="rocm-upgrade", rocm="7.2.1"))
+    with pytest.raises(PlanError, match="librocdxg"):  # 10.0: AMD's release packages, not planned
+        build_plan(_wsl_host(tmp_path / "a"), Choices(path="rocm-upgrade", rocm="10.0"))
     with pytest.raises(PlanError, match="under WSL"):
         build_plan(_wsl_host(tmp_path / "b", gpu="AMD Radeon RX 7800 XT"), Choices(path="rocm-upgrade", rocm="6.3.4"))
     with pytest.raises(PlanError, match="--rocm"):  # no WSL user space, no release: nothing to default to
@@ -110,3 +110,51 @@ def test_rocm_upgrade_under_wsl_refuses_a_release_without_the_wsl_runtime(tmp_pa
     assert compat.wsl_runtime_missing("6.2.0") and compat.wsl_runtime_missing("6.3.4") is None
     with pytest.raises(PlanError, match="hsa-runtime-rocr4wsl-amdgpu"):
         build_plan(_wsl_host(tmp_path), Choices(path="rocm-upgrade", rocm="6.2.0"))
+
+
+def test_rocm_upgrade_7_2_under_wsl_builds_librocdxg_as_its_readme_says(tmp_path):
+    """ROCm 7.2.x under WSL: ROCm's user space without the 6.x WSL runtime, the build tools the
+    librocdxg README asks for, the build step (network and compiler said in the plan), and
+    HSA_ENABLE_DXG_DETECTION=1 for login shells; facts with source and status."""
+    from rocm_wizard.catalog import compat
+
+    b = compat.wsl_facts()["librocdxg_build"]
+    plan = build_plan(_wsl_host(tmp_path, dpkg=""), Choices(path="rocm-upgrade", rocm="7.2.1"))
+    ids = [s.id for s in plan.steps]
+    assert ids.index("rocm-packages") < ids.index("librocdxg-tools") < ids.index("librocdxg") < ids.index("ldconfig")
+    names = [p["name"] for s in plan.steps if s.kind == "apt-install" for p in s.params["packages"]]
+    assert "hsa-runtime-rocr4wsl-amdgpu" not in names and "amdgpu-dkms" not in names
+    assert set(b["tools"]) <= set(names) and {"cmake", "gcc", "git"} <= set(b["tools"])
+    step = plan.step("librocdxg")
+    assert step.params["repo"] == "https://github.com/ROCm/librocdxg.git"
+    assert step.params["library"] == "/opt/rocm/lib/librocdxg.so"
+    env = plan.step("dxg-env")
+    assert env.params["path"].startswith("/etc/profile.d/") and "export HSA_ENABLE_DXG_DETECTION=1\n" in env.params["content"]
+    note = next(n for n in plan.notes if "librocdxg" in n)
+    assert "network" in note and "compiler" in note and "Windows SDK" in note
+    fact = plan.facts["wsl_librocdxg"]
+    assert fact["status"] == "documented" and fact["sources"] and fact["needs_at_run_time"] == ["network", "compiler"]
+    script = render_shell(plan)
+    assert "-DWIN_SDK=$sdk" in script and "DESTDIR=$work/stage" in script and 'rw_remember "$RW_ROOT$f"' in script
+    play = render_ansible(plan)
+    assert "-DWIN_SDK={{" in play and "librocdxg" in play
+
+
+def test_librocdxg_sdk_versions_pick_the_newest_windows_kit():
+    from rocm_wizard.plan.steps.wsl import sdk_versions
+
+    assert sdk_versions(["10.0.19041.0", "wdf", "10.0.26100.0", "10.0.22621.0", "x10.0"]) == [
+        "10.0.26100.0", "10.0.22621.0", "10.0.19041.0"]
+    assert sdk_versions([]) == []
+
+
+def test_librocdxg_step_refuses_bad_parameters():
+    import pytest
+    from rocm_wizard.plan.steps import make_step
+
+    good = dict(repo="https://github.com/ROCm/librocdxg.git", win_kits="/mnt/c/K/10/Include", library="/opt/rocm/lib/librocdxg.so")
+    make_step("librocdxg-build", "x", "t", dict(good))
+    for bad in (dict(good, repo="ftp://x/y"), dict(good, ref="--upload-pack=evil"), dict(good, win_kits="rel"),
+                dict(good, sdk_subdir=".."), dict(good, tools=["rm -rf"])):
+        with pytest.raises(ValueError):
+            make_step("librocdxg-build", "x", "t", bad)

@@ -13,14 +13,14 @@ from .files import Command, FileContent, RebootFlag
 from .rpmcommon import RpmKey
 from .python import EnvPersist, PipCheck, PipGuard, PipInstall, PipRestore, PipUninstall, Venv, VenvLink
 from .system import SecureBootKey, UserGroups
-from .wsl import WslHsaRemove
+from .wsl import LibrocdxgBuild, WslHsaRemove
 from .zypper import ZypperInstall, ZypperKey, ZypperRefresh, ZypperRepos
 
 KINDS: Dict[str, Type[Step]] = {cls.kind: cls for cls in (
     AptAuth, AptKey, AptSources, AptPin, AptUpdate, AptInstall, AptRemove, Alternative,
     FileContent, Command, RebootFlag, UserGroups, SecureBootKey,
     Venv, VenvLink, PipUninstall, PipInstall, PipRestore, EnvPersist, PipCheck, PipGuard,
-    DockerCheck, DockerPull, DockerRunScript, RemovePath, WslHsaRemove, PurgeLeftover,
+    DockerCheck, DockerPull, DockerRunScript, RemovePath, WslHsaRemove, LibrocdxgBuild, PurgeLeftover,
     ZypperKey, ZypperRepos, ZypperRefresh, ZypperInstall,
     RpmKey, DnfInstall,
 )}
