@@ -158,3 +158,51 @@ def test_librocdxg_step_refuses_bad_parameters():
                 dict(good, sdk_subdir=".."), dict(good, tools=["rm -rf"])):
         with pytest.raises(ValueError):
             make_step("librocdxg-build", "x", "t", bad)
+
+
+def _lib_step():
+    from rocm_wizard.plan.steps import make_step
+
+    return make_step("librocdxg-build", "librocdxg", "t", dict(
+        repo="https://github.com/ROCm/librocdxg.git", win_kits="/mnt/c/K/10/Include", library="/opt/rocm/lib/librocdxg.so"))
+
+
+def test_librocdxg_step_stops_before_running_anything_without_the_windows_sdk(tmp_path):
+    """No SDK headers under /mnt/c: the check says what is missing on Windows, and apply stops with
+    the fix before it clones or builds anything (no command runs)."""
+    import pytest
+    from rocm_wizard.plan.context import Context, StepError
+    from rocm_wizard.plan.core import CHANGE, OK
+    from rocm_wizard.plan.state import PlanState
+
+    calls = []
+    for tool in ("cmake", "gcc", "g++", "make", "git"):
+        exe = tmp_path / "usr/bin" / tool
+        exe.parent.mkdir(parents=True, exist_ok=True)
+        exe.write_text("#!/bin/sh\nexit 1\n")
+        exe.chmod(0o755)
+    (tmp_path / "mnt/c/K/10/Include/10.0.26100.0").mkdir(parents=True)  # an SDK without its shared headers
+    ctx = Context(root=str(tmp_path), runner=lambda argv, **kw: calls.append(argv), env={"PATH": "/usr/bin"})
+    step = _lib_step()
+    res = step.check(PlanState(ctx))
+    assert res.status == CHANGE and "install the Windows SDK on Windows" in res.detail
+    with pytest.raises(StepError, match="Windows SDK headers are not under"):
+        step.apply(ctx)
+    assert calls == []
+    (tmp_path / "mnt/c/K/10/Include/10.0.26100.0/shared").mkdir()
+    assert "with the Windows SDK headers in /mnt/c/K/10/Include/10.0.26100.0/shared" in step.check(PlanState(ctx)).detail
+    (tmp_path / "opt/rocm/lib").mkdir(parents=True)
+    (tmp_path / "opt/rocm/lib/librocdxg.so").write_text("")  # installed (built before, or AMD's package)
+    assert step.check(PlanState(ctx)).status == OK
+    assert step.apply(ctx).status == OK and calls == []
+
+
+def test_librocdxg_step_needs_its_build_tools(tmp_path):
+    import pytest
+    from rocm_wizard.plan.context import Context, StepError
+
+    calls = []
+    ctx = Context(root=str(tmp_path), runner=lambda argv, **kw: calls.append(argv), env={"PATH": "/usr/bin"})
+    with pytest.raises(StepError, match="needs cmake, gcc, g\\+\\+, make, git"):
+        _lib_step().apply(ctx)
+    assert calls == []
