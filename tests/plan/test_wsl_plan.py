@@ -206,3 +206,52 @@ def test_librocdxg_step_needs_its_build_tools(tmp_path):
     with pytest.raises(StepError, match="needs cmake, gcc, g\\+\\+, make, git"):
         _lib_step().apply(ctx)
     assert calls == []
+
+
+ROCR4WSL_613 = "ii  hsa-runtime-rocr4wsl-amdgpu   1.13.0.60103-1871153.22.04 amd64  HSA runtime for WSL\n"
+
+
+def test_torch_plan_copies_the_wsl_runtime_in_for_6_1_3_to_6_2_hosts_only(tmp_path):
+    from rocm_wizard.catalog import compat
+
+    w = compat.wsl_facts()
+    old = _torch_plan(_system(tmp_path / "a", "6.1.3", dpkg=ROCR4WSL_613)).step("wsl-hsa")
+    assert old.params["replace_from"] == w["hsa_replace_from"] == "/opt/rocm/lib/libhsa-runtime64.so.1.2"
+    newer = _torch_plan(_system(tmp_path / "b", "6.3.4", dpkg=ROCR4WSL)).step("wsl-hsa")
+    assert newer.params["replace_from"] == ""
+
+
+def _hsa_step(replace_from="/opt/rocm/lib/libhsa-runtime64.so.1.2"):
+    from rocm_wizard.plan.steps import make_step
+
+    return make_step("wsl-hsa-remove", "wsl-hsa", "t", {"venv": "/home/u/venv", "replace_from": replace_from})
+
+
+def test_copy_back_is_done_when_torch_lib_holds_just_the_hosts_runtime(tmp_path):
+    from rocm_wizard.plan.context import Context, StepError
+    from rocm_wizard.plan.core import CHANGE, OK
+    from rocm_wizard.plan.state import PlanState
+
+    lib = tmp_path / "home/u/venv/lib/python3.11/site-packages/torch/lib"
+    lib.mkdir(parents=True)
+    (lib / "libhsa-runtime64.so").write_bytes(b"wheel's own")
+    calls = []
+    ctx = Context(root=str(tmp_path), runner=lambda argv, **kw: calls.append(argv), env={})
+    step = _hsa_step()
+    assert "is not there" in step.check(PlanState(ctx)).detail
+    import pytest
+
+    with pytest.raises(StepError, match="nothing was removed"):
+        step.apply(ctx)
+    assert calls == [] and (lib / "libhsa-runtime64.so").read_bytes() == b"wheel's own"
+    src = tmp_path / "opt/rocm-6.1.3/lib/libhsa-runtime64.so.1.2"
+    src.parent.mkdir(parents=True)
+    src.write_bytes(b"WSL runtime")
+    (tmp_path / "opt/rocm").symlink_to("rocm-6.1.3")
+    assert step.check(PlanState(ctx)).status == CHANGE
+    (lib / "libhsa-runtime64.so").write_bytes(b"WSL runtime")
+    assert step.check(PlanState(ctx)).status == OK
+    (lib / "libhsa-runtime64.so.1").write_bytes(b"another")  # any other copy of the runtime: not done
+    assert step.check(PlanState(ctx)).status == CHANGE
+    script = "\n".join(step.render_shell_body())
+    assert 'cmp -s -- "$RW_ROOT$src"' in script and 'rw_as "$owner" cp --' in script

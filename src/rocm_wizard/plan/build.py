@@ -1207,7 +1207,7 @@ def _torch_reinstall(system, choices: Choices, notes: List[str], recipe):
                   + (", ..." if len(reqs) > 3 else "")},
     }
     osi = _os(system)
-    ns["wsl"] = {"hsa_remove": False}
+    ns["wsl"] = {"hsa_remove": False, "hsa_replace_from": ""}
     if osi is not None and osi.wsl:
         from ..catalog import compat
 
@@ -1222,6 +1222,15 @@ def _torch_reinstall(system, choices: Choices, notes: List[str], recipe):
                     "(rocr4wsl: amdgpu-install --usecase=wsl,rocm --no-dkms, or rocm-upgrade under WSL)")
             notes.append(f"WSL: {what}: AMD's WSL steps " + str(wsl.get("hsa_removal", ""))
                          + "; the plan does it after the install")
+            host = _short_version(_host_rocm_of(system))
+            upto, first = str(wsl.get("hsa_replace_until", "") or ""), str(compat.wsl_first_release() or "")
+            if (host and upto and first and gen == "rocr4wsl"
+                    and _vkey_loose(first) <= _vkey_loose(host) and _vkey_loose(host)[:2] <= _vkey_loose(upto)[:2]):
+                ns["wsl"]["hsa_replace_from"] = str(wsl.get("hsa_replace_from", ""))
+                notes.append(f"WSL: the host's WSL runtime is ROCm {host}'s: AMD's WSL steps of ROCm {first} to "
+                             f"{upto}.x then copy {wsl.get('hsa_replace_from')} into torch/lib as libhsa-runtime64.so "
+                             f"(sources: {', '.join(wsl.get('hsa_replace_sources', []))}); the plan does it as the "
+                             "venv's owner")
         else:
             notes.append(f"WSL: from ROCm {wsl.get('librocdxg_from', '7.2')} AMD's WSL runtime reaches the GPU through "
                          f"librocdxg with {wsl.get('dxg_env', 'HSA_ENABLE_DXG_DETECTION=1')} (the wheel's HSA runtime "

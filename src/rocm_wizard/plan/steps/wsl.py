@@ -8,6 +8,13 @@ finds the host's WSL runtime in /opt/rocm/lib.  The files are the wheel's: ``pip
 --force-reinstall`` of the same torch puts them back, so no backup is kept.
 
 The files are removed by the venv's owner (the one owner rule), never by root inside a user's venv.
+
+AMD's WSL install-pytorch pages of ROCm 6.1.3 to 6.2.x went one step further: after the removal,
+``cp /opt/rocm/lib/libhsa-runtime64.so.1.2 libhsa-runtime64.so`` in torch/lib (source
+``amd-wsl-pytorch-6x``).  With ``replace_from`` the step does that too, as the venv's owner: it stops
+before removing anything when that file is not there, and a run where torch/lib holds only
+``libhsa-runtime64.so`` equal to it has nothing to do.  The wheel's ``libhsa-runtime64.so`` is
+recorded before it goes (rollback puts it back).
 """
 from __future__ import annotations
 
@@ -21,6 +28,35 @@ from ._util import J, check_abs_path
 
 PATTERN = "libhsa-runtime64.so*"
 TORCH_LIBS = "lib/python3*/site-packages/torch/lib"
+COPY_NAME = "libhsa-runtime64.so"  # the name AMD's 6.1.3-6.2 steps copy the WSL runtime in as
+
+
+def torch_libs(real_venv: str) -> List[str]:
+    """The torch/lib directories of the venv at ``real_venv`` (a path on this machine)."""
+    base = glob.escape(real_venv.rstrip("/"))
+    return sorted(d for d in glob.glob(f"{base}/{TORCH_LIBS}") if os.path.isdir(d))
+
+
+def _same(path: str, data: bytes) -> bool:
+    try:
+        if os.path.islink(path) or not os.path.isfile(path):
+            return False
+        with open(path, "rb") as fh:
+            return fh.read() == data
+    except OSError:
+        return False
+
+
+def replaced(real_venv: str, data: bytes) -> bool:
+    """Whether every torch/lib of the venv holds just ``libhsa-runtime64.so`` with ``data`` in it."""
+    libs = torch_libs(real_venv)
+    if not libs:
+        return False
+    for d in libs:
+        own = [os.path.basename(f) for f in glob.glob(f"{glob.escape(d)}/{PATTERN}")]
+        if own != [COPY_NAME] or not _same(os.path.join(d, COPY_NAME), data):
+            return False
+    return True
 
 
 def bundled(real_venv: str) -> List[str]:
@@ -35,15 +71,33 @@ class WslHsaRemove(Step):
 
     kind = "wsl-hsa-remove"
     required = ("venv",)
+    defaults = {"replace_from": ""}
 
     def validate(self) -> None:
         check_abs_path(self.params["venv"], "venv")
+        if self.params["replace_from"]:
+            check_abs_path(self.params["replace_from"], "replace_from")
+
+    def _source(self, ctx) -> Optional[bytes]:
+        try:
+            with open(ctx.p(self.params["replace_from"]), "rb") as fh:
+                return fh.read()
+        except OSError:
+            return None
 
     def check(self, state) -> CheckResult:
         venv = self.params["venv"]
         view = state.venv(venv)
         if view.source.startswith("plan:"):  # an earlier step of this plan installs a torch wheel
             return CheckResult(CHANGE, "the torch wheel installed by this plan carries its own libhsa-runtime64")
+        if state.ctx.filesystem and self.params["replace_from"]:
+            data = self._source(state.ctx)
+            if data is None:
+                return CheckResult(CHANGE, f"{self.params['replace_from']} is not there (the step will stop): the "
+                                           "ROCm 6.1.3-6.2 WSL runtime it copies is not installed")
+            if replaced(state.ctx.p(venv), data):
+                return CheckResult(OK, f"torch/lib's {COPY_NAME} is {self.params['replace_from']}")
+            return CheckResult(CHANGE, f"replace torch/lib's libhsa-runtime64 with {self.params['replace_from']}")
         if state.ctx.filesystem:
             found = bundled(state.ctx.p(venv))
             if found:
@@ -59,11 +113,43 @@ class WslHsaRemove(Step):
 
     def describe(self, state) -> Description:
         venv = self.params["venv"]
-        return Description(self.title, [f"remove {venv}/{TORCH_LIBS}/{PATTERN} as the venv's owner (the wheel's own "
-                                        "HSA runtime: AMD's WSL steps; pip install --force-reinstall torch puts it back)"])
+        lines = [f"remove {venv}/{TORCH_LIBS}/{PATTERN} as the venv's owner (the wheel's own "
+                 "HSA runtime: AMD's WSL steps; pip install --force-reinstall torch puts it back)"]
+        if self.params["replace_from"]:
+            lines.append(f"then copy {self.params['replace_from']} in as torch/lib/{COPY_NAME}, as the venv's owner "
+                         "(AMD's WSL steps of ROCm 6.1.3-6.2); it stops first if that file is not there")
+        return Description(self.title, lines)
+
+    def _apply_replace(self, ctx) -> Result:
+        from ..context import StepError
+
+        venv, src = self.params["venv"], self.params["replace_from"]
+        data = self._source(ctx)
+        if data is None:
+            raise StepError(f"{src} is not there: the ROCm 6.1.3-6.2 WSL runtime AMD's steps copy into torch/lib is "
+                            "not installed (amdgpu-install --usecase=wsl,rocm --no-dkms); nothing was removed")
+        real = ctx.p(venv).rstrip("/")
+        if replaced(real, data):
+            return Result(OK, f"torch/lib's {COPY_NAME} is {src}")
+        libs = torch_libs(real)
+        if not libs:
+            raise StepError(f"{venv} has no torch/lib to copy the WSL runtime into")
+        owner = ctx.venv_user(venv)
+        remember = getattr(ctx, "remember", None)
+        for d in libs:
+            inside = venv.rstrip("/") + d[len(real):]
+            found = [venv.rstrip("/") + f[len(real):] for f in sorted(glob.glob(f"{glob.escape(d)}/{PATTERN}"))]
+            if remember is not None and os.path.lexists(os.path.join(d, COPY_NAME)):
+                remember(f"{inside}/{COPY_NAME}", owner)  # the wheel's own file: rollback puts it back
+            if found:
+                ctx.check_call(["rm", "-f", "--", *found], user=owner, timeout=60)
+            ctx.write_as(owner, f"{inside}/{COPY_NAME}", data, mode=0o755)
+        return Result(CHANGED, f"replaced torch/lib's libhsa-runtime64 with {src}")
 
     def apply(self, ctx) -> Result:
         venv = self.params["venv"]
+        if self.params["replace_from"]:
+            return self._apply_replace(ctx)
         found = bundled(ctx.p(venv))
         if not found:
             return Result(OK, "torch/lib has no libhsa-runtime64 of its own")
@@ -73,6 +159,8 @@ class WslHsaRemove(Step):
         return Result(CHANGED, "removed " + ", ".join(os.path.basename(f) for f in found))
 
     def render_shell_body(self) -> List[str]:
+        if self.params["replace_from"]:
+            return self._shell_replace()
         return [
             f"local venv={q(self.params['venv'])} owner='' f",
             "local -a found=()",
@@ -88,12 +176,74 @@ class WslHsaRemove(Step):
             f"rw_mark {q(self.id)}",
         ]
 
+    def _shell_replace(self) -> List[str]:
+        src = self.params["replace_from"]
+        return [
+            f"local venv={q(self.params['venv'])} src={q(src)} owner='' d f done=1",
+            "local -a libs=() found=()",
+            f'for d in "$RW_ROOT$venv"/{TORCH_LIBS}; do',
+            '  if [[ -d $d ]]; then libs+=("$d"); fi',
+            "done",
+            'if [[ ! -f $RW_ROOT$src ]]; then',
+            f"  rw_die {q(src + ' is not there: the ROCm 6.1.3-6.2 WSL runtime AMD' + chr(39) + 's steps copy into torch/lib is not installed (amdgpu-install --usecase=wsl,rocm --no-dkms); nothing was removed')}",
+            "fi",
+            'if [[ ${#libs[@]} -eq 0 ]]; then rw_die "$venv has no torch/lib to copy the WSL runtime into"; fi',
+            'for d in "${libs[@]}"; do',
+            "  found=()",
+            f'  for f in "$d"/{PATTERN}; do',
+            '    if [[ -e $f || -L $f ]]; then found+=("$f"); fi',
+            "  done",
+            f'  if [[ ${{#found[@]}} -ne 1 || ${{found[0]}} != "$d/{COPY_NAME}" || -L ${{found[0]}} ]] '
+            '|| ! cmp -s -- "$RW_ROOT$src" "${found[0]}"; then done=0; fi',
+            "done",
+            'if [[ $done == 1 ]]; then',
+            f'  rw_ok "torch/lib holds just {COPY_NAME}, a copy of $src"',
+            "  return 0",
+            "fi",
+            'owner=$(rw_venv_user "$venv")',
+            'for d in "${libs[@]}"; do',
+            "  found=()",
+            f'  for f in "$d"/{PATTERN}; do',
+            '    if [[ -e $f || -L $f ]]; then found+=("${f#"$RW_ROOT"}"); fi',
+            "  done",
+            '  if [[ ${#found[@]} -gt 0 ]]; then rw_as "$owner" rm -f -- "${found[@]}"; fi',
+            f'  rw_as "$owner" cp -- "$src" "${{d#"$RW_ROOT"}}/{COPY_NAME}"',
+            "done",
+            f"rw_mark {q(self.id)}",
+        ]
+
     def ansible_vars(self) -> Dict[str, Any]:
-        return {self.var("venv"): self.params["venv"]}
+        out = {self.var("venv"): self.params["venv"]}
+        if self.params["replace_from"]:
+            out[self.var("src")] = self.params["replace_from"]
+        return out
 
     def render_ansible(self) -> List[Dict[str, Any]]:
         n = f"Step {self.index} {self.id}"
         found = self.var("found")
+        if self.params["replace_from"]:
+            src, libs = self.var("src_stat"), self.var("libs")
+            return [
+                {"name": f"{n}: the WSL runtime to copy in (reads only)", "ansible.builtin.stat": {"path": J(self.var("src"))},
+                 "register": src, "check_mode": False},
+                {"name": f"{n}: stop when it is not there",
+                 "ansible.builtin.fail": {"msg": "{{ " + self.var("src") + " }} is not there: the ROCm 6.1.3-6.2 WSL "
+                                                 "runtime is not installed; nothing was removed"},
+                 "when": f"not {src}.stat.exists"},
+                {"name": f"{n}: find the wheel's own HSA runtime (reads only)", "ansible.builtin.find": {
+                    "paths": J(self.var("venv")) + "/lib", "patterns": PATTERN, "recurse": True, "file_type": "any"},
+                 "register": found, "check_mode": False},
+                {"name": f"{n}: find torch/lib (reads only)", "ansible.builtin.find": {
+                    "paths": J(self.var("venv")) + "/lib", "patterns": "lib", "recurse": True, "file_type": "directory"},
+                 "register": libs, "check_mode": False},
+                {"name": f"{n}: remove the wheel's own (all but {COPY_NAME})", "ansible.builtin.file": {
+                    "path": "{{ item.path }}", "state": "absent"},
+                 "loop": "{{ " + found + ".files | selectattr('path', 'search', '/site-packages/torch/lib/') | "
+                         f"rejectattr('path', 'search', '/{COPY_NAME}$') | list }}}}"},
+                {"name": f"{n}: copy the WSL runtime in as {COPY_NAME}", "ansible.builtin.copy": {
+                    "src": J(self.var("src")), "remote_src": True, "dest": "{{ item.path }}/" + COPY_NAME, "mode": "0755"},
+                 "loop": "{{ " + libs + ".files | selectattr('path', 'search', '/site-packages/torch/lib$') | list }}"},
+            ]
         return [
             {"name": f"{n}: find the wheel's own HSA runtime (reads only)", "ansible.builtin.find": {
                 "paths": J(self.var("venv")) + "/lib", "patterns": PATTERN, "recurse": True, "file_type": "any"},
