@@ -159,3 +159,45 @@ def test_wsl_rocm_72_builds_librocdxg_and_converges(wroot, apt_site, toolchain_d
     words = checks.step_lines(again.stderr)
     assert words and set(words.values()) == {"ok"}, again.stderr[-4000:]
     assert not librocdxg_repo.fetched("librocdxg")
+
+
+def test_wsl_rocm_72_playbook_builds_librocdxg_check_converge_and_changed_0(wroot, apt_site, toolchain_debs,
+                                                                          librocdxg_repo, ansible_in):
+    """The same plan as a playbook under each of the harness's ansible-cores: --check changes nothing
+    and clones nothing, the run builds and installs librocdxg, a second run reports changed=0."""
+    from harness import ansible
+
+    root = wroot
+    _publish_72(apt_site.site)
+    ansible_in(root)
+    toolchain.install(root, toolchain_debs)
+    root.write("/dev/dxg", "")
+    root.write("/usr/lib/wsl/lib/libdxcore.so", "")
+    root.write(f"{KITS}/{NEW_SDK}/shared/dxcore_interface.h", f'#define RW_SDK "{NEW_SDK}"\n')
+    root.add_user("alice")
+    root.run(["groupadd", "--system", "render"], check=True)
+    res = wizard.run(root, "--plan-only", "--format", "ansible", *_args(apt_site, librocdxg_repo.url), extra_env=WSL)
+    assert res.returncode in (0, 2), res.stderr
+    root.write("/root/wsl72.yml", res.stdout)
+    users = ["-e", '{"rocm_wizard_gpu_users": ["alice"]}']
+    watched = ["/etc", "/var/lib/dpkg/status", "/opt", "/var/tmp"]
+    before = root.snapshot(watched)
+    librocdxg_repo.reset()
+
+    check = ansible.playbook(root, "/root/wsl72.yml", "--check", "--diff", *users, extra_env=WSL)
+    assert check.returncode == 0, check.stdout[-6000:] + check.stderr[-3000:]
+    assert root.snapshot(watched) == before and not librocdxg_repo.fetched("librocdxg")
+
+    run = ansible.playbook(root, "/root/wsl72.yml", *users, extra_env=WSL)
+    assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-3000:]
+    assert os.path.isfile(root.host_path("/opt/rocm/lib/librocdxg.so.1.1.0"))
+    assert "export HSA_ENABLE_DXG_DETECTION=1" in root.read("/etc/profile.d/rocm-wizard-dxg.sh")
+    assert not [n for n in os.listdir(root.host_path("/var/tmp")) if n.startswith("rocm-wizard-librocdxg.")]
+    assert not _installed(root, "hsa-runtime-rocr4wsl-amdgpu")
+
+    librocdxg_repo.reset()
+    again = ansible.playbook(root, "/root/wsl72.yml", *users, extra_env=WSL)
+    assert again.returncode == 0, again.stdout[-6000:] + again.stderr[-3000:]
+    counts = ansible.recap(again.stdout)
+    assert counts["changed"] == 0 and counts["failed"] == 0, ansible.changed_tasks(again.stdout)
+    assert not librocdxg_repo.fetched("librocdxg")
