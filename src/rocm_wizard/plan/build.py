@@ -1234,8 +1234,8 @@ def _torch_reinstall(system, choices: Choices, notes: List[str], recipe):
         else:
             notes.append(f"WSL: from ROCm {wsl.get('librocdxg_from', '7.2')} AMD's WSL runtime reaches the GPU through "
                          f"librocdxg with {wsl.get('dxg_env', 'HSA_ENABLE_DXG_DETECTION=1')} (the wheel's HSA runtime "
-                         "is kept), and needs the ROCm WSL user space on the host (amdgpu-install --usecase=wsl,rocm "
-                         "--no-dkms); this plan does not do either")
+                         "is kept), and needs that user space on the host (--path rocm-upgrade --rocm 7.2.x under WSL "
+                         "builds librocdxg); this plan does not do either")
     if env is not None and env.triton_shadow:
         notes.append(f"a stray triton directory shadows the package: {env.triton_shadow} (remove or rename it; "
                      "rocm-wizard does not delete your files)")
@@ -1759,6 +1759,8 @@ def _build(system, choices: Choices, notes: List[str]) -> Plan:
     title = render(recipe.title, ns)
     inputs = choices.to_dict()
     inputs["user"] = user or None
+    if inputs.get("librocdxg_repo") is None:  # only WSL plans of ROCm 7.2.x use it
+        inputs.pop("librocdxg_repo", None)
     summary = {"summary": _system_summary(system), "origin": getattr(system, "origin", "live")}
     return Plan(path=path, title=title, steps=steps, fingerprint=fp, inputs=inputs, facts=facts, notes=notes,
                 system=summary)
