@@ -171,3 +171,41 @@ def test_wsl_613_torch_plan_copies_the_hosts_runtime_in_as_the_venv_owner(wroot,
     assert again.returncode == 0, again.stderr[-4000:]
     words = checks.step_lines(again.stderr)
     assert words and set(words.values()) == {"ok"}, again.stderr[-4000:]
+
+
+def test_wsl_613_torch_playbook_copies_the_runtime_in_check_converge_and_changed_0(wroot, pyindex, ansible_in, tmp_path):
+    """The 6.1.3-6.2 copy-back as a playbook: --check changes nothing, the run leaves torch/lib with
+    just libhsa-runtime64.so equal to /opt/rocm/lib/libhsa-runtime64.so.1.2, a second run reports changed=0."""
+    from harness import ansible
+
+    root = wroot
+    _pose_as_wsl_613(root, tmp_path)
+    venv = "/srv/venvs/ml"
+    root.run(["python3", "-m", "venv", venv], check=True)
+    root.run([venv + "/bin/python", "-m", "pip", "install", "--index-url", pyindex.url("rocm6.2"),
+              "torch==2.5.1+rocm6.2", "torchvision==0.20.1+rocm6.2", "torchaudio==2.5.1+rocm6.2"], check=True)
+    ansible_in(root)
+    args = ["--path", "torch-reinstall", "--torch", "2.4.1+rocm6.1", "--venv", venv, "--venv-mode", "existing",
+            "--torch-index-url", pyindex.url("rocm6.1")]
+    res = wizard.run(root, "--plan-only", "--format", "ansible", *args, extra_env=WSL)
+    assert res.returncode in (0, 2), res.stderr
+    assert "/opt/rocm/lib/libhsa-runtime64.so.1.2" in res.stdout
+    root.write("/root/torch.yml", res.stdout)
+    site = _site(root, venv)
+    before = root.snapshot([venv])
+
+    check = ansible.playbook(root, "/root/torch.yml", "--check", "--diff")
+    assert check.returncode == 0, check.stdout[-6000:] + check.stderr[-3000:]
+    assert root.snapshot([venv]) == before
+
+    run = ansible.playbook(root, "/root/torch.yml")
+    assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-3000:]
+    assert read_version_py(site)["__version__"] == "2.4.1+rocm6.1"
+    libs = glob.glob(os.path.join(glob.escape(site), "torch", "lib", "libhsa-runtime64.so*"))
+    assert [os.path.basename(f) for f in libs] == ["libhsa-runtime64.so"], libs
+    assert open(libs[0]).read() == "stand-in 6.1.3 WSL runtime\n"
+
+    again = ansible.playbook(root, "/root/torch.yml")
+    assert again.returncode == 0, again.stdout[-6000:] + again.stderr[-3000:]
+    counts = ansible.recap(again.stdout)
+    assert counts["changed"] == 0 and counts["failed"] == 0, ansible.changed_tasks(again.stdout)
