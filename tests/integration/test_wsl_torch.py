@@ -112,3 +112,100 @@ def test_wsl_torch_playbook_removes_the_runtime_check_converge_and_changed_0(wro
     assert again.returncode == 0, again.stdout[-6000:] + again.stderr[-3000:]
     counts = ansible.recap(again.stdout)
     assert counts["changed"] == 0 and counts["failed"] == 0, ansible.changed_tasks(again.stdout)
+
+
+def _pose_as_wsl_613(root, tmp_path):
+    """A WSL host on ROCm 6.1.3's WSL runtime (the releases whose AMD steps copy the runtime into torch/lib)."""
+    root.write("/dev/dxg", "")
+    for lib in ("libdxcore.so", "libd3d12.so"):
+        root.write("/usr/lib/wsl/lib/" + lib, "")
+    deb = build_deb(DebSpec("hsa-runtime-rocr4wsl-amdgpu", "1.13.0.60103-1871153.22.04",
+                            files={"/opt/rocm-6.1.3/lib/libhsa-runtime64.so.1.2": "stand-in 6.1.3 WSL runtime\n",
+                                   "/opt/rocm-6.1.3/.info/version": "6.1.3-122\n"}),
+                    str(tmp_path / "debs613"))
+    root.bind(str(tmp_path / "debs613"), "/opt/rw-wsl-debs")
+    root.run(["dpkg", "-i", "/opt/rw-wsl-debs/" + os.path.basename(deb)], check=True)
+    os.symlink("/opt/rocm-6.1.3", root.host_path("/opt/rocm"))
+
+
+def test_wsl_613_torch_plan_copies_the_hosts_runtime_in_as_the_venv_owner(wroot, pyindex, tmp_path):
+    """ROCm 6.1.3-6.2 under WSL: AMD's steps remove the wheel's libhsa-runtime64.so* and copy
+    /opt/rocm/lib/libhsa-runtime64.so.1.2 in as libhsa-runtime64.so; the venv's owner does it, DRY_RUN
+    and --dry-run change nothing, `--yes` converges, rollback puts the wheel's file back, and after a
+    new run a second one has nothing to do."""
+    root = wroot
+    _pose_as_wsl_613(root, tmp_path)
+    root.add_user("alice")
+    root.run(["python3", "-m", "venv", VENV], user="alice", check=True)
+    root.run([VENV + "/bin/python", "-m", "pip", "install", "--index-url", pyindex.url("rocm6.2"),
+              "torch==2.5.1+rocm6.2", "torchvision==0.20.1+rocm6.2", "torchaudio==2.5.1+rocm6.2"], user="alice", check=True)
+    site = _site(root, VENV)
+
+    plan = wizard.run(root, "--plan-only", *_args(pyindex), extra_env=WSL)
+    assert plan.returncode in (0, 2), plan.stderr
+    assert "copy /opt/rocm/lib/libhsa-runtime64.so.1.2 into torch/lib" in plan.stdout, plan.stdout[:3000]
+    root.write("/root/plan.sh", plan.stdout, mode=0o755)
+    before = root.snapshot(["/home/alice"])
+    dry = root.run(["bash", "/root/plan.sh"], env={"DRY_RUN": "1", **WSL})
+    assert dry.returncode == 2, dry.stderr[-3000:]
+    cli_dry = wizard.run(root, "--dry-run", *_args(pyindex), extra_env=WSL)
+    assert cli_dry.returncode in (0, 2), cli_dry.stderr[-3000:]
+    assert root.snapshot(["/home/alice"]) == before
+
+    res = wizard.run(root, "--yes", "--no-verify", *_args(pyindex), extra_env=WSL)
+    assert res.returncode == 0, res.stderr[-4000:]
+    assert read_version_py(site)["__version__"] == "2.4.1+rocm6.1"
+    libs = glob.glob(os.path.join(glob.escape(site), "torch", "lib", "libhsa-runtime64.so*"))
+    assert [os.path.basename(f) for f in libs] == ["libhsa-runtime64.so"], libs
+    assert open(libs[0]).read() == "stand-in 6.1.3 WSL runtime\n"
+    assert os.stat(libs[0]).st_uid == os.stat(root.host_path(VENV)).st_uid != 0  # written as the venv's owner
+
+    back = wizard.run(root, "rollback", extra_env=WSL)  # the wheel's own libhsa-runtime64.so comes back
+    assert back.returncode == 0, back.stderr[-4000:]
+    assert os.path.isfile(libs[0]) and open(libs[0], "rb").read() != b"stand-in 6.1.3 WSL runtime\n"
+
+    res = wizard.run(root, "--yes", "--no-verify", *_args(pyindex), extra_env=WSL)
+    assert res.returncode == 0, res.stderr[-4000:]
+    assert open(libs[0]).read() == "stand-in 6.1.3 WSL runtime\n"
+    again = wizard.run(root, "--yes", "--no-verify", *_args(pyindex), extra_env=WSL)
+    assert again.returncode == 0, again.stderr[-4000:]
+    words = checks.step_lines(again.stderr)
+    assert words and set(words.values()) == {"ok"}, again.stderr[-4000:]
+
+
+def test_wsl_613_torch_playbook_copies_the_runtime_in_check_converge_and_changed_0(wroot, pyindex, ansible_in, tmp_path):
+    """The 6.1.3-6.2 copy-back as a playbook: --check changes nothing, the run leaves torch/lib with
+    just libhsa-runtime64.so equal to /opt/rocm/lib/libhsa-runtime64.so.1.2, a second run reports changed=0."""
+    from harness import ansible
+
+    root = wroot
+    _pose_as_wsl_613(root, tmp_path)
+    venv = "/srv/venvs/ml"
+    root.run(["python3", "-m", "venv", venv], check=True)
+    root.run([venv + "/bin/python", "-m", "pip", "install", "--index-url", pyindex.url("rocm6.2"),
+              "torch==2.5.1+rocm6.2", "torchvision==0.20.1+rocm6.2", "torchaudio==2.5.1+rocm6.2"], check=True)
+    ansible_in(root)
+    args = ["--path", "torch-reinstall", "--torch", "2.4.1+rocm6.1", "--venv", venv, "--venv-mode", "existing",
+            "--torch-index-url", pyindex.url("rocm6.1")]
+    res = wizard.run(root, "--plan-only", "--format", "ansible", *args, extra_env=WSL)
+    assert res.returncode in (0, 2), res.stderr
+    assert "/opt/rocm/lib/libhsa-runtime64.so.1.2" in res.stdout
+    root.write("/root/torch.yml", res.stdout)
+    site = _site(root, venv)
+    before = root.snapshot([venv])
+
+    check = ansible.playbook(root, "/root/torch.yml", "--check", "--diff")
+    assert check.returncode == 0, check.stdout[-6000:] + check.stderr[-3000:]
+    assert root.snapshot([venv]) == before
+
+    run = ansible.playbook(root, "/root/torch.yml")
+    assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-3000:]
+    assert read_version_py(site)["__version__"] == "2.4.1+rocm6.1"
+    libs = glob.glob(os.path.join(glob.escape(site), "torch", "lib", "libhsa-runtime64.so*"))
+    assert [os.path.basename(f) for f in libs] == ["libhsa-runtime64.so"], libs
+    assert open(libs[0]).read() == "stand-in 6.1.3 WSL runtime\n"
+
+    again = ansible.playbook(root, "/root/torch.yml")
+    assert again.returncode == 0, again.stdout[-6000:] + again.stderr[-3000:]
+    counts = ansible.recap(again.stdout)
+    assert counts["changed"] == 0 and counts["failed"] == 0, ansible.changed_tasks(again.stdout)

@@ -94,8 +94,8 @@ def test_rocm_upgrade_under_wsl_refuses_librocdxg_releases_and_unlisted_gpus(tmp
     import pytest
     from rocm_wizard.plan import PlanError
 
-    with pytest.raises(PlanError, match="librocdxg"):
-        build_plan(_wsl_host(tmp_path / "a"), Choices(path="rocm-upgrade", rocm="7.2.1"))
+    with pytest.raises(PlanError, match="librocdxg"):  # 10.0: AMD's release packages, not planned
+        build_plan(_wsl_host(tmp_path / "a"), Choices(path="rocm-upgrade", rocm="10.0"))
     with pytest.raises(PlanError, match="under WSL"):
         build_plan(_wsl_host(tmp_path / "b", gpu="AMD Radeon RX 7800 XT"), Choices(path="rocm-upgrade", rocm="6.3.4"))
     with pytest.raises(PlanError, match="--rocm"):  # no WSL user space, no release: nothing to default to
@@ -110,3 +110,148 @@ def test_rocm_upgrade_under_wsl_refuses_a_release_without_the_wsl_runtime(tmp_pa
     assert compat.wsl_runtime_missing("6.2.0") and compat.wsl_runtime_missing("6.3.4") is None
     with pytest.raises(PlanError, match="hsa-runtime-rocr4wsl-amdgpu"):
         build_plan(_wsl_host(tmp_path), Choices(path="rocm-upgrade", rocm="6.2.0"))
+
+
+def test_rocm_upgrade_7_2_under_wsl_builds_librocdxg_as_its_readme_says(tmp_path):
+    """ROCm 7.2.x under WSL: ROCm's user space without the 6.x WSL runtime, the build tools the
+    librocdxg README asks for, the build step (network and compiler said in the plan), and
+    HSA_ENABLE_DXG_DETECTION=1 for login shells; facts with source and status."""
+    from rocm_wizard.catalog import compat
+
+    b = compat.wsl_facts()["librocdxg_build"]
+    plan = build_plan(_wsl_host(tmp_path, dpkg=""), Choices(path="rocm-upgrade", rocm="7.2.1"))
+    ids = [s.id for s in plan.steps]
+    assert ids.index("rocm-packages") < ids.index("librocdxg-tools") < ids.index("librocdxg") < ids.index("ldconfig")
+    names = [p["name"] for s in plan.steps if s.kind == "apt-install" for p in s.params["packages"]]
+    assert "hsa-runtime-rocr4wsl-amdgpu" not in names and "amdgpu-dkms" not in names
+    assert set(b["tools"]) <= set(names) and {"cmake", "gcc", "git"} <= set(b["tools"])
+    step = plan.step("librocdxg")
+    assert step.params["repo"] == "https://github.com/ROCm/librocdxg.git"
+    assert step.params["library"] == "/opt/rocm/lib/librocdxg.so"
+    env = plan.step("dxg-env")
+    assert env.params["path"].startswith("/etc/profile.d/") and "export HSA_ENABLE_DXG_DETECTION=1\n" in env.params["content"]
+    note = next(n for n in plan.notes if "librocdxg" in n)
+    assert "network" in note and "compiler" in note and "Windows SDK" in note
+    fact = plan.facts["wsl_librocdxg"]
+    assert fact["status"] == "documented" and fact["sources"] and fact["needs_at_run_time"] == ["network", "compiler"]
+    script = render_shell(plan)
+    assert "-DWIN_SDK=$sdk" in script and "DESTDIR=$work/stage" in script and 'rw_remember "$RW_ROOT$f"' in script
+    play = render_ansible(plan)
+    assert "-DWIN_SDK={{" in play and "librocdxg" in play
+
+
+def test_librocdxg_sdk_versions_pick_the_newest_windows_kit():
+    from rocm_wizard.plan.steps.wsl import sdk_versions
+
+    assert sdk_versions(["10.0.19041.0", "wdf", "10.0.26100.0", "10.0.22621.0", "x10.0"]) == [
+        "10.0.26100.0", "10.0.22621.0", "10.0.19041.0"]
+    assert sdk_versions([]) == []
+
+
+def test_librocdxg_step_refuses_bad_parameters():
+    import pytest
+    from rocm_wizard.plan.steps import make_step
+
+    good = dict(repo="https://github.com/ROCm/librocdxg.git", win_kits="/mnt/c/K/10/Include", library="/opt/rocm/lib/librocdxg.so")
+    make_step("librocdxg-build", "x", "t", dict(good))
+    for bad in (dict(good, repo="ftp://x/y"), dict(good, ref="--upload-pack=evil"), dict(good, win_kits="rel"),
+                dict(good, sdk_subdir=".."), dict(good, tools=["rm -rf"])):
+        with pytest.raises(ValueError):
+            make_step("librocdxg-build", "x", "t", bad)
+
+
+def _lib_step():
+    from rocm_wizard.plan.steps import make_step
+
+    return make_step("librocdxg-build", "librocdxg", "t", dict(
+        repo="https://github.com/ROCm/librocdxg.git", win_kits="/mnt/c/K/10/Include", library="/opt/rocm/lib/librocdxg.so"))
+
+
+def test_librocdxg_step_stops_before_running_anything_without_the_windows_sdk(tmp_path):
+    """No SDK headers under /mnt/c: the check says what is missing on Windows, and apply stops with
+    the fix before it clones or builds anything (no command runs)."""
+    import pytest
+    from rocm_wizard.plan.context import Context, StepError
+    from rocm_wizard.plan.core import CHANGE, OK
+    from rocm_wizard.plan.state import PlanState
+
+    calls = []
+    for tool in ("cmake", "gcc", "g++", "make", "git"):
+        exe = tmp_path / "usr/bin" / tool
+        exe.parent.mkdir(parents=True, exist_ok=True)
+        exe.write_text("#!/bin/sh\nexit 1\n")
+        exe.chmod(0o755)
+    (tmp_path / "mnt/c/K/10/Include/10.0.26100.0").mkdir(parents=True)  # an SDK without its shared headers
+    ctx = Context(root=str(tmp_path), runner=lambda argv, **kw: calls.append(argv), env={"PATH": "/usr/bin"})
+    step = _lib_step()
+    res = step.check(PlanState(ctx))
+    assert res.status == CHANGE and "install the Windows SDK on Windows" in res.detail
+    with pytest.raises(StepError, match="Windows SDK headers are not under"):
+        step.apply(ctx)
+    assert calls == []
+    (tmp_path / "mnt/c/K/10/Include/10.0.26100.0/shared").mkdir()
+    assert "with the Windows SDK headers in /mnt/c/K/10/Include/10.0.26100.0/shared" in step.check(PlanState(ctx)).detail
+    (tmp_path / "opt/rocm/lib").mkdir(parents=True)
+    (tmp_path / "opt/rocm/lib/librocdxg.so").write_text("")  # installed (built before, or AMD's package)
+    assert step.check(PlanState(ctx)).status == OK
+    assert step.apply(ctx).status == OK and calls == []
+
+
+def test_librocdxg_step_needs_its_build_tools(tmp_path):
+    import pytest
+    from rocm_wizard.plan.context import Context, StepError
+
+    calls = []
+    ctx = Context(root=str(tmp_path), runner=lambda argv, **kw: calls.append(argv), env={"PATH": "/usr/bin"})
+    with pytest.raises(StepError, match="needs cmake, gcc, g\\+\\+, make, git"):
+        _lib_step().apply(ctx)
+    assert calls == []
+
+
+ROCR4WSL_613 = "ii  hsa-runtime-rocr4wsl-amdgpu   1.13.0.60103-1871153.22.04 amd64  HSA runtime for WSL\n"
+
+
+def test_torch_plan_copies_the_wsl_runtime_in_for_6_1_3_to_6_2_hosts_only(tmp_path):
+    from rocm_wizard.catalog import compat
+
+    w = compat.wsl_facts()
+    old = _torch_plan(_system(tmp_path / "a", "6.1.3", dpkg=ROCR4WSL_613)).step("wsl-hsa")
+    assert old.params["replace_from"] == w["hsa_replace_from"] == "/opt/rocm/lib/libhsa-runtime64.so.1.2"
+    newer = _torch_plan(_system(tmp_path / "b", "6.3.4", dpkg=ROCR4WSL)).step("wsl-hsa")
+    assert newer.params["replace_from"] == ""
+
+
+def _hsa_step(replace_from="/opt/rocm/lib/libhsa-runtime64.so.1.2"):
+    from rocm_wizard.plan.steps import make_step
+
+    return make_step("wsl-hsa-remove", "wsl-hsa", "t", {"venv": "/home/u/venv", "replace_from": replace_from})
+
+
+def test_copy_back_is_done_when_torch_lib_holds_just_the_hosts_runtime(tmp_path):
+    from rocm_wizard.plan.context import Context, StepError
+    from rocm_wizard.plan.core import CHANGE, OK
+    from rocm_wizard.plan.state import PlanState
+
+    lib = tmp_path / "home/u/venv/lib/python3.11/site-packages/torch/lib"
+    lib.mkdir(parents=True)
+    (lib / "libhsa-runtime64.so").write_bytes(b"wheel's own")
+    calls = []
+    ctx = Context(root=str(tmp_path), runner=lambda argv, **kw: calls.append(argv), env={})
+    step = _hsa_step()
+    assert "is not there" in step.check(PlanState(ctx)).detail
+    import pytest
+
+    with pytest.raises(StepError, match="nothing was removed"):
+        step.apply(ctx)
+    assert calls == [] and (lib / "libhsa-runtime64.so").read_bytes() == b"wheel's own"
+    src = tmp_path / "opt/rocm-6.1.3/lib/libhsa-runtime64.so.1.2"
+    src.parent.mkdir(parents=True)
+    src.write_bytes(b"WSL runtime")
+    (tmp_path / "opt/rocm").symlink_to("rocm-6.1.3")
+    assert step.check(PlanState(ctx)).status == CHANGE
+    (lib / "libhsa-runtime64.so").write_bytes(b"WSL runtime")
+    assert step.check(PlanState(ctx)).status == OK
+    (lib / "libhsa-runtime64.so.1").write_bytes(b"another")  # any other copy of the runtime: not done
+    assert step.check(PlanState(ctx)).status == CHANGE
+    script = "\n".join(step.render_shell_body())
+    assert 'cmp -s -- "$RW_ROOT$src"' in script and 'rw_as "$owner" cp --' in script

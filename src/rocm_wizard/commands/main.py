@@ -46,6 +46,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--workspace", metavar="DIR", help="host directory mounted as /workspace (docker path)")
     g.add_argument("--no-dkms", action="store_true", help="keep the installed amdgpu kernel driver")
     g.add_argument("--rocm-mirror", metavar="URL", help="base URL of a mirror of repo.radeon.com (air-gapped sites)")
+    g.add_argument("--librocdxg-repo", metavar="URL",
+                   help="git repository of librocdxg to build under WSL with ROCm 7.2.x (default: "
+                        "https://github.com/ROCm/librocdxg.git; a site's own copy)")
     g.add_argument("--allow-http-mirror", action="store_true",
                    help="accept an http:// --rocm-mirror: the signing key then comes unauthenticated and its "
                         "fingerprint is the only protection")
@@ -105,6 +108,7 @@ def choices_from_args(args: argparse.Namespace):
            "rocm_core_key_fingerprint": getattr(args, "rocm_core_key_fingerprint", None),
            "torch_index_url": getattr(args, "torch_index_url", None),
            "pytorch_mirror": getattr(args, "pytorch_mirror", None),
+           "librocdxg_repo": getattr(args, "librocdxg_repo", None),
            "dkms": False if getattr(args, "no_dkms", False) else None,
            "allow_http_mirror": True if getattr(args, "allow_http_mirror", False) else None,
            "allow_apt_removals": True if getattr(args, "allow_apt_removals", False) else None,

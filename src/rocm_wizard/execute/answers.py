@@ -17,7 +17,7 @@ allow_http_mirror (true: accept an http:// rocm_mirror), allow_apt_removals (tru
 packages unrelated to ROCm while installing it), guard (false: no constraints file pinning the torch
 build in the venv), clean_items (--path clean: the ids or paths to remove), rocm_key_fingerprint, rocm_core_mirror (stands for
 AMD's Core SDK hosts), rocm_core_key_fingerprint, torch_index_url, pytorch_mirror, user,
-env.  Every run writes the answers it used
+librocdxg_repo (stands for ROCm/librocdxg's git repository), env.  Every run writes the answers it used
 (``answers.toml`` in its log directory); replaying that file gives the same plan.
 """
 from __future__ import annotations
@@ -45,7 +45,7 @@ _toml: Any = _LazyToml()
 FORMAT = 1
 STRING_KEYS = ("path", "rocm", "torch", "venv", "venv_mode", "image", "workspace", "rocm_mirror",
                "rocm_key_fingerprint", "rocm_core_mirror", "rocm_core_key_fingerprint", "torch_index_url",
-               "pytorch_mirror", "user")
+               "pytorch_mirror", "user", "librocdxg_repo")
 BOOL_KEYS = ("dkms", "allow_http_mirror", "allow_apt_removals", "guard")
 LIST_KEYS = ("clean_items",)
 KEYS = ("format",) + STRING_KEYS + BOOL_KEYS + LIST_KEYS + ("env",)

@@ -58,6 +58,7 @@ class Choices:
     env: Dict[str, str] = field(default_factory=dict)  # extra variables; "" as value drops a default
     guard: Optional[bool] = True  # torch plans pin the torch family in the venv (False: --no-guard)
     clean_items: List[str] = field(default_factory=list)  # --path clean: ids or paths picked (or "all")
+    librocdxg_repo: Optional[str] = None  # stands for https://github.com/ROCm/librocdxg.git (ROCm 7.2.x under WSL)
 
     def to_dict(self) -> Dict[str, Any]:
         return asdict(self)
@@ -390,7 +391,8 @@ def _rocm_upgrade(system, choices: Choices, notes: List[str], recipe) -> Tuple[D
     metas = [m for m in data["meta_packages"] if m in installed] or list(data["default_meta"])
     prefix = cat.rocm_package_prefix(rel.version)
     packages = [{"name": m, "version": prefix + "*"} for m in metas]
-    if wsl:  # AMD's WSL use case (amdgpu-install --usecase=wsl,rocm --no-dkms): the WSL runtime beside ROCm
+    dxg = wsl and _librocdxg_built(rel)  # ROCm 7.2.x under WSL: librocdxg built from source, no WSL runtime package
+    if wsl and not dxg:  # AMD's WSL use case (amdgpu-install --usecase=wsl,rocm --no-dkms): the WSL runtime beside ROCm
         packages.append({"name": WSL_RUNTIME_PACKAGE})
     driver = []
     if dkms:
@@ -411,18 +413,22 @@ def _rocm_upgrade(system, choices: Choices, notes: List[str], recipe) -> Tuple[D
             "pin_priority": repo.pin_priority,
             "pin_package": repo.pin_package,
             "packages": packages,
-            "meta_names": ", ".join(metas + ([WSL_RUNTIME_PACKAGE] if wsl else [])),
+            "meta_names": ", ".join(metas + ([WSL_RUNTIME_PACKAGE] if wsl and not dxg else [])),
             "driver_packages": driver,
             "all_packages": packages + [d for d in driver if "kernel_prefix" not in d],
         },
         "flags": {"dkms": dkms, "auth": bool(auth["path"]), "allow_removals": bool(choices.allow_apt_removals),
-                  "secure_boot": dkms and secure_boot is True},
+                  "secure_boot": dkms and secure_boot is True, "librocdxg": dxg},
+        "wsl": _librocdxg_ns(choices.librocdxg_repo, choices.allow_http_mirror) if dxg else {},
     }
-    if wsl:
+    if wsl and not dxg:
         notes.append("WSL: no kernel driver is installed (the Windows AMD driver serves the GPU; never amdgpu-dkms "
                      f"under WSL): ROCm {rel.version}'s user space with its WSL runtime {WSL_RUNTIME_PACKAGE}, as "
                      "amdgpu-install --usecase=wsl,rocm --no-dkms installs them; on Windows, the Adrenalin driver AMD "
                      "names for this release is not installed by rocm-wizard" + _wsl_driver_note(rel.version))
+    elif dxg:
+        notes.append("WSL: no kernel driver is installed (the Windows AMD driver serves the GPU; never amdgpu-dkms "
+                     f"under WSL): ROCm {rel.version}'s user space, as AMD's quick-start installs it with --no-dkms")
     elif not dkms:
         notes.append("--no-dkms: the installed amdgpu kernel driver is kept; ROCm's user space supports kernel "
                      "drivers up to a year apart from 6.4 on (AMD's user/kernel-space compatibility matrix)")
@@ -451,6 +457,15 @@ def _rocm_upgrade(system, choices: Choices, notes: List[str], recipe) -> Tuple[D
                                                             "status": cat.rocm_key_status(),
                                                             "sources": cat.rocm_key_sources()},
              "gfx_support": {g: cat.gfx_status(g, rel).level for g in targets + other}}
+    if dxg:
+        from ..catalog import compat, sources as _sources
+
+        b = dict(compat.wsl_facts().get("librocdxg_build") or {})
+        facts["wsl_librocdxg"] = {"repo": b.get("repo"), "ref": b.get("ref") or None, "library": b.get("library"),
+                                  "tools": list(b.get("tools", [])), "cmake_min": b.get("cmake_min"),
+                                  "gcc_min": b.get("gcc_min"), "needs_at_run_time": ["network", "compiler"],
+                                  "windows_side": ["Windows SDK", "AMD Windows driver"],
+                                  "status": b.get("status"), "sources": _sources.describe(b.get("sources", []))}
     before = _short_version(getattr(system.rocm, "version", None))
     if before is None and cat.rocm_absent(system):
         before = "none"
@@ -541,12 +556,15 @@ def _wsl_rocm_check(system, rel, targets: List[str], notes: List[str], here: int
     gen = compat.wsl_generation(rel.version)
     if gen is None:
         raise PlanError(f"ROCm {rel.version} predates WSL support (from ROCm {compat.wsl_first_release()})", here)
-    if gen != "rocr4wsl" or rel.core:
+    if gen != "rocr4wsl" and not _librocdxg_built(rel):
         w = compat.wsl_facts()
-        raise PlanError(f"under WSL, ROCm {rel.version} reaches the GPU through librocdxg, which AMD has you build "
-                        f"from ROCm/librocdxg (10.0: its GitHub release packages) and load with {w.get('dxg_env')}: "
-                        "rocm-wizard does not plan it; choose a 6.x WSL release with --rocm, or "
-                        "--path torch-reinstall / docker", here)
+        raise PlanError(f"under WSL, ROCm {rel.version} reaches the GPU through librocdxg, which AMD installs from "
+                        f"ROCm/librocdxg's release packages for 10.0 (10.1 ships it) and loads with {w.get('dxg_env')}: "
+                        "rocm-wizard does not plan it; choose a 6.x WSL release or a 7.2.x one (librocdxg built "
+                        "from source) with --rocm, or --path torch-reinstall / docker", here)
+    if gen != "rocr4wsl":
+        _wsl_librocdxg_check(system, rel, targets, notes, here)
+        return
     if not rel.amdgpu_dir:
         raise PlanError(f"the amdgpu repository of ROCm {rel.version}, where its WSL runtime is, is not known", here)
     missing = compat.wsl_runtime_missing(rel.version)
@@ -563,6 +581,73 @@ def _wsl_rocm_check(system, rel, targets: List[str], notes: List[str], here: int
                             + (f" (listed from ROCm {first.rocm_min})" if first else " (on no WSL list)"), here)
     if getattr(osi, "wsl_userspace", None) == "librocdxg":
         notes.append("WSL: librocdxg is installed; the 6.x WSL runtime this plan installs does not use it")
+
+
+# HSA_ENABLE_DXG_DETECTION=1 for login shells (WSL opens the user's shell as a login shell)
+DXG_PROFILE = "/etc/profile.d/rocm-wizard-dxg.sh"
+
+
+def _librocdxg_ns(repo: Optional[str] = None, allow_http: bool = False) -> Dict[str, Any]:
+    """The recipe values of the librocdxg steps (compat.toml ``[wsl.librocdxg_build]``); ``repo``:
+    --librocdxg-repo, a site's copy of the repository (http only with --allow-http-mirror)."""
+    from ..catalog import compat
+
+    w = compat.wsl_facts()
+    b = dict(w.get("librocdxg_build") or {})
+    if repo:
+        try:
+            base, cred = split_credentials(check_url(repo, "--librocdxg-repo").rstrip("/"))
+        except ValueError as exc:
+            raise PlanError(str(exc)) from None
+        if cred is not None:
+            raise PlanError(f"--librocdxg-repo {redact_url(repo)}: credentials in this URL are not supported")
+        if base.startswith("http://") and not allow_http:
+            raise PlanError(f"--librocdxg-repo {base} is plain http: the source code root builds and installs would "
+                            "come over an unauthenticated connection. Use https (or file), or accept it with "
+                            "--allow-http-mirror")
+        b["repo"] = base
+    env = str(w.get("dxg_env", "HSA_ENABLE_DXG_DETECTION=1"))
+    return {"repo": b["repo"], "ref": str(b.get("ref") or ""), "win_kits": b["win_kits"],
+            "sdk_subdir": b.get("sdk_subdir", "shared"), "library": b["library"], "tools": list(b["tools"]),
+            "tool_packages": [{"name": t} for t in b["tools"]], "tool_names": ", ".join(b["tools"]),
+            "env_path": DXG_PROFILE, "env": env,
+            "env_content": ("# Written by rocm-wizard: ROCm's runtime loads librocdxg under WSL only with this set\n"
+                            f"# (librocdxg README).\nexport {env}\n")}
+
+
+def _librocdxg_built(rel) -> bool:
+    """Whether AMD has librocdxg built from source for ``rel`` under WSL (its README: the legacy
+    7.2.x releases; compat.toml ``[wsl.librocdxg_build]``)."""
+    from ..catalog import compat
+
+    series = [str(s) for s in (compat.wsl_facts().get("librocdxg_build") or {}).get("rocm", [])]
+    return not rel.core and ".".join(rel.version.split(".")[:2]) in series
+
+
+def _wsl_librocdxg_check(system, rel, targets: List[str], notes: List[str], here: int) -> None:
+    """ROCm 7.2.x under WSL: the GPU list of the release, then what the build needs at run time."""
+    from ..catalog import compat
+
+    names = " ".join(str(getattr(g, "name", None) or "") for g in getattr(system, "gpus", []) or [])
+    for g in targets:
+        ok, _row = compat.wsl_supports(g, rel.version, names)
+        if ok is False:
+            first = compat.wsl_first_listing(g, names)
+            raise PlanError(f"AMD does not support {g} under WSL with ROCm {rel.version}"
+                            + (f" (listed from ROCm {first.rocm_min})" if first else " (on no WSL list)"), here)
+    w = compat.wsl_facts()
+    b = w.get("librocdxg_build") or {}
+    if getattr(_os(system), "wsl_userspace", None) == "rocr4wsl":
+        notes.append(f"WSL: the 6.x WSL runtime ({WSL_RUNTIME_PACKAGE}) is installed; ROCm {rel.version} does not use "
+                     "it (librocdxg instead)")
+    notes.append(f"WSL: ROCm {rel.version} reaches the GPU through librocdxg, which AMD has you build in WSL "
+                 f"(librocdxg README, {b.get('status', 'documented')}): the plan installs "
+                 + ", ".join(b.get("tools", [])) + f" (CMake >= {b.get('cmake_min')}, GCC >= {b.get('gcc_min')}), "
+                 f"clones {b.get('repo')} (needs the network at run time), builds it with cmake -DWIN_SDK=<the Windows "
+                 f"SDK's headers under {b.get('win_kits')}/10.*/{b.get('sdk_subdir')}> and make (a compiler at run "
+                 f"time), installs {b.get('library')} and sets {w.get('dxg_env')} for login shells; the Windows SDK "
+                 "and AMD's Windows driver are installed on Windows, not by rocm-wizard (AMD names no driver version "
+                 "for librocdxg); Windows 11 is the system librocdxg lists")
 
 
 def _wsl_driver_note(version: str) -> str:
@@ -1126,7 +1211,7 @@ def _torch_reinstall(system, choices: Choices, notes: List[str], recipe):
                   + (", ..." if len(reqs) > 3 else "")},
     }
     osi = _os(system)
-    ns["wsl"] = {"hsa_remove": False}
+    ns["wsl"] = {"hsa_remove": False, "hsa_replace_from": ""}
     if osi is not None and osi.wsl:
         from ..catalog import compat
 
@@ -1141,11 +1226,20 @@ def _torch_reinstall(system, choices: Choices, notes: List[str], recipe):
                     "(rocr4wsl: amdgpu-install --usecase=wsl,rocm --no-dkms, or rocm-upgrade under WSL)")
             notes.append(f"WSL: {what}: AMD's WSL steps " + str(wsl.get("hsa_removal", ""))
                          + "; the plan does it after the install")
+            host = _short_version(_host_rocm_of(system))
+            upto, first = str(wsl.get("hsa_replace_until", "") or ""), str(compat.wsl_first_release() or "")
+            if (host and upto and first and gen == "rocr4wsl"
+                    and _vkey_loose(first) <= _vkey_loose(host) and _vkey_loose(host)[:2] <= _vkey_loose(upto)[:2]):
+                ns["wsl"]["hsa_replace_from"] = str(wsl.get("hsa_replace_from", ""))
+                notes.append(f"WSL: the host's WSL runtime is ROCm {host}'s: AMD's WSL steps of ROCm {first} to "
+                             f"{upto}.x then copy {wsl.get('hsa_replace_from')} into torch/lib as libhsa-runtime64.so "
+                             f"(sources: {', '.join(wsl.get('hsa_replace_sources', []))}); the plan does it as the "
+                             "venv's owner")
         else:
             notes.append(f"WSL: from ROCm {wsl.get('librocdxg_from', '7.2')} AMD's WSL runtime reaches the GPU through "
                          f"librocdxg with {wsl.get('dxg_env', 'HSA_ENABLE_DXG_DETECTION=1')} (the wheel's HSA runtime "
-                         "is kept), and needs the ROCm WSL user space on the host (amdgpu-install --usecase=wsl,rocm "
-                         "--no-dkms); this plan does not do either")
+                         "is kept), and needs that user space on the host (--path rocm-upgrade --rocm 7.2.x under WSL "
+                         "builds librocdxg); this plan does not do either")
     if env is not None and env.triton_shadow:
         notes.append(f"a stray triton directory shadows the package: {env.triton_shadow} (remove or rename it; "
                      "rocm-wizard does not delete your files)")
@@ -1684,6 +1778,8 @@ def _build(system, choices: Choices, notes: List[str]) -> Plan:
     title = render(recipe.title, ns)
     inputs = choices.to_dict()
     inputs["user"] = user or None
+    if inputs.get("librocdxg_repo") is None:  # only WSL plans of ROCm 7.2.x use it
+        inputs.pop("librocdxg_repo", None)
     summary = {"summary": _system_summary(system), "origin": getattr(system, "origin", "live")}
     return Plan(path=path, title=title, steps=steps, fingerprint=fp, inputs=inputs, facts=facts, notes=notes,
                 system=summary)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rocm-wizard plan: Reinstall torch 2.8.0+rocm6.4 in /home/user/venvs/comfy
-# path: torch-reinstall   plan id: c14c0615c12c   format: 1   rocm-wizard @VERSION@
+# path: torch-reinstall   plan id: 771860f77639   format: 1   rocm-wizard @VERSION@
 # made for: Ubuntu 24.04.2 LTS, kernel 6.6.87.2-microsoft-standard-WSL2; AMD Radeon RX 7900 XT (gfx1100); torch 2.9.0.dev20250706+rocm6.4 in None
 # system fingerprint: sha256:06b92597d17e16056e9f9e8db165e54f
 #   kernel: 6.6.87.2-microsoft-standard-WSL2
@@ -786,7 +786,7 @@ rw_expect() {
   rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
   RW_STALE=1
 }
-RW_PLAN_ID=c14c0615c12c
+RW_PLAN_ID=771860f77639
 # the owner rule (rocm_wizard/ownerrule.py as it is), run by rw_venv_user
 RW_OWNER_RULE='"""The owner rule: whom a root run may run a venv'"'"'s interpreter as, judged on what Python will read.
 

@@ -14,14 +14,14 @@ from .rpmcommon import RpmKey
 from .repo_package import AptKeyCheck
 from .python import EnvPersist, PipCheck, PipGuard, PipInstall, PipRestore, PipUninstall, Venv, VenvLink
 from .system import SecureBootKey, UserGroups
-from .wsl import WslHsaRemove
+from .wsl import LibrocdxgBuild, WslHsaRemove
 from .zypper import ZypperInstall, ZypperKey, ZypperRefresh, ZypperRepos
 
 KINDS: Dict[str, Type[Step]] = {cls.kind: cls for cls in (
     AptAuth, AptKey, AptSources, AptPin, AptUpdate, AptInstall, AptRemove, Alternative,
     FileContent, Command, RebootFlag, UserGroups, SecureBootKey,
     Venv, VenvLink, PipUninstall, PipInstall, PipRestore, EnvPersist, PipCheck, PipGuard,
-    DockerCheck, DockerPull, DockerRunScript, RemovePath, WslHsaRemove, PurgeLeftover,
+    DockerCheck, DockerPull, DockerRunScript, RemovePath, WslHsaRemove, LibrocdxgBuild, PurgeLeftover,
     ZypperKey, ZypperRepos, ZypperRefresh, ZypperInstall,
     RpmKey, DnfInstall,
     AptKeyCheck,
