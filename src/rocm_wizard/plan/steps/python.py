@@ -571,8 +571,12 @@ class PipUninstall(Step):
                 "argv": "{{ (['uv', 'pip', 'list', '--python', " + venv + " ~ '/bin/python'] if " + uv_when(tool)
                         + " else [" + venv + " ~ '/bin/python', '-m', 'pip', 'list']) + ['--format', 'freeze'] }}"},
              "register": listed, "changed_when": False, "failed_when": False, "check_mode": False},
-            {"name": f"{n}: remove the stray ones and the one torch requires", "ansible.builtin.pip": {
-                "name": "{{ " + names + " }}", "state": "absent", "executable": J(venv) + "/bin/pip"},
+            # pip itself, not Ansible's pip module: a command the playbook starts through the owner's
+            # bounded runner (plan/ansible.py _as_owner), as every other start of the venv's interpreter
+            {"name": f"{n}: remove the stray ones and the one torch requires", "ansible.builtin.command": {
+                "argv": "{{ [" + venv + " ~ '/bin/python', '-m', 'pip', 'uninstall', '--yes'] + " + names + " }}"},
+             "register": self.var("removed"),
+             "changed_when": "'Successfully uninstalled' in " + self.var("removed") + ".stdout",
              "when": "not (" + uv_when(tool) + ") and " + any_stray},
             {"name": f"{n}: remove the stray ones and the one torch requires (uv pip: a venv without pip)",
              "ansible.builtin.command": {
@@ -730,10 +734,13 @@ class PipInstall(Step):
                    "| urlencode) + ':' + (rw_index_password | urlencode) + '@') }}")
         n = f"Step {self.index} {self.id}"
         venv, tool, have, reqs = self.var("venv"), self.var("tool"), self.var("have"), self.var("requirements")
-        task = {"name": f"{n}: install the exact pins from the index", "ansible.builtin.pip": {
-            "name": J(reqs), "state": "present",
-            "executable": J(venv) + "/bin/pip"},
-            "environment": {"PIP_INDEX_URL": url}, "when": "not (" + uv_when(tool) + ")"}
+        # pip itself, not Ansible's pip module: started through the owner's bounded runner
+        # (plan/ansible.py _as_owner); already-satisfied pins change nothing
+        task = {"name": f"{n}: install the exact pins from the index", "ansible.builtin.command": {
+            "argv": "{{ [" + venv + " ~ '/bin/python', '-m', 'pip', 'install'] + " + reqs + " }}"},
+            "environment": {"PIP_INDEX_URL": url}, "register": self.var("installed"),
+            "changed_when": "'Successfully installed' in " + self.var("installed") + ".stdout",
+            "when": "not (" + uv_when(tool) + ")"}
         # a venv made by uv without pip: uv pip, run only when a pin is not installed as it is
         uv_task = {"name": f"{n}: install the exact pins from the index (uv pip: a venv without pip)",
                    "ansible.builtin.command": {
@@ -886,6 +893,8 @@ class PipRestore(Step):
     def render_ansible(self) -> List[Dict[str, Any]]:
         n = f"Step {self.index} {self.id}"
         old = self.var("old")
+        wanted = ("(" + old + ".stdout_lines | reject('match', '(?i)^(nvidia-|' + (" + self.var("exclude")
+                  + " | map('regex_escape') | join('|')) + ')[=]') | list)")
         return [
             {"name": f"{n}: write the torch pins as pip constraints", "ansible.builtin.copy": {
                 "dest": J(self.var("venv")) + "/rocm-wizard-constraints.txt",
@@ -894,12 +903,14 @@ class PipRestore(Step):
                 "argv": [J(self.var("source")) + "/bin/python", "-m", "pip", "list", "--format", "freeze",
                          "--exclude-editable"]},
              "register": old, "changed_when": False, "failed_when": False, "check_mode": False},
-            {"name": f"{n}: install them into the new venv with torch pinned", "ansible.builtin.pip": {
-                "name": "{{ " + old + ".stdout_lines | reject('match', '(?i)^(nvidia-|' + (" + self.var("exclude")
-                        + " | map('regex_escape') | join('|')) + ')[=]') | list }}",
-                "state": "present", "executable": J(self.var("venv")) + "/bin/pip",
-                "extra_args": "-c {{ " + self.var("venv") + " }}/rocm-wizard-constraints.txt"},
-             "when": old + ".rc == 0"},
+            # pip itself, not Ansible's pip module: started through the owner's bounded runner
+            # (plan/ansible.py _as_owner)
+            {"name": f"{n}: install them into the new venv with torch pinned", "ansible.builtin.command": {
+                "argv": "{{ [" + self.var("venv") + " ~ '/bin/python', '-m', 'pip', 'install', '-c', " + self.var("venv")
+                        + " ~ '/rocm-wizard-constraints.txt'] + " + wanted + " }}"},
+             "register": self.var("restored"),
+             "changed_when": "'Successfully installed' in " + self.var("restored") + ".stdout",
+             "when": old + ".rc == 0 and (" + wanted + " | length) > 0"},
         ]
 
 
