@@ -12,7 +12,9 @@ and the newest from PyPI that the root's Python runs (2.19 or later):
    ``AWS_SECRET_ACCESS_KEY``) are not in the environment of alice's processes (her ``.pth`` dumps
    ``os.environ``);
 8. alice's ``.pth`` prints one huge line at every start: the controller's memory (the largest
-   resident size of any process of ansible-playbook, root's) stays bounded; the play fails cleanly."""
+   resident size of any process of ansible-playbook, root's) stays bounded; the play fails cleanly;
+   and the same flood through a file: a huge ``pip.conf`` of hers, which the guard step read with
+   ``slurp`` (the whole file, to the controller)."""
 from __future__ import annotations
 
 import os
@@ -149,4 +151,25 @@ def test_a_huge_line_from_alices_code_does_not_blow_up_the_controller(wroot, pyi
     assert peak < LIMIT_MIB << 10, f"ansible-playbook reached {peak >> 10} MiB resident ({HUGE_MIB} MiB line)"
     assert rc != 0, res.stdout[-3000:]  # the play stops at the owner's output, cleanly
     assert "Traceback" not in res.stdout + res.stderr, (res.stdout + res.stderr)[-3000:]
-    assert len(res.stdout) < 8 << 20, len(res.stdout)
+    assert len(res.stdout) < 8 << 20, len(res.stdout)  # the bounded output, shown as stdout and stdout_lines
+
+
+@pytest.mark.parametrize("ansible_in", ["pypi"], indirect=True)
+def test_a_huge_pip_conf_of_alices_does_not_blow_up_the_controller(wroot, pyindex, ansible_in):
+    """A fifth hole, the same flood through a file: the guard step read alice's ``pip.conf`` with
+    ``slurp``, which returns the whole file (base64) to the controller; a sparse 256 MiB file of
+    hers (no disk used) took root's ansible-playbook past 1 GiB.  Now it is read as her, bounded
+    (a regular file of at most 64 KiB), and the play stops naming it."""
+    root = wroot
+    prepared(root, pyindex, ansible_in)
+    root.run(["truncate", "-s", "256M", VENV + "/pip.conf"], user="alice", check=True)
+    path = getattr(root, "rw_ansible_path", None)
+    res = root.run(["python3", "-c", WATCH, "ansible-playbook", "-i", "localhost,", "-c", "local", BOOK],
+                   env=ansible.env({"PATH": path} if path else None), timeout=900)
+    lines = res.stdout.splitlines()
+    peak = int(next(ln for ln in reversed(lines) if ln.startswith("PEAK_KIB")).split()[1])
+    rc = int(next(ln for ln in reversed(lines) if ln.startswith("RC")).split()[1])
+    assert peak < LIMIT_MIB << 10, f"ansible-playbook reached {peak >> 10} MiB resident (a 256 MiB pip.conf)"
+    assert rc != 0, res.stdout[-3000:]
+    assert "pip.conf is larger than 64 KiB" in res.stdout, res.stdout[-3000:]
+    assert "Traceback" not in res.stdout + res.stderr, (res.stdout + res.stderr)[-3000:]

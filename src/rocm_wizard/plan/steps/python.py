@@ -1163,6 +1163,22 @@ def guarded_pip_conf(text: Optional[str], line: str) -> str:
     return "\n".join(out) + "\n"
 
 
+# the venv's pip.conf as the playbook reads it (as the owner): exit 3 when there is none, 1 (a message)
+# when it is not a regular file or over 64 KiB, else its text on stdout
+PIP_CONF_READER = (
+    "import os, stat, sys\n"
+    "try:\n"
+    "    fd = os.open(sys.argv[1], os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)\n"
+    "except FileNotFoundError:\n"
+    "    sys.exit(3)\n"
+    "if not stat.S_ISREG(os.fstat(fd).st_mode):\n"
+    "    sys.exit(sys.argv[1] + ' is not a regular file')\n"
+    "data = os.read(fd, 65537)\n"
+    "if len(data) > 65536:\n"
+    "    sys.exit(sys.argv[1] + ' is larger than 64 KiB: not a pip.conf rocm-wizard edits')\n"
+    "sys.stdout.write(data.decode('utf-8', 'replace'))\n")
+
+
 class PipGuard(Step):
     """Keep the venv a ROCm one: a constraints file pinning the torch family (and the rocm wheels)
     to what the plan installs, named by the venv's own ``pip.conf`` (pip reads ``$VIRTUAL_ENV/
@@ -1288,11 +1304,16 @@ class PipGuard(Step):
         n = f"Step {self.index} {self.id}"
         conf, seen = self.var("pip_conf"), self.var("seen")
         return [
-            {"name": f"{n}: read the venv's pip.conf", "ansible.builtin.slurp": {"src": J(conf)},
-             "register": seen, "failed_when": False, "changed_when": False, "check_mode": False},
+            # read as the owner through the bounded runner (plan/ansible.py _as_owner), by a reader that
+            # takes a regular file of at most 64 KiB: slurp returned the whole file to the controller,
+            # so a huge (or sparse) pip.conf of the owner's flooded root's ansible-playbook
+            {"name": f"{n}: read the venv's pip.conf", "ansible.builtin.command": {
+                "argv": ["/usr/bin/python3", "-I", "-S", "-c", PIP_CONF_READER, J(conf)]},
+             "register": seen, "failed_when": seen + ".rc not in [0, 3]", "changed_when": False,
+             "check_mode": False},
             {"name": f"{n}: refuse a pip.conf that names other constraint files", "ansible.builtin.assert": {
-                "that": ["not (" + seen + ".content is defined and (" + seen + ".content | b64decode) is search("
-                         "'(?m)^\\s*constraints?\\s*[=:]') and not ((" + seen + ".content | b64decode) is search("
+                "that": ["not (" + seen + ".rc == 0 and (" + seen + ".stdout) is search("
+                         "'(?m)^\\s*constraints?\\s*[=:]') and not ((" + seen + ".stdout) is search("
                          "'(?m)^' ~ (" + self.var("line") + " | regex_escape) ~ '$')))"],
                 "fail_msg": "{{ " + conf + " }} already names constraint files: add {{ " + self.var("line")
                             + " }} to it by hand, or plan with --no-guard"}},
@@ -1300,7 +1321,7 @@ class PipGuard(Step):
                 "dest": J(self.var("guard_file")), "content": J(self.var("content")), "mode": "0644"}},
             {"name": f"{n}: pip.conf has a [global] section", "ansible.builtin.lineinfile": {
                 "path": J(conf), "line": "[global]", "create": True, "mode": "0644"},
-             "when": "not ((" + seen + ".content | default('') | b64decode) is search('(?m)^\\s*\\[global\\]\\s*$'))"},
+             "when": "not ((" + seen + ".stdout | default('')) is search('(?m)^\\s*\\[global\\]\\s*$'))"},
             {"name": f"{n}: pip.conf names the pins", "ansible.builtin.lineinfile": {
                 "path": J(conf), "line": J(self.var("line")), "insertafter": "^\\s*\\[global\\]\\s*$",
                 "firstmatch": True, "create": True, "mode": "0644"}},  # create: --check has no file yet
