@@ -157,8 +157,9 @@ def test_a_huge_line_from_alices_code_does_not_blow_up_the_controller(wroot, pyi
 @pytest.mark.parametrize("ansible_in", ["pypi"], indirect=True)
 def test_a_huge_pip_conf_of_alices_does_not_blow_up_the_controller(wroot, pyindex, ansible_in):
     """A fifth hole, the same flood through a file: the guard step read alice's ``pip.conf`` with
-    ``slurp``, which returns the whole file (base64) to the controller; a sparse 256 MiB file of
-    hers (no disk used) took root's ansible-playbook past 1 GiB.  Now it is read as her, bounded
+    ``slurp``, which returns the whole file (base64) to the controller; with a sparse 256 MiB file
+    of hers (no disk used) root's ansible-playbook had not finished after 15 minutes (the test's
+    timeout, ansible-core 2.19).  Now it is read as her, bounded
     (a regular file of at most 64 KiB), and the play stops naming it."""
     root = wroot
     prepared(root, pyindex, ansible_in)
@@ -171,5 +172,9 @@ def test_a_huge_pip_conf_of_alices_does_not_blow_up_the_controller(wroot, pyinde
     rc = int(next(ln for ln in reversed(lines) if ln.startswith("RC")).split()[1])
     assert peak < LIMIT_MIB << 10, f"ansible-playbook reached {peak >> 10} MiB resident (a 256 MiB pip.conf)"
     assert rc != 0, res.stdout[-3000:]
-    assert "pip.conf is larger than 64 KiB" in res.stdout, res.stdout[-3000:]
+    # where it stops: the guard's reader, or before it pip itself (pip freeze reads the same
+    # pip.conf and fails on it), its output bounded by the owner runner
+    assert "pip.conf is larger than 64 KiB" in res.stdout or "wrote more than" in res.stdout \
+        or "Step 1 venv-backup: read the venv's package list" in res.stdout.split("fatal:", 1)[0][-400:], res.stdout[-3000:]
+    assert len(res.stdout) < 8 << 20, len(res.stdout)
     assert "Traceback" not in res.stdout + res.stderr, (res.stdout + res.stderr)[-3000:]
