@@ -239,6 +239,34 @@ def _venv_owner_tasks() -> List[Dict[str, Any]]:
     ]
 
 
+# How a venv task becomes its owner (issue 27, findings 3, 8, 9): through ``setsid -w`` before the
+# become program (``sudo`` unless rocm_wizard_venv_become_exe says otherwise), so that neither the
+# module nor anything it starts has the controller's terminal (ansible-core before 2.17 runs its
+# workers in the terminal's session, and sudo without use_pty keeps it); and every command of the
+# owner's through rocm_wizard/ownerrun.py (``rw_owner_run_py``): a session of its own, stdin
+# /dev/null, a minimal environment, output bounded so the controller is never flooded.
+OWNER_BECOME_EXE = "setsid -w {{ rocm_wizard_venv_become_exe | default('sudo') }}"
+OWNER_RUN_ARGV = ["/usr/bin/python3", "-I", "-S", "-c", "{{ rw_owner_run_py }}", "--"]
+
+
+def _as_owner(task: Dict[str, Any]) -> None:
+    """Make ``task`` one of the venv owner's (see :data:`OWNER_BECOME_EXE`)."""
+    task["become"] = True
+    task["become_user"] = "{{ rocm_wizard_venv_owner | default(rw_venv_owner_found) }}"
+    task["become_method"] = "ansible.builtin.sudo"
+    task["become_exe"] = OWNER_BECOME_EXE
+    cmd = task.get("ansible.builtin.command")
+    if not isinstance(cmd, dict) or "argv" not in cmd:
+        return
+    argv = cmd["argv"]
+    if isinstance(argv, list):
+        cmd["argv"] = OWNER_RUN_ARGV + argv
+    else:  # one Jinja expression giving the list
+        expr = argv.strip()
+        assert expr.startswith("{{") and expr.endswith("}}"), argv
+        cmd["argv"] = "{{ ['/usr/bin/python3', '-I', '-S', '-c', rw_owner_run_py, '--'] + (" + expr[2:-2].strip() + ") }}"
+
+
 # the AMD GPUs of a host as the fingerprint's "gpus" field sees them: the vendor, class and device
 # files of every PCI device (read by `find`, no shell), joined in _gpu_tasks
 GPU_FIND_ARGV = ["find", "-L", "/sys/bus/pci/devices", "-mindepth", "2", "-maxdepth", "2", "(", "-name", "vendor",
@@ -304,6 +332,9 @@ def render_ansible(plan: Plan) -> str:
         from ..ownerrule import source
 
         variables["rw_owner_rule_py"] = Unsafe(source())
+        from ..ownerrun import source as run_source
+
+        variables["rw_owner_run_py"] = Unsafe(run_source())
         owner_tasks = _venv_owner_tasks()
         for step in plan.steps:
             if step.kind not in venv_kinds:
@@ -311,8 +342,7 @@ def render_ansible(plan: Plan) -> str:
             for task in tasks_by_step[step.id]:
                 if "ansible.builtin.debug" in task:
                     continue
-                task["become"] = True
-                task["become_user"] = "{{ rocm_wizard_venv_owner | default(rw_venv_owner_found) }}"
+                _as_owner(task)
     tasks: List[Dict[str, Any]] = [{
         "name": "Use the GPU users of this host",
         "ansible.builtin.set_fact": {
@@ -361,6 +391,12 @@ def render_ansible(plan: Plan) -> str:
         "Per host: rocm_wizard_gpu_users (the users who get GPU access; they must have accounts: none is",
         "created), rocm_wizard_venv_owner (the user the venv tasks run as; default: the owner of the venv directory).",
     ]
+    if owner_tasks:
+        header += [
+            "The venv tasks become its owner with `setsid -w sudo` (no terminal of the controller's; "
+            "rocm_wizard_venv_become_exe",
+            "names another sudo), and the owner's commands run with a minimal environment and bounded output.",
+        ]
     header += [
         "For the play (-e): rocm_wizard_reboot (default false: hosts whose kernel driver changed are only told to",
         "reboot; true: they reboot at the end, one host at a time), rocm_wizard_serial (hosts per batch; default 1",

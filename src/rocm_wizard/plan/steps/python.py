@@ -571,8 +571,12 @@ class PipUninstall(Step):
                 "argv": "{{ (['uv', 'pip', 'list', '--python', " + venv + " ~ '/bin/python'] if " + uv_when(tool)
                         + " else [" + venv + " ~ '/bin/python', '-m', 'pip', 'list']) + ['--format', 'freeze'] }}"},
              "register": listed, "changed_when": False, "failed_when": False, "check_mode": False},
-            {"name": f"{n}: remove the stray ones and the one torch requires", "ansible.builtin.pip": {
-                "name": "{{ " + names + " }}", "state": "absent", "executable": J(venv) + "/bin/pip"},
+            # pip itself, not Ansible's pip module: a command the playbook starts through the owner's
+            # bounded runner (plan/ansible.py _as_owner), as every other start of the venv's interpreter
+            {"name": f"{n}: remove the stray ones and the one torch requires", "ansible.builtin.command": {
+                "argv": "{{ [" + venv + " ~ '/bin/python', '-m', 'pip', 'uninstall', '--yes'] + " + names + " }}"},
+             "register": self.var("removed"),
+             "changed_when": "'Successfully uninstalled' in " + self.var("removed") + ".stdout",
              "when": "not (" + uv_when(tool) + ") and " + any_stray},
             {"name": f"{n}: remove the stray ones and the one torch requires (uv pip: a venv without pip)",
              "ansible.builtin.command": {
@@ -730,10 +734,13 @@ class PipInstall(Step):
                    "| urlencode) + ':' + (rw_index_password | urlencode) + '@') }}")
         n = f"Step {self.index} {self.id}"
         venv, tool, have, reqs = self.var("venv"), self.var("tool"), self.var("have"), self.var("requirements")
-        task = {"name": f"{n}: install the exact pins from the index", "ansible.builtin.pip": {
-            "name": J(reqs), "state": "present",
-            "executable": J(venv) + "/bin/pip"},
-            "environment": {"PIP_INDEX_URL": url}, "when": "not (" + uv_when(tool) + ")"}
+        # pip itself, not Ansible's pip module: started through the owner's bounded runner
+        # (plan/ansible.py _as_owner); already-satisfied pins change nothing
+        task = {"name": f"{n}: install the exact pins from the index", "ansible.builtin.command": {
+            "argv": "{{ [" + venv + " ~ '/bin/python', '-m', 'pip', 'install'] + " + reqs + " }}"},
+            "environment": {"PIP_INDEX_URL": url}, "register": self.var("installed"),
+            "changed_when": "'Successfully installed' in " + self.var("installed") + ".stdout",
+            "when": "not (" + uv_when(tool) + ")"}
         # a venv made by uv without pip: uv pip, run only when a pin is not installed as it is
         uv_task = {"name": f"{n}: install the exact pins from the index (uv pip: a venv without pip)",
                    "ansible.builtin.command": {
@@ -886,6 +893,8 @@ class PipRestore(Step):
     def render_ansible(self) -> List[Dict[str, Any]]:
         n = f"Step {self.index} {self.id}"
         old = self.var("old")
+        wanted = ("(" + old + ".stdout_lines | reject('match', '(?i)^(nvidia-|' + (" + self.var("exclude")
+                  + " | map('regex_escape') | join('|')) + ')[=]') | list)")
         return [
             {"name": f"{n}: write the torch pins as pip constraints", "ansible.builtin.copy": {
                 "dest": J(self.var("venv")) + "/rocm-wizard-constraints.txt",
@@ -894,12 +903,14 @@ class PipRestore(Step):
                 "argv": [J(self.var("source")) + "/bin/python", "-m", "pip", "list", "--format", "freeze",
                          "--exclude-editable"]},
              "register": old, "changed_when": False, "failed_when": False, "check_mode": False},
-            {"name": f"{n}: install them into the new venv with torch pinned", "ansible.builtin.pip": {
-                "name": "{{ " + old + ".stdout_lines | reject('match', '(?i)^(nvidia-|' + (" + self.var("exclude")
-                        + " | map('regex_escape') | join('|')) + ')[=]') | list }}",
-                "state": "present", "executable": J(self.var("venv")) + "/bin/pip",
-                "extra_args": "-c {{ " + self.var("venv") + " }}/rocm-wizard-constraints.txt"},
-             "when": old + ".rc == 0"},
+            # pip itself, not Ansible's pip module: started through the owner's bounded runner
+            # (plan/ansible.py _as_owner)
+            {"name": f"{n}: install them into the new venv with torch pinned", "ansible.builtin.command": {
+                "argv": "{{ [" + self.var("venv") + " ~ '/bin/python', '-m', 'pip', 'install', '-c', " + self.var("venv")
+                        + " ~ '/rocm-wizard-constraints.txt'] + " + wanted + " }}"},
+             "register": self.var("restored"),
+             "changed_when": "'Successfully installed' in " + self.var("restored") + ".stdout",
+             "when": old + ".rc == 0 and (" + wanted + " | length) > 0"},
         ]
 
 
@@ -1152,6 +1163,22 @@ def guarded_pip_conf(text: Optional[str], line: str) -> str:
     return "\n".join(out) + "\n"
 
 
+# the venv's pip.conf as the playbook reads it (as the owner): exit 3 when there is none, 1 (a message)
+# when it is not a regular file or over 64 KiB, else its text on stdout
+PIP_CONF_READER = (
+    "import os, stat, sys\n"
+    "try:\n"
+    "    fd = os.open(sys.argv[1], os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)\n"
+    "except FileNotFoundError:\n"
+    "    sys.exit(3)\n"
+    "if not stat.S_ISREG(os.fstat(fd).st_mode):\n"
+    "    sys.exit(sys.argv[1] + ' is not a regular file')\n"
+    "data = os.read(fd, 65537)\n"
+    "if len(data) > 65536:\n"
+    "    sys.exit(sys.argv[1] + ' is larger than 64 KiB: not a pip.conf rocm-wizard edits')\n"
+    "sys.stdout.write(data.decode('utf-8', 'replace'))\n")
+
+
 class PipGuard(Step):
     """Keep the venv a ROCm one: a constraints file pinning the torch family (and the rocm wheels)
     to what the plan installs, named by the venv's own ``pip.conf`` (pip reads ``$VIRTUAL_ENV/
@@ -1277,11 +1304,16 @@ class PipGuard(Step):
         n = f"Step {self.index} {self.id}"
         conf, seen = self.var("pip_conf"), self.var("seen")
         return [
-            {"name": f"{n}: read the venv's pip.conf", "ansible.builtin.slurp": {"src": J(conf)},
-             "register": seen, "failed_when": False, "changed_when": False, "check_mode": False},
+            # read as the owner through the bounded runner (plan/ansible.py _as_owner), by a reader that
+            # takes a regular file of at most 64 KiB: slurp returned the whole file to the controller,
+            # so a huge (or sparse) pip.conf of the owner's flooded root's ansible-playbook
+            {"name": f"{n}: read the venv's pip.conf", "ansible.builtin.command": {
+                "argv": ["/usr/bin/python3", "-I", "-S", "-c", PIP_CONF_READER, J(conf)]},
+             "register": seen, "failed_when": seen + ".rc not in [0, 3]", "changed_when": False,
+             "check_mode": False},
             {"name": f"{n}: refuse a pip.conf that names other constraint files", "ansible.builtin.assert": {
-                "that": ["not (" + seen + ".content is defined and (" + seen + ".content | b64decode) is search("
-                         "'(?m)^\\s*constraints?\\s*[=:]') and not ((" + seen + ".content | b64decode) is search("
+                "that": ["not (" + seen + ".rc == 0 and (" + seen + ".stdout) is search("
+                         "'(?m)^\\s*constraints?\\s*[=:]') and not ((" + seen + ".stdout) is search("
                          "'(?m)^' ~ (" + self.var("line") + " | regex_escape) ~ '$')))"],
                 "fail_msg": "{{ " + conf + " }} already names constraint files: add {{ " + self.var("line")
                             + " }} to it by hand, or plan with --no-guard"}},
@@ -1289,7 +1321,7 @@ class PipGuard(Step):
                 "dest": J(self.var("guard_file")), "content": J(self.var("content")), "mode": "0644"}},
             {"name": f"{n}: pip.conf has a [global] section", "ansible.builtin.lineinfile": {
                 "path": J(conf), "line": "[global]", "create": True, "mode": "0644"},
-             "when": "not ((" + seen + ".content | default('') | b64decode) is search('(?m)^\\s*\\[global\\]\\s*$'))"},
+             "when": "not ((" + seen + ".stdout | default('')) is search('(?m)^\\s*\\[global\\]\\s*$'))"},
             {"name": f"{n}: pip.conf names the pins", "ansible.builtin.lineinfile": {
                 "path": J(conf), "line": J(self.var("line")), "insertafter": "^\\s*\\[global\\]\\s*$",
                 "firstmatch": True, "create": True, "mode": "0644"}},  # create: --check has no file yet
