@@ -9,7 +9,8 @@ alice (or others), and root must refuse, naming the path and the fix -- never st
 * a package directory of alice's in site-packages;
 * a world-writable ``.pth``;
 * a ``--copies`` venv of root's made from alice's own Python build: its standard library is hers,
-  so it runs as alice (the one non-root user involved), never as root.
+  so it runs as alice (the one non-root user involved), never as root (``verify``, the script with
+  ``DRY_RUN=1`` and the playbook's ``--check``).
 
 All three frontends run the same rule (rocm_wizard/ownerrule.py): the executor imports it, the
 script and the playbook run its source with the host's ``/usr/bin/python3 -I -S``."""
@@ -139,6 +140,14 @@ def test_the_script_refuses_each_case_dry_or_not(wroot, pyindex):
             real = run_script(root, script)
             assert real.returncode == 1 and fix in real.stderr, (name, real.stderr[-3000:])
         assert started_as(root) == [], name
+    # the --copies venv whose standard library is alice's: the script starts it as alice, never as root
+    copies_venv(root, alice)
+    root.write(SPY, "", mode=0o666)
+    copies = make_script(root, *torch_args(pyindex, "/srv/copies"))
+    dry = run_script(root, copies, env={"DRY_RUN": "1"})
+    uids = started_as(root)
+    assert 0 not in uids, (uids, dry.stderr[-3000:])
+    assert uids and set(uids) == {alice}, (uids, dry.returncode, dry.stderr[-3000:])
 
 
 def test_the_playbook_refuses_each_case_in_check_mode_and_for_real(wroot, pyindex, ansible_debs, ansible_pypi_wheels):
@@ -155,3 +164,13 @@ def test_the_playbook_refuses_each_case_in_check_mode_and_for_real(wroot, pyinde
                 assert run.returncode != 0, (name, args, run.stdout[-4000:])
                 assert path_text in run.stdout and fix in run.stdout, (name, args, run.stdout[-4000:])
         assert started_as(root) == [], name
+    # the --copies venv whose standard library is alice's: the playbook starts it as alice, never as root
+    copies_venv(root, alice)
+    root.write(SPY, "", mode=0o666)
+    res = wizard.run(root, "--plan-only", "--format", "ansible", *torch_args(pyindex, "/srv/copies"))
+    assert res.returncode in (0, 2), res.stderr
+    root.write("/root/copies.yml", res.stdout)
+    run = ansible.playbook(root, "/root/copies.yml", "--check")
+    uids = started_as(root)
+    assert 0 not in uids, (uids, run.stdout[-4000:])
+    assert uids and set(uids) == {alice}, (uids, run.returncode, run.stdout[-4000:])
