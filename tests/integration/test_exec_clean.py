@@ -356,3 +356,81 @@ def test_the_clean_playbook_refuses_what_is_in_use(wroot, ansible_in):
     run = ansible.playbook(root, "/root/clean.yml")
     assert run.returncode == 0, run.stdout[-4000:]
     assert not root.exists(second)
+
+
+# alice's side of the swap: once root's check has begun reading her ~/.bashrc (its look at every file
+# is over), ~/.profile becomes a link to a root-only file that names the venv.  The pattern's [.] keeps
+# grep from matching its own command line.
+SWAP = r'''touch "$HOME/watching"
+for _ in $(seq 12000); do
+  if cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\0' ' ' | grep -qE 'head -c 1048576 -- /home/alice/[.]bashrc'; then
+    ln -sfn /root/notes "$HOME/.profile.new" && mv -T "$HOME/.profile.new" "$HOME/.profile" && touch "$HOME/swapped"
+    exit 0
+  fi
+  sleep 0.01
+done
+exit 1'''
+
+
+def _plant_swap(root):
+    """A root-only file naming venv-previous, alice's long ~/.bashrc (so reading it takes a while) and
+    a plain ~/.profile; returns alice's watcher, started and looking."""
+    import time
+
+    root.write("/root/notes", f"source {HOME}/venv-previous/bin/activate\n", mode=0o600)
+    root.run(["sh", "-c", f"for i in $(seq 20000); do echo \"alias a$i='ls'\"; done > {HOME}/.bashrc && "
+              f"echo 'umask 022' > {HOME}/.profile && rm -f {HOME}/swapped {HOME}/watching"], user="alice", check=True)
+    watcher = root.popen(["bash", "-c", SWAP], user="alice", env={"HOME": HOME})
+    for _ in range(600):
+        if root.exists(f"{HOME}/watching"):
+            return watcher
+        time.sleep(0.05)
+    raise AssertionError("alice's watcher did not start")
+
+
+def _swap_done(root, watcher):
+    try:
+        watcher.wait(timeout=10)
+    except Exception:
+        root.kill_group(watcher)
+        watcher.wait()
+    return root.exists(f"{HOME}/swapped")
+
+
+def test_the_script_reads_alices_start_up_files_as_alice_not_through_her_links(wroot):
+    """Issue 27's rule in the script's in-use check: alice swaps ~/.profile for a link to a root-only
+    file naming the picked venv after the check has looked at it (between its look and its read).
+    Read as alice, the link reaches nothing: the venv is not "in use" through it, the run does not
+    fail, and the venv goes.  (The check that read as root reported the root-only file's line.)"""
+    root = wroot
+    _world(root)
+    venv = f"{HOME}/venv-previous"
+    script = wizard.run(root, "--plan-only", *_args(f"venv:{venv}"))
+    assert script.returncode == 2, script.stderr
+    root.write("/root/clean.sh", script.stdout, mode=0o755)
+    watcher = _plant_swap(root)
+    res = root.run(["bash", "/root/clean.sh"], timeout=600)
+    assert _swap_done(root, watcher), "alice's swap did not happen during the check"
+    assert root.run(["test", "-L", f"{HOME}/.profile"]).returncode == 0  # the link is there
+    assert "named by" not in res.stderr and res.returncode == 0, res.stderr
+    assert not root.exists(venv)
+    assert root.exists(f"{HOME}/venv-torch2.4.1-rocm6.1/pyvenv.cfg")
+
+
+def test_the_clean_playbook_reads_alices_start_up_files_as_alice(wroot, ansible_in):
+    """The same swap under the playbook (its task runs the script's check): the venv is not "in use"
+    through alice's link to a root-only file, the play does not fail, and the venv goes."""
+    from harness import ansible
+
+    root = wroot
+    _world(root)
+    ansible_in(root)
+    venv = f"{HOME}/venv-previous"
+    res = wizard.run(root, "--plan-only", "--format", "ansible", *_args(f"venv:{venv}"))
+    assert res.returncode == 2, res.stderr
+    root.write("/root/clean.yml", res.stdout)
+    watcher = _plant_swap(root)
+    run = ansible.playbook(root, "/root/clean.yml")
+    assert _swap_done(root, watcher), "alice's swap did not happen during the check"
+    assert "named by" not in run.stdout and run.returncode == 0, run.stdout[-4000:]
+    assert not root.exists(venv)

@@ -403,7 +403,30 @@ def test_paths_on_a_line(line, named):
     assert clean.paths_on_line(line, "/home/a") == named
 
 
-def test_the_script_and_playbook_check_judge_as_the_plan_does(tmp_path):
+def _readable_by_alice(root, tmp_path_factory):
+    """As root, the bash check reads a home's files as its user (uid 1000 in the tree's passwd): give
+    her home to uid 1000 and let others through the test's own temporary directories (never above
+    pytest's base directory; skipped where an ancestor above it keeps others out)."""
+    if os.geteuid() != 0:
+        return
+    for dirpath, dirnames, filenames in os.walk(root / "home/alice"):
+        for n in [dirpath, *(os.path.join(dirpath, x) for x in dirnames + filenames)]:
+            os.chown(n, 1000, 1000, follow_symlinks=False)
+    base = os.path.realpath(tmp_path_factory.getbasetemp())
+    d = os.path.realpath(root)
+    while True:
+        os.chmod(d, os.stat(d).st_mode | 0o011)
+        if d == base or d == "/":
+            break
+        d = os.path.dirname(d)
+    d = os.path.dirname(base)
+    while d != "/":
+        if not os.stat(d).st_mode & 0o001:
+            pytest.skip(f"{d} keeps other users out: the check reads alice's files as her")
+        d = os.path.dirname(d)
+
+
+def test_the_script_and_playbook_check_judge_as_the_plan_does(tmp_path, tmp_path_factory):
     """The bash lines the script's step and the playbook's task run (IN_USE_SH) give the same
     verdict as plan/clean.py's held_reason on the same tree, path by path (no process looked at:
     RW_ROOT is set)."""
@@ -417,6 +440,7 @@ def test_the_script_and_playbook_check_judge_as_the_plan_does(tmp_path):
     (root / "home/alice/.config/systemd/user").mkdir(parents=True)
     (root / "home/alice/.config/systemd/user/app.service").write_text(
         "[Service]\nWorkingDirectory=%h/venv-torch2.5.1-rocm6.2\n")
+    _readable_by_alice(root, tmp_path_factory)
     refs = clean.start_references(str(root))
     script = "\n".join(["path=$1 RW_ROOT=$2", *IN_USE_SH, 'printf "%s" "$why"'])
     for path in ("/opt/rocm-6.2.0", "/opt/rocm-6.4.3", "/opt/rocm-6.4", "/home/alice/venv-previous",
@@ -446,3 +470,37 @@ def test_the_script_of_tree_and_venv_items_passes_shellcheck(tmp_path):
     (tmp_path / "s.sh").write_text(script)
     res = subprocess.run([sc, "-s", "bash", "-S", "style", str(tmp_path / "s.sh")], capture_output=True, text=True)
     assert res.returncode == 0, res.stdout
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="reading a home's files as its user needs root")
+def test_the_bash_check_reads_a_home_as_its_user_not_as_root(tmp_path, tmp_path_factory):
+    """Issue 27's rule in the script's and playbook's check: a home's start-up file is read as that
+    home's user.  alice's ~/.profile is a file she cannot read (what a link she swaps in after the
+    look would reach: a root-only file): it is not read, the path it names is not "in use", and the
+    check does not fail; root's own ~/.bashrc naming a path is still read."""
+    import subprocess
+
+    from rocm_wizard.plan.steps.clean import IN_USE_SH
+
+    root, _system = _tree(tmp_path)
+    (root / "home/alice/.bashrc").write_text("alias ll='ls -l'\n")
+    _readable_by_alice(root, tmp_path_factory)
+    secret = root / "home/alice/.profile"
+    secret.write_text("source /home/alice/venv-previous/bin/activate\n")
+    os.chown(secret, 0, 0)
+    os.chmod(secret, 0o600)
+    (root / "root").mkdir(exist_ok=True)
+    (root / "root/.bashrc").write_text("export PATH=/opt/rocm-6.2.0/bin:$PATH\n")
+    script = "\n".join(["path=$1 RW_ROOT=$2", *IN_USE_SH, 'printf "%s" "$why"'])
+
+    def why(path):
+        res = subprocess.run(["bash", "-c", "set -Eeuo pipefail\n" + script, "-", path, str(root)],
+                             capture_output=True, text=True, timeout=60)
+        assert res.returncode == 0, res.stderr
+        return res.stdout
+
+    assert why("/home/alice/venv-previous") == ""
+    assert why("/opt/rocm-6.2.0") == "/opt/rocm-6.2.0 is named by /root/.bashrc line 1 (a service or a shell " \
+                                      "start-up file uses it; remove that line or the unit first)"
+    os.chown(secret, 1000, 1000)  # hers: read, and named
+    assert "named by /home/alice/.profile line 1" in why("/home/alice/venv-previous")

@@ -5,7 +5,7 @@ the docker way offers for the host's driver."""
 from __future__ import annotations
 
 from _screen import shown
-from _tui_helpers import answer_questions, to_screen, wait_for, walk_to_options
+from _tui_helpers import answer_questions, to_screen, wait_for, walk_to_execute, walk_to_options
 
 VENV = "/home/demo/trainer/venv"
 
@@ -118,3 +118,55 @@ async def test_the_plans_yes_no_questions_are_asked_before_it_runs(make_app):
         assert app.core.confirmations(app.plan) == []
         await wait_for(pilot, lambda: app.outcome is not None)
         assert app.outcome.status == "done"
+
+
+def test_the_done_screen_wraps_prose_between_words_and_never_a_command():
+    """The Done screen's rule for what a user copies (as doctor's): prose is wrapped to the width,
+    never inside a command it quotes; a command line stays whole however long (the screen scrolls
+    sideways instead), with its style; the words keep theirs."""
+    from rich.text import Text
+
+    from rocm_wizard.plan import after
+    from rocm_wizard.tui.screens.done import fit
+    from types import SimpleNamespace as NS
+
+    me = "sudo /home/someone/.local/share/pipx/venvs/rocm-wizard/bin/rocm-wizard-installed-for-everyone"
+    plan = NS(steps=[NS(id="gpu-groups", kind="user-groups")])
+    lines = after.reminders(plan, ["gpu-groups"], me)
+    out = Text()
+    out.append("Answers file: ", style="bold")
+    out.append("none kept: the demo's choices are for the demo machine, and its files go when you quit\n")
+    out.append("\n".join(lines) + "\n")
+    cmds = {ln for ln in lines if ln.startswith("    ")}
+    shown = fit(out, cmds, 40)
+    plain = shown.plain.splitlines()
+    assert f"    {me} rollback" in plain  # 100 columns, whole
+    assert all(len(ln) <= 40 for ln in plain if ln != f"    {me} rollback"), plain
+    assert any("newgrp render" in ln for ln in plain)  # the command in the sentence kept together
+    assert " ".join(" ".join(plain).split()) == " ".join(out.plain.split())  # nothing lost or added
+    bold = [shown.plain[s.start:s.end] for s in shown.spans if s.style == "bold"]
+    assert bold == ["Answers file: "]
+
+
+async def test_the_demo_done_screen_keeps_the_rollback_command_whole_at_80_columns(make_app):
+    """At 80x24 the rollback hint's sentence wraps clear of the scrollbar and its command is a line of
+    its own, whole; the text itself is never wrapped by the widget (it scrolls sideways)."""
+    from textual.widgets import Static
+
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await walk_to_execute(pilot, "docker")
+        await wait_for(pilot, lambda: app.outcome is not None)
+        assert app.outcome.status == "done", app.outcome
+        await pilot.press("n")
+        await to_screen(pilot, "VerifyScreen")
+        await wait_for(pilot, lambda: app.verify_report is not None)
+        await pilot.press("n")
+        await to_screen(pilot, "DoneScreen")
+        text = app.screen.query_one("#done-text", Static)
+        assert text.styles.text_wrap == "nowrap"
+        plain = app.screen.summary().plain.splitlines()
+        assert '    sudo "$(command -v rocm-wizard)" rollback' in plain
+        assert all(len(ln) <= 75 for ln in plain), [ln for ln in plain if len(ln) > 75]
+        k = next(i for i, ln in enumerate(plain) if ln.startswith("To put back the files"))
+        assert plain[k + 2] == '    sudo "$(command -v rocm-wizard)" rollback', plain[k:k + 3]  # prose, then the command

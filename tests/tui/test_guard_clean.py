@@ -151,3 +151,39 @@ async def test_on_a_machine_the_sizes_are_counted_after_the_checklist_shows(make
         text = screen_text(app)
         assert "1 of 7 picked: 384.0 KiB (of 1.3 MiB)" in text, text
         assert app.screen.fields[0].value == ["rocm:/opt/rocm-6.1.3"]  # the tick survives the redraw
+
+
+async def test_what_is_in_use_is_shown_under_the_checklist_and_cannot_be_ticked(make_app):
+    """An old ROCm tree the demo user's ~/.bashrc still puts on PATH (demo/host_state.toml) is not a
+    choice: it is a dimmed line under the checklist saying the file and line that name it, as the
+    plan's notes do; ticking everything there is to tick never picks it."""
+    from textual.widgets import SelectionList, Static
+
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await walk_to_options(pilot, "clean")
+        (field,) = app.screen.fields
+        assert "rocm:/opt/rocm-5.7.1" not in [v for v, _ in field.choices]
+        assert field.notes == ["not offered: /opt/rocm-5.7.1  (old ROCm tree): named by /home/demo/.bashrc line 2 "
+                               "(a service or a shell start-up file uses it; remove that line or the unit first)"]
+        held = app.screen.query_one("#held-clean_items", Static)
+        assert "field-held" in held.classes and str(held.render()).startswith("not offered: /opt/rocm-5.7.1")
+        sl = app.screen.query_one("#in-clean_items", SelectionList)
+        assert sl.option_count == 7
+        for _ in range(sl.option_count):
+            await pilot.press("space", "down")
+        await pilot.pause()
+        assert len(field.value) == 7 and "rocm:/opt/rocm-5.7.1" not in field.value
+        assert "7 of 7 picked" in screen_text(app)
+
+
+def test_a_held_line_names_the_process_or_the_file():
+    from rocm_wizard.plan.clean import Item
+
+    it = Item("venv:/home/a/v", "/home/a/v", "venv", "a venv a torch plan left")
+    assert F.held_label(it, "in use by process 42 (its program, working directory or a loaded library; stop it "
+                            "first)") == ("not offered: /home/a/v  (venv left behind): in use by process 42 (its "
+                                          "program, working directory or a loaded library; stop it first)")
+    (f,) = F.clean_fields([], held=[(it, "named by /etc/systemd/system/x.service line 3")])
+    assert f.choices == [] and f.notes == ["not offered: /home/a/v  (venv left behind): named by "
+                                           "/etc/systemd/system/x.service line 3"]

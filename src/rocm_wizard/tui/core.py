@@ -137,7 +137,15 @@ class Core:
             user = _user(system, Choices(path="clean"))
         except Exception:
             user = ""
-        return clean.candidates(system, user or None, root, sizes=sizes, apparent=root != "/")
+        held: List[Any] = []
+        items = clean.candidates(system, user or None, root, sizes=sizes, apparent=root != "/", held=held)
+        self._clean_held = held
+        return items
+
+    def clean_held_cached(self) -> List[Any]:
+        """(item, why) of what the clean list does not offer because it is in use (a running program,
+        a unit or a shell start-up file naming it): the checklist shows them, not tickable."""
+        return list(getattr(self, "_clean_held", []) or [])
 
     def sizes_later(self) -> bool:
         """Whether the clean checklist counts its sizes in the background (this machine's disk)."""
@@ -193,7 +201,8 @@ class Core:
             # on this machine the sizes are counted after the form is shown (sizes_pending, count_sizes):
             # a cache of many files takes seconds to walk
             self._clean_list = self.clean_items(system, sizes=not self.sizes_later())
-            return fieldmod.clean_fields(self._clean_list, counting=self.sizes_pending())
+            return fieldmod.clean_fields(self._clean_list, counting=self.sizes_pending(),
+                                         held=self.clean_held_cached())
         rec = diagnosis.recommendation(path) if diagnosis is not None else None
         users = fieldmod.described_users(system) if (self.snapshot or self.demo) else fieldmod.live_users
         return fieldmod.fields_for(path, system, getattr(rec, "target", None), users)

@@ -25,6 +25,7 @@ class Field:
     help: str = ""
     validate: Optional[Validator] = None
     placeholder: str = ""
+    notes: List[str] = field(default_factory=list)  # lines shown under a checklist, not choices
 
     def error(self, value: Any = None) -> Optional[str]:
         """Why ``value`` (default: the current value) is not acceptable, or None."""
@@ -463,8 +464,14 @@ def guard_fields(system: Any) -> List[Field]:
                   "cannot swap them for a CUDA or CPU build")]
 
 
-def clean_fields(items: Sequence[Any], counting: bool = False) -> List[Field]:
+def held_label(item: Any, why: str) -> str:
+    """One not-offered line under the clean checklist: the path, what it is, and why it stays (the
+    process, or the file and line naming it), as the plan's notes say it."""
+    return f"not offered: {item.path}  ({KIND_WORDS.get(item.kind, item.kind)}): {why}"
+
+
+def clean_fields(items: Sequence[Any], counting: bool = False, held: Sequence[Any] = ()) -> List[Field]:
     return [Field("clean_items", "What to remove", CHECKLIST, [], [(i.id, clean_label(i, counting)) for i in items],
                   help="nothing is removed unless you tick it (space); each one is checked again when the plan "
                   "runs. Deleted trees, venvs and caches cannot be rolled back; apt files are kept in the run's "
-                  "backups")]
+                  "backups", notes=[held_label(i, why) for i, why in held])]

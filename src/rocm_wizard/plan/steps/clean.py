@@ -26,9 +26,16 @@ UNIT_NAMES = r"\( -name '*.service' -o -name '*.conf' -o -name '*.socket' -o -na
 # What plan/clean.py's held_reason judges: a running process (only on the machine itself, not in a
 # root given by RW_ROOT), then a systemd unit or a shell start-up file with a line naming the path or
 # something under it (a comment does not count; ~, $HOME, ${HOME}, %h are the file's home).  Links
-# are not followed in a home (the rc files, ~/.config/systemd/user); only the file and line are said.
+# are not followed in a home (the rc files, ~/.config/systemd/user), and a home's files are listed
+# and read as that home's user (setpriv to its uid and gid from the root's passwd, no supplementary
+# groups, a new session with no terminal, an empty environment): a link swapped in after the look
+# reads only what the user may read.  Only the file and line are said.
 IN_USE_SH = [
     "why=",
+    "rw_clean_as() {  # UID GID CMD...: CMD as that uid (root runs its own; a user's run has only its own rights)",
+    '  if [[ $1 == 0 || $EUID -ne 0 ]]; then shift 2; "$@"; return; fi',
+    '  env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin setsid -w setpriv --reuid="$1" --regid="$2" --clear-groups -- "${@:3}" </dev/null',
+    "}",
     'if [[ -z $RW_ROOT ]]; then',
     '  for d in /proc/[0-9]*; do',
     '    e=$(readlink -- "$d/exe" 2>/dev/null) || e=',
@@ -39,23 +46,26 @@ IN_USE_SH = [
     "    fi",
     "  done",
     "fi",
+    'if [[ -z $why && $EUID -eq 0 ]] && ! command -v setpriv >/dev/null 2>&1; then',
+    '  why="$path: setpriv (util-linux) is missing, so users\' start-up files cannot be read as their users; install util-linux"',
+    "fi",
     'if [[ -z $why ]]; then',
-    "  fs=() hs=()",
+    "  fs=() hs=() us=() gs=()",
     "  for d in /etc/systemd/system /etc/systemd/user; do",
     '    [[ -d $RW_ROOT$d && ! -L $RW_ROOT$d ]] || continue',
-    '    while IFS= read -r -d "" f; do fs+=("$f"); hs+=(""); done < <(find -P "$RW_ROOT$d" -maxdepth 4 '
+    '    while IFS= read -r -d "" f; do fs+=("$f"); hs+=(""); us+=(0); gs+=(0); done < <(find -P "$RW_ROOT$d" -maxdepth 4 '
     rf'\( -type f -o -type l \) {UNIT_NAMES} -print0 2>/dev/null)',
     "  done",
-    "  while IFS=: read -r _ _ uid _ _ h _; do",
-    r'    if ! [[ $uid =~ ^[0-9]+$ ]] || { [[ $uid != 0 ]] && (( uid < 1000 || uid >= 65534 )); }; then continue; fi',
+    "  while IFS=: read -r _ _ uid gid _ h _; do",
+    r'    if ! [[ $uid =~ ^[0-9]+$ && $gid =~ ^[0-9]+$ ]] || { [[ $uid != 0 ]] && (( uid < 1000 || uid >= 65534 )); }; then continue; fi',
     '    [[ $h == /?* && -d $RW_ROOT$h && ! -L $RW_ROOT$h ]] || continue',
     "    for r in .bashrc .profile .bash_profile .bash_login .zshrc .zprofile .zshenv; do",
-    '      if [[ -f $RW_ROOT$h/$r && ! -L $RW_ROOT$h/$r ]]; then fs+=("$RW_ROOT$h/$r"); hs+=("$h"); fi',
+    '      if [[ -f $RW_ROOT$h/$r && ! -L $RW_ROOT$h/$r ]]; then fs+=("$RW_ROOT$h/$r"); hs+=("$h"); us+=("$uid"); gs+=("$gid"); fi',
     "    done",
     '    u=$RW_ROOT$h/.config/systemd/user',
     '    if [[ -d $u && ! -L $RW_ROOT$h/.config && ! -L $RW_ROOT$h/.config/systemd && ! -L $u ]]; then',
-    '      while IFS= read -r -d "" f; do fs+=("$f"); hs+=("$h"); done < <(find -P "$u" -maxdepth 4 -type f '
-    f'{UNIT_NAMES} -print0 2>/dev/null)',
+    '      while IFS= read -r -d "" f; do fs+=("$f"); hs+=("$h"); us+=("$uid"); gs+=("$gid"); done < <(rw_clean_as "$uid" "$gid" '
+    f'find -P "$u" -maxdepth 4 -type f {UNIT_NAMES} -print0 2>/dev/null)',
     "    fi",
     '  done < <(cat -- "$RW_ROOT/etc/passwd" 2>/dev/null)',
     """  b='(^|[[:space:]"'"'"'`:=;,()|&<>])' a='([/[:space:]"'"'"'`:=;,()|&<>]|$)'""",
@@ -76,7 +86,7 @@ IN_USE_SH = [
     'remove that line or the unit first)"',
     "        break 2",
     "      fi",
-    '    done < <(head -c 1048576 -- "${fs[$k]}" 2>/dev/null)',
+    '    done < <(rw_clean_as "${us[$k]}" "${gs[$k]}" head -c 1048576 -- "${fs[$k]}" 2>/dev/null)',
     "  done",
     "fi",
 ]
@@ -227,7 +237,7 @@ class RemovePath(Step):
             "fi",
             "# in use: a running program (its executable, working directory or a loaded library), a systemd",
             "# unit or a shell start-up file that names it",
-            "local why d e c f fs hs uid h r u b a k n t line",
+            "local why d e c f fs hs us gs uid gid h r u b a k n t line",
             *IN_USE_SH,
             'if [[ -n $why ]]; then rw_die "$why: not removed"; fi',
             'rw_as "$owner" rm -rf --one-file-system -- "$RW_ROOT$path"',

@@ -2,6 +2,7 @@
 written for a ``--yes`` replay."""
 from __future__ import annotations
 
+import re
 from typing import Iterable, Optional, Tuple
 
 from rich.text import Text
@@ -28,6 +29,36 @@ def docker_start(plan) -> Optional[Tuple[str, str]]:
             f"cd {q(d)} && docker compose run --rm pytorch")
 
 
+def fit(text: Text, commands: set, width: int) -> Text:
+    """``text`` with each prose line wrapped to ``width`` between words, never inside a command it
+    quotes (``commands/_output.wrap_prose``), and each line of ``commands`` left whole on its own line
+    (the screen scrolls sideways rather than wrap one: a command is copied as a line).  The Static
+    showing it does not wrap (``text-wrap: nowrap``)."""
+    from ...commands._output import wrap_prose
+
+    out = Text()
+    lines = text.split("\n", allow_blank=True)
+    for k, line in enumerate(lines):
+        plain = line.plain
+        if plain in commands or len(plain) <= width or not plain.strip():
+            out.append_text(line)
+        else:
+            indent = len(plain) - len(plain.lstrip(" "))
+            words = [m.span() for m in re.finditer(r"\S+", plain)]
+            pieces = wrap_prose(plain.strip(), width - indent - 2, first_width=width - indent)
+            at = 0
+            for n, piece in enumerate(pieces):
+                count = len(piece.split())  # a piece is whole words of the line, in order
+                if n:
+                    out.append("\n" + " " * (indent + 2))
+                start, end = words[at][0], words[at + count - 1][1]
+                out.append_text(line[start if n else 0:end])  # the words as they were, with their styles
+                at += count
+        if k < len(lines) - 1:
+            out.append("\n")
+    return out
+
+
 class DoneScreen(WizardScreen):
     STEP = 8
     NAME = "Done"
@@ -40,6 +71,11 @@ class DoneScreen(WizardScreen):
     def body(self) -> Iterable:
         with VerticalScroll(id="done"):
             yield Static(self.summary(), id="done-text")
+
+    def on_resize(self, event) -> None:
+        # prose is wrapped to the width here (commands never are): again at a new width
+        if self.query("#done-text"):
+            self.query_one("#done-text", Static).update(self.summary())
 
     def on_mount(self) -> None:
         w = self.wizard
@@ -55,6 +91,7 @@ class DoneScreen(WizardScreen):
     def summary(self) -> Text:
         w = self.wizard
         out = Text()
+        cmds: set = set()  # lines that are commands: shown whole, never wrapped
         o = w.outcome
         status = getattr(o, "status", None)
         headline = {"done": ("The plan ran to the end.", "bold green"),
@@ -83,6 +120,7 @@ class DoneScreen(WizardScreen):
         if steps:
             out.append("After the reboot, run:\n" if reboot else "Next, run:\n", style="bold")
             for n, line in enumerate(steps, 1):
+                cmds.add(f"  {n}. {clean_line(line)}")
                 out.append(f"  {n}. {clean_line(line)}\n")
         titles = {s.id: s.title for s in getattr(w.plan, "steps", [])}
         results = getattr(o, "results", {}) or {}
@@ -108,17 +146,20 @@ class DoneScreen(WizardScreen):
             out.append("none kept: the demo's choices are for the demo machine, and its files go when you quit\n")
             out.append("Replay unattended ", style="bold")
             out.append("(on your machine, as root, with the answers file your own run writes):\n")
+            cmds.add(f"  {replay_command('FILE')}")
             out.append(f"  {replay_command('FILE')}\n")
         elif w.answers_path:
             out.append("Answers file: ", style="bold")
             out.append(f"{w.answers_path}\n")
             out.append("Replay unattended: ", style="bold")
+            cmds.add(f"Replay unattended: {replay_command(w.answers_path)}")  # a whole line
             out.append(replay_command(w.answers_path) + "\n")
         elif w.answers_error:
             out.append(f"The answers file could not be written: {w.answers_error}\n", style="red")
         start = docker_start(w.plan)
         if start and status == "done":
             out.append("Start the container: ", style="bold")
+            cmds.update({f"Start the container: {start[0]}", f"  or: {start[1]}"})  # whole lines
             out.append(f"{start[0]}\n")
             out.append(f"  or: {start[1]}\n")
         for kind, path in sorted(w.exports.items()):
@@ -130,7 +171,8 @@ class DoneScreen(WizardScreen):
 
             me = root_command(sys.argv[0] if sys.argv else None) if not w.core.demo else None
             lines = after.reminders(w.plan, changed, me) if me else after.reminders(w.plan, changed)
-            if lines:  # the same rule as --yes
+            if lines:  # the same rule as --yes (a command is a line of its own, indented)
+                cmds.update(ln for ln in lines if ln.startswith("    "))
                 out.append("\n" + "\n".join(lines) + "\n")
         if status in ("failed", "cancelled") and not w.core.demo:
             import sys
@@ -139,10 +181,16 @@ class DoneScreen(WizardScreen):
 
             me = root_command(sys.argv[0] if sys.argv else None)
             out.append("\nContinue the run (as root):\n", style="bold")
-            out.append(f"{me} resume\n")
+            cmds.update({f"  {me} resume", f"  {me} rollback"})
+            out.append(f"  {me} resume\n")
             out.append("or restore what it replaced:\n", style="bold")
-            out.append(f"{me} rollback\n")
+            out.append(f"  {me} rollback\n")
         if w.core.demo:
             out.append("\nThe demo's simulated run log is removed when you quit.", style="dim")
         out.append("\nq quits.", style="dim")
-        return out
+        return fit(out, cmds, self._width())
+
+    def _width(self) -> int:
+        """The text's width: the screen's, less the padding, the scrollbar's two columns and one between (kept
+        whether it shows or not, so that a line never reflows when it comes)."""
+        return max(20, (self.app.size.width or 80) - 5)

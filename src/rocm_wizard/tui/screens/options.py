@@ -52,6 +52,8 @@ class OptionsScreen(WizardScreen):
                                             id=f"in-{f.name}", classes="checklist")
                         yield Static(self._total(f), id=f"total-{f.name}", classes="field-total", markup=False)
                         yield Static(self._why(f, 0), id=f"why-{f.name}", classes="field-help", markup=False)
+                        if f.notes:  # in use: shown, not tickable
+                            yield Static("\n".join(f.notes), id=f"held-{f.name}", classes="field-held", markup=False)
                     else:
                         yield Label(f.label, classes="field-label")
                         if f.kind == F.CHOICE:
