@@ -145,7 +145,7 @@ def main() -> int:
     ap.add_argument("--importtime", action="store_true", help="also list the slowest imports of each detect run")
     ap.add_argument("--breakdown", action="store_true", help="also time the phases of a snapshot run in-process")
     ap.add_argument("--cold-toml", action="store_true",
-                    help="time without the TOML files' parsed forms on disk (a run where they cannot be written)")
+                    help="time without the __pycache__ parsed forms of the TOML files (a run where they cannot be written: the forms shipped in rocm_wizard/_parsed are then used)")
     args = ap.parse_args()
 
     compileall.compile_dir(str(SRC), quiet=1)

@@ -8,6 +8,13 @@ bytecode: ``rocm_wizard/__pycache__/<name>.<crc>.<tag>.rwtoml``, in :mod:`marsha
 valid only while the TOML file's path, size and modification time are unchanged.  It is written
 only where Python would write bytecode (a writable directory, no ``PYTHONDONTWRITEBYTECODE``) and
 any problem with it just means parsing the TOML file again.
+
+Where nothing may be written (``PYTHONDONTWRITEBYTECODE``, a read-only installation) the package
+also ships the parsed form of each of its TOML files, made by ``scripts/regen_parsed_toml.py``:
+``rocm_wizard/_parsed/<sha256 of the TOML bytes>.marshal``.  It is found by the TOML file's
+content, so an edited TOML file simply misses it and is parsed (the TOML stays the source of
+truth; ``tests/catalog/test_parsed_toml.py`` fails while a shipped form is out of date), and it is
+read only from inside the package, as trustworthy as the package's own code.
 """
 from __future__ import annotations
 
@@ -36,6 +43,9 @@ _toml: Any = _LazyToml()
 
 _PKG_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # .../rocm_wizard
 _CACHE_MAGIC = b"rwtoml1\n"
+_SHIPPED_DIR = os.path.join(_PKG_ROOT, "_parsed")
+#: the marshal format of the shipped parsed forms (version 4: written and read by Python 3.4 and later)
+SHIPPED_MARSHAL_VERSION = 4
 _CACHE_TAG = "%s-%d%d-m%d" % (sys.implementation.name, sys.version_info[0], sys.version_info[1], marshal.version)
 
 
@@ -64,6 +74,32 @@ def _read_cache(cache: str, path: str, stamp: Tuple[int, int]) -> Optional[Dict[
         return None
 
 
+def _sha256() -> Any:
+    """SHA-256 from the interpreter's built-in module (importing hashlib loads OpenSSL's bindings)."""
+    try:
+        from _sha2 import sha256  # Python 3.12+
+    except ImportError:
+        try:
+            from _sha256 import sha256  # Python 3.10, 3.11
+        except ImportError:  # pragma: no cover - an interpreter built without its own hashes
+            from hashlib import sha256
+    return sha256
+
+
+def shipped_name(raw: bytes) -> str:
+    """The file name of the shipped parsed form of a TOML file whose bytes are ``raw``."""
+    return _sha256()(raw).hexdigest() + ".marshal"
+
+
+def _read_shipped(raw: bytes) -> Optional[Dict[str, Any]]:
+    try:
+        with open(os.path.join(_SHIPPED_DIR, shipped_name(raw)), "rb") as fh:
+            data = marshal.loads(fh.read())
+    except (OSError, EOFError, ValueError, TypeError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
 def _write_cache(cache: str, path: str, stamp: Tuple[int, int], data: Dict[str, Any]) -> None:
     if sys.dont_write_bytecode:
         return
@@ -87,7 +123,8 @@ def _write_cache(cache: str, path: str, stamp: Tuple[int, int], data: Dict[str, 
 def parse_toml_file(path: str, cache_dir: Optional[str] = None) -> Dict[str, Any]:
     """Parsed contents of the TOML file ``path``; raises ``OSError`` or ``TOMLDecodeError`` as
     :func:`tomllib.load` does.  With ``cache_dir`` the parsed form is reused from, and kept in,
-    ``cache_dir/__pycache__`` (see the module docstring)."""
+    ``cache_dir/__pycache__``, or read from the package's shipped parsed forms (see the module
+    docstring)."""
     if cache_dir is None:
         with open(path, "rb") as fh:
             return _toml.load(fh)
@@ -102,6 +139,9 @@ def parse_toml_file(path: str, cache_dir: Optional[str] = None) -> Dict[str, Any
         if data is not None:
             return data
         raw = fh.read()
+    data = _read_shipped(raw)
+    if data is not None:
+        return data
     data = _toml.loads(raw.decode("utf-8"))
     try:
         unchanged = _stamp(os.stat(path)) == stamp

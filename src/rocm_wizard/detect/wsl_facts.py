@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import re
 from ..model import ErrorSighting, System
-from . import error_signatures
 from .parsers import wsl as p_wsl
 from .parsers._core_text import lazy
 from .probes._core_util import env, listdir, paste_label, pastes, read_text, stat
@@ -170,6 +169,8 @@ def _from_pastes(source: Source, system: System) -> None:
                 es = ErrorSighting()
                 es.put("signature", "torch_gpu_unavailable", "catalog:error_signatures#torch_gpu_unavailable")
                 es.put("text", text[start:end if end >= 0 else len(text)].strip()[:500], paste_label(name) + " (said in prose)")
+                from . import error_signatures  # the error table, only for a sighting
+
                 es.put("layer", error_signatures.failure_layer("torch_gpu_unavailable"), "catalog:error_signatures")
                 system.errors.append(es)
                 break

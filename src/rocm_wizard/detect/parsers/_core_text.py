@@ -45,6 +45,28 @@ def lazy(pattern: str, flags: int = 0) -> LazyRe:
     return LazyRe(pattern, flags)
 
 
+class LazyModule:
+    """A module imported on first attribute use: a probe that reads pasted text only through a
+    parser (``paste_facts``, ``issue_form``, ``lshw``...) does not import it on a live system that
+    has no such text.  ``importlib.import_module`` holds the import lock, so probes in threads
+    import it once."""
+
+    def __init__(self, name: str) -> None:
+        self.__dict__["_name"] = name
+
+    def __getattr__(self, attr: str):
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        import importlib
+
+        mod = importlib.import_module(self.__dict__["_name"])
+        return getattr(mod, attr)
+
+
+def lazy_module(name: str) -> LazyModule:
+    return LazyModule(name)
+
+
 # A shell prompt followed by a command: "$ cmd", "# cmd", "user@host:~$ cmd", "root@hs2 ~# cmd",
 # "(venv) user@host:~/x$ cmd", "PS> cmd" is not Linux and is ignored.
 _PROMPT = lazy(

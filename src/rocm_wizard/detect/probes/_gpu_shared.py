@@ -77,6 +77,15 @@ def parsed(source: Source, system: System, kind: str, parse: Callable[[str], Any
 
 
 
+def parse_lshw(text: str) -> Any:
+    """``parsers.lshw.parse``, imported only where there is lshw output (a snapshot's or a paste's:
+    live detection runs no lshw); one function for the gpus and rocm probes, so they share its
+    parse (see :func:`parsed`)."""
+    from ..parsers import lshw
+
+    return lshw.parse(text)
+
+
 def listdir(source: Source, path: str) -> List[str]:
     try:
         return list(source.listdir(path))

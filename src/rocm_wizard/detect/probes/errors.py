@@ -12,10 +12,15 @@ from __future__ import annotations
 from typing import List, Optional, Set, Tuple
 
 from ...model import ErrorSighting, System, WorkloadSighting
-from .. import error_signatures, failure_lines
+from .. import failure_lines
 from ..parsers import workloads as p_workloads
+from ..parsers._core_text import lazy_module
 from ..sources import Source
 from ._core_util import ok_outputs, paste_label, pastes, run
+
+# the table of 418 known error texts, loaded only where there is a text to scan (a live run whose
+# kernel log cannot be read has none)
+error_signatures = lazy_module("rocm_wizard.detect.error_signatures")
 
 MAX_SIGHTINGS = 100
 DMESG_ARGV = ["dmesg"]

@@ -20,12 +20,15 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from ...catalog import gpus as gpu_catalog
 from ...model import GPU, ErrorSighting, System, lean_dataclass
-from ..parsers import amd_smi, issue_form, lshw, lspci, paste_facts, rocm_smi, rocminfo, sysfs
-from ..parsers._core_text import lazy
+from ..parsers import amd_smi, lspci, rocm_smi, rocminfo, sysfs
+from ..parsers._core_text import lazy, lazy_module
 from ..parsers._paste import norm_bdf
 from .._jobs import in_parallel, run_jobs
 from ..sources import Raw, Source
 from . import _gpu_shared as sh
+
+issue_form = lazy_module("rocm_wizard.detect.parsers.issue_form")  # pasted text only
+paste_facts = lazy_module("rocm_wizard.detect.parsers.paste_facts")  # pasted text only
 
 PCI_DEVICES = "/sys/bus/pci/devices"
 DRM = "/sys/class/drm"
@@ -309,7 +312,7 @@ def _lspci_obs(source: Source, system: System) -> List[List[Obs]]:
 
 def _lshw_obs(source: Source, system: System) -> List[List[Obs]]:
     batches = []
-    for raw, res in sh.parsed(source, system, "lshw", lshw.parse):
+    for raw, res in sh.parsed(source, system, "lshw", sh.parse_lshw):
         batch = []
         for d in res.devices:
             o = Obs(tool="lshw", source=raw.source)

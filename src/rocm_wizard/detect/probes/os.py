@@ -18,13 +18,14 @@ from ...model import OSInfo, System
 from ..parsers import collect_env as p_collect_env
 from ..parsers import dmesg as p_dmesg
 from ..parsers import os_release as p_os_release
-from ..parsers import issue_form as p_issue_form
-from ..parsers import paste_facts as p_paste_facts
 from ..parsers import uname as p_uname
 from ..parsers import wsl as p_wsl
-from ..parsers._core_text import lazy
+from ..parsers._core_text import lazy, lazy_module
 from ..sources import Source
 from ._core_util import env, fallback_pastes, ok_outputs, paste_label, pastes, read_text, readlink_or_none, stat, vote
+
+p_issue_form = lazy_module("rocm_wizard.detect.parsers.issue_form")  # pasted text only
+p_paste_facts = lazy_module("rocm_wizard.detect.parsers.paste_facts")  # pasted text only
 
 # kernel flavours that are separate tracks, neither GA nor HWE
 _VENDOR_TRACKS = ("oem", "azure", "aws", "gcp", "gke", "oracle", "ibm", "nvidia", "raspi", "kvm", "intel", "realtime")

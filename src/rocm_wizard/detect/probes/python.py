@@ -25,13 +25,14 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from ...catalog import streams
 from ...model import GUARD_FILE, System, TorchEnv
 from ..parsers import collect_env as p_collect_env
-from ..parsers import paste_facts as p_paste_facts
 from ..parsers import pip_freeze as p_pip
 from ..parsers import rocm_sdk as p_rocm_sdk
-from ..parsers._core_text import lazy
+from ..parsers._core_text import lazy, lazy_module
 from ..parsers.collect_env import norm_name
 from ..sources import Source
 from ._core_util import env, fallback_pastes, listdir, ok_outputs, paste_label, pastes, read_text, stat
+
+p_paste_facts = lazy_module("rocm_wizard.detect.parsers.paste_facts")  # pasted text only
 
 TRITON_DISTS = ("triton", "pytorch-triton-rocm", "triton-rocm", "pytorch-triton")
 NOTABLE = ("numpy", "transformers", "diffusers", "accelerate", "bitsandbytes", "vllm", "xformers", "flash-attn",

@@ -14,16 +14,19 @@ import re
 from typing import Any, Dict, List, Optional, Tuple
 
 from ...model import AptPin, AptSource, RocmInfo, RocmInstall, System
-from ..parsers import amd_smi, apt_policy, apt_prefs, apt_sources, dkms, lshw, lsmod, lspci, packages, rocm_smi, rocminfo
-from ..parsers import hipconfig, issue_form, opt_listing, paste_facts
+from ..parsers import amd_smi, apt_policy, apt_prefs, apt_sources, dkms, lsmod, lspci, packages, rocm_smi, rocminfo
+from ..parsers import hipconfig, opt_listing
 from ._core_util import paste_label, pastes
 from ...catalog import streams
 from ..parsers import rocm_version as rv
-from ..parsers._core_text import lazy
+from ..parsers._core_text import lazy, lazy_module
 from .. import sources as sources_mod
 from .._jobs import in_parallel, run_jobs
 from ..sources import Raw, Source
 from . import _gpu_shared as sh
+
+issue_form = lazy_module("rocm_wizard.detect.parsers.issue_form")  # pasted text only
+paste_facts = lazy_module("rocm_wizard.detect.parsers.paste_facts")  # pasted text only
 
 # hosts whose repositories count as AMD's (add local mirrors of repo.radeon.com here)
 RADEON_HOSTS: Tuple[str, ...] = apt_sources.DEFAULT_RADEON_HOSTS
@@ -448,7 +451,7 @@ def _driver(source: Source, system: System, r: RocmInfo, found: List[Tuple[packa
                 r.put("amdgpu_loaded", True, raw2.source + " (Kernel driver in use: amdgpu)")
                 break
     if r.amdgpu_loaded is None:
-        for raw2, res4 in sh.parsed(source, system, "lshw", lshw.parse):
+        for raw2, res4 in sh.parsed(source, system, "lshw", sh.parse_lshw):
             if any(d.driver == "amdgpu" for d in res4.devices):
                 r.put("amdgpu_loaded", True, raw2.source + " (driver=amdgpu)")
                 break

@@ -1,0 +1,66 @@
+"""What a detection must not import (``benchmarks/README.md``: importing modules is most of a live
+``detect --json``'s CPU time).  Each case runs the command in a fresh interpreter, in-process, with
+``PYTHONDONTWRITEBYTECODE=1`` (many container images set it; then no ``__pycache__`` cache of
+parsed TOML can be written) and lists the modules it loaded.
+
+- no TOML parser: the package's tables come from their shipped parsed forms (``rocm_wizard/_parsed``);
+- on a live system, none of the parsers that only read pasted text (a live run has none);
+- no OpenSSL bindings (``hashlib``): the shipped forms are found with the built-in SHA-256.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from rwtest import ci
+
+REPO = Path(__file__).resolve().parents[1]
+
+RUNNER = r"""
+import io, json, os, runpy, sys, contextlib
+sys.argv = ["rocm-wizard"] + json.loads(os.environ["RW_ARGV"])
+out = io.StringIO()
+code = None
+with contextlib.redirect_stdout(out):
+    try:
+        runpy.run_module("rocm_wizard", run_name="__main__")
+    except SystemExit as exc:
+        code = exc.code
+sys.__stdout__.write(json.dumps({"modules": sorted(sys.modules), "code": code, "out": out.getvalue()[:200]}))
+"""
+
+NEVER = ("tomllib", "tomli", "hashlib", "_hashlib")
+PASTE_ONLY = ("rocm_wizard.detect.parsers.paste_facts", "rocm_wizard.detect.parsers.issue_form",
+              "rocm_wizard.detect.parsers.lshw")
+
+
+def modules_of(*argv: str):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(REPO / "src") + os.pathsep + env.get("PYTHONPATH", "")
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env["RW_ARGV"] = json.dumps(list(argv))
+    r = subprocess.run([sys.executable, "-c", RUNNER], capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 0, r.stderr
+    res = json.loads(r.stdout)
+    assert res["code"] in (0, None) and res["out"].startswith("{"), res
+    return set(res["modules"])
+
+
+def test_the_check_can_fail():
+    """A snapshot made of pastes does use the paste parsers: the listing sees them."""
+    loaded = modules_of("detect", "--json", "--snapshot", str(ci.real_fixture("019")))
+    assert "rocm_wizard.detect.parsers.paste_facts" in loaded
+
+
+def test_live_detect_imports_no_toml_parser_and_no_paste_parser():
+    loaded = modules_of("detect", "--json")
+    assert not loaded & set(NEVER)
+    assert not loaded & set(PASTE_ONLY)
+
+
+def test_snapshot_detect_imports_no_toml_parser():
+    loaded = modules_of("detect", "--json", "--snapshot", str(ci.real_fixture("019")))
+    assert not loaded & set(NEVER)
