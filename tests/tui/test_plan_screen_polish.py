@@ -280,7 +280,7 @@ async def test_docker_done_screen_says_how_to_start_the_container(make_app):
         assert shown(app, f"or: cd {d} && docker compose run --rm pytorch")
         await pilot.press("end")  # the last lines, below the fold at 80x24
         await pilot.pause()
-        assert shown(app, "The demo's files (answers, simulated run log) are removed when you quit.")
+        assert shown(app, "The demo's simulated run log is removed when you quit.")
 
 
 def test_the_demo_directory_goes_also_when_the_app_fails(capsys):
