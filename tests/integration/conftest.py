@@ -24,9 +24,17 @@ REPO = HERE.parents[1]
 
 
 def pytest_collection_modifyitems(config, items):
+    ours = []
     for item in items:
         if HERE in Path(str(item.fspath)).resolve().parents:
             item.add_marker(pytest.mark.integration)
+            ours.append(item)
+    # the slow tier first (its own order kept), so that with pytest-xdist's workers (scripts/test.sh)
+    # the run ends on the quick unit tests, which balance the workers' load, instead of one worker
+    # finishing a minute-long playbook test while the other has nothing left
+    if ours and len(ours) < len(items):
+        first = set(map(id, ours))
+        items[:] = ours + [item for item in items if id(item) not in first]
 
 
 @pytest.fixture(scope="session")
@@ -154,10 +162,21 @@ def ansible_in(request, ansible_debs):
     return setup_pypi
 
 
+def _fresh_root(request, root_base):
+    """A fresh root; for a test that installs an ansible-core (``ansible_in``, ``ansible_debs``),
+    made with Debian's ansible .debs already installed from a layer built once per session
+    (harness.ansible.debs_layer) instead of ``dpkg -i`` in every root."""
+    if "ansible_in" in request.fixturenames or "ansible_debs" in request.fixturenames:
+        from harness import ansible
+
+        return ansible.new_root_with_debs(root_base, request.getfixturevalue("ansible_debs"))
+    return root_base.new_root()
+
+
 @pytest.fixture
-def debroot(root_base):
+def debroot(request, root_base):
     """A fresh Debian root that says it is Ubuntu 22.04 (jammy)."""
-    root = root_base.new_root()
+    root = _fresh_root(request, root_base)
     root.make_ubuntu("jammy", "22.04")
     try:
         yield root
@@ -202,12 +221,12 @@ def core_site(core_world):
 
 
 @pytest.fixture
-def resolute_root(root_base, core_site):
+def resolute_root(request, root_base, core_site):
     """A fresh root that says it is Ubuntu 26.04 (resolute), with an RX 7900 XTX and the
     distribution archive configured: nothing from AMD yet."""
     from harness import wizard
 
-    root = root_base.new_root()
+    root = _fresh_root(request, root_base)
     root.make_ubuntu("resolute", "26.04", point="")
     try:
         wizard.prepare(root)
