@@ -11,11 +11,14 @@ export PATH="$VENV/bin:$PATH"
 # temporary directories sit under a short fresh directory: a gpg-agent's socket path inside a test's
 # GNUPGHOME must fit the 108 bytes of a Unix socket address, and xdist's default (pytest-of-USER/
 # pytest-N/popen-gwK/...) does not leave room for it.
+# --maxschedchunk: the workers take at most 4 tests at a time (xdist's load scheduling otherwise
+# hands out up to a quarter of what is left at once, so the integration tier's minute-long tests,
+# contiguous in collection order, could all land on one worker while the other runs out of work).
 WORKERS="${RW_TEST_WORKERS:-2}"
 if [[ $WORKERS != 0 ]]; then
   BASE=$(mktemp -d "${TMPDIR:-/tmp}/rwt.XXXXXX")
   rc=0
-  "$VENV/bin/python" -m pytest -q -n "$WORKERS" --basetemp="$BASE/t" "$@" || rc=$?
+  "$VENV/bin/python" -m pytest -q -n "$WORKERS" --maxschedchunk 4 --basetemp="$BASE/t" "$@" || rc=$?
   if [[ $rc == 0 ]]; then rm -rf "$BASE"; else echo "the failed tests' temporary files: $BASE" >&2; fi
   exit "$rc"
 fi

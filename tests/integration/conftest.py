@@ -24,6 +24,9 @@ REPO = HERE.parents[1]
 
 
 def pytest_collection_modifyitems(config, items):
+    # (collection order is kept: pytest-xdist's load scheduling hands each worker a contiguous
+    # first chunk of a quarter of its share, so moving this tier to the front would put all of it
+    # on one worker)
     for item in items:
         if HERE in Path(str(item.fspath)).resolve().parents:
             item.add_marker(pytest.mark.integration)
@@ -154,10 +157,21 @@ def ansible_in(request, ansible_debs):
     return setup_pypi
 
 
+def _fresh_root(request, root_base):
+    """A fresh root; for a test that installs an ansible-core (``ansible_in``, ``ansible_debs``),
+    made with Debian's ansible .debs already installed from a layer built once per session
+    (harness.ansible.debs_layer) instead of ``dpkg -i`` in every root."""
+    if "ansible_in" in request.fixturenames or "ansible_debs" in request.fixturenames:
+        from harness import ansible
+
+        return ansible.new_root_with_debs(root_base, request.getfixturevalue("ansible_debs"))
+    return root_base.new_root()
+
+
 @pytest.fixture
-def debroot(root_base):
+def debroot(request, root_base):
     """A fresh Debian root that says it is Ubuntu 22.04 (jammy)."""
-    root = root_base.new_root()
+    root = _fresh_root(request, root_base)
     root.make_ubuntu("jammy", "22.04")
     try:
         yield root
@@ -202,12 +216,12 @@ def core_site(core_world):
 
 
 @pytest.fixture
-def resolute_root(root_base, core_site):
+def resolute_root(request, root_base, core_site):
     """A fresh root that says it is Ubuntu 26.04 (resolute), with an RX 7900 XTX and the
     distribution archive configured: nothing from AMD yet."""
     from harness import wizard
 
-    root = root_base.new_root()
+    root = _fresh_root(request, root_base)
     root.make_ubuntu("resolute", "26.04", point="")
     try:
         wizard.prepare(root)

@@ -151,9 +151,31 @@ def install_pypi(root: DebRoot, debs: Path, wheels: Path) -> str:
 
 
 def install(root: DebRoot, debs: Path) -> None:
-    """dpkg -i the cached .debs inside ``root`` (offline)."""
+    """dpkg -i the cached .debs inside ``root`` (offline); nothing to do in a root made on
+    :func:`debs_layer` of the same .debs, where they are installed already."""
     root.bind(str(debs), INSIDE)
+    if getattr(root, "rw_ansible_debs", None) == str(debs):
+        return
     root.run(f"dpkg -i {INSIDE}/*.deb", check=True, timeout=600)
+
+
+def debs_layer(base: BaseTree, debs: Path) -> Optional[str]:
+    """The .debs ``dpkg -i``-ed once per session into a layer of ``base`` (``BaseTree.layer``), so
+    that each test's root is made with them installed instead of installing them again (the same
+    ``dpkg -i`` of the same files: the root is as :func:`install` leaves it); ``None`` where
+    overlayfs is not available (then :func:`install` installs them in each root)."""
+    return base.layer("ansible-debs-" + debs.name, lambda root: install(root, debs))
+
+
+def new_root_with_debs(base: BaseTree, debs: Path) -> DebRoot:
+    """A fresh root of ``base`` with the .debs installed (from :func:`debs_layer`; where there is
+    none, a plain fresh root: :func:`install` installs them then)."""
+    layer = debs_layer(base, debs)
+    if layer is None:
+        return base.new_root()
+    root = base.new_root(layers=[layer])
+    root.rw_ansible_debs = str(debs)
+    return root
 
 
 def env(extra: Optional[Dict[str, str]] = None) -> Dict[str, str]:
@@ -165,13 +187,22 @@ def env(extra: Optional[Dict[str, str]] = None) -> Dict[str, str]:
     return out
 
 
+# Pipelining (one process per task instead of a temporary directory, a copy, a chmod and a
+# removal) for the two PyPI ansible-cores; Debian's 2.14 keeps Ansible's default (off), so every
+# playbook test still runs once the way a default ansible.cfg does: modules copied into a temporary
+# directory, which ``become_user`` to an unprivileged account must be able to read.
+PIPELINING = "True"
+
+
 def playbook(root: DebRoot, path: str, *args: str, extra_env: Optional[Dict[str, str]] = None, timeout: float = 900):
     """``ansible-playbook -i localhost, -c local PATH ARGS`` inside ``root``."""
     extra = dict(extra_env or {})
     if getattr(root, "rw_controller", None):  # use_newest: from the Debian 13 controller root
+        extra.setdefault("ANSIBLE_PIPELINING", PIPELINING)
         return _playbook_newest(root, path, args, extra, timeout)
     if getattr(root, "rw_ansible_path", None):  # install_pypi: the PyPI ansible-core first
         extra.setdefault("PATH", root.rw_ansible_path)
+        extra.setdefault("ANSIBLE_PIPELINING", PIPELINING)
     return root.run(["ansible-playbook", "-i", "localhost,", "-c", "local", path, *args], env=env(extra),
                     timeout=timeout)
 

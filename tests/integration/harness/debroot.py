@@ -147,6 +147,7 @@ class BaseTree:
         self._prepare()
         self.overlay = _can_overlay(workdir)
         self._count = 0
+        self._layers: Dict[str, str] = {}
 
     def _prepare(self) -> None:
         # no Debian mirror inside the root: tests add the sources they need (offline, fast)
@@ -159,7 +160,11 @@ class BaseTree:
             fh.write("#!/bin/sh\nexit 101\n")
         os.chmod(p, 0o755)
 
-    def new_root(self, enter: Optional[str] = None) -> "DebRoot":
+    def new_root(self, enter: Optional[str] = None, layers: Sequence[str] = ()) -> "DebRoot":
+        """A fresh root; ``layers`` (directories made by :meth:`layer`, topmost first) lie between
+        the image and the root's own changes (overlay only)."""
+        if layers and not self.overlay:
+            raise RuntimeError("layers need overlayfs")
         self._count += 1
         slot = os.path.join(self.workdir, f"root{self._count}")
         os.makedirs(slot)
@@ -169,8 +174,9 @@ class BaseTree:
             upper, work = os.path.join(slot, "upper"), os.path.join(slot, "work")
             os.mkdir(upper)
             os.mkdir(work)
+            lower = ":".join([*layers, self.path])
             run(["mount", "-t", "overlay", "overlay", "-o",
-                 f"lowerdir={self.path},upperdir={upper},workdir={work}", merged])
+                 f"lowerdir={lower},upperdir={upper},workdir={work}", merged])
             return DebRoot(merged, enter=enter, mounted=True, slot=slot)
         run(["tar", "--numeric-owner", "-xpf", str(self.tarball), "-C", merged], timeout=600)
         root = DebRoot(merged, enter=enter, mounted=False, slot=slot)
@@ -180,8 +186,32 @@ class BaseTree:
         shutil.copy2(os.path.join(self.path, "usr/sbin/policy-rc.d"), os.path.join(merged, "usr/sbin/policy-rc.d"))
         return root
 
+    def layer(self, name: str, build) -> Optional[str]:
+        """A directory of changes made once per session by ``build(root)`` in a fresh root (say,
+        packages installed), for :meth:`new_root`'s ``layers``: every root made on it starts with
+        those changes instead of making them again.  ``None`` where overlayfs is not available."""
+        if not self.overlay:
+            return None
+        if name in self._layers:
+            return self._layers[name]
+        root = self.new_root()
+        try:
+            build(root)
+            root.stop_processes()
+            if subprocess.run(["umount", root.path], stderr=subprocess.DEVNULL).returncode != 0:
+                raise RuntimeError(f"cannot unmount the root that builds layer {name}")
+            root._mounted = False
+            dest = os.path.join(self.workdir, f"layer-{name}")
+            os.replace(os.path.join(root._slot, "upper"), dest)
+        finally:
+            root.close()
+        self._layers[name] = dest
+        return dest
+
     def close(self) -> None:
         shutil.rmtree(self.path, ignore_errors=True)
+        for path in self._layers.values():
+            shutil.rmtree(path, ignore_errors=True)
 
 
 Argv = Union[str, Sequence[str]]
@@ -471,6 +501,17 @@ class DebRoot:
                 pids.append(int(name))
         return pids
 
+    def stop_processes(self) -> None:
+        """SIGKILL anything still running inside (started by the tests' commands)."""
+        for _ in range(20):
+            pids = self._pids_inside()
+            if not pids:
+                break
+            for pid in pids:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
+            time.sleep(0.1)
+
     def close(self) -> None:
         for proc in self._procs:
             if proc.poll() is None:
@@ -481,14 +522,7 @@ class DebRoot:
                 if stream:
                     with contextlib.suppress(Exception):
                         stream.close()
-        for _ in range(20):  # anything else still running inside (started by the tests' commands)
-            pids = self._pids_inside()
-            if not pids:
-                break
-            for pid in pids:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.kill(pid, signal.SIGKILL)
-            time.sleep(0.1)
+        self.stop_processes()
         if self._mounted:
             if subprocess.run(["umount", self.path], stderr=subprocess.DEVNULL).returncode != 0:
                 subprocess.run(["umount", "-l", self.path], stderr=subprocess.DEVNULL)
