@@ -186,7 +186,8 @@ def test_one_key_step_for_dnf_and_zypper():
     # rpm --import only after the key file holds the checked key, and then rpm's database must hold it
     assert body.index("rw_key_is \"$RW_TMP/key.asc\"") < body.index("rw_run rpm --import")
     assert "does not hold $rpmname" in body
-    tasks = [next(k for k in t if k.startswith("ansible.builtin.")) for t in d.render_ansible()]
+    flat = [u for t in d.render_ansible() for u in ([t] if "block" not in t else t["block"] + t["always"])]
+    tasks = [next(k for k in t if k.startswith("ansible.builtin.")) for t in flat]
     assert tasks.index("ansible.builtin.assert") < tasks.index("ansible.builtin.copy") < tasks.index("ansible.builtin.rpm_key")
 
 

@@ -210,6 +210,9 @@ def _wire_handlers(plan: Plan, tasks_by_step: Dict[str, List[Dict[str, Any]]]) -
                 if handler not in notify:
                     notify.append(handler)
                 task["notify"] = notify
+                for key in ("block", "rescue", "always"):  # a block's own keys last (ansible-lint's key order)
+                    if key in task:
+                        task[key] = task.pop(key)
 
 
 def _venv_owner_tasks() -> List[Dict[str, Any]]:

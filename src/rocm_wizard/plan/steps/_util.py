@@ -148,3 +148,11 @@ def pin_matches(installed: Optional[str], want: str) -> bool:
     if installed == want:
         return True
     return "+" not in want and installed.split("+")[0] == want
+
+
+def with_temp_dir(n: str, make: dict, work: List[dict], remove: dict) -> List[dict]:
+    """Ansible tasks that make a temporary directory, do ``work`` in it and remove it whatever
+    happens: the work is a ``block`` whose ``always`` removes the directory, so a refused key (a
+    failed assert) leaves nothing behind in the host's temporary directory."""
+    return [make, {"name": f"{n}: in the temporary directory (removed whatever happens)", "block": work,
+                   "always": [remove]}]

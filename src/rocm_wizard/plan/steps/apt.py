@@ -10,7 +10,7 @@ from ..core import (CHANGE, CHANGED, FAILED, OK, UNKNOWN, CheckResult, Descripti
 from ..shellquote import q
 from ..state import ABSENT, PRESENT, UNKNOWN as UNK
 from .files import REBOOT_HANDLER
-from ._util import (J, SAFE_PATTERN, SAFE_PKG, SAFE_VERSION, check_abs_path, check_url, deb822_other_uris, disable_radeon_lines,
+from ._util import (J, with_temp_dir, SAFE_PATTERN, SAFE_PKG, SAFE_VERSION, check_abs_path, check_url, deb822_other_uris, disable_radeon_lines,
                     is_radeon_line, norm_deb_lines, rooted, shell_array, version_matches)
 
 APT_INSTALL_OPTS = ["-y", "-o", "DPkg::Lock::Timeout=600", "-o", "Dpkg::Options::=--force-confold",
@@ -352,15 +352,14 @@ class AptKey(Step):
         lines = f"{shown}.stdout_lines | select('match', '^(pub|fpr):') | list"
         pubs = f"{shown}.stdout_lines | select('match', '^pub:') | list"
         n = f"Step {self.index} {self.id}"
-        return [
-            {"name": f"{n}: make a temporary directory for the download (runs in --check too)", "ansible.builtin.tempfile":
+        return with_temp_dir(n, {"name": f"{n}: make a temporary directory for the download (runs in --check too)", "ansible.builtin.tempfile":
                 {"state": "directory", "suffix": ".rocm-wizard"},
-             "register": tmp, "changed_when": False, "check_mode": False},
+             "register": tmp, "changed_when": False, "check_mode": False}, [
             {"name": f"{n}: download the signing key into it (runs in --check too)",
              "ansible.builtin.get_url": self._get_url(tmp),
              "changed_when": False, "check_mode": False, **({"no_log": True} if self.params["auth_file"] else {})},
             {"name": f"{n}: read the key's fingerprints (reads only; runs in --check too)", "ansible.builtin.command":
-                {"argv": ["gpg", "--batch", "--with-colons", "--show-keys", "{{ " + tmp + ".path }}/key"]},
+                {"argv": ["gpg", "--batch", "--no-autostart", "--with-colons", "--show-keys", "{{ " + tmp + ".path }}/key"]},
              "environment": {"GNUPGHOME": "{{ " + tmp + ".path }}"},
              "register": shown, "changed_when": False, "check_mode": False},
             {"name": f"{n}: refuse any key but the expected one", "ansible.builtin.assert": {
@@ -382,11 +381,10 @@ class AptKey(Step):
              "changed_when": False, "check_mode": False},
             {"name": f"{n}: install the keyring", "ansible.builtin.copy":
                 {"src": "{{ " + tmp + ".path }}/key.gpg", "remote_src": True, "dest": J(self.var("keyring")),
-                 "owner": "root", "group": "root", "mode": "0644"}},
-            {"name": f"{n}: remove the temporary directory (runs in --check too)", "ansible.builtin.file":
+                 "owner": "root", "group": "root", "mode": "0644"}}
+        ], {"name": f"{n}: remove the temporary directory (runs in --check too)", "ansible.builtin.file":
                 {"path": "{{ " + tmp + ".path }}", "state": "absent"},
-             "changed_when": False, "check_mode": False},
-        ]
+             "changed_when": False, "check_mode": False})
 
 
 class AptSources(Step):

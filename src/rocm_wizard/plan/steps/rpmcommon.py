@@ -21,7 +21,7 @@ from ..context import StepError
 from ..core import CHANGE, CHANGED, FAILED, OK, UNKNOWN, CheckResult, Description, FileChange, Result, Step
 from ..shellquote import q
 from ..state import ABSENT, PRESENT
-from ._util import J, check_abs_path, check_url, rooted
+from ._util import J, check_abs_path, check_url, rooted, with_temp_dir
 
 _INI_KEYS = ("name", "baseurl", "enabled", "priority", "gpgcheck", "repo_gpgcheck", "gpgkey", "skip_if_unavailable",
              "type", "autorefresh")
@@ -262,15 +262,14 @@ class RpmKey(Step):
         pubs = f"{shown}.stdout_lines | select('match', '^pub:') | list"
         n = f"Step {self.index} {self.id}"
         home = "{{ " + tmp + ".path }}"
-        return [
-            {"name": f"{n}: make a temporary directory for the download (runs in --check too)", "ansible.builtin.tempfile":
+        return with_temp_dir(n, {"name": f"{n}: make a temporary directory for the download (runs in --check too)", "ansible.builtin.tempfile":
                 {"state": "directory", "suffix": ".rocm-wizard"}, "register": tmp, "changed_when": False,
-             "check_mode": False},
+             "check_mode": False}, [
             {"name": f"{n}: download the signing key into it (runs in --check too)", "ansible.builtin.get_url":
                 {"url": J(self.var("url")), "dest": home + "/key", "mode": "0600"},
              "changed_when": False, "check_mode": False},
             {"name": f"{n}: read the key's fingerprints (reads only; runs in --check too)", "ansible.builtin.command":
-                {"argv": ["gpg", "--batch", "--with-colons", "--show-keys", home + "/key"]},
+                {"argv": ["gpg", "--batch", "--no-autostart", "--with-colons", "--show-keys", home + "/key"]},
              "environment": {"GNUPGHOME": home}, "register": shown, "changed_when": False, "check_mode": False},
             {"name": f"{n}: refuse any key but the expected one", "ansible.builtin.assert": {
                 "that": [f"({pubs} | length) == 1",
@@ -294,7 +293,6 @@ class RpmKey(Step):
                 {"src": home + "/key.asc", "remote_src": True, "dest": J(self.var("key_file")), "owner": "root",
                  "group": "root", "mode": "0644"}, "when": f"not (ansible_check_mode and {keydir} is changed)"},
             {"name": f"{n}: import the checked key into rpm's database", "ansible.builtin.rpm_key":
-                {"key": home + "/key.asc", "fingerprint": J(self.var("fingerprint")), "state": "present"}},
-            {"name": f"{n}: remove the temporary directory (runs in --check too)", "ansible.builtin.file":
-                {"path": home, "state": "absent"}, "changed_when": False, "check_mode": False},
-        ]
+                {"key": home + "/key.asc", "fingerprint": J(self.var("fingerprint")), "state": "present"}}
+        ], {"name": f"{n}: remove the temporary directory (runs in --check too)", "ansible.builtin.file":
+                {"path": home, "state": "absent"}, "changed_when": False, "check_mode": False})
