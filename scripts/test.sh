@@ -14,12 +14,14 @@ export PATH="$VENV/bin:$PATH"
 # --maxschedchunk: the workers take at most 4 tests at a time (xdist's load scheduling otherwise
 # hands out up to a quarter of what is left at once, so the integration tier's minute-long tests,
 # contiguous in collection order, could all land on one worker while the other runs out of work).
+# The base directory lets other users through (0711, not readable): tests that run a step as a
+# second user (the clean check reads a home's files as its owner) need to reach their own files.
 WORKERS="${RW_TEST_WORKERS:-2}"
-if [[ $WORKERS != 0 ]]; then
-  BASE=$(mktemp -d "${TMPDIR:-/tmp}/rwt.XXXXXX")
-  rc=0
-  "$VENV/bin/python" -m pytest -q -n "$WORKERS" --maxschedchunk 4 --basetemp="$BASE/t" "$@" || rc=$?
-  if [[ $rc == 0 ]]; then rm -rf "$BASE"; else echo "the failed tests' temporary files: $BASE" >&2; fi
-  exit "$rc"
-fi
-exec "$VENV/bin/python" -m pytest -q "$@"
+BASE=$(mktemp -d "${TMPDIR:-/tmp}/rwt.XXXXXX")
+chmod 0711 "$BASE"
+XDIST=()
+if [[ $WORKERS != 0 ]]; then XDIST=(-n "$WORKERS" --maxschedchunk 4); fi
+rc=0
+"$VENV/bin/python" -m pytest -q "${XDIST[@]}" --basetemp="$BASE/t" "$@" || rc=$?
+if [[ $rc == 0 ]]; then rm -rf "$BASE"; else echo "the failed tests' temporary files: $BASE" >&2; fi
+exit "$rc"

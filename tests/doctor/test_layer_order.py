@@ -98,3 +98,15 @@ def test_a_root_cause_leads_its_symptom_whatever_their_severities():
     assert [f.id for f in sort_findings([_f("note", "firmware", "info"), _f("x", "framework")])] == ["x", "note"]
     assert [f.id for f in sort_findings([_f("unrecognised-failure", "firmware"), _f("known", "libraries")])] == \
         ["known", "unrecognised-failure"]
+
+
+def test_a_support_status_statement_never_leads_an_observed_failure():
+    # "the installed ROCm no longer lists this GPU" observes no failure: the library error it may
+    # explain leads, and the statement follows; alone, it still leads the notes
+    assert [f.id for f in sort_findings([_f("rocm-dropped-gpu", "runtime", "warning"), _f("tensile", "libraries")])] == \
+        ["tensile", "rocm-dropped-gpu"]
+    assert [f.id for f in sort_findings([_f("rocm-older-than-catalog", "runtime", "warning"),
+                                         _f("unrecognised-failure", "framework")])] == \
+        ["rocm-older-than-catalog", "unrecognised-failure"]
+    assert [f.id for f in sort_findings([_f("note", "kernel", "info"), _f("rocm-dropped-gpu", "runtime", "warning")])] == \
+        ["rocm-dropped-gpu", "note"]

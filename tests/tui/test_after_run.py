@@ -167,6 +167,8 @@ async def test_the_demo_done_screen_keeps_the_rollback_command_whole_at_80_colum
         assert text.styles.text_wrap == "nowrap"
         plain = app.screen.summary().plain.splitlines()
         assert '    sudo "$(command -v rocm-wizard)" rollback' in plain
-        assert all(len(ln) <= 75 for ln in plain), [ln for ln in plain if len(ln) > 75]
+        # prose fits; a path or command alone on its line is kept whole however long (the run log's
+        # path holds the test's temporary directory)
+        assert not [ln for ln in plain if len(ln) > 75 and " " in ln.strip()], [ln for ln in plain if len(ln) > 75]
         k = next(i for i, ln in enumerate(plain) if ln.startswith("To put back the files"))
         assert plain[k + 2] == '    sudo "$(command -v rocm-wizard)" rollback', plain[k:k + 3]  # prose, then the command

@@ -29,16 +29,22 @@ ROOT_CAUSE_ORDER = ("packaging", "firmware", "kernel", "runtime", "hip", "librar
 # catch-all findings whose layer is only inferred from the file or the prose a line came from, not
 # known from the source that prints it: they follow the findings of known messages and rules
 INFERRED_LAYER_RULES = ("unrecognised-failure", "failure-told-not-shown")
+# statements of support status that observe no failure themselves (the host's ROCm predates the
+# catalog; AMD no longer lists the GPU in the installed release, whose libraries may still carry its
+# kernels): they follow the findings of observed failures and other rules, before the catch-alls
+STATUS_RULES = ("rocm-older-than-catalog", "rocm-dropped-gpu")
 
 
 def lead_key(finding: "Finding"):
     """Sort key of a finding in a diagnosis: problems before notes (info); among problems, findings of
-    known messages and rules before the catch-alls; then the root-cause layer order; then severity.
+    known messages and rules before the catch-alls, and support-status statements after the findings
+    of observed failures; then the root-cause layer order; then severity.
     The sort is stable, so findings equal on all of these keep the rules' order."""
     problem = 0 if finding.severity in PROBLEM_SEVERITIES else 1
     inferred = 1 if finding.id in INFERRED_LAYER_RULES else 0
+    status = 1 if finding.id in STATUS_RULES else 0
     layer = ROOT_CAUSE_ORDER.index(finding.layer) if finding.layer in ROOT_CAUSE_ORDER else len(ROOT_CAUSE_ORDER)
-    return (problem, inferred, layer, SEVERITY_RANK.get(finding.severity, 99))
+    return (problem, inferred, status, layer, SEVERITY_RANK.get(finding.severity, 99))
 
 
 @dataclass

@@ -573,14 +573,22 @@ def _wsl_rocm_check(system, rel, targets: List[str], notes: List[str], here: int
                         "choose another WSL release with --rocm", here)
     osi = _os(system)
     names = " ".join(str(getattr(g, "name", None) or "") for g in getattr(system, "gpus", []) or [])
+    _wsl_gpus_listed(rel, targets, names, here)
+    if getattr(osi, "wsl_userspace", None) == "librocdxg":
+        notes.append("WSL: librocdxg is installed; the 6.x WSL runtime this plan installs does not use it")
+
+
+def _wsl_gpus_listed(rel, targets: List[str], names: str, here: int) -> None:
+    """Refuse a GPU target that AMD's WSL list for ``rel`` does not name (``names``: the GPUs'
+    product names, for lists given per product)."""
+    from ..catalog import compat
+
     for g in targets:
         ok, _row = compat.wsl_supports(g, rel.version, names)
         if ok is False:
             first = compat.wsl_first_listing(g, names)
             raise PlanError(f"AMD does not support {g} under WSL with ROCm {rel.version}"
                             + (f" (listed from ROCm {first.rocm_min})" if first else " (on no WSL list)"), here)
-    if getattr(osi, "wsl_userspace", None) == "librocdxg":
-        notes.append("WSL: librocdxg is installed; the 6.x WSL runtime this plan installs does not use it")
 
 
 # HSA_ENABLE_DXG_DETECTION=1 for login shells (WSL opens the user's shell as a login shell)
@@ -629,12 +637,7 @@ def _wsl_librocdxg_check(system, rel, targets: List[str], notes: List[str], here
     from ..catalog import compat
 
     names = " ".join(str(getattr(g, "name", None) or "") for g in getattr(system, "gpus", []) or [])
-    for g in targets:
-        ok, _row = compat.wsl_supports(g, rel.version, names)
-        if ok is False:
-            first = compat.wsl_first_listing(g, names)
-            raise PlanError(f"AMD does not support {g} under WSL with ROCm {rel.version}"
-                            + (f" (listed from ROCm {first.rocm_min})" if first else " (on no WSL list)"), here)
+    _wsl_gpus_listed(rel, targets, names, here)
     w = compat.wsl_facts()
     b = w.get("librocdxg_build") or {}
     if getattr(_os(system), "wsl_userspace", None) == "rocr4wsl":

@@ -11,7 +11,7 @@ import os
 import re
 import stat
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, Optional, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 CACHES = (  # (id, path under the home or absolute with {user}, what it holds); sources: each tool's docs
     ("pip", "~/.cache/pip", "pip's download and wheel cache (pip cache dir)"),
@@ -292,13 +292,18 @@ def snapshot_seen(system) -> List[str]:
     return list(dict.fromkeys(out))
 
 
+def _at_or_under(path: str, found: Dict[str, Any]) -> Any:
+    """The value of the first key of ``found`` that is ``path`` or a path under it, or None."""
+    path = os.path.normpath(path)
+    for p, value in found.items():
+        if p == path or p.startswith(path + "/"):
+            return value
+    return None
+
+
 def user_of(path: str, used: Dict[str, int]) -> Optional[int]:
     """The id of a process that uses ``path`` or anything under it, or None."""
-    path = os.path.normpath(path)
-    for p, pid in used.items():
-        if p == path or p.startswith(path + "/"):
-            return pid
-    return None
+    return _at_or_under(path, used)
 
 
 # ------------------------------------------------------------------------------ named where it starts
@@ -469,11 +474,7 @@ def start_references(root: str = "/") -> Dict[str, str]:
 
 def named_by(path: str, refs: Dict[str, str]) -> Optional[str]:
     """Where a start-up file or unit names ``path`` or something under it, or None."""
-    path = os.path.normpath(path)
-    for p, where in refs.items():
-        if p == path or p.startswith(path + "/"):
-            return where
-    return None
+    return _at_or_under(path, refs)
 
 
 def held_reason(path: str, used: Dict[str, int], refs: Dict[str, str]) -> Optional[str]:
