@@ -43,6 +43,9 @@ MISSES = {
     "516": "held-out I: vLLM's 'HIP out of memory' on a GPU of 'total capacity of 62.47 GiB' (a Strix Halo whose GTT stayed at "
            "the kernel's default, half of RAM, although larger ttm/gttsize values were set); as 482, the ceiling is the kernel's "
            "but nothing in the paste names the GPU, the RAM or the GTT, so the out-of-memory line can only be the framework's",
+    "541": "held-out J: AOTriton's SDPA kernel launch fails unchecked and the next op reports HIP's 'invalid argument' "
+           "(hipErrorInvalidValue, reported at hip); no line names SDPA or AOTriton (pytorch/pytorch#194100 adds the check at "
+           "the call site, after which the failing op is the attention call)",
 }
 
 
