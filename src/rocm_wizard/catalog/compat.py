@@ -176,6 +176,19 @@ def wsl_facts() -> Dict[str, object]:
     return dict(load(FILE)["wsl"])
 
 
+def wsl_core_sdk_refusal(version: object = "10.x") -> Tuple[str, Tuple[str, ...]]:
+    """(why rocm-wizard does not plan the Core SDK release ``version`` under WSL, its sources): the
+    one text the plan's refusal and the doctor give (compat.toml ``[wsl.core_sdk]``)."""
+    c = dict(wsl_facts().get("core_sdk") or {})
+    listed = ("AMD lists WSL2 for the Core SDK (its OS support list, per product)" if c.get("listed") else
+              "AMD does not list WSL2 for the Core SDK")
+    text = (f"{listed}, but under WSL ROCm {version} reaches the GPU through {c.get('thunk', 'its own DXG thunk')}, "
+            f"and {c.get('abi', 'the thunk must match the runtime')} ({c.get('status', 'unknown')}): the 7.2.x "
+            "librocdxg source build is no way for it, and which Core SDK package installs that thunk is not known "
+            "to rocm-wizard, so it plans no Core SDK release under WSL")
+    return text, tup(c.get("sources"))
+
+
 def wsl_supports(gfx: Optional[str], rocm: object, product: object = "") -> Tuple[Optional[bool], Optional[WslSupport]]:
     """Whether AMD supports ``gfx`` (the card named ``product``) under WSL with ROCm ``rocm``.
     None when the ROCm release or the GPU is unknown, or the product name cannot tell."""

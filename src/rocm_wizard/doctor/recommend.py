@@ -415,13 +415,15 @@ def _rocm(ctx: Context, facts: resolve.Facts, ids, repo_base: Optional[str], ind
     if ctx.wsl:
         # AMD's WSL user space is installed differently (no kernel driver, the Windows one serves the
         # GPU); the wizard does not plan it, so it says what AMD documents instead of offering it
+        core_why, core_srcs = compat.wsl_core_sdk_refusal()
+        srcs = srcs + list(core_srcs)
         where = (f"ROCm {rel.version} supports {facts.names or ', '.join(gfx)} under WSL" if rel is not None
                  else f"no ROCm release in the catalog supports {facts.names or ', '.join(gfx) or 'this GPU'} under "
                       f"WSL ({res.reason})")
         why = (f"Under WSL the GPU driver is the Windows one; rocm-wizard plans AMD's 6.x WSL user space (the release "
                f"given with --rocm, or the one installed; never a kernel driver) and, for a 7.2.x release given with "
                f"--rocm, ROCm's user space with librocdxg built from source as its README says (the build needs the "
-               f"network, a compiler and the Windows SDK on Windows); 10.x's librocdxg is not planned. {where}; "
+               f"network, a compiler and the Windows SDK on Windows). The Core SDK: {core_why}. {where}; "
                f"AMD's steps: amdgpu-install -y --usecase=wsl,rocm --no-dkms (from ROCm {compat.wsl_first_release()} "
                f"with Adrenalin {_wsl('first_adrenalin')} or newer); from ROCm {_wsl('librocdxg_from')} librocdxg with "
                f"{_wsl('dxg_env')}; with ROCm {_wsl('hsa_removal_until')} and older, in a venv's torch: "

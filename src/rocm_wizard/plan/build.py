@@ -557,11 +557,15 @@ def _wsl_rocm_check(system, rel, targets: List[str], notes: List[str], here: int
     if gen is None:
         raise PlanError(f"ROCm {rel.version} predates WSL support (from ROCm {compat.wsl_first_release()})", here)
     if gen != "rocr4wsl" and not _librocdxg_built(rel):
+        if rel.core:  # the Core SDK: AMD lists WSL, its thunk is TheRock's own (compat.toml [wsl.core_sdk])
+            why, srcs = compat.wsl_core_sdk_refusal(rel.version)
+            raise PlanError(f"under WSL: {why} (sources: {', '.join(srcs)}); choose a 6.x WSL release or a 7.2.x one "
+                            "(librocdxg built from source) with --rocm, or --path torch-reinstall / docker", here)
         w = compat.wsl_facts()
-        raise PlanError(f"under WSL, ROCm {rel.version} reaches the GPU through librocdxg, which AMD installs from "
-                        f"ROCm/librocdxg's release packages for 10.0 (10.1 ships it) and loads with {w.get('dxg_env')}: "
-                        "rocm-wizard does not plan it; choose a 6.x WSL release or a 7.2.x one (librocdxg built "
-                        "from source) with --rocm, or --path torch-reinstall / docker", here)
+        raise PlanError(f"under WSL, ROCm {rel.version} reaches the GPU through librocdxg, loaded with "
+                        f"{w.get('dxg_env')}, which rocm-wizard builds only for the 7.2.x releases: choose a 6.x WSL "
+                        "release or a 7.2.x one (librocdxg built from source) with --rocm, or --path torch-reinstall / "
+                        "docker", here)
     if gen != "rocr4wsl":
         _wsl_librocdxg_check(system, rel, targets, notes, here)
         return
