@@ -9,7 +9,8 @@ API (stable)::
     docker.run_flags() -> ("--cap-add=SYS_PTRACE", ...)   # AMD's documented flags
     docker.run_argv(image, extra=()) -> ["docker", "run", "-it", ...flags, image]
     docker.dev_images() -> DevImages (rocm/dev-ubuntu-*: repositories, tags, flags)
-    docker.vllm_tags() -> [DockerTag]            # rocm/vllm tags (known, never a way out)
+    docker.vllm_tags() -> [DockerTag]            # rocm/vllm tags: the docker way for a vLLM workload only
+    docker.vllm_gpus() -> VllmGpus               # vLLM's own ROCm targets and the ROCm each needs
     docker.host_requirement() -> str
 
 A filter given as a series (``rocm="6.4"``) matches any tag of that series; a full version matches
