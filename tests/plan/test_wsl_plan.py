@@ -272,14 +272,15 @@ def test_core_sdk_under_wsl_is_refused_with_the_sources_and_doctor_says_the_same
 
     why, srcs = compat.wsl_core_sdk_refusal("10.1.0")
     assert "AMD lists WSL2 for the Core SDK" in why and "same source" in why
-    assert set(srcs) == {"amd-wsl-os-support", "therock-wsl-rocdxg", "rocprofiler-wsl-thunk-abi"}
+    assert {"amd-wsl-os-support", "rocprofiler-wsl-thunk-abi", "amd-release-notes-101-wsl"} <= set(srcs)
     assert all(sources.get(s) is not None for s in srcs)  # each names a source entry
-    for rocm in ("10.0", "10.1"):
+    for rocm, what in (("10.0", "rocdxg-roct and rocdxg-amd-smi-lib 1.2.2 packages"),
+                       ("10.1", "the Core SDK's own librocdxg")):
         with pytest.raises(PlanError) as exc:
             build_plan(_wsl_host(tmp_path / rocm), Choices(path="rocm-upgrade", rocm=rocm))
         msg = exc.value.message
-        assert "AMD lists WSL2 for the Core SDK" in msg and "therock-wsl-rocdxg" in msg
-        assert "librocdxg source build is no way for it" in msg
+        assert "AMD lists WSL2 for the Core SDK" in msg and what in msg
+        assert "librocdxg source build is no way for it" in msg and "rocprofiler-wsl-thunk-abi" in msg
     # a real WSL paste (420: RX 7800 XT, Ubuntu 24.04, ROCm 7.2.1): --plan-only and doctor agree
     snap = str(FIXTURES / "420-wsl2-rx7800xt-rocm7.2.1-librocdxg-howto")
     rc, out, err = run_cli(["--plan-only", "--path", "rocm-upgrade", "--rocm", "10.1", "--snapshot", snap])
