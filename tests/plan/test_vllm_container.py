@@ -155,3 +155,17 @@ def test_resolver_offers_only_vllm_images_for_vllm_and_no_torch():
     assert torch.best is None and "vllm-keeps-its-torch" in torch.reason
     plain = resolver.docker_ways(_facts("gfx942", vllm=""))
     assert plain.best is not None and plain.best.subject.repo == ""  # rocm/pytorch as before
+
+
+def test_tui_docker_form_offers_whole_vllm_images():
+    # the TUI's docker form (core fields, no Textual): the choices and the default are AMD's vLLM
+    # images by their whole name, so the plan it makes pulls rocm/vllm, as doctor and --plan-only do
+    from rocm_wizard.detect import detect_snapshot
+    from rocm_wizard.tui import fields
+
+    system = detect_snapshot(str(MI355X))
+    target = next(r for r in _doctor(MI355X)["recommendations"] if r["path"] == "docker")["target"]
+    form = {f.name: f for f in fields.fields_for("docker", system, target)}
+    image = form["image"]
+    assert image.label == "rocm/vllm image" and image.value == target["image"]
+    assert image.choices and all(key.startswith("rocm/vllm:") for key, _label in image.choices)
