@@ -53,7 +53,27 @@ def test_docker_does_not_apply_without_a_daemon():
     assert not r.applies and "daemon is not reachable" in r.why
     sysm.docker.daemon = None
     sysm.docker.client = None
-    assert "not detected" in _rec(diagnose(sysm), "docker").why
+    # a snapshot with no Docker output at all: not evidence that Docker is absent (issue 30)
+    r = _rec(diagnose(sysm), "docker")
+    assert r.applies and "does not show whether Docker is installed" in r.why and "not detected" not in r.why
+    sysm.docker.note("docker is not installed")  # Docker looked at (a recorded `docker version`)
+    r = _rec(diagnose(sysm), "docker")
+    assert not r.applies and "not detected" in r.why
+    sysm.origin = "live"
+    sysm.docker.notes.clear()  # a live system is always looked at
+    r = _rec(diagnose(sysm), "docker")
+    assert not r.applies and "not detected" in r.why
+
+
+def test_docker_not_shown_ranks_after_the_ways_that_need_nothing_unknown():
+    sysm = healthy()
+    sysm.docker.daemon = sysm.docker.client = None
+    d = diagnose(sysm)
+    applicable = [r.path for r in d.recommendations if r.applies]
+    assert applicable[-1] == "docker" and len(applicable) > 1
+    sysm.docker.daemon = True
+    applicable = [r.path for r in diagnose(sysm).recommendations if r.applies]
+    assert applicable.index("docker") < applicable.index("rocm-upgrade")
 
 
 def test_docker_needs_the_host_driver_first():

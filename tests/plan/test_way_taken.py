@@ -15,21 +15,53 @@ MI210 = str(FIXTURES / "017-gfx90a-4xmi210-rocm6.2.4-ubuntu22.04")
 STRIX = str(FIXTURES / "111-gfx1151-strix-halo-dkms-ubuntu26.04-kernel7.0")
 
 
-def test_default_rule_way_is_said_on_stderr_and_in_every_format():
-    code, out, err = run_cli(["--plan-only", "--snapshot", MI210])
+def _docker_checked_absent(tmp_path) -> str:
+    """The MI210 paste as detect's JSON, with Docker looked at and not installed (what a recorded
+    snapshot holds when `docker version` found no docker)."""
+    code, out, err = run_cli(["detect", "--snapshot", MI210, "--json"])
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["docker"]["notes"] == [] and not data["docker"]["sources"]  # the paste shows no Docker
+    data["docker"]["notes"] = ["docker is not installed"]
+    path = tmp_path / "mi210-no-docker.json"
+    path.write_text(json.dumps(data))
+    return str(path)
+
+
+def test_default_rule_way_is_said_on_stderr_and_in_every_format(tmp_path):
+    snap = _docker_checked_absent(tmp_path)
+    code, out, err = run_cli(["--plan-only", "--snapshot", snap])
     assert code == 2, err
     assert "WAY CHANGED: the recommended way torch-reinstall cannot be planned" in err
     assert "give --venv PATH" in err  # why it could not be planned
     assert "so docker was taken instead (the default rule)" in err
-    assert "The diagnosis says docker does not apply" in err
+    assert "The diagnosis says docker does not apply: Docker was not detected in the snapshot" in err
     head = out.split("\n\n", 1)[0]
     assert "# Note: WAY CHANGED: the recommended way torch-reinstall" in head
-    code, out, err = run_cli(["--plan-only", "--snapshot", MI210, "--format", "ansible"])
+    code, out, err = run_cli(["--plan-only", "--snapshot", snap, "--format", "ansible"])
     assert code == 2 and "WAY CHANGED: the recommended way torch-reinstall" in out.split("\n- ", 1)[0]
-    code, out, err = run_cli(["--plan-only", "--snapshot", MI210, "--format", "json"])
+    code, out, err = run_cli(["--plan-only", "--snapshot", snap, "--format", "json"])
     way = json.loads(out)["way"]
     assert way["recommended"] == "torch-reinstall" and way["taken"] == "docker" and way["changed"] is True
     assert way["by"] == "default rule" and "no venv with torch was found" in way["why"]
+
+
+def test_a_paste_without_docker_output_is_not_docker_absent():
+    # issue 30: the rocminfo-only paste shows nothing of Docker. That is no evidence that Docker is
+    # absent: the doctor's docker way applies (its plan's first step installs or checks Docker), so
+    # the plan takes it as the diagnosis' next way, never "against" a diagnosis saying it does not apply
+    code, out, err = run_cli(["doctor", "--snapshot", MI210, "--json"])
+    rec = next(r for r in json.loads(out)["recommendations"] if r["path"] == "docker")
+    assert rec["applies"] is True, rec["why"]
+    assert "The snapshot does not show whether Docker is installed" in rec["why"]
+    assert "not detected" not in rec["why"]
+    code, out, err = run_cli(["--plan-only", "--snapshot", MI210, "--format", "json"])
+    assert code == 2, err
+    plan = json.loads(out)
+    assert plan["path"] == "docker"
+    assert plan["way"] == {**plan["way"], "recommended": "torch-reinstall", "taken": "docker", "changed": True,
+                           "by": "diagnosis"}
+    assert "does not apply" not in plan["way"]["why"] and "not detected" not in err
 
 
 def test_the_diagnosis_next_way_is_said_too():

@@ -255,3 +255,41 @@ def test_copy_back_is_done_when_torch_lib_holds_just_the_hosts_runtime(tmp_path)
     assert step.check(PlanState(ctx)).status == CHANGE
     script = "\n".join(step.render_shell_body())
     assert 'cmp -s -- "$RW_ROOT$src"' in script and 'rw_as "$owner" cp --' in script
+
+
+def test_core_sdk_under_wsl_is_refused_with_the_sources_and_doctor_says_the_same(tmp_path):
+    # issue 25: AMD lists WSL2 for the Core SDK (os-support.yaml), but its DXG thunk is TheRock's own
+    # artifact built with the runtime it serves, and a thunk of another source breaks the runtime
+    # (rocprofiler-sdk's WSL page): the 7.2.x source build is no way for 10.x, and which Core SDK
+    # package carries the thunk is not known -- the plan refuses naming that, and doctor says the same
+    import json
+
+    import pytest
+    from plan_helpers import FIXTURES, run_cli
+
+    from rocm_wizard.catalog import compat, sources
+    from rocm_wizard.plan import PlanError
+
+    why, srcs = compat.wsl_core_sdk_refusal("10.1.0")
+    assert "AMD lists WSL2 for the Core SDK" in why and "same source" in why
+    assert {"amd-wsl-os-support", "rocprofiler-wsl-thunk-abi", "amd-release-notes-101-wsl"} <= set(srcs)
+    assert all(sources.get(s) is not None for s in srcs)  # each names a source entry
+    for rocm, what in (("10.0", "rocdxg-roct and rocdxg-amd-smi-lib 1.2.2 packages"),
+                       ("10.1", "the Core SDK's own librocdxg")):
+        with pytest.raises(PlanError) as exc:
+            build_plan(_wsl_host(tmp_path / rocm), Choices(path="rocm-upgrade", rocm=rocm))
+        msg = exc.value.message
+        assert "AMD lists WSL2 for the Core SDK" in msg and what in msg
+        assert "librocdxg source build is no way for it" in msg and "rocprofiler-wsl-thunk-abi" in msg
+    # a real WSL paste (420: RX 7800 XT, Ubuntu 24.04, ROCm 7.2.1): --plan-only and doctor agree
+    snap = str(FIXTURES / "420-wsl2-rx7800xt-rocm7.2.1-librocdxg-howto")
+    rc, out, err = run_cli(["--plan-only", "--path", "rocm-upgrade", "--rocm", "10.1", "--snapshot", snap])
+    assert rc == 3 and not out and compat.wsl_core_sdk_refusal("10.1.0")[0] in err
+    rc, out, err = run_cli(["doctor", "--json", "--snapshot", snap])
+    rec = next(r for r in json.loads(out)["recommendations"] if r["path"] == "rocm-upgrade")
+    assert compat.wsl_core_sdk_refusal()[0] in rec["why"]
+    # the 7.2.x way stays planned there (librocdxg built from source, the same step as before)
+    rc, out, err = run_cli(["--plan-only", "--path", "rocm-upgrade", "--rocm", "7.2.4", "--snapshot", snap,
+                            "--format", "json"])
+    assert rc == 2, err
+    assert "librocdxg" in [s["id"] for s in json.loads(out)["steps"]]

@@ -176,6 +176,27 @@ def wsl_facts() -> Dict[str, object]:
     return dict(load(FILE)["wsl"])
 
 
+def wsl_core_sdk_refusal(version: object = "") -> Tuple[str, Tuple[str, ...]]:
+    """(why rocm-wizard does not plan the Core SDK release ``version`` under WSL -- every 10.x row
+    when no version is given --, its sources): the one text the plan's refusal and the doctor give
+    (compat.toml ``[wsl.core_sdk]``)."""
+    c = dict(wsl_facts().get("core_sdk") or {})
+    rows = [dict(r) for r in c.get("releases", [])]
+    v = version_key(str(version)) if version else None
+    if v is not None:  # the newest row not newer than the release
+        rows = [r for r in rows if version_key(str(r["rocm"]))[:2] <= v[:2]][-1:]
+    listed = ("AMD lists WSL2 for the Core SDK (its OS support list, per product)" if c.get("listed") else
+              "AMD does not list WSL2 for the Core SDK")
+    parts = [f"ROCm {r['rocm']}{'.x' if not version else ''} reaches the GPU through {r['thunk']} "
+             f"({r.get('status', 'unknown')}), and {r['why_not']}" for r in rows]
+    if not parts:
+        parts = [f"no WSL way of ROCm {version} is known to rocm-wizard"]
+    text = (f"{listed}; {c.get('abi', 'the thunk must match the runtime')}, so the 7.2.x librocdxg source build is "
+            "no way for it; " + "; ".join(parts) + ": rocm-wizard plans no Core SDK release under WSL")
+    srcs = tup(c.get("listed_sources")) + tup(c.get("abi_sources")) + tuple(s for r in rows for s in r.get("sources", ()))
+    return text, tuple(dict.fromkeys(srcs))
+
+
 def wsl_supports(gfx: Optional[str], rocm: object, product: object = "") -> Tuple[Optional[bool], Optional[WslSupport]]:
     """Whether AMD supports ``gfx`` (the card named ``product``) under WSL with ROCm ``rocm``.
     None when the ROCm release or the GPU is unknown, or the product name cannot tell."""

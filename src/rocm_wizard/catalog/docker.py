@@ -9,7 +9,8 @@ API (stable)::
     docker.run_flags() -> ("--cap-add=SYS_PTRACE", ...)   # AMD's documented flags
     docker.run_argv(image, extra=()) -> ["docker", "run", "-it", ...flags, image]
     docker.dev_images() -> DevImages (rocm/dev-ubuntu-*: repositories, tags, flags)
-    docker.vllm_tags() -> [DockerTag]            # rocm/vllm tags (known, never a way out)
+    docker.vllm_tags() -> [DockerTag]            # rocm/vllm tags: the docker way for a vLLM workload only
+    docker.vllm_gpus() -> VllmGpus               # vLLM's own ROCm targets and the ROCm each needs
     docker.host_requirement() -> str
 
 A filter given as a series (``rocm="6.4"``) matches any tag of that series; a full version matches
@@ -41,10 +42,12 @@ class DockerTag:
     gfx: Tuple[str, ...] = ()  # the image's GPUs where its ROCm is no apt release of the catalog (Core SDK)
     arch: str = ""  # rdna | cdna (rocm/vllm)
     vllm: str = ""
+    repo: str = ""  # the repository when not rocm/pytorch (rocm/vllm)
+    gfx_modules: Tuple[str, ...] = ()  # rocm/vllm: the only targets its prebuilt modules carry (observed)
 
     @property
     def image(self) -> str:
-        return f"{repository()}:{self.tag}"
+        return f"{self.repo or repository()}:{self.tag}"
 
 
 @dataclass(frozen=True)
@@ -80,13 +83,17 @@ def parse_tag(tag: object, status: str = "unknown", sources: Iterable[str] = (),
                      tup(gfx), m.group("arch") or "", m.group("vllm") or "")
 
 
-def _entries(section: dict) -> List[DockerTag]:
+def _entries(section: dict, repo: str = "") -> List[DockerTag]:
+    import dataclasses
+
     sets = load(FILE).get("gfx_sets", {})
     out = []
     for e in section.get("tag", []):
         t = parse_tag(e["tag"], e.get("status", "unknown"), e.get("sources", ()), e.get("gfx_observed", ()),
                       e.get("note", ""), sets.get(e.get("gfx_set", ""), {}).get("gfx", ()))
         if t is not None:
+            if repo or e.get("gfx_modules"):
+                t = dataclasses.replace(t, repo=repo, gfx_modules=tup(e.get("gfx_modules")))
             out.append(t)
     return out
 
@@ -140,11 +147,53 @@ def pick_tag(rocm: Optional[str] = None, ubuntu: Optional[str] = None, python: O
 
 
 def vllm_tags() -> List[DockerTag]:
-    return _entries(load(FILE).get("vllm", {}))
+    """rocm/vllm tags, newest ROCm first (each with ``repo`` "rocm/vllm")."""
+    sec = load(FILE).get("vllm", {})
+    out = _entries(sec, str(sec.get("repository", "rocm/vllm")))
+    from packaging.version import Version
+
+    out.sort(key=lambda t: (Version(t.rocm), Version(t.vllm or "0")), reverse=True)
+    return out
+
+
+def vllm_repository() -> str:
+    return str(load(FILE).get("vllm", {}).get("repository", "rocm/vllm"))
+
+
+@dataclass(frozen=True)
+class VllmGpus:
+    """vLLM's own ROCm targets (its install page) and what its images' tags say."""
+
+    gpus: Tuple[str, ...]
+    rocm_min: Tuple[Tuple[str, str], ...]
+    status: str
+    sources: Tuple[str, ...]
+    arch_families: Tuple[Tuple[str, Tuple[str, ...]], ...]
+    torch_note: str
+
+    def min_rocm(self, gfx: str) -> Optional[str]:
+        return dict(self.rocm_min).get(gfx)
+
+    def arch_allows(self, arch: str, gfx: str) -> Optional[bool]:
+        """Whether an image tagged ``_<arch>`` is for ``gfx`` (None: the tag names no arch)."""
+        fams = dict(self.arch_families).get(arch)
+        if not arch or fams is None:
+            return None
+        return gfx[:-2] in fams  # the generation: gfx942 -> gfx9, gfx1201 -> gfx12
+
+
+def vllm_gpus() -> VllmGpus:
+    sec = load(FILE).get("vllm", {})
+    fams = tuple((str(k), tup(v)) for k, v in dict(sec.get("arch_families") or {}).items())
+    return VllmGpus(tup(sec.get("gpus")), tuple((str(k), str(v)) for k, v in dict(sec.get("gpus_rocm_min") or {}).items()),
+                    str(sec.get("gpus_status", "unknown")), tup(sec.get("gpus_sources")), fams,
+                    str(sec.get("torch_note", "")))
 
 
 def image(tag: object) -> str:
-    t = tag.tag if isinstance(tag, DockerTag) else str(tag)
+    if isinstance(tag, DockerTag):
+        return tag.image
+    t = str(tag)
     return t if "/" in t.split(":")[0] else f"{repository()}:{t}"
 
 

@@ -816,6 +816,21 @@ def no_binary(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     gfx = support.normalize_gfx(named) if named else None
     if gfx and gfx not in ctx.gfx_targets:
         ev.append(f"the error names {gfx}")
+    from ..resolve.facts import vllm_line
+
+    vllm = vllm_line(ctx.system, ctx.error_text)
+    if vllm:  # vLLM's own build: its torch and kernels come with it, a torch wheel is no fix
+        from ..catalog import docker as docker_cat
+
+        v = docker_cat.vllm_gpus()
+        ev.append(f"the work runs in a vLLM image or build: {vllm}")
+        for g in ctx.gpus or []:
+            if g.gfx:
+                ev.append(f"{g.label}: " + ("one of vLLM's ROCm targets" if g.gfx in v.gpus else
+                                            f"not one of vLLM's ROCm targets ({', '.join(v.gpus)})"))
+        return Match(ev, fix=("Use a vLLM build that includes the target: AMD's vLLM image for this GPU (see ways "
+                              "out) or vLLM built from source for it. vLLM's torch is its own: a pip torch "
+                              "reinstall under vLLM is no fix."), data={"path": "docker"})
     for g in ctx.gpus or []:
         if g.gfx:
             idx = support.wheel_indexes(g.gfx)

@@ -57,8 +57,11 @@ def recommend(ctx: Context, findings: List[Finding], *, repo_base: Optional[str]
         for r in recs:
             if r.applies:
                 r.why = "No problem found; should you want to (re)build, this is the way: " + r.why
+    # Docker that the snapshot does not show (neither present nor absent) is a way that applies, but
+    # after the ways that need nothing unknown -- unless the work is vLLM's, whose answer it is
+    unsure = set() if facts.vllm or ctx.docker.daemon is True or docker_shown(ctx) else {"docker"}
     applicable = sorted((r for r in recs if r.applies),
-                        key=lambda r: (-weights.get(r.path, 0), compat.path_order().index(r.path)))
+                        key=lambda r: (r.path in unsure, -weights.get(r.path, 0), compat.path_order().index(r.path)))
     for i, r in enumerate(applicable, 1):
         r.rank = i
     return applicable + [r for r in recs if not r.applies]
@@ -217,6 +220,11 @@ def _torch(ctx: Context, facts: resolve.Facts, ids, base: Optional[str]) -> Reco
     exclude = current if ids & {"hipblas-alloc-failed", "hipblaslt-hard-error", "no-binary-for-gpu"} else None
     choice, none_why = _choose_pair(facts, exclude)
     if choice is None:
+        if facts.vllm:
+            why = (f"The work runs in a vLLM image or build ({facts.vllm!r}): {docker_cat.vllm_gpus().torch_note} A pip "
+                   "torch reinstall under vLLM would break its kernels (see the docker way for AMD's vLLM image).")
+            return Recommendation("torch-reinstall", None, False, {}, why, [],
+                                  sources + list(docker_cat.vllm_gpus().sources))
         if facts.not_torch:
             why = (f"The workload seen is {', '.join(facts.not_torch)}, which does not use a Python venv's torch: a "
                    f"torch reinstall would not change it.")
@@ -258,14 +266,27 @@ def _torch(ctx: Context, facts: resolve.Facts, ids, base: Optional[str]) -> Reco
 
 
 # ------------------------------------------------------------------ docker
+def docker_shown(ctx: Context) -> bool:
+    """Whether Docker's state was looked at: always on a live system; in a snapshot only when it
+    holds Docker's output or its absence (a recorded ``docker version``, the socket).  A paste with
+    no Docker output says nothing about Docker: absent evidence is not evidence of absence."""
+    if s(ctx.system.origin) != "snapshot":
+        return True
+    d = ctx.docker
+    return bool(d.sources or d.notes or s(d.client) or d.daemon is not None)
+
+
 def _docker(ctx: Context, facts: resolve.Facts, ids) -> Recommendation:
     srcs = list(docker_cat.tag_sources()) + list(docker_cat.host_sources())
     d = ctx.docker
-    if d.daemon is not True:
+    vllm = bool(facts.vllm)
+    repo = docker_cat.vllm_repository() if vllm else docker_cat.repository()
+    unknown = d.daemon is not True and not docker_shown(ctx)
+    if d.daemon is not True and not unknown:
         where = "in the snapshot" if s(ctx.system.origin) == "snapshot" else "on this system"
         why = (f"The Docker daemon is not reachable {where}." if d.daemon is False or s(d.client)
                else f"Docker was not detected {where}.")
-        return Recommendation("docker", None, False, {}, why + " Install Docker to use AMD's rocm/pytorch image.", [], srcs)
+        return Recommendation("docker", None, False, {}, why + f" Install Docker to use AMD's {repo} image.", [], srcs)
     wsl = bool(ctx.wsl)
     if wsl:  # no /dev/kfd under WSL 2: AMD's WSL container flags pass /dev/dxg, DXCore and librocdxg
         srcs += list(docker_cat.wsl_run_flags_sources())
@@ -275,14 +296,36 @@ def _docker(ctx: Context, facts: resolve.Facts, ids) -> Recommendation:
     gfx = ctx.primary_gfx
     res = resolve.docker_ways(facts)
     if res.best is None:
-        return Recommendation("docker", None, False, {}, f"No known rocm/pytorch image fits: {res.reason}.", [], srcs)
+        if vllm:
+            srcs += list(docker_cat.vllm_gpus().sources)
+        return Recommendation("docker", None, False, {}, f"No known {repo} image fits: {res.reason}.", [], srcs)
     way = res.best
     tag = way.subject
     target = {"image": tag.image, "tag": tag.tag, "rocm": tag.rocm, "torch": tag.torch, "python": tag.python,
               "ubuntu": tag.ubuntu, "flags": list(docker_cat.wsl_run_flags() if wsl else docker_cat.run_flags()),
               "tag_status": tag.status, "proof": way.proof()}
+    if vllm:
+        target["vllm"] = tag.vllm
+        v = docker_cat.vllm_gpus()
+        parts = [f"AMD's vLLM image {tag.image} ships vLLM {tag.vllm} with its own torch {tag.torch} on ROCm "
+                 f"{tag.rocm}" + (f" for {', '.join(gfx)}" if gfx else "") + "; the host keeps only its kernel driver.",
+                 f"The work runs in a vLLM image or build ({facts.vllm!r}). {v.torch_note}",
+                 f"Checked against vLLM's own GPU list: {way.check('vllm-supports-gpu').detail}."]
+        if tag.status != "documented":
+            parts.append("This tag is known from third-party use, not from AMD's pages.")
+        if unknown:
+            parts.append("The snapshot does not show whether Docker is installed: the plan's first step installs or "
+                         "checks it.")
+        parts.append(("Under WSL 2 run it with AMD's WSL container flags: " + " ".join(docker_cat.wsl_run_flags()))
+                     if wsl else "Run it with AMD's documented flags: " + " ".join(docker_cat.run_flags()) + ".")
+        parts.append(_proof_text(way))
+        return Recommendation("docker", None, True, target, " ".join(parts), [],
+                              srcs + list(v.sources) + list(tag.sources), way.proof())
     parts = [f"AMD's image {tag.image} ships ROCm {tag.rocm} and an AMD-built torch {tag.torch}; the host keeps only its "
              f"kernel driver, and nothing in your venvs changes."]
+    if unknown:
+        parts.append("The snapshot does not show whether Docker is installed: the plan's first step installs or checks "
+                     "it.")
     if gfx:
         rel = releases.resolve(tag.rocm)
         if rel is not None and all(g in rel.gfx_official for g in gfx):
@@ -372,13 +415,15 @@ def _rocm(ctx: Context, facts: resolve.Facts, ids, repo_base: Optional[str], ind
     if ctx.wsl:
         # AMD's WSL user space is installed differently (no kernel driver, the Windows one serves the
         # GPU); the wizard does not plan it, so it says what AMD documents instead of offering it
+        core_why, core_srcs = compat.wsl_core_sdk_refusal()
+        srcs = srcs + list(core_srcs)
         where = (f"ROCm {rel.version} supports {facts.names or ', '.join(gfx)} under WSL" if rel is not None
                  else f"no ROCm release in the catalog supports {facts.names or ', '.join(gfx) or 'this GPU'} under "
                       f"WSL ({res.reason})")
         why = (f"Under WSL the GPU driver is the Windows one; rocm-wizard plans AMD's 6.x WSL user space (the release "
                f"given with --rocm, or the one installed; never a kernel driver) and, for a 7.2.x release given with "
                f"--rocm, ROCm's user space with librocdxg built from source as its README says (the build needs the "
-               f"network, a compiler and the Windows SDK on Windows); 10.x's librocdxg is not planned. {where}; "
+               f"network, a compiler and the Windows SDK on Windows). The Core SDK: {core_why}. {where}; "
                f"AMD's steps: amdgpu-install -y --usecase=wsl,rocm --no-dkms (from ROCm {compat.wsl_first_release()} "
                f"with Adrenalin {_wsl('first_adrenalin')} or newer); from ROCm {_wsl('librocdxg_from')} librocdxg with "
                f"{_wsl('dxg_env')}; with ROCm {_wsl('hsa_removal_until')} and older, in a venv's torch: "

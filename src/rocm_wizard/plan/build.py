@@ -557,11 +557,15 @@ def _wsl_rocm_check(system, rel, targets: List[str], notes: List[str], here: int
     if gen is None:
         raise PlanError(f"ROCm {rel.version} predates WSL support (from ROCm {compat.wsl_first_release()})", here)
     if gen != "rocr4wsl" and not _librocdxg_built(rel):
+        if rel.core:  # the Core SDK: AMD lists WSL, its thunk is TheRock's own (compat.toml [wsl.core_sdk])
+            why, srcs = compat.wsl_core_sdk_refusal(rel.version)
+            raise PlanError(f"under WSL: {why} (sources: {', '.join(srcs)}); choose a 6.x WSL release or a 7.2.x one "
+                            "(librocdxg built from source) with --rocm, or --path torch-reinstall / docker", here)
         w = compat.wsl_facts()
-        raise PlanError(f"under WSL, ROCm {rel.version} reaches the GPU through librocdxg, which AMD installs from "
-                        f"ROCm/librocdxg's release packages for 10.0 (10.1 ships it) and loads with {w.get('dxg_env')}: "
-                        "rocm-wizard does not plan it; choose a 6.x WSL release or a 7.2.x one (librocdxg built "
-                        "from source) with --rocm, or --path torch-reinstall / docker", here)
+        raise PlanError(f"under WSL, ROCm {rel.version} reaches the GPU through librocdxg, loaded with "
+                        f"{w.get('dxg_env')}, which rocm-wizard builds only for the 7.2.x releases: choose a 6.x WSL "
+                        "release or a 7.2.x one (librocdxg built from source) with --rocm, or --path torch-reinstall / "
+                        "docker", here)
     if gen != "rocr4wsl":
         _wsl_librocdxg_check(system, rel, targets, notes, here)
         return
@@ -1428,7 +1432,7 @@ class _ImageKernels:
     def verdict(self, tag):
         from ..resolve.resolver import docker_checks
 
-        return next(c for c in docker_checks(self.facts, tag) if c.constraint == "image-gfx")
+        return next(c for c in docker_checks(self.facts, tag) if c.constraint in ("image-gfx", "vllm-supports-gpu"))
 
     def fits(self, tag) -> bool:
         from .. import resolve
@@ -1477,6 +1481,17 @@ def _docker(system, choices: Choices, notes: List[str], recipe):
         tag = cat.docker_parse(image)
         if tag is None:
             notes.append(f"{image} is not a tag the catalog knows; the GPU support of its ROCm is not checked")
+    elif _facts(system).vllm and not (choices.rocm or choices.torch):
+        # vLLM brings its own torch: AMD's vLLM image that the resolver finds for the GPU, or a refusal
+        # that says why none fits (never a rocm/pytorch image under a vLLM workload)
+        from ..resolve.resolver import docker_ways
+
+        res = docker_ways(_facts(system))
+        if res.best is None:
+            raise PlanError(f"the work runs in a vLLM image or build ({_facts(system).vllm}), and no known "
+                            f"{cat.docker_vllm_repository()} image fits: {res.reason}", _explicit(choices, "docker"))
+        tag = res.best.subject
+        image = tag.image
     else:
         # an image with kernels for the GPU (checked as wheels are) and within the driver's window
         # first; one outside the window is then refused or warned about below
@@ -1535,9 +1550,14 @@ def _docker(system, choices: Choices, notes: List[str], recipe):
     except ValueError as exc:
         raise PlanError(str(exc)) from None
     apt = osi is not None and osi.id in ("ubuntu", "debian")
+    vllm_image = tag is not None and bool(tag.vllm and tag.repo)
+    if vllm_image:
+        notes.append(f"{image} is AMD's vLLM image: vLLM runs with the torch it ships (never reinstalled under it)")
     ns = {"docker": {"image": image, "workspace": os.path.normpath(workspace),
-                     "flags": list(cat.docker_run_flags(wsl=wsl))}}
-    facts = {"docker": {"image": image, "tag": asdict(tag) if tag is not None else None,
+                     "flags": list(cat.docker_run_flags(wsl=wsl)),
+                     "what": "vLLM" if vllm_image else "PyTorch", "repo": image.split(":")[0]}}
+    facts = {"docker": {"image": image, "tag": ({k: v for k, v in asdict(tag).items() if v or k not in ("repo", "gfx_modules")}
+                                               if tag is not None else None),
                         "run_flags_sources": list(cat.docker_run_flag_sources(wsl=wsl))}}
     fp = _fingerprint(system, {})
     choices.image, choices.workspace = image, ns["docker"]["workspace"]

@@ -388,6 +388,9 @@ def docker_image(tag: str) -> str:
 def docker_parse(image: str):
     from ..catalog import docker
 
+    if image.startswith(docker.vllm_repository() + ":"):  # AMD's vLLM image: only tags the catalog knows
+        parsed = docker.parse_tag(image)
+        return None if parsed is None else {t.tag: t for t in docker.vllm_tags()}.get(parsed.tag)
     if not image.startswith(docker.repository() + ":"):
         return None
     parsed = docker.parse_tag(image)
@@ -395,6 +398,12 @@ def docker_parse(image: str):
         return None
     known = {t.tag: t for t in docker.tags()}
     return known.get(parsed.tag, parsed)
+
+
+def docker_vllm_repository() -> str:
+    from ..catalog import docker
+
+    return docker.vllm_repository()
 
 
 def docker_pick(rocm: Optional[str], ubuntu: Optional[str], python: Optional[str], torch: Optional[str],

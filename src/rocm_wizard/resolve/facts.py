@@ -41,6 +41,7 @@ class Facts:
     override: Dict[str, str] = field(default_factory=dict)
     not_torch: Tuple[str, ...] = ()  # workloads seen that do not use PyTorch (llama.cpp, ollama)
     vendor_triton: Tuple[str, ...] = ()  # vendor containers whose own Triton is intended
+    vllm: str = ""  # the line that shows a vLLM image or build (its version line, /vllm-workspace...); "" when none
     # no venv yet: the Python a new one gets, the distribution's python3 (catalog distro_python.toml)
     new_python: Optional[str] = None
     new_python_source: str = ""
@@ -199,6 +200,7 @@ def from_system(system, error_text: Optional[str] = None, venv: Optional[str] = 
         text += "\n" + _s(getattr(w, "id", None))
     train, where = driver_train(system)
     new_py, new_src = (None, "") if not new_venv else distro_python(osi)
+    vllm = vllm_line(system, error_text)
     return Facts(
         gpus=amd_gpus(system), python=py, torch=_s(env.version) if env is not None else None,
         torch_index=wheels.index_of_version(env.version) if env is not None else None,
@@ -207,7 +209,22 @@ def from_system(system, error_text: Optional[str] = None, venv: Optional[str] = 
         os_point=point_release(osi),
         kernel=kernel, wsl=wsl, wsl_userspace=_s(getattr(osi, "wsl_userspace", None)) or None, container=bool(_s(getattr(osi, "container", None))), override=override,
         not_torch=tuple(compat.not_torch_workloads(text)), vendor_triton=tuple(compat.vendor_triton_containers(text)),
-        new_python=new_py, new_python_source=new_src)
+        new_python=new_py, new_python_source=new_src, vllm=vllm)
+
+
+def vllm_line(system, error_text: Optional[str] = None) -> str:
+    """The line that shows the work runs in a vLLM image or build (detection's workload sighting,
+    or a line of the error text given), "" when none does."""
+    for w in getattr(system, "workloads", None) or []:
+        if _s(getattr(w, "id", None)) == "vllm":
+            return _s(getattr(w, "line", None)) or "vllm"
+    if error_text:
+        from ..detect.parsers import workloads
+
+        for wid, line in workloads.scan(str(error_text)):
+            if wid == "vllm":
+                return line
+    return ""
 
 
 def distro_python(osi) -> Tuple[Optional[str], str]:

@@ -193,6 +193,10 @@ def torch_checks(facts: Facts, t: wheels.TorchRelease, idx: wheels.WheelIndex) -
     if facts.not_torch:
         checks.append(_check("workload-uses-torch", VIOLATED, f"the workload seen is {', '.join(facts.not_torch)}, "
                              "which does not use the venv's torch: reinstalling torch changes nothing for it"))
+    if facts.vllm:
+        checks.append(_check("vllm-keeps-its-torch", VIOLATED, f"the work runs in a vLLM image or build ({facts.vllm!r}): "
+                             "vLLM's kernels are built against the torch and ROCm it ships, so another torch under "
+                             "it breaks them; change the vLLM image or build instead"))
     return checks
 
 
@@ -265,7 +269,60 @@ def image_has_gfx(tag: docker.DockerTag, target: str) -> Tuple[Optional[bool], L
     return listed, gaps
 
 
+def vllm_image_gfx(tag: docker.DockerTag, target: str) -> Tuple[Optional[bool], str]:
+    """Whether the rocm/vllm image ``tag`` serves ``target``: vLLM's own ROCm targets (its install
+    page, with the ROCm release each needs), the tag's _cdna/_rdna word, the targets its prebuilt
+    modules were seen to carry, then the image's ROCm support list.  (answer, why)."""
+    from ..catalog import support
+
+    v = docker.vllm_gpus()
+    g = support_gfx(target) or str(target)
+    if g not in v.gpus:
+        return False, (f"{g} is not one of vLLM's ROCm targets ({', '.join(v.gpus)}; {v.status})")
+    need = v.min_rocm(g)
+    if need and _vt(tag.rocm) < _vt(need):
+        return False, f"vLLM needs ROCm {need} or newer for {g}; the image has ROCm {tag.rocm}"
+    arch = v.arch_allows(tag.arch, g)
+    if arch is False:
+        return False, f"the image is the _{tag.arch} build, not for {g}"
+    if tag.gfx_modules and g not in tag.gfx_modules:
+        return False, f"its prebuilt HIP modules carry {', '.join(tag.gfx_modules)} only (observed), not {g}"
+    if g in tag.gfx_observed:
+        return True, f"vLLM targets {g} and it was seen working in this image"
+    rel = releases.resolve(tag.rocm)
+    level = support.status(g, rel).level if rel is not None else None
+    if level == "official" and tag.status == "documented" and arch is True:
+        return True, f"vLLM targets {g}, AMD documents the image and its ROCm {tag.rocm} supports {g}"
+    return None, f"vLLM targets {g}; whether this image's build carries it is not known"
+
+
+def vllm_checks(facts: Facts, tag: docker.DockerTag) -> List[Check]:
+    """The checks of AMD's vLLM image for a vLLM workload: the GPU among vLLM's targets and in the
+    image's build, the driver window, no override retargeting it."""
+    gfx = facts.compute_gfx
+    v = docker.vllm_gpus()
+    srcs = tuple(v.sources) + tuple(tag.sources)
+    if not gfx:
+        sup = _check("vllm-supports-gpu", UNKNOWN, "no GPU with a known gfx target: the image is not checked against "
+                     "one", srcs, no_gpu=True)
+    else:
+        targets = facts.compute_targets or gfx
+        found = [vllm_image_gfx(tag, g) for g in targets]
+        verdict = _kleene([a for a, _w in found])
+        sup = _check("vllm-supports-gpu", verdict, f"{tag.image} (vLLM {tag.vllm}, ROCm {tag.rocm}): "
+                     + "; ".join(dict.fromkeys(w for _a, w in found)), srcs)
+    if tag.status == "preview":
+        sup = _check("vllm-supports-gpu", VIOLATED, f"{tag.tag} is a preview image, never proposed", tag.sources)
+    checks = [sup, check_driver_window(facts, tag.rocm, f"the image {tag.tag}")]
+    checks.append(check_override(facts, lambda g: vllm_image_gfx(tag, g)[0], f"ROCm {tag.rocm}"))
+    if facts.wsl:
+        checks.append(check_wsl_gpu(facts, facts.host_rocm or tag.rocm))
+    return checks
+
+
 def docker_checks(facts: Facts, tag: docker.DockerTag) -> List[Check]:
+    if tag.vllm and tag.repo:
+        return vllm_checks(facts, tag)
     rel = releases.resolve(tag.rocm)
     gfx = facts.compute_gfx
 
@@ -305,6 +362,14 @@ def docker_checks(facts: Facts, tag: docker.DockerTag) -> List[Check]:
 
 
 def docker_ways(facts: Facts) -> Resolution:
+    if facts.vllm:  # vLLM brings its own torch: AMD's vLLM image, not the PyTorch one
+        vways = []
+        for tag in docker.vllm_tags():
+            w = WayOut("docker", tag.tag, tuple(vllm_checks(facts, tag)), subject=tag)
+            w.rank = (w.check("vllm-supports-gpu").verdict == SATISFIED, tag.status == "documented", w.proven,
+                      _vt(tag.rocm), _vt(tag.vllm))
+            vways.append(w)
+        return _split("docker", vways, "no rocm/vllm image in the catalog")
     short = ".".join(facts.ubuntu.split(".")[:2]) if facts.ubuntu else None
     ways = []
     for tag in docker.tags():

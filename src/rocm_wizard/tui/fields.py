@@ -299,6 +299,9 @@ def image_choices(system: Any) -> List[Tuple[str, str]]:
     for w in resolve.docker_ways(resolve.from_system(system)).offered:
         t = w.subject
         tag = "" if t.status == "documented" else f" ({t.status})"
+        if t.repo:  # AMD's vLLM image for a vLLM workload: the whole image names its repository
+            out.append((t.image, f"vLLM {t.vllm}, ROCm {t.rocm}, torch {t.torch}, Ubuntu {t.ubuntu}, py{t.python}{tag}"))
+            continue
         out.append((t.tag, f"ROCm {t.rocm}, torch {t.torch}, Ubuntu {t.ubuntu}, py{t.python}{tag}"))
     return out
 
@@ -404,9 +407,12 @@ def fields_for(path: str, system: Any, target: Optional[Dict[str, Any]] = None,
         ]
     if path == "docker":
         choices = image_choices(system)
+        vllm = bool(target.get("vllm"))
         return [
-            Field("image", "rocm/pytorch image", CHOICE, _with_default(choices, target.get("tag")), choices,
-                  help="AMD's images whose ROCm supports this GPU; " + THIRD_PARTY),
+            Field("image", "rocm/vllm image" if vllm else "rocm/pytorch image", CHOICE,
+                  _with_default(choices, target.get("image") if vllm else target.get("tag")), choices,
+                  help=("AMD's vLLM images for this GPU (vLLM keeps its own torch); " if vllm else
+                        "AMD's images whose ROCm supports this GPU; ") + THIRD_PARTY),
             Field("workspace", "Workspace", TEXT, f"/home/{user}/rocm-workspace" if user else "/root/rocm-workspace",
                   help="host directory mounted as /workspace", validate=_check_workspace,
                   placeholder="/home/alice/rocm-workspace"),

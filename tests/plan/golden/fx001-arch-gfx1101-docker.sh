@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# rocm-wizard plan: Run PyTorch in rocm/pytorch:rocm7.14.1_ubuntu26.04_py3.14_pytorch_release_2.12.0
-# path: docker   plan id: ea3e600526e5   format: 1   rocm-wizard @VERSION@
+# rocm-wizard plan: Run PyTorch in rocm/pytorch:rocm7.14.1_ubuntu24.04_py3.12_pytorch_release_2.12.0
+# path: docker   plan id: ee2d924951ee   format: 1   rocm-wizard @VERSION@
 # made for: AMD Radeon RX 7800 XT (gfx1101), AMD Ryzen 7 9800X3D 8-Core Processor (integrated GPU) (gfx1036)
 # system fingerprint: sha256:8f878a668e8bca6f9a38d6e223a329d4
 #   gpus: 13c0,747e
@@ -14,11 +14,12 @@
 # Steps:
 #    1. Make Docker installed, running and usable
 #         why: PyTorch runs in AMD's rocm/pytorch image, so Docker must be installed, running and usable by the GPU user
-#    2. Pull rocm/pytorch:rocm7.14.1_ubuntu26.04_py3.14_pytorch_release_2.12.0
-#         why: the plan runs PyTorch in rocm/pytorch:rocm7.14.1_ubuntu26.04_py3.14_pytorch_release_2.12.0 (chosen from the catalog for the target ROCm, Ubuntu, Python and torch, or with --image), which brings its own ROCm user space: the host gives it only the GPU driver's devices
+#    2. Pull rocm/pytorch:rocm7.14.1_ubuntu24.04_py3.12_pytorch_release_2.12.0
+#         why: the plan runs PyTorch in rocm/pytorch:rocm7.14.1_ubuntu24.04_py3.12_pytorch_release_2.12.0 (chosen from the catalog for the target ROCm, Ubuntu, Python and torch, or with --image), which brings its own ROCm user space: the host gives it only the GPU driver's devices
 #    3. Write the run script and compose file in /root/rocm-workspace
 #         why: the container gets the GPU only with the device flags AMD documents for this host and the host's numeric video and render group ids, which the run script and compose file pass
-# Note: the host's amdgpu driver train is not known, so the image rocm7.14.1_ubuntu26.04_py3.14_pytorch_release_2.12.0's ROCm 7.14.1 cannot be checked against it
+# Note: target chosen by the diagnosis: AMD's image rocm/pytorch:rocm7.14.1_ubuntu24.04_py3.12_pytorch_release_2.12.0 ships ROCm 7.14.1 and an AMD-built torch 2.12.0; the host keeps only its kernel driver, and nothing in your venvs changes
+# Note: the host's amdgpu driver train is not known, so the image rocm7.14.1_ubuntu24.04_py3.12_pytorch_release_2.12.0's ROCm 7.14.1 cannot be checked against it
 
 # Values are single-quoted data, written out literally ($ and \ in them mean nothing to bash):
 # shellcheck disable=SC2016,SC1003
@@ -769,7 +770,7 @@ rw_expect() {
   rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
   RW_STALE=1
 }
-RW_PLAN_ID=ea3e600526e5
+RW_PLAN_ID=ee2d924951ee
 
 rw_check_fingerprint() {
   rw_expect gpus "$(rw_fp_gpus)" 13c0,747e
@@ -809,10 +810,10 @@ step_01_docker_engine() {
   rw_mark docker-engine
 }
 
-# why: the plan runs PyTorch in rocm/pytorch:rocm7.14.1_ubuntu26.04_py3.14_pytorch_release_2.12.0 (chosen from the catalog for the target ROCm, Ubuntu, Python and torch, or with --image), which brings its own ROCm user space: the host gives it only the GPU driver's devices
+# why: the plan runs PyTorch in rocm/pytorch:rocm7.14.1_ubuntu24.04_py3.12_pytorch_release_2.12.0 (chosen from the catalog for the target ROCm, Ubuntu, Python and torch, or with --image), which brings its own ROCm user space: the host gives it only the GPU driver's devices
 step_02_image() {
-  rw_begin 2 image 'Pull rocm/pytorch:rocm7.14.1_ubuntu26.04_py3.14_pytorch_release_2.12.0'
-  local image=rocm/pytorch:rocm7.14.1_ubuntu26.04_py3.14_pytorch_release_2.12.0
+  rw_begin 2 image 'Pull rocm/pytorch:rocm7.14.1_ubuntu24.04_py3.12_pytorch_release_2.12.0'
+  local image=rocm/pytorch:rocm7.14.1_ubuntu24.04_py3.12_pytorch_release_2.12.0
   if command -v docker >/dev/null 2>&1 && docker image inspect "$image" >/dev/null 2>&1; then
     rw_ok "$image is present"
     return 0
@@ -830,7 +831,7 @@ step_03_run_script() {
 # Start AMD'"'"'s PyTorch image with access to the GPUs (written by rocm-wizard).
 # Usage: ./run-rocm-pytorch.sh [command...]   (default: the image'"'"'s shell)
 set -euo pipefail
-image=rocm/pytorch:rocm7.14.1_ubuntu26.04_py3.14_pytorch_release_2.12.0
+image=rocm/pytorch:rocm7.14.1_ubuntu24.04_py3.12_pytorch_release_2.12.0
 workspace=/root/rocm-workspace
 exec docker run -it --rm \
   --cap-add=SYS_PTRACE \
@@ -847,7 +848,7 @@ exec docker run -it --rm \
   local compose_tpl='# Start with: docker compose run --rm pytorch   (written by rocm-wizard)
 services:
   pytorch:
-    image: "rocm/pytorch:rocm7.14.1_ubuntu26.04_py3.14_pytorch_release_2.12.0"
+    image: "rocm/pytorch:rocm7.14.1_ubuntu24.04_py3.12_pytorch_release_2.12.0"
     devices:
       - "/dev/kfd"
       - "/dev/dri"
@@ -896,7 +897,7 @@ rw_main() {
   if [[ -n $RW_ROOT && $DRY_RUN != 1 ]]; then
     rw_die 'RW_ROOT is only for dry runs; to change another root, run this script inside it (chroot)'
   fi
-  rw_say 'rocm-wizard: Run PyTorch in rocm/pytorch:rocm7.14.1_ubuntu26.04_py3.14_pytorch_release_2.12.0'" (plan $RW_PLAN_ID)"
+  rw_say 'rocm-wizard: Run PyTorch in rocm/pytorch:rocm7.14.1_ubuntu24.04_py3.12_pytorch_release_2.12.0'" (plan $RW_PLAN_ID)"
   if [[ $DRY_RUN == 1 ]]; then rw_say 'DRY_RUN=1: showing what would be done; nothing is changed'; fi
   rw_check_fingerprint
   step_01_docker_engine

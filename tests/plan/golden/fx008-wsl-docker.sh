@@ -18,6 +18,7 @@
 #         why: the plan runs PyTorch in rocm/pytorch:rocm7.14.1_ubuntu24.04_py3.12_pytorch_release_2.12.0 (chosen from the catalog for the target ROCm, Ubuntu, Python and torch, or with --image), which brings its own ROCm user space: the host gives it only the GPU driver's devices
 #    3. Write the run script and compose file in /root/rocm-workspace
 #         why: the container gets the GPU only with the device flags AMD documents for this host and the host's numeric video and render group ids, which the run script and compose file pass
+# Note: target chosen by the diagnosis: No problem found; should you want to (re)build, this is the way: AMD's image rocm/pytorch:rocm7.14.1_ubuntu24.04_py3.12_pytorch_release_2.12.0 ships ROCm 7.14.1 and an AMD-built torch 2.12.0; the host keeps only its kernel driver, and nothing in your venvs changes
 # Note: the host's amdgpu driver train is not known, so the image rocm7.14.1_ubuntu24.04_py3.12_pytorch_release_2.12.0's ROCm 7.14.1 cannot be checked against it
 # Note: WSL: the container gets /dev/dxg and the host's DXCore and librocdxg instead of /dev/kfd and /dev/dri; it needs ROCm's WSL user space with librocdxg (ROCm 7.2 or newer) on the WSL host: /dev/dxg, /usr/lib/wsl/lib/libdxcore.so and /opt/rocm/lib/librocdxg.so; the GPU driver is the Windows one
 

@@ -27,6 +27,10 @@ _ROWS: Tuple[Tuple[str, object, str], ...] = (
     # vLLM: vllm/platforms/__init__.py, vllm/entrypoints/openai/api_server.py, its images
     ("vllm", lazy(r"\bAutomatically detected platform rocm\b|\bvLLM API server version\b|\bvllm/vllm-openai(?:-rocm)?\b|\brocm/vllm\b"), "vllm-project/vllm vllm/platforms/__init__.py, vllm/entrypoints/openai/api_server.py"),
     ("vllm", lazy(r"^\[pip3?\] vllm==|^vllm==\d|(?:^|\s)vllm serve\b"), "vllm-project/vllm (package name)"),
+    # vllm/collect_env.py "vLLM Version: X" (not "N/A": vLLM absent), vllm/_custom_ops.py's warning,
+    # docker/Dockerfile's WORKDIR /vllm-workspace, `pip list`'s row
+    ("vllm", lazy(r"^vLLM Version\s*:\s*v?\d|\bFailed to import from vllm\._C with\b|(?:^|[\s:=\"'])/vllm-workspace\b|^vllm\s+\d+\.\d+"),
+     "vllm-project/vllm vllm/collect_env.py, vllm/_custom_ops.py, docker/Dockerfile (WORKDIR /vllm-workspace)"),
     # ComfyUI: execution.py "!!! Exception during processing !!!", comfy/model_management.py start-up lines
     ("comfyui", lazy(r"^!!! Exception during processing !!!|^Set vram state to: |^Total VRAM \d+ MB, total RAM \d+ MB|\bComfyUI\b"), "comfyanonymous/ComfyUI execution.py, comfy/model_management.py"),
 )
