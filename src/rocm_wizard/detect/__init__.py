@@ -181,13 +181,14 @@ def _kernel_from_smi(source: Source, system: System) -> None:
     if any("dkms" in name for name in rocm.packages):
         return
     try:
-        from .parsers import rocm_smi as p_smi
-        from .parsers.uname import flavour
         from .probes._core_util import ok_outputs
     except ImportError:
         return
     for raw in ok_outputs(source, "rocm-smi"):
         try:
+            from .parsers import rocm_smi as p_smi  # (only where rocm-smi printed something)
+            from .parsers.uname import flavour
+
             version = p_smi.parse(raw.text).driver_version
         except Exception:
             continue
@@ -206,12 +207,13 @@ def _cpu_from_rocminfo(source: Source, system: System) -> None:
     if system.os.cpu is not None:
         return
     try:
-        from .parsers import rocminfo as p_rocminfo
         from .probes._core_util import ok_outputs
     except ImportError:
         return
     for raw in ok_outputs(source, "rocminfo"):
         try:
+            from .parsers import rocminfo as p_rocminfo  # (only where rocminfo printed something)
+
             agents = p_rocminfo.parse(raw.text).agents
         except Exception:
             continue
