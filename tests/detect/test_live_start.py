@@ -49,6 +49,14 @@ def tools(tmp_path):
     _tool(bindir, "dmesg", _cat(ci.real_fixture("102") / "dmesg.txt"))
     _tool(bindir, "dkms", _cat(ci.real_fixture("109") / "dkms.txt"))
     _tool(bindir, "docker", 'if [ "$1" = version ]; then echo "27.3.1 "; exit 1; fi; echo "Docker version 27.3.1, build ce12230"')
+    # AMD's apt repository is set up: the rocm probe runs apt-cache policy (not started ahead)
+    (root / "etc/apt/sources.list.d").mkdir(parents=True)
+    (root / "etc/apt/sources.list.d/rocm.list").write_text(
+        "deb [arch=amd64 signed-by=/etc/apt/keyrings/rocm.gpg] https://repo.radeon.com/rocm/apt/6.2.4 noble main\n")
+    (bindir / "policy.txt").write_text(
+        "rocm-core:\n  Installed: (none)\n  Candidate: 6.2.4.60204-139~24.04\n  Version table:\n"
+        "     6.2.4.60204-139~24.04 600\n        600 https://repo.radeon.com/rocm/apt/6.2.4 noble/main amd64 Packages\n")
+    _tool(bindir, "apt-cache", _cat(bindir / "policy.txt"))
     return root, {"PATH": str(bindir)}, bindir / "ran.log"
 
 
@@ -72,6 +80,8 @@ def test_started_ahead_gives_the_same_system_with_each_tool_run_once(tools):
     # what the tools said reached the report (the check can fail: a probe that missed one would differ)
     assert [g.gfx_target for g in ahead.gpus if g.is_amd] and ahead.rocm.hsa_runtime_version
     assert ahead.errors and ahead.docker.client == "27.3.1"
+    assert ahead.rocm.apt_sources and ahead.rocm.distro_offers_rocm is not None
+    assert any(line.startswith("apt-cache policy") for line in first)
     assert to_dict(ahead) == to_dict(threaded)
 
 
@@ -86,16 +96,23 @@ def test_probes_run_in_turn_and_docker_aside(tools, monkeypatch):
             return _real(*args, **kwargs)
 
         monkeypatch.setattr(mod, "probe", spy)
+    from rocm_wizard.detect.probes import rocm as p_rocm
+
+    def apt_spy(*args, _real=p_rocm._apt):
+        seen["rocm:apt"] = threading.get_ident()
+        return _real(*args)
+
+    monkeypatch.setattr(p_rocm, "_apt", apt_spy)
     source = LiveSource(root=str(root), commands=True, environ=environ)
     source.prestart(live_start.commands_for(environ))
     try:
-        detect(source)
+        system = detect(source)
     finally:
         source.close()
     me = threading.get_ident()
-    assert set(seen) == set(det.PROBES)
+    assert set(det.PROBES) <= set(seen) and system.rocm.apt_sources
     assert {n for n, t in seen.items() if t == me} == set(det.PROBES) - set(det.WAITS)
-    assert all(seen[n] != me for n in det.WAITS)
+    assert all(seen[n] != me for n in det.WAITS + ("rocm:apt",))  # what may wait on a command no one started
 
 
 def test_a_command_no_probe_asks_for_is_ended(tmp_path):

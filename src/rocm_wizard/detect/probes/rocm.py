@@ -701,7 +701,10 @@ def probe(source: Source, system: System) -> None:
         ("dkms", sh.outputs, (source, system, "dkms")),
     )
     results: Dict[str, Any] = {}
-    done = run_jobs([(fn, args) for _name, fn, args in jobs], in_parallel(source))
+    # in one thread when the live commands were started ahead (_jobs.in_parallel), but the apt job
+    # aside: it may run ``apt-cache policy``, which no one started ahead (it depends on the files)
+    aside = [i for i, job in enumerate(jobs) if job[0] == "apt"] if getattr(source, "prestarted", False) is True else []
+    done = run_jobs([(fn, args) for _name, fn, args in jobs], in_parallel(source), aside)
     for (name, _fn, _args), (ok, value) in zip(jobs, done):
         if ok:
             results[name] = value
