@@ -7,8 +7,9 @@ all together and first, they run while Python imports and reads files; the probe
 what they printed (:meth:`rocm_wizard.detect.sources.LiveSource.run`), and a detection's wall time
 comes close to the slowest tool alone or its own CPU time, whichever is longer.
 
-This module imports nothing of the package, so ``rocm-wizard detect`` can start the commands
-before it loads the model, the parsers and the probes.  A command is started only as the probe
+This module imports nothing else of the package (``docker_api`` aside), so ``rocm-wizard detect``
+starts the commands before it loads the probes and their parsers (the ``detect`` package itself,
+with the model, is loaded first: it holds this module).  A command is started only as the probe
 would start it (same command line, same environment, same timeout counted from its start); one
 that no probe asks for after all is killed with its process group when the detection ends.
 Commands a probe runs only on what it found (``apt-cache policy``, ``docker images``, ``id``,
