@@ -51,10 +51,11 @@ def _env() -> dict:
     return env
 
 
-def time_runs(argv, runs: int, env: dict, warmup: int = 1, peaks=None):
+def time_runs(argv, runs: int, env: dict, warmup: int = 1, peaks=None, cpu=None):
     """Wall times of ``runs`` runs after ``warmup``; with ``peaks`` (a list), each run's peak resident
     memory in bytes is appended to it (``wait4``'s ru_maxrss of the child: the process alone, its own
-    children excluded)."""
+    children excluded); with ``cpu`` (a list), each run's CPU time in seconds (``wait4``'s user + system
+    time of the child and the commands it waited for), steadier than wall time on a shared machine."""
     times = []
     rc = None
     for i in range(warmup + runs):
@@ -71,6 +72,8 @@ def time_runs(argv, runs: int, env: dict, warmup: int = 1, peaks=None):
             times.append(elapsed)
             if peaks is not None:
                 peaks.append(usage.ru_maxrss * 1024)
+            if cpu is not None:
+                cpu.append(usage.ru_utime + usage.ru_stime)
     return times, rc, ""
 
 
@@ -167,8 +170,9 @@ def main() -> int:
     print("interpreter: %s (Python %s), %d CPUs, load average %s" % (
         py, sys.version.split()[0], os.cpu_count() or 0,
         " ".join("%.2f" % x for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?"))
-    base, _rc, _err = time_runs([py, "-c", "pass"], args.runs, env)
-    print("%-28s %s" % ("python -c pass", fmt(base)))
+    base_cpu = []
+    base, _rc, _err = time_runs([py, "-c", "pass"], args.runs, env, cpu=base_cpu)
+    print("%-28s %s; CPU %s" % ("python -c pass", fmt(base), fmt(base_cpu)))
 
     results = {}
     cases = []
@@ -186,7 +190,8 @@ def main() -> int:
     peaks = {}
     for name, argv in cases:
         peaks[name] = []
-        times, rc, err = time_runs(argv, args.runs, env, peaks=peaks[name])
+        cpu = []
+        times, rc, err = time_runs(argv, args.runs, env, peaks=peaks[name], cpu=cpu)
         if times is None:
             print("%-28s failed (exit %s): %s" % ("detect " + name, rc, err))
             continue
@@ -195,6 +200,7 @@ def main() -> int:
         print("%-28s %s   goal < %d ms: %s; peak memory %.1f MB" % (
             "detect --json (" + name + ")", fmt(times), goal * 1000, "met" if results[name] < goal else "NOT met",
             max(peaks[name]) / 1e6))
+        print("%-28s CPU (user+sys) %s" % ("", fmt(cpu)))
         if args.importtime:
             importtime(argv, env)
         if args.breakdown and name == "snapshot":

@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """Where a live ``detect`` spends its time: each probe's wall time and each command it runs,
-printed as a timeline (ms from the start of detection).  For finding what waits on what."""
+printed as a timeline (ms from the start of detection).  For finding what waits on what.
+
+Commands started ahead (``detect/live_start.py``) show from their start to the moment a probe
+collected them ("cmd* ..."); the others from the probe's request to their end ("cmd ...")."""
 import os
 import sys
 import threading
@@ -9,7 +12,7 @@ import time
 T0 = time.perf_counter()
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src"))
 import rocm_wizard.detect as D  # noqa: E402
-from rocm_wizard.detect import sources  # noqa: E402
+from rocm_wizard.detect import live_start, sources  # noqa: E402
 
 rows = []
 lock = threading.Lock()
@@ -31,6 +34,19 @@ def run_command(argv, *a, **k):
 
 
 sources.run_command = run_command
+orig_collect = live_start.collect
+
+
+def collect(started, *a, **k):
+    res = orig_collect(started, *a, **k)
+    if sys._getframe(1).f_code.co_name != "run_command":  # (run_command's own show above)
+        with lock:
+            rows.append(((started.start - T0_MONO) * 1000, ms(), "cmd* " + " ".join(started.argv)[:90]))
+    return res
+
+
+live_start.collect = collect
+T0_MONO = time.monotonic() - (time.perf_counter() - T0)
 orig_probe = D.run_probe
 
 

@@ -5,7 +5,8 @@ parsed TOML can be written) and lists the modules it loaded.
 
 - no TOML parser: the package's tables come from their shipped parsed forms (``rocm_wizard/_parsed``);
 - on a live system, none of the parsers that only read pasted text (a live run has none);
-- no OpenSSL bindings (``hashlib``): the shipped forms are found with the built-in SHA-256.
+- no OpenSSL bindings (``hashlib``): the shipped forms are found with the built-in SHA-256;
+- where no ROCm tool printed anything, none of the tools' parsers (``probes._gpu_shared.tool_parser``).
 """
 from __future__ import annotations
 
@@ -33,6 +34,8 @@ sys.__stdout__.write(json.dumps({"modules": sorted(sys.modules), "code": code, "
 """
 
 NEVER = ("tomllib", "tomli", "hashlib", "_hashlib")
+TOOL_PARSERS = tuple("rocm_wizard.detect.parsers." + n for n in ("amd_smi", "rocm_smi", "rocminfo", "lspci", "dkms",
+                                                                "apt_policy"))
 PASTE_ONLY = ("rocm_wizard.detect.parsers.paste_facts", "rocm_wizard.detect.parsers.issue_form",
               "rocm_wizard.detect.parsers.lshw")
 
@@ -53,6 +56,7 @@ def test_the_check_can_fail():
     """A snapshot made of pastes does use the paste parsers: the listing sees them."""
     loaded = modules_of("detect", "--json", "--snapshot", str(ci.real_fixture("019")))
     assert "rocm_wizard.detect.parsers.paste_facts" in loaded
+    assert "rocm_wizard.detect.parsers.rocminfo" in loaded and "rocm_wizard.detect.parsers.amd_smi" in loaded
 
 
 def test_live_detect_imports_no_toml_parser_and_no_paste_parser():
@@ -64,3 +68,13 @@ def test_live_detect_imports_no_toml_parser_and_no_paste_parser():
 def test_snapshot_detect_imports_no_toml_parser():
     loaded = modules_of("detect", "--json", "--snapshot", str(ci.real_fixture("019")))
     assert not loaded & set(NEVER)
+
+
+def test_detect_where_no_tool_printed_imports_no_tool_parser(tmp_path):
+    """A captured tree with no tool output (commands do not run for one): the gpus and rocm probes
+    load none of the tools' parsers."""
+    (tmp_path / "proc").mkdir()
+    (tmp_path / "proc" / "version").write_text("Linux version 6.8.0-45-generic (buildd@lcy02) #45-Ubuntu SMP\n")
+    loaded = modules_of("detect", "--json", "--root", str(tmp_path))
+    assert "rocm_wizard.detect.probes.gpus" in loaded and "rocm_wizard.detect.probes.rocm" in loaded
+    assert not loaded & set(TOOL_PARSERS)

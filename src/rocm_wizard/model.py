@@ -59,11 +59,143 @@ def _lean_eq(self: Any, other: Any) -> Any:
     return NotImplemented
 
 
+# What ``@dataclass(repr=False, eq=False)`` does to a plain class whose fields are all ordinary
+# (string annotations under ``from __future__ import annotations``, no ClassVar / InitVar / KW_ONLY,
+# no ``__post_init__``, every field in ``__init__``), done directly: the same Field objects, class
+# attributes, ``__match_args__`` and ``__init__`` (source, signature and annotations), without the
+# per-annotation checks and the several ``exec`` calls that make ``@dataclass`` slow to apply.  Any
+# other class is handed to ``@dataclass`` itself (tests/detect/test_lean_records.py compares both
+# on every record class of the package).
+_MISSING = dataclasses.MISSING
+_HAS_FACTORY = dataclasses._HAS_DEFAULT_FACTORY  # type: ignore[attr-defined]
+_FIELD = dataclasses._FIELD  # type: ignore[attr-defined]
+_ODD_ANNOTATION = ("ClassVar", "InitVar", "KW_ONLY")
+
+
+@dataclasses.dataclass(repr=False, eq=False)
+class _ParamsOf:
+    """(only its ``__dataclass_params__``: those of every lean record)"""
+
+
+_PARAMS = _ParamsOf.__dataclass_params__  # type: ignore[attr-defined]
+
+
+class _Slotted:
+    __slots__ = ("slot",)
+
+
+_SLOT = type(_Slotted.__dict__["slot"])  # a __slots__ member in a class body is no default
+
+
+def _fast_dataclass(cls: type) -> bool:
+    """Make ``cls`` what ``@dataclass(repr=False, eq=False)`` would; False (``cls`` untouched) where
+    that decorator must decide (an unusual field, a base that is not a plain dataclass...)."""
+    if type(cls) is not type or cls.__doc__ is None or hasattr(cls, "__post_init__"):
+        return False
+    fields: Dict[str, Any] = {}
+    for base in cls.__mro__[-1:0:-1]:
+        base_fields = getattr(base, "__dataclass_fields__", None)
+        if base_fields is not None:
+            if getattr(base, "__dataclass_params__", None) is not _PARAMS:
+                return False
+            fields.update(base_fields)
+    body = cls.__dict__
+    annotations = body.get("__annotations__", {})
+    own = []
+    for name, kind in annotations.items():
+        if not isinstance(kind, str) or any(word in kind for word in _ODD_ANNOTATION) or name == "self":
+            return False
+        value = body.get(name, _MISSING)
+        if isinstance(value, dataclasses.Field):
+            f = value
+            if f.init is not True or f.kw_only not in (_MISSING, False):
+                return False
+        elif isinstance(value, _SLOT):
+            return False
+        else:
+            f = dataclasses.field(default=value)
+        if f.default is not _MISSING and f.default.__class__.__hash__ is None:
+            return False  # a mutable default: @dataclass refuses it
+        own.append((name, kind, f))
+    if any(isinstance(v, dataclasses.Field) and k not in annotations for k, v in body.items()):
+        return False
+    for name, kind, f in own:
+        f.name = name
+        f.type = kind
+        f._field_type = _FIELD  # type: ignore[attr-defined]
+        if f.kw_only is _MISSING:
+            f.kw_only = False  # type: ignore[attr-defined]
+        fields[name] = f
+    order = list(fields.values())
+    seen_default = False
+    for f in order:
+        has_default = f.default is not _MISSING or f.default_factory is not _MISSING
+        if seen_default and not has_default:
+            return False  # @dataclass raises "non-default argument follows default argument"
+        seen_default = seen_default or has_default
+    for name, _kind, f in own:
+        if isinstance(body.get(name), dataclasses.Field):
+            if f.default is _MISSING:
+                delattr(cls, name)
+            else:
+                setattr(cls, name, f.default)
+    cls.__dataclass_params__ = _PARAMS  # type: ignore[attr-defined]
+    cls.__dataclass_fields__ = fields  # type: ignore[attr-defined]
+    if "__init__" not in body:
+        cls.__init__ = _first_init(cls, order)  # type: ignore[misc]
+    if "__match_args__" not in body:
+        cls.__match_args__ = tuple(f.name for f in order)  # type: ignore[attr-defined]
+    return True
+
+
+def _first_init(cls: type, order: List[Any]) -> Any:
+    """An ``__init__`` that writes the real one (:func:`_make_init`) on the class when the class is
+    first instantiated, then calls it: a record class no run instantiates costs no compiling."""
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        real = cls.__dict__.get("__init__")
+        if real is first:
+            real = _make_init(cls, order)
+            type.__setattr__(cls, "__init__", real)
+        real(self, *args, **kwargs)
+
+    first = __init__
+    __init__.__qualname__ = "%s.__init__" % cls.__qualname__
+    return __init__
+
+
+def _make_init(cls: type, order: List[Any]) -> Any:
+    """``__init__`` as ``@dataclass`` writes it (defaults and factories bound as locals)."""
+    names: Dict[str, Any] = {"_HAS_DEFAULT_FACTORY": _HAS_FACTORY}
+    params, lines = [], []
+    for f in order:
+        n = f.name
+        if f.default_factory is not _MISSING:
+            names["_dflt_" + n] = f.default_factory
+            params.append("%s=_HAS_DEFAULT_FACTORY" % n)
+            lines.append("  self.%s = _dflt_%s() if %s is _HAS_DEFAULT_FACTORY else %s" % (n, n, n, n))
+        else:
+            if f.default is not _MISSING:
+                names["_dflt_" + n] = f.default
+                params.append("%s=_dflt_%s" % (n, n))
+            else:
+                params.append(n)
+            lines.append("  self.%s = %s" % (n, n))
+    text = "def __create_fn__(%s):\n def __init__(self%s):\n%s\n return __init__" % (
+        ", ".join(names), "".join(", " + p for p in params), "\n".join(" " + l for l in lines) or "  pass")
+    scope: Dict[str, Any] = {}
+    exec(text, {}, scope)
+    fn = scope["__create_fn__"](**names)
+    fn.__qualname__ = "%s.__init__" % cls.__qualname__
+    fn.__annotations__ = dict({f.name: f.type for f in order}, **{"return": None})
+    return fn
+
+
 def lean_dataclass(cls: Type[_T]) -> Type[_T]:
     """``@dataclass`` (default options) with a cheaper start-up: same fields, ``__init__``, ``repr``,
     ``==`` and unhashability; ``dataclasses.fields`` / ``asdict`` / ``replace`` work unchanged.
     Give the class a docstring: without one, ``@dataclass`` builds it from the signature."""
-    cls = dataclasses.dataclass(cls, repr=False, eq=False)
+    if not _fast_dataclass(cls):
+        cls = dataclasses.dataclass(cls, repr=False, eq=False)
     cls.__repr__ = _lean_repr  # type: ignore[assignment]
     cls.__eq__ = _lean_eq  # type: ignore[assignment]
     cls.__hash__ = None  # type: ignore[assignment]

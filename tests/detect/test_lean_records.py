@@ -100,3 +100,109 @@ def test_model_records_are_lean_and_picklable():
     for cls in (model.System, model.GPU, model.RocmInfo, model.OSInfo):
         assert cls.__repr__ is model._lean_repr and cls.__hash__ is None
         assert not cls.__doc__.startswith(cls.__name__ + "(")  # docstrings given: no signature built
+
+
+# -- the lean records made without @dataclass (model._fast_dataclass) ----------------------------------
+
+DESCRIBE = r"""
+import dataclasses, importlib, inspect, json, pkgutil, sys
+if sys.argv[1] == "dataclass":  # the model module as it would be with @dataclass doing all the work
+    import importlib.util
+    spec = importlib.util.find_spec("rocm_wizard.model")
+    text = open(spec.origin).read()
+    assert text.count("if not _fast_dataclass(cls):") == 1
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["rocm_wizard.model"] = module
+    exec(compile(text.replace("if not _fast_dataclass(cls):", "if True:"), spec.origin, "exec"), module.__dict__)
+import rocm_wizard
+from rocm_wizard import model
+for info in pkgutil.walk_packages(rocm_wizard.__path__, "rocm_wizard."):
+    if not info.name.startswith(("rocm_wizard.tui", "rocm_wizard.demo", "rocm_wizard.verify.")) and not info.name.endswith("__main__"):
+        importlib.import_module(info.name)
+def r(x):
+    return "MISSING" if x is dataclasses.MISSING else ("<%s>" % x.__qualname__ if callable(x) else repr(x))
+out = {}
+fast = 0
+for name, mod in sorted(sys.modules.items()):
+    if not name.startswith("rocm_wizard"):
+        continue
+    for cls in list(vars(mod).values()):
+        if not isinstance(cls, type) or cls.__module__ != name or cls.__dict__.get("__repr__") is not model._lean_repr:
+            continue
+        fields = list(cls.__dataclass_fields__.values())
+        init = cls.__dict__["__init__"]
+        if init.__code__.co_varnames[:3] == ("self", "args", "kwargs"):  # not instantiated yet
+            init = model._make_init(cls, fields)
+        row = {
+            "fields": [[f.name, f.type, r(f.default), r(f.default_factory), f.init, f.repr, f.compare, f.hash,
+                        f.kw_only, dict(f.metadata), repr(f._field_type)] for f in fields],
+            "params": repr(cls.__dataclass_params__),
+            "match_args": list(cls.__match_args__),
+            "class_attrs": {f.name: r(cls.__dict__.get(f.name, "<absent>")) for f in fields},
+            "init": [str(inspect.signature(init)), init.__qualname__, repr(init.__annotations__)],
+            "doc": cls.__doc__,
+        }
+        if all(f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING for f in fields):
+            obj = cls()
+            row["instance"] = [repr(obj), repr(vars(obj))]
+        out[name + "." + cls.__qualname__] = row
+        fast += getattr(model, "_PARAMS", None) is cls.__dataclass_params__
+print(json.dumps({"classes": out, "fast": fast}, sort_keys=True))
+"""
+
+
+def test_every_lean_record_is_what_dataclass_makes():
+    """Every record class of the package (those made by the fast path and those handed to
+    @dataclass alike): the same fields, class attributes, ``__match_args__``, ``__init__`` signature
+    and default instance as with ``@dataclass(repr=False, eq=False)`` doing all the work."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = dict(os.environ, PYTHONPATH=str(Path(model.__file__).resolve().parents[1]))
+    got = {}
+    for way in ("fast", "dataclass"):
+        r = subprocess.run([sys.executable, "-c", DESCRIBE, way], capture_output=True, text=True, env=env, timeout=300)
+        assert r.returncode == 0, r.stderr[-2000:]
+        res = json.loads(r.stdout)
+        got[way] = res["classes"]
+        if way == "fast":  # most records take the fast path (the check can fail)
+            assert res["fast"] > 40, res["fast"]
+    assert len(got["fast"]) > 40 and "rocm_wizard.model.GPU" in got["fast"]
+    assert got["fast"].keys() == got["dataclass"].keys()
+    for name in got["fast"]:
+        assert got["fast"][name] == got["dataclass"][name], name
+
+
+def test_fast_records_build_their_init_once_on_first_use():
+    @lean_dataclass
+    class Late:
+        """Late."""
+
+        a: int
+        b: List[int] = field(default_factory=list)
+
+    first = Late.__dict__["__init__"]
+    x = Late(1)
+    assert Late.__dict__["__init__"] is not first and x.a == 1 and x.b == [] and Late(2, [3]).b == [3]
+    assert Late.__init__.__qualname__.endswith("Late.__init__")
+    with pytest.raises(TypeError):
+        Late()
+    with pytest.raises(TypeError):
+        Late(1, [], 3)
+
+
+def test_unusual_classes_are_left_to_dataclass():
+    for make in (
+        lambda: type("NoDoc", (), {"__annotations__": {"a": "int"}, "a": 1}),
+        lambda: type("Post", (), {"__doc__": "d", "__annotations__": {"a": "int"}, "a": 1, "__post_init__": lambda self: None}),
+        lambda: type("Cv", (), {"__doc__": "d", "__annotations__": {"a": "ClassVar[int]"}, "a": 1}),
+        lambda: type("NoInit", (), {"__doc__": "d", "__annotations__": {"a": "int"}, "a": field(default=1, init=False)}),
+    ):
+        assert model._fast_dataclass(make()) is False
+    with pytest.raises(ValueError):  # a mutable default: refused, as @dataclass refuses it
+        lean_dataclass(type("Bad", (), {"__doc__": "d", "__annotations__": {"a": "list"}, "a": []}))
+    with pytest.raises(TypeError):
+        lean_dataclass(type("Order", (), {"__doc__": "d", "__annotations__": {"a": "int", "b": "int"}, "a": 1}))

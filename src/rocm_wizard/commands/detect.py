@@ -26,6 +26,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.snapshot is None and (args.root or "/") == "/":
+        # the commands every live detection runs start now, while the probes load
+        from ..detect import live_start
+
+        live_start.start_early()
     from ..detect import detect_live, detect_snapshot
 
     if args.snapshot is not None:

@@ -24,6 +24,7 @@ from .parsers._core_text import lazy
 from .sources import LiveSource, Source
 
 PROBES = ("os", "gpus", "rocm", "python", "docker", "access", "errors")
+WAITS = ("docker",)  # probes that may wait on something no command started ahead (live_start)
 
 __all__ = ["PROBES", "detect", "detect_live", "detect_snapshot", "finish", "new_system", "run_probe", "venvs_for"]
 
@@ -89,7 +90,10 @@ def detect(source: Source, venvs: Sequence[str] = ()) -> System:
     system = new_system(source)
     venvs = venvs_for(source, venvs)
     names = list(PROBES)
-    results = run_jobs([(run_probe, (name, source, system, venvs)) for name in names], in_parallel(source))
+    # one thread, the probes in turn, when the commands were started ahead; the docker probe still
+    # gets its own (it asks the daemon, and only then runs ``docker images``)
+    aside = [names.index(n) for n in WAITS if n in names] if getattr(source, "prestarted", False) is True else []
+    results = run_jobs([(run_probe, (name, source, system, venvs)) for name in names], in_parallel(source), aside)
     for name, (ok, value) in zip(names, results):
         if not ok:  # a probe bug must not cost the user the whole report
             probe_failed(system, name, value)
@@ -110,7 +114,14 @@ def detect_live(venvs: Sequence[str] = (), root: str = "/") -> System:
     if note:
         source.notes.append(note)
     asked = [str(v) for v in venvs]
-    return detect(source, asked + [v for v in extra if v not in asked] if extra else venvs)
+    if root in ("", "/"):  # the commands every detection runs, all at once (and the probes in turn)
+        from . import live_start
+
+        source.prestart(live_start.commands_for(source._environ))
+    try:
+        return detect(source, asked + [v for v in extra if v not in asked] if extra else venvs)
+    finally:
+        source.close()
 
 
 def invoker_venvs(environ=None, euid=None, cwd=None, run=None, by_name=None, by_uid=None):
@@ -170,13 +181,14 @@ def _kernel_from_smi(source: Source, system: System) -> None:
     if any("dkms" in name for name in rocm.packages):
         return
     try:
-        from .parsers import rocm_smi as p_smi
-        from .parsers.uname import flavour
         from .probes._core_util import ok_outputs
     except ImportError:
         return
     for raw in ok_outputs(source, "rocm-smi"):
         try:
+            from .parsers import rocm_smi as p_smi  # (only where rocm-smi printed something)
+            from .parsers.uname import flavour
+
             version = p_smi.parse(raw.text).driver_version
         except Exception:
             continue
@@ -195,12 +207,13 @@ def _cpu_from_rocminfo(source: Source, system: System) -> None:
     if system.os.cpu is not None:
         return
     try:
-        from .parsers import rocminfo as p_rocminfo
         from .probes._core_util import ok_outputs
     except ImportError:
         return
     for raw in ok_outputs(source, "rocminfo"):
         try:
+            from .parsers import rocminfo as p_rocminfo  # (only where rocminfo printed something)
+
             agents = p_rocminfo.parse(raw.text).agents
         except Exception:
             continue

@@ -21,24 +21,40 @@ _SCAN_LINE = 4000  # longer lines are cut before matching (a binary blob is no e
 
 
 class _Table:
+    # word_rx, benign_rx, layers and shape_rx are compiled when first used (__getattr__): a kernel
+    # log with no line that names the GPU stack, the common case of a live detection, needs none
+    # or only the first of them
+
     def __init__(self, data: dict) -> None:
         words = [str(w).lower() for w in data.get("words", [])]
+        self._words = words
+        self._data = data
         self.needles = tuple(sorted(set(w.replace("\\b", "") for w in words)))
-        self.word_rx = re.compile(r"(?<![\w-])(?:%s)(?![\w-])" % "|".join(re.escape(w) for w in words), re.I)
-        self.benign_rx = re.compile("|".join("(?:%s)" % b for b in data.get("benign", [])), re.I)
         self.listing_kinds = frozenset(data.get("listing_kinds", []))
         self.kernel_log_kinds = frozenset(data.get("kernel_log_kinds", []))
         self.kernel_words = tuple(str(w).lower() for w in data.get("kernel_log_words", []))
-        self.layers: List[Tuple[str, "re.Pattern[str]"]] = []
         for row in data.get("layer", []):
             if row.get("layer") not in LAYERS:
                 raise ValueError("failure_lines.toml: unknown layer %r" % row.get("layer"))
-            self.layers.append((row["layer"], re.compile(row["pattern"], re.I)))
         self.kind_layer: Dict[str, str] = dict(data.get("kind_layer", {}))
-        self.shape_rx = re.compile("|".join("(?:%s)" % p for p in data.get("message_shapes", [])), re.I)
         self.tool_kinds = frozenset(data.get("tool_output_kinds", []))
         self.prose_words = tuple(str(w).lower() for w in data.get("prose_stack_words", []))
         self.next_commands: Dict[str, List[str]] = {k: list(v) for k, v in data.get("next_commands", {}).items()}
+
+    def __getattr__(self, name: str):
+        data = self._data
+        if name == "word_rx":
+            value = re.compile(r"(?<![\w-])(?:%s)(?![\w-])" % "|".join(re.escape(w) for w in self._words), re.I)
+        elif name == "benign_rx":
+            value = re.compile("|".join("(?:%s)" % b for b in data.get("benign", [])), re.I)
+        elif name == "layers":
+            value = [(row["layer"], re.compile(row["pattern"], re.I)) for row in data.get("layer", [])]
+        elif name == "shape_rx":
+            value = re.compile("|".join("(?:%s)" % p for p in data.get("message_shapes", [])), re.I)
+        else:
+            raise AttributeError(name)
+        setattr(self, name, value)
+        return value
 
 
 @functools.lru_cache(maxsize=1)
@@ -130,13 +146,47 @@ def _key(line: str) -> str:
     return re.sub(r"0x[0-9a-f]+|\d+", "#", _TIMESTAMP.sub("", line.lower()))
 
 
+def _kernel_log_lines(text: str, t: _Table):
+    """(start, end) of the lines of a kernel log that hold one of the table's words as the word
+    pattern finds them, among those with a kernel-log word and a needle: every other line of a
+    kernel log is one :func:`classify` passes over, so the word pattern need not run over them."""
+    low = text.lower()
+    if not any(w in low for w in t.kernel_words) or not any(n in low for n in t.needles):
+        return
+    start = 0
+    size = len(text)
+    while start <= size:
+        end = text.find("\n", start)
+        end = size if end < 0 else end
+        low = text[start:end].lower()
+        if any(w in low for w in t.kernel_words) and any(n in low for n in t.needles) \
+                and t.word_rx.search(text, start, end):
+            yield start, end
+        start = end + 1
+
+
+def _word_lines(text: str, t: _Table):
+    """(start, end) of every line of ``text`` the word pattern matches, in order (one pass)."""
+    next_start = 0  # lines before this offset were looked at already
+    for m in t.word_rx.finditer(text):
+        if m.start() < next_start:
+            continue
+        start = text.rfind("\n", 0, m.start()) + 1
+        end = text.find("\n", m.end())
+        end = len(text) if end < 0 else end
+        next_start = end + 1
+        yield start, end
+
+
 def scan(texts: Sequence[Tuple[str, Optional[str], str]], known: Sequence[str] = (),
-         limit: int = MAX_LINES, told: Optional[List[Tuple[str, Optional[str], str]]] = None
-         ) -> List[Tuple[str, Optional[str], str]]:
+         limit: int = MAX_LINES, told: Optional[List[Tuple[str, Optional[str], str]]] = None,
+         prefilter: bool = True) -> List[Tuple[str, Optional[str], str]]:
     """``[(line, layer, label)]`` of the failure-looking lines of ``texts`` (``(text, kind, label)``)
     that are not among the ``known`` lines (those a known error text already matched).  One pass of
-    the word pattern over each text finds the candidate lines.  Prose lines that tell of a failure
-    are appended to ``told`` when a list is given."""
+    the word pattern over each text finds the candidate lines (over a kernel log, only the lines
+    that name the GPU stack and hold a needle, the only ones :func:`classify` can take; ``prefilter``
+    False: every line, the same answer).  Prose lines that tell of a failure are appended to
+    ``told`` when a list is given."""
     t = table()
     known_keys = {_key(k.strip()) for k in known if isinstance(k, str)}
     out: List[Tuple[str, Optional[str], str]] = []
@@ -146,15 +196,9 @@ def scan(texts: Sequence[Tuple[str, Optional[str], str]], known: Sequence[str] =
             continue
         if "\r" in text:
             text = text.replace("\r\n", "\n").replace("\r", "\n")
-        next_start = 0  # lines before this offset were looked at already
         before = len(out)
-        for m in t.word_rx.finditer(text):
-            if m.start() < next_start:
-                continue
-            start = text.rfind("\n", 0, m.start()) + 1
-            end = text.find("\n", m.end())
-            end = len(text) if end < 0 else end
-            next_start = end + 1
+        lines = _kernel_log_lines(text, t) if prefilter and kind in t.kernel_log_kinds else _word_lines(text, t)
+        for start, end in lines:
             line = text[start:end].strip()
             how = classify(line, kind) if line else None
             if how == TOLD and told is not None and len(told) < limit:

@@ -143,48 +143,15 @@ class CommandResult:
 def run_command(argv: Sequence[str], timeout: float = DEFAULT_TIMEOUT, env: Optional[Dict[str, str]] = None,
                 max_bytes: int = 8 * 1024 * 1024) -> CommandResult:
     """Run ``argv`` with a timeout; never raises.  A missing tool gives ``error='not installed'``."""
-    import shutil  # here, not at the top: reading a snapshot runs no command and needs neither
-    import subprocess
+    from . import live_start  # (the one way a command is started: live_start.start, then collect)
 
-    start = time.monotonic()
-    exe = argv[0]
-    if os.sep not in exe and shutil.which(exe, path=(env or os.environ).get("PATH")) is None:
-        return CommandResult(tuple(argv), "", "", None, f"{exe}: not installed", 0.0)
-    try:
-        proc = subprocess.Popen(
-            list(argv),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=env,
-            start_new_session=True,  # so a timeout can kill the whole process group
-        )
-    except OSError as exc:
-        return CommandResult(tuple(argv), "", "", None, f"{exe}: {exc.strerror or exc}", time.monotonic() - start)
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        kill_group(proc)
-        try:
-            out, err = proc.communicate(timeout=2)
-        except subprocess.TimeoutExpired:  # stuck in the kernel (D state): give up on it
-            out, err = b"", b""
-        return CommandResult(tuple(argv), decode(out[:max_bytes]), decode(err[:max_bytes]), None,
-                             f"{exe}: timed out after {timeout:g}s", time.monotonic() - start)
-    return CommandResult(tuple(argv), decode(out[:max_bytes]), decode(err[:max_bytes]), proc.returncode, None,
-                         time.monotonic() - start)
+    return CommandResult(tuple(argv), *live_start.collect(live_start.start(argv, env), timeout, max_bytes))
 
 
 def kill_group(proc: subprocess.Popen) -> None:
-    import signal
+    from .live_start import kill_group as kill
 
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError, OSError):
-        try:
-            proc.kill()
-        except OSError:
-            pass
+    kill(proc)
 
 
 def command_key(argv: Sequence[str]) -> str:
@@ -274,6 +241,8 @@ class LiveSource(Source):
         self.budget = budget
         self.notes: List[str] = []  # what the report must say about this source (commands that timed out)
         self._notes_lock = threading.Lock()
+        self._started: Dict[Tuple[str, ...], object] = {}  # commands started ahead (prestart), not yet collected
+        self.prestarted = False
         # venvs of other users (read by root): (real path of the venv, its owner's uid).  A file
         # read under one of them must be in the venv itself or belong to its owner: a link the
         # owner planted does not show them root's files (in a snapshot bundle, say)
@@ -351,6 +320,30 @@ class LiveSource(Source):
         return {"mode": s.st_mode, "uid": s.st_uid, "gid": s.st_gid, "is_dir": st.S_ISDIR(s.st_mode),
                 "access_rw": os.access(self._p(path), os.R_OK | os.W_OK), "mtime": s.st_mtime}
 
+    def prestart(self, argvs: Iterable[Sequence[str]]) -> None:
+        """Start ``argvs`` now, side by side, for :meth:`run` to collect when a probe asks (with the
+        same timeout, counted from their start); those ``live_start.start_early`` started for this
+        environment are taken as they are.  Detection then runs its probes in one thread
+        (``_jobs.in_parallel``); :meth:`close` ends what no probe asked for."""
+        if not self.commands:
+            return
+        from . import live_start
+
+        env = live_start.command_env(self._environ)
+        started = live_start.take(env) if self.root in ("", "/") else {}
+        for argv in argvs:
+            if tuple(argv) not in started:
+                started[tuple(argv)] = live_start.start(argv, env)
+        self._started.update(started)
+        self.prestarted = True
+
+    def close(self) -> None:
+        """End the started commands that no probe collected (and their process groups)."""
+        from . import live_start
+
+        while self._started:
+            live_start.stop(self._started.popitem()[1])
+
     def run(self, argv: Sequence[str], timeout: Optional[float] = None) -> Raw:
         label = "cmd:" + " ".join(argv)
         if not self.commands:
@@ -358,8 +351,16 @@ class LiveSource(Source):
         env = dict(self._environ)
         env["LC_ALL"] = "C"
         wanted = timeout or self.timeout
-        left = self.deadline - time.monotonic()
-        res = run_command(argv, timeout=max(MIN_COMMAND_TIME, min(wanted, left)), env=env)
+        started = self._started.pop(tuple(argv), None) if self._started else None
+        if started is not None:  # already running (prestart): its time counts from its start
+            from . import live_start
+
+            left = self.deadline - started.start
+            res = CommandResult(tuple(argv), *live_start.collect(started, max(MIN_COMMAND_TIME, min(wanted, left)),
+                                                                 8 * 1024 * 1024))
+        else:
+            left = self.deadline - time.monotonic()
+            res = run_command(argv, timeout=max(MIN_COMMAND_TIME, min(wanted, left)), env=env)
         if res.error and res.rc is None and "timed out" in res.error:
             why = "" if left >= wanted else " (detection's %gs budget for commands was nearly spent)" % self.budget
             with self._notes_lock:

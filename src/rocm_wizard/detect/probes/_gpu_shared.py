@@ -77,6 +77,27 @@ def parsed(source: Source, system: System, kind: str, parse: Callable[[str], Any
 
 
 
+_TOOL_PARSERS: Dict[str, Callable[[str], Any]] = {}
+
+
+def tool_parser(name: str) -> Callable[[str], Any]:
+    """``parsers.<name>.parse``, imported on its first call: a machine without ROCm's tools (or
+    whose tools printed nothing) never loads their parsers.  It stands for that function in
+    :func:`parsed`'s cache (same module and name), so either form shares one parse per run."""
+    fn = _TOOL_PARSERS.get(name)
+    if fn is None:
+        module = "rocm_wizard.detect.parsers." + name
+
+        def parse(text: str) -> Any:
+            import importlib
+
+            return importlib.import_module(module).parse(text)
+
+        parse.__module__, parse.__qualname__ = module, "parse"
+        fn = _TOOL_PARSERS.setdefault(name, parse)
+    return fn
+
+
 def parse_lshw(text: str) -> Any:
     """``parsers.lshw.parse``, imported only where there is lshw output (a snapshot's or a paste's:
     live detection runs no lshw); one function for the gpus and rocm probes, so they share its

@@ -20,12 +20,16 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from ...catalog import gpus as gpu_catalog
 from ...model import GPU, ErrorSighting, System, lean_dataclass
-from ..parsers import amd_smi, lspci, rocm_smi, rocminfo, sysfs
+from ..parsers import sysfs
 from ..parsers._core_text import lazy, lazy_module
 from ..parsers._paste import norm_bdf
 from .._jobs import in_parallel, run_jobs
 from ..sources import Raw, Source
 from . import _gpu_shared as sh
+
+# the tools' parsers, imported only where a tool printed something (_gpu_shared.tool_parser)
+_amd_smi_parse, _lspci_parse = sh.tool_parser("amd_smi"), sh.tool_parser("lspci")
+_rocm_smi_parse, _rocminfo_parse = sh.tool_parser("rocm_smi"), sh.tool_parser("rocminfo")
 
 issue_form = lazy_module("rocm_wizard.detect.parsers.issue_form")  # pasted text only
 paste_facts = lazy_module("rocm_wizard.detect.parsers.paste_facts")  # pasted text only
@@ -204,7 +208,7 @@ def _kfd_obs(node: sysfs.KfdNode, label: str) -> Obs:
 
 def _rocminfo_obs(source: Source, system: System, cpu_names: List[str], notes: List[str]) -> List[List[Obs]]:
     batches: List[List[Obs]] = []
-    for raw, res in sh.parsed(source, system, "rocminfo", rocminfo.parse):
+    for raw, res in sh.parsed(source, system, "rocminfo", _rocminfo_parse):
         out: List[Obs] = []
         batches.append(out)
         for a in res.agents:
@@ -235,7 +239,7 @@ def _amd_smi_obs(source: Source, system: System) -> List[List[Obs]]:
     batches: List[List[Obs]] = []
     firmware_only: List[Tuple[Obs, int]] = []  # amd-smi firmware records: they name no GPU
     by_index = {}
-    for raw, res in sh.parsed(source, system, "amd-smi", amd_smi.parse):
+    for raw, res in sh.parsed(source, system, "amd-smi", _amd_smi_parse):
         out: List[Obs] = []
         batches.append(out)
         for g in res.gpus:
@@ -269,7 +273,7 @@ def _amd_smi_obs(source: Source, system: System) -> List[List[Obs]]:
 
 def _rocm_smi_obs(source: Source, system: System) -> List[List[Obs]]:
     batches: List[List[Obs]] = []
-    for raw, res in sh.parsed(source, system, "rocm-smi", rocm_smi.parse):
+    for raw, res in sh.parsed(source, system, "rocm-smi", _rocm_smi_parse):
         batch = []
         for g in res.gpus:
             o = Obs(tool="rocm-smi", source=raw.source, vendor_id="1002", is_amd=True)
@@ -289,7 +293,7 @@ def _rocm_smi_obs(source: Source, system: System) -> List[List[Obs]]:
 
 def _lspci_obs(source: Source, system: System) -> List[List[Obs]]:
     batches = []
-    for raw, res in sh.parsed(source, system, "lspci", lspci.parse):
+    for raw, res in sh.parsed(source, system, "lspci", _lspci_parse):
         batch = []
         for d in res.gpus:
             o = Obs(tool="lspci", source=raw.source)
@@ -874,7 +878,7 @@ def _pcie_path(slot: Slot, source: Source, system: System) -> None:
     bdf = slot.gpu.bdf
     if not bdf:
         return
-    for raw, res in sh.parsed(source, system, "lspci", lspci.parse):
+    for raw, res in sh.parsed(source, system, "lspci", _lspci_parse):
         path = res.path(bdf)
         if len(path) > 1:
             hops = len(path) - 2

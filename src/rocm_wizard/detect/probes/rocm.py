@@ -14,7 +14,7 @@ import re
 from typing import Any, Dict, List, Optional, Tuple
 
 from ...model import AptPin, AptSource, RocmInfo, RocmInstall, System
-from ..parsers import amd_smi, apt_policy, apt_prefs, apt_sources, dkms, lsmod, lspci, packages, rocm_smi, rocminfo
+from ..parsers import apt_prefs, apt_sources, lsmod, packages
 from ..parsers import hipconfig, opt_listing
 from ._core_util import paste_label, pastes
 from ...catalog import streams
@@ -27,6 +27,10 @@ from . import _gpu_shared as sh
 
 issue_form = lazy_module("rocm_wizard.detect.parsers.issue_form")  # pasted text only
 paste_facts = lazy_module("rocm_wizard.detect.parsers.paste_facts")  # pasted text only
+
+# the tools' parsers, imported only where a tool printed something (_gpu_shared.tool_parser)
+_amd_smi_parse, _apt_policy_parse, _dkms_parse = (sh.tool_parser(n) for n in ("amd_smi", "apt_policy", "dkms"))
+_lspci_parse, _rocm_smi_parse, _rocminfo_parse = (sh.tool_parser(n) for n in ("lspci", "rocm_smi", "rocminfo"))
 
 # hosts whose repositories count as AMD's (add local mirrors of repo.radeon.com here)
 RADEON_HOSTS: Tuple[str, ...] = apt_sources.DEFAULT_RADEON_HOSTS
@@ -322,7 +326,7 @@ def _apt(source: Source, system: System, r: RocmInfo) -> None:
     if why_not:
         r.note("apt-cache policy was not run: %s" % why_not)
         return
-    for raw, res in sh.parsed(source, system, "apt-policy", apt_policy.parse):
+    for raw, res in sh.parsed(source, system, "apt-policy", _apt_policy_parse):
         offers = res.distro_offers_rocm(RADEON_HOSTS)
         if offers is not None:
             r.put("distro_offers_rocm", offers or r.distro_offers_rocm or False, raw.source)
@@ -441,12 +445,12 @@ def _driver(source: Source, system: System, r: RocmInfo, found: List[Tuple[packa
         if loaded_modules:  # no /proc/modules (some sandboxes): the module directory tells
             r.put("amdgpu_loaded", "amdgpu" in loaded_modules, "dir:/sys/module")
     if r.amdgpu_loaded is None:
-        for raw2, res2 in sh.parsed(source, system, "rocminfo", rocminfo.parse):
+        for raw2, res2 in sh.parsed(source, system, "rocminfo", _rocminfo_parse):
             if res2.kfd_loaded:
                 r.put("amdgpu_loaded", True, raw2.source + " (ROCk module is loaded)")
                 break
     if r.amdgpu_loaded is None:
-        for raw2, res3 in sh.parsed(source, system, "lspci", lspci.parse):
+        for raw2, res3 in sh.parsed(source, system, "lspci", _lspci_parse):
             if any(d.driver == "amdgpu" for d in res3.devices):
                 r.put("amdgpu_loaded", True, raw2.source + " (Kernel driver in use: amdgpu)")
                 break
@@ -459,7 +463,7 @@ def _driver(source: Source, system: System, r: RocmInfo, found: List[Tuple[packa
         r.note("whether amdgpu is loaded is unknown")
     lines = []
     label = None
-    for raw2, res in sh.parsed(source, system, "dkms", dkms.parse):
+    for raw2, res in sh.parsed(source, system, "dkms", _dkms_parse):
         for e in res.amdgpu:
             lines.append(e.line or "")
             label = label or raw2.source
@@ -490,17 +494,17 @@ def _dpkg_audit(source: Source, system: System, r: RocmInfo) -> None:
 
 
 def _tools(source: Source, system: System, r: RocmInfo) -> None:
-    for raw, res in sh.parsed(source, system, "rocminfo", rocminfo.parse):
+    for raw, res in sh.parsed(source, system, "rocminfo", _rocminfo_parse):
         r.put("hsa_runtime_version", res.runtime_version, raw.source, overwrite=False)
         r.put("kfd_version", res.kfd_version, raw.source, overwrite=False)
         if res.kfd_loaded is False:
             r.note("rocminfo: the KFD (ROCk) module is not loaded (%s)" % raw.source)
     for kind in ("amd-smi-version", "amd-smi"):
-        for raw, res in sh.parsed(source, system, kind, amd_smi.parse):
+        for raw, res in sh.parsed(source, system, kind, _amd_smi_parse):
             r.put("smi_version", ("amd-smi " + res.tool_version) if res.tool_version else None, raw.source, overwrite=False)
             if res.amdgpu_version and re.fullmatch(r"\d+\.\d+(\.\d+)*", res.amdgpu_version.strip()):
                 r.put("kfd_version", res.amdgpu_version.strip(), raw.source, overwrite=False)
-    for raw, res in sh.parsed(source, system, "rocm-smi", rocm_smi.parse):
+    for raw, res in sh.parsed(source, system, "rocm-smi", _rocm_smi_parse):
         if res.smi_version:
             r.put("smi_version", "rocm-smi " + res.smi_version, raw.source, overwrite=False)
         if res.driver_version:
@@ -509,7 +513,7 @@ def _tools(source: Source, system: System, r: RocmInfo) -> None:
 
 def _amd_smi_rocm(source: Source, system: System) -> Optional[Tuple[str, str]]:
     for kind in ("amd-smi-version", "amd-smi"):
-        for raw, res in sh.parsed(source, system, kind, amd_smi.parse):
+        for raw, res in sh.parsed(source, system, kind, _amd_smi_parse):
             if res.rocm_version and re.match(r"^\d+\.\d+", res.rocm_version):
                 return res.rocm_version, raw.source
     # the header of amd-smi's default view, wherever it was pasted
@@ -697,7 +701,10 @@ def probe(source: Source, system: System) -> None:
         ("dkms", sh.outputs, (source, system, "dkms")),
     )
     results: Dict[str, Any] = {}
-    done = run_jobs([(fn, args) for _name, fn, args in jobs], in_parallel(source))
+    # in one thread when the live commands were started ahead (_jobs.in_parallel), but the apt job
+    # aside: it may run ``apt-cache policy``, which no one started ahead (it depends on the files)
+    aside = [i for i, job in enumerate(jobs) if job[0] == "apt"] if getattr(source, "prestarted", False) is True else []
+    done = run_jobs([(fn, args) for _name, fn, args in jobs], in_parallel(source), aside)
     for (name, _fn, _args), (ok, value) in zip(jobs, done):
         if ok:
             results[name] = value
