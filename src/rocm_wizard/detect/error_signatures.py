@@ -518,7 +518,9 @@ def _needle_index():
             for n in sig.needles:
                 by_needle.setdefault(n, []).append(i)
         needles = sorted(n for n in by_needle if n)
-        reach = {n: tuple(sorted({i for m in needles if n.startswith(m) for i in by_needle[m]})) for n in needles}
+        # (the needles that are prefixes of n, each looked up: not every needle against every needle)
+        reach = {n: tuple(sorted({i for k in range(1, len(n) + 1) for i in by_needle.get(n[:k], ())}))
+                 for n in needles}
         rx = re.compile(_trie(needles)) if needles else None
         _index = (rx, reach, tuple(sorted(set(free) | set(by_needle.get("", ())))))
         _index_key = id(SIGNATURES)

@@ -230,16 +230,28 @@ def _is_boundary(line: str, cur: List[str]) -> bool:
 _HINTS_COMPILED: List[Tuple[re.Pattern, str]] = []
 
 
+_HINT_OF: Dict[str, Optional[str]] = {}  # command -> its hint (a paste repeats its commands)
+
+
 def _hint(cmd: Optional[str]) -> Optional[str]:
     if not cmd:
         return None
-    c = cmd.strip()
     if len(_HINTS_COMPILED) != len(_COMMAND_HINTS):
         _HINTS_COMPILED[:] = [(re.compile(rx), kind) for rx, kind in _COMMAND_HINTS]
+        _HINT_OF.clear()
+    got = _HINT_OF.get(cmd, _HINT_OF)
+    if got is not _HINT_OF:
+        return got  # type: ignore[return-value]
+    c = cmd.strip()
+    got = None
     for rx, kind in _HINTS_COMPILED:
         if rx.search(c):
-            return kind
-    return None
+            got = kind
+            break
+    if len(_HINT_OF) >= 4096:
+        _HINT_OF.clear()
+    _HINT_OF[cmd] = got
+    return got
 
 
 # Anchors of a parser (by module name): lower-case strings one of which a segment holds whenever
@@ -270,18 +282,26 @@ ANCHORS: Dict[str, Tuple[str, ...]] = {
 _UNSURE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u0130\u0131\u017f]")
 
 
-_planned: Optional[Tuple[List[object], List[Tuple[object, Tuple[str, ...]]]]] = None
+_planned: Optional[Tuple[List[object], List[Tuple[object, Tuple[str, ...]]], list]] = None
 
 
 def _plan() -> List[Tuple[object, Tuple[str, ...]]]:
     """``[(parser module, its anchors)]`` in :data:`PARSERS` order (rebuilt if the modules change)."""
+    return _planned_for()[1]
+
+
+def _planned_for() -> Tuple[List[object], List[Tuple[object, Tuple[str, ...]]], list]:
+    """(modules, :func:`_plan`, ``[(module, anchors, looks_like, looks_like_above or None)]``):
+    the attributes :func:`classify` asks of every parser for every segment, looked up once."""
     global _planned
     if _loaded is None:
         parser_modules()
     mods = _loaded
     if _planned is None or _planned[0] is not mods:
-        _planned = (mods, [(m, ANCHORS.get(getattr(m, "__name__", "").rsplit(".", 1)[-1], ())) for m in mods or ()])
-    return _planned[1]
+        plan = [(m, ANCHORS.get(getattr(m, "__name__", "").rsplit(".", 1)[-1], ())) for m in mods or ()]
+        fast = [(m, anchors, getattr(m, "looks_like"), getattr(m, "looks_like_above", None)) for m, anchors in plan]
+        _planned = (mods, plan, fast)
+    return _planned
 
 
 def _hint_foreign(mod: object, hint: str) -> bool:
@@ -300,6 +320,8 @@ def classify(text: str, command: Optional[str] = None, quick: bool = True) -> Tu
     best: Tuple[Optional[str], float] = (None, 0.0)
     hinted: Tuple[Optional[str], float] = (None, 0.0)
     low = text.lower() if quick and isinstance(text, str) and _UNSURE.search(text) is None else None
+    if not hint and low is not None:
+        return _classify_plain(text, low)
     plan = _plan()
     asked: Dict[int, Optional[Tuple[Optional[str], float]]] = {}
     if hint and quick:
@@ -359,6 +381,27 @@ def classify(text: str, command: Optional[str] = None, quick: bool = True) -> Tu
                                          "amd-smi-version", "mokutil"):
         return hint, 0.4
     return None, best[1]
+
+
+def _classify_plain(text: str, low: str) -> Tuple[Optional[str], float]:
+    """:func:`classify` of a segment without a command hint whose anchors can be trusted (``low``
+    is its lower case): the same steps as its loop takes then, with each parser's attributes
+    looked up once (:func:`_planned_for`) rather than for every segment."""
+    best_kind: Optional[str] = None
+    best = 0.0
+    for mod, anchors, looks, above in _planned_for()[2]:
+        if anchors and not any(map(low.__contains__, anchors)):
+            continue  # its score would be 0: nothing below would change
+        try:
+            score = float(above(text, best)) if above is not None else float(looks(text))
+        except Exception:
+            continue
+        if not score > best:
+            continue  # the kind would change nothing: do not work it out
+        best_kind, best = _kind_of(mod, text), score
+    if best >= THRESHOLD:
+        return best_kind, min(best, 1.0)
+    return None, best
 
 
 def _hinted_score(mod: object, text: str, hint: str) -> Optional[Tuple[Optional[str], float]]:
