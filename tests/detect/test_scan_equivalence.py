@@ -178,6 +178,39 @@ def test_every_anchored_parser_exists():
 
     names = {m.__name__.rsplit(".", 1)[-1] for m in recognize.parser_modules()}
     assert set(recognize.ANCHORS) <= names
+    assert set(recognize.SURE_ANCHORS) <= names
+
+
+# texts near the sure anchors' edges: a lone version line (hipconfig, rocm_version and rocm-sdk's
+# weak terms), KEY=value lines without the keys os-release needs, prose around a release
+_NEAR_SURE = ["6.2.0\n", "6.2.41134-65d174c3e\n", "gfx1100;gfx1201\n", "7.14.0\n", "FOO=1\nBAR=2\n",
+              "Ubuntu 24.04 LTS\n", "NAME=Ubuntu\n", "my kernel is 6.8.0-45-generic\n", "HIP version: 6.2.41134\n"]
+
+
+def test_a_parser_is_never_sure_without_its_sure_anchors():
+    # what SURE_ANCHORS promise (a score under THRESHOLD), on every fixture segment and near misses
+    from rocm_wizard.detect import recognize
+
+    bodies = [body for _cmd, body in _segments()] + _NEAR_SURE
+    for mod in recognize.parser_modules():
+        name = mod.__name__.rsplit(".", 1)[-1]
+        if name not in recognize.SURE_ANCHORS:
+            continue
+        sure = recognize.SURE_ANCHORS[name]
+        for body in bodies:
+            low = body.lower()
+            if recognize._UNSURE.search(body) is None and not any(a in low for a in sure):
+                assert mod.looks_like(body) < recognize.THRESHOLD, (name, body[:200])
+
+
+def test_recognised_kinds_match_asking_every_parser():
+    # recognize() asks for the kind alone (SURE_ANCHORS): the kinds of classify(quick=False)
+    from rocm_wizard.detect.recognize import classify, recognize, split
+
+    texts = TEXTS + ["\n".join(TEXTS[i::7]) for i in range(7)] + _NEAR_SURE
+    for text in texts:
+        want = [classify(body, cmd, quick=False)[0] for _label, cmd, body in split(text)]
+        assert [kind for kind, _body, _label in recognize(text)] == want
 
 
 def _doctor_json(folder: Path, capsys) -> tuple:

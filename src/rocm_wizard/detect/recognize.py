@@ -276,6 +276,20 @@ ANCHORS: Dict[str, Tuple[str, ...]] = {
               "max_waves_per_simd", "num_xcc"),
     "opt_listing": (" mode", "link currently points to", "rocm-", "core-"),
 }
+# Anchors of a sure score: lower-case strings one of which a segment holds whenever that parser's
+# looks_like() scores it THRESHOLD or more (its weaker terms, which only a command hint can make
+# sure, need none of them); () when only a hint can make it sure.  recognize() needs only the kind,
+# and without a hint a score below THRESHOLD never makes the kind: it does not ask a parser none of
+# whose sure anchors is in the segment.  A parser not listed here has its ANCHORS.
+# tests/detect/test_scan_equivalence.py holds recognize()'s kinds to classify(quick=False)'s and
+# every listed parser to "below THRESHOLD without its sure anchors".
+SURE_ANCHORS: Dict[str, Tuple[str, ...]] = {
+    "rocm_version": ("rocm_version_major",),  # (a lone version line scores 0.3)
+    "hipconfig": ("hip version", "hip_"),  # (a lone version line scores 0.3)
+    "rocm_sdk": (),  # (0.3 at most)
+    # KEY=value lines; a release line; lsb_release -a; hostnamectl's "Operating System"
+    "os_release": ("=", "release", "distributor id", "description", "codename", "operating system"),
+}
 # where the anchors cannot be trusted, every parser is asked: control characters (cleaning them
 # away can join text) and the three characters that match an ASCII letter under re.I but do not
 # lower-case to one
@@ -299,7 +313,11 @@ def _planned_for() -> Tuple[List[object], List[Tuple[object, Tuple[str, ...]]], 
     mods = _loaded
     if _planned is None or _planned[0] is not mods:
         plan = [(m, ANCHORS.get(getattr(m, "__name__", "").rsplit(".", 1)[-1], ())) for m in mods or ()]
-        fast = [(m, anchors, getattr(m, "looks_like"), getattr(m, "looks_like_above", None)) for m, anchors in plan]
+        fast = []
+        for m, anchors in plan:
+            sure = SURE_ANCHORS.get(getattr(m, "__name__", "").rsplit(".", 1)[-1], anchors)
+            fast.append((m, anchors, sure if sure or m.__name__.rsplit(".", 1)[-1] not in SURE_ANCHORS else None,
+                         getattr(m, "looks_like"), getattr(m, "looks_like_above", None)))
         _planned = (mods, plan, fast)
     return _planned
 
@@ -383,14 +401,18 @@ def classify(text: str, command: Optional[str] = None, quick: bool = True) -> Tu
     return None, best[1]
 
 
-def _classify_plain(text: str, low: str) -> Tuple[Optional[str], float]:
+def _classify_plain(text: str, low: str, kind_only: bool = False) -> Tuple[Optional[str], float]:
     """:func:`classify` of a segment without a command hint whose anchors can be trusted (``low``
     is its lower case): the same steps as its loop takes then, with each parser's attributes
-    looked up once (:func:`_planned_for`) rather than for every segment."""
+    looked up once (:func:`_planned_for`) rather than for every segment.  ``kind_only``: only the
+    kind is right (a parser that cannot be sure, by :data:`SURE_ANCHORS`, is not asked)."""
     best_kind: Optional[str] = None
     best = 0.0
-    for mod, anchors, looks, above in _planned_for()[2]:
-        if anchors and not any(map(low.__contains__, anchors)):
+    for mod, anchors, sure, looks, above in _planned_for()[2]:
+        if kind_only:
+            if sure is None or (sure and not any(map(low.__contains__, sure))):
+                continue  # below THRESHOLD: it cannot make the kind
+        elif anchors and not any(map(low.__contains__, anchors)):
             continue  # its score would be 0: nothing below would change
         try:
             score = float(above(text, best)) if above is not None else float(looks(text))
@@ -457,11 +479,19 @@ def recognize(text: str, name: str = "paste") -> List[Segment]:
         segments = [("part 1", None, str(text))]
     for label, cmd, body in segments:
         try:
-            kind, _score = classify(body, cmd)
+            kind = _kind(body, cmd)
         except Exception:
             kind = None
         out.append((kind, body, label))
     return out
+
+
+def _kind(text: str, command: Optional[str]) -> Optional[str]:
+    """``classify(text, command)[0]``: the kind alone, which a segment without a command hint gets
+    from the parsers that can be sure of it (:data:`SURE_ANCHORS`)."""
+    if isinstance(text, str) and not _hint(command) and _UNSURE.search(text) is None:
+        return _classify_plain(text, text.lower(), kind_only=True)[0]
+    return classify(text, command)[0]
 
 
 def kinds_present(segments: Sequence[Segment]) -> Dict[str, int]:
