@@ -191,7 +191,7 @@ def split(text: str) -> List[Tuple[str, Optional[str], str]]:
         return False
 
     for line in lines:
-        if _FENCE.match(line):
+        if ("```" in line or "~~~" in line) and _FENCE.match(line):  # (a fence holds one of them)
             if flush():
                 cmd = None  # the prompt's output ended; a fence right after a prompt keeps it
             continue
