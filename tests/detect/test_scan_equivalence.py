@@ -184,7 +184,14 @@ def test_every_anchored_parser_exists():
 # texts near the sure anchors' edges: a lone version line (hipconfig, rocm_version and rocm-sdk's
 # weak terms), KEY=value lines without the keys os-release needs, prose around a release
 _NEAR_SURE = ["6.2.0\n", "6.2.41134-65d174c3e\n", "gfx1100;gfx1201\n", "7.14.0\n", "FOO=1\nBAR=2\n",
-              "Ubuntu 24.04 LTS\n", "NAME=Ubuntu\n", "my kernel is 6.8.0-45-generic\n", "HIP version: 6.2.41134\n"]
+              "Ubuntu 24.04 LTS\n", "NAME=Ubuntu\n", "my kernel is 6.8.0-45-generic\n", "HIP version: 6.2.41134\n",
+              # command hints the output does or does not bear out
+              "$ uname -r\n6.8.0-45-generic\n", "$ rocminfo\nROCk module is NOT loaded, possibly no GPU devices\n",
+              "$ rocm-smi\nName:                    gfx1100\nMarketing Name:          Radeon RX 7900 XTX\n",
+              "$ dpkg -l | grep rocm\nii  rocm-core  6.2.0.60200-66~22.04  amd64  ROCm Runtime software stack\n",
+              "$ amd-smi version\nAMDSMI Tool: 24.6.2+2b02a07 | AMDSMI Library version: 24.6.2.0\n",
+              "$ cat /etc/os-release\nTraceback (most recent call last):\n  File \"x\", line 1\nValueError: x\n",
+              "$ hipconfig --version\n6.2.41134-65d174c3e\n", "$ pip list\nPackage Version\n------- -------\ntorch 2.4.1\n"]
 
 
 def test_a_parser_is_never_sure_without_its_sure_anchors():

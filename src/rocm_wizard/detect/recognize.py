@@ -395,10 +395,68 @@ def classify(text: str, command: Optional[str] = None, quick: bool = True) -> Tu
         return hinted[0], min(hinted[1], 1.0)
     if best[1] >= THRESHOLD:
         return best[0], min(best[1], 1.0)
-    if hint and text.strip() and hint in ("uname", "os-release", "dpkg-audit", "docker-version", "docker-images",
-                                         "amd-smi-version", "mokutil"):
+    if hint and text.strip() and hint in _SHORT_OUTPUT_HINTS:
         return hint, 0.4
     return None, best[1]
+
+
+# the kinds whose output can be too short to recognise: the command hint alone names them
+_SHORT_OUTPUT_HINTS = ("uname", "os-release", "dpkg-audit", "docker-version", "docker-images", "amd-smi-version",
+                       "mokutil")
+
+_FOREIGN: Dict[str, Tuple[object, Tuple[bool, ...]]] = {}  # hint -> (modules, _hint_foreign of each)
+
+
+def _foreign_flags(hint: str) -> Tuple[bool, ...]:
+    mods = _planned_for()[0]
+    got = _FOREIGN.get(hint)
+    if got is None or got[0] is not mods:
+        got = _FOREIGN[hint] = (mods, tuple(_hint_foreign(m, hint) for m, _a in _plan()))
+    return got[1]
+
+
+def _kind_hinted(text: str, low: str, hint: str) -> Optional[str]:
+    """``classify(text, command)[0]`` for a segment with a command hint whose anchors can be
+    trusted (``low`` is its lower case), the kind alone.  As :func:`classify`: the parsers that can
+    report the hinted kind first, the answer when the hinted kind comes out sure; else the best sure
+    score of all.  Left out, as their scores cannot make the kind: a parser that can report the
+    hinted kind but holds none of its anchors (0, and the hint's 0.3 is under THRESHOLD), and one
+    that cannot report it and holds none of its sure anchors (:data:`SURE_ANCHORS`)."""
+    fast = _planned_for()[2]
+    foreign = _foreign_flags(hint)
+    asked: List[Optional[Tuple[Optional[str], float]]] = [None] * len(fast)
+    hinted_kind: Optional[str] = None
+    hinted = 0.0
+    for i, (mod, anchors, _sure, _looks, _above) in enumerate(fast):
+        if foreign[i] or (anchors and not any(map(low.__contains__, anchors))):
+            continue
+        got = asked[i] = _hinted_score(mod, text, hint)
+        if got is not None and got[0] == hint and got[1] > hinted:
+            hinted_kind, hinted = got
+    if hinted >= THRESHOLD:
+        return hinted_kind
+    # (the hinted kind stays under THRESHOLD below: only the parsers asked above can report it)
+    best_kind: Optional[str] = None
+    best = 0.0
+    for i, (mod, _anchors, sure, looks, above) in enumerate(fast):
+        if not foreign[i]:
+            got = asked[i]
+            if got is not None and got[1] > best:
+                best_kind, best = got
+            continue
+        if sure is None or (sure and not any(map(low.__contains__, sure))):
+            continue  # below THRESHOLD, and no hint's 0.3 for it: it cannot make the kind
+        try:
+            score = float(above(text, best)) if above is not None else float(looks(text))
+        except Exception:
+            continue
+        if score > best:
+            best_kind, best = _kind_of(mod, text), score
+    if best >= THRESHOLD:
+        return best_kind
+    if text.strip() and hint in _SHORT_OUTPUT_HINTS:
+        return hint
+    return None
 
 
 def _classify_plain(text: str, low: str, kind_only: bool = False) -> Tuple[Optional[str], float]:
@@ -488,8 +546,12 @@ def recognize(text: str, name: str = "paste") -> List[Segment]:
 
 def _kind(text: str, command: Optional[str]) -> Optional[str]:
     """``classify(text, command)[0]``: the kind alone, which a segment without a command hint gets
-    from the parsers that can be sure of it (:data:`SURE_ANCHORS`)."""
-    if isinstance(text, str) and not _hint(command) and _UNSURE.search(text) is None:
+    from the parsers that can be sure of it (:data:`SURE_ANCHORS`), and one with a hint from
+    :func:`_kind_hinted`."""
+    if isinstance(text, str) and _UNSURE.search(text) is None:
+        hint = _hint(command)
+        if hint:
+            return _kind_hinted(text, text.lower(), hint)
         return _classify_plain(text, text.lower(), kind_only=True)[0]
     return classify(text, command)[0]
 
