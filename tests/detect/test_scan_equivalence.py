@@ -95,6 +95,21 @@ def test_any_match_says_what_the_reference_scan_finds():
     assert 100 < hits < len(texts)
 
 
+def test_scan_and_any_match_before_the_needle_index_is_built(monkeypatch):
+    # a process asks the needles one by one until its short texts add up to _PLAIN_CHARS
+    # characters: the same answers as the reference scan on that path too
+    from rocm_wizard.detect.recognize import split
+
+    monkeypatch.setattr(es, "_index_key", None)
+    monkeypatch.setattr(es, "_PLAIN_CHARS", 10 ** 12)
+    monkeypatch.setattr(es, "_plain_chars", 0)
+    texts = TEXTS + HOSTILE + [body for text in TEXTS[::3] for _l, _c, body in split(text)]
+    for text in texts:
+        assert es.any_match(text) is bool(es.scan_reference(text, 1)), text[:200]
+        assert _ids(es.scan(text, 50)) == _ids(es.scan_reference(text, 50))
+    assert es._index_key is None  # (the index was never built)
+
+
 def test_every_match_holds_a_factor():
     # what the line path relies on, checked on every match the fixtures hold
     for sig in es.SIGNATURES:
