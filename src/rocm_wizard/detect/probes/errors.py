@@ -37,8 +37,7 @@ def probe(source: Source, system: System) -> None:
         seen_text.add(key)
         texts.append((text, label))
 
-    pasted = pastes(source)
-    for name, text in pasted:
+    for name, text in pastes(source):
         add(text, "paste:%s" % name)
     for kind in ("error-log", "dmesg", "collect_env"):
         for raw in ok_outputs(source, kind):
@@ -50,12 +49,7 @@ def probe(source: Source, system: System) -> None:
         system.note("the kernel log could not be read (%s); run as root to include amdgpu messages" % kraw.error)
 
     have = {w.id for w in system.workloads}
-    # a pasted segment ("paste:NAME#kind") is lines of paste NAME, scanned above line by line: the
-    # workloads it shows are found there first
-    segment_of = tuple("paste:%s#" % name for name, _text in pasted)
     for text, label in texts:
-        if segment_of and label.startswith(segment_of):
-            continue
         for wid, line in p_workloads.scan(text):
             if wid not in have:
                 have.add(wid)

@@ -14,7 +14,6 @@ except that ROCm names integrated GPUs after the CPU, which is then said plainly
 """
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import field
 from typing import Any, Dict, List, Optional, Tuple
@@ -630,7 +629,6 @@ def _gfx(g: GPU, obs: List[Obs], entry: Optional[gpu_catalog.GpuEntry]) -> None:
         g.note("the PCI table lists %s for 1002:%s; ROCm reports %s" % (entry.gfx_target, g.device_id, g.gfx_target))
 
 
-@functools.lru_cache(maxsize=4096)  # (names_to_gfx asks it of every product of the GPU table)
 def _name_key(name: str) -> str:
     n = re.sub(r"\s+", " ", name.strip().lstrip(".").strip())
     n = re.sub(r"^(AMD|ATI)\s+", "", n, flags=re.I)

@@ -146,10 +146,6 @@ def _distribution_from_lines(source: Source) -> List[Tuple[p_os_release.OsReleas
 
 # -- kernel --------------------------------------------------------------------------------------
 
-# the control characters the parsers' cleaning removes (termsafe), which could join a line's words
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
 def _kernel_candidates(source: Source) -> Tuple[List[Tuple[str, str, float]], Optional[str], Optional[str]]:
     cands: List[Tuple[str, str, float]] = []
     machine = None
@@ -176,8 +172,6 @@ def _kernel_candidates(source: Source) -> Tuple[List[Tuple[str, str, float]], Op
         if ce.kernel:
             cands.append((ce.kernel, raw.source + "#Python platform", 1.0))
     for raw in ok_outputs(source, "dmesg"):
-        if "Linux version" not in raw.text and _CONTROL.search(raw.text) is None:
-            continue  # (parse's kernel_version comes from a "Linux version" line: a kernel log without one gives none)
         dm = p_dmesg.parse(raw.text)
         if dm.kernel_version:
             cands.append((dm.kernel_version, raw.source, 1.0))
