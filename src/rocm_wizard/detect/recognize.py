@@ -305,8 +305,9 @@ def _plan() -> List[Tuple[object, Tuple[str, ...]]]:
 
 
 def _planned_for() -> Tuple[List[object], List[Tuple[object, Tuple[str, ...]]], list]:
-    """(modules, :func:`_plan`, ``[(module, anchors, looks_like, looks_like_above or None)]``):
-    the attributes :func:`classify` asks of every parser for every segment, looked up once."""
+    """(modules, :func:`_plan`, ``[(module, anchors, sure anchors (None: never sure without a
+    hint), looks_like, looks_like_above or None)]``): what :func:`classify` and :func:`_kind` ask of
+    every parser for every segment, looked up once."""
     global _planned
     if _loaded is None:
         parser_modules()
