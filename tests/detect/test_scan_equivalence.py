@@ -95,6 +95,21 @@ def test_any_match_says_what_the_reference_scan_finds():
     assert 100 < hits < len(texts)
 
 
+def test_scan_and_any_match_before_the_needle_index_is_built(monkeypatch):
+    # a process asks the needles one by one until its short texts add up to _PLAIN_CHARS
+    # characters: the same answers as the reference scan on that path too
+    from rocm_wizard.detect.recognize import split
+
+    monkeypatch.setattr(es, "_index_key", None)
+    monkeypatch.setattr(es, "_PLAIN_CHARS", 10 ** 12)
+    monkeypatch.setattr(es, "_plain_chars", 0)
+    texts = TEXTS + HOSTILE + [body for text in TEXTS[::3] for _l, _c, body in split(text)]
+    for text in texts:
+        assert es.any_match(text) is bool(es.scan_reference(text, 1)), text[:200]
+        assert _ids(es.scan(text, 50)) == _ids(es.scan_reference(text, 50))
+    assert es._index_key is None  # (the index was never built)
+
+
 def test_every_match_holds_a_factor():
     # what the line path relies on, checked on every match the fixtures hold
     for sig in es.SIGNATURES:
@@ -178,6 +193,46 @@ def test_every_anchored_parser_exists():
 
     names = {m.__name__.rsplit(".", 1)[-1] for m in recognize.parser_modules()}
     assert set(recognize.ANCHORS) <= names
+    assert set(recognize.SURE_ANCHORS) <= names
+
+
+# texts near the sure anchors' edges: a lone version line (hipconfig, rocm_version and rocm-sdk's
+# weak terms), KEY=value lines without the keys os-release needs, prose around a release
+_NEAR_SURE = ["6.2.0\n", "6.2.41134-65d174c3e\n", "gfx1100;gfx1201\n", "7.14.0\n", "FOO=1\nBAR=2\n",
+              "Ubuntu 24.04 LTS\n", "NAME=Ubuntu\n", "my kernel is 6.8.0-45-generic\n", "HIP version: 6.2.41134\n",
+              # command hints the output does or does not bear out
+              "$ uname -r\n6.8.0-45-generic\n", "$ rocminfo\nROCk module is NOT loaded, possibly no GPU devices\n",
+              "$ rocm-smi\nName:                    gfx1100\nMarketing Name:          Radeon RX 7900 XTX\n",
+              "$ dpkg -l | grep rocm\nii  rocm-core  6.2.0.60200-66~22.04  amd64  ROCm Runtime software stack\n",
+              "$ amd-smi version\nAMDSMI Tool: 24.6.2+2b02a07 | AMDSMI Library version: 24.6.2.0\n",
+              "$ cat /etc/os-release\nTraceback (most recent call last):\n  File \"x\", line 1\nValueError: x\n",
+              "$ hipconfig --version\n6.2.41134-65d174c3e\n", "$ pip list\nPackage Version\n------- -------\ntorch 2.4.1\n"]
+
+
+def test_a_parser_is_never_sure_without_its_sure_anchors():
+    # what SURE_ANCHORS promise (a score under THRESHOLD), on every fixture segment and near misses
+    from rocm_wizard.detect import recognize
+
+    bodies = [body for _cmd, body in _segments()] + _NEAR_SURE
+    for mod in recognize.parser_modules():
+        name = mod.__name__.rsplit(".", 1)[-1]
+        if name not in recognize.SURE_ANCHORS:
+            continue
+        sure = recognize.SURE_ANCHORS[name]
+        for body in bodies:
+            low = body.lower()
+            if recognize._UNSURE.search(body) is None and not any(a in low for a in sure):
+                assert mod.looks_like(body) < recognize.THRESHOLD, (name, body[:200])
+
+
+def test_recognised_kinds_match_asking_every_parser():
+    # recognize() asks for the kind alone (SURE_ANCHORS): the kinds of classify(quick=False)
+    from rocm_wizard.detect.recognize import classify, recognize, split
+
+    texts = TEXTS + ["\n".join(TEXTS[i::7]) for i in range(7)] + _NEAR_SURE
+    for text in texts:
+        want = [classify(body, cmd, quick=False)[0] for _label, cmd, body in split(text)]
+        assert [kind for kind, _body, _label in recognize(text)] == want
 
 
 def _doctor_json(folder: Path, capsys) -> tuple:
@@ -207,7 +262,10 @@ def test_doctor_findings_match_the_slow_paths_on_every_fixture(monkeypatch, caps
         monkeypatch.setattr(es, "any_match", lambda text: bool(es.scan_reference(text, 1)))
         monkeypatch.setattr(workloads, "scan", workloads.scan_reference)
         # every parser asked about every segment, no floor (the anchors and error_log's floor off)
-        monkeypatch.setattr(recognize, "classify", functools.partial(recognize.classify, quick=False))
+        slow_classify = functools.partial(recognize.classify, quick=False)
+        monkeypatch.setattr(recognize, "classify", slow_classify)
+        # (recognize() asks _kind for the kind alone: the parsers that cannot make it are left out)
+        monkeypatch.setattr(recognize, "_kind", lambda text, command: slow_classify(text, command)[0])
         slow = [_doctor_json(f, capsys) for f in folders + [mixed]]
     assert len(fast) > 150
     for folder, a, b in zip(folders + [mixed], fast, slow):

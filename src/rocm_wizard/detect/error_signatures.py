@@ -439,6 +439,9 @@ def any_match(text: object) -> bool:
     plain = len(low) == len(text) and _ODD_CASE.search(text) is None
     starts_of: Dict[str, List[int]] = {}
     sigs = SIGNATURES
+    if not _index_wanted(len(low)):  # (the same answer: every signature one of whose needles is there)
+        return any(next(iter(_lines_of(sig, text, low, plain, starts_of)), None) is not None
+                   for sig in sigs if not sig.needles or any(n in low for n in sig.needles))
     rx, reach, free = _needle_index()
     tried = set(free)
     for i in free:
@@ -518,7 +521,9 @@ def _needle_index():
             for n in sig.needles:
                 by_needle.setdefault(n, []).append(i)
         needles = sorted(n for n in by_needle if n)
-        reach = {n: tuple(sorted({i for m in needles if n.startswith(m) for i in by_needle[m]})) for n in needles}
+        # (the needles that are prefixes of n, each looked up: not every needle against every needle)
+        reach = {n: tuple(sorted({i for k in range(1, len(n) + 1) for i in by_needle.get(n[:k], ())}))
+                 for n in needles}
         rx = re.compile(_trie(needles)) if needles else None
         _index = (rx, reach, tuple(sorted(set(free) | set(by_needle.get("", ())))))
         _index_key = id(SIGNATURES)
@@ -544,19 +549,29 @@ def _trie(words: List[str]) -> str:
     return rx(root)
 
 
-# the needle index is one large pattern whose compiling costs more than a few plain scans (tens of
-# milliseconds: most of a live detection's error probe); a process builds it from its third short text on
-_INDEX_AFTER = 2
-_short_scans = 0
+# the needle index is one large pattern whose compiling costs as much as asking every needle of
+# the table of some tens of kilobytes of short texts (tens of milliseconds: most of a snapshot or
+# live detection's error work): a process asks the needles one by one until the short texts
+# it asked them of add up to this many characters, and builds the index for the next one (at
+# most about twice the cheaper way's cost, whatever the texts)
+_PLAIN_CHARS = 24 * 1024
+_plain_chars = 0
+
+
+def _index_wanted(size: int) -> bool:
+    """Whether a short text of ``size`` characters is looked at with the needle index (building it
+    now when it is not built); False counts it against :data:`_PLAIN_CHARS`."""
+    global _plain_chars
+    if _index_key == id(SIGNATURES) or _plain_chars + size > _PLAIN_CHARS:
+        return True
+    _plain_chars += size
+    return False
 
 
 def _candidates(low: str):
     """The signatures, in table order, that have no needles or one of whose needles is in ``low``."""
-    global _short_scans
     sigs = SIGNATURES
-    if len(low) > _SHORT or (_index_key != id(SIGNATURES) and _short_scans < _INDEX_AFTER):
-        if len(low) <= _SHORT:
-            _short_scans += 1
+    if len(low) > _SHORT or not _index_wanted(len(low)):
         return (s for s in sigs if not s.needles or any(n in low for n in s.needles))
     rx, reach, free = _needle_index()
     picked = set(free)

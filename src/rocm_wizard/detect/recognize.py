@@ -191,7 +191,7 @@ def split(text: str) -> List[Tuple[str, Optional[str], str]]:
         return False
 
     for line in lines:
-        if _FENCE.match(line):
+        if ("```" in line or "~~~" in line) and _FENCE.match(line):  # (a fence holds one of them)
             if flush():
                 cmd = None  # the prompt's output ended; a fence right after a prompt keeps it
             continue
@@ -230,16 +230,28 @@ def _is_boundary(line: str, cur: List[str]) -> bool:
 _HINTS_COMPILED: List[Tuple[re.Pattern, str]] = []
 
 
+_HINT_OF: Dict[str, Optional[str]] = {}  # command -> its hint (a paste repeats its commands)
+
+
 def _hint(cmd: Optional[str]) -> Optional[str]:
     if not cmd:
         return None
-    c = cmd.strip()
     if len(_HINTS_COMPILED) != len(_COMMAND_HINTS):
         _HINTS_COMPILED[:] = [(re.compile(rx), kind) for rx, kind in _COMMAND_HINTS]
+        _HINT_OF.clear()
+    got = _HINT_OF.get(cmd, _HINT_OF)
+    if got is not _HINT_OF:
+        return got  # type: ignore[return-value]
+    c = cmd.strip()
+    got = None
     for rx, kind in _HINTS_COMPILED:
         if rx.search(c):
-            return kind
-    return None
+            got = kind
+            break
+    if len(_HINT_OF) >= 4096:
+        _HINT_OF.clear()
+    _HINT_OF[cmd] = got
+    return got
 
 
 # Anchors of a parser (by module name): lower-case strings one of which a segment holds whenever
@@ -264,24 +276,51 @@ ANCHORS: Dict[str, Tuple[str, ...]] = {
               "max_waves_per_simd", "num_xcc"),
     "opt_listing": (" mode", "link currently points to", "rocm-", "core-"),
 }
+# Anchors of a sure score: lower-case strings one of which a segment holds whenever that parser's
+# looks_like() scores it THRESHOLD or more (its weaker terms, which only a command hint can make
+# sure, need none of them); () when only a hint can make it sure.  recognize() needs only the kind,
+# and without a hint a score below THRESHOLD never makes the kind: it does not ask a parser none of
+# whose sure anchors is in the segment.  A parser not listed here has its ANCHORS.
+# tests/detect/test_scan_equivalence.py holds recognize()'s kinds to classify(quick=False)'s and
+# every listed parser to "below THRESHOLD without its sure anchors".
+SURE_ANCHORS: Dict[str, Tuple[str, ...]] = {
+    "rocm_version": ("rocm_version_major",),  # (a lone version line scores 0.3)
+    "hipconfig": ("hip version", "hip_"),  # (a lone version line scores 0.3)
+    "rocm_sdk": (),  # (0.3 at most)
+    # KEY=value lines; a release line; lsb_release -a; hostnamectl's "Operating System"
+    "os_release": ("=", "release", "distributor id", "description", "codename", "operating system"),
+}
 # where the anchors cannot be trusted, every parser is asked: control characters (cleaning them
 # away can join text) and the three characters that match an ASCII letter under re.I but do not
 # lower-case to one
 _UNSURE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u0130\u0131\u017f]")
 
 
-_planned: Optional[Tuple[List[object], List[Tuple[object, Tuple[str, ...]]]]] = None
+_planned: Optional[Tuple[List[object], List[Tuple[object, Tuple[str, ...]]], list]] = None
 
 
 def _plan() -> List[Tuple[object, Tuple[str, ...]]]:
     """``[(parser module, its anchors)]`` in :data:`PARSERS` order (rebuilt if the modules change)."""
+    return _planned_for()[1]
+
+
+def _planned_for() -> Tuple[List[object], List[Tuple[object, Tuple[str, ...]]], list]:
+    """(modules, :func:`_plan`, ``[(module, anchors, sure anchors (None: never sure without a
+    hint), looks_like, looks_like_above or None)]``): what :func:`classify` and :func:`_kind` ask of
+    every parser for every segment, looked up once."""
     global _planned
     if _loaded is None:
         parser_modules()
     mods = _loaded
     if _planned is None or _planned[0] is not mods:
-        _planned = (mods, [(m, ANCHORS.get(getattr(m, "__name__", "").rsplit(".", 1)[-1], ())) for m in mods or ()])
-    return _planned[1]
+        plan = [(m, ANCHORS.get(getattr(m, "__name__", "").rsplit(".", 1)[-1], ())) for m in mods or ()]
+        fast = []
+        for m, anchors in plan:
+            sure = SURE_ANCHORS.get(getattr(m, "__name__", "").rsplit(".", 1)[-1], anchors)
+            fast.append((m, anchors, sure if sure or m.__name__.rsplit(".", 1)[-1] not in SURE_ANCHORS else None,
+                         getattr(m, "looks_like"), getattr(m, "looks_like_above", None)))
+        _planned = (mods, plan, fast)
+    return _planned
 
 
 def _hint_foreign(mod: object, hint: str) -> bool:
@@ -300,6 +339,8 @@ def classify(text: str, command: Optional[str] = None, quick: bool = True) -> Tu
     best: Tuple[Optional[str], float] = (None, 0.0)
     hinted: Tuple[Optional[str], float] = (None, 0.0)
     low = text.lower() if quick and isinstance(text, str) and _UNSURE.search(text) is None else None
+    if not hint and low is not None:
+        return _classify_plain(text, low)
     plan = _plan()
     asked: Dict[int, Optional[Tuple[Optional[str], float]]] = {}
     if hint and quick:
@@ -355,10 +396,93 @@ def classify(text: str, command: Optional[str] = None, quick: bool = True) -> Tu
         return hinted[0], min(hinted[1], 1.0)
     if best[1] >= THRESHOLD:
         return best[0], min(best[1], 1.0)
-    if hint and text.strip() and hint in ("uname", "os-release", "dpkg-audit", "docker-version", "docker-images",
-                                         "amd-smi-version", "mokutil"):
+    if hint and text.strip() and hint in _SHORT_OUTPUT_HINTS:
         return hint, 0.4
     return None, best[1]
+
+
+# the kinds whose output can be too short to recognise: the command hint alone names them
+_SHORT_OUTPUT_HINTS = ("uname", "os-release", "dpkg-audit", "docker-version", "docker-images", "amd-smi-version",
+                       "mokutil")
+
+_FOREIGN: Dict[str, Tuple[object, Tuple[bool, ...]]] = {}  # hint -> (modules, _hint_foreign of each)
+
+
+def _foreign_flags(hint: str) -> Tuple[bool, ...]:
+    mods = _planned_for()[0]
+    got = _FOREIGN.get(hint)
+    if got is None or got[0] is not mods:
+        got = _FOREIGN[hint] = (mods, tuple(_hint_foreign(m, hint) for m, _a in _plan()))
+    return got[1]
+
+
+def _kind_hinted(text: str, low: str, hint: str) -> Optional[str]:
+    """``classify(text, command)[0]`` for a segment with a command hint whose anchors can be
+    trusted (``low`` is its lower case), the kind alone.  As :func:`classify`: the parsers that can
+    report the hinted kind first, the answer when the hinted kind comes out sure; else the best sure
+    score of all.  Left out, as their scores cannot make the kind: a parser that can report the
+    hinted kind but holds none of its anchors (0, and the hint's 0.3 is under THRESHOLD), and one
+    that cannot report it and holds none of its sure anchors (:data:`SURE_ANCHORS`)."""
+    fast = _planned_for()[2]
+    foreign = _foreign_flags(hint)
+    asked: List[Optional[Tuple[Optional[str], float]]] = [None] * len(fast)
+    hinted_kind: Optional[str] = None
+    hinted = 0.0
+    for i, (mod, anchors, _sure, _looks, _above) in enumerate(fast):
+        if foreign[i] or (anchors and not any(map(low.__contains__, anchors))):
+            continue
+        got = asked[i] = _hinted_score(mod, text, hint)
+        if got is not None and got[0] == hint and got[1] > hinted:
+            hinted_kind, hinted = got
+    if hinted >= THRESHOLD:
+        return hinted_kind
+    # (the hinted kind stays under THRESHOLD below: only the parsers asked above can report it)
+    best_kind: Optional[str] = None
+    best = 0.0
+    for i, (mod, _anchors, sure, looks, above) in enumerate(fast):
+        if not foreign[i]:
+            got = asked[i]
+            if got is not None and got[1] > best:
+                best_kind, best = got
+            continue
+        if sure is None or (sure and not any(map(low.__contains__, sure))):
+            continue  # below THRESHOLD, and no hint's 0.3 for it: it cannot make the kind
+        try:
+            score = float(above(text, best)) if above is not None else float(looks(text))
+        except Exception:
+            continue
+        if score > best:
+            best_kind, best = _kind_of(mod, text), score
+    if best >= THRESHOLD:
+        return best_kind
+    if text.strip() and hint in _SHORT_OUTPUT_HINTS:
+        return hint
+    return None
+
+
+def _classify_plain(text: str, low: str, kind_only: bool = False) -> Tuple[Optional[str], float]:
+    """:func:`classify` of a segment without a command hint whose anchors can be trusted (``low``
+    is its lower case): the same steps as its loop takes then, with each parser's attributes
+    looked up once (:func:`_planned_for`) rather than for every segment.  ``kind_only``: only the
+    kind is right (a parser that cannot be sure, by :data:`SURE_ANCHORS`, is not asked)."""
+    best_kind: Optional[str] = None
+    best = 0.0
+    for mod, anchors, sure, looks, above in _planned_for()[2]:
+        if kind_only:
+            if sure is None or (sure and not any(map(low.__contains__, sure))):
+                continue  # below THRESHOLD: it cannot make the kind
+        elif anchors and not any(map(low.__contains__, anchors)):
+            continue  # its score would be 0: nothing below would change
+        try:
+            score = float(above(text, best)) if above is not None else float(looks(text))
+        except Exception:
+            continue
+        if not score > best:
+            continue  # the kind would change nothing: do not work it out
+        best_kind, best = _kind_of(mod, text), score
+    if best >= THRESHOLD:
+        return best_kind, min(best, 1.0)
+    return None, best
 
 
 def _hinted_score(mod: object, text: str, hint: str) -> Optional[Tuple[Optional[str], float]]:
@@ -414,11 +538,23 @@ def recognize(text: str, name: str = "paste") -> List[Segment]:
         segments = [("part 1", None, str(text))]
     for label, cmd, body in segments:
         try:
-            kind, _score = classify(body, cmd)
+            kind = _kind(body, cmd)
         except Exception:
             kind = None
         out.append((kind, body, label))
     return out
+
+
+def _kind(text: str, command: Optional[str]) -> Optional[str]:
+    """``classify(text, command)[0]``: the kind alone, which a segment without a command hint gets
+    from the parsers that can be sure of it (:data:`SURE_ANCHORS`), and one with a hint from
+    :func:`_kind_hinted`."""
+    if isinstance(text, str) and _UNSURE.search(text) is None:
+        hint = _hint(command)
+        if hint:
+            return _kind_hinted(text, text.lower(), hint)
+        return _classify_plain(text, text.lower(), kind_only=True)[0]
+    return classify(text, command)[0]
 
 
 def kinds_present(segments: Sequence[Segment]) -> Dict[str, int]:

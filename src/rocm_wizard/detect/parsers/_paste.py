@@ -59,7 +59,7 @@ def _clean(text: object, dedent: bool) -> List[str]:
         # the substring tests are necessary conditions of the patterns: most lines skip them
         if fences and ("```" in line or "~~~" in line) and _FENCE_LINE.match(line):
             continue
-        if marks and "]" in line:
+        if marks and "]" in line and line.rstrip().endswith("]"):  # (_strip_tmux_mark keeps any other line)
             line = _strip_tmux_mark(line)
         if "```" in line:
             line = _FENCE_TAIL.sub("", line)
@@ -100,11 +100,14 @@ def _strip_tmux_mark(line: str) -> str:
 
 
 def _dedent(lines: List[str]) -> List[str]:
-    indents = [len(l) - len(l.lstrip(" ")) for l in lines if l.strip()]
-    if not indents:
-        return lines
-    common = min(indents)
-    if common == 0:
+    common = -1
+    for l in lines:
+        if l[:1] != " " and l.strip():
+            return lines  # a line without indent: nothing to take off (most pastes, found early)
+        if l.strip():
+            indent = len(l) - len(l.lstrip(" "))
+            common = indent if common < 0 else min(common, indent)
+    if common <= 0:
         return lines
     return [l[common:] if l.strip() else "" for l in lines]
 

@@ -261,7 +261,7 @@ def _sniff_text(text: object):
             continue
         total += 1
         # the substring tests are necessary conditions of the patterns after them
-        arch = "." in s and any(a in s for a in _S_ARCHES)  # (every one starts with a dot)
+        arch = "." in s and any(map(s.__contains__, _S_ARCHES))  # (every one starts with a dot)
         if "\t" in raw and query.match(raw.strip("\n")):
             counts["dpkg-query"] += 1
         elif "/" in s and apt.match(s):

@@ -82,6 +82,9 @@ _DISTRO_LINE = lazy(r"^\s*(?P<pretty>(?:Ubuntu|Debian GNU/Linux|Debian|Fedora Li
                     r"SUSE Linux Enterprise Server|Arch Linux|Linux Mint|Pop!_OS|Manjaro Linux)"
                     r"(?: [0-9][0-9.]*)?(?: LTS)?(?: \([A-Za-z ]{1,40}\))?)\s*$")
 
+# the first letters of _DISTRO_LINE's names that are upper case (it matches from the line's start)
+_DISTRO_FIRST = frozenset("UDFRACSLPM")
+
 # Mesa's renderer string (glxinfo, neofetch, issue forms): "AMD Radeon RX 9070 XT (radeonsi, gfx1201, ACO, DRM 3.64, 6.17.0-6-generic)"
 _MESA_RENDERER = lazy(r"(?P<name>AMD Radeon[A-Za-z0-9 ]{1,60}?) \(radeonsi, (?P<gfx>gfx[0-9a-f]{3,4}), (?:ACO|LLVM [0-9.]{1,20}), "
                       r"DRM [0-9.]{1,10}, (?P<rel>" + RELEASE_RE + r")\)")
@@ -426,7 +429,7 @@ def parse(text: object) -> PasteFacts:
             m = _KERNEL_LINE.match(line)
             if m and m.group("rel") not in out.kernel_lines:
                 out.kernel_lines.append(m.group("rel"))
-        if len(line) < 80 and line[:1].isupper():
+        if len(line) < 80 and line[:1] in _DISTRO_FIRST:  # (an upper-case first letter of a name)
             m = _DISTRO_LINE.match(line)
             if m and any(c.isdigit() for c in m.group("pretty")) or (m and "arch linux" in l):
                 if m.group("pretty") not in out.distros:

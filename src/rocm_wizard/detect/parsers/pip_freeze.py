@@ -101,10 +101,15 @@ def looks_like(text: object) -> float:
     head = content_lines(text[:4096])
     if not head:
         return 0.0
-    # most of the first lines must already be package lines (or the pip list header)
-    first = [_classify(l)[0] for l in head[:30]]
-    if sum(1 for k in first if k) < len(first) / 2:
-        return 0.0
+    # most of the first lines must already be package lines (or the pip list header): at least
+    # half of them (asked in turn, stopping once more than half are not)
+    half = min(len(head), 30) / 2
+    misses = 0
+    for l in head[:30]:
+        if not _classify(l)[0]:
+            misses += 1
+            if misses > half:
+                return 0.0
     body = content_lines(text, limit=400)  # (only the first 400 are looked at)
     sample = body[:400]
     kinds = [_classify(l)[0] for l in sample]

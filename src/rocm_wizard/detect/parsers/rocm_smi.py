@@ -106,6 +106,16 @@ def _gpu(out: RocmSmiOutput, by_index: Dict[int, SmiGpu], index: int) -> SmiGpu:
     return g
 
 
+# (compiled once: _parse runs them on every line)
+_DRIVER_VERSION = lazy(r"^(?:Driver version|Kernel version)\s*:\s*(\S+)", re.I)
+_SMI_VERSION = lazy(r"^ROCM-SMI version\s*:\s*(\S+)", re.I)
+_SMI_LIB_VERSION = lazy(r"^ROCM-SMI-LIB version\s*:\s*(\S+)", re.I)
+_KV_REST = lazy(r"^(.*?):\s*(.*)$")
+_TABLE_HEAD = lazy(r"^(GPU|Device)\s+")
+_TABLE_WORD = lazy(r"\b(Temp|NODE|Node|DID|IDs|VBIOS|BUS)\b")
+_TABLE_ROW = lazy(r"^\d+\s")
+
+
 def _parse(text: str, out: RocmSmiOutput) -> None:
     lines = clean_lines(text)
     by_index: Dict[int, SmiGpu] = {}
@@ -129,15 +139,15 @@ def _parse(text: str, out: RocmSmiOutput) -> None:
         if s.startswith("ERROR"):
             out.errors.append(s)
             continue
-        m = re.match(r"^(?:Driver version|Kernel version)\s*:\s*(\S+)", s, re.I)
+        m = _DRIVER_VERSION.match(s)
         if m:
             out.driver_version = m.group(1)
             continue
-        m = re.match(r"^ROCM-SMI version\s*:\s*(\S+)", s, re.I)
+        m = _SMI_VERSION.match(s)
         if m:
             out.smi_version = m.group(1)
             continue
-        m = re.match(r"^ROCM-SMI-LIB version\s*:\s*(\S+)", s, re.I)
+        m = _SMI_LIB_VERSION.match(s)
         if m:
             out.smi_lib_version = m.group(1)
             continue
@@ -145,19 +155,19 @@ def _parse(text: str, out: RocmSmiOutput) -> None:
         if m:
             idx = int(m.group(1))
             rest = m.group(2)
-            km = re.match(r"^(.*?):\s*(.*)$", rest)
+            km = _KV_REST.match(rest)
             if km:
                 key, value = km.group(1).strip(), km.group(2).strip()
                 kv.setdefault(idx, {}).setdefault(key, value)
                 _gpu(out, by_index, idx)
             continue
         # tables
-        if re.match(r"^(GPU|Device)\s+", s) and re.search(r"\b(Temp|NODE|Node|DID|IDs|VBIOS|BUS)\b", s):
+        if _TABLE_HEAD.match(s) and _TABLE_WORD.search(s):
             header = s.split()
             continue
         if header and s.startswith("("):
             continue  # second header line "(DID, GUID) (Edge) ..."
-        if header and re.match(r"^\d+\s", s + " "):
+        if header and _TABLE_ROW.match(s + " "):
             _table_row(out, by_index, header, s, section)
             continue
     for idx, d in kv.items():
