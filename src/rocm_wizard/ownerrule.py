@@ -182,6 +182,7 @@ class Walker:
     def __init__(self):
         self.items = []
         self.fds = []
+        self.venv_fd = None
 
     def close(self):
         for fd in self.fds:
@@ -408,6 +409,7 @@ def collect_venv(venv):
     """The :class:`Walker` that judged the venv at ``venv`` and the venv directory's stat."""
     w = Walker()
     vfd, vshown = w.walk(os.path.abspath(venv), "venv")
+    w.venv_fd = vfd  # what was judged: hold_venv starts the interpreter through it
     vst = os.fstat(vfd)
     if not stat.S_ISDIR(vst.st_mode):
         raise OSError(errno.ENOTDIR, "not a directory", venv)
@@ -540,6 +542,46 @@ def judge_interpreter(python, name_of):
     """The account that runs ``python`` (as given) under a root run: a ``pyvenv.cfg`` beside it or
     one directory up (where CPython looks, on the path as given) makes it that venv's rule; else
     the path as given, what it resolves to, and every directory on the way to both are judged."""
+    name, fd, _ = hold_interpreter(python, name_of, hold=False)
+    return name
+
+
+def _held(w, name):
+    """A close-on-exec duplicate of the judged venv directory's fd when root runs it, else None."""
+    if name != "root" or getattr(w, "venv_fd", None) is None:
+        return None
+    return os.dup(w.venv_fd)  # os.dup: not inheritable
+
+
+def hold_venv(venv, name_of, shown=None):
+    """:func:`judge_venv`, and when the verdict is root, the venv directory the rule judged, held:
+    (account, fd or None).  Root then starts the interpreter through that fd
+    (``/proc/<pid>/fd/<fd>/bin/python``, :func:`held_path`), so a venv swapped in at the same path
+    after the judgement is never what runs: CPython takes ``pyvenv.cfg``, ``sys.prefix`` and
+    site-packages from the path it was started as, which names the held directory.  The caller
+    closes the fd once the interpreter (and everything it started) has ended."""
+    shown = shown or venv
+    try:
+        w, vst = collect_venv(venv)
+    except OSError as exc:
+        raise RuleError("cannot read the owner of the venv %s: %s" % (shown, exc.strerror or exc)) from None
+    try:
+        name = verdict(w.items, vst.st_uid, name_of, shown)
+        return name, _held(w, name)
+    finally:
+        w.close()
+
+
+def held_path(fd, rel, pid=None):
+    """The path naming ``rel`` inside the directory held by ``fd`` of process ``pid`` (this one by
+    default): ``/proc/PID/fd/FD/REL``.  Any root process resolves it while ``pid`` holds the fd --
+    the interpreter's own children too (they close inherited fds), unlike ``/proc/self/fd``."""
+    return "/proc/%d/fd/%d/%s" % (os.getpid() if pid is None else pid, fd, rel.lstrip("/"))
+
+
+def hold_interpreter(python, name_of, hold=True):
+    """:func:`judge_interpreter`, and when ``python`` is a venv's interpreter that root runs, that
+    venv held (see :func:`hold_venv`): (account, fd or None, the interpreter's path inside it)."""
     given = os.path.abspath(python)
     here = os.path.dirname(given)
     up = os.path.dirname(here)
@@ -555,7 +597,8 @@ def judge_interpreter(python, name_of):
                 vw, vst = None, None
                 try:
                     vw, vst = collect_venv(d)
-                    return verdict(w.items + vw.items, vst.st_uid, name_of, d)
+                    name = verdict(w.items + vw.items, vst.st_uid, name_of, d)
+                    return name, _held(vw, name) if hold else None, os.path.relpath(given, d)
                 except OSError as exc:
                     raise RuleError("cannot read the owner of the venv %s: %s" % (d, exc.strerror or exc)) from None
                 finally:
@@ -570,7 +613,7 @@ def judge_interpreter(python, name_of):
         name = os.path.basename(real)
         version = name[len("python"):] if name.startswith("python3.") and name[7:].replace(".", "").isdigit() else None
         _system_site(w, os.path.dirname(os.path.dirname(real)) or "/", version)
-        return verdict(w.items, None, name_of, python, kind="interpreter")
+        return verdict(w.items, None, name_of, python, kind="interpreter"), None, None
     finally:
         w.close()
 
