@@ -48,13 +48,12 @@ when every object on its path -- every directory from ``/``, every link, the ven
 reads from it -- belongs to root and only root can write it; then no one else can rename, swap or
 relink anything between this judgement and the start, so starting it by the same path starts what
 was judged.  Whenever another user could (a directory of theirs above the venv, a link of theirs),
-the verdict is that user, so a swap only ever runs their own code as themselves.  (Starting through
-``/proc/self/fd/N`` would not add to that: CPython finds ``pyvenv.cfg`` from ``sys.executable``'s
-path string, so a venv started by descriptor is not a venv; a descriptor-held cwd
-(``cwd=/proc/self/fd/D``) still leaves ``getcwd()`` and so the same path string; a prefix named
-through a held directory fd, ``/proc/self/fd/D/bin/python``, becomes ``sys.executable``, which pip
-writes into console scripts and children cannot start.  The whole argument, each premise pinned by
-a test: docs/ARCHITECTURE.md, "Exec through the checked descriptor".)
+the verdict is that user, so a swap only ever runs their own code as themselves.  On top of that,
+``verify`` starts a venv root runs through the venv directory this walk opened, held by the
+launcher (``/proc/<pid>/fd/D/bin/python``: ``runas.hold_venv``), so what runs is what was judged;
+the executor starts pip by path (pip writes ``sys.executable`` into console scripts).  The whole
+argument, each premise pinned by a test: docs/ARCHITECTURE.md, "Exec through the checked
+descriptor".
 """
 from __future__ import annotations
 
@@ -538,50 +537,12 @@ def judge_venv(venv, name_of, shown=None):
         w.close()
 
 
-def judge_interpreter(python, name_of):
+def judge_interpreter(python, name_of, held=None):
     """The account that runs ``python`` (as given) under a root run: a ``pyvenv.cfg`` beside it or
     one directory up (where CPython looks, on the path as given) makes it that venv's rule; else
-    the path as given, what it resolves to, and every directory on the way to both are judged."""
-    name, fd, _ = hold_interpreter(python, name_of, hold=False)
-    return name
-
-
-def _held(w, name):
-    """A close-on-exec duplicate of the judged venv directory's fd when root runs it, else None."""
-    if name != "root" or getattr(w, "venv_fd", None) is None:
-        return None
-    return os.dup(w.venv_fd)  # os.dup: not inheritable
-
-
-def hold_venv(venv, name_of, shown=None):
-    """:func:`judge_venv`, and when the verdict is root, the venv directory the rule judged, held:
-    (account, fd or None).  Root then starts the interpreter through that fd
-    (``/proc/<pid>/fd/<fd>/bin/python``, :func:`held_path`), so a venv swapped in at the same path
-    after the judgement is never what runs: CPython takes ``pyvenv.cfg``, ``sys.prefix`` and
-    site-packages from the path it was started as, which names the held directory.  The caller
-    closes the fd once the interpreter (and everything it started) has ended."""
-    shown = shown or venv
-    try:
-        w, vst = collect_venv(venv)
-    except OSError as exc:
-        raise RuleError("cannot read the owner of the venv %s: %s" % (shown, exc.strerror or exc)) from None
-    try:
-        name = verdict(w.items, vst.st_uid, name_of, shown)
-        return name, _held(w, name)
-    finally:
-        w.close()
-
-
-def held_path(fd, rel, pid=None):
-    """The path naming ``rel`` inside the directory held by ``fd`` of process ``pid`` (this one by
-    default): ``/proc/PID/fd/FD/REL``.  Any root process resolves it while ``pid`` holds the fd --
-    the interpreter's own children too (they close inherited fds), unlike ``/proc/self/fd``."""
-    return "/proc/%d/fd/%d/%s" % (os.getpid() if pid is None else pid, fd, rel.lstrip("/"))
-
-
-def hold_interpreter(python, name_of, hold=True):
-    """:func:`judge_interpreter`, and when ``python`` is a venv's interpreter that root runs, that
-    venv held (see :func:`hold_venv`): (account, fd or None, the interpreter's path inside it)."""
+    the path as given, what it resolves to, and every directory on the way to both are judged.
+    ``held``: a list that receives (fd, the interpreter's path in it) of a venv root runs
+    (``runas.hold_interpreter``)."""
     given = os.path.abspath(python)
     here = os.path.dirname(given)
     up = os.path.dirname(here)
@@ -598,7 +559,9 @@ def hold_interpreter(python, name_of, hold=True):
                 try:
                     vw, vst = collect_venv(d)
                     name = verdict(w.items + vw.items, vst.st_uid, name_of, d)
-                    return name, _held(vw, name) if hold else None, os.path.relpath(given, d)
+                    if held is not None and name == "root":
+                        held.append((os.dup(vw.venv_fd), os.path.relpath(given, d)))
+                    return name
                 except OSError as exc:
                     raise RuleError("cannot read the owner of the venv %s: %s" % (d, exc.strerror or exc)) from None
                 finally:
@@ -613,7 +576,7 @@ def hold_interpreter(python, name_of, hold=True):
         name = os.path.basename(real)
         version = name[len("python"):] if name.startswith("python3.") and name[7:].replace(".", "").isdigit() else None
         _system_site(w, os.path.dirname(os.path.dirname(real)) or "/", version)
-        return verdict(w.items, None, name_of, python, kind="interpreter"), None, None
+        return verdict(w.items, None, name_of, python, kind="interpreter")
     finally:
         w.close()
 

@@ -125,6 +125,45 @@ def interpreter_owner(python: str, name_of: Callable[[int], Optional[str]]) -> s
     return judge_interpreter(python, name_of)
 
 
+def hold_venv(venv: str, name_of: Callable[[int], Optional[str]], shown: Optional[str] = None) -> Tuple[str, Optional[int]]:
+    """:func:`venv_owner`, and when the verdict is root, the venv directory the rule judged, held:
+    (account, fd or None; close-on-exec).  Root then starts the interpreter through that fd
+    (:func:`held_path`), so a venv swapped in at the same path after the judgement is never what
+    runs: CPython takes ``pyvenv.cfg``, ``sys.prefix`` and site-packages from the path it was
+    started as, which names the held directory.  The caller closes the fd once the interpreter and
+    everything it started have ended (issue 27, finding 2)."""
+    from .ownerrule import RuleError, collect_venv, verdict
+
+    shown = shown or venv
+    try:
+        w, vst = collect_venv(venv)
+    except OSError as exc:
+        raise RuleError(f"cannot read the owner of the venv {shown}: {exc.strerror or exc}") from None
+    try:
+        name = verdict(w.items, vst.st_uid, name_of, shown)
+        return name, (os.dup(w.venv_fd) if name == "root" else None)  # os.dup: not inheritable
+    finally:
+        w.close()
+
+
+def hold_interpreter(python: str, name_of: Callable[[int], Optional[str]]) -> Tuple[str, Optional[int], Optional[str]]:
+    """:func:`interpreter_owner`, and when ``python`` is the interpreter of a venv root runs, that
+    venv held (see :func:`hold_venv`): (account, fd or None, the interpreter's path inside it)."""
+    from .ownerrule import judge_interpreter
+
+    held: List[Tuple[int, str]] = []
+    name = judge_interpreter(python, name_of, held=held)
+    return (name,) + held[0] if held else (name, None, None)
+
+
+def held_path(fd: int, rel: str = "", pid: Optional[int] = None) -> str:
+    """The path naming ``rel`` in the directory that process ``pid`` (this one by default) holds as
+    ``fd``: ``/proc/PID/fd/FD/REL``.  Any root process resolves it while ``pid`` holds the fd -- the
+    interpreter's own children too (they close what they inherit), unlike ``/proc/self/fd``."""
+    base = f"/proc/{os.getpid() if pid is None else pid}/fd/{fd}"
+    return base + "/" + rel.lstrip("/") if rel else base
+
+
 def system_name_of(uid: int) -> Optional[str]:
     """The account name of ``uid`` on this machine (None when there is none)."""
     try:

@@ -1,7 +1,8 @@
 """Finding 2 of issue 27: check, then run by path.  A root venv made with ``sudo python3 -m venv
 ~/venv`` lives in a directory its user can write: alice swaps it for her own venv (a rename dance
-in her home, in a tight loop) while root runs the executor's owner step 200 times and ``verify``'s
-launcher 40 times.  Her ``.pth`` (it records the user id of every interpreter start) must never run as
+in her home, in a tight loop) while root runs the executor's owner step 200 times and ``verify``
+200 times (only its import check: the window raced is the judgement and the start, which every
+run has whole).  Her ``.pth`` (it records the user id of every interpreter start) must never run as
 root.  The rule that makes this hold: a directory above the venv that another user can change
 makes that user the one who runs it (rocm_wizard.ownerrule), judged on what was opened
 (``O_PATH|O_NOFOLLOW`` from ``/``), so there is no window between the check and the start in which
@@ -16,7 +17,7 @@ from harness import wizard
 
 SPY = "/tmp/venv-uids"
 ROUNDS = 200  # the executor's owner step (rule, then start)
-VERIFY_ROUNDS = 40  # verify's launcher (rule, then the smoke test: slower, fewer)
+VERIFY_ROUNDS = 200  # verify (rule, then the smoke test's start; only its import check, to keep it short)
 
 # the names venv and evil swapped atomically (renameat2 RENAME_EXCHANGE): /home/alice/venv always
 # exists and is, at any moment, root's venv or hers
@@ -48,7 +49,7 @@ ROOT_SIDE = textwrap.dedent("""\
     ctx = Context(root="/")
     for i in range(rounds):
         if i < verify_rounds:
-            report = run_verify(venv=venv, timeout=5, annotate=False)
+            report = run_verify(venv=venv, timeout=5, annotate=False, only=["import"])
             if report.error:
                 refused += "rocm-wizard will not run" in report.error
                 report_error = report.error
@@ -85,7 +86,7 @@ def test_alice_swapping_the_venv_never_gets_her_pth_run_as_root(wroot):
     swapper = root.popen(["python3", "/tmp/swap.py"], user="alice", stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         res = root.run(["python3", "/tmp/root-side.py", "/home/alice/venv", str(ROUNDS), str(VERIFY_ROUNDS)], env=wizard.env(),
-                       timeout=300)
+                       timeout=600)
     finally:
         root.run(["touch", "/home/alice/stop"], user="alice")
         try:

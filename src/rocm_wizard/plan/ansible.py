@@ -250,6 +250,12 @@ def _venv_owner_tasks() -> List[Dict[str, Any]]:
 # /dev/null, a minimal environment, output bounded so the controller is never flooded.
 OWNER_BECOME_EXE = "setsid -w {{ rocm_wizard_venv_become_exe | default('sudo') }}"
 OWNER_RUN_ARGV = ["/usr/bin/python3", "-I", "-S", "-c", "{{ rw_owner_run_py }}", "--"]
+# File modules that, under --diff, return the file's whole content to the controller (lineinfile and
+# blockinfile with no bound at all; copy and template up to the controller's max_file_size_for_diff):
+# run as the owner on the owner's files, they carry ``diff: false`` (closing note of issue 27: an
+# owner's 1 GiB bin/activate went whole into ansible-playbook's memory and onto its terminal).
+OWNER_NO_DIFF = ("ansible.builtin.lineinfile", "ansible.builtin.blockinfile", "ansible.builtin.copy",
+                 "ansible.builtin.template")
 
 
 def _as_owner(task: Dict[str, Any]) -> None:
@@ -258,6 +264,8 @@ def _as_owner(task: Dict[str, Any]) -> None:
     task["become_user"] = "{{ rocm_wizard_venv_owner | default(rw_venv_owner_found) }}"
     task["become_method"] = "ansible.builtin.sudo"
     task["become_exe"] = OWNER_BECOME_EXE
+    if any(m in task for m in OWNER_NO_DIFF):
+        task["diff"] = False
     cmd = task.get("ansible.builtin.command")
     if not isinstance(cmd, dict) or "argv" not in cmd:
         return

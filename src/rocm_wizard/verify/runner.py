@@ -257,8 +257,7 @@ def judged(target: Target) -> Tuple[Optional[str], Optional[Tuple[int, str, str]
     and closes the fd."""
     if target.kind == "docker" or not hasattr(os, "geteuid") or os.geteuid() != 0:
         return None, None
-    from ..ownerrule import hold_interpreter, hold_venv
-    from ..runas import OwnerError, system_name_of
+    from ..runas import OwnerError, hold_interpreter, hold_venv, system_name_of
 
     try:
         if target.kind == "venv" and target.venv:
@@ -284,9 +283,9 @@ def judged(target: Target) -> Tuple[Optional[str], Optional[Tuple[int, str, str]
 def held_prefix(fd: int) -> str:
     """How this process's held directory ``fd`` is named to the processes it starts (root's):
     ``/proc/<this pid>/fd/<fd>``, which the interpreter's own children resolve too."""
-    from ..ownerrule import held_path
+    from ..runas import held_path
 
-    return held_path(fd, "").rstrip("/")
+    return held_path(fd)
 
 
 def _unheld(value, prefix: str, real: str):
