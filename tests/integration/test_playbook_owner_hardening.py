@@ -178,3 +178,28 @@ def test_a_huge_pip_conf_of_alices_does_not_blow_up_the_controller(wroot, pyinde
         or "Step 1 venv-backup: read the venv's package list" in res.stdout.split("fatal:", 1)[0][-400:], res.stdout[-3000:]
     assert len(res.stdout) < 8 << 20, len(res.stdout)
     assert "Traceback" not in res.stdout + res.stderr, (res.stdout + res.stderr)[-3000:]
+
+
+PAD = "# ALICE-ACTIVATE-PAD-7f3a " + "x" * 100 + "\n"
+PAD_MIB = 16
+
+
+@pytest.mark.parametrize("ansible_in", ["pypi"], indirect=True)
+def test_check_diff_sends_nothing_of_alices_big_files_to_the_controller(wroot, pyindex, ansible_in):
+    """The closing note's "left" item: under ``--diff`` a module run as alice returned her whole
+    file to root's controller (``blockinfile`` on ``bin/activate``: its ``before`` is the file,
+    with no bound).  Her activate grows by 16 MiB of comments; ``--check --diff`` shows the task,
+    and nothing of the padding reaches ansible-playbook's output (or its memory)."""
+    root = wroot
+    prepared(root, pyindex, ansible_in)
+    pad = PAD * ((PAD_MIB << 20) // len(PAD))
+    root.run(["sh", "-c", 'cat >>"$0"', VENV + "/bin/activate"], user="alice", input=pad, check=True)
+    path = getattr(root, "rw_ansible_path", None)
+    res = root.run(["python3", "-c", WATCH, "ansible-playbook", "-i", "localhost,", "-c", "local", "--check", "--diff",
+                    BOOK], env=ansible.env({"PATH": path} if path else None), timeout=900)
+    lines = res.stdout.splitlines()
+    peak = int(next(ln for ln in reversed(lines) if ln.startswith("PEAK_KIB")).split()[1])
+    assert "set the variables in bin/activate" in res.stdout, res.stdout[-4000:]  # the task ran, in --check
+    assert "ALICE-ACTIVATE-PAD-7f3a" not in res.stdout + res.stderr, f"{len(res.stdout)} bytes of output"
+    assert len(res.stdout) < 1 << 20, len(res.stdout)
+    assert peak < LIMIT_MIB << 10, f"ansible-playbook reached {peak >> 10} MiB resident"

@@ -1068,10 +1068,10 @@ class Walker:
             os.close(lfd)
 
 
-def _read_cfg(w, vfd):
+def _read_cfg(w, vfd, exe_dir="bin"):
     """The ``pyvenv.cfg`` CPython reads: ``bin/pyvenv.cfg`` first (beside the executable), then the
     venv'"'"'s own; {} when there is none."""
-    for name in ("bin/pyvenv.cfg", "pyvenv.cfg"):
+    for name in (exe_dir + "/pyvenv.cfg", "pyvenv.cfg"):
         try:
             fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=vfd)
         except OSError:
@@ -1193,15 +1193,18 @@ def _system_site(w, prefix, version):
         w.release(mark)
 
 
-def collect_venv(venv):
-    """The :class:`Walker` that judged the venv at ``venv`` and the venv directory'"'"'s stat."""
+def collect_venv(venv, exe_dir="bin"):
+    """The :class:`Walker` that judged the venv at ``venv`` and the venv directory'"'"'s stat.
+    ``exe_dir``: the directory of ``venv`` the interpreter is started from (CPython'"'"'s ``site``
+    takes the directory above the executable'"'"'s as ``sys.prefix`` whichever of the two holds the
+    ``pyvenv.cfg`` it reads)."""
     w = Walker()
     vfd, vshown = w.walk(os.path.abspath(venv), "venv")
     w.venv_fd = vfd  # what was judged: hold_venv starts the interpreter through it
     vst = os.fstat(vfd)
     if not stat.S_ISDIR(vst.st_mode):
         raise OSError(errno.ENOTDIR, "not a directory", venv)
-    for rel in ("bin", "pyvenv.cfg", "bin/python"):
+    for rel in ("bin", "pyvenv.cfg", "bin/python") + ((exe_dir,) if exe_dir != "bin" else ()):
         try:
             w.walk(rel, "venv", start=(vfd, vshown))
         except OSError:
@@ -1221,10 +1224,10 @@ def collect_venv(venv):
                 continue
             w.entries(sfd, sshown, "venv")
     try:
-        w.walk("bin/pyvenv.cfg", "venv", start=(vfd, vshown))
+        w.walk(exe_dir + "/pyvenv.cfg", "venv", start=(vfd, vshown))
     except OSError:
         pass
-    cfg = _read_cfg(w, vfd)
+    cfg = _read_cfg(w, vfd, exe_dir)
     _standard_library(w, cfg)
     if system_site_on(cfg):  # the system'"'"'s site-packages are imported too: judged like the venv'"'"'s own
         home = cfg.get("home") if cfg else None
@@ -1343,16 +1346,16 @@ def judge_interpreter(python, name_of, held=None):
             raise RuleError("cannot read the owner of %s: %s" % (python, exc.strerror or exc)) from None
         for d in (here, up):
             cfg = os.path.join(d, "pyvenv.cfg")
-            if os.path.lexists(cfg):
+            if os.path.lexists(cfg):  # a venv whose prefix is ``up`` either way (site.venv)
                 vw, vst = None, None
                 try:
-                    vw, vst = collect_venv(d)
-                    name = verdict(w.items + vw.items, vst.st_uid, name_of, d)
+                    vw, vst = collect_venv(up, os.path.basename(here))
+                    name = verdict(w.items + vw.items, vst.st_uid, name_of, up)
                     if held is not None and name == "root":
-                        held.append((os.dup(vw.venv_fd), os.path.relpath(given, d)))
+                        held.append((os.dup(vw.venv_fd), os.path.relpath(given, up)))
                     return name
                 except OSError as exc:
-                    raise RuleError("cannot read the owner of the venv %s: %s" % (d, exc.strerror or exc)) from None
+                    raise RuleError("cannot read the owner of the venv %s: %s" % (up, exc.strerror or exc)) from None
                 finally:
                     if vw is not None:
                         vw.close()
