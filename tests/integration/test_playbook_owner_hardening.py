@@ -203,3 +203,27 @@ def test_check_diff_sends_nothing_of_alices_big_files_to_the_controller(wroot, p
     assert "ALICE-ACTIVATE-PAD-7f3a" not in res.stdout + res.stderr, f"{len(res.stdout)} bytes of output"
     assert len(res.stdout) < 1 << 20, len(res.stdout)
     assert peak < LIMIT_MIB << 10, f"ansible-playbook reached {peak >> 10} MiB resident"
+
+
+@pytest.mark.parametrize("ansible_in", ["pypi"], indirect=True)
+def test_a_host_whose_sudo_requires_a_tty_runs_the_owners_tasks_through_su(wroot, pyindex, ansible_in):
+    """The closing note's "left" item: the owner's tasks forced ``become_method: sudo``, which fails
+    where sudo is missing or sudoers says ``requiretty`` (``setsid`` leaves no terminal).  Such a
+    host names su (``-e rocm_wizard_venv_become_method=ansible.builtin.su``): the tasks run as alice
+    (her ``.pth`` records her uid, never root's), still through ``setsid -w``."""
+    from test_venv_owner import started_as
+
+    root = wroot
+    prepared(root, pyindex, ansible_in)
+    alice = int(root.run("id -u alice").stdout)
+    root.write("/etc/sudoers", root.read("/etc/sudoers") + "\nDefaults requiretty\n", mode=0o440)
+    control = ansible.playbook(root, BOOK, "--check")
+    shown = control.stdout + control.stderr
+    assert control.returncode != 0 and "tty" in shown, shown[-3000:]  # the default, sudo, fails here
+    root.write("/tmp/venv-uids", "", mode=0o666)
+    os.chmod(root.host_path("/tmp/venv-uids"), 0o666)
+    res = ansible.playbook(root, BOOK, "--check", "-e", "rocm_wizard_venv_become_method=ansible.builtin.su")
+    shown = res.stdout + res.stderr
+    assert res.returncode == 0, shown[-4000:]
+    uids = started_as(root)
+    assert uids and set(uids) == {alice}, (uids, shown[-3000:])
