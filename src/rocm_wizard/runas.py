@@ -23,10 +23,16 @@ WRITE_AS_SH = ('set -e; d=$(dirname -- "$1"); mkdir -p -- "$d"; t=$(mktemp -- "$
                'trap \'rm -f -- "$t"\' EXIT; cat >"$t"; chmod -- "$2" "$t"; mv -f -- "$t" "$1"; trap - EXIT')
 
 
+# The most root reads of a file of a venv owner's for them (bin/activate, the env file, pip.conf):
+# one byte more is read, to tell a larger file, which is refused (a 1 GiB bin/activate of hers would
+# otherwise sit whole in root's memory).  The script's rw_with_block/rw_guard_conf use the same bound.
+OWNER_FILE_BYTES = 1 << 20
+
 # What is at a path, seen by the user running it (no link followed by root): "absent", "other",
-# "link\n" + target, or "file MODE\n" + content.  Argument: PATH.
+# "link\n" + target, or "file MODE\n" + content (at most OWNER_FILE_BYTES + 1 bytes).  Argument: PATH.
 STATE_AS_SH = ('if [ -L "$1" ]; then printf "link\\n"; readlink -- "$1"; '
-               'elif [ -f "$1" ]; then printf "file %s\\n" "$(stat -c %a -- "$1")"; cat -- "$1"; '
+               'elif [ -f "$1" ]; then printf "file %s\\n" "$(stat -c %a -- "$1")"; '
+               f'head -c {OWNER_FILE_BYTES + 1} -- "$1"; '
                'elif [ -e "$1" ]; then printf other; else printf absent; fi')
 # Remove PATH (a file or a link, never a directory) / point the link PATH at TARGET, as that user.
 REMOVE_AS_SH = 'if [ -d "$1" ] && [ ! -L "$1" ]; then exit 3; fi; rm -f -- "$1"'
@@ -103,6 +109,10 @@ def state_as(user: Optional[str], path: str) -> Tuple[str, Optional[int], bytes]
     if kind == "link":
         return kind, None, rest[:-1] if rest.endswith(b"\n") else rest
     if kind == "file":
+        if len(rest) > OWNER_FILE_BYTES:
+            import errno
+
+            raise OSError(errno.EFBIG, f"{path} is larger than {OWNER_FILE_BYTES >> 20} MiB: not a file rocm-wizard edits")
         return kind, int(mode, 8), rest
     return kind, None, b""
 

@@ -57,7 +57,7 @@ def _attempt():
         os.close(fd)
     stat = open("/proc/self/stat").read().rsplit(")", 1)[1].split()
     res.append("tty_nr=" + stat[4])
-    res.append("secrets=" + ("yes" if {"HF_TOKEN", "RW_MIRROR_PASSWORD"} & set(os.environ) else "no"))
+    res.append("secrets=" + ("yes" if set(["HF_TOKEN", "RW_MIRROR_PASSWORD"]) & set(os.environ) else "no"))
     with open({LOG!r}, "a") as fh:
         fh.write(" ".join(res) + "\\n")
 
