@@ -48,13 +48,12 @@ when every object on its path -- every directory from ``/``, every link, the ven
 reads from it -- belongs to root and only root can write it; then no one else can rename, swap or
 relink anything between this judgement and the start, so starting it by the same path starts what
 was judged.  Whenever another user could (a directory of theirs above the venv, a link of theirs),
-the verdict is that user, so a swap only ever runs their own code as themselves.  (Starting through
-``/proc/self/fd/N`` would not add to that: CPython finds ``pyvenv.cfg`` from ``sys.executable``'s
-path string, so a venv started by descriptor is not a venv; a descriptor-held cwd
-(``cwd=/proc/self/fd/D``) still leaves ``getcwd()`` and so the same path string; a prefix named
-through a held directory fd, ``/proc/self/fd/D/bin/python``, becomes ``sys.executable``, which pip
-writes into console scripts and children cannot start.  The whole argument, each premise pinned by
-a test: docs/ARCHITECTURE.md, "Exec through the checked descriptor".)
+the verdict is that user, so a swap only ever runs their own code as themselves.  On top of that,
+``verify`` starts a venv root runs through the venv directory this walk opened, held by the
+launcher (``/proc/<pid>/fd/D/bin/python``: ``runas.hold_venv``), so what runs is what was judged;
+the executor starts pip by path (pip writes ``sys.executable`` into console scripts).  The whole
+argument, each premise pinned by a test: docs/ARCHITECTURE.md, "Exec through the checked
+descriptor".
 """
 from __future__ import annotations
 
@@ -182,6 +181,7 @@ class Walker:
     def __init__(self):
         self.items = []
         self.fds = []
+        self.venv_fd = None
 
     def close(self):
         for fd in self.fds:
@@ -279,10 +279,10 @@ class Walker:
             os.close(lfd)
 
 
-def _read_cfg(w, vfd):
+def _read_cfg(w, vfd, exe_dir="bin"):
     """The ``pyvenv.cfg`` CPython reads: ``bin/pyvenv.cfg`` first (beside the executable), then the
     venv's own; {} when there is none."""
-    for name in ("bin/pyvenv.cfg", "pyvenv.cfg"):
+    for name in (exe_dir + "/pyvenv.cfg", "pyvenv.cfg"):
         try:
             fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=vfd)
         except OSError:
@@ -404,14 +404,18 @@ def _system_site(w, prefix, version):
         w.release(mark)
 
 
-def collect_venv(venv):
-    """The :class:`Walker` that judged the venv at ``venv`` and the venv directory's stat."""
+def collect_venv(venv, exe_dir="bin"):
+    """The :class:`Walker` that judged the venv at ``venv`` and the venv directory's stat.
+    ``exe_dir``: the directory of ``venv`` the interpreter is started from (CPython's ``site``
+    takes the directory above the executable's as ``sys.prefix`` whichever of the two holds the
+    ``pyvenv.cfg`` it reads)."""
     w = Walker()
     vfd, vshown = w.walk(os.path.abspath(venv), "venv")
+    w.venv_fd = vfd  # what was judged: hold_venv starts the interpreter through it
     vst = os.fstat(vfd)
     if not stat.S_ISDIR(vst.st_mode):
         raise OSError(errno.ENOTDIR, "not a directory", venv)
-    for rel in ("bin", "pyvenv.cfg", "bin/python"):
+    for rel in ("bin", "pyvenv.cfg", "bin/python") + ((exe_dir,) if exe_dir != "bin" else ()):
         try:
             w.walk(rel, "venv", start=(vfd, vshown))
         except OSError:
@@ -431,10 +435,10 @@ def collect_venv(venv):
                 continue
             w.entries(sfd, sshown, "venv")
     try:
-        w.walk("bin/pyvenv.cfg", "venv", start=(vfd, vshown))
+        w.walk(exe_dir + "/pyvenv.cfg", "venv", start=(vfd, vshown))
     except OSError:
         pass
-    cfg = _read_cfg(w, vfd)
+    cfg = _read_cfg(w, vfd, exe_dir)
     _standard_library(w, cfg)
     if system_site_on(cfg):  # the system's site-packages are imported too: judged like the venv's own
         home = cfg.get("home") if cfg else None
@@ -536,10 +540,12 @@ def judge_venv(venv, name_of, shown=None):
         w.close()
 
 
-def judge_interpreter(python, name_of):
+def judge_interpreter(python, name_of, held=None):
     """The account that runs ``python`` (as given) under a root run: a ``pyvenv.cfg`` beside it or
     one directory up (where CPython looks, on the path as given) makes it that venv's rule; else
-    the path as given, what it resolves to, and every directory on the way to both are judged."""
+    the path as given, what it resolves to, and every directory on the way to both are judged.
+    ``held``: a list that receives (fd, the interpreter's path in it) of a venv root runs
+    (``runas.hold_interpreter``)."""
     given = os.path.abspath(python)
     here = os.path.dirname(given)
     up = os.path.dirname(here)
@@ -551,13 +557,16 @@ def judge_interpreter(python, name_of):
             raise RuleError("cannot read the owner of %s: %s" % (python, exc.strerror or exc)) from None
         for d in (here, up):
             cfg = os.path.join(d, "pyvenv.cfg")
-            if os.path.lexists(cfg):
+            if os.path.lexists(cfg):  # a venv whose prefix is ``up`` either way (site.venv)
                 vw, vst = None, None
                 try:
-                    vw, vst = collect_venv(d)
-                    return verdict(w.items + vw.items, vst.st_uid, name_of, d)
+                    vw, vst = collect_venv(up, os.path.basename(here))
+                    name = verdict(w.items + vw.items, vst.st_uid, name_of, up)
+                    if held is not None and name == "root":
+                        held.append((os.dup(vw.venv_fd), os.path.relpath(given, up)))
+                    return name
                 except OSError as exc:
-                    raise RuleError("cannot read the owner of the venv %s: %s" % (d, exc.strerror or exc)) from None
+                    raise RuleError("cannot read the owner of the venv %s: %s" % (up, exc.strerror or exc)) from None
                 finally:
                     if vw is not None:
                         vw.close()

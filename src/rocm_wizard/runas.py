@@ -23,10 +23,16 @@ WRITE_AS_SH = ('set -e; d=$(dirname -- "$1"); mkdir -p -- "$d"; t=$(mktemp -- "$
                'trap \'rm -f -- "$t"\' EXIT; cat >"$t"; chmod -- "$2" "$t"; mv -f -- "$t" "$1"; trap - EXIT')
 
 
+# The most root reads of a file of a venv owner's for them (bin/activate, the env file, pip.conf):
+# one byte more is read, to tell a larger file, which is refused (a 1 GiB bin/activate of hers would
+# otherwise sit whole in root's memory).  The script's rw_with_block/rw_guard_conf use the same bound.
+OWNER_FILE_BYTES = 1 << 20
+
 # What is at a path, seen by the user running it (no link followed by root): "absent", "other",
-# "link\n" + target, or "file MODE\n" + content.  Argument: PATH.
+# "link\n" + target, or "file MODE\n" + content (at most OWNER_FILE_BYTES + 1 bytes).  Argument: PATH.
 STATE_AS_SH = ('if [ -L "$1" ]; then printf "link\\n"; readlink -- "$1"; '
-               'elif [ -f "$1" ]; then printf "file %s\\n" "$(stat -c %a -- "$1")"; cat -- "$1"; '
+               'elif [ -f "$1" ]; then printf "file %s\\n" "$(stat -c %a -- "$1")"; '
+               f'head -c {OWNER_FILE_BYTES + 1} -- "$1"; '
                'elif [ -e "$1" ]; then printf other; else printf absent; fi')
 # Remove PATH (a file or a link, never a directory) / point the link PATH at TARGET, as that user.
 REMOVE_AS_SH = 'if [ -d "$1" ] && [ ! -L "$1" ]; then exit 3; fi; rm -f -- "$1"'
@@ -103,6 +109,10 @@ def state_as(user: Optional[str], path: str) -> Tuple[str, Optional[int], bytes]
     if kind == "link":
         return kind, None, rest[:-1] if rest.endswith(b"\n") else rest
     if kind == "file":
+        if len(rest) > OWNER_FILE_BYTES:
+            import errno
+
+            raise OSError(errno.EFBIG, f"{path} is larger than {OWNER_FILE_BYTES >> 20} MiB: not a file rocm-wizard edits")
         return kind, int(mode, 8), rest
     return kind, None, b""
 
@@ -123,6 +133,45 @@ def interpreter_owner(python: str, name_of: Callable[[int], Optional[str]]) -> s
     from .ownerrule import judge_interpreter
 
     return judge_interpreter(python, name_of)
+
+
+def hold_venv(venv: str, name_of: Callable[[int], Optional[str]], shown: Optional[str] = None) -> Tuple[str, Optional[int]]:
+    """:func:`venv_owner`, and when the verdict is root, the venv directory the rule judged, held:
+    (account, fd or None; close-on-exec).  Root then starts the interpreter through that fd
+    (:func:`held_path`), so a venv swapped in at the same path after the judgement is never what
+    runs: CPython takes ``pyvenv.cfg``, ``sys.prefix`` and site-packages from the path it was
+    started as, which names the held directory.  The caller closes the fd once the interpreter and
+    everything it started have ended (issue 27, finding 2)."""
+    from .ownerrule import RuleError, collect_venv, verdict
+
+    shown = shown or venv
+    try:
+        w, vst = collect_venv(venv)
+    except OSError as exc:
+        raise RuleError(f"cannot read the owner of the venv {shown}: {exc.strerror or exc}") from None
+    try:
+        name = verdict(w.items, vst.st_uid, name_of, shown)
+        return name, (os.dup(w.venv_fd) if name == "root" else None)  # os.dup: not inheritable
+    finally:
+        w.close()
+
+
+def hold_interpreter(python: str, name_of: Callable[[int], Optional[str]]) -> Tuple[str, Optional[int], Optional[str]]:
+    """:func:`interpreter_owner`, and when ``python`` is the interpreter of a venv root runs, that
+    venv held (see :func:`hold_venv`): (account, fd or None, the interpreter's path inside it)."""
+    from .ownerrule import judge_interpreter
+
+    held: List[Tuple[int, str]] = []
+    name = judge_interpreter(python, name_of, held=held)
+    return (name,) + held[0] if held else (name, None, None)
+
+
+def held_path(fd: int, rel: str = "", pid: Optional[int] = None) -> str:
+    """The path naming ``rel`` in the directory that process ``pid`` (this one by default) holds as
+    ``fd``: ``/proc/PID/fd/FD/REL``.  Any root process resolves it while ``pid`` holds the fd -- the
+    interpreter's own children too (they close what they inherit), unlike ``/proc/self/fd``."""
+    base = f"/proc/{os.getpid() if pid is None else pid}/fd/{fd}"
+    return base + "/" + rel.lstrip("/") if rel else base
 
 
 def system_name_of(uid: int) -> Optional[str]:

@@ -118,3 +118,67 @@ def test_a_root_verdict_means_everything_judged_is_roots_alone(venvs, tmp_path):
                 ownerrule.judge_venv(str(venv), names.get)
         finally:
             os.chmod(path, st.st_mode)
+
+
+ROOT_ONLY = pytest.mark.skipif(os.geteuid() != 0, reason="the held start is what a root run does")
+# what each venv's .pth records at every start: its name, the uid, and the identity of sys.prefix
+MARK = ("import os, sys; st = os.stat(sys.prefix); open({spy!r}, 'a').write('%s %d %d:%d %s\\n' % "
+        "({name!r}, os.getuid(), st.st_dev, st.st_ino, sys.prefix != sys.base_prefix))\n")
+
+
+def root_venv(path, spy):
+    """A venv made by the system's own interpreter (root's), with a .pth that says who started."""
+    subprocess.run(["/usr/bin/python3", "-m", "venv", "--without-pip", str(path)], check=True, capture_output=True)
+    site = next(path.glob("lib/python3*/site-packages"))
+    (site / "zz_mark.pth").write_text(MARK.format(spy=str(spy), name=path.name))
+    return path
+
+
+@ROOT_ONLY
+@pytest.mark.parametrize("how", ["venv", "python"])
+def test_verify_starts_the_checked_venv_not_what_is_at_its_path_now(tmp_path, monkeypatch, how):
+    """Issue 27, finding 2 (run what was checked): root's ``verify`` judges root's venv, then -- in
+    the window between the judgement and the start -- another venv is put at the same path (the
+    swap a race would make).  What starts is the venv that was judged: its own .pth runs, with
+    ``sys.prefix`` that very directory (a venv: CPython found its pyvenv.cfg through the held
+    descriptor); the swapped-in venv's .pth never runs.  The report names the venv's path, not the
+    descriptor.  (On the code before, which started ``<venv>/bin/python`` by path, B's .pth ran.)"""
+    from rocm_wizard.verify import runner
+
+    if subprocess.run(["/usr/bin/python3", "-c", "pass"], capture_output=True).returncode != 0:
+        pytest.skip("no /usr/bin/python3")
+    base = tmp_path / "srv"
+    base.mkdir()
+    os.chmod(tmp_path, 0o755)
+    spy = tmp_path / "spy"
+    spy.write_text("")
+    venv = root_venv(base / "venv", spy)
+    other = root_venv(base / "other", spy)
+    checked = os.stat(venv)
+    try:
+        verdict = ownerrule.judge_venv(str(venv), lambda uid: "root" if uid == 0 else None)
+    except ownerrule.RuleError as exc:
+        pytest.skip(f"the system's Python is not root's alone here: {exc}")
+    assert verdict == "root"
+    started = []
+    real_run = runner._run
+
+    def swap_then_run(target, argv, *a, **kw):  # the window after the check: the venv is replaced
+        os.rename(venv, base / "checked")
+        os.rename(other, venv)
+        started.append(argv[0])
+        return real_run(target, argv, *a, **kw)
+
+    monkeypatch.setattr(runner, "_run", swap_then_run)
+    if how == "venv":
+        report = runner.run_verify(venv=str(venv), timeout=20, annotate=False)
+    else:
+        report = runner.run_verify(python=str(venv / "bin" / "python"), timeout=20, annotate=False)
+    seen = [line.split() for line in spy.read_text().splitlines()]
+    assert seen, (report.error, report.stderr_tail)
+    assert {name for name, *_ in seen} == {"venv"}, seen  # the judged venv's .pth, never the other's
+    assert all(ident == f"{checked.st_dev}:{checked.st_ino}" and is_venv == "True"
+               for _name, _uid, ident, is_venv in seen), seen  # sys.prefix: the judged directory, a venv
+    assert started and started[0].startswith("/proc/"), started  # through the held descriptor
+    assert report.raw and str(venv) in str(report.raw), (report.error, report.stderr_tail)
+    assert "/proc/" not in str(report.raw) + report.stderr_tail  # named as the user gave it

@@ -185,3 +185,19 @@ def test_the_smoke_test_as_the_owner_gets_none_of_roots_secrets(tmp_path, monkey
     argv, env = seen[-1]
     assert argv[:3] == ["runuser", "-u", "alice"]
     assert not set(SECRETS) & set(env), env
+
+
+def test_a_file_of_the_owners_is_read_up_to_the_bound_and_refused_beyond(tmp_path):
+    """Issue 27, finding 8 through a file: what root reads for a venv's owner (bin/activate,
+    pip.conf) is read at most OWNER_FILE_BYTES + 1 bytes; a larger file is refused, never read whole."""
+    from rocm_wizard.runas import OWNER_FILE_BYTES, state_as
+
+    ok = tmp_path / "activate"
+    ok.write_bytes(b"a" * OWNER_FILE_BYTES)
+    kind, mode, data = state_as(None, str(ok))
+    assert kind == "file" and len(data) == OWNER_FILE_BYTES
+    big = tmp_path / "big"
+    with open(big, "wb") as fh:
+        fh.truncate(64 * OWNER_FILE_BYTES)  # sparse: 64 MiB of zeros
+    with pytest.raises(OSError, match="larger than 1 MiB"):
+        state_as(None, str(big))

@@ -1,7 +1,8 @@
 """Finding 2 of issue 27: check, then run by path.  A root venv made with ``sudo python3 -m venv
 ~/venv`` lives in a directory its user can write: alice swaps it for her own venv (a rename dance
-in her home, in a tight loop) while root runs the executor's owner step 200 times and ``verify``'s
-launcher 40 times.  Her ``.pth`` (it records the user id of every interpreter start) must never run as
+in her home, in a tight loop) while root runs the executor's owner step 200 times and ``verify``
+200 times (only its import check: the window raced is the judgement and the start, which every
+run has whole).  Her ``.pth`` (it records the user id of every interpreter start) must never run as
 root.  The rule that makes this hold: a directory above the venv that another user can change
 makes that user the one who runs it (rocm_wizard.ownerrule), judged on what was opened
 (``O_PATH|O_NOFOLLOW`` from ``/``), so there is no window between the check and the start in which
@@ -16,7 +17,7 @@ from harness import wizard
 
 SPY = "/tmp/venv-uids"
 ROUNDS = 200  # the executor's owner step (rule, then start)
-VERIFY_ROUNDS = 40  # verify's launcher (rule, then the smoke test: slower, fewer)
+VERIFY_ROUNDS = 200  # verify (rule, then the smoke test's start; only its import check, to keep it short)
 
 # the names venv and evil swapped atomically (renameat2 RENAME_EXCHANGE): /home/alice/venv always
 # exists and is, at any moment, root's venv or hers
@@ -48,7 +49,7 @@ ROOT_SIDE = textwrap.dedent("""\
     ctx = Context(root="/")
     for i in range(rounds):
         if i < verify_rounds:
-            report = run_verify(venv=venv, timeout=5, annotate=False)
+            report = run_verify(venv=venv, timeout=5, annotate=False, only=["import"])
             if report.error:
                 refused += "rocm-wizard will not run" in report.error
                 report_error = report.error
@@ -85,7 +86,7 @@ def test_alice_swapping_the_venv_never_gets_her_pth_run_as_root(wroot):
     swapper = root.popen(["python3", "/tmp/swap.py"], user="alice", stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         res = root.run(["python3", "/tmp/root-side.py", "/home/alice/venv", str(ROUNDS), str(VERIFY_ROUNDS)], env=wizard.env(),
-                       timeout=300)
+                       timeout=600)
     finally:
         root.run(["touch", "/home/alice/stop"], user="alice")
         try:
@@ -98,3 +99,58 @@ def test_alice_swapping_the_venv_never_gets_her_pth_run_as_root(wroot):
     assert uids, (res.stdout, res.stderr[-2000:])
     assert 0 not in uids, f"alice's .pth ran as root {uids.count(0)} times of {len(uids)}: {res.stdout}"
     assert set(uids) == {alice}
+
+
+# the same swap by a process of alice's that holds a group no account lists (a setgid program's,
+# a service's SupplementaryGroups=): the rule cannot see it, so it counts Debian's staff (gid 50, no
+# members) as root's, judges root's venv in a root:staff 2775 directory root's, and root runs it.
+GROUP_SWAP = SWAP.replace('"/home/alice', '"/srv/grp').replace("/home/alice/", "/srv/grp/")
+AS_ALICE_WITH_STAFF = ["setpriv", "--reuid=alice", "--regid=alice", "--groups=staff", "--"]
+
+VERIFY_ONLY = textwrap.dedent("""\
+    import os, sys, time
+    from rocm_wizard.verify.runner import run_verify
+    venv, rounds = sys.argv[1], int(sys.argv[2])
+    while not os.path.exists("/srv/grp/swapping"):
+        time.sleep(0.01)
+    errors = 0
+    for i in range(rounds):
+        errors += run_verify(venv=venv, timeout=5, annotate=False, only=["import"]).error is not None
+    print("rounds", rounds, "errors", errors)
+    """)
+
+
+def test_a_swap_the_rule_cannot_see_never_runs_in_verify_the_held_venv_runs(wroot):
+    """Where the rule's premise fails -- a process holds a group that no account lists, so a
+    directory it can write looks root's -- ``verify`` still runs only what it judged: it starts
+    the venv through the directory it walked, held (/proc/<pid>/fd/D/bin/python), so alice's
+    swap (RENAME_EXCHANGE in a tight loop, 200 verify runs) never gets her .pth run as root.  (The
+    code that started the venv by path lost this race.)"""
+    root = wroot
+    root.add_user("alice")
+    root.run(["sh", "-c", "mkdir -p /srv/grp && chown root:staff /srv/grp && chmod 2775 /srv/grp"], check=True)
+    root.run(["python3", "-m", "venv", "--without-pip", "/srv/grp/venv"], check=True)
+    root.run(AS_ALICE_WITH_STAFF + ["python3", "-m", "venv", "--without-pip", "/srv/grp/evil"], check=True)
+    root.write(SPY, "", mode=0o666)
+    os.chmod(root.host_path(SPY), 0o666)
+    line = f"import os; open({SPY!r}, 'a').write('%d\\n' % os.getuid())\n"
+    root.run(AS_ALICE_WITH_STAFF + ["sh", "-c", 'printf "%s" "$1" >"$(echo /srv/grp/evil/lib/python3*/site-packages)/zz-spy.pth"',
+                                    "sh", line], check=True)
+    judged = root.run(["python3", "-m", "rocm_wizard.ownerrule", "venv", "/srv/grp/venv"], env=wizard.env())
+    assert (judged.returncode, judged.stdout) == (0, "root\n"), judged.stderr  # the premise: it looks root's
+    root.write("/tmp/verify-side.py", VERIFY_ONLY)
+    root.write("/tmp/group-swap.py", GROUP_SWAP, mode=0o644)
+    swapper = root.popen(AS_ALICE_WITH_STAFF + ["python3", "/tmp/group-swap.py"], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
+    try:
+        res = root.run(["python3", "/tmp/verify-side.py", "/srv/grp/venv", str(VERIFY_ROUNDS)], env=wizard.env(), timeout=600)
+    finally:
+        root.run(AS_ALICE_WITH_STAFF + ["touch", "/srv/grp/stop"])
+        try:
+            swapper.wait(timeout=30)
+        except Exception:
+            root.kill_group(swapper)
+    assert res.returncode == 0, res.stderr[-3000:]
+    uids = [int(x) for x in root.read(SPY).split()]
+    assert uids, (res.stdout, res.stderr[-2000:])  # her venv was started (as her, when the rule saw it there)
+    assert 0 not in uids, f"alice's .pth ran as root {uids.count(0)} times of {len(uids)}: {res.stdout}"

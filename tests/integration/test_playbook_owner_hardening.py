@@ -178,3 +178,52 @@ def test_a_huge_pip_conf_of_alices_does_not_blow_up_the_controller(wroot, pyinde
         or "Step 1 venv-backup: read the venv's package list" in res.stdout.split("fatal:", 1)[0][-400:], res.stdout[-3000:]
     assert len(res.stdout) < 8 << 20, len(res.stdout)
     assert "Traceback" not in res.stdout + res.stderr, (res.stdout + res.stderr)[-3000:]
+
+
+PAD = "# ALICE-ACTIVATE-PAD-7f3a " + "x" * 100 + "\n"
+PAD_MIB = 16
+
+
+@pytest.mark.parametrize("ansible_in", ["pypi"], indirect=True)
+def test_check_diff_sends_nothing_of_alices_big_files_to_the_controller(wroot, pyindex, ansible_in):
+    """The closing note's "left" item: under ``--diff`` a module run as alice returned her whole
+    file to root's controller (``blockinfile`` on ``bin/activate``: its ``before`` is the file,
+    with no bound).  Her activate grows by 16 MiB of comments; ``--check --diff`` shows the task,
+    and nothing of the padding reaches ansible-playbook's output (or its memory)."""
+    root = wroot
+    prepared(root, pyindex, ansible_in)
+    pad = PAD * ((PAD_MIB << 20) // len(PAD))
+    root.run(["sh", "-c", 'cat >>"$0"', VENV + "/bin/activate"], user="alice", input=pad, check=True)
+    path = getattr(root, "rw_ansible_path", None)
+    res = root.run(["python3", "-c", WATCH, "ansible-playbook", "-i", "localhost,", "-c", "local", "--check", "--diff",
+                    BOOK], env=ansible.env({"PATH": path} if path else None), timeout=900)
+    lines = res.stdout.splitlines()
+    peak = int(next(ln for ln in reversed(lines) if ln.startswith("PEAK_KIB")).split()[1])
+    assert "set the variables in bin/activate" in res.stdout, res.stdout[-4000:]  # the task ran, in --check
+    assert "ALICE-ACTIVATE-PAD-7f3a" not in res.stdout + res.stderr, f"{len(res.stdout)} bytes of output"
+    assert len(res.stdout) < 1 << 20, len(res.stdout)
+    assert peak < LIMIT_MIB << 10, f"ansible-playbook reached {peak >> 10} MiB resident"
+
+
+@pytest.mark.parametrize("ansible_in", ["pypi"], indirect=True)
+def test_a_host_whose_sudo_requires_a_tty_runs_the_owners_tasks_through_su(wroot, pyindex, ansible_in):
+    """The closing note's "left" item: the owner's tasks forced ``become_method: sudo``, which fails
+    where sudo is missing or sudoers says ``requiretty`` (``setsid`` leaves no terminal).  Such a
+    host names su (``-e rocm_wizard_venv_become_method=ansible.builtin.su``): the tasks run as alice
+    (her ``.pth`` records her uid, never root's), still through ``setsid -w``."""
+    from test_venv_owner import started_as
+
+    root = wroot
+    prepared(root, pyindex, ansible_in)
+    alice = int(root.run("id -u alice").stdout)
+    root.write("/etc/sudoers", root.read("/etc/sudoers") + "\nDefaults requiretty\n", mode=0o440)
+    control = ansible.playbook(root, BOOK, "--check")
+    shown = control.stdout + control.stderr
+    assert control.returncode != 0 and "tty" in shown, shown[-3000:]  # the default, sudo, fails here
+    root.write("/tmp/venv-uids", "", mode=0o666)
+    os.chmod(root.host_path("/tmp/venv-uids"), 0o666)
+    res = ansible.playbook(root, BOOK, "--check", "-e", "rocm_wizard_venv_become_method=ansible.builtin.su")
+    shown = res.stdout + res.stderr
+    assert res.returncode == 0, shown[-4000:]
+    uids = started_as(root)
+    assert uids and set(uids) == {alice}, (uids, shown[-3000:])

@@ -57,6 +57,7 @@ def _attempt():
         os.close(fd)
     stat = open("/proc/self/stat").read().rsplit(")", 1)[1].split()
     res.append("tty_nr=" + stat[4])
+    res.append("secrets=" + ("yes" if set(["HF_TOKEN", "RW_MIRROR_PASSWORD"]) & set(os.environ) else "no"))
     with open({LOG!r}, "a") as fh:
         fh.write(" ".join(res) + "\\n")
 
@@ -66,6 +67,9 @@ except Exception as exc:
     with open({LOG!r}, "a") as fh:
         fh.write("error=%r\\n" % (exc,))
 '''
+
+# root's secrets in the environment of the commands root runs (finding 9)
+ROOT_SECRETS = {"HF_TOKEN": "hf_ROOTS-token-5e21", "RW_MIRROR_PASSWORD": "mirror-ROOTS-pass-0c4f"}
 
 # root's shell after the command: whatever was typed on the terminal is read and run
 SHELL_AFTER = 'while IFS= read -r -t 3 line; do printf "TYPED<%s>\\n" "$line"; eval "$line"; done; echo SHELL-DONE'
@@ -147,6 +151,8 @@ def assert_nothing_typed(root, what, rc, shown):
     assert not [r for r in recs if "typed" in r.values()], f"{what}: TIOCSTI succeeded: {recs}"
     assert "TYPED<" not in shown, f"{what}: text typed by alice's code reached root's shell:\n{shown[-3000:]}"
     assert not root.exists(MARKER), f"{what}: root ran what alice's code typed"
+    # finding 9: root's secrets (in the environment of every command run here) are not hers
+    assert all(r.get("secrets", "no") == "no" for r in recs), f"{what}: root's environment reached alice's code: {recs}"
     return recs
 
 
@@ -172,15 +178,16 @@ def test_the_owners_code_types_nothing_into_roots_terminal(wroot, pyindex):
 
     script = make_script(root, *torch_args(pyindex, VENV))
     for dry in ("1", "0"):
-        rc, shown = on_terminal(root, f"bash {script}", env={"DRY_RUN": dry})
+        rc, shown = on_terminal(root, f"bash {script}", env=dict(ROOT_SECRETS, DRY_RUN=dry))
         assert "Traceback" not in shown, (rc, shown[-3000:])
         assert_nothing_typed(root, f"the script (DRY_RUN={dry})", rc, shown)
 
-    rc, shown = on_terminal(root, "python3 -m rocm_wizard --yes " + " ".join(f"'{a}'" for a in torch_args(pyindex, VENV)))
+    rc, shown = on_terminal(root, "python3 -m rocm_wizard --yes " + " ".join(f"'{a}'" for a in torch_args(pyindex, VENV)),
+                            env=ROOT_SECRETS)
     assert "Traceback" not in shown, shown[-3000:]
     assert "verifying: GPU smoke test" in shown, shown[-3000:]
     assert_nothing_typed(root, "--yes", rc, shown)
 
-    rc, shown = on_terminal(root, f"python3 -m rocm_wizard verify --json --venv '{VENV}'")
+    rc, shown = on_terminal(root, f"python3 -m rocm_wizard verify --json --venv '{VENV}'", env=ROOT_SECRETS)
     assert '"summary"' in shown, shown[-3000:]  # the report (the stand-in torch's own tracebacks are in it)
     assert_nothing_typed(root, "verify", rc, shown)

@@ -223,3 +223,26 @@ def test_the_owners_processes_get_no_terminal_of_roots(wroot, pyindex):
         assert seen, res.stdout + res.stderr
         assert all(tty == "0" for tty, _token, _pid in seen), seen
         assert all(token == "-" for _tty, token, _pid in seen), seen  # root's token stays root's (finding 9)
+
+
+PAD_LINE = "# alice-pad-c0de\n"
+
+
+def test_a_huge_activate_is_refused_not_read_whole_by_root(wroot, pyindex):
+    """Finding 8's flood through a file (the playbook's pip.conf had it): root read alice's
+    ``bin/activate`` whole -- into the executor's memory, and into the script's bash variable and a
+    line loop over it.  Files of hers that root reads for her are read as her and at most 1 MiB
+    (one byte more tells a larger one), and a larger one is refused naming the bound: ``--yes``, and
+    the script with and without DRY_RUN=1.  (Before, a 16 MiB activate was read whole and the run
+    went on.)"""
+    root = wroot
+    alice_venv(root, pyindex)
+    root.run(["sh", "-c", 'yes "$1" | head -c 16777216 >>"$0"', VENV + "/bin/activate", PAD_LINE.strip()],
+             user="alice", check=True)
+    res = wizard.run(root, "--yes", "--no-verify", *torch_args(pyindex, VENV))
+    assert res.returncode == 1 and "larger than 1 MiB" in res.stderr, (res.returncode, res.stderr[-3000:])
+    script = make_script(root, *torch_args(pyindex, VENV))
+    for env in ({"DRY_RUN": "1"}, None):
+        out = run_script(root, script, env=env)
+        assert out.returncode != 0 and "larger than 1 MiB" in out.stderr, (env, out.returncode, out.stderr[-3000:])
+        assert PAD_LINE.strip() not in out.stdout + out.stderr, env

@@ -241,6 +241,14 @@ def test_venv_tasks_run_as_the_owner_found_on_the_host():
                   and "ansible.builtin.debug" not in t]
     assert venv_tasks and all(t.get("become_user") == "{{ rocm_wizard_venv_owner | default(rw_venv_owner_found) }}"
                               for t in venv_tasks), [t["name"] for t in venv_tasks if "become_user" not in t]
+    # issue 27: her files never go to the controller under --diff (lineinfile/blockinfile return the
+    # whole file, unbounded), and a host without sudo or with requiretty can name su
+    file_tasks = [t for t in venv_tasks if any(m in t for m in ("ansible.builtin.lineinfile", "ansible.builtin.blockinfile",
+                                                                "ansible.builtin.copy", "ansible.builtin.template"))]
+    assert any("ansible.builtin.blockinfile" in t for t in file_tasks), [t["name"] for t in venv_tasks]
+    assert all(t.get("diff") is False for t in file_tasks), [t["name"] for t in file_tasks if t.get("diff") is not False]
+    assert all(t["become_method"] == "{{ rocm_wizard_venv_become_method | default('ansible.builtin.sudo') }}"
+               and t["become_exe"].startswith("setsid -w ") for t in venv_tasks)
 
 
 def test_the_os_check_reads_os_release_as_the_fingerprint_does(tmp_path):

@@ -248,16 +248,29 @@ def _venv_owner_tasks() -> List[Dict[str, Any]]:
 # workers in the terminal's session, and sudo without use_pty keeps it); and every command of the
 # owner's through rocm_wizard/ownerrun.py (``rw_owner_run_py``): a session of its own, stdin
 # /dev/null, a minimal environment, output bounded so the controller is never flooded.
-OWNER_BECOME_EXE = "setsid -w {{ rocm_wizard_venv_become_exe | default('sudo') }}"
+# A host with no sudo, or with sudoers' ``requiretty`` (sudo refuses without a terminal, and setsid
+# leaves none), names su instead: ``-e rocm_wizard_venv_become_method=ansible.builtin.su``.  Root's su
+# asks no password; setsid -w keeps the owner's processes off the controller's terminal the same way.
+OWNER_BECOME_METHOD = "{{ rocm_wizard_venv_become_method | default('ansible.builtin.sudo') }}"
+OWNER_BECOME_EXE = ("setsid -w {{ rocm_wizard_venv_become_exe | default('su' if (rocm_wizard_venv_become_method"
+                    " | default('sudo')) is search('(^|[.])su$') else 'sudo') }}")
 OWNER_RUN_ARGV = ["/usr/bin/python3", "-I", "-S", "-c", "{{ rw_owner_run_py }}", "--"]
+# File modules that, under --diff, return the file's whole content to the controller (lineinfile and
+# blockinfile with no bound at all; copy and template up to the controller's max_file_size_for_diff):
+# run as the owner on the owner's files, they carry ``diff: false`` (closing note of issue 27: an
+# owner's 1 GiB bin/activate went whole into ansible-playbook's memory and onto its terminal).
+OWNER_NO_DIFF = ("ansible.builtin.lineinfile", "ansible.builtin.blockinfile", "ansible.builtin.copy",
+                 "ansible.builtin.template")
 
 
 def _as_owner(task: Dict[str, Any]) -> None:
     """Make ``task`` one of the venv owner's (see :data:`OWNER_BECOME_EXE`)."""
     task["become"] = True
     task["become_user"] = "{{ rocm_wizard_venv_owner | default(rw_venv_owner_found) }}"
-    task["become_method"] = "ansible.builtin.sudo"
+    task["become_method"] = OWNER_BECOME_METHOD
     task["become_exe"] = OWNER_BECOME_EXE
+    if any(m in task for m in OWNER_NO_DIFF):
+        task["diff"] = False
     cmd = task.get("ansible.builtin.command")
     if not isinstance(cmd, dict) or "argv" not in cmd:
         return
@@ -398,7 +411,8 @@ def render_ansible(plan: Plan) -> str:
         header += [
             "The venv tasks become its owner with `setsid -w sudo` (no terminal of the controller's; "
             "rocm_wizard_venv_become_exe",
-            "names another sudo), and the owner's commands run with a minimal environment and bounded output.",
+            "names another sudo; rocm_wizard_venv_become_method=ansible.builtin.su where sudo is missing or requires a",
+            "tty), and the owner's commands run with a minimal environment and bounded output.",
         ]
     header += [
         "For the play (-e): rocm_wizard_reboot (default false: hosts whose kernel driver changed are only told to",

@@ -210,13 +210,21 @@ def run_verify(python: Optional[str] = None, venv: Optional[str] = None, docker_
         return Report(target=Target(kind="docker" if docker_image else "venv" if venv else "python",
                                     python=python, venv=venv, image=docker_image), error=str(exc))
     try:
-        user = run_as(target)
+        user, held = judged(target)
     except TargetError as exc:
         return Report(target=target, error=str(exc))
     if deadline is None:
         deadline = default_deadline(timeout, target)
     if user:
         report = _run_as_user(user, target, argv, timeout, on_progress, env, deadline)
+    elif held is not None:  # root runs it: through the venv the rule judged, whatever is at its path now
+        fd, rel, venv_dir = held
+        try:
+            prefix = held_prefix(fd)
+            report = _run(target, [prefix + "/" + rel] + argv[1:], timeout, on_progress, env, deadline,
+                          names=(prefix, venv_dir))
+        finally:
+            os.close(fd)
     else:
         report = _run(target, argv, timeout, on_progress, env, deadline)
     if report.error is None:
@@ -236,18 +244,59 @@ def run_as(target: Target) -> Optional[str]:
     :mod:`rocm_wizard.runas`), so that root never runs a venv's code and the test sees the GPU
     access of the user who works there.  None: run it as this process (not root, a Docker image,
     or root's own interpreter).  Raises TargetError for one a root run must not run."""
+    user, held = judged(target)
+    if held is not None:
+        os.close(held[0])
+    return user
+
+
+def judged(target: Target) -> Tuple[Optional[str], Optional[Tuple[int, str, str]]]:
+    """:func:`run_as`, and when root runs a venv's interpreter, the venv the rule judged, held
+    (issue 27, finding 2: run what was checked): (fd of the venv directory, the interpreter's path
+    inside it, the venv's path).  The caller starts the interpreter through :func:`held_prefix`
+    and closes the fd."""
     if target.kind == "docker" or not hasattr(os, "geteuid") or os.geteuid() != 0:
-        return None
-    from ..runas import OwnerError, interpreter_owner, system_name_of, venv_owner
+        return None, None
+    from ..runas import OwnerError, hold_interpreter, hold_venv, system_name_of
 
     try:
         if target.kind == "venv" and target.venv:
-            user = venv_owner(target.venv, system_name_of)
+            user, fd = hold_venv(target.venv, system_name_of)
+            rel = os.path.relpath(target.python, target.venv) if target.python else "bin/python"
+            venv_dir = target.venv
         else:
-            user = interpreter_owner(target.python or "", system_name_of)
+            python = target.python or ""
+            user, fd, rel = hold_interpreter(python, system_name_of)
+            venv_dir = os.path.abspath(python)[:-len(rel) - 1] if fd is not None and rel else ""
     except OwnerError as exc:
         raise TargetError(str(exc)) from None
-    return None if user == "root" else user
+    if user == "root":
+        if fd is not None and (rel.startswith("..") or os.path.isabs(rel)):  # not inside it: by path
+            os.close(fd)
+            fd = None
+        return None, (fd, rel, venv_dir) if fd is not None else None
+    if fd is not None:
+        os.close(fd)
+    return user, None
+
+
+def held_prefix(fd: int) -> str:
+    """How this process's held directory ``fd`` is named to the processes it starts (root's):
+    ``/proc/<this pid>/fd/<fd>``, which the interpreter's own children resolve too."""
+    from ..runas import held_path
+
+    return held_path(fd)
+
+
+def _unheld(value, prefix: str, real: str):
+    """``value`` (the smoke test's report) with the held prefix named by the venv's path again."""
+    if isinstance(value, str):
+        return real + value[len(prefix):] if value.startswith(prefix) else value.replace(prefix, real)
+    if isinstance(value, list):
+        return [_unheld(v, prefix, real) for v in value]
+    if isinstance(value, dict):
+        return {k: _unheld(v, prefix, real) for k, v in value.items()}
+    return value
 
 
 def default_deadline(timeout: float, target: Optional[Target] = None) -> float:
@@ -298,7 +347,7 @@ def kept(argv: List[str]) -> List[str]:
 
 
 def _run(target: Target, argv: List[str], timeout: float, on_progress, env,
-         deadline: Optional[float] = None) -> Report:
+         deadline: Optional[float] = None, names: Optional[Tuple[str, str]] = None) -> Report:
     if deadline is None:
         deadline = default_deadline(timeout, target)
     try:
@@ -320,6 +369,9 @@ def _run(target: Target, argv: List[str], timeout: float, on_progress, env,
         return Report(target=target, error=hung, stderr_tail=tail)
     stdout, cut = capture.stdout()
     doc = _parse_json(stdout)
+    if names is not None:  # started through a held directory: name the venv as the user gave it
+        doc = _unheld(doc, *names)
+        tail = tail.replace(names[0], names[1])
     if doc is None:
         hint = f"exit status {proc.returncode}"
         if proc.returncode == 127 or "not found" in tail:
