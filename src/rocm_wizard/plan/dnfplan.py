@@ -26,6 +26,11 @@ def rocm_upgrade_dnf(system, choices, notes: List[str], here: int) -> Tuple[Dict
         raise PlanError(f"{label}: VERSION_ID {osi.version_id!r} gives no point release (9.4, 8.10), and AMD's driver "
                         "repositories are per point release", here)
     major, point = rel_os
+    core = cat.rocm_release(choices.rocm) if choices.rocm else None
+    if core is not None and core.core:  # the Core SDK (issue 26): its own module and recipe
+        from .coresdk_rpm import rocm_upgrade_core_rpm
+
+        return rocm_upgrade_core_rpm(system, choices, notes, core, here, "dnf")
     targets, other = _require_gpu(system, choices, "rocm-upgrade", notes)
     dkms = choices.dkms if choices.dkms is not None else True
     if not choices.rocm:
