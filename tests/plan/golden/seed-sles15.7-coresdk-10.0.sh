@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rocm-wizard plan: Upgrade ROCm to the Core SDK 10.0.0 from AMD's rpm repository (sles15)
-# path: rocm-upgrade   plan id: ea0e651c564c   format: 1   rocm-wizard @VERSION@
+# path: rocm-upgrade   plan id: 73bca1de3439   format: 1   rocm-wizard @VERSION@
 # made for: SUSE Linux Enterprise Server 15 SP7, kernel 6.4.0-150700.51-default; AMD Radeon RX 7900 XT (gfx1100); ROCm 6.2.0; torch 2.5.1+rocm6.2 in /home/dev/train/.venv
 # system fingerprint: sha256:874b87ab34f10a34a76f198eaa34d8c3
 #   gpus: 744c
@@ -785,7 +785,7 @@ rw_expect() {
   rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
   RW_STALE=1
 }
-RW_PLAN_ID=ea0e651c564c
+RW_PLAN_ID=73bca1de3439
 
 rw_check_fingerprint() {
   rw_expect gpus "$(rw_fp_gpus)" 744c
@@ -894,7 +894,7 @@ gpgkey=file:///etc/pki/rpm-gpg/RPM-GPG-KEY-amdrocm
 # why: zypper knows the new repository's packages only after it is refreshed, which also proves it reachable before anything is removed
 step_03_zypper_refresh() {
   rw_begin 3 zypper-refresh 'Refresh the Core SDK repository (signatures checked)'
-  local -a pkgs=('{'"'"'name'"'"': '"'"'amdrocm-core-sdk10.0'"'"', '"'"'version'"'"': '"'"'10.0.0-*'"'"'}')
+  local -a pkgs=(amdrocm-core-sdk10.0)
   local p missing=0
   for p in "${pkgs[@]}"; do if ! rpm -q "$p" >/dev/null 2>&1; then missing=1; fi; done
   if ! rw_changed rocm-core-key rocm-repos && [[ $missing == 0 ]]; then
