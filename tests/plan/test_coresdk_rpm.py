@@ -115,8 +115,9 @@ def test_sles_radeon_gets_the_full_suite_and_instinct_its_own_package():
 
 def test_a_mirror_keeps_amds_paths():
     system = _system("rocky", "9.4")
-    plan = build_plan(system, Choices(path="rocm-upgrade", rocm="10.0", dkms=None, rocm_core_mirror="http://127.0.0.1:8081",
-                                      allow_http_mirror=True, rocm_core_key_fingerprint="01" * 20))
+    plan = build_plan(system, Choices(path="rocm-upgrade", rocm="10.0", dkms=None,
+                                      rocm_core_mirror="http://127.0.0.1:8081", allow_http_mirror=True,
+                                      rocm_core_key_fingerprint="01" * 20))
     assert "baseurl=http://127.0.0.1:8081/rocm/core/packages/rhel9/x86_64\n" in plan.step("rocm-repo").params["content"]
     assert plan.step("rocm-core-key").params["url"] == "http://127.0.0.1:8081/rocm/gpg/packages.gpg"
     assert plan.step("rocm-core-key").params["fingerprint"] == "01" * 20

@@ -140,11 +140,14 @@ CORE_ROOT = f"/opt/rocm/core-{CORE_SERIES}"
 # the Core SDK's packages register their tree for the "core" alternative (/opt/rocm/core), as the
 # apt lab's stand-ins do in their postinst (coresdk.toml [stream] alternative).  The scriptlets are
 # rpm's built-in Lua: a shell scriptlet would need /bin/sh in rpm's database, which the lab root's
-# (Debian) system does not register there
+# (Debian) system does not register there.  Quiet: ansible-core 2.20's dnf module reads its helper's
+# stdout as JSON, and a scriptlet's output there fails the task ("Failed to parse JSON from dnf script")
 CORE_SCRIPTS = ("%post -p <lua>\n"
-                f'rpm.execute("update-alternatives", "--install", "/opt/rocm/core", "core", "{CORE_ROOT}", "100")\n'
+                'rpm.execute("update-alternatives", "--quiet", "--install", "/opt/rocm/core", "core", '
+                f'"{CORE_ROOT}", "100")\n'
                 "%postun -p <lua>\n"
-                f'if arg[2] == 0 then rpm.execute("update-alternatives", "--remove", "core", "{CORE_ROOT}") end\n')
+                'if arg[2] == 0 then rpm.execute("update-alternatives", "--quiet", "--remove", "core", '
+                f'"{CORE_ROOT}") end\n')
 
 
 def build_core(work: str, out: str, key: TestKey, dist: str, gfx: Optional[str] = "gfx1100") -> List[str]:
