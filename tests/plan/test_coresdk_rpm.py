@@ -181,3 +181,13 @@ def test_rpm_remove_removes_exactly_the_matches_and_stops_when_something_needs_t
     assert res.status == "failed" and "my-tool-1-1.noarch" in res.detail and "nothing was removed" in res.detail
     assert not any(c[0] in ("dnf", "zypper") for c in blocked.calls)
     assert blocked.installed == ["rocm", "rocm-core", "my-tool"]
+
+
+def test_the_wizards_release_list_offers_the_core_sdk_where_its_rpm_repository_is_known():
+    from rocm_wizard.plan.dnfplan import release_choices_dnf
+
+    rocky = dict(release_choices_dnf(_system("rocky", "9.4")))
+    assert "10.0.0" in rocky and "Core SDK" in rocky["10.0.0"] and "inferred" in rocky["10.1.0"]
+    assert "6.4.3" in rocky  # the legacy releases stay
+    alma = dict(release_choices_dnf(_system("almalinux", "9.4")))
+    assert not any(v.startswith(("10.", "7.14")) for v in alma), alma  # AlmaLinux: on no Core SDK page

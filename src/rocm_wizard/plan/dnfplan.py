@@ -181,7 +181,13 @@ def release_choices_dnf(system) -> List[Tuple[str, str]]:
     out = []
     for version in cat.rocm_versions():
         rel = cat.rocm_release(version)
-        if rel is None or rel.core or rpmrepos.layout(rel.series) is None:
+        if rel is not None and rel.core:  # the Core SDK where its rpm repository for this OS is known
+            repo, _why = rpmrepos.coresdk_repo(rel.series, osi.id, osi.version_id or "")
+            if repo is not None and not (installed and _vkey(rel.version) < _vkey(installed)):
+                out.append((rel.version, f"ROCm {rel.version} Core SDK (AMD's Core SDK rpm repository"
+                            + (")" if repo.status == "documented" else f"; {repo.status})")))
+            continue
+        if rel is None or rpmrepos.layout(rel.series) is None:
             continue
         if rpmrepos.os_supported(rel.version, osi.id, point[1]) is False:
             continue
