@@ -82,6 +82,9 @@ def rocm_upgrade_core_rpm(system, choices, notes: List[str], rel, here: int,
     if manager == "dnf":
         from .steps.rpmcommon import repo_ini
 
+        # the repository alone, refreshed: `dnf list` fails when none of the planned packages is there
+        ns_rocm["repo_check_argv"] = ["dnf", "--refresh", f"--repo={repo.repo_id}", "list"] + [
+            f"{n}-{rel.package_version}" for n in names]
         ns_rocm["repo_content"] = repo_ini([{
             "id": repo.repo_id, "name": f"ROCm Core SDK {rel.series}", "baseurl": baseurl, "enabled": True,
             "priority": repo.priority, "gpgcheck": True, "gpgkey": "file://" + key_file,

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rocm-wizard plan: Upgrade ROCm to the Core SDK 10.0.0 from AMD's rpm repository (rhel9)
-# path: rocm-upgrade   plan id: ae921cc6540f   format: 1   rocm-wizard @VERSION@
+# path: rocm-upgrade   plan id: 9430c65d342d   format: 1   rocm-wizard @VERSION@
 # made for: Rocky Linux 9.4 (Blue Onyx), kernel 5.14.0-427.13.1.el9_4.x86_64; AMD Radeon RX 7900 XT (gfx1100); ROCm 6.2.0; torch 2.5.1+rocm6.2 in /home/dev/train/.venv
 # system fingerprint: sha256:dbe2eeeeaa15fa91e73f9e3a1dc6ac82
 #   gpus: 744c
@@ -17,8 +17,8 @@
 #         why: rpm must trust only the Core SDK's key, checked against its pinned fingerprint, before any AMD package is read
 #    2. Register the Core SDK 10.0 repository (/etc/yum.repos.d/amdrocm-stable.repo)
 #         why: dnf must read the Core SDK 10.0 packages from AMD's repository, signatures checked against the checked key (gpgcheck=1)
-#    3. Fetch the Core SDK repository's metadata (proves it reachable before anything is removed)
-#         why: the legacy packages are removed next: the new repository must answer first
+#    3. Ask the Core SDK repository for amdrocm-core-sdk10.0-gfx1100 (before anything is removed)
+#         why: the legacy packages are removed next: the new repository must answer, signed, with the planned packages first
 #    4. Remove the legacy ROCm packages first (AMD's transition guide)
 #         why: AMD's transition guide removes the legacy rocm-* packages before the Core SDK's are installed
 #    5. Install ROCm 10.0.0 (amdrocm-core-sdk10.0-gfx1100)
@@ -786,7 +786,7 @@ rw_expect() {
   rw_say "  ${name}: this system has '${actual}', the plan was made for '$1'"
   RW_STALE=1
 }
-RW_PLAN_ID=ae921cc6540f
+RW_PLAN_ID=9430c65d342d
 
 rw_check_fingerprint() {
   rw_expect gpus "$(rw_fp_gpus)" 744c
@@ -862,15 +862,15 @@ skip_if_unavailable=0
   rw_mark rocm-repo
 }
 
-# why: the legacy packages are removed next: the new repository must answer first
+# why: the legacy packages are removed next: the new repository must answer, signed, with the planned packages first
 step_03_repo_check() {
-  rw_begin 3 repo-check 'Fetch the Core SDK repository'"'"'s metadata (proves it reachable before anything is removed)'
+  rw_begin 3 repo-check 'Ask the Core SDK repository for amdrocm-core-sdk10.0-gfx1100 (before anything is removed)'
   if ! rw_changed rocm-core-key rocm-repo; then
     rw_ok 'nothing it depends on changed in this run'
     return 0
   fi
   rw_need_root
-  rw_run dnf --refresh --repo=amdrocm-stable makecache
+  rw_run dnf --refresh --repo=amdrocm-stable list 'amdrocm-core-sdk10.0-gfx1100-10.0.0-*'
   rw_mark repo-check
 }
 
