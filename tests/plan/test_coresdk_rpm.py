@@ -191,3 +191,13 @@ def test_the_wizards_release_list_offers_the_core_sdk_where_its_rpm_repository_i
     assert "6.4.3" in rocky  # the legacy releases stay
     alma = dict(release_choices_dnf(_system("almalinux", "9.4")))
     assert not any(v.startswith(("10.", "7.14")) for v in alma), alma  # AlmaLinux: on no Core SDK page
+
+
+def test_zypper_refresh_takes_package_names_only():
+    """A recipe that handed it package tables planned "could not check: unhashable type" and failed at
+    run time with an internal error: now the plan itself is refused."""
+    from rocm_wizard.plan.steps.zypper import ZypperRefresh
+
+    ZypperRefresh("r", "t", aliases=["amdrocm-stable"], packages=["amdrocm-core-sdk10.0"])
+    with pytest.raises(ValueError):
+        ZypperRefresh("r", "t", aliases=["amdrocm-stable"], packages=[{"name": "amdrocm-core-sdk10.0"}])
