@@ -324,3 +324,143 @@ def test_sigkill_after_a_step_then_resume_converges(rocky_old, rpm_site, step):
     assert rpm_q(root, "rocm") == "rocm-6.4.3.60403"
     again = wizard.run(root, "--yes", "--no-verify", *args(rpm_site))
     assert again.returncode == 0 and set(checks.step_lines(again.stderr).values()) == {"ok"}, again.stderr
+
+
+# ------------------------------------------------------------------ the Core SDK (issue 26)
+CORE_REPO = "/etc/yum.repos.d/amdrocm-stable.repo"
+CORE_KEY = "/etc/pki/rpm-gpg/RPM-GPG-KEY-amdrocm"
+CORE_STEPS = ["rocm-core-key", "rocm-repo", "repo-check", "legacy-remove", "rocm-packages", "core-alternative",
+              "gpu-groups"]
+
+
+def core_args(site, fingerprint=None):
+    return ["--path", "rocm-upgrade", "--rocm", "10.0", "--rocm-core-mirror", site.radeon_url, "--allow-http-mirror",
+            "--rocm-core-key-fingerprint", fingerprint or site.core_key.fingerprint]
+
+
+def core_state(root):
+    pkgs = root.run(["rpm", "-qa", "--qf", "%{NAME}-%{VERSION}-%{RELEASE}\n"]).stdout
+    files = {p: root.read(p) if root.exists(p) else None for p in (CORE_REPO, CORE_KEY, "/etc/yum.repos.d/rocm.repo")}
+    return sorted(pkgs.split()), files, root.run(["readlink", "-f", "/opt/rocm/core"]).stdout.strip()
+
+
+def assert_core_installed(root, site):
+    sdk = f"amdrocm-core-sdk{rpmlab.CORE_SERIES}-gfx1100"
+    assert rpm_q(root, sdk) == f"{sdk}-{rpmlab.CORE_VERSION}", "the per-gfx package of the versioned suite"
+    assert root.run(["rpm", "-q", "amdrocm-core-sdk10.0"]).returncode != 0, "not the multi-GPU suite: one card"
+    for legacy in ("rocm", "rocm-core"):
+        assert root.run(["rpm", "-q", legacy]).returncode != 0, f"legacy {legacy} removed first"
+    assert root.run(["readlink", "-f", "/opt/rocm/core"]).stdout.strip() == rpmlab.CORE_ROOT
+    repo = root.read(CORE_REPO)
+    assert f"baseurl={site.radeon_url}/rocm/core/packages/rhel9/x86_64\n" in repo, repo
+    assert "gpgcheck=1\n" in repo and f"gpgkey=file://{CORE_KEY}\n" in repo and "priority=" not in repo, repo
+    assert rpm_q(root, "gpg-pubkey-" + site.core_key.fingerprint[-8:].lower()).startswith("gpg-pubkey-")
+
+
+@pytest.fixture
+def core_site(rpm_site):
+    return rpm_site.core()
+
+
+def test_core_sdk_yes_from_6_2_converges_then_a_second_run_changes_nothing(rocky_old, core_site):
+    root = rocky_old
+    assert rpm_q(root, "rocm") == "rocm-6.2.4.60204"
+    res = wizard.run(root, "--yes", "--no-verify", *core_args(core_site))
+    assert res.returncode == 0, res.stderr
+    assert "changed: removed rocm rocm-core" in res.stderr, res.stderr
+    assert_core_installed(root, core_site)
+    words = checks.step_lines(res.stderr)
+    assert len(words) == len(CORE_STEPS) and set(words.values()) <= {"ok", "changed"}, res.stderr
+    before = core_state(root)
+    again = wizard.run(root, "--yes", "--no-verify", *core_args(core_site))
+    assert again.returncode == 0, again.stderr
+    words = checks.step_lines(again.stderr)
+    assert len(words) == len(CORE_STEPS) and set(words.values()) == {"ok"}, again.stderr
+    assert core_state(root) == before
+
+
+def test_core_sdk_wrong_key_changes_nothing(rocky_old, core_site):
+    root = rocky_old
+    before = core_state(root)
+    core_site.serve_rogue_core_key()
+    res = wizard.run(root, "--yes", "--no-verify", *core_args(core_site))
+    assert res.returncode == 1, res.stderr
+    assert "nothing was written or imported" in res.stderr, res.stderr
+    assert core_state(root) == before
+    assert rpm_q(root, "rocm") == "rocm-6.2.4.60204"
+    # and the right key under a wrong pinned fingerprint: refused the same way
+    core_site.reset()
+    res = wizard.run(root, "--yes", "--no-verify", *core_args(core_site, fingerprint=core_site.rogue_key.fingerprint))
+    assert res.returncode == 1 and "nothing was written or imported" in res.stderr, res.stderr
+    assert core_state(root) == before
+
+
+@pytest.mark.parametrize("step", ["rocm-repo", "legacy-remove", "rocm-packages"])
+def test_core_sdk_sigkill_then_resume_converges(rocky_old, core_site, step):
+    """Killed after a step (after legacy-remove the machine has no ROCm at all: the plan's own
+    in-between state), ``resume`` finishes, and a new run then changes nothing."""
+    import signal
+
+    root = rocky_old
+    res = wizard.run(root, "--yes", "--no-verify", *core_args(core_site),
+                     extra_env={"ROCM_WIZARD_FAULT": f"kill-after:{step}"})
+    assert res.returncode == -signal.SIGKILL, res.stderr
+    j = checks.journal(root)
+    assert j["state"] == "running"
+    assert [s["id"] for s in j["steps"] if s["status"] in ("ok", "changed")] == CORE_STEPS[:CORE_STEPS.index(step) + 1]
+    resumed = wizard.run(root, "resume", "--no-verify")
+    assert resumed.returncode == 0, resumed.stderr
+    assert checks.journal(root)["state"] == "finished"
+    assert_core_installed(root, core_site)
+    again = wizard.run(root, "--yes", "--no-verify", *core_args(core_site))
+    assert again.returncode == 0 and set(checks.step_lines(again.stderr).values()) == {"ok"}, again.stderr
+
+
+def test_core_sdk_script_converges_and_a_second_run_has_nothing_to_do(rocky_old, core_site):
+    root = rocky_old
+    plan = wizard.run(root, "--plan-only", "--format", "shell", *core_args(core_site))
+    assert plan.returncode == 2, plan.stderr
+    root.write("/root/plan.sh", plan.stdout, 0o700)
+    before = core_state(root)
+    dry = root.run(["bash", "/root/plan.sh"], env={"DRY_RUN": "1"}, timeout=600)
+    assert dry.returncode == 2, dry.stderr
+    assert core_state(root) == before
+    run = root.run(["bash", "/root/plan.sh"], timeout=900)
+    assert run.returncode == 0, run.stderr
+    assert "removes: rocm rocm-core" in run.stderr, run.stderr
+    assert_core_installed(root, core_site)
+    second = root.run(["bash", "/root/plan.sh"], env={"DRY_RUN": "1"}, timeout=600)
+    assert second.returncode == 0, second.stderr
+    assert "    would:" not in second.stderr and "dry run: nothing to do" in second.stderr, second.stderr
+
+
+def test_core_sdk_script_refuses_a_wrong_key(rocky_old, core_site):
+    root = rocky_old
+    plan = wizard.run(root, "--plan-only", "--format", "shell", *core_args(core_site))
+    root.write("/root/plan.sh", plan.stdout, 0o700)
+    before = core_state(root)
+    core_site.serve_rogue_core_key()
+    run = root.run(["bash", "/root/plan.sh"], timeout=600)
+    assert run.returncode != 0 and "nothing was written or imported" in run.stderr, run.stderr
+    assert core_state(root) == before
+
+
+@pytest.mark.parametrize("ansible_in", ["debian", "newest"], indirect=True)
+def test_core_sdk_playbook_converges_then_changes_nothing(rocky_old, core_site, ansible_in):
+    from harness import ansible
+
+    root = rocky_old
+    ansible_in(root)
+    plan = wizard.run(root, "--plan-only", "--format", "ansible", *core_args(core_site))
+    assert plan.returncode == 2, plan.stderr
+    root.write("/root/site.yml", plan.stdout)
+    before = core_state(root)
+    check = ansible.playbook(root, "/root/site.yml", "--check")
+    assert check.returncode == 0, check.stdout[-4000:] + check.stderr[-2000:]
+    assert core_state(root) == before
+    run = ansible.playbook(root, "/root/site.yml")
+    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
+    assert_core_installed(root, core_site)
+    again = ansible.playbook(root, "/root/site.yml")
+    assert again.returncode == 0, again.stdout[-4000:]
+    assert ansible.recap(again.stdout)["changed"] == 0, ansible.changed_tasks(again.stdout)

@@ -6,6 +6,8 @@ refused before ``rpm --import``; SUSE's newer ``rocm`` does not win; rollback ta
 files back."""
 from __future__ import annotations
 
+import os
+
 import pytest
 from rwtest import ci
 
@@ -30,8 +32,9 @@ def zypper_world(tier_ready, tmp_path_factory):
     yield world
     world.radeon.stop()
     world.suse.stop()
-    for key in (world.radeon_key, world.suse_key, world.rogue_key):
-        key.close()
+    for key in (world.radeon_key, world.suse_key, world.rogue_key, world.core_key):
+        if key is not None:
+            key.close()
 
 
 @pytest.fixture
@@ -270,3 +273,127 @@ def test_yes_killed_after_a_step_then_resume_converges(sles_old, zworld, step):
     assert_upgraded(root)
     again = wizard.run(root, "--yes", "--no-verify", *upgrade_args(zworld))
     assert again.returncode == 0 and set(checks.step_lines(again.stderr).values()) == {"ok"}, again.stderr
+
+
+# ------------------------------------------------------------------ the Core SDK (issue 26)
+CORE_REPO = "/etc/zypp/repos.d/amdrocm-stable.repo"
+CORE_STEPS = ["rocm-core-key", "rocm-repos", "zypper-refresh", "legacy-remove", "rocm-packages", "core-alternative",
+              "gpu-groups"]
+
+
+@pytest.fixture
+def core_world(zworld):
+    return zworld.core()
+
+
+def core_args(world, fingerprint=None):
+    return ["--path", "rocm-upgrade", "--rocm", "10.0", "--rocm-core-mirror", world.radeon_url, "--allow-http-mirror",
+            "--rocm-core-key-fingerprint", fingerprint or world.core_key.fingerprint, "--user", "alice"]
+
+
+def core_state(root):
+    out = zl.state(root)
+    out["/opt/rocm/core"] = root.run(["readlink", "-f", "/opt/rocm/core"]).stdout.strip()
+    return out
+
+
+def assert_core_installed(root, world):
+    from harness import rpmlab
+
+    assert zl.rpm_version(root, "amdrocm-core-sdk10.0") == f"{rpmlab.CORE_VERSION}-{rpmlab.CORE_RELEASE}.sles15"
+    assert zl.rpm_version(root, "amdrocm-base10.0")
+    for legacy in ("rocm", "rocm-core"):
+        assert zl.rpm_version(root, legacy) is None, f"legacy {legacy} removed first"
+    assert zl.rpm_version(root, "suse-hpc-tool"), "nothing but the legacy ROCm packages is removed"
+    assert root.run(["readlink", "-f", "/opt/rocm/core"]).stdout.strip() == rpmlab.CORE_ROOT
+    repo = root.read(CORE_REPO)
+    assert "[amdrocm-stable]" in repo and f"baseurl={world.radeon_url}/rocm/core/packages/sles15/x86_64\n" in repo
+    assert "gpgcheck=1" in repo and "pkg_gpgcheck=1" in repo
+    assert not root.exists("/etc/zypp/repos.d/rocm.repo"), "the legacy AMD repository file is taken out (backed up)"
+    assert root.run(["rpm", "-q", "gpg-pubkey-" + world.core_key.fingerprint[-8:].lower()]).returncode == 0
+    groups = root.run(["id", "-nG", "alice"]).stdout.split()
+    assert "render" in groups and "video" in groups
+
+
+def test_core_sdk_yes_from_6_2_converges_then_a_second_run_changes_nothing(sles_old, core_world):
+    root = sles_old
+    res = wizard.run(root, "--yes", "--no-verify", *core_args(core_world))
+    assert res.returncode == 0, res.stderr
+    assert "changed: removed rocm rocm-core" in res.stderr, res.stderr
+    assert_core_installed(root, core_world)
+    argvs = [e["argv"] for e in checks.events(root, checks.latest_run(root)) if e["event"] == "command"]
+    assert not any("--gpg-auto-import-keys" in a or "--no-gpg-checks" in a for a in argvs)
+    words = checks.step_lines(res.stderr)
+    assert len(words) == len(CORE_STEPS) and set(words.values()) <= {"ok", "changed"}, res.stderr
+    before = core_state(root)
+    again = wizard.run(root, "--yes", "--no-verify", *core_args(core_world))
+    assert again.returncode == 0, again.stderr
+    assert set(checks.step_lines(again.stderr).values()) == {"ok"}, again.stderr
+    assert core_state(root) == before
+
+
+def test_core_sdk_wrong_key_changes_nothing(sles_old, core_world):
+    root = sles_old
+    before = core_state(root)
+    core_world.rogue_key.write_armored(os.path.join(core_world.radeon_root, *zl.CORE_KEY_PATH))
+    res = wizard.run(root, "--yes", "--no-verify", *core_args(core_world))
+    assert res.returncode == 1, res.stderr
+    assert "nothing was written or imported" in res.stderr, res.stderr
+    assert core_state(root) == before
+
+
+@pytest.mark.parametrize("step", ["legacy-remove", "rocm-packages"])
+def test_core_sdk_sigkill_then_resume_converges(sles_old, core_world, step):
+    import signal
+
+    root = sles_old
+    res = wizard.run(root, "--yes", "--no-verify", *core_args(core_world),
+                     extra_env={"ROCM_WIZARD_FAULT": f"kill-after:{step}"})
+    assert res.returncode == -signal.SIGKILL, res.stderr
+    assert [s["id"] for s in checks.journal(root)["steps"] if s["status"] in ("ok", "changed")] == \
+        CORE_STEPS[:CORE_STEPS.index(step) + 1]
+    resumed = wizard.run(root, "resume", "--no-verify")
+    assert resumed.returncode == 0, resumed.stderr
+    assert checks.journal(root)["state"] == "finished"
+    assert_core_installed(root, core_world)
+    again = wizard.run(root, "--yes", "--no-verify", *core_args(core_world))
+    assert again.returncode == 0 and set(checks.step_lines(again.stderr).values()) == {"ok"}, again.stderr
+
+
+def test_core_sdk_script_converges_and_a_second_run_has_nothing_to_do(sles_old, core_world):
+    root = sles_old
+    plan = wizard.run(root, "--plan-only", "--format", "shell", *core_args(core_world))
+    assert plan.returncode == 2, plan.stderr
+    root.write("/root/plan.sh", plan.stdout, 0o700)
+    before = core_state(root)
+    dry = root.run(["bash", "/root/plan.sh"], env={"DRY_RUN": "1"}, timeout=600)
+    assert dry.returncode == 2, dry.stderr
+    assert core_state(root) == before
+    run = root.run(["bash", "/root/plan.sh"], timeout=900)
+    assert run.returncode == 0, run.stderr
+    assert "removes: rocm rocm-core" in run.stderr, run.stderr
+    assert_core_installed(root, core_world)
+    second = root.run(["bash", "/root/plan.sh"], env={"DRY_RUN": "1"}, timeout=600)
+    assert second.returncode == 0, second.stderr
+    assert "    would:" not in second.stderr and "dry run: nothing to do" in second.stderr, second.stderr
+
+
+@pytest.mark.parametrize("ansible_in", ["debian", "newest"], indirect=True)
+def test_core_sdk_playbook_converges_then_changes_nothing(sles_old, core_world, ansible_in):
+    from harness import ansible
+
+    root = sles_old
+    ansible_in(root)
+    plan = wizard.run(root, "--plan-only", "--format", "ansible", *core_args(core_world))
+    assert plan.returncode == 2, plan.stderr
+    root.write("/root/site.yml", plan.stdout)
+    before = core_state(root)
+    check = ansible.playbook(root, "/root/site.yml", "--check")
+    assert check.returncode == 0, check.stdout[-4000:] + check.stderr[-2000:]
+    assert core_state(root) == before
+    run = ansible.playbook(root, "/root/site.yml")
+    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
+    assert_core_installed(root, core_world)
+    again = ansible.playbook(root, "/root/site.yml")
+    assert again.returncode == 0, again.stdout[-4000:]
+    assert ansible.recap(again.stdout)["changed"] == 0, ansible.changed_tasks(again.stdout)

@@ -91,6 +91,13 @@ CASES = [
          REFUSED, 3),
     # its amdgpu 5.3 driver: AMD's window (5.3-5.6 rows documented, issue 30) ends at ROCm 5.5, older
     # than every image: refused, upgrade the kernel driver first
+    # issue 26: the Core SDK on rpm hosts (Rocky 9.4 with dnf, SLES 15 SP7 with zypper), from a legacy 6.2
+    Case("seed-rocky9.4-coresdk-10.0", "seed:seed-rx7900xt-rocky9.4-rocm6.2", ["--path", "rocm-upgrade", "--rocm", "10.0"],
+         ALL, 2),
+    Case("seed-sles15.7-coresdk-10.0", "seed:seed-rx7900xt-sles15.7-rocm6.2", ["--path", "rocm-upgrade", "--rocm", "10.0"],
+         ALL, 2),
+    Case("seed-rocky9.4-coresdk-10.1-inferred", "seed:seed-rx7900xt-rocky9.4-rocm6.2",
+         ["--path", "rocm-upgrade", "--rocm", "10.1"], ("shell",), 2),
     Case("fx028-rocky-docker", "fixture:028-gfx1030-rx6800-rocm5.3.0-rocky9.0", ["--path", "docker"],
          REFUSED, 64),
 ]

@@ -1769,6 +1769,12 @@ def _build(system, choices: Choices, notes: List[str]) -> Plan:
                 core = load_recipe("rocm-upgrade-core")
                 shared = {k: recipe.data[k] for k in ("rocm_related", "mok_keys")}
                 recipe = dataclasses.replace(core, data={**shared, **core.data})
+            elif ns.get("stream") in ("core-dnf", "core-zypper"):  # issue 26: the Core SDK on rpm hosts
+                import dataclasses
+
+                rpm_core = load_recipe("rocm-upgrade-" + ns["stream"])
+                recipe = dataclasses.replace(rpm_core, data={"rocm_related": recipe.data["rocm_related"],
+                                                             **rpm_core.data})
             kept = _kept_venv(system, cat.rocm_release(choices.rocm), choices.dkms, notes) \
                 if ns.get("stream") != "fedora" else None
             if kept:

@@ -17,6 +17,11 @@ def rocm_upgrade_zypper(system, choices, notes: List[str], here: int) -> Tuple[D
     osi = b._os(system)
     sp = zyp.service_pack(osi.version_id)
     label = f"SLES {sp or osi.version_id}"
+    core = cat.rocm_release(choices.rocm) if choices.rocm else None
+    if core is not None and core.core:  # the Core SDK (issue 26): its own module and recipe
+        from .coresdk_rpm import rocm_upgrade_core_rpm
+
+        return rocm_upgrade_core_rpm(system, choices, notes, core, here, "zypper")
     targets, other = b._require_gpu(system, choices, "rocm-upgrade", notes)
     listed = [r for r in zyp.releases() if cat.rocm_release(r.version) is not None]
     if choices.rocm:

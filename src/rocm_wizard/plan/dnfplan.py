@@ -26,6 +26,11 @@ def rocm_upgrade_dnf(system, choices, notes: List[str], here: int) -> Tuple[Dict
         raise PlanError(f"{label}: VERSION_ID {osi.version_id!r} gives no point release (9.4, 8.10), and AMD's driver "
                         "repositories are per point release", here)
     major, point = rel_os
+    core = cat.rocm_release(choices.rocm) if choices.rocm else None
+    if core is not None and core.core:  # the Core SDK (issue 26): its own module and recipe
+        from .coresdk_rpm import rocm_upgrade_core_rpm
+
+        return rocm_upgrade_core_rpm(system, choices, notes, core, here, "dnf")
     targets, other = _require_gpu(system, choices, "rocm-upgrade", notes)
     dkms = choices.dkms if choices.dkms is not None else True
     if not choices.rocm:
@@ -176,7 +181,13 @@ def release_choices_dnf(system) -> List[Tuple[str, str]]:
     out = []
     for version in cat.rocm_versions():
         rel = cat.rocm_release(version)
-        if rel is None or rel.core or rpmrepos.layout(rel.series) is None:
+        if rel is not None and rel.core:  # the Core SDK where its rpm repository for this OS is known
+            repo, _why = rpmrepos.coresdk_repo(rel.series, osi.id, osi.version_id or "")
+            if repo is not None and not (installed and _vkey(rel.version) < _vkey(installed)):
+                out.append((rel.version, f"ROCm {rel.version} Core SDK (AMD's Core SDK rpm repository"
+                            + (")" if repo.status == "documented" else f"; {repo.status})")))
+            continue
+        if rel is None or rpmrepos.layout(rel.series) is None:
             continue
         if rpmrepos.os_supported(rel.version, osi.id, point[1]) is False:
             continue

@@ -92,11 +92,12 @@ Stand-in built by the rocm-wizard tests.
 {install}
 %files
 {files}
+{scripts}
 """
 
 
 def build_rpm(work: str, out_dir: str, name: str, version: str, release: str, files: Dict[str, str],
-              links: Optional[Dict[str, str]] = None, requires: str = "") -> str:
+              links: Optional[Dict[str, str]] = None, requires: str = "", scripts: str = "") -> str:
     top = os.path.join(work, f"top-{name}-{version}-{release}")
     for d in ("SPECS", "BUILD", "RPMS", "SOURCES", "SRPMS", "BUILDROOT"):
         os.makedirs(os.path.join(top, d), exist_ok=True)
@@ -112,7 +113,7 @@ def build_rpm(work: str, out_dir: str, name: str, version: str, release: str, fi
     spec = os.path.join(top, "SPECS", f"{name}.spec")
     with open(spec, "w") as fh:
         fh.write(SPEC.format(name=name, version=version, release=release, requires=requires,
-                             install="\n".join(install), files="\n".join(listed)))
+                             install="\n".join(install), files="\n".join(listed), scripts=scripts))
     subprocess.run(["rpmbuild", "-bb", "--define", f"_topdir {top}", "--define", "_build_id_links none",
                     "--define", "__os_install_post %{nil}", spec], check=True, capture_output=True,
                    env={**os.environ, "HOME": work})
@@ -133,11 +134,45 @@ def createrepo(directory: str) -> None:
     subprocess.run(["createrepo_c", "-q", directory], check=True, capture_output=True)
 
 
+CORE_SERIES, CORE_VERSION, CORE_RELEASE = "10.0", "10.0.0", "4"
+CORE_KEY_PATH = ("rocm", "gpg", "packages.gpg")
+CORE_ROOT = f"/opt/rocm/core-{CORE_SERIES}"
+# the Core SDK's packages register their tree for the "core" alternative (/opt/rocm/core), as the
+# apt lab's stand-ins do in their postinst (coresdk.toml [stream] alternative).  The scriptlets are
+# rpm's built-in Lua: a shell scriptlet would need /bin/sh in rpm's database, which the lab root's
+# (Debian) system does not register there.  Quiet: ansible-core 2.20's dnf module reads its helper's
+# stdout as JSON, and a scriptlet's output there fails the task ("Failed to parse JSON from dnf script")
+CORE_SCRIPTS = ("%post -p <lua>\n"
+                'rpm.execute("update-alternatives", "--quiet", "--install", "/opt/rocm/core", "core", '
+                f'"{CORE_ROOT}", "100")\n'
+                "%postun -p <lua>\n"
+                'if arg[2] == 0 then rpm.execute("update-alternatives", "--quiet", "--remove", "core", '
+                f'"{CORE_ROOT}") end\n')
+
+
+def build_core(work: str, out: str, key: TestKey, dist: str, gfx: Optional[str] = "gfx1100") -> List[str]:
+    """Stand-ins of the Core SDK 10.0 rpms (names from coresdk.toml: amdrocm-base10.0, the full suite
+    amdrocm-core-sdk10.0 and, with ``gfx``, its per-gfx package), signed, indexed in ``out``."""
+    release = f"{CORE_RELEASE}.{dist}"
+    base = build_rpm(work, out, f"amdrocm-base{CORE_SERIES}", CORE_VERSION, release,
+                     {f"{CORE_ROOT}/.info/version": f"{CORE_VERSION}-{CORE_RELEASE}\\n"}, scripts=CORE_SCRIPTS)
+    req = f"Requires: amdrocm-base{CORE_SERIES} = {CORE_VERSION}-{release}"
+    rpms = [base, build_rpm(work, out, f"amdrocm-core-sdk{CORE_SERIES}", CORE_VERSION, release,
+                            {f"{CORE_ROOT}/share/core-sdk-standin": "full\\n"}, requires=req)]
+    if gfx:
+        rpms.append(build_rpm(work, out, f"amdrocm-core-sdk{CORE_SERIES}-{gfx}", CORE_VERSION, release,
+                              {f"{CORE_ROOT}/share/core-sdk-{gfx}": gfx + "\\n"}, requires=req))
+    sign_rpms(key, rpms, work)
+    createrepo(out)
+    return rpms
+
+
 class RpmWorld:
     """AMD-like site (radeon) and a distribution repository on 127.0.0.1."""
 
     def __init__(self, work: str) -> None:
         self.work = work
+        self.core_key: Optional[TestKey] = None
         self.key = TestKey("rocm-wizard test radeon rpm <radeon@example.invalid>", algo="rsa3072")
         self.rogue_key = TestKey("rocm-wizard test rogue <rogue@example.invalid>", algo="rsa3072")
         self.distro_key = TestKey("rocm-wizard test distro <distro@example.invalid>", algo="rsa3072")
@@ -190,6 +225,22 @@ class RpmWorld:
         if not self.radeon.running:
             self.radeon.start()
         self.key.write_armored(os.path.join(self.site, "rocm", "rocm.gpg.key"))
+        if getattr(self, "core_key", None) is not None:
+            self.core_key.write_armored(os.path.join(self.site, *CORE_KEY_PATH))
+
+    def core(self) -> "RpmWorld":
+        """The Core SDK's rpm repository laid out like AMD's (rpm_repos.toml [coresdk] 10.0:
+        ``rocm/core/packages/rhel9/x86_64``, key ``rocm/gpg/packages.gpg``), on the same server, with
+        stand-ins of its versioned packages signed by a Core SDK test key (built once)."""
+        if getattr(self, "core_key", None) is None:
+            self.core_key = TestKey("rocm-wizard test Core SDK rpm <core@example.invalid>", algo="rsa3072")
+            build_core(self.work, os.path.join(self.site, "rocm", "core", "packages", "rhel9", "x86_64"),
+                       self.core_key, "el9")
+            self.core_key.write_armored(os.path.join(self.site, *CORE_KEY_PATH))
+        return self
+
+    def serve_rogue_core_key(self) -> None:
+        self.rogue_key.write_armored(os.path.join(self.site, *CORE_KEY_PATH))
 
     def serve_rogue_key(self) -> None:
         self.rogue_key.write_armored(os.path.join(self.site, "rocm", "rocm.gpg.key"))
@@ -210,5 +261,6 @@ class RpmWorld:
     def close(self) -> None:
         self.radeon.stop()
         self.distro.stop()
-        for k in (self.key, self.rogue_key, self.distro_key):
-            k.close()
+        for k in (self.key, self.rogue_key, self.distro_key, getattr(self, "core_key", None)):
+            if k is not None:
+                k.close()

@@ -35,6 +35,7 @@ APT_OPTS = ["--no-install-recommends"]
 INSIDE = "/opt/rw-zypper-debs"
 SP = "15.6"
 OLD, NEW, SUSE_ROCM = "6.2.4", "6.4.3", "6.5.0"
+CORE_KEY_PATH = ("rocm", "gpg", "packages.gpg")
 
 
 def libpatch(version: str) -> str:
@@ -105,6 +106,7 @@ class Rpm:
     conflicts: tuple = ()
     files: Dict[str, str] = None  # path -> content
     links: Dict[str, str] = None  # path -> target
+    scripts: str = ""  # scriptlet sections, verbatim
 
 
 SPEC = """Name: {name}
@@ -120,6 +122,7 @@ A rocm-wizard test stand-in; it carries only small files.
 {install}
 %files
 {files}
+{scripts}
 """
 
 
@@ -142,7 +145,8 @@ def build_rpms(workdir: str, specs: List[Rpm], key: TestKey) -> List[str]:
         spec = os.path.join(top, "SPECS", f"{s.name}-{s.version}.spec")
         with open(spec, "w") as fh:
             fh.write(SPEC.format(name=s.name, version=s.version, release=s.release, requires=req,
-                                 install="\n".join(install) or "true", files="\n".join(files)))
+                                 install="\n".join(install) or "true", files="\n".join(files),
+                                 scripts=s.scripts))
         subprocess.run(["rpmbuild", "--quiet", "--define", f"_topdir {top}", "--define", "_build_id_links none",
                         "-bb", spec], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         rpm = os.path.join(top, "RPMS", "noarch", f"{s.name}-{s.version}-{s.release}.noarch.rpm")
@@ -183,6 +187,7 @@ class ZypperWorld:
     suse_key: TestKey
     rogue_key: TestKey
     radeon_root: str
+    core_key: Optional[TestKey] = None
 
     @property
     def radeon_url(self) -> str:
@@ -191,6 +196,29 @@ class ZypperWorld:
     def reset(self) -> None:
         self.radeon.reset()
         self.suse.reset()
+        if self.core_key is not None:
+            self.core_key.write_armored(os.path.join(self.radeon_root, *CORE_KEY_PATH))
+
+    def core(self) -> "ZypperWorld":
+        """The Core SDK's SLES repository laid out like AMD's (rpm_repos.toml [coresdk] 10.0:
+        ``rocm/core/packages/sles15/x86_64``, key ``rocm/gpg/packages.gpg``) on the radeon server: the
+        full suite amdrocm-core-sdk10.0 (SLES has per-gfx packages for Instinct targets only) and
+        amdrocm-base10.0, signed (packages and repomd.xml) by a Core SDK test key; built once."""
+        if self.core_key is None:
+            from .rpmlab import CORE_ROOT, CORE_RELEASE, CORE_SCRIPTS, CORE_SERIES, CORE_VERSION
+
+            self.core_key = TestKey("Core SDK stand-in <core@example.invalid>")
+            rel = f"{CORE_RELEASE}.sles15"
+            rpms = build_rpms(os.path.join(self.radeon_root, "..", "build-core"), [
+                Rpm(f"amdrocm-base{CORE_SERIES}", CORE_VERSION, rel,
+                    files={f"{CORE_ROOT}/.info/version": f"{CORE_VERSION}-{CORE_RELEASE}\n"}, scripts=CORE_SCRIPTS),
+                Rpm(f"amdrocm-core-sdk{CORE_SERIES}", CORE_VERSION, rel,
+                    requires=(f"amdrocm-base{CORE_SERIES} = {CORE_VERSION}-{rel}",),
+                    files={f"{CORE_ROOT}/share/core-sdk-standin.txt": "full\n"})], self.core_key)
+            publish(os.path.join(self.radeon_root, "rocm", "core", "packages", "sles15", "x86_64"), rpms,
+                    self.core_key)
+            self.core_key.write_armored(os.path.join(self.radeon_root, *CORE_KEY_PATH))
+        return self
 
 
 def build_world(base: str) -> ZypperWorld:

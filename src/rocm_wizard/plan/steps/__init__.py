@@ -11,6 +11,7 @@ from .dnf import DnfInstall
 from .docker import DockerCheck, DockerPull, DockerRunScript
 from .files import Command, FileContent, RebootFlag
 from .rpmcommon import RpmKey
+from .rpmremove import RpmRemove
 from .repo_package import AptKeyCheck
 from .python import EnvPersist, PipCheck, PipGuard, PipInstall, PipRestore, PipUninstall, Venv, VenvLink
 from .system import SecureBootKey, UserGroups
@@ -25,6 +26,7 @@ KINDS: Dict[str, Type[Step]] = {cls.kind: cls for cls in (
     ZypperKey, ZypperRepos, ZypperRefresh, ZypperInstall,
     RpmKey, DnfInstall,
     AptKeyCheck,
+    RpmRemove,
 )}
 
 

@@ -316,6 +316,8 @@ class ZypperRefresh(Step):
         for a in self.params["aliases"]:
             if not SAFE_ALIAS.match(str(a)):
                 raise ValueError(f"repository alias {a!r} is not allowed")
+        if not all(isinstance(n, str) and SAFE_PKG.match(n) for n in self.params["packages"]):
+            raise ValueError("zypper-refresh: packages must be package names")
 
     def check(self, state) -> CheckResult:
         changed = state.any_changed(self.params["after"])
