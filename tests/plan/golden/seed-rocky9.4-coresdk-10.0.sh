@@ -259,14 +259,15 @@ rw_undo_files() {
 }
 
 # rw_with_block FILE BLOCK [USER]: sets RW_NEW to FILE without an earlier rocm-wizard block, then
-# BLOCK; with USER (a venv's owner) FILE is read as USER and must be a regular file, not a link:
-# root never reads a user's file for them
+# BLOCK; with USER (a venv's owner) FILE is read as USER and must be a regular file, not a link, of
+# at most 1 MiB (runas.OWNER_FILE_BYTES): root never reads a user's file for them, nor a flood of it
 rw_with_block() {
   local line skip=0 text
   RW_NEW=''
   if [[ -n ${3:-} ]]; then
-    text=$(rw_user_run "$3" sh -c 'if [ -L "$1" ] || [ ! -f "$1" ]; then exit 3; fi; cat -- "$1" && printf x' sh "$1") ||
-      rw_die "cannot read $1 as $3 (a link, not a regular file, or not readable by $3)"
+    text=$(rw_user_run "$3" sh -c 'if [ -L "$1" ] || [ ! -f "$1" ]; then exit 3; fi
+      [ "$(head -c 1048577 -- "$1" | wc -c)" -le 1048576 ] || exit 4; head -c 1048576 -- "$1" && printf x' sh "$1") ||
+      rw_die "cannot read $1 as $3 (a link, not a regular file, larger than 1 MiB, or not readable by $3)"
     text=${text%x}
   else
     text=$(cat -- "$1" && printf x) || rw_die "cannot read $1"
@@ -288,8 +289,9 @@ rw_guard_conf() {
   local -a lines=()
   RW_NEW=''
   if [[ -e $1 || -L $1 ]]; then
-    text=$(rw_user_run "$3" sh -c 'if [ -L "$1" ] || [ ! -f "$1" ]; then exit 3; fi; cat -- "$1" && printf x' sh "$1") ||
-      rw_die "cannot read $1 as $3 (a link, not a regular file, or not readable by $3)"
+    text=$(rw_user_run "$3" sh -c 'if [ -L "$1" ] || [ ! -f "$1" ]; then exit 3; fi
+      [ "$(head -c 1048577 -- "$1" | wc -c)" -le 1048576 ] || exit 4; head -c 1048576 -- "$1" && printf x' sh "$1") ||
+      rw_die "cannot read $1 as $3 (a link, not a regular file, larger than 1 MiB, or not readable by $3)"
     text=${text%x}
   fi
   while IFS= read -r line || [[ -n $line ]]; do lines+=("$line"); done < <(printf '%s' "$text")
