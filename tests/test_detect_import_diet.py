@@ -87,3 +87,12 @@ def test_live_detect_scans_the_kernel_log_without_loading_the_error_table():
     assert "rocm_wizard.detect.error_signatures" not in modules_of("detect", "--json")
     assert "rocm_wizard.detect.error_signatures" in modules_of("detect", "--json", "--snapshot",
                                                                str(ci.real_fixture("019")))
+
+
+def test_live_detect_imports_no_dataclasses():
+    """The records, the parsers' records and the catalogue rows a live detection builds are made by
+    ``model.lean_dataclass`` without :mod:`dataclasses` (and the ``inspect``, ``ast`` and ``dis``
+    it imports); a snapshot of pastes (their paste-only records go to ``@dataclass``) does import it."""
+    loaded = modules_of("detect", "--json")
+    assert not loaded & {"dataclasses", "inspect", "ast", "dis"}
+    assert "dataclasses" in modules_of("detect", "--json", "--snapshot", str(ci.real_fixture("019")))
