@@ -27,10 +27,11 @@ from typing import Any, Dict, List, Optional, Tuple
 _HERE = os.path.dirname(os.path.abspath(__file__))
 INDEX_FILE = os.path.join(_HERE, "_error_index.marshal")
 _TABLE_MODULE = "rocm_wizard.detect.error_signatures"
-_FORMAT = 1
+_FORMAT = 2
 #: (id, pattern, flags, whole, needles, catalogue layer or None, meaning of a whole-text signature or
-#: None): one row per signature, in table order
-Row = Tuple[str, str, int, bool, Tuple[str, ...], Optional[str], Optional[str]]
+#: None, the pattern's literal factors, whether every match lies within one line): one row per
+#: signature, in table order (the last two as ``error_signatures.factors`` / ``line_bound`` say)
+Row = Tuple[str, str, int, bool, Tuple[str, ...], Optional[str], Optional[str], Tuple[str, ...], bool]
 
 _loaded: Optional[Tuple[Tuple[Row, ...], Tuple[str, ...]]] = None
 _tried = False
@@ -53,7 +54,8 @@ def build() -> Dict[str, Any]:
     for sig in es.SIGNATURES:
         row = es.failure(sig.id)
         rows.append((sig.id, sig.pattern, es.pattern(sig).flags, bool(sig.whole), tuple(sig.needles),
-                     row.layer if row is not None else None, sig.meaning if sig.whole else None))
+                     row.layer if row is not None else None, sig.meaning if sig.whole else None,
+                     tuple(es.factors(sig)), bool(es.line_bound(sig))))
     return {"format": _FORMAT, "key": table_key(), "rows": tuple(rows)}
 
 
@@ -110,12 +112,34 @@ def scan_with(index: Tuple[Tuple[Row, ...], Tuple[str, ...]], text: object,
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     low = text.lower()
     present = {n for n in needles if n in low}
+    # as error_signatures.scan: offsets in low are offsets in text, and no character that matches a
+    # letter under re.I lower-cases to another one, so literal factors are found in low
+    plain = len(low) == len(text) and _ODD_CASE.search(text) is None
+    starts_of: Dict[str, List[int]] = {}
     found: List[Tuple[str, Optional[str], str]] = []
     seen = set()
-    for sid, pattern, flags, whole, sig_needles, layer, meaning in rows:
+    for sid, pattern, flags, whole, sig_needles, layer, meaning, factors, bound in rows:
         if sig_needles and not any(n in present for n in sig_needles):
             continue
         rx = re.compile(pattern, flags)
+        starts = _factor_lines(text, low, factors, starts_of) if plain and bound and not whole else None
+        if starts is not None:
+            # only the lines that hold a factor (each match lies within one line and contains one)
+            size = len(text)
+            for st in starts:
+                nl = text.find("\n", st)
+                stop = size if nl < 0 else nl
+                m = rx.search(text, st, size if nl < 0 else nl + 1)
+                if m is None or m.start() > stop:
+                    continue
+                clean = text[st:stop].strip()[:4000]
+                if (sid, clean) in seen:
+                    continue
+                seen.add((sid, clean))
+                found.append((sid, layer, clean))
+                if len(found) >= limit:
+                    return found
+            continue
         if whole:
             m = rx.search(text)
             if m:
@@ -136,3 +160,37 @@ def scan_with(index: Tuple[Tuple[Row, ...], Tuple[str, ...]], text: object,
                 return found
     return found
 
+
+
+_ODD_CASE = re.compile("[\u0130\u0131\u017f]")  # (error_signatures._ODD_CASE)
+_CHARS_PER_LINE_CALL = 48  # (error_signatures._CHARS_PER_LINE_CALL)
+
+
+def _factor_lines(text: str, low: str, factors: Tuple[str, ...], cache: Dict[str, List[int]]) -> Optional[List[int]]:
+    """The start offsets, in order, of the lines of ``text`` that hold one of ``factors``; None when
+    there are none or they are on too many lines for a search per line to pay (as
+    ``error_signatures._factor_lines``)."""
+    if not factors:
+        return None
+    most = len(text) // _CHARS_PER_LINE_CALL
+    starts: set = set()
+    for n in factors:
+        got = cache.get(n)
+        if got is None:
+            got = []
+            i = low.find(n)
+            while i >= 0:
+                got.append(text.rfind("\n", 0, i) + 1)
+                if len(got) > most:
+                    break
+                nl = text.find("\n", i + len(n))
+                if nl < 0:
+                    break
+                i = low.find(n, nl + 1)
+            cache[n] = got
+        if len(got) > most:
+            return None
+        starts.update(got)
+        if len(starts) > most:
+            return None
+    return sorted(starts)
