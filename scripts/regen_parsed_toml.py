@@ -3,6 +3,9 @@
 ``plans/*.toml``) to ``src/rocm_wizard/_parsed/<sha256 of the TOML bytes>.marshal``, and remove the
 forms no TOML file has any more.  Run it after editing any of those TOML files (the TOML stays the
 source of truth; ``tests/catalog/test_parsed_toml.py`` fails while a form is missing or stale).
+It also rewrites the known error table's compact index (``detect/_error_index.marshal``, see
+``scripts/regen_error_index.py``), which goes stale with ``detect/failures.toml``: one command after
+any data edit.
 
 Usage: python scripts/regen_parsed_toml.py [--check]
 With ``--check`` nothing is written: exit status 1 when a form is missing, differs or is left over.
@@ -62,12 +65,24 @@ def main() -> int:
     # compared by what they hold: marshal's bytes may differ between Python versions for equal data
     stale = sorted(n for n in want if n not in have or _loads(have[n]) != marshal.loads(want[n]))
     extra = sorted(n for n in have if n not in want)
+    from rocm_wizard.detect import error_index
+
+    index_blob = marshal.dumps(error_index.build(), 4)
+    index_path = Path(error_index.INDEX_FILE)
+    index_stale = not index_path.is_file() or _loads(index_path.read_bytes()) != marshal.loads(index_blob)
     if args.check:
         for n in stale:
             print(f"missing or different: {n}")
         for n in extra:
             print(f"left over: {n}")
-        return 1 if stale or extra else 0
+        if index_stale:
+            print(f"missing or different: {index_path.relative_to(REPO)}")
+        return 1 if stale or extra or index_stale else 0
+    if index_stale:
+        tmp = index_path.with_name(index_path.name + ".tmp")
+        tmp.write_bytes(index_blob)
+        os.replace(tmp, index_path)
+        print(f"{index_path.relative_to(REPO)} written")
     OUT.mkdir(exist_ok=True)
     for n in stale:
         tmp = OUT / (n + ".tmp")

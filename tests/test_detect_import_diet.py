@@ -78,3 +78,21 @@ def test_detect_where_no_tool_printed_imports_no_tool_parser(tmp_path):
     loaded = modules_of("detect", "--json", "--root", str(tmp_path))
     assert "rocm_wizard.detect.probes.gpus" in loaded and "rocm_wizard.detect.probes.rocm" in loaded
     assert not loaded & set(TOOL_PARSERS)
+
+
+def test_live_detect_scans_the_kernel_log_without_loading_the_error_table():
+    """The errors probe scans the kernel log through the table's shipped index
+    (``detect/error_index.py``): the table module, which unmarshals the whole failure catalogue, is
+    not loaded; a snapshot of pastes (the recogniser asks the table) does load it."""
+    assert "rocm_wizard.detect.error_signatures" not in modules_of("detect", "--json")
+    assert "rocm_wizard.detect.error_signatures" in modules_of("detect", "--json", "--snapshot",
+                                                               str(ci.real_fixture("019")))
+
+
+def test_live_detect_imports_no_dataclasses():
+    """The records, the parsers' records and the catalogue rows a live detection builds are made by
+    ``model.lean_dataclass`` without :mod:`dataclasses` (and the ``inspect``, ``ast`` and ``dis``
+    it imports); a snapshot of pastes (their paste-only records go to ``@dataclass``) does import it."""
+    loaded = modules_of("detect", "--json")
+    assert not loaded & {"dataclasses", "inspect", "ast", "dis"}
+    assert "dataclasses" in modules_of("detect", "--json", "--snapshot", str(ci.real_fixture("019")))

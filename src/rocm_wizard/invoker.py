@@ -13,7 +13,7 @@ as for ``--venv``.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from .model import lean_dataclass
 from typing import Callable, Dict, List, Optional, Sequence
 
 #: the variables that name the invoking user, in the order they are believed
@@ -43,8 +43,10 @@ exit 0
 '''
 
 
-@dataclass(frozen=True)
+@lean_dataclass(frozen=True)
 class Invoker:
+    """The user who ran rocm-wizard through sudo, pkexec or doas."""
+
     name: str
     uid: int
     home: str

@@ -10,8 +10,7 @@ This module imports nothing outside the standard library: it is loaded by every 
 from __future__ import annotations
 
 import _thread
-import dataclasses
-from dataclasses import field
+import sys
 from typing import Any, Dict, List, Optional, Set, Tuple, Type, TypeVar
 
 SCHEMA_VERSION = 1
@@ -22,11 +21,98 @@ _T = TypeVar("_T")
 # -- lean dataclasses -------------------------------------------------------------------------------
 # ``@dataclass`` compiles a fresh ``__init__``, ``__repr__`` and ``__eq__`` for every class when the
 # module is imported; with some sixty record classes on the way to ``detect --json`` that is a good
-# part of its start-up time.  :func:`lean_dataclass` has only ``__init__`` compiled and gives every
-# class the same two shared functions below, which behave exactly like the generated ones.
+# part of its start-up time, and importing :mod:`dataclasses` itself (with :mod:`inspect`, ``ast``
+# and ``dis``) is more.  :func:`lean_dataclass` makes the record classes without that module: only
+# ``__init__`` is compiled (on first use) and every class gets the same two shared functions below,
+# which behave exactly like the generated ones.  :func:`field` stands for ``dataclasses.field`` in
+# those classes; the ``dataclasses.Field`` objects (``__dataclass_fields__``,
+# ``__dataclass_params__``) are made on first use, so that ``dataclasses.fields`` / ``asdict`` /
+# ``replace`` / ``is_dataclass`` work unchanged.
 
 _FIELD_NAMES: Dict[Tuple[type, str], Tuple[str, ...]] = {}
 _REPR_RUNNING: Set[Tuple[int, int]] = set()
+
+
+class _MissingType:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+class _FactoryType:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<factory>"  # as dataclasses' _HAS_DEFAULT_FACTORY shows in __init__'s signature
+
+
+_MISSING: Any = _MissingType()  # (converted to dataclasses.MISSING where real Field objects are made)
+_HAS_FACTORY: Any = _FactoryType()
+
+
+def _dc() -> Any:
+    import dataclasses
+
+    return dataclasses
+
+
+class LeanField:
+    """What ``dataclasses.field()`` records, made without importing :mod:`dataclasses`.  Unhashable:
+    a class given to ``@dataclass`` itself that holds one refuses it as a mutable default
+    (``ValueError``) rather than take it for a default value."""
+
+    __slots__ = ("default", "default_factory", "init", "repr", "hash", "compare", "metadata", "kw_only",
+                 "name", "type")
+    __hash__ = None  # type: ignore[assignment]
+
+    def __init__(self, default: Any = _MISSING, default_factory: Any = _MISSING, init: bool = True,
+                 repr: bool = True, hash: Optional[bool] = None, compare: bool = True, metadata: Any = None,
+                 kw_only: Any = _MISSING) -> None:
+        self.default = default
+        self.default_factory = default_factory
+        self.init = init
+        self.repr = repr
+        self.hash = hash
+        self.compare = compare
+        self.metadata = metadata
+        self.kw_only = kw_only
+        self.name: Optional[str] = None
+        self.type: Any = None
+
+    def real(self) -> Any:
+        """The ``dataclasses.Field`` that ``@dataclass`` makes of this field."""
+        dc = _dc()
+
+        def conv(v: Any) -> Any:
+            return dc.MISSING if v is _MISSING else v
+
+        f = dc.field(default=conv(self.default), default_factory=conv(self.default_factory), init=self.init,
+                     repr=self.repr, hash=self.hash, compare=self.compare, metadata=self.metadata,
+                     kw_only=conv(self.kw_only))
+        if self.name is not None:
+            f.name = self.name
+            f.type = self.type
+            f._field_type = dc._FIELD  # type: ignore[attr-defined]
+        return f
+
+
+def field(*, default: Any = _MISSING, default_factory: Any = _MISSING, init: bool = True, repr: bool = True,
+          hash: Optional[bool] = None, compare: bool = True, metadata: Any = None, kw_only: Any = _MISSING) -> Any:
+    """``dataclasses.field`` for the classes :func:`lean_dataclass` makes (same arguments)."""
+    if default is not _MISSING and default_factory is not _MISSING:
+        raise ValueError("cannot specify both default and default_factory")
+    return LeanField(default, default_factory, init, repr, hash, compare, metadata, kw_only)
+
+
+def _lean_fields_of(cls: type) -> Optional[Dict[str, LeanField]]:
+    """The fields of a class :func:`lean_dataclass` made without ``@dataclass`` (inherited by an
+    undecorated subclass, as ``__dataclass_fields__`` is), else None."""
+    for klass in cls.__mro__:
+        d = klass.__dict__
+        if "__dataclass_fields__" in d:
+            return d.get("__lean_fields__")
+    return None
 
 
 def _field_names(cls: type, flag: str) -> Tuple[str, ...]:
@@ -34,7 +120,13 @@ def _field_names(cls: type, flag: str) -> Tuple[str, ...]:
     key = (cls, flag)
     names = _FIELD_NAMES.get(key)
     if names is None:
-        names = _FIELD_NAMES[key] = tuple(f.name for f in dataclasses.fields(cls) if getattr(f, flag))
+        lean = _lean_fields_of(cls)
+        fields = lean.values() if lean is not None else _dc().fields(cls)
+        if flag == "hash":  # the fields @dataclass's __hash__ takes
+            names = tuple(f.name for f in fields if (f.compare if f.hash is None else f.hash))
+        else:
+            names = tuple(f.name for f in fields if getattr(f, flag))
+        _FIELD_NAMES[key] = names
     return names
 
 
@@ -59,25 +151,38 @@ def _lean_eq(self: Any, other: Any) -> Any:
     return NotImplemented
 
 
+def _frozen_hash(self: Any) -> int:
+    """The hash ``@dataclass(frozen=True)`` gives: that of the tuple of the compared fields."""
+    return hash(tuple(getattr(self, n) for n in _field_names(self.__class__, "hash")))
+
+
+def _frozen_methods(cls: type, names: Tuple[str, ...]) -> Tuple[Any, Any]:
+    """``__setattr__`` and ``__delattr__`` as ``@dataclass(frozen=True)`` writes them for ``cls``."""
+    def __setattr__(self: Any, name: str, value: Any) -> None:
+        if type(self) is cls or name in names:
+            raise _dc().FrozenInstanceError(f"cannot assign to field {name!r}")
+        super(cls, self).__setattr__(name, value)
+
+    def __delattr__(self: Any, name: str) -> None:
+        if type(self) is cls or name in names:
+            raise _dc().FrozenInstanceError(f"cannot delete field {name!r}")
+        super(cls, self).__delattr__(name)
+
+    __setattr__.__qualname__ = "%s.__setattr__" % cls.__qualname__
+    __delattr__.__qualname__ = "%s.__delattr__" % cls.__qualname__
+    return __setattr__, __delattr__
+
+
 # What ``@dataclass(repr=False, eq=False)`` does to a plain class whose fields are all ordinary
 # (string annotations under ``from __future__ import annotations``, no ClassVar / InitVar / KW_ONLY,
-# no ``__post_init__``, every field in ``__init__``), done directly: the same Field objects, class
+# no ``__post_init__``, every field in ``__init__``), done directly: the same fields, class
 # attributes, ``__match_args__`` and ``__init__`` (source, signature and annotations), without the
-# per-annotation checks and the several ``exec`` calls that make ``@dataclass`` slow to apply.  Any
-# other class is handed to ``@dataclass`` itself (tests/detect/test_lean_records.py compares both
-# on every record class of the package).
-_MISSING = dataclasses.MISSING
-_HAS_FACTORY = dataclasses._HAS_DEFAULT_FACTORY  # type: ignore[attr-defined]
-_FIELD = dataclasses._FIELD  # type: ignore[attr-defined]
+# per-annotation checks and the several ``exec`` calls that make ``@dataclass`` slow to apply, and
+# the ``dataclasses.Field`` objects made only when asked for (:class:`_Lazy`).  Any other class is
+# handed to ``@dataclass`` itself (tests/detect/test_lean_records.py compares both on every record
+# class of the package).
 _ODD_ANNOTATION = ("ClassVar", "InitVar", "KW_ONLY")
-
-
-@dataclasses.dataclass(repr=False, eq=False)
-class _ParamsOf:
-    """(only its ``__dataclass_params__``: those of every lean record)"""
-
-
-_PARAMS = _ParamsOf.__dataclass_params__  # type: ignore[attr-defined]
+_PARAMS: Dict[bool, Any] = {}  # frozen -> the __dataclass_params__ of the lean records, made on first use
 
 
 class _Slotted:
@@ -87,65 +192,124 @@ class _Slotted:
 _SLOT = type(_Slotted.__dict__["slot"])  # a __slots__ member in a class body is no default
 
 
-def _fast_dataclass(cls: type) -> bool:
-    """Make ``cls`` what ``@dataclass(repr=False, eq=False)`` would; False (``cls`` untouched) where
-    that decorator must decide (an unusual field, a base that is not a plain dataclass...)."""
+def _is_real_field(value: Any) -> bool:
+    dc = sys.modules.get("dataclasses")
+    return dc is not None and isinstance(value, dc.Field)
+
+
+def _fast_dataclass(cls: type, frozen: bool = False) -> bool:
+    """Make ``cls`` what ``@dataclass(repr=False, eq=False, frozen=frozen)`` would; False (``cls``
+    untouched) where that decorator must decide (an unusual field, a base that is not a lean record
+    of the same frozenness, a frozen class with a base record or its own ``__setattr__``...)."""
     if type(cls) is not type or cls.__doc__ is None or hasattr(cls, "__post_init__"):
         return False
-    fields: Dict[str, Any] = {}
-    for base in cls.__mro__[-1:0:-1]:
-        base_fields = getattr(base, "__dataclass_fields__", None)
-        if base_fields is not None:
-            if getattr(base, "__dataclass_params__", None) is not _PARAMS:
-                return False
-            fields.update(base_fields)
     body = cls.__dict__
+    if frozen and ("__setattr__" in body or "__delattr__" in body):
+        return False
+    fields: Dict[str, LeanField] = {}
+    for base in cls.__mro__[-1:0:-1]:
+        if any("__dataclass_fields__" in b.__dict__ for b in base.__mro__):
+            base_fields = _lean_fields_of(base)
+            if base_fields is None or frozen or getattr(base, "__lean_frozen__", False):
+                return False  # a base made by @dataclass, or frozenness to check
+            fields.update(base_fields)
     annotations = body.get("__annotations__", {})
     own = []
     for name, kind in annotations.items():
         if not isinstance(kind, str) or any(word in kind for word in _ODD_ANNOTATION) or name == "self":
             return False
         value = body.get(name, _MISSING)
-        if isinstance(value, dataclasses.Field):
+        if isinstance(value, LeanField):
             f = value
-            if f.init is not True or f.kw_only not in (_MISSING, False):
-                return False
+        elif _is_real_field(value):
+            dc = _dc()
+            f = LeanField(*(_MISSING if v is dc.MISSING else v for v in (
+                value.default, value.default_factory, value.init, value.repr, value.hash, value.compare,
+                value.metadata, value.kw_only)))
         elif isinstance(value, _SLOT):
             return False
         else:
-            f = dataclasses.field(default=value)
+            f = LeanField(default=value)
+        if f.init is not True or f.kw_only not in (_MISSING, False):
+            return False
         if f.default is not _MISSING and f.default.__class__.__hash__ is None:
             return False  # a mutable default: @dataclass refuses it
         own.append((name, kind, f))
-    if any(isinstance(v, dataclasses.Field) and k not in annotations for k, v in body.items()):
+    if any((isinstance(v, LeanField) or _is_real_field(v)) and k not in annotations for k, v in body.items()):
         return False
-    for name, kind, f in own:
-        f.name = name
-        f.type = kind
-        f._field_type = _FIELD  # type: ignore[attr-defined]
-        if f.kw_only is _MISSING:
-            f.kw_only = False  # type: ignore[attr-defined]
-        fields[name] = f
-    order = list(fields.values())
+    order_check = dict(fields)
+    for name, _kind, f in own:
+        order_check[name] = f
     seen_default = False
-    for f in order:
+    for f in order_check.values():
         has_default = f.default is not _MISSING or f.default_factory is not _MISSING
         if seen_default and not has_default:
             return False  # @dataclass raises "non-default argument follows default argument"
         seen_default = seen_default or has_default
+    for name, kind, f in own:
+        f.name = name
+        f.type = kind
+        if f.kw_only is _MISSING:
+            f.kw_only = False
+        fields[name] = f
     for name, _kind, f in own:
-        if isinstance(body.get(name), dataclasses.Field):
+        value = body.get(name)
+        if isinstance(value, LeanField) or _is_real_field(value):
             if f.default is _MISSING:
                 delattr(cls, name)
             else:
                 setattr(cls, name, f.default)
-    cls.__dataclass_params__ = _PARAMS  # type: ignore[attr-defined]
-    cls.__dataclass_fields__ = fields  # type: ignore[attr-defined]
+    order = list(fields.values())
+    cls.__lean_fields__ = fields  # type: ignore[attr-defined]
+    cls.__lean_own__ = tuple(name for name, _kind, _f in own)  # type: ignore[attr-defined]
+    cls.__lean_frozen__ = frozen  # type: ignore[attr-defined]
+    if frozen:
+        cls.__setattr__, cls.__delattr__ = _frozen_methods(cls, tuple(fields))  # type: ignore[assignment]
+    cls.__dataclass_fields__ = _Lazy(cls, "__dataclass_fields__")  # type: ignore[attr-defined]
+    cls.__dataclass_params__ = _Lazy(cls, "__dataclass_params__")  # type: ignore[attr-defined]
     if "__init__" not in body:
         cls.__init__ = _first_init(cls, order)  # type: ignore[misc]
     if "__match_args__" not in body:
         cls.__match_args__ = tuple(f.name for f in order)  # type: ignore[attr-defined]
     return True
+
+
+class _Lazy:
+    """``__dataclass_fields__`` / ``__dataclass_params__`` of a lean record: the real ones (the
+    ``dataclasses.Field`` objects ``@dataclass`` would have made) are made when first asked for,
+    and then replace this on the class."""
+
+    __slots__ = ("cls", "name")
+
+    def __init__(self, cls: type, name: str) -> None:
+        self.cls = cls
+        self.name = name
+
+    def __get__(self, obj: Any, owner: Any = None) -> Any:
+        _materialize(self.cls)
+        return self.cls.__dict__[self.name]
+
+
+def _materialize(cls: type) -> None:
+    if not isinstance(cls.__dict__.get("__dataclass_fields__"), _Lazy):
+        return
+    real: Dict[str, Any] = {}
+    for base in cls.__mro__[-1:0:-1]:
+        base_fields = getattr(base, "__dataclass_fields__", None)  # (the bases' own Field objects)
+        if base_fields is not None:
+            real.update(base_fields)
+    own = cls.__dict__["__lean_fields__"]
+    for name in cls.__dict__["__lean_own__"]:
+        real[name] = own[name].real()
+    frozen = bool(cls.__dict__.get("__lean_frozen__"))
+    if frozen not in _PARAMS:
+        @_dc().dataclass(repr=False, eq=False, frozen=frozen)
+        class _ParamsOf:
+            """(only its ``__dataclass_params__``: those of the lean records)"""
+
+        _PARAMS[frozen] = _ParamsOf.__dataclass_params__  # type: ignore[attr-defined]
+    type.__setattr__(cls, "__dataclass_fields__", real)
+    type.__setattr__(cls, "__dataclass_params__", _PARAMS[frozen])
 
 
 def _first_init(cls: type, order: List[Any]) -> Any:
@@ -166,20 +330,25 @@ def _first_init(cls: type, order: List[Any]) -> Any:
 def _make_init(cls: type, order: List[Any]) -> Any:
     """``__init__`` as ``@dataclass`` writes it (defaults and factories bound as locals)."""
     names: Dict[str, Any] = {"_HAS_DEFAULT_FACTORY": _HAS_FACTORY}
+    frozen = bool(cls.__dict__.get("__lean_frozen__"))
+    if frozen:
+        names["__dataclass_builtins_object__"] = object
+    # (the fields of a lean record, or real dataclasses.Field objects: each kind has its MISSING)
+    missing = _dc().MISSING if order and not isinstance(order[0], LeanField) else _MISSING
     params, lines = [], []
     for f in order:
         n = f.name
-        if f.default_factory is not _MISSING:
+        if f.default_factory is not missing:
             names["_dflt_" + n] = f.default_factory
             params.append("%s=_HAS_DEFAULT_FACTORY" % n)
-            lines.append("  self.%s = _dflt_%s() if %s is _HAS_DEFAULT_FACTORY else %s" % (n, n, n, n))
+            lines.append(_assign(frozen, n, "_dflt_%s() if %s is _HAS_DEFAULT_FACTORY else %s" % (n, n, n)))
         else:
-            if f.default is not _MISSING:
+            if f.default is not missing:
                 names["_dflt_" + n] = f.default
                 params.append("%s=_dflt_%s" % (n, n))
             else:
                 params.append(n)
-            lines.append("  self.%s = %s" % (n, n))
+            lines.append(_assign(frozen, n, n))
     text = "def __create_fn__(%s):\n def __init__(self%s):\n%s\n return __init__" % (
         ", ".join(names), "".join(", " + p for p in params), "\n".join(" " + l for l in lines) or "  pass")
     scope: Dict[str, Any] = {}
@@ -190,15 +359,34 @@ def _make_init(cls: type, order: List[Any]) -> Any:
     return fn
 
 
-def lean_dataclass(cls: Type[_T]) -> Type[_T]:
+def _assign(frozen: bool, name: str, value: str) -> str:
+    if frozen:  # as @dataclass(frozen=True) writes it
+        return "  __dataclass_builtins_object__.__setattr__(self,%r,%s)" % (name, value)
+    return "  self.%s = %s" % (name, value)
+
+
+def _to_real_fields(cls: type) -> None:
+    """Before ``@dataclass`` takes a class: its :func:`field` values become ``dataclasses.Field``."""
+    for name, value in list(cls.__dict__.items()):
+        if isinstance(value, LeanField):
+            setattr(cls, name, value.real())
+
+
+def lean_dataclass(cls: Any = None, *, frozen: bool = False) -> Any:
     """``@dataclass`` (default options) with a cheaper start-up: same fields, ``__init__``, ``repr``,
     ``==`` and unhashability; ``dataclasses.fields`` / ``asdict`` / ``replace`` work unchanged.
+    ``@lean_dataclass(frozen=True)`` stands for ``@dataclass(frozen=True)``: the same, with
+    assignment refused (``FrozenInstanceError``) and the hash of the compared fields.
     Give the class a docstring: without one, ``@dataclass`` builds it from the signature."""
-    if not _fast_dataclass(cls):
-        cls = dataclasses.dataclass(cls, repr=False, eq=False)
+    if cls is None:
+        return lambda c: lean_dataclass(c, frozen=frozen)
+    if not _fast_dataclass(cls, frozen):
+        _to_real_fields(cls)
+        cls = _dc().dataclass(cls, repr=False, eq=False, frozen=frozen)
+        cls.__lean_fields__ = None  # type: ignore[attr-defined]  # (made by @dataclass: not lean)
     cls.__repr__ = _lean_repr  # type: ignore[assignment]
     cls.__eq__ = _lean_eq  # type: ignore[assignment]
-    cls.__hash__ = None  # type: ignore[assignment]
+    cls.__hash__ = _frozen_hash if frozen else None  # type: ignore[assignment]
     return cls
 
 
@@ -450,8 +638,9 @@ class System(Record):
 
 def to_dict(obj: Any) -> Any:
     """JSON-ready dict of a record tree (dataclasses, lists, dicts, scalars)."""
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return {f.name: to_dict(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    names = _record_names(obj.__class__)
+    if names is not None:
+        return {name: to_dict(getattr(obj, name)) for name in names}
     if isinstance(obj, (list, tuple)):
         return [to_dict(v) for v in obj]
     if isinstance(obj, dict):
@@ -459,8 +648,30 @@ def to_dict(obj: Any) -> Any:
     return obj
 
 
+_NAMES: Dict[type, Optional[Tuple[str, ...]]] = {}
+
+
+def _record_names(cls: type) -> Optional[Tuple[str, ...]]:
+    """The field names of a record class (a lean record, or any dataclass), None for other classes."""
+    try:
+        return _NAMES[cls]
+    except KeyError:
+        pass
+    except TypeError:  # an unhashable class object: never a record
+        return None
+    lean = _lean_fields_of(cls)
+    if lean is not None:
+        names: Optional[Tuple[str, ...]] = tuple(lean)
+    else:
+        dc = sys.modules.get("dataclasses")  # (no dataclass exists before that module is imported)
+        names = tuple(f.name for f in dc.fields(cls)) if dc is not None and dc.is_dataclass(cls) else None
+    _NAMES[cls] = names
+    return names
+
+
 def from_dict(cls: Any, data: Any) -> Any:
     """Inverse of :func:`to_dict` for the record classes above (unknown keys are ignored)."""
+    import dataclasses
     import typing
 
     if not dataclasses.is_dataclass(cls) or not isinstance(data, dict):
@@ -476,6 +687,7 @@ def from_dict(cls: Any, data: Any) -> Any:
 
 
 def _convert(tp: Any, value: Any) -> Any:
+    import dataclasses
     import typing
 
     if value is None:

@@ -110,10 +110,10 @@ if sys.argv[1] == "dataclass":  # the model module as it would be with @dataclas
     import importlib.util
     spec = importlib.util.find_spec("rocm_wizard.model")
     text = open(spec.origin).read()
-    assert text.count("if not _fast_dataclass(cls):") == 1
+    assert text.count("if not _fast_dataclass(cls, frozen):") == 1
     module = importlib.util.module_from_spec(spec)
     sys.modules["rocm_wizard.model"] = module
-    exec(compile(text.replace("if not _fast_dataclass(cls):", "if True:"), spec.origin, "exec"), module.__dict__)
+    exec(compile(text.replace("if not _fast_dataclass(cls, frozen):", "if True:"), spec.origin, "exec"), module.__dict__)
 import rocm_wizard
 from rocm_wizard import model
 for info in pkgutil.walk_packages(rocm_wizard.__path__, "rocm_wizard."):
@@ -146,7 +146,7 @@ for name, mod in sorted(sys.modules.items()):
             obj = cls()
             row["instance"] = [repr(obj), repr(vars(obj))]
         out[name + "." + cls.__qualname__] = row
-        fast += getattr(model, "_PARAMS", None) is cls.__dataclass_params__
+        fast += model._lean_fields_of(cls) is not None
 print(json.dumps({"classes": out, "fast": fast}, sort_keys=True))
 """
 
@@ -206,3 +206,85 @@ def test_unusual_classes_are_left_to_dataclass():
         lean_dataclass(type("Bad", (), {"__doc__": "d", "__annotations__": {"a": "list"}, "a": []}))
     with pytest.raises(TypeError):
         lean_dataclass(type("Order", (), {"__doc__": "d", "__annotations__": {"a": "int", "b": "int"}, "a": 1}))
+
+
+# -- frozen records (@lean_dataclass(frozen=True) for @dataclass(frozen=True)) -------------------------
+
+def _frozen_pair():
+    def body():
+        class Row:
+            """A row."""
+
+            key: str
+            size: Optional[int] = None
+            tags: tuple = ()
+            note: str = field(default="", compare=False)
+
+        return Row
+
+    return dataclasses.dataclass(frozen=True)(body()), lean_dataclass(frozen=True)(body())
+
+
+@given(key=st.text(max_size=6), size=st.one_of(st.none(), st.integers()), tags=st.lists(st.text(max_size=3), max_size=3),
+       note=st.text(max_size=3))
+def test_frozen_records_behave_like_frozen_dataclasses(key, size, tags, note):
+    std, lean = _frozen_pair()
+    a_std, a_lean = std(key, size, tuple(tags), note), lean(key, size, tuple(tags), note)
+    assert repr(a_std) == repr(a_lean)
+    assert hash(a_std) == hash(a_lean)  # the hash of the compared fields, as @dataclass(frozen=True)
+    b_std, b_lean = std(key, size, tuple(tags), note + "x"), lean(key, size, tuple(tags), note + "x")
+    assert (a_std == b_std) is (a_lean == b_lean) is True and hash(a_lean) == hash(b_lean)
+    c_std, c_lean = std(key + "x", size), lean(key + "x", size)
+    assert (a_std == c_std) is (a_lean == c_lean) is False
+    assert {a_lean, b_lean, c_lean} == {a_lean, c_lean}
+
+
+def test_frozen_records_refuse_assignment_and_keep_the_helpers():
+    std, lean = _frozen_pair()
+    x = lean("k", 1)
+    for obj in (std("k", 1), x):
+        with pytest.raises(dataclasses.FrozenInstanceError, match="cannot assign to field 'size'"):
+            obj.size = 2
+        with pytest.raises(dataclasses.FrozenInstanceError, match="cannot assign to field 'other'"):
+            obj.other = 2
+        with pytest.raises(dataclasses.FrozenInstanceError, match="cannot delete field 'key'"):
+            del obj.key
+    assert dataclasses.replace(x, size=2) == lean("k", 2) and dataclasses.asdict(x) == dataclasses.asdict(std("k", 1))
+    import copy
+
+    assert copy.deepcopy(x) == x and copy.copy(x) == x
+    assert lean.__dataclass_params__.frozen and dataclasses.is_dataclass(lean)
+    assert [(f.name, f.default, f.compare) for f in dataclasses.fields(lean)] == \
+           [(f.name, f.default, f.compare) for f in dataclasses.fields(std)]
+    assert lean.__match_args__ == std.__match_args__
+
+    class Sub(lean):  # not decorated: only the fields are frozen
+        pass
+
+    s = Sub("k")
+    s.extra = 1
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        s.key = "j"
+
+
+def test_the_catalog_rows_live_detect_builds_are_frozen_lean_records():
+    from rocm_wizard.catalog import gpus, streams, ubuntu
+    from rocm_wizard.detect.parsers import wsl
+    from rocm_wizard import invoker
+
+    for cls in (gpus.GpuEntry, streams.StreamOf, ubuntu.DistroPython, wsl.WslUserspace, wsl.WindowsHost,
+                invoker.Invoker):
+        assert model._lean_fields_of(cls) is not None, cls  # made without @dataclass
+        assert cls.__dataclass_params__.frozen and cls.__hash__ is model._frozen_hash
+    row = gpus.GpuEntry("744c", None, "NAVI31", "gfx1100", ("Radeon RX 7900 XTX",), "radeon", "x")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        row.gfx_target = "gfx1030"
+    assert row == gpus.GpuEntry("744c", None, "NAVI31", "gfx1100", ("Radeon RX 7900 XTX",), "radeon", "x")
+    assert len({row, gpus.GpuEntry("744c", None, "NAVI31", "gfx1100", ("Radeon RX 7900 XTX",), "radeon", "x")}) == 1
+
+
+def test_model_field_refused_by_a_plain_dataclass():
+    """``model.field`` in a class given to ``@dataclass`` itself is refused loudly (never taken for a
+    default value)."""
+    with pytest.raises(ValueError):
+        dataclasses.dataclass(type("Mixed", (), {"__annotations__": {"a": "list"}, "a": model.field(default_factory=list)}))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import csv
 import functools
-from dataclasses import dataclass
+from ..model import lean_dataclass
 from typing import Dict, List, Optional, Tuple
 
 from . import data_path
@@ -16,8 +16,10 @@ from . import data_path
 CSV_SOURCE = "catalog:gpus.csv"
 
 
-@dataclass(frozen=True)
+@lean_dataclass(frozen=True)
 class GpuEntry:
+    """One row of the GPU table (``data/gpus.csv``): a PCI device (and revision) and what it is."""
+
     device_id: str  # 4 lowercase hex digits
     revision: Optional[str]  # lowercase hex, None for "any revision"
     chip_family: str

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
+from ..model import lean_dataclass
 from typing import Optional, Tuple
 
 from ._data import load, tup
@@ -26,8 +26,10 @@ FILE = "streams.toml"
 STREAMS = ("legacy", "core-sdk", "distro", "pip")
 
 
-@dataclass(frozen=True)
+@lean_dataclass(frozen=True)
 class StreamOf:
+    """The stream (and channel) a ROCm release belongs to, with where that is known from."""
+
     stream: str  # legacy | core-sdk
     channel: str  # release | preview
     note: str

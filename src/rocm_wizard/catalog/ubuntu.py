@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import csv
 import functools
-from dataclasses import dataclass
+from ..model import lean_dataclass
 from typing import Dict, Optional, Tuple
 
 from . import data_path
@@ -55,7 +55,7 @@ def hwe_kernel(point_version: Optional[str]) -> Optional[Tuple[str, str]]:
     return None
 
 
-@dataclass(frozen=True)
+@lean_dataclass(frozen=True)
 class DistroPython:
     """The python3 a distribution release ships by default (``data/distro_python.toml``)."""
 

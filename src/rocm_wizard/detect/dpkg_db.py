@@ -21,7 +21,7 @@ the tool as before.  Nothing here guesses: a False from :func:`audit_clean` mean
 from __future__ import annotations
 
 import re
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Union
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 ADMIN = "/var/lib/dpkg"
 STATUS = ADMIN + "/status"
@@ -75,6 +75,13 @@ def _status(st: Dict[str, str]) -> Optional[Sequence[str]]:
 def query_text(entries: Iterable[Dict[str, str]]) -> Optional[str]:
     """What ``dpkg-query -W -f='${Package}\\t${Version}\\t${db:Status-Abbrev}\\n'`` prints, or
     None when these stanzas are not certain to give it."""
+    rows = query_rows(entries)
+    return None if rows is None else "".join("%s\t%s\t%s\n" % row for row in rows)
+
+
+def query_rows(entries: Iterable[Dict[str, str]]) -> Optional[List[Tuple[str, str, str]]]:
+    """The lines :func:`query_text` gives, as ``(package, version, status abbreviation)`` (the
+    abbreviation's three characters, its blank error flag included), in its order; None as there."""
     rows = []
     names = set()
     for st in entries:
@@ -88,9 +95,13 @@ def query_text(entries: Iterable[Dict[str, str]]) -> Optional[str]:
         if name in names:  # two architectures of one package: dpkg's order between them is its own
             return None
         names.add(name)
-        rows.append((name, "%s\t%s\t%s%s%s\n" % (name, version, _WANT[words[0]], _STATUS[words[2]], _EFLAG[words[1]])))
-    rows.sort()
-    return "".join(r for _n, r in rows)
+        rows.append((name, version, _WANT[words[0]] + _STATUS[words[2]] + _EFLAG[words[1]]))
+    rows.sort(key=_first)  # (names are unique here: the order of the lines, as before)
+    return rows
+
+
+def _first(row: Tuple[str, str, str]) -> str:
+    return row[0]
 
 
 def audit_clean(entries: Iterable[Dict[str, str]], info_files: Callable[[], Optional[set]],

@@ -459,8 +459,14 @@ class LiveSource(Source):
             return None
         label = "file:" + dpkg_db.STATUS
         if kind == "dpkg":
-            text = dpkg_db.query_text(entries)
-            return None if text is None else Raw(text, label, None, 0)
+            rows = dpkg_db.query_rows(entries)
+            if rows is None:
+                return None
+            raw = Raw("".join("%s\t%s\t%s\n" % row for row in rows), label, None, 0)
+            # the lines as data too: the rocm probe takes them without parsing the text again
+            # (parsers/packages.py from_query_rows); the text is what a snapshot keeps
+            raw.dpkg_rows = rows  # type: ignore[attr-defined]
+            return raw
         try:
             with open(self._p(dpkg_db.ADMIN + "/arch"), "rb") as fh:
                 foreign = decode(fh.read(64 * 1024)).split()

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import field
+from ...model import field
 from typing import Any, Dict, List, Optional
 
 from ...model import lean_dataclass

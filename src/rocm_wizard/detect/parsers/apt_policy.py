@@ -18,7 +18,7 @@ The argument-less form (``Package files:`` / ``Pinned packages:``) is parsed for
 from __future__ import annotations
 
 import re
-from dataclasses import field
+from ...model import field
 from typing import Dict, Iterable, List, Optional
 
 from ...model import lean_dataclass

@@ -7,7 +7,7 @@ lines; ``Explanation:`` and comment lines are ignored.
 from __future__ import annotations
 
 import re
-from dataclasses import field
+from ...model import field
 from typing import Iterable, List, Optional
 
 from ...model import lean_dataclass

@@ -14,7 +14,7 @@ The set of hosts that count as radeon can be widened for local mirrors (``radeon
 from __future__ import annotations
 
 import re
-from dataclasses import field
+from ...model import field
 from typing import Dict, Iterable, List, Optional, Tuple
 
 from ...model import lean_dataclass

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import field
+from ...model import field
 from typing import Dict, List, Optional, Tuple
 
 from ...model import lean_dataclass

@@ -8,7 +8,7 @@ is only added/built has no kernel part (``amdgpu/6.3.6-1697589.22.04: added``). 
 from __future__ import annotations
 
 import re
-from dataclasses import field
+from ...model import field
 from typing import List, Optional
 
 from ...model import lean_dataclass

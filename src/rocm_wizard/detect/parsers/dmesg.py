@@ -11,7 +11,7 @@ probe against :mod:`rocm_wizard.detect.error_signatures`.
 from __future__ import annotations
 
 import re
-from dataclasses import field
+from ...model import field
 from typing import List, Optional
 
 from ...model import lean_dataclass

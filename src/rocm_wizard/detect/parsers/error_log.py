@@ -8,7 +8,7 @@ log lines are present, and the known error signatures found (see
 from __future__ import annotations
 
 import re
-from dataclasses import field
+from ...model import field
 from typing import List, Optional
 
 from ...model import lean_dataclass

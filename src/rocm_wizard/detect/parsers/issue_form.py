@@ -17,7 +17,7 @@ Every pattern is anchored and free of nested repetition: a paste is read in line
 from __future__ import annotations
 
 import re
-from dataclasses import field
+from ...model import field
 from typing import List, Optional, Tuple
 
 from ...model import lean_dataclass

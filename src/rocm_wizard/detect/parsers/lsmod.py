@@ -7,7 +7,7 @@ The DKMS build of amdgpu (``amdgpu-dkms`` from repo.radeon.com) brings its own h
 from __future__ import annotations
 
 import re
-from dataclasses import field
+from ...model import field
 from typing import Dict, List, Optional
 
 from ...model import lean_dataclass

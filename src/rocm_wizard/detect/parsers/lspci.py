@@ -10,7 +10,7 @@ bridge, so the path from a GPU up to its root port is known.
 from __future__ import annotations
 
 import re
-from dataclasses import field
+from ...model import field
 from typing import List, Optional
 
 from ...model import lean_dataclass

@@ -12,7 +12,7 @@ them; a ``core-X.Y`` name gives the stream X.Y only (research sheet section 1.4)
 """
 from __future__ import annotations
 
-from dataclasses import field
+from ...model import field
 from typing import List, Optional
 
 from ...model import lean_dataclass
@@ -44,6 +44,8 @@ def _names_only(line: str) -> bool:
 
 @lean_dataclass
 class OptListing:
+    """The ROCm trees a listing of ``/opt`` (or ``/opt/rocm``) shows, and where its links point."""
+
     releases: List[str] = field(default_factory=list)  # "6.4.1", from /opt/rocm-6.4.1
     target: Optional[str] = None  # "/opt/rocm-6.4.1": where /opt/rocm points, when shown
     core_streams: List[str] = field(default_factory=list)  # "10.0", from /opt/rocm/core-10.0 (Core SDK)

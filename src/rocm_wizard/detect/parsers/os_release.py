@@ -16,7 +16,7 @@ When ``VERSION_ID`` is missing, it is derived from ``VERSION`` (Ubuntu pastes of
 from __future__ import annotations
 
 import re
-from dataclasses import field
+from ...model import field
 from typing import Dict, Optional, Tuple
 
 from ...model import lean_dataclass

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import field
+from ...model import field
 from typing import Dict, List, Optional, Tuple
 
 from ...model import lean_dataclass
@@ -303,6 +303,21 @@ def parse(text: str) -> PackagesOutput:
         _parse(text, out)
     except Exception:  # pragma: no cover - defensive
         pass
+    return out
+
+
+def from_query_rows(rows: List[Tuple[str, str, str]]) -> PackagesOutput:
+    """What :func:`parse` gives for the ``dpkg-query -W -f='${Package}\\t${Version}\\t
+    ${db:Status-Abbrev}\\n'`` text made of ``rows`` (``(package, version, status abbreviation)``,
+    as ``detect/dpkg_db.py``'s query_rows gives them: names and versions without blanks), without
+    writing and reading that text."""
+    out = PackagesOutput()
+    if rows:
+        out.format = "dpkg-query"
+    add = out.packages.append
+    for name, version, abbrev in rows:
+        status = abbrev.strip() or None
+        add(Package(name, version or None, None, status, _dpkg_installed(status) if status else bool(version)))
     return out
 
 

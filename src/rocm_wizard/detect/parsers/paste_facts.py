@@ -24,7 +24,7 @@ Every pattern is anchored and has no nested repetition: a paste is scanned in li
 from __future__ import annotations
 
 import re
-from dataclasses import field
+from ...model import field
 from typing import List, Optional, Tuple
 
 from ...model import lean_dataclass

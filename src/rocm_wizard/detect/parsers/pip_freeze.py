@@ -14,7 +14,7 @@ Names are PEP 503 normalised (``pytorch_triton_rocm`` -> ``pytorch-triton-rocm``
 from __future__ import annotations
 
 import re
-from dataclasses import field
+from ...model import field
 from typing import Dict, Optional
 
 from ...model import lean_dataclass

@@ -7,7 +7,7 @@ makes the recogniser sure; a line of gfx targets alone is a weak hint.
 """
 from __future__ import annotations
 
-from dataclasses import field
+from ...model import field
 from typing import List, Optional
 
 from ...model import lean_dataclass

@@ -15,7 +15,7 @@ Layouts handled:
 from __future__ import annotations
 
 import re
-from dataclasses import field
+from ...model import field
 from typing import Dict, List, Optional
 
 from ...model import lean_dataclass

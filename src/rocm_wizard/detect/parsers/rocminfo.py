@@ -11,7 +11,7 @@ CPU agents and NPU agents (``aie2p``, Device Type ``DSP``) are agents but not GP
 from __future__ import annotations
 
 import re
-from dataclasses import field
+from ...model import field
 from typing import List, Optional
 
 from ...model import lean_dataclass

@@ -12,7 +12,7 @@ split by :func:`parse` into one node per ``cpu_cores_count`` line, which each no
 from __future__ import annotations
 
 import re
-from dataclasses import field
+from ...model import field
 from typing import Dict, List, Optional
 
 from ...model import lean_dataclass

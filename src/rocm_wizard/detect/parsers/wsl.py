@@ -16,7 +16,7 @@ the runtime's own messages count.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from ...model import lean_dataclass
 from typing import Iterable, List, Optional, Tuple
 
 from ._core_text import lazy
@@ -47,8 +47,10 @@ _ROCDXG_USE = lazy(r"^\s*(?:export\s+)?HSA_ENABLE_DXG_DETECTION=1\b|\blibrocdxg(
                    r"|\bHSA_ENABLE_DXG_DETECTION\b", re.M)
 
 
-@dataclass(frozen=True)
+@lean_dataclass(frozen=True)
 class WslUserspace:
+    """The ROCm-on-WSL user space a paste shows, and the line that shows it."""
+
     generation: str  # ROCR4WSL or LIBROCDXG
     evidence: str  # the line that shows it
     where: str  # paste name
@@ -138,8 +140,10 @@ _REPO_RELEASE = lazy(r"repo\.radeon\.com/(?:rocm/apt|amdgpu-install)/(\d+\.\d+(?
 _TORCH_HSA = lazy(r"torch/lib/(libhsa-runtime64\.so(?:\.\d+)*)\b|^(?:[-lrwx]{10}\s.*\s)?(libhsa-runtime64\.so(?:\.\d+)*)\s*$", re.M)
 
 
-@dataclass(frozen=True)
+@lean_dataclass(frozen=True)
 class WindowsHost:
+    """The Windows host under WSL that a paste names."""
+
     release: Optional[str]  # "10" or "11"
     build: Optional[str]  # "19045"
     evidence: str

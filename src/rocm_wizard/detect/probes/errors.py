@@ -18,9 +18,10 @@ from ..parsers._core_text import lazy_module
 from ..sources import Source
 from ._core_util import ok_outputs, paste_label, pastes, run
 
-# the table of 418 known error texts, loaded only where there is a text to scan (a live run whose
-# kernel log cannot be read has none)
-error_signatures = lazy_module("rocm_wizard.detect.error_signatures")
+# the table of the known error texts: scanned through its shipped index (error_index), which loads
+# and compiles only the signatures one of whose needles a text holds; the whole table is loaded only
+# where that index is out of date or the table is loaded already
+error_index = lazy_module("rocm_wizard.detect.error_index")
 
 MAX_SIGHTINGS = 100
 DMESG_ARGV = ["dmesg"]
@@ -60,18 +61,17 @@ def probe(source: Source, system: System) -> None:
     seen: Set[Tuple[str, str]] = set()
     known_lines: List[str] = []
     for text, label in texts:
-        for sig, line in error_signatures.scan(text):
-            key = (sig.id, line)
+        for sig_id, layer, line in error_index.scan(text):
+            key = (sig_id, line)
             if key in seen:
                 continue
             seen.add(key)
             known_lines.append(line)
             es = ErrorSighting()
-            es.put("signature", sig.id, "catalog:error_signatures#" + sig.id)
+            es.put("signature", sig_id, "catalog:error_signatures#" + sig_id)
             es.put("text", line[:500], label)
-            row = error_signatures.failure(sig.id)
-            if row is not None:  # a catalogue row knows its layer
-                es.put("layer", row.layer, "catalog:failures#" + sig.id)
+            if layer is not None:  # a catalogue row knows its layer
+                es.put("layer", layer, "catalog:failures#" + sig_id)
             else:
                 es.put("layer", failure_lines.layer_of(line, _kind_of(label)), "catalog:failure_lines")
             system.errors.append(es)

@@ -15,7 +15,7 @@ except that ROCm names integrated GPUs after the CPU, which is then said plainly
 from __future__ import annotations
 
 import re
-from dataclasses import field
+from ...model import field
 from typing import Any, Dict, List, Optional, Tuple
 
 from ...catalog import gpus as gpu_catalog

@@ -235,7 +235,8 @@ def _pasted_installs(source: Source, system: System, r: RocmInfo) -> None:
 def _packages(source: Source, system: System, r: RocmInfo) -> List[Tuple[packages.Package, str]]:
     found: List[Tuple[packages.Package, str]] = []
     for kind in ("dpkg", "apt-list", "dnf-list", "pacman-list"):
-        for raw, res in sh.parsed(source, system, kind, packages.parse):
+        for raw, res in (_dpkg_parsed(source, system) if kind == "dpkg" else
+                         sh.parsed(source, system, kind, packages.parse)):
             for p in res.packages:
                 if packages.is_rocm_package(p.name):
                     found.append((p, raw.source))
@@ -244,6 +245,20 @@ def _packages(source: Source, system: System, r: RocmInfo) -> List[Tuple[package
             r.packages[p.name] = p.version
             r.sources.setdefault("packages", label)
     return found
+
+
+def _dpkg_parsed(source: Source, system: System) -> List[Tuple[Raw, "packages.PackagesOutput"]]:
+    """``sh.parsed(source, system, "dpkg", packages.parse)``, taking dpkg's lines as data where the
+    source read them from dpkg's files (``Raw.dpkg_rows``) rather than parsing the text made of them
+    (the same packages of the ROCm stack: ``packages.from_query_rows``)."""
+    out = []
+    for raw in sh.good(sh.outputs(source, system, "dpkg")):
+        rows = getattr(raw, "dpkg_rows", None)
+        if rows is None:
+            return sh.parsed(source, system, "dpkg", packages.parse)
+        # (only the ROCm stack's packages: the only ones _packages keeps)
+        out.append((raw, packages.from_query_rows([row for row in rows if packages.is_rocm_package(row[0])])))
+    return out
 
 
 def _distro_release(pkgs: List[packages.Package]) -> Optional[Tuple[str, packages.Package]]:

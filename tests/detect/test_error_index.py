@@ -1,0 +1,85 @@
+"""The known error table's shipped index (``detect/error_index.py``) answers as the table does.
+
+A live detection scans the kernel log through the index: only the signatures one of whose needles
+the text holds are compiled and run, and the table itself (``error_signatures``, which unmarshals
+the whole failure catalogue at import) is not loaded.  The index must be that of the table's files
+as they are (``scripts/regen_error_index.py``), and give the same hits, in the same order, with the
+same catalogue layers, as ``error_signatures.scan`` on every real fixture.
+"""
+from __future__ import annotations
+
+import marshal
+import shutil
+from pathlib import Path
+from typing import List
+
+import pytest
+
+from rocm_wizard.detect import error_index
+from rocm_wizard.detect import error_signatures as es
+
+REAL = Path(__file__).resolve().parents[1] / "data" / "real"
+
+
+def _real_texts() -> List[str]:
+    return [p.read_bytes().decode("utf-8", "replace") for p in sorted(REAL.glob("*/*"))
+            if p.is_file() and p.name != "labels.toml"]
+
+
+TEXTS = _real_texts()
+
+
+def _table_scan(text, limit=50):
+    out = []
+    for sig, line in es.scan(text, limit):
+        row = es.failure(sig.id)
+        out.append((sig.id, row.layer if row is not None else None, line))
+    return out
+
+
+def test_the_shipped_index_is_current():
+    """Fails while ``_error_index.marshal`` is not that of error_signatures.py and failures.toml:
+    run ``python scripts/regen_error_index.py``."""
+    shipped = error_index.read()
+    assert shipped is not None, "run scripts/regen_error_index.py"
+    assert shipped[0] == error_index.build()["rows"]
+
+
+@pytest.mark.parametrize("limit", [1, 50, 10_000])
+def test_index_scan_equals_the_table_scan_on_every_fixture(limit):
+    index = error_index.read()
+    hits = 0
+    for text in TEXTS:
+        got = error_index.scan_with(index, text, limit)
+        assert got == _table_scan(text, limit)
+        hits += len(got)
+    assert hits > 100  # the fixtures do hold known errors: the comparison can fail
+
+
+def test_index_scan_on_all_fixtures_at_once_and_odd_texts():
+    index = error_index.read()
+    mixed = "\n".join(TEXTS)
+    assert error_index.scan_with(index, mixed, 10_000) == _table_scan(mixed, 10_000)
+    for text in ("", None, 42, "HSA_STATUS_ERROR_OUT_OF_RESOURCES\r\nhipErrorNoBinaryForGpu\r",
+                 "nothing here\n" * 1000, "\u0130 HIP OUT OF MEMORY \u017f"):
+        assert error_index.scan_with(index, text) == _table_scan(text)
+
+
+def test_a_stale_or_broken_index_is_not_used(tmp_path):
+    good = Path(error_index.INDEX_FILE)
+    copy = tmp_path / "idx.marshal"
+    shutil.copy(good, copy)
+    assert error_index.read(str(copy)) is not None
+    data = marshal.loads(good.read_bytes())
+    data["key"] = (data["key"][0] ^ 1, data["key"][1])  # error_signatures.py edited since
+    copy.write_bytes(marshal.dumps(data, 4))
+    assert error_index.read(str(copy)) is None
+    copy.write_bytes(b"\x00garbage")
+    assert error_index.read(str(copy)) is None
+    assert error_index.read(str(tmp_path / "missing")) is None
+
+
+def test_with_the_table_loaded_scan_is_the_tables():
+    """Here the table is loaded (imported above): scan answers from it, monkeypatched rows included."""
+    assert not error_index.usable()
+    assert error_index.scan("x hipErrorNoBinaryForGpu y") == _table_scan("x hipErrorNoBinaryForGpu y")
