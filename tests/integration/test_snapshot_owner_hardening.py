@@ -1,0 +1,175 @@
+"""Findings 6 and 7 of issue 27 inside the Debian root, with alice as a real second account.
+
+* Finding 6: root runs ``snapshot -o bundle.tar.gz`` in a directory alice owns (the cwd sudo
+  keeps).  The bundle is written whole through a temporary file in that directory; alice swaps the
+  temporary file for a link to ``/etc/shadow`` between its writing and the setting of its mode.
+  The moment is made exact, not raced: root's process is started through a small hook that, right
+  after the fsync of a file in alice's directory (the step before mode and owner are set), tells
+  alice's own process (running as alice, with only her rights) to make the swap and waits until
+  she has.  ``/etc/shadow`` must keep its mode, owner and content, and the output must be the
+  previous bundle, not a link.
+* Finding 7: root runs ``snapshot --venv`` on alice's venv, in which she linked files detection
+  reads to root's SSH key: the bundle (0644, made to be shared) must not contain the key, and its
+  manifest must say which files were left out and why.
+"""
+from __future__ import annotations
+
+import io
+import json
+import os
+import tarfile
+
+import pytest
+from harness import wizard
+
+SHARE = "/home/alice/share"
+RACE = "/race"
+
+# root's side: rocm-wizard as ``python3 -m rocm_wizard`` with os.fsync wrapped; the first fsync of
+# a file under argv[1] hands over to alice (FIFO argv[2]) and waits for her word (FIFO argv[3])
+HOOK = r"""
+import os, runpy, sys
+where_, go, done = sys.argv[1:4]
+real_fsync = os.fsync
+state = {"done": False}
+def fsync(fd):
+    real_fsync(fd)
+    try:
+        opened = os.readlink("/proc/self/fd/%d" % fd)
+    except OSError:
+        opened = ""
+    if not state["done"] and opened.startswith(where_ + "/"):
+        state["done"] = True
+        with open(go, "w") as fh:
+            fh.write(opened + "\n")
+        with open(done) as fh:
+            fh.read()
+os.fsync = fsync
+sys.argv = ["rocm-wizard"] + sys.argv[4:]
+runpy.run_module("rocm_wizard", run_name="__main__", alter_sys=True)
+"""
+
+# alice's side: wait for the word, swap every temporary file of rocm-wizard's in her directory
+# for a link to the target, say so
+RACER = r"""
+import os, sys
+where_, go, done, target = sys.argv[1:5]
+with open(go) as fh:
+    fh.read()
+swapped = []
+for name in sorted(os.listdir(where_)):
+    if name.startswith(".rocm-wizard."):
+        os.unlink(os.path.join(where_, name))
+        os.symlink(target, os.path.join(where_, name))
+        swapped.append(name)
+print(" ".join(swapped), flush=True)
+with open(done, "w") as fh:
+    fh.write("swapped\n")
+"""
+
+
+@pytest.fixture
+def sroot(debroot):
+    """A fresh root that can run rocm-wizard (no archive needed: snapshot installs nothing)."""
+    wizard.prepare(debroot)
+    wizard.add_gpu(debroot)
+    return debroot
+
+
+def tar_texts(data: bytes) -> dict:
+    out = {}
+    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+        for member in tar.getmembers():
+            fh = tar.extractfile(member)
+            if fh is not None:
+                out[member.name] = fh.read().decode("utf-8", "replace")
+    return out
+
+
+def shadow_state(root):
+    host = root.host_path("/etc/shadow")
+    st = os.lstat(host)
+    with open(host, "rb") as fh:
+        return (st.st_mode, st.st_uid, st.st_gid, fh.read())
+
+
+def test_alice_swapping_the_bundles_temporary_file_for_a_link_to_shadow_changes_nothing(sroot):
+    root = sroot
+    root.add_user("alice")
+    root.run(["mkdir", "-m", "0755", SHARE], user="alice", check=True)
+    before = shadow_state(root)
+    assert before[0] & 0o007 == 0 and before[1] == 0, before  # alice cannot read it
+    assert root.run(["cat", "/etc/shadow"], user="alice").returncode != 0
+
+    # a first bundle, unraced: written whole, a regular file of root's
+    first = root.run(["python3", "-m", "rocm_wizard", "snapshot", "-o", "bundle.tar.gz"], env=wizard.env(),
+                     cwd=SHARE, timeout=300)
+    assert first.returncode == 0, first.stderr
+    out = root.host_path(SHARE + "/bundle.tar.gz")
+    assert os.path.isfile(out) and not os.path.islink(out)
+    with open(out, "rb") as fh:
+        old = fh.read()
+    assert "rocm-wizard-snapshot/manifest.json" in tar_texts(old)
+
+    # the second one, with alice swapping its temporary file at the exact moment
+    root.run(["mkdir", "-m", "0755", RACE], check=True)
+    root.run(["mkfifo", "-m", "0666", RACE + "/go", RACE + "/done"], check=True)
+    racer = root.popen(["python3", "-c", RACER, SHARE, RACE + "/go", RACE + "/done", "/etc/shadow"], user="alice")
+    res = root.run(["python3", "-c", HOOK, SHARE, RACE + "/go", RACE + "/done", "snapshot", "-o", "bundle.tar.gz"],
+                   env=wizard.env(), cwd=SHARE, timeout=300)
+    swapped, racer_err = racer.communicate(timeout=60)
+    assert racer.returncode == 0, racer_err
+    assert swapped.split(), "alice's swap never happened: " + racer_err  # the hook fired, she swapped a name
+
+    assert shadow_state(root) == before  # mode, owner, group and content
+    assert root.run(["cat", "/etc/shadow"], user="alice").returncode != 0
+    # the write was refused, saying why; the old bundle is still there, whole, not a link
+    assert res.returncode == 1, (res.returncode, res.stderr)
+    assert "replaced by someone else" in res.stderr, res.stderr
+    assert os.path.isfile(out) and not os.path.islink(out)
+    with open(out, "rb") as fh:
+        assert fh.read() == old
+    left = [n for n in os.listdir(root.host_path(SHARE)) if n.startswith(".rocm-wizard.")]
+    assert left == [], left
+
+
+KEY = "-----BEGIN OPENSSH PRIVATE KEY----- root-key-4f0d9a"
+
+
+def test_snapshot_venv_as_root_keeps_roots_key_out_of_the_bundle_and_says_so(sroot):
+    root = sroot
+    root.add_user("alice")
+    root.run(["mkdir", "-m", "0700", "/root/.ssh"], check=True)
+    root.write("/root/.ssh/id_ed25519", KEY + "\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n",
+               mode=0o600)
+    assert root.run(["cat", "/root/.ssh/id_ed25519"], user="alice").returncode != 0
+
+    venv = "/home/alice/venv"
+    root.run(["python3", "-m", "venv", "--without-pip", venv], user="alice", check=True, timeout=120)
+    site = root.run(["sh", "-c", 'echo "$0"/lib/python3*/site-packages', venv], user="alice",
+                    check=True).stdout.strip()
+    # torch's files as detection reads them: version.py is alice's own; METADATA and pyvenv.cfg
+    # are links to root's key (open() as root would follow them)
+    plant = (
+        'set -e; cd "$0"; mkdir -p torch torch-2.5.1+rocm6.2.dist-info; '
+        "printf \"__version__ = '2.5.1+rocm6.2'\\nhip = '6.2.41133'\\ncuda = None\\n\" >torch/version.py; "
+        'touch torch/__init__.py; ln -s /root/.ssh/id_ed25519 torch-2.5.1+rocm6.2.dist-info/METADATA; '
+        'ln -sf /root/.ssh/id_ed25519 "$1/pyvenv.cfg"'
+    )
+    root.run(["sh", "-c", plant, site, venv], user="alice", check=True)
+
+    res = root.run(["python3", "-m", "rocm_wizard", "snapshot", "-o", "/root/bundle.tar.gz", "--venv", venv],
+                   env=wizard.env(), cwd="/root", timeout=300)
+    assert res.returncode == 0, res.stderr
+    with open(root.host_path("/root/bundle.tar.gz"), "rb") as fh:
+        texts = tar_texts(fh.read())
+    assert not [name for name, text in texts.items() if "root-key-4f0d9a" in text or "b3BlbnNzaC1rZXkt" in text]
+    # alice's own file in the venv was read: the venv is still examined
+    assert any("2.5.1+rocm6.2" in t and "6.2.41133" in t for n, t in texts.items() if n.endswith("torch/version.py"))
+    # and the manifest names what was left out, and why
+    errors = json.loads(texts["rocm-wizard-snapshot/manifest.json"])["files"]
+    left_out = {p: e["error"] for p, e in errors.items()
+                if p.endswith(("/METADATA", "/pyvenv.cfg")) and "venv" in p}
+    assert any(p.endswith("dist-info/METADATA") for p in left_out), errors
+    assert any(p.endswith("venv/pyvenv.cfg") for p in left_out), errors
+    assert all("not read" in e and "link" in e for e in left_out.values()), left_out
