@@ -17,10 +17,16 @@ from __future__ import annotations
 import io
 import json
 import os
+import sys
 import tarfile
+from pathlib import Path
 
 import pytest
 from harness import wizard
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "catalog"))
+from refresh_mirror import Mirror  # noqa: E402
+from test_refresh import _wheels  # noqa: E402  (the constructed torch wheels the mirror serves)
 
 SHARE = "/home/alice/share"
 RACE = "/race"
@@ -76,6 +82,19 @@ def sroot(debroot):
     return debroot
 
 
+def raced(root, args, env=None):
+    """Run ``rocm-wizard ARGS`` as root in SHARE through HOOK while alice's RACER waits for its
+    fsync; returns root's CompletedProcess once alice has swapped (asserted)."""
+    root.run(["sh", "-c", 'rm -rf "$0" && mkdir -m 0755 "$0" && mkfifo -m 0666 "$0/go" "$0/done"', RACE], check=True)
+    racer = root.popen(["python3", "-c", RACER, SHARE, RACE + "/go", RACE + "/done", "/etc/shadow"], user="alice")
+    res = root.run(["python3", "-c", HOOK, SHARE, RACE + "/go", RACE + "/done", *args],
+                   env=wizard.env(env), cwd=SHARE, timeout=300)
+    swapped, racer_err = racer.communicate(timeout=60)
+    assert racer.returncode == 0, racer_err
+    assert swapped.split(), "alice's swap never happened: " + racer_err + res.stderr
+    return res
+
+
 def tar_texts(data: bytes) -> dict:
     out = {}
     with tarfile.open(fileobj=io.BytesIO(data)) as tar:
@@ -112,15 +131,7 @@ def test_alice_swapping_the_bundles_temporary_file_for_a_link_to_shadow_changes_
     assert "rocm-wizard-snapshot/manifest.json" in tar_texts(old)
 
     # the second one, with alice swapping its temporary file at the exact moment
-    root.run(["mkdir", "-m", "0755", RACE], check=True)
-    root.run(["mkfifo", "-m", "0666", RACE + "/go", RACE + "/done"], check=True)
-    racer = root.popen(["python3", "-c", RACER, SHARE, RACE + "/go", RACE + "/done", "/etc/shadow"], user="alice")
-    res = root.run(["python3", "-c", HOOK, SHARE, RACE + "/go", RACE + "/done", "snapshot", "-o", "bundle.tar.gz"],
-                   env=wizard.env(), cwd=SHARE, timeout=300)
-    swapped, racer_err = racer.communicate(timeout=60)
-    assert racer.returncode == 0, racer_err
-    assert swapped.split(), "alice's swap never happened: " + racer_err  # the hook fired, she swapped a name
-
+    res = raced(root, ["snapshot", "-o", "bundle.tar.gz"])
     assert shadow_state(root) == before  # mode, owner, group and content
     assert root.run(["cat", "/etc/shadow"], user="alice").returncode != 0
     # the write was refused, saying why; the old bundle is still there, whole, not a link
@@ -131,6 +142,37 @@ def test_alice_swapping_the_bundles_temporary_file_for_a_link_to_shadow_changes_
         assert fh.read() == old
     left = [n for n in os.listdir(root.host_path(SHARE)) if n.startswith(".rocm-wizard.")]
     assert left == [], left
+
+
+def test_alice_swapping_the_overlays_temporary_file_for_a_link_to_shadow_changes_nothing(sroot):
+    """``catalog refresh --overlay FILE`` (FILE in alice's directory) writes through the same
+    write_atomic: a local mirror of the sources on 127.0.0.1 (tests/catalog/refresh_mirror.py)."""
+    root = sroot
+    root.add_user("alice")
+    root.run(["mkdir", "-m", "0755", SHARE], user="alice", check=True)
+    before = shadow_state(root)
+    mirror = Mirror(extra=_wheels()).start()
+    try:
+        args = ["catalog", "refresh", "--pytorch-mirror", mirror.url + "/whl",
+                "--docker-hub", mirror.url + "/hub", "--overlay", SHARE + "/overlay.json"]
+        first = root.run(["python3", "-m", "rocm_wizard", *args], env=wizard.env(), cwd=SHARE, timeout=300)
+        assert first.returncode == 0, first.stderr
+        out = root.host_path(SHARE + "/overlay.json")
+        assert os.path.isfile(out) and not os.path.islink(out)
+        with open(out, "rb") as fh:
+            old = fh.read()
+        assert json.loads(old)["schema"] == "rocm-wizard-catalog-overlay/1"
+        res = raced(root, args)
+    finally:
+        mirror.stop()
+    assert shadow_state(root) == before
+    assert root.run(["cat", "/etc/shadow"], user="alice").returncode != 0
+    assert res.returncode == 1, (res.returncode, res.stderr)
+    assert "nothing changed" in res.stderr and "replaced by someone else" in res.stderr, res.stderr
+    assert os.path.isfile(out) and not os.path.islink(out)
+    with open(out, "rb") as fh:
+        assert fh.read() == old
+    assert [n for n in os.listdir(root.host_path(SHARE)) if n.startswith(".rocm-wizard.")] == []
 
 
 KEY = "-----BEGIN OPENSSH PRIVATE KEY----- root-key-4f0d9a"
