@@ -215,3 +215,88 @@ def test_snapshot_venv_as_root_keeps_roots_key_out_of_the_bundle_and_says_so(sro
     assert any(p.endswith("dist-info/METADATA") for p in left_out), errors
     assert any(p.endswith("venv/pyvenv.cfg") for p in left_out), errors
     assert all("not read" in e and "link" in e for e in left_out.values()), left_out
+
+
+# Finding 6 raced for real, with nothing of the test inside root's process: root writes 200 times
+# through fsutil.write_atomic (what snapshot -o and catalog refresh --overlay call) into alice's
+# directory while alice's process, woken by inotify as each temporary file appears, swaps it for a
+# link to /etc/shadow.  Root stops at the first change of shadow's mode, owner or group.
+WRITER = r"""
+import json, os, sys
+from rocm_wizard.fsutil import write_atomic
+where_, rounds = sys.argv[1], int(sys.argv[2])
+out = os.path.join(where_, "out.bin")
+def shadow():
+    st = os.lstat("/etc/shadow")
+    return (st.st_mode, st.st_uid, st.st_gid)
+first = shadow()
+done = {"written": 0, "refused": 0, "changed_at": None, "link_at": None, "wrong_at": None}
+for i in range(rounds):
+    data = (b"round %d\n" % i) * 4096
+    try:
+        write_atomic(out, data, 0o644)
+        done["written"] += 1
+        ok = True
+    except OSError:
+        done["refused"] += 1
+        ok = False
+    if shadow() != first:
+        done["changed_at"] = i
+        break
+    if os.path.islink(out):
+        done["link_at"] = i
+        break
+    if ok:
+        with open(out, "rb") as fh:
+            if fh.read() != data:
+                done["wrong_at"] = i
+                break
+print(json.dumps(done))
+"""
+
+INOTIFY_RACER = r"""
+import ctypes, os, struct, sys
+where_, target = sys.argv[1:3]
+libc = ctypes.CDLL(None, use_errno=True)
+fd = libc.inotify_init1(0)
+IN_CREATE = 0x100
+if fd < 0 or libc.inotify_add_watch(fd, where_.encode(), IN_CREATE) < 0:
+    sys.exit("inotify: errno %d" % ctypes.get_errno())
+print("ready", flush=True)
+while True:
+    buf = os.read(fd, 65536)
+    i = 0
+    while i + 16 <= len(buf):
+        _wd, _mask, _cookie, size = struct.unpack_from("iIII", buf, i)
+        name = buf[i + 16:i + 16 + size].rstrip(b"\0").decode()
+        i += 16 + size
+        path = os.path.join(where_, name)
+        if name.startswith(".rocm-wizard.") and not os.path.islink(path):
+            try:
+                os.unlink(path)
+                os.symlink(target, path)
+                print("swap", flush=True)
+            except OSError:
+                pass
+"""
+
+
+def test_alice_racing_two_hundred_writes_in_her_directory_never_reaches_shadow(sroot):
+    root = sroot
+    root.add_user("alice")
+    root.run(["mkdir", "-m", "0755", SHARE], user="alice", check=True)
+    before = shadow_state(root)
+    racer = root.popen(["python3", "-c", INOTIFY_RACER, SHARE, "/etc/shadow"], user="alice")
+    assert racer.stdout.readline().strip() == "ready", racer.stderr.read() if racer.poll() is not None else ""
+    try:
+        res = root.run(["python3", "-c", WRITER, SHARE, "200"], env=wizard.env(), cwd=SHARE, timeout=300)
+    finally:
+        root.kill_group(racer)
+        swaps = racer.communicate(timeout=30)[0].split().count("swap")
+    assert res.returncode == 0, res.stderr
+    done = json.loads(res.stdout)
+    assert (done["changed_at"], done["link_at"], done["wrong_at"]) == (None, None, None), done
+    assert done["written"] + done["refused"] == 200, done
+    assert swaps > 0, done  # alice did swap temporary files: the race was run, and lost
+    assert shadow_state(root) == before
+    assert not [n for n in os.listdir(root.host_path(SHARE)) if n.startswith(".rocm-wizard.")]
