@@ -128,11 +128,28 @@ def ansible_newest(tier_ready, tmp_path_factory):
     controller.close()
 
 
-@pytest.fixture(params=["debian", "pypi", "newest"])
+def pytest_generate_tests(metafunc):
+    """``ansible_in``'s parameters: the ansible-cores ``harness.ansible.cores_for`` names for the test
+    (one named set, its reasons beside it), unless the test names its own with
+    ``@pytest.mark.parametrize("ansible_in", [...], indirect=True)``."""
+    if "ansible_in" not in metafunc.fixturenames:
+        return
+    for mark in metafunc.definition.iter_markers("parametrize"):
+        names = mark.args[0] if mark.args else mark.kwargs.get("argnames", "")
+        if "ansible_in" in ([n.strip() for n in names.split(",")] if isinstance(names, str) else list(names)):
+            return
+    from harness import ansible
+
+    test = f"{Path(metafunc.definition.fspath).name}::{metafunc.function.__name__}"
+    metafunc.parametrize("ansible_in", ansible.cores_for(test), indirect=True)
+
+
+@pytest.fixture
 def ansible_in(request, ansible_debs):
     """Installs an ansible-core into a root: Debian's (2.14), the newest from PyPI the root can
     run (2.19 or later), or the newest on PyPI at all (2.20 or later, from a Debian 13 controller
-    root); returns the version ``ansible-playbook --version`` reports."""
+    root); returns the version ``ansible-playbook --version`` reports.  Which of them a test gets:
+    ``pytest_generate_tests`` above."""
     from harness import ansible
 
     if request.param == "newest":
