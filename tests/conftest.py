@@ -12,7 +12,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from rwtest import ci, guard, hoststate, leaks, sandbox  # noqa: E402
+from rwtest import ci, cputime, guard, hoststate, leaks, sandbox  # noqa: E402
+
+_CPU = cputime.Totals()
 
 
 def pytest_configure(config):
@@ -84,10 +86,16 @@ def gpg_agents():
     leaks.stop_agents(start)
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    cputime.start(item)
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     outcome = yield
     rep = outcome.get_result()
+    cputime.stamp(item, rep)
     if call.when == "call" and call.excinfo is not None and call.excinfo.errisinstance(guard.HostGuardError):
         del guard.violations[item.stash.get(_GUARD_START, len(guard.violations)):]  # reported once, here
     ci.strict_report(rep)
@@ -97,3 +105,13 @@ def pytest_runtest_makereport(item, call):
 def pytest_make_collect_report(collector):
     outcome = yield
     ci.strict_report(outcome.get_result())
+
+
+def pytest_runtest_logreport(report):
+    _CPU.add(report)
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    """With ``--durations``: the CPU seconds per test file and per ansible-core (rwtest/cputime.py)."""
+    if getattr(config.option, "durations", None) is not None:
+        _CPU.write(terminalreporter, config.option.durations)

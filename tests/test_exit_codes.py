@@ -98,29 +98,52 @@ def test_readme_row(tmp_path, row, args, phrase):
         assert res.stdout == "" or args == ["--version"], "a refusal prints no product"
 
 
+def _blocked_writing(pid: int, fd: int) -> bool:
+    """Whether process ``pid`` sits in a write(2) to its descriptor ``fd`` (/proc/PID/syscall: the
+    number, then the arguments; x86_64's write is 1, aarch64's 64)."""
+    try:
+        with open(f"/proc/{pid}/syscall") as fh:
+            fields = fh.read().split()
+    except OSError:
+        return False
+    write_nr = {"x86_64": "1", "aarch64": "64"}.get(os.uname().machine, "1")
+    return len(fields) > 1 and fields[0] == write_nr and int(fields[1], 16) == fd
+
+
 def test_readme_row_130_interrupted_at_a_safe_point(tmp_path):
-    """Ctrl-C (SIGINT) while a dry run plans: 130 and the safe-point message; a run that finished
-    before the signal came is tried again (never another status)."""
-    seen = []
-    for _attempt in range(6):
-        # not under bwrap, whose own process would take the signal: the demo's dry run reads only the
-        # bundled demo system (tests/test_cli_demo.py shows it under the read-only view)
-        _cmd, env = _run(tmp_path, [])
-        cmd = [sys.executable, "-m", "rocm_wizard", "--demo", "--dry-run"]
-        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                text=True, env=env, start_new_session=True)
-        # the first message is printed once the command is running (after the imports)
-        line = proc.stderr.readline()
-        assert "demo" in line, line
-        time.sleep(0.01 * _attempt)
+    """Ctrl-C (SIGINT) while a dry run is under way: 130 and the safe-point message, no traceback.
+    Deterministic: the command's stderr is a pipe that is already full, so its first message (printed
+    once the command runs, after the imports) blocks it; the signal is sent once the process is seen
+    in that write -- it cannot have finished first -- and the pipe is drained afterwards."""
+    import fcntl
+
+    # not under bwrap, whose own process would take the signal: the demo's dry run reads only the
+    # bundled demo system (tests/test_cli_demo.py shows it under the read-only view)
+    _cmd, env = _run(tmp_path, [])
+    cmd = [sys.executable, "-m", "rocm_wizard", "--demo", "--dry-run"]
+    r, w = os.pipe()
+    try:
+        fcntl.fcntl(w, getattr(fcntl, "F_SETPIPE_SZ", 1031), 4096)
+        os.set_blocking(w, False)
         try:
-            os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C: to the whole process group
-        except ProcessLookupError:
-            pass
-        out, err = proc.communicate(timeout=180)
-        seen.append(proc.returncode)
-        if proc.returncode == 130:
-            assert "safe point" in err and "Traceback" not in err, err
-            return
-        assert proc.returncode == 2, (proc.returncode, err[-1500:])  # it finished first: try again
-    pytest.fail(f"SIGINT never arrived while the dry run was running: {seen}")
+            while True:
+                os.write(w, b"#" * 4096)
+        except BlockingIOError:
+            pass  # full: the child's first write to stderr waits until the test reads
+        os.set_blocking(w, True)  # (the flag belongs to the pipe's open file, which the child shares)
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=w,
+                                env=env, start_new_session=True)
+    finally:
+        os.close(w)
+    with os.fdopen(r, "rb") as err_pipe:
+        deadline = time.monotonic() + 180
+        while not _blocked_writing(proc.pid, 2):
+            assert proc.poll() is None, f"the command ended ({proc.returncode}) with its stderr full"
+            assert time.monotonic() < deadline, "the command never reached its first message"
+            time.sleep(0.01)
+        os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C: to the whole process group
+        err = err_pipe.read().decode().lstrip("#")  # until the command has ended (stdout: well under a pipe's 64 KiB)
+        proc.communicate(timeout=180)
+    assert proc.returncode == 130, (proc.returncode, err[-1500:])
+    assert "demo" in err, err  # the message it was writing when the signal came
+    assert "safe point" in err and "Traceback" not in err, err

@@ -23,13 +23,25 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 
 
+def _slowness(item) -> int:
+    """0 for the playbook tests (an ansible-core in a root: the longest of the suite, 30-50 s each),
+    1 for the rest of this tier (a root, apt, dpkg: 5-40 s), 2 for every other test (well under a
+    second mostly)."""
+    if HERE not in Path(str(item.fspath)).resolve().parents:
+        return 2
+    return 0 if "ansible_in" in getattr(item, "fixturenames", ()) else 1
+
+
 def pytest_collection_modifyitems(config, items):
-    # (collection order is kept: pytest-xdist's load scheduling hands each worker a contiguous
-    # first chunk of a quarter of its share, so moving this tier to the front would put all of it
-    # on one worker)
+    """Marks this tier ``integration``, and runs the longest tests first (a stable sort: the order
+    within each group is collection order): under pytest-xdist the run then ends on short tests,
+    with both workers busy to the end, instead of on one worker's minute-long playbook test.
+    ``scripts/test.sh`` caps what a worker is handed at once (``--maxschedchunk 4``), so the slow
+    tests are spread over the workers as they free up, not handed out in one contiguous chunk."""
     for item in items:
         if HERE in Path(str(item.fspath)).resolve().parents:
             item.add_marker(pytest.mark.integration)
+    items.sort(key=_slowness)
 
 
 @pytest.fixture(scope="session")
@@ -128,11 +140,28 @@ def ansible_newest(tier_ready, tmp_path_factory):
     controller.close()
 
 
-@pytest.fixture(params=["debian", "pypi", "newest"])
+def pytest_generate_tests(metafunc):
+    """``ansible_in``'s parameters: the ansible-cores ``harness.ansible.cores_for`` names for the test
+    (one named set, its reasons beside it), unless the test names its own with
+    ``@pytest.mark.parametrize("ansible_in", [...], indirect=True)``."""
+    if "ansible_in" not in metafunc.fixturenames:
+        return
+    for mark in metafunc.definition.iter_markers("parametrize"):
+        names = mark.args[0] if mark.args else mark.kwargs.get("argnames", "")
+        if "ansible_in" in ([n.strip() for n in names.split(",")] if isinstance(names, str) else list(names)):
+            return
+    from harness import ansible
+
+    test = f"{Path(metafunc.definition.fspath).name}::{metafunc.function.__name__}"
+    metafunc.parametrize("ansible_in", ansible.cores_for(test), indirect=True)
+
+
+@pytest.fixture
 def ansible_in(request, ansible_debs):
     """Installs an ansible-core into a root: Debian's (2.14), the newest from PyPI the root can
     run (2.19 or later), or the newest on PyPI at all (2.20 or later, from a Debian 13 controller
-    root); returns the version ``ansible-playbook --version`` reports."""
+    root); returns the version ``ansible-playbook --version`` reports.  Which of them a test gets:
+    ``pytest_generate_tests`` above."""
     from harness import ansible
 
     if request.param == "newest":

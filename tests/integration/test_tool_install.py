@@ -6,16 +6,13 @@ and, run for alice, finds alice's venv.  Offline inside the root: the build back
 dependencies are wheels downloaded once with the host's pip into the test cache."""
 from __future__ import annotations
 
-import fcntl
 import os
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from harness import uvtool
+from harness import fetched, uvtool
 from harness.debroot import cache_dir
 from test_invoker_root import fake_torch_venv
 
@@ -33,36 +30,14 @@ def readme_install_lines():
 
 
 def ensure_wheels() -> Path:
-    target = cache_dir() / "wheels-rw-tool"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with open(str(target) + ".lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if target.is_dir() and any(target.glob("textual-*.whl")):
-            return target
-        tmp = Path(str(target) + f".tmp{os.getpid()}")
-        shutil.rmtree(tmp, ignore_errors=True)
-        tmp.mkdir()
-        res = subprocess.run([sys.executable, "-m", "pip", "download", "--only-binary=:all:", "--platform",
-                              "manylinux2014_x86_64", "--python-version", "3.11", "--disable-pip-version-check",
-                              "-q", "-d", str(tmp), *DEPS], capture_output=True, text=True, timeout=900)
-        if res.returncode != 0:
-            shutil.rmtree(tmp, ignore_errors=True)
-            from harness.procs import CommandFailed
-
-            raise CommandFailed(["pip", "download", *DEPS], res)
-        os.replace(tmp, target)
-        return target
+    return fetched.wheels(cache_dir() / "wheels-rw-tool", DEPS, "textual-*.whl", platform="manylinux2014_x86_64",
+                          timeout=900)
 
 
 @pytest.fixture(scope="session")
 def tool_wheels(tier_ready):
-    from harness.procs import CommandFailed
-    from rwtest import ci
-
-    try:
-        return ensure_wheels(), uvtool.ensure_wheel()
-    except CommandFailed as exc:
-        ci.missing(f"wheels from PyPI (downloaded once with pip): {exc}")
+    return fetched.or_missing("wheels from PyPI (downloaded once with pip)",
+                              lambda: (ensure_wheels(), uvtool.ensure_wheel()))
 
 
 def checkout_copy(dest: Path) -> Path:
@@ -73,13 +48,19 @@ def checkout_copy(dest: Path) -> Path:
     return dest
 
 
-def test_readme_install_lines_as_a_user_then_root_runs_it_by_its_path(debroot, tool_wheels, tmp_path):
-    root = debroot
+def uv_root(root, tool_wheels, tmp_path):
+    """``root`` with uv in /usr/local/bin, the wheels at WHEELS_INSIDE, a copy of this checkout at
+    SRC_INSIDE, and a user alice."""
     deps, uv = tool_wheels
     uvtool.install(root, uv)
     root.bind(str(deps), WHEELS_INSIDE)
     root.bind(str(checkout_copy(tmp_path / "src")), SRC_INSIDE)
     root.add_user("alice")
+    return root
+
+
+def test_readme_install_lines_as_a_user_then_root_runs_it_by_its_path(debroot, tool_wheels, tmp_path):
+    root = uv_root(debroot, tool_wheels, tmp_path)
     lines = readme_install_lines()
     install = next(ln for ln in lines if ln.startswith("uv tool install"))
     assert install.split()[:4] == ["uv", "tool", "install", "."], lines
@@ -122,12 +103,7 @@ UV_OFFLINE_TOML = f'offline = true\nno-index = true\nfind-links = ["{WHEELS_INSI
 def test_readme_root_install_lines_put_the_command_on_sudos_path(debroot, tool_wheels, tmp_path):
     import json
 
-    root = debroot
-    deps, uv = tool_wheels
-    uvtool.install(root, uv)
-    root.bind(str(deps), WHEELS_INSIDE)
-    root.bind(str(checkout_copy(tmp_path / "src")), SRC_INSIDE)
-    root.add_user("alice")
+    root = uv_root(debroot, tool_wheels, tmp_path)
     root.run(["mkdir", "-p", "/etc/uv"], check=True)
     root.run(["sh", "-c", f"cat > /etc/uv/uv.toml <<'X'\n{UV_OFFLINE_TOML}X"], check=True)
     clone, install, use = readme_root_lines()
@@ -169,36 +145,13 @@ PIPX_DEPS = ["pipx>=1.5", "pip", "setuptools", "wheel"]
 
 
 def ensure_pipx_wheels() -> Path:
-    target = cache_dir() / "wheels-pipx"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with open(str(target) + ".lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if target.is_dir() and any(target.glob("pipx-*.whl")):
-            return target
-        tmp = Path(str(target) + f".tmp{os.getpid()}")
-        shutil.rmtree(tmp, ignore_errors=True)
-        tmp.mkdir()
-        res = subprocess.run([sys.executable, "-m", "pip", "download", "--only-binary=:all:", "--platform",
-                              "manylinux2014_x86_64", "--python-version", "3.11", "--disable-pip-version-check",
-                              "-q", "-d", str(tmp), *PIPX_DEPS], capture_output=True, text=True, timeout=900)
-        if res.returncode != 0:
-            shutil.rmtree(tmp, ignore_errors=True)
-            from harness.procs import CommandFailed
-
-            raise CommandFailed(["pip", "download", *PIPX_DEPS], res)
-        os.replace(tmp, target)
-        return target
+    return fetched.wheels(cache_dir() / "wheels-pipx", PIPX_DEPS, "pipx-*.whl", platform="manylinux2014_x86_64",
+                          timeout=900)
 
 
 @pytest.fixture(scope="session")
 def pipx_wheels(tool_wheels):
-    from harness.procs import CommandFailed
-    from rwtest import ci
-
-    try:
-        return ensure_pipx_wheels()
-    except CommandFailed as exc:
-        ci.missing(f"pipx's wheels from PyPI (downloaded once with pip): {exc}")
+    return fetched.or_missing("pipx's wheels from PyPI (downloaded once with pip)", ensure_pipx_wheels)
 
 
 def readme_pipx_lines():

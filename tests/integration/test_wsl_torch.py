@@ -34,6 +34,15 @@ def _site(root, venv):
     return found[0]
 
 
+def _alices_venv(root, pyindex) -> str:
+    """alice's venv ``VENV`` with torch 2.5.1+rocm6.2 (made and filled as her); its site-packages."""
+    root.add_user("alice")
+    root.run(["python3", "-m", "venv", VENV], user="alice", check=True)
+    root.run([VENV + "/bin/python", "-m", "pip", "install", "--index-url", pyindex.url("rocm6.2"),
+              "torch==2.5.1+rocm6.2", "torchvision==0.20.1+rocm6.2", "torchaudio==2.5.1+rocm6.2"], user="alice", check=True)
+    return _site(root, VENV)
+
+
 def _args(pyindex):
     return ["--path", "torch-reinstall", "--torch", "2.4.1+rocm6.1", "--venv", VENV, "--venv-mode", "existing",
             "--torch-index-url", pyindex.url("rocm6.1")]
@@ -42,11 +51,7 @@ def _args(pyindex):
 def test_wsl_torch_plan_removes_the_wheels_own_runtime_and_converges(wroot, pyindex, tmp_path):
     root = wroot
     _pose_as_wsl(root, tmp_path)
-    root.add_user("alice")
-    root.run(["python3", "-m", "venv", VENV], user="alice", check=True)
-    root.run([VENV + "/bin/python", "-m", "pip", "install", "--index-url", pyindex.url("rocm6.2"),
-              "torch==2.5.1+rocm6.2", "torchvision==0.20.1+rocm6.2", "torchaudio==2.5.1+rocm6.2"], user="alice", check=True)
-    site = _site(root, VENV)
+    site = _alices_venv(root, pyindex)
     assert os.path.exists(os.path.join(site, OWN))
 
     detect = wizard.run(root, "detect", "--json", "--venv", VENV, extra_env=WSL)
@@ -80,11 +85,13 @@ def test_wsl_torch_plan_removes_the_wheels_own_runtime_and_converges(wroot, pyin
     assert words and set(words.values()) == {"ok"}, again.stderr[-4000:]
 
 
-def test_wsl_torch_playbook_removes_the_runtime_check_converge_and_changed_0(wroot, pyindex, ansible_in, tmp_path):
+def _playbook_three_runs(root, pyindex, ansible_in, names: str, converged) -> None:
+    """The torch-reinstall playbook (torch 2.5.1+rocm6.2 -> 2.4.1+rocm6.1) for a root-owned venv of a
+    host posing as WSL, the molecule-style way: ``--check --diff`` changes nothing, the run converges
+    (``converged(site)`` asserts what became of torch/lib's runtime), a second run reports changed=0.
+    ``names``: what the playbook must name (its WSL runtime step)."""
     from harness import ansible
 
-    root = wroot
-    _pose_as_wsl(root, tmp_path)
     venv = "/srv/venvs/ml"
     root.run(["python3", "-m", "venv", venv], check=True)
     root.run([venv + "/bin/python", "-m", "pip", "install", "--index-url", pyindex.url("rocm6.2"),
@@ -94,7 +101,7 @@ def test_wsl_torch_playbook_removes_the_runtime_check_converge_and_changed_0(wro
             "--torch-index-url", pyindex.url("rocm6.1")]
     res = wizard.run(root, "--plan-only", "--format", "ansible", *args, extra_env=WSL)
     assert res.returncode in (0, 2), res.stderr
-    assert "libhsa-runtime64.so*" in res.stdout
+    assert names in res.stdout
     root.write("/root/torch.yml", res.stdout)
     site = _site(root, venv)
     before = root.snapshot([venv])
@@ -106,12 +113,21 @@ def test_wsl_torch_playbook_removes_the_runtime_check_converge_and_changed_0(wro
     run = ansible.playbook(root, "/root/torch.yml")
     assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-3000:]
     assert read_version_py(site)["__version__"] == "2.4.1+rocm6.1"
-    assert not glob.glob(os.path.join(glob.escape(site), "torch", "lib", "libhsa-runtime64.so*"))
+    converged(site)
 
     again = ansible.playbook(root, "/root/torch.yml")
     assert again.returncode == 0, again.stdout[-6000:] + again.stderr[-3000:]
     counts = ansible.recap(again.stdout)
     assert counts["changed"] == 0 and counts["failed"] == 0, ansible.changed_tasks(again.stdout)
+
+
+def test_wsl_torch_playbook_removes_the_runtime_check_converge_and_changed_0(wroot, pyindex, ansible_in, tmp_path):
+    _pose_as_wsl(wroot, tmp_path)
+
+    def converged(site):
+        assert not glob.glob(os.path.join(glob.escape(site), "torch", "lib", "libhsa-runtime64.so*"))
+
+    _playbook_three_runs(wroot, pyindex, ansible_in, "libhsa-runtime64.so*", converged)
 
 
 def _pose_as_wsl_613(root, tmp_path):
@@ -135,11 +151,7 @@ def test_wsl_613_torch_plan_copies_the_hosts_runtime_in_as_the_venv_owner(wroot,
     new run a second one has nothing to do."""
     root = wroot
     _pose_as_wsl_613(root, tmp_path)
-    root.add_user("alice")
-    root.run(["python3", "-m", "venv", VENV], user="alice", check=True)
-    root.run([VENV + "/bin/python", "-m", "pip", "install", "--index-url", pyindex.url("rocm6.2"),
-              "torch==2.5.1+rocm6.2", "torchvision==0.20.1+rocm6.2", "torchaudio==2.5.1+rocm6.2"], user="alice", check=True)
-    site = _site(root, VENV)
+    site = _alices_venv(root, pyindex)
 
     plan = wizard.run(root, "--plan-only", *_args(pyindex), extra_env=WSL)
     assert plan.returncode in (0, 2), plan.stderr
@@ -176,36 +188,11 @@ def test_wsl_613_torch_plan_copies_the_hosts_runtime_in_as_the_venv_owner(wroot,
 def test_wsl_613_torch_playbook_copies_the_runtime_in_check_converge_and_changed_0(wroot, pyindex, ansible_in, tmp_path):
     """The 6.1.3-6.2 copy-back as a playbook: --check changes nothing, the run leaves torch/lib with
     just libhsa-runtime64.so equal to /opt/rocm/lib/libhsa-runtime64.so.1.2, a second run reports changed=0."""
-    from harness import ansible
+    _pose_as_wsl_613(wroot, tmp_path)
 
-    root = wroot
-    _pose_as_wsl_613(root, tmp_path)
-    venv = "/srv/venvs/ml"
-    root.run(["python3", "-m", "venv", venv], check=True)
-    root.run([venv + "/bin/python", "-m", "pip", "install", "--index-url", pyindex.url("rocm6.2"),
-              "torch==2.5.1+rocm6.2", "torchvision==0.20.1+rocm6.2", "torchaudio==2.5.1+rocm6.2"], check=True)
-    ansible_in(root)
-    args = ["--path", "torch-reinstall", "--torch", "2.4.1+rocm6.1", "--venv", venv, "--venv-mode", "existing",
-            "--torch-index-url", pyindex.url("rocm6.1")]
-    res = wizard.run(root, "--plan-only", "--format", "ansible", *args, extra_env=WSL)
-    assert res.returncode in (0, 2), res.stderr
-    assert "/opt/rocm/lib/libhsa-runtime64.so.1.2" in res.stdout
-    root.write("/root/torch.yml", res.stdout)
-    site = _site(root, venv)
-    before = root.snapshot([venv])
+    def converged(site):
+        libs = glob.glob(os.path.join(glob.escape(site), "torch", "lib", "libhsa-runtime64.so*"))
+        assert [os.path.basename(f) for f in libs] == ["libhsa-runtime64.so"], libs
+        assert open(libs[0]).read() == "stand-in 6.1.3 WSL runtime\n"
 
-    check = ansible.playbook(root, "/root/torch.yml", "--check", "--diff")
-    assert check.returncode == 0, check.stdout[-6000:] + check.stderr[-3000:]
-    assert root.snapshot([venv]) == before
-
-    run = ansible.playbook(root, "/root/torch.yml")
-    assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-3000:]
-    assert read_version_py(site)["__version__"] == "2.4.1+rocm6.1"
-    libs = glob.glob(os.path.join(glob.escape(site), "torch", "lib", "libhsa-runtime64.so*"))
-    assert [os.path.basename(f) for f in libs] == ["libhsa-runtime64.so"], libs
-    assert open(libs[0]).read() == "stand-in 6.1.3 WSL runtime\n"
-
-    again = ansible.playbook(root, "/root/torch.yml")
-    assert again.returncode == 0, again.stdout[-6000:] + again.stderr[-3000:]
-    counts = ansible.recap(again.stdout)
-    assert counts["changed"] == 0 and counts["failed"] == 0, ansible.changed_tasks(again.stdout)
+    _playbook_three_runs(wroot, pyindex, ansible_in, "/opt/rocm/lib/libhsa-runtime64.so.1.2", converged)

@@ -7,7 +7,6 @@ whose ``rocm`` looks newer (so ``priority=`` is exercised), indexed with ``creat
 then act on the root's own rpm database, never on the machine running the tests."""
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import os
@@ -16,7 +15,8 @@ import subprocess
 from pathlib import Path
 from typing import Dict, List, Optional
 
-from .debroot import DEFAULT_MIRROR, RECIPE, BaseTree, DebRoot, cache_dir, recipe_key
+from . import fetched
+from .debroot import RECIPE, BaseTree, DebRoot, cache_dir, recipe_key
 from .gpgkeys import TestKey
 from .httpserve import LocalServer
 
@@ -31,31 +31,9 @@ def debs_dir(recipe: dict = RECIPE) -> Path:
 
 
 def ensure_debs(base: BaseTree, recipe: dict = RECIPE, mirror: Optional[str] = None) -> Path:
-    """The cached .debs of dnf and rpm for a root of ``recipe`` (fetched once; atomic, locked)."""
-    target = debs_dir(recipe)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with open(str(target) + ".lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if target.is_dir() and any(target.glob("dnf_*.deb")):
-            return target
-        mirror = mirror or os.environ.get("ROCM_WIZARD_TEST_MIRROR") or DEFAULT_MIRROR
-        scratch = base.new_root()
-        try:
-            scratch.write("/etc/apt/sources.list", f"deb {mirror} {recipe['suite']} main\n")
-            scratch.write("/etc/resolv.conf", open("/etc/resolv.conf").read())
-            scratch.apt("update", check=True, timeout=900)
-            scratch.apt("install", "--download-only", "--no-install-recommends", *PACKAGES, check=True, timeout=900)
-            cache = scratch.host_path("/var/cache/apt/archives")
-            tmp = Path(str(target) + f".tmp{os.getpid()}")
-            shutil.rmtree(tmp, ignore_errors=True)
-            tmp.mkdir()
-            for name in sorted(os.listdir(cache)):
-                if name.endswith(".deb"):
-                    shutil.copy2(os.path.join(cache, name), tmp / name)
-            os.replace(tmp, target)
-        finally:
-            scratch.close()
-        return target
+    """The cached .debs of dnf and rpm for a root of ``recipe`` (fetched once; atomic, locked:
+    :func:`.fetched.debs`)."""
+    return fetched.debs(base, debs_dir(recipe), PACKAGES, "dnf_*.deb", recipe=recipe, mirror=mirror)
 
 
 def make_rocky(root: DebRoot, debs: Path, version: str = "9.4") -> None:
