@@ -39,6 +39,18 @@ class NoAnswer(Exception):
     """The daemon could not be asked in a way that says what the CLI would say."""
 
 
+def read_small_file(path):
+    """A file's first MiB for :func:`same_daemon` (Docker's config and context files): None when it
+    does not exist, ``b"unreadable"`` (not JSON, so the CLI is asked) when it cannot be read."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(1024 * 1024)
+    except FileNotFoundError:
+        return None
+    except OSError:
+        return b"unreadable"
+
+
 def same_daemon(environ: Dict[str, str], read_file: Callable[[str], Optional[bytes]]) -> bool:
     """Whether the CLI would ask the default socket (see the module docstring)."""
     if any(environ.get(k) for k in _ENV_ELSEWHERE):

@@ -162,7 +162,7 @@ def scan_with(index: Tuple[Tuple[Row, ...], Tuple[str, ...]], text: object,
 
 
 
-_ODD_CASE = re.compile("[\u0130\u0131\u017f]")  # (error_signatures._ODD_CASE)
+_ODD_CASE = re.compile("[\u0130\u0131\u017f]")  # (also error_signatures._ODD_CASE)
 _CHARS_PER_LINE_CALL = 48  # (error_signatures._CHARS_PER_LINE_CALL)
 
 

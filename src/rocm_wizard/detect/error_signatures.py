@@ -20,6 +20,11 @@ import re
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
+# the line search and its constants are shared with the table's compact index (one copy)
+from .error_index import _CHARS_PER_LINE_CALL as _INDEX_CHARS_PER_LINE_CALL
+from .error_index import _ODD_CASE as _INDEX_ODD_CASE
+from .error_index import _factor_lines as _lines_with_factors
+
 
 @dataclass(frozen=True)
 class Signature:
@@ -499,7 +504,7 @@ def _lines_of(sig: Signature, text: str, low: str, plain: bool, starts_of: Dict[
 _SHORT = 32 * 1024
 # the line-by-line path is taken while the lines that hold a needle are fewer than
 # len(text) / _CHARS_PER_LINE_CALL (a call per line costs about as much as scanning this many characters)
-_CHARS_PER_LINE_CALL = 48
+_CHARS_PER_LINE_CALL = _INDEX_CHARS_PER_LINE_CALL
 
 _index_key: Optional[int] = None
 _index: Tuple[Optional[re.Pattern], Dict[str, Tuple[int, ...]], Tuple[int, ...]] = (None, {}, ())
@@ -587,38 +592,15 @@ def _candidates(low: str):
 def _factor_lines(text: str, low: str, sig: Signature, cache: Dict[str, List[int]]) -> Optional[List[int]]:
     """The start offsets, in order, of the lines of ``text`` that hold one of the literal factors
     of ``sig``'s pattern (:func:`factors`); None when it has none or they are on too many lines for
-    a call per line to pay."""
-    facs = factors(sig)
-    if not facs:
-        return None
-    most = len(text) // _CHARS_PER_LINE_CALL
-    starts: set = set()
-    for n in facs:
-        got = cache.get(n)
-        if got is None:
-            got = []
-            i = low.find(n)
-            while i >= 0:
-                got.append(text.rfind("\n", 0, i) + 1)
-                if len(got) > most:
-                    break
-                nl = text.find("\n", i + len(n))
-                if nl < 0:
-                    break
-                i = low.find(n, nl + 1)
-            cache[n] = got
-        if len(got) > most:
-            return None
-        starts.update(got)
-        if len(starts) > most:
-            return None
-    return sorted(starts)
+    a call per line to pay (the compact index's :func:`~rocm_wizard.detect.error_index._factor_lines`
+    does the search, on the factors it stores)."""
+    return _lines_with_factors(text, low, factors(sig), cache)
 
 
 # the only characters that match an ASCII letter under re.I but do not lower-case to one
 # (U+0130, U+0131, U+017F; tests/detect/test_scan_equivalence.py checks the list): where one is in a
 # text, literal factors looked up in its lower-cased copy could miss a match
-_ODD_CASE = re.compile("[\u0130\u0131\u017f]")
+_ODD_CASE = _INDEX_ODD_CASE
 _FACTORS: Dict[str, Tuple[str, ...]] = {}
 _MIN_FACTOR = 3
 

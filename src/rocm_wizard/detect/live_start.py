@@ -139,18 +139,9 @@ _early = None  # (the environment they run with, {argv: Started})
 
 def docker_argv(environ) -> tuple:
     """Which of Docker's two command lines a live detection asks for first (docker_api.same_daemon)."""
-    from .docker_api import same_daemon
+    from .docker_api import read_small_file, same_daemon
 
-    def read_file(path):
-        try:
-            with open(path, "rb") as fh:
-                return fh.read(1024 * 1024)
-        except FileNotFoundError:
-            return None
-        except OSError:
-            return b"unreadable"
-
-    return DOCKER_CLIENT if same_daemon(environ, read_file) else DOCKER_VERSION
+    return DOCKER_CLIENT if same_daemon(environ, read_small_file) else DOCKER_VERSION
 
 
 def commands_for(environ) -> tuple:

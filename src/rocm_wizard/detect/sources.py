@@ -397,16 +397,7 @@ class LiveSource(Source):
         the CLI's round trip to the daemon (detect/docker_api.py); None: the command runs instead."""
         from . import docker_api
 
-        def read_file(path: str) -> Optional[bytes]:
-            try:
-                with open(path, "rb") as fh:
-                    return fh.read(1024 * 1024)
-            except FileNotFoundError:
-                return None
-            except OSError:
-                return b"unreadable"  # not JSON: the CLI is asked
-
-        if not docker_api.same_daemon(self._environ, read_file):
+        if not docker_api.same_daemon(self._environ, docker_api.read_small_file):
             return None
         client = self.run(["docker", "--version"])
         if not client.ok:

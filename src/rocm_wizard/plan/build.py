@@ -797,12 +797,7 @@ def _rocm_upgrade_core(system, choices: Choices, notes: List[str], rel, targets:
         notes.append("the legacy ROCm packages are removed before the Core SDK is installed (AMD's transition guide): "
                      + " ".join(legacy))
     notes.append(info.pointer_note)
-    if choices.rocm_core_key_fingerprint:
-        notes.append(f"Core SDK signing key fingerprint given by you: {fpr} (the catalog's: "
-                     f"{info.key_fingerprint or 'none'}, {info.key_fingerprint_status})")
-    else:
-        notes.append(f"Core SDK signing key fingerprint {fpr} ({info.key_fingerprint_status}: "
-                     f"{info.key_fingerprint_source or 'catalog'}); --rocm-core-key-fingerprint overrides it")
+    notes.append(cat.core_key_note(info, fpr, bool(choices.rocm_core_key_fingerprint)))
     if not dkms:
         notes.append("--no-dkms: the installed amdgpu kernel driver is kept; AMD's window lists the 30.x and 31.x "
                      "drivers for the Core SDK user space (user/kernel-space compatibility matrix)")

@@ -200,6 +200,17 @@ def core_info():
     return coresdk.info()
 
 
+def core_key_note(info, fpr: str, given: bool) -> str:
+    """The plan's note on the Core SDK signing key it checks (apt and rpm plans alike): the
+    fingerprint given with ``--rocm-core-key-fingerprint`` beside the catalog's, or the catalog's
+    with its status and source."""
+    if given:
+        return (f"Core SDK signing key fingerprint given by you: {fpr} (the catalog's: "
+                f"{info.key_fingerprint or 'none'}, {info.key_fingerprint_status})")
+    return (f"Core SDK signing key fingerprint {fpr} ({info.key_fingerprint_status}: "
+            f"{info.key_fingerprint_source or 'catalog'}); --rocm-core-key-fingerprint overrides it")
+
+
 def core_profile(osi):
     """AMD's Core SDK repository profile of a detected OS (None when it has none)."""
     from ..catalog import coresdk

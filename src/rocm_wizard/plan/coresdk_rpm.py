@@ -126,12 +126,7 @@ def rocm_upgrade_core_rpm(system, choices, notes: List[str], rel, here: int,
     notes.append(info.pointer_note)
     notes.append(f"the key is checked against {fpr} before rpm --import (AMD's page imports it unchecked"
                  + (": zypper --gpg-auto-import-keys)" if manager == "zypper" else ": gpgkey=https://...)"))
-    if choices.rocm_core_key_fingerprint:
-        notes.append(f"Core SDK signing key fingerprint given by you: {fpr} (the catalog's: "
-                     f"{info.key_fingerprint or 'none'}, {info.key_fingerprint_status})")
-    else:
-        notes.append(f"Core SDK signing key fingerprint {fpr} ({info.key_fingerprint_status}: "
-                     f"{info.key_fingerprint_source or 'catalog'}); --rocm-core-key-fingerprint overrides it")
+    notes.append(cat.core_key_note(info, fpr, bool(choices.rocm_core_key_fingerprint)))
     if asked_no_dkms:
         notes.append("--no-dkms: the installed amdgpu kernel driver is kept")
     if base:

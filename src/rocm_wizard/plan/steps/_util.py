@@ -156,3 +156,28 @@ def with_temp_dir(n: str, make: dict, work: List[dict], remove: dict) -> List[di
     failed assert) leaves nothing behind in the host's temporary directory."""
     return [make, {"name": f"{n}: in the temporary directory (removed whatever happens)", "block": work,
                    "always": [remove]}]
+
+
+def describe_legacy_removal(step, todo, safety: str, version_of, command):
+    """The description of a step that removes the legacy ROCm packages before the Core SDK (apt's
+    ``apt-remove-legacy`` and rpm's ``rpm-remove`` alike): ``todo`` is the installed packages that
+    match ``step.params['patterns']`` (None: not known at planning time), ``safety`` the line on the
+    check made before anything is removed, ``version_of(name)`` the installed version shown, and
+    ``command`` the argv that removes them."""
+    from ..core import Description, PackageChange
+
+    desc = Description(step.title)
+    if todo is None:
+        desc.actions.append("remove every installed package matching " + " ".join(step.params["patterns"])
+                            + " (not known now; the script lists them before it removes any)")
+        return desc
+    if not todo:
+        desc.actions.append("nothing to remove: no legacy ROCm package is installed")
+        return desc
+    why = f" ({step.params['reason']})" if step.params["reason"] else ""
+    desc.actions.append(f"remove these {len(todo)} packages{why}: " + " ".join(todo))
+    desc.actions.append(safety)
+    for name in todo:
+        desc.packages.append(PackageChange(name, version_of(name), None, "legacy ROCm, removed before the Core SDK"))
+    desc.commands.append(list(command) + list(todo))
+    return desc

@@ -8,10 +8,10 @@ import re
 from typing import Any, Dict, List, Optional
 
 from ..context import StepError
-from ..core import CHANGE, CHANGED, FAILED, OK, UNKNOWN, CheckResult, Description, PackageChange, Result, Step
+from ..core import CHANGE, CHANGED, FAILED, OK, UNKNOWN, CheckResult, Description, Result, Step
 from ..shellquote import q
 from ..state import UNKNOWN as UNK
-from ._util import J, SAFE_PKG, check_abs_path, rooted, shell_array
+from ._util import J, SAFE_PKG, check_abs_path, describe_legacy_removal, rooted, shell_array
 
 _GLOB = re.compile(r"^[a-z0-9][a-z0-9.+*-]*$")
 _REMV = re.compile(r"^Remv (\S+)", re.M)
@@ -72,22 +72,10 @@ class AptRemove(Step):
 
     def describe(self, state) -> Description:
         installed = _installed(state)
-        desc = Description(self.title)
-        if installed is UNK:
-            desc.actions.append("remove every installed package matching " + " ".join(self.params["patterns"])
-                                + " (not known now; the script lists them before it removes any)")
-            return desc
-        todo = self.targets(installed)
-        if not todo:
-            desc.actions.append("nothing to remove: no legacy ROCm package is installed")
-            return desc
-        why = f" ({self.params['reason']})" if self.params["reason"] else ""
-        desc.actions.append(f"remove these {len(todo)} packages{why}: " + " ".join(todo))
-        desc.actions.append("apt's simulation is read first: if it would remove any other package, nothing is removed")
-        for name in todo:
-            desc.packages.append(PackageChange(name, installed[name], None, "legacy ROCm, removed before the Core SDK"))
-        desc.commands.append(["apt-get", "remove", "-y"] + todo)
-        return desc
+        return describe_legacy_removal(
+            self, None if installed is UNK else self.targets(installed),
+            "apt's simulation is read first: if it would remove any other package, nothing is removed",
+            lambda name: installed[name], ["apt-get", "remove", "-y"])
 
     def apply(self, ctx) -> Result:
         from ..state import PlanState

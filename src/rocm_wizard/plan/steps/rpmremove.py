@@ -14,9 +14,9 @@ import re
 from typing import Any, Dict, List
 
 from ..context import StepError
-from ..core import CHANGE, CHANGED, FAILED, OK, UNKNOWN, CheckResult, Description, PackageChange, Result, Step
+from ..core import CHANGE, CHANGED, FAILED, OK, UNKNOWN, CheckResult, Description, Result, Step
 from ..shellquote import q
-from ._util import shell_array
+from ._util import describe_legacy_removal, shell_array
 
 _GLOB = re.compile(r"^[a-z0-9][a-z0-9.+*-]*$")
 # rpm -e --test: "\tNAME is needed by (installed) OTHER-VERSION-RELEASE.ARCH"
@@ -89,24 +89,10 @@ class RpmRemove(Step):
 
     def describe(self, state) -> Description:
         installed = self._installed(state)
-        desc = Description(self.title)
-        argv = MANAGERS[self.params["manager"]]
-        if installed is None:
-            desc.actions.append("remove every installed package matching " + " ".join(self.params["patterns"])
-                                + " (not known now; the script lists them before it removes any)")
-            return desc
-        todo = self.targets(installed)
-        if not todo:
-            desc.actions.append("nothing to remove: no legacy ROCm package is installed")
-            return desc
-        why = f" ({self.params['reason']})" if self.params["reason"] else ""
-        desc.actions.append(f"remove these {len(todo)} packages{why}: " + " ".join(todo))
-        desc.actions.append("`rpm -e --test` is read first: if another installed package needs one of them, nothing "
-                            "is removed")
-        for name in todo:
-            desc.packages.append(PackageChange(name, "installed", None, "legacy ROCm, removed before the Core SDK"))
-        desc.commands.append(argv + todo)
-        return desc
+        return describe_legacy_removal(
+            self, None if installed is None else self.targets(installed),
+            "`rpm -e --test` is read first: if another installed package needs one of them, nothing is removed",
+            lambda name: "installed", MANAGERS[self.params["manager"]])
 
     def apply(self, ctx) -> Result:
         names = _rpm_names(ctx)
