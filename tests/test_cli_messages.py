@@ -134,10 +134,16 @@ def test_output_cut_short_by_a_closed_pipe_is_not_an_error():
     fixture = next((REPO / "tests" / "data" / "real").glob("170-*"))
     env = dict(os.environ, PYTHONPATH=str(REPO / "src") + os.pathsep + os.environ.get("PYTHONPATH", ""))
     for args in (["doctor", "--snapshot", str(fixture)], ["detect", "--json", "--snapshot", str(fixture)]):
-        proc = subprocess.Popen([sys.executable, "-m", "rocm_wizard", *args], stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, env=env)
-        proc.stdout.read(1)
-        proc.stdout.close()  # the reader goes away, as 'head -c1' does
+        # the reader is gone before the first write (as after 'head -c1' has its byte): a pipe whose
+        # read end is closed before the command starts, so every write fails, however short the
+        # output (a reader closed after reading raced a short output that fit the pipe at once)
+        read_end, write_end = os.pipe()
+        os.close(read_end)
+        try:
+            proc = subprocess.Popen([sys.executable, "-m", "rocm_wizard", *args], stdout=write_end,
+                                    stderr=subprocess.PIPE, env=env)
+        finally:
+            os.close(write_end)
         err = proc.stderr.read()
         assert proc.wait(timeout=120) == OK, err
         assert b"Traceback" not in err and b"BrokenPipe" not in err
