@@ -21,13 +21,14 @@ import resource
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from pathlib import Path
 from typing import Dict, List, Tuple
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_doctor_folder import baseline_src  # noqa: E402  (one copy of the revision's src/ unpacking)
 FIXTURE = REPO / "tests" / "data" / "real" / "019-gfx1150-radeon890m-rocm7.2.0-ubuntu24.04"
 SYSTEM = REPO / "tests" / "plan" / "systems" / "seed-rx7900xt-jammy-rocm6.2.json"
 
@@ -63,15 +64,6 @@ def once(argv: List[str], env: Dict[str, str]) -> Tuple[float, float, int]:
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), proc.returncode
-
-
-def baseline_src(rev: str, into: Path) -> Path:
-    tar = into / "src.tar"
-    with open(tar, "wb") as fh:
-        subprocess.run(["git", "-C", str(REPO), "archive", "--format=tar", rev, "src", "plans"], stdout=fh, check=True)
-    with tarfile.open(tar) as tf:
-        tf.extractall(into)  # our own repository's tree
-    return into / "src"
 
 
 def main() -> int:
