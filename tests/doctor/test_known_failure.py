@@ -46,6 +46,15 @@ MISSES = {
     "541": "held-out J: AOTriton's SDPA kernel launch fails unchecked and the next op reports HIP's 'invalid argument' "
            "(hipErrorInvalidValue, reported at hip); no line names SDPA or AOTriton (pytorch/pytorch#194100 adds the check at "
            "the call site, after which the failing op is the attention call)",
+    # s6-heldout (set K)
+    "556": "held-out K: Lemonade's 'Still waiting for llama-server...' on a Strix Halo, fixed by downgrading linux-firmware "
+           "(a firmware release that broke ROCm on gfx1151); the paste has no error line, the cause is only in the thread",
+    "558": "held-out K: only the title, which quotes HIP's 'device kernel image is invalid' (hipErrorInvalidImage, reported at "
+           "hip); the cause (lemond starting llama-server with a sanitised environment, so ROCR_VISIBLE_DEVICES never reaches "
+           "it and llama.cpp uses the iGPU too) is told in the title's prose only",
+    "562": "held-out K: the title quotes the arch gate 'One of GPU archs of [...] is invalid or not supported' (ROCm/flash-attention "
+           "setup.py, copied by AITER; row flash_attn_arch_not_supported, libraries); the thread's cause is vLLM's "
+           "VLLM_ROCM_USE_AITER=1 on a GPU AITER does not build for, named only in the title's prose",
 }
 
 
