@@ -6,7 +6,9 @@ parsed TOML can be written) and lists the modules it loaded.
 - no TOML parser: the package's tables come from their shipped parsed forms (``rocm_wizard/_parsed``);
 - on a live system, none of the parsers that only read pasted text (a live run has none);
 - no OpenSSL bindings (``hashlib``): the shipped forms are found with the built-in SHA-256;
-- where no ROCm tool printed anything, none of the tools' parsers (``probes._gpu_shared.tool_parser``).
+- where no ROCm tool printed anything, none of the tools' parsers (``probes._gpu_shared.tool_parser``);
+- no ``shutil`` (with ``bz2``, ``lzma``): argparse's help formatter gets its width from ``cli._Formatter``
+  and the command start finds tools with ``live_start.which``.
 """
 from __future__ import annotations
 
@@ -34,6 +36,7 @@ sys.__stdout__.write(json.dumps({"modules": sorted(sys.modules), "code": code, "
 """
 
 NEVER = ("tomllib", "tomli", "hashlib", "_hashlib")
+LIVE_NEVER = ("shutil", "bz2", "lzma", "_bz2", "_lzma")
 TOOL_PARSERS = tuple("rocm_wizard.detect.parsers." + n for n in ("amd_smi", "rocm_smi", "rocminfo", "lspci", "dkms",
                                                                 "apt_policy"))
 PASTE_ONLY = ("rocm_wizard.detect.parsers.paste_facts", "rocm_wizard.detect.parsers.issue_form",
@@ -63,6 +66,7 @@ def test_live_detect_imports_no_toml_parser_and_no_paste_parser():
     loaded = modules_of("detect", "--json")
     assert not loaded & set(NEVER)
     assert not loaded & set(PASTE_ONLY)
+    assert not loaded & set(LIVE_NEVER)
 
 
 def test_snapshot_detect_imports_no_toml_parser():

@@ -32,8 +32,38 @@ DESCRIPTION = ("Detect an AMD GPU Linux system (or a snapshot of one), diagnose 
                "reinstall in a venv, or AMD's Docker image. With no command it starts the interactive wizard.")
 
 
+def _terminal_columns() -> int:
+    """``shutil.get_terminal_size().columns`` (``COLUMNS``, else the terminal of ``sys.__stdout__``,
+    else 80), without importing ``shutil`` (with ``bz2``, ``lzma`` and ``fnmatch``): argparse makes a
+    help formatter for every ``add_argument`` (to check its metavar), and each would import it."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns or 80
+        except (AttributeError, ValueError, OSError):
+            columns = 80
+    return columns
+
+
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help formatter, its default width found as argparse finds it (less 2 columns)."""
+
+    def __init__(self, prog, indent_increment=2, max_help_position=24, width=None, **kwargs) -> None:
+        if width is None:
+            width = _terminal_columns() - 2
+        super().__init__(prog, indent_increment, max_help_position, width, **kwargs)
+
+
 class _Parser(argparse.ArgumentParser):
     argv: List[str] = []  # the command line being parsed (for a better message about an unknown option)
+
+    def __init__(self, *args, **kwargs) -> None:
+        if "formatter_class" not in kwargs and len(args) < 6:  # (formatter_class: the 6th positional)
+            kwargs["formatter_class"] = _Formatter
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> "None":  # type: ignore[override]
         self.print_usage(sys.stderr)
