@@ -118,6 +118,55 @@ def _load(module: str):
         raise
 
 
+# Sub-commands after which the process may end without the interpreter's teardown (freeing every
+# module and object one by one, several garbage collections: about 8 ms of CPU after a live
+# ``detect --json`` on a 2-core machine, a tenth of the whole run), once what they wrote is flushed and
+# the exit functions have run (:func:`entry`).  Only commands whose work is done when they return: no
+# thread of theirs left, no file of theirs left open for writing.
+QUICK_EXIT = frozenset({"detect"})
+_quick_exit = False  # set by _main when such a command has returned
+
+
+def entry() -> None:
+    """The ``rocm-wizard`` command and ``python -m rocm_wizard``: :func:`main`, then the exit.  After a
+    :data:`QUICK_EXIT` command: stdout and stderr flushed, the ``atexit`` functions run, then
+    ``os._exit`` with the same status; anything unusual (a flush that fails, a thread still running, a
+    function registered with ``threading._register_atexit``) takes the ordinary exit instead, which
+    does the same and more."""
+    code = main()
+    # (only where this is the process's own program, ``python -m rocm_wizard`` or the ``rocm-wizard``
+    # script, whose main module holds this function: not where a program ran us inside itself)
+    if _quick_exit and getattr(sys.modules.get("__main__"), "entry", None) is entry:
+        _exit_now(code)
+    raise SystemExit(code)
+
+
+def _exit_now(code: int) -> None:
+    import threading
+
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except Exception:  # (a closed pipe: the ordinary exit reports it as before)
+        return
+    if any(t.is_alive() and not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):
+        return
+    if getattr(threading, "_threading_atexits", True):  # (functions the ordinary exit runs first: none here)
+        return
+    import atexit
+
+    run_exitfuncs = getattr(atexit, "_run_exitfuncs", None)
+    if run_exitfuncs is None:
+        return
+    run_exitfuncs()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except Exception:
+        return
+    os._exit(code if isinstance(code, int) else 1)
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     try:
         return _main(argv)
@@ -162,7 +211,11 @@ def _main(argv: Optional[List[str]] = None) -> int:
         if mod is None:
             print(f"rocm-wizard: '{args.command}' is not available in this build", file=sys.stderr)
             return 1
-        return int(mod.run(args) or 0)
+        code = int(mod.run(args) or 0)
+        if args.command in QUICK_EXIT:
+            global _quick_exit
+            _quick_exit = True
+        return code
     frontend = _load("rocm_wizard.commands.main")
     if frontend is None:
         parser.print_help(sys.stderr)
