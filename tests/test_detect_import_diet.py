@@ -8,7 +8,8 @@ parsed TOML can be written) and lists the modules it loaded.
 - no OpenSSL bindings (``hashlib``): the shipped forms are found with the built-in SHA-256;
 - where no ROCm tool printed anything, none of the tools' parsers (``probes._gpu_shared.tool_parser``);
 - no ``shutil`` (with ``bz2``, ``lzma``): argparse's help formatter gets its width from ``cli._Formatter``
-  and the command start finds tools with ``live_start.which``.
+  and the command start finds tools with ``live_start.which``;
+- not the WSL parser, which reads pasted texts only (a live WSL system is told by its kernel and files).
 """
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ sys.__stdout__.write(json.dumps({"modules": sorted(sys.modules), "code": code, "
 """
 
 NEVER = ("tomllib", "tomli", "hashlib", "_hashlib")
-LIVE_NEVER = ("shutil", "bz2", "lzma", "_bz2", "_lzma")
+LIVE_NEVER = ("shutil", "bz2", "lzma", "_bz2", "_lzma", "rocm_wizard.detect.parsers.wsl")
 TOOL_PARSERS = tuple("rocm_wizard.detect.parsers." + n for n in ("amd_smi", "rocm_smi", "rocminfo", "lspci", "dkms",
                                                                 "apt_policy"))
 PASTE_ONLY = ("rocm_wizard.detect.parsers.paste_facts", "rocm_wizard.detect.parsers.issue_form",
