@@ -16,7 +16,6 @@ from typing import List, Optional, Tuple
 
 from ...model import OSInfo, System
 from ..parsers import collect_env as p_collect_env
-from ..parsers import dmesg as p_dmesg
 from ..parsers import os_release as p_os_release
 from ..parsers import uname as p_uname
 from ..parsers._core_text import lazy, lazy_module
@@ -26,6 +25,7 @@ from ._core_util import env, fallback_pastes, ok_outputs, paste_label, pastes, r
 # the WSL parser reads pasted texts only (WSL itself is told by the kernel release and files): a live
 # detection, with none, does not import it
 p_wsl = lazy_module("rocm_wizard.detect.parsers.wsl")
+p_dmesg = lazy_module("rocm_wizard.detect.parsers.dmesg")  # a kernel log given as such (a paste, a snapshot)
 
 p_issue_form = lazy_module("rocm_wizard.detect.parsers.issue_form")  # pasted text only
 p_paste_facts = lazy_module("rocm_wizard.detect.parsers.paste_facts")  # pasted text only
