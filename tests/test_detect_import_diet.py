@@ -6,7 +6,10 @@ parsed TOML can be written) and lists the modules it loaded.
 - no TOML parser: the package's tables come from their shipped parsed forms (``rocm_wizard/_parsed``);
 - on a live system, none of the parsers that only read pasted text (a live run has none);
 - no OpenSSL bindings (``hashlib``): the shipped forms are found with the built-in SHA-256;
-- where no ROCm tool printed anything, none of the tools' parsers (``probes._gpu_shared.tool_parser``).
+- where no ROCm tool printed anything, none of the tools' parsers (``probes._gpu_shared.tool_parser``);
+- no ``shutil`` (with ``bz2``, ``lzma``): argparse's help formatter gets its width from ``cli._Formatter``
+  and the command start finds tools with ``live_start.which``;
+- not the WSL parser, which reads pasted texts only (a live WSL system is told by its kernel and files).
 """
 from __future__ import annotations
 
@@ -34,6 +37,11 @@ sys.__stdout__.write(json.dumps({"modules": sorted(sys.modules), "code": code, "
 """
 
 NEVER = ("tomllib", "tomli", "hashlib", "_hashlib")
+LIVE_NEVER = ("shutil", "bz2", "lzma", "_bz2", "_lzma", "rocm_wizard.detect.parsers.wsl")
+# read only from their files or pasted outputs: none of them on a machine without ROCm (the captured
+# tree below); the parsers of pasted pip and rocm-sdk lists, and of a kernel log given as one, never live
+NO_ROCM_NEVER = tuple("rocm_wizard.detect.parsers." + n for n in ("hipconfig", "opt_listing", "rocm_version"))
+LIVE_PASTE_ONLY = tuple("rocm_wizard.detect.parsers." + n for n in ("pip_freeze", "rocm_sdk", "dmesg"))
 TOOL_PARSERS = tuple("rocm_wizard.detect.parsers." + n for n in ("amd_smi", "rocm_smi", "rocminfo", "lspci", "dkms",
                                                                 "apt_policy"))
 PASTE_ONLY = ("rocm_wizard.detect.parsers.paste_facts", "rocm_wizard.detect.parsers.issue_form",
@@ -63,6 +71,8 @@ def test_live_detect_imports_no_toml_parser_and_no_paste_parser():
     loaded = modules_of("detect", "--json")
     assert not loaded & set(NEVER)
     assert not loaded & set(PASTE_ONLY)
+    assert not loaded & set(LIVE_NEVER)
+    assert not loaded & set(LIVE_PASTE_ONLY)
 
 
 def test_snapshot_detect_imports_no_toml_parser():
@@ -78,6 +88,7 @@ def test_detect_where_no_tool_printed_imports_no_tool_parser(tmp_path):
     loaded = modules_of("detect", "--json", "--root", str(tmp_path))
     assert "rocm_wizard.detect.probes.gpus" in loaded and "rocm_wizard.detect.probes.rocm" in loaded
     assert not loaded & set(TOOL_PARSERS)
+    assert not loaded & set(NO_ROCM_NEVER + LIVE_PASTE_ONLY)
 
 
 def test_live_detect_scans_the_kernel_log_without_loading_the_error_table():

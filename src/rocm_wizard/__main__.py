@@ -1,3 +1,3 @@
-from rocm_wizard.cli import main
+from rocm_wizard.cli import entry
 
-raise SystemExit(main())
+entry()

@@ -187,3 +187,40 @@ def test_early_start_is_taken_only_with_the_same_environment(tmp_path, monkeypat
     assert ("dmesg",) in got and live_start._early is None
     for s in got.values():
         live_start.stop(s)
+
+
+def test_which_finds_what_shutil_which_finds(tmp_path):
+    """``live_start.which`` (no ``shutil`` import on a live detection) answers as ``shutil.which``:
+    the first directory holding an executable file of that name, not a directory, not a file
+    without the execute bit; each directory once; an empty PATH finds nothing."""
+    a, b, c = (tmp_path / n for n in ("a", "b", "c"))
+    for d in (a, b, c):
+        d.mkdir()
+    (a / "tool").write_text("#!/bin/sh\n")  # not executable
+    (b / "tool").mkdir()  # a directory of that name
+    (c / "tool").write_text("#!/bin/sh\n")
+    (c / "tool").chmod(0o755)
+    (b / "other").write_text("#!/bin/sh\n")
+    (b / "other").chmod(0o755)
+    (a / "other").symlink_to(b / "other")
+    (a / "dangling").symlink_to(tmp_path / "nowhere")
+    paths = [os.pathsep.join(map(str, (a, b, c))), os.pathsep.join(map(str, (c, a, c))), str(a), "",
+             os.pathsep.join(("", str(b))), os.pathsep.join((str(tmp_path / "missing"), str(c))), None]
+    seen = set()
+    for path in paths:
+        for name in ("tool", "other", "dangling", "absent", "sh"):
+            got = live_start.which(name, path)
+            assert got == shutil.which(name, path=path), (name, path)
+            seen.add(got is None)
+    assert seen == {True, False}  # both answers were given
+
+
+def test_starting_a_missing_tool_reads_path_as_shutil_would(tmp_path):
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    env = {"PATH": str(bindir)}
+    assert live_start.start(("no-such-tool-here",), env).error == "no-such-tool-here: not installed"
+    _tool(bindir, "present", "true")
+    started = live_start.start(("present",), env)
+    assert started.error is None and started.proc is not None
+    live_start.stop(started)

@@ -121,8 +121,10 @@ def scan_with(index: Tuple[Tuple[Row, ...], Tuple[str, ...]], text: object,
     for sid, pattern, flags, whole, sig_needles, layer, meaning, factors, bound in rows:
         if sig_needles and not any(n in present for n in sig_needles):
             continue
-        rx = re.compile(pattern, flags)
         starts = _factor_lines(text, low, factors, starts_of) if plain and bound and not whole else None
+        if starts is not None and not starts:
+            continue  # (no line holds a factor: no match, and nothing to compile)
+        rx = re.compile(pattern, flags)
         if starts is not None:
             # only the lines that hold a factor (each match lies within one line and contains one)
             size = len(text)

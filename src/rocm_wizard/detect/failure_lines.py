@@ -51,10 +51,31 @@ class _Table:
             value = [(row["layer"], re.compile(row["pattern"], re.I)) for row in data.get("layer", [])]
         elif name == "shape_rx":
             value = re.compile("|".join("(?:%s)" % p for p in data.get("message_shapes", [])), re.I)
+        elif name == "_layer_rows":  # [(layer, pattern text, flags)], compiled one by one (layer_in)
+            value = [(row["layer"], row["pattern"]) for row in data.get("layer", [])]
+            self._layer_rx = [None] * len(value)
         else:
             raise AttributeError(name)
         setattr(self, name, value)
         return value
+
+    def layer_in(self, text: str) -> Optional[str]:
+        """The layer of the first row of the table whose pattern ``text`` matches, else None: what
+        ``for layer, rx in self.layers`` finds, each row's pattern compiled only when a line gets to
+        it (a line the first rows place costs no compiling of the others)."""
+        if "layers" in vars(self):
+            for layer, rx in self.layers:
+                if rx.search(text):
+                    return layer
+            return None
+        rows, compiled = self._layer_rows, self._layer_rx
+        for i, (layer, pattern) in enumerate(rows):
+            rx = compiled[i]
+            if rx is None:
+                rx = compiled[i] = re.compile(pattern, re.I)
+            if rx.search(text):
+                return layer
+        return None
 
 
 @functools.lru_cache(maxsize=1)
@@ -115,11 +136,7 @@ def next_commands(layers: Sequence[str], per_layer: int = 3) -> List[str]:
 def layer_of(line: str, kind: Optional[str] = None) -> Optional[str]:
     """The layer ``line`` names (first matching row), else the layer of its text's kind, else None."""
     t = table()
-    cut = line[:_SCAN_LINE]
-    for layer, rx in t.layers:
-        if rx.search(cut):
-            return layer
-    return t.kind_layer.get(kind or "")
+    return t.layer_in(line[:_SCAN_LINE]) or t.kind_layer.get(kind or "")
 
 
 _CONTEXT_LINES = 12  # lines above a failure line that may name its layer
@@ -131,10 +148,9 @@ def _context_layer(text: str, start: int) -> Optional[str]:
     t = table()
     above = text[max(0, start - 200 * _CONTEXT_LINES):start].splitlines()[-_CONTEXT_LINES:]
     for line in reversed(above):
-        cut = line[:_SCAN_LINE]
-        for layer, rx in t.layers:
-            if rx.search(cut):
-                return layer
+        layer = t.layer_in(line[:_SCAN_LINE])
+        if layer is not None:
+            return layer
     return None
 
 
@@ -152,6 +168,27 @@ def _kernel_log_lines(text: str, t: _Table):
     kernel log is one :func:`classify` passes over, so the word pattern need not run over them."""
     low = text.lower()
     if not any(w in low for w in t.kernel_words) or not any(n in low for n in t.needles):
+        return
+    if len(low) == len(text):
+        # the lines holding a kernel-log word, found by searching for each word: the same lines as
+        # the loop below takes (a line's own lower-cased text is its slice of ``low`` where the
+        # lengths agree: no character lower-cases to two, and none's case depends on the next line)
+        starts = set()
+        for w in t.kernel_words:
+            i = low.find(w)
+            while i >= 0:
+                line_start = low.rfind("\n", 0, i) + 1
+                starts.add(line_start)
+                nl = low.find("\n", i + len(w))
+                if nl < 0:
+                    break
+                i = low.find(w, nl + 1)
+        for start in sorted(starts):
+            end = text.find("\n", start)
+            end = len(text) if end < 0 else end
+            line_low = low[start:end]
+            if any(n in line_low for n in t.needles) and t.word_rx.search(text, start, end):
+                yield start, end
         return
     start = 0
     size = len(text)

@@ -61,12 +61,11 @@ def command_env(environ) -> dict:
 def start(argv, env) -> Started:
     """Start ``argv`` now, as :func:`rocm_wizard.detect.sources.run_command` does: a missing tool
     gives ``error='TOOL: not installed'`` and no process."""
-    import shutil  # (here: a snapshot runs no command)
-    import subprocess
+    import subprocess  # (here: a snapshot runs no command)
 
     begin = time.monotonic()
     exe = argv[0]
-    if os.sep not in exe and shutil.which(exe, path=(env or os.environ).get("PATH")) is None:
+    if os.sep not in exe and which(exe, (env or os.environ).get("PATH")) is None:
         return Started(argv, None, begin, f"{exe}: not installed")
     try:
         proc = subprocess.Popen(
@@ -80,6 +79,31 @@ def start(argv, env) -> Started:
     except OSError as exc:
         return Started(argv, None, begin, f"{exe}: {exc.strerror or exc}", time.monotonic() - begin)
     return Started(argv, proc, begin)
+
+
+def which(cmd: str, path=None):
+    """``shutil.which(cmd, path=path)`` on POSIX for a bare command name (the first of ``path``'s
+    directories, each once, holding an executable ``cmd`` that is not a directory; ``path`` None:
+    ``PATH``, else the system's default), without importing ``shutil`` (with ``bz2``, ``lzma`` and
+    ``fnmatch``) for it.  ``tests/detect/test_live_start.py`` holds it to ``shutil.which``."""
+    if path is None:
+        path = os.environ.get("PATH", None)
+        if path is None:
+            try:
+                path = os.confstr("CS_PATH")
+            except (AttributeError, ValueError):
+                path = os.defpath
+    if not path:
+        return None
+    seen = set()
+    for folder in os.fsdecode(path).split(os.pathsep):
+        if folder in seen:
+            continue
+        seen.add(folder)
+        name = os.path.join(folder, cmd)
+        if os.path.exists(name) and os.access(name, os.F_OK | os.X_OK) and not os.path.isdir(name):
+            return name
+    return None
 
 
 def collect(started: Started, timeout: float, max_bytes: int):

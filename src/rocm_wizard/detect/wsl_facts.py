@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import re
 from ..model import ErrorSighting, System
-from .parsers import wsl as p_wsl
-from .parsers._core_text import lazy
+from .parsers._core_text import lazy, lazy_module
 from .probes._core_util import env, listdir, paste_label, pastes, read_text, stat
 from .sources import Source
+
+p_wsl = lazy_module("rocm_wizard.detect.parsers.wsl")  # (pasted texts only, or a WSL user space found)
 
 DXG_NODE = "/dev/dxg"
 WSL_LIB = "/usr/lib/wsl/lib"

@@ -16,13 +16,16 @@ from typing import List, Optional, Tuple
 
 from ...model import OSInfo, System
 from ..parsers import collect_env as p_collect_env
-from ..parsers import dmesg as p_dmesg
 from ..parsers import os_release as p_os_release
 from ..parsers import uname as p_uname
-from ..parsers import wsl as p_wsl
 from ..parsers._core_text import lazy, lazy_module
 from ..sources import Source
 from ._core_util import env, fallback_pastes, ok_outputs, paste_label, pastes, read_text, readlink_or_none, stat, vote
+
+# the WSL parser reads pasted texts only (WSL itself is told by the kernel release and files): a live
+# detection, with none, does not import it
+p_wsl = lazy_module("rocm_wizard.detect.parsers.wsl")
+p_dmesg = lazy_module("rocm_wizard.detect.parsers.dmesg")  # a kernel log given as such (a paste, a snapshot)
 
 p_issue_form = lazy_module("rocm_wizard.detect.parsers.issue_form")  # pasted text only
 p_paste_facts = lazy_module("rocm_wizard.detect.parsers.paste_facts")  # pasted text only
@@ -235,7 +238,7 @@ def _wsl_markers(source: Source, info: OSInfo) -> None:
     """The ROCm-on-WSL user space pasted outputs show (with its source ids), and WSL itself from the
     markers the other checks do not read (/usr/lib/wsl/lib, DXCore, the DXG switch)."""
     texts = pastes(source)
-    us = p_wsl.userspace(texts)
+    us = p_wsl.userspace(texts) if texts else None
     if us is not None:
         info.put("wsl_userspace", us.generation, "%s ('%s'; sources: %s)" % (paste_label(us.where), us.evidence,
                                                                               ", ".join(us.sources)))

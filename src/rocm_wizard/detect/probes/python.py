@@ -25,14 +25,14 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from ...catalog import streams
 from ...model import GUARD_FILE, System, TorchEnv
 from ..parsers import collect_env as p_collect_env
-from ..parsers import pip_freeze as p_pip
-from ..parsers import rocm_sdk as p_rocm_sdk
 from ..parsers._core_text import lazy, lazy_module
 from ..parsers.collect_env import norm_name
 from ..sources import Source
 from ._core_util import env, fallback_pastes, listdir, ok_outputs, paste_label, pastes, read_text, stat
 
 p_paste_facts = lazy_module("rocm_wizard.detect.parsers.paste_facts")  # pasted text only
+p_pip = lazy_module("rocm_wizard.detect.parsers.pip_freeze")  # pasted or recorded pip lists only
+p_rocm_sdk = lazy_module("rocm_wizard.detect.parsers.rocm_sdk")  # pasted or recorded rocm-sdk output only
 
 TRITON_DISTS = ("triton", "pytorch-triton-rocm", "triton-rocm", "pytorch-triton")
 NOTABLE = ("numpy", "transformers", "diffusers", "accelerate", "bitsandbytes", "vllm", "xformers", "flash-attn",
@@ -592,7 +592,7 @@ def _from_pastes(source: Source, system: System) -> None:
         if t.version or t.triton or t.rocm_wheels:
             found.append(t)
     pip_outs = ok_outputs(source, "pip-freeze")
-    if not pip_outs and not found:
+    if not pip_outs and not found and pastes(source):  # (no pasted text: no fallback to look for)
         pip_outs = fallback_pastes(source, p_pip.looks_like, "pip-freeze", 0.6)
     for raw in pip_outs:
         pp = p_pip.parse(raw.text)

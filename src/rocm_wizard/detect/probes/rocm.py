@@ -15,16 +15,18 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from ...model import AptPin, AptSource, RocmInfo, RocmInstall, System
 from ..parsers import apt_prefs, apt_sources, lsmod, packages
-from ..parsers import hipconfig, opt_listing
 from ._core_util import paste_label, pastes
 from ...catalog import streams
-from ..parsers import rocm_version as rv
 from ..parsers._core_text import lazy, lazy_module
 from .. import sources as sources_mod
 from .._jobs import in_parallel, run_jobs
 from ..sources import Raw, Source
 from . import _gpu_shared as sh
 
+# read only where their files or outputs are there (a ROCm install, a pasted listing)
+hipconfig = lazy_module("rocm_wizard.detect.parsers.hipconfig")
+opt_listing = lazy_module("rocm_wizard.detect.parsers.opt_listing")
+rv = lazy_module("rocm_wizard.detect.parsers.rocm_version")
 issue_form = lazy_module("rocm_wizard.detect.parsers.issue_form")  # pasted text only
 paste_facts = lazy_module("rocm_wizard.detect.parsers.paste_facts")  # pasted text only
 
@@ -189,7 +191,7 @@ def _pasted_installs(source: Source, system: System, r: RocmInfo) -> None:
     """A pasted ``cat /opt/rocm/.info/version`` (or rocm_version.h): the release /opt/rocm holds."""
     if r.installs:
         return
-    for raw, rel in sh.parsed(source, system, "rocm-info-version", rv.parse):
+    for raw, rel in sh.parsed(source, system, "rocm-info-version", sh.tool_parser("rocm_version")):
         if rel.version:
             inst = RocmInstall(path="/opt/rocm")
             inst.put("version", rel.version, raw.source)
@@ -199,7 +201,7 @@ def _pasted_installs(source: Source, system: System, r: RocmInfo) -> None:
             inst.note("from a pasted release file; which /opt/rocm* it was is not known")
             r.installs.append(inst)
             return
-    for raw, lst in sh.parsed(source, system, "opt-listing", opt_listing.parse):
+    for raw, lst in sh.parsed(source, system, "opt-listing", sh.tool_parser("opt_listing")):
         for ver in lst.releases:
             path = "/opt/rocm-" + ver
             if any(i.path == path for i in r.installs):
@@ -669,7 +671,7 @@ def _version(source: Source, system: System, r: RocmInfo, found: List[Tuple[pack
         inst.put("version", d[0], "%s (%s %s)" % (label, d[1].name, d[1].version), overwrite=False)
         r.note("ROCm %s comes from the distribution's own packages (%s %s, in /usr), not from AMD's repositories"
                % (d[0], d[1].name, d[1].version))
-    for raw, res in sh.parsed(source, system, "hipconfig", hipconfig.parse):
+    for raw, res in sh.parsed(source, system, "hipconfig", sh.tool_parser("hipconfig")):
         if res.full:
             r.put("hip_version", res.full, raw.source, overwrite=False)
     smi = _amd_smi_rocm(source, system)
