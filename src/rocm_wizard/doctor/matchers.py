@@ -1066,7 +1066,10 @@ def invalid_device(ctx: Context, meta: RuleMeta) -> Optional[Match]:
         return Match(ev, fix="Run rocminfo as the same user (in the same container): it must list the GPU as an agent. "
                              "If it does not: add the user to the render and video groups (a container needs "
                              "--device=/dev/kfd --device=/dev/dri), and check that the installed ROCm release (or the "
-                             "image's) supports this GPU.")
+                             "image's) supports this GPU.",
+                     # what fails is the runtime finding a usable GPU (groups, devices, the release's GPU list),
+                     # as the catalogue's torch_hip_device_count_error row says; not a HIP call of the program
+                     data={"layer": "runtime"})
     return Match(ev)
 
 
