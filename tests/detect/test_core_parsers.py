@@ -288,6 +288,28 @@ EXAMPLES.update({  # (issue 30) pytorch/pytorch#179865: a rocm7.2 wheel's rocBLA
 })
 
 
+EXAMPLES.update({  # s6-heldout2 (set L): failures told by two lines together (NixOS/nixpkgs#530702, ROCm/rocm-systems#10586)
+    "llvm_two_versions_in_backtrace": (
+        "/nix/store/5qlw-llvm-22.0.0-rocm-lib/lib/libLLVM.so.22.0(+0x2d56da3) [0x7bfa58556da3]\n"
+        "/nix/store/57iz-glibc-2.42-61/lib/libc.so.6(+0x42790) [0x7bfb42e42790]\n"
+        "/nix/store/f87i-llvm-19.1.7-lib/lib/libLLVM.so.19.1(_ZN4llvm15AnalysisManager+0x4c5) [0x7bfb2f6223c5]\n"),
+    "hip_peer_access_asymmetric": "hipDeviceCanAccessPeer(0, 1) = 0\nhipDeviceCanAccessPeer(1, 0) = 1\n",
+})
+
+
+def test_two_line_signatures_need_both_lines():
+    """One libLLVM version in a backtrace, or peer answers that agree both ways, are not failures."""
+    one_llvm = ("/usr/lib/libLLVM.so.19.1(+0x10) [0x7f0000000010]\n"
+                "/usr/lib/libLLVM.so.19.1(_ZN4llvm4PassEv+0x20) [0x7f0000000020]\n"
+                "libLLVM.so.22.0 (libc6,x86-64) => /opt/rocm/lib/llvm/lib/libLLVM.so.22.0\n")
+    symmetric = "hipDeviceCanAccessPeer(0, 1) = 0\nhipDeviceCanAccessPeer(1, 0) = 0\nhipDeviceCanAccessPeer(0, 2) = 1\n"
+    found = {s.id for s, _ in error_signatures.scan(one_llvm + symmetric)}
+    assert not found & {"llvm_two_versions_in_backtrace", "hip_peer_access_asymmetric"}
+    # the pair can be anywhere in a long paste, in either order of the two lines
+    far = "hipDeviceCanAccessPeer(3, 2) = 1\n" + "noise line\n" * 5000 + "hipDeviceCanAccessPeer(2, 3) = 0\n"
+    assert "hip_peer_access_asymmetric" in {s.id for s, _ in error_signatures.scan(far)}
+
+
 def test_signature_table_is_well_formed():
     ids = [s.id for s in error_signatures.SIGNATURES]
     assert len(ids) == len(set(ids))

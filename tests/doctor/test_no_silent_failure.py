@@ -29,9 +29,6 @@ MISSES = {
     # s6-heldout (set K)
     "556": "held-out K: Lemonade printing 'Still waiting for llama-server...' until the user gives up (a linux-firmware "
            "regression on Strix Halo, fixed by a downgrade); no line of the paste is an error",
-    # s6-heldout2 (set L)
-    "575": "held-out L: a crash backtrace through two libLLVM versions (ROCm's and OSL's) in one process; no line is an error",
-    "578": "held-out L: hipDeviceCanAccessPeer 0 one way and 1 the other (firmware BAR placement); no line is an error",
 }
 
 

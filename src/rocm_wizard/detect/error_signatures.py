@@ -288,6 +288,30 @@ SIGNATURES: Tuple[Signature, ...] = (
                "ROCm/rocminfo#27, ROCm/ROCm#2232",
         meaning="the running kernel's amdgpu has no compute (KFD) support for this GPU: the driver is older than the GPU",
         needles=("kfd not supported", "not supported in kfd")),
+    # s6-heldout2 (set L): two failures that no single line shows, told by two lines of one paste together.
+    # Both patterns are look-aheads from the text's start (each scans the text once: linear).
+    Signature(
+        "llvm_two_versions_in_backtrace",
+        r"\A(?=[\s\S]*?libLLVM[\w.-]{0,40}?\.so\.(\d+)\b[^\n]{0,300}?\[0x[0-9a-f]{1,16}\])"
+        r"(?=[\s\S]*?libLLVM[\w.-]{0,40}?\.so\.(?!\1\b)\d+\b[^\n]{0,300}?\[0x[0-9a-f]{1,16}\])",
+        source="llvm/llvm-project llvm/lib/Support/CommandLine.cpp (one option registry per process: a second libLLVM in the "
+               "process clashes with the first); glibc's backtrace_symbols frame format 'path(symbol+offset) [address]' "
+               "(Blender's crash log); NixOS/nixpkgs#504149 (HIP's comgr resolving into OpenShadingLanguage's libLLVM 19)",
+        meaning="a crash backtrace runs through two different libLLVM versions in one process (e.g. ROCm's, loaded by "
+                "HIP/comgr, and Mesa's or an application's own): the two copies clash (symbols resolved into the wrong "
+                "copy, duplicate option registration) and the program crashes",
+        needles=("libllvm",), whole=True),
+    Signature(
+        "hip_peer_access_asymmetric",
+        r"\A(?=[\s\S]*?hipDeviceCanAccessPeer\(\s{0,4}(\d{1,3})\s{0,4},\s{0,4}(\d{1,3})\s{0,4}\)\s{0,4}=\s{0,4}0\b)"
+        r"(?=[\s\S]*?hipDeviceCanAccessPeer\(\s{0,4}\2\s{0,4},\s{0,4}\1\s{0,4}\)\s{0,4}=\s{0,4}1\b)",
+        source="ROCm/clr hipamd/src/hip_peer.cpp (hipDeviceCanAccessPeer answers for one direction: can device A map "
+               "device B's memory); ROCm/rocm-systems#10554 (one-way peer answers on 8x W7900 came from the firmware's "
+               "MMIO/BAR aperture placement, fixed in firmware)",
+        meaning="hipDeviceCanAccessPeer says one GPU can reach the other's memory but not the reverse: peer access is "
+                "one-way, which the platform (BAR/MMIO apertures placed out of one GPU's reach, ACS/IOMMU) causes; "
+                "libraries that assume symmetry (RCCL picking P2P on one side and SHM on the other) then fail",
+        needles=("hipdevicecanaccesspeer(",), whole=True),
 )
 
 
@@ -315,6 +339,8 @@ FAILURE_LAYERS: Dict[str, str] = {
     "rocr_unsupported_gpu": "runtime",
     "kfd_unsupported_asic": "kernel",
     "torch_gpu_unavailable": "runtime",
+    "llvm_two_versions_in_backtrace": "packaging",  # s6-heldout2: the package builds that link two LLVMs
+    "hip_peer_access_asymmetric": "firmware",  # s6-heldout2: BAR/MMIO placement (ROCm/rocm-systems#10554)
 }
 
 
