@@ -28,7 +28,7 @@ from ...model import field
 from typing import List, Optional, Tuple
 
 from ...model import lean_dataclass
-from ._core_text import lazy
+from ._core_text import lazy, lowered
 from .uname import RELEASE_RE
 
 _BDF = r"(?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]"
@@ -84,6 +84,13 @@ _DISTRO_LINE = lazy(r"^\s*(?P<pretty>(?:Ubuntu|Debian GNU/Linux|Debian|Fedora Li
 
 # the first letters of _DISTRO_LINE's names that are upper case (it matches from the line's start)
 _DISTRO_FIRST = frozenset("UDFRACSLPM")
+# how _DISTRO_LINE's names start, one of which a line must start with to match it
+_DISTRO_STARTS = ("Ubuntu", "Debian", "Fedora", "Rocky", "AlmaLinux", "Red Hat", "CentOS", "openSUSE", "SUSE", "Arch",
+                  "Linux Mint", "Pop!_OS", "Manjaro")
+# the characters _TORCH_LABELLED (re.I) and _KERNEL_LINE (re.I) can start with after their \s*: no
+# other character matches p, t or l under re.I; the Kelvin sign does match k
+_TORCH_LABEL_FIRST = frozenset("pPtT")
+_KERNEL_FIRST = frozenset("lLkK\u212a")
 
 # Mesa's renderer string (glxinfo, neofetch, issue forms): "AMD Radeon RX 9070 XT (radeonsi, gfx1201, ACO, DRM 3.64, 6.17.0-6-generic)"
 _MESA_RENDERER = lazy(r"(?P<name>AMD Radeon[A-Za-z0-9 ]{1,60}?) \(radeonsi, (?P<gfx>gfx[0-9a-f]{3,4}), (?:ACO|LLVM [0-9.]{1,20}), "
@@ -177,7 +184,7 @@ def parse(text: object) -> PasteFacts:
     out = PasteFacts()
     if not isinstance(text, str) or not text:
         return out
-    low = text.lower()
+    low = lowered(text)
     if not any(n in low for n in _NEEDLES):
         return out
     by_bdf = {}
@@ -332,7 +339,7 @@ def parse(text: object) -> PasteFacts:
                                          chip=series.split(" [")[0], card=int(m.group("idx"))))
             continue
         if "amdgpu" in l or "modesetting" in l:
-            m = _AMDGPU_BDF.search(line)
+            m = _AMDGPU_BDF.search(line) if "amdgpu " in line else None
             bdf = _norm_bdf(m.group("bdf")) if m else None
             ms = _MODESET.search(line) if "modesetting" in l else None
             if bdf or ms:
@@ -404,12 +411,17 @@ def parse(text: object) -> PasteFacts:
                 if fact not in out.torch:
                     out.torch.append(fact)
                 continue
-            m = _TORCH_HIP.match(line) or _TORCH_LABELLED.match(line) or _REPL_TORCH.match(line)
+            # (each pattern is tried only where the line's first character after the blanks, which
+            # str.lstrip and the patterns' \s* agree on, can start it)
+            c = line.lstrip()[:1]
+            m = ((_TORCH_HIP.match(line) if c.isdecimal() else None)
+                 or (_TORCH_LABELLED.match(line) if c in _TORCH_LABEL_FIRST else None)
+                 or (_REPL_TORCH.match(line) if c == "'" else None))
             if m:
                 fact = (m.group("torch"), m.groupdict().get("hip"))
                 if fact not in out.torch:
                     out.torch.append(fact)
-        if "] amd" in l or "] radeon" in l:
+        if ("] amd" in l or "] radeon" in l) and "device" in line:
             m = _RCCL_DEVICE.search(line)
             if m:
                 bdf = _norm_bdf(m.group("bdf"))
@@ -425,12 +437,12 @@ def parse(text: object) -> PasteFacts:
             if m and m.group("rel") not in out.kernels:
                 out.kernels.append(m.group("rel"))
                 out.uname_lines.append(line)
-        if "kernel" in l:
+        if "kernel" in l and line.lstrip()[:1] in _KERNEL_FIRST:
             m = _KERNEL_LINE.match(line)
             if m and m.group("rel") not in out.kernel_lines:
                 out.kernel_lines.append(m.group("rel"))
-        if len(line) < 80 and line[:1] in _DISTRO_FIRST:  # (an upper-case first letter of a name)
-            m = _DISTRO_LINE.match(line)
+        if len(line) < 80 and line[:1] in _DISTRO_FIRST and line.startswith(_DISTRO_STARTS):
+            m = _DISTRO_LINE.match(line)  # (it starts with one of the names: the line's first letter is one)
             if m and any(c.isdigit() for c in m.group("pretty")) or (m and "arch linux" in l):
                 if m.group("pretty") not in out.distros:
                     out.distros.append(m.group("pretty"))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Dict, List, Tuple
 
-from ._core_text import lazy
+from ._core_text import lazy, lowered
 
 # (workload id, pattern, where the program prints it)
 _ROWS: Tuple[Tuple[str, object, str], ...] = (
@@ -44,7 +44,7 @@ def scan(text: object) -> List[Tuple[str, str]]:
     the lines that hold one of the literal strings every match of it contains."""
     if not isinstance(text, str) or not text:
         return []
-    low = text.lower()
+    low = lowered(text)
     if not any(n in low for n in _NEEDLES):
         return []
     if len(low) != len(text) or _ODD_CASE.search(text):

@@ -14,6 +14,7 @@ except that ROCm names integrated GPUs after the CPU, which is then said plainly
 """
 from __future__ import annotations
 
+import functools
 import re
 from ...model import field
 from typing import Any, Dict, List, Optional, Tuple
@@ -633,6 +634,7 @@ def _gfx(g: GPU, obs: List[Obs], entry: Optional[gpu_catalog.GpuEntry]) -> None:
         g.note("the PCI table lists %s for 1002:%s; ROCm reports %s" % (entry.gfx_target, g.device_id, g.gfx_target))
 
 
+@functools.lru_cache(maxsize=4096)  # (every product name of the GPU table, on every name looked up)
 def _name_key(name: str) -> str:
     n = re.sub(r"\s+", " ", name.strip().lstrip(".").strip())
     n = re.sub(r"^(AMD|ATI)\s+", "", n, flags=re.I)
