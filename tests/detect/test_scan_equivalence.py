@@ -156,6 +156,18 @@ def test_workload_scan_matches_reference():
 
     for text in TEXTS + [MIXED, "x\u0131 llama-server\n", "> ggml_cuda_init: found 1 ROCm devices\r\nollama serve\n"]:
         assert workloads.scan(text) == workloads.scan_reference(text)
+    # the workloads' lines in other orders and mixes: a row of a workload found already looks only
+    # above that line, and each factor's next place is found only when the lines before are done
+    import random
+
+    rnd = random.Random(28)
+    shown = [t for t in TEXTS if workloads.scan_reference(t)]
+    assert len(shown) >= 10
+    for _ in range(60):
+        lines = "\n".join(rnd.sample(shown, 3) + rnd.sample(TEXTS, 2)).split("\n")
+        rnd.shuffle(lines)
+        text = "\n".join(lines)
+        assert workloads.scan(text) == workloads.scan_reference(text)
 
 
 def _segments():
