@@ -135,3 +135,39 @@ def test_lowered_is_lower_and_kept_by_identity():
     for t in many:
         assert _core_text.lowered(t) == t.lower()
     assert sum(len(t) for t, _l in _core_text._lowered.values()) <= _core_text._LOWER_KEEP_CHARS
+
+
+def _clean_reference(text, dedent):
+    """_paste._clean as one loop over the lines (its form before the fence-less path)."""
+    from rocm_wizard.detect.parsers import _paste
+    from rocm_wizard.termsafe import clean
+
+    if text is None:
+        return []
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", errors="replace")
+    text = clean(str(text).replace("\r\n", "\n").replace("\r", "\n"))
+    out = []
+    for line in text.split("\n"):
+        if _paste._FENCE_LINE.match(line):
+            continue
+        if line.rstrip().endswith("]"):
+            line = _paste._strip_tmux_mark(line)
+        if "```" in line:
+            line = _paste._FENCE_TAIL.sub("", line)
+        out.append(line.rstrip())
+    if ">" in text:
+        out = _paste._unquote(out)
+    return _paste._dedent(out) if dedent else out
+
+
+def test_clean_lines_without_fences_as_the_loop():
+    from rocm_wizard.detect.parsers import _paste
+
+    edge = ["x   [1/2]\n  > a\n  > b ]", "> quoted\n> [0/1]    [3/4]", "  a\n   b\n\tc", "```\nx\n```", "a ```",
+            "~~~", "", None, b"bytes\r\nx", "line    [12/34]  \nother]\n", "    a\n    b [1/2]\n", "\x1b[1mbold\x1b[0m ]"]
+    segs = [body for t in TEXTS for _l, _c, body in recognize.split(t)]
+    assert len(segs) > 500
+    for text in TEXTS + segs + edge:
+        for dedent in (True, False):
+            assert _paste._clean(text, dedent) == _clean_reference(text, dedent)
