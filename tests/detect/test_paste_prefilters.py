@@ -31,7 +31,8 @@ EDGE_LINES = [
     "sudo rocminfo", "sudo  dpkg -l", "LANG=C dpkg -l", "_X=1 uname -a", "/opt/rocm/bin/rocminfo --support",
     "python3.11 -m pip list", "pip list", "pip3 freeze", "uv pip list", "apt-cache policy rocm", "ls /opt",
     "Python 3.12", "PYTHONPATH=x python3 -c 'import torch'", "env", "id", "which rocminfo", "groups",
-    "rocminfo: error", "The rocminfo output", "I ran rocminfo", "ROCMINFO", "dpkg-query -W", "amdgpu-install -y",
+    "rocm-core/noble 7.1.0-1 amd64 [installed]", "@x/y 1 2 3", "linux-firmware 20250101.abc-1", "+x 1.0-1",
+    "_foo 1:2.0-3", "rocminfo: error", "The rocminfo output", "I ran rocminfo", "ROCMINFO", "dpkg-query -W", "amdgpu-install -y",
 ]
 
 
@@ -71,6 +72,14 @@ def _check_guards(raw: str) -> None:
         assert "device" in line, line
     if paste_facts._AMDGPU_BDF.search(line):
         assert "amdgpu " in line, line
+    # packages: apt's and pacman's rows start with a name's first character
+    from rocm_wizard.detect.parsers import packages
+
+    s = raw.strip()
+    if packages._APT.match(s):
+        assert s[0] in packages._S_NAME_FIRST, s
+    if packages._PACMAN.match(s):
+        assert s[0] in packages._S_PACMAN_FIRST, s
     # rocminfo: the ROCk line
     if rocminfo._ROCK.search(raw):
         assert "rock module" in raw.lower(), raw

@@ -239,6 +239,9 @@ _S_CONTROL_KEY = lazy(r"^(Package|Version|Status|Architecture|Maintainer|Depends
                       r"Conflicts|Breaks|Replaces|Pre-Depends|Origin|Multi-Arch):")
 _S_DPKG_STATE = lazy(r"[uihrpU][ncHUFWthiR ]?[R ]?")
 _S_DPKG_FIRST = frozenset("uihrpU")
+# the characters _APT's and _PACMAN's names can start with (the patterns match from the line's start)
+_S_NAME_FIRST = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
+_S_PACMAN_FIRST = _S_NAME_FIRST | frozenset("@_+")
 _S_ARCHES = (".x86_64", ".noarch", ".i686", ".aarch64", ".ppc64le", ".s390x", ".src", ".amd64")  # dnf / rpm names
 _S_SKIP = ("WARNING:", "Listing...", "Desired=", "| Status", "|/ Err", "||/", "+++-", "Installed Packages",
            "Available Packages", "Last metadata")
@@ -264,7 +267,7 @@ def _sniff_text(text: object):
         arch = "." in s and any(map(s.__contains__, _S_ARCHES))  # (every one starts with a dot)
         if "\t" in raw and query.match(raw.strip("\n")):
             counts["dpkg-query"] += 1
-        elif "/" in s and apt.match(s):
+        elif "/" in s and s[0] in _S_NAME_FIRST and apt.match(s):
             counts["apt-list"] += 1
         elif arch and dnf.match(s):
             counts["dnf"] += 1
@@ -278,7 +281,7 @@ def _sniff_text(text: object):
             counts["dnf"] += 1
         elif (" x86_64 " in s or " noarch " in s or " aarch64 " in s) and _DNF_TABLE.match(s):
             counts["dnf"] += 1
-        elif "-" in s and pacman.match(s):
+        elif "-" in s and s[0] in _S_PACMAN_FIRST and pacman.match(s):
             counts["pacman"] += 1
         elif s[0] in _S_DPKG_FIRST:  # the state column's first letter (_S_DPKG_STATE)
             m = dpkg_l.match(s)
