@@ -31,7 +31,8 @@ EDGE_LINES = [
     "sudo rocminfo", "sudo  dpkg -l", "LANG=C dpkg -l", "_X=1 uname -a", "/opt/rocm/bin/rocminfo --support",
     "python3.11 -m pip list", "pip list", "pip3 freeze", "uv pip list", "apt-cache policy rocm", "ls /opt",
     "Python 3.12", "PYTHONPATH=x python3 -c 'import torch'", "env", "id", "which rocminfo", "groups",
-    "rocm-core/noble 7.1.0-1 amd64 [installed]", "@x/y 1 2 3", "linux-firmware 20250101.abc-1", "+x 1.0-1",
+    "rocm-core/noble 7.1.0-1 amd64 [installed]", "@x/y 1 2 3", "linux-firmware 20250101.abc-1", "+x 1.0-1", "rocm-hip-runtime 6.2.4-1",
+    "hip-runtime-amd.x86_64 6.0.0-1 @rocm", "rocm-core-6.0.0.60000-91.el9.x86_64", "foo.src", "pkg 1:2.0-\u0663",
     "_foo 1:2.0-3", "rocminfo: error", "The rocminfo output", "I ran rocminfo", "ROCMINFO", "dpkg-query -W", "amdgpu-install -y",
 ]
 
@@ -79,7 +80,11 @@ def _check_guards(raw: str) -> None:
     if packages._APT.match(s):
         assert s[0] in packages._S_NAME_FIRST, s
     if packages._PACMAN.match(s):
-        assert s[0] in packages._S_PACMAN_FIRST, s
+        assert s[0] in packages._S_PACMAN_FIRST and s[-1].isdecimal(), s
+    if packages._S_ARCH_ANY.search(s) is not None:
+        assert any(a in s for a in packages._S_ARCHES), s
+    elif "." in s:
+        assert not any(a in s for a in packages._S_ARCHES), s
     # rocminfo: the ROCk line
     if rocminfo._ROCK.search(raw):
         assert "rock module" in raw.lower(), raw
