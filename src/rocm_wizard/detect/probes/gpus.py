@@ -460,9 +460,9 @@ def _bdf_eq(a: Obs, b_bdf: Optional[str], b_domain_known: bool) -> Optional[bool
 def _score(slot: Slot, o: Obs) -> Optional[int]:
     """Match score of an observation against a GPU (None = conflicting: not the same GPU)."""
     score = 0
-    bdf_known = [(x.bdf, x.bdf_domain_known) for x in slot.obs if x.bdf]
-    for bdf, dk in bdf_known[:1]:
-        eq = _bdf_eq(o, bdf, dk)
+    known = next((x for x in slot.obs if x.bdf), None)  # (the first observation with an address)
+    if known is not None:
+        eq = _bdf_eq(o, known.bdf, known.bdf_domain_known)
         if eq is False:
             return None
         if eq:
