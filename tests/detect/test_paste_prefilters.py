@@ -185,3 +185,18 @@ def test_clean_lines_without_fences_as_the_loop():
     for text in TEXTS + segs + edge:
         for dedent in (True, False):
             assert _paste._clean(text, dedent) == _clean_reference(text, dedent)
+
+
+def test_declared_kinds_cover_what_kind_of_gives():
+    # recognize._hint_foreign leaves a parser with kind_of out for a command hint none of its KINDS
+    # can take: KINDS must hold every kind kind_of gives (and KIND, its fallback)
+    from rocm_wizard.detect.parsers import amd_smi, packages
+
+    segs = [body for t in TEXTS for _l, _c, body in recognize.split(t)] + TEXTS
+    for mod in (amd_smi, packages):
+        assert mod.KIND in mod.KINDS
+        got = {mod.kind_of(body) for body in segs}
+        assert got <= set(mod.KINDS), (mod.__name__, got)
+        assert len(got) >= 2
+    with_kind_of = [m for m in recognize.parser_modules() if getattr(m, "kind_of", None) is not None]
+    assert all(getattr(m, "KINDS", None) for m in with_kind_of)

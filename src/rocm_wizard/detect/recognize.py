@@ -348,9 +348,13 @@ def _planned_for() -> Tuple[List[object], List[Tuple[object, Tuple[str, ...]]], 
 
 def _hint_foreign(mod: object, hint: str) -> bool:
     """Whether a command hint can change nothing for ``mod`` when it scores 0: the hint is none of
-    the kinds it can report (a module with ``kind_of`` may report several: never foreign)."""
+    the kinds it can report (a module with ``kind_of`` may report several: those its ``KINDS`` names,
+    or any when it names none)."""
     if getattr(mod, "kind_of", None) is not None:
-        return False
+        kinds = getattr(mod, "KINDS", None)
+        if not kinds:
+            return False
+        return not any(k == hint or _same_family(k, hint) for k in kinds)
     kind = getattr(mod, "KIND", None)
     return kind != hint and not _same_family(kind, hint)
 

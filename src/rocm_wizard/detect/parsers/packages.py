@@ -34,6 +34,9 @@ from ._core_text import lazy
 from ._paste import CACHE_MAX_CHARS, clamp, clean_lines
 
 KIND = "dpkg"
+# every kind kind_of() can give (the recogniser does not ask this parser about a command hint none of
+# them can take)
+KINDS = ("dpkg", "apt-list", "dnf-list", "pacman-list")
 
 # packages whose release is the ROCm release itself (the first one found wins)
 RELEASE_PACKAGES = ("rocm-core", "rocm", "rocm-hip-runtime", "rocm-language-runtime", "rocm-dev", "rocm-libs",
