@@ -43,6 +43,7 @@ class WslSupport:
     sources: Tuple[str, ...]
 
 
+@functools.lru_cache(maxsize=1024)  # (a Version is immutable; the same few releases are compared for every GPU)
 def _v(text: str):
     from packaging.version import Version
 

@@ -135,6 +135,7 @@ class TorchRelease:
         return dict(self.python_on).get(str(index_name or ""), self.python)
 
 
+@functools.lru_cache(maxsize=1024)  # (a Version is immutable: the catalog's few versions, asked for every torch seen)
 def _v(text: str):
     from packaging.version import Version
 

@@ -24,6 +24,8 @@ import sys
 import zlib
 from typing import Any, Dict, List, Optional, Tuple
 
+from .parsers._core_text import lowered
+
 _HERE = os.path.dirname(os.path.abspath(__file__))
 INDEX_FILE = os.path.join(_HERE, "_error_index.marshal")
 _TABLE_MODULE = "rocm_wizard.detect.error_signatures"
@@ -110,7 +112,7 @@ def scan_with(index: Tuple[Tuple[Row, ...], Tuple[str, ...]], text: object,
     rows, needles = index
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-    low = text.lower()
+    low = lowered(text)
     present = {n for n in needles if n in low}
     # as error_signatures.scan: offsets in low are offsets in text, and no character that matches a
     # letter under re.I lower-cases to another one, so literal factors are found in low

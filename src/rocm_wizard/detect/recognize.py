@@ -112,6 +112,21 @@ _FENCE = lazy(r"^\s*(```|~~~)")
 # the characters a bare command line can start with (sudo, VAR=value, a path, a tool's name)
 _BARE_FIRST = frozenset("s/_ABCDEFGHIJKLMNOPQRSTUVWXYZ" + "".join(t[0] for t in _TOOLS.split("|")))
 
+
+def _literal_start(alternative: str) -> str:
+    """The characters every match of one alternative of _TOOLS starts with: up to its first pattern
+    character, less the character a following ``?`` or ``*`` makes optional."""
+    m = re.search(r"[\\?*(\[.+{]", alternative)
+    if m is None:
+        return alternative
+    head = alternative[:m.start()]
+    return head[:-1] if alternative[m.start()] in "?*{" else head
+
+
+# how the tools' names of _TOOLS start: a bare command line without sudo, VAR=value or a path
+# starts with one of them
+_TOOL_STARTS = tuple(sorted({_literal_start(t) for t in _TOOLS.split("|")}))
+
 Segment = Tuple[Optional[str], str, str]  # (kind, text, label)
 
 _loaded: Optional[List[object]] = None
@@ -145,7 +160,15 @@ def _prompt_command(line: str) -> Optional[str]:
     if line[:1] in (" ", "\t"):
         return None
     s = line.strip()
-    m = _BARE.match(s) if s[:1] in _BARE_FIRST else None
+    c = s[:1]
+    if c not in _BARE_FIRST:
+        return None
+    # _BARE starts with an optional "sudo", VAR=value words ([A-Z_]+=), a path, then a tool's name:
+    # without the first three the line starts with the name
+    if c != "/" and not s.startswith("sudo") and not ("=" in s and (c == "_" or "A" <= c <= "Z")) \
+            and not s.startswith(_TOOL_STARTS):
+        return None
+    m = _BARE.match(s)
     if m and _plausible_bare(s):
         return m.group("cmd").strip()
     return None
@@ -325,9 +348,13 @@ def _planned_for() -> Tuple[List[object], List[Tuple[object, Tuple[str, ...]]], 
 
 def _hint_foreign(mod: object, hint: str) -> bool:
     """Whether a command hint can change nothing for ``mod`` when it scores 0: the hint is none of
-    the kinds it can report (a module with ``kind_of`` may report several: never foreign)."""
+    the kinds it can report (a module with ``kind_of`` may report several: those its ``KINDS`` names,
+    or any when it names none)."""
     if getattr(mod, "kind_of", None) is not None:
-        return False
+        kinds = getattr(mod, "KINDS", None)
+        if not kinds:
+            return False
+        return not any(k == hint or _same_family(k, hint) for k in kinds)
     kind = getattr(mod, "KIND", None)
     return kind != hint and not _same_family(kind, hint)
 
@@ -536,20 +563,23 @@ def recognize(text: str, name: str = "paste") -> List[Segment]:
         segments = split(text)
     except Exception:
         segments = [("part 1", None, str(text))]
+    # a segment's text is made of the paste's lines (or is one of them, stripped): where the paste
+    # has no character that makes the anchors unsure, none of its segments has one
+    sure = isinstance(text, str) and _UNSURE.search(text) is None
     for label, cmd, body in segments:
         try:
-            kind = _kind(body, cmd)
+            kind = _kind(body, cmd, sure)
         except Exception:
             kind = None
         out.append((kind, body, label))
     return out
 
 
-def _kind(text: str, command: Optional[str]) -> Optional[str]:
+def _kind(text: str, command: Optional[str], sure: bool = False) -> Optional[str]:
     """``classify(text, command)[0]``: the kind alone, which a segment without a command hint gets
     from the parsers that can be sure of it (:data:`SURE_ANCHORS`), and one with a hint from
-    :func:`_kind_hinted`."""
-    if isinstance(text, str) and _UNSURE.search(text) is None:
+    :func:`_kind_hinted`.  ``sure``: ``text`` is known to hold no :data:`_UNSURE` character."""
+    if isinstance(text, str) and (sure or _UNSURE.search(text) is None):
         hint = _hint(command)
         if hint:
             return _kind_hinted(text, text.lower(), hint)

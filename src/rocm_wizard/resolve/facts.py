@@ -66,7 +66,8 @@ class Facts:
         """Integrated GPUs beside a discrete one (excluded from the kernel check)."""
         if not any(not g.igpu for g in self.gpus):
             return []
-        return [g for g in dict.fromkeys(x.gfx for x in self.gpus if x.igpu and x.gfx) if g not in self.compute_gfx]
+        shown = self.compute_gfx  # (once, not for every integrated GPU)
+        return [g for g in dict.fromkeys(x.gfx for x in self.gpus if x.igpu and x.gfx) if g not in shown]
 
     @property
     def host_series(self) -> Optional[str]:

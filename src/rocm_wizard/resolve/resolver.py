@@ -107,7 +107,8 @@ def check_wsl_gpu(facts: Facts, rocm: Optional[str]) -> Check:
         return _check("wsl-gpu", UNKNOWN, "the GPU's gfx target is not known")
     if not rocm:
         return _check("wsl-gpu", UNKNOWN, "the ROCm release used under WSL is not known")
-    rows = [compat.wsl_supports(g, rocm, facts.names) for g in gfx]
+    names = facts.names  # (once, not for every target)
+    rows = [compat.wsl_supports(g, rocm, names) for g in gfx]
     verdict = _kleene([r[0] for r in rows])
     srcs: Tuple[str, ...] = ()
     for _ok, row in rows:

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import List, Optional, Tuple
+import threading
+from typing import Dict, List, Optional, Tuple
 
 class LazyRe:
     """A regular expression compiled on first use: parsers that never see their kind of text
@@ -75,6 +76,35 @@ _PROMPT = lazy(
     r"[$#%>]\s+(?P<cmd>\S.*)$"
 )
 _FENCE = lazy(r"^\s*(```|~~~)")
+
+
+# The lower case of the last long texts asked for: a paste's whole text is lowered by several
+# probes (single-line facts, workloads, the error scans, WSL's driver lines) one after the other.
+# Kept by the text object itself (the entry holds it, so its id is not reused), at most
+# _LOWER_KEEP_CHARS characters of texts in all.
+_LOWER_MIN_CHARS = 64 * 1024
+_LOWER_KEEP_CHARS = 16 * 1024 * 1024
+_lowered: Dict[int, Tuple[str, str]] = {}
+_lowered_lock = threading.Lock()
+
+
+def lowered(text: str) -> str:
+    """``text.lower()``, computed once for a long text that several scans lower in turn."""
+    if len(text) < _LOWER_MIN_CHARS or type(text) is not str:
+        return text.lower()
+    with _lowered_lock:
+        got = _lowered.get(id(text))
+        if got is not None and got[0] is text:
+            return got[1]
+    low = text.lower()
+    if len(text) <= _LOWER_KEEP_CHARS:
+        with _lowered_lock:
+            held = sum(len(t) for t, _l in _lowered.values())
+            while _lowered and held + len(text) > _LOWER_KEEP_CHARS:
+                old = _lowered.pop(next(iter(_lowered)))
+                held -= len(old[0])
+            _lowered[id(text)] = (text, low)
+    return low
 
 
 def lines(text: object) -> List[str]:

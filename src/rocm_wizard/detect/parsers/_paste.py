@@ -54,7 +54,17 @@ def _clean(text: object, dedent: bool) -> List[str]:
     text = clean(text.replace("\r\n", "\n").replace("\r", "\n"))
     fences = "```" in text or "~~~" in text
     marks = "]" in text
-    out: List[str] = []
+    out: List[str]
+    if not fences:  # (then no line holds ``` either: what is left per line is the tmux mark)
+        if marks:
+            out = [(_strip_tmux_mark(line) if "]" in line and line.rstrip().endswith("]") else line).rstrip()
+                   for line in text.split("\n")]
+        else:
+            out = [line.rstrip() for line in text.split("\n")]
+        if ">" in text:
+            out = _unquote(out)
+        return _dedent(out) if dedent else out
+    out = []
     for line in text.split("\n"):
         # the substring tests are necessary conditions of the patterns: most lines skip them
         if fences and ("```" in line or "~~~" in line) and _FENCE_LINE.match(line):

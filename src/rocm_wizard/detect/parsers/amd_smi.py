@@ -19,6 +19,7 @@ from ._core_text import lazy
 from ._paste import clamp, clean_lines, int_or_none, norm_bdf, norm_hex
 
 KIND = "amd-smi"
+KINDS = ("amd-smi", "amd-smi-version")  # every kind kind_of() can give
 
 _GFX = lazy(r"\bgfx[0-9]{2,4}[a-z]?\b")
 _VERSION_LINE = lazy(r"AMDSMI Tool\s*:", re.I)

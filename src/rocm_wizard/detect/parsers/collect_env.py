@@ -147,7 +147,10 @@ _MARKERS = ("PyTorch version", "ROCM used to build", "CUDA used to build", "Coll
 
 
 def looks_like(text: object) -> float:
-    if not isinstance(text, str) or not any(m in text[:32768] for m in _MARKERS):
+    if not isinstance(text, str):
+        return 0.0
+    head = text[:32768] if len(text) > 32768 else text
+    if not any(m in head for m in _MARKERS):
         return 0.0
     ls = lines(text)
     if not ls:

@@ -97,6 +97,14 @@ def looks_like(text: object) -> float:
     return 0.2 if gpu else 0.1
 
 
+def kernel_version(text: object) -> Optional[str]:
+    """``parse(text).kernel_version`` (the kernel of a "Linux version ..." boot line), without
+    reading every line where no line can be one."""
+    if not isinstance(text, str) or "Linux version " not in text:
+        return None
+    return parse(text).kernel_version
+
+
 def parse(text: object) -> DmesgLog:
     res = DmesgLog()
     for line in content_lines(text):

@@ -34,6 +34,9 @@ from ._core_text import lazy
 from ._paste import CACHE_MAX_CHARS, clamp, clean_lines
 
 KIND = "dpkg"
+# every kind kind_of() can give (the recogniser does not ask this parser about a command hint none of
+# them can take)
+KINDS = ("dpkg", "apt-list", "dnf-list", "pacman-list")
 
 # packages whose release is the ROCm release itself (the first one found wins)
 RELEASE_PACKAGES = ("rocm-core", "rocm", "rocm-hip-runtime", "rocm-language-runtime", "rocm-dev", "rocm-libs",
@@ -239,9 +242,16 @@ _S_CONTROL_KEY = lazy(r"^(Package|Version|Status|Architecture|Maintainer|Depends
                       r"Conflicts|Breaks|Replaces|Pre-Depends|Origin|Multi-Arch):")
 _S_DPKG_STATE = lazy(r"[uihrpU][ncHUFWthiR ]?[R ]?")
 _S_DPKG_FIRST = frozenset("uihrpU")
+# the characters _APT's and _PACMAN's names can start with (the patterns match from the line's start;
+# a _PACMAN row ends with a digit of its release)
+_S_NAME_FIRST = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
+_S_PACMAN_FIRST = _S_NAME_FIRST | frozenset("@_+")
 _S_ARCHES = (".x86_64", ".noarch", ".i686", ".aarch64", ".ppc64le", ".s390x", ".src", ".amd64")  # dnf / rpm names
 _S_SKIP = ("WARNING:", "Listing...", "Desired=", "| Status", "|/ Err", "||/", "+++-", "Installed Packages",
            "Available Packages", "Last metadata")
+_S_SKIP_FIRST = frozenset(w[0] for w in _S_SKIP)
+# any of _S_ARCHES in a line, in one search
+_S_ARCH_ANY = lazy("|".join(re.escape(a) for a in _S_ARCHES))
 
 
 def _sniff_text(text: object):
@@ -255,16 +265,17 @@ def _sniff_text(text: object):
         body = [l for l in lines if l.strip() and not l.startswith((" ", "\t"))]
         return "control", hits, max(len(body), 1)
     query, apt, dnf, rpm, dnf_wrapped, pacman, dpkg_l = _QUERY, _APT, _DNF, _RPM, _DNF_WRAPPED, _PACMAN, _DPKG_L
+    arch_rx = _S_ARCH_ANY.search
     for raw in lines:
         s = raw.strip()
-        if not s or s.startswith(_S_SKIP):
+        if not s or (s[0] in _S_SKIP_FIRST and s.startswith(_S_SKIP)):
             continue
         total += 1
         # the substring tests are necessary conditions of the patterns after them
-        arch = "." in s and any(map(s.__contains__, _S_ARCHES))  # (every one starts with a dot)
+        arch = "." in s and arch_rx(s) is not None  # (one of _S_ARCHES in s; every one starts with a dot)
         if "\t" in raw and query.match(raw.strip("\n")):
             counts["dpkg-query"] += 1
-        elif "/" in s and apt.match(s):
+        elif "/" in s and s[0] in _S_NAME_FIRST and apt.match(s):
             counts["apt-list"] += 1
         elif arch and dnf.match(s):
             counts["dnf"] += 1
@@ -278,7 +289,7 @@ def _sniff_text(text: object):
             counts["dnf"] += 1
         elif (" x86_64 " in s or " noarch " in s or " aarch64 " in s) and _DNF_TABLE.match(s):
             counts["dnf"] += 1
-        elif "-" in s and pacman.match(s):
+        elif "-" in s and s[0] in _S_PACMAN_FIRST and s[-1].isdecimal() and pacman.match(s):
             counts["pacman"] += 1
         elif s[0] in _S_DPKG_FIRST:  # the state column's first letter (_S_DPKG_STATE)
             m = dpkg_l.match(s)

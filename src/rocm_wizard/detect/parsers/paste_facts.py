@@ -28,7 +28,7 @@ from ...model import field
 from typing import List, Optional, Tuple
 
 from ...model import lean_dataclass
-from ._core_text import lazy
+from ._core_text import lazy, lowered
 from .uname import RELEASE_RE
 
 _BDF = r"(?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]"
@@ -84,6 +84,13 @@ _DISTRO_LINE = lazy(r"^\s*(?P<pretty>(?:Ubuntu|Debian GNU/Linux|Debian|Fedora Li
 
 # the first letters of _DISTRO_LINE's names that are upper case (it matches from the line's start)
 _DISTRO_FIRST = frozenset("UDFRACSLPM")
+# how _DISTRO_LINE's names start, one of which a line must start with to match it
+_DISTRO_STARTS = ("Ubuntu", "Debian", "Fedora", "Rocky", "AlmaLinux", "Red Hat", "CentOS", "openSUSE", "SUSE", "Arch",
+                  "Linux Mint", "Pop!_OS", "Manjaro")
+# the characters _TORCH_LABELLED (re.I) and _KERNEL_LINE (re.I) can start with after their \s*: no
+# other character matches p, t or l under re.I; the Kelvin sign does match k
+_TORCH_LABEL_FIRST = frozenset("pPtT")
+_KERNEL_FIRST = frozenset("lLkK\u212a")
 
 # Mesa's renderer string (glxinfo, neofetch, issue forms): "AMD Radeon RX 9070 XT (radeonsi, gfx1201, ACO, DRM 3.64, 6.17.0-6-generic)"
 _MESA_RENDERER = lazy(r"(?P<name>AMD Radeon[A-Za-z0-9 ]{1,60}?) \(radeonsi, (?P<gfx>gfx[0-9a-f]{3,4}), (?:ACO|LLVM [0-9.]{1,20}), "
@@ -177,7 +184,7 @@ def parse(text: object) -> PasteFacts:
     out = PasteFacts()
     if not isinstance(text, str) or not text:
         return out
-    low = text.lower()
+    low = lowered(text)
     if not any(n in low for n in _NEEDLES):
         return out
     by_bdf = {}
@@ -193,8 +200,14 @@ def parse(text: object) -> PasteFacts:
         if not line or len(line) > 2000:
             continue
         l = line.lower()
+        # (the first characters, compared before the startswith calls below: most lines fail there)
+        c0 = l[0]
+        c1 = line[0]
+        # (two words many of the tests below need: a line without them skips those tests)
+        has_amd = "amd" in l
+        has_dev = "device" in l
         cmd, prev_cmd = prev_cmd, ""
-        if "uname -r" in l or "amdgpu/version" in l:
+        if "uname -r" in l or (has_amd and "amdgpu/version" in l):
             prev_cmd = l
         if cmd and ("uname -r" in cmd or "amdgpu/version" in cmd) and line[:1].isdigit():
             m = (_BARE_RELEASE if "uname" in cmd else _VERSION_ONLY).match(line)
@@ -204,14 +217,14 @@ def parse(text: object) -> PasteFacts:
                 if val not in bucket:
                     bucket.append(val)
                 continue
-        if l.startswith("filename:"):
+        if c0 == "f" and l.startswith("filename:"):
             modinfo_amdgpu = bool(_MODINFO_FILE.match(line))
-        elif modinfo_amdgpu and l.startswith("version:"):
+        elif modinfo_amdgpu and c0 == "v" and l.startswith("version:"):
             m = _MODINFO_VERSION.match(line)
             if m and m.group("ver") not in out.amdgpu_versions:
                 out.amdgpu_versions.append(m.group("ver"))
             modinfo_amdgpu = False
-        if "amd-smi" in l and "rocm version" in l:
+        if has_amd and "amd-smi" in l and "rocm version" in l:
             m = _AMD_SMI_HEADER.match(line)
             if m:
                 fact = (m.group("tool"), m.group("amdgpu"), m.group("rocm"))
@@ -232,17 +245,17 @@ def parse(text: object) -> PasteFacts:
                 if bdf not in by_bdf:
                     g = by_bdf[bdf] = PasteGpu("lspci-line", bdf=bdf, chip=m.group("chip").strip())
                     out.gpus.append(g)
-        if "hsa device" in l and "pci id" in l:
+        if has_dev and "hsa device" in l and "pci id" in l:
             m = _CLR_DEVICE.search(line)
             if m and ("clr", m.group("dev").lower()) not in names_seen:
                 names_seen.add(("clr", m.group("dev").lower()))
                 out.gpus.append(PasteGpu("hip-log", device_id=m.group("dev").lower().zfill(4), gfx_target=m.group("gfx")))
-        if "did " in l and "supported_devices" in l:
+        if has_dev and "did " in l and "supported_devices" in l:
             m = _KFD_DID_MISSING.search(line)
             if m and (m.group("dev").lower(), True) not in kfd_seen:
                 kfd_seen.add((m.group("dev").lower(), True))
                 out.gpus.append(PasteGpu("kfd", device_id=m.group("dev").lower(), skipped=True))
-        if l.startswith("python "):
+        if c0 == "p" and l.startswith("python "):
             m = _PY_BANNER.match(line)
             if m and m.group("ver") not in out.pythons:
                 out.pythons.append(m.group("ver"))
@@ -257,7 +270,7 @@ def parse(text: object) -> PasteFacts:
             if m and m.group("rel") not in out.kernels:
                 out.kernels.append(m.group("rel"))
                 out.uname_lines.append(line[m.start():])
-        if "device" in l or cl_dev is not None:
+        if has_dev or cl_dev is not None:
             if "device type" in l:
                 cl_dev = None
                 if _CL_GPU.match(line):
@@ -279,7 +292,7 @@ def parse(text: object) -> PasteFacts:
                     cl_dev.gfx_target = m.group("gfx")
                     cl_dev = None
                     continue
-        if agent_gfx is not None and l.startswith("marketing name:"):
+        if agent_gfx is not None and c0 == "m" and l.startswith("marketing name:"):
             m = _MARKETING.match(line)
             if m and ("agent", agent_gfx, m.group("name")) not in names_seen:
                 names_seen.add(("agent", agent_gfx, m.group("name")))
@@ -287,17 +300,17 @@ def parse(text: object) -> PasteFacts:
             agent_gfx = None
             continue
         agent_gfx = None
-        if l.startswith("name:") and "gfx" in l:
+        if c0 == "n" and l.startswith("name:") and "gfx" in l:
             m = _AGENT_NAME.match(line)
             agent_gfx = m.group("gfx") if m else None
             continue
-        if l.startswith('"card'):
+        if c0 == '"' and l.startswith('"card'):
             m = _SMI_JSON_CARD.match(line)
             if m:
                 smi_card = PasteGpu("rocm-smi-json", card=int(m.group("idx")))
                 out.gpus.append(smi_card)
                 continue
-        if smi_card is not None and line.startswith('"'):
+        if smi_card is not None and c1 == '"':
             m = _SMI_JSON_KEY.match(line)
             if m:
                 key, val = m.group("key"), m.group("val").strip()
@@ -312,9 +325,9 @@ def parse(text: object) -> PasteFacts:
                 elif key in ("Card Series", "Device Name") and not val.startswith("0x"):
                     smi_card.name = val
             continue
-        if line.startswith("}"):
+        if c1 == "}":
             smi_card = None
-        if line.startswith("|") and line.count(":") >= 2:
+        if c1 == "|" and line.count(":") >= 2:
             m = _SMI_TABLE_ROW.match(line)
             if m:
                 bdf = _norm_bdf(m.group("bdf"))
@@ -322,7 +335,7 @@ def parse(text: object) -> PasteFacts:
                     g = by_bdf[bdf] = PasteGpu("amd-smi", bdf=bdf, name=m.group("name"))
                     out.gpus.append(g)
                 continue
-        if l.startswith("card") and "," in l:
+        if c0 == "c" and l.startswith("card") and "," in l:
             m = _SMI_CSV_ROW.match(line)
             if m and ("csv", m.group("idx")) not in names_seen:
                 names_seen.add(("csv", m.group("idx")))
@@ -331,8 +344,8 @@ def parse(text: object) -> PasteFacts:
                 out.gpus.append(PasteGpu("rocm-smi-csv", name=inner.group(1) if inner else series,
                                          chip=series.split(" [")[0], card=int(m.group("idx"))))
             continue
-        if "amdgpu" in l or "modesetting" in l:
-            m = _AMDGPU_BDF.search(line)
+        if (has_amd and "amdgpu" in l) or "modesetting" in l:
+            m = _AMDGPU_BDF.search(line) if "amdgpu " in line else None
             bdf = _norm_bdf(m.group("bdf")) if m else None
             ms = _MODESET.search(line) if "modesetting" in l else None
             if bdf or ms:
@@ -345,7 +358,7 @@ def parse(text: object) -> PasteFacts:
                     g.device_id = ms.group("dev").lower()
                     g.revision = ms.group("rev").lower()
                     g.chip = ms.group("chip")
-        if "kfd" in l and "device 1002:" in l:
+        if has_dev and "kfd" in l and "device 1002:" in l:
             m = _KFD_DEVICE.search(line)
             if m:
                 dev = m.group("dev").lower()
@@ -353,7 +366,7 @@ def parse(text: object) -> PasteFacts:
                 if (dev, skipped) not in kfd_seen:
                     kfd_seen.add((dev, skipped))
                     out.gpus.append(PasteGpu("kfd", device_id=dev, skipped=skipped))
-        if l.startswith(("gcn arch", "gcnarchname")):
+        if c0 == "g" and l.startswith(("gcn arch", "gcnarchname")):
             m = _GCN_ARCH_LINE.match(line)
             if m and ("torch", None, m.group("gfx")) not in names_seen:
                 names_seen.add(("torch", None, m.group("gfx")))
@@ -369,14 +382,14 @@ def parse(text: object) -> PasteFacts:
                     names_seen.add(key)
                     out.gpus.append(PasteGpu("torch", name=name, gfx_target=m.group("gfx"),
                                              isa_features=m.group("feat") or None))
-        if "device " in l and "gfx" in l and (l.startswith("device ") or "]:" in l):
+        if has_dev and "device " in l and "gfx" in l and (l.startswith("device ") or "]:" in l):
             m = _GGML_DEVICE.match(line)
             if m:
                 key = ("ggml", m.group("idx"), m.group("name"))
                 if key not in names_seen:
                     names_seen.add(key)
                     out.gpus.append(PasteGpu("ggml", name=m.group("name").strip(), gfx_target=m.group("gfx")))
-        if l.startswith("device id ") and "gfx" in l:
+        if c0 == "d" and l.startswith("device id ") and "gfx" in l:
             m = _BENCH_DEVICE.match(line)
             if m and ("bench", m.group("idx")) not in names_seen:
                 names_seen.add(("bench", m.group("idx")))
@@ -387,12 +400,12 @@ def parse(text: object) -> PasteFacts:
             if m and ("rocblas", m.group("gfx")) not in names_seen:
                 names_seen.add(("rocblas", m.group("gfx")))
                 out.gpus.append(PasteGpu("rocblas", gfx_target=m.group("gfx")))
-        if l.startswith("amd arch:"):
+        if c0 == "a" and l.startswith("amd arch:"):
             m = _COMFY_ARCH.match(line)
             if m and ("comfy", m.group("gfx")) not in names_seen:
                 names_seen.add(("comfy", m.group("gfx")))
                 out.gpus.append(PasteGpu("comfyui", gfx_target=m.group("gfx")))
-        if l.startswith("device: cuda:"):
+        if c0 == "d" and l.startswith("device: cuda:"):
             m = _COMFY_DEVICE.match(line)
             if m and ("comfy-name", m.group("name")) not in names_seen:
                 names_seen.add(("comfy-name", m.group("name")))
@@ -404,12 +417,17 @@ def parse(text: object) -> PasteFacts:
                 if fact not in out.torch:
                     out.torch.append(fact)
                 continue
-            m = _TORCH_HIP.match(line) or _TORCH_LABELLED.match(line) or _REPL_TORCH.match(line)
+            # (each pattern is tried only where the line's first character after the blanks, which
+            # str.lstrip and the patterns' \s* agree on, can start it)
+            c = line.lstrip()[:1]
+            m = ((_TORCH_HIP.match(line) if c.isdecimal() else None)
+                 or (_TORCH_LABELLED.match(line) if c in _TORCH_LABEL_FIRST else None)
+                 or (_REPL_TORCH.match(line) if c == "'" else None))
             if m:
                 fact = (m.group("torch"), m.groupdict().get("hip"))
                 if fact not in out.torch:
                     out.torch.append(fact)
-        if "] amd" in l or "] radeon" in l:
+        if has_dev and ("] amd" in l or "] radeon" in l) and "device" in line:
             m = _RCCL_DEVICE.search(line)
             if m:
                 bdf = _norm_bdf(m.group("bdf"))
@@ -420,17 +438,17 @@ def parse(text: object) -> PasteFacts:
             m = _BOOT_IMAGE.search(line)
             if m and m.group("rel") not in out.kernel_lines:
                 out.kernel_lines.append(m.group("rel"))
-        if l.startswith("linux "):
+        if c0 == "l" and l.startswith("linux "):
             m = _UNAME_LINE.match(line)
             if m and m.group("rel") not in out.kernels:
                 out.kernels.append(m.group("rel"))
                 out.uname_lines.append(line)
-        if "kernel" in l:
+        if "kernel" in l and line.lstrip()[:1] in _KERNEL_FIRST:
             m = _KERNEL_LINE.match(line)
             if m and m.group("rel") not in out.kernel_lines:
                 out.kernel_lines.append(m.group("rel"))
-        if len(line) < 80 and line[:1] in _DISTRO_FIRST:  # (an upper-case first letter of a name)
-            m = _DISTRO_LINE.match(line)
+        if len(line) < 80 and c1 in _DISTRO_FIRST and line.startswith(_DISTRO_STARTS):
+            m = _DISTRO_LINE.match(line)  # (it starts with one of the names: the line's first letter is one)
             if m and any(c.isdigit() for c in m.group("pretty")) or (m and "arch linux" in l):
                 if m.group("pretty") not in out.distros:
                     out.distros.append(m.group("pretty"))

@@ -9,9 +9,9 @@ name in prose does not count.
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
 
-from ._core_text import lazy
+from ._core_text import lazy, lowered
 
 # (workload id, pattern, where the program prints it)
 _ROWS: Tuple[Tuple[str, object, str], ...] = (
@@ -44,7 +44,7 @@ def scan(text: object) -> List[Tuple[str, str]]:
     the lines that hold one of the literal strings every match of it contains."""
     if not isinstance(text, str) or not text:
         return []
-    low = text.lower()
+    low = lowered(text)
     if not any(n in low for n in _NEEDLES):
         return []
     if len(low) != len(text) or _ODD_CASE.search(text):
@@ -58,26 +58,9 @@ def scan(text: object) -> List[Tuple[str, str]]:
         facs = _factors(rx)
         if not facs:
             return scan_reference(text)
-        starts = set()
-        for f in facs:
-            i = low.find(f)
-            while i >= 0:
-                st = t.rfind("\n", 0, i) + 1
-                starts.add(st)
-                nl = t.find("\n", i + len(f))
-                if nl < 0:
-                    break
-                i = low.find(f, nl + 1)
-        for st in sorted(starts):
-            if wid in first and first[wid][0] <= st:
-                break
-            nl = t.find("\n", st)
-            line = t[st:nl if nl >= 0 else len(t)].strip(" \t`>")
-            if not line or len(line) > 2000:
-                continue
-            if rx.search(line):  # type: ignore[attr-defined]
-                first[wid] = (st, rank)
-                break
+        st = _first_line(t, low, facs, rx, first[wid][0] if wid in first else None)
+        if st is not None:
+            first[wid] = (st, rank)
     order = sorted(first, key=lambda w: first[w])
     out = []
     for wid in order:
@@ -85,6 +68,33 @@ def scan(text: object) -> List[Tuple[str, str]]:
         nl = t.find("\n", st)
         out.append((wid, t[st:nl if nl >= 0 else len(t)].strip(" \t`>")[:200]))
     return out
+
+
+def _first_line(t: str, low: str, facs: Tuple[str, ...], rx: object, bound: Optional[int]) -> Optional[int]:
+    """The start of the first line before ``bound`` (a line start; None: the text's end) that holds
+    one of ``facs`` and where ``rx`` matches (the line stripped as scan_reference strips it), or
+    None.  The lines holding a factor are taken in order, each factor's next place found only once
+    the lines before it are done, and nothing is looked for past ``bound``."""
+    size = len(t)
+    end = size if bound is None else min(size, bound + max(len(f) for f in facs))
+    nxt = [low.find(f, 0, end) for f in facs]
+    while True:
+        i = min((j for j in nxt if j >= 0), default=-1)
+        if i < 0:
+            return None
+        st = t.rfind("\n", 0, i) + 1
+        if bound is not None and st >= bound:
+            return None
+        nl = t.find("\n", st)
+        line = t[st:nl if nl >= 0 else size].strip(" \t`>")
+        if line and len(line) <= 2000 and rx.search(line):  # type: ignore[attr-defined]
+            return st
+        if nl < 0:
+            return None
+        # (the factors' places on this line are done: each looks on from the next line)
+        for k, j in enumerate(nxt):
+            if 0 <= j <= nl:
+                nxt[k] = low.find(facs[k], nl + 1, end)
 
 
 _ODD_CASE = re.compile("[\u0130\u0131\u017f]")

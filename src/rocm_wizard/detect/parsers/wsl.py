@@ -19,7 +19,7 @@ import re
 from ...model import lean_dataclass
 from typing import Iterable, List, Optional, Tuple
 
-from ._core_text import lazy
+from ._core_text import lazy, lowered
 
 ROCR4WSL = "rocr4wsl"  # the 6.x / 7.0-7.1 WSL runtime package
 LIBROCDXG = "librocdxg"  # the 7.2+ DXG bridge
@@ -190,7 +190,10 @@ def windows_host(text: str) -> Optional[WindowsHost]:
 def adrenalin(text: str) -> Optional[Tuple[str, str]]:
     """(the newest Adrenalin version a paste names, its line), or None.  Several are named when a user
     tried more than one driver: the newest is the one a too-old verdict must hold for."""
-    if not text or not any(k in text.lower() for k in ("adrenalin", "driver")):
+    if not text:
+        return None
+    low = lowered(text)
+    if "adrenalin" not in low and "driver" not in low:
         return None
     best: Optional[Tuple[str, str]] = None
     for m in _ADRENALIN.finditer(text):

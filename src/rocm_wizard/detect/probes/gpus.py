@@ -14,6 +14,7 @@ except that ROCm names integrated GPUs after the CPU, which is then said plainly
 """
 from __future__ import annotations
 
+import functools
 import re
 from ...model import field
 from typing import Any, Dict, List, Optional, Tuple
@@ -459,9 +460,9 @@ def _bdf_eq(a: Obs, b_bdf: Optional[str], b_domain_known: bool) -> Optional[bool
 def _score(slot: Slot, o: Obs) -> Optional[int]:
     """Match score of an observation against a GPU (None = conflicting: not the same GPU)."""
     score = 0
-    bdf_known = [(x.bdf, x.bdf_domain_known) for x in slot.obs if x.bdf]
-    for bdf, dk in bdf_known[:1]:
-        eq = _bdf_eq(o, bdf, dk)
+    known = next((x for x in slot.obs if x.bdf), None)  # (the first observation with an address)
+    if known is not None:
+        eq = _bdf_eq(o, known.bdf, known.bdf_domain_known)
         if eq is False:
             return None
         if eq:
@@ -633,6 +634,7 @@ def _gfx(g: GPU, obs: List[Obs], entry: Optional[gpu_catalog.GpuEntry]) -> None:
         g.note("the PCI table lists %s for 1002:%s; ROCm reports %s" % (entry.gfx_target, g.device_id, g.gfx_target))
 
 
+@functools.lru_cache(maxsize=4096)  # (every product name of the GPU table, on every name looked up)
 def _name_key(name: str) -> str:
     n = re.sub(r"\s+", " ", name.strip().lstrip(".").strip())
     n = re.sub(r"^(AMD|ATI)\s+", "", n, flags=re.I)

@@ -175,9 +175,9 @@ def _kernel_candidates(source: Source) -> Tuple[List[Tuple[str, str, float]], Op
         if ce.kernel:
             cands.append((ce.kernel, raw.source + "#Python platform", 1.0))
     for raw in ok_outputs(source, "dmesg"):
-        dm = p_dmesg.parse(raw.text)
-        if dm.kernel_version:
-            cands.append((dm.kernel_version, raw.source, 1.0))
+        version = p_dmesg.kernel_version(raw.text)
+        if version:
+            cands.append((version, raw.source, 1.0))
     if not cands:
         # a uname line (or "Kernel version: ...") inside some other paste or prose
         for name, text in pastes(source):
