@@ -106,3 +106,67 @@ def test_scan_stays_linear_on_one_huge_line_and_many_lines():
     many = "E: failed to fetch package %d\n" * 200_000
     rows = fl.scan([(many, None, "many")])
     assert len(rows) == 1  # the lines differ only in their numbers
+
+
+# s6-layer: the catch-all's layer read from where a line comes from (failure_lines.toml's rows marked
+# s6-layer, each naming the program that prints the message).  Every line is quoted from a real fixture
+# (its thread's URL is in the fixture's labels) and is checked to be there; most were placed at another
+# layer before those rows (the package names in an apt line, "torch" in a pip line, <smu> in amdgpu's
+# IP-block sequence, "RuntimeError" in amd-smi's group check).
+SOURCE_ROWS = [
+    # apt (apt-private/private-output.cc, private-install.cc), dpkg (src/main/errors.c), dnf5, pip
+    ("259", "rocm-llvm : Depends: libstdc++-5-dev but it is not installable or", "packaging"),
+    ("260", "rocm-hip-runtime-dev : Depends: rocm-hip-runtime (= 7.2.4.70204-93~24.04) but it is not going to be installed", "packaging"),
+    ("262", "E: Unable to correct problems, you have held broken packages.", "packaging"),
+    ("338", "Errors were encountered while processing:", "packaging"),
+    ("285", "Failed to resolve the transaction:", "packaging"),
+    ("470", "ERROR: Could not find a version that satisfies the requirement torch==2.4.1 (from versions: 2.2.0+rocm5.6, 2.2.1+rocm5.6, 2.2.2+rocm5.6)", "packaging"),
+    # amdgpu_device.c's IP-block sequence and amdgpu_psp.c's command path: the kernel driver's
+    ("248", "[ 3538.036646] [drm:amdgpu_device_ip_suspend_phase2 [amdgpu]] *ERROR* suspend of IP block <smu> failed -62", "kernel"),
+    ("248", "[ 3540.036736] [drm] psp gfx command UNKNOWN CMD(0xFFFFFFFF) failed and response status is (0xFFFFFFFF)", "kernel"),
+    ("206", "[drm ERROR :amdgpu_device_fw_loading] hw_init of IP block <psp> failed -22", "kernel"),
+    ("506", "amdgpu 03:00.0: resume of IP block <smu> failed -62", "kernel"),
+    # ggml-cuda.cu's op check and its CUDA_CHECK abort: the HIP runtime's error under a ROCm build
+    ("436", "ggml_cuda_compute_forward: RMS_NORM failed", "hip"),
+    ("437", 'GGML_ASSERT: ggml-cuda.cu:9198: !"CUDA error"', "hip"),
+    # the device nodes the runtime opens, amd-smi's group check, rocm_smi_lib's status codes
+    ("230", "- /dev/dri/card0: Permission denied; owner=root(0):video(39);", "runtime"),
+    ("517", "RuntimeError: WARNING: User is missing the following required groups: render, video. Please add user to these groups.", "runtime"),
+    ("542", "TU: error: ../src/freedreno/vulkan/tu_knl.cc:387: failed to open device /dev/dri/renderD128 (VK_ERROR_INCOMPATIBLE_DRIVER)", "runtime"),
+    ("544", "[/sgl-workspace/mori/src/application/topology/gpu.cpp:80] rocm smi failed with RSMI_STATUS_INIT_ERROR: An error occurred during initialization", "runtime"),
+]
+
+
+@pytest.mark.parametrize("number, line, layer", SOURCE_ROWS)
+def test_a_line_is_placed_by_the_program_that_prints_it(number, line, layer):
+    assert _in_fixture(number, line)
+    assert fl.classify(line, "error-log") == fl.SHOWN  # read as a failure where a tool printed it
+    assert fl.layer_of(line) == layer
+
+
+@pytest.mark.parametrize("line, layer", [
+    ("[   33.878965] amdgpu 0000:03:00.0: amdgpu: resume of IP block <smu> failed -5", "kernel"),
+    ("ERROR: Could not find a version that satisfies the requirement torch (from versions: none)", "packaging"),
+])
+def test_source_rows_on_other_threads_lines(line, layer):
+    # lines of other public threads, kept with their URL in tests/data/failure_examples.toml
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+    examples = tomllib.loads((REAL.parent / "failure_examples.toml").read_text(encoding="utf-8"))["example"]
+    found = [e for e in examples if e.get("line") == line]
+    assert found and found[0]["source"].startswith("https://")
+    assert fl.layer_of(line) == layer
+
+
+@pytest.mark.parametrize("line, layer", [
+    # a library's own message keeps its layer although apt-like words are absent
+    ("rocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat", "libraries"),
+    # amdgpu's firmware-file lines stay at firmware (only the IP-block sequence moved to kernel)
+    ("amdgpu 0000:03:00.0: Direct firmware load for amdgpu/psp_13_0_8_toc.bin failed with error -2", "firmware"),
+    # a HIP error that names no ggml function stays HIP's, a torch one stays where it was
+    ("RuntimeError: HIP error: invalid device function", "hip"),
+])
+def test_source_rows_leave_other_layers_alone(line, layer):
+    assert fl.layer_of(line) == layer
