@@ -170,3 +170,71 @@ def test_source_rows_on_other_threads_lines(line, layer):
 ])
 def test_source_rows_leave_other_layers_alone(line, layer):
     assert fl.layer_of(line) == layer
+
+
+# s6-layer: failure names that are one word ("RuntimeError", HSA_STATUS_ERROR_*) and rocminfo's
+# RET_IF_HSA_ERR lines are failure lines; a register field "MAPPING_ERROR: 0x0" is not.
+WORD_PATTERN_LINES = [
+    ("348", "RuntimeError: No HIP GPUs are available", "runtime"),
+    ("311", "hsa api call failure at line 900, file: /home/jenkins/jenkins-root/workspace/compute-rocm-rel-1.8/rocminfo/rocminfo.cc. Call returned 4104", "runtime"),
+    ("443", "hsa api call failure at: /build/rocminfo/src/rocminfo-rocm-5.3.0/rocminfo.cc:1148", "runtime"),
+    ("443", "Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate the necessary resources.", "runtime"),
+]
+
+
+@pytest.mark.parametrize("number, line, layer", WORD_PATTERN_LINES)
+def test_exception_names_status_codes_and_rocminfo_failures_are_shown(number, line, layer):
+    assert _in_fixture(number, line)
+    assert fl.classify(line, None) == fl.SHOWN  # even in an issue form's prose
+    assert fl.layer_of(line) == layer
+
+
+def test_an_exception_name_is_a_failure_word_but_a_register_field_is_not():
+    assert fl.table().word_rx.search("torch.AcceleratorError: CUDA error: invalid argument")
+    assert fl.table().word_rx.search("jaxlib._jax.XlaRuntimeError: INTERNAL: Failed to open")
+    line = "Aug 08 22:35:13 ultrabook-jaap kernel: amdgpu 0000:c3:00.0: amdgpu:          MAPPING_ERROR: 0x0"
+    assert _in_fixture("202", line)
+    assert fl.classify(line, "dmesg") is None and fl.classify(line, None) is None
+
+
+# s6-layer: a Python exception line takes the layer of the package whose frame raised it
+def _fixture_text(number: str, name: str) -> str:
+    return (next(REAL.glob(number + "-*")) / name).read_text(encoding="utf-8")
+
+
+def test_an_exception_raised_in_therocks_rocm_sdk_wheel_is_packaging():
+    # TheRock's rocm_sdk_core launches the wheel's amd-smi; the binary is missing from the wheel
+    rows = fl.scan([(_fixture_text("504", "amd-smi.txt"), None, "amd-smi.txt")])
+    placed = {line: layer for line, layer, _label in rows}
+    assert placed.get("FileNotFoundError: [Errno 2] No such file or directory") == "packaging"
+
+
+@pytest.mark.parametrize("path, package, layer", [
+    ("venv/lib/python3.12/site-packages/rocm_sdk_core/_cli.py", "rocm_sdk_core", "packaging"),  # 504
+    ("/usr/lib/python3/dist-packages/apt/cache.py", "apt", "packaging"),
+    ("/opt/venv/lib/python3.12/site-packages/pip/_internal/req/req_install.py", "pip", "packaging"),
+    ("/opt/venv/lib/python3.12/site-packages/torch/_inductor/compile_fx.py", "torch", "framework"),
+    ("/home/aiter/aiter/jit/core.py", "aiter", "libraries"),  # a source checkout, no site-packages
+    ("/opt/rocm/libexec/rocm_smi/rocm_smi.py", "rocm_smi", "runtime"),
+])
+def test_the_package_of_a_frame(path, package, layer):
+    assert fl.frame_package(path) == package
+    assert fl.table().frame_layer[package] == layer
+
+
+def test_pythons_own_library_is_no_package():
+    # 537: subprocess.py of a Python that uv installed is Python's, not uv's
+    text = _fixture_text("537", "rocm-sdk-test.txt")
+    path = "/home/AMD/jamesmit/.local/share/uv/python/cpython-3.12.11-linux-x86_64-gnu/lib/python3.12/subprocess.py"
+    assert path in text
+    assert fl.frame_package(path) is None
+    assert fl.frame_package("C:\\Python312\\Lib\\subprocess.py") is None
+
+
+def test_a_line_that_names_its_layer_keeps_it_over_the_frame():
+    # a HIP error raised in torch's frame is HIP's (the line names it); only a line naming no layer or
+    # only the framework takes its frame's
+    text = ('Traceback (most recent call last):\n'
+            '  File "/v/lib/python3.12/site-packages/pip/_internal/cli/base_command.py", line 1, in x\n'
+            'RuntimeError: HIP error: invalid device function\n')
+    assert fl.scan([(text, None, "t")])[-1][1] == "hip"
