@@ -129,6 +129,9 @@ SOURCE_ROWS = [
     # ggml-cuda.cu's op check and its CUDA_CHECK abort: the HIP runtime's error under a ROCm build
     ("436", "ggml_cuda_compute_forward: RMS_NORM failed", "hip"),
     ("437", 'GGML_ASSERT: ggml-cuda.cu:9198: !"CUDA error"', "hip"),
+    # PyTorch's caching allocator: the framework's accounting, though its words name HIP
+    ("324", "torch.OutOfMemoryError: HIP out of memory.", "framework"),
+    ("141", "torch.cuda.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 MiB (GPU 0; 512.00 MiB total capacity;", "framework"),
     # the device nodes the runtime opens, amd-smi's group check, rocm_smi_lib's status codes
     ("230", "- /dev/dri/card0: Permission denied; owner=root(0):video(39);", "runtime"),
     ("517", "RuntimeError: WARNING: User is missing the following required groups: render, video. Please add user to these groups.", "runtime"),
