@@ -241,3 +241,31 @@ def test_a_line_that_names_its_layer_keeps_it_over_the_frame():
             '  File "/v/lib/python3.12/site-packages/pip/_internal/cli/base_command.py", line 1, in x\n'
             'RuntimeError: HIP error: invalid device function\n')
     assert fl.scan([(text, None, "t")])[-1][1] == "hip"
+
+
+# s6-layer: libsolv's problem texts (dnf, yum, zypper) are failure lines at packaging; dnf's bare
+# "Error:" takes the layer of the problem printed below it; in a text of no known program
+# ("error-log") the lines above a failure line tell its layer before that kind's default
+@pytest.mark.parametrize("number, line", [
+    ("342", "- nothing provides libc.so.6(GLIBC_2.38)(64bit) needed by amdrocm-runtime7.14-7.14.0~20260620-27854481844.x86_64 from rocm-nightly"),
+    ("342", "Problem: conflicting requests"),
+    ("343", "Problem: package rocm-dev-4.3.0.40300-52.el8.x86_64 requires hip-base, but none of the providers can be installed"),
+])
+def test_libsolv_problems_are_packaging_failures(number, line):
+    assert _in_fixture(number, line)
+    assert fl.classify(line, "error-log") == fl.SHOWN
+    assert fl.layer_of(line) == "packaging"
+
+
+def test_a_bare_error_marker_takes_the_layer_of_the_message_below_it():
+    text = _fixture_text("342", "pr.txt")
+    rows = fl.scan([(text, "error-log", "pr.txt")])
+    assert ("Error:", "packaging") in [(line.strip(), layer) for line, layer, _label in rows]
+
+
+def test_in_a_generic_error_text_the_lines_above_come_before_the_kind():
+    # an unnamed line under an apt command in an error text is apt's, not the error-log kind's framework
+    text = "$ sudo apt-get update\nN: Updating from such a repository can't be done securely, and is therefore disabled by default.\n"
+    assert _in_fixture("228", "N: Updating from such a repository can't be done securely, and is therefore disabled by default.")
+    assert fl.scan([(text, "error-log", "t")])[0][1] == "packaging"
+    assert fl.scan([(text, "collect_env", "t")])[0][1] == "framework"  # a known tool's kind still wins

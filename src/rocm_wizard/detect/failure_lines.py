@@ -32,6 +32,7 @@ class _Table:
         self.needles = tuple(sorted(set(w.replace("\\b", "") for w in words)))
         self.listing_kinds = frozenset(data.get("listing_kinds", []))
         self.kernel_log_kinds = frozenset(data.get("kernel_log_kinds", []))
+        self.generic_kinds = frozenset(data.get("generic_kinds", []))
         self.kernel_words = tuple(str(w).lower() for w in data.get("kernel_log_words", []))
         for row in data.get("layer", []):
             if row.get("layer") not in LAYERS:
@@ -197,6 +198,13 @@ def _frame_layer(text: str, start: int, t: "_Table") -> Optional[str]:
     return None
 
 
+# a line that is only a severity word ("Error:", "error", "ERROR:"): dnf and yum print "Error: " and the
+# problem below it (dnf/cli/main.py: logger.critical(_('Error: %s'), ...) with a multi-line message),
+# a build tool its summary line before the details
+_BARE_MARKER = re.compile(r"^\W*(error|errors|fatal|failed|failure)\s*:?\s*$", re.I)
+_BELOW_LINES = 3
+
+
 def _placed(line: str, kind: Optional[str], text: str, start: int, t: "_Table") -> Optional[str]:
     """The layer of a failure line at ``start`` of ``text``: what the line names (the first row of the
     table), for a Python exception line that names none or only the framework the layer of the package
@@ -206,7 +214,17 @@ def _placed(line: str, kind: Optional[str], text: str, start: int, t: "_Table") 
         raised = _frame_layer(text, start, t)
         if raised is not None:
             return raised
-    return layer or t.kind_layer.get(kind or "") or _context_layer(text, start)
+    if layer:
+        return layer
+    if _BARE_MARKER.match(line):  # "Error:" alone: its message is on the lines that follow
+        below = text[start:start + 200 * _BELOW_LINES].splitlines()[1:_BELOW_LINES + 1]
+        for nxt in below:
+            layer = t.layer_in(nxt[:_SCAN_LINE])
+            if layer is not None:
+                return layer
+    if kind in t.generic_kinds:  # an error text of no known program: the lines above it first
+        return _context_layer(text, start) or t.kind_layer.get(kind or "")
+    return t.kind_layer.get(kind or "") or _context_layer(text, start)
 
 
 _TIMESTAMP = re.compile(r"^\s*(\[\s*\d+\.\d+\]|\w{3} +\d+ [\d:]{8} \S+|\d{4}-\d\d-\d\dT?[\d:.]*\S*)\s*")
