@@ -132,6 +132,10 @@ SOURCE_ROWS = [
     # PyTorch's caching allocator: the framework's accounting, though its words name HIP
     ("324", "torch.OutOfMemoryError: HIP out of memory.", "framework"),
     ("141", "torch.cuda.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 MiB (GPU 0; 512.00 MiB total capacity;", "framework"),
+    # AITER's HIP call check, cuBLAS status names under a ROCm build (hipBLAS'), RCCL/NCCL result names
+    ("435", "ROCm error: CUBLAS_STATUS_INTERNAL_ERROR", "libraries"),
+    ("535", "ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely.", "libraries"),
+    ("540", "fail to call hipModuleLaunchKernel( kernel_func, gdx, gdy, gdz, bdx, 1, 1, 0, stream, nullptr, (void**)&config) ---> [HIP error](invalid argument)", "libraries"),
     # the device nodes the runtime opens, amd-smi's group check, rocm_smi_lib's status codes
     ("230", "- /dev/dri/card0: Permission denied; owner=root(0):video(39);", "runtime"),
     ("517", "RuntimeError: WARNING: User is missing the following required groups: render, video. Please add user to these groups.", "runtime"),
