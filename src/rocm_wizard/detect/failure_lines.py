@@ -162,7 +162,7 @@ def _context_layer(text: str, start: int) -> Optional[str]:
 
 # a Python exception line as traceback.format_exception_only writes it (after a log prefix such as
 # vLLM's "ERROR 05-15 18:58:58 [engine.py:448] " or a container's "name  | ")
-_EXC_LINE = re.compile(r"(?:^|[\]|] )\s*([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*(?:Error|Exception))(?::|\s*$)")
+_EXC_LINE = re.compile(r"(?:^|[\]|] )\s*([A-Za-z_]\w{0,80}(?:\.[A-Za-z_]\w{0,80}){0,8}(?:Error|Exception))(?::|\s*$)")
 _FRAME_FILE = re.compile(r'\bFile "([^"\n]{1,400})", line \d+')
 _SITE = re.compile(r"[/\\](?:site|dist)-packages[/\\]([A-Za-z_][\w.-]*)")
 _STDLIB = re.compile(r"[/\\]lib[/\\]python\d[\d.]*[/\\][\w.-]+\.py$|[/\\]Lib[/\\][\w.-]+\.py$")
