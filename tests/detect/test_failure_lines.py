@@ -106,3 +106,170 @@ def test_scan_stays_linear_on_one_huge_line_and_many_lines():
     many = "E: failed to fetch package %d\n" * 200_000
     rows = fl.scan([(many, None, "many")])
     assert len(rows) == 1  # the lines differ only in their numbers
+
+
+# s6-layer: the catch-all's layer read from where a line comes from (failure_lines.toml's rows marked
+# s6-layer, each naming the program that prints the message).  Every line is quoted from a real fixture
+# (its thread's URL is in the fixture's labels) and is checked to be there; most were placed at another
+# layer before those rows (the package names in an apt line, "torch" in a pip line, <smu> in amdgpu's
+# IP-block sequence, "RuntimeError" in amd-smi's group check).
+SOURCE_ROWS = [
+    # apt (apt-private/private-output.cc, private-install.cc), dpkg (src/main/errors.c), dnf5, pip
+    ("259", "rocm-llvm : Depends: libstdc++-5-dev but it is not installable or", "packaging"),
+    ("260", "rocm-hip-runtime-dev : Depends: rocm-hip-runtime (= 7.2.4.70204-93~24.04) but it is not going to be installed", "packaging"),
+    ("262", "E: Unable to correct problems, you have held broken packages.", "packaging"),
+    ("338", "Errors were encountered while processing:", "packaging"),
+    ("285", "Failed to resolve the transaction:", "packaging"),
+    ("470", "ERROR: Could not find a version that satisfies the requirement torch==2.4.1 (from versions: 2.2.0+rocm5.6, 2.2.1+rocm5.6, 2.2.2+rocm5.6)", "packaging"),
+    # amdgpu_device.c's IP-block sequence and amdgpu_psp.c's command path: the kernel driver's
+    ("248", "[ 3538.036646] [drm:amdgpu_device_ip_suspend_phase2 [amdgpu]] *ERROR* suspend of IP block <smu> failed -62", "kernel"),
+    ("248", "[ 3540.036736] [drm] psp gfx command UNKNOWN CMD(0xFFFFFFFF) failed and response status is (0xFFFFFFFF)", "kernel"),
+    ("206", "[drm ERROR :amdgpu_device_fw_loading] hw_init of IP block <psp> failed -22", "kernel"),
+    ("506", "amdgpu 03:00.0: resume of IP block <smu> failed -62", "kernel"),
+    # ggml-cuda.cu's op check and its CUDA_CHECK abort: the HIP runtime's error under a ROCm build
+    ("436", "ggml_cuda_compute_forward: RMS_NORM failed", "hip"),
+    ("437", 'GGML_ASSERT: ggml-cuda.cu:9198: !"CUDA error"', "hip"),
+    # PyTorch's caching allocator: the framework's accounting, though its words name HIP
+    ("324", "torch.OutOfMemoryError: HIP out of memory.", "framework"),
+    ("141", "torch.cuda.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 MiB (GPU 0; 512.00 MiB total capacity;", "framework"),
+    # AITER's HIP call check, cuBLAS status names under a ROCm build (hipBLAS'), RCCL/NCCL result names
+    ("435", "ROCm error: CUBLAS_STATUS_INTERNAL_ERROR", "libraries"),
+    ("535", "ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely.", "libraries"),
+    ("540", "fail to call hipModuleLaunchKernel( kernel_func, gdx, gdy, gdz, bdx, 1, 1, 0, stream, nullptr, (void**)&config) ---> [HIP error](invalid argument)", "libraries"),
+    # the device nodes the runtime opens, amd-smi's group check, rocm_smi_lib's status codes
+    ("230", "- /dev/dri/card0: Permission denied; owner=root(0):video(39);", "runtime"),
+    ("517", "RuntimeError: WARNING: User is missing the following required groups: render, video. Please add user to these groups.", "runtime"),
+    ("542", "TU: error: ../src/freedreno/vulkan/tu_knl.cc:387: failed to open device /dev/dri/renderD128 (VK_ERROR_INCOMPATIBLE_DRIVER)", "runtime"),
+    ("544", "[/sgl-workspace/mori/src/application/topology/gpu.cpp:80] rocm smi failed with RSMI_STATUS_INIT_ERROR: An error occurred during initialization", "runtime"),
+]
+
+
+@pytest.mark.parametrize("number, line, layer", SOURCE_ROWS)
+def test_a_line_is_placed_by_the_program_that_prints_it(number, line, layer):
+    assert _in_fixture(number, line)
+    assert fl.classify(line, "error-log") == fl.SHOWN  # read as a failure where a tool printed it
+    assert fl.layer_of(line) == layer
+
+
+@pytest.mark.parametrize("line, layer", [
+    ("[   33.878965] amdgpu 0000:03:00.0: amdgpu: resume of IP block <smu> failed -5", "kernel"),
+    ("ERROR: Could not find a version that satisfies the requirement torch (from versions: none)", "packaging"),
+])
+def test_source_rows_on_other_threads_lines(line, layer):
+    # lines of other public threads, kept with their URL in tests/data/failure_examples.toml
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+    examples = tomllib.loads((REAL.parent / "failure_examples.toml").read_text(encoding="utf-8"))["example"]
+    found = [e for e in examples if e.get("line") == line]
+    assert found and found[0]["source"].startswith("https://")
+    assert fl.layer_of(line) == layer
+
+
+@pytest.mark.parametrize("line, layer", [
+    # a library's own message keeps its layer although apt-like words are absent
+    ("rocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat", "libraries"),
+    # amdgpu's firmware-file lines stay at firmware (only the IP-block sequence moved to kernel)
+    ("amdgpu 0000:03:00.0: Direct firmware load for amdgpu/psp_13_0_8_toc.bin failed with error -2", "firmware"),
+    # a HIP error that names no ggml function stays HIP's, a torch one stays where it was
+    ("RuntimeError: HIP error: invalid device function", "hip"),
+])
+def test_source_rows_leave_other_layers_alone(line, layer):
+    assert fl.layer_of(line) == layer
+
+
+# s6-layer: failure names that are one word ("RuntimeError", HSA_STATUS_ERROR_*) and rocminfo's
+# RET_IF_HSA_ERR lines are failure lines; a register field "MAPPING_ERROR: 0x0" is not.
+WORD_PATTERN_LINES = [
+    ("348", "RuntimeError: No HIP GPUs are available", "runtime"),
+    ("311", "hsa api call failure at line 900, file: /home/jenkins/jenkins-root/workspace/compute-rocm-rel-1.8/rocminfo/rocminfo.cc. Call returned 4104", "runtime"),
+    ("443", "hsa api call failure at: /build/rocminfo/src/rocminfo-rocm-5.3.0/rocminfo.cc:1148", "runtime"),
+    ("443", "Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate the necessary resources.", "runtime"),
+]
+
+
+@pytest.mark.parametrize("number, line, layer", WORD_PATTERN_LINES)
+def test_exception_names_status_codes_and_rocminfo_failures_are_shown(number, line, layer):
+    assert _in_fixture(number, line)
+    assert fl.classify(line, None) == fl.SHOWN  # even in an issue form's prose
+    assert fl.layer_of(line) == layer
+
+
+def test_an_exception_name_is_a_failure_word_but_a_register_field_is_not():
+    assert fl.table().word_rx.search("torch.AcceleratorError: CUDA error: invalid argument")
+    assert fl.table().word_rx.search("jaxlib._jax.XlaRuntimeError: INTERNAL: Failed to open")
+    line = "Aug 08 22:35:13 ultrabook-jaap kernel: amdgpu 0000:c3:00.0: amdgpu:          MAPPING_ERROR: 0x0"
+    assert _in_fixture("202", line)
+    assert fl.classify(line, "dmesg") is None and fl.classify(line, None) is None
+
+
+# s6-layer: a Python exception line takes the layer of the package whose frame raised it
+def _fixture_text(number: str, name: str) -> str:
+    return (next(REAL.glob(number + "-*")) / name).read_text(encoding="utf-8")
+
+
+def test_an_exception_raised_in_therocks_rocm_sdk_wheel_is_packaging():
+    # TheRock's rocm_sdk_core launches the wheel's amd-smi; the binary is missing from the wheel
+    rows = fl.scan([(_fixture_text("504", "amd-smi.txt"), None, "amd-smi.txt")])
+    placed = {line: layer for line, layer, _label in rows}
+    assert placed.get("FileNotFoundError: [Errno 2] No such file or directory") == "packaging"
+
+
+@pytest.mark.parametrize("path, package, layer", [
+    ("venv/lib/python3.12/site-packages/rocm_sdk_core/_cli.py", "rocm_sdk_core", "packaging"),  # 504
+    ("/usr/lib/python3/dist-packages/apt/cache.py", "apt", "packaging"),
+    ("/opt/venv/lib/python3.12/site-packages/pip/_internal/req/req_install.py", "pip", "packaging"),
+    ("/opt/venv/lib/python3.12/site-packages/torch/_inductor/compile_fx.py", "torch", "framework"),
+    ("/home/aiter/aiter/jit/core.py", "aiter", "libraries"),  # a source checkout, no site-packages
+    ("/opt/rocm/libexec/rocm_smi/rocm_smi.py", "rocm_smi", "runtime"),
+])
+def test_the_package_of_a_frame(path, package, layer):
+    assert fl.frame_package(path) == package
+    assert fl.table().frame_layer[package] == layer
+
+
+def test_pythons_own_library_is_no_package():
+    # 537: subprocess.py of a Python that uv installed is Python's, not uv's
+    text = _fixture_text("537", "rocm-sdk-test.txt")
+    path = "/home/AMD/jamesmit/.local/share/uv/python/cpython-3.12.11-linux-x86_64-gnu/lib/python3.12/subprocess.py"
+    assert path in text
+    assert fl.frame_package(path) is None
+    assert fl.frame_package("C:\\Python312\\Lib\\subprocess.py") is None
+
+
+def test_a_line_that_names_its_layer_keeps_it_over_the_frame():
+    # a HIP error raised in torch's frame is HIP's (the line names it); only a line naming no layer or
+    # only the framework takes its frame's
+    text = ('Traceback (most recent call last):\n'
+            '  File "/v/lib/python3.12/site-packages/pip/_internal/cli/base_command.py", line 1, in x\n'
+            'RuntimeError: HIP error: invalid device function\n')
+    assert fl.scan([(text, None, "t")])[-1][1] == "hip"
+
+
+# s6-layer: libsolv's problem texts (dnf, yum, zypper) are failure lines at packaging; dnf's bare
+# "Error:" takes the layer of the problem printed below it; in a text of no known program
+# ("error-log") the lines above a failure line tell its layer before that kind's default
+@pytest.mark.parametrize("number, line", [
+    ("342", "- nothing provides libc.so.6(GLIBC_2.38)(64bit) needed by amdrocm-runtime7.14-7.14.0~20260620-27854481844.x86_64 from rocm-nightly"),
+    ("342", "Problem: conflicting requests"),
+    ("343", "Problem: package rocm-dev-4.3.0.40300-52.el8.x86_64 requires hip-base, but none of the providers can be installed"),
+])
+def test_libsolv_problems_are_packaging_failures(number, line):
+    assert _in_fixture(number, line)
+    assert fl.classify(line, "error-log") == fl.SHOWN
+    assert fl.layer_of(line) == "packaging"
+
+
+def test_a_bare_error_marker_takes_the_layer_of_the_message_below_it():
+    text = _fixture_text("342", "pr.txt")
+    rows = fl.scan([(text, "error-log", "pr.txt")])
+    assert ("Error:", "packaging") in [(line.strip(), layer) for line, layer, _label in rows]
+
+
+def test_in_a_generic_error_text_the_lines_above_come_before_the_kind():
+    # an unnamed line under an apt command in an error text is apt's, not the error-log kind's framework
+    text = "$ sudo apt-get update\nN: Updating from such a repository can't be done securely, and is therefore disabled by default.\n"
+    assert _in_fixture("228", "N: Updating from such a repository can't be done securely, and is therefore disabled by default.")
+    assert fl.scan([(text, "error-log", "t")])[0][1] == "packaging"
+    assert fl.scan([(text, "collect_env", "t")])[0][1] == "framework"  # a known tool's kind still wins

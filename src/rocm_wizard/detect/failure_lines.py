@@ -32,6 +32,7 @@ class _Table:
         self.needles = tuple(sorted(set(w.replace("\\b", "") for w in words)))
         self.listing_kinds = frozenset(data.get("listing_kinds", []))
         self.kernel_log_kinds = frozenset(data.get("kernel_log_kinds", []))
+        self.generic_kinds = frozenset(data.get("generic_kinds", []))
         self.kernel_words = tuple(str(w).lower() for w in data.get("kernel_log_words", []))
         for row in data.get("layer", []):
             if row.get("layer") not in LAYERS:
@@ -40,11 +41,16 @@ class _Table:
         self.tool_kinds = frozenset(data.get("tool_output_kinds", []))
         self.prose_words = tuple(str(w).lower() for w in data.get("prose_stack_words", []))
         self.next_commands: Dict[str, List[str]] = {k: list(v) for k, v in data.get("next_commands", {}).items()}
+        self.frame_layer: Dict[str, str] = {str(k).lower(): v for k, v in data.get("frame_package_layer", {}).items()}
+        for v in self.frame_layer.values():
+            if v not in LAYERS:
+                raise ValueError("failure_lines.toml: unknown layer %r" % v)
 
     def __getattr__(self, name: str):
         data = self._data
         if name == "word_rx":
-            value = re.compile(r"(?<![\w-])(?:%s)(?![\w-])" % "|".join(re.escape(w) for w in self._words), re.I)
+            value = re.compile("|".join([r"(?<![\w-])(?:%s)(?![\w-])" % "|".join(re.escape(w) for w in self._words)]
+                                        + ["(?:%s)" % p for p in data.get("word_patterns", [])]), re.I)
         elif name == "benign_rx":
             value = re.compile("|".join("(?:%s)" % b for b in data.get("benign", [])), re.I)
         elif name == "layers":
@@ -154,6 +160,73 @@ def _context_layer(text: str, start: int) -> Optional[str]:
     return None
 
 
+# a Python exception line as traceback.format_exception_only writes it (after a log prefix such as
+# vLLM's "ERROR 05-15 18:58:58 [engine.py:448] " or a container's "name  | ")
+_EXC_LINE = re.compile(r"(?:^|[\]|] )\s*([A-Za-z_]\w{0,80}(?:\.[A-Za-z_]\w{0,80}){0,8}(?:Error|Exception))(?::|\s*$)")
+_FRAME_FILE = re.compile(r'\bFile "([^"\n]{1,400})", line \d+')
+_SITE = re.compile(r"[/\\](?:site|dist)-packages[/\\]([A-Za-z_][\w.-]*)")
+_STDLIB = re.compile(r"[/\\]lib[/\\]python\d[\d.]*[/\\][\w.-]+\.py$|[/\\]Lib[/\\][\w.-]+\.py$")
+_FRAME_LINES = 40  # lines above an exception line searched for its innermost frame
+
+
+def frame_package(path: str, t: Optional["_Table"] = None) -> Optional[str]:
+    """The package a traceback frame's file belongs to: the directory after site-packages/ or
+    dist-packages/, else the nearest directory of the path that the table names (None if neither)."""
+    t = t or table()
+    m = _SITE.search(path)
+    if m:
+        return m.group(1).split(".")[0].lower()
+    if _STDLIB.search(path):
+        return None  # Python's own library (subprocess.py...), wherever that Python lives (uv's, conda's)
+    parts = [p.lower() for p in re.split(r"[/\\]", path)[:-1] if p]
+    for part in reversed(parts):
+        if part in t.frame_layer:
+            return part
+    return None
+
+
+def _frame_layer(text: str, start: int, t: "_Table") -> Optional[str]:
+    """The layer of the package whose frame raised the exception on the line at ``start``: the last
+    'File "...", line N' within the lines just above it (None when there is none, or its package has
+    no layer in the table)."""
+    above = text[max(0, start - 400 * _FRAME_LINES):start].splitlines()[-_FRAME_LINES:]
+    for line in reversed(above):
+        m = _FRAME_FILE.search(line)
+        if m:
+            pkg = frame_package(m.group(1), t)
+            return t.frame_layer.get(pkg) if pkg else None
+    return None
+
+
+# a line that is only a severity word ("Error:", "error", "ERROR:"): dnf and yum print "Error: " and the
+# problem below it (dnf/cli/main.py: logger.critical(_('Error: %s'), ...) with a multi-line message),
+# a build tool its summary line before the details
+_BARE_MARKER = re.compile(r"^\W*(error|errors|fatal|failed|failure)\s*:?\s*$", re.I)
+_BELOW_LINES = 3
+
+
+def _placed(line: str, kind: Optional[str], text: str, start: int, t: "_Table") -> Optional[str]:
+    """The layer of a failure line at ``start`` of ``text``: what the line names (the first row of the
+    table), for a Python exception line that names none or only the framework the layer of the package
+    that raised it, then the kind of its text, then what the lines just above it name."""
+    layer = t.layer_in(line[:_SCAN_LINE])
+    if layer in (None, "framework") and 'File "' in text and _EXC_LINE.search(line[:_SCAN_LINE]):
+        raised = _frame_layer(text, start, t)
+        if raised is not None:
+            return raised
+    if layer:
+        return layer
+    if _BARE_MARKER.match(line):  # "Error:" alone: its message is on the lines that follow
+        below = text[start:start + 200 * _BELOW_LINES].splitlines()[1:_BELOW_LINES + 1]
+        for nxt in below:
+            layer = t.layer_in(nxt[:_SCAN_LINE])
+            if layer is not None:
+                return layer
+    if kind in t.generic_kinds:  # an error text of no known program: the lines above it first
+        return _context_layer(text, start) or t.kind_layer.get(kind or "")
+    return t.kind_layer.get(kind or "") or _context_layer(text, start)
+
+
 _TIMESTAMP = re.compile(r"^\s*(\[\s*\d+\.\d+\]|\w{3} +\d+ [\d:]{8} \S+|\d{4}-\d\d-\d\dT?[\d:.]*\S*)\s*")
 
 
@@ -246,7 +319,7 @@ def scan(texts: Sequence[Tuple[str, Optional[str], str]], known: Sequence[str] =
             if key in seen or key in known_keys:
                 continue
             seen.add(key)
-            out.append((line[:MAX_LINE], layer_of(line, kind) or _context_layer(text, start), label))
+            out.append((line[:MAX_LINE], _placed(line, kind, text, start, t), label))
             if len(out) >= limit:
                 return out
         if len(out) == before and kind not in t.tool_kinds:
