@@ -46,14 +46,19 @@ def rpm_site(rpm_world):
 
 @pytest.fixture
 def rocky_old(root_base, dnf_debs, rpm_site):
-    """Rocky Linux 9.4 with an RX 7900 XTX, ROCm 6.2.4 installed, the distribution repository set."""
-    root = root_base.new_root()
-    try:
+    """Rocky Linux 9.4 with an RX 7900 XTX, ROCm 6.2.4 installed, the distribution repository set.
+    dnf, rpm, the distribution repository and ROCm 6.2.4 are set up once per session (a layer:
+    ``BaseTree.root_from``); each test gets its own copy-on-write root on it."""
+
+    def build(root):
         rpmlab.make_rocky(root, dnf_debs)
-        wizard.prepare(root)
-        wizard.add_gpu(root)
         rpm_site.add_distro(root)
         rpm_site.install_old(root)
+
+    root = root_base.root_from("rocky-old-" + dnf_debs.name, build)
+    try:
+        wizard.prepare(root)
+        wizard.add_gpu(root)
         yield root
     finally:
         root.close()

@@ -208,6 +208,24 @@ class BaseTree:
         self._layers[name] = dest
         return dest
 
+    def root_from(self, name: str, build) -> "DebRoot":
+        """A fresh root that starts as ``build(root)`` leaves a fresh root: ``build`` runs once per
+        session into a layer (:meth:`layer`, keyed by ``name``) and every root asked for by that name
+        is its own copy-on-write overlay on it (what one test changes, no other sees); where
+        overlayfs is not available, ``build`` runs in each root.  ``build`` must depend only on what
+        stays the same for the session (the image, cached .debs, session-scoped servers), never on
+        the asking test."""
+        layer = self.layer(name, build)
+        if layer is not None:
+            return self.new_root(layers=[layer])
+        root = self.new_root()
+        try:
+            build(root)
+        except BaseException:
+            root.close()
+            raise
+        return root
+
     def close(self) -> None:
         shutil.rmtree(self.path, ignore_errors=True)
         for path in self._layers.values():
