@@ -12,7 +12,7 @@ import os
 import pytest
 from rwtest import ci
 
-from harness import checks, rpmlab, wizard
+from harness import ansible, checks, rpmlab, wizard
 
 KEY_NAME = "/etc/pki/rpm-gpg/RPM-GPG-KEY-rocm-wizard-amd"
 
@@ -45,7 +45,7 @@ def rpm_site(rpm_world):
 
 
 @pytest.fixture
-def rocky_old(root_base, dnf_debs, rpm_site):
+def rocky_old(request, root_base, dnf_debs, rpm_site):
     """Rocky Linux 9.4 with an RX 7900 XTX, ROCm 6.2.4 installed, the distribution repository set.
     dnf, rpm, the distribution repository and ROCm 6.2.4 are set up once per session (a layer:
     ``BaseTree.root_from``); each test gets its own copy-on-write root on it."""
@@ -55,7 +55,7 @@ def rocky_old(root_base, dnf_debs, rpm_site):
         rpm_site.add_distro(root)
         rpm_site.install_old(root)
 
-    root = root_base.root_from("rocky-old-" + dnf_debs.name, build)
+    root = ansible.root_from(request, root_base, "rocky-old-" + dnf_debs.name, build)
     try:
         wizard.prepare(root)
         wizard.add_gpu(root)
