@@ -136,7 +136,7 @@ class PyIndex:
             if os.path.isfile(path):
                 with open(path, "rb") as fh:
                     digest.update(conf.encode() + b"\0" + fh.read() + b"\0")
-        full = (key, tuple(tops), os.path.realpath(root.host_path("/usr/bin/python3")), digest.hexdigest())
+        full = (key, tuple(tops), root.resolve("/usr/bin/python3"), digest.hexdigest())
         tar = self._trees.get(full)
         if tar is not None:
             run(["tar", "--numeric-owner", "-xpf", tar, "-C", root.path], timeout=300)
