@@ -112,8 +112,8 @@ class PyIndex:
 
     def made_once(self, root: DebRoot, key: tuple, paths: Sequence[str], build: Callable[[], None]) -> None:
         """``build()`` makes the directories ``paths`` in ``root`` (a venv filled from this index and
-        pip's cache, say).  The first time per session (per ``key``, the root's Python, its accounts
-        and its pip configuration) it runs, and what it made under ``paths`` is kept as a tar file;
+        pip's cache, say).  The first time per session (per ``key``, ``paths``, the root's Python,
+        its accounts and its pip configuration) it runs, and what it made under ``paths`` is kept as a tar file;
         later roots get that copy unpacked -- the same files, owners, modes and times as a
         ``build()`` of their own (the index and the image are the session's) -- without running
         it again.  A path already there (or whose new top directory differs from the first root's)
@@ -136,7 +136,7 @@ class PyIndex:
             if os.path.isfile(path):
                 with open(path, "rb") as fh:
                     digest.update(conf.encode() + b"\0" + fh.read() + b"\0")
-        full = (key, tuple(tops), root.resolve("/usr/bin/python3"), digest.hexdigest())
+        full = (key, tuple(paths), tuple(tops), root.resolve("/usr/bin/python3"), digest.hexdigest())
         tar = self._trees.get(full)
         if tar is not None:
             run(["tar", "--numeric-owner", "-xpf", tar, "-C", root.path], timeout=300)
