@@ -278,12 +278,11 @@ def rocm_old(request, root_base, apt_site):
     layer, on the ansible .debs' layer for a test that installs an ansible-core: ``_fresh_root``);
     each test gets its own copy-on-write root on it, then the wizard's mount and the GPU."""
     from harness import wizard
+    from harness.ansible import root_from
 
     def build(root):
         root.make_ubuntu("jammy", "22.04")
         apt_site.install_rocm(root, apt_site.old)
-
-    from harness.ansible import root_from
 
     root = root_from(request, root_base, "rocm-old", build)
     try:

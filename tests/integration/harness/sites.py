@@ -2,8 +2,8 @@
 each on its own 127.0.0.1 port, plus helpers that point a :class:`DebRoot` at them."""
 from __future__ import annotations
 
-import os
 import hashlib
+import os
 from dataclasses import dataclass, field
 from typing import Callable, Dict, Optional, Sequence
 
@@ -113,11 +113,11 @@ class PyIndex:
     def made_once(self, root: DebRoot, key: tuple, paths: Sequence[str], build: Callable[[], None]) -> None:
         """``build()`` makes the directories ``paths`` in ``root`` (a venv filled from this index and
         pip's cache, say).  The first time per session (per ``key``, ``paths``, the root's Python,
-        its accounts and its pip configuration) it runs, and what it made under ``paths`` is kept as a tar file;
-        later roots get that copy unpacked -- the same files, owners, modes and times as a
-        ``build()`` of their own (the index and the image are the session's) -- without running
-        it again.  A path already there (or whose new top directory differs from the first root's)
-        makes ``build()`` run."""
+        its accounts and its pip configuration) it runs, and what it made under ``paths`` is kept
+        as a tar file; later roots get that copy unpacked -- the same files, owners, modes and
+        times as a ``build()`` of their own (the index and the image are the session's) -- without
+        running it again.  A path already there makes ``build()`` run, and so does a new top
+        directory other than the first root's."""
         tops = []
         for inside in paths:
             parts = [p for p in inside.split("/") if p]
