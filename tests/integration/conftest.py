@@ -23,12 +23,22 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 
 
+# Files outside this tier with tests of 8-20 s (wall: timeouts waited out, a Debian root of their
+# own), in the 25 slowest of CI's runs.  In collection order they come among the last hundred
+# tests of the run (tests/verify sorts last), where one of them could leave a worker alone for its
+# 19 s at the very end; they run right after this tier instead, while the other worker still has
+# thousands of short tests to take.
+LONG_ELSEWHERE = ("tests/verify/test_bounded_run.py", "tests/verify/test_smoke_script.py",
+                  "tests/plan/test_real_apt.py")
+
+
 def _slowness(item) -> int:
     """0 for the playbook tests (an ansible-core in a root: the longest of the suite, 30-50 s each),
-    1 for the rest of this tier (a root, apt, dpkg: 5-40 s), 2 for every other test (well under a
-    second mostly)."""
-    if HERE not in Path(str(item.fspath)).resolve().parents:
-        return 2
+    1 for the rest of this tier (a root, apt, dpkg: 5-40 s), 2 for the files of
+    :data:`LONG_ELSEWHERE`, 3 for every other test (well under a second mostly)."""
+    path = Path(str(item.fspath)).resolve()
+    if HERE not in path.parents:
+        return 2 if any(path == REPO / name for name in LONG_ELSEWHERE) else 3
     return 0 if "ansible_in" in getattr(item, "fixturenames", ()) else 1
 
 
@@ -262,7 +272,22 @@ def resolute_root(request, root_base, core_site):
 
 
 @pytest.fixture
-def rocm_old(wroot, apt_site):
-    """A machine that runs ROCm 6.2.4 installed the documented way (keyring, lists, pin, rocm, dkms)."""
-    apt_site.install_rocm(wroot, apt_site.old)
-    return wroot
+def rocm_old(request, root_base, apt_site):
+    """A machine that runs ROCm 6.2.4 installed the documented way (keyring, lists, pin, rocm, dkms):
+    ``wroot`` plus ``install_rocm``.  The Ubuntu look and the install are made once per session (a
+    layer, on the ansible .debs' layer for a test that installs an ansible-core: ``_fresh_root``);
+    each test gets its own copy-on-write root on it, then the wizard's mount and the GPU."""
+    from harness import wizard
+    from harness.ansible import root_from
+
+    def build(root):
+        root.make_ubuntu("jammy", "22.04")
+        apt_site.install_rocm(root, apt_site.old)
+
+    root = root_from(request, root_base, "rocm-old", build)
+    try:
+        wizard.prepare(root)
+        wizard.add_gpu(root)
+        yield root
+    finally:
+        root.close()

@@ -12,7 +12,7 @@ import os
 import pytest
 from rwtest import ci
 
-from harness import checks, rpmlab, wizard
+from harness import ansible, checks, rpmlab, wizard
 
 KEY_NAME = "/etc/pki/rpm-gpg/RPM-GPG-KEY-rocm-wizard-amd"
 
@@ -45,15 +45,20 @@ def rpm_site(rpm_world):
 
 
 @pytest.fixture
-def rocky_old(root_base, dnf_debs, rpm_site):
-    """Rocky Linux 9.4 with an RX 7900 XTX, ROCm 6.2.4 installed, the distribution repository set."""
-    root = root_base.new_root()
-    try:
+def rocky_old(request, root_base, dnf_debs, rpm_site):
+    """Rocky Linux 9.4 with an RX 7900 XTX, ROCm 6.2.4 installed, the distribution repository set.
+    dnf, rpm, the distribution repository and ROCm 6.2.4 are set up once per session (a layer:
+    ``BaseTree.root_from``); each test gets its own copy-on-write root on it."""
+
+    def build(root):
         rpmlab.make_rocky(root, dnf_debs)
-        wizard.prepare(root)
-        wizard.add_gpu(root)
         rpm_site.add_distro(root)
         rpm_site.install_old(root)
+
+    root = ansible.root_from(request, root_base, "rocky-old-" + dnf_debs.name, build)
+    try:
+        wizard.prepare(root)
+        wizard.add_gpu(root)
         yield root
     finally:
         root.close()

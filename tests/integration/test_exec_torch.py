@@ -12,10 +12,18 @@ ODD = "/srv/my envs/it's \"ml\""  # a venv path with spaces and both quotes
 
 
 def make_torch_venv(root, pyindex, path, user=None):
-    root.run(["python3", "-m", "venv", path], user=user, check=True)
-    root.run([path + "/bin/python", "-m", "pip", "install", "--index-url", pyindex.url("rocm6.2"),
-              "torch==2.5.1+rocm6.2", "torchvision==0.20.1+rocm6.2", "torchaudio==2.5.1+rocm6.2"],
-             user=user, check=True)
+    """A venv at ``path`` (made by ``user``, root if None) with torch 2.5.1+rocm6.2, torchvision and
+    torchaudio from the stand-in index: ``python3 -m venv`` and ``pip install`` run once per session
+    for each path and owner, later roots get a copy of what they made, pip's cache included
+    (``PyIndex.made_once``)."""
+    def build():
+        root.run(["python3", "-m", "venv", path], user=user, check=True)
+        root.run([path + "/bin/python", "-m", "pip", "install", "--index-url", pyindex.url("rocm6.2"),
+                  "torch==2.5.1+rocm6.2", "torchvision==0.20.1+rocm6.2", "torchaudio==2.5.1+rocm6.2"],
+                 user=user, check=True)
+
+    home = f"/home/{user}" if user else "/root"
+    pyindex.made_once(root, ("torch-venv-2.5.1", user), [path, home + "/.cache/pip"], build)
 
 
 def site(root, venv):

@@ -178,3 +178,77 @@ def test_plain_triton_shares_the_triton_directory(tmp_path, pyindex):
     venvs.pip(venv, "uninstall", "-y", "triton")
     assert venvs.installed(venv)["pytorch-triton-rocm"] == "3.0.0"
     assert not os.path.exists(os.path.join(venvs.site_packages(venv), "triton", "language", "__init__.py"))
+
+
+# --- the stand-in servers themselves ---------------------------------------------------------
+
+_OUT_OF_FDS = r'''
+import os, resource, sys, urllib.request
+sys.path.insert(0, sys.argv[1])
+from harness.httpserve import LocalServer
+
+served = sys.argv[2]
+server = LocalServer(served, "fds", host="127.0.0.1").start()
+# one ordinary answer first (and mimetypes' tables read, as in any long session)
+with urllib.request.urlopen(server.url + "/pkg/index.html") as answer:
+    assert answer.status == 200 and answer.headers["Cache-Control"] == "no-store", dict(answer.headers)
+# glibc loads libgcc_s when a thread exits (unwinding): loaded now, it needs no descriptor later
+import ctypes
+ctypes.CDLL("libgcc_s.so.1")
+# room for exactly one more descriptor (the lowest free number, which the kernel hands out next):
+# the accepted connection; the file's open() then fails
+listed = [int(fd) for fd in os.listdir("/proc/self/fd")]
+def is_open(fd):
+    try:
+        os.fstat(fd)
+        return True
+    except OSError:
+        return False
+used = {fd for fd in listed if is_open(fd)}
+free = next(n for n in range(len(used) + 1) if n not in used)
+resource.setrlimit(resource.RLIMIT_NOFILE, (free + 1, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+print(server.url, flush=True)
+sys.stdin.read()
+print("\n".join(server.errors), flush=True)
+'''
+
+
+def test_a_listed_file_the_server_cannot_open_is_a_500_naming_why_not_a_404(tmp_path):
+    """The stand-in index's answer when the test process is out of file descriptors (one mechanism,
+    found reading ``http.server``, by which pip is told "404" or "no versions" for files an index
+    lists: ``SimpleHTTPRequestHandler`` answers any ``open`` error with 404 "File not found").  The
+    server runs in a child whose descriptor limit leaves room for the connection only: a file that
+    is there gets 500 with the reason and is kept in ``errors``; a file that is not there is still a
+    plain 404."""
+    import subprocess
+    import sys
+    import urllib.error
+    import urllib.request
+
+    served = tmp_path / "served"
+    (served / "pkg").mkdir(parents=True)
+    (served / "pkg" / "index.html").write_text("<a href='../x.whl'>x.whl</a>\n")
+    harness_dir = os.path.dirname(os.path.dirname(os.path.abspath(aptrepo.__file__)))
+    child = subprocess.Popen([sys.executable, "-c", _OUT_OF_FDS, harness_dir, str(served)],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        url = child.stdout.readline().strip()
+        assert url.startswith("http://"), child.stderr.read()
+        codes = {}
+        for path in ("/pkg/", "/pkg/index.html", "/missing.whl"):
+            try:
+                with urllib.request.urlopen(url + path, timeout=30) as answer:
+                    codes[path] = (answer.status, answer.read().decode())
+            except urllib.error.HTTPError as exc:
+                codes[path] = (exc.code, exc.read().decode())
+        out, err = child.communicate("", timeout=30)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert child.returncode == 0, err
+    for path in ("/pkg/", "/pkg/index.html"):
+        code, body = codes[path]
+        assert code == 500 and "Too many open files" in body, (path, code, body)
+    assert codes["/missing.whl"][0] == 404, codes
+    assert "/pkg/index.html: Too many open files" in out and "/pkg/: Too many open files" in out, out

@@ -12,6 +12,8 @@ from harness import checks, wizard
 from harness.debs import DebSpec, build_deb
 from harness.wheels import read_version_py
 
+from test_exec_torch import make_torch_venv
+
 WSL = {"WSL_DISTRO_NAME": "Debian"}
 VENV = "/home/alice/ml env"
 OWN = "torch/lib/libhsa-runtime64.so"
@@ -37,9 +39,7 @@ def _site(root, venv):
 def _alices_venv(root, pyindex) -> str:
     """alice's venv ``VENV`` with torch 2.5.1+rocm6.2 (made and filled as her); its site-packages."""
     root.add_user("alice")
-    root.run(["python3", "-m", "venv", VENV], user="alice", check=True)
-    root.run([VENV + "/bin/python", "-m", "pip", "install", "--index-url", pyindex.url("rocm6.2"),
-              "torch==2.5.1+rocm6.2", "torchvision==0.20.1+rocm6.2", "torchaudio==2.5.1+rocm6.2"], user="alice", check=True)
+    make_torch_venv(root, pyindex, VENV, user="alice")
     return _site(root, VENV)
 
 

@@ -11,7 +11,7 @@ import os
 import pytest
 from rwtest import ci
 
-from harness import checks, wizard, zypperlab as zl
+from harness import ansible, checks, wizard, zypperlab as zl
 
 
 @pytest.fixture(scope="session")
@@ -45,14 +45,19 @@ def zworld(zypper_world):
 
 
 @pytest.fixture
-def sles_old(root_base, zypper_debs, zworld):
+def sles_old(request, root_base, zypper_debs, zworld):
     """SLES 15 SP6 (stand-in) with ROCm 6.2.4 from AMD's zypper repository, an AMD GPU (sysfs of a
-    Radeon RX 7900 XTX), a user alice, and the wizard bind-mounted."""
-    root = root_base.new_root()
-    try:
+    Radeon RX 7900 XTX), a user alice, and the wizard bind-mounted.  zypper, rpm, ROCm 6.2.4 and
+    alice are set up once per session (a layer: ``BaseTree.root_from``); each test gets its own
+    copy-on-write root on it, as if it had made them itself."""
+
+    def build(root):
         zl.make_sles(root, zypper_debs)
         zl.make_rocm_old(root, zworld)
         root.add_user("alice")
+
+    root = ansible.root_from(request, root_base, "sles-old-" + zypper_debs.name, build)
+    try:
         wizard.prepare(root)
         wizard.add_gpu(root)
         yield root

@@ -157,6 +157,21 @@ def new_root_with_debs(base: BaseTree, debs: Path) -> DebRoot:
     return root
 
 
+def root_from(request, base: BaseTree, name: str, build) -> DebRoot:
+    """``base.root_from(name, build)`` (``build`` run once per session, a copy-on-write root per
+    test) for the fixture ``request`` of a test; for a test that installs an ansible-core
+    (``ansible_in``, ``ansible_debs``), made on :func:`debs_layer` -- as the integration tier's
+    ``_fresh_root`` makes its roots -- so that :func:`install` has nothing left to do."""
+    if "ansible_in" in request.fixturenames or "ansible_debs" in request.fixturenames:
+        debs = request.getfixturevalue("ansible_debs")
+        lower = debs_layer(base, debs)
+        if lower is not None:
+            root = base.root_from(name, build, [lower])
+            root.rw_ansible_debs = str(debs)
+            return root
+    return base.root_from(name, build)
+
+
 def env(extra: Optional[Dict[str, str]] = None) -> Dict[str, str]:
     out = {"LC_ALL": "C.UTF-8", "LANG": "C.UTF-8", "HOME": "/root", "ANSIBLE_NOCOLOR": "1",
            "ANSIBLE_FORCE_COLOR": "0", "ANSIBLE_RETRY_FILES_ENABLED": "0", "ANSIBLE_PYTHON_INTERPRETER": "/usr/bin/python3",

@@ -186,15 +186,18 @@ class BaseTree:
         shutil.copy2(os.path.join(self.path, "usr/sbin/policy-rc.d"), os.path.join(merged, "usr/sbin/policy-rc.d"))
         return root
 
-    def layer(self, name: str, build) -> Optional[str]:
+    def layer(self, name: str, build, lowers: Sequence[str] = ()) -> Optional[str]:
         """A directory of changes made once per session by ``build(root)`` in a fresh root (say,
         packages installed), for :meth:`new_root`'s ``layers``: every root made on it starts with
-        those changes instead of making them again.  ``None`` where overlayfs is not available."""
+        those changes instead of making them again.  ``None`` where overlayfs is not available.
+        With ``lowers`` (layers, topmost first) the fresh root is made on them, and the layer is
+        only valid above them: ``layers=[layer, *lowers]``."""
         if not self.overlay:
             return None
+        name = "+".join([name, *(os.path.basename(p) for p in lowers)])
         if name in self._layers:
             return self._layers[name]
-        root = self.new_root()
+        root = self.new_root(layers=lowers)
         try:
             build(root)
             root.stop_processes()
@@ -207,6 +210,24 @@ class BaseTree:
             root.close()
         self._layers[name] = dest
         return dest
+
+    def root_from(self, name: str, build, lowers: Sequence[str] = ()) -> "DebRoot":
+        """A fresh root that starts as ``build(root)`` leaves a fresh root: ``build`` runs once per
+        session into a layer (:meth:`layer`, keyed by ``name``) and every root asked for by that name
+        is its own copy-on-write overlay on it (what one test changes, no other sees); where
+        overlayfs is not available, ``build`` runs in each root.  ``build`` must depend only on what
+        stays the same for the session (the image, cached .debs, session-scoped servers), never on
+        the asking test.  ``lowers``: as for :meth:`layer` (none where overlayfs is not available)."""
+        layer = self.layer(name, build, lowers)
+        if layer is not None:
+            return self.new_root(layers=[layer, *lowers])
+        root = self.new_root()
+        try:
+            build(root)
+        except BaseException:
+            root.close()
+            raise
+        return root
 
     def close(self) -> None:
         shutil.rmtree(self.path, ignore_errors=True)

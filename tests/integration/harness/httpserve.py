@@ -10,6 +10,13 @@ unreachable" case) and :meth:`LocalServer.start` opens it again on the same port
 :attr:`LocalServer.credentials` set to (login, password), a request without those HTTP basic
 credentials gets 401 (a mirror that needs a login).  Every request
 path is kept in :attr:`LocalServer.requests` so a test can prove what was (not) fetched.
+
+Every answer says ``Cache-Control: no-store``: a client's HTTP cache (pip's, under a HOME that
+outlives one server) never answers for a later server on the same address and port, whose files
+may differ.  A file that is there but cannot be opened (the test process out of file descriptors,
+say) is answered 500 with the reason, and kept in :attr:`LocalServer.errors`, where
+``http.server`` answers 404 "File not found" for any ``open`` error: pip then reports a file its
+index page lists as missing, or a project as having no versions.
 """
 from __future__ import annotations
 
@@ -47,6 +54,34 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         self.send_error(code)
         return True
 
+    def end_headers(self) -> None:
+        self.send_header("Cache-Control", "no-store")
+        super().end_headers()
+
+    def send_error(self, code: int, message: Optional[str] = None, explain: Optional[str] = None) -> None:
+        if code == 404:
+            reason = self._unopenable()
+            if reason is not None:
+                owner: "LocalServer" = self.server.owner  # type: ignore[attr-defined]
+                with owner._lock:
+                    owner.errors.append(f"{self.path}: {reason}")
+                code, message = 500, f"cannot open a file that is there: {reason}"
+        super().send_error(code, message, explain)
+
+    def _unopenable(self) -> Optional[str]:
+        """Why the file the request names (a directory's index.html) cannot be opened, when it is
+        there; None when it is not there (a real 404) or opens now."""
+        path = self.translate_path(self.path)
+        if os.path.isdir(path):
+            path = os.path.join(path, "index.html")
+        if not os.path.isfile(path):
+            return None
+        try:
+            with open(path, "rb"):
+                return None
+        except OSError as exc:
+            return f"{exc.strerror or exc} ({path})"
+
     def do_GET(self) -> None:  # noqa: N802
         if not self._fault():
             super().do_GET()
@@ -72,6 +107,7 @@ class LocalServer:
         self.mode = "ok"
         self.credentials: Optional[Tuple[str, str]] = None
         self.requests: List[str] = []
+        self.errors: List[str] = []  # files that were there but could not be opened (answered 500)
         self.port: Optional[int] = None
         self._lock = threading.Lock()
         self._httpd: Optional[_Server] = None

@@ -2,15 +2,17 @@
 each on its own 127.0.0.1 port, plus helpers that point a :class:`DebRoot` at them."""
 from __future__ import annotations
 
+import hashlib
 import os
-from dataclasses import dataclass
-from typing import Dict, Optional
+from dataclasses import dataclass, field
+from typing import Callable, Dict, Optional, Sequence
 
 from . import aptrepo, wheels
 from .aptrepo import AptSite, RocmRelease
 from .debroot import DebRoot
 from .gpgkeys import TestKey
 from .httpserve import LocalServer
+from .procs import run
 
 ROCM_KEYRING = "/etc/apt/keyrings/rocm.gpg"
 DISTRO_KEYRING = "/etc/apt/trusted.gpg.d/ubuntu-stand-in.gpg"
@@ -99,12 +101,53 @@ def site_mirror(world: AptWorld, base: str) -> LocalServer:
 class PyIndex:
     server: LocalServer
     indexes: Dict[str, str]  # rocm6.2 -> /whl/rocm6.2, pypi -> /simple
+    scratch: Optional[str] = None  # where :meth:`made_once` keeps its copies (session-scoped)
+    _trees: Dict[tuple, str] = field(default_factory=dict)
 
     def url(self, name: str) -> str:
         return self.server.url + self.indexes[name]
 
     def reset(self) -> None:
         self.server.reset()
+
+    def made_once(self, root: DebRoot, key: tuple, paths: Sequence[str], build: Callable[[], None]) -> None:
+        """``build()`` makes the directories ``paths`` in ``root`` (a venv filled from this index and
+        pip's cache, say).  The first time per session (per ``key``, ``paths``, the root's Python,
+        its accounts and its pip configuration) it runs, and what it made under ``paths`` is kept
+        as a tar file; later roots get that copy unpacked -- the same files, owners, modes and
+        times as a ``build()`` of their own (the index and the image are the session's) -- without
+        running it again.  A path already there makes ``build()`` run, and so does a new top
+        directory other than the first root's."""
+        tops = []
+        for inside in paths:
+            parts = [p for p in inside.split("/") if p]
+            top = next(("/" + "/".join(parts[:i + 1]) for i in range(len(parts))
+                        if not os.path.lexists(root.host_path("/" + "/".join(parts[:i + 1])))), None)
+            if top is None:
+                build()
+                return
+            tops.append(top)
+        if self.scratch is None:
+            build()
+            return
+        digest = hashlib.sha256()
+        for conf in ("/etc/passwd", "/etc/group", "/etc/pip.conf", "/etc/xdg/pip/pip.conf"):
+            path = root.host_path(conf)
+            if os.path.isfile(path):
+                with open(path, "rb") as fh:
+                    digest.update(conf.encode() + b"\0" + fh.read() + b"\0")
+        full = (key, tuple(paths), tuple(tops), root.resolve("/usr/bin/python3"), digest.hexdigest())
+        tar = self._trees.get(full)
+        if tar is not None:
+            run(["tar", "--numeric-owner", "-xpf", tar, "-C", root.path], timeout=300)
+            return
+        build()
+        present = ["." + t for t in tops if os.path.lexists(root.host_path(t))]
+        os.makedirs(self.scratch, exist_ok=True)
+        tar = os.path.join(self.scratch, f"tree{len(self._trees)}.tar")
+        run(["tar", "--numeric-owner", "-cpf", tar + ".tmp", "-C", root.path, "--", *present], timeout=300)
+        os.replace(tar + ".tmp", tar)
+        self._trees[full] = tar
 
 
 def build_apt_world(base: str, kernel: str) -> AptWorld:
@@ -120,4 +163,5 @@ def build_apt_world(base: str, kernel: str) -> AptWorld:
 def build_py_index(base: str) -> PyIndex:
     root = os.path.join(base, "pyindex")
     indexes = wheels.build_index(root)
-    return PyIndex(LocalServer(root, "pyindex", host="127.0.0.3").start(), indexes)
+    return PyIndex(LocalServer(root, "pyindex", host="127.0.0.3").start(), indexes,
+                   scratch=os.path.join(base, "made-once"))
