@@ -110,6 +110,20 @@ def _blocked_writing(pid: int, fd: int) -> bool:
     return len(fields) > 1 and fields[0] == write_nr and int(fields[1], 16) == fd
 
 
+def _sigint_as_a_shell_leaves_it() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def _signal_masks(pid: int) -> str:
+    """The process's blocked, ignored and caught signal masks (/proc/PID/status), for a failure's message."""
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            return " ".join(ln.strip() for ln in fh if ln.startswith(("SigBlk", "SigIgn", "SigCgt")))
+    except OSError as exc:
+        return str(exc)
+
+
 def test_readme_row_130_interrupted_at_a_safe_point(tmp_path):
     """Ctrl-C (SIGINT) while a dry run is under way: 130 and the safe-point message, no traceback.
     Deterministic: the command's stderr is a pipe that is already full, so its first message (printed
@@ -131,8 +145,11 @@ def test_readme_row_130_interrupted_at_a_safe_point(tmp_path):
         except BlockingIOError:
             pass  # full: the child's first write to stderr waits until the test reads
         os.set_blocking(w, True)  # (the flag belongs to the pipe's open file, which the child shares)
+        # the command starts as a shell starts it from a terminal, SIGINT neither ignored nor blocked:
+        # both pass through exec, and the pytest worker's own state (what earlier tests in it left)
+        # must not decide whether the command can see Ctrl-C (CI once saw exit 2 and no message)
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=w,
-                                env=env, start_new_session=True)
+                                env=env, start_new_session=True, preexec_fn=_sigint_as_a_shell_leaves_it)
     finally:
         os.close(w)
     with os.fdopen(r, "rb") as err_pipe:
@@ -141,9 +158,10 @@ def test_readme_row_130_interrupted_at_a_safe_point(tmp_path):
             assert proc.poll() is None, f"the command ended ({proc.returncode}) with its stderr full"
             assert time.monotonic() < deadline, "the command never reached its first message"
             time.sleep(0.01)
+        masks = _signal_masks(proc.pid)
         os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C: to the whole process group
         err = err_pipe.read().decode().lstrip("#")  # until the command has ended (stdout: well under a pipe's 64 KiB)
         proc.communicate(timeout=180)
-    assert proc.returncode == 130, (proc.returncode, err[-1500:])
+    assert proc.returncode == 130, (proc.returncode, masks, err[-1500:])
     assert "demo" in err, err  # the message it was writing when the signal came
     assert "safe point" in err and "Traceback" not in err, err
