@@ -277,17 +277,11 @@ def rocm_old(request, root_base, apt_site):
     ``wroot`` plus ``install_rocm``.  The Ubuntu look and the install are made once per session (a
     layer, on the ansible .debs' layer for a test that installs an ansible-core: ``_fresh_root``);
     each test gets its own copy-on-write root on it, then the wizard's mount and the GPU."""
-    from harness import wizard
-    from harness.ansible import root_from
+    from harness.ansible import gpu_root_from
 
     def build(root):
         root.make_ubuntu("jammy", "22.04")
         apt_site.install_rocm(root, apt_site.old)
 
-    root = root_from(request, root_base, "rocm-old", build)
-    try:
-        wizard.prepare(root)
-        wizard.add_gpu(root)
+    with gpu_root_from(request, root_base, "rocm-old", build) as root:
         yield root
-    finally:
-        root.close()

@@ -55,13 +55,8 @@ def rocky_old(request, root_base, dnf_debs, rpm_site):
         rpm_site.add_distro(root)
         rpm_site.install_old(root)
 
-    root = ansible.root_from(request, root_base, "rocky-old-" + dnf_debs.name, build)
-    try:
-        wizard.prepare(root)
-        wizard.add_gpu(root)
+    with ansible.gpu_root_from(request, root_base, "rocky-old-" + dnf_debs.name, build) as root:
         yield root
-    finally:
-        root.close()
 
 
 def args(site, fingerprint=None):

@@ -56,13 +56,8 @@ def sles_old(request, root_base, zypper_debs, zworld):
         zl.make_rocm_old(root, zworld)
         root.add_user("alice")
 
-    root = ansible.root_from(request, root_base, "sles-old-" + zypper_debs.name, build)
-    try:
-        wizard.prepare(root)
-        wizard.add_gpu(root)
+    with ansible.gpu_root_from(request, root_base, "sles-old-" + zypper_debs.name, build) as root:
         yield root
-    finally:
-        root.close()
 
 
 def upgrade_args(world, fingerprint=None):

@@ -22,12 +22,13 @@ target's (:class:`NewestController`, :func:`use_newest`).
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import re
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, Iterator, List, Optional
 
 from . import fetched
 from .debroot import RECIPE, BaseTree, DebRoot, cache_dir, recipe_key
@@ -170,6 +171,21 @@ def root_from(request, base: BaseTree, name: str, build) -> DebRoot:
             root.rw_ansible_debs = str(debs)
             return root
     return base.root_from(name, build)
+
+
+@contextlib.contextmanager
+def gpu_root_from(request, base: BaseTree, name: str, build) -> Iterator[DebRoot]:
+    """:func:`root_from`, then the wizard's mount and an AMD GPU (``wizard.prepare``,
+    ``wizard.add_gpu``), as a fixture yields it; the root is closed afterwards."""
+    from . import wizard
+
+    root = root_from(request, base, name, build)
+    try:
+        wizard.prepare(root)
+        wizard.add_gpu(root)
+        yield root
+    finally:
+        root.close()
 
 
 def env(extra: Optional[Dict[str, str]] = None) -> Dict[str, str]:
