@@ -22,6 +22,10 @@
 #                    the root-only tests cannot run: under CI=true they fail naming why)
 #   CI=true|false    CI's way (default true: a missing prerequisite or an unnamed skip fails)
 #   RUNS=N           how many times setup.sh + test.sh run in the same root (default 2)
+#   AGAIN="ARGS"     pytest arguments for the runs after the first (split on spaces), e.g.
+#                    AGAIN="tests/test_prerequisites.py tests/plan" for a whole first run and a
+#                    short second one that still shows setup.sh is idempotent (default: the same
+#                    arguments as the first run)
 #   SUITE=NAME       another Debian suite than the argument's (MIRROR=... for an Ubuntu suite)
 #   MIRROR=URL       the archive to build from (default http://deb.debian.org/debian)
 #   WHEELS=DIR       wheels offered to pip inside (PIP_FIND_LINKS), e.g. a local CPU torch wheel
@@ -114,7 +118,11 @@ if [ -n "$CA_BUNDLE" ]; then
 fi
 rc=0
 for run in $(seq 1 "$RUNS"); do
-  echo "check-fresh-machine: $SUITE, run $run of $RUNS: setup.sh then test.sh in $CLONE as $AS (CI=$CI)" >&2
+  if [ "$run" -gt 1 ] && [ -n "${AGAIN:-}" ]; then
+    # shellcheck disable=SC2086  # the later runs' arguments, split on spaces on purpose
+    set -- $AGAIN
+  fi
+  echo "check-fresh-machine: $SUITE, run $run of $RUNS: setup.sh then test.sh in $CLONE as $AS (CI=$CI) ${*:-(whole suite)}" >&2
   set +e
   if [ "$AS" = user ]; then
     # pivot_root instead of chroot: the kernel refuses an unprivileged user namespace -- the tests'
