@@ -34,6 +34,8 @@
 #                    Without one, setup.sh takes `torch==VERSION` from PyPI: for Linux x86_64 that
 #                    is the CUDA build (about 0.5 GB, plus about 3 GB of CUDA libraries), which
 #                    also runs on a machine without a GPU.
+#   PLANT=1|0        plant a catalog overlay in the root's /var/lib/rocm-wizard (as a `catalog refresh`
+#                    run as root leaves one) that the tests must never read (default 1)
 #   CLONE=DIR        where the checkout goes inside the root (default /tmp/rocm-wizard; e.g.
 #                    /var/tmp/rocm-wizard for a clone under /var/tmp, or a path with spaces)
 #   RW_TEST_WORKERS  passed to scripts/test.sh (pytest-xdist workers; 0: one process)
@@ -73,6 +75,14 @@ trap cleanup EXIT
 echo "check-fresh-machine: building a fresh $SUITE root in $ROOT" >&2
 mmdebstrap --quiet --variant=minbase --mode=root "$SUITE" "$ROOT" "$MIRROR"
 cp /etc/resolv.conf "$ROOT/etc/resolv.conf"
+
+if [ "${PLANT:-1}" = 1 ]; then
+  # the machine's own overlay, dated in the future: a test that read it would see another catalog
+  mkdir -p "$ROOT/var/lib/rocm-wizard"
+  schema=$(sed -n 's/^SCHEMA = "\([^"]*\)".*/\1/p' "$REPO/src/rocm_wizard/catalog/overlay.py")
+  printf '{"schema": "%s", "created": "2027-11-02T10:00:00Z"}\n' "$schema" > "$ROOT/var/lib/rocm-wizard/catalog-overlay.json"
+  echo "check-fresh-machine: planted $ROOT/var/lib/rocm-wizard/catalog-overlay.json" >&2
+fi
 
 CLONE=${CLONE:-/tmp/rocm-wizard}  # inside the root
 case "$CLONE" in /*) ;; *) echo "check-fresh-machine: CLONE is an absolute path" >&2; exit 64 ;; esac
