@@ -122,3 +122,17 @@ def test_distribution_and_amd_copies_of_hip_in_other_listings():
     assert "hip_distro_and_amd_copies" not in _ids(
         "/usr/lib/x86_64-linux-gnu/libc.so.6\n/opt/rocm/lib/libamdhip64.so.6\n")
     assert error_signatures.failure_layer("hip_distro_and_amd_copies") == "packaging"
+
+
+def test_uv_conflicting_sources_and_ggml_registration_symbol():
+    assert "uv_conflicting_sources" in _ids(
+        "error: Requirements contain conflicting URLs for package `torch`:\n- https://download.pytorch.org/whl/rocm6.4/t.whl")
+    assert error_signatures.failure_layer("uv_conflicting_sources") == "packaging"
+    # ggml-org/llama.cpp#11211's link failure (617) and its load-time form in a binding (shakfu/cyllama#9)
+    folder = next(REAL.glob("617-*"))
+    assert "ggml_backend_cuda_reg_unresolved" in _ids((folder / "build.txt").read_text(encoding="utf-8"))
+    assert _lead_layer(folder) == "framework"
+    assert "ggml_backend_cuda_reg_unresolved" in _ids(
+        "ImportError: /data/ai/venv/lib/python3.12/site-packages/cyllama/llama/llama_cpp.cpython-312-x86_64-linux-gnu.so: "
+        "undefined symbol: ggml_backend_cuda_reg")
+    assert "ggml_backend_cuda_reg_unresolved" not in _ids("ggml_backend_cuda_reg: registered 1 device")
