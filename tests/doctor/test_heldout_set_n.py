@@ -136,3 +136,25 @@ def test_uv_conflicting_sources_and_ggml_registration_symbol():
         "ImportError: /data/ai/venv/lib/python3.12/site-packages/cyllama/llama/llama_cpp.cpython-312-x86_64-linux-gnu.so: "
         "undefined symbol: ggml_backend_cuda_reg")
     assert "ggml_backend_cuda_reg_unresolved" not in _ids("ggml_backend_cuda_reg: registered 1 device")
+
+
+def test_rocm_sdk_messages_of_the_same_package():
+    # 614: both wordings of _devel.py's message (before and after ROCm/TheRock#3592)
+    folder = next(REAL.glob("614-*"))
+    assert "rocm_sdk_devel_not_installed" in _ids((folder / "session.txt").read_text(encoding="utf-8"))
+    assert "rocm_sdk_devel_not_installed" in _ids(
+        "ModuleNotFoundError: rocm_sdk_devel module for the ROCm SDK development package is not installed. This can "
+        "typically be obtained by installing `rocm[devel]` from your package manager")
+    # its siblings in rocm_sdk/__init__.py, all at packaging (the venv's wheels)
+    for sid, line in (
+            ("rocm_sdk_missing_libraries", "ModuleNotFoundError: Missing required rocm libraries. Please refer to Python "
+                                           "setup instructions, reinstall your virtual environment, or attempt to install "
+                                           "manually via `pip install rocm[libraries,devel]`"),
+            ("rocm_sdk_library_not_found", "FileNotFoundError: Could not find rocm library 'miopen' at path "
+                                           "'C:\\venv\\Lib\\site-packages\\_rocm_sdk_libraries_gfx120X_all\\bin,' no match "
+                                           "for pattern 'MIOpen*.dll'"),
+            ("rocm_sdk_version_mismatch", "RuntimeError: The program was compiled against a ROCm version matching "
+                                          "'7.12.*' but the installed ROCm version in this Python environment is "
+                                          "7.13.0a20260301.")):
+        assert sid in _ids(line), sid
+        assert error_signatures.failure_layer(sid) == "packaging"
