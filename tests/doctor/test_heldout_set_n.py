@@ -158,3 +158,25 @@ def test_rocm_sdk_messages_of_the_same_package():
                                           "7.13.0a20260301.")):
         assert sid in _ids(line), sid
         assert error_signatures.failure_layer(sid) == "packaging"
+
+
+def test_ollama_amd_discovery_messages_by_layer():
+    # ollama/ollama discover/amd_linux.go: target coverage of its ROCm libraries, no ROCm at all, device access
+    linux = ('time=2025-01-16T20:12:01.112Z level=WARN source=amd_linux.go:378 msg="amdgpu is not supported (supported '
+             'types:[gfx1030 gfx1100 gfx1101 gfx1102 gfx900 gfx906 gfx908 gfx90a gfx940 gfx941 gfx942])" '
+             'gpu_type=gfx1032 gpu=0 library=/usr/lib/ollama')
+    assert "ollama_amdgpu_not_supported" in _ids(linux)
+    assert error_signatures.failure_layer("ollama_amdgpu_not_supported") == "libraries"
+    assert "ollama_no_rocm_library" in _ids(
+        'time=2025-07-25T15:37:00.443+09:00 level=WARN source=amd_linux.go:443 msg="unable to verify rocm library: '
+        'no suitable rocm found, falling back to CPU"')
+    assert error_signatures.failure_layer("ollama_no_rocm_library") == "packaging"
+    assert "ollama_amdgpu_permission" in _ids(
+        'level=ERROR source=amd_linux.go:400 msg="amdgpu devices detected but permission problems block access: '
+        'kfd driver not loaded"')
+    assert error_signatures.failure_layer("ollama_amdgpu_permission") == "runtime"
+    # the healthy lines of the same discovery are no failure
+    for line in ('level=INFO source=amd_linux.go:391 msg="amdgpu is supported" gpu=0 gpu_type=gfx1100',
+                 'level=INFO source=amd_linux.go:296 msg="unsupported Radeon iGPU detected skipping" id=1 total="512.0 MiB"',
+                 'level=INFO source=amd_linux.go:391 msg="skipping rocm gfx compatibility check" HSA_OVERRIDE_GFX_VERSION=10.3.0'):
+        assert not _ids(line) & {"ollama_amdgpu_not_supported", "ollama_no_rocm_library", "ollama_amdgpu_permission"}, line
