@@ -180,3 +180,19 @@ def test_ollama_amd_discovery_messages_by_layer():
                  'level=INFO source=amd_linux.go:296 msg="unsupported Radeon iGPU detected skipping" id=1 total="512.0 MiB"',
                  'level=INFO source=amd_linux.go:391 msg="skipping rocm gfx compatibility check" HSA_OVERRIDE_GFX_VERSION=10.3.0'):
         assert not _ids(line) & {"ollama_amdgpu_not_supported", "ollama_no_rocm_library", "ollama_amdgpu_permission"}, line
+
+
+def test_bitsandbytes_and_blender_hip_loader_messages():
+    # bitsandbytes/cextension.py: the GPU library named after torch's HIP version, missing or not loading
+    assert "bitsandbytes_binary_not_found" in _ids(
+        "WARNING:bitsandbytes.cextension:Could not find the bitsandbytes ROCm binary at "
+        "PosixPath('/venv/lib/python3.12/site-packages/bitsandbytes/libbitsandbytes_rocm64.so')")
+    assert "bitsandbytes_setup_failed" in _ids(
+        "CUDA Setup failed despite GPU being available. Please run the following command to get more information:")
+    for sid in ("bitsandbytes_binary_not_found", "bitsandbytes_setup_failed", "bitsandbytes_compiled_without_gpu"):
+        assert error_signatures.failure_layer(sid) == "framework"
+    # Blender's hipew: the HIP runtime not loadable (packaging); Blender's healthy device lines are not failures
+    assert "blender_hipew_init_failed" in _ids(
+        "HIPEW initialization failed: Driver version too old, requires AMD Adrenalin driver 24.9.1 or newer")
+    assert "blender_hipew_init_failed" not in _ids("I1104 18:02:11.0 device.cpp:52] HIPEW initialization succeeded")
+    assert error_signatures.failure_layer("blender_hipew_init_failed") == "packaging"
