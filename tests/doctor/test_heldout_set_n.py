@@ -74,6 +74,9 @@ def test_undefined_symbol_layer_follows_the_object_that_needs_it():
     found = _ids("ImportError: /opt/src/therock/build/dist/rocm/lib/libMIOpen.so.1" + sym)
     assert "rocm_library_undefined_symbol_built" in found
     assert "rocm_library_undefined_symbol_installed" not in found
+    # an issue title that quotes the line without the symbol (610's title.txt)
+    assert "rocm_library_undefined_symbol_installed" in _ids(
+        "[ISSUE]: Composable Kernel: ImportError: /opt/rocm-7.2.0/lib/libMIOpen.so.1: undefined symbol")
     # the loader's own wording for a program, not an import
     assert "rocm_library_undefined_symbol_installed" in _ids(
         "python3: symbol lookup error: /opt/rocm/lib/libamdhip64.so.7: undefined symbol: hsa_amd_memory_get_preferred_copy_engine")
