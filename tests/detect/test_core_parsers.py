@@ -297,6 +297,11 @@ EXAMPLES.update({  # s6-heldout2 (set L): failures told by two lines together (N
 })
 
 
+EXAMPLES.update({  # s7-heldn (set N): the distribution's HIP beside AMD's (ggml-org/llama.cpp#15196)
+    "hip_distro_and_amd_copies": "/usr/include/hip/hip_bf16.h\n/opt/rocm-6.4.3/include/hip/hip_bf16.h\n",
+})
+
+
 def test_two_line_signatures_need_both_lines():
     """One libLLVM version in a backtrace, or peer answers that agree both ways, are not failures."""
     one_llvm = ("/usr/lib/libLLVM.so.19.1(+0x10) [0x7f0000000010]\n"

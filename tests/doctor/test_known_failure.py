@@ -55,6 +55,10 @@ MISSES = {
     "562": "held-out K: the title quotes the arch gate 'One of GPU archs of [...] is invalid or not supported' (ROCm/flash-attention "
            "setup.py, copied by AITER; row flash_attn_arch_not_supported, libraries); the thread's cause is vLLM's "
            "VLLM_ROCM_USE_AITER=1 on a GPU AITER does not build for, named only in the title's prose",
+    # s7-heldn (set N)
+    "615": "held-out N: Ollama's runner dies on ggml's hipErrorInvalidValue from the device-memory query (ggml-cuda.cu's "
+           "CUDA_CHECK, 'current device: 0, in function ggml_backend_cuda_device_get_memory'); the thread's fix was the host's "
+           "kernel (Ubuntu 22.04's 5.x under a ROCm 6.4 container), which no line of the paste names",
 }
 
 

@@ -312,6 +312,22 @@ SIGNATURES: Tuple[Signature, ...] = (
                 "one-way, which the platform (BAR/MMIO apertures placed out of one GPU's reach, ACS/IOMMU) causes; "
                 "libraries that assume symmetry (RCCL picking P2P on one side and SHM on the other) then fail",
         needles=("hipdevicecanaccesspeer(",), whole=True),
+    # s7-heldn
+    Signature(
+        "hip_distro_and_amd_copies",
+        r"\A(?=[\s\S]*?(?<![\w.-])/usr/(?:include/|lib(?:64)?/(?:x86_64-linux-gnu/)?)"
+        r"(hip/[\w.-]{1,64}\.h|lib(?:amdhip64|hsa-runtime64|hiprtc|amd_comgr|rocblas|hipblas|hipblaslt|MIOpen|rocsolver|"
+        r"hipsolver|rocsparse|hipsparse|rocfft|hipfft|rocrand|hiprand|rccl|rocm_smi64)\.so)\b)"
+        r"(?=[\s\S]*?/opt/rocm[-.\w]{0,24}/(?:include/|lib(?:64)?/)\1\b)",
+        source="Debian/Ubuntu's ROCm packages install HIP's headers and libraries under /usr (libamdhip64-dev: "
+               "/usr/include/hip/hip_runtime_api.h; libamdhip64-5/6: /usr/lib/x86_64-linux-gnu/libamdhip64.so.N; Fedora's "
+               "rocm-hip under /usr/lib64), AMD's packages and tarballs under /opt/rocm-X.Y (ROCm's install layout); "
+               "ggml-org/llama.cpp#15196 and #16320 (a HIP build broken by the distribution's headers beside AMD's, fixed "
+               "by removing libamdhip64-dev and its siblings)",
+        meaning="the same HIP header or ROCm library is installed twice, once by the distribution's packages under /usr "
+                "and once by AMD's under /opt/rocm: compilers and the loader search /usr first, so builds and programs "
+                "mix the two releases (headers of one, libraries of the other)",
+        needles=("/opt/rocm",), whole=True),
 )
 
 
@@ -341,6 +357,8 @@ FAILURE_LAYERS: Dict[str, str] = {
     "torch_gpu_unavailable": "runtime",
     "llvm_two_versions_in_backtrace": "packaging",  # s6-heldout2: the package builds that link two LLVMs
     "hip_peer_access_asymmetric": "firmware",  # s6-heldout2: BAR/MMIO placement (ROCm/rocm-systems#10554)
+    # s7-heldn: the distribution's HIP packages beside AMD's (remove one set)
+    "hip_distro_and_amd_copies": "packaging",
 }
 
 
