@@ -1,7 +1,9 @@
 """The doctor on every real fixture with a failure (``failure_layer`` other than ``none`` in its
 ``labels.toml``): some finding of warning or worse is reported at that layer of the stack, and
 none of them is called healthy; the healthy fixtures (``failure_class = "none"``) get no
-``known-failure`` finding (the catalogue's patterns must not fire on normal output).  Plus the
+``known-failure`` finding of warning or worse (the catalogue's failure patterns must not fire on
+normal output; an ``info`` row, a message its own source prints as information such as amdgpu's SMU
+interface notice, may explain a line there).  Plus the
 known-failure rule itself on real lines: one finding per layer, lowest first, with the rows'
 fixes, next commands and way out, and never for a row a specific rule claims."""
 from __future__ import annotations
@@ -59,6 +61,16 @@ MISSES = {
     "615": "held-out N: Ollama's runner dies on ggml's hipErrorInvalidValue from the device-memory query (ggml-cuda.cu's "
            "CUDA_CHECK, 'current device: 0, in function ggml_backend_cuda_device_get_memory'); the thread's fix was the host's "
            "kernel (Ubuntu 22.04's 5.x under a ROCm 6.4 container), which no line of the paste names",
+    # s7-heldm (set M): failures whose cause (a kernel series, a linux-firmware release) no line of the paste names
+    "593": "held-out M: a typed list of paraphrased messages (no 'SMU: mailbox access failed' or 'VPE: powergate request "
+           "failed' exists in amdgpu's source; the catch-all puts the SMU/PSP lines at firmware) and the display core's "
+           "REG_WAIT timeout (row dc_reg_wait_timeout, information); the cause, the 6.19.x kernels, is told only in prose",
+    "594": "held-out M: the runtime's 'Memory access fault ... Page not present' on gfx1151 (reported at runtime); the fix was "
+           "another kernel and removing amdgpu-dkms (ROCm/TheRock#2991), which the issue form's versions only imply",
+    "595": "held-out M: the same memory access fault and gfxhub page faults, caused by linux-firmware 20251125's MES firmware; "
+           "the paste names no firmware version",
+    "597": "held-out M: the display core's REG_WAIT timeout and a WARN in dcn31_hubbub.c (kernel rows) after a linux-firmware "
+           "update the paste does not name",
 }
 
 
@@ -84,7 +96,7 @@ HEALTHY = [pytest.param(f, id=f.name[:3]) for f in _folders() if _labels(f).get(
 
 def test_the_corpus_is_there():
     assert len(FAILING) >= 60 and HEALTHY
-    assert len(MISSES) <= 12
+    assert len(MISSES) <= 17  # 12 until sets M (s7-heldm: four misses) and N (s7-heldn: one), listed above
 
 
 @pytest.mark.parametrize("folder", FAILING)
@@ -98,7 +110,7 @@ def test_a_problem_is_reported_at_the_failure_layer(folder: Path) -> None:
 
 @pytest.mark.parametrize("folder", HEALTHY)
 def test_healthy_fixtures_get_no_known_failure(folder: Path) -> None:
-    assert not [f.evidence for f in _diag(folder).findings if f.id == "known-failure"]
+    assert not [f.evidence for f in _diag(folder).findings if f.id == "known-failure" and f.severity in PROBLEM]
 
 
 def _system(*pairs) -> System:
@@ -132,9 +144,11 @@ def test_known_failure_takes_path_and_severity_from_rows():
     diag = diagnose(_system(("rocblas_tensile_cannot_read", tensile.example)))
     f = next(f for f in diag.findings if f.id == "known-failure")
     assert f.layer == "libraries" and f.severity == tensile.severity
-    smu = _row("fw_smu_if_mismatch")
-    f = next(f for f in diagnose(_system(("fw_smu_if_mismatch", smu.example))).findings if f.id == "known-failure")
-    assert f.severity == "warning"
+    # a warning row, and an information row (amdgpu prints the SMU interface notice with dev_info)
+    for rid, severity in (("kernel_warn_in_amdgpu", "warning"), ("fw_smu_if_mismatch", "info")):
+        row = _row(rid)
+        f = next(f for f in diagnose(_system((rid, row.example))).findings if f.id == "known-failure")
+        assert f.severity == row.severity == severity
 
 
 def test_known_failure_leaves_claimed_rows_to_their_rule():
