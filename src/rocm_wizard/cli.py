@@ -133,12 +133,36 @@ def entry() -> None:
     ``os._exit`` with the same status; anything unusual (a flush that fails, a thread still running, a
     function registered with ``threading._register_atexit``) takes the ordinary exit instead, which
     does the same and more."""
-    code = main()
+    code = _flushed(main())
     # (only where this is the process's own program, ``python -m rocm_wizard`` or the ``rocm-wizard``
     # script, whose main module holds this function: not where a program ran us inside itself)
     if _quick_exit and getattr(sys.modules.get("__main__"), "entry", None) is entry:
         _exit_now(code)
     raise SystemExit(code)
+
+
+def _flushed(code: int) -> int:
+    """What :func:`main` wrote, flushed before the exit: a reader gone before the last buffered bytes
+    ('rocm-wizard detect --json | head -c1', or a pipe closed before the command started) is README's
+    rule for a closed pipe, status 0, as in :func:`main` -- not the interpreter's status 120 and its
+    "Exception ignored" message from the flush at its teardown."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _stdout_nowhere()
+        return OK
+    except (OSError, ValueError, AttributeError):  # (stdout closed or gone: the ordinary exit says so)
+        pass
+    return code
+
+
+def _stdout_nowhere() -> None:
+    """stdout goes nowhere from now on, so the interpreter's last flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 def _exit_now(code: int) -> None:
@@ -171,13 +195,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     try:
         return _main(argv)
     except BrokenPipeError:
-        # the reader stopped early ('rocm-wizard doctor | head'): not an error; stdout goes nowhere from
-        # now on, so the interpreter's last flush cannot fail again
-        try:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-        except (OSError, ValueError, AttributeError):
-            pass
+        # the reader stopped early ('rocm-wizard doctor | head'): not an error
+        _stdout_nowhere()
         return OK
     except KeyboardInterrupt:
         # Ctrl-C where no command caught it (detection, diagnosis, planning: nothing was being
