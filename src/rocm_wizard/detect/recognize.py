@@ -313,6 +313,19 @@ SURE_ANCHORS: Dict[str, Tuple[str, ...]] = {
     # KEY=value lines; a release line; lsb_release -a; hostnamectl's "Operating System"
     "os_release": ("=", "release", "distributor id", "description", "codename", "operating system"),
 }
+# The most a parser's looks_like() can score (read from its return statements: every one is a
+# constant, a clamp() to 1.0 or a min() under this).  Parsers are asked in PARSERS order and a later
+# score wins only when it is higher: once the best so far is at a parser's cap it cannot change the
+# answer and is not asked (without a hint, and with one for a parser the hint gives nothing).  A
+# parser not listed is always asked.  tests/detect/test_scan_equivalence.py holds every score on
+# every fixture segment and near miss to its cap.
+MAX_SCORE: Dict[str, float] = {
+    "rocminfo": 1.0, "rocm_smi": 1.0, "amd_smi": 1.0, "lspci": 1.0, "lshw": 1.0, "lsmod": 1.0, "packages": 1.0,
+    "dkms": 1.0, "apt_sources": 1.0, "apt_prefs": 1.0, "apt_policy": 1.0, "sysfs": 1.0, "rocm_version": 0.8,
+    "hipconfig": 0.9, "rocm_sdk": 0.3, "opt_listing": 0.9, "os_release": 0.95, "uname": 0.95, "collect_env": 0.97,
+    "pip_freeze": 0.95, "dmesg": 0.9, "error_log": 0.9,
+}
+_NO_CAP = float("inf")
 # where the anchors cannot be trusted, every parser is asked: control characters (cleaning them
 # away can join text) and the three characters that match an ASCII letter under re.I but do not
 # lower-case to one
@@ -329,8 +342,8 @@ def _plan() -> List[Tuple[object, Tuple[str, ...]]]:
 
 def _planned_for() -> Tuple[List[object], List[Tuple[object, Tuple[str, ...]]], list]:
     """(modules, :func:`_plan`, ``[(module, anchors, sure anchors (None: never sure without a
-    hint), looks_like, looks_like_above or None)]``): what :func:`classify` and :func:`_kind` ask of
-    every parser for every segment, looked up once."""
+    hint), looks_like, looks_like_above or None, its :data:`MAX_SCORE`)]``): what :func:`classify`
+    and :func:`_kind` ask of every parser for every segment, looked up once."""
     global _planned
     if _loaded is None:
         parser_modules()
@@ -340,8 +353,9 @@ def _planned_for() -> Tuple[List[object], List[Tuple[object, Tuple[str, ...]]], 
         fast = []
         for m, anchors in plan:
             sure = SURE_ANCHORS.get(getattr(m, "__name__", "").rsplit(".", 1)[-1], anchors)
-            fast.append((m, anchors, sure if sure or m.__name__.rsplit(".", 1)[-1] not in SURE_ANCHORS else None,
-                         getattr(m, "looks_like"), getattr(m, "looks_like_above", None)))
+            name = m.__name__.rsplit(".", 1)[-1]
+            fast.append((m, anchors, sure if sure or name not in SURE_ANCHORS else None,
+                         getattr(m, "looks_like"), getattr(m, "looks_like_above", None), MAX_SCORE.get(name, _NO_CAP)))
         _planned = (mods, plan, fast)
     return _planned
 
@@ -455,7 +469,7 @@ def _kind_hinted(text: str, low: str, hint: str) -> Optional[str]:
     asked: List[Optional[Tuple[Optional[str], float]]] = [None] * len(fast)
     hinted_kind: Optional[str] = None
     hinted = 0.0
-    for i, (mod, anchors, _sure, _looks, _above) in enumerate(fast):
+    for i, (mod, anchors, _sure, _looks, _above, _cap) in enumerate(fast):
         if foreign[i] or (anchors and not any(map(low.__contains__, anchors))):
             continue
         got = asked[i] = _hinted_score(mod, text, hint)
@@ -466,12 +480,14 @@ def _kind_hinted(text: str, low: str, hint: str) -> Optional[str]:
     # (the hinted kind stays under THRESHOLD below: only the parsers asked above can report it)
     best_kind: Optional[str] = None
     best = 0.0
-    for i, (mod, _anchors, sure, looks, above) in enumerate(fast):
+    for i, (mod, _anchors, sure, looks, above, cap) in enumerate(fast):
         if not foreign[i]:
             got = asked[i]
             if got is not None and got[1] > best:
                 best_kind, best = got
             continue
+        if best >= cap:
+            continue  # (no hint's 0.3 for it: it cannot score above the best so far)
         if sure is None or (sure and not any(map(low.__contains__, sure))):
             continue  # below THRESHOLD, and no hint's 0.3 for it: it cannot make the kind
         try:
@@ -494,7 +510,9 @@ def _classify_plain(text: str, low: str, kind_only: bool = False) -> Tuple[Optio
     kind is right (a parser that cannot be sure, by :data:`SURE_ANCHORS`, is not asked)."""
     best_kind: Optional[str] = None
     best = 0.0
-    for mod, anchors, sure, looks, above in _planned_for()[2]:
+    for mod, anchors, sure, looks, above, cap in _planned_for()[2]:
+        if best >= cap:
+            continue  # it cannot score above the best so far
         if kind_only:
             if sure is None or (sure and not any(map(low.__contains__, sure))):
                 continue  # below THRESHOLD: it cannot make the kind
