@@ -458,11 +458,12 @@ class BundleSource(Source):
         with self._lock:
             if self._segments is not None:
                 return self._segments
-            from .recognize import recognize
+            from .recognize import recognize_many
 
             segs: List[Tuple[Optional[str], str, str]] = []
-            for rel, text in self._texts():
-                for kind, body, _label in recognize(text, rel):
+            texts = self._texts()
+            for (rel, _text), found in zip(texts, recognize_many(texts)):
+                for kind, body, _label in found:
                     segs.append((kind, body, rel))
             self._segments = segs
             return segs

@@ -611,3 +611,123 @@ def kinds_present(segments: Sequence[Segment]) -> Dict[str, int]:
         if kind:
             counts[kind] = counts.get(kind, 0) + 1
     return counts
+
+
+# -- many pastes at once --------------------------------------------------------------------------
+# A folder of pastes is recognised file by file, and each file's answer depends on that file alone.
+# From this many characters on (and with a second CPU, fork, and no other thread), the files are
+# shared with one forked worker: it recognises its share while this process does the rest, and sends
+# its answers back through a pipe (marshal: strings and None only).  The answers are the same, in
+# the same order; a worker that fails, or sends anything short, leaves its files to this process.
+# Below the threshold (a paste, a bug report's few files) nothing is forked.
+PARALLEL_MIN_CHARS = 1024 * 1024
+_ENV_JOBS = "ROCM_WIZARD_RECOGNIZE_JOBS"  # "1": never fork (a benchmark's CPU figure of one process)
+
+
+def recognize_many(named: Sequence[Tuple[str, str]]) -> List[List[Segment]]:
+    """``[recognize(text, name) for name, text in named]``, shared with a forked worker when the
+    texts are large (:data:`PARALLEL_MIN_CHARS`) and this process may fork."""
+    named = list(named)
+    if _may_fork(named):
+        got = _recognize_forked(named)
+        if got is not None:
+            return got
+    return [recognize(text, name) for name, text in named]
+
+
+def _may_fork(named: Sequence[Tuple[str, str]]) -> bool:
+    import os
+    import threading
+
+    if len(named) < 2 or os.environ.get(_ENV_JOBS, "").strip() == "1" or not hasattr(os, "fork"):
+        return False
+    if sum(len(t) if isinstance(t, str) else 0 for _n, t in named) < PARALLEL_MIN_CHARS:
+        return False
+    try:
+        cpus = len(os.sched_getaffinity(0))  # type: ignore[attr-defined]
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    # (forking a process with other threads copies their locks in whatever state they are)
+    return cpus >= 2 and threading.active_count() == 1
+
+
+def _shares(named: Sequence[Tuple[str, str]]) -> Tuple[List[int], List[int]]:
+    """(indexes this process recognises, the worker's): the largest text first to the side with
+    fewer characters so far."""
+    mine: List[int] = []
+    theirs: List[int] = []
+    load = [0, 0]
+    for i in sorted(range(len(named)), key=lambda k: -len(named[k][1])):
+        side = 0 if load[0] <= load[1] else 1
+        (mine if side == 0 else theirs).append(i)
+        load[side] += len(named[i][1])
+    return sorted(mine), sorted(theirs)
+
+
+def _recognize_forked(named: Sequence[Tuple[str, str]]) -> Optional[List[List[Segment]]]:
+    import marshal
+    import os
+
+    mine, theirs = _shares(named)
+    if not theirs or not mine:
+        return None
+    out: List[Optional[List[Segment]]] = [None] * len(named)
+    # this process's first file before the fork: the patterns compiled on first use (the recogniser's,
+    # the parsers', the error table's needle index) are then the worker's too, not compiled twice
+    out[mine[0]] = recognize(named[mine[0]][1], named[mine[0]][0])
+    try:
+        rfd, wfd = os.pipe()
+    except OSError:
+        for i in mine[1:] + theirs:
+            out[i] = recognize(named[i][1], named[i][0])
+        return out  # type: ignore[return-value]
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(rfd)
+        os.close(wfd)
+        pid = -1
+    if pid < 0:  # (no worker: all here)
+        for i in mine[1:] + theirs:
+            out[i] = recognize(named[i][1], named[i][0])
+        return out  # type: ignore[return-value]
+    if pid == 0:  # the worker: its share, written to the pipe, then gone without running anything else
+        status = 1
+        try:
+            os.close(rfd)
+            data = marshal.dumps([recognize(named[i][1], named[i][0]) for i in theirs])
+            view = memoryview(data)
+            while view:
+                view = view[os.write(wfd, view[:1 << 20]):]
+            status = 0
+        except BaseException:
+            pass
+        finally:
+            os._exit(status)
+    os.close(wfd)
+    chunks: List[bytes] = []
+    try:
+        for i in mine[1:]:
+            out[i] = recognize(named[i][1], named[i][0])
+        while True:
+            b = os.read(rfd, 1 << 20)
+            if not b:
+                break
+            chunks.append(b)
+    finally:
+        os.close(rfd)
+        try:
+            _pid, status = os.waitpid(pid, 0)
+        except OSError:
+            status = -1
+    got = None
+    if status == 0:
+        try:
+            got = marshal.loads(b"".join(chunks))
+        except (EOFError, ValueError, TypeError):
+            got = None
+    if not isinstance(got, list) or len(got) != len(theirs):
+        got = [recognize(named[i][1], named[i][0]) for i in theirs]  # (the worker failed: done here)
+    for i, segs in zip(theirs, got):
+        out[i] = [tuple(s) for s in segs]  # type: ignore[misc]
+    return out  # type: ignore[return-value]

@@ -1,0 +1,114 @@
+"""A large folder of pastes is recognised with one forked worker (``recognize.recognize_many``):
+the answers are those of recognising every file in turn, in the same order, whether the worker
+does its share, fails, or is not started (a small paste, another thread alive, the switch off).
+No timing is asserted here (speed goals live in ``benchmarks/``)."""
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+from rocm_wizard.detect import recognize
+
+REAL = Path(__file__).resolve().parents[1] / "data" / "real"
+
+
+def _named(total_chars: int):
+    texts = [p.read_text(encoding="utf-8", errors="replace") for p in sorted(REAL.glob("*/*.txt"))]
+    named, size, i, chunk = [], 0, 0, []
+    while size < total_chars:
+        t = texts[i % len(texts)]
+        chunk.append(t)
+        size += len(t)
+        i += 1
+        if sum(map(len, chunk)) > 200_000:
+            named.append(("paste-%02d.txt" % len(named), "\n".join(chunk)))
+            chunk = []
+    if chunk:
+        named.append(("paste-%02d.txt" % len(named), "\n".join(chunk)))
+    return named
+
+
+@pytest.fixture(scope="module")
+def large():
+    named = _named(recognize.PARALLEL_MIN_CHARS + 600_000)
+    return named, [recognize.recognize(text, name) for name, text in named]
+
+
+def _counting_fork(monkeypatch):
+    calls = []
+    real = os.fork
+
+    def fork():
+        calls.append(1)
+        return real()
+
+    monkeypatch.setattr(os, "fork", fork)
+    return calls
+
+
+def test_a_large_folder_is_shared_with_a_worker_and_gives_the_same_answers(large, monkeypatch):
+    named, want = large
+    monkeypatch.delenv("ROCM_WIZARD_RECOGNIZE_JOBS", raising=False)
+    if not recognize._may_fork(named):
+        pytest.skip("no fork here (one CPU, no fork, or another thread alive)")
+    calls = _counting_fork(monkeypatch)
+    assert recognize.recognize_many(named) == want
+    assert calls == [1]
+
+
+def test_a_failing_worker_leaves_its_files_to_this_process(large, monkeypatch):
+    named, want = large
+    monkeypatch.delenv("ROCM_WIZARD_RECOGNIZE_JOBS", raising=False)
+    if not recognize._may_fork(named):
+        pytest.skip("no fork here (one CPU, no fork, or another thread alive)")
+    parent = os.getpid()
+    real = recognize.recognize
+
+    def in_child_fails(text, name="paste"):
+        if os.getpid() != parent:
+            raise RuntimeError("worker broke")
+        return real(text, name)
+
+    monkeypatch.setattr(recognize, "recognize", in_child_fails)
+    calls = _counting_fork(monkeypatch)
+    assert recognize.recognize_many(named) == want
+    assert calls == [1]
+
+
+def _no_fork(monkeypatch):
+    def fork():
+        raise AssertionError("forked")
+
+    monkeypatch.setattr(os, "fork", fork)
+
+
+def test_a_small_paste_is_never_forked_for(monkeypatch):
+    named = _named(300_000)
+    assert sum(len(t) for _n, t in named) < recognize.PARALLEL_MIN_CHARS
+    _no_fork(monkeypatch)
+    assert recognize.recognize_many(named) == [recognize.recognize(t, n) for n, t in named]
+
+
+def test_the_switch_and_other_threads_keep_it_in_one_process(large, monkeypatch):
+    named, want = large
+    _no_fork(monkeypatch)
+    monkeypatch.setenv("ROCM_WIZARD_RECOGNIZE_JOBS", "1")
+    assert recognize.recognize_many(named) == want
+    monkeypatch.delenv("ROCM_WIZARD_RECOGNIZE_JOBS")
+    stop = threading.Event()
+    t = threading.Thread(target=stop.wait)
+    t.start()
+    try:
+        assert recognize.recognize_many(named) == want
+    finally:
+        stop.set()
+        t.join()
+
+
+def test_shares_cover_every_file_once():
+    named = [("f%d" % i, "x" * (i * 37 % 11 + 1)) for i in range(9)]
+    mine, theirs = recognize._shares(named)
+    assert sorted(mine + theirs) == list(range(9)) and not set(mine) & set(theirs)
