@@ -183,6 +183,11 @@ def _plausible_bare(s: str) -> bool:
     return True
 
 
+# split() asks _prompt_command only of a line that passes its first tests (False: of every line, the
+# reference tests/detect/test_paste_prefilters.py compares it with)
+_SPLIT_PRECHECK = True
+
+
 def split(text: str) -> List[Tuple[str, Optional[str], str]]:
     """Segments of a paste: ``[(label, command or None, text)]``.  Prompt lines and fences end a
     segment; a prompt's command becomes the next segment's label."""
@@ -194,6 +199,7 @@ def split(text: str) -> List[Tuple[str, Optional[str], str]]:
     cmd: Optional[str] = None
     bare: Optional[str] = None  # the last command line when it had no prompt (it may be a sentence)
     count = 0
+    pre = _SPLIT_PRECHECK
 
     def flush() -> bool:
         nonlocal cur, count, bare
@@ -218,7 +224,15 @@ def split(text: str) -> List[Tuple[str, Optional[str], str]]:
             if flush():
                 cmd = None  # the prompt's output ended; a fence right after a prompt keeps it
             continue
-        c = _prompt_command(line)
+        # (_prompt_command's own first tests, without the call: a line with no prompt character
+        # whose first character no bare command line starts with, after the blanks strip() takes
+        # away other than space and tab, is no command)
+        c0 = line[:1]
+        if not pre or c0 in _BARE_FIRST or "@" in line or "$" in line or "#" in line or "\u276f" in line or "\u279c" in line \
+                or (c0.isspace() and c0 not in " \t"):
+            c = _prompt_command(line)
+        else:
+            c = None
         if c is not None and (not any(x.strip() for x in cur) or _is_boundary(line, cur)):
             flush()
             cmd = c or None
