@@ -112,3 +112,38 @@ def test_shares_cover_every_file_once():
     named = [("f%d" % i, "x" * (i * 37 % 11 + 1)) for i in range(9)]
     mine, theirs = recognize._shares(named)
     assert sorted(mine + theirs) == list(range(9)) and not set(mine) & set(theirs)
+
+
+def test_an_interruption_here_ends_the_worker(large, monkeypatch):
+    # this process is interrupted while the worker works: the worker is ended and waited for (no
+    # orphan left), and the interruption goes on up
+    named, _want = large
+    monkeypatch.delenv("ROCM_WIZARD_RECOGNIZE_JOBS", raising=False)
+    if not recognize._may_fork(named):
+        pytest.skip("no fork here (one CPU, no fork, or another thread alive)")
+    parent = os.getpid()
+    real = recognize.recognize
+    seen = []
+
+    def interrupted_here(text, name="paste"):
+        if os.getpid() == parent and seen:
+            raise KeyboardInterrupt
+        seen.append(name)
+        return real(text, name)
+
+    children = []
+    real_fork = os.fork
+
+    def fork():
+        pid = real_fork()
+        if pid:
+            children.append(pid)
+        return pid
+
+    monkeypatch.setattr(os, "fork", fork)
+    monkeypatch.setattr(recognize, "recognize", interrupted_here)
+    with pytest.raises(KeyboardInterrupt):
+        recognize.recognize_many(named)
+    assert len(children) == 1
+    with pytest.raises(ChildProcessError):
+        os.waitpid(children[0], os.WNOHANG)  # (already waited for)

@@ -720,6 +720,7 @@ def _recognize_forked(named: Sequence[Tuple[str, str]]) -> Optional[List[List[Se
             os._exit(status)
     os.close(wfd)
     chunks: List[bytes] = []
+    read = False
     try:
         for i in mine[1:]:
             out[i] = recognize(named[i][1], named[i][0])
@@ -728,8 +729,16 @@ def _recognize_forked(named: Sequence[Tuple[str, str]]) -> Optional[List[List[Se
             if not b:
                 break
             chunks.append(b)
+        read = True
     finally:
         os.close(rfd)
+        if not read:  # (interrupted here: the worker's answers are not wanted any more)
+            import signal
+
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
         try:
             _pid, status = os.waitpid(pid, 0)
         except OSError:
