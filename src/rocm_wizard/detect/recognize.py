@@ -708,6 +708,10 @@ def _recognize_forked(named: Sequence[Tuple[str, str]]) -> Optional[List[List[Se
     if pid == 0:  # the worker: its share, written to the pipe, then gone without running anything else
         status = 1
         try:
+            import gc
+
+            # (a collection would walk, and so copy, every page of objects it shares with this process)
+            gc.disable()
             os.close(rfd)
             data = marshal.dumps([recognize(named[i][1], named[i][0]) for i in theirs])
             view = memoryview(data)
