@@ -147,3 +147,48 @@ def test_an_interruption_here_ends_the_worker(large, monkeypatch):
     assert len(children) == 1
     with pytest.raises(ChildProcessError):
         os.waitpid(children[0], os.WNOHANG)  # (already waited for)
+
+
+def test_the_worker_also_works_out_each_distinct_text_once(large, monkeypatch):
+    # recognize_many_also: the same segments, and also(text) for every distinct text, equal to
+    # working it out here; nothing extra without a worker
+    from rocm_wizard.detect.parsers import paste_facts
+
+    named, want = large
+    named = named + [("copy.txt", named[0][1])]  # a text twice: asked once
+    want = want + [want[0]]
+    monkeypatch.delenv("ROCM_WIZARD_RECOGNIZE_JOBS", raising=False)
+    if not recognize._may_fork(named):
+        pytest.skip("no fork here (one CPU, no fork, or another thread alive)")
+    segs, extra = recognize.recognize_many_also(named, paste_facts.parse, 0.17)
+    assert segs == want
+    assert set(extra) == {t for _n, t in named}
+    for text, got in extra.items():
+        assert repr(got) == repr(paste_facts.parse(text))
+    monkeypatch.setenv("ROCM_WIZARD_RECOGNIZE_JOBS", "1")
+    assert recognize.recognize_many_also(named, paste_facts.parse, 0.17) == (want, {})
+
+
+def test_a_failing_extra_leaves_the_segments_and_asks_nothing_back(large, monkeypatch):
+    named, want = large
+    monkeypatch.delenv("ROCM_WIZARD_RECOGNIZE_JOBS", raising=False)
+    if not recognize._may_fork(named):
+        pytest.skip("no fork here (one CPU, no fork, or another thread alive)")
+
+    def broken(text):
+        raise ValueError("no")
+
+    assert recognize.recognize_many_also(named, broken, 0.17) == (want, {})
+
+
+def test_kept_facts_are_what_parse_cached_answers(monkeypatch):
+    from rocm_wizard.detect.parsers import paste_facts
+
+    monkeypatch.setattr(paste_facts, "_CACHE", {})
+    text = "torch version: 2.4.0+rocm6.1\n"
+    facts = paste_facts.parse(text)
+    paste_facts.keep(text, facts)
+    assert paste_facts.parse_cached(text) is facts
+    paste_facts._CACHE.update({i: None for i in range(70)})
+    paste_facts.keep("other\n", facts)  # (no room: not kept)
+    assert hash("other\n") not in paste_facts._CACHE

@@ -641,12 +641,22 @@ _ENV_JOBS = "ROCM_WIZARD_RECOGNIZE_JOBS"  # "1": never fork (a benchmark's CPU f
 def recognize_many(named: Sequence[Tuple[str, str]]) -> List[List[Segment]]:
     """``[recognize(text, name) for name, text in named]``, shared with a forked worker when the
     texts are large (:data:`PARALLEL_MIN_CHARS`) and this process may fork."""
+    return recognize_many_also(named)[0]
+
+
+def recognize_many_also(named: Sequence[Tuple[str, str]], also: Optional[Callable[[str], object]] = None,
+                        also_share: float = 0.0) -> Tuple[List[List[Segment]], Dict[str, object]]:
+    """(:func:`recognize_many`'s answer, ``{text: also(text)}`` for each distinct text when the
+    worker was forked, else ``{}``).  ``also`` is work the caller does on every text later anyway
+    (a pure function of the text whose answer pickles to an equal one): the worker does it for all
+    of them beside a smaller share of the recognising (``also_share``: its cost per character as a
+    share of recognising's), and the caller keeps the answers instead of working them out."""
     named = list(named)
     if _may_fork(named):
-        got = _recognize_forked(named)
+        got = _recognize_forked(named, also, also_share)
         if got is not None:
             return got
-    return [recognize(text, name) for name, text in named]
+    return [recognize(text, name) for name, text in named], {}
 
 
 def _may_fork(named: Sequence[Tuple[str, str]]) -> bool:
@@ -665,12 +675,13 @@ def _may_fork(named: Sequence[Tuple[str, str]]) -> bool:
     return cpus >= 2 and threading.active_count() == 1
 
 
-def _shares(named: Sequence[Tuple[str, str]]) -> Tuple[List[int], List[int]]:
+def _shares(named: Sequence[Tuple[str, str]], head_start: float = 0.0) -> Tuple[List[int], List[int]]:
     """(indexes this process recognises, the worker's): the largest text first to the side with
-    fewer characters so far."""
+    fewer characters so far (the worker starting with ``head_start`` characters' worth of other
+    work)."""
     mine: List[int] = []
     theirs: List[int] = []
-    load = [0, 0]
+    load = [0.0, head_start]
     for i in sorted(range(len(named)), key=lambda k: -len(named[k][1])):
         side = 0 if load[0] <= load[1] else 1
         (mine if side == 0 else theirs).append(i)
@@ -678,11 +689,20 @@ def _shares(named: Sequence[Tuple[str, str]]) -> Tuple[List[int], List[int]]:
     return sorted(mine), sorted(theirs)
 
 
-def _recognize_forked(named: Sequence[Tuple[str, str]]) -> Optional[List[List[Segment]]]:
+def _recognize_forked(named: Sequence[Tuple[str, str]], also: Optional[Callable[[str], object]] = None,
+                      also_share: float = 0.0) -> Optional[Tuple[List[List[Segment]], Dict[str, object]]]:
     import marshal
     import os
+    import pickle
 
-    mine, theirs = _shares(named)
+    distinct: List[int] = []  # (the first file of each distinct text: ``also`` is asked once per text)
+    if also is not None:
+        seen_texts: Dict[str, int] = {}
+        for i, (_n, t) in enumerate(named):
+            if t not in seen_texts:
+                seen_texts[t] = i
+                distinct.append(i)
+    mine, theirs = _shares(named, also_share * sum(len(named[i][1]) for i in distinct))
     if not theirs or not mine:
         return None
     out: List[Optional[List[Segment]]] = [None] * len(named)
@@ -694,7 +714,7 @@ def _recognize_forked(named: Sequence[Tuple[str, str]]) -> Optional[List[List[Se
     except OSError:
         for i in mine[1:] + theirs:
             out[i] = recognize(named[i][1], named[i][0])
-        return out  # type: ignore[return-value]
+        return out, {}  # type: ignore[return-value]
     try:
         pid = os.fork()
     except OSError:
@@ -704,7 +724,7 @@ def _recognize_forked(named: Sequence[Tuple[str, str]]) -> Optional[List[List[Se
     if pid < 0:  # (no worker: all here)
         for i in mine[1:] + theirs:
             out[i] = recognize(named[i][1], named[i][0])
-        return out  # type: ignore[return-value]
+        return out, {}  # type: ignore[return-value]
     if pid == 0:  # the worker: its share, written to the pipe, then gone without running anything else
         status = 1
         try:
@@ -713,7 +733,9 @@ def _recognize_forked(named: Sequence[Tuple[str, str]]) -> Optional[List[List[Se
             # (a collection would walk, and so copy, every page of objects it shares with this process)
             gc.disable()
             os.close(rfd)
-            data = marshal.dumps([recognize(named[i][1], named[i][0]) for i in theirs])
+            segs = marshal.dumps([recognize(named[i][1], named[i][0]) for i in theirs])
+            extra = pickle.dumps([also(named[i][1]) for i in distinct] if also is not None else [], 4)
+            data = len(segs).to_bytes(8, "big") + segs + extra
             view = memoryview(data)
             while view:
                 view = view[os.write(wfd, view[:1 << 20]):]
@@ -748,13 +770,21 @@ def _recognize_forked(named: Sequence[Tuple[str, str]]) -> Optional[List[List[Se
         except OSError:
             status = -1
     got = None
+    extras: object = None
     if status == 0:
         try:
-            got = marshal.loads(b"".join(chunks))
-        except (EOFError, ValueError, TypeError):
-            got = None
+            data = b"".join(chunks)
+            size = int.from_bytes(data[:8], "big")
+            got = marshal.loads(data[8:8 + size])
+            extras = pickle.loads(data[8 + size:])  # (what this process's own fork wrote)
+        except Exception:
+            got = extras = None
     if not isinstance(got, list) or len(got) != len(theirs):
         got = [recognize(named[i][1], named[i][0]) for i in theirs]  # (the worker failed: done here)
+        extras = None
     for i, segs in zip(theirs, got):
         out[i] = [tuple(s) for s in segs]  # type: ignore[misc]
-    return out  # type: ignore[return-value]
+    also_got: Dict[str, object] = {}
+    if isinstance(extras, list) and len(extras) == len(distinct):
+        also_got = {named[i][1]: value for i, value in zip(distinct, extras)}
+    return out, also_got  # type: ignore[return-value]
