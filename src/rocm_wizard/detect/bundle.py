@@ -458,19 +458,21 @@ class BundleSource(Source):
         with self._lock:
             if self._segments is not None:
                 return self._segments
-            from .parsers import paste_facts
             from .recognize import recognize_many_also
 
             segs: List[Tuple[Optional[str], str, str]] = []
             texts = self._texts()
             # the GPU and OS probes read every paste's single-line facts: a forked worker of the
             # recogniser works them out beside its share (about a sixth of recognising's cost)
-            found_all, facts = recognize_many_also(texts, paste_facts.parse, 0.17)
+            found_all, facts = recognize_many_also(texts, _paste_facts, 0.17)
             for (rel, _text), found in zip(texts, found_all):
                 for kind, body, _label in found:
                     segs.append((kind, body, rel))
-            for text, got in facts.items():
-                paste_facts.keep(text, got)  # type: ignore[arg-type]
+            if facts:
+                from .parsers import paste_facts
+
+                for text, got in facts.items():
+                    paste_facts.keep(text, got)  # type: ignore[arg-type]
             self._segments = segs
             return segs
 
@@ -577,6 +579,13 @@ class BundleSource(Source):
 
     def env(self) -> Dict[str, str]:
         return dict(self._env)
+
+
+def _paste_facts(text: str) -> object:
+    """``paste_facts.parse(text)`` (the parser imported only where a worker asks it)."""
+    from .parsers import paste_facts
+
+    return paste_facts.parse(text)
 
 
 def _abs(path: object) -> str:
