@@ -706,9 +706,12 @@ def _recognize_forked(named: Sequence[Tuple[str, str]], also: Optional[Callable[
     if not theirs or not mine:
         return None
     out: List[Optional[List[Segment]]] = [None] * len(named)
-    # this process's first file before the fork: the patterns compiled on first use (the recogniser's,
-    # the parsers', the error table's needle index) are then the worker's too, not compiled twice
-    out[mine[0]] = recognize(named[mine[0]][1], named[mine[0]][0])
+    # this process's smallest file before the fork: the patterns compiled on first use (the
+    # recogniser's, the parsers', the error table's needle index) are then the worker's too, not
+    # compiled twice
+    first = min(mine, key=lambda k: len(named[k][1]))
+    mine = [first] + [i for i in mine if i != first]
+    out[first] = recognize(named[first][1], named[first][0])
     try:
         rfd, wfd = os.pipe()
     except OSError:
