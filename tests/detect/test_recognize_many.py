@@ -31,6 +31,13 @@ def _named(total_chars: int):
     return named
 
 
+@pytest.fixture(autouse=True)
+def _a_free_cpu(monkeypatch):
+    # (the worker is started only where the load average leaves a CPU free: these tests are about
+    # what it does once started, whatever the machine running them is busy with)
+    monkeypatch.setattr(recognize, "_cpu_free", lambda ignore_load=False: (os.cpu_count() or 1) >= 2)
+
+
 @pytest.fixture(scope="module")
 def large():
     named = _named(recognize.PARALLEL_MIN_CHARS + 600_000)
@@ -192,3 +199,18 @@ def test_kept_facts_are_what_parse_cached_answers(monkeypatch):
     paste_facts._CACHE.update({i: None for i in range(70)})
     paste_facts.keep("other\n", facts)  # (no room: not kept)
     assert hash("other\n") not in paste_facts._CACHE
+
+
+def test_no_worker_where_no_cpu_is_free(monkeypatch):
+    monkeypatch.undo()  # (the real _cpu_free)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr(os, "getloadavg", lambda: (1.5, 1.0, 1.0))
+    assert not recognize._cpu_free()
+    assert recognize._cpu_free(ignore_load=True)
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.7, 1.0, 1.0))
+    assert recognize._cpu_free()
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0}, raising=False)
+    assert not recognize._cpu_free() and not recognize._cpu_free(ignore_load=True)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(16)), raising=False)
+    monkeypatch.setattr(os, "getloadavg", lambda: (10.0, 9.0, 9.0))
+    assert recognize._cpu_free()

@@ -629,13 +629,16 @@ def kinds_present(segments: Sequence[Segment]) -> Dict[str, int]:
 
 # -- many pastes at once --------------------------------------------------------------------------
 # A folder of pastes is recognised file by file, and each file's answer depends on that file alone.
-# From this many characters on (and with a second CPU, fork, and no other thread), the files are
+# From this many characters on (and with a second CPU free, fork, and no other thread), the files are
 # shared with one forked worker: it recognises its share while this process does the rest, and sends
-# its answers back through a pipe (marshal: strings and None only).  The answers are the same, in
+# its answers back through a pipe (marshal: strings and None only; pickle for recognize_many_also's
+# extra answers, read only from this process's own fork).  The answers are the same, in
 # the same order; a worker that fails, or sends anything short, leaves its files to this process.
 # Below the threshold (a paste, a bug report's few files) nothing is forked.
 PARALLEL_MIN_CHARS = 1024 * 1024
-_ENV_JOBS = "ROCM_WIZARD_RECOGNIZE_JOBS"  # "1": never fork (a benchmark's CPU figure of one process)
+# "1": never fork (a benchmark's CPU figure of one process); "2": fork whatever the load average says
+# (a benchmark of the worker on a busy machine)
+_ENV_JOBS = "ROCM_WIZARD_RECOGNIZE_JOBS"
 
 
 def recognize_many(named: Sequence[Tuple[str, str]]) -> List[List[Segment]]:
@@ -663,16 +666,34 @@ def _may_fork(named: Sequence[Tuple[str, str]]) -> bool:
     import os
     import threading
 
-    if len(named) < 2 or os.environ.get(_ENV_JOBS, "").strip() == "1" or not hasattr(os, "fork"):
+    jobs = os.environ.get(_ENV_JOBS, "").strip()
+    if len(named) < 2 or jobs == "1" or not hasattr(os, "fork"):
         return False
     if sum(len(t) if isinstance(t, str) else 0 for _n, t in named) < PARALLEL_MIN_CHARS:
         return False
+    # (forking a process with other threads copies their locks in whatever state they are)
+    return threading.active_count() == 1 and _cpu_free(ignore_load=jobs == "2")
+
+
+def _cpu_free(ignore_load: bool = False) -> bool:
+    """Whether a second CPU is there and, by the load average of the last minute, free: on a
+    machine whose CPUs are all busy a worker takes turns with this process (and pays for what it
+    copies) rather than running beside it, so nothing is forked."""
+    import os
+
     try:
         cpus = len(os.sched_getaffinity(0))  # type: ignore[attr-defined]
     except (AttributeError, OSError):
         cpus = os.cpu_count() or 1
-    # (forking a process with other threads copies their locks in whatever state they are)
-    return cpus >= 2 and threading.active_count() == 1
+    if cpus < 2:
+        return False
+    if ignore_load:
+        return True
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return True
+    return load <= cpus - 1
 
 
 def _shares(named: Sequence[Tuple[str, str]], head_start: float = 0.0) -> Tuple[List[int], List[int]]:
