@@ -200,3 +200,17 @@ def test_declared_kinds_cover_what_kind_of_gives():
         assert len(got) >= 2
     with_kind_of = [m for m in recognize.parser_modules() if getattr(m, "kind_of", None) is not None]
     assert all(getattr(m, "KINDS", None) for m in with_kind_of)
+
+
+def test_split_asks_only_lines_that_can_be_commands(monkeypatch):
+    # split()'s first tests (no call of _prompt_command for a line that cannot be a command) give
+    # the segments of asking it of every line, on every fixture, all of them as one text, and lines
+    # that start with every kind of blank, a prompt character or a tool's name
+    edge = "\n".join(EDGE_LINES + ["\u00a0rocminfo --support", "\x0bdpkg -l", "\u2003lsmod | grep amdgpu", "",
+                                   "bash$ rocminfo", "x@y:~$ uname -a", "\u276f lspci", "\u279c  dmesg | tail",
+                                   "# lsmod", "FOO=1 rocminfo", "/opt/rocm/bin/rocminfo", "sudo dmesg", "[ 1.0] x",
+                                   "bob@box:~% rocminfo", "bob@box> lsmod", "(venv) bob@box:~% dmesg"])
+    texts = TEXTS + ["\n".join(TEXTS), edge, "\n\n".join(EDGE_LINES)]
+    fast = [recognize.split(t) for t in texts]
+    monkeypatch.setattr(recognize, "_SPLIT_PRECHECK", False)
+    assert fast == [recognize.split(t) for t in texts]

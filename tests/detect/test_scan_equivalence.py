@@ -237,6 +237,22 @@ def test_a_parser_is_never_sure_without_its_sure_anchors():
                 assert mod.looks_like(body) < recognize.THRESHOLD, (name, body[:200])
 
 
+def test_no_parser_scores_above_its_cap():
+    # what MAX_SCORE promises (the recogniser stops asking a parser once the best score so far is at
+    # its cap), on every fixture segment, the near misses and hostile texts
+    from rocm_wizard.detect import recognize
+
+    assert set(recognize.MAX_SCORE) <= {m.__name__.rsplit(".", 1)[-1] for m in recognize.parser_modules()}
+    bodies = [body for _cmd, body in _segments()] + _NEAR_SURE + ["", "\n", "x" * 5000, "Linux\n" * 3,
+                                                                  "Traceback (most recent call last):\n" * 50]
+    for mod in recognize.parser_modules():
+        cap = recognize.MAX_SCORE.get(mod.__name__.rsplit(".", 1)[-1])
+        if cap is None:
+            continue
+        for body in bodies:
+            assert mod.looks_like(body) <= cap, (mod.__name__, body[:200])
+
+
 def test_recognised_kinds_match_asking_every_parser():
     # recognize() asks for the kind alone (SURE_ANCHORS): the kinds of classify(quick=False)
     from rocm_wizard.detect.recognize import classify, recognize, split

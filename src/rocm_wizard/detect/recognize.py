@@ -183,6 +183,11 @@ def _plausible_bare(s: str) -> bool:
     return True
 
 
+# split() asks _prompt_command only of a line that passes its first tests (False: of every line, the
+# reference tests/detect/test_paste_prefilters.py compares it with)
+_SPLIT_PRECHECK = True
+
+
 def split(text: str) -> List[Tuple[str, Optional[str], str]]:
     """Segments of a paste: ``[(label, command or None, text)]``.  Prompt lines and fences end a
     segment; a prompt's command becomes the next segment's label."""
@@ -194,6 +199,7 @@ def split(text: str) -> List[Tuple[str, Optional[str], str]]:
     cmd: Optional[str] = None
     bare: Optional[str] = None  # the last command line when it had no prompt (it may be a sentence)
     count = 0
+    pre = _SPLIT_PRECHECK
 
     def flush() -> bool:
         nonlocal cur, count, bare
@@ -218,7 +224,15 @@ def split(text: str) -> List[Tuple[str, Optional[str], str]]:
             if flush():
                 cmd = None  # the prompt's output ended; a fence right after a prompt keeps it
             continue
-        c = _prompt_command(line)
+        # (_prompt_command's own first tests, without the call: a line with no prompt character
+        # whose first character no bare command line starts with, after the blanks strip() takes
+        # away other than space and tab, is no command)
+        c0 = line[:1]
+        if not pre or c0 in _BARE_FIRST or "@" in line or "$" in line or "#" in line or "\u276f" in line or "\u279c" in line \
+                or (c0.isspace() and c0 not in " \t"):
+            c = _prompt_command(line)
+        else:
+            c = None
         if c is not None and (not any(x.strip() for x in cur) or _is_boundary(line, cur)):
             flush()
             cmd = c or None
@@ -313,6 +327,19 @@ SURE_ANCHORS: Dict[str, Tuple[str, ...]] = {
     # KEY=value lines; a release line; lsb_release -a; hostnamectl's "Operating System"
     "os_release": ("=", "release", "distributor id", "description", "codename", "operating system"),
 }
+# The most a parser's looks_like() can score (read from its return statements: every one is a
+# constant, a clamp() to 1.0 or a min() under this).  Parsers are asked in PARSERS order and a later
+# score wins only when it is higher: once the best so far is at a parser's cap it cannot change the
+# answer and is not asked (without a hint, and with one for a parser the hint gives nothing).  A
+# parser not listed is always asked.  tests/detect/test_scan_equivalence.py holds every score on
+# every fixture segment and near miss to its cap.
+MAX_SCORE: Dict[str, float] = {
+    "rocminfo": 1.0, "rocm_smi": 1.0, "amd_smi": 1.0, "lspci": 1.0, "lshw": 1.0, "lsmod": 1.0, "packages": 1.0,
+    "dkms": 1.0, "apt_sources": 1.0, "apt_prefs": 1.0, "apt_policy": 1.0, "sysfs": 1.0, "rocm_version": 0.8,
+    "hipconfig": 0.9, "rocm_sdk": 0.3, "opt_listing": 0.9, "os_release": 0.95, "uname": 0.95, "collect_env": 0.97,
+    "pip_freeze": 0.95, "dmesg": 0.9, "error_log": 0.9,
+}
+_NO_CAP = float("inf")
 # where the anchors cannot be trusted, every parser is asked: control characters (cleaning them
 # away can join text) and the three characters that match an ASCII letter under re.I but do not
 # lower-case to one
@@ -329,8 +356,8 @@ def _plan() -> List[Tuple[object, Tuple[str, ...]]]:
 
 def _planned_for() -> Tuple[List[object], List[Tuple[object, Tuple[str, ...]]], list]:
     """(modules, :func:`_plan`, ``[(module, anchors, sure anchors (None: never sure without a
-    hint), looks_like, looks_like_above or None)]``): what :func:`classify` and :func:`_kind` ask of
-    every parser for every segment, looked up once."""
+    hint), looks_like, looks_like_above or None, its :data:`MAX_SCORE`)]``): what :func:`classify`
+    and :func:`_kind` ask of every parser for every segment, looked up once."""
     global _planned
     if _loaded is None:
         parser_modules()
@@ -340,8 +367,9 @@ def _planned_for() -> Tuple[List[object], List[Tuple[object, Tuple[str, ...]]], 
         fast = []
         for m, anchors in plan:
             sure = SURE_ANCHORS.get(getattr(m, "__name__", "").rsplit(".", 1)[-1], anchors)
-            fast.append((m, anchors, sure if sure or m.__name__.rsplit(".", 1)[-1] not in SURE_ANCHORS else None,
-                         getattr(m, "looks_like"), getattr(m, "looks_like_above", None)))
+            name = m.__name__.rsplit(".", 1)[-1]
+            fast.append((m, anchors, sure if sure or name not in SURE_ANCHORS else None,
+                         getattr(m, "looks_like"), getattr(m, "looks_like_above", None), MAX_SCORE.get(name, _NO_CAP)))
         _planned = (mods, plan, fast)
     return _planned
 
@@ -455,7 +483,7 @@ def _kind_hinted(text: str, low: str, hint: str) -> Optional[str]:
     asked: List[Optional[Tuple[Optional[str], float]]] = [None] * len(fast)
     hinted_kind: Optional[str] = None
     hinted = 0.0
-    for i, (mod, anchors, _sure, _looks, _above) in enumerate(fast):
+    for i, (mod, anchors, _sure, _looks, _above, _cap) in enumerate(fast):
         if foreign[i] or (anchors and not any(map(low.__contains__, anchors))):
             continue
         got = asked[i] = _hinted_score(mod, text, hint)
@@ -466,12 +494,14 @@ def _kind_hinted(text: str, low: str, hint: str) -> Optional[str]:
     # (the hinted kind stays under THRESHOLD below: only the parsers asked above can report it)
     best_kind: Optional[str] = None
     best = 0.0
-    for i, (mod, _anchors, sure, looks, above) in enumerate(fast):
+    for i, (mod, _anchors, sure, looks, above, cap) in enumerate(fast):
         if not foreign[i]:
             got = asked[i]
             if got is not None and got[1] > best:
                 best_kind, best = got
             continue
+        if best >= cap:
+            continue  # (no hint's 0.3 for it: it cannot score above the best so far)
         if sure is None or (sure and not any(map(low.__contains__, sure))):
             continue  # below THRESHOLD, and no hint's 0.3 for it: it cannot make the kind
         try:
@@ -494,7 +524,9 @@ def _classify_plain(text: str, low: str, kind_only: bool = False) -> Tuple[Optio
     kind is right (a parser that cannot be sure, by :data:`SURE_ANCHORS`, is not asked)."""
     best_kind: Optional[str] = None
     best = 0.0
-    for mod, anchors, sure, looks, above in _planned_for()[2]:
+    for mod, anchors, sure, looks, above, cap in _planned_for()[2]:
+        if best >= cap:
+            continue  # it cannot score above the best so far
         if kind_only:
             if sure is None or (sure and not any(map(low.__contains__, sure))):
                 continue  # below THRESHOLD: it cannot make the kind
@@ -593,3 +625,190 @@ def kinds_present(segments: Sequence[Segment]) -> Dict[str, int]:
         if kind:
             counts[kind] = counts.get(kind, 0) + 1
     return counts
+
+
+# -- many pastes at once --------------------------------------------------------------------------
+# A folder of pastes is recognised file by file, and each file's answer depends on that file alone.
+# From this many characters on (and with a second CPU free, fork, and no other thread), the files are
+# shared with one forked worker: it recognises its share while this process does the rest, and sends
+# its answers back through a pipe (marshal: strings and None only; pickle for recognize_many_also's
+# extra answers, read only from this process's own fork).  The answers are the same, in
+# the same order; a worker that fails, or sends anything short, leaves its files to this process.
+# Below the threshold (a paste, a bug report's few files) nothing is forked.
+PARALLEL_MIN_CHARS = 1024 * 1024
+# "1": never fork (a benchmark's CPU figure of one process); "2": fork whatever the load average says
+# (a benchmark of the worker on a busy machine)
+_ENV_JOBS = "ROCM_WIZARD_RECOGNIZE_JOBS"
+
+
+def recognize_many(named: Sequence[Tuple[str, str]]) -> List[List[Segment]]:
+    """``[recognize(text, name) for name, text in named]``, shared with a forked worker when the
+    texts are large (:data:`PARALLEL_MIN_CHARS`) and this process may fork."""
+    return recognize_many_also(named)[0]
+
+
+def recognize_many_also(named: Sequence[Tuple[str, str]], also: Optional[Callable[[str], object]] = None,
+                        also_share: float = 0.0) -> Tuple[List[List[Segment]], Dict[str, object]]:
+    """(:func:`recognize_many`'s answer, ``{text: also(text)}`` for each distinct text when the
+    worker was forked, else ``{}``).  ``also`` is work the caller does on every text later anyway
+    (a pure function of the text whose answer pickles to an equal one): the worker does it for all
+    of them beside a smaller share of the recognising (``also_share``: its cost per character as a
+    share of recognising's), and the caller keeps the answers instead of working them out."""
+    named = list(named)
+    if _may_fork(named):
+        got = _recognize_forked(named, also, also_share)
+        if got is not None:
+            return got
+    return [recognize(text, name) for name, text in named], {}
+
+
+def _may_fork(named: Sequence[Tuple[str, str]]) -> bool:
+    import os
+    import threading
+
+    jobs = os.environ.get(_ENV_JOBS, "").strip()
+    if len(named) < 2 or jobs == "1" or not hasattr(os, "fork"):
+        return False
+    if sum(len(t) if isinstance(t, str) else 0 for _n, t in named) < PARALLEL_MIN_CHARS:
+        return False
+    # (forking a process with other threads copies their locks in whatever state they are)
+    return threading.active_count() == 1 and _cpu_free(ignore_load=jobs == "2")
+
+
+def _cpu_free(ignore_load: bool = False) -> bool:
+    """Whether a second CPU is there and, by the load average of the last minute, free: on a
+    machine whose CPUs are all busy a worker takes turns with this process (and pays for what it
+    copies) rather than running beside it, so nothing is forked."""
+    import os
+
+    try:
+        cpus = len(os.sched_getaffinity(0))  # type: ignore[attr-defined]
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    if cpus < 2:
+        return False
+    if ignore_load:
+        return True
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return True
+    return load <= cpus - 1
+
+
+def _shares(named: Sequence[Tuple[str, str]], head_start: float = 0.0) -> Tuple[List[int], List[int]]:
+    """(indexes this process recognises, the worker's): the largest text first to the side with
+    fewer characters so far (the worker starting with ``head_start`` characters' worth of other
+    work)."""
+    mine: List[int] = []
+    theirs: List[int] = []
+    load = [0.0, head_start]
+    for i in sorted(range(len(named)), key=lambda k: -len(named[k][1])):
+        side = 0 if load[0] <= load[1] else 1
+        (mine if side == 0 else theirs).append(i)
+        load[side] += len(named[i][1])
+    return sorted(mine), sorted(theirs)
+
+
+def _recognize_forked(named: Sequence[Tuple[str, str]], also: Optional[Callable[[str], object]] = None,
+                      also_share: float = 0.0) -> Optional[Tuple[List[List[Segment]], Dict[str, object]]]:
+    import marshal
+    import os
+    import pickle
+
+    distinct: List[int] = []  # (the first file of each distinct text: ``also`` is asked once per text)
+    if also is not None:
+        seen_texts: Dict[str, int] = {}
+        for i, (_n, t) in enumerate(named):
+            if t not in seen_texts:
+                seen_texts[t] = i
+                distinct.append(i)
+    mine, theirs = _shares(named, also_share * sum(len(named[i][1]) for i in distinct))
+    if not theirs or not mine:
+        return None
+    out: List[Optional[List[Segment]]] = [None] * len(named)
+    # this process's smallest file before the fork: the patterns compiled on first use (the
+    # recogniser's, the parsers', the error table's needle index) are then the worker's too, not
+    # compiled twice
+    first = min(mine, key=lambda k: len(named[k][1]))
+    mine = [first] + [i for i in mine if i != first]
+    out[first] = recognize(named[first][1], named[first][0])
+    try:
+        rfd, wfd = os.pipe()
+    except OSError:
+        for i in mine[1:] + theirs:
+            out[i] = recognize(named[i][1], named[i][0])
+        return out, {}  # type: ignore[return-value]
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(rfd)
+        os.close(wfd)
+        pid = -1
+    if pid < 0:  # (no worker: all here)
+        for i in mine[1:] + theirs:
+            out[i] = recognize(named[i][1], named[i][0])
+        return out, {}  # type: ignore[return-value]
+    if pid == 0:  # the worker: its share, written to the pipe, then gone without running anything else
+        status = 1
+        try:
+            import gc
+
+            # (a collection would walk, and so copy, every page of objects it shares with this process)
+            gc.disable()
+            os.close(rfd)
+            segs = marshal.dumps([recognize(named[i][1], named[i][0]) for i in theirs])
+            extra = pickle.dumps([also(named[i][1]) for i in distinct] if also is not None else [], 4)
+            data = len(segs).to_bytes(8, "big") + segs + extra
+            view = memoryview(data)
+            while view:
+                view = view[os.write(wfd, view[:1 << 20]):]
+            status = 0
+        except BaseException:
+            pass
+        finally:
+            os._exit(status)
+    os.close(wfd)
+    chunks: List[bytes] = []
+    read = False
+    try:
+        for i in mine[1:]:
+            out[i] = recognize(named[i][1], named[i][0])
+        while True:
+            b = os.read(rfd, 1 << 20)
+            if not b:
+                break
+            chunks.append(b)
+        read = True
+    finally:
+        os.close(rfd)
+        if not read:  # (interrupted here: the worker's answers are not wanted any more)
+            import signal
+
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        try:
+            _pid, status = os.waitpid(pid, 0)
+        except OSError:
+            status = -1
+    got = None
+    extras: object = None
+    if status == 0:
+        try:
+            data = b"".join(chunks)
+            size = int.from_bytes(data[:8], "big")
+            got = marshal.loads(data[8:8 + size])
+            extras = pickle.loads(data[8 + size:])  # (what this process's own fork wrote)
+        except Exception:
+            got = extras = None
+    if not isinstance(got, list) or len(got) != len(theirs):
+        got = [recognize(named[i][1], named[i][0]) for i in theirs]  # (the worker failed: done here)
+        extras = None
+    for i, segs in zip(theirs, got):
+        out[i] = [tuple(s) for s in segs]  # type: ignore[misc]
+    also_got: Dict[str, object] = {}
+    if isinstance(extras, list) and len(extras) == len(distinct):
+        also_got = {named[i][1]: value for i, value in zip(distinct, extras)}
+    return out, also_got  # type: ignore[return-value]

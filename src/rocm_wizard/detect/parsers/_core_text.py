@@ -152,7 +152,8 @@ def _content_cached(text: str) -> Tuple[str, ...]:
 def _content(text: object, limit: Optional[int]) -> List[str]:
     out: List[str] = []
     for line in lines(text):
-        if not line.strip() or (("`" in line or "~" in line) and _FENCE.match(line)) or prompt_command(line) is not None:
+        if not line.strip() or (("`" in line or "~" in line) and _FENCE.match(line)) or (
+                ("$" in line or "#" in line or "%" in line or ">" in line) and prompt_command(line) is not None):
             continue
         out.append(line.rstrip())
         if limit is not None and len(out) >= limit:

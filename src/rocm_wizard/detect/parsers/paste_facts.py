@@ -463,6 +463,13 @@ def parse(text: object) -> PasteFacts:
 _CACHE: dict = {}
 
 
+def keep(text: str, facts: PasteFacts) -> None:
+    """Have :func:`parse_cached` answer ``facts`` for ``text`` (``parse(text)`` worked out elsewhere:
+    a forked worker of the recogniser), while the cache has room."""
+    if isinstance(text, str) and len(_CACHE) <= 64:
+        _CACHE.setdefault(hash(text), facts)
+
+
 def parse_cached(text: str) -> PasteFacts:
     key = hash(text) if isinstance(text, str) else None
     if key is None:

@@ -116,8 +116,9 @@ def looks_like(text: str) -> float:
         score += 0.25
     if "hsa api call failure" in body:
         score += 0.4
-    gfx_lines = [l for l in lines if l.strip()]
-    if gfx_lines and "gfx" in gfx_lines[0] and all(_L_GFX_LINE.fullmatch(l) for l in gfx_lines):
+    # (the first non-blank line is looked at before the others are gathered)
+    first = next((l for l in lines if l.strip()), None)
+    if first is not None and "gfx" in first and all(_L_GFX_LINE.fullmatch(l) for l in lines if l.strip()):
         score += 0.6  # rocm_agent_enumerator
     if "amdgcn-amd-amdhsa--gfx" in body and "ISA " in body and _L_ISA.search(body):
         score += 0.2

@@ -86,12 +86,9 @@ def looks_like(text: object) -> float:
     if not isinstance(text, str) or text.count("\n") > 12:  # uname output is a line or two
         return 0.0
     body = content_lines(text)
-    cmds = [prompt_command(l) for l in lines(text)]
-    cmds = [c for c in cmds if c]
     if not body or len(body) > 3:
         return 0.0
     first = body[0].strip()
-    said_uname = any(c.startswith("uname") for c in cmds) or any("/proc/version" in c for c in cmds)
     if "Linux" in first:  # all three patterns start with it
         if _UNAME_A.match(first):
             return 0.95
@@ -100,7 +97,9 @@ def looks_like(text: object) -> float:
         if _UNAME_SRM.match(first):
             return 0.85
     if len(body) == 1 and first[:1].isdecimal() and _RELEASE.match(first):
-        if said_uname:
+        # (the prompt lines' commands, looked for only here: nothing above reads them)
+        cmds = [c for c in (prompt_command(l) for l in lines(text)) if c]
+        if any(c.startswith("uname") for c in cmds) or any("/proc/version" in c for c in cmds):
             return 0.95
         # a bare release with a flavour is a kernel; a bare x.y.z(-n) could be many things
         return 0.75 if flavour(first) or re.search(r"[A-Za-z]", first) else 0.35

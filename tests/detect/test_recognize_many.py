@@ -1,0 +1,216 @@
+"""A large folder of pastes is recognised with one forked worker (``recognize.recognize_many``):
+the answers are those of recognising every file in turn, in the same order, whether the worker
+does its share, fails, or is not started (a small paste, another thread alive, the switch off).
+No timing is asserted here (speed goals live in ``benchmarks/``)."""
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+from rocm_wizard.detect import recognize
+
+REAL = Path(__file__).resolve().parents[1] / "data" / "real"
+
+
+def _named(total_chars: int):
+    texts = [p.read_text(encoding="utf-8", errors="replace") for p in sorted(REAL.glob("*/*.txt"))]
+    named, size, i, chunk = [], 0, 0, []
+    while size < total_chars:
+        t = texts[i % len(texts)]
+        chunk.append(t)
+        size += len(t)
+        i += 1
+        if sum(map(len, chunk)) > 200_000:
+            named.append(("paste-%02d.txt" % len(named), "\n".join(chunk)))
+            chunk = []
+    if chunk:
+        named.append(("paste-%02d.txt" % len(named), "\n".join(chunk)))
+    return named
+
+
+@pytest.fixture(autouse=True)
+def _a_free_cpu(monkeypatch):
+    # (the worker is started only where the load average leaves a CPU free: these tests are about
+    # what it does once started, whatever the machine running them is busy with)
+    monkeypatch.setattr(recognize, "_cpu_free", lambda ignore_load=False: (os.cpu_count() or 1) >= 2)
+
+
+@pytest.fixture(scope="module")
+def large():
+    named = _named(recognize.PARALLEL_MIN_CHARS + 600_000)
+    return named, [recognize.recognize(text, name) for name, text in named]
+
+
+def _counting_fork(monkeypatch):
+    calls = []
+    real = os.fork
+
+    def fork():
+        calls.append(1)
+        return real()
+
+    monkeypatch.setattr(os, "fork", fork)
+    return calls
+
+
+def test_a_large_folder_is_shared_with_a_worker_and_gives_the_same_answers(large, monkeypatch):
+    named, want = large
+    monkeypatch.delenv("ROCM_WIZARD_RECOGNIZE_JOBS", raising=False)
+    if not recognize._may_fork(named):
+        pytest.skip("no fork here (one CPU, no fork, or another thread alive)")
+    calls = _counting_fork(monkeypatch)
+    assert recognize.recognize_many(named) == want
+    assert calls == [1]
+
+
+def test_a_failing_worker_leaves_its_files_to_this_process(large, monkeypatch):
+    named, want = large
+    monkeypatch.delenv("ROCM_WIZARD_RECOGNIZE_JOBS", raising=False)
+    if not recognize._may_fork(named):
+        pytest.skip("no fork here (one CPU, no fork, or another thread alive)")
+    parent = os.getpid()
+    real = recognize.recognize
+
+    def in_child_fails(text, name="paste"):
+        if os.getpid() != parent:
+            raise RuntimeError("worker broke")
+        return real(text, name)
+
+    monkeypatch.setattr(recognize, "recognize", in_child_fails)
+    calls = _counting_fork(monkeypatch)
+    assert recognize.recognize_many(named) == want
+    assert calls == [1]
+
+
+def _no_fork(monkeypatch):
+    def fork():
+        raise AssertionError("forked")
+
+    monkeypatch.setattr(os, "fork", fork)
+
+
+def test_a_small_paste_is_never_forked_for(monkeypatch):
+    named = _named(300_000)
+    assert sum(len(t) for _n, t in named) < recognize.PARALLEL_MIN_CHARS
+    _no_fork(monkeypatch)
+    assert recognize.recognize_many(named) == [recognize.recognize(t, n) for n, t in named]
+
+
+def test_the_switch_and_other_threads_keep_it_in_one_process(large, monkeypatch):
+    named, want = large
+    _no_fork(monkeypatch)
+    monkeypatch.setenv("ROCM_WIZARD_RECOGNIZE_JOBS", "1")
+    assert recognize.recognize_many(named) == want
+    monkeypatch.delenv("ROCM_WIZARD_RECOGNIZE_JOBS")
+    stop = threading.Event()
+    t = threading.Thread(target=stop.wait)
+    t.start()
+    try:
+        assert recognize.recognize_many(named) == want
+    finally:
+        stop.set()
+        t.join()
+
+
+def test_shares_cover_every_file_once():
+    named = [("f%d" % i, "x" * (i * 37 % 11 + 1)) for i in range(9)]
+    mine, theirs = recognize._shares(named)
+    assert sorted(mine + theirs) == list(range(9)) and not set(mine) & set(theirs)
+
+
+def test_an_interruption_here_ends_the_worker(large, monkeypatch):
+    # this process is interrupted while the worker works: the worker is ended and waited for (no
+    # orphan left), and the interruption goes on up
+    named, _want = large
+    monkeypatch.delenv("ROCM_WIZARD_RECOGNIZE_JOBS", raising=False)
+    if not recognize._may_fork(named):
+        pytest.skip("no fork here (one CPU, no fork, or another thread alive)")
+    parent = os.getpid()
+    real = recognize.recognize
+    seen = []
+
+    def interrupted_here(text, name="paste"):
+        if os.getpid() == parent and seen:
+            raise KeyboardInterrupt
+        seen.append(name)
+        return real(text, name)
+
+    children = []
+    real_fork = os.fork
+
+    def fork():
+        pid = real_fork()
+        if pid:
+            children.append(pid)
+        return pid
+
+    monkeypatch.setattr(os, "fork", fork)
+    monkeypatch.setattr(recognize, "recognize", interrupted_here)
+    with pytest.raises(KeyboardInterrupt):
+        recognize.recognize_many(named)
+    assert len(children) == 1
+    with pytest.raises(ChildProcessError):
+        os.waitpid(children[0], os.WNOHANG)  # (already waited for)
+
+
+def test_the_worker_also_works_out_each_distinct_text_once(large, monkeypatch):
+    # recognize_many_also: the same segments, and also(text) for every distinct text, equal to
+    # working it out here; nothing extra without a worker
+    from rocm_wizard.detect.parsers import paste_facts
+
+    named, want = large
+    named = named + [("copy.txt", named[0][1])]  # a text twice: asked once
+    want = want + [want[0]]
+    monkeypatch.delenv("ROCM_WIZARD_RECOGNIZE_JOBS", raising=False)
+    if not recognize._may_fork(named):
+        pytest.skip("no fork here (one CPU, no fork, or another thread alive)")
+    segs, extra = recognize.recognize_many_also(named, paste_facts.parse, 0.17)
+    assert segs == want
+    assert set(extra) == {t for _n, t in named}
+    for text, got in extra.items():
+        assert repr(got) == repr(paste_facts.parse(text))
+    monkeypatch.setenv("ROCM_WIZARD_RECOGNIZE_JOBS", "1")
+    assert recognize.recognize_many_also(named, paste_facts.parse, 0.17) == (want, {})
+
+
+def test_a_failing_extra_leaves_the_segments_and_asks_nothing_back(large, monkeypatch):
+    named, want = large
+    monkeypatch.delenv("ROCM_WIZARD_RECOGNIZE_JOBS", raising=False)
+    if not recognize._may_fork(named):
+        pytest.skip("no fork here (one CPU, no fork, or another thread alive)")
+
+    def broken(text):
+        raise ValueError("no")
+
+    assert recognize.recognize_many_also(named, broken, 0.17) == (want, {})
+
+
+def test_kept_facts_are_what_parse_cached_answers(monkeypatch):
+    from rocm_wizard.detect.parsers import paste_facts
+
+    monkeypatch.setattr(paste_facts, "_CACHE", {})
+    text = "torch version: 2.4.0+rocm6.1\n"
+    facts = paste_facts.parse(text)
+    paste_facts.keep(text, facts)
+    assert paste_facts.parse_cached(text) is facts
+    paste_facts._CACHE.update({i: None for i in range(70)})
+    paste_facts.keep("other\n", facts)  # (no room: not kept)
+    assert hash("other\n") not in paste_facts._CACHE
+
+
+def test_no_worker_where_no_cpu_is_free(monkeypatch):
+    monkeypatch.undo()  # (the real _cpu_free)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr(os, "getloadavg", lambda: (1.5, 1.0, 1.0))
+    assert not recognize._cpu_free()
+    assert recognize._cpu_free(ignore_load=True)
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.7, 1.0, 1.0))
+    assert recognize._cpu_free()
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0}, raising=False)
+    assert not recognize._cpu_free() and not recognize._cpu_free(ignore_load=True)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(16)), raising=False)
+    monkeypatch.setattr(os, "getloadavg", lambda: (10.0, 9.0, 9.0))
+    assert recognize._cpu_free()
