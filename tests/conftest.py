@@ -12,7 +12,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from rwtest import ci, cputime, guard, hoststate, leaks, sandbox  # noqa: E402
+from rwtest import bytecode, ci, cputime, guard, hoststate, leaks, sandbox  # noqa: E402
 
 _CPU = cputime.Totals()
 
@@ -32,6 +32,15 @@ def pytest_configure(config):
                               suppress_health_check=[HealthCheck.too_slow])
     if ci.in_ci():
         settings.load_profile("ci")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session):
+    """``src`` byte-compiled once before the tests (and pytest-xdist's workers) start: every
+    ``python3 -m rocm_wizard`` the tests start then loads it instead of compiling it again
+    (rwtest/bytecode.py)."""
+    if bytecode.wanted(session.config):
+        bytecode.compile_sources()
 
 
 _GUARD_START = pytest.StashKey[int]()

@@ -28,8 +28,12 @@ REPO = HERE.parents[1]
 # tests of the run (tests/verify sorts last), where one of them could leave a worker alone for its
 # 19 s at the very end; they run right after this tier instead, while the other worker still has
 # thousands of short tests to take.
+# The three files of tests/verify added at the end (seventh session; 5-19 s tests measured with -n 2
+# under load: an end-to-end verify with the CPU wheel, the progress API, Hypothesis on odd reports,
+# the default-venv choice) were among the last 112 tests of the collection order too.
 LONG_ELSEWHERE = ("tests/verify/test_bounded_run.py", "tests/verify/test_smoke_script.py",
-                  "tests/plan/test_real_apt.py")
+                  "tests/plan/test_real_apt.py", "tests/verify/test_command.py", "tests/verify/test_render.py",
+                  "tests/verify/test_verify_default_venv.py")
 
 
 def _slowness(item) -> int:
@@ -199,11 +203,17 @@ def ansible_in(request, ansible_debs):
 def _fresh_root(request, root_base):
     """A fresh root; for a test that installs an ansible-core (``ansible_in``, ``ansible_debs``),
     made with Debian's ansible .debs already installed from a layer built once per session
-    (harness.ansible.debs_layer) instead of ``dpkg -i`` in every root."""
+    (harness.ansible.debs_layer) instead of ``dpkg -i`` in every root; for one that installs the
+    PyPI ansible-core (``ansible_in`` "pypi", ``ansible_pypi_wheels``), with that one unpacked too
+    (harness.ansible.pypi_layer)."""
     if "ansible_in" in request.fixturenames or "ansible_debs" in request.fixturenames:
         from harness import ansible
 
-        return ansible.new_root_with_debs(root_base, request.getfixturevalue("ansible_debs"))
+        debs = request.getfixturevalue("ansible_debs")
+        spec = getattr(request.node, "callspec", None)
+        if "ansible_pypi_wheels" in request.fixturenames or (spec and spec.params.get("ansible_in") == "pypi"):
+            return ansible.new_root_with_pypi(root_base, debs, request.getfixturevalue("ansible_pypi_wheels"))
+        return ansible.new_root_with_debs(root_base, debs)
     return root_base.new_root()
 
 

@@ -12,6 +12,8 @@ import pytest
 from harness import checks, wizard
 from harness.wheels import read_version_py
 
+from test_exec_torch import make_torch_venv
+
 STEPS = ["rocm-key", "rocm-repos", "rocm-pin", "apt-update", "kernel-driver", "rocm-packages", "ld-conf",
          "ldconfig", "gpu-groups", "reboot-flag"]
 
@@ -131,9 +133,7 @@ def test_script_with_the_repository_unreachable_restores_the_sources(rocm_old, a
 def test_script_torch_downgrade_in_an_odd_venv_path(wroot, pyindex):
     root = wroot
     venv = "/srv/my envs/it's \"ml\""
-    root.run(["python3", "-m", "venv", venv], check=True)
-    root.run([venv + "/bin/python", "-m", "pip", "install", "--index-url", pyindex.url("rocm6.2"),
-              "torch==2.5.1+rocm6.2", "torchvision==0.20.1+rocm6.2", "torchaudio==2.5.1+rocm6.2"], check=True)
+    make_torch_venv(root, pyindex, venv)
     script = make_script(root, "--path", "torch-reinstall", "--torch", "2.4.1+rocm6.1", "--venv", venv,
                          "--venv-mode", "existing", "--torch-index-url", pyindex.url("rocm6.1"))
     res = run_script(root, script)
@@ -155,9 +155,7 @@ def test_script_new_venv_mode_moves_a_venv_directory_aside(wroot, pyindex):
     its torch), the path becomes a link to the new venv; a second run changes nothing."""
     root = wroot
     venv = "/srv/ml env"
-    root.run(["python3", "-m", "venv", venv], check=True)
-    root.run([venv + "/bin/python", "-m", "pip", "install", "--index-url", pyindex.url("rocm6.2"),
-              "torch==2.5.1+rocm6.2", "torchvision==0.20.1+rocm6.2", "torchaudio==2.5.1+rocm6.2"], check=True)
+    make_torch_venv(root, pyindex, venv)
     script = make_script(root, "--path", "torch-reinstall", "--torch", "2.4.1+rocm6.1", "--venv", venv,
                          "--venv-mode", "new", "--torch-index-url", pyindex.url("rocm6.1"))
     res = run_script(root, script)
@@ -178,9 +176,7 @@ def test_script_torch_downgrade_from_inside_the_activated_venv(wroot, pyindex):
     """The same downgrade planned from inside the activated venv (VIRTUAL_ENV), an odd path too."""
     root = wroot
     venv = "/srv/my envs/it's \"ml\""
-    root.run(["python3", "-m", "venv", venv], check=True)
-    root.run([venv + "/bin/python", "-m", "pip", "install", "--index-url", pyindex.url("rocm6.2"),
-              "torch==2.5.1+rocm6.2", "torchvision==0.20.1+rocm6.2", "torchaudio==2.5.1+rocm6.2"], check=True)
+    make_torch_venv(root, pyindex, venv)
     res = wizard.run(root, "--plan-only", "--path", "torch-reinstall", "--torch", "2.4.1+rocm6.1", "--venv", venv,
                      "--venv-mode", "existing", "--torch-index-url", pyindex.url("rocm6.1"),
                      extra_env={"VIRTUAL_ENV": venv})

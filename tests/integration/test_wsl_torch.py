@@ -93,9 +93,7 @@ def _playbook_three_runs(root, pyindex, ansible_in, names: str, converged) -> No
     from harness import ansible
 
     venv = "/srv/venvs/ml"
-    root.run(["python3", "-m", "venv", venv], check=True)
-    root.run([venv + "/bin/python", "-m", "pip", "install", "--index-url", pyindex.url("rocm6.2"),
-              "torch==2.5.1+rocm6.2", "torchvision==0.20.1+rocm6.2", "torchaudio==2.5.1+rocm6.2"], check=True)
+    make_torch_venv(root, pyindex, venv)  # python3 -m venv + pip install, as root
     ansible_in(root)
     args = ["--path", "torch-reinstall", "--torch", "2.4.1+rocm6.1", "--venv", venv, "--venv-mode", "existing",
             "--torch-index-url", pyindex.url("rocm6.1")]

@@ -106,11 +106,24 @@ for name, mod in (("ansible-playbook", "playbook"), ("ansible", "adhoc")):
 """
 
 
+PYPI_PATH = f"{PYPI_INSIDE}/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+
 def install_pypi(root: DebRoot, debs: Path, wheels: Path) -> str:
     """Debian's packages (for python3-apt and the libraries), then the PyPI ansible-core unpacked
     under :data:`PYPI_INSIDE` and put first on this root's ``PATH`` for :func:`playbook`; returns
-    the version ``ansible-playbook --version`` reports."""
+    the version ``ansible-playbook --version`` reports.  In a root made on :func:`pypi_layer` of
+    the same wheels it is unpacked already (the same files; the version is the one the layer's
+    ``ansible-playbook --version`` reported)."""
     install(root, debs)
+    if getattr(root, "rw_ansible_pypi", None) == str(wheels):
+        root.bind(str(wheels), "/opt/rw-ansible-wheels")
+        root.rw_ansible_path = PYPI_PATH
+        return root.rw_ansible_pypi_version
+    return _unpack_pypi(root, wheels)
+
+
+def _unpack_pypi(root: DebRoot, wheels: Path) -> str:
     import zipfile
 
     from packaging.specifiers import SpecifierSet
@@ -123,11 +136,48 @@ def install_pypi(root: DebRoot, debs: Path, wheels: Path) -> str:
     assert needs is None or python in SpecifierSet(needs.group(1).strip()), (core.name, needs.group(1), python)
     root.bind(str(wheels), "/opt/rw-ansible-wheels")
     root.run(["python3", "-c", _UNPACK, PYPI_INSIDE, "/opt/rw-ansible-wheels"], check=True, timeout=300)
-    root.rw_ansible_path = f"{PYPI_INSIDE}/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+    root.rw_ansible_path = PYPI_PATH
     res = root.run(["ansible-playbook", "--version"], env=env({"PATH": root.rw_ansible_path}), timeout=120)
     m = re.search(r"core ([0-9][^\]\s]*)\]", res.stdout)
     assert res.returncode == 0 and m, res.stdout + res.stderr
     return m.group(1)
+
+
+_PYPI_VERSIONS: Dict[str, str] = {}
+
+
+def pypi_layer(base: BaseTree, debs: Path, wheels: Path) -> Optional[List[str]]:
+    """The PyPI ansible-core unpacked once per session (:func:`install_pypi`'s own steps, in a root
+    of :func:`debs_layer`) into a layer above that one, byte-compiled as ``pip install`` leaves a
+    package (each root's first ``ansible-playbook`` compiled what it imported, as root, into the
+    same ``__pycache__`` directories); the layers, topmost first, for ``BaseTree.new_root``.
+    ``None`` where overlayfs is not available."""
+    lower = debs_layer(base, debs)
+    if lower is None:
+        return None
+    name = "ansible-pypi-" + wheels.name
+
+    def build(root: DebRoot) -> None:
+        version = _unpack_pypi(root, wheels)
+        root.run(["python3", "-m", "compileall", "-q", PYPI_INSIDE], check=True, timeout=600)
+        _PYPI_VERSIONS[name] = version
+
+    layer = base.layer(name, build, [lower])
+    return None if layer is None else [layer, lower]
+
+
+def new_root_with_pypi(base: BaseTree, debs: Path, wheels: Path) -> DebRoot:
+    """A fresh root of ``base`` with the .debs installed and the PyPI ansible-core unpacked (from
+    :func:`pypi_layer`; where there is none, :func:`new_root_with_debs`: :func:`install_pypi`
+    unpacks it then)."""
+    layers = pypi_layer(base, debs, wheels)
+    if layers is None:
+        return new_root_with_debs(base, debs)
+    root = base.new_root(layers=layers)
+    root.rw_ansible_debs = str(debs)
+    root.rw_ansible_pypi = str(wheels)
+    root.rw_ansible_pypi_version = _PYPI_VERSIONS["ansible-pypi-" + wheels.name]
+    return root
 
 
 def install(root: DebRoot, debs: Path) -> None:
