@@ -4,26 +4,11 @@ failure together (two libLLVM versions in one backtrace, one-way peer access), t
 and on other wordings of the same source, so that the rows are not the fixture's text."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from rocm_wizard.detect import detect_snapshot, error_signatures
 from rocm_wizard.doctor import diagnose
-
-REAL = Path(__file__).resolve().parents[1] / "data" / "real"
-PROBLEM = ("warning", "error", "critical")
-
-
-def _ids(text: str):
-    return {s.id for s, _ in error_signatures.scan(text)}
-
-
-def _lead_layer(folder: Path):
-    diag = diagnose(detect_snapshot(str(folder)))
-    problems = [f for f in diag.findings if f.severity in PROBLEM]
-    return problems[0].layer if problems else None
-
+from rwtest.heldout import PROBLEM, REAL, assert_named_and_leads, ids as _ids
 
 FIXTURES = {  # fixture -> (the row or signature that names its cause, the labelled layer)
     "574": ("llvm_cl_literal_option_exists", "packaging"),
@@ -37,12 +22,7 @@ FIXTURES = {  # fixture -> (the row or signature that names its cause, the label
 
 @pytest.mark.parametrize("num", sorted(FIXTURES))
 def test_set_l_fixture_is_named_by_its_row_and_leads_at_its_layer(num):
-    folder = next(REAL.glob(f"{num}-*"))
-    row, layer = FIXTURES[num]
-    text = "\n".join(p.read_text(encoding="utf-8") for p in sorted(folder.glob("*.txt")))
-    assert row in _ids(text)
-    assert error_signatures.failure_layer(row) == layer
-    assert _lead_layer(folder) == layer
+    assert_named_and_leads(num, *FIXTURES[num])
 
 
 def test_llvm_option_registry_messages_in_other_programs_wordings():
