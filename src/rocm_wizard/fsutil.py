@@ -31,7 +31,8 @@ def _replace(path, mode, chown, fill, times=None) -> None:
     """The temporary file is created with O_EXCL|O_NOFOLLOW relative to a descriptor of the
     directory, its mode, owner and times are set on its descriptor (never by name: in a directory
     another user can write, the name may have been swapped for a link to root's files), and it is
-    renamed in place only while the name is still that file."""
+    renamed in place only while the name is still that file -- and checked again after the rename,
+    which takes back what it placed if the name was swapped in between."""
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
     base = os.path.basename(path)
@@ -61,7 +62,19 @@ def _replace(path, mode, chown, fill, times=None) -> None:
                 now = os.stat(tmp, dir_fd=dfd, follow_symlinks=False)
                 if (now.st_dev, now.st_ino) != (mine.st_dev, mine.st_ino):
                     raise OSError(f"the temporary file for {path} was replaced by someone else; not writing it")
-            os.replace(tmp, base, src_dir_fd=dfd, dst_dir_fd=dfd)
+                os.replace(tmp, base, src_dir_fd=dfd, dst_dir_fd=dfd)
+                # the name may have been swapped between that check and the rename (the rename then
+                # put the other user's link or file at ``path``): what root published is taken back
+                # and the write refused, never reported as done.  (Checked while the file is still
+                # open: a closed, unlinked file's inode number may be given at once to the link.)
+                placed = os.stat(base, dir_fd=dfd, follow_symlinks=False)
+                if (placed.st_dev, placed.st_ino) != (mine.st_dev, mine.st_ino):
+                    try:
+                        os.unlink(base, dir_fd=dfd)
+                    except OSError:
+                        pass
+                    raise OSError(f"the temporary file for {path} was replaced by someone else while it was "
+                                  f"renamed; not written")
         except BaseException:
             try:
                 os.unlink(tmp, dir_fd=dfd)

@@ -56,3 +56,34 @@ def test_write_atomic_still_sets_mode_owner_and_content(tmp_path):
     os.utime(src, (1000000000, 1000000000))
     fsutil.copy_atomic(str(src), str(tmp_path / "copy"))
     assert os.stat(tmp_path / "copy").st_mtime == 1000000000
+
+
+def test_a_swap_between_the_check_and_the_rename_is_taken_back_and_refused(tmp_path, monkeypatch):
+    """The later window: the temporary file passes its check, then is swapped for the other user's
+    link just before the rename (seen once in the integration tier's 200-round race on a loaded
+    Debian 13 root: the rename published alice's link at the target and the write counted as
+    done).  Made deterministic by doing the swap inside ``os.replace``."""
+    shadow = tmp_path / "shadow"
+    shadow.write_text("root:$6$secret:19000::::::\n")
+    shadow.chmod(0o640)
+    userdir = tmp_path / "home"
+    userdir.mkdir()
+    os.chown(userdir, 4242, 4242)
+    target = userdir / "out.bin"
+    real_replace = os.replace
+
+    def swap_then_replace(src, dst, *, src_dir_fd=None, dst_dir_fd=None):
+        for name in os.listdir(userdir):
+            if name.startswith(".rocm-wizard."):
+                os.unlink(userdir / name)
+                os.symlink(shadow, userdir / name)
+        return real_replace(src, dst, src_dir_fd=src_dir_fd, dst_dir_fd=dst_dir_fd)
+
+    monkeypatch.setattr(os, "replace", swap_then_replace)
+    with pytest.raises(OSError, match="replaced by someone else"):
+        fsutil.write_atomic(str(target), b"new\n", 0o644)
+    monkeypatch.undo()
+    st = os.stat(shadow)
+    assert (st.st_mode & 0o7777, st.st_uid, st.st_gid) == (0o640, 0, 0)
+    assert not os.path.lexists(target)  # what the rename published (the link) was taken back
+    assert shadow.read_text() == "root:$6$secret:19000::::::\n"
