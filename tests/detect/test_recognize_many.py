@@ -44,11 +44,15 @@ def large():
     return named, [recognize.recognize(text, name) for name, text in named]
 
 
-def _as_if_no_other_thread(monkeypatch):
-    # (in the whole suite an earlier test may leave a thread of its own in this worker -- a stand-in
-    # server, a watcher -- which keeps the worker from being forked: these tests are about the
-    # worker; the thread gate has its own test, test_the_switch_and_other_threads_keep_it_in_one_process)
+def _may_fork_here(monkeypatch, named):
+    """The default (no switch), as if no other thread were alive: in the whole suite an earlier test
+    may leave a thread of its own in this worker (a stand-in server, a watcher), which keeps the
+    worker from being forked; these tests are about the worker, and the thread gate has its own
+    test (test_the_switch_and_other_threads_keep_it_in_one_process)."""
+    monkeypatch.delenv("ROCM_WIZARD_RECOGNIZE_JOBS", raising=False)
     monkeypatch.setattr(threading, "active_count", lambda: 1)
+    if not recognize._may_fork(named):
+        pytest.skip("no fork here (one CPU, no fork, or another thread alive)")
 
 
 def _counting_fork(monkeypatch):
@@ -65,10 +69,7 @@ def _counting_fork(monkeypatch):
 
 def test_a_large_folder_is_shared_with_a_worker_and_gives_the_same_answers(large, monkeypatch):
     named, want = large
-    monkeypatch.delenv("ROCM_WIZARD_RECOGNIZE_JOBS", raising=False)
-    _as_if_no_other_thread(monkeypatch)
-    if not recognize._may_fork(named):
-        pytest.skip("no fork here (one CPU, no fork, or another thread alive)")
+    _may_fork_here(monkeypatch, named)
     calls = _counting_fork(monkeypatch)
     assert recognize.recognize_many(named) == want
     assert calls == [1]
@@ -76,10 +77,7 @@ def test_a_large_folder_is_shared_with_a_worker_and_gives_the_same_answers(large
 
 def test_a_failing_worker_leaves_its_files_to_this_process(large, monkeypatch):
     named, want = large
-    monkeypatch.delenv("ROCM_WIZARD_RECOGNIZE_JOBS", raising=False)
-    _as_if_no_other_thread(monkeypatch)
-    if not recognize._may_fork(named):
-        pytest.skip("no fork here (one CPU, no fork, or another thread alive)")
+    _may_fork_here(monkeypatch, named)
     parent = os.getpid()
     real = recognize.recognize
 
@@ -134,10 +132,7 @@ def test_an_interruption_here_ends_the_worker(large, monkeypatch):
     # this process is interrupted while the worker works: the worker is ended and waited for (no
     # orphan left), and the interruption goes on up
     named, _want = large
-    monkeypatch.delenv("ROCM_WIZARD_RECOGNIZE_JOBS", raising=False)
-    _as_if_no_other_thread(monkeypatch)
-    if not recognize._may_fork(named):
-        pytest.skip("no fork here (one CPU, no fork, or another thread alive)")
+    _may_fork_here(monkeypatch, named)
     parent = os.getpid()
     real = recognize.recognize
     seen = []
@@ -174,10 +169,7 @@ def test_the_worker_also_works_out_each_distinct_text_once(large, monkeypatch):
     named, want = large
     named = named + [("copy.txt", named[0][1])]  # a text twice: asked once
     want = want + [want[0]]
-    monkeypatch.delenv("ROCM_WIZARD_RECOGNIZE_JOBS", raising=False)
-    _as_if_no_other_thread(monkeypatch)
-    if not recognize._may_fork(named):
-        pytest.skip("no fork here (one CPU, no fork, or another thread alive)")
+    _may_fork_here(monkeypatch, named)
     segs, extra = recognize.recognize_many_also(named, paste_facts.parse, 0.17)
     assert segs == want
     assert set(extra) == {t for _n, t in named}
@@ -189,10 +181,7 @@ def test_the_worker_also_works_out_each_distinct_text_once(large, monkeypatch):
 
 def test_a_failing_extra_leaves_the_segments_and_asks_nothing_back(large, monkeypatch):
     named, want = large
-    monkeypatch.delenv("ROCM_WIZARD_RECOGNIZE_JOBS", raising=False)
-    _as_if_no_other_thread(monkeypatch)
-    if not recognize._may_fork(named):
-        pytest.skip("no fork here (one CPU, no fork, or another thread alive)")
+    _may_fork_here(monkeypatch, named)
 
     def broken(text):
         raise ValueError("no")

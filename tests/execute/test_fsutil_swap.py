@@ -13,23 +13,34 @@ from rocm_wizard import fsutil
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="chown needs root")
 
 
-def test_a_swapped_temporary_file_changes_nothing_it_points_at(tmp_path, monkeypatch):
+def _shadow_and_userdir(tmp_path):
+    """A root-owned stand-in for /etc/shadow, and a directory of another user (uid 4242)."""
     shadow = tmp_path / "shadow"
     shadow.write_text("root:$6$secret:19000::::::\n")
     shadow.chmod(0o640)
     userdir = tmp_path / "home"
     userdir.mkdir()
     os.chown(userdir, 4242, 4242)
+    return shadow, userdir
+
+
+def _swap_temporaries(userdir, shadow):
+    """The other user's move: each of root's temporary files becomes a link to the stand-in."""
+    for name in os.listdir(userdir):
+        if name.startswith(".rocm-wizard."):
+            os.unlink(userdir / name)
+            os.symlink(shadow, userdir / name)
+
+
+def test_a_swapped_temporary_file_changes_nothing_it_points_at(tmp_path, monkeypatch):
+    shadow, userdir = _shadow_and_userdir(tmp_path)
     target = userdir / "activate"
     target.write_text("old\n")
     real_fsync = os.fsync
 
     def swap(fd):
         real_fsync(fd)
-        for name in os.listdir(userdir):
-            if name.startswith(".rocm-wizard."):
-                os.unlink(userdir / name)
-                os.symlink(shadow, userdir / name)
+        _swap_temporaries(userdir, shadow)
 
     monkeypatch.setattr(os, "fsync", swap)
     try:
@@ -63,20 +74,12 @@ def test_a_swap_between_the_check_and_the_rename_is_taken_back_and_refused(tmp_p
     link just before the rename (seen once in the integration tier's 200-round race on a loaded
     Debian 13 root: the rename published alice's link at the target and the write counted as
     done).  Made deterministic by doing the swap inside ``os.replace``."""
-    shadow = tmp_path / "shadow"
-    shadow.write_text("root:$6$secret:19000::::::\n")
-    shadow.chmod(0o640)
-    userdir = tmp_path / "home"
-    userdir.mkdir()
-    os.chown(userdir, 4242, 4242)
+    shadow, userdir = _shadow_and_userdir(tmp_path)
     target = userdir / "out.bin"
     real_replace = os.replace
 
     def swap_then_replace(src, dst, *, src_dir_fd=None, dst_dir_fd=None):
-        for name in os.listdir(userdir):
-            if name.startswith(".rocm-wizard."):
-                os.unlink(userdir / name)
-                os.symlink(shadow, userdir / name)
+        _swap_temporaries(userdir, shadow)
         return real_replace(src, dst, src_dir_fd=src_dir_fd, dst_dir_fd=dst_dir_fd)
 
     monkeypatch.setattr(os, "replace", swap_then_replace)
