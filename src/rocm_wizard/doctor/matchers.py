@@ -535,13 +535,18 @@ def hsa_override_missing(ctx: Context, meta: RuleMeta) -> Optional[Match]:
 # ================================================================== PyTorch environments
 @rule("torch-not-rocm")
 def torch_not_rocm(ctx: Context, meta: RuleMeta) -> Optional[Match]:
-    if not (ctx.amd_present or ctx.rocm_installed):
+    # s8-heldp: outputs pasted for this tool that name no GPU of any vendor still describe the AMD
+    # machine they were pasted for (a live machine without an AMD GPU is left alone)
+    pasted_blind = s(getattr(ctx.system, "origin", None)) == "snapshot" and not list(ctx.system.gpus or [])
+    if not (ctx.amd_present or ctx.rocm_installed or pasted_blind):
         return None
     bad = [v for v in ctx.envs if v.build in ("cuda", "cpu")]
     if not bad:
         return None
     ev = [f"{v.label}: torch {v.version or '?'} is a {v.build.upper()} build" +
           (f" (cuda {s(v.env.cuda)})" if s(v.env.cuda) else "") for v in bad]
+    if pasted_blind and not (ctx.amd_present or ctx.rocm_installed):
+        ev.append("the pasted outputs name no GPU; a CUDA or CPU build of torch cannot use an AMD GPU whatever it is")
     nv = [k for v in bad for k in v.env.packages if str(k).lower().startswith("nvidia-")]
     if nv:
         ev.append("NVIDIA runtime packages installed alongside: " + ", ".join(sorted(set(nv))[:5]))

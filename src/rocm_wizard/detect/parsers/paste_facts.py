@@ -56,7 +56,7 @@ _TORCH_VER = r"\d+\.\d+\.\d+(?:(?:a|b|rc)\d+|\.dev\d+)?(?:\+[0-9A-Za-z.]+)?"
 _HIP_VER = r"\d+\.\d+\.\d{5}(?:-[0-9a-f]+)?"
 _TORCH_HIP = lazy(r"^\s*(?P<torch>" + _TORCH_VER + r")\s*,?\s*(?:hip:?\s*)?'?(?P<hip>" + _HIP_VER + r")'?\s*$")
 _TORCH_LABELLED = lazy(r"^\s*(?:pytorch version|torch version|torch\.__version__\s*[:=]?|PyTorch|Torch:)\s*[:=]?\s*'?(?P<torch>"
-                       + _TORCH_VER + r"\+rocm[0-9A-Za-z.]*)'?\s*$", re.I)
+                       + _TORCH_VER + r"\+(?:rocm[0-9A-Za-z.]*|cu\d{2,3}|cpu))'?\s*$", re.I)  # (s8-heldp: CUDA/CPU builds too)
 _REPL_TORCH = lazy(r"^\s*'(?P<torch>" + _TORCH_VER + r"\+rocm[0-9A-Za-z.]*)'\s*$")
 # a line that is only a torch wheel (URL or file name): .../torch-2.3.0.dev20240126%2Brocm6.0-cp310-cp310-linux_x86_64.whl
 _TORCH_WHEEL = lazy(r"^(?:\S*/)?torch-(?P<ver>\d+\.\d+\.\d+[0-9A-Za-z.]*)(?:%2[Bb]|\+)(?P<local>rocm[0-9A-Za-z.]*)"
@@ -410,7 +410,7 @@ def parse(text: object) -> PasteFacts:
             if m and ("comfy-name", m.group("name")) not in names_seen:
                 names_seen.add(("comfy-name", m.group("name")))
                 out.gpus.append(PasteGpu("comfyui", name=m.group("name").strip()))
-        if "rocm" in l or "hip" in l or "'" in l:
+        if "rocm" in l or "hip" in l or "'" in l or "+cu" in l or "+cpu" in l:
             w = _TORCH_WHEEL.match(line) if l.endswith(".whl") and " " not in line else None
             if w:
                 fact = ("%s+%s" % (w.group("ver"), w.group("local")), None)
