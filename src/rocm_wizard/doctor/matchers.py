@@ -75,6 +75,11 @@ def no_amd_gpu(ctx: Context, meta: RuleMeta) -> Optional[Match]:
             break
     if not clues:
         return None  # nothing was detected at all: no basis for a claim
+    if ctx.wsl and not others:
+        # s8-heldp: under WSL the GPU is Windows' (reached through /dev/dxg), never bound to the Linux
+        # kernel's amdgpu: rocminfo's CPU-only list is the WSL runtime's (rocr4wsl/librocdxg) answer, which
+        # the runtime's no_gpu_agent row and the WSL rules speak for; "not seen by the kernel" is no claim here
+        return None
     if s(ctx.system.origin) == "snapshot" and not listed:
         return None  # a paste that lists no device (lsmod, a modprobe error) cannot show that there is no GPU
     clues.append("no AMD GPU in PCI listing, KFD topology or rocminfo")

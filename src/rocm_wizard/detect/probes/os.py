@@ -346,6 +346,7 @@ def _container(source: Source, info: OSInfo) -> None:
 
 # a typed CPU field that names a CPU ("AMD Ryzen 5 5600X 6-Core Processor", "Intel(R) Core(TM) i7-..."),
 # not a count or a vague word
+_CORES_PREFIX = lazy(r"^\d{1,3}-core\s+")  # inxi's "CPU: 8-core AMD Ryzen 7 ..."
 _TYPED_CPU = lazy(r"^`?(?:AMD|Intel|Hygon)\b[\w() @./+-]{4,120}$")
 _CPU_LINE = lazy(r"^\s*model name\s*:\s*(.+?)\s*$", re.I | re.M)
 _LSCPU_LINE = lazy(r"^\s*Model name\s*:\s*(.+?)\s*$", re.M)
@@ -379,8 +380,9 @@ def _cpu(source: Source, info: OSInfo) -> None:
                 return
     for name, text in pastes(source):  # what a user typed into an issue form's CPU field, last
         for value in p_issue_form.parse_cached(text).cpu:
-            if _TYPED_CPU.match(value):
-                info.put("cpu", value.strip().strip("`"), paste_label(name, "issue form: CPU"))
+            v = _CORES_PREFIX.sub("", value.strip().strip("`").rstrip(":").strip())
+            if _TYPED_CPU.match(v):
+                info.put("cpu", v, paste_label(name, "issue form: CPU"))
                 return
 
 
