@@ -165,3 +165,19 @@ def test_torch_not_rocm_on_pasted_outputs_that_name_no_gpu():
 
 def test_set_p_fixture_660_leads_with_the_cuda_torch():
     assert _lead_layer(next(REAL.glob("660-*"))) == "framework"
+
+
+def test_no_amd_gpu_makes_no_kernel_claim_under_wsl():
+    # fixtures 240 and 245: WSL's rocminfo with only CPU agents -- the WSL runtime's answer (runtime),
+    # not a GPU the Linux kernel failed to see (WSL's GPU is Windows', reached through /dev/dxg)
+    for num in ("240", "245"):
+        folder = next(REAL.glob(num + "-*"))
+        assert "no-amd-gpu" not in diagnose(detect_snapshot(str(folder))).ids(), num
+        assert _lead_layer(folder) == "runtime", num
+    # the same absence on a Linux machine itself is still the kernel's question
+    sysm = System()
+    sysm.origin = "live"
+    sysm.rocm.amdgpu_loaded = True
+    assert "no-amd-gpu" in diagnose(sysm).ids()
+    sysm.os.wsl = True
+    assert "no-amd-gpu" not in diagnose(sysm).ids()
