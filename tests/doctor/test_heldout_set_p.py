@@ -181,3 +181,15 @@ def test_no_amd_gpu_makes_no_kernel_claim_under_wsl():
     assert "no-amd-gpu" in diagnose(sysm).ids()
     sysm.os.wsl = True
     assert "no-amd-gpu" not in diagnose(sysm).ids()
+
+
+def test_ctranslate2_lines_the_catalogue_does_not_name_are_the_framework_s():
+    from rocm_wizard.detect import failure_lines as fl
+    # CTranslate2's CUDA_CHECK prefix, cut titles and its Python packages (the catch-all's layers)
+    for line in ("[Bug] ASR backend initialization failed: CUDA failed with error CUDA driver version is",
+                 "RuntimeError: CUDA failed with error unspecified launch failure",
+                 "faster_whisper failed to load the model"):
+        assert fl.layer_of(line) == "framework", line
+    # the runtime's no-device wording keeps its own layer
+    assert fl.layer_of("RuntimeError: CUDA failed with error no ROCm-capable device is detected") == "runtime"
+    assert fl.frame_package("/venv/lib/python3.12/site-packages/faster_whisper/transcribe.py") == "faster_whisper"
