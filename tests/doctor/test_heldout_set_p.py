@@ -193,3 +193,13 @@ def test_ctranslate2_lines_the_catalogue_does_not_name_are_the_framework_s():
     # the runtime's no-device wording keeps its own layer
     assert fl.layer_of("RuntimeError: CUDA failed with error no ROCm-capable device is detected") == "runtime"
     assert fl.frame_package("/venv/lib/python3.12/site-packages/faster_whisper/transcribe.py") == "faster_whisper"
+
+
+def test_stable_diffusion_webui_start_up_check():
+    # AUTOMATIC1111 modules/launch_utils.py (RuntimeError) and launch.py before 1.6 (AssertionError), Forge alike
+    for line in ("RuntimeError: Torch is not able to use GPU; add --skip-torch-cuda-test to COMMANDLINE_ARGS variable "
+                 "to disable this check",
+                 "AssertionError: Torch is not able to use GPU; add --skip-torch-cuda-test to COMMANDLINE_ARGS variable "
+                 "to disable this check"):
+        assert "sd_webui_torch_gpu_check" in _ids(line), line
+    assert error_signatures.failure_layer("sd_webui_torch_gpu_check") == "framework"
