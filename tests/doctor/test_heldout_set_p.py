@@ -203,3 +203,17 @@ def test_stable_diffusion_webui_start_up_check():
                  "to disable this check"):
         assert "sd_webui_torch_gpu_check" in _ids(line), line
     assert error_signatures.failure_layer("sd_webui_torch_gpu_check") == "framework"
+
+
+def test_windows_dll_loading_under_python_is_the_install():
+    # CPython's ctypes (Modules/_ctypes/callproc.c) and PyInstaller's pyimod03_ctypes.py, localized and Linux forms too
+    for line, row in (("OSError: [WinError 126] The specified module could not be found", "windows_dll_not_found"),
+                      ("OSError: [WinError 127] 找不到指定的程序。", "windows_dll_not_found"),
+                      ("FileNotFoundError: Could not find module 'C:\\ROCm\\bin\\amdhip64_7.dll' (or one of its "
+                       "dependencies). Try using the full path with constructor syntax.", "windows_dll_not_found"),
+                      ("pyimod03_ctypes.PyInstallerImportError: Failed to load dynlib/dll "
+                       "'/tmp/_MEIUwJ6Ds/koboldcpp_hipblas.so'. Most likely this dynlib/dll was not found when the "
+                       "application was frozen.", "pyinstaller_dll_load_failed")):
+        assert row in _ids(line), line
+        assert error_signatures.failure_layer(row) == "packaging"
+    assert "windows_dll_not_found" not in _ids("[WinError 5] Access is denied")
