@@ -71,6 +71,16 @@ MISSES = {
            "the paste names no firmware version",
     "597": "held-out M: the display core's REG_WAIT timeout and a WARN in dcn31_hubbub.c (kernel rows) after a linux-firmware "
            "update the paste does not name",
+    # s8-heldp (set P): a newcomer's first hour, where what went wrong is in prose or in nothing the paste prints
+    "650": "held-out P: an app launcher's uv command with PyTorch's rocm6.3 index and an issue form naming an RX 9070 XT; no "
+           "error line, and the catalogue's observed arch list of the rocm6.3 wheels (2.7.1+rocm6.3 get_arch_list) includes "
+           "gfx1201, so no fact shows the wheels failing on this GPU (the thread's PR says rocm6.3 predates gfx1201)",
+    "654": "held-out P: prose only -- an installer took the iGPU for the dGPU; the iGPU's target (gfx1036) is named only as an "
+           "example in a sentence, and the fix (HIP_VISIBLE_DEVICES=1 through Windows' setx) is no output",
+    "657": "held-out P: hipInfo's 'no ROCm-capable device is detected' on Windows with ROCm 7.14; the thread's fix was "
+           "repairing the Visual C++ redistributable, which no line of the paste names",
+    "659": "held-out P: prose only -- CTranslate2's ROCm 7.2 Windows wheel against the HIP SDK 7.1.1 installer (hipBLAS's "
+           "DLL renamed between them, 'causing a crash'); no error line",
 }
 
 
@@ -96,7 +106,7 @@ HEALTHY = [pytest.param(f, id=f.name[:3]) for f in _folders() if _labels(f).get(
 
 def test_the_corpus_is_there():
     assert len(FAILING) >= 60 and HEALTHY
-    assert len(MISSES) <= 16  # 12 before set M's four (s7-heldm); set N's one (s7-heldn) is among those twelve
+    assert len(MISSES) <= 20  # 12 before set M's four (s7-heldm); set N's one (s7-heldn) is among those twelve; set P's four (s8-heldp)
 
 
 @pytest.mark.parametrize("folder", FAILING)

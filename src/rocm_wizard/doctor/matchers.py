@@ -75,6 +75,11 @@ def no_amd_gpu(ctx: Context, meta: RuleMeta) -> Optional[Match]:
             break
     if not clues:
         return None  # nothing was detected at all: no basis for a claim
+    if ctx.wsl and not others:
+        # s8-heldp: under WSL the GPU is Windows' (reached through /dev/dxg), never bound to the Linux
+        # kernel's amdgpu: rocminfo's CPU-only list is the WSL runtime's (rocr4wsl/librocdxg) answer, which
+        # the runtime's no_gpu_agent row and the WSL rules speak for; "not seen by the kernel" is no claim here
+        return None
     if s(ctx.system.origin) == "snapshot" and not listed:
         return None  # a paste that lists no device (lsmod, a modprobe error) cannot show that there is no GPU
     clues.append("no AMD GPU in PCI listing, KFD topology or rocminfo")
@@ -535,13 +540,18 @@ def hsa_override_missing(ctx: Context, meta: RuleMeta) -> Optional[Match]:
 # ================================================================== PyTorch environments
 @rule("torch-not-rocm")
 def torch_not_rocm(ctx: Context, meta: RuleMeta) -> Optional[Match]:
-    if not (ctx.amd_present or ctx.rocm_installed):
+    # s8-heldp: outputs pasted for this tool that name no GPU of any vendor still describe the AMD
+    # machine they were pasted for (a live machine without an AMD GPU is left alone)
+    pasted_blind = s(getattr(ctx.system, "origin", None)) == "snapshot" and not list(ctx.system.gpus or [])
+    if not (ctx.amd_present or ctx.rocm_installed or pasted_blind):
         return None
     bad = [v for v in ctx.envs if v.build in ("cuda", "cpu")]
     if not bad:
         return None
     ev = [f"{v.label}: torch {v.version or '?'} is a {v.build.upper()} build" +
           (f" (cuda {s(v.env.cuda)})" if s(v.env.cuda) else "") for v in bad]
+    if pasted_blind and not (ctx.amd_present or ctx.rocm_installed):
+        ev.append("the pasted outputs name no GPU; a CUDA or CPU build of torch cannot use an AMD GPU whatever it is")
     nv = [k for v in bad for k in v.env.packages if str(k).lower().startswith("nvidia-")]
     if nv:
         ev.append("NVIDIA runtime packages installed alongside: " + ", ".join(sorted(set(nv))[:5]))

@@ -22,12 +22,13 @@ from typing import List, Optional, Tuple
 
 from ...model import lean_dataclass
 from ._core_text import lazy
+from .uname import ARCHES, RELEASE_RE
 
 # "### Operating System", "### GPU" ... (GitHub issue forms render each field as a level-3 heading)
 _HEADING = lazy(r"^#{2,4}\s+(?P<key>[A-Za-z][A-Za-z /()._-]{0,60}?)\s*#*\s*$")
 # "- OS: Ubuntu 24.04", "**Kernel:** 6.14.0", "GPU: AMD Radeon RX 7900 XTX (Navi31, 1002:744c)"
 _LABELLED = lazy(r"^(?:[-*+]\s+)?(?:\*\*|__)?(?P<key>OS|Operating Systems?|Distro|Distribution|Linux distribution|GPU|GPUs|"
-                 r"Graphics card|CPU|Processor|Kernel|Kernel version|ROCm|ROCm version|ROCm Version|Platform)"
+                 r"Graphics card|CPU|Processor|Kernel|Kernel version|ROCm|ROCm version|ROCm Version|Platform|Python|Python version)"
                  r"(?:\*\*|__)?\s*:\s*(?:\*\*|__)?\s*(?P<val>\S.{0,200}?)\s*$", re.I)
 # "| Kernel | 6.17.7-ba29.fc43.x86_64 |"
 _TABLE_ROW = lazy(r"^\|\s*(?P<key>[A-Za-z][A-Za-z /]{0,30}?)\s*\|\s*(?P<val>[^|]{1,200}?)\s*\|\s*$")
@@ -40,6 +41,7 @@ _KEYS = {
     "cpu": ("cpu", "processor"),
     "kernel": ("kernel", "kernel version"),
     "rocm": ("rocm version", "rocm"),
+    "python": ("python", "python version"),
 }
 
 
@@ -50,6 +52,7 @@ class IssueForm:
     cpu: List[str] = field(default_factory=list)
     kernel: List[str] = field(default_factory=list)
     rocm: List[str] = field(default_factory=list)
+    python: List[str] = field(default_factory=list)
     docker_images: List[str] = field(default_factory=list)
 
     @property
@@ -143,6 +146,10 @@ def parse_cached(text: str) -> IssueForm:
 # -- interpreting values -------------------------------------------------------------------------
 
 _KERNEL_IN_OS = lazy(r"(?:\(Linux |\bkernel(?: version| release)?\s*[:=]?\s*)(?P<rel>\d+\.\d+\.\d+[-+._~0-9A-Za-z]*)", re.I)
+# Python's platform.platform() in an OS field (bug-report templates fill "OS:" with it):
+# "Linux-<release>-<machine>[-<processor>]-with-<libc>" (CPython Lib/platform.py, platform())
+_PLATFORM_IN_OS = lazy(r"\bLinux-(?P<rel>" + RELEASE_RE + r")-(?:" + "|".join(ARCHES) + r")\b")
+_PYTHON_VALUE = lazy(r"^(?:Python\s+)?(?P<ver>3\.\d{1,2}(?:\.\d{1,3})?)(?:\s.*)?$", re.I)
 _OS_RELEASE_KV = lazy(r'\b(?P<k>NAME|VERSION|ID|VERSION_ID|PRETTY_NAME)="(?P<v>[^"]{0,80})"')
 _BARE_UBUNTU = lazy(r"^\d{2}\.\d{2}(?:\.\d+)?(?: LTS)? \([A-Z][a-z]+ [A-Z][a-z]+\)$")
 _AMD_GPU_NAME = lazy(r"^(?P<name>AMD (?:Radeon|Instinct)\b[A-Za-z0-9 ]{2,60}?)\s*$")
@@ -157,6 +164,10 @@ def os_parts(value: str) -> Tuple[Optional[str], Optional[str], bool]:
     m = _KERNEL_IN_OS.search(v)
     if m:
         kernel = m.group("rel").rstrip(").,")
+    else:
+        pm = _PLATFORM_IN_OS.search(v)
+        if pm:
+            return None, pm.group("rel"), wsl
     kv = _OS_RELEASE_KV.findall(v)
     if kv:
         return "\n".join('%s="%s"' % (k, val) for k, val in kv), kernel, wsl
@@ -177,6 +188,12 @@ def gpu_name(value: str) -> Optional[str]:
     v = re.sub(r"\s*\((?:dGPU|iGPU|discrete|integrated|eGPU)\)\s*$", "", value.strip(), flags=re.I)
     m = _AMD_GPU_NAME.match(v)
     return m.group("name").strip() if m else None
+
+
+def python_version(value: str) -> Optional[str]:
+    """A Python field that is a CPython 3 version ('3.12.3', 'Python 3.11.14 (main, ...)'), else None."""
+    m = _PYTHON_VALUE.match(value.strip())
+    return m.group("ver") if m else None
 
 
 def rocm_version(value: str) -> Optional[str]:

@@ -56,7 +56,7 @@ _TORCH_VER = r"\d+\.\d+\.\d+(?:(?:a|b|rc)\d+|\.dev\d+)?(?:\+[0-9A-Za-z.]+)?"
 _HIP_VER = r"\d+\.\d+\.\d{5}(?:-[0-9a-f]+)?"
 _TORCH_HIP = lazy(r"^\s*(?P<torch>" + _TORCH_VER + r")\s*,?\s*(?:hip:?\s*)?'?(?P<hip>" + _HIP_VER + r")'?\s*$")
 _TORCH_LABELLED = lazy(r"^\s*(?:pytorch version|torch version|torch\.__version__\s*[:=]?|PyTorch|Torch:)\s*[:=]?\s*'?(?P<torch>"
-                       + _TORCH_VER + r"\+rocm[0-9A-Za-z.]*)'?\s*$", re.I)
+                       + _TORCH_VER + r"\+(?:rocm[0-9A-Za-z.]*|cu\d{2,3}|cpu))'?\s*$", re.I)  # (s8-heldp: CUDA/CPU builds too)
 _REPL_TORCH = lazy(r"^\s*'(?P<torch>" + _TORCH_VER + r"\+rocm[0-9A-Za-z.]*)'\s*$")
 # a line that is only a torch wheel (URL or file name): .../torch-2.3.0.dev20240126%2Brocm6.0-cp310-cp310-linux_x86_64.whl
 _TORCH_WHEEL = lazy(r"^(?:\S*/)?torch-(?P<ver>\d+\.\d+\.\d+[0-9A-Za-z.]*)(?:%2[Bb]|\+)(?P<local>rocm[0-9A-Za-z.]*)"
@@ -75,7 +75,10 @@ _BENCH_DEVICE = lazy(r"^Device ID (?P<idx>\d+) : (?P<name>\S.{0,120}?) (?P<gfx>g
 _RCCL_DEVICE = lazy(r"\bdevice\s+(?P<idx>\d+) \[(?P<bdf>" + _BDF + r")\] (?P<name>(?:AMD|Radeon)\b.{1,80}?)\s*$")
 # /proc/cmdline: "BOOT_IMAGE=/vmlinuz-5.15.0-101-generic root=..."
 _BOOT_IMAGE = lazy(r"\bBOOT_IMAGE=\S*/vmlinuz-(?P<rel>" + RELEASE_RE + r")(?:\s|$)")
-_UNAME_LINE = lazy(r"^\s*`?Linux (?:(?P<host>[\w.-]+) )?(?P<rel>" + RELEASE_RE + r") #\d")
+# GitHub's autolink of "#25" in a uname line copied from a rendered issue ("... 6.17.0-1025-oem
+# https://github.com/<owner>/<repo>/issues/25-Ubuntu SMP ..."): the build number all the same (s8-heldp)
+_GH_AUTOLINK = r"https://github\.com/[\w.-]{1,100}/[\w.-]{1,100}/(?:issues|pull)/"
+_UNAME_LINE = lazy(r"^\s*`?Linux (?:(?P<host>[\w.-]+) )?(?P<rel>" + RELEASE_RE + r") (?:#|" + _GH_AUTOLINK + r")\d")
 _KERNEL_LINE = lazy(r"^\s*(?:Linux )?kernel(?: version| release)?\s*[:=]\s*`?(?P<rel>\d+\.\d+\.\d+[-+._~0-9A-Za-z]*)`?\s*$", re.I)
 _DISTRO_LINE = lazy(r"^\s*(?P<pretty>(?:Ubuntu|Debian GNU/Linux|Debian|Fedora Linux|Fedora|Rocky Linux|AlmaLinux|"
                     r"Red Hat Enterprise Linux|CentOS Linux|CentOS Stream|openSUSE Leap|openSUSE Tumbleweed|"
@@ -98,7 +101,9 @@ _MESA_RENDERER = lazy(r"(?P<name>AMD Radeon[A-Za-z0-9 ]{1,60}?) \(radeonsi, (?P<
 # amdkfd of old kernels: "kfd kfd: DID 6fdf is missing in supported_devices"
 _KFD_DID_MISSING = lazy(r"\bkfd(?: kfd)?: DID (?P<dev>[0-9a-fA-F]{4}) is missing in supported_devices")
 # a uname -a line after other words ("my system - Linux host 4.15.0-99-generic #100~16.04.1-Ubuntu SMP ...")
-_UNAME_ANYWHERE = lazy(r"\bLinux (?P<host>[\w.-]+) (?P<rel>" + RELEASE_RE + r") #\d+\S* (?:SMP|PREEMPT)")
+# (the build number "#25-Ubuntu" also as GitHub renders it when the text is copied from an issue page:
+# "https://github.com/<owner>/<repo>/issues/25-Ubuntu", its autolink of "#25")
+_UNAME_ANYWHERE = lazy(r"\bLinux (?P<host>[\w.-]+) (?P<rel>" + RELEASE_RE + r") (?:#|" + _GH_AUTOLINK + r")\d+\S* (?:SMP|PREEMPT)")
 _BARE_RELEASE = lazy(r"^(?P<rel>\d+\.\d+\.\d+-[0-9A-Za-z][0-9A-Za-z._+~-]*)$")
 # the Python REPL's banner: "Python 3.8.5 (default, Dec 19 2020, 10:38:31)"
 _PY_BANNER = lazy(r"^Python (?P<ver>\d+\.\d+\.\d+) \((?:default|main|tags/|heads/|[a-z]+,)")
@@ -265,7 +270,7 @@ def parse(text: object) -> PasteFacts:
                     fact = (m.group("ver"), None)
                     if fact not in out.torch:
                         out.torch.append(fact)
-        if "linux " in l and " #" in l and not l.startswith("linux "):
+        if "linux " in l and (" #" in l or "github.com/" in l) and not l.startswith("linux "):
             m = _UNAME_ANYWHERE.search(line)
             if m and m.group("rel") not in out.kernels:
                 out.kernels.append(m.group("rel"))
@@ -410,7 +415,7 @@ def parse(text: object) -> PasteFacts:
             if m and ("comfy-name", m.group("name")) not in names_seen:
                 names_seen.add(("comfy-name", m.group("name")))
                 out.gpus.append(PasteGpu("comfyui", name=m.group("name").strip()))
-        if "rocm" in l or "hip" in l or "'" in l:
+        if "rocm" in l or "hip" in l or "'" in l or "+cu" in l or "+cpu" in l:
             w = _TORCH_WHEEL.match(line) if l.endswith(".whl") and " " not in line else None
             if w:
                 fact = ("%s+%s" % (w.group("ver"), w.group("local")), None)

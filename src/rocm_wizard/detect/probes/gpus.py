@@ -445,6 +445,23 @@ def _named_obs(source: Source) -> List[Obs]:
     return out
 
 
+def _name_from_mentions(source: Source, system: System) -> None:
+    """An AMD GPU an output knows only by its target (hipInfo's gcnArchName, amdgpu-arch, a ROCm
+    agent without its marketing name) takes the product name the pastes mention for that target:
+    only where exactly one mentioned product maps to the target and one GPU has it (s8-heldp)."""
+    unnamed = [g for g in system.gpus if g.gfx_target and not g.name and g.vendor_id in (None, "1002")]
+    if not unnamed:
+        return
+    mentions = _named_obs(source)
+    for g in unnamed:
+        if sum(1 for o in system.gpus if o.gfx_target == g.gfx_target) != 1:
+            continue
+        fits = {o.name: o.source for o in mentions if gpu_catalog.gfx_of_product(o.name) == g.gfx_target}
+        if len(fits) == 1:
+            name, src = next(iter(fits.items()))
+            g.put("name", name, src + " (the product named for %s)" % g.gfx_target)
+
+
 # ---------------------------------------------------------------------------------------------
 # merging
 
@@ -850,6 +867,7 @@ def probe(source: Source, system: System) -> None:
         _unclaimed(slot, system)
         _pcie_path(slot, source, system)
         _firmware(slot)
+    _name_from_mentions(source, system)
     for n in notes:
         system.note(n)
     if not slots:

@@ -344,6 +344,10 @@ def _container(source: Source, info: OSInfo) -> None:
 
 # -- CPU / python ----------------------------------------------------------------------------------
 
+# a typed CPU field that names a CPU ("AMD Ryzen 5 5600X 6-Core Processor", "Intel(R) Core(TM) i7-..."),
+# not a count or a vague word
+_CORES_PREFIX = lazy(r"^\d{1,3}-core\s+")  # inxi's "CPU: 8-core AMD Ryzen 7 ..."
+_TYPED_CPU = lazy(r"^`?(?:AMD|Intel|Hygon)\b[\w() @./+-]{4,120}$")
 _CPU_LINE = lazy(r"^\s*model name\s*:\s*(.+?)\s*$", re.I | re.M)
 _LSCPU_LINE = lazy(r"^\s*Model name\s*:\s*(.+?)\s*$", re.M)
 
@@ -374,6 +378,12 @@ def _cpu(source: Source, info: OSInfo) -> None:
             if m:
                 info.put("cpu", m.group(1), paste_label(name, "rocminfo CPU agent"))
                 return
+    for name, text in pastes(source):  # what a user typed into an issue form's CPU field, last
+        for value in p_issue_form.parse_cached(text).cpu:
+            v = _CORES_PREFIX.sub("", value.strip().strip("`").rstrip(":").strip())
+            if _TYPED_CPU.match(v):
+                info.put("cpu", v, paste_label(name, "issue form: CPU"))
+                return
 
 
 def _python(source: Source, info: OSInfo) -> None:
@@ -388,6 +398,12 @@ def _python(source: Source, info: OSInfo) -> None:
         for ver in p_paste_facts.parse_cached(text).pythons:
             info.put("python", ver, paste_label(name, "Python banner"))
             return
+    for name, text in pastes(source):  # an issue form's or bug template's "Python:" field, last
+        for value in p_issue_form.parse_cached(text).python:
+            ver = p_issue_form.python_version(value)
+            if ver:
+                info.put("python", ver, paste_label(name, "issue form: Python"))
+                return
 
 
 # -- Ubuntu HWE ----------------------------------------------------------------------------------
