@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import List, Optional, Set, Tuple
 
-from ...model import ErrorSighting, System, WorkloadSighting
+from ...model import ErrorSighting, ReleaseChange, System, WorkloadSighting
 from .. import failure_lines
 from ..parsers import workloads as p_workloads
 from ..parsers._core_text import lazy_module
@@ -58,6 +58,7 @@ def probe(source: Source, system: System) -> None:
                 ws.put("id", wid, label)
                 ws.put("line", line, label)
                 system.workloads.append(ws)
+    _releases(system, texts)
     seen: Set[Tuple[str, str]] = set()
     known_lines: List[str] = []
     for text, label in texts:
@@ -79,6 +80,26 @@ def probe(source: Source, system: System) -> None:
                 system.note("more than %d error lines; the rest were not listed" % MAX_SIGHTINGS)
                 return
     _unrecognised(source, system, texts, known_lines)
+
+
+def _releases(system: System, texts: List[Tuple[str, str]]) -> None:
+    """The GPU firmware package's version from a pasted listing, and the release changes the pasted
+    prose names (issue 28: the releases a known regression hangs on; ``parsers/release_changes``)."""
+    from ..parsers import release_changes
+
+    for text, label in texts:
+        if system.os.linux_firmware is None:
+            fw = release_changes.firmware_version(text)
+            if fw is not None:
+                system.os.put("linux_firmware", fw[1], "%s (%s)" % (label, fw[0]))
+        for c in release_changes.changes(text):
+            if len(system.changes) >= release_changes.MAX_CHANGES:
+                return
+            rc = ReleaseChange()
+            for name in ("component", "direction", "good", "bad"):
+                rc.put(name, getattr(c, name), label)
+            rc.put("line", c.line[:300], label)
+            system.changes.append(rc)
 
 
 def _kind_of(label: str) -> Optional[str]:

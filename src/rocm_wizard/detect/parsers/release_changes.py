@@ -1,0 +1,204 @@
+"""Two readers for the releases a regression hangs on (issue 28; ``catalog/regressions.py``):
+
+* :func:`firmware_version`: the GPU firmware package's version from a package listing line
+  (``dpkg -l``, ``apt policy``, ``rpm -q``/``rpm -qa``, ``dnf list``, ``pacman -Q``) or an issue form's
+  field: ``linux-firmware``, Arch's ``linux-firmware-amdgpu``, Fedora's ``amd-gpu-firmware``, Ubuntu 26.04's ``linux-firmware-amd-graphics``, Debian's
+  ``firmware-amd-graphics``, openSUSE's ``kernel-firmware-amdgpu``;
+* :func:`changes`: what the user's prose says changed before the failure ("after updating
+  linux-firmware", "works on 6.17, broken on 6.18", "downgrading the kernel to 6.12 fixed it"), as
+  (component, direction, good, bad, sentence).  English; conservative: a bare version mention gives
+  nothing, nor does a change whose component cannot be told.
+
+Both are linear in the input: a literal pre-check on the lower-cased line before any regular
+expression, lines cut to a bounded length, and only bounded repetitions in the patterns.
+"""
+from __future__ import annotations
+
+import re
+from typing import List, NamedTuple, Optional, Tuple
+
+MAX_LINE = 600  # characters of a line looked at
+MAX_CHANGES = 8
+
+# ------------------------------------------------------------------------------- firmware package
+# AMD-specific packages first: where both are listed, theirs is the version that matters
+FIRMWARE_PACKAGES = ("linux-firmware-amdgpu", "linux-firmware-amd-graphics", "amd-gpu-firmware", "firmware-amd-graphics", "kernel-firmware-amdgpu",
+                     "linux-firmware")
+_FW_LINE = re.compile(
+    r"^(?:[|*+-]\s*)?(?:[a-z]{2}\s+)?(?:\*\*|__|`)?"
+    r"(?P<pkg>linux-firmware-amd-graphics|linux-firmware-amdgpu|amd-gpu-firmware|firmware-amd-graphics|kernel-firmware-amdgpu|linux-firmware)"
+    r"(?:[.:]?(?:noarch|all|any))?(?:\*\*|__|`)?\s*(?:[:|=]\s*|-(?=(?:\d+:)?20\d{6})|\s+)(?:`\s*)?"
+    r"(?:version\s*[:=]?\s*)?(?P<ver>(?:\d+:)?20\d{6}[\w.~+:-]{0,60})", re.I)
+_APT_INSTALLED = re.compile(r"^\s*installed:\s*(?P<ver>(?:\d+:)?20\d{6}[\w.~+:-]{0,60})", re.I)
+_APT_HEAD = re.compile(r"^(?P<pkg>linux-firmware-amd-graphics|linux-firmware-amdgpu|amd-gpu-firmware|firmware-amd-graphics|kernel-firmware-amdgpu|"
+                       r"linux-firmware):\s*$", re.I)
+
+
+def firmware_version(text: str) -> Optional[Tuple[str, str]]:
+    """``(package, version)`` of the GPU firmware package a listing line in ``text`` shows (the
+    AMD-specific package where both it and linux-firmware are listed), None when none does."""
+    if not isinstance(text, str) or "firmware" not in text.lower():
+        return None
+    found = {}
+    pending = None
+    for raw in text.split("\n"):
+        low = raw[:MAX_LINE].lower()
+        if pending is not None:
+            m = _APT_INSTALLED.match(low)
+            if m:
+                found.setdefault(pending, m.group("ver").rstrip(".,;)`|"))
+                pending = None
+                continue
+            if "candidate" not in low and "installed" not in low:
+                pending = None
+        if "firmware" not in low:
+            continue
+        line = low.strip()
+        m = _APT_HEAD.match(line)
+        if m:
+            pending = m.group("pkg")
+            continue
+        m = _FW_LINE.match(line)
+        if m:
+            found.setdefault(m.group("pkg"), m.group("ver").rstrip(".,;)`|"))
+    for pkg in FIRMWARE_PACKAGES:
+        if pkg in found:
+            return pkg, found[pkg]
+    return None
+
+
+# ------------------------------------------------------------------------------- what changed
+class Change(NamedTuple):
+    component: str  # kernel | linux-firmware | amdgpu-dkms | rocm | torch
+    direction: str  # updated | good-bad | rolled-back
+    good: Optional[str]
+    bad: Optional[str]
+    line: str
+
+
+_CUES = ("after", "since", "downgrad", "roll", "revert", "work", "broke", "going back", "went back", "go back", "update",
+         "fail", "crash", "hang", "happen", "but not", "regress",
+         "upgrade")
+_COMP = (r"(?:linux-firmware(?:-amdgpu)?|amd-gpu-firmware|firmware-amd-graphics|kernel-firmware(?:-amdgpu)?|firmware|"
+         r"amdgpu-dkms|amdgpu\s+dkms|amdgpu\s+driver|dkms|kernel|linux|rocm|pytorch|torch)")
+_VER = r"(?:v?\d{1,2}\.\d{1,3}(?:\.\d{1,4}){0,2}(?:[-+~][\w.+~-]{1,40})?|(?:\d+:)?20\d{6}(?:[.\w~+-]{0,40})?)"
+_FILL = r"(?:(?:my|the|to|a|an|latest|newest|newer|new|older|previous|earlier|last|stable|version|release|package|series|mainline)\s+){0,4}"
+_BAD_WORDS = (r"(?:broken|breaks|broke|fails?|failing|failed|crash\w{0,4}|hangs?|hanging|freez\w{0,4}|faults?|but\s+not|"
+              r"(?:does\s*n[o']?t|doesn'?t|didn'?t|stopped|not)\s+work\w{0,3})")
+_GOOD_WORDS = (r"(?:work(?:s|ed|ing)?\s+(?:fine\s+|perfectly\s+|well\s+|ok\s+)?|(?:does\s*n[o']?t|doesn'?t|didn'?t|did\s+not)\s+"
+               r"(?:happen|occur|reproduce)\s+)")
+# a component word, with what may follow it before its version ("kernel.x86_64 6.17.9", "linux-firmware-20251111")
+_C_END = r"(?![\w-])(?:\.(?:x86_64|aarch64|noarch))?(?:\s+package)?"
+_ON = r"(?:on|with|in|under|using)\s+"
+
+_UPDATED = re.compile(
+    r"\b(?:after|since)\s+(?:i\s+|we\s+)?(?:updat|upgrad|mov|switch|bump)\w{0,4}\s+" + _FILL +
+    r"(?:(?P<comp>" + _COMP + r")" + _C_END + r"(?:[\s(-]{1,3}" + _FILL + r")?)?(?P<ver>" + _VER + r")?")
+_UPDATE_BROKE = re.compile(
+    r"\b(?P<comp>" + _COMP + r")" + _C_END + r"\s+(?:package\s+)?(?:update|upgrade)\s+(?:to\s+)?(?P<ver>" + _VER + r")?\s*"
+    r"(?:has\s+|just\s+)?(?:broke|breaks|broken)\b")
+_GOOD_BAD = re.compile(
+    r"\b" + _GOOD_WORDS + _ON + _FILL + r"(?:(?P<c1>" + _COMP + r")" + _C_END + r"[\s(-]{1,3})?"
+    r"(?P<good>" + _VER + r")\b.{0,80}?\b" + _BAD_WORDS + r"\b.{0,20}?\b(?:" + _ON + r"|since\s+|after\s+)" + _FILL +
+    r"(?:(?P<c2>" + _COMP + r")" + _C_END + r"[\s(-]{1,3})?(?P<bad>" + _VER + r")")
+_BAD_GOOD = re.compile(
+    _BAD_WORDS + r"\s+(?:[\w()]+\s+){0,3}" + _ON + _FILL + r"(?:(?P<c1>" + _COMP + r")" + _C_END + r"[\s(-]{1,3})?"
+    r"(?P<bad>" + _VER + r")\b.{0,80}?\b" + _GOOD_WORDS + _ON + _FILL +
+    r"(?:(?P<c2>" + _COMP + r")" + _C_END + r"[\s(-]{1,3})?(?P<good>" + _VER + r")")
+_ROLLBACK = re.compile(
+    r"\b(?:downgrad\w{0,4}|roll\w{0,4}\s+back|revert\w{0,4}|going\s+back|went\s+back|go\s+back)\s+" + _FILL +
+    r"(?:(?P<comp>" + _COMP + r")" + _C_END + r"(?:[\s(-]{1,3}" + _FILL + r")?)?(?:(?:from\s+" + _VER + r"\s+)?to\s+)?"
+    r"(?P<ver>" + _VER + r")?")
+# "regression in kernel 6.17 (works on 6.14)", "a linux-firmware 20251125 regression"
+_REGRESSION = re.compile(
+    r"\bregress\w{0,4}\s+(?:in|on|with|since|after|from)\s+" + _FILL + r"(?:(?P<comp>" + _COMP + r")" + _C_END +
+    r"[\s(-]{1,3})?(?P<ver>" + _VER + r")(?:.{0,40}?\b" + _GOOD_WORDS + _ON + _FILL + r"(?:(?:" + _COMP + r")" + _C_END +
+    r"[\s(-]{1,3})?(?P<good>" + _VER + r"))?")
+_SUCCESS = re.compile(r"\b(?:fix(?:ed|es)?|solv(?:ed|es)|resolv(?:ed|es)|work(?:s|ed)|help(?:ed|s)|no\s+(?:more\s+)?"
+                      r"(?:crash|hang|fault)\w{0,3})\b")
+_LOG_LINE = re.compile(r"^\s*(?:\[\s*\d+\.\d+\]|\w{3}\s+\d+\s+\d\d:\d\d|\d{4}-\d\d-\d\d[ t]\d\d:)")
+
+
+def _component(word: Optional[str], version: Optional[str], line: str) -> Optional[str]:
+    """The component a word names, else the one a version's shape tells (a linux-firmware date, a
+    6.5+ or 5.x kernel series); None when neither tells."""
+    w = (word or "").strip()
+    if w:
+        if "firmware" in w:
+            return "linux-firmware"
+        if "dkms" in w or "driver" in w:
+            return "amdgpu-dkms"
+        if w in ("kernel", "linux"):
+            return "kernel"
+        if w == "rocm":
+            return "rocm"
+        if w in ("torch", "pytorch"):
+            return "torch"
+    v = (version or "").lstrip("v")
+    if re.match(r"(?:\d+:)?20\d{6}", v):
+        return "linux-firmware"
+    m = re.match(r"(\d+)\.(\d+)", v)
+    if m:
+        major, minor = int(m.group(1)), int(m.group(2))
+        if (major == 6 and minor >= 5) or major == 5 or "kernel" in line:
+            return "kernel"
+        if "rocm" in line and major in (5, 6, 7, 10):
+            return "rocm"
+    return None
+
+
+def _clean(v: Optional[str]) -> Optional[str]:
+    return v.rstrip(".,;:)`'\"-").lstrip("v") if v else None
+
+
+def changes(text: str) -> List[Change]:
+    """The release changes the prose in ``text`` names, in order, each once (at most 8)."""
+    out: List[Change] = []
+    if not isinstance(text, str):
+        return out
+    seen = set()
+    for raw in text.split("\n"):
+        if len(out) >= MAX_CHANGES:
+            break
+        low = raw[:MAX_LINE].lower()
+        if not any(c in low for c in _CUES) or _LOG_LINE.match(low):
+            continue
+        line = raw.strip()[:MAX_LINE]
+        found: List[Change] = []
+        for rx in (_GOOD_BAD, _BAD_GOOD):
+            m = rx.search(low)
+            if m:
+                good, bad = _clean(m.group("good")), _clean(m.group("bad"))
+                comp = _component(m.group("c1") or m.group("c2"), good or bad, low)
+                if comp and good != bad:
+                    found.append(Change(comp, "good-bad", good, bad, line))
+                    break
+        if not found and "regress" in low:
+            m = _REGRESSION.search(low)
+            if m:
+                ver, good = _clean(m.group("ver")), _clean(m.group("good"))
+                comp = _component(m.group("comp"), ver, low)
+                if comp and good != ver:
+                    found.append(Change(comp, "good-bad" if good else "updated", good, ver, line))
+        if not found:
+            m = _ROLLBACK.search(low)
+            if m and (m.group("comp") or m.group("ver")) and _SUCCESS.search(low):
+                ver = _clean(m.group("ver"))
+                comp = _component(m.group("comp"), ver, low)
+                if comp:
+                    found.append(Change(comp, "rolled-back", ver, None, line))
+        if not found:
+            for rx in (_UPDATED, _UPDATE_BROKE):
+                m = rx.search(low)
+                if m and (m.group("comp") or m.group("ver")):
+                    ver = _clean(m.group("ver"))
+                    comp = _component(m.group("comp"), ver, low)
+                    if comp:
+                        found.append(Change(comp, "updated", None, ver, line))
+                        break
+        for c in found:
+            k = (c.component, c.direction, c.good, c.bad)
+            if k not in seen:
+                seen.add(k)
+                out.append(c)
+    return out[:MAX_CHANGES]
