@@ -98,3 +98,12 @@ def test_targets_and_kernel_conditions():
     assert [rg.kernel_condition(dkms, k) for k in ("6.17.0-20-generic", "6.18.7-061807-generic", None)] == [False, True, None]
     old = _row("rocm-7.2.0-gfx1151-old-kernel")  # only on kernels before 6.17
     assert [rg.kernel_condition(old, k) for k in ("6.14.0-1017-oem", "6.17.0-20-generic")] == [True, False]
+
+
+def test_blob_verdict():
+    row = _row("linux-firmware-20251125-gc115-mes-0x83")
+    assert rg.blob_verdict(row, {"MES": "0x00000083"}) is True
+    assert rg.blob_verdict(row, {"MES": "0x00000080"}) is False
+    assert rg.blob_verdict(row, {"MES": "0x00000081"}) is None  # neither: unknown
+    assert rg.blob_verdict(row, {"MES_KIQ": "0x6f"}) is None and rg.blob_verdict(row, None) is None
+    assert rg.blob_verdict(_row("kernel-6.18-rdna3-sdma-page-fault"), {"MES": "0x83"}) is None

@@ -151,3 +151,42 @@ def test_detection_records_them_from_a_folder(tmp_path):
     assert "amd-gpu-firmware" in sysm.os.sources["linux_firmware"]
     assert [(c.component, c.direction, c.good, c.bad) for c in sysm.changes] == [
         ("linux-firmware", "good-bad", "20251111", "20251125")]
+
+
+def test_firmware_blobs_from_amdgpu_firmware_info():
+    from rocm_wizard.detect.parsers.release_changes import firmware_blobs
+
+    # real: ROCm/ROCm#5724 (cat /sys/kernel/debug/dri/128/amdgpu_firmware_info | grep MES)
+    text = ("# cat /sys/kernel/debug/dri/128/amdgpu_firmware_info | grep MES\n"
+            "MES_KIQ feature version: 6, firmware version: 0x0000006f\n"
+            "MES feature version: 1, firmware version: 0x00000080\n")
+    assert firmware_blobs(text) == {"MES_KIQ": "0x0000006f", "MES": "0x00000080"}
+    # real: ROCm/ROCm#5616 (the whole file starts with these)
+    assert firmware_blobs("VCE feature version: 0, firmware version: 0x00000000\n"
+                          "UVD feature version: 0, firmware version: 0x00000000\n")["VCE"] == "0x00000000"
+    assert firmware_blobs("MES firmware version 0x83 is bad") == {} and firmware_blobs("") == {}
+    assert firmware_blobs("feature version: " * 100_000) == {}
+
+
+def test_dkms_build_from_dkms_make_log_and_dpkg_lines():
+    from rocm_wizard.detect.parsers.release_changes import dkms_build
+
+    # real: ROCm/ROCm#5905, ROCm/amdgpu#209 (tests/data/real/218), ROCm/amdgpu#192, ROCm/ROCm#5624 (tests/data/real/203)
+    assert dkms_build("Autoinstall of module amdgpu/6.16.13-2278356.24.04 for kernel 6.18.7-061807-generic (x86_64)") == \
+        "6.16.13-2278356.24.04"
+    assert dkms_build("$ cat /var/lib/dkms/amdgpu/6.16.13-2278356.24.04/build/make.log") == "6.16.13-2278356.24.04"
+    assert dkms_build("Setting up amdgpu-dkms (1:6.12.12.60401-2164967.24.04) ...") == "1:6.12.12.60401-2164967.24.04"
+    assert dkms_build("Loading new amdgpu-6.12.12-2164967.24.04 DKMS files...") == "6.12.12-2164967.24.04"
+    assert dkms_build("DKMS (dkms-3.2.0) make.log for amdgpu/6.12.12-2202139.24.04 for kernel 6.17.0-6-generic (x86_64)") == \
+        "6.12.12-2202139.24.04"
+    # other amdgpu packages and lines without DKMS are not the driver build
+    assert dkms_build("ii  amdgpu-install  30.20.1.0.30200100-2255209.24.04  all  AMDGPU driver repository and installer") is None
+    assert dkms_build("[drm] amdgpu kernel modesetting enabled. amdgpu 0000:03:00.0: amdgpu: 6.16.13") is None
+    assert dkms_build("") is None
+
+
+def test_detection_reads_the_dkms_build_of_a_make_log(tmp_path):
+    (tmp_path / "build.txt").write_text("Autoinstall of module amdgpu/6.16.13-2278356.24.04 for kernel 6.18.7-061807-generic "
+                                        "(x86_64)\nBuilding module(s)......(bad exit status: 2)\n", encoding="utf-8")
+    sysm = detect_snapshot(str(tmp_path))
+    assert sysm.rocm.amdgpu_dkms == "6.16.13-2278356.24.04"

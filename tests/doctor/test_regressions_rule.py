@@ -103,3 +103,18 @@ def test_a_change_of_unknown_release_asks_to_confirm_it(tmp_path):
     assert [f.layer for f in found] == ["kernel"]
     assert "kernel 6.14 worked and 6.17 fails" in " ".join(found[0].evidence)
     assert "Confirm it" in found[0].fix
+
+
+def test_the_firmware_file_amdgpu_loaded_decides_over_the_package(tmp_path):
+    # real lines: ROCm/ROCm#5724 (amdgpu_firmware_info's MES lines; 0x83 is the bad MES, 0x80 the revert)
+    mes83 = "MES_KIQ feature version: 6, firmware version: 0x0000006f\nMES feature version: 1, firmware version: 0x00000083\n"
+    (tmp_path / "a").mkdir()
+    bad = _diag(tmp_path / "a", {"rocminfo.txt": ROCMINFO_1151, "run.txt": FAULT + "\n", "fw.txt": mes83})
+    found = _problems(bad, "known-regression")
+    assert [f.layer for f in found] == ["firmware"] and "MES firmware 0x00000083" in found[0].evidence[0]
+    # the package is in the bad range, but the MES file loaded is the revert (an overlay in /lib/firmware/updates)
+    (tmp_path / "b").mkdir()
+    overlay = _diag(tmp_path / "b", {"rocminfo.txt": ROCMINFO_1151, "run.txt": FAULT + "\n",
+                                     "fw.txt": mes83.replace("0x00000083", "0x00000080"),
+                                     "rpm.txt": "amd-gpu-firmware-20251125-1.fc43.noarch\n"})
+    assert not _problems(overlay, "known-regression")

@@ -40,6 +40,9 @@ class Regression:
     kernel_from: str
     kernel_below: str
     version_of: str
+    blob: str
+    blob_bad: Tuple[str, ...]
+    blob_good: Tuple[str, ...]
     targets: Tuple[str, ...]
     symptoms: Tuple[str, ...]
     fix: str
@@ -150,6 +153,29 @@ def in_range(row: Regression, version: Optional[str]) -> Optional[bool]:
     return True
 
 
+def _hex(v: str) -> Optional[int]:
+    try:
+        return int(v.strip(), 16)
+    except (ValueError, AttributeError):
+        return None
+
+
+def blob_verdict(row: Regression, blobs: Optional[Dict[str, str]]) -> Optional[bool]:
+    """What the firmware file's own version says (``blobs``: name -> "0x00000083" as amdgpu reports
+    it): True for a known-bad one, False for a known-good one, None when the row names no file, the
+    file's version is not known, or it is neither."""
+    if not row.blob or not isinstance(blobs, dict):
+        return None
+    have = _hex(str(blobs.get(row.blob, "")))
+    if have is None:
+        return None
+    if have in {_hex(b) for b in row.blob_bad}:
+        return True
+    if have in {_hex(b) for b in row.blob_good}:
+        return False
+    return None
+
+
 def kernel_condition(row: Regression, kernel: Optional[str]) -> Optional[bool]:
     """Whether the row's kernel condition holds (``kernel_from``: from that series on;
     ``kernel_below``: older than it); True for a row without one, None when the kernel is unknown."""
@@ -195,7 +221,9 @@ def rows() -> Tuple[Regression, ...]:
             first_bad=str(e.get("first_bad", "")), first_fixed=str(e.get("first_fixed", "")),
             last_bad=str(e.get("last_bad", "")), builds_fixed=tuple(str(b) for b in e.get("builds_fixed", ())),
             kernel_from=str(e.get("kernel_from", "")), kernel_below=str(e.get("kernel_below", "")),
-            version_of=str(e.get("version_of", "")), targets=_t(e.get("targets")),
+            version_of=str(e.get("version_of", "")), blob=str(e.get("blob", "")),
+            blob_bad=tuple(str(b) for b in e.get("blob_bad", ())), blob_good=tuple(str(b) for b in e.get("blob_good", ())),
+            targets=_t(e.get("targets")),
             symptoms=tuple(str(s) for s in e.get("symptoms", ())), fix=str(e.get("fix", "")),
             source=str(e.get("source", "")), status=str(e.get("status", "")),
         ))
@@ -241,6 +269,11 @@ def problems() -> List[str]:
         for v in (r.kernel_from, r.kernel_below) + r.builds_fixed:
             if v and key("kernel", v) is None:
                 out.append("%s: kernel %r cannot be read" % (r.id, v))
+        for b in r.blob_bad + r.blob_good:
+            if _hex(b) is None:
+                out.append("%s: firmware version %r is not hexadecimal" % (r.id, b))
+        if (r.blob_bad or r.blob_good) and not r.blob:
+            out.append("%s: blob versions without a blob" % r.id)
         if not r.first_bad and not r.first_fixed:
             if r.component != "amdgpu-dkms":
                 out.append("%s: neither first_bad nor first_fixed" % r.id)

@@ -1751,9 +1751,10 @@ def _installed_versions(ctx: Context) -> Dict[str, List[Tuple[str, str]]]:
         out["kernel"] = [(s(osi.kernel), _src(osi, "kernel") or "the kernel release")]
     if s(getattr(osi, "linux_firmware", None)):
         out["linux-firmware"] = [(s(osi.linux_firmware), _src(osi, "linux_firmware") or "the firmware package")]
-    dkms = [(s(v), _src(r, n)) for n, v in (("amdgpu_dkms", r.amdgpu_dkms), ("amdgpu_version", r.amdgpu_version)) if s(v)]
-    if dkms:
-        out["amdgpu-dkms"] = dkms[:1]
+    # only what names the DKMS package or build: amd-smi's "amdgpu version" is the kernel's own release
+    # for the in-tree driver, so rocm.amdgpu_version says nothing of amdgpu-dkms
+    if s(r.amdgpu_dkms):
+        out["amdgpu-dkms"] = [(s(r.amdgpu_dkms), _src(r, "amdgpu_dkms") or "amdgpu-dkms")]
     if s(r.version):
         out["rocm"] = [(s(r.version), _src(r, "version") or "the ROCm release")]
     torch = [(s(e.version), s(e.rocm), s(e.path)) for e in ctx.system.torch or [] if s(getattr(e, "version", None))]
@@ -1787,7 +1788,13 @@ def known_regression(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     by_layer: Dict[str, Tuple[List[str], List[str]]] = {}
     for row in regressions.rows():
         comp = "torch-rocm" if row.component == "torch" and row.version_of == "rocm" else row.component
+        blob = regressions.blob_verdict(row, getattr(ctx.system.os, "gpu_firmware", None))
+        if blob is False:  # the firmware file amdgpu loaded is a known-good one (an overlay, a revert)
+            continue
         have = versions.get(comp)
+        if blob is True:
+            ver = s(ctx.system.os.gpu_firmware.get(row.blob))
+            have = [(f"({row.blob} firmware {ver})", _src(ctx.system.os, "gpu_firmware") or "amdgpu_firmware_info")]
         if not have:
             continue
         hit_gpus = _gpus_hit(row, gfxs)
@@ -1800,7 +1807,7 @@ def known_regression(ctx: Context, meta: RuleMeta) -> Optional[Match]:
             continue
         if regressions.kernel_condition(row, kernel) is not True:
             continue
-        version, where = next(((v, w) for v, w in have if regressions.in_range(row, v) is True), (None, None))
+        version, where = next(((v, w) for v, w in have if blob is True or regressions.in_range(row, v) is True), (None, None))
         if version is None:
             continue
         ev, fixes = by_layer.setdefault(row.layer, ([], []))

@@ -4,6 +4,9 @@
   (``dpkg -l``, ``apt policy``, ``rpm -q``/``rpm -qa``, ``dnf list``, ``pacman -Q``) or an issue form's
   field: ``linux-firmware``, Arch's ``linux-firmware-amdgpu``, Fedora's ``amd-gpu-firmware``, Ubuntu 26.04's ``linux-firmware-amd-graphics``, Debian's
   ``firmware-amd-graphics``, openSUSE's ``kernel-firmware-amdgpu``;
+* :func:`firmware_blobs`: the firmware files' own versions amdgpu reports (debugfs
+  ``amdgpu_firmware_info``: ``MES feature version: 1, firmware version: 0x00000083``);
+* :func:`dkms_build`: the amdgpu DKMS build a DKMS, make.log or dpkg line names;
 * :func:`changes`: what the user's prose says changed before the failure ("after updating
   linux-firmware", "works on 6.17, broken on 6.18", "downgrading the kernel to 6.12 fixed it"), as
   (component, direction, good, bad, sentence).  English; conservative: a bare version mention gives
@@ -19,6 +22,35 @@ from typing import List, NamedTuple, Optional, Tuple
 
 MAX_LINE = 600  # characters of a line looked at
 MAX_CHANGES = 8
+MAX_PROSE = 256 * 1024  # characters of a text looked at for prose (a user's sentences, not a log's megabytes)
+
+MAX_CANDIDATES = 2000  # lines looked at per text
+
+
+def _spans_with(low: str, needles) -> List[Tuple[int, int]]:
+    """``(start, end)`` of the lines of the lower-cased text ``low`` that hold one of the literal
+    ``needles`` (each line once, in order, at most MAX_CANDIDATES): ``str.find`` passes over the
+    whole text, no loop over every line."""
+    starts = set()
+    for needle in needles:
+        i = low.find(needle)
+        while i >= 0 and len(starts) < MAX_CANDIDATES:
+            start = low.rfind("\n", 0, i) + 1
+            starts.add(start)
+            end = low.find("\n", i)
+            if end < 0:
+                break
+            i = low.find(needle, end)
+    out = []
+    for start in sorted(starts):
+        end = low.find("\n", start)
+        out.append((start, end if end >= 0 else len(low)))
+    return out
+
+
+def _lines_with(low: str, needles) -> List[str]:
+    return [low[a:b] for a, b in _spans_with(low, needles)]
+
 
 # ------------------------------------------------------------------------------- firmware package
 # AMD-specific packages first: where both are listed, theirs is the version that matters
@@ -29,41 +61,69 @@ _FW_LINE = re.compile(
     r"(?P<pkg>linux-firmware-amd-graphics|linux-firmware-amdgpu|amd-gpu-firmware|firmware-amd-graphics|kernel-firmware-amdgpu|linux-firmware)"
     r"(?:[.:]?(?:noarch|all|any))?(?:\*\*|__|`)?\s*(?:[:|=]\s*|-(?=(?:\d+:)?20\d{6})|\s+)(?:`\s*)?"
     r"(?:version\s*[:=]?\s*)?(?P<ver>(?:\d+:)?20\d{6}[\w.~+:-]{0,60})", re.I)
-_APT_INSTALLED = re.compile(r"^\s*installed:\s*(?P<ver>(?:\d+:)?20\d{6}[\w.~+:-]{0,60})", re.I)
-_APT_HEAD = re.compile(r"^(?P<pkg>linux-firmware-amd-graphics|linux-firmware-amdgpu|amd-gpu-firmware|firmware-amd-graphics|kernel-firmware-amdgpu|"
-                       r"linux-firmware):\s*$", re.I)
+
+
+_APT_BLOCK = re.compile(r"^(?P<pkg>linux-firmware-amd-graphics|linux-firmware-amdgpu|amd-gpu-firmware|firmware-amd-graphics|"
+                        r"kernel-firmware-amdgpu|linux-firmware):[ \t]*\r?\n[ \t]*installed:[ \t]*"
+                        r"(?P<ver>(?:\d+:)?20\d{6}[\w.~+:-]{0,60})", re.I | re.M)
 
 
 def firmware_version(text: str) -> Optional[Tuple[str, str]]:
     """``(package, version)`` of the GPU firmware package a listing line in ``text`` shows (the
     AMD-specific package where both it and linux-firmware are listed), None when none does."""
-    if not isinstance(text, str) or "firmware" not in text.lower():
+    if not isinstance(text, str) or not ("firmware" in text or "Firmware" in text or "FIRMWARE" in text):
         return None
+    low = text.lower()
     found = {}
-    pending = None
-    for raw in text.split("\n"):
-        low = raw[:MAX_LINE].lower()
-        if pending is not None:
-            m = _APT_INSTALLED.match(low)
-            if m:
-                found.setdefault(pending, m.group("ver").rstrip(".,;)`|"))
-                pending = None
-                continue
-            if "candidate" not in low and "installed" not in low:
-                pending = None
-        if "firmware" not in low:
-            continue
-        line = low.strip()
-        m = _APT_HEAD.match(line)
-        if m:
-            pending = m.group("pkg")
-            continue
-        m = _FW_LINE.match(line)
+    if "installed:" in low:
+        for m in _APT_BLOCK.finditer(low):  # apt policy: the package's line, then "Installed: VERSION"
+            found.setdefault(m.group("pkg"), m.group("ver").rstrip(".,;)`|"))
+    for raw in _lines_with(low, ("firmware",)):
+        m = _FW_LINE.match(raw[:MAX_LINE].strip())
         if m:
             found.setdefault(m.group("pkg"), m.group("ver").rstrip(".,;)`|"))
     for pkg in FIRMWARE_PACKAGES:
         if pkg in found:
             return pkg, found[pkg]
+    return None
+
+
+# debugfs amdgpu_firmware_info: "MES feature version: 1, firmware version: 0x00000080"
+_BLOB = re.compile(r"^\s*(?P<name>[a-z][a-z0-9_ ]{0,24}?)\s+feature version:\s*\d{1,10},\s*firmware version:\s*"
+                   r"(?P<ver>0x[0-9a-f]{1,16})\b", re.I)
+
+
+def firmware_blobs(text: str) -> dict:
+    """``{file: version}`` of the firmware versions amdgpu reports in debugfs ``amdgpu_firmware_info``
+    (``MES``, ``MES_KIQ``, ``SMC``...; the first GPU's, the first time each is listed)."""
+    out: dict = {}
+    if not isinstance(text, str) or "feature version" not in text:
+        return out
+    for raw in _lines_with(text, ("feature version",)):
+        m = _BLOB.match(raw[:MAX_LINE])
+        if m:
+            out.setdefault(m.group("name").strip().upper().replace(" ", "_"), m.group("ver").lower())
+    return out
+
+
+# the amdgpu DKMS build a DKMS or dpkg line names: "DKMS make.log for amdgpu-6.16.13-2278356.24.04 for kernel ...",
+# "Autoinstall of module amdgpu/6.16.13-2278356.24.04 for kernel ...", "/var/lib/dkms/amdgpu/6.16.13-.../build/make.log",
+# "Loading new amdgpu-6.12.12-2164967.24.04 DKMS files...", "Setting up amdgpu-dkms (1:6.12.12.60401-2164967.24.04) ..."
+_DKMS_BUILD = re.compile(r"(?:/var/lib/dkms/amdgpu/|\bamdgpu-dkms \(|(?<![\w-])amdgpu[-/])(?P<ver>(?:\d+:)?\d{1,2}\.\d{1,3}\.\d{1,4}"
+                         r"[\w.~+-]{0,40})", re.I)
+
+
+def dkms_build(text: str) -> Optional[str]:
+    """The amdgpu DKMS build a DKMS, make.log or dpkg line of ``text`` names (the first), else None."""
+    if not isinstance(text, str) or "amdgpu" not in text:
+        return None
+    for low in _lines_with(text.lower(), ("dkms", "make.log", "autoinstall of module")):
+        low = low[:MAX_LINE]
+        if "amdgpu" not in low or not ("dkms" in low or "make.log" in low or "autoinstall of module" in low):
+            continue
+        m = _DKMS_BUILD.search(low)
+        if m:
+            return m.group("ver").rstrip(".,;:)`'\"")
     return None
 
 
@@ -76,9 +136,8 @@ class Change(NamedTuple):
     line: str
 
 
-_CUES = ("after", "since", "downgrad", "roll", "revert", "work", "broke", "going back", "went back", "go back", "update",
-         "fail", "crash", "hang", "happen", "but not", "regress",
-         "upgrade")
+# literal cues: a sentence of each shape below holds one of them (searched over the whole lower-cased text)
+_CUES = ("updat", "upgrad", "switch", "work", "happen", "downgrad", "roll", "revert", " back", "regress")
 _COMP = (r"(?:linux-firmware(?:-amdgpu)?|amd-gpu-firmware|firmware-amd-graphics|kernel-firmware(?:-amdgpu)?|firmware|"
          r"amdgpu-dkms|amdgpu\s+dkms|amdgpu\s+driver|dkms|kernel|linux|rocm|pytorch|torch)")
 _VER = r"(?:v?\d{1,2}\.\d{1,3}(?:\.\d{1,4}){0,2}(?:[-+~][\w.+~-]{1,40})?|(?:\d+:)?20\d{6}(?:[.\w~+-]{0,40})?)"
@@ -92,7 +151,7 @@ _C_END = r"(?![\w-])(?:\.(?:x86_64|aarch64|noarch))?(?:\s+package)?"
 _ON = r"(?:on|with|in|under|using)\s+"
 
 _UPDATED = re.compile(
-    r"\b(?:after|since)\s+(?:i\s+|we\s+)?(?:updat|upgrad|mov|switch|bump)\w{0,4}\s+" + _FILL +
+    r"\b(?:after|since)\s+(?:i\s+|we\s+)?(?:updat|upgrad|switch)\w{0,4}\s+" + _FILL +
     r"(?:(?P<comp>" + _COMP + r")" + _C_END + r"(?:[\s(-]{1,3}" + _FILL + r")?)?(?P<ver>" + _VER + r")?")
 _UPDATE_BROKE = re.compile(
     r"\b(?P<comp>" + _COMP + r")" + _C_END + r"\s+(?:package\s+)?(?:update|upgrade)\s+(?:to\s+)?(?P<ver>" + _VER + r")?\s*"
@@ -116,6 +175,7 @@ _REGRESSION = re.compile(
     r"[\s(-]{1,3})?(?P<good>" + _VER + r"))?")
 _SUCCESS = re.compile(r"\b(?:fix(?:ed|es)?|solv(?:ed|es)|resolv(?:ed|es)|work(?:s|ed)|help(?:ed|s)|no\s+(?:more\s+)?"
                       r"(?:crash|hang|fault)\w{0,3})\b")
+_DIGIT = re.compile(r"\d")
 _LOG_LINE = re.compile(r"^\s*(?:\[\s*\d+\.\d+\]|\w{3}\s+\d+\s+\d\d:\d\d|\d{4}-\d\d-\d\d[ t]\d\d:)")
 
 
@@ -157,15 +217,19 @@ def changes(text: str) -> List[Change]:
     if not isinstance(text, str):
         return out
     seen = set()
-    for raw in text.split("\n"):
+    text = text[:MAX_PROSE]
+    lowered = text.lower()
+    same = len(lowered) == len(text)  # (lower() can change the length of some non-ASCII text)
+    for a, b in _spans_with(lowered, _CUES):
         if len(out) >= MAX_CHANGES:
             break
-        low = raw[:MAX_LINE].lower()
-        if not any(c in low for c in _CUES) or _LOG_LINE.match(low):
+        low = lowered[a:min(b, a + MAX_LINE)]
+        if _LOG_LINE.match(low):
             continue
-        line = raw.strip()[:MAX_LINE]
+        line = (text[a:min(b, a + MAX_LINE)] if same else low).strip()
         found: List[Change] = []
-        for rx in (_GOOD_BAD, _BAD_GOOD):
+        digits = _DIGIT.search(low) is not None
+        for rx in ((_GOOD_BAD, _BAD_GOOD) if digits and ("work" in low or "happen" in low) else ()):
             m = rx.search(low)
             if m:
                 good, bad = _clean(m.group("good")), _clean(m.group("bad"))
@@ -173,21 +237,21 @@ def changes(text: str) -> List[Change]:
                 if comp and good != bad:
                     found.append(Change(comp, "good-bad", good, bad, line))
                     break
-        if not found and "regress" in low:
+        if not found and digits and "regress" in low:
             m = _REGRESSION.search(low)
             if m:
                 ver, good = _clean(m.group("ver")), _clean(m.group("good"))
                 comp = _component(m.group("comp"), ver, low)
                 if comp and good != ver:
                     found.append(Change(comp, "good-bad" if good else "updated", good, ver, line))
-        if not found:
+        if not found and any(w in low for w in ("downgrad", "roll", "revert", " back")):
             m = _ROLLBACK.search(low)
             if m and (m.group("comp") or m.group("ver")) and _SUCCESS.search(low):
                 ver = _clean(m.group("ver"))
                 comp = _component(m.group("comp"), ver, low)
                 if comp:
                     found.append(Change(comp, "rolled-back", ver, None, line))
-        if not found:
+        if not found and any(w in low for w in ("updat", "upgrad", "switch")):
             for rx in (_UPDATED, _UPDATE_BROKE):
                 m = rx.search(low)
                 if m and (m.group("comp") or m.group("ver")):
