@@ -190,3 +190,12 @@ def test_detection_reads_the_dkms_build_of_a_make_log(tmp_path):
                                         "(x86_64)\nBuilding module(s)......(bad exit status: 2)\n", encoding="utf-8")
     sysm = detect_snapshot(str(tmp_path))
     assert sysm.rocm.amdgpu_dkms == "6.16.13-2278356.24.04"
+
+
+def test_a_shared_lower_cased_text_gives_the_same_changes():
+    text = "İstanbul notes\nWorks fine on 6.17.9, broken on 6.18.3\n"  # 'İ'.lower() is two characters long
+    assert changes(text, text.lower()) == changes(text)
+    assert changes(text)[0].line == "Works fine on 6.17.9, broken on 6.18.3" or changes(text)[0].line.lower() == \
+        "works fine on 6.17.9, broken on 6.18.3"
+    plain = "Downgrading linux-firmware to 20251111 fixed it"
+    assert changes(plain, plain.lower()) == changes(plain) and changes(plain)[0].line == plain

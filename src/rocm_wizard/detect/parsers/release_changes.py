@@ -20,6 +20,8 @@ from __future__ import annotations
 import re
 from typing import List, NamedTuple, Optional, Tuple
 
+from ._core_text import lazy  # patterns compiled on first use: most texts never reach them
+
 MAX_LINE = 600  # characters of a line looked at
 MAX_CHANGES = 8
 MAX_PROSE = 256 * 1024  # characters of a text looked at for prose (a user's sentences, not a log's megabytes)
@@ -56,24 +58,24 @@ def _lines_with(low: str, needles) -> List[str]:
 # AMD-specific packages first: where both are listed, theirs is the version that matters
 FIRMWARE_PACKAGES = ("linux-firmware-amdgpu", "linux-firmware-amd-graphics", "amd-gpu-firmware", "firmware-amd-graphics", "kernel-firmware-amdgpu",
                      "linux-firmware")
-_FW_LINE = re.compile(
+_FW_LINE = lazy(
     r"^(?:[|*+-]\s*)?(?:[a-z]{2}\s+)?(?:\*\*|__|`)?"
     r"(?P<pkg>linux-firmware-amd-graphics|linux-firmware-amdgpu|amd-gpu-firmware|firmware-amd-graphics|kernel-firmware-amdgpu|linux-firmware)"
     r"(?:[.:]?(?:noarch|all|any))?(?:\*\*|__|`)?\s*(?:[:|=]\s*|-(?=(?:\d+:)?20\d{6})|\s+)(?:`\s*)?"
     r"(?:version\s*[:=]?\s*)?(?P<ver>(?:\d+:)?20\d{6}[\w.~+:-]{0,60})", re.I)
 
 
-_APT_BLOCK = re.compile(r"^(?P<pkg>linux-firmware-amd-graphics|linux-firmware-amdgpu|amd-gpu-firmware|firmware-amd-graphics|"
+_APT_BLOCK = lazy(r"^(?P<pkg>linux-firmware-amd-graphics|linux-firmware-amdgpu|amd-gpu-firmware|firmware-amd-graphics|"
                         r"kernel-firmware-amdgpu|linux-firmware):[ \t]*\r?\n[ \t]*installed:[ \t]*"
                         r"(?P<ver>(?:\d+:)?20\d{6}[\w.~+:-]{0,60})", re.I | re.M)
 
 
-def firmware_version(text: str) -> Optional[Tuple[str, str]]:
+def firmware_version(text: str, low: Optional[str] = None) -> Optional[Tuple[str, str]]:
     """``(package, version)`` of the GPU firmware package a listing line in ``text`` shows (the
     AMD-specific package where both it and linux-firmware are listed), None when none does."""
     if not isinstance(text, str) or not ("firmware" in text or "Firmware" in text or "FIRMWARE" in text):
         return None
-    low = text.lower()
+    low = text.lower() if low is None else low
     found = {}
     if "installed:" in low:
         for m in _APT_BLOCK.finditer(low):  # apt policy: the package's line, then "Installed: VERSION"
@@ -89,7 +91,7 @@ def firmware_version(text: str) -> Optional[Tuple[str, str]]:
 
 
 # debugfs amdgpu_firmware_info: "MES feature version: 1, firmware version: 0x00000080"
-_BLOB = re.compile(r"^\s*(?P<name>[a-z][a-z0-9_ ]{0,24}?)\s+feature version:\s*\d{1,10},\s*firmware version:\s*"
+_BLOB = lazy(r"^\s*(?P<name>[a-z][a-z0-9_ ]{0,24}?)\s+feature version:\s*\d{1,10},\s*firmware version:\s*"
                    r"(?P<ver>0x[0-9a-f]{1,16})\b", re.I)
 
 
@@ -109,16 +111,16 @@ def firmware_blobs(text: str) -> dict:
 # the amdgpu DKMS build a DKMS or dpkg line names: "DKMS make.log for amdgpu-6.16.13-2278356.24.04 for kernel ...",
 # "Autoinstall of module amdgpu/6.16.13-2278356.24.04 for kernel ...", "/var/lib/dkms/amdgpu/6.16.13-.../build/make.log",
 # "Loading new amdgpu-6.12.12-2164967.24.04 DKMS files...", "Setting up amdgpu-dkms (1:6.12.12.60401-2164967.24.04) ..."
-_DKMS_BUILD = re.compile(r"(?:/var/lib/dkms/amdgpu/|\bamdgpu-dkms \(|(?<![\w-])amdgpu[-/])(?P<ver>(?:\d+:)?\d{1,2}\.\d{1,3}\.\d{1,4}"
+_DKMS_BUILD = lazy(r"(?:/var/lib/dkms/amdgpu/|\bamdgpu-dkms \(|(?<![\w-])amdgpu[-/])(?P<ver>(?:\d+:)?\d{1,2}\.\d{1,3}\.\d{1,4}"
                          r"[\w.~+-]{0,40})", re.I)
 
 
-def dkms_build(text: str) -> Optional[str]:
+def dkms_build(text: str, low: Optional[str] = None) -> Optional[str]:
     """The amdgpu DKMS build a DKMS, make.log or dpkg line of ``text`` names (the first), else None."""
     if not isinstance(text, str) or "amdgpu" not in text:
         return None
-    for low in _lines_with(text.lower(), ("dkms", "make.log", "autoinstall of module")):
-        low = low[:MAX_LINE]
+    for line in _lines_with(text.lower() if low is None else low, ("dkms", "make.log", "autoinstall of module")):
+        low = line[:MAX_LINE]
         if "amdgpu" not in low or not ("dkms" in low or "make.log" in low or "autoinstall of module" in low):
             continue
         m = _DKMS_BUILD.search(low)
@@ -150,33 +152,33 @@ _GOOD_WORDS = (r"(?:work(?:s|ed|ing)?\s+(?:fine\s+|perfectly\s+|well\s+|ok\s+)?|
 _C_END = r"(?![\w-])(?:\.(?:x86_64|aarch64|noarch))?(?:\s+package)?"
 _ON = r"(?:on|with|in|under|using)\s+"
 
-_UPDATED = re.compile(
+_UPDATED = lazy(
     r"\b(?:after|since)\s+(?:i\s+|we\s+)?(?:updat|upgrad|switch)\w{0,4}\s+" + _FILL +
     r"(?:(?P<comp>" + _COMP + r")" + _C_END + r"(?:[\s(-]{1,3}" + _FILL + r")?)?(?P<ver>" + _VER + r")?")
-_UPDATE_BROKE = re.compile(
+_UPDATE_BROKE = lazy(
     r"\b(?P<comp>" + _COMP + r")" + _C_END + r"\s+(?:package\s+)?(?:update|upgrade)\s+(?:to\s+)?(?P<ver>" + _VER + r")?\s*"
     r"(?:has\s+|just\s+)?(?:broke|breaks|broken)\b")
-_GOOD_BAD = re.compile(
+_GOOD_BAD = lazy(
     r"\b" + _GOOD_WORDS + _ON + _FILL + r"(?:(?P<c1>" + _COMP + r")" + _C_END + r"[\s(-]{1,3})?"
     r"(?P<good>" + _VER + r")\b.{0,80}?\b" + _BAD_WORDS + r"\b.{0,20}?\b(?:" + _ON + r"|since\s+|after\s+)" + _FILL +
     r"(?:(?P<c2>" + _COMP + r")" + _C_END + r"[\s(-]{1,3})?(?P<bad>" + _VER + r")")
-_BAD_GOOD = re.compile(
+_BAD_GOOD = lazy(
     _BAD_WORDS + r"\s+(?:[\w()]+\s+){0,3}" + _ON + _FILL + r"(?:(?P<c1>" + _COMP + r")" + _C_END + r"[\s(-]{1,3})?"
     r"(?P<bad>" + _VER + r")\b.{0,80}?\b" + _GOOD_WORDS + _ON + _FILL +
     r"(?:(?P<c2>" + _COMP + r")" + _C_END + r"[\s(-]{1,3})?(?P<good>" + _VER + r")")
-_ROLLBACK = re.compile(
+_ROLLBACK = lazy(
     r"\b(?:downgrad\w{0,4}|roll\w{0,4}\s+back|revert\w{0,4}|going\s+back|went\s+back|go\s+back)\s+" + _FILL +
     r"(?:(?P<comp>" + _COMP + r")" + _C_END + r"(?:[\s(-]{1,3}" + _FILL + r")?)?(?:(?:from\s+" + _VER + r"\s+)?to\s+)?"
     r"(?P<ver>" + _VER + r")?")
 # "regression in kernel 6.17 (works on 6.14)", "a linux-firmware 20251125 regression"
-_REGRESSION = re.compile(
+_REGRESSION = lazy(
     r"\bregress\w{0,4}\s+(?:in|on|with|since|after|from)\s+" + _FILL + r"(?:(?P<comp>" + _COMP + r")" + _C_END +
     r"[\s(-]{1,3})?(?P<ver>" + _VER + r")(?:.{0,40}?\b" + _GOOD_WORDS + _ON + _FILL + r"(?:(?:" + _COMP + r")" + _C_END +
     r"[\s(-]{1,3})?(?P<good>" + _VER + r"))?")
-_SUCCESS = re.compile(r"\b(?:fix(?:ed|es)?|solv(?:ed|es)|resolv(?:ed|es)|work(?:s|ed)|help(?:ed|s)|no\s+(?:more\s+)?"
+_SUCCESS = lazy(r"\b(?:fix(?:ed|es)?|solv(?:ed|es)|resolv(?:ed|es)|work(?:s|ed)|help(?:ed|s)|no\s+(?:more\s+)?"
                       r"(?:crash|hang|fault)\w{0,3})\b")
-_DIGIT = re.compile(r"\d")
-_LOG_LINE = re.compile(r"^\s*(?:\[\s*\d+\.\d+\]|\w{3}\s+\d+\s+\d\d:\d\d|\d{4}-\d\d-\d\d[ t]\d\d:)")
+_DIGIT = lazy(r"\d")
+_LOG_LINE = lazy(r"^\s*(?:\[\s*\d+\.\d+\]|\w{3}\s+\d+\s+\d\d:\d\d|\d{4}-\d\d-\d\d[ t]\d\d:)")
 
 
 def _component(word: Optional[str], version: Optional[str], line: str) -> Optional[str]:
@@ -211,14 +213,18 @@ def _clean(v: Optional[str]) -> Optional[str]:
     return v.rstrip(".,;:)`'\"-").lstrip("v") if v else None
 
 
-def changes(text: str) -> List[Change]:
-    """The release changes the prose in ``text`` names, in order, each once (at most 8)."""
+def changes(text: str, low: Optional[str] = None) -> List[Change]:
+    """The release changes the prose in ``text`` names, in order, each once (at most 8).  ``low``:
+    ``text.lower()`` when the caller has it (the readers of a text share one)."""
     out: List[Change] = []
     if not isinstance(text, str):
         return out
     seen = set()
+    # the caller's lower-cased text, where it is aligned with the text (lower() can change the length
+    # of some non-ASCII text)
+    aligned = low is not None and len(low) == len(text)
     text = text[:MAX_PROSE]
-    lowered = text.lower()
+    lowered = low[:MAX_PROSE] if aligned else text.lower()
     same = len(lowered) == len(text)  # (lower() can change the length of some non-ASCII text)
     for a, b in _spans_with(lowered, _CUES):
         if len(out) >= MAX_CHANGES:

@@ -110,22 +110,23 @@ def _releases(source: Source, system: System, texts: List[Tuple[str, str]]) -> N
     for text, kind, label in segments:
         if kind in _NO_RELEASE_KINDS or not isinstance(text, str):
             continue
+        low = text.lower()  # once for the three readers below
         if not system.os.gpu_firmware:
             blobs = release_changes.firmware_blobs(text)
             if blobs:
                 system.os.gpu_firmware = blobs
                 system.os.sources["gpu_firmware"] = label
         if system.rocm.amdgpu_dkms is None:
-            build = release_changes.dkms_build(text)
+            build = release_changes.dkms_build(text, low)
             if build is not None:
                 system.rocm.put("amdgpu_dkms", build, "%s (amdgpu DKMS build)" % label, overwrite=False)
         if system.os.linux_firmware is None:
-            fw = release_changes.firmware_version(text)
+            fw = release_changes.firmware_version(text, low)
             if fw is not None:
                 system.os.put("linux_firmware", fw[1], "%s (%s)" % (label, fw[0]))
         if kind in _LISTING_KINDS or len(system.changes) >= release_changes.MAX_CHANGES:
             continue
-        for c in release_changes.changes(text):
+        for c in release_changes.changes(text, low):
             if len(system.changes) >= release_changes.MAX_CHANGES:
                 break
             if any(c.line == s.line and c.component == s.component for s in system.changes):
