@@ -118,3 +118,28 @@ def test_the_firmware_file_amdgpu_loaded_decides_over_the_package(tmp_path):
                                      "fw.txt": mes83.replace("0x00000083", "0x00000080"),
                                      "rpm.txt": "amd-gpu-firmware-20251125-1.fc43.noarch\n"})
     assert not _problems(overlay, "known-regression")
+
+
+def test_a_sentence_that_tells_of_a_failure_and_its_fix_stands_alone(tmp_path):
+    # real: the Lemonade output of lemonade-sdk/lemonade#838 (no error line), with the thread's fix told in a sentence
+    (tmp_path / "lemonade.txt").write_text("Loading model Gemma-3-4b-it-GGUF...\nStill waiting for llama-server...\n",
+                                           encoding="utf-8")
+    (tmp_path / "notes.txt").write_text("Downgrading linux-firmware to 20251111 fixed it\n", encoding="utf-8")
+    found = _problems(diagnose(detect_snapshot(str(tmp_path))), "release-changed")
+    assert [f.layer for f in found] == ["firmware"]
+    assert "going back to linux-firmware 20251111 fixed it" in found[0].evidence[0]
+
+
+def test_healthy_fixtures_get_no_release_finding():
+    try:
+        import tomllib  # type: ignore[import-not-found]
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib  # type: ignore[no-redef]
+
+    real = Path(__file__).resolve().parents[2] / "tests" / "data" / "real"
+    healthy = [d for d in sorted(real.iterdir()) if (d / "labels.toml").is_file()
+               and tomllib.loads((d / "labels.toml").read_text(encoding="utf-8")).get("failure_class") == "none"]
+    assert len(healthy) >= 50
+    for d in healthy:
+        ids = diagnose(detect_snapshot(str(d))).ids()
+        assert "known-regression" not in ids and "release-changed" not in ids, d.name

@@ -1830,12 +1830,19 @@ def release_changed(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     """The user's prose says a release changed before the failure ("after updating linux-firmware",
     "works on 6.17, broken on 6.18", "downgrading the firmware fixed it") and the paste shows or
     tells of a failure: a finding at the changed component's layer, with the known regressions of
-    that component that match the release named.  A change named without any failure gives nothing."""
+    that component that match the release named.  "After updating X" without any failure in the paste
+    gives nothing; "works on X, broken on Y" and "going back to X fixed it" tell of one themselves."""
     from ..catalog import regressions
 
     changes = [c for c in ctx.system.changes or [] if s(getattr(c, "component", None)) in _CHANGE_LAYER]
-    if not changes or not _failure_sightings(ctx):
+    if not changes:
         return None
+    # "works on X, broken on Y" and "going back to X fixed it" tell of a failure themselves; "after
+    # updating X" needs a failure in the paste (shown, or told elsewhere)
+    if not _failure_sightings(ctx):
+        changes = [c for c in changes if s(getattr(c, "direction", None)) in ("good-bad", "rolled-back")]
+        if not changes:
+            return None
     gfxs = [g.lower() for g in ctx.gfx_targets]
     by_layer: Dict[str, Tuple[List[str], List[str]]] = {}
     for c in changes[:6]:
