@@ -624,9 +624,9 @@ class ReleaseChange(Record):
     "works on 6.17, broken on 6.18", "downgrading the firmware fixed it")."""
 
     component: Optional[str] = None  # kernel | linux-firmware | amdgpu-dkms | rocm | torch
-    direction: Optional[str] = None  # updated (failing since) | good-bad (worked on good, fails on bad) | rolled-back (going back fixed it)
+    direction: Optional[str] = None  # updated (failing since) | good-bad (worked on good, fails on bad) | rolled-back (going back fixed it) | moved-fixed (a newer one fixed it)
     good: Optional[str] = None  # the release that worked (or was rolled back to), when named
-    bad: Optional[str] = None  # the release that fails (or was updated to), when named
+    bad: Optional[str] = None  # the release that fails (or was updated to; for moved-fixed the one that fixed it), when named
     line: Optional[str] = None  # the sentence
 
 

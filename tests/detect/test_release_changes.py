@@ -133,7 +133,7 @@ def test_hostile_input_stays_linear():
 def test_fuzzed_prose_never_raises_and_gives_well_formed_changes(text):
     for c in changes(text):
         assert c.component in ("kernel", "linux-firmware", "amdgpu-dkms", "rocm", "torch")
-        assert c.direction in ("updated", "good-bad", "rolled-back")
+        assert c.direction in ("updated", "good-bad", "rolled-back", "moved-fixed")
         assert c.line and len(c.line) <= 600
     fw = firmware_version(text)
     assert fw is None or fw[1][:2] == "20" or ":" in fw[1]
@@ -199,3 +199,25 @@ def test_a_shared_lower_cased_text_gives_the_same_changes():
         "works fine on 6.17.9, broken on 6.18.3"
     plain = "Downgrading linux-firmware to 20251111 fixed it"
     assert changes(plain, plain.lower()) == changes(plain) and changes(plain)[0].line == plain
+
+
+@pytest.mark.parametrize("line,want", [
+    # the shapes of the threads' own sentences (tests/data/real/593's and 594's notes: ROCm/ROCm#6146 "swap onto the
+    # 6.14-1018 OEM kernel ... remove amdgpu-dkms", 1bit-MONSTER#1 "reproduces on the 6.19.x kernels", 615's "updating
+    # the host fixed it")
+    ("it reproduces on the 6.19.x kernels and works fine on 6.18.22-lts", ("kernel", "good-bad", "6.18.22-lts", "6.19")),
+    ("It does not reproduce on 6.18.9 but crashes on 6.19.1", ("kernel", "good-bad", "6.18.9", "6.19.1")),
+    ("resolved by swapping the kernel back to 6.14.0-1018-oem and removing amdgpu-dkms",
+     ("kernel", "rolled-back", "6.14.0-1018-oem", None)),
+    ("I booted back into 6.18 and it works", ("kernel", "rolled-back", "6.18", None)),
+    ("updating the host kernel fixed it", ("kernel", "moved-fixed", None, None)),
+    ("upgrading linux-firmware to 20260110 solved it", ("linux-firmware", "moved-fixed", None, "20260110")),
+])
+def test_more_shapes_of_the_change(line, want):
+    assert [(c.component, c.direction, c.good, c.bad) for c in changes(line)] == [want]
+
+
+@pytest.mark.parametrize("line", ["after updating my notes it works", "we went back to the office and fixed lunch",
+                                  "the bug does not reproduce anymore"])
+def test_no_change_from_everyday_sentences(line):
+    assert changes(line) == []

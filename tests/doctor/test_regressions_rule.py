@@ -143,3 +143,17 @@ def test_healthy_fixtures_get_no_release_finding():
     for d in healthy:
         ids = diagnose(detect_snapshot(str(d))).ids()
         assert "known-regression" not in ids and "release-changed" not in ids, d.name
+
+
+def test_a_newer_release_that_fixed_it_puts_the_finding_at_its_layer(tmp_path):
+    # real: the Ollama runner's line of robertrosenbusch/gfx803_rocm#49 (tests/data/real/615); the reporter's fix was
+    # updating the host's kernel
+    (tmp_path / "ollama.txt").write_text(
+        "Error: llama runner process has terminated: error:invalid argument current device: 0, in function "
+        "ggml_backend_cuda_device_get_memory at /ollama/ml/backend/ggml/ggml/src/ggml-cuda/ggml-cuda.cu:2902\n",
+        encoding="utf-8")
+    (tmp_path / "notes.txt").write_text("updating the host kernel fixed it\n", encoding="utf-8")
+    diag = diagnose(detect_snapshot(str(tmp_path)))
+    found = _problems(diag, "release-changed")
+    assert [f.layer for f in found] == ["kernel"] and "moving kernel to another release fixed it" in found[0].evidence[0]
+    assert diag.problems[0].layer == "kernel"

@@ -1840,7 +1840,7 @@ def release_changed(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     # "works on X, broken on Y" and "going back to X fixed it" tell of a failure themselves; "after
     # updating X" needs a failure in the paste (shown, or told elsewhere)
     if not _failure_sightings(ctx):
-        changes = [c for c in changes if s(getattr(c, "direction", None)) in ("good-bad", "rolled-back")]
+        changes = [c for c in changes if s(getattr(c, "direction", None)) in ("good-bad", "rolled-back", "moved-fixed")]
         if not changes:
             return None
     gfxs = [g.lower() for g in ctx.gfx_targets]
@@ -1851,9 +1851,10 @@ def release_changed(ctx: Context, meta: RuleMeta) -> Optional[Match]:
         ev, fixes = by_layer.setdefault(layer, ([], []))
         what = {"updated": f"{comp} was updated{(' to ' + s(c.bad)) if s(c.bad) else ''} before the failure",
                 "good-bad": f"{comp} {s(c.good)} worked and {s(c.bad)} fails",
-                "rolled-back": f"going back to {comp}{(' ' + s(c.good)) if s(c.good) else ''} fixed it"}.get(direction, comp)
+                "rolled-back": f"going back to {comp}{(' ' + s(c.good)) if s(c.good) else ''} fixed it",
+                "moved-fixed": f"moving {comp} to {s(c.bad) or 'another release'} fixed it"}.get(direction, comp)
         ev.append(f"the paste says {what}: \"{_clip(s(c.line), 220)}\" ({_src(c, 'line') or 'the paste'})")
-        bad = s(c.bad)
+        bad = s(c.bad) if direction != "moved-fixed" else ""
         known = False
         for row in regressions.for_component(comp):
             if not (gfxs and _gpus_hit(row, gfxs)) and "all" not in row.targets:

@@ -132,19 +132,20 @@ def dkms_build(text: str, low: Optional[str] = None) -> Optional[str]:
 # ------------------------------------------------------------------------------- what changed
 class Change(NamedTuple):
     component: str  # kernel | linux-firmware | amdgpu-dkms | rocm | torch
-    direction: str  # updated | good-bad | rolled-back
+    direction: str  # updated | good-bad | rolled-back | moved-fixed
     good: Optional[str]
     bad: Optional[str]
     line: str
 
 
 # literal cues: a sentence of each shape below holds one of them (searched over the whole lower-cased text)
-_CUES = ("updat", "upgrad", "switch", "work", "happen", "downgrad", "roll", "revert", " back", "regress")
+_CUES = ("updat", "upgrad", "switch", "work", "happen", "reproduc", "downgrad", "roll", "revert", " back", "regress")
 _COMP = (r"(?:linux-firmware(?:-amdgpu)?|amd-gpu-firmware|firmware-amd-graphics|kernel-firmware(?:-amdgpu)?|firmware|"
          r"amdgpu-dkms|amdgpu\s+dkms|amdgpu\s+driver|dkms|kernel|linux|rocm|pytorch|torch)")
 _VER = r"(?:v?\d{1,2}\.\d{1,3}(?:\.\d{1,4}){0,2}(?:[-+~][\w.+~-]{1,40})?|(?:\d+:)?20\d{6}(?:[.\w~+-]{0,40})?)"
 _FILL = r"(?:(?:my|the|to|a|an|latest|newest|newer|new|older|previous|earlier|last|stable|version|release|package|series|mainline)\s+){0,4}"
 _BAD_WORDS = (r"(?:broken|breaks|broke|fails?|failing|failed|crash\w{0,4}|hangs?|hanging|freez\w{0,4}|faults?|but\s+not|"
+              r"(?<!not )(?<!n.t )reproduc\w{0,3}|"
               r"(?:does\s*n[o']?t|doesn'?t|didn'?t|stopped|not)\s+work\w{0,3})")
 _GOOD_WORDS = (r"(?:work(?:s|ed|ing)?\s+(?:fine\s+|perfectly\s+|well\s+|ok\s+)?|(?:does\s*n[o']?t|doesn'?t|didn'?t|did\s+not)\s+"
                r"(?:happen|occur|reproduce)\s+)")
@@ -170,6 +171,14 @@ _ROLLBACK = lazy(
     r"\b(?:downgrad\w{0,4}|roll\w{0,4}\s+back|revert\w{0,4}|going\s+back|went\s+back|go\s+back)\s+" + _FILL +
     r"(?:(?P<comp>" + _COMP + r")" + _C_END + r"(?:[\s(-]{1,3}" + _FILL + r")?)?(?:(?:from\s+" + _VER + r"\s+)?to\s+)?"
     r"(?P<ver>" + _VER + r")?")
+# "swapping the kernel back to 6.14.0-1018-oem", "booting back into 6.18"
+_BACK_TO = lazy(
+    r"\b(?:switch|swap|boot|mov|go|went|going|gone)\w{0,4}\s+(?:(?:the|my|host)\s+){0,2}(?:(?P<comp>" + _COMP + r")" + _C_END +
+    r"\s+)?back\s+(?:to|in|into|on)\s+" + _FILL + r"(?:(?P<comp2>" + _COMP + r")" + _C_END + r"[\s(-]{1,3})?(?P<ver>" + _VER + r")?")
+# "updating the host kernel fixed it", "upgrading linux-firmware to 20260110 solved it"
+_FORWARD_FIX = lazy(
+    r"\b(?:updat|upgrad)\w{0,4}\s+" + _FILL + r"(?:host\s+)?(?P<comp>" + _COMP + r")" + _C_END +
+    r"(?:\s+(?:to\s+)?" + _FILL + r"(?P<ver>" + _VER + r"))?.{0,40}?\b(?:fixe[sd]|solve[sd]|resolve[sd]|helped)\b")
 # "regression in kernel 6.17 (works on 6.14)", "a linux-firmware 20251125 regression"
 _REGRESSION = lazy(
     r"\bregress\w{0,4}\s+(?:in|on|with|since|after|from)\s+" + _FILL + r"(?:(?P<comp>" + _COMP + r")" + _C_END +
@@ -235,7 +244,8 @@ def changes(text: str, low: Optional[str] = None) -> List[Change]:
         line = (text[a:min(b, a + MAX_LINE)] if same else low).strip()
         found: List[Change] = []
         digits = _DIGIT.search(low) is not None
-        for rx in ((_GOOD_BAD, _BAD_GOOD) if digits and ("work" in low or "happen" in low) else ()):
+        for rx in ((_GOOD_BAD, _BAD_GOOD) if digits and ("work" in low or "happen" in low or "reproduc" in low or "occur" in low)
+                   else ()):
             m = rx.search(low)
             if m:
                 good, bad = _clean(m.group("good")), _clean(m.group("bad"))
@@ -257,6 +267,20 @@ def changes(text: str, low: Optional[str] = None) -> List[Change]:
                 comp = _component(m.group("comp"), ver, low)
                 if comp:
                     found.append(Change(comp, "rolled-back", ver, None, line))
+        if not found and " back" in low and _SUCCESS.search(low):
+            m = _BACK_TO.search(low)
+            if m and (m.group("comp") or m.group("comp2") or m.group("ver")):
+                ver = _clean(m.group("ver"))
+                comp = _component(m.group("comp") or m.group("comp2"), ver, low)
+                if comp:
+                    found.append(Change(comp, "rolled-back", ver, None, line))
+        if not found and ("updat" in low or "upgrad" in low) and _SUCCESS.search(low):
+            m = _FORWARD_FIX.search(low)
+            if m:
+                ver = _clean(m.group("ver"))
+                comp = _component(m.group("comp"), ver, low)
+                if comp:
+                    found.append(Change(comp, "moved-fixed", None, None if not ver else ver, line))
         if not found and any(w in low for w in ("updat", "upgrad", "switch")):
             for rx in (_UPDATED, _UPDATE_BROKE):
                 m = rx.search(low)
