@@ -192,13 +192,12 @@ def test_detection_reads_the_dkms_build_of_a_make_log(tmp_path):
     assert sysm.rocm.amdgpu_dkms == "6.16.13-2278356.24.04"
 
 
-def test_a_shared_lower_cased_text_gives_the_same_changes():
-    text = "İstanbul notes\nWorks fine on 6.17.9, broken on 6.18.3\n"  # 'İ'.lower() is two characters long
-    assert changes(text, text.lower()) == changes(text)
-    assert changes(text)[0].line == "Works fine on 6.17.9, broken on 6.18.3" or changes(text)[0].line.lower() == \
-        "works fine on 6.17.9, broken on 6.18.3"
-    plain = "Downgrading linux-firmware to 20251111 fixed it"
-    assert changes(plain, plain.lower()) == changes(plain) and changes(plain)[0].line == plain
+def test_non_ascii_text_and_the_prose_window():
+    text = "İstanbul notları: ÇÖZÜLDÜ\nWorks fine on 6.17.9, broken on 6.18.3\n"  # 'İ'.lower() is two characters long
+    assert [(c.good, c.bad, c.line) for c in changes(text)] == [("6.17.9", "6.18.3", "Works fine on 6.17.9, broken on 6.18.3")]
+    late = "x" * 70_000 + "\nDowngrading linux-firmware to 20251111 fixed it\n"
+    assert changes(late) == []  # past the first MAX_PROSE characters of one text
+    assert [c.direction for c in changes(late, whole=True)] == ["rolled-back"]
 
 
 @pytest.mark.parametrize("line,want", [

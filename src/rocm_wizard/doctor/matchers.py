@@ -1861,6 +1861,8 @@ def release_changed(ctx: Context, meta: RuleMeta) -> Optional[Match]:
                 continue
             if bad and regressions.in_range(row, bad) is not True:
                 continue
+            if s(c.good) and regressions.in_range(row, s(c.good)) is True:
+                continue  # the release that worked is in the row's bad range: not this regression
             if not bad and not gfxs:
                 continue
             ev.append(f"  a known regression of {comp} that fits: {row.id} ({row.status}; {row.fixed_text}) -- {row.source}")

@@ -24,7 +24,7 @@ from ._core_text import lazy  # patterns compiled on first use: most texts never
 
 MAX_LINE = 600  # characters of a line looked at
 MAX_CHANGES = 8
-MAX_PROSE = 256 * 1024  # characters of a text looked at for prose (a user's sentences, not a log's megabytes)
+MAX_PROSE = 64 * 1024  # characters of a text looked at for prose (a user's sentences, not a log's megabytes)
 
 MAX_CANDIDATES = 2000  # lines looked at per text
 
@@ -33,19 +33,20 @@ def _spans_with(low: str, needles) -> List[Tuple[int, int]]:
     """``(start, end)`` of the lines of the lower-cased text ``low`` that hold one of the literal
     ``needles`` (each line once, in order, at most MAX_CANDIDATES): ``str.find`` passes over the
     whole text, no loop over every line."""
+    nl = b"\n" if isinstance(low, bytes) else "\n"
     starts = set()
     for needle in needles:
         i = low.find(needle)
         while i >= 0 and len(starts) < MAX_CANDIDATES:
-            start = low.rfind("\n", 0, i) + 1
+            start = low.rfind(nl, 0, i) + 1
             starts.add(start)
-            end = low.find("\n", i)
+            end = low.find(nl, i)
             if end < 0:
                 break
             i = low.find(needle, end)
     out = []
     for start in sorted(starts):
-        end = low.find("\n", start)
+        end = low.find(nl, start)
         out.append((start, end if end >= 0 else len(low)))
     return out
 
@@ -139,7 +140,8 @@ class Change(NamedTuple):
 
 
 # literal cues: a sentence of each shape below holds one of them (searched over the whole lower-cased text)
-_CUES = ("updat", "upgrad", "switch", "work", "happen", "reproduc", "downgrad", "roll", "revert", " back", "regress")
+_CUES = ("updat", "upgrad", "switch", "works ", "worked ", "working ", "happen", "reproduc", "downgrad", "roll", "revert",
+         " back", "regress")
 _COMP = (r"(?:linux-firmware(?:-amdgpu)?|amd-gpu-firmware|firmware-amd-graphics|kernel-firmware(?:-amdgpu)?|firmware|"
          r"amdgpu-dkms|amdgpu\s+dkms|amdgpu\s+driver|dkms|kernel|linux|rocm|pytorch|torch)")
 _VER = r"(?:v?\d{1,2}\.\d{1,3}(?:\.\d{1,4}){0,2}(?:[-+~][\w.+~-]{1,40})?|(?:\d+:)?20\d{6}(?:[.\w~+-]{0,40})?)"
@@ -186,6 +188,8 @@ _REGRESSION = lazy(
     r"[\s(-]{1,3})?(?P<good>" + _VER + r"))?")
 _SUCCESS = lazy(r"\b(?:fix(?:ed|es)?|solv(?:ed|es)|resolv(?:ed|es)|work(?:s|ed)|help(?:ed|s)|no\s+(?:more\s+)?"
                       r"(?:crash|hang|fault)\w{0,3})\b")
+# what a sentence that says a release fails holds (the gate before the two "works on X, fails on Y" patterns)
+_BAD_CUES = ("broke", "fail", "crash", "hang", "freez", "fault", "not", "n't", "reproduc", "stopped")
 _DIGIT = lazy(r"\d")
 _LOG_LINE = lazy(r"^\s*(?:\[\s*\d+\.\d+\]|\w{3}\s+\d+\s+\d\d:\d\d|\d{4}-\d\d-\d\d[ t]\d\d:)")
 
@@ -222,30 +226,33 @@ def _clean(v: Optional[str]) -> Optional[str]:
     return v.rstrip(".,;:)`'\"-").lstrip("v") if v else None
 
 
-def changes(text: str, low: Optional[str] = None) -> List[Change]:
-    """The release changes the prose in ``text`` names, in order, each once (at most 8).  ``low``:
-    ``text.lower()`` when the caller has it (the readers of a text share one)."""
+_CUES_B = tuple(c.encode("ascii") for c in _CUES)
+
+
+def changes(text: str, whole: bool = False) -> List[Change]:
+    """The release changes the prose in ``text`` names, in order, each once (at most 8).  ``whole``:
+    look at all of ``text``, not only its first MAX_PROSE characters (a caller that joined texts it
+    cut).  The cues are found in the UTF-8 bytes lower-cased (ASCII only: the cues are ASCII), which
+    costs a fraction of ``str.lower`` on a text with non-ASCII characters."""
     out: List[Change] = []
     if not isinstance(text, str):
         return out
     seen = set()
-    # the caller's lower-cased text, where it is aligned with the text (lower() can change the length
-    # of some non-ASCII text)
-    aligned = low is not None and len(low) == len(text)
-    text = text[:MAX_PROSE]
-    lowered = low[:MAX_PROSE] if aligned else text.lower()
-    same = len(lowered) == len(text)  # (lower() can change the length of some non-ASCII text)
-    for a, b in _spans_with(lowered, _CUES):
+    raw_b = text[:len(text) if whole else MAX_PROSE].encode("utf-8", "replace")
+    low_b = raw_b.lower()
+    for a, b in _spans_with(low_b, _CUES_B):
         if len(out) >= MAX_CHANGES:
             break
-        low = lowered[a:min(b, a + MAX_LINE)]
+        end = min(b, a + MAX_LINE * 4)
+        line = raw_b[a:end].decode("utf-8", "replace")[:MAX_LINE]
+        low = line.lower()
         if _LOG_LINE.match(low):
             continue
-        line = (text[a:min(b, a + MAX_LINE)] if same else low).strip()
+        line = line.strip()
         found: List[Change] = []
         digits = _DIGIT.search(low) is not None
         for rx in ((_GOOD_BAD, _BAD_GOOD) if digits and ("work" in low or "happen" in low or "reproduc" in low or "occur" in low)
-                   else ()):
+                   and any(w in low for w in _BAD_CUES) else ()):
             m = rx.search(low)
             if m:
                 good, bad = _clean(m.group("good")), _clean(m.group("bad"))

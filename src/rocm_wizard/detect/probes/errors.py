@@ -107,35 +107,36 @@ def _releases(source: Source, system: System, texts: List[Tuple[str, str]]) -> N
     if not segments:
         segments = [(text, None, label) for text, label in texts if label.startswith("paste:")]
     segments += [(text, _kind_of(label), label) for text, label in texts if not label.startswith("paste:")]
+    prose: List[Tuple[str, str]] = []  # (text, label) of the segments read for prose
     for text, kind, label in segments:
         if kind in _NO_RELEASE_KINDS or not isinstance(text, str):
             continue
-        low = text.lower()  # once for the three readers below
-        if not system.os.gpu_firmware:
+        if not system.os.gpu_firmware and "feature version" in text:
             blobs = release_changes.firmware_blobs(text)
             if blobs:
                 system.os.gpu_firmware = blobs
                 system.os.sources["gpu_firmware"] = label
-        if system.rocm.amdgpu_dkms is None:
-            build = release_changes.dkms_build(text, low)
+        if system.rocm.amdgpu_dkms is None and "amdgpu" in text:
+            build = release_changes.dkms_build(text)
             if build is not None:
                 system.rocm.put("amdgpu_dkms", build, "%s (amdgpu DKMS build)" % label, overwrite=False)
         if system.os.linux_firmware is None:
-            fw = release_changes.firmware_version(text, low)
+            fw = release_changes.firmware_version(text)
             if fw is not None:
                 system.os.put("linux_firmware", fw[1], "%s (%s)" % (label, fw[0]))
-        if kind in _LISTING_KINDS or len(system.changes) >= release_changes.MAX_CHANGES:
-            continue
-        for c in release_changes.changes(text, low):
-            if len(system.changes) >= release_changes.MAX_CHANGES:
-                break
-            if any(c.line == s.line and c.component == s.component for s in system.changes):
-                continue
-            rc = ReleaseChange()
-            for name in ("component", "direction", "good", "bad"):
-                rc.put(name, getattr(c, name), label)
-            rc.put("line", c.line[:300], label)
-            system.changes.append(rc)
+        if kind not in _LISTING_KINDS:
+            prose.append((text[:release_changes.MAX_PROSE], label))
+    if not prose:
+        return
+    # one pass over all of them (thousands of small segments: the per-text passes would cost more than the text)
+    joined = "\n".join(p for p, _ in prose)
+    for c in release_changes.changes(joined, whole=True):
+        label = next((lb for p, lb in prose if c.line in p), prose[0][1])
+        rc = ReleaseChange()
+        for name in ("component", "direction", "good", "bad"):
+            rc.put(name, getattr(c, name), label)
+        rc.put("line", c.line[:300], label)
+        system.changes.append(rc)
 
 
 def _kind_of(label: str) -> Optional[str]:
