@@ -442,6 +442,8 @@ class OSInfo(Record):
     windows_build: Optional[str] = None  # its build ("19045", "26100")
     windows_driver: Optional[str] = None  # Adrenalin version of the Windows AMD driver, where an output shows it
     wsl_rocm_named: Optional[str] = None  # under WSL, the ROCm release pasted apt/installer lines name (no other release known)
+    linux_firmware: Optional[str] = None  # the GPU firmware package's version (linux-firmware, amd-gpu-firmware, firmware-amd-graphics...)
+    gpu_firmware: Dict[str, str] = field(default_factory=dict)  # firmware file -> its version as amdgpu reports it (MES: 0x00000080)
 
 
 @lean_dataclass
@@ -617,6 +619,18 @@ class WorkloadSighting(Record):
 
 
 @lean_dataclass
+class ReleaseChange(Record):
+    """A change of a release of the stack that the user's prose names ("after updating linux-firmware",
+    "works on 6.17, broken on 6.18", "downgrading the firmware fixed it")."""
+
+    component: Optional[str] = None  # kernel | linux-firmware | amdgpu-dkms | rocm | torch
+    direction: Optional[str] = None  # updated (failing since) | good-bad (worked on good, fails on bad) | rolled-back (going back fixed it) | moved-fixed (a newer one fixed it)
+    good: Optional[str] = None  # the release that worked (or was rolled back to), when named
+    bad: Optional[str] = None  # the release that fails (or was updated to; for moved-fixed the one that fixed it), when named
+    line: Optional[str] = None  # the sentence
+
+
+@lean_dataclass
 class System(Record):
     """Everything detection found: the root record that ``detect --json`` prints."""
 
@@ -630,6 +644,7 @@ class System(Record):
     access: AccessInfo = field(default_factory=AccessInfo)
     errors: List[ErrorSighting] = field(default_factory=list)
     workloads: List[WorkloadSighting] = field(default_factory=list)
+    changes: List[ReleaseChange] = field(default_factory=list)  # release changes the user's prose names
 
     @property
     def amd_gpus(self) -> List[GPU]:

@@ -762,3 +762,29 @@ def s_override_other_isa(s):  # (issue 28, held-out 321/253/254) an RDNA4 value 
 
 CASES.update({"hsa-override-other-isa": s_override_other_isa})
 
+
+
+# s8-regress: a release with a known regression (catalog/data/regressions.toml) and a release change the
+# prose names; the fault line and the sentence are real (ROCm/ROCm#5616, linux-firmware 20251125 on gfx1151)
+_FAULT_5616 = ("Memory access fault by GPU node-1 (Agent handle: 0x5570f8146df0) on address 0x7ff96a9ac000. "
+               "Reason: Page not present or supervisor privilege")
+
+
+def s_firmware_regression(s):
+    s.gpus[0].gfx_target = "gfx1151"
+    s.os.linux_firmware = "20251125-1.fc43"
+    _sighting("memory_access_fault", _FAULT_5616, "runtime", "paste:issue.txt")(s)
+
+
+def s_release_changed(s):
+    from rocm_wizard.model import ReleaseChange
+
+    c = ReleaseChange(component="linux-firmware", direction="good-bad", good="20251111", bad="20251125",
+                      line="I can confirm it always fails (to me) with latest firmware (20251125). It does not happen "
+                           "with 20251111.")
+    c.sources["line"] = "paste:issue.txt"
+    s.changes.append(c)
+    _sighting("memory_access_fault", _FAULT_5616, "runtime", "paste:issue.txt")(s)
+
+
+CASES.update({"known-regression": s_firmware_regression, "release-changed": s_release_changed})

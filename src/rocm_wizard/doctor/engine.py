@@ -7,7 +7,7 @@ from typing import Any, Iterable, List, Optional
 
 from ..catalog import sources as catalog_sources
 from ..model import (GPU, WorkloadSighting, AccessInfo, AptPin, AptSource, DeviceNode, DockerInfo, ErrorSighting, OSInfo, RocmInfo,
-                     RocmInstall, System, TorchEnv, from_dict)
+                     ReleaseChange, RocmInstall, System, TorchEnv, from_dict)
 from .context import Context
 from .matchers import MATCHERS
 from .model import SEVERITIES, Diagnosis, Finding
@@ -38,7 +38,8 @@ _RECORDS = {
     AccessInfo: {"kfd": DeviceNode},
 }
 _LISTS = {
-    System: {"gpus": GPU, "torch": TorchEnv, "errors": ErrorSighting, "workloads": WorkloadSighting},
+    System: {"gpus": GPU, "torch": TorchEnv, "errors": ErrorSighting, "workloads": WorkloadSighting,
+             "changes": ReleaseChange},
     RocmInfo: {"installs": RocmInstall, "apt_sources": AptSource, "apt_pins": AptPin},
     AccessInfo: {"render_nodes": DeviceNode},
 }

@@ -1727,3 +1727,163 @@ def known_failure(ctx: Context, meta: RuleMeta) -> Optional[List[Match]]:
 
 # the WSL 2 rules live in their own module (registered on import)
 from . import wsl_rules as _wsl_rules  # noqa: E402,F401
+
+
+# s8-regress ======================================================= a release the user changed (issue 28)
+# A regression of a release (a kernel series, a linux-firmware release, an amdgpu-dkms build, a ROCm
+# release, a torch wheel build) shows in a paste only as a symptom at another layer; these rules put
+# the finding at the release's own layer (catalog/regressions.py, data/regressions.toml).
+_CHANGE_LAYER = {"kernel": "kernel", "linux-firmware": "firmware", "amdgpu-dkms": "kernel", "rocm": "packaging",
+                 "torch": "framework"}
+_NOT_SYMPTOMS = ("", "unrecognised", "failure_told")
+
+
+def _failure_sightings(ctx: Context) -> List[Any]:
+    """The error sightings of a failure (any signature, the catch-all's too), information rows aside."""
+    out = []
+    for e in ctx.system.errors or []:
+        sig = s(getattr(e, "signature", None))
+        if not sig:
+            continue
+        if sig not in _NOT_SYMPTOMS:
+            row = _signature_row(sig)
+            if row is not None and row.severity == "info":
+                continue
+        out.append(e)
+    return out
+
+
+def _installed_versions(ctx: Context) -> Dict[str, List[Tuple[str, str]]]:
+    """``{component: [(version, where)]}`` of the releases detection read."""
+    osi, r = ctx.system.os, ctx.rocm
+    out: Dict[str, List[Tuple[str, str]]] = {}
+    if s(osi.kernel):
+        out["kernel"] = [(s(osi.kernel), _src(osi, "kernel") or "the kernel release")]
+    if s(getattr(osi, "linux_firmware", None)):
+        out["linux-firmware"] = [(s(osi.linux_firmware), _src(osi, "linux_firmware") or "the firmware package")]
+    # only what names the DKMS package or build: amd-smi's "amdgpu version" is the kernel's own release
+    # for the in-tree driver, so rocm.amdgpu_version says nothing of amdgpu-dkms
+    if s(r.amdgpu_dkms):
+        out["amdgpu-dkms"] = [(s(r.amdgpu_dkms), _src(r, "amdgpu_dkms") or "amdgpu-dkms")]
+    if s(r.version):
+        out["rocm"] = [(s(r.version), _src(r, "version") or "the ROCm release")]
+    torch = [(s(e.version), s(e.rocm), s(e.path)) for e in ctx.system.torch or [] if s(getattr(e, "version", None))]
+    if torch:
+        out["torch"] = [(v, p) for v, _rocm, p in torch]
+        out["torch-rocm"] = [(rocm, p) for _v, rocm, p in torch if rocm]
+    return out
+
+
+def _gpus_hit(row, gfxs: List[str]) -> List[str]:
+    if "all" in row.targets:
+        return gfxs or ["all"]
+    return [g for g in gfxs if row.hits_gfx(g)]
+
+
+@rule("known-regression")
+def known_regression(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    """A detected release (kernel, linux-firmware, amdgpu-dkms, ROCm, a torch wheel's ROCm build) in
+    a known-bad range of ``data/regressions.toml`` for the detected GPU, while the paste shows one
+    of the row's symptoms: one finding per layer, at the release's layer, naming the row's source
+    and the move."""
+    from ..catalog import regressions
+
+    failing = _failure_sightings(ctx)
+    if not failing:
+        return None
+    sigs = {s(getattr(e, "signature", None)) for e in failing}
+    versions = _installed_versions(ctx)
+    kernel = s(ctx.system.os.kernel) or None
+    gfxs = [g.lower() for g in ctx.gfx_targets]
+    by_layer: Dict[str, Tuple[List[str], List[str]]] = {}
+    for row in regressions.rows():
+        comp = "torch-rocm" if row.component == "torch" and row.version_of == "rocm" else row.component
+        blob = regressions.blob_verdict(row, getattr(ctx.system.os, "gpu_firmware", None))
+        if blob is False:  # the firmware file amdgpu loaded is a known-good one (an overlay, a revert)
+            continue
+        have = versions.get(comp)
+        if blob is True:
+            ver = s(ctx.system.os.gpu_firmware.get(row.blob))
+            have = [(f"({row.blob} firmware {ver})", _src(ctx.system.os, "gpu_firmware") or "amdgpu_firmware_info")]
+        if not have:
+            continue
+        hit_gpus = _gpus_hit(row, gfxs)
+        if not hit_gpus:
+            continue
+        want = row.signatures()
+        shown = [e for e in failing if s(getattr(e, "signature", None)) in want] if regressions.ANY_SYMPTOM not in row.symptoms \
+            else [e for e in failing if s(getattr(e, "signature", None)) not in ("failure_told",)]
+        if not shown:
+            continue
+        if regressions.kernel_condition(row, kernel) is not True:
+            continue
+        version, where = next(((v, w) for v, w in have if blob is True or regressions.in_range(row, v) is True), (None, None))
+        if version is None:
+            continue
+        ev, fixes = by_layer.setdefault(row.layer, ([], []))
+        name = "the wheel's ROCm build" if comp == "torch-rocm" else row.component
+        ev.append(f"{name} {version} ({where}) on {', '.join(hit_gpus)}: known regression {row.id} "
+                  f"({row.status}; {row.fixed_text}) -- {row.source}")
+        ev.append(f"  its symptom here: {_clip(s(getattr(shown[0], 'text', None)), 200)}")
+        fixes.append(row.fix)
+    if not by_layer:
+        return None
+    out = []
+    for layer in [l for l in _LAYER_ORDER if l in by_layer]:
+        ev, fixes = by_layer[layer]
+        out.append(Match(evidence=ev[:8], fix=" ".join(dict.fromkeys(fixes))[:1200], data={"layer": layer}))
+    return out
+
+
+@rule("release-changed")
+def release_changed(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    """The user's prose says a release changed before the failure ("after updating linux-firmware",
+    "works on 6.17, broken on 6.18", "downgrading the firmware fixed it") and the paste shows or
+    tells of a failure: a finding at the changed component's layer, with the known regressions of
+    that component that match the release named.  "After updating X" without any failure in the paste
+    gives nothing; "works on X, broken on Y" and "going back to X fixed it" tell of one themselves."""
+    from ..catalog import regressions
+
+    changes = [c for c in ctx.system.changes or [] if s(getattr(c, "component", None)) in _CHANGE_LAYER]
+    if not changes:
+        return None
+    # "works on X, broken on Y" and "going back to X fixed it" tell of a failure themselves; "after
+    # updating X" needs a failure in the paste (shown, or told elsewhere)
+    if not _failure_sightings(ctx):
+        changes = [c for c in changes if s(getattr(c, "direction", None)) in ("good-bad", "rolled-back", "moved-fixed")]
+        if not changes:
+            return None
+    gfxs = [g.lower() for g in ctx.gfx_targets]
+    by_layer: Dict[str, Tuple[List[str], List[str]]] = {}
+    for c in changes[:6]:
+        comp, direction = s(c.component), s(c.direction)
+        layer = _CHANGE_LAYER[comp]
+        ev, fixes = by_layer.setdefault(layer, ([], []))
+        what = {"updated": f"{comp} was updated{(' to ' + s(c.bad)) if s(c.bad) else ''} before the failure",
+                "good-bad": f"{comp} {s(c.good)} worked and {s(c.bad)} fails",
+                "rolled-back": f"going back to {comp}{(' ' + s(c.good)) if s(c.good) else ''} fixed it",
+                "moved-fixed": f"moving {comp} to {s(c.bad) or 'another release'} fixed it"}.get(direction, comp)
+        ev.append(f"the paste says {what}: \"{_clip(s(c.line), 220)}\" ({_src(c, 'line') or 'the paste'})")
+        bad = s(c.bad) if direction != "moved-fixed" else ""
+        known = False
+        for row in regressions.for_component(comp):
+            if not (gfxs and _gpus_hit(row, gfxs)) and "all" not in row.targets:
+                continue
+            if bad and regressions.in_range(row, bad) is not True:
+                continue
+            if s(c.good) and regressions.in_range(row, s(c.good)) is True:
+                continue  # the release that worked is in the row's bad range: not this regression
+            if not bad and not gfxs:
+                continue
+            ev.append(f"  a known regression of {comp} that fits: {row.id} ({row.status}; {row.fixed_text}) -- {row.source}")
+            fixes.append(row.fix)
+            known = True
+            break
+        if not known:
+            fixes.append(f"Confirm it: boot (or install) the {comp} release that worked and run the failing command again; "
+                         f"then pin it until a release with the fix is out, and report the two releases upstream.")
+    out = []
+    for layer in [l for l in _LAYER_ORDER if l in by_layer]:
+        ev, fixes = by_layer[layer]
+        out.append(Match(evidence=ev[:8], fix=" ".join(dict.fromkeys(fixes))[:1200], data={"layer": layer}))
+    return out or None

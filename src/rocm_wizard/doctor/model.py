@@ -33,18 +33,23 @@ INFERRED_LAYER_RULES = ("unrecognised-failure", "failure-told-not-shown")
 # catalog; AMD no longer lists the GPU in the installed release, whose libraries may still carry its
 # kernels): they follow the findings of observed failures and other rules, before the catch-alls
 STATUS_RULES = ("rocm-older-than-catalog", "rocm-dropped-gpu")
+# a known regression of an installed release whose symptom the paste shows (catalog/data/regressions.toml):
+# the release is the cause of that symptom whatever layer prints it, so it leads (s8-regress)
+CAUSE_RULES = ("known-regression",)
 
 
 def lead_key(finding: "Finding"):
-    """Sort key of a finding in a diagnosis: problems before notes (info); among problems, findings of
+    """Sort key of a finding in a diagnosis: problems before notes (info); among problems, a known
+    regression of an installed release first (its row lists the symptom shown); then findings of
     known messages and rules before the catch-alls, and support-status statements after the findings
     of observed failures; then the root-cause layer order; then severity.
     The sort is stable, so findings equal on all of these keep the rules' order."""
     problem = 0 if finding.severity in PROBLEM_SEVERITIES else 1
+    cause = 0 if finding.id in CAUSE_RULES else 1
     inferred = 1 if finding.id in INFERRED_LAYER_RULES else 0
     status = 1 if finding.id in STATUS_RULES else 0
     layer = ROOT_CAUSE_ORDER.index(finding.layer) if finding.layer in ROOT_CAUSE_ORDER else len(ROOT_CAUSE_ORDER)
-    return (problem, inferred, status, layer, SEVERITY_RANK.get(finding.severity, 99))
+    return (problem, cause, inferred, status, layer, SEVERITY_RANK.get(finding.severity, 99))
 
 
 @dataclass

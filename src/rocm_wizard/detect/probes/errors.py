@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import List, Optional, Set, Tuple
 
-from ...model import ErrorSighting, System, WorkloadSighting
+from ...model import ErrorSighting, ReleaseChange, System, WorkloadSighting
 from .. import failure_lines
 from ..parsers import workloads as p_workloads
 from ..parsers._core_text import lazy_module
@@ -58,6 +58,7 @@ def probe(source: Source, system: System) -> None:
                 ws.put("id", wid, label)
                 ws.put("line", line, label)
                 system.workloads.append(ws)
+    _releases(source, system, texts)
     seen: Set[Tuple[str, str]] = set()
     known_lines: List[str] = []
     for text, label in texts:
@@ -79,6 +80,63 @@ def probe(source: Source, system: System) -> None:
                 system.note("more than %d error lines; the rest were not listed" % MAX_SIGHTINGS)
                 return
     _unrecognised(source, system, texts, known_lines)
+
+
+# kinds of pasted segments that are a tool's own output (no prose, no package listing, no DKMS line):
+# the release readers skip them (a 5 MB folder is mostly kernel logs and tool outputs)
+_NO_RELEASE_KINDS = frozenset(("dmesg", "rocminfo", "rocm-smi", "amd-smi", "collect_env", "lspci", "lsmod", "lshw",
+                               "pip-freeze", "os-release", "uname", "kfd-properties", "opt-listing", "hipconfig",
+                               "amd-smi-version", "rocm-sdk", "docker-images", "docker-version", "mokutil"))
+_LISTING_KINDS = frozenset(("dpkg", "apt-list", "dnf-list", "pacman-list", "apt-policy"))
+
+
+def _releases(source: Source, system: System, texts: List[Tuple[str, str]]) -> None:
+    """The GPU firmware package's version from a pasted listing (and the firmware files' own versions
+    amdgpu reports), the amdgpu DKMS build a DKMS/make.log line names, and the release changes the pasted
+    prose names (issue 28: the releases a known regression hangs on; ``parsers/release_changes``).
+    Pasted segments are taken with the kind the recogniser gave them: tool outputs are skipped."""
+    from ..parsers import release_changes
+
+    segments: List[Tuple[str, Optional[str], str]] = []
+    recognized = getattr(source, "recognized", None)
+    if callable(recognized):
+        try:
+            segments = [(text, kind, paste_label(name, kind)) for kind, name, text in recognized()]
+        except Exception:
+            segments = []
+    if not segments:
+        segments = [(text, None, label) for text, label in texts if label.startswith("paste:")]
+    segments += [(text, _kind_of(label), label) for text, label in texts if not label.startswith("paste:")]
+    prose: List[Tuple[str, str]] = []  # (text, label) of the segments read for prose
+    for text, kind, label in segments:
+        if kind in _NO_RELEASE_KINDS or not isinstance(text, str):
+            continue
+        if not system.os.gpu_firmware and "feature version" in text:
+            blobs = release_changes.firmware_blobs(text)
+            if blobs:
+                system.os.gpu_firmware = blobs
+                system.os.sources["gpu_firmware"] = label
+        if system.rocm.amdgpu_dkms is None and "amdgpu" in text:
+            build = release_changes.dkms_build(text)
+            if build is not None:
+                system.rocm.put("amdgpu_dkms", build, "%s (amdgpu DKMS build)" % label, overwrite=False)
+        if system.os.linux_firmware is None:
+            fw = release_changes.firmware_version(text)
+            if fw is not None:
+                system.os.put("linux_firmware", fw[1], "%s (%s)" % (label, fw[0]))
+        if kind not in _LISTING_KINDS:
+            prose.append((text[:release_changes.MAX_PROSE], label))
+    if not prose:
+        return
+    # one pass over all of them (thousands of small segments: the per-text passes would cost more than the text)
+    joined = "\n".join(p for p, _ in prose)
+    for c in release_changes.changes(joined, whole=True):
+        label = next((lb for p, lb in prose if c.line in p), prose[0][1])
+        rc = ReleaseChange()
+        for name in ("component", "direction", "good", "bad"):
+            rc.put(name, getattr(c, name), label)
+        rc.put("line", c.line[:300], label)
+        system.changes.append(rc)
 
 
 def _kind_of(label: str) -> Optional[str]:

@@ -189,6 +189,8 @@ def _kernel_candidates(source: Source) -> Tuple[List[Tuple[str, str, float]], Op
             form = p_issue_form.parse_cached(text)
             for value in form.kernel + form.os:
                 rel = value if value in form.kernel else p_issue_form.os_parts(value)[1]
+                if rel and rel[:6].lower() == "linux ":  # "- **Kernel**: Linux 6.17.0-20-generic"
+                    rel = rel[6:].strip()
                 if rel and re.match(r"^" + p_uname.RELEASE_RE + r"$", rel):
                     cands.append((rel, paste_label(name, "issue form: kernel"), 0.4))
     return cands, machine, machine_src
