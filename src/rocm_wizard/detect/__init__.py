@@ -163,6 +163,7 @@ def merge(source: Source, system: System) -> None:
     _gpus_from_collect_env(source, system)
     _docker_permission(system)
     _os_from_packages(source, system)
+    _os_from_apt_lines(source, system)
     _hwe_from_packages(system)
     _kernel_from_smi(source, system)
     _cpu_from_rocminfo(source, system)
@@ -295,6 +296,45 @@ def _os_from_packages(source: Source, system: System) -> None:
     code = codename or ubuntu.codename(version)
     info.put("codename", code, src)
     info.note("the distribution was inferred from AMD package versions (no os-release in the outputs)")
+
+
+# apt's progress lines name the distribution's own archive and suite, in any locale's first word
+# (apt-pkg/acquire-worker.cc, cmdline's "Hit:%lu %s" / "Get:" / "Ign:" / "Err:"):
+# "Hit:2 http://deb.debian.org/debian trixie InRelease", "Get:1 http://archive.ubuntu.com/ubuntu noble InRelease"
+_APT_ARCHIVE = lazy(r"^\S{1,24}:\d{1,4}\s+https?://(?P<host>[\w.-]{1,80})/(?P<path>debian|debian-security|ubuntu|ubuntu-ports)/?"
+                    r"\s+(?P<suite>[a-z]{3,20})(?:-[a-z]{3,20})?[/\s]", re.M)
+# the distributions' own archive hosts (a third-party repository's path may say debian or ubuntu too)
+_APT_HOSTS = {"debian": "debian.org", "ubuntu": "ubuntu.com"}
+
+
+def _os_from_apt_lines(source: Source, system: System) -> None:
+    """No os-release and no package versions: apt's lines for the distribution's own archive name
+    it and its release (a Debian host that added AMD's Ubuntu repositories is still Debian)."""
+    info = system.os
+    if info.id is not None:
+        return
+    from .probes._core_util import pastes
+
+    votes: Dict[tuple, int] = {}
+    for _name, text in pastes(source):
+        if "http" not in text:
+            continue
+        for m in _APT_ARCHIVE.finditer(text):
+            distro = "debian" if m.group("path").startswith("debian") else "ubuntu"
+            host, domain = m.group("host").lower(), _APT_HOSTS[distro]
+            if host == domain or host.endswith("." + domain):
+                key = (distro, m.group("suite"))
+                votes[key] = votes.get(key, 0) + 1
+    if not votes or len({d for d, _s in votes}) != 1:
+        return  # nothing, or both distributions' archives: no answer
+    distro, suite = max(votes, key=lambda k: votes[k])
+    src = "inferred:apt lines (%s archive, suite %s)" % (distro, suite)
+    info.put("id", distro, src)
+    version = ubuntu.version_of(suite, distro)
+    if version:
+        info.put("version_id", version, src)
+        info.put("codename", suite, src)
+    info.note("the distribution was inferred from apt's lines for its own archive (no os-release in the outputs)")
 
 
 def _hwe_from_packages(system: System) -> None:
