@@ -248,3 +248,29 @@ def test_apt_lines_of_the_distributions_archive_name_it(tmp_path):
     other.mkdir()
     (other / "apt.txt").write_text("Hit:1 http://download.proxmox.com/debian/pve trixie InRelease\n", encoding="utf-8")
     assert detect_snapshot(str(other)).os.id is None
+
+
+def test_dnf_and_zypper_lines_name_the_distribution(tmp_path):
+    """dnf's repository names, zypper's SUSE product service and Fedora's .fcNN release tags, on
+    lines of public pastes (legacy-rocm-build#1549, future-architect/vuls#1635, ROCm/rocDecode#318,
+    tests/data/real/136; the padding of the first line shortened)."""
+    from rocm_wizard.detect import detect_snapshot
+
+    def os_of(text):
+        d = tmp_path / str(abs(hash(text)))
+        d.mkdir()
+        (d / "out.txt").write_text(text, encoding="utf-8")
+        o = detect_snapshot(str(d)).os
+        return o.id, o.version_id
+
+    assert os_of("Fedora 39 - x86_64                                                                     "
+                 "6.5 MB/s |  89 MB     00:13    \n") == ("fedora", "39")
+    assert os_of("Rocky Linux 8 - AppStream                        13 MB/s |  10 MB     00:00    \n"
+                 "Rocky Linux 8 - BaseOS                          8.8 MB/s | 6.1 MB     00:00    \n") == ("rocky", "8")
+    assert os_of("Refreshing service 'Basesystem_Module_15_SP4_x86_64'.\n"
+                 "Refreshing service 'SUSE_Linux_Enterprise_Server_15_SP4_x86_64'.\n") == ("sles", "15.4")
+    fedora = next(REAL.glob("136-*")) / "dnf.txt"
+    assert os_of(fedora.read_text(encoding="utf-8")) == ("fedora", "39")
+    # AMD's .elN rpms on a Fedora host name no distribution; two Fedora releases give no answer
+    assert os_of("hip-runtime-amd-5.4.22801.50400-72.el7.x86_64\n") == (None, None)
+    assert os_of("kernel-6.9.8-200.fc40.x86_64\nkernel-6.17.1-100.fc42.x86_64\n") == (None, None)
