@@ -274,3 +274,9 @@ def test_dnf_and_zypper_lines_name_the_distribution(tmp_path):
     # AMD's .elN rpms on a Fedora host name no distribution; two Fedora releases give no answer
     assert os_of("hip-runtime-amd-5.4.22801.50400-72.el7.x86_64\n") == (None, None)
     assert os_of("kernel-6.9.8-200.fc40.x86_64\nkernel-6.17.1-100.fc42.x86_64\n") == (None, None)
+
+
+def test_amd_smi_static_driver_section_names_the_kernel():
+    """amd-smi static --driver (ROCm 7) on an MI350X (tests/data/real/152): the running kernel."""
+    assert pf.parse(_real_lines("152", "amd-smi-static.txt")).kernel_lines == ["5.15.0-164-generic"]
+    assert pf.parse('            "os_kernel_version": "6.8.0-106-generic",\n').kernel_lines == ["6.8.0-106-generic"]

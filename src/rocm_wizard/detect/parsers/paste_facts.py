@@ -80,6 +80,8 @@ _RCCL_DEVICE = lazy(r"\bdevice\s+(?P<idx>\d+) \[(?:(?P<bdf>" + _BDF + r")|(?P<db
                     r"(?P<name>(?:AMD|Radeon)\b.{1,80}?)\s*$")
 # RCCL's init (src/init.cc: INFO(NCCL_INIT, "Kernel version: %s", ...), the release field of /proc/version):
 # "node [0] NCCL INFO Kernel version: 6.8.0-136-generic" (NVIDIA's NCCL prints only "Kernel version 6.8")
+# amd-smi static's DRIVER section (ROCm 7: "OS_KERNEL_VERSION: 5.15.0-164-generic"; --json: "os_kernel_version")
+_SMI_OS_KERNEL = lazy(r'^\s*"?os_kernel_version"?\s*:\s*"?(?P<rel>' + RELEASE_RE + r')"?,?\s*$', re.I)
 _NCCL_KERNEL = lazy(r"\bNCCL INFO Kernel version: (?P<rel>" + RELEASE_RE + r")\s*$")
 # /proc/cmdline: "BOOT_IMAGE=/vmlinuz-5.15.0-101-generic root=..."
 _BOOT_IMAGE = lazy(r"\bBOOT_IMAGE=\S*/vmlinuz-(?P<rel>" + RELEASE_RE + r")(?:\s|$)")
@@ -463,6 +465,11 @@ def parse(text: object) -> PasteFacts:
             if m and m.group("rel") not in out.kernels:
                 out.kernels.append(m.group("rel"))
                 out.uname_lines.append(line)
+        if "os_kernel_version" in l:
+            m = _SMI_OS_KERNEL.match(line)
+            if m and m.group("rel") not in out.kernel_lines:
+                out.kernel_lines.append(m.group("rel"))
+            continue
         if "nccl info kernel version: " in l:
             m = _NCCL_KERNEL.search(line)
             if m and m.group("rel") not in out.kernel_lines:
