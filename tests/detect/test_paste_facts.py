@@ -280,3 +280,24 @@ def test_amd_smi_static_driver_section_names_the_kernel():
     """amd-smi static --driver (ROCm 7) on an MI350X (tests/data/real/152): the running kernel."""
     assert pf.parse(_real_lines("152", "amd-smi-static.txt")).kernel_lines == ["5.15.0-164-generic"]
     assert pf.parse('            "os_kernel_version": "6.8.0-106-generic",\n').kernel_lines == ["6.8.0-106-generic"]
+
+
+def test_a_distribution_kernels_release_names_the_distribution(tmp_path):
+    """Only a kernel release shown (uname -r): Fedora's dist tag, Debian's +debNN ABI suffix, Arch's,
+    CachyOS's and Manjaro's release tags name the distribution; EL and SUSE kernels do not."""
+    from rocm_wizard.detect import detect_snapshot
+
+    def os_of(release):
+        d = tmp_path / release.replace("+", "p")
+        d.mkdir()
+        (d / "uname.txt").write_text("$ uname -r\n%s\n" % release, encoding="utf-8")
+        o = detect_snapshot(str(d)).os
+        return o.kernel, o.id, o.version_id
+
+    assert os_of("6.19.12-arch1-1") == ("6.19.12-arch1-1", "arch", None)  # tests/data/real/200's kernel
+    assert os_of("6.19.11-200.fc43.x86_64") == ("6.19.11-200.fc43.x86_64", "fedora", "43")  # 250's
+    assert os_of("6.12.48+deb13-amd64") == ("6.12.48+deb13-amd64", "debian", "13")
+    assert os_of("6.17.9-2-cachyos") == ("6.17.9-2-cachyos", "cachyos", None)
+    assert os_of("6.6.54-1-MANJARO") == ("6.6.54-1-MANJARO", "manjaro", None)
+    for shared in ("5.14.0-570.el9_6.x86_64", "6.4.0-150600.23.33-default", "6.8.0-45-generic"):
+        assert os_of(shared)[1] is None, shared

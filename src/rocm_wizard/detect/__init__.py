@@ -165,6 +165,7 @@ def merge(source: Source, system: System) -> None:
     _os_from_packages(source, system)
     _os_from_apt_lines(source, system)
     _os_from_rpm_lines(source, system)
+    _os_from_kernel_release(system)
     _hwe_from_packages(system)
     _kernel_from_smi(source, system)
     _cpu_from_rocminfo(source, system)
@@ -390,6 +391,36 @@ def _os_from_rpm_lines(source: Source, system: System) -> None:
     info.put("id", os_id, src)
     info.put("version_id", version, src)
     info.note("the distribution was inferred from dnf/rpm lines (no os-release in the outputs)")
+
+
+# distribution kernels name their distribution in the release string: Fedora's dist tag
+# (6.9.8-200.fc40.x86_64), Debian's ABI suffix since Debian 13 (6.12.48+deb13-amd64), Arch's
+# (6.17.9-arch1-1), CachyOS's (6.17.9-2-cachyos) and Manjaro's (6.6.54-1-MANJARO); an EL (.el9) or
+# SUSE (-default) kernel is shared by several distributions and names none
+_KERNEL_DISTRO = (
+    (lazy(r"\.fc(?P<ver>\d{2})(?:\.|$)"), "fedora"),
+    (lazy(r"\+deb(?P<ver>\d{2})(?:u\d+)?-"), "debian"),
+    (lazy(r"-arch\d+-\d+$"), "arch"),
+    (lazy(r"-cachyos(?:-\w+)?$"), "cachyos"),
+    (lazy(r"-MANJARO$"), "manjaro"),
+)
+
+
+def _os_from_kernel_release(system: System) -> None:
+    """No os-release, package or repository lines: the distribution a distribution kernel's release names."""
+    info = system.os
+    if info.id is not None or not info.kernel:
+        return
+    for rx, distro in _KERNEL_DISTRO:
+        m = rx.search(info.kernel)
+        if m:
+            src = "inferred:kernel release %s" % info.kernel
+            info.put("id", distro, src)
+            version = m.groupdict().get("ver")
+            if version:
+                info.put("version_id", version, src)
+            info.note("the distribution was inferred from its kernel's release string (no os-release in the outputs)")
+            return
 
 
 def _hwe_from_packages(system: System) -> None:
