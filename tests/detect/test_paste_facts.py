@@ -194,3 +194,110 @@ def test_a_scripts_torch_and_gcn_arch_lines():
     assert facts.torch == [("2.9.1+rocm6.3", None)]
     assert pf.parse("GPU arch: gfx906").gpus == []  # a person's statement in an issue form, not torch's property
     assert pf.parse("Torch: 2.9.1").torch == []  # no ROCm label: not taken
+
+
+# s8-heldo: set O's detection misses, each on its real lines (tests/data/real/631, 637, 639)
+def _real_lines(prefix: str, name: str) -> str:
+    return next(REAL.glob(prefix + "-*")).joinpath(name).read_text(encoding="utf-8")
+
+
+def test_rccl_tests_device_lines_of_both_formats():
+    """rccl-tests prints "[%04x:%02x:%02x]" (domain, bus, device) since the Group column; older
+    releases the whole BDF.  A GPU's compute function is 0."""
+    new = _real_lines("631", "rccl-tests.txt")
+    assert gpus(new) == [("rccl", "0000:03:00.0", None, "AMD Radeon Graphics", None, False),
+                         ("rccl", "0000:09:00.0", None, "AMD Radeon Graphics", None, False)]
+    old = "#   Rank  0 Pid 117738 on sharbox-ultra device  0 [0000:63:00.0] AMD Instinct MI210\n"
+    assert gpus(old) == [("rccl", "0000:63:00.0", None, "AMD Instinct MI210", None, False)]
+    # (a device of another vendor is not an AMD GPU)
+    assert gpus("#  Rank  0 Group  0 Pid   4766 on   GENOA-06 device  0 [0x21] NVIDIA GeForce RTX 5090\n") == []
+
+
+def test_rccl_init_kernel_line():
+    facts = pf.parse(_real_lines("639", "rccl-log.txt"))
+    assert facts.kernel_lines == ["6.8.0-136-generic"]
+    # NVIDIA's NCCL prints only major.minor ("Kernel version 6.8"): no release to take
+    assert pf.parse("host:1:1 [0] NCCL INFO Kernel version 6.8\n").kernel_lines == []
+
+
+def test_comfyui_arch_and_device_lines_are_one_gpu():
+    """ComfyUI (comfy/model_management.py) logs the arch and the name of its current device."""
+    facts = pf.parse(_real_lines("637", "comfyui.txt"))
+    assert [(g.how, g.name, g.gfx_target) for g in facts.gpus] == [("comfyui", "AMD Radeon RX 7900 XTX", "gfx1100")]
+    # newer releases log "AMD Arch: {}" with the full gcnArchName
+    later = "AMD Arch: gfx942:sramecc+:xnack-\nDevice: cuda:0 AMD Instinct MI300X : native\n"
+    assert [(g.name, g.gfx_target) for g in pf.parse(later).gpus] == [("AMD Instinct MI300X", "gfx942")]
+
+
+def test_apt_lines_of_the_distributions_archive_name_it(tmp_path):
+    from rocm_wizard.detect import detect_snapshot
+
+    src = next(REAL.glob("638-*")) / "amdgpu-install.txt"
+    (tmp_path / "apt.txt").write_text(src.read_text(encoding="utf-8"), encoding="utf-8")
+    os_ = detect_snapshot(str(tmp_path)).os
+    assert (os_.id, os_.version_id, os_.codename) == ("debian", "13", "trixie")  # not the noble of AMD's repository
+    assert "apt lines" in os_.sources["id"]
+    ubuntu = tmp_path / "u"
+    ubuntu.mkdir()
+    (ubuntu / "apt.txt").write_text("Hit:1 http://us.archive.ubuntu.com/ubuntu noble InRelease\n"
+                                    "Get:2 http://security.ubuntu.com/ubuntu noble-security InRelease [126 kB]\n",
+                                    encoding="utf-8")
+    assert (detect_snapshot(str(ubuntu)).os.id, detect_snapshot(str(ubuntu)).os.version_id) == ("ubuntu", "24.04")
+    # a third-party repository under a debian/ path says nothing about the host
+    other = tmp_path / "o"
+    other.mkdir()
+    (other / "apt.txt").write_text("Hit:1 http://download.proxmox.com/debian/pve trixie InRelease\n", encoding="utf-8")
+    assert detect_snapshot(str(other)).os.id is None
+
+
+def test_dnf_and_zypper_lines_name_the_distribution(tmp_path):
+    """dnf's repository names, zypper's SUSE product service and Fedora's .fcNN release tags, on
+    lines of public pastes (legacy-rocm-build#1549, future-architect/vuls#1635, ROCm/rocDecode#318,
+    tests/data/real/136; the padding of the first line shortened)."""
+    from rocm_wizard.detect import detect_snapshot
+
+    def os_of(text):
+        d = tmp_path / str(abs(hash(text)))
+        d.mkdir()
+        (d / "out.txt").write_text(text, encoding="utf-8")
+        o = detect_snapshot(str(d)).os
+        return o.id, o.version_id
+
+    assert os_of("Fedora 39 - x86_64                                                                     "
+                 "6.5 MB/s |  89 MB     00:13    \n") == ("fedora", "39")
+    assert os_of("Rocky Linux 8 - AppStream                        13 MB/s |  10 MB     00:00    \n"
+                 "Rocky Linux 8 - BaseOS                          8.8 MB/s | 6.1 MB     00:00    \n") == ("rocky", "8")
+    assert os_of("Refreshing service 'Basesystem_Module_15_SP4_x86_64'.\n"
+                 "Refreshing service 'SUSE_Linux_Enterprise_Server_15_SP4_x86_64'.\n") == ("sles", "15.4")
+    fedora = next(REAL.glob("136-*")) / "dnf.txt"
+    assert os_of(fedora.read_text(encoding="utf-8")) == ("fedora", "39")
+    # AMD's .elN rpms on a Fedora host name no distribution; two Fedora releases give no answer
+    assert os_of("hip-runtime-amd-5.4.22801.50400-72.el7.x86_64\n") == (None, None)
+    assert os_of("kernel-6.9.8-200.fc40.x86_64\nkernel-6.17.1-100.fc42.x86_64\n") == (None, None)
+
+
+def test_amd_smi_static_driver_section_names_the_kernel():
+    """amd-smi static --driver (ROCm 7) on an MI350X (tests/data/real/152): the running kernel."""
+    assert pf.parse(_real_lines("152", "amd-smi-static.txt")).kernel_lines == ["5.15.0-164-generic"]
+    assert pf.parse('            "os_kernel_version": "6.8.0-106-generic",\n').kernel_lines == ["6.8.0-106-generic"]
+
+
+def test_a_distribution_kernels_release_names_the_distribution(tmp_path):
+    """Only a kernel release shown (uname -r): Fedora's dist tag, Debian's +debNN ABI suffix, Arch's,
+    CachyOS's and Manjaro's release tags name the distribution; EL and SUSE kernels do not."""
+    from rocm_wizard.detect import detect_snapshot
+
+    def os_of(release):
+        d = tmp_path / release.replace("+", "p")
+        d.mkdir()
+        (d / "uname.txt").write_text("$ uname -r\n%s\n" % release, encoding="utf-8")
+        o = detect_snapshot(str(d)).os
+        return o.kernel, o.id, o.version_id
+
+    assert os_of("6.19.12-arch1-1") == ("6.19.12-arch1-1", "arch", None)  # tests/data/real/200's kernel
+    assert os_of("6.19.11-200.fc43.x86_64") == ("6.19.11-200.fc43.x86_64", "fedora", "43")  # 250's
+    assert os_of("6.12.48+deb13-amd64") == ("6.12.48+deb13-amd64", "debian", "13")
+    assert os_of("6.17.9-2-cachyos") == ("6.17.9-2-cachyos", "cachyos", None)
+    assert os_of("6.6.54-1-MANJARO") == ("6.6.54-1-MANJARO", "manjaro", None)
+    for shared in ("5.14.0-570.el9_6.x86_64", "6.4.0-150600.23.33-default", "6.8.0-45-generic"):
+        assert os_of(shared)[1] is None, shared

@@ -163,6 +163,9 @@ def merge(source: Source, system: System) -> None:
     _gpus_from_collect_env(source, system)
     _docker_permission(system)
     _os_from_packages(source, system)
+    _os_from_apt_lines(source, system)
+    _os_from_rpm_lines(source, system)
+    _os_from_kernel_release(system)
     _hwe_from_packages(system)
     _kernel_from_smi(source, system)
     _cpu_from_rocminfo(source, system)
@@ -295,6 +298,129 @@ def _os_from_packages(source: Source, system: System) -> None:
     code = codename or ubuntu.codename(version)
     info.put("codename", code, src)
     info.note("the distribution was inferred from AMD package versions (no os-release in the outputs)")
+
+
+# apt's progress lines name the distribution's own archive and suite, in any locale's first word
+# (apt-pkg/acquire-worker.cc, cmdline's "Hit:%lu %s" / "Get:" / "Ign:" / "Err:"):
+# "Hit:2 http://deb.debian.org/debian trixie InRelease", "Get:1 http://archive.ubuntu.com/ubuntu noble InRelease"
+_APT_ARCHIVE = lazy(r"^\S{1,24}:\d{1,4}\s+https?://(?P<host>[\w.-]{1,80})/(?P<path>debian|debian-security|ubuntu|ubuntu-ports)/?"
+                    r"\s+(?P<suite>[a-z]{3,20})(?:-[a-z]{3,20})?[/\s]", re.M)
+# the distributions' own archive hosts (a third-party repository's path may say debian or ubuntu too)
+_APT_HOSTS = {"debian": "debian.org", "ubuntu": "ubuntu.com"}
+
+
+def _os_from_apt_lines(source: Source, system: System) -> None:
+    """No os-release and no package versions: apt's lines for the distribution's own archive name
+    it and its release (a Debian host that added AMD's Ubuntu repositories is still Debian)."""
+    info = system.os
+    if info.id is not None:
+        return
+    from .probes._core_util import pastes
+
+    votes: Dict[tuple, int] = {}
+    for _name, text in pastes(source):
+        if "http" not in text:
+            continue
+        for m in _APT_ARCHIVE.finditer(text):
+            distro = "debian" if m.group("path").startswith("debian") else "ubuntu"
+            host, domain = m.group("host").lower(), _APT_HOSTS[distro]
+            if host == domain or host.endswith("." + domain):
+                key = (distro, m.group("suite"))
+                votes[key] = votes.get(key, 0) + 1
+    if not votes or len({d for d, _s in votes}) != 1:
+        return  # nothing, or both distributions' archives: no answer
+    distro, suite = max(votes, key=lambda k: votes[k])
+    src = "inferred:apt lines (%s archive, suite %s)" % (distro, suite)
+    info.put("id", distro, src)
+    version = ubuntu.version_of(suite, distro)
+    if version:
+        info.put("version_id", version, src)
+        info.put("codename", suite, src)
+    info.note("the distribution was inferred from apt's lines for its own archive (no os-release in the outputs)")
+
+
+# dnf names each repository as the distribution's .repo files do ("Fedora 43 - x86_64 - Updates",
+# "Rocky Linux 9 - BaseOS", "AlmaLinux 9 - AppStream", "CentOS Stream 9 - BaseOS",
+# "Red Hat Enterprise Linux 9 for x86_64 - BaseOS (RPMs)"), at the start of its metadata lines
+_DNF_REPO = lazy(r"^(?P<name>Fedora|Rocky Linux|AlmaLinux|CentOS Stream|Oracle Linux Server|Red Hat Enterprise Linux) "
+                 r"(?P<ver>\d{1,2}(?:\.\d{1,2})?) (?:-|for \w{3,8} -) [A-Za-z]", re.M)
+_DNF_IDS = {"Fedora": "fedora", "Rocky Linux": "rocky", "AlmaLinux": "almalinux", "CentOS Stream": "centos",
+            "Oracle Linux Server": "ol", "Red Hat Enterprise Linux": "rhel"}
+# Fedora's dist tag on an rpm's release ("rocminfo-5.7.0-1.fc39.x86_64", "5.7.0-1.fc39  @fedora"): only
+# Fedora (and builds for it) carry .fcNN; AMD's own rpms carry .elN, which names no distribution
+# zypper refreshes the SUSE Customer Center service of the installed product:
+# "Refreshing service 'SUSE_Linux_Enterprise_Server_15_SP4_x86_64'." (os-release: ID=sles, VERSION_ID=15.4)
+_SLE_SERVICE = lazy(r"Refreshing service 'SUSE_Linux_Enterprise_(?P<product>Server|Desktop)_(?P<major>\d{2})(?:_SP(?P<sp>\d{1,2}))?_\w{3,8}'")
+_SLE_IDS = {"Server": "sles", "Desktop": "sled"}
+_FEDORA_TAG = lazy(r"[0-9][\w.~^+]{0,40}\.fc(?P<ver>\d{2})(?:\.(?:x86_64|noarch|aarch64|i686)\b|\s)")
+
+
+def _os_from_rpm_lines(source: Source, system: System) -> None:
+    """No os-release: dnf's repository names or zypper's SUSE product service (distribution and
+    release), else Fedora's .fcNN release tags on the packages dnf or rpm lists (the release of the
+    system they were installed on)."""
+    info = system.os
+    if info.id is not None:
+        return
+    from .probes._core_util import pastes
+
+    named: Dict[tuple, int] = {}
+    tags: Dict[str, int] = {}
+    for _name, text in pastes(source):
+        if " - " in text:
+            for m in _DNF_REPO.finditer(text):
+                key = (_DNF_IDS[m.group("name")], m.group("ver"))
+                named[key] = named.get(key, 0) + 1
+        if "Refreshing service 'SUSE_" in text:
+            for m in _SLE_SERVICE.finditer(text):
+                key = (_SLE_IDS[m.group("product")], "%s.%s" % (m.group("major"), m.group("sp") or "0"))
+                named[key] = named.get(key, 0) + 1
+        if ".fc" in text:
+            for m in _FEDORA_TAG.finditer(text):
+                tags[m.group("ver")] = tags.get(m.group("ver"), 0) + 1
+    if named:
+        if len({d for d, _v in named}) != 1:
+            return  # repositories of two distributions: no answer
+        os_id, version = max(named, key=lambda k: named[k])
+        src = "inferred:dnf/zypper repository names (%s %s)" % (os_id, version)
+    elif tags and len(tags) == 1:  # (kernels or packages of two Fedora releases: no answer)
+        os_id, version = "fedora", next(iter(tags))
+        src = "inferred:rpm release tags (.fc%s)" % version
+    else:
+        return
+    info.put("id", os_id, src)
+    info.put("version_id", version, src)
+    info.note("the distribution was inferred from dnf/rpm lines (no os-release in the outputs)")
+
+
+# distribution kernels name their distribution in the release string: Fedora's dist tag
+# (6.9.8-200.fc40.x86_64), Debian's ABI suffix since Debian 13 (6.12.48+deb13-amd64), Arch's
+# (6.17.9-arch1-1), CachyOS's (6.17.9-2-cachyos) and Manjaro's (6.6.54-1-MANJARO); an EL (.el9) or
+# SUSE (-default) kernel is shared by several distributions and names none
+_KERNEL_DISTRO = (
+    (lazy(r"\.fc(?P<ver>\d{2})(?:\.|$)"), "fedora"),
+    (lazy(r"\+deb(?P<ver>\d{2})(?:u\d+)?-"), "debian"),
+    (lazy(r"-arch\d+-\d+$"), "arch"),
+    (lazy(r"-cachyos(?:-\w+)?$"), "cachyos"),
+    (lazy(r"-MANJARO$"), "manjaro"),
+)
+
+
+def _os_from_kernel_release(system: System) -> None:
+    """No os-release, package or repository lines: the distribution a distribution kernel's release names."""
+    info = system.os
+    if info.id is not None or not info.kernel:
+        return
+    for rx, distro in _KERNEL_DISTRO:
+        m = rx.search(info.kernel)
+        if m:
+            src = "inferred:kernel release %s" % info.kernel
+            info.put("id", distro, src)
+            version = m.groupdict().get("ver")
+            if version:
+                info.put("version_id", version, src)
+            info.note("the distribution was inferred from its kernel's release string (no os-release in the outputs)")
+            return
 
 
 def _hwe_from_packages(system: System) -> None:

@@ -49,7 +49,9 @@ _MARKETING = lazy(r"^\s*Marketing Name:\s+(?P<name>\S.{0,120}?)\s*$")
 _SMI_TABLE_ROW = lazy(r"^\|\s*(?P<bdf>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\s+(?P<name>\S[^|]{0,60}?)\s*\|")
 # rocm-smi --showproductname --csv: "card0,Arcturus GL-XL [AMD Instinct MI100],0x0c34,Advanced Micro Devices ..."
 _SMI_CSV_ROW = lazy(r"^card(?P<idx>\d+),(?P<series>[^,]{1,120}),(?P<model>[^,]{0,40}),")
-_COMFY_ARCH = lazy(r"^\s*AMD arch: (?P<gfx>gfx[0-9a-f]{3,4})\s*$")
+# ComfyUI (comfy/model_management.py) logs the current device's gcnArchName as "AMD arch: {}" (newer
+# releases "AMD Arch: {}"; the name may carry ":sramecc+:xnack-") and that device's name in "Device: ..."
+_COMFY_ARCH = lazy(r"^\s*AMD arch: (?P<gfx>gfx[0-9a-f]{3,4})(?::[a-z]+[+-])*\s*$", re.I)
 _COMFY_DEVICE = lazy(r"^\s*Device: cuda:(?P<idx>\d+) (?P<name>.{1,120}?) : (?:native|cudaMallocAsync)\s*$")
 # torch versions: a ROCm wheel's local label or a bare release next to a "hip" version
 _TORCH_VER = r"\d+\.\d+\.\d+(?:(?:a|b|rc)\d+|\.dev\d+)?(?:\+[0-9A-Za-z.]+)?"
@@ -71,8 +73,16 @@ _SMI_JSON_CARD = lazy(r'^\s*"card(?P<idx>\d+)"\s*:\s*\{\s*$')
 _SMI_JSON_KEY = lazy(r'^\s*"(?P<key>Device ID|Device Rev|PCI Bus|GFX Version|Card Series|Device Name)"\s*:\s*"(?P<val>[^"]{1,120})",?\s*$')
 # hipblaslt-bench / rocblas-bench: "Device ID 0 : AMD Radeon PRO W7900 gfx1100"
 _BENCH_DEVICE = lazy(r"^Device ID (?P<idx>\d+) : (?P<name>\S.{0,120}?) (?P<gfx>gfx[0-9a-f]{3,4})(?::[a-z]+[+-])*\s*$")
-# rccl-tests: "#   Rank  0 Pid   2303 on host device  0 [0000:2f:00.0] AMD Instinct MI100"
-_RCCL_DEVICE = lazy(r"\bdevice\s+(?P<idx>\d+) \[(?P<bdf>" + _BDF + r")\] (?P<name>(?:AMD|Radeon)\b.{1,80}?)\s*$")
+# rccl-tests: "#   Rank  0 Pid   2303 on host device  0 [0000:2f:00.0] AMD Instinct MI100"; newer releases
+# (src/common.cu: "#  Rank %2d Group %2d Pid %6d on %10s device %2d [%04x:%02x:%02x] %s") print the PCI
+# domain, bus and device number without the function: "device  0 [0000:03:00] AMD Radeon Graphics"
+_RCCL_DEVICE = lazy(r"\bdevice\s+(?P<idx>\d+) \[(?:(?P<bdf>" + _BDF + r")|(?P<dbd>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}))\] "
+                    r"(?P<name>(?:AMD|Radeon)\b.{1,80}?)\s*$")
+# RCCL's init (src/init.cc: INFO(NCCL_INIT, "Kernel version: %s", ...), the release field of /proc/version):
+# "node [0] NCCL INFO Kernel version: 6.8.0-136-generic" (NVIDIA's NCCL prints only "Kernel version 6.8")
+# amd-smi static's DRIVER section (ROCm 7: "OS_KERNEL_VERSION: 5.15.0-164-generic"; --json: "os_kernel_version")
+_SMI_OS_KERNEL = lazy(r'^\s*"?os_kernel_version"?\s*:\s*"?(?P<rel>' + RELEASE_RE + r')"?,?\s*$', re.I)
+_NCCL_KERNEL = lazy(r"\bNCCL INFO Kernel version: (?P<rel>" + RELEASE_RE + r")\s*$")
 # /proc/cmdline: "BOOT_IMAGE=/vmlinuz-5.15.0-101-generic root=..."
 _BOOT_IMAGE = lazy(r"\bBOOT_IMAGE=\S*/vmlinuz-(?P<rel>" + RELEASE_RE + r")(?:\s|$)")
 # GitHub's autolink of "#25" in a uname line copied from a rendered issue ("... 6.17.0-1025-oem
@@ -200,6 +210,7 @@ def parse(text: object) -> PasteFacts:
     smi_card: Optional[PasteGpu] = None  # the rocm-smi JSON card being read
     prev_cmd = ""  # the command a prompt line ran, for the bare output line after it
     modinfo_amdgpu = False
+    comfy: Optional[PasteGpu] = None  # ComfyUI's current device, told by its arch and name lines
     for raw in text.replace("\r", "\n").split("\n"):
         line = raw.strip("`\t >")
         if not line or len(line) > 2000:
@@ -405,16 +416,26 @@ def parse(text: object) -> PasteFacts:
             if m and ("rocblas", m.group("gfx")) not in names_seen:
                 names_seen.add(("rocblas", m.group("gfx")))
                 out.gpus.append(PasteGpu("rocblas", gfx_target=m.group("gfx")))
+        # ComfyUI logs the arch and the name of one device, its current one: a run's "AMD arch:" and
+        # "Device: cuda:N ..." lines are one GPU (a second line of a kind starts another)
         if c0 == "a" and l.startswith("amd arch:"):
             m = _COMFY_ARCH.match(line)
             if m and ("comfy", m.group("gfx")) not in names_seen:
                 names_seen.add(("comfy", m.group("gfx")))
-                out.gpus.append(PasteGpu("comfyui", gfx_target=m.group("gfx")))
+                if comfy is not None and comfy.gfx_target is None:
+                    comfy.gfx_target = m.group("gfx")
+                else:
+                    comfy = PasteGpu("comfyui", gfx_target=m.group("gfx"))
+                    out.gpus.append(comfy)
         if c0 == "d" and l.startswith("device: cuda:"):
             m = _COMFY_DEVICE.match(line)
             if m and ("comfy-name", m.group("name")) not in names_seen:
                 names_seen.add(("comfy-name", m.group("name")))
-                out.gpus.append(PasteGpu("comfyui", name=m.group("name").strip()))
+                if comfy is not None and comfy.name is None:
+                    comfy.name = m.group("name").strip()
+                else:
+                    comfy = PasteGpu("comfyui", name=m.group("name").strip())
+                    out.gpus.append(comfy)
         if "rocm" in l or "hip" in l or "'" in l or "+cu" in l or "+cpu" in l:
             w = _TORCH_WHEEL.match(line) if l.endswith(".whl") and " " not in line else None
             if w:
@@ -435,7 +456,8 @@ def parse(text: object) -> PasteFacts:
         if has_dev and ("] amd" in l or "] radeon" in l) and "device" in line:
             m = _RCCL_DEVICE.search(line)
             if m:
-                bdf = _norm_bdf(m.group("bdf"))
+                # (a GPU's compute function is PCI function 0: "[0000:03:00]" is 0000:03:00.0)
+                bdf = _norm_bdf(m.group("bdf") or m.group("dbd") + ".0")
                 if bdf not in by_bdf:
                     g = by_bdf[bdf] = PasteGpu("rccl", bdf=bdf, name=m.group("name"))
                     out.gpus.append(g)
@@ -448,6 +470,16 @@ def parse(text: object) -> PasteFacts:
             if m and m.group("rel") not in out.kernels:
                 out.kernels.append(m.group("rel"))
                 out.uname_lines.append(line)
+        if "os_kernel_version" in l:
+            m = _SMI_OS_KERNEL.match(line)
+            if m and m.group("rel") not in out.kernel_lines:
+                out.kernel_lines.append(m.group("rel"))
+            continue
+        if "nccl info kernel version: " in l:
+            m = _NCCL_KERNEL.search(line)
+            if m and m.group("rel") not in out.kernel_lines:
+                out.kernel_lines.append(m.group("rel"))
+            continue
         if "kernel" in l and line.lstrip()[:1] in _KERNEL_FIRST:
             m = _KERNEL_LINE.match(line)
             if m and m.group("rel") not in out.kernel_lines:
