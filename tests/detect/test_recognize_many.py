@@ -215,3 +215,133 @@ def test_no_worker_where_no_cpu_is_free(monkeypatch):
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(16)), raising=False)
     monkeypatch.setattr(os, "getloadavg", lambda: (10.0, 9.0, 9.0))
     assert recognize._cpu_free()
+
+
+# -- answers the worker works out after its share (recognize_many_also's ``later``, detect._forked) --
+
+def _pid_and_lines(text):
+    # (which process worked it out, beside a pure answer: the tests tell the worker's from this one's)
+    return os.getpid(), text.count("\n")
+
+
+def _ends_with_error(text):
+    raise ValueError("no")
+
+
+def _gone(pid):
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)  # (waited for already: no zombie, no orphan)
+
+
+def test_later_answers_are_worked_out_by_the_worker_after_its_share(large, monkeypatch):
+    from rocm_wizard.detect import _forked
+
+    named, want = large
+    named = named + [("copy.txt", named[0][1])]  # a text twice: worked out once
+    want = want + [want[0]]
+    _may_fork_here(monkeypatch, named)
+    calls = _counting_fork(monkeypatch)
+    segs, _extra = recognize.recognize_many_also(named, later=(("pid", _pid_and_lines), ("lines", str.splitlines)))
+    assert segs == want and calls == [1]
+    held = _forked._pending
+    assert held is not None and _forked.names_held() == ["pid", "lines"]
+    pid = held.pid
+    for _name, text in named:
+        worker, lines = _forked.answer("pid", text)
+        assert worker != os.getpid() and worker == pid and lines == text.count("\n")
+        assert _forked.worked_out("lines", str.splitlines, text) == text.splitlines()
+    assert _forked.answer("pid", "a text it was not given") is _forked.NOT_KNOWN
+    assert _forked.answer("other", named[0][1]) is _forked.NOT_KNOWN
+    assert held.fd is None  # every frame read: the pipe closed and the worker waited for
+    _gone(pid)
+    _forked.drop()
+    assert _forked.answer("lines", named[0][1]) is _forked.NOT_KNOWN
+
+
+def test_a_later_function_that_fails_is_worked_out_here(large, monkeypatch):
+    from rocm_wizard.detect import _forked
+
+    named, want = large
+    _may_fork_here(monkeypatch, named)
+    segs, _extra = recognize.recognize_many_also(named, later=(("lines", str.splitlines), ("broken", _ends_with_error),
+                                                               ("after", len)))
+    assert segs == want
+    pid = _forked._pending.pid
+    text = named[-1][1]
+    assert _forked.answer("lines", text) == text.splitlines()
+    assert _forked.answer("broken", text) is _forked.NOT_KNOWN  # (the worker sent no more frames)
+    assert _forked.answer("after", text) is _forked.NOT_KNOWN
+    assert _forked.worked_out("after", len, text) == len(text)
+    _gone(pid)
+    _forked.drop()
+
+
+def test_a_worker_that_dies_after_its_share_leaves_the_later_answers_here(large, monkeypatch):
+    import signal
+
+    from rocm_wizard.detect import _forked
+
+    named, want = large
+    _may_fork_here(monkeypatch, named)
+    segs, _extra = recognize.recognize_many_also(named, later=(("lines", str.splitlines),))
+    assert segs == want
+    pid = _forked._pending.pid
+    os.kill(pid, signal.SIGKILL)
+    text = named[0][1]
+    assert _forked.answer("lines", text) in (_forked.NOT_KNOWN, text.splitlines())  # (it may have sent it first)
+    assert _forked.worked_out("lines", str.splitlines, text) == text.splitlines()
+    _gone(pid)
+    _forked.drop()
+
+
+def test_a_held_worker_is_ended_by_the_next_call_or_drop(large, monkeypatch):
+    from rocm_wizard.detect import _forked
+
+    named, want = large
+    _may_fork_here(monkeypatch, named)
+    recognize.recognize_many_also(named, later=(("lines", str.splitlines),))
+    first = _forked._pending.pid
+    # (a later call drops what the first worker has not sent: its answers are for its own texts)
+    assert recognize.recognize_many_also(named, later=(("lines", str.splitlines),))[0] == want
+    _gone(first)
+    second = _forked._pending.pid
+    assert second != first
+    _forked.drop()
+    _gone(second)
+    assert _forked.answer("lines", named[0][1]) is _forked.NOT_KNOWN
+    monkeypatch.setenv("ROCM_WIZARD_RECOGNIZE_JOBS", "1")  # no worker: nothing held, nothing known
+    assert recognize.recognize_many_also(named, later=(("lines", str.splitlines),)) == (want, {})
+    assert _forked._pending is None
+
+
+def test_detect_with_the_worker_s_later_answers_is_detect_in_one_process(tmp_path, monkeypatch):
+    # the errors probe reads the worker's scans of every paste (bundle._LATER): the same System
+    from rocm_wizard.detect import _forked, detect_snapshot
+    from rocm_wizard.model import to_dict
+
+    named = _named(recognize.PARALLEL_MIN_CHARS + 300_000)
+    for name, text in named:
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    _may_fork_here(monkeypatch, named)
+    pastes = {text for _n, text in named}
+    asked = []
+    real_answer = _forked.answer
+
+    def answer(name, text):
+        got = real_answer(name, text)
+        asked.append((name, text in pastes, got is not _forked.NOT_KNOWN))
+        return got
+
+    monkeypatch.setattr(_forked, "answer", answer)
+    calls = _counting_fork(monkeypatch)
+    shared = to_dict(detect_snapshot(str(tmp_path)))
+    assert calls == [1]
+    # (every paste's scans answered by the worker; the other texts the probe scans -- segments of
+    # kernel logs, error logs -- worked out here)
+    assert {n for n, paste, _known in asked if paste} == {"workloads", "known_errors"}
+    assert all(known for _n, paste, known in asked if paste)
+    assert len([1 for n, paste, _k in asked if paste and n == "workloads"]) == len(pastes)
+    monkeypatch.setenv("ROCM_WIZARD_RECOGNIZE_JOBS", "1")
+    alone = to_dict(detect_snapshot(str(tmp_path)))
+    assert calls == [1] and shared == alone
+    _forked.drop()

@@ -648,15 +648,24 @@ def recognize_many(named: Sequence[Tuple[str, str]]) -> List[List[Segment]]:
 
 
 def recognize_many_also(named: Sequence[Tuple[str, str]], also: Optional[Callable[[str], object]] = None,
-                        also_share: float = 0.0) -> Tuple[List[List[Segment]], Dict[str, object]]:
+                        also_share: float = 0.0, later: Sequence[Tuple[str, Callable[[str], object]]] = ()
+                        ) -> Tuple[List[List[Segment]], Dict[str, object]]:
     """(:func:`recognize_many`'s answer, ``{text: also(text)}`` for each distinct text when the
     worker was forked, else ``{}``).  ``also`` is work the caller does on every text later anyway
     (a pure function of the text whose answer pickles to an equal one): the worker does it for all
     of them beside a smaller share of the recognising (``also_share``: its cost per character as a
-    share of recognising's), and the caller keeps the answers instead of working them out."""
+    share of recognising's), and the caller keeps the answers instead of working them out.
+
+    ``later``: ``(name, function)`` pairs of the same sort, for work the caller does after the
+    recognising (the probes that follow): the worker works each out on every distinct text once it
+    has sent its share, while this process goes on, and :func:`rocm_wizard.detect._forked.answer`
+    (``worked_out``) reads them when asked -- by then the worker is mostly done."""
+    from . import _forked
+
+    _forked.drop()  # (a worker of an earlier call still held: its answers are not for these texts)
     named = list(named)
     if _may_fork(named):
-        got = _recognize_forked(named, also, also_share)
+        got = _recognize_forked(named, also, also_share, later)
         if got is not None:
             return got
     return [recognize(text, name) for name, text in named], {}
@@ -711,19 +720,23 @@ def _shares(named: Sequence[Tuple[str, str]], head_start: float = 0.0) -> Tuple[
 
 
 def _recognize_forked(named: Sequence[Tuple[str, str]], also: Optional[Callable[[str], object]] = None,
-                      also_share: float = 0.0) -> Optional[Tuple[List[List[Segment]], Dict[str, object]]]:
+                      also_share: float = 0.0, later: Sequence[Tuple[str, Callable[[str], object]]] = ()
+                      ) -> Optional[Tuple[List[List[Segment]], Dict[str, object]]]:
     import marshal
     import os
     import pickle
 
+    from . import _forked
+
     distinct: List[int] = []  # (the first file of each distinct text: ``also`` is asked once per text)
-    if also is not None:
+    if also is not None or later:
         seen_texts: Dict[str, int] = {}
         for i, (_n, t) in enumerate(named):
             if t not in seen_texts:
                 seen_texts[t] = i
                 distinct.append(i)
-    mine, theirs = _shares(named, also_share * sum(len(named[i][1]) for i in distinct))
+    head_start = also_share * sum(len(named[i][1]) for i in distinct) if also is not None else 0.0
+    mine, theirs = _shares(named, head_start)
     if not theirs or not mine:
         return None
     out: List[Optional[List[Segment]]] = [None] * len(named)
@@ -759,56 +772,74 @@ def _recognize_forked(named: Sequence[Tuple[str, str]], also: Optional[Callable[
             os.close(rfd)
             segs = marshal.dumps([recognize(named[i][1], named[i][0]) for i in theirs])
             extra = pickle.dumps([also(named[i][1]) for i in distinct] if also is not None else [], 4)
-            data = len(segs).to_bytes(8, "big") + segs + extra
-            view = memoryview(data)
-            while view:
-                view = view[os.write(wfd, view[:1 << 20]):]
+            _write_all(wfd, len(segs).to_bytes(8, "big") + len(extra).to_bytes(8, "big") + segs + extra)
             status = 0
+            # then each later function on every distinct text, one frame each, in the order given
+            # (one that fails ends the frames: this process works the rest out itself)
+            for _name, fn in later:
+                body = pickle.dumps([fn(named[i][1]) for i in distinct], 4)
+                _write_all(wfd, len(body).to_bytes(8, "big") + body)
         except BaseException:
             pass
         finally:
             os._exit(status)
     os.close(wfd)
-    chunks: List[bytes] = []
+    got = None
+    extras: object = None
     read = False
+    data: Optional[bytes] = None
     try:
         for i in mine[1:]:
             out[i] = recognize(named[i][1], named[i][0])
-        while True:
-            b = os.read(rfd, 1 << 20)
-            if not b:
-                break
-            chunks.append(b)
+        head = _read_exactly(rfd, 16)
+        if head is not None:
+            size, extra_size = int.from_bytes(head[:8], "big"), int.from_bytes(head[8:], "big")
+            data = _read_exactly(rfd, size + extra_size)
         read = True
     finally:
-        os.close(rfd)
         if not read:  # (interrupted here: the worker's answers are not wanted any more)
-            import signal
-
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
+            _forked.Pending(pid, rfd, (), ()).end()
+    if data is not None:
         try:
-            _pid, status = os.waitpid(pid, 0)
-        except OSError:
-            status = -1
-    got = None
-    extras: object = None
-    if status == 0:
-        try:
-            data = b"".join(chunks)
-            size = int.from_bytes(data[:8], "big")
-            got = marshal.loads(data[8:8 + size])
-            extras = pickle.loads(data[8 + size:])  # (what this process's own fork wrote)
+            got = marshal.loads(data[:size])
+            extras = pickle.loads(data[size:])  # (what this process's own fork wrote)
         except Exception:
             got = extras = None
+    pending = _forked.Pending(pid, rfd, [name for name, _fn in later], [named[i][1] for i in distinct])
     if not isinstance(got, list) or len(got) != len(theirs):
+        pending.end()
         got = [recognize(named[i][1], named[i][0]) for i in theirs]  # (the worker failed: done here)
         extras = None
+    elif later:
+        _forked.hold(pending)  # (the worker goes on with the later functions)
+    else:
+        pending.end(kill=False)
     for i, segs in zip(theirs, got):
         out[i] = [tuple(s) for s in segs]  # type: ignore[misc]
     also_got: Dict[str, object] = {}
     if isinstance(extras, list) and len(extras) == len(distinct):
         also_got = {named[i][1]: value for i, value in zip(distinct, extras)}
     return out, also_got  # type: ignore[return-value]
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    import os
+
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view[:1 << 20]):]
+
+
+def _read_exactly(fd: int, size: int) -> Optional[bytes]:
+    """``size`` bytes of the pipe ``fd``, or None where it ends first."""
+    import os
+
+    chunks: List[bytes] = []
+    have = 0
+    while have < size:
+        b = os.read(fd, min(size - have, 1 << 20))
+        if not b:
+            return None
+        chunks.append(b)
+        have += len(b)
+    return b"".join(chunks)
