@@ -246,10 +246,13 @@ def test_later_answers_are_worked_out_by_the_worker_after_its_share(large, monke
     held = _forked._pending
     assert held is not None and _forked.names_held() == ["pid", "lines"]
     pid = held.pid
-    for _name, text in named:
+    for _name, text in named[:-1]:
         worker, lines = _forked.answer("pid", text)
         assert worker != os.getpid() and worker == pid and lines == text.count("\n")
         assert _forked.worked_out("lines", str.splitlines, text) == text.splitlines()
+    # (the copy's text was worked out once, and each answer is handed out once: asked again, here)
+    assert _forked.answer("pid", named[-1][1]) is _forked.NOT_KNOWN
+    assert _forked.worked_out("pid", _pid_and_lines, named[-1][1])[0] == os.getpid()
     assert _forked.answer("pid", "a text it was not given") is _forked.NOT_KNOWN
     assert _forked.answer("other", named[0][1]) is _forked.NOT_KNOWN
     assert held.fd is None  # every frame read: the pipe closed and the worker waited for
@@ -341,7 +344,30 @@ def test_detect_with_the_worker_s_later_answers_is_detect_in_one_process(tmp_pat
     assert {n for n, paste, _known in asked if paste} == {"workloads", "known_errors"}
     assert all(known for _n, paste, known in asked if paste)
     assert len([1 for n, paste, _k in asked if paste and n == "workloads"]) == len(pastes)
+    # (and the worker's own rocminfo segments' parses, which the GPU probe asks first)
+    assert any(known for n, _paste, known in asked if n.startswith("parsed:rocminfo:"))
     monkeypatch.setenv("ROCM_WIZARD_RECOGNIZE_JOBS", "1")
     alone = to_dict(detect_snapshot(str(tmp_path)))
     assert calls == [1] and shared == alone
+    _forked.drop()
+
+
+def test_a_later_function_of_a_kind_is_asked_of_the_worker_s_own_segments_once_each(large, monkeypatch):
+    from rocm_wizard.detect import _forked
+
+    named, want = large
+    _may_fork_here(monkeypatch, named)
+    mine, theirs = recognize._shares(named)
+    segs, _extra = recognize.recognize_many_also(named, later=(("head", _pid_and_lines, "rocminfo"),))
+    assert segs == want
+    pid = _forked._pending.pid
+    held = [text for i in theirs for kind, text, _l in want[i] if kind == "rocminfo"]
+    here = [text for i in mine for kind, text, _l in want[i] if kind == "rocminfo" and text not in held]
+    assert held and here  # (the folder holds rocminfo outputs on both sides)
+    for text in held:
+        got = _forked.answer("head", text)
+        assert got != _forked.NOT_KNOWN and got[0] == pid and got[1] == text.count("\n")
+    for text in held + here:  # (each answer handed out once; the other side's never known)
+        assert _forked.answer("head", text) is _forked.NOT_KNOWN
+    _gone(pid)
     _forked.drop()

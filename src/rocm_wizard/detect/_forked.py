@@ -2,11 +2,13 @@
 
 :func:`rocm_wizard.detect.recognize.recognize_many_also` may share a large folder of pastes with
 one forked worker.  Once the worker has sent its share of the recognising, it goes on with work
-this process does later anyway -- each ``later`` function of the call on every distinct text,
-functions whose answer depends on the text alone -- and sends each function's answers as one frame
-of the same pipe, in the order given.  This process meanwhile goes on with the probes; the first
-:func:`answer` for a function reads the frames up to its own (waiting for the worker where it is
-not done yet), and after the last frame the worker is waited for.
+this process does later anyway -- each ``later`` function of the call on every distinct text, or
+on each of the worker's own segments of one kind, functions whose answer depends on the text
+alone -- and sends each function's answers as one frame of the same pipe, in the order given.
+This process meanwhile goes on with the probes; the first :func:`answer` for a function reads the
+frames up to its own (waiting for the worker where it is not done yet), and after the last frame
+the worker is waited for.  Each answer is handed out once (a second ask for the same text is
+worked out here): no two callers share one answer's objects, as when each works its own out.
 
 Anything short -- a worker that failed, was killed or sent less, a function it could not work out
 -- is :data:`NOT_KNOWN`, and the caller works the answer out itself (:func:`worked_out`): the answers
@@ -16,7 +18,7 @@ else of the package.
 from __future__ import annotations
 
 import os
-from typing import Callable, Dict, List, Optional, Sequence, TypeVar
+from typing import Callable, Dict, List, Optional, Sequence, Tuple, TypeVar
 
 T = TypeVar("T")
 
@@ -32,15 +34,15 @@ NOT_KNOWN: object = _NotKnown()
 
 
 class Pending:
-    """A forked worker that is still to send the frames of ``names`` (each: the function's answers
-    for ``texts``, in that order) through the pipe ``fd``."""
+    """A forked worker that is still to send ``frames`` (``[(name, texts)]``: each frame the
+    function's answers for its texts, in that order) through the pipe ``fd``."""
 
-    def __init__(self, pid: int, fd: int, names: Sequence[str], texts: Sequence[str]) -> None:
+    def __init__(self, pid: int, fd: int, frames: Sequence[Tuple[str, Sequence[str]]] = ()) -> None:
         self.pid: Optional[int] = pid
         self.fd: Optional[int] = fd
-        self.names = list(names)
-        self.texts = list(texts)
-        self.got: Dict[str, Dict[str, object]] = {}
+        self.names = [name for name, _texts in frames]
+        self.texts = [list(texts) for _name, texts in frames]
+        self.got: Dict[str, Dict[str, List[object]]] = {}
         self._buf = b""
 
     def answer(self, name: str, text: str) -> object:
@@ -49,9 +51,12 @@ class Pending:
         while name not in self.got and self.fd is not None:
             self._next_frame()
         values = self.got.get(name)
-        if values is None:
+        if values is None or not isinstance(text, str):
             return NOT_KNOWN
-        return values.get(text, NOT_KNOWN) if isinstance(text, str) else NOT_KNOWN
+        left = values.get(text)
+        if not left:
+            return NOT_KNOWN
+        return left.pop(0)  # (handed out once)
 
     def _next_frame(self) -> None:
         """Read the next frame (blocking) and keep its answers; the end of the pipe, or anything
@@ -63,9 +68,13 @@ class Pending:
             head = self._read(8)
             body = self._read(int.from_bytes(head, "big")) if head is not None else None
             values = pickle.loads(body) if body is not None else None  # (this process's own fork wrote it)
-            name = self.names[len(self.got)]
-            if isinstance(values, list) and len(values) == len(self.texts):
-                self.got[name] = dict(zip(self.texts, values))
+            k = len(self.got)
+            name, texts = self.names[k], self.texts[k]
+            if isinstance(values, list) and len(values) == len(texts):
+                by_text: Dict[str, List[object]] = {}
+                for t, value in zip(texts, values):
+                    by_text.setdefault(t, []).append(value)
+                self.got[name] = by_text
                 done = len(self.got) == len(self.names)
                 if done:
                     self.end(kill=False)

@@ -466,7 +466,7 @@ class BundleSource(Source):
             # recogniser works them out beside its share (weighed as 0.3 of recognising's cost per
             # character, with what the worker pays for sending them back: the two sides then end
             # within about 10 ms of each other on the 5 MB benchmark folder)
-            # (and, once it has sent its share, the errors probe's scans of every paste: see _LATER)
+            # (and, once it has sent its share, what the probes parse and scan after: see _LATER)
             found_all, facts = recognize_many_also(texts, _paste_facts, 0.3, _LATER)
             for (rel, _text), found in zip(texts, found_all):
                 for kind, body, _label in found:
@@ -591,6 +591,13 @@ def _paste_facts(text: str) -> object:
     return paste_facts.parse(text)
 
 
+def _rocminfo(text: str) -> object:
+    """``parsers.rocminfo.parse(text)``, as the GPU and ROCm probes ask it of every rocminfo segment."""
+    from .parsers import rocminfo
+
+    return rocminfo.parse(text)
+
+
 def _workloads(text: str) -> object:
     """``workloads.scan(text)``, as the errors probe asks it of every paste."""
     from .parsers import workloads
@@ -605,9 +612,12 @@ def _known_errors(text: str) -> object:
     return error_index.scan(text)
 
 
-# What a forked worker of the recogniser works out on every paste once it has sent its share, by the
-# name the errors probe asks it under (``_forked.worked_out``), in the order the probe asks
-_LATER = (("workloads", _workloads), ("known_errors", _known_errors))
+# What a forked worker of the recogniser works out once it has sent its share, in the order the probes
+# ask (``_forked.worked_out``, by these names): the parse of each of its own rocminfo segments (the
+# name is the parse's in probes/_gpu_shared.parsed: kind, then the parser's module and function), then
+# the errors probe's scans of every paste
+_LATER = (("parsed:rocminfo:rocm_wizard.detect.parsers.rocminfo.parse", _rocminfo, "rocminfo"),
+          ("workloads", _workloads), ("known_errors", _known_errors))
 
 
 def _abs(path: object) -> str:

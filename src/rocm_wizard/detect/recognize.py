@@ -648,7 +648,7 @@ def recognize_many(named: Sequence[Tuple[str, str]]) -> List[List[Segment]]:
 
 
 def recognize_many_also(named: Sequence[Tuple[str, str]], also: Optional[Callable[[str], object]] = None,
-                        also_share: float = 0.0, later: Sequence[Tuple[str, Callable[[str], object]]] = ()
+                        also_share: float = 0.0, later: Sequence[tuple] = ()
                         ) -> Tuple[List[List[Segment]], Dict[str, object]]:
     """(:func:`recognize_many`'s answer, ``{text: also(text)}`` for each distinct text when the
     worker was forked, else ``{}``).  ``also`` is work the caller does on every text later anyway
@@ -659,7 +659,9 @@ def recognize_many_also(named: Sequence[Tuple[str, str]], also: Optional[Callabl
     ``later``: ``(name, function)`` pairs of the same sort, for work the caller does after the
     recognising (the probes that follow): the worker works each out on every distinct text once it
     has sent its share, while this process goes on, and :func:`rocm_wizard.detect._forked.answer`
-    (``worked_out``) reads them when asked -- by then the worker is mostly done."""
+    (``worked_out``) reads them when asked -- by then the worker is mostly done.  A triple
+    ``(name, function, kind)`` is asked of each of the worker's own segments of that kind instead
+    (a parser the probes run on every segment of the kind: this process parses its own share)."""
     from . import _forked
 
     _forked.drop()  # (a worker of an earlier call still held: its answers are not for these texts)
@@ -720,7 +722,7 @@ def _shares(named: Sequence[Tuple[str, str]], head_start: float = 0.0) -> Tuple[
 
 
 def _recognize_forked(named: Sequence[Tuple[str, str]], also: Optional[Callable[[str], object]] = None,
-                      also_share: float = 0.0, later: Sequence[Tuple[str, Callable[[str], object]]] = ()
+                      also_share: float = 0.0, later: Sequence[tuple] = ()
                       ) -> Optional[Tuple[List[List[Segment]], Dict[str, object]]]:
     import marshal
     import os
@@ -770,14 +772,15 @@ def _recognize_forked(named: Sequence[Tuple[str, str]], also: Optional[Callable[
             # (a collection would walk, and so copy, every page of objects it shares with this process)
             gc.disable()
             os.close(rfd)
-            segs = marshal.dumps([recognize(named[i][1], named[i][0]) for i in theirs])
+            found = [recognize(named[i][1], named[i][0]) for i in theirs]
+            segs = marshal.dumps(found)
             extra = pickle.dumps([also(named[i][1]) for i in distinct] if also is not None else [], 4)
             _write_all(wfd, len(segs).to_bytes(8, "big") + len(extra).to_bytes(8, "big") + segs + extra)
             status = 0
-            # then each later function on every distinct text, one frame each, in the order given
-            # (one that fails ends the frames: this process works the rest out itself)
-            for _name, fn in later:
-                body = pickle.dumps([fn(named[i][1]) for i in distinct], 4)
+            # then each later function on its texts, one frame each, in the order given (one that
+            # fails ends the frames: this process works the rest out itself)
+            for spec in later:
+                body = pickle.dumps([spec[1](t) for t in _later_texts(spec, named, distinct, found)], 4)
                 _write_all(wfd, len(body).to_bytes(8, "big") + body)
         except BaseException:
             pass
@@ -798,15 +801,17 @@ def _recognize_forked(named: Sequence[Tuple[str, str]], also: Optional[Callable[
         read = True
     finally:
         if not read:  # (interrupted here: the worker's answers are not wanted any more)
-            _forked.Pending(pid, rfd, (), ()).end()
+            _forked.Pending(pid, rfd).end()
     if data is not None:
         try:
             got = marshal.loads(data[:size])
             extras = pickle.loads(data[size:])  # (what this process's own fork wrote)
         except Exception:
             got = extras = None
-    pending = _forked.Pending(pid, rfd, [name for name, _fn in later], [named[i][1] for i in distinct])
-    if not isinstance(got, list) or len(got) != len(theirs):
+    ok = isinstance(got, list) and len(got) == len(theirs)
+    pending = _forked.Pending(pid, rfd, [(spec[0], _later_texts(spec, named, distinct, got)) for spec in later]
+                              if ok else ())
+    if not ok:
         pending.end()
         got = [recognize(named[i][1], named[i][0]) for i in theirs]  # (the worker failed: done here)
         extras = None
@@ -820,6 +825,16 @@ def _recognize_forked(named: Sequence[Tuple[str, str]], also: Optional[Callable[
     if isinstance(extras, list) and len(extras) == len(distinct):
         also_got = {named[i][1]: value for i, value in zip(distinct, extras)}
     return out, also_got  # type: ignore[return-value]
+
+
+def _later_texts(spec: Sequence[object], named: Sequence[Tuple[str, str]], distinct: Sequence[int],
+                 found: Sequence[Sequence[Segment]]) -> List[str]:
+    """The texts a later function ``(name, function[, kind])`` is asked of, in order: every distinct
+    text, or with a kind the worker's own segments of that kind (``found``: its share's answers)."""
+    kind = spec[2] if len(spec) > 2 else None
+    if kind is None:
+        return [named[i][1] for i in distinct]
+    return [text for segs in found for k, text, _label in segs if k == kind]
 
 
 def _write_all(fd: int, data: bytes) -> None:
