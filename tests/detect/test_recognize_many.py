@@ -204,6 +204,7 @@ def test_kept_facts_are_what_parse_cached_answers(monkeypatch):
 
 def test_no_worker_where_no_cpu_is_free(monkeypatch):
     monkeypatch.undo()  # (the real _cpu_free)
+    monkeypatch.setattr(recognize, "_running_now", lambda: None)  # (the load average alone first)
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
     monkeypatch.setattr(os, "getloadavg", lambda: (1.5, 1.0, 1.0))
     assert not recognize._cpu_free()
@@ -371,3 +372,26 @@ def test_a_later_function_of_a_kind_is_asked_of_the_worker_s_own_segments_once_e
         assert _forked.answer("head", text) is _forked.NOT_KNOWN
     _gone(pid)
     _forked.drop()
+
+
+def test_a_cpu_idle_right_now_is_free_whatever_the_last_minute_s_average(monkeypatch):
+    # (the average lags a burst by a minute; the tasks running now say whether a CPU is idle now)
+    monkeypatch.undo()
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr(os, "getloadavg", lambda: (3.5, 2.0, 1.0))
+    for running, free in ((1, True), (2, False), (5, False), (None, False)):
+        monkeypatch.setattr(recognize, "_running_now", lambda running=running: running)
+        assert recognize._cpu_free() is free
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(4)), raising=False)
+    monkeypatch.setattr(os, "getloadavg", lambda: (7.0, 2.0, 1.0))
+    for running, free in ((3, True), (4, False)):
+        monkeypatch.setattr(recognize, "_running_now", lambda running=running: running)
+        assert recognize._cpu_free() is free
+
+
+def test_the_tasks_running_now_are_read_from_proc_loadavg():
+    got = recognize._running_now()
+    if not os.path.exists("/proc/loadavg"):
+        assert got is None
+    else:
+        assert isinstance(got, int) and got >= 1  # (this process runs while it reads it)

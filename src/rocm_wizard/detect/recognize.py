@@ -687,9 +687,11 @@ def _may_fork(named: Sequence[Tuple[str, str]]) -> bool:
 
 
 def _cpu_free(ignore_load: bool = False) -> bool:
-    """Whether a second CPU is there and, by the load average of the last minute, free: on a
-    machine whose CPUs are all busy a worker takes turns with this process (and pays for what it
-    copies) rather than running beside it, so nothing is forked."""
+    """Whether a second CPU is there and free, by the load average of the last minute or by the
+    tasks running right now: on a machine whose CPUs are all busy a worker takes turns with this
+    process (and pays for what it copies) rather than running beside it, so nothing is forked.
+    (The average alone lags: for a minute after a burst of other work -- or of this command's own
+    runs one after the other -- it still says busy while the CPUs are idle.)"""
     import os
 
     try:
@@ -704,7 +706,21 @@ def _cpu_free(ignore_load: bool = False) -> bool:
         load = os.getloadavg()[0]
     except (AttributeError, OSError):
         return True
-    return load <= cpus - 1
+    if load <= cpus - 1:
+        return True
+    running = _running_now()
+    return running is not None and running - 1 <= cpus - 2  # (this process is one of them)
+
+
+def _running_now() -> Optional[int]:
+    """The tasks running or ready to run on the whole machine right now, this one included (the
+    fourth field of Linux's /proc/loadavg, "running/total"), or None where it cannot be read."""
+    try:
+        with open("/proc/loadavg", "rb") as fh:
+            field = fh.read(256).split()[3]
+        return int(field.split(b"/")[0])
+    except (OSError, IndexError, ValueError):
+        return None
 
 
 def _shares(named: Sequence[Tuple[str, str]], head_start: float = 0.0) -> Tuple[List[int], List[int]]:
