@@ -353,7 +353,9 @@ def test_detect_with_the_worker_s_later_answers_is_detect_in_one_process(tmp_pat
     _forked.drop()
 
 
-def test_a_later_function_of_a_kind_is_asked_of_the_worker_s_own_segments_once_each(large, monkeypatch):
+def test_a_later_function_of_a_kind_is_asked_of_each_side_s_own_segments_once_each(large, monkeypatch):
+    # the worker asks it of its own segments of the kind, this process of its own while the worker
+    # ends its share; each answer handed out once
     from rocm_wizard.detect import _forked
 
     named, want = large
@@ -363,14 +365,35 @@ def test_a_later_function_of_a_kind_is_asked_of_the_worker_s_own_segments_once_e
     assert segs == want
     pid = _forked._pending.pid
     held = [text for i in theirs for kind, text, _l in want[i] if kind == "rocminfo"]
-    here = [text for i in mine for kind, text, _l in want[i] if kind == "rocminfo" and text not in held]
-    assert held and here  # (the folder holds rocminfo outputs on both sides)
-    for text in held:
-        got = _forked.answer("head", text)
-        assert got != _forked.NOT_KNOWN and got[0] == pid and got[1] == text.count("\n")
-    for text in held + here:  # (each answer handed out once; the other side's never known)
-        assert _forked.answer("head", text) is _forked.NOT_KNOWN
+    here = [text for i in mine for kind, text, _l in want[i] if kind == "rocminfo"]
+    assert held and here  # (rocminfo outputs on both sides)
+    for text in set(held + here):  # (this side's answers first, then the worker's, each once)
+        got = [_forked.answer("head", text) for _ in range(here.count(text) + held.count(text) + 1)]
+        assert got == [(os.getpid(), text.count("\n"))] * here.count(text) + \
+            [(pid, text.count("\n"))] * held.count(text) + [_forked.NOT_KNOWN]
     _gone(pid)
+    _forked.drop()
+
+
+def test_this_side_s_answers_of_a_kind_skip_a_text_its_function_fails_on(large, monkeypatch):
+    from rocm_wizard.detect import _forked
+
+    named, want = large
+    _may_fork_here(monkeypatch, named)
+    parent = os.getpid()
+
+    def fails_here_on_agents(text):
+        if os.getpid() == parent and "Agent 2" in text:
+            raise ValueError("no")
+        return text.count("\n")
+
+    segs, _extra = recognize.recognize_many_also(named, later=(("n", fails_here_on_agents, "rocminfo"),))
+    assert segs == want
+    mine, _theirs = recognize._shares(named)
+    here = [text for i in mine for kind, text, _l in want[i] if kind == "rocminfo"]
+    assert any("Agent 2" in t for t in here) and any("Agent 2" not in t for t in here)
+    own = _forked._pending.own["n"]
+    assert all(("Agent 2" in t) != (t in own) for t in here)  # (a failed text is worked out when asked)
     _forked.drop()
 
 

@@ -7,7 +7,9 @@ on each of the worker's own segments of one kind, functions whose answer depends
 alone -- and sends each function's answers as one frame of the same pipe, in the order given.
 This process meanwhile goes on with the probes; the first :func:`answer` for a function reads the
 frames up to its own (waiting for the worker where it is not done yet), and after the last frame
-the worker is waited for.  Each answer is handed out once (a second ask for the same text is
+the worker is waited for.  A function of a kind is worked out by this process too, on its own
+segments of the kind, while the worker ends its share: those answers are handed out first.  Each
+answer is handed out once (a second ask for the same text is
 worked out here): no two callers share one answer's objects, as when each works its own out.
 
 Anything short -- a worker that failed, was killed or sent less, a function it could not work out
@@ -37,17 +39,26 @@ class Pending:
     """A forked worker that is still to send ``frames`` (``[(name, texts)]``: each frame the
     function's answers for its texts, in that order) through the pipe ``fd``."""
 
-    def __init__(self, pid: int, fd: int, frames: Sequence[Tuple[str, Sequence[str]]] = ()) -> None:
+    def __init__(self, pid: int, fd: int, frames: Sequence[Tuple[str, Sequence[str]]] = (),
+                 own: Optional[Dict[str, Dict[str, List[object]]]] = None) -> None:
         self.pid: Optional[int] = pid
         self.fd: Optional[int] = fd
         self.names = [name for name, _texts in frames]
         self.texts = [list(texts) for _name, texts in frames]
         self.got: Dict[str, Dict[str, List[object]]] = {}
+        # answers this process worked out itself while the worker ended its share ({name: {text:
+        # [answer, ...]}}), handed out first
+        self.own = own or {}
         self._buf = b""
 
     def answer(self, name: str, text: str) -> object:
         if name not in self.names:
             return NOT_KNOWN
+        mine = self.own.get(name)
+        if mine and isinstance(text, str):
+            left = mine.get(text)
+            if left:
+                return left.pop(0)
         while name not in self.got and self.fd is not None:
             self._next_frame()
         values = self.got.get(name)

@@ -807,9 +807,13 @@ def _recognize_forked(named: Sequence[Tuple[str, str]], also: Optional[Callable[
     extras: object = None
     read = False
     data: Optional[bytes] = None
+    own: Dict[str, Dict[str, List[object]]] = {}
     try:
         for i in mine[1:]:
             out[i] = recognize(named[i][1], named[i][0])
+        # the later functions of a kind on this process's own segments of it, while the worker ends
+        # its share (the probes ask them of every segment of the kind; the worker does its own)
+        own = _own_answers(later, [out[i] for i in mine])  # type: ignore[misc]
         head = _read_exactly(rfd, 16)
         if head is not None:
             size, extra_size = int.from_bytes(head[:8], "big"), int.from_bytes(head[8:], "big")
@@ -826,7 +830,7 @@ def _recognize_forked(named: Sequence[Tuple[str, str]], also: Optional[Callable[
             got = extras = None
     ok = isinstance(got, list) and len(got) == len(theirs)
     pending = _forked.Pending(pid, rfd, [(spec[0], _later_texts(spec, named, distinct, got)) for spec in later]
-                              if ok else ())
+                              if ok else (), own)
     if not ok:
         pending.end()
         got = [recognize(named[i][1], named[i][0]) for i in theirs]  # (the worker failed: done here)
@@ -851,6 +855,26 @@ def _later_texts(spec: Sequence[object], named: Sequence[Tuple[str, str]], disti
     if kind is None:
         return [named[i][1] for i in distinct]
     return [text for segs in found for k, text, _label in segs if k == kind]
+
+
+def _own_answers(later: Sequence[tuple], found: Sequence[Sequence[Segment]]) -> Dict[str, Dict[str, List[object]]]:
+    """``{name: {text: [answer, ...]}}`` of each later function of a kind on the segments of that kind
+    in ``found`` (this process's share), in order; a text whose function fails is left out (asked
+    later, it fails there as it would have)."""
+    own: Dict[str, Dict[str, List[object]]] = {}
+    for spec in later:
+        if len(spec) < 3 or spec[2] is None:
+            continue
+        answers = own.setdefault(spec[0], {})
+        for segs in found:
+            for k, text, _label in segs:
+                if k == spec[2]:
+                    try:
+                        value = spec[1](text)
+                    except Exception:
+                        continue
+                    answers.setdefault(text, []).append(value)
+    return own
 
 
 def _write_all(fd: int, data: bytes) -> None:
