@@ -347,10 +347,33 @@ def test_detect_with_the_worker_s_later_answers_is_detect_in_one_process(tmp_pat
     assert len([1 for n, paste, _k in asked if paste and n == "workloads"]) == len(pastes)
     # (and the worker's own rocminfo segments' parses, which the GPU probe asks first)
     assert any(known for n, _paste, known in asked if n.startswith("parsed:rocminfo:"))
+    assert _forked._pending is None  # (detect ends the worker: nothing asks it after the probes)
     monkeypatch.setenv("ROCM_WIZARD_RECOGNIZE_JOBS", "1")
     alone = to_dict(detect_snapshot(str(tmp_path)))
     assert calls == [1] and shared == alone
-    _forked.drop()
+
+
+def test_detect_ends_a_worker_whose_answers_no_probe_asked(tmp_path, monkeypatch):
+    from rocm_wizard.detect import _forked, bundle, detect_snapshot
+
+    named = _named(recognize.PARALLEL_MIN_CHARS + 300_000)
+    for name, text in named:
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    _may_fork_here(monkeypatch, named)
+    monkeypatch.setattr(bundle, "_LATER", bundle._LATER + (("nobody asks", str.splitlines),))
+    children = []
+    real_fork = os.fork
+
+    def fork():
+        pid = real_fork()
+        if pid:
+            children.append(pid)
+        return pid
+
+    monkeypatch.setattr(os, "fork", fork)
+    detect_snapshot(str(tmp_path))
+    assert len(children) == 1 and _forked._pending is None
+    _gone(children[0])
 
 
 def test_a_later_function_of_a_kind_is_asked_of_each_side_s_own_segments_once_each(large, monkeypatch):
