@@ -9,8 +9,8 @@ This process meanwhile goes on with the probes; the first :func:`answer` for a f
 frames up to its own (waiting for the worker where it is not done yet), and after the last frame
 the worker is waited for.  A function of a kind is worked out by this process too, on its own
 segments of the kind, while the worker ends its share: those answers are handed out first.  Each
-answer is handed out once (a second ask for the same text is
-worked out here): no two callers share one answer's objects, as when each works its own out.
+answer is handed out once (a second ask for the same text is worked out here): no two callers
+share one answer's objects, as when each works its own out.
 
 Anything short -- a worker that failed, was killed or sent less, a function it could not work out
 -- is :data:`NOT_KNOWN`, and the caller works the answer out itself (:func:`worked_out`): the answers
