@@ -1,4 +1,4 @@
-"""``cli.entry``: after ``detect`` the process ends without the interpreter's teardown (``os._exit``),
+"""``cli.entry``: after ``detect`` and ``doctor`` the process ends without the interpreter's teardown (``os._exit``),
 once its output is flushed and the ``atexit`` functions have run; the exit status, stdout and stderr
 are those of :func:`rocm_wizard.cli.main`.  Other commands, and anything unusual, exit as before."""
 from __future__ import annotations
@@ -61,9 +61,18 @@ def test_an_error_keeps_its_status_and_message(tmp_path):
     assert marks == ["atexit"]
 
 
+def test_doctor_exits_at_once_with_main_s_output_and_status(tmp_path):
+    argv = ("doctor", "--json", "--snapshot", str(FIXTURE))
+    proc, marks = _run(tmp_path, *argv)
+    code, out, _err = _in_process(*argv)
+    assert proc.returncode == code and code in (0, 2) and proc.stdout == out and proc.stdout.startswith("{")
+    assert marks == ["atexit"]
+
+
 def test_other_commands_exit_as_before(tmp_path):
-    proc, marks = _run(tmp_path, "doctor", "--json", "--snapshot", str(FIXTURE))
-    assert proc.returncode in (0, 2) and proc.stdout.startswith("{")
+    argv = ("--demo", "--plan-only", "--format", "json")  # (the plan frontend, no sub-command)
+    proc, marks = _run(tmp_path, *argv)
+    assert proc.returncode == _in_process(*argv)[0] and proc.stdout.startswith("{")
     assert marks == ["atexit", "teardown"]
 
 
@@ -100,3 +109,19 @@ def test_a_thread_still_running_or_a_thread_exit_function_takes_the_ordinary_exi
     monkeypatch.setattr(threading, "_threading_atexits", [])
     cli._exit_now(3)
     assert calls == [("atexit",), ("exit", 3)]
+
+
+def test_the_garbage_collector_is_left_out_only_in_the_command_s_own_process(tmp_path):
+    # (its passes cost a doctor run on a large folder 20-25 ms; the process ends at once after)
+    program = PROGRAM.replace("entry()", "import gc\nimport rocm_wizard.commands.doctor as d\nreal = d.run\n"
+                              "d.run = lambda args: (print('gc', gc.isenabled(), file=sys.stderr), real(args))[1]\n"
+                              "entry()")
+    env = dict(os.environ, PYTHONPATH=str(REPO / "src") + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run([sys.executable, "-c", program, str(tmp_path / "marks"), "doctor", "--json", "--snapshot",
+                           str(FIXTURE)], capture_output=True, text=True, env=env, timeout=120)
+    assert "gc False" in proc.stderr and proc.stdout.startswith("{")
+    import gc
+
+    assert gc.isenabled()
+    code, out, _err = _in_process("doctor", "--json", "--snapshot", str(FIXTURE))
+    assert gc.isenabled() and out == proc.stdout and code == proc.returncode

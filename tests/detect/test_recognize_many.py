@@ -204,6 +204,7 @@ def test_kept_facts_are_what_parse_cached_answers(monkeypatch):
 
 def test_no_worker_where_no_cpu_is_free(monkeypatch):
     monkeypatch.undo()  # (the real _cpu_free)
+    monkeypatch.setattr(recognize, "_running_now", lambda: None)  # (the load average alone first)
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
     monkeypatch.setattr(os, "getloadavg", lambda: (1.5, 1.0, 1.0))
     assert not recognize._cpu_free()
@@ -215,3 +216,228 @@ def test_no_worker_where_no_cpu_is_free(monkeypatch):
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(16)), raising=False)
     monkeypatch.setattr(os, "getloadavg", lambda: (10.0, 9.0, 9.0))
     assert recognize._cpu_free()
+
+
+# -- answers the worker works out after its share (recognize_many_also's ``later``, detect._forked) --
+
+def _pid_and_lines(text):
+    # (which process worked it out, beside a pure answer: the tests tell the worker's from this one's)
+    return os.getpid(), text.count("\n")
+
+
+def _ends_with_error(text):
+    raise ValueError("no")
+
+
+def _gone(pid):
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)  # (waited for already: no zombie, no orphan)
+
+
+def test_later_answers_are_worked_out_by_the_worker_after_its_share(large, monkeypatch):
+    from rocm_wizard.detect import _forked
+
+    named, want = large
+    named = named + [("copy.txt", named[0][1])]  # a text twice: worked out once
+    want = want + [want[0]]
+    _may_fork_here(monkeypatch, named)
+    calls = _counting_fork(monkeypatch)
+    segs, _extra = recognize.recognize_many_also(named, later=(("pid", _pid_and_lines), ("lines", str.splitlines)))
+    assert segs == want and calls == [1]
+    held = _forked._pending
+    assert held is not None and _forked.names_held() == ["pid", "lines"]
+    pid = held.pid
+    for _name, text in named[:-1]:
+        worker, lines = _forked.answer("pid", text)
+        assert worker != os.getpid() and worker == pid and lines == text.count("\n")
+        assert _forked.worked_out("lines", str.splitlines, text) == text.splitlines()
+    # (the copy's text was worked out once, and each answer is handed out once: asked again, here)
+    assert _forked.answer("pid", named[-1][1]) is _forked.NOT_KNOWN
+    assert _forked.worked_out("pid", _pid_and_lines, named[-1][1])[0] == os.getpid()
+    assert _forked.answer("pid", "a text it was not given") is _forked.NOT_KNOWN
+    assert _forked.answer("other", named[0][1]) is _forked.NOT_KNOWN
+    assert held.fd is None  # every frame read: the pipe closed and the worker waited for
+    _gone(pid)
+    _forked.drop()
+    assert _forked.answer("lines", named[0][1]) is _forked.NOT_KNOWN
+
+
+def test_a_later_function_that_fails_is_worked_out_here(large, monkeypatch):
+    from rocm_wizard.detect import _forked
+
+    named, want = large
+    _may_fork_here(monkeypatch, named)
+    segs, _extra = recognize.recognize_many_also(named, later=(("lines", str.splitlines), ("broken", _ends_with_error),
+                                                               ("after", len)))
+    assert segs == want
+    pid = _forked._pending.pid
+    text = named[-1][1]
+    assert _forked.answer("lines", text) == text.splitlines()
+    assert _forked.answer("broken", text) is _forked.NOT_KNOWN  # (the worker sent no more frames)
+    assert _forked.answer("after", text) is _forked.NOT_KNOWN
+    assert _forked.worked_out("after", len, text) == len(text)
+    _gone(pid)
+    _forked.drop()
+
+
+def test_a_worker_that_dies_after_its_share_leaves_the_later_answers_here(large, monkeypatch):
+    import signal
+
+    from rocm_wizard.detect import _forked
+
+    named, want = large
+    _may_fork_here(monkeypatch, named)
+    segs, _extra = recognize.recognize_many_also(named, later=(("lines", str.splitlines),))
+    assert segs == want
+    pid = _forked._pending.pid
+    os.kill(pid, signal.SIGKILL)
+    text = named[0][1]
+    assert _forked.answer("lines", text) in (_forked.NOT_KNOWN, text.splitlines())  # (it may have sent it first)
+    assert _forked.worked_out("lines", str.splitlines, text) == text.splitlines()
+    _gone(pid)
+    _forked.drop()
+
+
+def test_a_held_worker_is_ended_by_the_next_call_or_drop(large, monkeypatch):
+    from rocm_wizard.detect import _forked
+
+    named, want = large
+    _may_fork_here(monkeypatch, named)
+    recognize.recognize_many_also(named, later=(("lines", str.splitlines),))
+    first = _forked._pending.pid
+    # (a later call drops what the first worker has not sent: its answers are for its own texts)
+    assert recognize.recognize_many_also(named, later=(("lines", str.splitlines),))[0] == want
+    _gone(first)
+    second = _forked._pending.pid
+    assert second != first
+    _forked.drop()
+    _gone(second)
+    assert _forked.answer("lines", named[0][1]) is _forked.NOT_KNOWN
+    monkeypatch.setenv("ROCM_WIZARD_RECOGNIZE_JOBS", "1")  # no worker: nothing held, nothing known
+    assert recognize.recognize_many_also(named, later=(("lines", str.splitlines),)) == (want, {})
+    assert _forked._pending is None
+
+
+def test_detect_with_the_worker_s_later_answers_is_detect_in_one_process(tmp_path, monkeypatch):
+    # the errors probe reads the worker's scans of every paste (bundle._LATER): the same System
+    from rocm_wizard.detect import _forked, detect_snapshot
+    from rocm_wizard.model import to_dict
+
+    named = _named(recognize.PARALLEL_MIN_CHARS + 300_000)
+    for name, text in named:
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    _may_fork_here(monkeypatch, named)
+    pastes = {text for _n, text in named}
+    asked = []
+    real_answer = _forked.answer
+
+    def answer(name, text):
+        got = real_answer(name, text)
+        asked.append((name, text in pastes, got is not _forked.NOT_KNOWN))
+        return got
+
+    monkeypatch.setattr(_forked, "answer", answer)
+    calls = _counting_fork(monkeypatch)
+    shared = to_dict(detect_snapshot(str(tmp_path)))
+    assert calls == [1]
+    # (every paste's scans answered by the worker; the other texts the probe scans -- segments of
+    # kernel logs, error logs -- worked out here)
+    assert {n for n, paste, _known in asked if paste} == {"workloads", "known_errors"}
+    assert all(known for _n, paste, known in asked if paste)
+    assert len([1 for n, paste, _k in asked if paste and n == "workloads"]) == len(pastes)
+    # (and the worker's own rocminfo segments' parses, which the GPU probe asks first)
+    assert any(known for n, _paste, known in asked if n.startswith("parsed:rocminfo:"))
+    assert _forked._pending is None  # (detect ends the worker: nothing asks it after the probes)
+    monkeypatch.setenv("ROCM_WIZARD_RECOGNIZE_JOBS", "1")
+    alone = to_dict(detect_snapshot(str(tmp_path)))
+    assert calls == [1] and shared == alone
+
+
+def test_detect_ends_a_worker_whose_answers_no_probe_asked(tmp_path, monkeypatch):
+    from rocm_wizard.detect import _forked, bundle, detect_snapshot
+
+    named = _named(recognize.PARALLEL_MIN_CHARS + 300_000)
+    for name, text in named:
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    _may_fork_here(monkeypatch, named)
+    monkeypatch.setattr(bundle, "_LATER", bundle._LATER + (("nobody asks", str.splitlines),))
+    children = []
+    real_fork = os.fork
+
+    def fork():
+        pid = real_fork()
+        if pid:
+            children.append(pid)
+        return pid
+
+    monkeypatch.setattr(os, "fork", fork)
+    detect_snapshot(str(tmp_path))
+    assert len(children) == 1 and _forked._pending is None
+    _gone(children[0])
+
+
+def test_a_later_function_of_a_kind_is_asked_of_each_side_s_own_segments_once_each(large, monkeypatch):
+    # the worker asks it of its own segments of the kind, this process of its own while the worker
+    # ends its share; each answer handed out once
+    from rocm_wizard.detect import _forked
+
+    named, want = large
+    _may_fork_here(monkeypatch, named)
+    mine, theirs = recognize._shares(named)
+    segs, _extra = recognize.recognize_many_also(named, later=(("head", _pid_and_lines, "rocminfo"),))
+    assert segs == want
+    pid = _forked._pending.pid
+    held = [text for i in theirs for kind, text, _l in want[i] if kind == "rocminfo"]
+    here = [text for i in mine for kind, text, _l in want[i] if kind == "rocminfo"]
+    assert held and here  # (rocminfo outputs on both sides)
+    for text in set(held + here):  # (this side's answers first, then the worker's, each once)
+        got = [_forked.answer("head", text) for _ in range(here.count(text) + held.count(text) + 1)]
+        assert got == [(os.getpid(), text.count("\n"))] * here.count(text) + \
+            [(pid, text.count("\n"))] * held.count(text) + [_forked.NOT_KNOWN]
+    _gone(pid)
+    _forked.drop()
+
+
+def test_this_side_s_answers_of_a_kind_skip_a_text_its_function_fails_on(large, monkeypatch):
+    from rocm_wizard.detect import _forked
+
+    named, want = large
+    _may_fork_here(monkeypatch, named)
+    parent = os.getpid()
+
+    def fails_here_on_agents(text):
+        if os.getpid() == parent and "Agent 2" in text:
+            raise ValueError("no")
+        return text.count("\n")
+
+    segs, _extra = recognize.recognize_many_also(named, later=(("n", fails_here_on_agents, "rocminfo"),))
+    assert segs == want
+    mine, _theirs = recognize._shares(named)
+    here = [text for i in mine for kind, text, _l in want[i] if kind == "rocminfo"]
+    assert any("Agent 2" in t for t in here) and any("Agent 2" not in t for t in here)
+    own = _forked._pending.own["n"]
+    assert all(("Agent 2" in t) != (t in own) for t in here)  # (a failed text is worked out when asked)
+    _forked.drop()
+
+
+def test_a_cpu_idle_right_now_is_free_whatever_the_last_minute_s_average(monkeypatch):
+    # (the average lags a burst by a minute; the tasks running now say whether a CPU is idle now)
+    monkeypatch.undo()
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr(os, "getloadavg", lambda: (3.5, 2.0, 1.0))
+    for running, free in ((1, True), (2, False), (5, False), (None, False)):
+        monkeypatch.setattr(recognize, "_running_now", lambda running=running: running)
+        assert recognize._cpu_free() is free
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(4)), raising=False)
+    monkeypatch.setattr(os, "getloadavg", lambda: (7.0, 2.0, 1.0))
+    for running, free in ((3, True), (4, False)):
+        monkeypatch.setattr(recognize, "_running_now", lambda running=running: running)
+        assert recognize._cpu_free() is free
+
+
+def test_the_tasks_running_now_are_read_from_proc_loadavg():
+    got = recognize._running_now()
+    if not os.path.exists("/proc/loadavg"):
+        assert got is None
+    else:
+        assert isinstance(got, int) and got >= 1  # (this process runs while it reads it)

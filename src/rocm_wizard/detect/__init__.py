@@ -93,11 +93,16 @@ def detect(source: Source, venvs: Sequence[str] = ()) -> System:
     # one thread, the probes in turn, when the commands were started ahead; the docker probe still
     # gets its own (it asks the daemon, and only then runs ``docker images``)
     aside = [names.index(n) for n in WAITS if n in names] if getattr(source, "prestarted", False) is True else []
-    results = run_jobs([(run_probe, (name, source, system, venvs)) for name in names], in_parallel(source), aside)
-    for name, (ok, value) in zip(names, results):
-        if not ok:  # a probe bug must not cost the user the whole report
-            probe_failed(system, name, value)
-    return finish(source, system)
+    try:
+        results = run_jobs([(run_probe, (name, source, system, venvs)) for name in names], in_parallel(source), aside)
+        for name, (ok, value) in zip(names, results):
+            if not ok:  # a probe bug must not cost the user the whole report
+                probe_failed(system, name, value)
+        return finish(source, system)
+    finally:
+        from . import _forked
+
+        _forked.drop()  # (the recogniser's worker, where one is still held: only the probes ask it)
 
 
 def detect_live(venvs: Sequence[str] = (), root: str = "/") -> System:

@@ -466,7 +466,8 @@ class BundleSource(Source):
             # recogniser works them out beside its share (weighed as 0.3 of recognising's cost per
             # character, with what the worker pays for sending them back: the two sides then end
             # within about 10 ms of each other on the 5 MB benchmark folder)
-            found_all, facts = recognize_many_also(texts, _paste_facts, 0.3)
+            # (and, once it has sent its share, what the probes parse and scan after: see _LATER)
+            found_all, facts = recognize_many_also(texts, _paste_facts, 0.3, _LATER)
             for (rel, _text), found in zip(texts, found_all):
                 for kind, body, _label in found:
                     segs.append((kind, body, rel))
@@ -588,6 +589,35 @@ def _paste_facts(text: str) -> object:
     from .parsers import paste_facts
 
     return paste_facts.parse(text)
+
+
+def _rocminfo(text: str) -> object:
+    """``parsers.rocminfo.parse(text)``, as the GPU and ROCm probes ask it of every rocminfo segment."""
+    from .parsers import rocminfo
+
+    return rocminfo.parse(text)
+
+
+def _workloads(text: str) -> object:
+    """``workloads.scan(text)``, as the errors probe asks it of every paste."""
+    from .parsers import workloads
+
+    return workloads.scan(text)
+
+
+def _known_errors(text: str) -> object:
+    """``error_index.scan(text)``, as the errors probe asks it of every paste."""
+    from . import error_index
+
+    return error_index.scan(text)
+
+
+# What a forked worker of the recogniser works out once it has sent its share, in the order the probes
+# ask (``_forked.worked_out``, by these names): the parse of each of its own rocminfo segments (the
+# name is the parse's in probes/_gpu_shared.parsed: kind, then the parser's module and function), then
+# the errors probe's scans of every paste
+_LATER = (("parsed:rocminfo:rocm_wizard.detect.parsers.rocminfo.parse", _rocminfo, "rocminfo"),
+          ("workloads", _workloads), ("known_errors", _known_errors))
 
 
 def _abs(path: object) -> str:

@@ -648,15 +648,26 @@ def recognize_many(named: Sequence[Tuple[str, str]]) -> List[List[Segment]]:
 
 
 def recognize_many_also(named: Sequence[Tuple[str, str]], also: Optional[Callable[[str], object]] = None,
-                        also_share: float = 0.0) -> Tuple[List[List[Segment]], Dict[str, object]]:
+                        also_share: float = 0.0, later: Sequence[tuple] = ()
+                        ) -> Tuple[List[List[Segment]], Dict[str, object]]:
     """(:func:`recognize_many`'s answer, ``{text: also(text)}`` for each distinct text when the
     worker was forked, else ``{}``).  ``also`` is work the caller does on every text later anyway
     (a pure function of the text whose answer pickles to an equal one): the worker does it for all
     of them beside a smaller share of the recognising (``also_share``: its cost per character as a
-    share of recognising's), and the caller keeps the answers instead of working them out."""
+    share of recognising's), and the caller keeps the answers instead of working them out.
+
+    ``later``: ``(name, function)`` pairs of the same sort, for work the caller does after the
+    recognising (the probes that follow): the worker works each out on every distinct text once it
+    has sent its share, while this process goes on, and :func:`rocm_wizard.detect._forked.answer`
+    (``worked_out``) reads them when asked -- by then the worker is mostly done.  A triple
+    ``(name, function, kind)`` is asked of each of the worker's own segments of that kind instead
+    (a parser the probes run on every segment of the kind: this process parses its own share)."""
+    from . import _forked
+
+    _forked.drop()  # (a worker of an earlier call still held: its answers are not for these texts)
     named = list(named)
     if _may_fork(named):
-        got = _recognize_forked(named, also, also_share)
+        got = _recognize_forked(named, also, also_share, later)
         if got is not None:
             return got
     return [recognize(text, name) for name, text in named], {}
@@ -676,9 +687,11 @@ def _may_fork(named: Sequence[Tuple[str, str]]) -> bool:
 
 
 def _cpu_free(ignore_load: bool = False) -> bool:
-    """Whether a second CPU is there and, by the load average of the last minute, free: on a
-    machine whose CPUs are all busy a worker takes turns with this process (and pays for what it
-    copies) rather than running beside it, so nothing is forked."""
+    """Whether a second CPU is there and free, by the load average of the last minute or by the
+    tasks running right now: on a machine whose CPUs are all busy a worker takes turns with this
+    process (and pays for what it copies) rather than running beside it, so nothing is forked.
+    (The average alone lags: for a minute after a burst of other work -- or of this command's own
+    runs one after the other -- it still says busy while the CPUs are idle.)"""
     import os
 
     try:
@@ -693,7 +706,21 @@ def _cpu_free(ignore_load: bool = False) -> bool:
         load = os.getloadavg()[0]
     except (AttributeError, OSError):
         return True
-    return load <= cpus - 1
+    if load <= cpus - 1:
+        return True
+    running = _running_now()
+    return running is not None and running - 1 <= cpus - 2  # (this process is one of them)
+
+
+def _running_now() -> Optional[int]:
+    """The tasks running or ready to run on the whole machine right now, this one included (the
+    fourth field of Linux's /proc/loadavg, "running/total"), or None where it cannot be read."""
+    try:
+        with open("/proc/loadavg", "rb") as fh:
+            field = fh.read(256).split()[3]
+        return int(field.split(b"/")[0])
+    except (OSError, IndexError, ValueError):
+        return None
 
 
 def _shares(named: Sequence[Tuple[str, str]], head_start: float = 0.0) -> Tuple[List[int], List[int]]:
@@ -711,19 +738,23 @@ def _shares(named: Sequence[Tuple[str, str]], head_start: float = 0.0) -> Tuple[
 
 
 def _recognize_forked(named: Sequence[Tuple[str, str]], also: Optional[Callable[[str], object]] = None,
-                      also_share: float = 0.0) -> Optional[Tuple[List[List[Segment]], Dict[str, object]]]:
+                      also_share: float = 0.0, later: Sequence[tuple] = ()
+                      ) -> Optional[Tuple[List[List[Segment]], Dict[str, object]]]:
     import marshal
     import os
     import pickle
 
+    from . import _forked
+
     distinct: List[int] = []  # (the first file of each distinct text: ``also`` is asked once per text)
-    if also is not None:
+    if also is not None or later:
         seen_texts: Dict[str, int] = {}
         for i, (_n, t) in enumerate(named):
             if t not in seen_texts:
                 seen_texts[t] = i
                 distinct.append(i)
-    mine, theirs = _shares(named, also_share * sum(len(named[i][1]) for i in distinct))
+    head_start = also_share * sum(len(named[i][1]) for i in distinct) if also is not None else 0.0
+    mine, theirs = _shares(named, head_start)
     if not theirs or not mine:
         return None
     out: List[Optional[List[Segment]]] = [None] * len(named)
@@ -757,58 +788,113 @@ def _recognize_forked(named: Sequence[Tuple[str, str]], also: Optional[Callable[
             # (a collection would walk, and so copy, every page of objects it shares with this process)
             gc.disable()
             os.close(rfd)
-            segs = marshal.dumps([recognize(named[i][1], named[i][0]) for i in theirs])
+            found = [recognize(named[i][1], named[i][0]) for i in theirs]
+            segs = marshal.dumps(found)
             extra = pickle.dumps([also(named[i][1]) for i in distinct] if also is not None else [], 4)
-            data = len(segs).to_bytes(8, "big") + segs + extra
-            view = memoryview(data)
-            while view:
-                view = view[os.write(wfd, view[:1 << 20]):]
+            _write_all(wfd, len(segs).to_bytes(8, "big") + len(extra).to_bytes(8, "big") + segs + extra)
             status = 0
+            # then each later function on its texts, one frame each, in the order given (one that
+            # fails ends the frames: this process works the rest out itself)
+            for spec in later:
+                body = pickle.dumps([spec[1](t) for t in _later_texts(spec, named, distinct, found)], 4)
+                _write_all(wfd, len(body).to_bytes(8, "big") + body)
         except BaseException:
             pass
         finally:
             os._exit(status)
     os.close(wfd)
-    chunks: List[bytes] = []
+    got = None
+    extras: object = None
     read = False
+    data: Optional[bytes] = None
+    own: Dict[str, Dict[str, List[object]]] = {}
     try:
         for i in mine[1:]:
             out[i] = recognize(named[i][1], named[i][0])
-        while True:
-            b = os.read(rfd, 1 << 20)
-            if not b:
-                break
-            chunks.append(b)
+        # the later functions of a kind on this process's own segments of it, while the worker ends
+        # its share (the probes ask them of every segment of the kind; the worker does its own)
+        own = _own_answers(later, [out[i] for i in mine])  # type: ignore[misc]
+        head = _read_exactly(rfd, 16)
+        if head is not None:
+            size, extra_size = int.from_bytes(head[:8], "big"), int.from_bytes(head[8:], "big")
+            data = _read_exactly(rfd, size + extra_size)
         read = True
     finally:
-        os.close(rfd)
         if not read:  # (interrupted here: the worker's answers are not wanted any more)
-            import signal
-
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
+            _forked.Pending(pid, rfd).end()
+    if data is not None:
         try:
-            _pid, status = os.waitpid(pid, 0)
-        except OSError:
-            status = -1
-    got = None
-    extras: object = None
-    if status == 0:
-        try:
-            data = b"".join(chunks)
-            size = int.from_bytes(data[:8], "big")
-            got = marshal.loads(data[8:8 + size])
-            extras = pickle.loads(data[8 + size:])  # (what this process's own fork wrote)
+            got = marshal.loads(data[:size])
+            extras = pickle.loads(data[size:])  # (what this process's own fork wrote)
         except Exception:
             got = extras = None
-    if not isinstance(got, list) or len(got) != len(theirs):
+    ok = isinstance(got, list) and len(got) == len(theirs)
+    pending = _forked.Pending(pid, rfd, [(spec[0], _later_texts(spec, named, distinct, got)) for spec in later]
+                              if ok else (), own)
+    if not ok:
+        pending.end()
         got = [recognize(named[i][1], named[i][0]) for i in theirs]  # (the worker failed: done here)
         extras = None
+    elif later:
+        _forked.hold(pending)  # (the worker goes on with the later functions)
+    else:
+        pending.end(kill=False)
     for i, segs in zip(theirs, got):
         out[i] = [tuple(s) for s in segs]  # type: ignore[misc]
     also_got: Dict[str, object] = {}
     if isinstance(extras, list) and len(extras) == len(distinct):
         also_got = {named[i][1]: value for i, value in zip(distinct, extras)}
     return out, also_got  # type: ignore[return-value]
+
+
+def _later_texts(spec: Sequence[object], named: Sequence[Tuple[str, str]], distinct: Sequence[int],
+                 found: Sequence[Sequence[Segment]]) -> List[str]:
+    """The texts a later function ``(name, function[, kind])`` is asked of, in order: every distinct
+    text, or with a kind the worker's own segments of that kind (``found``: its share's answers)."""
+    kind = spec[2] if len(spec) > 2 else None
+    if kind is None:
+        return [named[i][1] for i in distinct]
+    return [text for segs in found for k, text, _label in segs if k == kind]
+
+
+def _own_answers(later: Sequence[tuple], found: Sequence[Sequence[Segment]]) -> Dict[str, Dict[str, List[object]]]:
+    """``{name: {text: [answer, ...]}}`` of each later function of a kind on the segments of that kind
+    in ``found`` (this process's share), in order; a text whose function fails is left out (asked
+    later, it fails there as it would have)."""
+    own: Dict[str, Dict[str, List[object]]] = {}
+    for spec in later:
+        if len(spec) < 3 or spec[2] is None:
+            continue
+        answers = own.setdefault(spec[0], {})
+        for segs in found:
+            for k, text, _label in segs:
+                if k == spec[2]:
+                    try:
+                        value = spec[1](text)
+                    except Exception:
+                        continue
+                    answers.setdefault(text, []).append(value)
+    return own
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    import os
+
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view[:1 << 20]):]
+
+
+def _read_exactly(fd: int, size: int) -> Optional[bytes]:
+    """``size`` bytes of the pipe ``fd``, or None where it ends first."""
+    import os
+
+    chunks: List[bytes] = []
+    have = 0
+    while have < size:
+        b = os.read(fd, min(size - have, 1 << 20))
+        if not b:
+            return None
+        chunks.append(b)
+        have += len(b)
+    return b"".join(chunks)

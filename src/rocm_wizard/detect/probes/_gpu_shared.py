@@ -12,6 +12,7 @@ import weakref
 from typing import Any, Callable, Dict, List, Optional
 
 from ...model import System
+from .._forked import worked_out
 from ..sources import Raw, Source
 from ._core_util import read_text  # noqa: F401  (probes use it as sh.read_text)
 
@@ -60,12 +61,14 @@ def good(raws: List[Raw]) -> List[Raw]:
 
 
 def parsed(source: Source, system: System, kind: str, parse: Callable[[str], Any]) -> List[tuple]:
-    """``[(Raw, parsed)]`` of the successful outputs of ``kind``, parsed once per run."""
+    """``[(Raw, parsed)]`` of the successful outputs of ``kind``, parsed once per run (a pasted
+    segment's parse may come from the recogniser's forked worker, which parsed its own share under
+    the same key: ``detect._forked``)."""
     def run() -> List[tuple]:
         out = []
         for raw in good(outputs(source, system, kind)):
             try:
-                out.append((raw, parse(raw.text)))
+                out.append((raw, worked_out(key, parse, raw.text)))
             except Exception:
                 continue
         return out

@@ -16,6 +16,7 @@ from .. import failure_lines
 from ..parsers import workloads as p_workloads
 from ..parsers._core_text import lazy_module
 from ..sources import Source
+from .._forked import worked_out
 from ._core_util import ok_outputs, paste_label, pastes, run
 
 # the table of the known error texts: scanned through its shipped index (error_index), which loads
@@ -51,7 +52,7 @@ def probe(source: Source, system: System) -> None:
 
     have = {w.id for w in system.workloads}
     for text, label in texts:
-        for wid, line in p_workloads.scan(text):
+        for wid, line in worked_out("workloads", p_workloads.scan, text):
             if wid not in have:
                 have.add(wid)
                 ws = WorkloadSighting()
@@ -62,7 +63,7 @@ def probe(source: Source, system: System) -> None:
     seen: Set[Tuple[str, str]] = set()
     known_lines: List[str] = []
     for text, label in texts:
-        for sig_id, layer, line in error_index.scan(text):
+        for sig_id, layer, line in worked_out("known_errors", error_index.scan, text):
             key = (sig_id, line)
             if key in seen:
                 continue

@@ -84,10 +84,31 @@ class Slot:
     obs: List[Obs] = field(default_factory=list)
 
     def val(self, attr: str) -> Any:
+        """The attribute of the first observation that has one (None: none has).  Observations are
+        only ever appended once gathered, so a value found stays the answer: kept, as merging asks
+        every slot about every observation of every tool."""
+        known = self.__dict__.get("_first")
+        if known is None:
+            known = self.__dict__["_first"] = {}
+        v = known.get(attr)
+        if v is not None:
+            return v
         for o in self.obs:
             v = getattr(o, attr)
             if v is not None:
+                known[attr] = v
                 return v
+        return None
+
+    def with_address(self) -> Optional["Obs"]:
+        """The first observation with a PCI address (kept as :meth:`val` keeps its answers)."""
+        known = self.__dict__.get("_addressed")
+        if known is not None:
+            return known
+        for o in self.obs:
+            if o.bdf:
+                self.__dict__["_addressed"] = o
+                return o
         return None
 
 
@@ -477,7 +498,7 @@ def _bdf_eq(a: Obs, b_bdf: Optional[str], b_domain_known: bool) -> Optional[bool
 def _score(slot: Slot, o: Obs) -> Optional[int]:
     """Match score of an observation against a GPU (None = conflicting: not the same GPU)."""
     score = 0
-    known = next((x for x in slot.obs if x.bdf), None)  # (the first observation with an address)
+    known = slot.with_address()
     if known is not None:
         eq = _bdf_eq(o, known.bdf, known.bdf_domain_known)
         if eq is False:

@@ -1,0 +1,182 @@
+"""Answers that the recogniser's forked worker works out after its share, read only when asked.
+
+:func:`rocm_wizard.detect.recognize.recognize_many_also` may share a large folder of pastes with
+one forked worker.  Once the worker has sent its share of the recognising, it goes on with work
+this process does later anyway -- each ``later`` function of the call on every distinct text, or
+on each of the worker's own segments of one kind, functions whose answer depends on the text
+alone -- and sends each function's answers as one frame of the same pipe, in the order given.
+This process meanwhile goes on with the probes; the first :func:`answer` for a function reads the
+frames up to its own (waiting for the worker where it is not done yet), and after the last frame
+the worker is waited for.  A function of a kind is worked out by this process too, on its own
+segments of the kind, while the worker ends its share: those answers are handed out first.  Each
+answer is handed out once (a second ask for the same text is worked out here): no two callers
+share one answer's objects, as when each works its own out.
+
+Anything short -- a worker that failed, was killed or sent less, a function it could not work out
+-- is :data:`NOT_KNOWN`, and the caller works the answer out itself (:func:`worked_out`): the answers
+are the same either way.  Imported by probes that also run on a live system, so it imports nothing
+else of the package.
+"""
+from __future__ import annotations
+
+import os
+from typing import Callable, Dict, List, Optional, Sequence, Tuple, TypeVar
+
+T = TypeVar("T")
+
+
+class _NotKnown:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "NOT_KNOWN"
+
+
+NOT_KNOWN: object = _NotKnown()
+
+
+class Pending:
+    """A forked worker that is still to send ``frames`` (``[(name, texts)]``: each frame the
+    function's answers for its texts, in that order) through the pipe ``fd``."""
+
+    def __init__(self, pid: int, fd: int, frames: Sequence[Tuple[str, Sequence[str]]] = (),
+                 own: Optional[Dict[str, Dict[str, List[object]]]] = None) -> None:
+        self.pid: Optional[int] = pid
+        self.fd: Optional[int] = fd
+        self.names = [name for name, _texts in frames]
+        self.texts = [list(texts) for _name, texts in frames]
+        self.got: Dict[str, Dict[str, List[object]]] = {}
+        # answers this process worked out itself while the worker ended its share ({name: {text:
+        # [answer, ...]}}), handed out first
+        self.own = own or {}
+        self._buf = b""
+
+    def answer(self, name: str, text: str) -> object:
+        if name not in self.names:
+            return NOT_KNOWN
+        mine = self.own.get(name)
+        if mine and isinstance(text, str):
+            left = mine.get(text)
+            if left:
+                return left.pop(0)
+        while name not in self.got and self.fd is not None:
+            self._next_frame()
+        values = self.got.get(name)
+        if values is None or not isinstance(text, str):
+            return NOT_KNOWN
+        left = values.get(text)
+        if not left:
+            return NOT_KNOWN
+        return left.pop(0)  # (handed out once)
+
+    def _next_frame(self) -> None:
+        """Read the next frame (blocking) and keep its answers; the end of the pipe, or anything
+        short or unreadable, ends the worker and leaves the rest not known."""
+        import pickle
+
+        done = False
+        try:
+            head = self._read(8)
+            body = self._read(int.from_bytes(head, "big")) if head is not None else None
+            values = pickle.loads(body) if body is not None else None  # (this process's own fork wrote it)
+            k = len(self.got)
+            name, texts = self.names[k], self.texts[k]
+            if isinstance(values, list) and len(values) == len(texts):
+                by_text: Dict[str, List[object]] = {}
+                for t, value in zip(texts, values):
+                    by_text.setdefault(t, []).append(value)
+                self.got[name] = by_text
+                done = len(self.got) == len(self.names)
+                if done:
+                    self.end(kill=False)
+                return
+        except Exception:
+            pass
+        except BaseException:  # (interrupted while waiting: the worker is not wanted any more)
+            self.end()
+            raise
+        self.end()
+
+    def _read(self, size: int) -> Optional[bytes]:
+        """Exactly ``size`` bytes of the pipe, or None at its end."""
+        assert self.fd is not None
+        chunks = [self._buf] if self._buf else []
+        have = len(self._buf)
+        while have < size:
+            b = os.read(self.fd, max(size - have, 1 << 16))
+            if not b:
+                return None
+            chunks.append(b)
+            have += len(b)
+        data = b"".join(chunks)
+        self._buf = data[size:]
+        return data[:size]
+
+    def end(self, kill: bool = True) -> None:
+        """Close the pipe and wait for the worker (ended first unless ``kill`` is False: it has sent
+        everything and is exiting)."""
+        fd, pid = self.fd, self.pid
+        self.fd = self.pid = None
+        if fd is not None:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        if pid is not None:
+            if kill:
+                import signal
+
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            try:
+                os.waitpid(pid, 0)
+            except OSError:
+                pass
+
+
+_pending: Optional[Pending] = None
+_at_exit = False
+
+
+def hold(pending: Pending) -> None:
+    """``pending`` answers :func:`answer` from now on (a worker held before is ended); it is ended at
+    the latest when this process exits."""
+    global _pending, _at_exit
+    drop()
+    _pending = pending
+    if not _at_exit:
+        import atexit
+
+        atexit.register(drop)
+        _at_exit = True
+
+
+def drop() -> None:
+    """End the worker held, if any (its answers not read yet are lost)."""
+    global _pending
+    p, _pending = _pending, None
+    if p is not None:
+        p.end()
+
+
+def answer(name: str, text: str) -> object:
+    """The held worker's answer of function ``name`` for ``text``, or :data:`NOT_KNOWN`."""
+    p = _pending
+    if p is None:
+        return NOT_KNOWN
+    return p.answer(name, text)
+
+
+def worked_out(name: str, fn: Callable[[str], T], text: str) -> T:
+    """``fn(text)``: the forked worker's answer where it worked it out as ``name``, else here."""
+    got = answer(name, text)
+    if got is NOT_KNOWN:
+        return fn(text)
+    return got  # type: ignore[return-value]
+
+
+def names_held() -> List[str]:
+    """The functions the held worker answers (for tests)."""
+    return list(_pending.names) if _pending is not None else []
