@@ -38,7 +38,18 @@ BENIGN = [
 ]
 TOLD = [
     ("269", "I am seeing the following error trying to install rocm.", "packaging"),
+    # s8-heldq: "not being able to" is a user's "unable to"; libraries that cannot be found are the install's
+    ("678", "2. Note no symbolic links for `/opt/rocm/`. Programs are stuck not being able to find HIP libraries.", "packaging"),
 ]
+
+
+def test_libraries_not_found_are_the_installs_whatever_they_name():
+    # (s8-heldq) a program that cannot find or locate libraries: the loader's path or the install, not the component
+    assert fl.layer_of("the app cannot locate the ROCm libraries") == "packaging"
+    assert fl.layer_of("hipcc could not find the rocBLAS library") == "packaging"
+    # a component's own failure that only names a library file keeps its layer
+    assert fl.layer_of("rocBLAS error: Could not load TensileLibrary_lazy_gfx1030.dat") == "libraries"
+    assert fl.layer_of("hipErrorNoBinaryForGpu: Unable to find code object for all current devices!") == "hip"
 
 
 def _in_fixture(number: str, line: str) -> bool:

@@ -120,6 +120,17 @@ _PY_BANNER = lazy(r"^Python (?P<ver>\d+\.\d+\.\d+) \((?:default|main|tags/|heads
 # pip: "Successfully installed ... torch-2.7.1+rocm7.0.0.dev0 ..."
 _PIP_INSTALLED = lazy(r"\bSuccessfully installed\b")
 _PIP_TORCH = lazy(r"(?:^|\s)torch-(?P<ver>\d+\.\d+\.\d+[0-9A-Za-z.+]{0,80})(?=\s|$)")
+# s8-heldq: a command whose first print is torch.__version__ (python -c "import torch; print(torch.__version__); ..."),
+# and the bare version line its output starts with ("2.12.0+rocm7.14.0a20260519")
+_PRINT_TORCH_FIRST = lazy(r"\bprint\(\s*torch\.__version__\b")
+_BARE_TORCH = lazy(r"^(?P<torch>" + _TORCH_VER + r")$")
+# s8-heldq: TheRock's torch and rocm wheels take the GPU family as a pip extra, which pulls the device wheel of that
+# target (ROCm/TheRock's multi-arch index: pip install "torch[device-gfx1100]", "rocm[libraries,device-gfx1201]")
+_DEVICE_EXTRA = lazy(r"\b(?:torch|torchvision|torchaudio|rocm)\[(?P<extras>[\w,. -]{1,200}?)\]")
+# s8-heldq: a "GPU Architecture: gfx906 (MI50/MI60)" field (a build's or a form's key-value line) names the GPU's target
+_GPU_ARCH_FIELD = lazy(r"^GPU Architecture:\s*(?P<gfx>gfx[0-9a-f]{3,4})(?![0-9a-z])")
+# s8-heldq: the interpreter a site-packages path belongs to (".../lib/python3.14/site-packages/...")
+_SITE_PYTHON = lazy(r"/lib/python(?P<ver>3\.\d{1,2})/(?:site|dist)-packages/")
 # amd-smi's default view (ROCm 7): "| AMD-SMI 26.2.0+021c61fc   amdgpu version: 6.14.0-37 ROCm version: 7.1.1 |"
 _AMD_SMI_HEADER = lazy(r"^\|?\s*AMD-SMI (?P<tool>\S{1,40})\s+amdgpu version:\s*(?P<amdgpu>\S{1,40})\s+ROCm version:\s*(?P<rocm>\S{1,20})\s*\|?\s*$", re.I)
 # modinfo amdgpu: "filename: /lib/modules/.../amdgpu.ko[.xz]" then "version: 6.16.6"
@@ -142,7 +153,8 @@ _ROCBLAS_ARCH = lazy(r"\bfor GPU arch : (?P<gfx>gfx[0-9a-f]{3,4})(?::[a-z]+[+-])
 
 _NEEDLES = ("gpu arch : gfx", "gcn arch", "amdgpu", "kfd", "gcnarchname", "device ", "name:", "card", "| 0", "boot_image", '"card', "amd arch", "hip", "rocm", "linux", "kernel", "ubuntu",
             "debian", "fedora", "rocky", "alma", "red hat", "centos", "suse", "arch linux", "mint", "pop!_os",
-            "manjaro", "python ", "successfully installed", "amd-smi", "version:", "did ", "uname", "advanced micro devices", "pci id")
+            "manjaro", "python ", "successfully installed", "amd-smi", "version:", "did ", "uname", "advanced micro devices", "pci id",
+            "torch.__version__", "device-", "gpu architecture:", "-packages/")
 
 
 @lean_dataclass
@@ -172,11 +184,13 @@ class PasteFacts:
     pythons: List[str] = field(default_factory=list)  # the Python REPL's banner
     amd_smi_headers: List[Tuple[str, str, str]] = field(default_factory=list)  # (tool, amdgpu, ROCm) of amd-smi's view
     amdgpu_versions: List[str] = field(default_factory=list)  # modinfo amdgpu / cat /sys/module/amdgpu/version
+    device_extras: List[str] = field(default_factory=list)  # (s8-heldq) pip's torch[device-gfx1100] / rocm[...,device-gfx1201]
+    site_pythons: List[str] = field(default_factory=list)  # (s8-heldq) X.Y of lib/pythonX.Y/site-packages paths
 
     @property
     def ok(self) -> bool:
         return bool(self.gpus or self.torch or self.kernels or self.kernel_lines or self.distros or self.pythons
-                    or self.amd_smi_headers or self.amdgpu_versions)
+                    or self.amd_smi_headers or self.amdgpu_versions or self.device_extras or self.site_pythons)
 
 
 def smi_gfx(value: str) -> Optional[str]:
@@ -225,6 +239,23 @@ def parse(text: object) -> PasteFacts:
         cmd, prev_cmd = prev_cmd, ""
         if "uname -r" in l or (has_amd and "amdgpu/version" in l):
             prev_cmd = l
+        elif "torch.__version__" in l and "print(" in l:
+            m = _PRINT_TORCH_FIRST.search(l)
+            if m and m.start() == l.find("print("):
+                prev_cmd = l
+        if cmd and "torch.__version__" in cmd and line[:1].isdigit():
+            m = _BARE_TORCH.match(line)
+            if m:
+                fact = (m.group("torch"), None)
+                if fact not in out.torch:
+                    out.torch.append(fact)
+                continue
+        if "device-" in l and "[" in l:
+            for m in _DEVICE_EXTRA.finditer(line):
+                for extra in m.group("extras").split(","):
+                    extra = extra.strip().lower()
+                    if extra.startswith("device-") and len(extra) > 7 and extra[7:] not in out.device_extras:
+                        out.device_extras.append(extra[7:])
         if cmd and ("uname -r" in cmd or "amdgpu/version" in cmd) and line[:1].isdigit():
             m = (_BARE_RELEASE if "uname" in cmd else _VERSION_ONLY).match(line)
             if m:
@@ -411,6 +442,15 @@ def parse(text: object) -> PasteFacts:
                 names_seen.add(("bench", m.group("idx")))
                 out.gpus.append(PasteGpu("bench", name=m.group("name"), gfx_target=m.group("gfx")))
             continue
+        if c0 == "g" and l.startswith("gpu architecture:"):
+            m = _GPU_ARCH_FIELD.match(line)
+            if m and ("field", m.group("gfx")) not in names_seen:
+                names_seen.add(("field", m.group("gfx")))
+                out.gpus.append(PasteGpu("field", gfx_target=m.group("gfx")))
+        if "-packages/" in l and "/python" in l:
+            for m in _SITE_PYTHON.finditer(line):
+                if m.group("ver") not in out.site_pythons:
+                    out.site_pythons.append(m.group("ver"))
         if "gpu arch : gfx" in l:
             m = _ROCBLAS_ARCH.search(line)
             if m and ("rocblas", m.group("gfx")) not in names_seen:

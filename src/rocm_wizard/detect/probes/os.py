@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from ...model import OSInfo, System
 from ..parsers import collect_env as p_collect_env
@@ -406,6 +406,14 @@ def _python(source: Source, info: OSInfo) -> None:
             if ver:
                 info.put("python", ver, paste_label(name, "issue form: Python"))
                 return
+    # (s8-heldq) last: the one interpreter version the pasted site-packages paths name, when they name one only
+    seen: Dict[str, str] = {}
+    for name, text in pastes(source):
+        for ver in p_paste_facts.parse_cached(text).site_pythons:
+            seen.setdefault(ver, name)
+    if len(seen) == 1:
+        ver, name = next(iter(seen.items()))
+        info.put("python", ver, paste_label(name, "site-packages path"))
 
 
 # -- Ubuntu HWE ----------------------------------------------------------------------------------

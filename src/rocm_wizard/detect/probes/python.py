@@ -610,6 +610,13 @@ def _from_pastes(source: Source, system: System) -> None:
                 t = _paste_env(label, version, {})
                 t.put("hip", hip, label)
                 found.append(t)
+    if len(found) == 1:
+        # (s8-heldq) pip's torch[device-gfxNNNN] extra names the device wheel the one pasted environment has
+        for name, text in pastes(source):
+            for g in p_paste_facts.parse_cached(text).device_extras:
+                if g not in found[0].device_gfx:
+                    found[0].device_gfx.append(g)
+                    found[0].sources.setdefault("device_gfx", paste_label(name, "pip extra device-" + g))
     sdk = _rocm_sdk_env(source)
     if sdk is not None:
         if len(found) == 1:  # one pasted environment: the rocm-sdk outputs describe its wheels
