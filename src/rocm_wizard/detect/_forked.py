@@ -34,13 +34,17 @@ class _NotKnown:
 
 NOT_KNOWN: object = _NotKnown()
 
+# the key of a later function asked once of all the call's texts, in order (``recognize.WHOLE``)
+WHOLE = "\0whole"
+
 
 class Pending:
     """A forked worker that is still to send ``frames`` (``[(name, texts)]``: each frame the
     function's answers for its texts, in that order) through the pipe ``fd``."""
 
     def __init__(self, pid: int, fd: int, frames: Sequence[Tuple[str, Sequence[str]]] = (),
-                 own: Optional[Dict[str, Dict[str, List[object]]]] = None) -> None:
+                 own: Optional[Dict[str, Dict[str, List[object]]]] = None,
+                 whole: Optional[List[str]] = None) -> None:
         self.pid: Optional[int] = pid
         self.fd: Optional[int] = fd
         self.names = [name for name, _texts in frames]
@@ -49,6 +53,8 @@ class Pending:
         # answers this process worked out itself while the worker ended its share ({name: {text:
         # [answer, ...]}}), handed out first
         self.own = own or {}
+        # the texts a function of them all (key WHOLE) was asked of, in order
+        self.whole = whole
         self._buf = b""
 
     def answer(self, name: str, text: str) -> object:
@@ -175,6 +181,15 @@ def worked_out(name: str, fn: Callable[[str], T], text: str) -> T:
     if got is NOT_KNOWN:
         return fn(text)
     return got  # type: ignore[return-value]
+
+
+def worked_out_whole(name: str, texts: Sequence[str]) -> object:
+    """The held worker's answer of the function ``name`` of all of ``texts`` (in order), or
+    :data:`NOT_KNOWN` where it has none for those very texts: the caller then works it out itself."""
+    p = _pending
+    if p is None or p.whole is None or list(texts) != p.whole:  # (the same objects: compared by identity first)
+        return NOT_KNOWN
+    return p.answer(name, WHOLE)
 
 
 def names_held() -> List[str]:
