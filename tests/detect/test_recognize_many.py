@@ -547,3 +547,66 @@ def test_the_merge_puts_what_the_first_paste_that_says_it_says():
     system.os.wsl_version = "2.6.0.0"  # (known already: not asked, not changed)
     wsl_facts._from_pastes(Pasted(named[2:]), system)
     assert (system.os.windows_build, system.os.wsl_version) == ("19045", "2.6.0.0")
+
+
+def _slow_lines(text):
+    import time
+
+    time.sleep(0.05)
+    return text.splitlines()
+
+
+def test_work_left_for_the_wait_is_done_only_while_the_worker_has_not_sent(large, monkeypatch):
+    # (doctor's imports for its diagnosis: run while this process would wait for the next frame)
+    import select
+
+    from rocm_wizard.detect import _forked
+
+    named, want = large
+    _may_fork_here(monkeypatch, named)
+    done = []
+
+    def fails():
+        done.append("fails")
+        raise RuntimeError("no")
+
+    try:
+        _forked.while_waiting(lambda: done.append(1), fails, lambda: done.append(2))
+        segs, _extra = recognize.recognize_many_also(named, later=(("slow", _slow_lines),))
+        assert segs == want
+        pid = _forked._pending.pid
+        text = named[0][1]
+        assert _forked.answer("slow", text) == text.splitlines()  # (the same answer, the tasks run meanwhile)
+        assert done == [1, "fails", 2] and _forked._idle == []  # (each once, in order; a failing one dropped)
+        _gone(pid)
+        _forked.drop()
+
+        done.clear()
+        _forked.while_waiting(lambda: done.append(3))
+        recognize.recognize_many_also(named, later=(("lines", str.splitlines),))
+        held = _forked._pending
+        assert select.select([held.fd], [], [], 30)[0]  # (the frame is there)
+        assert _forked.answer("lines", text) == text.splitlines()
+        assert done == []  # (nothing to wait for: left to its own time)
+        _forked.drop()
+    finally:
+        _forked.while_waiting()
+    assert _forked._idle == []
+
+
+def test_doctor_leaves_no_work_for_a_wait_behind(tmp_path, monkeypatch):
+    from rocm_wizard import cli
+    from rocm_wizard.detect import _forked
+
+    fixture = REAL / "019-gfx1150-radeon890m-rocm7.2.0-ubuntu24.04" / "rocminfo.txt"
+    (tmp_path / "rocminfo.txt").write_text(fixture.read_text(encoding="utf-8"), encoding="utf-8")
+    seen = []
+    real = _forked.while_waiting
+
+    def while_waiting(*tasks):
+        seen.append(len(tasks))
+        real(*tasks)
+
+    monkeypatch.setattr(_forked, "while_waiting", while_waiting)
+    cli.main(["doctor", "--snapshot", str(tmp_path), "--json"])
+    assert seen == [3, 0] and _forked._idle == []

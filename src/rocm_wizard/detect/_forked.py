@@ -82,6 +82,8 @@ class Pending:
 
         done = False
         try:
+            if not self._buf:
+                _idle_until_ready(self.fd)  # type: ignore[arg-type]
             head = self._read(8)
             body = self._read(int.from_bytes(head, "big")) if head is not None else None
             values = pickle.loads(body) if body is not None else None  # (this process's own fork wrote it)
@@ -144,6 +146,36 @@ class Pending:
 
 _pending: Optional[Pending] = None
 _at_exit = False
+# work this process may do while it waits for the worker's next frame (``while_waiting``)
+_idle: List[Callable[[], object]] = []
+
+
+def while_waiting(*tasks: Callable[[], object]) -> None:
+    """Work this process does later anyway and may do instead while it would wait for the worker's
+    next frame (a command's own imports, the step after detection): each task is run at most once,
+    in order, only while nothing is there to read yet; what is not run by then is left to its own
+    time.  A task that fails is dropped.  Called with none, forgets those left."""
+    _idle[:] = list(tasks)
+
+
+def _idle_until_ready(fd: int) -> None:
+    """Run the tasks of :func:`while_waiting` one by one while ``fd`` has nothing to read."""
+    if not _idle:
+        return
+    import select
+
+    while _idle:
+        try:
+            ready = select.select([fd], [], [], 0)[0]
+        except (OSError, ValueError):
+            return
+        if ready:
+            return
+        task = _idle.pop(0)
+        try:
+            task()
+        except Exception:
+            pass
 
 
 def hold(pending: Pending) -> None:
