@@ -241,6 +241,7 @@ def test_later_answers_are_worked_out_by_the_worker_after_its_share(large, monke
     named = named + [("copy.txt", named[0][1])]  # a text twice: worked out once
     want = want + [want[0]]
     _may_fork_here(monkeypatch, named)
+    monkeypatch.setattr(_forked, "STEAL", False)  # (every frame waited for: see the late worker's test)
     calls = _counting_fork(monkeypatch)
     segs, _extra = recognize.recognize_many_also(named, later=(("pid", _pid_and_lines), ("lines", str.splitlines)))
     assert segs == want and calls == [1]
@@ -331,12 +332,15 @@ def test_detect_with_the_worker_s_later_answers_is_detect_in_one_process(tmp_pat
     asked = []
     real_answer = _forked.answer
 
-    def answer(name, text):
-        got = real_answer(name, text)
+    def answer(name, text, steal=False):
+        got = real_answer(name, text, steal)
         asked.append((name, text in pastes, got is not _forked.NOT_KNOWN))
         return got
 
     monkeypatch.setattr(_forked, "answer", answer)
+    # (this process waits for every frame here: with STEAL on, the answers it asks before the
+    # worker has sent them are worked out here -- test_a_late_worker_s_answers_are_worked_out_here)
+    monkeypatch.setattr(_forked, "STEAL", False)
     whole = []
     real_whole = _forked.worked_out_whole
 
@@ -610,3 +614,32 @@ def test_doctor_leaves_no_work_for_a_wait_behind(tmp_path, monkeypatch):
     monkeypatch.setattr(_forked, "while_waiting", while_waiting)
     cli.main(["doctor", "--snapshot", str(tmp_path), "--json"])
     assert seen == [3, 0] and _forked._idle == []
+
+
+def _slow_pid_and_lines(text):
+    import time
+
+    time.sleep(0.2)
+    return os.getpid(), text.count("\n")
+
+
+def test_a_late_worker_s_answers_are_worked_out_here_and_its_own_taken_once_sent(large, monkeypatch):
+    import select
+
+    from rocm_wizard.detect import _forked
+
+    named, want = large
+    _may_fork_here(monkeypatch, named)
+    segs, _extra = recognize.recognize_many_also(named, later=(("slow", _slow_pid_and_lines),))
+    assert segs == want
+    held = _forked._pending
+    pid = held.pid
+    first, second = named[0][1], named[1][1]
+    # (its frame takes the worker 0.2 s a text: not there yet)
+    assert _forked.worked_out("slow", _slow_pid_and_lines, first) == (os.getpid(), first.count("\n"))
+    assert select.select([held.fd], [], [], 60)[0]  # (the frame is coming)
+    worker, lines = _forked.worked_out("slow", _slow_pid_and_lines, second)
+    assert worker == pid != os.getpid() and lines == second.count("\n")
+    monkeypatch.setattr(_forked, "STEAL", False)  # (off: asked before it is there, the frame is waited for)
+    assert _forked.answer("slow", first)[0] == worker
+    _forked.drop()

@@ -57,7 +57,11 @@ class Pending:
         self.whole = whole
         self._buf = b""
 
-    def answer(self, name: str, text: str) -> object:
+    def answer(self, name: str, text: str, steal: bool = False) -> object:
+        """The worker's answer of ``name`` for ``text`` (read when needed: waiting for the worker), or
+        NOT_KNOWN.  ``steal``: rather than wait for a frame not there yet (once the tasks of
+        :func:`while_waiting` are done), NOT_KNOWN at once -- the caller works this one answer out
+        itself meanwhile, and asks again for the next."""
         if name not in self.names:
             return NOT_KNOWN
         mine = self.own.get(name)
@@ -66,6 +70,10 @@ class Pending:
             if left:
                 return left.pop(0)
         while name not in self.got and self.fd is not None:
+            if steal and not self._buf:
+                _idle_until_ready(self.fd)
+                if not _readable(self.fd):
+                    return NOT_KNOWN
             self._next_frame()
         values = self.got.get(name)
         if values is None or not isinstance(text, str):
@@ -158,18 +166,20 @@ def while_waiting(*tasks: Callable[[], object]) -> None:
     _idle[:] = list(tasks)
 
 
-def _idle_until_ready(fd: int) -> None:
-    """Run the tasks of :func:`while_waiting` one by one while ``fd`` has nothing to read."""
-    if not _idle:
-        return
+def _readable(fd: int) -> bool:
+    """Whether the pipe ``fd`` has something to read (or its end) right now."""
     import select
 
+    try:
+        return bool(select.select([fd], [], [], 0)[0])
+    except (OSError, ValueError):
+        return True  # (reading tells)
+
+
+def _idle_until_ready(fd: int) -> None:
+    """Run the tasks of :func:`while_waiting` one by one while ``fd`` has nothing to read."""
     while _idle:
-        try:
-            ready = select.select([fd], [], [], 0)[0]
-        except (OSError, ValueError):
-            return
-        if ready:
+        if _readable(fd):
             return
         task = _idle.pop(0)
         try:
@@ -199,17 +209,25 @@ def drop() -> None:
         p.end()
 
 
-def answer(name: str, text: str) -> object:
-    """The held worker's answer of function ``name`` for ``text``, or :data:`NOT_KNOWN`."""
+# whether worked_out works an answer out here rather than wait for a frame the worker has not sent yet
+STEAL = True
+
+
+def answer(name: str, text: str, steal: bool = False) -> object:
+    """The held worker's answer of function ``name`` for ``text``, or :data:`NOT_KNOWN` (``steal``: see
+    :meth:`Pending.answer`)."""
     p = _pending
     if p is None:
         return NOT_KNOWN
-    return p.answer(name, text)
+    return p.answer(name, text, steal)
 
 
 def worked_out(name: str, fn: Callable[[str], T], text: str) -> T:
-    """``fn(text)``: the forked worker's answer where it worked it out as ``name``, else here."""
-    got = answer(name, text)
+    """``fn(text)``: the forked worker's answer where it worked it out as ``name`` and has sent it by
+    now (or the frame it is in is the next one to come and :data:`STEAL` is off), else worked out here
+    -- answers of a pure function, the same either way: while the worker is late, this process works
+    the texts out in turn itself, and takes the worker's once they are there."""
+    got = answer(name, text, STEAL)
     if got is NOT_KNOWN:
         return fn(text)
     return got  # type: ignore[return-value]
