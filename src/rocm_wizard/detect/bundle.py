@@ -627,7 +627,7 @@ def _wsl_pasted(texts: List[str]) -> object:
 # name is the parse's in probes/_gpu_shared.parsed: kind, then the parser's module and function), then
 # the errors probe's scans of every paste, then what the merge pass's WSL facts read in all the pastes
 _LATER = (("parsed:rocminfo:rocm_wizard.detect.parsers.rocminfo.parse", _rocminfo, "rocminfo"),
-          ("workloads", _workloads), ("known_errors", _known_errors), ("wsl_pasted", _wsl_pasted, _WHOLE))
+          ("workloads", _workloads), ("wsl_pasted", _wsl_pasted, _WHOLE), ("known_errors", _known_errors))
 
 
 def _abs(path: object) -> str:

@@ -822,6 +822,7 @@ def _recognize_forked(named: Sequence[Tuple[str, str]], also: Optional[Callable[
         # the later functions of a kind on this process's own segments of it, while the worker ends
         # its share (the probes ask them of every segment of the kind; the worker does its own)
         own = _own_answers(later, [out[i] for i in mine])  # type: ignore[misc]
+        _forked._idle_until_ready(rfd)  # (what this process would do later anyway, while the worker ends its share)
         head = _read_exactly(rfd, 16)
         if head is not None:
             size, extra_size = int.from_bytes(head[:8], "big"), int.from_bytes(head[8:], "big")
