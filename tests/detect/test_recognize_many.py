@@ -241,6 +241,7 @@ def test_later_answers_are_worked_out_by_the_worker_after_its_share(large, monke
     named = named + [("copy.txt", named[0][1])]  # a text twice: worked out once
     want = want + [want[0]]
     _may_fork_here(monkeypatch, named)
+    monkeypatch.setattr(_forked, "STEAL", False)  # (every frame waited for: see the late worker's test)
     calls = _counting_fork(monkeypatch)
     segs, _extra = recognize.recognize_many_also(named, later=(("pid", _pid_and_lines), ("lines", str.splitlines)))
     assert segs == want and calls == [1]
@@ -331,12 +332,24 @@ def test_detect_with_the_worker_s_later_answers_is_detect_in_one_process(tmp_pat
     asked = []
     real_answer = _forked.answer
 
-    def answer(name, text):
-        got = real_answer(name, text)
+    def answer(name, text, steal=False):
+        got = real_answer(name, text, steal)
         asked.append((name, text in pastes, got is not _forked.NOT_KNOWN))
         return got
 
     monkeypatch.setattr(_forked, "answer", answer)
+    # (this process waits for every frame here: with STEAL on, the answers it asks before the
+    # worker has sent them are worked out here -- test_a_late_worker_s_answers_are_worked_out_here)
+    monkeypatch.setattr(_forked, "STEAL", False)
+    whole = []
+    real_whole = _forked.worked_out_whole
+
+    def worked_out_whole(name, texts):
+        got = real_whole(name, texts)
+        whole.append((name, got is not _forked.NOT_KNOWN))
+        return got
+
+    monkeypatch.setattr(_forked, "worked_out_whole", worked_out_whole)
     calls = _counting_fork(monkeypatch)
     shared = to_dict(detect_snapshot(str(tmp_path)))
     assert calls == [1]
@@ -344,6 +357,8 @@ def test_detect_with_the_worker_s_later_answers_is_detect_in_one_process(tmp_pat
     # kernel logs, error logs -- worked out here)
     assert {n for n, paste, _known in asked if paste} == {"workloads", "known_errors"}
     assert all(known for _n, paste, known in asked if paste)
+    # (and the merge pass's WSL facts of all the pastes, asked once)
+    assert whole == [("wsl_pasted", True)]
     assert len([1 for n, paste, _k in asked if paste and n == "workloads"]) == len(pastes)
     # (and the worker's own rocminfo segments' parses, which the GPU probe asks first)
     assert any(known for n, _paste, known in asked if n.startswith("parsed:rocminfo:"))
@@ -441,3 +456,193 @@ def test_the_tasks_running_now_are_read_from_proc_loadavg():
         assert got is None
     else:
         assert isinstance(got, int) and got >= 1  # (this process runs while it reads it)
+
+
+def _pid_and_sizes(texts):
+    return os.getpid(), [len(t) for t in texts]
+
+
+def _fails_on_all(texts):
+    raise ValueError("no")
+
+
+def test_a_later_function_of_all_the_texts_is_asked_once_of_them_in_order(large, monkeypatch):
+    from rocm_wizard.detect import _forked
+
+    named, want = large
+    named = named + [("copy.txt", named[0][1])]  # (a text twice: both, in their places)
+    _may_fork_here(monkeypatch, named)
+    segs, _extra = recognize.recognize_many_also(named, later=(("lines", str.splitlines),
+                                                               ("sizes", _pid_and_sizes, recognize.WHOLE)))
+    assert segs == want + [want[0]]
+    pid = _forked._pending.pid
+    texts = [t for _n, t in named]
+    assert _forked.worked_out_whole("sizes", texts[:-1]) is _forked.NOT_KNOWN  # (not the texts it was given)
+    assert _forked.worked_out_whole("sizes", list(reversed(texts))) is _forked.NOT_KNOWN
+    worker, sizes = _forked.worked_out_whole("sizes", [t[:] for t in texts])  # (equal texts: not the same objects)
+    assert worker == pid != os.getpid() and sizes == [len(t) for t in texts]
+    assert _forked.worked_out_whole("sizes", texts) is _forked.NOT_KNOWN  # (handed out once)
+    assert _forked.worked_out_whole("lines", texts) is _forked.NOT_KNOWN  # (a function of each text)
+    assert _forked.answer("lines", texts[1]) == texts[1].splitlines()
+    _gone(pid)
+    _forked.drop()
+    assert _forked.worked_out_whole("sizes", texts) is _forked.NOT_KNOWN  # (nothing held)
+
+
+def test_a_failing_function_of_all_the_texts_is_not_known(large, monkeypatch):
+    from rocm_wizard.detect import _forked
+
+    named, want = large
+    _may_fork_here(monkeypatch, named)
+    segs, _extra = recognize.recognize_many_also(named, later=(("all", _fails_on_all, recognize.WHOLE),))
+    assert segs == want
+    pid = _forked._pending.pid
+    assert _forked.worked_out_whole("all", [t for _n, t in named]) is _forked.NOT_KNOWN
+    _gone(pid)
+    _forked.drop()
+
+
+def test_the_worker_s_wsl_facts_of_the_pastes_are_this_process_s(large, monkeypatch):
+    # the merge pass's WSL facts (wsl_facts.pasted_hits, bundle._LATER), worked out by the worker, are
+    # those worked out here; and a worker that is gone leaves them to be worked out here
+    from rocm_wizard.detect import _forked, bundle, wsl_facts
+
+    named, want = large
+    wsl = sorted(REAL.glob("*wsl*/*.txt"))
+    assert wsl, "the WSL fixtures"
+    named = named + [("wsl-%d.txt" % i, p.read_text(encoding="utf-8", errors="replace")) for i, p in enumerate(wsl)]
+    _may_fork_here(monkeypatch, named)
+    texts = [t for _n, t in named]
+    here = wsl_facts.pasted_hits(texts)
+    assert any(here[f] for f in ("windows_host", "adrenalin", "wsl_said"))  # (the fixtures say something)
+    recognize.recognize_many_also(named, later=bundle._LATER)
+    pid = _forked._pending.pid
+    assert _forked.worked_out_whole("wsl_pasted", texts) == here
+    _forked.drop()  # (its known-error scans come after: not asked here)
+    _gone(pid)
+    _forked.drop()
+
+
+def test_the_merge_puts_what_the_first_paste_that_says_it_says():
+    # the merge pass replays pasted_hits in the pastes' order: the first paste that sets a field wins,
+    # whichever side worked the hits out
+    from rocm_wizard.detect import wsl_facts
+    from rocm_wizard.model import System
+
+    class Pasted:
+        kind = "snapshot"
+
+        def __init__(self, named):
+            self.named = named
+
+        def pastes(self):
+            return self.named
+
+    named = [("a.txt", "nothing here\n"),
+             ("b.txt", "Edition Windows 11 Pro (OS Build 26100.2894)\nWSL version: 2.4.13.0\n"),
+             ("c.txt", "WSL version: 2.5.1.0\nEdition Windows 10 Pro (OS Build 19045.5011)\n")]
+    hits = wsl_facts.pasted_hits([t for _n, t in named], ("windows_host", "wsl_version"))
+    assert [i for i, _v in hits["windows_host"]] == [1] and hits["wsl_version"] == [(1, ("2.4.13.0", "WSL version: 2.4.13.0"))]
+    system = System(origin="snapshot")
+    system.os.wsl = True
+    wsl_facts._from_pastes(Pasted(named), system)
+    assert (system.os.windows_release, system.os.windows_build, system.os.wsl_version) == ("11", "26100", "2.4.13.0")
+    assert system.os.sources["wsl_version"].startswith("paste:b.txt") and system.os.sources["windows_build"].startswith("paste:b.txt")
+    system = System(origin="snapshot")
+    system.os.wsl_version = "2.6.0.0"  # (known already: not asked, not changed)
+    wsl_facts._from_pastes(Pasted(named[2:]), system)
+    assert (system.os.windows_build, system.os.wsl_version) == ("19045", "2.6.0.0")
+
+
+def _slow_lines(text):
+    import time
+
+    time.sleep(0.05)
+    return text.splitlines()
+
+
+def test_work_left_for_the_wait_is_done_only_while_the_worker_has_not_sent(large, monkeypatch):
+    # (doctor's imports for its diagnosis: run while this process would wait for the next frame)
+    import select
+
+    from rocm_wizard.detect import _forked
+
+    named, want = large
+    _may_fork_here(monkeypatch, named)
+    done = []
+
+    def fails():
+        done.append("fails")
+        raise RuntimeError("no")
+
+    try:
+        _forked.while_waiting(lambda: done.append(1), fails, lambda: done.append(2))
+        segs, _extra = recognize.recognize_many_also(named, later=(("slow", _slow_lines),))
+        assert segs == want
+        pid = _forked._pending.pid
+        text = named[0][1]
+        # (the same answer; the tasks run meanwhile: while the worker ended its share, or while its
+        # slow frame was not there yet)
+        assert _forked.answer("slow", text) == text.splitlines()
+        assert done == [1, "fails", 2] and _forked._idle == []  # (each once, in order; a failing one dropped)
+        _gone(pid)
+        _forked.drop()
+
+        done.clear()
+        recognize.recognize_many_also(named, later=(("lines", str.splitlines),))
+        _forked.while_waiting(lambda: done.append(3))
+        held = _forked._pending
+        assert select.select([held.fd], [], [], 30)[0]  # (the frame is there)
+        assert _forked.answer("lines", text) == text.splitlines()
+        assert done == []  # (nothing to wait for: left to its own time)
+        _forked.drop()
+    finally:
+        _forked.while_waiting()
+    assert _forked._idle == []
+
+
+def test_doctor_leaves_no_work_for_a_wait_behind(tmp_path, monkeypatch):
+    from rocm_wizard import cli
+    from rocm_wizard.detect import _forked
+
+    fixture = REAL / "019-gfx1150-radeon890m-rocm7.2.0-ubuntu24.04" / "rocminfo.txt"
+    (tmp_path / "rocminfo.txt").write_text(fixture.read_text(encoding="utf-8"), encoding="utf-8")
+    seen = []
+    real = _forked.while_waiting
+
+    def while_waiting(*tasks):
+        seen.append(len(tasks))
+        real(*tasks)
+
+    monkeypatch.setattr(_forked, "while_waiting", while_waiting)
+    cli.main(["doctor", "--snapshot", str(tmp_path), "--json"])
+    assert seen == [3, 0] and _forked._idle == []
+
+
+def _slow_pid_and_lines(text):
+    import time
+
+    time.sleep(0.2)
+    return os.getpid(), text.count("\n")
+
+
+def test_a_late_worker_s_answers_are_worked_out_here_and_its_own_taken_once_sent(large, monkeypatch):
+    import select
+
+    from rocm_wizard.detect import _forked
+
+    named, want = large
+    _may_fork_here(monkeypatch, named)
+    segs, _extra = recognize.recognize_many_also(named, later=(("slow", _slow_pid_and_lines),))
+    assert segs == want
+    held = _forked._pending
+    pid = held.pid
+    first, second = named[0][1], named[1][1]
+    # (its frame takes the worker 0.2 s a text: not there yet)
+    assert _forked.worked_out("slow", _slow_pid_and_lines, first) == (os.getpid(), first.count("\n"))
+    assert select.select([held.fd], [], [], 60)[0]  # (the frame is coming)
+    worker, lines = _forked.worked_out("slow", _slow_pid_and_lines, second)
+    assert worker == pid != os.getpid() and lines == second.count("\n")
+    monkeypatch.setattr(_forked, "STEAL", False)  # (off: asked before it is there, the frame is waited for)
+    assert _forked.answer("slow", first)[0] == worker
+    _forked.drop()

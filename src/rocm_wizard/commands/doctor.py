@@ -17,6 +17,8 @@ ROCm/PyTorch side, the report says so instead of "No known problem".
 from __future__ import annotations
 
 import argparse
+import functools
+import importlib
 import json
 import os
 import sys
@@ -129,13 +131,25 @@ def _load_system(args: argparse.Namespace):
     return detect_live(venvs), None
 
 
+# what the diagnosis imports once a system is detected (see run)
+_DIAGNOSIS_MODULES = ("rocm_wizard.doctor.engine", "rocm_wizard.doctor.evidence", "rocm_wizard.plan.outline")
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         error_text = _read_error_log(getattr(args, "error_log", None))
     except ValueError as exc:
         _err(str(exc))
         return ERROR
-    system, problem = _load_system(args)
+    from ..detect import _forked
+
+    # (the diagnosis's imports, done while this process would wait for the recogniser's worker, where
+    # one works for a large folder of pastes)
+    _forked.while_waiting(*[functools.partial(importlib.import_module, m) for m in _DIAGNOSIS_MODULES])
+    try:
+        system, problem = _load_system(args)
+    finally:
+        _forked.while_waiting()
     if system is None:
         _err(problem or "no system to diagnose")
         return ERROR

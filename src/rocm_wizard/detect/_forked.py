@@ -34,13 +34,17 @@ class _NotKnown:
 
 NOT_KNOWN: object = _NotKnown()
 
+# the key of a later function asked once of all the call's texts, in order (``recognize.WHOLE``)
+WHOLE = "\0whole"
+
 
 class Pending:
     """A forked worker that is still to send ``frames`` (``[(name, texts)]``: each frame the
     function's answers for its texts, in that order) through the pipe ``fd``."""
 
     def __init__(self, pid: int, fd: int, frames: Sequence[Tuple[str, Sequence[str]]] = (),
-                 own: Optional[Dict[str, Dict[str, List[object]]]] = None) -> None:
+                 own: Optional[Dict[str, Dict[str, List[object]]]] = None,
+                 whole: Optional[List[str]] = None) -> None:
         self.pid: Optional[int] = pid
         self.fd: Optional[int] = fd
         self.names = [name for name, _texts in frames]
@@ -49,9 +53,15 @@ class Pending:
         # answers this process worked out itself while the worker ended its share ({name: {text:
         # [answer, ...]}}), handed out first
         self.own = own or {}
+        # the texts a function of them all (key WHOLE) was asked of, in order
+        self.whole = whole
         self._buf = b""
 
-    def answer(self, name: str, text: str) -> object:
+    def answer(self, name: str, text: str, steal: bool = False) -> object:
+        """The worker's answer of ``name`` for ``text`` (read when needed: waiting for the worker), or
+        NOT_KNOWN.  ``steal``: rather than wait for a frame not there yet (once the tasks of
+        :func:`while_waiting` are done), NOT_KNOWN at once -- the caller works this one answer out
+        itself meanwhile, and asks again for the next."""
         if name not in self.names:
             return NOT_KNOWN
         mine = self.own.get(name)
@@ -60,6 +70,10 @@ class Pending:
             if left:
                 return left.pop(0)
         while name not in self.got and self.fd is not None:
+            if steal and not self._buf:
+                _idle_until_ready(self.fd)
+                if not _readable(self.fd):
+                    return NOT_KNOWN
             self._next_frame()
         values = self.got.get(name)
         if values is None or not isinstance(text, str):
@@ -76,6 +90,8 @@ class Pending:
 
         done = False
         try:
+            if not self._buf:
+                _idle_until_ready(self.fd)  # type: ignore[arg-type]
             head = self._read(8)
             body = self._read(int.from_bytes(head, "big")) if head is not None else None
             values = pickle.loads(body) if body is not None else None  # (this process's own fork wrote it)
@@ -138,6 +154,38 @@ class Pending:
 
 _pending: Optional[Pending] = None
 _at_exit = False
+# work this process may do while it waits for the worker's next frame (``while_waiting``)
+_idle: List[Callable[[], object]] = []
+
+
+def while_waiting(*tasks: Callable[[], object]) -> None:
+    """Work this process does later anyway and may do instead while it would wait for the worker's
+    next frame (a command's own imports, the step after detection): each task is run at most once,
+    in order, only while nothing is there to read yet; what is not run by then is left to its own
+    time.  A task that fails is dropped.  Called with none, forgets those left."""
+    _idle[:] = list(tasks)
+
+
+def _readable(fd: int) -> bool:
+    """Whether the pipe ``fd`` has something to read (or its end) right now."""
+    import select
+
+    try:
+        return bool(select.select([fd], [], [], 0)[0])
+    except (OSError, ValueError):
+        return True  # (reading tells)
+
+
+def _idle_until_ready(fd: int) -> None:
+    """Run the tasks of :func:`while_waiting` one by one while ``fd`` has nothing to read."""
+    while _idle:
+        if _readable(fd):
+            return
+        task = _idle.pop(0)
+        try:
+            task()
+        except Exception:
+            pass
 
 
 def hold(pending: Pending) -> None:
@@ -161,20 +209,37 @@ def drop() -> None:
         p.end()
 
 
-def answer(name: str, text: str) -> object:
-    """The held worker's answer of function ``name`` for ``text``, or :data:`NOT_KNOWN`."""
+# whether worked_out works an answer out here rather than wait for a frame the worker has not sent yet
+STEAL = True
+
+
+def answer(name: str, text: str, steal: bool = False) -> object:
+    """The held worker's answer of function ``name`` for ``text``, or :data:`NOT_KNOWN` (``steal``: see
+    :meth:`Pending.answer`)."""
     p = _pending
     if p is None:
         return NOT_KNOWN
-    return p.answer(name, text)
+    return p.answer(name, text, steal)
 
 
 def worked_out(name: str, fn: Callable[[str], T], text: str) -> T:
-    """``fn(text)``: the forked worker's answer where it worked it out as ``name``, else here."""
-    got = answer(name, text)
+    """``fn(text)``: the forked worker's answer where it worked it out as ``name`` and has sent it by
+    now (or the frame it is in is the next one to come and :data:`STEAL` is off), else worked out here
+    -- answers of a pure function, the same either way: while the worker is late, this process works
+    the texts out in turn itself, and takes the worker's once they are there."""
+    got = answer(name, text, STEAL)
     if got is NOT_KNOWN:
         return fn(text)
     return got  # type: ignore[return-value]
+
+
+def worked_out_whole(name: str, texts: Sequence[str]) -> object:
+    """The held worker's answer of the function ``name`` of all of ``texts`` (in order), or
+    :data:`NOT_KNOWN` where it has none for those very texts: the caller then works it out itself."""
+    p = _pending
+    if p is None or p.whole is None or list(texts) != p.whole:  # (the same objects: compared by identity first)
+        return NOT_KNOWN
+    return p.answer(name, WHOLE)
 
 
 def names_held() -> List[str]:

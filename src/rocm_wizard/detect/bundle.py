@@ -612,12 +612,22 @@ def _known_errors(text: str) -> object:
     return error_index.scan(text)
 
 
+_WHOLE = "\0whole"  # (recognize.WHOLE: a later function of all the texts)
+
+
+def _wsl_pasted(texts: List[str]) -> object:
+    """``wsl_facts.pasted_hits(texts)``, as the merge pass asks it of all the pastes."""
+    from . import wsl_facts
+
+    return wsl_facts.pasted_hits(texts)
+
+
 # What a forked worker of the recogniser works out once it has sent its share, in the order the probes
 # ask (``_forked.worked_out``, by these names): the parse of each of its own rocminfo segments (the
 # name is the parse's in probes/_gpu_shared.parsed: kind, then the parser's module and function), then
-# the errors probe's scans of every paste
+# the errors probe's scans of every paste, then what the merge pass's WSL facts read in all the pastes
 _LATER = (("parsed:rocminfo:rocm_wizard.detect.parsers.rocminfo.parse", _rocminfo, "rocminfo"),
-          ("workloads", _workloads), ("known_errors", _known_errors))
+          ("workloads", _workloads), ("wsl_pasted", _wsl_pasted, _WHOLE), ("known_errors", _known_errors))
 
 
 def _abs(path: object) -> str:

@@ -636,6 +636,9 @@ def kinds_present(segments: Sequence[Segment]) -> Dict[str, int]:
 # the same order; a worker that fails, or sends anything short, leaves its files to this process.
 # Below the threshold (a paste, a bug report's few files) nothing is forked.
 PARALLEL_MIN_CHARS = 1024 * 1024
+# the kind of a later function asked once of the list of all the texts (see recognize_many_also; also
+# the key of its answer, ``_forked.WHOLE``)
+WHOLE = "\0whole"
 # "1": never fork (a benchmark's CPU figure of one process); "2": fork whatever the load average says
 # (a benchmark of the worker on a busy machine)
 _ENV_JOBS = "ROCM_WIZARD_RECOGNIZE_JOBS"
@@ -661,7 +664,9 @@ def recognize_many_also(named: Sequence[Tuple[str, str]], also: Optional[Callabl
     has sent its share, while this process goes on, and :func:`rocm_wizard.detect._forked.answer`
     (``worked_out``) reads them when asked -- by then the worker is mostly done.  A triple
     ``(name, function, kind)`` is asked of each of the worker's own segments of that kind instead
-    (a parser the probes run on every segment of the kind: this process parses its own share)."""
+    (a parser the probes run on every segment of the kind: this process parses its own share); with
+    the kind :data:`WHOLE`, the function is asked once of the list of all the texts, in order
+    (``_forked.worked_out_whole``)."""
     from . import _forked
 
     _forked.drop()  # (a worker of an earlier call still held: its answers are not for these texts)
@@ -796,7 +801,10 @@ def _recognize_forked(named: Sequence[Tuple[str, str]], also: Optional[Callable[
             # then each later function on its texts, one frame each, in the order given (one that
             # fails ends the frames: this process works the rest out itself)
             for spec in later:
-                body = pickle.dumps([spec[1](t) for t in _later_texts(spec, named, distinct, found)], 4)
+                if len(spec) > 2 and spec[2] == WHOLE:
+                    body = pickle.dumps([spec[1]([t for _n, t in named])], 4)
+                else:
+                    body = pickle.dumps([spec[1](t) for t in _later_texts(spec, named, distinct, found)], 4)
                 _write_all(wfd, len(body).to_bytes(8, "big") + body)
         except BaseException:
             pass
@@ -814,6 +822,7 @@ def _recognize_forked(named: Sequence[Tuple[str, str]], also: Optional[Callable[
         # the later functions of a kind on this process's own segments of it, while the worker ends
         # its share (the probes ask them of every segment of the kind; the worker does its own)
         own = _own_answers(later, [out[i] for i in mine])  # type: ignore[misc]
+        _forked._idle_until_ready(rfd)  # (what this process would do later anyway, while the worker ends its share)
         head = _read_exactly(rfd, 16)
         if head is not None:
             size, extra_size = int.from_bytes(head[:8], "big"), int.from_bytes(head[8:], "big")
@@ -830,7 +839,8 @@ def _recognize_forked(named: Sequence[Tuple[str, str]], also: Optional[Callable[
             got = extras = None
     ok = isinstance(got, list) and len(got) == len(theirs)
     pending = _forked.Pending(pid, rfd, [(spec[0], _later_texts(spec, named, distinct, got)) for spec in later]
-                              if ok else (), own)
+                              if ok else (), own,
+                              [t for _n, t in named] if any(len(s) > 2 and s[2] == WHOLE for s in later) else None)
     if not ok:
         pending.end()
         got = [recognize(named[i][1], named[i][0]) for i in theirs]  # (the worker failed: done here)
@@ -852,6 +862,8 @@ def _later_texts(spec: Sequence[object], named: Sequence[Tuple[str, str]], disti
     """The texts a later function ``(name, function[, kind])`` is asked of, in order: every distinct
     text, or with a kind the worker's own segments of that kind (``found``: its share's answers)."""
     kind = spec[2] if len(spec) > 2 else None
+    if kind == WHOLE:
+        return [WHOLE]  # (the key _forked answers it by: the same string)
     if kind is None:
         return [named[i][1] for i in distinct]
     return [text for segs in found for k, text, _label in segs if k == kind]
@@ -863,7 +875,7 @@ def _own_answers(later: Sequence[tuple], found: Sequence[Sequence[Segment]]) -> 
     later, it fails there as it would have)."""
     own: Dict[str, Dict[str, List[object]]] = {}
     for spec in later:
-        if len(spec) < 3 or spec[2] is None:
+        if len(spec) < 3 or spec[2] is None or spec[2] == WHOLE:
             continue
         answers = own.setdefault(spec[0], {})
         for segs in found:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from ..model import ErrorSighting, System
 from .parsers._core_text import lazy, lazy_module
+from . import _forked
 from .probes._core_util import env, listdir, paste_label, pastes, read_text, stat
 from .sources import Source
 
@@ -132,59 +133,125 @@ def _dpkg_installed(source: Source, names) -> dict:
     return out
 
 
+# What the pasted texts say of the Windows host, WSL and torch's own HSA runtime, as the first pastes
+# (in order) that say it: a pure function of the texts, so the recogniser's forked worker may work it
+# out once it has sent its share (``detect.bundle._LATER``); the merge pass here replays it.  Each
+# field's list holds the hits up to the first one that sets the field (``put`` ignores None or ""):
+# the merge asks every paste until the field is set, no further.
+PASTED_FIELDS = ("windows_host", "adrenalin", "dxg_switch", "wsl_version", "torch_hsa",
+                 "torch_said", "repo_release", "wsl_said")
+
+
+def pasted_hits(texts, wanted=PASTED_FIELDS) -> dict:
+    """``{field: [(index of the text, what it says), ...]}`` for each field of ``wanted``: the texts
+    that say it, in order, up to the first whose answer sets the field."""
+    out = {}
+    for field in wanted:
+        hits = []
+        for i, text in enumerate(texts):
+            if field == "windows_host":
+                host = p_wsl.windows_host(text)
+                if host is not None:
+                    hits.append((i, host))
+                    if host.release not in (None, ""):
+                        break
+            elif field == "adrenalin":
+                drv = p_wsl.adrenalin(text)
+                if drv is not None:
+                    hits.append((i, drv))
+                    if drv[0] not in (None, ""):
+                        break
+            elif field == "dxg_switch":
+                line = p_wsl.dxg_switch_set(text)
+                if line:
+                    hits.append((i, line))
+                    break
+            elif field == "wsl_version":
+                m = _WSL_VERSION.search(text) if "WSL" in text else None
+                if m:
+                    hits.append((i, (m.group(1), m.group(0).strip())))
+                    break
+            elif field == "torch_hsa":
+                line = p_wsl.torch_bundled_hsa(text)
+                if line:
+                    hits.append((i, line))
+                    break
+            elif field == "torch_said":
+                m = _TORCH_NO_GPU_SAID.search(text) if "is_available" in text else None
+                if m:
+                    start = text.rfind("\n", 0, m.start()) + 1
+                    end = text.find("\n", m.end())
+                    hits.append((i, text[start:end if end >= 0 else len(text)].strip()[:500]))
+                    break
+            elif field == "repo_release":
+                rel = p_wsl.repo_release(text)
+                if rel:
+                    hits.append((i, rel))
+                    break
+            elif field == "wsl_said":
+                line = p_wsl.wsl_said(text)
+                if line:
+                    hits.append((i, line))
+                    break
+        out[field] = hits
+    return out
+
+
 def _from_pastes(source: Source, system: System) -> None:
     info = system.os
     texts = pastes(source)
     if not texts:
         return
-    for name, text in texts:
-        if info.windows_release is None:
-            host = p_wsl.windows_host(text)
-            if host is not None:
-                src = paste_label(name) + " ('%s')" % host.evidence
-                info.put("windows_release", host.release, src)
-                info.put("windows_build", host.build, src)
-        if info.windows_driver is None:
-            drv = p_wsl.adrenalin(text)
-            if drv is not None:
-                info.put("windows_driver", drv[0], paste_label(name) + " ('%s')" % drv[1])
-        if info.wsl_dxg_switch is None:
-            line = p_wsl.dxg_switch_set(text)
-            if line:
-                info.put("wsl_dxg_switch", "1", paste_label(name) + " ('%s')" % line)
-        if info.wsl_version is None and "WSL" in text:
-            m = _WSL_VERSION.search(text)
-            if m:
-                info.put("wsl_version", m.group(1), paste_label(name) + " ('%s')" % m.group(0).strip())
-        for t in system.torch:
-            if not t.bundled_hsa:
-                line = p_wsl.torch_bundled_hsa(text)
-                if line:
-                    t.put("bundled_hsa", [line.rsplit("/", 1)[-1].split()[-1]], paste_label(name) + " ('%s')" % line)
-    if info.wsl is True and not any(e.signature in TORCH_NO_GPU_SIGS for e in system.errors):
-        for name, text in texts:
-            m = _TORCH_NO_GPU_SAID.search(text) if "is_available" in text else None
-            if m:
-                start = text.rfind("\n", 0, m.start()) + 1
-                end = text.find("\n", m.end())
-                es = ErrorSighting()
-                es.put("signature", "torch_gpu_unavailable", "catalog:error_signatures#torch_gpu_unavailable")
-                es.put("text", text[start:end if end >= 0 else len(text)].strip()[:500], paste_label(name) + " (said in prose)")
-                from . import error_signatures  # the error table, only for a sighting
+    # (what each loop below asks: nothing they set changes these)
+    said_no_gpu = info.wsl is True and not any(e.signature in TORCH_NO_GPU_SIGS for e in system.errors)
+    wanted = [f for f, asked in (("windows_host", info.windows_release is None),
+                                 ("adrenalin", info.windows_driver is None),
+                                 ("dxg_switch", info.wsl_dxg_switch is None),
+                                 ("wsl_version", info.wsl_version is None),
+                                 ("torch_hsa", any(not t.bundled_hsa for t in system.torch)),
+                                 ("torch_said", said_no_gpu),
+                                 ("repo_release", info.wsl is True and not system.rocm.version),
+                                 ("wsl_said", info.wsl is None)) if asked]
+    if not wanted:
+        return
+    bodies = [text for _name, text in texts]
+    got = _forked.worked_out_whole("wsl_pasted", bodies)  # (the recogniser's worker, where it worked them out)
+    hits = got if isinstance(got, dict) and all(f in got for f in wanted) else pasted_hits(bodies, wanted)
+    events = sorted((i, PASTED_FIELDS.index(f), value) for f in wanted if PASTED_FIELDS.index(f) < 5
+                    for i, value in hits[f])
+    for i, field, value in events:
+        name = texts[i][0]
+        if field == 0:
+            if info.windows_release is None:
+                src = paste_label(name) + " ('%s')" % value.evidence
+                info.put("windows_release", value.release, src)
+                info.put("windows_build", value.build, src)
+        elif field == 1:
+            if info.windows_driver is None:
+                info.put("windows_driver", value[0], paste_label(name) + " ('%s')" % value[1])
+        elif field == 2:
+            if info.wsl_dxg_switch is None:
+                info.put("wsl_dxg_switch", "1", paste_label(name) + " ('%s')" % value)
+        elif field == 3:
+            if info.wsl_version is None:
+                info.put("wsl_version", value[0], paste_label(name) + " ('%s')" % value[1])
+        else:
+            for t in system.torch:
+                if not t.bundled_hsa:
+                    t.put("bundled_hsa", [value.rsplit("/", 1)[-1].split()[-1]], paste_label(name) + " ('%s')" % value)
+    if said_no_gpu and hits["torch_said"]:
+        i, line = hits["torch_said"][0]
+        es = ErrorSighting()
+        es.put("signature", "torch_gpu_unavailable", "catalog:error_signatures#torch_gpu_unavailable")
+        es.put("text", line, paste_label(texts[i][0]) + " (said in prose)")
+        from . import error_signatures  # the error table, only for a sighting
 
-                es.put("layer", error_signatures.failure_layer("torch_gpu_unavailable"), "catalog:error_signatures")
-                system.errors.append(es)
-                break
-    if info.wsl is True and not system.rocm.version:
-        for name, text in texts:
-            rel = p_wsl.repo_release(text)
-            if rel:
-                info.put("wsl_rocm_named", rel, paste_label(name) + " (repo.radeon.com lines)")
-                break
-    if info.wsl is None:
-        for name, text in texts:
-            line = p_wsl.wsl_said(text)
-            if line:
-                info.put("wsl", True, paste_label(name) + " ('%s')" % line)
-                break
+        es.put("layer", error_signatures.failure_layer("torch_gpu_unavailable"), "catalog:error_signatures")
+        system.errors.append(es)
+    if "repo_release" in wanted and hits["repo_release"]:
+        i, rel = hits["repo_release"][0]
+        info.put("wsl_rocm_named", rel, paste_label(texts[i][0]) + " (repo.radeon.com lines)")
+    if "wsl_said" in wanted and hits["wsl_said"]:
+        i, line = hits["wsl_said"][0]
+        info.put("wsl", True, paste_label(texts[i][0]) + " ('%s')" % line)
 

@@ -675,6 +675,36 @@ def _requirement(v) -> Optional[str]:
     return None
 
 
+# a plain pin, "NAME==VERSION" (the catalogue's and most wheels' own Requires-Dist): read without
+# packaging.requirements, whose import (markers, tags, its parser: about 30 ms) costs more than the
+# rule; its name and specifier are what Requirement gives for it.  Anything else goes to Requirement.
+_PLAIN_PIN = re.compile(r"([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)==(\d+(?:\.\d+)*(?:\+[A-Za-z0-9]+(?:[._-][A-Za-z0-9]+)*)?)")
+
+
+class _Pin:
+    __slots__ = ("name", "specifier")
+
+    def __init__(self, name: str, specifier: Any) -> None:
+        self.name = name
+        self.specifier = specifier
+
+
+def _pin(text: str) -> Optional[Any]:
+    """``packaging.requirements.Requirement(text)`` (its ``name`` and ``specifier``), None where it
+    is not a valid requirement."""
+    m = _PLAIN_PIN.fullmatch(text)
+    if m:
+        from packaging.specifiers import SpecifierSet
+
+        return _Pin(m.group(1), SpecifierSet("==" + m.group(2)))
+    from packaging.requirements import InvalidRequirement, Requirement  # costly: only when needed
+
+    try:
+        return Requirement(text)
+    except InvalidRequirement:
+        return None
+
+
 @rule("triton-pin-mismatch")
 def triton_pin_mismatch(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     from ..catalog import compat
@@ -686,11 +716,8 @@ def triton_pin_mismatch(ctx: Context, meta: RuleMeta) -> Optional[Match]:
         req_text = _requirement(v)
         if not req_text or not v.triton:
             continue
-        from packaging.requirements import InvalidRequirement, Requirement  # costly: only when needed
-
-        try:
-            req = Requirement(req_text.split(";")[0].strip())
-        except InvalidRequirement:
+        req = _pin(req_text.split(";")[0].strip())
+        if req is None:
             continue
         name = re.sub(r"[-_.]+", "-", req.name.lower())
         have = v.triton.get(name)

@@ -153,7 +153,14 @@ def check_override(facts: Facts, native: Callable[[str], Optional[bool]], what: 
     if not facts.override:
         return _check("override-only-unsupported", SATISFIED, "no HSA_OVERRIDE_GFX_VERSION is set, and the way out "
                       "sets none")
-    supported = [g for g in [x.gfx for x in facts.gpus] if g and native(g) is True]
+    known: Dict[str, Optional[bool]] = {}  # (each target asked once: a folder of pastes lists many GPUs alike)
+    supported = []
+    for g in [x.gfx for x in facts.gpus]:
+        if g:
+            if g not in known:
+                known[g] = native(g)
+            if known[g] is True:
+                supported.append(g)
     setting = ", ".join(f"{k}={v}" for k, v in facts.override.items())
     if supported:
         return _check("override-only-unsupported", VIOLATED, f"{setting} is set although {what} has native kernels for "
