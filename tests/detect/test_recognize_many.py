@@ -15,6 +15,21 @@ from rocm_wizard.detect import recognize
 REAL = Path(__file__).resolve().parents[1] / "data" / "real"
 
 
+
+def _record_forks(monkeypatch):
+    """os.fork recorded: the list of the children forked from here on."""
+    children = []
+    real_fork = os.fork
+
+    def fork():
+        pid = real_fork()
+        if pid:
+            children.append(pid)
+        return pid
+
+    monkeypatch.setattr(os, "fork", fork)
+    return children
+
 def _named(total_chars: int):
     texts = [p.read_text(encoding="utf-8", errors="replace") for p in sorted(REAL.glob("*/*.txt"))]
     named, size, i, chunk = [], 0, 0, []
@@ -143,16 +158,7 @@ def test_an_interruption_here_ends_the_worker(large, monkeypatch):
         seen.append(name)
         return real(text, name)
 
-    children = []
-    real_fork = os.fork
-
-    def fork():
-        pid = real_fork()
-        if pid:
-            children.append(pid)
-        return pid
-
-    monkeypatch.setattr(os, "fork", fork)
+    children = _record_forks(monkeypatch)
     monkeypatch.setattr(recognize, "recognize", interrupted_here)
     with pytest.raises(KeyboardInterrupt):
         recognize.recognize_many(named)
@@ -376,16 +382,7 @@ def test_detect_ends_a_worker_whose_answers_no_probe_asked(tmp_path, monkeypatch
         (tmp_path / name).write_text(text, encoding="utf-8")
     _may_fork_here(monkeypatch, named)
     monkeypatch.setattr(bundle, "_LATER", bundle._LATER + (("nobody asks", str.splitlines),))
-    children = []
-    real_fork = os.fork
-
-    def fork():
-        pid = real_fork()
-        if pid:
-            children.append(pid)
-        return pid
-
-    monkeypatch.setattr(os, "fork", fork)
+    children = _record_forks(monkeypatch)
     detect_snapshot(str(tmp_path))
     assert len(children) == 1 and _forked._pending is None
     _gone(children[0])
