@@ -263,6 +263,7 @@ EXAMPLES = {
     "module_key_rejected": "modprobe: ERROR: could not insert 'amdgpu': Key was rejected by service",
     "gpu_off_bus": "amdgpu 0000:03:00.0: Unable to change power state from D3cold to D0, device inaccessible",
     "rocminfo_killed": "ROCk module is loaded\nfangq is member of video group\nKilled\n",
+    "rocminfo_died_signal": "subprocess.CalledProcessError: Command '[PosixPath('/.../rocminfo')]' died with <Signals.SIGSEGV: 11>.",
     "hipblaslt_library_missing": 'rocblaslt error: Could not load "TensileLibrary_lazy_gfx1151.dat"',
     "vm_guest": "         product: Hyper-V virtual VGA",
     "smi_implausible": "GPU[1]          : Temperature: 511.0c",

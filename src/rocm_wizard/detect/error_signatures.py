@@ -200,6 +200,15 @@ SIGNATURES: Tuple[Signature, ...] = (
         meaning="rocminfo died (killed or crashed), or hung and was interrupted, while the HSA runtime opened the GPU",
         needles=("rocm module is loaded", "rock module is loaded"), whole=True),
     Signature(
+        # s9-heldr: a program that ran rocminfo reports it killed by a signal (TheRock's 'rocm-sdk test' runs its
+        # rocminfo console script through subprocess.check_output)
+        "rocminfo_died_signal",
+        r"Command '[^\n]{0,300}?\brocminfo\b[^\n]{0,200}?' died with (?:<Signals\.SIG[A-Z0-9]{2,8}: \d{1,3}>|unknown signal \d{1,3})",
+        source="python/cpython Lib/subprocess.py (CalledProcessError.__str__: \"Command '%s' died with %r.\" for a "
+               "negative return code, %r of signal.Signals; \"died with unknown signal %d.\"); ROCm/TheRock#5779",
+        meaning="rocminfo, run by another program, was killed by a signal (SIGSEGV, SIGABRT...) while the HSA runtime opened the GPU",
+        needles=("died with",)),
+    Signature(
         "hipblaslt_library_missing",
         r"rocblaslt error: (?:Cannot read|Could not load) \S*TensileLibrary|HIPBLAS_STATUS_INTERNAL_ERROR when calling hipblasLt",
         source="hipBLASLt tensile_host.cpp messages; AMDResearch/hpcfund#86; lemonade-sdk/llamacpp-rocm#10; ROCm/TheRock#681",
@@ -232,8 +241,9 @@ SIGNATURES: Tuple[Signature, ...] = (
         meaning="a kernel asks for more LDS (shared memory) than the GPU has per workgroup (64 KiB on most, 160 KiB on gfx950)",
         needles=("local memory limit", "shared memory")),
     Signature(
-        "invalid_device", r"hipErrorInvalidDevice|HIP error: invalid device ordinal|HIP Error 101, invalid device ordinal",
-        source="HIP error codes (hipErrorInvalidDevice = 101, 'invalid device ordinal'); vllm-project/vllm#4131, #12572",
+        "invalid_device", r"hipErrorInvalidDevice\b|HIP error: invalid device ordinal|HIP Error 101, invalid device ordinal",
+        source="HIP error codes (hipErrorInvalidDevice = 101, 'invalid device ordinal'; s9-heldr: the whole name, not the "
+               "prefix of hipErrorInvalidDeviceFunction = 98 or hipErrorInvalidDevicePointer = 17); vllm-project/vllm#4131, #12572",
         meaning="a program asked for a GPU index that the HIP runtime does not have (visible-devices variables, a GPU ROCm left out)",
         needles=("invaliddevice", "invalid device ordinal")),
     Signature(

@@ -130,9 +130,21 @@ _DEVICE_EXTRA = lazy(r"\b(?:torch|torchvision|torchaudio|rocm)\[(?P<extras>[\w,.
 # s8-heldq: a "GPU Architecture: gfx906 (MI50/MI60)" field (a build's or a form's key-value line) names the GPU's target
 _GPU_ARCH_FIELD = lazy(r"^GPU Architecture:\s*(?P<gfx>gfx[0-9a-f]{3,4})(?![0-9a-z])")
 # s8-heldq: the interpreter a site-packages path belongs to (".../lib/python3.14/site-packages/...")
-_SITE_PYTHON = lazy(r"/lib/python(?P<ver>3\.\d{1,2})/(?:site|dist)-packages/")
+_SITE_PYTHON = lazy(r"/lib(?:64)?/python(?P<ver>3\.\d{1,2})/(?:site|dist)-packages(?:/|(?![\w.-]))")
+# (s9-heldr) lib64/pythonX.Y: the platlib of Fedora/RHEL/openSUSE builds (sys.platlibdir "lib64", python/cpython
+# Lib/sysconfig; their venvs keep it: ".venv/lib64/python3.12/site-packages"); a path may end at the directory
+# (pip show's "Location: .../site-packages").
+# (s9-heldr) an interpreter's install directory that names its full version: pyenv's $PYENV_ROOT/versions/<version>
+# (pyenv/pyenv README, "Locating Pythons": ~/.pyenv/versions/3.11.9) and uv's managed Pythons
+# (astral-sh/uv: ~/.local/share/uv/python/cpython-3.12.11-linux-x86_64-gnu)
+_INSTALL_PYTHON = lazy(r"/\.pyenv/versions/(?P<pyenv>3\.\d{1,2}\.\d{1,2})(?=[/\s'\"`]|$)|/python/cpython-(?P<uv>3\.\d{1,2}\.\d{1,2})[+-]")
 # amd-smi's default view (ROCm 7): "| AMD-SMI 26.2.0+021c61fc   amdgpu version: 6.14.0-37 ROCm version: 7.1.1 |"
 _AMD_SMI_HEADER = lazy(r"^\|?\s*AMD-SMI (?P<tool>\S{1,40})\s+amdgpu version:\s*(?P<amdgpu>\S{1,40})\s+ROCm version:\s*(?P<rocm>\S{1,20})\s*\|?\s*$", re.I)
+# (s9-heldr) amd-smi 26.5's default view opens with a box of one key per row instead ("| AMD-SMI 26.5.0+2b22ab01 |",
+# "| OS kernel Version: 7.0.0-29-generic |", "| ROCm Version: 7.14.0 |", "| VBIOS Version: ... |", "| Platform: ... |");
+# observed (Looong01/pyg-rocm-build#23), read only inside such a box
+_AMD_SMI_BOX_TOP = lazy(r"^\|\s*AMD-SMI\s+(?P<tool>\d[\w.+-]{0,40})\s*\|$")
+_AMD_SMI_BOX_ROW = lazy(r"^\|\s*(?P<key>OS kernel Version|ROCm Version):\s*(?P<val>\S{1,60})\s*\|$", re.I)
 # modinfo amdgpu: "filename: /lib/modules/.../amdgpu.ko[.xz]" then "version: 6.16.6"
 _MODINFO_FILE = lazy(r"^filename:\s+\S*/amdgpu\.ko(?:\.\w+)?\s*$")
 _MODINFO_VERSION = lazy(r"^version:\s+(?P<ver>\d+\.\d+[0-9A-Za-z.~+-]{0,40})\s*$")
@@ -154,7 +166,7 @@ _ROCBLAS_ARCH = lazy(r"\bfor GPU arch : (?P<gfx>gfx[0-9a-f]{3,4})(?::[a-z]+[+-])
 _NEEDLES = ("gpu arch : gfx", "gcn arch", "amdgpu", "kfd", "gcnarchname", "device ", "name:", "card", "| 0", "boot_image", '"card', "amd arch", "hip", "rocm", "linux", "kernel", "ubuntu",
             "debian", "fedora", "rocky", "alma", "red hat", "centos", "suse", "arch linux", "mint", "pop!_os",
             "manjaro", "python ", "successfully installed", "amd-smi", "version:", "did ", "uname", "advanced micro devices", "pci id",
-            "torch.__version__", "device-", "gpu architecture:", "-packages/")
+            "torch.__version__", "device-", "gpu architecture:", "-packages", "/.pyenv/versions/", "/cpython-")
 
 
 @lean_dataclass
@@ -186,11 +198,13 @@ class PasteFacts:
     amdgpu_versions: List[str] = field(default_factory=list)  # modinfo amdgpu / cat /sys/module/amdgpu/version
     device_extras: List[str] = field(default_factory=list)  # (s8-heldq) pip's torch[device-gfx1100] / rocm[...,device-gfx1201]
     site_pythons: List[str] = field(default_factory=list)  # (s8-heldq) X.Y of lib/pythonX.Y/site-packages paths
+    install_pythons: List[str] = field(default_factory=list)  # (s9-heldr) X.Y.Z of pyenv's / uv's interpreter directories
 
     @property
     def ok(self) -> bool:
         return bool(self.gpus or self.torch or self.kernels or self.kernel_lines or self.distros or self.pythons
-                    or self.amd_smi_headers or self.amdgpu_versions or self.device_extras or self.site_pythons)
+                    or self.amd_smi_headers or self.amdgpu_versions or self.device_extras or self.site_pythons
+                    or self.install_pythons)
 
 
 def smi_gfx(value: str) -> Optional[str]:
@@ -225,6 +239,7 @@ def parse(text: object) -> PasteFacts:
     prev_cmd = ""  # the command a prompt line ran, for the bare output line after it
     modinfo_amdgpu = False
     comfy: Optional[PasteGpu] = None  # ComfyUI's current device, told by its arch and name lines
+    smi_box, smi_box_rows = "", 0  # (s9-heldr) amd-smi 26.5's header box: its tool version, rows left to read
     for raw in text.replace("\r", "\n").split("\n"):
         line = raw.strip("`\t >")
         if not line or len(line) > 2000:
@@ -271,6 +286,26 @@ def parse(text: object) -> PasteFacts:
             if m and m.group("ver") not in out.amdgpu_versions:
                 out.amdgpu_versions.append(m.group("ver"))
             modinfo_amdgpu = False
+        if smi_box_rows:
+            smi_box_rows -= 1
+            if c1 == "|" and ("kernel version" in l or "rocm version" in l):
+                m = _AMD_SMI_BOX_ROW.match(line)
+                if m and m.group("key").lower() == "rocm version":
+                    fact = (smi_box, "", m.group("val"))
+                    if fact not in out.amd_smi_headers:
+                        out.amd_smi_headers.append(fact)
+                    continue
+                if m:
+                    if m.group("val") not in out.kernel_lines:
+                        out.kernel_lines.append(m.group("val"))
+                    continue
+            if c1 != "|" or line.startswith(("|=", "|-")):
+                smi_box_rows = 0
+        if c1 == "|" and has_amd and "amd-smi" in l and "version" not in l:
+            m = _AMD_SMI_BOX_TOP.match(line)
+            if m:
+                smi_box, smi_box_rows = m.group("tool"), 6
+                continue
         if has_amd and "amd-smi" in l and "rocm version" in l:
             m = _AMD_SMI_HEADER.match(line)
             if m:
@@ -447,10 +482,15 @@ def parse(text: object) -> PasteFacts:
             if m and ("field", m.group("gfx")) not in names_seen:
                 names_seen.add(("field", m.group("gfx")))
                 out.gpus.append(PasteGpu("field", gfx_target=m.group("gfx")))
-        if "-packages/" in l and "/python" in l:
+        if "-packages" in l and "/python" in l:
             for m in _SITE_PYTHON.finditer(line):
                 if m.group("ver") not in out.site_pythons:
                     out.site_pythons.append(m.group("ver"))
+        if ("/.pyenv/versions/" in l or "/cpython-" in l):
+            for m in _INSTALL_PYTHON.finditer(line):
+                ver = m.group("pyenv") or m.group("uv")
+                if ver not in out.install_pythons:
+                    out.install_pythons.append(ver)
         if "gpu arch : gfx" in l:
             m = _ROCBLAS_ARCH.search(line)
             if m and ("rocblas", m.group("gfx")) not in names_seen:

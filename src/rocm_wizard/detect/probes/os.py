@@ -406,6 +406,16 @@ def _python(source: Source, info: OSInfo) -> None:
             if ver:
                 info.put("python", ver, paste_label(name, "issue form: Python"))
                 return
+    # (s9-heldr) the one interpreter the pasted pyenv / uv install directories name (its full version), when they
+    # name one only
+    full: Dict[str, str] = {}
+    for name, text in pastes(source):
+        for ver in p_paste_facts.parse_cached(text).install_pythons:
+            full.setdefault(ver, name)
+    if len(full) == 1:
+        ver, name = next(iter(full.items()))
+        info.put("python", ver, paste_label(name, "interpreter directory"))
+        return
     # (s8-heldq) last: the one interpreter version the pasted site-packages paths name, when they name one only
     seen: Dict[str, str] = {}
     for name, text in pastes(source):
