@@ -68,7 +68,7 @@ def test_the_table_is_well_formed_and_covers_each_source():
     for repo in ("ROCm/clr", "ROCm/ROCR-Runtime", "ROCm/rocBLAS", "ROCm/hipBLASLt", "ROCm/MIOpen", "ROCm/rccl",
                  "pytorch/pytorch", "triton-lang/triton", "torvalds/linux",
                  # the workloads above PyTorch and beside it (s9-sweepfw)
-                 "ggml-org/llama.cpp", "ollama/ollama", "vllm-project/vllm", "comfyanonymous/ComfyUI",
+                 "ggml-org/llama.cpp", "ollama/ollama", "vllm-project/vllm", "comfyanonymous/ComfyUI", "vladmandic/sdnext",
                  "AUTOMATIC1111/stable-diffusion-webui", "ROCm/tensorflow-upstream", "jax-ml/jax", "microsoft/onnxruntime",
                  "bitsandbytes-foundation/bitsandbytes", "facebookresearch/xformers", "deepspeedai/DeepSpeed", "ROCm/flash-attention"):
         assert any(m["source"].startswith(repo) for m in MESSAGES), repo
