@@ -2,7 +2,7 @@
 
 ``tests/data/coverage_sources.toml`` lists user-visible messages of the stack's sources (HIP's
 error strings, ROCr's status strings, CLR, rocBLAS/hipBLASLt, MIOpen, RCCL, PyTorch, Triton's AMD
-backend, amdgpu/amdkfd), each with the source that prints it and a status:
+backend, amdgpu/amdkfd, and the workloads: llama.cpp/ggml, Ollama, vLLM, ComfyUI, TensorFlow, JAX...), each with the source that prints it and a status:
 
 * ``covered`` / ``added``: the catalogue (``detect/failures.toml`` with the Python rows of
   ``detect/error_signatures.py``) knows the message: ``row`` is the first row that matches it and
@@ -66,7 +66,11 @@ def test_the_table_is_well_formed_and_covers_each_source():
             assert m["layer"] in error_signatures.LAYERS and m["row"], m
     # every source the sweep was asked for has messages in the table
     for repo in ("ROCm/clr", "ROCm/ROCR-Runtime", "ROCm/rocBLAS", "ROCm/hipBLASLt", "ROCm/MIOpen", "ROCm/rccl",
-                 "pytorch/pytorch", "triton-lang/triton", "torvalds/linux"):
+                 "pytorch/pytorch", "triton-lang/triton", "torvalds/linux",
+                 # the workloads above PyTorch and beside it (s9-sweepfw)
+                 "ggml-org/llama.cpp", "ollama/ollama", "vllm-project/vllm", "comfyanonymous/ComfyUI", "vladmandic/sdnext",
+                 "AUTOMATIC1111/stable-diffusion-webui", "ROCm/tensorflow-upstream", "jax-ml/jax", "microsoft/onnxruntime",
+                 "bitsandbytes-foundation/bitsandbytes", "facebookresearch/xformers", "deepspeedai/DeepSpeed", "ROCm/flash-attention"):
         assert any(m["source"].startswith(repo) for m in MESSAGES), repo
 
 

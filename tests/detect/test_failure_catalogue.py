@@ -104,8 +104,9 @@ def test_example_is_claimed_first_by_a_row_of_its_layer(row):
     assert first.layer == row.layer, (first.id, first.layer)
 
 
-# printf conversions of a source format string (C/C++ and the kernel's %p extensions)
-_CONV = re.compile(r"%([-+ #0]*)(?:\d+|\*)?(?:\.(?:\d+|\*))?(?:hh|h|ll|l|z|j|t|L)?([diuxXscpo%])")
+# conversions of a source format string: printf's (C/C++ and the kernel's %p extensions), Python
+# logging's %r, Go's %v/%w (fmt.Errorf), and the {fields} of Python f-strings and str.format
+_CONV = re.compile(r"%([-+ #0]*)(?:\d+|\*)?(?:\.(?:\d+|\*))?(?:hh|h|ll|l|z|j|t|L)?([diuxXscpo%rvw])|\{[\w.\[\]'\"!:()]*\}")
 
 
 def _format_rx(fmt: str, cut: int = 0) -> re.Pattern:
@@ -122,15 +123,17 @@ def _format_rx(fmt: str, cut: int = 0) -> re.Pattern:
 
 def _render(fmt: str, values: dict) -> str:
     def one(m: re.Match) -> str:
-        conv = m.group(2)
+        conv = m.group(2) or "s"  # an f-string field prints like %s
         if conv == "%":
             return "%"
-        return ("0x" if "#" in m.group(1) and conv in "xX" else "") + values[conv]
+        return ("0x" if "#" in (m.group(1) or "") and conv in "xX" else "") + values[conv]
     return _CONV.sub(one, fmt)
 
 
-_SAMPLES = ({"d": "0", "i": "1", "u": "7", "x": "ff", "X": "0A", "o": "7", "c": "a", "s": "sdma0", "p": "00000000deadbeef"},
-            {"d": "-110", "i": "-22", "u": "4294967295", "x": "0", "X": "FFFF", "o": "0", "c": "Z", "s": "gfx_0.0.0", "p": "ffff9b2a40c8"})
+_SAMPLES = ({"d": "0", "i": "1", "u": "7", "x": "ff", "X": "0A", "o": "7", "c": "a", "s": "sdma0", "p": "00000000deadbeef",
+             "r": "ImportError('libamdhip64.so.6')", "v": "exit status 2", "w": "no such file or directory"},
+            {"d": "-110", "i": "-22", "u": "4294967295", "x": "0", "X": "FFFF", "o": "0", "c": "Z", "s": "gfx_0.0.0", "p": "ffff9b2a40c8",
+             "r": "'gfx1100'", "v": "[gfx1030 gfx1100]", "w": "stat /usr/lib/ollama/rocm: permission denied"})
 FORMAT_ROWS = [pytest.param(f, id=f.id) for f in FAILURES if f.format]
 
 

@@ -21,20 +21,33 @@ _ROWS: Tuple[Tuple[str, object, str], ...] = (
     # src/llama-model-loader.cpp, src/llama-context.cpp, tools/server: the loader's and server's log lines
     ("llama.cpp", lazy(r"^(?:llama_model_loader|llama_context|load_tensors|common_init_from_params|llama_kv_cache):"), "ggml-org/llama.cpp src/llama-model-loader.cpp, src/llama-context.cpp, common/common.cpp"),
     ("llama.cpp", lazy(r"(?:^|[\s/])(?:llama-server|llama-cli|llama-bench)\b|/libggml-hip\.so\b"), "ggml-org/llama.cpp tools/ (program names), ggml/src/ggml-hip (library path)"),
+    # the failure lines of ggml's HIP backend and of llama.cpp's loader (docs/coverage-sources.md): ggml_cuda_init's
+    # "failed to initialize ROCm", the buffer type's "cudaMalloc failed", ggml-alloc's and llama's allocation and
+    # load errors (ROCm<N> names a HIP device's buffer), common/arg.cpp's "no usable GPU found" for -ngl
+    ("llama.cpp", lazy(r"\bggml_cuda_init: failed to initialize (?:ROCm|CUDA)\b|: allocating \S+ MiB on device \d+: cudaMalloc failed\b"
+                       r"|(?:failed|unable) to allocate ROCm\d+ buffer\b|\b(?:llama_model_load|llama_init_from_model|common_init_from_params)"
+                       r": (?:error loading model|failed to )|no usable GPU found, --gpu-layers option will be ignored"),
+     "ggml-org/llama.cpp ggml/src/ggml-cuda/ggml-cuda.cu, ggml/src/ggml-alloc.c, src/llama.cpp, common/common.cpp, common/arg.cpp"),
     # Ollama's slog lines (server/routes.go, discover/amd_linux.go) and its systemd unit
-    ("ollama", lazy(r"\bsource=(?:routes|gpu|amd_linux|amd_windows|types|sched|server|images)\.go:\d+ msg="), "ollama/ollama server/routes.go, discover/amd_linux.go"),
+    ("ollama", lazy(r"\bsource=(?:routes|gpu|amd|amd_linux|amd_windows|amd_common|runner|types|sched|server|llama_server|images)\.go:\d+ msg="),
+     "ollama/ollama server/routes.go, server/sched.go, discover/amd_linux.go, discover/amd.go, discover/runner.go, llm/server.go"),
+    # llm/server.go "llama runner process has terminated: %w" (llm/llama_server.go "llama-server process has
+    # terminated" later), discover/runner.go's llama-server GPU discovery lines: only Ollama prints these
+    ("ollama", lazy(r"\bllama(?: runner|-server) process has terminated\b|\bllama-server GPU discovery\b"), "ollama/ollama llm/server.go, llm/llama_server.go, discover/runner.go"),
     ("ollama", lazy(r"\bollama\[\d+\]: |\bollama\.service\b|(?:^|[\s/])ollama (?:serve|run|ps|pull|gpu-discover)\b"), "ollama/ollama scripts/install.sh (ollama.service)"),
     # vLLM: vllm/platforms/__init__.py, vllm/entrypoints/openai/api_server.py, its images
     ("vllm", lazy(r"\bAutomatically detected platform rocm\b|\bvLLM API server version\b|\bvllm/vllm-openai(?:-rocm)?\b|\brocm/vllm\b"), "vllm-project/vllm vllm/platforms/__init__.py, vllm/entrypoints/openai/api_server.py"),
     ("vllm", lazy(r"^\[pip3?\] vllm==|^vllm==\d|(?:^|\s)vllm serve\b"), "vllm-project/vllm (package name)"),
     # vllm/collect_env.py "vLLM Version: X" (not "N/A": vLLM absent), vllm/_custom_ops.py's warning,
     # docker/Dockerfile's WORKDIR /vllm-workspace, `pip list`'s row
-    ("vllm", lazy(r"^vLLM Version\s*:\s*v?\d|\bFailed to import from vllm\._C with\b|(?:^|[\s:=\"'])/vllm-workspace\b|^vllm\s+\d+\.\d+"),
+    ("vllm", lazy(r"^vLLM Version\s*:\s*v?\d|\bFailed to import from vllm\._(?:rocm_)?C with\b|(?:^|[\s:=\"'])/vllm-workspace\b|^vllm\s+\d+\.\d+"),
      "vllm-project/vllm vllm/collect_env.py, vllm/_custom_ops.py, docker/Dockerfile (WORKDIR /vllm-workspace)"),
     # ComfyUI: execution.py "!!! Exception during processing !!!", comfy/model_management.py start-up lines
     ("comfyui", lazy(r"^!!! Exception during processing !!!|^Set vram state to: |^Total VRAM \d+ MB, total RAM \d+ MB|\bComfyUI\b"), "comfyanonymous/ComfyUI execution.py, comfy/model_management.py"),
+    ("comfyui", lazy(r"\bGot an OOM, unloading all loaded models\b"), "comfyanonymous/ComfyUI execution.py"),
 )
-_NEEDLES = ("ggml", "llama", "source=", "ollama", "vllm", "comfyui", "exception during processing", "vram", "detected platform rocm")
+_NEEDLES = ("ggml", "llama", "source=", "ollama", "vllm", "comfyui", "exception during processing", "vram", "detected platform rocm",
+            "cudamalloc failed", "to allocate rocm", "gpu-layers", "got an oom")
 
 
 def scan(text: object) -> List[Tuple[str, str]]:
