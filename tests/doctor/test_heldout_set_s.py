@@ -35,7 +35,7 @@ def _fixture(num: str) -> Path:
 # -- the fixtures --------------------------------------------------------------------------------
 @pytest.mark.parametrize("num,rule,layer", [
     ("712", "reported-target-not-chip", "runtime"),
-    ("714", "known-failure", "kernel"),
+    ("714", "gpu-off-bus", "kernel"),
     ("715", "rccl-collective-gpu-fault", "libraries"),
     ("718", "visible-devices-stacked", "runtime"),
     ("721", "hsa-override-every-visible-gpu", "runtime"),
