@@ -788,3 +788,27 @@ def s_release_changed(s):
 
 
 CASES.update({"known-regression": s_firmware_regression, "release-changed": s_release_changed})
+
+
+# s9-helds: several GPUs in one process (the held-out set S rules; tests/doctor/test_heldout_set_s.py has the wordings)
+def s_two_targets_blas(s):  # an R9700 and an RX 9060 XT in one Ollama runner, rocBLAS's MUL_MAT failing
+    s.gpus = [gpu("gfx1201", "AMD Radeon AI PRO R9700", "7551"),
+              gpu("gfx1200", "AMD Radeon RX 9060 XT", "7590", bdf="0000:08:00.0", node=2)]
+    s.errors += [ErrorSighting(signature="", text="ggml_cuda_compute_forward: MUL_MAT failed"),
+                 ErrorSighting(signature="", text="ROCm error: no kernel image is available for execution on the device")]
+
+
+def s_override_two_visible(s):  # one global override, two GPUs visible, a shader's error interrupt
+    s.access.env.update({"HSA_OVERRIDE_GFX_VERSION": "11.5.1", "ROCR_VISIBLE_DEVICES": "1,0"})
+    s.errors.append(ErrorSighting(signature="kernel_kfd_sq_intr_error_v11", text="amdgpu: sq_intr: error, detail 0x00000000, "
+                                  "type 2, sh 1, priv 1, wave_id 1, simd_id 0, wgp_id 0"))
+
+
+CASES.update({
+    "visible-devices-stacked": lambda s: s.access.env.update({"ROCR_VISIBLE_DEVICES": "1", "HIP_VISIBLE_DEVICES": "1"}),
+    "hsa-override-every-visible-gpu": s_override_two_visible,
+    "blas-library-of-another-gpu": s_two_targets_blas,
+})
+ERROR_CASES["rccl-collective-gpu-fault"] = (
+    "Memory access fault by GPU node-2 (Agent handle: 0x55d2a4c0) on address (nil). Reason: Page not present or "
+    "supervisor privilege.\nrank 0: ncclAllReduce failed on the first collective")

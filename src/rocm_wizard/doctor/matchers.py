@@ -469,20 +469,38 @@ def hsa_override_unneeded(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     return Match(ev, community=True)
 
 
+def _chip_of(g) -> Tuple[Optional[str], str]:
+    """(the chip's own gfx target, how it is known) of a GPU record: from its PCI id, or -- without one
+    (s9-helds) -- from the marketing name the same runtime line gives beside the target it reports.
+    The name comes from the chip (amdgpu.ids / the agent's marketing name), which HSA_OVERRIDE_GFX_VERSION
+    does not touch, while the target is the runtime's (ROCr reports the overridden version for every
+    agent: ggml's "Device 1: Radeon 8060S Graphics, gfx1100 (0x1100)"); only a name the GPU table maps
+    to one target counts ("AMD Radeon Graphics" names no chip)."""
+    chip = gpu_table.chip_gfx(s(g.device_id) or None, s(g.revision) or None)
+    if chip:
+        return chip, f"PCI id 1002:{s(g.device_id).lower()} is a {chip} chip (catalog:gpus.csv)"
+    src = g.sources or {}
+    name, where = s(g.name), s(src.get("name"))
+    if not name or s(g.device_id) or not where or where != s(src.get("gfx_target")):
+        return None, ""
+    chip = gpu_table.gfx_of_product(name)
+    return (chip, f"the name '{name}' is a {chip} product (catalog:gpus.csv)") if chip else (None, "")
+
+
 @rule("reported-target-not-chip")
 def reported_target_not_chip(ctx: Context, meta: RuleMeta) -> Optional[Match]:
-    """A GPU whose PCI id names a chip of one target while the runtime reported another (issue 28,
-    item 4): say so, name the override that does it and whether to unset it; plans use the chip."""
+    """A GPU whose PCI id (or, without one, the product name its runtime line gives) names a chip of
+    one target while the runtime reported another (issue 28, item 4): say so, name the override that
+    does it and whether to unset it; plans use the chip."""
     ev = []
     for v in ctx.gpus:
         g = v.gpu
-        chip = gpu_table.chip_gfx(s(g.device_id) or None, s(g.revision) or None)
+        chip, how = _chip_of(g)
         reported = support.normalize_gfx(g.gfx_target) or support.normalize_gfx(g.isa)
         if not chip or not reported or chip == reported:
             continue
         where = s((g.sources or {}).get("gfx_target") or (g.sources or {}).get("isa")) or "a ROCm tool"
-        ev.append(f"{v.label}: PCI id 1002:{s(g.device_id).lower()} is a {chip} chip (catalog:gpus.csv); "
-                  f"the runtime reports {reported} ({where})")
+        ev.append(f"{v.label}: {how}; the runtime reports {reported} ({where})")
     if not ev:
         return None
     ov = ctx.hsa_override
@@ -504,7 +522,7 @@ def reported_target_not_chip(ctx: Context, meta: RuleMeta) -> Optional[Match]:
 def _reported_elsewhere(v) -> bool:
     """The runtime reports another target than the chip is (an override is in effect somewhere)."""
     g = v.gpu
-    chip = gpu_table.chip_gfx(s(g.device_id) or None, s(g.revision) or None)
+    chip, _how = _chip_of(g)
     reported = support.normalize_gfx(g.gfx_target) or support.normalize_gfx(g.isa)
     return bool(chip and reported and chip != reported)
 
@@ -1988,3 +2006,119 @@ def release_changed(ctx: Context, meta: RuleMeta) -> Optional[Match]:
         ev, fixes = by_layer[layer]
         out.append(Match(evidence=ev[:8], fix=" ".join(dict.fromkeys(fixes))[:1200], data={"layer": layer}))
     return out or None
+
+
+# s9-helds ======================================================= several GPUs in one process (issue 28)
+def _device_list(value: str) -> List[str]:
+    return [x.strip() for x in s(value).split(",") if x.strip()]
+
+
+@rule("visible-devices-stacked")
+def visible_devices_stacked(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    """ROCR_VISIBLE_DEVICES and a HIP-level mask both set, the HIP index past what ROCr left: ROCr exposes
+    only its list, and HIP (CLR) numbers those from 0 before applying HIP_VISIBLE_DEVICES /
+    CUDA_VISIBLE_DEVICES / GPU_DEVICE_ORDINAL, so an index counted on the whole machine names no GPU
+    (PyTorch raises "HIP_VISIBLE_DEVICES out of bounds index after applying ROCR_VISIBLE_DEVICES")."""
+    vis = ctx.visible_devices
+    rocr = _device_list(vis.get("ROCR_VISIBLE_DEVICES", ""))
+    if not rocr:
+        return None
+    ev = []
+    for k in ("HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL"):
+        idx = [int(x) for x in _device_list(vis.get(k, "")) if x.isdigit()]
+        past = [i for i in idx if i >= len(rocr)]
+        if past:
+            ev.append(f"ROCR_VISIBLE_DEVICES={vis['ROCR_VISIBLE_DEVICES']} leaves {len(rocr)} GPU(s), which HIP numbers "
+                      f"0..{len(rocr) - 1}; {k}={vis[k]} asks for index {', '.join(map(str, past))}: "
+                      + ("no GPU is left" if len(past) == len(idx) else "that one does not exist"))
+    if not ev:
+        return None
+    where = s((ctx.access.sources or {}).get("visible_devices")) or "the environment"
+    ev.append(f"set in {where}")
+    ev += ctx.error_hits(meta.compiled)[:3]
+    keep = vis["ROCR_VISIBLE_DEVICES"]
+    return Match(ev, fix=f"Set one mask only: keep ROCR_VISIBLE_DEVICES={keep} and unset HIP_VISIBLE_DEVICES / "
+                         f"CUDA_VISIBLE_DEVICES (or give them indices counted from 0 among the GPUs ROCr left).")
+
+
+@rule("hsa-override-every-visible-gpu")
+def hsa_override_every_visible_gpu(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    """One global HSA_OVERRIDE_GFX_VERSION in a process that is shown more than one GPU, and GPU faults,
+    when the paste does not tell the GPUs' own targets (the GPU-aware override rules speak when it does):
+    libhsakmt (topology.c) applies HSA_OVERRIDE_GFX_VERSION_<node> to its node and the global form to every
+    node without one, so every visible GPU runs code for the overridden target, and the faults of the GPU
+    that is not that target follow from it (model.CAUSE_RULES: it leads the kernel's and runtime's fault lines)."""
+    value = ctx.hsa_override.get("HSA_OVERRIDE_GFX_VERSION")
+    if not value or len(ctx.hsa_override) > 1:
+        return None  # no global override, or the per-node form is in use beside it
+    vis = ctx.visible_devices
+    key = next((k for k in ("ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES") if vis.get(k)), None)
+    shown = len(_device_list(vis[key])) if key else 0
+    if shown < 2 or len({v.gfx for v in ctx.gpus if v.gfx}) >= 2:
+        return None
+    faults = ctx.error_hits(meta.compiled)
+    if not faults:
+        return None  # the setting alone may be harmless (GPUs of one target): it speaks when the GPUs fault
+    as_gfx = overrides.gfx_of_value(value) or value
+    where = s((ctx.access.sources or {}).get("env")) or "the environment"
+    ev = [f"HSA_OVERRIDE_GFX_VERSION={value} ({where}) makes the runtime report {as_gfx} for every GPU of the process",
+          f"{key}={vis[key]} shows the process {shown} GPUs; a GPU of another target than {as_gfx} then runs {as_gfx} "
+          f"code (illegal instructions or memory violations, GPU resets)"]
+    ev += faults[:3]
+    return Match(ev, community=True,
+                 fix=f"Give the override to the GPU that needs it only: HSA_OVERRIDE_GFX_VERSION_<node>={value} (the "
+                     f"node number rocminfo prints for that GPU, 'Node:'; the CPU is node 0) and unset "
+                     f"HSA_OVERRIDE_GFX_VERSION; or run one process per GPU with ROCR_VISIBLE_DEVICES.")
+
+
+_GPU_FAULT = re.compile(r"Memory access fault by GPU|HW Exception by GPU|Page not present or supervisor privilege", re.I)
+# a collective RCCL runs (its API names, its INFO log of one): the fault is in that collective's kernel
+_RCCL_COLLECTIVE = re.compile(r"\bnccl(?:AllReduce|AllGather|ReduceScatter|Broadcast|Reduce|AllToAll|Send|Recv)\b"
+                              r"|NCCL INFO (?:AllReduce|AllGather|ReduceScatter|Broadcast|Reduce): opCount")
+
+
+@rule("rccl-collective-gpu-fault")
+def rccl_collective_gpu_fault(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    """A GPU memory fault the paste ties to an RCCL collective (ncclAllReduce and kin): ROCr's queue error
+    handler prints the fault for whatever kernel faulted, here RCCL's, which reads and writes the other
+    GPUs' buffers through peer (P2P) or IPC mappings."""
+    faults = ctx.error_hits([_GPU_FAULT])
+    colls = ctx.error_hits([_RCCL_COLLECTIVE])
+    if not faults or not colls:
+        return None
+    ev = faults[:2] + colls[:2]
+    if len(ctx.gpus) > 1:
+        ev.append("GPUs: " + ", ".join(v.label for v in ctx.gpus))
+    return Match(ev)
+
+
+_NO_CODE = re.compile(r"no kernel image is available|hipErrorNoBinaryForGpu|invalid device function|"
+                      r"hipErrorInvalidDeviceFunction|The program ISA \S+ is not compatible with the device ISA", re.I)
+# the matrix-multiply path that goes through rocBLAS/hipBLAS (ggml's MUL_MAT ops hand large products to it)
+_BLAS_CALL = re.compile(r"\bMUL_MAT(?:_ID)? failed|\brocblas|\bhipblas(?!lt)|\bTensile|\bCijk_", re.I)
+_ISA_PAIR = re.compile(r"The program ISA amdgcn-amd-amdhsa--(gfx\w+)\S* is not compatible with the device ISA "
+                       r"amdgcn-amd-amdhsa--?(gfx\w+)")
+
+
+@rule("blas-library-of-another-gpu")
+def blas_library_of_another_gpu(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    """GPUs of two targets in one process and a BLAS kernel without code for the GPU it runs on: either a
+    build without one target, or rocBLAS before ROCm/rocm-libraries#4781 (merged 2026-02-20), which keeps one
+    Tensile solution library per process, loaded for the first GPU it is used on, so a GPU of another target is
+    handed kernels of the first (rocm-libraries#3413, rocBLAS#1346).  CLR's "The program ISA <a> is not
+    compatible with the device ISA <b>" with both targets in the machine settles it (an error then)."""
+    targets = sorted({support.normalize_gfx(v.gfx) for v in ctx.gpus if v.gfx} - {None, ""})
+    if len(targets) < 2:
+        return None
+    code = ctx.error_hits([_NO_CODE])
+    if not code:
+        return None
+    blas = ctx.error_hits([_BLAS_CALL])
+    pairs = [m.groups() for line in code for m in [_ISA_PAIR.search(line)] if m]
+    crossed = [(a, b) for a, b in pairs if a in targets and b in targets and a != b]
+    if not blas and not crossed:
+        return None
+    ev = code[:2] + blas[:2]
+    ev += [f"code built for {a} was loaded on the {b} GPU: both are in this machine" for a, b in crossed[:2]]
+    ev.append("GPU targets in the process: " + ", ".join(targets) + " (" + ", ".join(v.label for v in ctx.gpus) + ")")
+    return Match(ev, severity="error" if crossed else None)

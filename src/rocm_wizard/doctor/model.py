@@ -35,7 +35,12 @@ INFERRED_LAYER_RULES = ("unrecognised-failure", "failure-told-not-shown")
 STATUS_RULES = ("rocm-older-than-catalog", "rocm-dropped-gpu")
 # a known regression of an installed release whose symptom the paste shows (catalog/data/regressions.toml):
 # the release is the cause of that symptom whatever layer prints it, so it leads (s8-regress)
-CAUSE_RULES = ("known-regression",)
+# s9-helds: one global HSA_OVERRIDE_GFX_VERSION in a process shown several GPUs, with the GPU faults that follow
+# (a shader's error interrupt the kernel reports, a memory access fault the runtime reports): the setting is their
+# cause whatever layer prints them, as a release's regression is its symptom's
+# likewise a GPU memory fault the paste ties to an RCCL collective: the fault is in RCCL's kernel, whichever layer's
+# line (ROCr's "Memory access fault by GPU node-N") reports it
+CAUSE_RULES = ("known-regression", "hsa-override-every-visible-gpu", "rccl-collective-gpu-fault")
 
 
 def lead_key(finding: "Finding"):

@@ -41,6 +41,15 @@ _GCN_ARCH = lazy(r"gcnArchName='(?P<gfx>gfx[0-9a-f]{3,4})(?P<feat>(?::[a-z]+[+-]
 # a script's print of the same property on a line of its own: "GCN arch: gfx906:sramecc-:xnack-"
 _GCN_ARCH_LINE = lazy(r"^\s*(?:GCN arch|gcnArchName)\s*[:=]\s*'?(?P<gfx>gfx[0-9a-f]{3,4})(?P<feat>(?::[a-z]+[+-])*)'?\s*$", re.I)
 _PROPS_NAME = lazy(r"_CudaDeviceProperties\(name='(?P<name>[^']{1,120})'")
+# Ollama's GPU discovery (ollama/ollama discover/runner.go): the runner's device list as Go prints the struct,
+# "devices="[{DeviceID:{ID:0 Library:ROCm} Name:ROCm0 Description:AMD Radeon RX 6650M FilterID: Integrated:false
+# PCIID:0000:03:00.0 TotalMemory:..." (s9-helds), and the server's per-GPU line 'msg="inference compute" id=0
+# library=ROCm compute=gfx1030 name=ROCm0 description="AMD Radeon RX 6800" ... pci_id=0000:03:00.0 type=discrete'
+_OLLAMA_DEVICE = lazy(r"\{DeviceID:\{ID:(?P<idx>\d+) Library:ROCm\} Name:\S+ Description:(?P<name>[^{}]{1,120}?) "
+                      r"(?:FilterID:\S* )?Integrated:(?:true|false) PCIID:(?P<bdf>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])")
+_OLLAMA_COMPUTE = lazy(r'msg="inference compute" id=(?P<idx>\S+) .*?\blibrary=ROCm compute=(?P<gfx>gfx[0-9a-f]{3,4})\S* '
+                       r'.*?\bdescription="(?P<name>[^"]{1,120})"(?:.*?\bpci_id="?(?P<bdf>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:'
+                       r'[0-9a-fA-F]{2}\.[0-7]))?')
 _GGML_DEVICE = lazy(r"^(?:[\w.-]+\[\d+\]:)?\s*Device (?P<idx>\d+): (?P<name>[^,]{1,120}), (?P<gfx>gfx[0-9a-f]{3,4})(?::[a-z]+[+-])* \(0x[0-9a-f]+\)")
 # rocminfo's Name / Marketing Name lines as ROCm's issue template greps them ("GPU:" block)
 _AGENT_NAME = lazy(r"^\s*Name:\s+(?P<gfx>gfx[0-9a-f]{3,4})\s*$")
@@ -147,6 +156,10 @@ _AMD_SMI_BOX_TOP = lazy(r"^\|\s*AMD-SMI\s+(?P<tool>\d[\w.+-]{0,40})\s*\|$")
 _AMD_SMI_BOX_ROW = lazy(r"^\|\s*(?P<key>OS kernel Version|ROCm Version):\s*(?P<val>\S{1,60})\s*\|$", re.I)
 # modinfo amdgpu: "filename: /lib/modules/.../amdgpu.ko[.xz]" then "version: 6.16.6"
 _MODINFO_FILE = lazy(r"^filename:\s+\S*/amdgpu\.ko(?:\.\w+)?\s*$")
+# s9-helds: the module file modinfo resolves ("modinfo -n amdgpu", or its "filename:" field), which kmod looks up under
+# /lib/modules/$(uname -r) unless told another release (-k): the path names the running kernel
+_MODULE_PATH = lazy(r"^(?:filename:\s+)?/(?:usr/)?lib/modules/(?P<rel>\d+\.\d+[0-9A-Za-z.+_~-]{0,60})/"
+                    r"(?:kernel/drivers/gpu/drm/amd/amdgpu|updates(?:/dkms)?|extra)/amdgpu\.ko(?:\.\w+)?\s*$")
 _MODINFO_VERSION = lazy(r"^version:\s+(?P<ver>\d+\.\d+[0-9A-Za-z.~+-]{0,40})\s*$")
 _VERSION_ONLY = lazy(r"^(?P<ver>\d+\.\d+\.\d+(?:[.-][0-9A-Za-z]{1,20}){0,3})$")
 
@@ -166,7 +179,8 @@ _ROCBLAS_ARCH = lazy(r"\bfor GPU arch : (?P<gfx>gfx[0-9a-f]{3,4})(?::[a-z]+[+-])
 _NEEDLES = ("gpu arch : gfx", "gcn arch", "amdgpu", "kfd", "gcnarchname", "device ", "name:", "card", "| 0", "boot_image", '"card', "amd arch", "hip", "rocm", "linux", "kernel", "ubuntu",
             "debian", "fedora", "rocky", "alma", "red hat", "centos", "suse", "arch linux", "mint", "pop!_os",
             "manjaro", "python ", "successfully installed", "amd-smi", "version:", "did ", "uname", "advanced micro devices", "pci id",
-            "torch.__version__", "device-", "gpu architecture:", "-packages", "/.pyenv/versions/", "/cpython-")
+            "torch.__version__", "device-", "gpu architecture:", "-packages", "/.pyenv/versions/", "/cpython-", "library:rocm}",
+            "inference compute", "/lib/modules/")
 
 
 @lean_dataclass
@@ -279,6 +293,10 @@ def parse(text: object) -> PasteFacts:
                 if val not in bucket:
                     bucket.append(val)
                 continue
+        if "/lib/modules/" in l and "amdgpu.ko" in l:
+            m = _MODULE_PATH.match(line)
+            if m and m.group("rel") not in out.kernel_lines:
+                out.kernel_lines.append(m.group("rel"))
         if c0 == "f" and l.startswith("filename:"):
             modinfo_amdgpu = bool(_MODINFO_FILE.match(line))
         elif modinfo_amdgpu and c0 == "v" and l.startswith("version:"):
@@ -464,13 +482,33 @@ def parse(text: object) -> PasteFacts:
                     names_seen.add(key)
                     out.gpus.append(PasteGpu("torch", name=name, gfx_target=m.group("gfx"),
                                              isa_features=m.group("feat") or None))
+        if "library:rocm} name:" in l or ('"inference compute"' in l and "library=rocm" in l):
+            found = False
+            for m in (_OLLAMA_DEVICE.finditer(line) if "library:rocm}" in l else ()):
+                key = ("ollama", m.group("idx"), m.group("bdf"))
+                found = True
+                if key not in names_seen:
+                    names_seen.add(key)
+                    out.gpus.append(PasteGpu("ollama", name=m.group("name").strip(), bdf=m.group("bdf").lower(),
+                                             card=int(m.group("idx"))))
+            m = _OLLAMA_COMPUTE.search(line) if not found else None
+            if m:
+                key = ("ollama", m.group("idx"), m.group("bdf"))
+                if key not in names_seen:
+                    names_seen.add(key)
+                    out.gpus.append(PasteGpu("ollama", name=m.group("name").strip(), gfx_target=m.group("gfx"),
+                                             bdf=(m.group("bdf") or "").lower() or None,
+                                             card=int(m.group("idx")) if m.group("idx").isdigit() else None))
+            continue
         if has_dev and "device " in l and "gfx" in l and (l.startswith("device ") or "]:" in l):
             m = _GGML_DEVICE.match(line)
             if m:
                 key = ("ggml", m.group("idx"), m.group("name"))
                 if key not in names_seen:
                     names_seen.add(key)
-                    out.gpus.append(PasteGpu("ggml", name=m.group("name").strip(), gfx_target=m.group("gfx")))
+                    # the device index keeps four identical MI50s four GPUs (s9-helds, as rocm-smi's card index)
+                    out.gpus.append(PasteGpu("ggml", name=m.group("name").strip(), gfx_target=m.group("gfx"),
+                                             card=int(m.group("idx"))))
         if c0 == "d" and l.startswith("device id ") and "gfx" in l:
             m = _BENCH_DEVICE.match(line)
             if m and ("bench", m.group("idx")) not in names_seen:

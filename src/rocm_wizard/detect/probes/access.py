@@ -114,6 +114,68 @@ def _pasted_overrides(source: Source, a: AccessInfo) -> None:
                        % (m.group("k"), m.group("v"), paste_label(name)))
 
 
+# s9-helds: the visible-device masks the user shows setting, read like the override above.  ROCr applies
+# ROCR_VISIBLE_DEVICES first and HIP numbers what is left for HIP_VISIBLE_DEVICES / CUDA_VISIBLE_DEVICES
+# (ROCm's "GPU isolation techniques"; torch/cuda/__init__.py _parse_visible_devices), so doctor needs both as set.
+# Forms: "export ROCR_VISIBLE_DEVICES=1", "ROCR_VISIBLE_DEVICES=0 ./llama-server", Environment="HIP_VISIBLE_DEVICES=1"
+# (a systemd unit), "-e HIP_VISIBLE_DEVICES=1" (docker run), "ENV ROCR_VISIBLE_DEVICES=0", os.environ["..."] = "1",
+# "HIP_VISIBLE_DEVICES:1" / "ROCR_VISIBLE_DEVICES: \"0\"" (a deployment's env list, compose), and Ollama's
+# "server config env=map[... ROCR_VISIBLE_DEVICES:1,0 ...]" (what the server was started with).  Not read: a
+# commented-out line (#Environment=..., "# REMOVED ... ROCR_VISIBLE_DEVICES=..."), and the masks Ollama sets itself
+# for its discovery runners (extraEnvs=map[...], extra_envs=..., msg=subprocess ...): they are not the user's.
+_VISIBLE_KEYS = ("ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL")
+_VISIBLE_VALUE = r"(?P<v>(?:\d+|GPU-[0-9A-Za-z-]+)(?:\s*,\s*(?:\d+|GPU-[0-9A-Za-z-]+))*)"
+_VISIBLE_SET = lazy(r"^(?:\$\s+)?(?:-\s+)?(?:export\s+|set\s+|Environment=\"?|ENV\s+)?(?P<k>(?:ROCR|HIP|CUDA)_VISIBLE_DEVICES|GPU_DEVICE_ORDINAL)"
+                    r"[\"']?\s*(?:=|:\s*)[\"']?" + _VISIBLE_VALUE + r"[\"']?(?:\s|$)")
+_VISIBLE_ANY = lazy(r"(?:(?<![\w-])(?:-e|--env)\s+|os\.environ\[[\"']|\$Env:)(?P<k>(?:ROCR|HIP|CUDA)_VISIBLE_DEVICES|GPU_DEVICE_ORDINAL)"
+                    r"[\"'\]]*\s*=\s*[\"']?" + _VISIBLE_VALUE)
+_VISIBLE_OLLAMA = lazy(r"(?<![\w])(?P<k>(?:ROCR|HIP|CUDA)_VISIBLE_DEVICES|GPU_DEVICE_ORDINAL):" + _VISIBLE_VALUE + r"[ \]]")
+_NOT_USERS = ("extraenvs=", "extra_envs=", "msg=subprocess", "starting runner")
+
+
+def _pasted_visible(source: Source, a: AccessInfo) -> None:
+    """ROCR_/HIP_/CUDA_VISIBLE_DEVICES and GPU_DEVICE_ORDINAL as a paste shows them set, when the environment
+    read has none of them."""
+    if any(k in a.env for k in _VISIBLE_KEYS):
+        return
+    from ._core_util import paste_label, pastes
+
+    found: Dict[str, Tuple[str, str]] = {}
+    for name, text in pastes(source):
+        if "VISIBLE_DEVICES" not in text and "GPU_DEVICE_ORDINAL" not in text:
+            continue
+        lines = text.replace("\r", "\n").split("\n")
+        for i, raw in enumerate(lines):
+            if "server config" in raw and "map[" in raw and not raw.rstrip().endswith(("]\"", "]")):
+                # Ollama's one-line env map wrapped by a terminal or a copy: its continuation lines belong to it
+                for more in lines[i + 1:i + 4]:
+                    raw += more
+                    if more.rstrip().endswith(("]\"", "]")):
+                        break
+            if ("VISIBLE_DEVICES" not in raw and "GPU_DEVICE_ORDINAL" not in raw) or len(raw) > 8000:
+                continue
+            line = raw.strip(" \t`>")
+            low = line.lower()
+            if line.startswith("#") and not line.startswith("# export "):
+                continue  # a comment (or a root prompt without export: too close to a comment to tell)
+            if "server config" in line:
+                # the map lists every key once (empty when unset): take each set one
+                hits = list(_VISIBLE_OLLAMA.finditer(line.split("map[", 1)[1])) if "map[" in line else []
+            elif any(w in low for w in _NOT_USERS):
+                continue
+            else:
+                m = _VISIBLE_SET.match(line) or _VISIBLE_ANY.search(line)
+                hits = [m] if m else []
+            for m in hits:
+                k, v = m.group("k"), re.sub(r"\s+", "", m.group("v"))
+                if k not in found:
+                    found[k] = (v, paste_label(name) + " ('%s')" % line[:120])
+    for k, (v, where) in found.items():
+        a.env[k] = v
+        a.sources.setdefault("visible_devices", where)
+        a.note("%s=%s is taken from %s; it is what the user set, not this session's environment" % (k, v, where))
+
+
 def probe(source: Source, system: System) -> None:
     a: AccessInfo = system.access
     e = env(source)
@@ -121,6 +183,7 @@ def probe(source: Source, system: System) -> None:
     if a.env:
         a.sources["env"] = "env"
     _pasted_overrides(source, a)
+    _pasted_visible(source, a)
     path = e.get("PATH")
     if path is not None:
         a.put("path_has_rocm_bin", any(_ROCM_BIN.match(p) for p in path.split(":")), "env:PATH")
