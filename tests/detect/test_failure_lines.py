@@ -284,3 +284,19 @@ def test_in_a_generic_error_text_the_lines_above_come_before_the_kind():
     assert _in_fixture("228", "N: Updating from such a repository can't be done securely, and is therefore disabled by default.")
     assert fl.scan([(text, "error-log", "t")])[0][1] == "packaging"
     assert fl.scan([(text, "collect_env", "t")])[0][1] == "framework"  # a known tool's kind still wins
+
+
+@pytest.mark.parametrize("line, layer", [
+    # amdgpu/amdkfd's own prefixes place a line at kernel though it speaks of queues (s9-sweepkern):
+    # mes_v12_0.c, kfd_device_queue_manager.c, amdgpu_userqueue.c forms with made-up tails no row knows
+    ("[   92.344425] amdgpu 0000:45:00.0: amdgpu: MES(1) failed to respond to msg=SOME_NEW_QUEUE_OP", "kernel"),
+    ("[  950.818171] kfd kfd: amdgpu: queue 3 of process 4321 failed to map", "kernel"),
+    ("[  812.345678] [drm:amdgpu_userq_new_thing [amdgpu]] *ERROR* queue 2 failed to suspend", "kernel"),
+    ("[    5.123456] amdgpu 0000:03:00.0: [drm] *ERROR* agent queue setup failed", "kernel"),
+    # ... unless the line names the firmware, which the firmware row places
+    ("[    5.123456] amdgpu 0000:03:00.0: amdgpu: PSP firmware queue setup failed", "firmware"),
+    # the runtime's own queue lines stay the runtime's
+    ("hsa_queue_create failed: HSA_STATUS_ERROR_OUT_OF_RESOURCES", "runtime"),
+])
+def test_the_kernel_drivers_prefix_places_a_line_at_kernel(line, layer):
+    assert fl.layer_of(line, "dmesg") == layer

@@ -110,3 +110,56 @@ def test_on_the_real_kernel_logs_every_gpu_event_it_finds_is_recognised():
                 break  # one hit per class and file is enough
     assert hits >= 10, "the real logs should show some of the analyser's GPU events"
     assert not missed, missed
+
+
+# s9-sweepkern: the layer, and the analyser's catch-all over the swept kernel messages.
+PROBLEM = ("warning", "error", "critical")
+COVERAGE = Path(__file__).resolve().parents[1] / "data" / "coverage_sources.toml"
+_CATCH_ALL = next(c for c in CASES if c["message"] == "Unknown dmesg error")
+_STAMP = re.compile(r"^\s*\[\s*\d+\.\d+\]\s*")
+
+
+def test_doctor_warns_at_the_rows_layer_on_each_gpu_event(tmp_path):
+    """doctor over a folder holding only the analyser's text: a warning or worse at the layer of the
+    first expected catalogue row (the event is reported where the user acts, not only recognised)."""
+    from rocm_wizard.detect import detect_snapshot
+    from rocm_wizard.doctor import diagnose
+
+    wrong, checked = [], 0
+    for i, case in enumerate(c for c in CASES if "expect" in c):
+        rows = [e for e in case["expect"] if error_signatures.failure(e) is not None]
+        if not rows:
+            continue
+        layer = error_signatures.failure_layer(rows[0])
+        d = tmp_path / str(i)
+        d.mkdir()
+        (d / "dmesg.txt").write_text(case["text"] + "\n", encoding="utf-8")
+        found = {(f.layer, f.severity) for f in diagnose(detect_snapshot(str(d))).findings}
+        checked += 1
+        if not any(lay == layer and sev in PROBLEM for lay, sev in found):
+            wrong.append((case["message"], layer, sorted(found, key=str)))
+    assert checked >= 25
+    assert not wrong, wrong
+
+
+def _swept_kernel_messages():
+    with open(COVERAGE, "rb") as fh:
+        messages = tomllib.load(fh)["message"]
+    return [m for m in messages if m["source"].startswith("torvalds/linux") and m["status"] != "left"
+            and "amdgpu" in m["line"]]
+
+
+def test_the_catch_all_class_on_every_swept_kernel_message():
+    """amd-node-scraper reports any amdgpu line dmesg prints at err/crit level ('Unknown dmesg error',
+    on `dmesg -x --time-format iso` output): each amdgpu/amdkfd message of the failure sweep
+    (tests/data/coverage_sources.toml), printed in that form, is one it reports and one the
+    catalogue knows by the row the sweep names."""
+    swept = _swept_kernel_messages()
+    assert len(swept) >= 80
+    missed = []
+    for m in swept:
+        text = "kern  :err   : 2026-01-01T00:00:00,000000+00:00 " + _STAMP.sub("", m["line"])
+        assert re.search(_CATCH_ALL["regex"], text, _flags(_CATCH_ALL)), text
+        if m["row"] not in {sig.id for sig, _ in error_signatures.scan(text)}:
+            missed.append((m["row"], text[:140]))
+    assert not missed, missed
