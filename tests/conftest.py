@@ -57,12 +57,21 @@ def host_guard(request):
         pytest.fail("host guard: " + "; ".join(new), pytrace=False)
 
 
+@pytest.fixture(scope="session")
+def host_state_dirs(tmp_path_factory):
+    """The folder of the tests' own ``host_state`` folders (``host/0``, ``host/1``...), one per process.
+    They were numbered folders of pytest's base directory itself (``host0``, ``host1``...), which is
+    never emptied during a run: every later ``mktemp``/``tmp_path`` there lists it to find the next
+    number, so making a folder cost time in proportion to the tests run before (rwtest/hoststate.py)."""
+    return hoststate.Folders(str(tmp_path_factory.mktemp("host", numbered=False)))
+
+
 @pytest.fixture(autouse=True)
-def host_state(request, monkeypatch, tmp_path_factory):
+def host_state(request, monkeypatch, host_state_dirs):
     """The one place tests are made blind to the host's state (rwtest/hoststate.py): the catalog
     overlay, XDG cache/state/config, the log root and VIRTUAL_ENV point at this test's own folder;
     a test that opens rocm-wizard's state or /etc/apt on the host fails, naming the path."""
-    hoststate.redirect(monkeypatch, str(tmp_path_factory.mktemp("host", numbered=True)))
+    hoststate.redirect(monkeypatch, host_state_dirs.new())
     start = len(hoststate.opened)
     hoststate.watch(request.node.get_closest_marker("reads_host") is None)
     yield

@@ -28,6 +28,29 @@ def test_each_test_has_its_own_overlay_caches_and_log_root(tmp_path_factory):
     assert str(paths.__file__)  # (imported: the log root follows ROCM_WIZARD_LOG_DIR, execute/paths.py)
 
 
+def test_the_tests_folders_are_not_in_pytests_base_directory(tmp_path_factory):
+    # that one is listed by every tmp_path and mktemp (to number the next folder); the tests' own
+    # folders are made in one folder of it (rwtest/hoststate.py's Folders)
+    folder = os.path.dirname(os.environ["XDG_CACHE_HOME"])
+    assert os.path.isdir(folder)
+    assert os.path.dirname(folder) != str(tmp_path_factory.getbasetemp())
+
+
+def test_a_new_folder_is_made_without_listing_the_parent(tmp_path, monkeypatch):
+    folders = hoststate.Folders(str(tmp_path))
+    (tmp_path / "1").mkdir()  # taken already: skipped
+    (tmp_path / "1" / "left").write_text("x")
+
+    def no_listing(*_a, **_k):
+        raise AssertionError("the parent was listed")
+    monkeypatch.setattr(os, "listdir", no_listing)
+    monkeypatch.setattr(os, "scandir", no_listing)
+    made = [folders.new() for _ in range(3)]
+    monkeypatch.undo()
+    assert made == [str(tmp_path / n) for n in ("0", "2", "3")]
+    assert all(os.listdir(p) == [] for p in made) and os.listdir(tmp_path / "1") == ["left"]
+
+
 def test_a_test_that_opens_the_hosts_state_fails(tmp_path):
     case = tmp_path / "test_peek.py"
     case.write_text("import os\n\ndef test_peek():\n"

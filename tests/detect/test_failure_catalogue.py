@@ -5,8 +5,11 @@ fixture under ``tests/data/real`` or from ``tests/data/failure_examples.toml`` w
 its own pattern matches and that no earlier row of another layer claims first."""
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Mapping, Tuple
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -40,15 +43,18 @@ def _rx(row) -> re.Pattern:
     return error_signatures.pattern(error_signatures.by_id(row.id))
 
 
-def _real_texts():
-    return [p.read_text(encoding="utf-8", errors="replace") for p in sorted(REAL.glob("*/*.txt"))]
+# read once per process, not once per row (each test_example_is_a_real_line read all ~1000 pastes again)
+@functools.lru_cache(maxsize=None)
+def _real_texts() -> Tuple[str, ...]:
+    return tuple(p.read_text(encoding="utf-8", errors="replace") for p in sorted(REAL.glob("*/*.txt")))
 
 
-def _public_examples():
+@functools.lru_cache(maxsize=None)
+def _public_examples() -> Tuple[Mapping[str, Any], ...]:
     if not EXAMPLES_FILE.is_file():
-        return []
+        return ()
     with open(EXAMPLES_FILE, "rb") as fh:
-        return tomllib.load(fh).get("example", [])
+        return tuple(MappingProxyType(e) for e in tomllib.load(fh).get("example", []))
 
 
 def test_the_catalogue_is_there_and_ids_are_unique():

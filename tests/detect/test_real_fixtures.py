@@ -22,9 +22,8 @@ from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 import pytest
-from rwtest import ci
+from rwtest import ci, realrun
 
-from rocm_wizard.detect import detect_snapshot
 from rocm_wizard.model import System
 
 
@@ -81,7 +80,7 @@ CASES = _cases()
 
 @functools.lru_cache(maxsize=None)
 def system_of(folder: Path) -> System:
-    return detect_snapshot(str(folder))
+    return realrun.snapshot(folder)  # shared with the doctor tier's fixture-wide files
 
 
 @functools.lru_cache(maxsize=None)

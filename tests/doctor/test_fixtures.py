@@ -9,13 +9,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from rwtest import ci
-
-from rocm_wizard.doctor import diagnose
+from rwtest import ci, realrun
 
 REAL = ci.REAL
-
-from rocm_wizard.detect import detect_snapshot
 
 
 def _fixture_dirs():
@@ -29,8 +25,7 @@ def run(name: str):
     if name not in _CACHE:
         if not (REAL / name).is_dir():
             ci.missing(f"fixture {name} not present in {REAL}")
-        system = detect_snapshot(str(REAL / name))
-        _CACHE[name] = (system, diagnose(system))
+        _CACHE[name] = realrun.run(REAL / name)  # shared with the other fixture-wide files
     return _CACHE[name]
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import List
 
 import pytest
+from rwtest import realrun
 
 from rocm_wizard.detect import detect_snapshot, error_signatures
 from rocm_wizard.doctor import diagnose
@@ -95,7 +96,7 @@ def _folders() -> List[Path]:
 
 @functools.lru_cache(maxsize=None)
 def _diag(folder: Path):
-    return diagnose(detect_snapshot(str(folder)))
+    return realrun.diagnosis(folder)
 
 
 FAILING = [pytest.param(f, id=f.name[:3], marks=[pytest.mark.xfail(strict=True, reason=MISSES[f.name[:3]])]

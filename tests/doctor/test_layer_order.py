@@ -13,9 +13,8 @@ from pathlib import Path
 from typing import List
 
 import pytest
+from rwtest import realrun
 
-from rocm_wizard.detect import detect_snapshot
-from rocm_wizard.doctor import diagnose
 from rocm_wizard.doctor.model import INFERRED_LAYER_RULES, ROOT_CAUSE_ORDER, Finding, lead_key
 from rocm_wizard.doctor.recommend import sort_findings
 from rocm_wizard.doctor.registry import LAYERS
@@ -38,7 +37,7 @@ def _labels(folder: Path) -> dict:
 
 @functools.lru_cache(maxsize=None)
 def _problems(folder: Path) -> List[Finding]:
-    return [f for f in diagnose(detect_snapshot(str(folder))).findings if f.severity in PROBLEM]
+    return [f for f in realrun.diagnosis(folder).findings if f.severity in PROBLEM]
 
 
 LABELLED = [f for f in sorted(FIXTURES.iterdir()) if (f / "labels.toml").is_file()

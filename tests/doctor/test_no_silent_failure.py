@@ -9,10 +9,9 @@ from pathlib import Path
 from typing import List
 
 import pytest
+from rwtest import realrun
 
 from rocm_wizard.cli import main
-from rocm_wizard.detect import detect_snapshot
-from rocm_wizard.doctor import diagnose
 from rocm_wizard.exitcodes import PENDING
 
 try:
@@ -52,7 +51,7 @@ def _failing(folder: Path) -> bool:
 
 @functools.lru_cache(maxsize=None)
 def _diag(folder: Path):
-    return diagnose(detect_snapshot(str(folder)))
+    return realrun.diagnosis(folder)
 
 
 FAILING = [pytest.param(f, id=f.name[:3], marks=[pytest.mark.xfail(strict=True, reason=MISSES[f.name[:3]])]

@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Dict, List
 
 import pytest
+from rwtest import realrun
 
 from rocm_wizard.detect import detect_snapshot
-from rocm_wizard.doctor import diagnose
 
 try:
     import tomllib  # type: ignore[import-not-found]
@@ -43,7 +43,7 @@ def _folders() -> List[Path]:
 
 @functools.lru_cache(maxsize=None)
 def _findings(folder: Path):
-    return {f.id: f for f in diagnose(detect_snapshot(str(folder))).findings}
+    return {f.id: f for f in realrun.diagnosis(folder).findings}
 
 
 FAILING = [pytest.param(f, id=f.name[:3], marks=[pytest.mark.xfail(strict=True, reason=MISSES[f.name[:3]])]

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rwtest import realrun
+
 from rocm_wizard.detect import detect_snapshot
 from rocm_wizard.doctor import diagnose
 from rocm_wizard.doctor.model import PROBLEM_SEVERITIES
@@ -141,7 +143,7 @@ def test_healthy_fixtures_get_no_release_finding():
                and tomllib.loads((d / "labels.toml").read_text(encoding="utf-8")).get("failure_class") == "none"]
     assert len(healthy) >= 50
     for d in healthy:
-        ids = diagnose(detect_snapshot(str(d))).ids()
+        ids = realrun.diagnosis(d).ids()
         assert "known-regression" not in ids and "release-changed" not in ids, d.name
 
 

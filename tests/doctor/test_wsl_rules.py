@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from rwtest import ci
+from rwtest import ci, realrun
 
 from rocm_wizard.detect import detect_snapshot
 from rocm_wizard.doctor import diagnose
@@ -36,7 +36,7 @@ def _ids(diag):
 
 @pytest.mark.parametrize("folder,expected", _labelled())
 def test_real_wsl_pastes_get_the_experts_finding(folder, expected):
-    diag = diagnose(detect_snapshot(str(folder)))
+    diag = realrun.diagnosis(folder)
     assert set(expected) <= _ids(diag), sorted(_ids(diag))
     for f in diag.findings:
         if f.id in expected:

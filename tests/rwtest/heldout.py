@@ -6,8 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional, Set
 
-from rocm_wizard.detect import detect_snapshot, error_signatures
-from rocm_wizard.doctor import diagnose
+from rocm_wizard.detect import error_signatures
+
+from . import realrun
 
 REAL = Path(__file__).resolve().parents[1] / "data" / "real"
 PROBLEM = ("warning", "error", "critical")
@@ -20,7 +21,7 @@ def ids(text: str) -> Set[str]:
 
 def lead_layer(folder: Path) -> Optional[str]:
     """The layer of doctor's first finding of warning or worse on ``folder``."""
-    diag = diagnose(detect_snapshot(str(folder)))
+    diag = realrun.diagnosis(folder)
     problems = [f for f in diag.findings if f.severity in PROBLEM]
     return problems[0].layer if problems else None
 

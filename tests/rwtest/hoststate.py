@@ -14,6 +14,7 @@ the test's own directories, and a test that opens it on the host anyway fails.
 """
 from __future__ import annotations
 
+import itertools
 import os
 import sys
 from typing import Dict, List, Optional
@@ -74,6 +75,24 @@ def install() -> None:
 def watch(on: bool) -> None:
     global _active
     _active = on
+
+
+class Folders:
+    """A new empty folder per test under ``parent`` (``0``, ``1``...), made in constant time: the
+    next number is counted here, not found by listing ``parent`` as pytest's numbered folders are."""
+
+    def __init__(self, parent: str) -> None:
+        self.parent = parent
+        self._next = itertools.count()
+
+    def new(self) -> str:
+        while True:
+            path = os.path.join(self.parent, str(next(self._next)))
+            try:
+                os.mkdir(path, 0o700)
+            except FileExistsError:
+                continue
+            return path
 
 
 def environment(directory: str) -> Dict[str, str]:
