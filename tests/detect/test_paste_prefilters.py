@@ -209,8 +209,15 @@ def test_split_asks_only_lines_that_can_be_commands(monkeypatch):
     edge = "\n".join(EDGE_LINES + ["\u00a0rocminfo --support", "\x0bdpkg -l", "\u2003lsmod | grep amdgpu", "",
                                    "bash$ rocminfo", "x@y:~$ uname -a", "\u276f lspci", "\u279c  dmesg | tail",
                                    "# lsmod", "FOO=1 rocminfo", "/opt/rocm/bin/rocminfo", "sudo dmesg", "[ 1.0] x",
-                                   "bob@box:~% rocminfo", "bob@box> lsmod", "(venv) bob@box:~% dmesg"])
-    texts = TEXTS + ["\n".join(TEXTS), edge, "\n\n".join(EDGE_LINES)]
+                                   "bob@box:~% rocminfo", "bob@box> lsmod", "(venv) bob@box:~% dmesg",
+                                   # a first character of a tool's name, sudo, a path or VAR=value, and then not
+                                   "Sudo rocminfo", "sudo", "s rocminfo", "ROCMINFO=1 dpkg -l | grep rocm", "R=1",
+                                   "Rocminfo --support", "_=1 lsmod", "_x lsmod", "X rocminfo", "rocm", "r",
+                                   "ls", "l", "ls -la /opt/rocm", "lsmod\t| grep amdgpu", "dpkg\u00a0-l", "id -nG",
+                                   "i", "env | grep HSA", "e", "/", "/x", "~/x", "pip3 list ", "pip list\u3000"])
+    fenced = "x\n```\nrocminfo\n```\nlsmod | grep amdgpu\n~~~\n$ dmesg\n~~~\n"
+    texts = TEXTS + ["\n".join(TEXTS), edge, "\n\n".join(EDGE_LINES), fenced, edge.replace("\u276f", ">").replace("\u279c", ">"),
+                     "\u276f lspci\n" + fenced + "\n\n" + edge]
     fast = [recognize.split(t) for t in texts]
     monkeypatch.setattr(recognize, "_SPLIT_PRECHECK", False)
     assert fast == [recognize.split(t) for t in texts]
