@@ -612,12 +612,20 @@ def recognize(text: str, name: str = "paste") -> List[Segment]:
     # a segment's text is made of the paste's lines (or is one of them, stripped): where the paste
     # has no character that makes the anchors unsure, none of its segments has one
     sure = isinstance(text, str) and _UNSURE.search(text) is None
-    for label, cmd, body in segments:
-        try:
-            kind = _kind(body, cmd, sure)
-        except Exception:
-            kind = None
-        out.append((kind, body, label))
+    if sure:  # (nor any control character or CR that the parsers' line cleaning would look for)
+        from .parsers import _paste
+
+        _paste.known_clean([body for _l, _c, body in segments])
+    try:
+        for label, cmd, body in segments:
+            try:
+                kind = _kind(body, cmd, sure)
+            except Exception:
+                kind = None
+            out.append((kind, body, label))
+    finally:
+        if sure:
+            _paste.known_clean()
     return out
 
 
