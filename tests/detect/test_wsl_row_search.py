@@ -71,3 +71,18 @@ def test_rows_after_other_places_and_across_blank_lines(text, start):
 def test_no_row_no_match():
     assert wsl._row_search(wsl._ROCDXG_ROW, "Unable to locate package librocdxg\n", "rocdxg") is None
     assert wsl._row_search(wsl._ROCDXG_ROW, "nothing here\n", "rocdxg") is None
+
+
+@pytest.mark.parametrize("make", [
+    lambda n: "librocdxg " * (n // 10),  # one huge line full of names: looked back over once
+    lambda n: "x librocdxg\n" * (n // 12),
+    lambda n: ("ii" + " \n" * 50 + "  rocdxg-roct ") * (n // 120),
+    lambda n: "hsa-runtime-rocr4wsl-amdgpu" * (n // 27),
+])
+def test_linear_on_names_everywhere(make):
+    # a scan that looked back over a line once per name on it would not finish in the test's time
+    text = make(4 * 1024 * 1024)
+    for rx, needle in ((wsl._ROCDXG_ROW, "rocdxg"), (wsl._ROCR4WSL_ROW, "rocr4wsl")):
+        got = wsl._row_search(rx, text, needle)
+        want = rx.search(text)
+        assert (got.span() if got else None) == (want.span() if want else None)

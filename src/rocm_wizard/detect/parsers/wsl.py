@@ -91,7 +91,7 @@ def _row_search(rx, text: str, needle: str):
     """``rx.search(text)`` for an installed-package row pattern (:data:`_PKG_ROW`) whose package names
     each hold ``needle`` once (on one line, as a name has no line end), tried only where such a row
     can start: the line of each place ``needle`` is, and the ``ii`` before it where only blanks (new
-    lines among them: ``\s+``) come between (dpkg -l's first column).  A row that names a later place
+    lines among them: ``\s+``) come between (dpkg -l's first column); each line once.  A row that names a later place
     starts after an earlier place (only ``ii`` and blanks come before its name), so the first row
     found this way is the first in the text.  (``re.M``: ``^`` sees the text before the start.)"""
     tried = set()
@@ -108,7 +108,12 @@ def _row_search(rx, text: str, needle: str):
                 m = rx.match(text, start)
                 if m:
                     return m
-        i = text.find(needle, i + 1)
+        # (a later place on the same line has the same starts: the next line's places, so that no
+        # line is looked back over twice -- linear however many places a line holds)
+        end = text.find("\n", i)
+        if end < 0:
+            break
+        i = text.find(needle, end)
     return None
 
 
