@@ -209,8 +209,41 @@ def test_split_asks_only_lines_that_can_be_commands(monkeypatch):
     edge = "\n".join(EDGE_LINES + ["\u00a0rocminfo --support", "\x0bdpkg -l", "\u2003lsmod | grep amdgpu", "",
                                    "bash$ rocminfo", "x@y:~$ uname -a", "\u276f lspci", "\u279c  dmesg | tail",
                                    "# lsmod", "FOO=1 rocminfo", "/opt/rocm/bin/rocminfo", "sudo dmesg", "[ 1.0] x",
-                                   "bob@box:~% rocminfo", "bob@box> lsmod", "(venv) bob@box:~% dmesg"])
-    texts = TEXTS + ["\n".join(TEXTS), edge, "\n\n".join(EDGE_LINES)]
+                                   "bob@box:~% rocminfo", "bob@box> lsmod", "(venv) bob@box:~% dmesg",
+                                   # a first character of a tool's name, sudo, a path or VAR=value, and then not
+                                   "Sudo rocminfo", "sudo", "s rocminfo", "ROCMINFO=1 dpkg -l | grep rocm", "R=1",
+                                   "Rocminfo --support", "_=1 lsmod", "_x lsmod", "X rocminfo", "rocm", "r",
+                                   "ls", "l", "ls -la /opt/rocm", "lsmod\t| grep amdgpu", "dpkg\u00a0-l", "id -nG",
+                                   "i", "env | grep HSA", "e", "/", "/x", "~/x", "pip3 list ", "pip list\u3000"])
+    fenced = "x\n```\nrocminfo\n```\nlsmod | grep amdgpu\n~~~\n$ dmesg\n~~~\n"
+    texts = TEXTS + ["\n".join(TEXTS), edge, "\n\n".join(EDGE_LINES), fenced, edge.replace("\u276f", ">").replace("\u279c", ">"),
+                     "\u276f lspci\n" + fenced + "\n\n" + edge]
     fast = [recognize.split(t) for t in texts]
     monkeypatch.setattr(recognize, "_SPLIT_PRECHECK", False)
     assert fast == [recognize.split(t) for t in texts]
+
+
+def test_segments_taken_as_clean_only_while_recognised_and_only_where_clean(monkeypatch):
+    # recognize() tells the parsers' line cleaning that a paste without control characters has
+    # segments without them (_paste.known_clean): the cleaning is then not asked of them, which gives
+    # the same lines; a paste with one is cleaned as before; nothing is kept after the call
+    from rocm_wizard import termsafe
+    from rocm_wizard.detect.parsers import _paste
+
+    seen = []
+    real = _paste.known_clean
+    monkeypatch.setattr(_paste, "known_clean", lambda texts=(): (seen.append(list(texts)), real(texts)))
+    for text in TEXTS[:60] + ["$ rocminfo\n\x1b[31mAgent 1\x1b[0m\n  Name: gfx1100\n", "a\rb\n$ lsmod\namdgpu 1 0\n"]:
+        seen.clear()
+        got = recognize.recognize(text)
+        assert not _paste._KNOWN_CLEAN
+        if recognize._UNSURE.search(text) is None:
+            bodies = seen[0]
+            assert bodies == [body for _k, body, _l in got] and seen[-1] == []
+            assert all(termsafe.clean(b) == b and "\r" not in b for b in bodies)  # (what is left out)
+            real(bodies)
+            taken = [_paste._clean(b, d) for b in bodies for d in (True, False)]
+            real()
+            assert taken == [_paste._clean(b, d) for b in bodies for d in (True, False)]
+        else:
+            assert not seen

@@ -237,6 +237,17 @@ class LibraryGap:
 
 def split_target(target: object) -> Tuple[str, frozenset]:
     """``gfx90a:sramecc+:xnack-`` (or ``amdgcn-amd-amdhsa--gfx90a:...``) -> ("gfx90a", {sramecc+, xnack-})."""
+    if isinstance(target, str) and len(target) <= 200:
+        return _split_target_str(target)  # (the diagnosis asks it of the same few targets thousands of times)
+    return _split_target(target)
+
+
+@functools.lru_cache(maxsize=1024)
+def _split_target_str(target: str) -> Tuple[str, frozenset]:
+    return _split_target(target)
+
+
+def _split_target(target: object) -> Tuple[str, frozenset]:
     from .support import normalize_gfx
 
     text = str(target or "").strip()

@@ -126,6 +126,10 @@ def _literal_start(alternative: str) -> str:
 # how the tools' names of _TOOLS start: a bare command line without sudo, VAR=value or a path
 # starts with one of them
 _TOOL_STARTS = tuple(sorted({_literal_start(t) for t in _TOOLS.split("|")}))
+# the same by their first character, "sudo" among them: what a line that starts with that character
+# must start with to be a bare command line, short of a path or a VAR=value word (split's first test)
+_BARE_STARTS_OF: Dict[str, Tuple[str, ...]] = {
+    c: tuple(dict.fromkeys(t for t in _TOOL_STARTS + ("sudo",) if t[:1] in (c, ""))) for c in _BARE_FIRST}
 
 Segment = Tuple[Optional[str], str, str]  # (kind, text, label)
 
@@ -200,6 +204,10 @@ def split(text: str) -> List[Tuple[str, Optional[str], str]]:
     bare: Optional[str] = None  # the last command line when it had no prompt (it may be a sentence)
     count = 0
     pre = _SPLIT_PRECHECK
+    # (characters the whole text lacks are not looked for line by line)
+    fences = "```" in text or "~~~" in text
+    arrows = "\u276f" in text or "\u279c" in text
+    starts_of = _BARE_STARTS_OF
 
     def flush() -> bool:
         nonlocal cur, count, bare
@@ -220,16 +228,22 @@ def split(text: str) -> List[Tuple[str, Optional[str], str]]:
         return False
 
     for line in lines:
-        if ("```" in line or "~~~" in line) and _FENCE.match(line):  # (a fence holds one of them)
+        if fences and ("```" in line or "~~~" in line) and _FENCE.match(line):  # (a fence holds one of them)
             if flush():
                 cmd = None  # the prompt's output ended; a fence right after a prompt keeps it
             continue
         # (_prompt_command's own first tests, without the call: a line with no prompt character
         # whose first character no bare command line starts with, after the blanks strip() takes
-        # away other than space and tab, is no command)
+        # away other than space and tab, is no command; nor is one that starts with such a
+        # character -- so strip() keeps the line's start -- but with no tool's name, "sudo", path or
+        # VAR=value word)
         c0 = line[:1]
-        if not pre or c0 in _BARE_FIRST or "@" in line or "$" in line or "#" in line or "\u276f" in line or "\u279c" in line \
-                or (c0.isspace() and c0 not in " \t"):
+        if not pre or "@" in line or "$" in line or "#" in line or (arrows and ("\u276f" in line or "\u279c" in line)):
+            c = _prompt_command(line)
+        elif c0 in _BARE_FIRST:
+            c = _prompt_command(line) if c0 == "/" or ("=" in line and (c0 == "_" or "A" <= c0 <= "Z")) \
+                or line.startswith(starts_of.get(c0, ())) else None
+        elif c0.isspace() and c0 not in " \t":
             c = _prompt_command(line)
         else:
             c = None
@@ -598,12 +612,20 @@ def recognize(text: str, name: str = "paste") -> List[Segment]:
     # a segment's text is made of the paste's lines (or is one of them, stripped): where the paste
     # has no character that makes the anchors unsure, none of its segments has one
     sure = isinstance(text, str) and _UNSURE.search(text) is None
-    for label, cmd, body in segments:
-        try:
-            kind = _kind(body, cmd, sure)
-        except Exception:
-            kind = None
-        out.append((kind, body, label))
+    if sure:  # (nor any control character or CR that the parsers' line cleaning would look for)
+        from .parsers import _paste
+
+        _paste.known_clean([body for _l, _c, body in segments])
+    try:
+        for label, cmd, body in segments:
+            try:
+                kind = _kind(body, cmd, sure)
+            except Exception:
+                kind = None
+            out.append((kind, body, label))
+    finally:
+        if sure:
+            _paste.known_clean()
     return out
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from ...termsafe import clean
 from ._core_text import lazy
@@ -28,6 +28,21 @@ BDF_RE = lazy(r"(?:(?P<dom>[0-9a-fA-F]{4,8}):)?(?P<bus>[0-9a-fA-F]{2}):(?P<dev>[
 # ``parse`` cleans it again: the result for the last few texts is kept (texts up to this size
 # only, so that the cache never holds more than a few MiB).
 CACHE_MAX_CHARS = 1024 * 1024
+
+
+# Texts known to hold no control character and no CR (by identity: {id: text}): the segments of a
+# paste in which the recogniser found none (``recognize._UNSURE`` holds every character clean() and
+# the line-end fix act on), while it asks the parsers about them.  _clean does not look for those
+# characters in them again (clean() would give the text back).  Set and cleared by recognize().
+_KNOWN_CLEAN: Dict[int, str] = {}
+
+
+def known_clean(texts: Sequence[str] = ()) -> None:
+    """Take ``texts`` as holding no control character and no CR from now on (none: forget them)."""
+    _KNOWN_CLEAN.clear()
+    for t in texts:
+        if isinstance(t, str):
+            _KNOWN_CLEAN[id(t)] = t
 
 
 def clean_lines(text: object, dedent: bool = True) -> List[str]:
@@ -51,7 +66,8 @@ def _clean(text: object, dedent: bool) -> List[str]:
         text = str(text)
     # terminal sequences and control characters go (termsafe keeps tab and newline; a lone \r
     # is a line end here)
-    text = clean(text.replace("\r\n", "\n").replace("\r", "\n"))
+    if _KNOWN_CLEAN.get(id(text)) is not text:
+        text = clean(text.replace("\r\n", "\n").replace("\r", "\n"))
     fences = "```" in text or "~~~" in text
     marks = "]" in text
     out: List[str]

@@ -87,14 +87,53 @@ def _use_search(text: str):
     return _ROCDXG_USE.search(text, i)
 
 
+def _row_search(rx, text: str, needle: str):
+    """``rx.search(text)`` for an installed-package row pattern (:data:`_PKG_ROW`) whose package names
+    each hold ``needle`` once (on one line, as a name has no line end), tried only where such a row
+    can start: the line of each place ``needle`` is, and the ``ii`` before it where only blanks (new
+    lines among them: ``\s+``) come between (dpkg -l's first column); each line once.  A row that names a later place
+    starts after an earlier place (only ``ii`` and blanks come before its name), so the first row
+    found this way is the first in the text.  (``re.M``: ``^`` sees the text before the start.)"""
+    tried = set()
+    i = text.find(needle)
+    while i >= 0:
+        line = text.rfind("\n", 0, i) + 1
+        j = line
+        while j > 0 and text[j - 1].isspace():
+            j -= 1
+        starts = (text.rfind("\n", 0, j - 2) + 1, line) if j >= 2 and text[j - 2:j] == "ii" else (line,)
+        for start in starts:
+            if start not in tried:
+                tried.add(start)
+                m = rx.match(text, start)
+                if m:
+                    return m
+        # (a later place on the same line has the same starts: the next line's places, so that no
+        # line is looked back over twice -- linear however many places a line holds)
+        end = text.find("\n", i)
+        if end < 0:
+            break
+        i = text.find(needle, end)
+    return None
+
+
+def _rocdxg_row(text: str):
+    return _row_search(_ROCDXG_ROW, text, "rocdxg")
+
+
+# _hit searches the package rows with _row_search (False: the patterns' plain search, the reference
+# tests/detect/test_wsl_row_search.py compares it with)
+_ROW_SEARCH = True
+
+
 def _hit(text: str) -> Optional[Tuple[str, str]]:
     if "rocdxg" in text or "DXG_DETECTION" in text:
-        for search in (_ROCDXG_ROW.search, _use_search):
+        for search in (_rocdxg_row if _ROW_SEARCH else _ROCDXG_ROW.search, _use_search):
             m = search(text)
             if m:
                 return LIBROCDXG, m.group(0).strip()[:100]
     if "rocr4wsl" in text:
-        m = _ROCR4WSL_ROW.search(text)
+        m = _row_search(_ROCR4WSL_ROW, text, "rocr4wsl") if _ROW_SEARCH else _ROCR4WSL_ROW.search(text)
         if m:
             return ROCR4WSL, m.group(0).strip()[:100]
     if "thunk_proxy" in text:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import re
 from ...model import field
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 from ...catalog import gpus as gpu_catalog
 from ...model import GPU, ErrorSighting, System, lean_dataclass
@@ -87,28 +87,43 @@ class Slot:
         """The attribute of the first observation that has one (None: none has).  Observations are
         only ever appended once gathered, so a value found stays the answer: kept, as merging asks
         every slot about every observation of every tool."""
-        known = self.__dict__.get("_first")
+        d = self.__dict__
+        known = d.get("_first")
         if known is None:
-            known = self.__dict__["_first"] = {}
+            known = d["_first"] = {}
+            d["_none"] = {}
         v = known.get(attr)
         if v is not None:
             return v
-        for o in self.obs:
-            v = getattr(o, attr)
+        # (no value among the observations looked at so far: only those appended since are asked)
+        none = d["_none"]
+        obs = self.obs
+        i, n = none.get(attr, 0), len(obs)
+        while i < n:
+            v = getattr(obs[i], attr)
             if v is not None:
                 known[attr] = v
                 return v
+            i += 1
+        none[attr] = n
         return None
 
     def with_address(self) -> Optional["Obs"]:
-        """The first observation with a PCI address (kept as :meth:`val` keeps its answers)."""
-        known = self.__dict__.get("_addressed")
+        """The first observation with a PCI address (kept as :meth:`val` keeps its answers; where
+        none has one, only the observations appended since are looked at next time)."""
+        d = self.__dict__
+        known = d.get("_addressed")
         if known is not None:
             return known
-        for o in self.obs:
+        obs = self.obs
+        i, n = d.get("_unaddressed", 0), len(obs)
+        while i < n:
+            o = obs[i]
             if o.bdf:
-                self.__dict__["_addressed"] = o
+                d["_addressed"] = o
                 return o
+            i += 1
+        d["_unaddressed"] = n
         return None
 
 
@@ -495,31 +510,42 @@ def _bdf_eq(a: Obs, b_bdf: Optional[str], b_domain_known: bool) -> Optional[bool
     return a.bdf[-7:] == b_bdf[-7:]
 
 
+def _slot_facts(slot: Slot) -> tuple:
+    """(observations, address bdf, its domain known, kfd_node, device_id, revision, is_amd, gfx_target,
+    name) of a slot, as :func:`_score` asks them: worked out again only when an observation was
+    appended since (merging asks every slot about every observation of every tool)."""
+    d = slot.__dict__
+    got = d.get("_facts")
+    if got is None or got[0] != len(slot.obs):
+        known = slot.with_address()
+        val = slot.val
+        got = d["_facts"] = (len(slot.obs), known.bdf if known is not None else None,
+                             known.bdf_domain_known if known is not None else True, val("kfd_node"),
+                             val("device_id"), val("revision"), val("is_amd"), val("gfx_target"), val("name"))
+    return got
+
+
 def _score(slot: Slot, o: Obs) -> Optional[int]:
     """Match score of an observation against a GPU (None = conflicting: not the same GPU)."""
+    _n, bdf, domain_known, kfd_node, device_id, revision, amd, gfx, name = _slot_facts(slot)
     score = 0
-    known = slot.with_address()
-    if known is not None:
-        eq = _bdf_eq(o, known.bdf, known.bdf_domain_known)
+    if bdf:  # (the slot's first observation with an address)
+        eq = _bdf_eq(o, bdf, domain_known)
         if eq is False:
             return None
         if eq:
             score += 100
-    for attr, weight in (("kfd_node", 50), ("device_id", 10), ("revision", 5)):
-        mine = getattr(o, attr)
-        theirs = slot.val(attr)
+    for mine, theirs, weight in ((o.kfd_node, kfd_node, 50), (o.device_id, device_id, 10), (o.revision, revision, 5)):
         if mine is None or theirs is None:
             continue
         if mine != theirs:
             return None
         score += weight
-    amd = slot.val("is_amd")
     if o.is_amd is not None and amd is not None and o.is_amd != amd:
         return None
-    gfx = slot.val("gfx_target")
     if o.gfx_target and gfx and o.gfx_target == gfx:
         score += 3
-    if o.name and slot.val("name") and o.name == slot.val("name"):
+    if o.name and name and o.name == name:
         score += 2
     return score
 
@@ -527,7 +553,7 @@ def _score(slot: Slot, o: Obs) -> Optional[int]:
 def _merge(batches: List[List[Obs]]) -> List[Slot]:
     slots: List[Slot] = []
     for batch in batches:
-        claimed: List[int] = []
+        claimed: Set[int] = set()  # (asked of every slot for every observation)
         pending: List[Obs] = []
         before = len(slots)
         # strong matches first, then the rest by order
@@ -541,7 +567,7 @@ def _merge(batches: List[List[Obs]]) -> List[Slot]:
                     best, best_score = i, s
             if best is not None:
                 slots[best].obs.append(o)
-                claimed.append(best)
+                claimed.add(best)
             else:
                 pending.append(o)
         for o in pending:
@@ -558,7 +584,7 @@ def _merge(batches: List[List[Obs]]) -> List[Slot]:
                 target = (same or free or [None])[0]
                 if target is not None:
                     slots[target].obs.append(o)
-                    claimed.append(target)
+                    claimed.add(target)
                 continue
             if o.tool == "paste" and not _has_identity(o):
                 # only paste lines describe GPUs: one GPU per distinct line (two identical cards in a
@@ -569,7 +595,7 @@ def _merge(batches: List[List[Obs]]) -> List[Slot]:
                     slots[twin].obs.append(o)
                     continue
                 slots.append(Slot(GPU(), [o]))
-                claimed.append(len(slots) - 1)
+                claimed.add(len(slots) - 1)
                 continue
             if not _has_identity(o):
                 for i, slot in enumerate(slots):
@@ -577,12 +603,12 @@ def _merge(batches: List[List[Obs]]) -> List[Slot]:
                         continue
                     if o.is_amd is None or slot.val("is_amd") in (None, o.is_amd):
                         slot.obs.append(o)
-                        claimed.append(i)
+                        claimed.add(i)
                         placed = True
                         break
             if not placed:
                 slots.append(Slot(GPU(), [o]))
-                claimed.append(len(slots) - 1)
+                claimed.add(len(slots) - 1)
     return slots
 
 
