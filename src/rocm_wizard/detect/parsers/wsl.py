@@ -88,7 +88,7 @@ def _use_search(text: str):
 
 
 def _row_search(rx, text: str, needle: str):
-    """``rx.search(text)`` for an installed-package row pattern (:data:`_PKG_ROW`) whose package names
+    r"""``rx.search(text)`` for an installed-package row pattern (:data:`_PKG_ROW`) whose package names
     each hold ``needle`` once (on one line, as a name has no line end), tried only where such a row
     can start: the line of each place ``needle`` is, and the ``ii`` before it where only blanks (new
     lines among them: ``\s+``) come between (dpkg -l's first column); each line once.  A row that names a later place
