@@ -70,7 +70,10 @@ def test_the_table_is_well_formed_and_covers_each_source():
                  # the workloads above PyTorch and beside it (s9-sweepfw)
                  "ggml-org/llama.cpp", "ollama/ollama", "vllm-project/vllm", "comfyanonymous/ComfyUI", "vladmandic/sdnext",
                  "AUTOMATIC1111/stable-diffusion-webui", "ROCm/tensorflow-upstream", "jax-ml/jax", "microsoft/onnxruntime",
-                 "bitsandbytes-foundation/bitsandbytes", "facebookresearch/xformers", "deepspeedai/DeepSpeed", "ROCm/flash-attention"):
+                 "bitsandbytes-foundation/bitsandbytes", "facebookresearch/xformers", "deepspeedai/DeepSpeed", "ROCm/flash-attention",
+                 # the package managers and installers (s9-sweeppkg)
+                 "Debian/apt", "dpkg/dpkg", "dell/dkms", "rpm-software-management/dnf", "rpm-software-management/librepo",
+                 "openSUSE/libsolv", "openSUSE/zypper", "archlinux/pacman", "pypa/pip", "astral-sh/uv", "conda/conda"):
         assert any(m["source"].startswith(repo) for m in MESSAGES), repo
 
 
