@@ -72,7 +72,10 @@ def test_the_table_is_well_formed_and_covers_each_source():
                  "AUTOMATIC1111/stable-diffusion-webui", "ROCm/tensorflow-upstream", "jax-ml/jax", "microsoft/onnxruntime",
                  "bitsandbytes-foundation/bitsandbytes", "facebookresearch/xformers", "deepspeedai/DeepSpeed", "ROCm/flash-attention",
                  # the math and communication libraries beyond the first sweep (s9-sweeplib)
-                 "ROCm/composable_kernel"):
+                 "ROCm/composable_kernel",
+                 # the package managers and installers (s9-sweeppkg)
+                 "Debian/apt", "dpkg/dpkg", "dell/dkms", "rpm-software-management/dnf", "rpm-software-management/librepo",
+                 "openSUSE/libsolv", "openSUSE/zypper", "archlinux/pacman", "pypa/pip", "astral-sh/uv", "conda/conda"):
         assert any(m["source"].startswith(repo) for m in MESSAGES), repo
 
 
