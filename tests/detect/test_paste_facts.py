@@ -301,3 +301,15 @@ def test_a_distribution_kernels_release_names_the_distribution(tmp_path):
     assert os_of("6.6.54-1-MANJARO") == ("6.6.54-1-MANJARO", "manjaro", None)
     for shared in ("5.14.0-570.el9_6.x86_64", "6.4.0-150600.23.33-default", "6.8.0-45-generic"):
         assert os_of(shared)[1] is None, shared
+
+
+def test_ollama_verify_line_gives_name_target_and_address():
+    # ollama/ollama discover/runner.go, second discovery pass (s9-heldu, fixture 754)
+    line = ('Jun 04 14:29:12 node ollama[221627]: time=2026-06-04T14:29:12.865Z level=DEBUG source=runner.go:144 '
+            'msg="verifying if device is supported" library=/usr/lib/ollama/rocm_v7_2 description="Radeon 8060S Graphics" '
+            'compute=gfx1151 id=0 pci_id=0000:c3:00.0')
+    got = [(g.how, g.name, g.gfx_target, g.bdf) for g in pf.parse(line).gpus]
+    assert got == [("ollama", "Radeon 8060S Graphics", "gfx1151", "0000:c3:00.0")]
+    # a line without an address or with a CUDA capability gives no AMD GPU
+    assert not pf.parse(line.replace("compute=gfx1151", "compute=8.9")).gpus
+    assert not pf.parse(line.replace(" pci_id=0000:c3:00.0", "")).gpus

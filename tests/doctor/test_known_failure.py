@@ -82,6 +82,10 @@ MISSES = {
            "repairing the Visual C++ redistributable, which no line of the paste names",
     "659": "held-out P: prose only -- CTranslate2's ROCm 7.2 Windows wheel against the HIP SDK 7.1.1 installer (hipBLAS's "
            "DLL renamed between them, 'causing a crash'); no error line",
+    # s9-heldu (set U)
+    "760": "held-out U: a third-party tool's (llm-checker) hardware report on a Strix Halo, 'Total VRAM: 2GB' and 'Max model "
+           "size: 0GB' (the BIOS carve-out, not the GTT the APU's GPU allocates from); no error line, the figures are wrong "
+           "only by the thread's prose, and the tool's memory lines reach no detected field",
 }
 
 
@@ -107,7 +111,7 @@ HEALTHY = [pytest.param(f, id=f.name[:3]) for f in _folders() if _labels(f).get(
 
 def test_the_corpus_is_there():
     assert len(FAILING) >= 60 and HEALTHY
-    assert len(MISSES) <= 20  # 12 before set M's four (s7-heldm); set N's one (s7-heldn) is among those twelve; set P's four (s8-heldp)
+    assert len(MISSES) <= 21  # 12 before set M's four (s7-heldm); set N's one (s7-heldn) is among those twelve; set P's four (s8-heldp); set U's one (s9-heldu)
 
 
 @pytest.mark.parametrize("folder", FAILING)

@@ -32,6 +32,8 @@ MISSES = {
     "650": "held-out P: an app launcher's uv command and an issue form; the wheels' observed arch list carries the GPU",
     "654": "held-out P: prose only, the iGPU's target named as an example in a sentence",
     "659": "held-out P: prose only, 'causing a crash' about a DLL renamed between two ROCm releases",
+    # s9-heldu (set U)
+    "760": "held-out U: a tool's hardware report of a Strix Halo's carve-out as its VRAM; no line of the paste is an error",
 }
 
 

@@ -50,6 +50,14 @@ _OLLAMA_DEVICE = lazy(r"\{DeviceID:\{ID:(?P<idx>\d+) Library:ROCm\} Name:\S+ Des
 _OLLAMA_COMPUTE = lazy(r'msg="inference compute" id=(?P<idx>\S+) .*?\blibrary=ROCm compute=(?P<gfx>gfx[0-9a-f]{3,4})\S* '
                        r'.*?\bdescription="(?P<name>[^"]{1,120})"(?:.*?\bpci_id="?(?P<bdf>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:'
                        r'[0-9a-fA-F]{2}\.[0-7]))?')
+# the same discovery's second pass, one debug line per GPU before its init validation (s9-heldu, 754):
+# slog.Debug("verifying if device is supported", "library", libDir, "description", ..., "compute", ..., "id", ...,
+# "pci_id", ...) -> 'msg="verifying if device is supported" library=/usr/lib/ollama/rocm_v7_2 description="Radeon 8060S
+# Graphics" compute=gfx1151 id=0 pci_id=0000:c3:00.0'.  Printed also for a GPU the pass then drops, which is still a GPU
+# of the machine.  Only AMD targets (compute=gfxNNNN); CUDA devices print a capability (compute=6.1).
+_OLLAMA_VERIFY = lazy(r'msg="verifying if device is supported" library=\S+ description="(?P<name>[^"]{1,120})" '
+                      r'compute=(?P<gfx>gfx[0-9a-f]{3,4})\S* id=(?P<idx>\S+) pci_id="?(?P<bdf>[0-9a-fA-F]{4}:'
+                      r'[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])')
 _GGML_DEVICE = lazy(r"^(?:[\w.-]+\[\d+\]:)?\s*Device (?P<idx>\d+): (?P<name>[^,]{1,120}), (?P<gfx>gfx[0-9a-f]{3,4})(?::[a-z]+[+-])* \(0x[0-9a-f]+\)")
 # rocminfo's Name / Marketing Name lines as ROCm's issue template greps them ("GPU:" block)
 _AGENT_NAME = lazy(r"^\s*Name:\s+(?P<gfx>gfx[0-9a-f]{3,4})\s*$")
@@ -180,7 +188,7 @@ _NEEDLES = ("gpu arch : gfx", "gcn arch", "amdgpu", "kfd", "gcnarchname", "devic
             "debian", "fedora", "rocky", "alma", "red hat", "centos", "suse", "arch linux", "mint", "pop!_os",
             "manjaro", "python ", "successfully installed", "amd-smi", "version:", "did ", "uname", "advanced micro devices", "pci id",
             "torch.__version__", "device-", "gpu architecture:", "-packages", "/.pyenv/versions/", "/cpython-", "library:rocm}",
-            "inference compute", "/lib/modules/")
+            "inference compute", "/lib/modules/", "verifying if device is supported")
 
 
 @lean_dataclass
@@ -247,6 +255,7 @@ def parse(text: object) -> PasteFacts:
     by_bdf = {}
     kfd_seen = set()
     names_seen = set()
+    ollama_verified = set()  # addresses read from Ollama's 'verifying if device is supported' lines
     agent_gfx: Optional[str] = None  # a "Name: gfx..." line waiting for its "Marketing Name:"
     cl_dev: Optional[PasteGpu] = None  # the clinfo GPU device being read
     smi_card: Optional[PasteGpu] = None  # the rocm-smi JSON card being read
@@ -482,6 +491,15 @@ def parse(text: object) -> PasteFacts:
                     names_seen.add(key)
                     out.gpus.append(PasteGpu("torch", name=name, gfx_target=m.group("gfx"),
                                              isa_features=m.group("feat") or None))
+        if '"verifying if device is supported"' in l and "compute=gfx" in l:
+            m = _OLLAMA_VERIFY.search(line)
+            if m:
+                bdf = m.group("bdf").lower()
+                if bdf not in ollama_verified:
+                    ollama_verified.add(bdf)
+                    out.gpus.append(PasteGpu("ollama", name=m.group("name").strip(), gfx_target=m.group("gfx"),
+                                             bdf=bdf, card=int(m.group("idx")) if m.group("idx").isdigit() else None))
+            continue
         if "library:rocm} name:" in l or ('"inference compute"' in l and "library=rocm" in l):
             found = False
             for m in (_OLLAMA_DEVICE.finditer(line) if "library:rocm}" in l else ()):
@@ -494,7 +512,7 @@ def parse(text: object) -> PasteFacts:
             m = _OLLAMA_COMPUTE.search(line) if not found else None
             if m:
                 key = ("ollama", m.group("idx"), m.group("bdf"))
-                if key not in names_seen:
+                if key not in names_seen and not ((m.group("bdf") or "").lower() in ollama_verified):
                     names_seen.add(key)
                     out.gpus.append(PasteGpu("ollama", name=m.group("name").strip(), gfx_target=m.group("gfx"),
                                              bdf=(m.group("bdf") or "").lower() or None,
