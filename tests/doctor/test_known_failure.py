@@ -81,6 +81,10 @@ MISSES = {
            "repairing the Visual C++ redistributable, which no line of the paste names",
     "659": "held-out P: prose only -- CTranslate2's ROCm 7.2 Windows wheel against the HIP SDK 7.1.1 installer (hipBLAS's "
            "DLL renamed between them, 'causing a crash'); no error line",
+    "734": "held-out T: an MI50 (gfx906) listed by a mining application's own --list-devices as 'backend=unsupported "
+           "... status=unsupported' (the application ships no gfx906 build); no component of the stack prints the line "
+           "and the application's source is not public, so no row can be taken from it; doctor reports only that "
+           "ROCm 7.2.1 no longer lists gfx906 (runtime)",
 }
 
 
@@ -106,7 +110,7 @@ HEALTHY = [pytest.param(f, id=f.name[:3]) for f in _folders() if _labels(f).get(
 
 def test_the_corpus_is_there():
     assert len(FAILING) >= 60 and HEALTHY
-    assert len(MISSES) <= 20  # 12 before set M's four (s7-heldm); set N's one (s7-heldn) is among those twelve; set P's four (s8-heldp)
+    assert len(MISSES) <= 21  # 12 before set M's four (s7-heldm); set N's one (s7-heldn) is among those twelve; set P's four (s8-heldp); set T's one (s9-heldt)
 
 
 @pytest.mark.parametrize("folder", FAILING)
