@@ -22,6 +22,9 @@ SHOWN = [
     ("247", "BAR 7: failed to assign [mem size 0x00100000 64bit]", "dmesg", "firmware"),
     # ROCm's OpenCL is the same CLR as HIP: its C++ binding's exception is the hip layer's (issue 28, set F)
     ("444", "terminate called after throwing an instance of 'cl::Error'", None, "hip"),
+    # the kernel's segfault report names the library the crash was in (arch/x86/mm/fault.c show_signal_msg;
+    # s9-heldt, set T): libamd_comgr is the code-object compiler HIP loads
+    ("736", "segfault at ... ip ... error 4 in libamd_comgr.so.3.0", None, "hip"),
 ]
 
 

@@ -86,6 +86,11 @@ MISSES = {
     "760": "held-out U: a third-party tool's (llm-checker) hardware report on a Strix Halo, 'Total VRAM: 2GB' and 'Max model "
            "size: 0GB' (the BIOS carve-out, not the GTT the APU's GPU allocates from); no error line, the figures are wrong "
            "only by the thread's prose, and the tool's memory lines reach no detected field",
+    # s9-heldt (set T)
+    "734": "held-out T: an MI50 (gfx906) listed by a mining application's own --list-devices as 'backend=unsupported "
+           "... status=unsupported' (the application ships no gfx906 build); no component of the stack prints the line "
+           "and the application's source is not public, so no row can be taken from it; doctor reports only that "
+           "ROCm 7.2.1 no longer lists gfx906 (runtime)",
 }
 
 
@@ -111,7 +116,7 @@ HEALTHY = [pytest.param(f, id=f.name[:3]) for f in _folders() if _labels(f).get(
 
 def test_the_corpus_is_there():
     assert len(FAILING) >= 60 and HEALTHY
-    assert len(MISSES) <= 21  # 12 before set M's four (s7-heldm); set N's one (s7-heldn) is among those twelve; set P's four (s8-heldp); set U's one (s9-heldu)
+    assert len(MISSES) <= 22  # 12 before set M's four (s7-heldm); set N's one (s7-heldn) is among those twelve; set P's four (s8-heldp); set U's one (s9-heldu); set T's one (s9-heldt)
 
 
 @pytest.mark.parametrize("folder", FAILING)
