@@ -280,6 +280,18 @@ SIGNATURES: Tuple[Signature, ...] = (
         meaning="amd-smi reads no metric at all for the GPU (a whole USAGE section, or a monitor row, of N/A)",
         needles=("n/a",), case=True),
     # (issue 13, rest) what tells the causes of HSA_STATUS_ERROR_OUT_OF_RESOURCES apart
+    # (s9) information: the memory a llama.cpp/ggml device reports free; the rule allocation-refused-below-free
+    # sets it beside ggml's refused allocation of the same device (an allocation smaller than what the device
+    # reported free, refused: the HIP runtime's limit, not the model's size)
+    Signature(
+        "ggml_device_free_memory",
+        r"^[ \t]*(?:- )?ROCm\d{1,2}[ \t]*: [^\n]{1,160}\(\d{1,9} MiB, \d{1,9} MiB free\)|"
+        r": using device ROCm\d{1,2} \([^\n]{1,200}?\) - \d{1,9} MiB free\b",
+        source="ggml-org/llama.cpp common/arg.cpp (--list-devices: printf(\"  %s: %s (%zu MiB, %zu MiB free)\\n\", ...), the "
+               "server's and common's device log '  - %-8s: %s (%zu MiB, %zu MiB free)'); src/llama.cpp "
+               "(llama_model_load_from_file_impl: '%s: using device %s (%s) (%s) - %zu MiB free'); ggml-org/llama.cpp#19764",
+        meaning="a llama.cpp/ggml ROCm device and the memory it reported free (information)",
+        needles=("mib free",)),
     Signature(
         "wsl_runtime", r"^[ \t]*WSL environment detected\.",
         source="rocminfo of ROCm's WSL builds (its first line); ROCm/legacy-rocm-build#4435, #5106, #3561",

@@ -2122,3 +2122,38 @@ def blas_library_of_another_gpu(ctx: Context, meta: RuleMeta) -> Optional[Match]
     ev += [f"code built for {a} was loaded on the {b} GPU: both are in this machine" for a, b in crossed[:2]]
     ev.append("GPU targets in the process: " + ", ".join(targets) + " (" + ", ".join(v.label for v in ctx.gpus) + ")")
     return Match(ev, severity="error" if crossed else None)
+
+
+# s9 ================================================ an allocation refused although the device reported it free
+# ggml's refused hipMalloc ("<func>: allocating <N> MiB on device <d>: cudaMalloc failed: out of memory") and the
+# memory the same program reported free on that device (--list-devices' "ROCm<d>: <name> (<total> MiB, <free> MiB
+# free)", the model loader's "using device ROCm<d> (...) - <free> MiB free"): ggml-org/llama.cpp ggml-cuda.cu,
+# common/arg.cpp, src/llama.cpp
+_GGML_ALLOC_OOM = re.compile(r"allocating (\d+(?:\.\d+)?) MiB on device (\d{1,2}): cudaMalloc failed: out of memory")
+_GGML_FREE = re.compile(r"(?:^|[\s-])ROCm(\d{1,2})[ \t]*: [^\n]{1,160}\(\d{1,9} MiB, (\d{1,9}) MiB free\)|"
+                        r": using device ROCm(\d{1,2}) \([^\n]{1,200}?\) - (\d{1,9}) MiB free\b")
+
+
+@rule("allocation-refused-below-free")
+def allocation_refused_below_free(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    """ggml's hipMalloc refused with "out of memory" for a block smaller than the memory the same program
+    reported free on that device: the model's size is not what failed but the HIP runtime's limit on one
+    allocation (Windows' HIP runtime and APUs cap a single block below the free memory they report), so the
+    finding is at hip, ahead of the framework's out-of-memory row (wl_ggml_device_malloc_oom)."""
+    asked: Dict[str, Tuple[float, str]] = {}
+    free: Dict[str, Tuple[int, str]] = {}
+    for text, where, _sig in ctx.error_lines:
+        for m in _GGML_ALLOC_OOM.finditer(text):
+            mib, dev = float(m.group(1)), m.group(2)
+            if dev not in asked or mib < asked[dev][0]:
+                asked[dev] = (mib, f"{where}: {_clip(text)}")
+        for m in _GGML_FREE.finditer(text):
+            dev, mib = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+            if dev not in free or int(mib) > free[dev][0]:
+                free[dev] = (int(mib), f"{where}: {_clip(text)}")
+    ev = []
+    for dev, (mib, line) in sorted(asked.items()):
+        if dev in free and mib < free[dev][0]:
+            ev += [line, free[dev][1],
+                   f"device {dev}: {mib:g} MiB asked in one block, {free[dev][0]} MiB reported free by the same program"]
+    return Match(ev) if ev else None
