@@ -298,6 +298,9 @@ EXAMPLES.update({  # s6-heldout2 (set L): failures told by two lines together (N
 })
 
 
+EXAMPLES.update({  # s9: information, the free memory ggml reports (ggml-org/llama.cpp#19764)
+    "ggml_device_free_memory": "  ROCm0: AMD Radeon(TM) Graphics (110511 MiB, 110357 MiB free)",
+})
 EXAMPLES.update({  # s7-heldn (set N): the distribution's HIP beside AMD's (ggml-org/llama.cpp#15196)
     "hip_distro_and_amd_copies": "/usr/include/hip/hip_bf16.h\n/opt/rocm-6.4.3/include/hip/hip_bf16.h\n",
 })

@@ -112,7 +112,7 @@ def test_example_is_claimed_first_by_a_row_of_its_layer(row):
 
 # conversions of a source format string: printf's (C/C++ and the kernel's %p extensions), Python
 # logging's %r, Go's %v/%w (fmt.Errorf), and the {fields} of Python f-strings and str.format
-_CONV = re.compile(r"%([-+ #0]*)(?:\d+|\*)?(?:\.(?:\d+|\*))?(?:hh|h|ll|l|z|j|t|L)?([diuxXscpo%rvw])|\{[\w.\[\]'\"!:()]*\}")
+_CONV = re.compile(r"%([-+ #0]*)(?:\d+|\*)?(?:\.(?:\d+|\*))?(?:hh|h|ll|l|z|j|t|L)?([diuxXscpo%rvwf])|\{[\w.\[\]'\"!:()]*\}")
 
 
 def _format_rx(fmt: str, cut: int = 0) -> re.Pattern:
@@ -137,9 +137,9 @@ def _render(fmt: str, values: dict) -> str:
 
 
 _SAMPLES = ({"d": "0", "i": "1", "u": "7", "x": "ff", "X": "0A", "o": "7", "c": "a", "s": "sdma0", "p": "00000000deadbeef",
-             "r": "ImportError('libamdhip64.so.6')", "v": "exit status 2", "w": "no such file or directory"},
+             "r": "ImportError('libamdhip64.so.6')", "v": "exit status 2", "w": "no such file or directory", "f": "512.00"},
             {"d": "-110", "i": "-22", "u": "4294967295", "x": "0", "X": "FFFF", "o": "0", "c": "Z", "s": "gfx_0.0.0", "p": "ffff9b2a40c8",
-             "r": "'gfx1100'", "v": "[gfx1030 gfx1100]", "w": "stat /usr/lib/ollama/rocm: permission denied"})
+             "r": "'gfx1100'", "v": "[gfx1030 gfx1100]", "w": "stat /usr/lib/ollama/rocm: permission denied", "f": "98988.40"})
 FORMAT_ROWS = [pytest.param(f, id=f.id) for f in FAILURES if f.format]
 
 

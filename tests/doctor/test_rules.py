@@ -812,3 +812,9 @@ CASES.update({
 ERROR_CASES["rccl-collective-gpu-fault"] = (
     "Memory access fault by GPU node-2 (Agent handle: 0x55d2a4c0) on address (nil). Reason: Page not present or "
     "supervisor privilege.\nrank 0: ncclAllReduce failed on the first collective")
+
+
+# s9: ggml's refused allocation below the free memory the same program reported (ggml-org/llama.cpp#19764's lines)
+ERROR_CASES["allocation-refused-below-free"] = (
+    "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 98988.40 MiB on device 0: cudaMalloc failed: out of memory\n"
+    "  ROCm0: AMD Radeon(TM) Graphics (110511 MiB, 110357 MiB free)\n")
