@@ -5,7 +5,6 @@ names, rocm-smi's "not supported" answers, product names without PCI ids and an 
 instruction-set group, overrides written in docker/compose/Python/PowerShell/prose forms."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
@@ -13,19 +12,7 @@ from rocm_wizard.catalog import gpus as gpu_catalog
 from rocm_wizard.catalog import overrides
 from rocm_wizard.detect import detect_snapshot, error_signatures, failure_lines
 from rocm_wizard.detect.recognize import split
-from rocm_wizard.doctor import diagnose
-
-PROBLEM = ("warning", "error", "critical")
-
-
-def _doctor(tmp_path: Path, files: dict):
-    for name, text in files.items():
-        (tmp_path / name).write_text(text, encoding="utf-8")
-    return diagnose(detect_snapshot(str(tmp_path)))
-
-
-def _problems(diag):
-    return [(f.id, f.layer) for f in diag.findings if f.severity in PROBLEM]
+from rwtest.heldout import doctor_files as _doctor, problems as _problems
 
 
 # -- a known failure text no rule reported ------------------------------------------------------

@@ -4,24 +4,11 @@ programs printing through the same component), so that a row fits the message's 
 paste.  A message's layer is that of the component that prints it."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
-from rocm_wizard.detect import detect_snapshot, error_signatures
-from rocm_wizard.doctor import diagnose
-
-PROBLEM = ("warning", "error", "critical")
-
-
-def _doctor(tmp_path: Path, files: dict):
-    for name, text in files.items():
-        (tmp_path / name).write_text(text, encoding="utf-8")
-    return diagnose(detect_snapshot(str(tmp_path)))
-
-
-def _problems(diag):
-    return [(f.id, f.layer) for f in diag.findings if f.severity in PROBLEM]
+from rocm_wizard.detect import error_signatures
+from rwtest.heldout import doctor_files as _doctor, problems as _problems
 
 
 def _rows(line: str):

@@ -6,30 +6,14 @@ before rocm-libraries#4781, ggml's and Ollama's device lists, kmod's module path
 other wordings of the same source."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
 from rocm_wizard.detect import detect_snapshot, error_signatures
 from rocm_wizard.detect.parsers import paste_facts
 from rocm_wizard.doctor import diagnose
-from rwtest.heldout import REAL, ids as _ids, lead_layer as _lead_layer
-
-PROBLEM = ("warning", "error", "critical")
-
-
-def _doctor(tmp_path: Path, files: dict):
-    for name, text in files.items():
-        (tmp_path / name).write_text(text, encoding="utf-8")
-    return diagnose(detect_snapshot(str(tmp_path)))
-
-
-def _problems(diag):
-    return [(f.id, f.layer) for f in diag.findings if f.severity in PROBLEM]
-
-
-def _fixture(num: str) -> Path:
-    return next(REAL.glob(f"{num}-*"))
+from rwtest.heldout import ids as _ids, lead_layer as _lead_layer
+from rwtest.heldout import doctor_files as _doctor, problems as _problems, fixture as _fixture
 
 
 # -- the fixtures --------------------------------------------------------------------------------

@@ -11,13 +11,10 @@ import pytest
 from rocm_wizard.detect import detect_snapshot, error_signatures
 from rocm_wizard.detect.parsers import paste_facts
 from rocm_wizard.doctor import diagnose
-from rwtest.heldout import REAL, ids as _ids, lead_layer as _lead_layer
+from rwtest.heldout import ids as _ids, lead_layer as _lead_layer
+from rwtest.heldout import fixture as _fixture
 
 PROBLEM = ("warning", "error", "critical")
-
-
-def _fixture(num: str) -> Path:
-    return next(REAL.glob(f"{num}-*"))
 
 
 # -- Ollama drops a GPU whose init validation failed (758) -----------------------------------------

@@ -3,13 +3,11 @@ names (`doctor_findings` in labels.toml; set W of HELDOUT.md), and on the single
 reads, with the cases where it must stay silent."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 from rwtest import ci, realrun
 
-from rocm_wizard.detect import detect_snapshot
-from rocm_wizard.doctor import diagnose
+from rwtest.heldout import doctor_files as _doctor
 
 try:
     import tomllib  # type: ignore[import-not-found]
@@ -47,12 +45,6 @@ def test_the_set_has_each_kind():
     kinds = {k for p in _labelled() for k in p.values[1]}
     assert {"wsl-rdna2-unsupported", "wsl-gpu-unsupported", "wsl-windows-release", "wsl-dxg-switch",
             "wsl-torch-own-hsa"} <= kinds
-
-
-def _doctor(tmp_path: Path, files: dict):
-    for name, text in files.items():
-        (tmp_path / name).write_text(text, encoding="utf-8")
-    return diagnose(detect_snapshot(str(tmp_path)))
 
 
 FORM = ("### Problem Description\n\n{body}\n\n### Operating System\n\n{os}\n\n### GPU\n\n{gpu}\n\n"

@@ -32,3 +32,23 @@ def assert_named_and_leads(num: str, row: str, layer: str) -> None:
     assert row in ids(text)
     assert error_signatures.failure_layer(row) == layer
     assert lead_layer(folder) == layer
+
+
+def fixture(num: str) -> Path:
+    """The real fixture folder numbered ``num``."""
+    return next(REAL.glob(f"{num}-*"))
+
+
+def doctor_files(folder: Path, files: dict):
+    """Doctor's diagnosis of a folder holding ``files`` (name -> text), written into ``folder``."""
+    from rocm_wizard.detect import detect_snapshot
+    from rocm_wizard.doctor import diagnose
+
+    for name, text in files.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    return diagnose(detect_snapshot(str(folder)))
+
+
+def problems(diag):
+    """(id, layer) of a diagnosis' findings of warning or worse, in doctor's order."""
+    return [(f.id, f.layer) for f in diag.findings if f.severity in PROBLEM]
