@@ -407,23 +407,16 @@ def _python(source: Source, info: OSInfo) -> None:
                 info.put("python", ver, paste_label(name, "issue form: Python"))
                 return
     # (s9-heldr) the one interpreter the pasted pyenv / uv install directories name (its full version), when they
-    # name one only
-    full: Dict[str, str] = {}
-    for name, text in pastes(source):
-        for ver in p_paste_facts.parse_cached(text).install_pythons:
-            full.setdefault(ver, name)
-    if len(full) == 1:
-        ver, name = next(iter(full.items()))
-        info.put("python", ver, paste_label(name, "interpreter directory"))
-        return
-    # (s8-heldq) last: the one interpreter version the pasted site-packages paths name, when they name one only
-    seen: Dict[str, str] = {}
-    for name, text in pastes(source):
-        for ver in p_paste_facts.parse_cached(text).site_pythons:
-            seen.setdefault(ver, name)
-    if len(seen) == 1:
-        ver, name = next(iter(seen.items()))
-        info.put("python", ver, paste_label(name, "site-packages path"))
+    # name one only; (s8-heldq) last, the one the pasted site-packages paths name
+    for field_name, how in (("install_pythons", "interpreter directory"), ("site_pythons", "site-packages path")):
+        seen: Dict[str, str] = {}
+        for name, text in pastes(source):
+            for ver in getattr(p_paste_facts.parse_cached(text), field_name):
+                seen.setdefault(ver, name)
+        if len(seen) == 1:
+            ver, name = next(iter(seen.items()))
+            info.put("python", ver, paste_label(name, how))
+            return
 
 
 # -- Ubuntu HWE ----------------------------------------------------------------------------------
