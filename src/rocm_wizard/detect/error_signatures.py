@@ -169,13 +169,16 @@ SIGNATURES: Tuple[Signature, ...] = (
         meaning="KFD left the GPU out: the PCIe path to it has no AtomicOps, which gfx8 (and older) GPUs need",
         needles=("rejects atomics",)),
     Signature(
-        "mes_hang", r"amdgpu.*(MES failed to respon(?:d|se)(?: to)? msg|MES might be in unrecoverable state|failed to remove hardware queue from MES)",
-        source="linux drivers/gpu/drm/amd/amdgpu/amdgpu_mes.c, mes_v11_0.c / mes_v12_0.c (older kernels: 'MES failed to response msg='); ROCm/ROCm#5724, #6018, #6273, #2689, #4226",
+        "mes_hang", r"(MES(?:\(\d+\))? failed to respon(?:d|se)(?: to)? msg=|MES might be in unrecoverable state|failed to remove hardware queue from MES)",
+        source="linux drivers/gpu/drm/amd/amdgpu/amdgpu_mes.c, mes_v11_0.c / mes_v12_0.c (older kernels: 'MES failed to response msg='; "
+               "newer ones number the MES pipe: dev_err(adev->dev, \"MES(%d) failed to respond to msg=%s\\n\", pipe, op_str)); "
+               "ROCm/ROCm#5724, #6018, #6273, #2689, #4226; the kernel's own words, also where a paste strips or wraps the "
+               "'amdgpu 0000:..:' prefix onto the line before (ROCm/legacy-rocm-build#6630)",
         meaning="the GPU's micro-engine scheduler (MES, gfx11/gfx12) stopped answering; the driver resets the GPU",
         # one needle per wording of the pattern (the kernel's formats: "MES failed to respond to msg=%s",
         # "MES might be in unrecoverable state, issue a GPU reset", "failed to remove hardware queue from
         # MES, doorbell=0x%x"); "mes " missed the last one, where a comma follows MES
-        needles=("mes failed", "mes might", "queue from mes")),
+        needles=("mes failed", "failed to respon", "mes might", "queue from mes")),
     Signature(
         "dkms_build_failed", r"Bad return status for module build on kernel: \S+|dkms autoinstall failed for amdgpu|"
         r"Building module\(s\)\.*\s*\(bad exit status: \d+\)",
