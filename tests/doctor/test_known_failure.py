@@ -91,6 +91,11 @@ MISSES = {
            "... status=unsupported' (the application ships no gfx906 build); no component of the stack prints the line "
            "and the application's source is not public, so no row can be taken from it; doctor reports only that "
            "ROCm 7.2.1 no longer lists gfx906 (runtime)",
+    # s10-heldv (set V)
+    "773": "held-out V: the AMD GPU Operator's uninstall/reinstall left the driver unusable until a reboot (the title, "
+           "'Driver Stops Functioning'); the lines show only its symptoms in user space, the metrics exporter's profiler "
+           "helper aborting ('rocpclient.go:66: exec error :signal: aborted (core dumped)') and the user's '(hangs)' "
+           "after rocm-smi, and no line names the driver's state",
 }
 
 
@@ -116,7 +121,7 @@ HEALTHY = [pytest.param(f, id=f.name[:3]) for f in _folders() if _labels(f).get(
 
 def test_the_corpus_is_there():
     assert len(FAILING) >= 60 and HEALTHY
-    assert len(MISSES) <= 22  # 12 before set M's four (s7-heldm); set N's one (s7-heldn) is among those twelve; set P's four (s8-heldp); set U's one (s9-heldu); set T's one (s9-heldt)
+    assert len(MISSES) <= 23  # 12 before set M's four (s7-heldm); set N's one (s7-heldn) is among those twelve; set P's four (s8-heldp); set U's one (s9-heldu); set T's one (s9-heldt); set V's one (s10-heldv)
 
 
 @pytest.mark.parametrize("folder", FAILING)

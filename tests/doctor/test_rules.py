@@ -818,3 +818,14 @@ ERROR_CASES["rccl-collective-gpu-fault"] = (
 ERROR_CASES["allocation-refused-below-free"] = (
     "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 98988.40 MiB on device 0: cudaMalloc failed: out of memory\n"
     "  ROCm0: AMD Radeon(TM) Graphics (110511 MiB, 110357 MiB free)\n")
+
+
+# s10-heldv: an SR-IOV VF's invalid IP discovery table (amd/MxGPU-Virtualization#6's lines), and a program that lists
+# the GPU in one run and finds none in another (containers/ramalama#2447's ggml lines)
+ERROR_CASES["ip-discovery-on-vf"] = (
+    "amdgpu: get invalid ip discovery binary signature\n"
+    "[  295.903102] gim info libgv: [4:0:0][amdgv_sched_enter_full_access:877] VF0 entered full access mode.\n")
+ERROR_CASES["hip-no-device-but-gpu-enumerated"] = (
+    "ggml_cuda_init: failed to initialize ROCm: no ROCm-capable device is detected\n"
+    "ggml_cuda_init: found 1 ROCm devices:\n"
+    "  Device 0: AMD Radeon RX 9060 XT, gfx1200 (0x1200), VMM: no, Wave Size: 32\n")

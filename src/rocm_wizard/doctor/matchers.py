@@ -963,6 +963,13 @@ def amdgpu_init_failed(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     if "amdgpu_firmware_missing" in sigs:
         return Match(ev, fix="Install a newer linux-firmware (or the firmware that comes with amdgpu-dkms) that has "
                              "this GPU's files, then reboot.")
+    if "atombios_stuck" in sigs or any("atombios stuck" in h.lower() for h in hits):
+        # s10-heldv: the driver's AtomBIOS interpreter (atom.c) ran one of the VBIOS's command tables while posting
+        # the GPU and it never finished: the init fails in the card's own VBIOS code (the catalogue row's layer)
+        return Match(ev, fix="On a hypervisor: reset the GPU before the VM starts (vendor-reset for consumer cards, a "
+                             "host reboot otherwise) and pass the card's own ROM; on bare metal: reflash the board's "
+                             "original VBIOS or test the card in another machine.",
+                     data={"layer": "firmware"})
     return Match(ev)
 
 
@@ -2156,4 +2163,66 @@ def allocation_refused_below_free(ctx: Context, meta: RuleMeta) -> Optional[Matc
         if dev in free and mib < free[dev][0]:
             ev += [line, free[dev][1],
                    f"device {dev}: {mib:g} MiB asked in one block, {free[dev][0]} MiB reported free by the same program"]
+    return Match(ev) if ev else None
+
+
+# s10-heldv (held-out set V: containers, VMs and clouds) ----------------------------------------------------------
+# amdgpu's failures to read the IP discovery table (amdgpu_discovery.c), and the signs that the GPU is an SR-IOV
+# virtual function: the host SR-IOV driver's full-access message (GIM/libgv amdgv_sched.c, a catalogue row), an
+# MxGPU or VF device name (pci.ids, ROCm's marketing names), the hypervisor sighting's VF forms
+_DISCOVERY_ROWS = ("kernel_discovery_failed", "kernel_discovery_checksum", "kernel_discovery_signature",
+                   "kernel_discovery_table_version", "k12_discovery_file_failed", "k12_discovery_init_failed",
+                   "k12_discovery_table_unknown")
+_VF_LINE = re.compile(r"\S entered full access mode\b|\bgim (?:info|error|warn)|\blibgv\b|MxGPU|"
+                      r"\(Virtual Function\)|\bInstinct MI\d{3}[A-Z]? VF\b", re.I)
+_VF_NAME = re.compile(r"MxGPU|\bVF\b|Virtual Function", re.I)
+
+
+@rule("ip-discovery-on-vf")
+def ip_discovery_on_vf(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    """amdgpu could not read the IP discovery table of a GPU the paste shows to be an SR-IOV VF: a VF reads the
+    copy the host's PF driver put in its framebuffer (amdgpu_discovery_read_binary_from_mem skips the firmware
+    wait for VFs), so the host side (GIM, the VF's framebuffer, the guest/host driver pair) is where to look,
+    not the card's firmware as on bare metal (kernel_discovery_signature's firmware row)."""
+    disc = [f"{where}: {_clip(text)}" for text, where, sig in ctx.error_lines if sig in _DISCOVERY_ROWS]
+    disc += [f"error text: {_clip(line)}" for sid, line in _scanned(ctx) if sid in _DISCOVERY_ROWS]
+    if not disc:
+        return None
+    vf_rows = ("s10v_gim_vf_full_access", "vm_guest")
+    vf = [f"{where}: {_clip(text)}" for text, where, sig in ctx.error_lines
+          if sig in vf_rows and _VF_LINE.search(text)]
+    vf += [f"error text: {_clip(line)}" for sid, line in _scanned(ctx) if sid in vf_rows and _VF_LINE.search(line)]
+    vf += [f"{v.label}: an SR-IOV virtual function" for v in ctx.gpus if v.gpu.name and _VF_NAME.search(v.gpu.name)]
+    if not vf:
+        return None
+    return Match(list(dict.fromkeys(disc))[:3] + list(dict.fromkeys(vf))[:2])
+
+
+# HIP finding no device as a program reports it, with the paste_facts source tag of the same program's device list:
+# ggml's ggml_cuda_init (its "found N ROCm devices" list, source #ggml) and PyTorch (torch.cuda's RuntimeError, its
+# device list #torch).  Only the same program counts: another tool's list (lspci, the SMI tools) sees the GPU
+# without the runtime, and another release of a tool (HIP SDK 6.4's hipInfo against 7.1's) is a version question
+_NO_DEVICE_BY_PROGRAM = (
+    (re.compile(r"ggml_cuda_init: failed to initiali[sz]e ROCm: no ROCm-capable device is detected", re.I), "ggml"),
+    (re.compile(r"RuntimeError: No HIP GPUs are available", re.I), "torch"),
+)
+_GGML_FOUND = re.compile(r"ggml_cuda_init: found [1-9]\d* ROCm devices")
+
+
+@rule("hip-no-device-but-gpu-enumerated")
+def hip_no_device_but_gpu_enumerated(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    """One run of a program found no HIP device while another output of the same program in the same paste
+    lists the GPU: driver, GPU and build work, the failing process was not given the GPU (a container
+    without the device nodes, a group it lacks there, a visible-devices mask of its own)."""
+    ev: List[str] = []
+    for rx, tag in _NO_DEVICE_BY_PROGRAM:
+        none = ctx.error_hits([rx])
+        if not none:
+            continue
+        listed = [f"{v.label} ({v.gfx}): listed by {tag} in the same paste" for v in ctx.gpus
+                  if v.gfx and any(str(x).endswith("#" + tag) for x in (getattr(v.gpu, "sources", None) or {}).values())]
+        if tag == "ggml":  # a pasted error text: ggml's own count of the devices it found
+            listed += ctx.error_hits([_GGML_FOUND])
+        if listed:
+            ev += none[:2] + listed[:2]
     return Match(ev) if ev else None

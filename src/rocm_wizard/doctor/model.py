@@ -40,7 +40,7 @@ STATUS_RULES = ("rocm-older-than-catalog", "rocm-dropped-gpu")
 # cause whatever layer prints them, as a release's regression is its symptom's
 # likewise a GPU memory fault the paste ties to an RCCL collective: the fault is in RCCL's kernel, whichever layer's
 # line (ROCr's "Memory access fault by GPU node-N") reports it
-CAUSE_RULES = ("known-regression", "hsa-override-every-visible-gpu", "rccl-collective-gpu-fault")
+CAUSE_RULES = ("known-regression", "hsa-override-every-visible-gpu", "rccl-collective-gpu-fault", "ip-discovery-on-vf")
 
 
 def lead_key(finding: "Finding"):
