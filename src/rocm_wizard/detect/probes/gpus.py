@@ -435,7 +435,7 @@ def _paste_obs(source: Source, system: System) -> List[List[Obs]]:
 # an ISA name as ROCr reports an agent's (rocminfo's "Name: amdgcn-amd-amdhsa--gfx1150", with its features
 # ":sramecc+:xnack-" where it has them): a GPU's own target; the generic targets ("gfx11-generic") are
 # families, not a GPU (s10-heldy)
-_FORM_ISA = re.compile(r"(?<![\w-])amdgcn-amd-amdhsa--(gfx\d{3,4}[a-f]?)(?=[:\s`'\",;)]|$)")
+_FORM_ISA = re.compile(r"(?<![\w-])amdgcn-amd-amdhsa--(gfx\d{2,4}[a-f]?)(?=[:\s`'\",;)]|$)")
 
 
 def _form_obs(source: Source) -> List[Obs]:
