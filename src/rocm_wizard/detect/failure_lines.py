@@ -160,6 +160,17 @@ def _context_layer(text: str, start: int) -> Optional[str]:
     return None
 
 
+def layer_above(text: str, line: str) -> Optional[str]:
+    """The layer the lines just above ``line`` in ``text`` name, ``text`` being the whole paste ``line``
+    was read from: the recogniser cuts a paste at its prompt lines, so a failure line that names no
+    layer ("free(): invalid pointer" under "$ clinfo") loses the command that printed it; the paste as
+    written still has it (s10-heldy).  None when ``line`` is not in ``text`` or nothing above names a layer."""
+    start = text.find(line) if isinstance(text, str) and line else -1
+    if start < 0:
+        return None
+    return _context_layer(text, text.rfind("\n", 0, start) + 1)
+
+
 # a Python exception line as traceback.format_exception_only writes it (after a log prefix such as
 # vLLM's "ERROR 05-15 18:58:58 [engine.py:448] " or a container's "name  | ")
 _EXC_LINE = re.compile(r"(?:^|[\]|] )\s*([A-Za-z_]\w{0,80}(?:\.[A-Za-z_]\w{0,80}){0,8}(?:Error|Exception))(?::|\s*$)")

@@ -106,6 +106,10 @@ _BOOT_IMAGE = lazy(r"\bBOOT_IMAGE=\S*/vmlinuz-(?P<rel>" + RELEASE_RE + r")(?:\s|
 # https://github.com/<owner>/<repo>/issues/25-Ubuntu SMP ..."): the build number all the same (s8-heldp)
 _GH_AUTOLINK = r"https://github\.com/[\w.-]{1,100}/[\w.-]{1,100}/(?:issues|pull)/"
 _UNAME_LINE = lazy(r"^\s*`?Linux (?:(?P<host>[\w.-]+) )?(?P<rel>" + RELEASE_RE + r") (?:#|" + _GH_AUTOLINK + r")\d")
+# nix-info's host OS fact (NixOS/nixpkgs pkgs/tools/nix/info/info.sh: desc_host_os prints "$(uname -sr)", then
+# ", $NAME, $VERSION" from /etc/os-release; 'nix-info -m' writes it as " - host os: `...`"): the kernel release
+# and the distribution ("Linux 6.12.9, NixOS, 24.11 (Vicuna), 24.11.20250119.107d5ef") (s10-heldy)
+_NIX_HOST_OS = lazy(r"\bhost os: `?Linux (?P<rel>" + RELEASE_RE + r"), (?P<name>[^,`\n]{1,60}), (?P<ver>[^,`\n]{1,60})")
 _KERNEL_LINE = lazy(r"^\s*(?:Linux )?kernel(?: version| release)?\s*[:=]\s*`?(?P<rel>\d+\.\d+\.\d+[-+._~0-9A-Za-z]*)`?\s*$", re.I)
 _DISTRO_LINE = lazy(r"^\s*(?P<pretty>(?:Ubuntu|Debian GNU/Linux|Debian|Fedora Linux|Fedora|Rocky Linux|AlmaLinux|"
                     r"Red Hat Enterprise Linux|CentOS Linux|CentOS Stream|openSUSE Leap|openSUSE Tumbleweed|"
@@ -606,6 +610,15 @@ def parse(text: object) -> PasteFacts:
             if m and m.group("rel") not in out.kernels:
                 out.kernels.append(m.group("rel"))
                 out.uname_lines.append(line)
+        if "host os: " in l:
+            m = _NIX_HOST_OS.search(line)
+            if m:
+                if m.group("rel") not in out.kernels:
+                    out.kernels.append(m.group("rel"))
+                pretty = "%s %s" % (m.group("name").strip(), m.group("ver").strip())
+                if pretty not in out.distros:
+                    out.distros.append(pretty)
+                continue
         if "os_kernel_version" in l:
             m = _SMI_OS_KERNEL.match(line)
             if m and m.group("rel") not in out.kernel_lines:

@@ -432,9 +432,17 @@ def _paste_obs(source: Source, system: System) -> List[List[Obs]]:
     return [b for b in (pci_lines, batch) if b]
 
 
+# an ISA name as ROCr reports an agent's (rocminfo's "Name: amdgcn-amd-amdhsa--gfx1150", with its features
+# ":sramecc+:xnack-" where it has them): a GPU's own target; the generic targets ("gfx11-generic") are
+# families, not a GPU (s10-heldy)
+_FORM_ISA = re.compile(r"(?<![\w-])amdgcn-amd-amdhsa--(gfx\d{2,4}[a-f]?)(?=[:\s`'\",;)]|$)")
+
+
 def _form_obs(source: Source) -> List[Obs]:
     """The GPU an issue form names ("### GPU" / "GPU: AMD Radeon RX 9070 XT"): a plain AMD marketing
-    name only; used as a last resort, when no output names a GPU at all."""
+    name, or the agents' ISA names pasted into the field (rocminfo's names, "... gfx1150
+    amdgcn-amd-amdhsa--gfx1150 ..."; one GPU per distinct target); used as a last resort, when no output
+    names a GPU at all."""
     from ._core_util import paste_label, pastes
 
     out: List[Obs] = []
@@ -446,6 +454,13 @@ def _form_obs(source: Source) -> List[Obs]:
                 seen.add(gname)
                 out.append(Obs(tool="paste", source=paste_label(name, "issue form: GPU"), vendor_id="1002",
                                is_amd=True, name=gname))
+            elif not gname and "amdgcn-amd-amdhsa--" in value:
+                for gfx in dict.fromkeys(_FORM_ISA.findall(value)):
+                    if ("isa", gfx) not in seen:
+                        seen.add(("isa", gfx))
+                        out.append(Obs(tool="paste", source=paste_label(name, "issue form: GPU (ISA name)"),
+                                       vendor_id="1002", is_amd=True, gfx_target=gfx,
+                                       isa="amdgcn-amd-amdhsa--%s" % gfx))
     return out
 
 
