@@ -91,6 +91,13 @@ MISSES = {
            "... status=unsupported' (the application ships no gfx906 build); no component of the stack prints the line "
            "and the application's source is not public, so no row can be taken from it; doctor reports only that "
            "ROCm 7.2.1 no longer lists gfx906 (runtime)",
+    # s10-heldx (set X)
+    "815": "held-out X: the lines are a reproducer's own prints (hipPeekAtLastError = hipErrorInvalidValue after a "
+           "hipblasGemmEx that returned HIPBLAS_STATUS_SUCCESS) and the title; HIP's error is reported (hip), while that "
+           "rocBLAS routing 16-bit GEMMs through hipBLASLt causes it (ROCBLAS_USE_HIPBLASLT=0 avoids it) is the thread's "
+           "comment: no line of a ROCm library reports the failure",
+    "817": "held-out X: only the kernel's decode of a GPU page fault is pasted (GCVM_L2_PROTECTION_FAULT_STATUS, reported "
+           "at kernel); that a hipBLASLt/Tensile kernel made the access (rocm-libraries#8909) is a later comment's word",
 }
 
 
@@ -116,7 +123,7 @@ HEALTHY = [pytest.param(f, id=f.name[:3]) for f in _folders() if _labels(f).get(
 
 def test_the_corpus_is_there():
     assert len(FAILING) >= 60 and HEALTHY
-    assert len(MISSES) <= 22  # 12 before set M's four (s7-heldm); set N's one (s7-heldn) is among those twelve; set P's four (s8-heldp); set U's one (s9-heldu); set T's one (s9-heldt)
+    assert len(MISSES) <= 24  # 12 before set M's four (s7-heldm); set N's one (s7-heldn) is among those twelve; set P's four (s8-heldp); set U's one (s9-heldu); set T's one (s9-heldt); set X's two (s10-heldx)
 
 
 @pytest.mark.parametrize("folder", FAILING)

@@ -861,11 +861,26 @@ def hipblas_not_supported(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     return Match(ev)
 
 
+# (s10-heldx) RCCL reports HIP's error for its own collective kernels: a line that names RCCL, its WARN or one of
+# its calls (ncclAllReduce, ncclCommInitRank...) is the collective library's missing code, not the program's;
+# a framework wheel with the GPU's kernels is no fix for it (ROCm/rccl#2189: one process driving gfx1200 and
+# gfx1201, RCCL's first all-reduce fails with 'invalid device function' on one of them).
+_RCCL_LINE = re.compile(r"\bNCCL WARN\b|\bRCCL\b|\bnccl(?:AllReduce|AllGather|ReduceScatter|Reduce|Broadcast|"
+                        r"AllToAll|Send|Recv|GroupEnd|CommInit\w*)\b")
+
+
 @rule("no-binary-for-gpu")
 def no_binary(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     hits = _error_rule(ctx, meta)
     if not hits:
         return None
+    if all(_RCCL_LINE.search(h) for h in hits):
+        ev = list(hits) + [f"{g.label}: {g.gfx}" for g in ctx.gpus or [] if g.gfx]
+        return Match(ev, fix=("The collective library (RCCL) has no code for one of the GPUs it drives: use an RCCL "
+                              "(ROCm release, or the framework's bundled one) built for every gfx target in the "
+                              "process; with GPUs of two targets in one process, try one target per process "
+                              "(HIP_VISIBLE_DEVICES) and report the RCCL version with NCCL_DEBUG=INFO."),
+                     data={"layer": "libraries"})
     ev = list(hits)
     named = ctx.error_search(r"gfx[0-9]{2,4}[0-9a-f]?")
     gfx = support.normalize_gfx(named) if named else None
