@@ -172,3 +172,71 @@ def test_a_frameworks_invalid_device_function_stays_at_hip(tmp_path: Path):
         "HIP kernel errors might be asynchronously reported at some other API call\n")})
     found = problems(diag)
     assert ("no-binary-for-gpu", "hip") in found, found
+
+
+# -- the override advice does not lead a failure it cannot cure (810) ----------------------------------------------
+def _severity(folder: Path, rule_id: str):
+    f = realrun.diagnosis(folder).finding(rule_id)
+    return f.severity if f is not None else None
+
+
+def test_810_the_override_is_advice_when_the_failure_is_the_frameworks():
+    assert _severity(fixture("810"), "hsa-override-missing") == "info"
+    assert lead_layer(fixture("810")) == "framework"
+
+
+@pytest.mark.parametrize("num", ["383", "320"])
+def test_the_override_still_leads_missing_kernels(num):
+    # 'invalid device function' (hip) and rocBLAS's missing Tensile files (libraries): the symptoms it cures
+    assert _severity(fixture(num), "hsa-override-missing") == "warning"
+    assert lead_layer(fixture(num)) == "runtime"
+
+
+# -- an APU out of GPU memory at the kernel's GTT size (482, held-out set H) ---------------------------------------
+ROW_GTT = "s10x_kernel_gtt_memory_ready"
+STRIX_ROCMINFO = ("*******\nAgent 2\n*******\n  Name:                    gfx1151\n"
+                  "  Marketing Name:          AMD Radeon 8060S Graphics\n  Vendor Name:             AMD\n"
+                  "  Feature:                 KERNEL_DISPATCH\n")
+
+
+def test_482_the_gtt_ceiling_leads_at_kernel():
+    assert lead_layer(fixture("482")) == "kernel"
+    assert ("apu-gtt-ceiling", "kernel") in problems(realrun.diagnosis(fixture("482")))
+
+
+@pytest.mark.parametrize("line", [
+    "[    1.768086] amdgpu 0000:bd:00.0:  63968M of GTT memory ready.",
+    "[    4.087965] [drm] amdgpu: 7400M of GTT memory ready.",  # older kernels: DRM_INFO("amdgpu: ...")
+    "Feb 11 13:43:16 kernel: [drm] amdgpu: 14960M of GTT memory ready.",
+])
+def test_gtt_line_wordings(line):
+    assert ROW_GTT in _ids(line), line
+
+
+def test_gtt_row_near_misses():
+    assert ROW_GTT not in _ids("[drm] amdgpu: 1024M of VRAM memory ready")
+    assert error_signatures.failure(ROW_GTT).severity == "info"  # a size, no failure
+
+
+def test_apu_oom_with_the_gtt_line_gives_the_ceiling(tmp_path: Path):
+    diag = doctor_files(tmp_path, {"rocminfo.txt": STRIX_ROCMINFO,
+                                   "dmesg.txt": "[    3.1] amdgpu 0000:c5:00.0:  65536M of GTT memory ready.\n",
+                                   "run.txt": "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 4.00 GiB. "
+                                              "GPU 0 has a total capacity of 64.00 GiB of which 1.2 GiB is free.\n"})
+    assert ("apu-gtt-ceiling", "kernel") in problems(diag), problems(diag)
+
+
+def test_apu_gtt_line_without_an_out_of_memory_is_no_finding(tmp_path: Path):
+    diag = doctor_files(tmp_path, {"rocminfo.txt": STRIX_ROCMINFO,
+                                   "dmesg.txt": "[    3.1] amdgpu 0000:c5:00.0:  65536M of GTT memory ready.\n"})
+    assert "apu-gtt-ceiling" not in [f.id for f in diag.findings]
+    assert not problems(diag), problems(diag)
+
+
+def test_a_discrete_gpus_out_of_memory_is_not_the_gtt_ceiling(tmp_path: Path):
+    diag = doctor_files(tmp_path, {
+        "rocminfo.txt": STRIX_ROCMINFO.replace("gfx1151", "gfx1100").replace("AMD Radeon 8060S Graphics",
+                                                                            "Radeon RX 7900 XTX"),
+        "dmesg.txt": "[    3.1] amdgpu 0000:03:00.0:  32000M of GTT memory ready.\n",
+        "run.txt": "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 4.00 GiB.\n"})
+    assert "apu-gtt-ceiling" not in [f.id for f in diag.findings]

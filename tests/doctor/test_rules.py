@@ -818,3 +818,14 @@ ERROR_CASES["rccl-collective-gpu-fault"] = (
 ERROR_CASES["allocation-refused-below-free"] = (
     "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 98988.40 MiB on device 0: cudaMalloc failed: out of memory\n"
     "  ROCm0: AMD Radeon(TM) Graphics (110511 MiB, 110357 MiB free)\n")
+
+
+# s10-heldx: an APU out of GPU memory at the GTT the kernel set up (amdgpu_ttm.c's line; tests/doctor/test_heldout_set_x.py)
+def s_apu_gtt_ceiling(s):  # a Strix Halo's GPU, amdgpu's GTT line and a program's out-of-memory
+    s.gpus = [gpu("gfx1151", "AMD Radeon 8060S Graphics", "1586", kind="igpu", bdf="0000:c5:00.0", segment="apu")]
+    s.errors += [ErrorSighting(signature="s10x_kernel_gtt_memory_ready",
+                               text="[    1.768086] amdgpu 0000:c5:00.0:  63968M of GTT memory ready."),
+                 ErrorSighting(signature="", text="torch.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 GiB.")]
+
+
+CASES["apu-gtt-ceiling"] = s_apu_gtt_ceiling
