@@ -304,6 +304,9 @@ EXAMPLES.update({  # s9: information, the free memory ggml reports (ggml-org/lla
 EXAMPLES.update({  # s7-heldn (set N): the distribution's HIP beside AMD's (ggml-org/llama.cpp#15196)
     "hip_distro_and_amd_copies": "/usr/include/hip/hip_bf16.h\n/opt/rocm-6.4.3/include/hip/hip_bf16.h\n",
 })
+EXAMPLES.update({  # s10-heldx (set X): bitsandbytes without a library for torch's ROCm (unslothai/unsloth#10273)
+    "bnb_no_library_for_torch_rocm": "PyTorch: 2.6.0+rocm6.1\nlibbitsandbytes_rocm64.so\nlibbitsandbytes_rocm72.so\n",
+})
 
 
 def test_two_line_signatures_need_both_lines():

@@ -829,3 +829,12 @@ ERROR_CASES["hip-no-device-but-gpu-enumerated"] = (
     "ggml_cuda_init: failed to initialize ROCm: no ROCm-capable device is detected\n"
     "ggml_cuda_init: found 1 ROCm devices:\n"
     "  Device 0: AMD Radeon RX 9060 XT, gfx1200 (0x1200), VMM: no, Wave Size: 32\n")
+# s10-heldx: an APU out of GPU memory at the GTT the kernel set up (amdgpu_ttm.c's line; tests/doctor/test_heldout_set_x.py)
+def s_apu_gtt_ceiling(s):  # a Strix Halo's GPU, amdgpu's GTT line and a program's out-of-memory
+    s.gpus = [gpu("gfx1151", "AMD Radeon 8060S Graphics", "1586", kind="igpu", bdf="0000:c5:00.0", segment="apu")]
+    s.errors += [ErrorSighting(signature="s10x_kernel_gtt_memory_ready",
+                               text="[    1.768086] amdgpu 0000:c5:00.0:  63968M of GTT memory ready."),
+                 ErrorSighting(signature="", text="torch.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 GiB.")]
+
+
+CASES["apu-gtt-ceiling"] = s_apu_gtt_ceiling

@@ -45,7 +45,7 @@ class Signature:
 
 SIGNATURES: Tuple[Signature, ...] = (
     Signature(
-        "hipblas_status", r"\bHIPBLAS_STATUS_[A-Z_]+",
+        "hipblas_status", r"\bHIPBLAS_STATUS_(?!SUCCESS\b)[A-Z_]+",
         source="ROCm/TheRock#1708; pytorch/pytorch#103973",
         meaning="hipBLAS returned an error status (ALLOC_FAILED, NOT_SUPPORTED, ...)",
         needles=('hipblas_status_',), case=True),
@@ -353,6 +353,25 @@ SIGNATURES: Tuple[Signature, ...] = (
                 "and once by AMD's under /opt/rocm: compilers and the loader search /usr first, so builds and programs "
                 "mix the two releases (headers of one, libraries of the other)",
         needles=("/opt/rocm",), whole=True),
+    # s10-heldx: bitsandbytes picks its native library by the ROCm of the running torch
+    Signature(
+        "bnb_no_library_for_torch_rocm",
+        # torch's ROCm (X.Y), a listing line of a libbitsandbytes_rocmNN.so (the bare name, a path, or ls -l's
+        # columns before it), and no listing line of libbitsandbytes_rocm<X><Y>.so
+        r"\A(?=[\s\S]*?(?:\+rocm|torch\.version\.hip\W{1,4})(\d{1,2})\.(\d{1,2})(?!\d))"
+        r"(?=[\s\S]*?(?:\A|\n)[ \t]*(?:[-dlrwxsStT]{10}[.+@]?[ \t][^\n]*?[ \t])?(?:\S*/)?"
+        r"libbitsandbytes_rocm\d{2,4}\.so[ \t]*(?:\r?\n|\Z))"
+        r"(?![\s\S]*?(?:\A|\n)[ \t]*(?:[-dlrwxsStT]{10}[.+@]?[ \t][^\n]*?[ \t])?(?:\S*/)?"
+        r"libbitsandbytes_rocm\1\2\.so[ \t]*(?:\r?\n|\Z))",
+        source="bitsandbytes-foundation/bitsandbytes bitsandbytes/cextension.py (get_native_library: on ROCm the "
+               "library is libbitsandbytes_rocm<major><minor>.so, the two numbers of torch.version.hip; 'Configured "
+               "ROCm binary not found at ...' when that file is not in the package); unslothai/unsloth#10273 (torch "
+               "2.6.0+rocm6.1 beside a bitsandbytes that ships rocm64...rocm72 libraries: training segfaults)",
+        meaning="the bitsandbytes package lists native ROCm libraries, but none for the ROCm release of the torch in "
+                "use (libbitsandbytes_rocm<major><minor>.so from torch's +rocmX.Y / torch.version.hip): bitsandbytes "
+                "cannot load its GPU library for this torch, or a wrapper loads another release's build into the "
+                "process, which fails to load or crashes",
+        needles=("libbitsandbytes_rocm",), whole=True),
 )
 
 
@@ -384,6 +403,8 @@ FAILURE_LAYERS: Dict[str, str] = {
     "hip_peer_access_asymmetric": "firmware",  # s6-heldout2: BAR/MMIO placement (ROCm/rocm-systems#10554)
     # s7-heldn: the distribution's HIP packages beside AMD's (remove one set)
     "hip_distro_and_amd_copies": "packaging",
+    # s10-heldx: a bitsandbytes without a native library for the ROCm of the installed torch
+    "bnb_no_library_for_torch_rocm": "framework",
 }
 
 

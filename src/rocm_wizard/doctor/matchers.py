@@ -552,7 +552,31 @@ def hsa_override_missing(ctx: Context, meta: RuleMeta) -> Optional[Match]:
         return None
     fix = ("Community setting, not supported by AMD, at your own risk: " + "; ".join(dict.fromkeys(exports)) +
            " before starting Python. Remove it again when you move to software with native kernels for this GPU.")
+    # (s10-heldx) the override answers missing code objects, which show at the runtime, HIP or a library; when
+    # every known failure of the paste sits above them (a framework's own kernel compile, an install) it shows
+    # no symptom the override cures: the finding is then advice (a note), not the failure's lead
+    above = _problem_layers(ctx)
+    if above and above <= {"framework", "packaging"}:
+        return Match(ev + ["the failures shown are the framework's or the install's: " + ", ".join(sorted(above))],
+                     fix=fix, community=True, severity="info")
     return Match(ev, fix=fix, community=True)
+
+
+def _problem_layers(ctx: Context) -> set:
+    """The layers of the known failures the paste shows (catalogue rows and Python signatures; information
+    rows and the catch-alls, which have no layer of their own, aside)."""
+    from ..detect import error_signatures
+
+    out = set()
+    for e in ctx.system.errors or []:
+        sid = s(getattr(e, "signature", None))
+        row = error_signatures.failure(sid)
+        if row is not None and row.severity == "info":
+            continue
+        layer = error_signatures.failure_layer(sid)
+        if layer:
+            out.add(layer)
+    return out
 
 
 # ================================================================== PyTorch environments
@@ -861,11 +885,26 @@ def hipblas_not_supported(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     return Match(ev)
 
 
+# (s10-heldx) RCCL reports HIP's error for its own collective kernels: a line that names RCCL, its WARN or one of
+# its calls (ncclAllReduce, ncclCommInitRank...) is the collective library's missing code, not the program's;
+# a framework wheel with the GPU's kernels is no fix for it (ROCm/rccl#2189: one process driving gfx1200 and
+# gfx1201, RCCL's first all-reduce fails with 'invalid device function' on one of them).
+_RCCL_LINE = re.compile(r"\bNCCL WARN\b|\bRCCL\b|\bnccl(?:AllReduce|AllGather|ReduceScatter|Reduce|Broadcast|"
+                        r"AllToAll|Send|Recv|GroupEnd|CommInit\w*)\b")
+
+
 @rule("no-binary-for-gpu")
 def no_binary(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     hits = _error_rule(ctx, meta)
     if not hits:
         return None
+    if all(_RCCL_LINE.search(h) for h in hits):
+        ev = list(hits) + [f"{g.label}: {g.gfx}" for g in ctx.gpus or [] if g.gfx]
+        return Match(ev, fix=("The collective library (RCCL) has no code for one of the GPUs it drives: use an RCCL "
+                              "(ROCm release, or the framework's bundled one) built for every gfx target in the "
+                              "process; with GPUs of two targets in one process, try one target per process "
+                              "(HIP_VISIBLE_DEVICES) and report the RCCL version with NCCL_DEBUG=INFO."),
+                     data={"layer": "libraries"})
     ev = list(hits)
     named = ctx.error_search(r"gfx[0-9]{2,4}[0-9a-f]?")
     gfx = support.normalize_gfx(named) if named else None
@@ -1643,12 +1682,18 @@ def unrecognised_failure(ctx: Context, meta: RuleMeta) -> Optional[Match]:
                                           "next_commands": failure_lines.next_commands(layers[:2])})
 
 
+# (s10-heldx) sightings that carry a figure a rule reads (a size, the free memory), not a message about anything
+# going wrong or right: they show nothing the user's prose could be about
+_FIGURE_SIGHTINGS = frozenset({"ggml_device_free_memory", "s10x_kernel_gtt_memory_ready"})
+
+
 @rule("failure-told-not-shown")
 def failure_told_not_shown(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     """Prose that tells of a failure in the stack when nothing in the paste shows one: ask for it."""
     from ..detect import failure_lines
 
-    shown = [e for e in ctx.system.errors or [] if s(getattr(e, "signature", None)) not in ("", "failure_told")]
+    shown = [e for e in ctx.system.errors or [] if s(getattr(e, "signature", None)) not in ("", "failure_told")
+             and s(getattr(e, "signature", None)) not in _FIGURE_SIGHTINGS]
     if shown or ctx.error_text.strip():
         return None
     by_layer = _sightings(ctx, "failure_told")
@@ -2129,6 +2174,29 @@ def blas_library_of_another_gpu(ctx: Context, meta: RuleMeta) -> Optional[Match]
     ev += [f"code built for {a} was loaded on the {b} GPU: both are in this machine" for a, b in crossed[:2]]
     ev.append("GPU targets in the process: " + ", ".join(targets) + " (" + ", ".join(v.label for v in ctx.gpus) + ")")
     return Match(ev, severity="error" if crossed else None)
+
+
+# s10-heldx ========================================== an APU out of GPU memory at the kernel's GTT size
+# amdgpu logs the GTT it set up ("<N>M of GTT memory ready.", drivers/gpu/drm/amd/amdgpu/amdgpu_ttm.c); on an APU
+# that is the GPU's memory beside the BIOS carve-out, capped by the kernel's TTM limit (about half of RAM by
+# default), so an out-of-memory of a program on that GPU is the GTT ceiling (antirez/ds4#475 on a 128 GB Strix Halo
+# with 63968M of GTT; AMD's RDNA3.5 guidance raises it with amd-ttm).
+_GTT_READY = re.compile(r"\b(\d{1,10})M of GTT memory ready\.")
+_OUT_OF_MEMORY = re.compile(r"\bout of memory\b|OutOfMemoryError|hipErrorOutOfMemory", re.I)
+
+
+@rule("apu-gtt-ceiling")
+def apu_gtt_ceiling(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    from ..catalog import gpus as gpu_catalog
+
+    apus = [v for v in ctx.gpus if v.igpu or (v.gfx and gpu_catalog.apu_only_gfx(v.gfx))]
+    if not apus or any(s(v.gpu.kind) == "dgpu" for v in ctx.gpus):
+        return None  # a discrete GPU in the machine: its own memory, not GTT, may be what ran out
+    gtt = ctx.error_hits([_GTT_READY], meta.error_signatures)
+    oom = [h for h in ctx.error_hits([_OUT_OF_MEMORY]) if not _GTT_READY.search(h)]
+    if not gtt or not oom:
+        return None
+    return Match(gtt[:2] + oom[:2] + [f"{v.label}: an APU's GPU (its memory is GTT beside the carve-out)" for v in apus])
 
 
 # s9 ================================================ an allocation refused although the device reported it free
