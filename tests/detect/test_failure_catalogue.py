@@ -182,6 +182,19 @@ def test_scan_finds_every_example_with_its_row():
         assert row.id in {s.id for s, _ in error_signatures.scan(row.example)}, row.id
 
 
+@pytest.mark.parametrize("row", ROWS)
+def test_a_row_whose_match_spans_lines_is_matched_whole(row):
+    """A finding names one line; a row whose pattern matches across lines (a traceback frame and its
+    source line, a command and the crash under it) says ``whole = true`` (one finding per text, its
+    lines joined), so no finding's line holds a line break.  Checked on the row's own example, every
+    match of it: the hostile-input test below only samples examples."""
+    if row.whole:
+        return
+    rx = error_signatures.pattern(row.signature())
+    for m in rx.finditer(row.example):
+        assert "\n" not in m.group(0), (row.id, m.group(0))
+
+
 def test_public_examples_name_their_thread():
     for e in _public_examples():
         assert e.get("source", "").startswith("https://") and e.get("line"), e

@@ -432,9 +432,13 @@ class Failure:
     severity: str = "error"
     example_source: Optional[str] = None
     format: Optional[str] = None  # the message's format string, verbatim from ``source``
+    # the pattern spans lines (a traceback frame and its source line, a command and the crash under
+    # it): matched against the whole text, one finding per text, its lines joined (``Signature.whole``)
+    whole: bool = False
 
     def signature(self) -> Signature:
-        return Signature(self.id, self.pattern, source=self.source, meaning=self.meaning, needles=self.needles)
+        return Signature(self.id, self.pattern, source=self.source, meaning=self.meaning, needles=self.needles,
+                         whole=self.whole)
 
 
 def _load_failures() -> Tuple[Failure, ...]:
@@ -447,7 +451,7 @@ def _load_failures() -> Tuple[Failure, ...]:
             meaning=e["meaning"], causes=tuple(e.get("causes", ())), next=tuple(e.get("next", ())), fix=e.get("fix", ""),
             source=e["source"], status=e.get("status", "observed"), example=e.get("example", ""), path=e.get("path"),
             severity=e.get("severity", "error"), example_source=e.get("example_source"),
-            format=e.get("format")))
+            format=e.get("format"), whole=bool(e.get("whole", False))))
     return tuple(rows)
 
 
