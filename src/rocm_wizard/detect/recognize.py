@@ -601,10 +601,18 @@ def _family(mod: object) -> Tuple[str, ...]:
     return (k,) if k else ()
 
 
-def recognize(text: str, name: str = "paste") -> List[Segment]:
+def recognize(text: str, name: str = "paste", kinds: Optional[Dict[Tuple[Optional[str], str], Optional[str]]] = None
+              ) -> List[Segment]:
     """Split ``text`` and classify every segment: ``[(kind, text, label)]``; ``kind`` is None for
-    segments nothing recognised.  Never raises."""
+    segments nothing recognised.  Never raises.
+
+    ``kinds``: the kinds worked out so far, by (command hint, segment text) -- a segment's kind is a
+    function of those two alone (:func:`_kind`) -- filled in as segments are classified; a segment
+    seen before (the same output pasted twice, in one paste or in several files of a folder,
+    :func:`recognize_many` passes one for all of them) is not classified again."""
     out: List[Segment] = []
+    if kinds is None:
+        kinds = {}
     try:
         segments = split(text)
     except Exception:
@@ -619,7 +627,11 @@ def recognize(text: str, name: str = "paste") -> List[Segment]:
     try:
         for label, cmd, body in segments:
             try:
-                kind = _kind(body, cmd, sure)
+                key = (_hint(cmd), body)
+                if key in kinds:
+                    kind = kinds[key]
+                else:
+                    kind = kinds[key] = _kind(body, cmd, sure)
             except Exception:
                 kind = None
             out.append((kind, body, label))
@@ -697,7 +709,8 @@ def recognize_many_also(named: Sequence[Tuple[str, str]], also: Optional[Callabl
         got = _recognize_forked(named, also, also_share, later)
         if got is not None:
             return got
-    return [recognize(text, name) for name, text in named], {}
+    kinds: Dict[Tuple[Optional[str], str], Optional[str]] = {}  # (one for all the files: see recognize)
+    return [recognize(text, name, kinds) for name, text in named], {}
 
 
 def _may_fork(named: Sequence[Tuple[str, str]]) -> bool:
@@ -785,17 +798,20 @@ def _recognize_forked(named: Sequence[Tuple[str, str]], also: Optional[Callable[
     if not theirs or not mine:
         return None
     out: List[Optional[List[Segment]]] = [None] * len(named)
+    # the segments' kinds by command hint and text, for all the files (see recognize; the worker
+    # starts with a copy of what this process worked out before the fork)
+    kinds: Dict[Tuple[Optional[str], str], Optional[str]] = {}
     # this process's smallest file before the fork: the patterns compiled on first use (the
     # recogniser's, the parsers', the error table's needle index) are then the worker's too, not
     # compiled twice
     first = min(mine, key=lambda k: len(named[k][1]))
     mine = [first] + [i for i in mine if i != first]
-    out[first] = recognize(named[first][1], named[first][0])
+    out[first] = recognize(named[first][1], named[first][0], kinds)
     try:
         rfd, wfd = os.pipe()
     except OSError:
         for i in mine[1:] + theirs:
-            out[i] = recognize(named[i][1], named[i][0])
+            out[i] = recognize(named[i][1], named[i][0], kinds)
         return out, {}  # type: ignore[return-value]
     try:
         pid = os.fork()
@@ -805,7 +821,7 @@ def _recognize_forked(named: Sequence[Tuple[str, str]], also: Optional[Callable[
         pid = -1
     if pid < 0:  # (no worker: all here)
         for i in mine[1:] + theirs:
-            out[i] = recognize(named[i][1], named[i][0])
+            out[i] = recognize(named[i][1], named[i][0], kinds)
         return out, {}  # type: ignore[return-value]
     if pid == 0:  # the worker: its share, written to the pipe, then gone without running anything else
         status = 1
@@ -815,7 +831,7 @@ def _recognize_forked(named: Sequence[Tuple[str, str]], also: Optional[Callable[
             # (a collection would walk, and so copy, every page of objects it shares with this process)
             gc.disable()
             os.close(rfd)
-            found = [recognize(named[i][1], named[i][0]) for i in theirs]
+            found = [recognize(named[i][1], named[i][0], kinds) for i in theirs]
             segs = marshal.dumps(found)
             extra = pickle.dumps([also(named[i][1]) for i in distinct] if also is not None else [], 4)
             _write_all(wfd, len(segs).to_bytes(8, "big") + len(extra).to_bytes(8, "big") + segs + extra)
@@ -840,7 +856,7 @@ def _recognize_forked(named: Sequence[Tuple[str, str]], also: Optional[Callable[
     own: Dict[str, Dict[str, List[object]]] = {}
     try:
         for i in mine[1:]:
-            out[i] = recognize(named[i][1], named[i][0])
+            out[i] = recognize(named[i][1], named[i][0], kinds)
         # the later functions of a kind on this process's own segments of it, while the worker ends
         # its share (the probes ask them of every segment of the kind; the worker does its own)
         own = _own_answers(later, [out[i] for i in mine])  # type: ignore[misc]
@@ -865,7 +881,7 @@ def _recognize_forked(named: Sequence[Tuple[str, str]], also: Optional[Callable[
                               [t for _n, t in named] if any(len(s) > 2 and s[2] == WHOLE for s in later) else None)
     if not ok:
         pending.end()
-        got = [recognize(named[i][1], named[i][0]) for i in theirs]  # (the worker failed: done here)
+        got = [recognize(named[i][1], named[i][0], kinds) for i in theirs]  # (the worker failed: done here)
         extras = None
     elif later:
         _forked.hold(pending)  # (the worker goes on with the later functions)
