@@ -185,6 +185,32 @@ def test_the_worker_also_works_out_each_distinct_text_once(large, monkeypatch):
     assert recognize.recognize_many_also(named, paste_facts.parse, 0.17) == (want, {})
 
 
+def test_each_side_works_out_also_for_the_distinct_texts_of_its_own_files(large, monkeypatch):
+    # (so that the two sides' work goes with their characters: the worker does not wait on this
+    # process's facts, nor this process on the worker's)
+    named, want = large
+    named = named + [("copy.txt", named[-1][1])]  # a text twice: asked once, on the side of its first file
+    want = want + [want[-1]]
+    _may_fork_here(monkeypatch, named)
+    parent = os.getpid()
+    here = []
+
+    def where(text):
+        if os.getpid() == parent:
+            here.append(text)
+        return os.getpid()
+
+    segs, extra = recognize.recognize_many_also(named, where)
+    assert segs == want and set(extra) == {t for _n, t in named}
+    by_side = {pid: {t for t, p in extra.items() if p == pid} for pid in set(extra.values())}
+    assert len(by_side) == 2 and by_side[parent] == set(here) and len(here) == len(set(here))
+    mine, theirs = recognize._shares(named)
+    first_of = {}
+    for i, (_n, t) in enumerate(named):
+        first_of.setdefault(t, i)
+    assert by_side[parent] == {t for t, i in first_of.items() if i in mine}
+
+
 def test_a_failing_extra_leaves_the_segments_and_asks_nothing_back(large, monkeypatch):
     named, want = large
     _may_fork_here(monkeypatch, named)

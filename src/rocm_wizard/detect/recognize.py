@@ -689,9 +689,13 @@ def recognize_many_also(named: Sequence[Tuple[str, str]], also: Optional[Callabl
                         ) -> Tuple[List[List[Segment]], Dict[str, object]]:
     """(:func:`recognize_many`'s answer, ``{text: also(text)}`` for each distinct text when the
     worker was forked, else ``{}``).  ``also`` is work the caller does on every text later anyway
-    (a pure function of the text whose answer pickles to an equal one): the worker does it for all
-    of them beside a smaller share of the recognising (``also_share``: its cost per character as a
-    share of recognising's), and the caller keeps the answers instead of working them out.
+    (a pure function of the text whose answer pickles to an equal one): each side works it out for
+    the distinct texts of its own share of the files (this process once it has recognised its
+    files, while the worker ends its share), and the caller keeps the answers instead of working
+    them out.  Both sides' work then goes with their characters, however much the recogniser's
+    kinds of segments seen before save, and the files are shared by characters alone:
+    ``also_share`` (``also``'s cost per character as a share of recognising's, which weighed the
+    worker's share when it worked ``also`` out for every text) is not used.
 
     ``later``: ``(name, function)`` pairs of the same sort, for work the caller does after the
     recognising (the probes that follow): the worker works each out on every distinct text once it
@@ -793,10 +797,13 @@ def _recognize_forked(named: Sequence[Tuple[str, str]], also: Optional[Callable[
             if t not in seen_texts:
                 seen_texts[t] = i
                 distinct.append(i)
-    head_start = also_share * sum(len(named[i][1]) for i in distinct) if also is not None else 0.0
-    mine, theirs = _shares(named, head_start)
+    mine, theirs = _shares(named)
     if not theirs or not mine:
         return None
+    # ``also`` of each distinct text on the side that has its first file
+    theirs_set = set(theirs)
+    also_theirs = [i for i in distinct if i in theirs_set] if also is not None else []
+    also_mine = [i for i in distinct if i not in theirs_set] if also is not None else []
     out: List[Optional[List[Segment]]] = [None] * len(named)
     # the segments' kinds by command hint and text, for all the files (see recognize; the worker
     # starts with a copy of what this process worked out before the fork)
@@ -833,7 +840,7 @@ def _recognize_forked(named: Sequence[Tuple[str, str]], also: Optional[Callable[
             os.close(rfd)
             found = [recognize(named[i][1], named[i][0], kinds) for i in theirs]
             segs = marshal.dumps(found)
-            extra = pickle.dumps([also(named[i][1]) for i in distinct] if also is not None else [], 4)
+            extra = pickle.dumps([also(named[i][1]) for i in also_theirs] if also is not None else [], 4)
             _write_all(wfd, len(segs).to_bytes(8, "big") + len(extra).to_bytes(8, "big") + segs + extra)
             status = 0
             # then each later function on its texts, one frame each, in the order given (one that
@@ -854,12 +861,18 @@ def _recognize_forked(named: Sequence[Tuple[str, str]], also: Optional[Callable[
     read = False
     data: Optional[bytes] = None
     own: Dict[str, Dict[str, List[object]]] = {}
+    also_here: Optional[Dict[str, object]] = {}
     try:
         for i in mine[1:]:
             out[i] = recognize(named[i][1], named[i][0], kinds)
         # the later functions of a kind on this process's own segments of it, while the worker ends
         # its share (the probes ask them of every segment of the kind; the worker does its own)
         own = _own_answers(later, [out[i] for i in mine])  # type: ignore[misc]
+        if also is not None:  # (this side's texts, while the worker works out its own)
+            try:
+                also_here = {named[i][1]: also(named[i][1]) for i in also_mine}
+            except Exception:
+                also_here = None  # (then none is kept: the caller works them all out, as without a worker)
         _forked._idle_until_ready(rfd)  # (what this process would do later anyway, while the worker ends its share)
         head = _read_exactly(rfd, 16)
         if head is not None:
@@ -890,8 +903,9 @@ def _recognize_forked(named: Sequence[Tuple[str, str]], also: Optional[Callable[
     for i, segs in zip(theirs, got):
         out[i] = [tuple(s) for s in segs]  # type: ignore[misc]
     also_got: Dict[str, object] = {}
-    if isinstance(extras, list) and len(extras) == len(distinct):
-        also_got = {named[i][1]: value for i, value in zip(distinct, extras)}
+    if also_here is not None and isinstance(extras, list) and len(extras) == len(also_theirs):
+        also_got = dict(also_here)
+        also_got.update({named[i][1]: value for i, value in zip(also_theirs, extras)})
     return out, also_got  # type: ignore[return-value]
 
 
