@@ -45,6 +45,28 @@ def test_the_shipped_index_is_current():
     assert shipped[0] == error_index.build()["rows"]
 
 
+def test_the_shipped_needle_index_is_the_table_s_and_the_scan_uses_it(monkeypatch):
+    """The short texts' needle index (error_signatures._needle_index) comes from the shipped index
+    for the table error_signatures built, and is made from the table where the table is another
+    one (a test's) or the index holds none."""
+    assert error_index.needle_index() == es.needle_index_parts(es.SIGNATURES)
+    assert error_index.needle_index_rows() == len(es.SIGNATURES)
+    monkeypatch.setattr(es, "_index_key", None)
+    asked = []
+    real = es.needle_index_parts
+    monkeypatch.setattr(es, "needle_index_parts", lambda sigs: asked.append(len(sigs)) or real(sigs))
+    rx, reach, free = es._needle_index()
+    assert not asked and rx.pattern == error_index.needle_index()[0] and reach == error_index.needle_index()[1]
+    other = es.SIGNATURES[:40]
+    monkeypatch.setattr(es, "SIGNATURES", other)
+    rx, reach, free = es._needle_index()
+    assert asked == [40] and all(i < 40 for ids in reach.values() for i in ids)
+    monkeypatch.setattr(es, "SIGNATURES", es._TABLE)
+    monkeypatch.setattr(error_index, "_needles_read", (None, -1))  # (an index without it)
+    es._needle_index()
+    assert asked == [40, len(es._TABLE)]
+
+
 @pytest.mark.parametrize("limit", [1, 50, 10_000])
 def test_index_scan_equals_the_table_scan_on_every_fixture(limit):
     index = error_index.read()

@@ -96,10 +96,10 @@ def test_a_failing_worker_leaves_its_files_to_this_process(large, monkeypatch):
     parent = os.getpid()
     real = recognize.recognize
 
-    def in_child_fails(text, name="paste"):
+    def in_child_fails(text, name="paste", kinds=None):
         if os.getpid() != parent:
             raise RuntimeError("worker broke")
-        return real(text, name)
+        return real(text, name, kinds)
 
     monkeypatch.setattr(recognize, "recognize", in_child_fails)
     calls = _counting_fork(monkeypatch)
@@ -152,11 +152,11 @@ def test_an_interruption_here_ends_the_worker(large, monkeypatch):
     real = recognize.recognize
     seen = []
 
-    def interrupted_here(text, name="paste"):
+    def interrupted_here(text, name="paste", kinds=None):
         if os.getpid() == parent and seen:
             raise KeyboardInterrupt
         seen.append(name)
-        return real(text, name)
+        return real(text, name, kinds)
 
     children = _record_forks(monkeypatch)
     monkeypatch.setattr(recognize, "recognize", interrupted_here)
@@ -183,6 +183,32 @@ def test_the_worker_also_works_out_each_distinct_text_once(large, monkeypatch):
         assert repr(got) == repr(paste_facts.parse(text))
     monkeypatch.setenv("ROCM_WIZARD_RECOGNIZE_JOBS", "1")
     assert recognize.recognize_many_also(named, paste_facts.parse, 0.17) == (want, {})
+
+
+def test_each_side_works_out_also_for_the_distinct_texts_of_its_own_files(large, monkeypatch):
+    # (so that the two sides' work goes with their characters: the worker does not wait on this
+    # process's facts, nor this process on the worker's)
+    named, want = large
+    named = named + [("copy.txt", named[-1][1])]  # a text twice: asked once, on the side of its first file
+    want = want + [want[-1]]
+    _may_fork_here(monkeypatch, named)
+    parent = os.getpid()
+    here = []
+
+    def where(text):
+        if os.getpid() == parent:
+            here.append(text)
+        return os.getpid()
+
+    segs, extra = recognize.recognize_many_also(named, where)
+    assert segs == want and set(extra) == {t for _n, t in named}
+    by_side = {pid: {t for t, p in extra.items() if p == pid} for pid in set(extra.values())}
+    assert len(by_side) == 2 and by_side[parent] == set(here) and len(here) == len(set(here))
+    mine, theirs = recognize._shares(named)
+    first_of = {}
+    for i, (_n, t) in enumerate(named):
+        first_of.setdefault(t, i)
+    assert by_side[parent] == {t for t, i in first_of.items() if i in mine}
 
 
 def test_a_failing_extra_leaves_the_segments_and_asks_nothing_back(large, monkeypatch):
@@ -643,3 +669,39 @@ def test_a_late_worker_s_answers_are_worked_out_here_and_its_own_taken_once_sent
     monkeypatch.setattr(_forked, "STEAL", False)  # (off: asked before it is there, the frame is waited for)
     assert _forked.answer("slow", first)[0] == worker
     _forked.drop()
+
+
+# -- a segment's kind worked out once per (command hint, text) -------------------------------------
+
+def test_a_segment_seen_before_is_not_classified_again_and_gets_the_same_kind(monkeypatch):
+    """recognize() keeps each segment's kind by its command hint and its text: the same output
+    pasted again (in the same paste or another file of the folder) is not classified again, and
+    the same text under another command -- whose hint can change the kind -- is."""
+    uname = "Linux box 6.8.0-45-generic #45-Ubuntu SMP PREEMPT_DYNAMIC x86_64 GNU/Linux\n"
+    short = "SecureBoot disabled\n"  # (too short to recognise without its command: mokutil's hint names it)
+    paste = ("$ uname -a\n" + uname + "$ mokutil --sb-state\n" + short + "```\n" + short + "```\n"
+             "$ uname -a\n" + uname + "```\n" + uname + "```\n")
+    fresh = [recognize._kind(body, cmd) for _label, cmd, body in recognize.split(paste)]
+    assert fresh == ["uname", "mokutil", None, "uname", "uname"]  # (the short text: only under its command)
+    calls = []
+    real = recognize._kind
+
+    def counted(text, command, sure=False):
+        calls.append((recognize._hint(command), text))
+        return real(text, command, sure)
+
+    monkeypatch.setattr(recognize, "_kind", counted)
+    kinds = {}
+    got = recognize.recognize(paste, "a", kinds)
+    assert [k for k, _t, _l in got] == fresh
+    assert len(calls) == len(set(calls)) == 4  # (uname under its prompt, the short text twice, uname bare)
+    again = recognize.recognize(paste, "b", kinds)  # another file of the same folder
+    assert again == [(k, t, l) for k, t, l in got] and len(calls) == 4
+    assert recognize.recognize(paste, "c") == got and len(calls) == 8  # (no kinds given: its own)
+
+
+def test_a_folder_s_repeated_pastes_get_the_kinds_of_each_paste_alone(monkeypatch):
+    texts = [p.read_text(encoding="utf-8", errors="replace") for p in sorted(REAL.glob("*/*.txt"))][:60]
+    named = [("p%d" % i, t) for i, t in enumerate(texts + texts[::-1] + texts[:10])]
+    monkeypatch.setenv(recognize._ENV_JOBS, "1")
+    assert recognize.recognize_many(named) == [recognize.recognize(t, n) for n, t in named]

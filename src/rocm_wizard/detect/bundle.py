@@ -462,12 +462,10 @@ class BundleSource(Source):
 
             segs: List[Tuple[Optional[str], str, str]] = []
             texts = self._texts()
-            # the GPU and OS probes read every paste's single-line facts: a forked worker of the
-            # recogniser works them out beside its share (weighed as 0.3 of recognising's cost per
-            # character, with what the worker pays for sending them back: the two sides then end
-            # within about 10 ms of each other on the 5 MB benchmark folder)
-            # (and, once it has sent its share, what the probes parse and scan after: see _LATER)
-            found_all, facts = recognize_many_also(texts, _paste_facts, 0.3, _LATER)
+            # the GPU and OS probes read every paste's single-line facts: with a forked worker of the
+            # recogniser, each side works them out for its own share of the pastes
+            # (and the worker, once it has sent its share, what the probes parse and scan after: see _LATER)
+            found_all, facts = recognize_many_also(texts, _paste_facts, later=_LATER)
             for (rel, _text), found in zip(texts, found_all):
                 for kind, body, _label in found:
                     segs.append((kind, body, rel))

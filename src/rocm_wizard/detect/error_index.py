@@ -58,21 +58,67 @@ def build() -> Dict[str, Any]:
         rows.append((sig.id, sig.pattern, es.pattern(sig).flags, bool(sig.whole), tuple(sig.needles),
                      row.layer if row is not None else None, sig.meaning if sig.whole else None,
                      tuple(es.factors(sig)), bool(es.line_bound(sig))))
-    return {"format": _FORMAT, "key": table_key(), "rows": tuple(rows)}
+    # (the needle index of error_signatures.scan's short texts: its trie pattern's text and map,
+    # which take longer to make than to read; the pattern is compiled where it is used)
+    return {"format": _FORMAT, "key": table_key(), "rows": tuple(rows),
+            "needle_index": es.needle_index_parts(es.SIGNATURES)}
 
 
 def read(path: str = INDEX_FILE) -> Optional[Tuple[Tuple[Row, ...], Tuple[str, ...]]]:
     """(rows, every distinct needle) of the index in ``path``, None where it is missing, unreadable
     or not that of the table's files as they are now."""
+    data = _read_data(path)
+    if data is not None:
+        try:
+            rows = tuple(data["rows"])
+            return rows, tuple(sorted({n for r in rows for n in r[4]}))
+        except (TypeError, KeyError, IndexError):
+            pass
+    return None
+
+
+def _read_data(path: str) -> Optional[Dict[str, Any]]:
+    """The index in ``path`` as written, None where it is missing, unreadable or not that of the
+    table's files as they are now."""
     try:
         with open(path, "rb") as fh:
             data = marshal.loads(fh.read())
         if isinstance(data, dict) and data.get("format") == _FORMAT and tuple(data["key"]) == table_key():
-            rows = tuple(data["rows"])
-            return rows, tuple(sorted({n for r in rows for n in r[4]}))
+            return data
     except (OSError, EOFError, ValueError, TypeError, KeyError):
         pass
     return None
+
+
+_needles_read: Optional[Tuple[Optional[Tuple[Any, Any, Any]], int]] = None
+
+
+def _needle_data() -> Tuple[Optional[Tuple[Any, Any, Any]], int]:
+    """(the shipped needle index or None, the number of rows it was made with), read once."""
+    global _needles_read
+    if _needles_read is None:
+        data = _read_data(INDEX_FILE)
+        got, rows = None, -1
+        if data is not None:
+            try:
+                pattern, reach, free = data["needle_index"]
+                if (pattern is None or isinstance(pattern, str)) and isinstance(reach, dict) and isinstance(free, tuple):
+                    got, rows = (pattern, reach, free), len(data["rows"])
+            except (KeyError, TypeError, ValueError):
+                pass
+        _needles_read = (got, rows)
+    return _needles_read
+
+
+def needle_index() -> Optional[Tuple[Optional[str], Dict[str, Tuple[int, ...]], Tuple[int, ...]]]:
+    """``error_signatures.needle_index_parts`` of the table as the shipped index holds it (written
+    by :func:`build`), None where the index is missing, stale or holds none."""
+    return _needle_data()[0]
+
+
+def needle_index_rows() -> int:
+    """The number of signatures the shipped needle index was made for (-1: none)."""
+    return _needle_data()[1]
 
 
 def _index() -> Optional[Tuple[Tuple[Row, ...], Tuple[str, ...]]]:

@@ -459,6 +459,7 @@ FAILURES: Tuple[Failure, ...] = _load_failures()
 _FAILURE_BY_ID: Dict[str, Failure] = {f.id: f for f in FAILURES}
 _PY_IDS = frozenset(s.id for s in SIGNATURES)  # (built once, not once per catalogue row)
 SIGNATURES = SIGNATURES + tuple(f.signature() for f in FAILURES if f.id not in _PY_IDS)
+_TABLE = SIGNATURES  # (the table this module built: the shipped index's needle index is this one's)
 
 
 def failure_layer(sig_id: str) -> Optional[str]:
@@ -609,24 +610,49 @@ def _needle_index():
     signatures whose needles are that needle or a prefix of it, indexes of signatures with no
     needles), rebuilt when :data:`SIGNATURES` is another table.  The pattern is the needles'
     trie: at a place where needles start, they all lie on one path of it, so the longest one
-    found there names every one of them."""
+    found there names every one of them.  For the table this module built, the pattern's text and
+    the map come from the shipped index (``error_index.needle_index``: made by
+    :func:`needle_index_parts` when the index was written) while it is current; only the pattern
+    is compiled here."""
     global _index_key, _index
     if _index_key != id(SIGNATURES):
-        by_needle: Dict[str, List[int]] = {}
-        free = []
-        for i, sig in enumerate(SIGNATURES):
-            if not sig.needles:
-                free.append(i)
-            for n in sig.needles:
-                by_needle.setdefault(n, []).append(i)
-        needles = sorted(n for n in by_needle if n)
-        # (the needles that are prefixes of n, each looked up: not every needle against every needle)
-        reach = {n: tuple(sorted({i for k in range(1, len(n) + 1) for i in by_needle.get(n[:k], ())}))
-                 for n in needles}
-        rx = re.compile(_trie(needles)) if needles else None
-        _index = (rx, reach, tuple(sorted(set(free) | set(by_needle.get("", ())))))
+        parts = _shipped_needle_index() if SIGNATURES is _TABLE else None
+        if parts is None:
+            parts = needle_index_parts(SIGNATURES)
+        pattern, reach, free = parts
+        _index = (re.compile(pattern) if pattern else None, reach, free)
         _index_key = id(SIGNATURES)
     return _index
+
+
+def needle_index_parts(signatures: Tuple[Signature, ...]
+                       ) -> Tuple[Optional[str], Dict[str, Tuple[int, ...]], Tuple[int, ...]]:
+    """What :func:`_needle_index` is made of for ``signatures``: the needles' trie pattern (its
+    text; None when no signature has needles), needle -> indexes of the signatures whose needles
+    are that needle or a prefix of it, indexes of the signatures with no needles."""
+    by_needle: Dict[str, List[int]] = {}
+    free = []
+    for i, sig in enumerate(signatures):
+        if not sig.needles:
+            free.append(i)
+        for n in sig.needles:
+            by_needle.setdefault(n, []).append(i)
+    needles = sorted(n for n in by_needle if n)
+    # (the needles that are prefixes of n, each looked up: not every needle against every needle)
+    reach = {n: tuple(sorted({i for k in range(1, len(n) + 1) for i in by_needle.get(n[:k], ())}))
+             for n in needles}
+    return (_trie(needles) if needles else None, reach, tuple(sorted(set(free) | set(by_needle.get("", ())))))
+
+
+def _shipped_needle_index():
+    """:func:`needle_index_parts` of this module's table as the shipped index holds it, or None
+    (no index, a stale one, or one without it)."""
+    from . import error_index
+
+    parts = error_index.needle_index()
+    if parts is None or error_index.needle_index_rows() != len(_TABLE):
+        return None
+    return parts
 
 
 def _trie(words: List[str]) -> str:

@@ -601,10 +601,18 @@ def _family(mod: object) -> Tuple[str, ...]:
     return (k,) if k else ()
 
 
-def recognize(text: str, name: str = "paste") -> List[Segment]:
+def recognize(text: str, name: str = "paste", kinds: Optional[Dict[Tuple[Optional[str], str], Optional[str]]] = None
+              ) -> List[Segment]:
     """Split ``text`` and classify every segment: ``[(kind, text, label)]``; ``kind`` is None for
-    segments nothing recognised.  Never raises."""
+    segments nothing recognised.  Never raises.
+
+    ``kinds``: the kinds worked out so far, by (command hint, segment text) -- a segment's kind is a
+    function of those two alone (:func:`_kind`) -- filled in as segments are classified; a segment
+    seen before (the same output pasted twice, in one paste or in several files of a folder,
+    :func:`recognize_many` passes one for all of them) is not classified again."""
     out: List[Segment] = []
+    if kinds is None:
+        kinds = {}
     try:
         segments = split(text)
     except Exception:
@@ -619,7 +627,11 @@ def recognize(text: str, name: str = "paste") -> List[Segment]:
     try:
         for label, cmd, body in segments:
             try:
-                kind = _kind(body, cmd, sure)
+                key = (_hint(cmd), body)
+                if key in kinds:
+                    kind = kinds[key]
+                else:
+                    kind = kinds[key] = _kind(body, cmd, sure)
             except Exception:
                 kind = None
             out.append((kind, body, label))
@@ -677,9 +689,13 @@ def recognize_many_also(named: Sequence[Tuple[str, str]], also: Optional[Callabl
                         ) -> Tuple[List[List[Segment]], Dict[str, object]]:
     """(:func:`recognize_many`'s answer, ``{text: also(text)}`` for each distinct text when the
     worker was forked, else ``{}``).  ``also`` is work the caller does on every text later anyway
-    (a pure function of the text whose answer pickles to an equal one): the worker does it for all
-    of them beside a smaller share of the recognising (``also_share``: its cost per character as a
-    share of recognising's), and the caller keeps the answers instead of working them out.
+    (a pure function of the text whose answer pickles to an equal one): each side works it out for
+    the distinct texts of its own share of the files (this process once it has recognised its
+    files, while the worker ends its share), and the caller keeps the answers instead of working
+    them out.  Both sides' work then goes with their characters, however much the recogniser's
+    kinds of segments seen before save, and the files are shared by characters alone:
+    ``also_share`` (``also``'s cost per character as a share of recognising's, which weighed the
+    worker's share when it worked ``also`` out for every text) is not used.
 
     ``later``: ``(name, function)`` pairs of the same sort, for work the caller does after the
     recognising (the probes that follow): the worker works each out on every distinct text once it
@@ -697,7 +713,8 @@ def recognize_many_also(named: Sequence[Tuple[str, str]], also: Optional[Callabl
         got = _recognize_forked(named, also, also_share, later)
         if got is not None:
             return got
-    return [recognize(text, name) for name, text in named], {}
+    kinds: Dict[Tuple[Optional[str], str], Optional[str]] = {}  # (one for all the files: see recognize)
+    return [recognize(text, name, kinds) for name, text in named], {}
 
 
 def _may_fork(named: Sequence[Tuple[str, str]]) -> bool:
@@ -780,22 +797,28 @@ def _recognize_forked(named: Sequence[Tuple[str, str]], also: Optional[Callable[
             if t not in seen_texts:
                 seen_texts[t] = i
                 distinct.append(i)
-    head_start = also_share * sum(len(named[i][1]) for i in distinct) if also is not None else 0.0
-    mine, theirs = _shares(named, head_start)
+    mine, theirs = _shares(named)
     if not theirs or not mine:
         return None
+    # ``also`` of each distinct text on the side that has its first file
+    theirs_set = set(theirs)
+    also_theirs = [i for i in distinct if i in theirs_set] if also is not None else []
+    also_mine = [i for i in distinct if i not in theirs_set] if also is not None else []
     out: List[Optional[List[Segment]]] = [None] * len(named)
+    # the segments' kinds by command hint and text, for all the files (see recognize; the worker
+    # starts with a copy of what this process worked out before the fork)
+    kinds: Dict[Tuple[Optional[str], str], Optional[str]] = {}
     # this process's smallest file before the fork: the patterns compiled on first use (the
     # recogniser's, the parsers', the error table's needle index) are then the worker's too, not
     # compiled twice
     first = min(mine, key=lambda k: len(named[k][1]))
     mine = [first] + [i for i in mine if i != first]
-    out[first] = recognize(named[first][1], named[first][0])
+    out[first] = recognize(named[first][1], named[first][0], kinds)
     try:
         rfd, wfd = os.pipe()
     except OSError:
         for i in mine[1:] + theirs:
-            out[i] = recognize(named[i][1], named[i][0])
+            out[i] = recognize(named[i][1], named[i][0], kinds)
         return out, {}  # type: ignore[return-value]
     try:
         pid = os.fork()
@@ -805,7 +828,7 @@ def _recognize_forked(named: Sequence[Tuple[str, str]], also: Optional[Callable[
         pid = -1
     if pid < 0:  # (no worker: all here)
         for i in mine[1:] + theirs:
-            out[i] = recognize(named[i][1], named[i][0])
+            out[i] = recognize(named[i][1], named[i][0], kinds)
         return out, {}  # type: ignore[return-value]
     if pid == 0:  # the worker: its share, written to the pipe, then gone without running anything else
         status = 1
@@ -815,9 +838,9 @@ def _recognize_forked(named: Sequence[Tuple[str, str]], also: Optional[Callable[
             # (a collection would walk, and so copy, every page of objects it shares with this process)
             gc.disable()
             os.close(rfd)
-            found = [recognize(named[i][1], named[i][0]) for i in theirs]
+            found = [recognize(named[i][1], named[i][0], kinds) for i in theirs]
             segs = marshal.dumps(found)
-            extra = pickle.dumps([also(named[i][1]) for i in distinct] if also is not None else [], 4)
+            extra = pickle.dumps([also(named[i][1]) for i in also_theirs] if also is not None else [], 4)
             _write_all(wfd, len(segs).to_bytes(8, "big") + len(extra).to_bytes(8, "big") + segs + extra)
             status = 0
             # then each later function on its texts, one frame each, in the order given (one that
@@ -838,12 +861,18 @@ def _recognize_forked(named: Sequence[Tuple[str, str]], also: Optional[Callable[
     read = False
     data: Optional[bytes] = None
     own: Dict[str, Dict[str, List[object]]] = {}
+    also_here: Optional[Dict[str, object]] = {}
     try:
         for i in mine[1:]:
-            out[i] = recognize(named[i][1], named[i][0])
+            out[i] = recognize(named[i][1], named[i][0], kinds)
         # the later functions of a kind on this process's own segments of it, while the worker ends
         # its share (the probes ask them of every segment of the kind; the worker does its own)
         own = _own_answers(later, [out[i] for i in mine])  # type: ignore[misc]
+        if also is not None:  # (this side's texts, while the worker works out its own)
+            try:
+                also_here = {named[i][1]: also(named[i][1]) for i in also_mine}
+            except Exception:
+                also_here = None  # (then none is kept: the caller works them all out, as without a worker)
         _forked._idle_until_ready(rfd)  # (what this process would do later anyway, while the worker ends its share)
         head = _read_exactly(rfd, 16)
         if head is not None:
@@ -865,7 +894,7 @@ def _recognize_forked(named: Sequence[Tuple[str, str]], also: Optional[Callable[
                               [t for _n, t in named] if any(len(s) > 2 and s[2] == WHOLE for s in later) else None)
     if not ok:
         pending.end()
-        got = [recognize(named[i][1], named[i][0]) for i in theirs]  # (the worker failed: done here)
+        got = [recognize(named[i][1], named[i][0], kinds) for i in theirs]  # (the worker failed: done here)
         extras = None
     elif later:
         _forked.hold(pending)  # (the worker goes on with the later functions)
@@ -874,8 +903,9 @@ def _recognize_forked(named: Sequence[Tuple[str, str]], also: Optional[Callable[
     for i, segs in zip(theirs, got):
         out[i] = [tuple(s) for s in segs]  # type: ignore[misc]
     also_got: Dict[str, object] = {}
-    if isinstance(extras, list) and len(extras) == len(distinct):
-        also_got = {named[i][1]: value for i, value in zip(distinct, extras)}
+    if also_here is not None and isinstance(extras, list) and len(extras) == len(also_theirs):
+        also_got = dict(also_here)
+        also_got.update({named[i][1]: value for i, value in zip(also_theirs, extras)})
     return out, also_got  # type: ignore[return-value]
 
 
