@@ -105,3 +105,29 @@ def test_hips_launch_failure_is_placed_at_hip(line):
 ])
 def test_library_failures_without_a_launch_failure_stay_at_libraries(line, layer):
     assert failure_lines.layer_of(line) == layer, line
+
+
+# -- PyTorch's allocator without expandable segments (850's second line) ----------------------------
+@pytest.mark.parametrize("line", [
+    "E:\\AI\\ComfyUI\\venv\\Lib\\site-packages\\torch\\nn\\modules\\sparse.py:166: UserWarning: expandable_segments not "
+    "supported on this platform (Triggered internally at B:\\src\\torch\\c10/hip/HIPAllocatorConfig.h:40.)",
+    "[W1001 01:18:06.108184462 CUDAAllocatorConfig.h:28] Warning: expandable_segments not supported on this platform "
+    "(function operator())",
+])
+def test_expandable_segments_unsupported_is_a_note(line):
+    assert "s10z_torch_expandable_segments_unsupported" in _ids(line), line
+
+
+def test_850_the_oom_leads_and_the_allocator_note_is_no_problem():
+    assert_named_and_leads("850", "oom", "framework")
+    assert problems(doctor_files_850()) == [("known-failure", "framework")]
+    # the OOM message's own advice names the option: that is not the note
+    assert "s10z_torch_expandable_segments_unsupported" not in _ids(
+        "If reserved but unallocated memory is large try setting PYTORCH_HIP_ALLOC_CONF=expandable_segments:True")
+
+
+def doctor_files_850():
+    from rocm_wizard.detect import detect_snapshot
+    from rocm_wizard.doctor import diagnose
+
+    return diagnose(detect_snapshot(str(_fixture("850"))))
