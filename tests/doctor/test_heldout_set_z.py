@@ -131,3 +131,8 @@ def doctor_files_850():
     from rocm_wizard.doctor import diagnose
 
     return diagnose(detect_snapshot(str(_fixture("850"))))
+
+
+def test_ctranslate2s_wrapped_launch_failure_stays_framework():
+    # set P: CTranslate2's 'CUDA failed with error <HIP string>' is placed at framework, the launch failure too
+    assert failure_lines.layer_of("RuntimeError: CUDA failed with error unspecified launch failure") == "framework"
