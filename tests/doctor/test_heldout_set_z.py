@@ -136,3 +136,20 @@ def doctor_files_850():
 def test_ctranslate2s_wrapped_launch_failure_stays_framework():
     # set P: CTranslate2's 'CUDA failed with error <HIP string>' is placed at framework, the launch failure too
     assert failure_lines.layer_of("RuntimeError: CUDA failed with error unspecified launch failure") == "framework"
+
+
+# -- PyTorch's suffix after every HIP error (852, 853, 858: noise beside the error) -----------------
+@pytest.mark.parametrize("line", [
+    "HIP kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.",
+    "CUDA kernel errors might be asynchronously reported at some other API call,so the stacktrace below might be incorrect.",
+    "Search for `hipErrorLaunchFailure' in https://rocm.docs.amd.com/projects/HIP/en/latest/index.html for more information.",
+    # the opening backtick eaten by a Markdown code span (853)
+    "Search for hipErrorLaunchFailure' in https://rocm.docs.amd.com/projects/HIP/en/latest/index.html for more information.",
+])
+def test_torchs_hip_error_suffix_is_a_note(line):
+    assert "s10z_torch_hip_check_suffix" in _ids(line), line
+
+
+def test_the_suffix_note_is_not_the_error_itself():
+    assert "s10z_torch_hip_check_suffix" not in _ids("RuntimeError: HIP error: invalid device function")
+    assert "s10z_torch_hip_check_suffix" not in _ids("Search for the error in the ROCm documentation")
