@@ -108,7 +108,9 @@ _PROMPTS = (
 )
 # a bare command line without a prompt ("dpkg -l | grep rocm", "/opt/rocm/bin/rocminfo --support")
 _BARE = lazy(r"^(?P<cmd>(?:sudo\s+)?(?:[A-Z_]+=\S*\s+)*(?:/[\w.\-]+)*/?(?:" + _TOOLS + r")(?:\s+[-/|'\"\w.].*)?)$")
-_FENCE = lazy(r"^\s*(```|~~~)")
+# (s10-heldz) a Markdown fence, not the error-location line under a Python 3.11+ traceback frame
+# ("    ~~~~~~~~^^", tildes then carets: Lib/traceback.py), which a tilde fence would otherwise take
+_FENCE = lazy(r"^\s*(```|~~~(?![~^]*\^))")
 # the characters a bare command line can start with (sudo, VAR=value, a path, a tool's name)
 _BARE_FIRST = frozenset("s/_ABCDEFGHIJKLMNOPQRSTUVWXYZ" + "".join(t[0] for t in _TOOLS.split("|")))
 

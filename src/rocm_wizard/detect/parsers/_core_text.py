@@ -75,7 +75,9 @@ _PROMPT = lazy(
     r"(?:(?P<user>[\w.-]{1,32})@(?P<host>[\w.-]{1,64})[:\s][^$#\n]{0,120}?\s*)?"  # user@host:path
     r"[$#%>]\s+(?P<cmd>\S.*)$"
 )
-_FENCE = lazy(r"^\s*(```|~~~)")
+# (s10-heldz) a Markdown fence, not the error-location line under a Python 3.11+ traceback frame
+# ("    ~~~~~~~~^^", tildes then carets: Lib/traceback.py), which a tilde fence would otherwise take
+_FENCE = lazy(r"^\s*(```|~~~(?![~^]*\^))")
 
 
 # The lower case of the last long texts asked for: a paste's whole text is lowered by several
