@@ -124,7 +124,65 @@ def test_a_cuda_version_mismatch_is_not_a_rocm_install_problem():
 
 
 # -- the rest of the set keeps its lead -----------------------------------------------------------------------
-@pytest.mark.parametrize("num,layer", [("890", "hip"), ("893", "libraries"), ("894", "libraries"),
-                                       ("898", "framework"), ("900", "packaging")])
+@pytest.mark.parametrize("num,layer", [("898", "framework"), ("900", "packaging")])
 def test_the_sets_other_fixtures_lead_at_their_layer(num, layer):
     assert _lead_layer(_fixture(num)) == layer
+
+
+# -- XLA's own kernel with no code for the GPU (890) -----------------------------------------------------------
+ROW_XLA_FUNC = "s10ab_xla_get_func_by_symbol_invalid_device_function"
+
+
+def test_890_xlas_kernel_without_code_for_the_gpu_leads_at_hip():
+    assert_named_and_leads("890", ROW_XLA_FUNC, "hip")
+
+
+@pytest.mark.parametrize("line", [
+    "F1221 14:39:47.105755   12242 stream_executor_util.cc:517] Could not load RepeatBufferKernel: INTERNAL: Failed "
+    "call to hipGetFuncBySymbol: hipError_t(98)",
+    # the older wording of the same call site (ROCm/jax#247, jax 0.5 with ROCm 6.3.1)
+    "F0314 17:16:06.322534     361 stream_executor_util.cc:503] Could not create RepeatBufferKernel: INTERNAL: Failed "
+    "call to hipGetFuncBySymbol: hipError_t(98)",
+    # raised to Python instead of aborting (ROCm/jax#489)
+    "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: Failed call to hipGetFuncBySymbol: hipError_t(98)",
+])
+def test_xlas_invalid_device_function_is_named(line):
+    assert ROW_XLA_FUNC in _ids(line), line
+
+
+def test_another_hip_error_from_the_same_call_is_not_a_missing_target():
+    # an illegal address from concurrent compiles is a fault, not a missing code object
+    assert ROW_XLA_FUNC not in _ids("Failed call to hipGetFuncBySymbol: ROCM_ERROR_ILLEGAL_ADDRESS")
+
+
+# -- MIGraphX's exception with the source path of a distribution's or a stripped build (893, 894) -----------
+ROW_MIGRAPHX = "migraphx_exception"
+
+
+@pytest.mark.parametrize("num", ["893", "894"])
+def test_migraphxs_shape_check_leads_at_libraries(num):
+    assert_named_and_leads(num, ROW_MIGRAPHX, "libraries")
+
+
+@pytest.mark.parametrize("line", [
+    # Arch's debug build (the fixture's line, the message wrapped after the function name)
+    "Error rewrite_reshapes: /usr/src/debug/migraphx/AMDMIGraphX-rocm-7.2.2/src/include/migraphx/check_shapes.hpp:220: "
+    "same_dims:",
+    # the path with its prefix cut (ROCm/AMDMIGraphX#5126's title)
+    "Error simplify_reshapes: src/include/migraphx/check_shapes.hpp:221: same_dims: mul: Dimensions do not match",
+    # a GPU target file with the prefix cut
+    "Error gpu::compile_ops: src/targets/gpu/compile_ops.cpp:371: benchmark: No valid tuned compilation for "
+    "gpu::mlir_op with gfx90a:sramecc+:xnack-",
+    # AMD's package path, as before
+    "what():  /long_pathname_so_that_rpms_can_package_the_debug_info/src/extlibs/AMDMIGraphX/src/targets/gpu/"
+    "mlir.cpp:728: run_high_level_pipeline: Invalid MLIR created",
+])
+def test_migraphxs_exception_is_named_whatever_its_source_path(line):
+    assert ROW_MIGRAPHX in _ids(line), line
+
+
+def test_another_projects_source_path_is_not_migraphx():
+    for line in ("llvm/lib/Target/AMDGPU/SIISelLowering.cpp:1234: lowerCall: unsupported",
+                 "mysrc/include/migraphx_like/shape.hpp:12: check: bad",
+                 "src/include/foo/check_shapes.hpp:220: same_dims: pointwise: Dimensions do not match"):
+        assert ROW_MIGRAPHX not in _ids(line), line
