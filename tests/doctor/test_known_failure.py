@@ -106,6 +106,11 @@ MISSES = {
            "hip_error.cpp; row hip_illegal_address, reported at hip); the thread's bisect (build 803 with the HIP backend "
            "linked statically works, build 1141 with libggml-hip.so crashes, same ROCm and GPU) puts it in the application's "
            "build, which no line of the paste names",
+    "913": "held-out AC: only the HIP runtime's queue abort (HSA_STATUS_ERROR_EXCEPTION 0x1016, reported at runtime as "
+           "912's same line) is pasted; that AITER's custom all-reduce faulted (ROCm/aiter PR #2324) is AMD's comment",
+    "915": "held-out AC: the paste is HIP's hipErrorStreamCaptureInvalidated under SGLang's 'Capture cuda graph failed' "
+           "(reported at hip, its own row); that AITER's all-reduce launched on a stream outside the capture is the "
+           "reporter's diagnosis, named by no line",
 }
 
 
@@ -131,7 +136,7 @@ HEALTHY = [pytest.param(f, id=f.name[:3]) for f in _folders() if _labels(f).get(
 
 def test_the_corpus_is_there():
     assert len(FAILING) >= 60 and HEALTHY
-    assert len(MISSES) <= 25  # 12 before set M's four (s7-heldm); set N's one (s7-heldn) is among those twelve; set P's four (s8-heldp); set U's one (s9-heldu); set T's one (s9-heldt); set V's one (s10-heldv); set X's two, and 482 out (s10-heldx); set AE's one (s10-heldae)
+    assert len(MISSES) <= 27  # 12 before set M's four (s7-heldm); set N's one (s7-heldn) is among those twelve; set P's four (s8-heldp); set U's one (s9-heldu); set T's one (s9-heldt); set V's one (s10-heldv); set X's two, and 482 out (s10-heldx); set AE's one (s10-heldae); set AC's two (s10-heldac)
 
 
 @pytest.mark.parametrize("folder", FAILING)
