@@ -254,12 +254,27 @@ def env(extra: Optional[Dict[str, str]] = None) -> Dict[str, str]:
 PIPELINING = "True"
 
 
+# The tests' ansible.cfg (``ansible_cfg/ansible.cfg``: only ``internal_poll_interval``, 0.01 s instead
+# of 0.001, which ansible-core reads from a file only), bound read-only into the root (or the
+# controller) outside what the tests watch (/opt, /etc) and named by ANSIBLE_CONFIG.  Measured per
+# second a task runs: 0.085 CPU-s of Debian's 2.14 (0.045 of the newest) polling for its result.
+CFG_DIR = Path(__file__).resolve().parent / "ansible_cfg"
+CFG_INSIDE = "/usr/local/rw-ansible-cfg"
+
+
+def _bind_cfg(root: DebRoot, extra: Dict[str, str]) -> None:
+    if not any(inside == CFG_INSIDE for _host, inside, _ro in root.binds):
+        root.bind(str(CFG_DIR), CFG_INSIDE)
+    extra.setdefault("ANSIBLE_CONFIG", CFG_INSIDE + "/ansible.cfg")
+
+
 def playbook(root: DebRoot, path: str, *args: str, extra_env: Optional[Dict[str, str]] = None, timeout: float = 900):
     """``ansible-playbook -i localhost, -c local PATH ARGS`` inside ``root``."""
     extra = dict(extra_env or {})
     if getattr(root, "rw_controller", None):  # use_newest: from the Debian 13 controller root
         extra.setdefault("ANSIBLE_PIPELINING", PIPELINING)
         return _playbook_newest(root, path, args, extra, timeout)
+    _bind_cfg(root, extra)
     if getattr(root, "rw_ansible_path", None):  # install_pypi: the PyPI ansible-core first
         extra.setdefault("PATH", root.rw_ansible_path)
         extra.setdefault("ANSIBLE_PIPELINING", PIPELINING)
@@ -343,6 +358,7 @@ def _playbook_newest(root: DebRoot, path: str, args, extra: Dict[str, str], time
             ctl.bind(host, "/target" + inside, read_only=ro)
         ctl.bind("/proc", "/target/proc", read_only=False)
         ctl.bind(str(PLUGINS), "/opt/rw-ansible-plugins")
+        _bind_cfg(ctl, extra)
         extra = dict(extra)
         extra.pop("PATH", None)
         extra.update({"ANSIBLE_CONNECTION_PLUGINS": "/opt/rw-ansible-plugins",
