@@ -81,3 +81,17 @@ def test_a_program_missing_a_library_outside_rocm_sdk_test_is_not_the_load_test(
     ok = ("testSharedLibrariesLoad (rocm_sdk.tests.libraries_test.ROCmLibrariesTest.testSharedLibrariesLoad) ... ok\n"
           "testConsoleScripts (rocm_sdk.tests.core_test.ROCmCoreTest.testConsoleScripts) ... ok\n")
     assert LOADTEST not in ids(ok)
+
+
+def test_959_the_load_tests_cut_traceback_is_named_and_leads_at_packaging():
+    # the index cut the OSError line; the test's own subprocess line in the traceback is the load failing
+    assert_named_and_leads("959", LOADTEST, "packaging")
+
+
+def test_another_programs_ctypes_load_is_not_the_load_test():
+    other = ('  File "/app/llama_cpp/llama_cpp.py", line 69, in _load_shared_library\n'
+             '    return ctypes.CDLL(str(_lib_path), **cdll_args)\n'
+             'OSError: libllama.so: cannot open shared object file: No such file or directory\n')
+    assert LOADTEST not in ids(other)
+    # the same command with another argument is no part of rocm-sdk's test
+    assert LOADTEST not in ids("    import ctypes; import sys; ctypes.CDLL(sys.argv[2])")
