@@ -99,6 +99,12 @@ MISSES = {
            "hipblasGemmEx that returned HIPBLAS_STATUS_SUCCESS) and the title; HIP's error is reported (hip), while that "
            "rocBLAS routing 16-bit GEMMs through hipBLASLt causes it (ROCBLAS_USE_HIPBLASLT=0 avoids it) is the thread's "
            "comment: no line of a ROCm library reports the failure",
+    "956": "held-out AF: the library missing from TheRock's wheels is only the title's quote of rocm-sdk test's OSError "
+           "(liborigami.so.1); the index's copy of the CI log ends at four 'ok' lines, so no line shows the load test "
+           "failing, and the quoted OSError alone reads as a program missing a library (framework)",
+    "958": "held-out AF: TheRock's PyTorch smoke test line 'Failed to retrieve GPU info: ERROR:libMIOpen.so.1: cannot open "
+           "shared object file' does not say whether the wheel set lacks the library (the reporter's word, packaging) or "
+           "torch links one it should not (238 labels the same line framework); no line of the paste tells the two apart",
     "817": "held-out X: only the kernel's decode of a GPU page fault is pasted (GCVM_L2_PROTECTION_FAULT_STATUS, reported "
            "at kernel); that a hipBLASLt/Tensile kernel made the access (rocm-libraries#8909) is a later comment's word",
     # s10-heldae (set AE)
@@ -136,7 +142,7 @@ HEALTHY = [pytest.param(f, id=f.name[:3]) for f in _folders() if _labels(f).get(
 
 def test_the_corpus_is_there():
     assert len(FAILING) >= 60 and HEALTHY
-    assert len(MISSES) <= 27  # 12 before set M's four (s7-heldm); set N's one (s7-heldn) is among those twelve; set P's four (s8-heldp); set U's one (s9-heldu); set T's one (s9-heldt); set V's one (s10-heldv); set X's two, and 482 out (s10-heldx); set AE's one (s10-heldae); set AC's two (s10-heldac)
+    assert len(MISSES) <= 29  # 12 before set M's four (s7-heldm); set N's one (s7-heldn) is among those twelve; set P's four (s8-heldp); set U's one (s9-heldu); set T's one (s9-heldt); set V's one (s10-heldv); set X's two, and 482 out (s10-heldx); set AE's one (s10-heldae); set AC's two (s10-heldac); set AF's two (s10-heldaf)
 
 
 @pytest.mark.parametrize("folder", FAILING)

@@ -152,6 +152,10 @@ _DEVICE_EXTRA = lazy(r"\b(?:torch|torchvision|torchaudio|rocm)\[(?P<extras>[\w,.
 _GPU_ARCH_FIELD = lazy(r"^GPU Architecture:\s*(?P<gfx>gfx[0-9a-f]{3,4})(?![0-9a-z])")
 # s8-heldq: the interpreter a site-packages path belongs to (".../lib/python3.14/site-packages/...")
 _SITE_PYTHON = lazy(r"/lib(?:64)?/python(?P<ver>3\.\d{1,2})/(?:site|dist)-packages(?:/|(?![\w.-]))")
+# (s10-heldaf) a traceback frame in the interpreter's own standard library names the interpreter that ran it: CPython
+# installs its stdlib under <prefix>/lib/pythonX.Y (python/cpython Lib/sysconfig: 'stdlib': '{installed_base}/{platlibdir}/
+# python{py_version_short}'), e.g. 'File "/__w/_tool/Python/3.13.11/x64/lib/python3.13/ctypes/__init__.py", line 401'
+_STDLIB_FRAME = lazy(r'File "[^"\n]{0,300}?/lib(?:64)?/python(?P<ver>3\.\d{1,2})/(?!(?:site|dist)-packages/)\w{1,40}(?:/\w{1,40}){0,2}\.py", line \d')
 # (s9-heldr) lib64/pythonX.Y: the platlib of Fedora/RHEL/openSUSE builds (sys.platlibdir "lib64", python/cpython
 # Lib/sysconfig; their venvs keep it: ".venv/lib64/python3.12/site-packages"); a path may end at the directory
 # (pip show's "Location: .../site-packages").
@@ -192,7 +196,7 @@ _NEEDLES = ("gpu arch : gfx", "gcn arch", "amdgpu", "kfd", "gcnarchname", "devic
             "debian", "fedora", "rocky", "alma", "red hat", "centos", "suse", "arch linux", "mint", "pop!_os",
             "manjaro", "python ", "successfully installed", "amd-smi", "version:", "did ", "uname", "advanced micro devices", "pci id",
             "torch.__version__", "device-", "gpu architecture:", "-packages", "/.pyenv/versions/", "/cpython-", "library:rocm}",
-            "inference compute", "/lib/modules/", "verifying if device is supported")
+            "inference compute", "/lib/modules/", "verifying if device is supported", "/python3.")
 
 
 @lean_dataclass
@@ -224,12 +228,13 @@ class PasteFacts:
     amdgpu_versions: List[str] = field(default_factory=list)  # modinfo amdgpu / cat /sys/module/amdgpu/version
     device_extras: List[str] = field(default_factory=list)  # (s8-heldq) pip's torch[device-gfx1100] / rocm[...,device-gfx1201]
     site_pythons: List[str] = field(default_factory=list)  # (s8-heldq) X.Y of lib/pythonX.Y/site-packages paths
+    stdlib_pythons: List[str] = field(default_factory=list)  # (s10-heldaf) X.Y of traceback frames in lib/pythonX.Y
     install_pythons: List[str] = field(default_factory=list)  # (s9-heldr) X.Y.Z of pyenv's / uv's interpreter directories
 
     @property
     def ok(self) -> bool:
         return bool(self.gpus or self.torch or self.kernels or self.kernel_lines or self.distros or self.pythons
-                    or self.amd_smi_headers or self.amdgpu_versions or self.device_extras or self.site_pythons
+                    or self.amd_smi_headers or self.amdgpu_versions or self.device_extras or self.site_pythons or self.stdlib_pythons
                     or self.install_pythons)
 
 
@@ -546,6 +551,10 @@ def parse(text: object) -> PasteFacts:
             for m in _SITE_PYTHON.finditer(line):
                 if m.group("ver") not in out.site_pythons:
                     out.site_pythons.append(m.group("ver"))
+        if 'file "' in l and "/python3." in l:
+            for m in _STDLIB_FRAME.finditer(line):
+                if m.group("ver") not in out.stdlib_pythons:
+                    out.stdlib_pythons.append(m.group("ver"))
         if ("/.pyenv/versions/" in l or "/cpython-" in l):
             for m in _INSTALL_PYTHON.finditer(line):
                 ver = m.group("pyenv") or m.group("uv")

@@ -407,8 +407,10 @@ def _python(source: Source, info: OSInfo) -> None:
                 info.put("python", ver, paste_label(name, "issue form: Python"))
                 return
     # (s9-heldr) the one interpreter the pasted pyenv / uv install directories name (its full version), when they
-    # name one only; (s8-heldq) last, the one the pasted site-packages paths name
-    for field_name, how in (("install_pythons", "interpreter directory"), ("site_pythons", "site-packages path")):
+    # name one only; (s8-heldq) then the one the pasted site-packages paths name; (s10-heldaf) last, the one the
+    # traceback frames in an interpreter's standard library name
+    for field_name, how in (("install_pythons", "interpreter directory"), ("site_pythons", "site-packages path"),
+                            ("stdlib_pythons", "standard-library traceback frame")):
         seen: Dict[str, str] = {}
         for name, text in pastes(source):
             for ver in getattr(p_paste_facts.parse_cached(text), field_name):
