@@ -117,6 +117,11 @@ MISSES = {
     "915": "held-out AC: the paste is HIP's hipErrorStreamCaptureInvalidated under SGLang's 'Capture cuda graph failed' "
            "(reported at hip, its own row); that AITER's all-reduce launched on a stream outside the capture is the "
            "reporter's diagnosis, named by no line",
+    # s10-heldag (set AG)
+    "972": "held-out AG: a Steam Deck (gfx1033) under Windows; 'import torch' prints only 'Failed to get device count', a "
+           "phrase no ROCm, TheRock or PyTorch source found prints (CUDA/NVML/OpenCL samples, audio and DRM tools do), so no "
+           "row can say it is HIP's device count; the reporter's hipInfo line that names HIP's hipErrorNoDevice ('no "
+           "ROCm-capable device is detected') is cut inside its file path in the index's copy and was not kept",
 }
 
 
@@ -142,7 +147,7 @@ HEALTHY = [pytest.param(f, id=f.name[:3]) for f in _folders() if _labels(f).get(
 
 def test_the_corpus_is_there():
     assert len(FAILING) >= 60 and HEALTHY
-    assert len(MISSES) <= 29  # 12 before set M's four (s7-heldm); set N's one (s7-heldn) is among those twelve; set P's four (s8-heldp); set U's one (s9-heldu); set T's one (s9-heldt); set V's one (s10-heldv); set X's two, and 482 out (s10-heldx); set AE's one (s10-heldae); set AC's two (s10-heldac); set AF's two (s10-heldaf)
+    assert len(MISSES) <= 30  # 12 before set M's four (s7-heldm); set N's one (s7-heldn) is among those twelve; set P's four (s8-heldp); set U's one (s9-heldu); set T's one (s9-heldt); set V's one (s10-heldv); set X's two, and 482 out (s10-heldx); set AE's one (s10-heldae); set AC's two (s10-heldac); set AF's two (s10-heldaf); set AG's one, 972 (s10-heldag)
 
 
 @pytest.mark.parametrize("folder", FAILING)

@@ -191,12 +191,17 @@ _CLR_DEVICE = lazy(r"\bHSA device (?P<gfx>gfx[0-9a-f]{3,4})(?::[a-z]+[+-])* \(PC
 # missing: "rocBLAS error: Cannot read .../TensileLibrary.dat: Illegal seek for GPU arch : gfx906".
 # Under HSA_OVERRIDE_GFX_VERSION that is the overridden target, so such a paste takes nothing from it.
 _ROCBLAS_ARCH = lazy(r"\bfor GPU arch : (?P<gfx>gfx[0-9a-f]{3,4})(?::[a-z]+[+-])*(?![0-9a-z])")
+# Lemonade Server's refusal of a backend names the GPU's family, for an AMD GPU the gfx target it read from
+# KFD's gfx_target_version (Linux) or the GPU's name (lemonade-sdk/lemonade src/cpp/server/system_info.cpp:
+# message = "Unsupported GPU: " + detected_family; server.cpp: "Cannot install <recipe>:<backend> on this system:
+# " + message; model_manager.cpp: "... cannot be used on this system (recipe: <r>): " + message)
+_LEMONADE_UNSUPPORTED = lazy(r"\bon this system(?: \(recipe: [\w.-]{1,40}\))?: Unsupported GPU: (?P<gfx>gfx[0-9a-f]{3,4})(?![0-9a-z])")
 
 _NEEDLES = ("gpu arch : gfx", "gcn arch", "amdgpu", "kfd", "gcnarchname", "device ", "name:", "card", "| 0", "boot_image", '"card', "amd arch", "hip", "rocm", "linux", "kernel", "ubuntu",
             "debian", "fedora", "rocky", "alma", "red hat", "centos", "suse", "arch linux", "mint", "pop!_os",
             "manjaro", "python ", "successfully installed", "amd-smi", "version:", "did ", "uname", "advanced micro devices", "pci id",
             "torch.__version__", "device-", "gpu architecture:", "-packages", "/.pyenv/versions/", "/cpython-", "library:rocm}",
-            "inference compute", "/lib/modules/", "verifying if device is supported", "/python3.")
+            "inference compute", "/lib/modules/", "verifying if device is supported", "/python3.", "unsupported gpu: gfx")
 
 
 @lean_dataclass
@@ -560,6 +565,11 @@ def parse(text: object) -> PasteFacts:
                 ver = m.group("pyenv") or m.group("uv")
                 if ver not in out.install_pythons:
                     out.install_pythons.append(ver)
+        if "unsupported gpu: gfx" in l:
+            m = _LEMONADE_UNSUPPORTED.search(line)
+            if m and ("lemonade", m.group("gfx")) not in names_seen:
+                names_seen.add(("lemonade", m.group("gfx")))
+                out.gpus.append(PasteGpu("lemonade", gfx_target=m.group("gfx")))
         if "gpu arch : gfx" in l:
             m = _ROCBLAS_ARCH.search(line)
             if m and ("rocblas", m.group("gfx")) not in names_seen:
