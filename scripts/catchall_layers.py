@@ -56,12 +56,12 @@ def catchall_layer(folder: Path, sightings: bool = False):
     return None, []
 
 
-def measure(first: int = 0, last: int = 999, sightings: bool = False):
+def measure(first: int = 0, last: int = 9999, sightings: bool = False):
     """``[(fixture name, labelled layer, catch-all layer)]`` over the labelled fixtures."""
     real = REPO / "tests" / "data" / "real"
     out = []
-    for d in sorted(p for p in real.iterdir() if (p / "labels.toml").is_file()):
-        num = int(d.name[:3])
+    for d in sorted((p for p in real.iterdir() if (p / "labels.toml").is_file()), key=lambda p: (len(p.name.split("-", 1)[0]), p.name)):
+        num = int(d.name.split("-", 1)[0])
         if not first <= num <= last:
             continue
         lab = tomllib.loads((d / "labels.toml").read_text(encoding="utf-8"))
@@ -80,7 +80,7 @@ def measure(first: int = 0, last: int = 999, sightings: bool = False):
 def main(argv) -> int:
     args = [a for a in argv[1:] if not a.startswith("--")]
     first = int(args[0]) if args else 0
-    last = int(args[1]) if len(args) > 1 else 999
+    last = int(args[1]) if len(args) > 1 else 9999
     sightings = "--sightings" in argv
     catalogue_off()
     rows = measure(first, last, sightings)
@@ -93,7 +93,7 @@ def main(argv) -> int:
             healthy += 1
             ok = got is None
             healthy_ok += ok
-            print("| %s | none | %s | %s |" % (name[:3], got or "-", "ok" if ok else "FALSE ALARM"))
+            print("| %s | none | %s | %s |" % (name.split("-", 1)[0], got or "-", "ok" if ok else "FALSE ALARM"))
             continue
         failing += 1
         fired += got is not None
@@ -101,7 +101,7 @@ def main(argv) -> int:
         right += hit
         n, r = by_layer.get(layer, (0, 0))
         by_layer[layer] = (n + 1, r + hit)
-        print("| %s | %s | %s | %s |" % (name[:3], layer, got or "-", "yes" if hit else "**no**"))
+        print("| %s | %s | %s | %s |" % (name.split("-", 1)[0], layer, got or "-", "yes" if hit else "**no**"))
     print()
     print(("From the sightings, " if sightings else "") + "Catch-all alone (catalogue off): failing %d; catch-all fired on %d/%d; its first layer is the "
           "labelled one on %d/%d (%.0f%%). Healthy: %d/%d silent." % (

@@ -27,11 +27,11 @@ PROBLEM = ("warning", "error", "critical")
 
 def main(argv):
     first = int(argv[1]) if len(argv) > 1 else 0
-    last = int(argv[2]) if len(argv) > 2 else 999
+    last = int(argv[2]) if len(argv) > 2 else 9999
     real = REPO / "tests" / "data" / "real"
     rows, warned, at_layer, layered, failing, healthy_ok, healthy, lead = [], 0, 0, 0, 0, 0, 0, 0
-    for d in sorted(p for p in real.iterdir() if (p / "labels.toml").is_file()):
-        num = int(d.name[:3])
+    for d in sorted((p for p in real.iterdir() if (p / "labels.toml").is_file()), key=lambda p: (len(p.name.split("-", 1)[0]), p.name)):
+        num = int(d.name.split("-", 1)[0])
         if not first <= num <= last:
             continue
         lab = tomllib.loads((d / "labels.toml").read_text(encoding="utf-8"))
@@ -45,7 +45,7 @@ def main(argv):
             healthy += 1
             ok = not any(f.id in ("unrecognised-failure", "failure-told-not-shown") for f in findings)
             healthy_ok += ok
-            rows.append("| %s | none | none | %s | %s | - | %s |" % (d.name[:3], "-", "ok" if ok else "FALSE ALARM", ids))
+            rows.append("| %s | none | none | %s | %s | - | %s |" % (d.name.split("-", 1)[0], "-", "ok" if ok else "FALSE ALARM", ids))
             continue
         failing += 1
         w = bool(probs)
@@ -56,7 +56,7 @@ def main(argv):
             layered += 1
             at_layer += a
             lead += leads
-        rows.append("| %s | %s | %s | %s | %s | %s | %s |" % (d.name[:3], layer, lab.get("failure_class", ""),
+        rows.append("| %s | %s | %s | %s | %s | %s | %s |" % (d.name.split("-", 1)[0], layer, lab.get("failure_class", ""),
                                                       "yes" if w else "**no**", ("yes" if a else "**no**") if layer else "-",
                                                       ("yes" if leads else "**no**") if layer else "-", ids))
     print("| # | layer | class | warned | at layer | lead | problem findings (id@layer, doctor's order) |")

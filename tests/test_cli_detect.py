@@ -54,7 +54,7 @@ def test_schema_describes_every_model_field_and_nothing_else():
 
 
 @pytest.mark.skipif(not FIXTURES, reason=ci.MISSING + "shared fixtures not available")
-@pytest.mark.parametrize("folder", FIXTURES, ids=lambda p: p.name[:3])
+@pytest.mark.parametrize("folder", FIXTURES, ids=lambda p: p.name.split("-", 1)[0])
 def test_detect_json_snapshot_validates(folder, validator):
     r = cli("detect", "--json", "--snapshot", str(folder))
     from rocm_wizard.detect import detect_snapshot

@@ -71,7 +71,7 @@ def _cases():
         labels = _labels(folder)
         for field in FIELDS:
             if field in labels:
-                out.append(pytest.param(folder, field, id="%s-%s" % (folder.name[:3], field)))
+                out.append(pytest.param(folder, field, id="%s-%s" % (folder.name.split("-", 1)[0], field)))
     return out
 
 

@@ -56,9 +56,9 @@ def _diag(folder: Path):
     return realrun.diagnosis(folder)
 
 
-FAILING = [pytest.param(f, id=f.name[:3], marks=[pytest.mark.xfail(strict=True, reason=MISSES[f.name[:3]])]
-                        if f.name[:3] in MISSES else []) for f in _folders() if _failing(f)]
-HEALTHY = [pytest.param(f, id=f.name[:3]) for f in _folders()
+FAILING = [pytest.param(f, id=f.name.split("-", 1)[0], marks=[pytest.mark.xfail(strict=True, reason=MISSES[f.name.split("-", 1)[0]])]
+                        if f.name.split("-", 1)[0] in MISSES else []) for f in _folders() if _failing(f)]
+HEALTHY = [pytest.param(f, id=f.name.split("-", 1)[0]) for f in _folders()
            if _labels(f).get("failure_class") == "none" or _labels(f).get("failure_layer") == "none"]
 
 

@@ -46,10 +46,10 @@ def _findings(folder: Path):
     return {f.id: f for f in realrun.diagnosis(folder).findings}
 
 
-FAILING = [pytest.param(f, id=f.name[:3], marks=[pytest.mark.xfail(strict=True, reason=MISSES[f.name[:3]])]
-                        if f.name[:3] in MISSES else [])
+FAILING = [pytest.param(f, id=f.name.split("-", 1)[0], marks=[pytest.mark.xfail(strict=True, reason=MISSES[f.name.split("-", 1)[0]])]
+                        if f.name.split("-", 1)[0] in MISSES else [])
            for f in _folders() if _labels(f).get("failure_class") in CLASS_RULES]
-HEALTHY = [pytest.param(f, id=f.name[:3]) for f in _folders() if _labels(f).get("failure_class") == "none"]
+HEALTHY = [pytest.param(f, id=f.name.split("-", 1)[0]) for f in _folders() if _labels(f).get("failure_class") == "none"]
 
 
 def test_the_corpus_is_there() -> None:
@@ -87,7 +87,7 @@ def test_layer_labels_are_known():
 
 
 def test_the_misses_are_fixtures():
-    names = {f.name[:3] for f in _folders()}
+    names = {f.name.split("-", 1)[0] for f in _folders()}
     assert set(MISSES) <= names
 
 

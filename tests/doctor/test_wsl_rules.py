@@ -24,7 +24,7 @@ def _labelled():
         with open(folder / "labels.toml", "rb") as fh:
             labels = tomllib.load(fh)
         if labels.get("doctor_findings"):
-            out.append(pytest.param(folder, labels["doctor_findings"], id=folder.name[:3]))
+            out.append(pytest.param(folder, labels["doctor_findings"], id=folder.name.split("-", 1)[0]))
     return out
 
 

@@ -87,14 +87,20 @@ REAL = DATA / "real"  # real outputs users pasted, one folder per system, labels
 
 
 def real_fixtures(labelled: bool = False) -> List[Path]:
-    """Every folder of ``tests/data/real`` (only those with ``labels.toml`` when ``labelled``), sorted."""
-    return sorted(p for p in REAL.iterdir() if p.is_dir() and (not labelled or (p / "labels.toml").is_file()))
+    """Every folder of ``tests/data/real`` (only those with ``labels.toml`` when ``labelled``), in number order."""
+    return sorted((p for p in REAL.iterdir() if p.is_dir() and (not labelled or (p / "labels.toml").is_file())),
+                  key=lambda p: (len(fixture_number(p)), p.name))
+
+
+def fixture_number(folder: Path) -> str:
+    """A real fixture's number, the part of its name before the first ``-`` (``773``, ``1004``): its test id."""
+    return folder.name.split("-", 1)[0]
 
 
 def field_fixtures() -> List[Path]:
     """The labelled folders ``001``-``099``: the field-data set (once read from ``../shared``), whose
     labels follow one schema that ``tests/detect/test_bundle.py`` checks in full."""
-    return [p for p in real_fixtures(labelled=True) if p.name[:3].isdigit() and int(p.name[:3]) < 100]
+    return [p for p in real_fixtures(labelled=True) if fixture_number(p).isdigit() and int(fixture_number(p)) < 100]
 
 
 def real_fixture(prefix: str) -> Path:
