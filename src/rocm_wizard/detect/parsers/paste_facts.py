@@ -55,6 +55,12 @@ _OLLAMA_COMPUTE = lazy(r'msg="inference compute" id=(?P<idx>\S+) .*?\blibrary=RO
 # "pci_id", ...) -> 'msg="verifying if device is supported" library=/usr/lib/ollama/rocm_v7_2 description="Radeon 8060S
 # Graphics" compute=gfx1151 id=0 pci_id=0000:c3:00.0'.  Printed also for a GPU the pass then drops, which is still a GPU
 # of the machine.  Only AMD targets (compute=gfxNNNN); CUDA devices print a capability (compute=6.1).
+# Ollama's ggml reads an AMD GPU's memory by its PCI address (ollama/ollama ml/backend/ggml/ggml/src/mem_hip.cpp:
+# ADLX on Windows, sysfs on Linux) and logs it: 'ggml_hip_get_device_memory searching for device 0000:12:00.0',
+# 'ggml_backend_cuda_device_get_memory device 0000:63:00.0 utilizing AMD specific memory reporting free: N total: N'
+# (s11-heldal, set AL).  Printed only for an AMD device: the GPU's address, nothing else.
+_GGML_AMD_MEMORY = lazy(r"\bggml_(?:backend_cuda_device_get_memory device|hip_get_device_memory searching for device) "
+                        r"(?P<bdf>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\b")
 _OLLAMA_VERIFY = lazy(r'msg="verifying if device is supported" library=\S+ description="(?P<name>[^"]{1,120})" '
                       r'compute=(?P<gfx>gfx[0-9a-f]{3,4})\S* id=(?P<idx>\S+) pci_id="?(?P<bdf>[0-9a-fA-F]{4}:'
                       r'[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])')
@@ -505,6 +511,14 @@ def parse(text: object) -> PasteFacts:
                     names_seen.add(key)
                     out.gpus.append(PasteGpu("torch", name=name, gfx_target=m.group("gfx"),
                                              isa_features=m.group("feat") or None))
+        if "ggml_" in l and ("amd specific memory reporting" in l or "get_device_memory searching for device" in l):
+            m = _GGML_AMD_MEMORY.search(line)
+            if m:
+                bdf = m.group("bdf").lower()
+                if ("ggml-amd-memory", bdf) not in names_seen:
+                    names_seen.add(("ggml-amd-memory", bdf))
+                    out.gpus.append(PasteGpu("ggml", bdf=bdf))
+                continue
         if '"verifying if device is supported"' in l and "compute=gfx" in l:
             m = _OLLAMA_VERIFY.search(line)
             if m:
