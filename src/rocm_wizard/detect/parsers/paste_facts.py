@@ -76,6 +76,12 @@ _HIP_VER = r"\d+\.\d+\.\d{5}(?:-[0-9a-f]+)?"
 _TORCH_HIP = lazy(r"^\s*(?P<torch>" + _TORCH_VER + r")\s*,?\s*(?:hip:?\s*)?'?(?P<hip>" + _HIP_VER + r")'?\s*$")
 _TORCH_LABELLED = lazy(r"^\s*(?:pytorch version|torch version|torch\.__version__\s*[:=]?|PyTorch|Torch:)\s*[:=]?\s*'?(?P<torch>"
                        + _TORCH_VER + r"\+(?:rocm[0-9A-Za-z.]*|cu\d{2,3}|cpu))'?\s*$", re.I)  # (s8-heldp: CUDA/CPU builds too)
+# (s11-heldak) a PyTorch check script's report, e.g. the flash-attention test of ROCm/TheRock#1364 and
+# legacy-rocm-build#5404 ("=== PyTorch Installation Check ===" / "PyTorch version: ..." / "CUDA available: True" /
+# "Device count: 1" / "Device name: AMD Radeon Graphics"): the name torch.cuda.get_device_name() printed, read only
+# within a few lines after torch said a GPU is available (clinfo's "Device Name" lines are not torch's)
+_TORCH_AVAILABLE = lazy(r"^\s*(?:CUDA available|torch\.cuda\.is_available\(\))\s*[:=]?\s*True\s*$", re.I)
+_TORCH_DEVICE_NAME = lazy(r"^\s*Device name\s*[:=]\s*(?P<name>(?:AMD|Radeon|ATI)\b.{0,120}?)\s*$", re.I)
 _REPL_TORCH = lazy(r"^\s*'(?P<torch>" + _TORCH_VER + r"\+rocm[0-9A-Za-z.]*)'\s*$")
 # a line that is only a torch wheel (URL or file name): .../torch-2.3.0.dev20240126%2Brocm6.0-cp310-cp310-linux_x86_64.whl
 _TORCH_WHEEL = lazy(r"^(?:\S*/)?torch-(?P<ver>\d+\.\d+\.\d+[0-9A-Za-z.]*)(?:%2[Bb]|\+)(?P<local>rocm[0-9A-Za-z.]*)"
@@ -277,6 +283,7 @@ def parse(text: object) -> PasteFacts:
     modinfo_amdgpu = False
     comfy: Optional[PasteGpu] = None  # ComfyUI's current device, told by its arch and name lines
     smi_box, smi_box_rows = "", 0  # (s9-heldr) amd-smi 26.5's header box: its tool version, rows left to read
+    torch_check = 0  # (s11-heldak) lines left after a check script's "CUDA available: True" to read its device name in
     for raw in text.replace("\r", "\n").split("\n"):
         line = raw.strip("`\t >")
         if not line or len(line) > 2000:
@@ -575,6 +582,16 @@ def parse(text: object) -> PasteFacts:
             if m and ("rocblas", m.group("gfx")) not in names_seen:
                 names_seen.add(("rocblas", m.group("gfx")))
                 out.gpus.append(PasteGpu("rocblas", gfx_target=m.group("gfx")))
+        if torch_check:
+            torch_check -= 1
+            if c0 == "d" and l.startswith("device name"):
+                m = _TORCH_DEVICE_NAME.match(line)
+                if m and ("torch-check", m.group("name")) not in names_seen:
+                    names_seen.add(("torch-check", m.group("name")))
+                    out.gpus.append(PasteGpu("torch-check", name=m.group("name").strip()))
+                    torch_check = 0
+        if c0 in "ct" and "available" in l and l.rstrip().endswith("true") and _TORCH_AVAILABLE.match(line):
+            torch_check = 4
         # ComfyUI logs the arch and the name of one device, its current one: a run's "AMD arch:" and
         # "Device: cuda:N ..." lines are one GPU (a second line of a kind starts another)
         if c0 == "a" and l.startswith("amd arch:"):
