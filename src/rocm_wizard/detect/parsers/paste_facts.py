@@ -284,6 +284,8 @@ def parse(text: object) -> PasteFacts:
     comfy: Optional[PasteGpu] = None  # ComfyUI's current device, told by its arch and name lines
     smi_box, smi_box_rows = "", 0  # (s9-heldr) amd-smi 26.5's header box: its tool version, rows left to read
     torch_check = 0  # (s11-heldak) lines left after a check script's "CUDA available: True" to read its device name in
+    check_gpu: Optional[PasteGpu] = None  # the device that name was read for, and lines left to read its arch line in
+    check_left = 0
     for raw in text.replace("\r", "\n").split("\n"):
         line = raw.strip("`\t >")
         if not line or len(line) > 2000:
@@ -500,7 +502,11 @@ def parse(text: object) -> PasteFacts:
             m = _GCN_ARCH_LINE.match(line)
             if m and ("torch", None, m.group("gfx")) not in names_seen:
                 names_seen.add(("torch", None, m.group("gfx")))
-                out.gpus.append(PasteGpu("torch", gfx_target=m.group("gfx"), isa_features=m.group("feat") or None))
+                if check_left and check_gpu is not None and check_gpu.gfx_target is None:
+                    # the same script's print of the device it just named (tests/data/real/453)
+                    check_gpu.gfx_target, check_gpu.isa_features = m.group("gfx"), m.group("feat") or None
+                else:
+                    out.gpus.append(PasteGpu("torch", gfx_target=m.group("gfx"), isa_features=m.group("feat") or None))
                 continue
         if "gcnarchname" in l:
             m = _GCN_ARCH.search(line)
@@ -582,14 +588,17 @@ def parse(text: object) -> PasteFacts:
             if m and ("rocblas", m.group("gfx")) not in names_seen:
                 names_seen.add(("rocblas", m.group("gfx")))
                 out.gpus.append(PasteGpu("rocblas", gfx_target=m.group("gfx")))
+        if check_left:
+            check_left -= 1
         if torch_check:
             torch_check -= 1
             if c0 == "d" and l.startswith("device name"):
                 m = _TORCH_DEVICE_NAME.match(line)
-                if m and ("torch-check", m.group("name")) not in names_seen:
-                    names_seen.add(("torch-check", m.group("name")))
-                    out.gpus.append(PasteGpu("torch-check", name=m.group("name").strip()))
-                    torch_check = 0
+                if m and ("torch-name", m.group("name")) not in names_seen:
+                    names_seen.add(("torch-name", m.group("name")))
+                    check_gpu = PasteGpu("torch", name=m.group("name").strip())
+                    out.gpus.append(check_gpu)
+                    check_left, torch_check = 4, 0
         if c0 in "ct" and "available" in l and l.rstrip().endswith("true") and _TORCH_AVAILABLE.match(line):
             torch_check = 4
         # ComfyUI logs the arch and the name of one device, its current one: a run's "AMD arch:" and
