@@ -116,7 +116,11 @@ class Context:
             name = s(g.name) or "AMD GPU"
             where = s(g.bdf) or s(g.pci_id)
             label = f"{name}" + (f" [{where}]" if where else "") + (f" ({gfx})" if gfx else "")
-            igpu = s(g.kind) == "igpu" or s(g.segment) == "apu"
+            # (s11-heldak) a GPU known only by its target and a generic name ("AMD Radeon Graphics", gfx1036 in
+            # rocminfo) has no catalogue entry to say it is integrated; a target that only APUs carry says so
+            # (as resolve/facts.py reads it), unless an output said it is discrete
+            igpu = s(g.kind) == "igpu" or s(g.segment) == "apu" or (
+                s(g.kind) != "dgpu" and bool(gfx) and gpu_table.apu_only_gfx(gfx))
             views.append(GpuView(g, i, gfx, src, label, igpu))
         return views
 

@@ -439,6 +439,18 @@ def mixed_gpu(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     ids = ",".join(str(g.index) for g in good)
     fix = (f"export HIP_VISIBLE_DEVICES={ids} (the supported GPU's index in ROCm's order; check with rocminfo or "
            f"rocm-smi), or disable the unsupported GPU in the firmware setup.")
+    # (s11-heldak) the left-out GPU hurts a program that runs on it: as device 0 (a supported GPU listed first is
+    # the default device of PyTorch and HIP), or when a failure names its target.  When a supported GPU comes first
+    # and every known failure the paste shows sits above the runtime and HIP (a library's status, a framework's,
+    # an install's) without naming the left-out target, that failure is the device-0 GPU's own: the advice stays
+    # a note and does not lead it (legacy-rocm-build#6082: hipBLASLt's heuristic fails for an RX 7600 listed
+    # before a gfx1036 iGPU, as it does for an RX 7600 alone, TheRock#2847)
+    above = _problem_layers(ctx)
+    first_good = min(g.index for g in good) < min(g.index for g in bad)
+    named = any(re.search(r"\b%s\b" % re.escape(g.gfx), text, re.I) for g in bad for text, _w, _s in ctx.error_lines)
+    if first_good and above and above <= {"libraries", "framework", "packaging"} and not named:
+        return Match(ev + ["the supported GPU is ROCm's first device; the failures shown sit above the runtime: "
+                           + ", ".join(sorted(above))], fix=fix, data={"visible": ids}, severity="info")
     return Match(ev, fix=fix, data={"visible": ids})
 
 

@@ -82,6 +82,12 @@ _HIP_VER = r"\d+\.\d+\.\d{5}(?:-[0-9a-f]+)?"
 _TORCH_HIP = lazy(r"^\s*(?P<torch>" + _TORCH_VER + r")\s*,?\s*(?:hip:?\s*)?'?(?P<hip>" + _HIP_VER + r")'?\s*$")
 _TORCH_LABELLED = lazy(r"^\s*(?:pytorch version|torch version|torch\.__version__\s*[:=]?|PyTorch|Torch:)\s*[:=]?\s*'?(?P<torch>"
                        + _TORCH_VER + r"\+(?:rocm[0-9A-Za-z.]*|cu\d{2,3}|cpu))'?\s*$", re.I)  # (s8-heldp: CUDA/CPU builds too)
+# (s11-heldak) a PyTorch check script's report, e.g. the flash-attention test of ROCm/TheRock#1364 and
+# legacy-rocm-build#5404 ("=== PyTorch Installation Check ===" / "PyTorch version: ..." / "CUDA available: True" /
+# "Device count: 1" / "Device name: AMD Radeon Graphics"): the name torch.cuda.get_device_name() printed, read only
+# within a few lines after torch said a GPU is available (clinfo's "Device Name" lines are not torch's)
+_TORCH_AVAILABLE = lazy(r"^\s*(?:CUDA available|torch\.cuda\.is_available\(\))\s*[:=]?\s*True\s*$", re.I)
+_TORCH_DEVICE_NAME = lazy(r"^\s*Device name\s*[:=]\s*(?P<name>(?:AMD|Radeon|ATI)\b.{0,120}?)\s*$", re.I)
 _REPL_TORCH = lazy(r"^\s*'(?P<torch>" + _TORCH_VER + r"\+rocm[0-9A-Za-z.]*)'\s*$")
 # a line that is only a torch wheel (URL or file name): .../torch-2.3.0.dev20240126%2Brocm6.0-cp310-cp310-linux_x86_64.whl
 _TORCH_WHEEL = lazy(r"^(?:\S*/)?torch-(?P<ver>\d+\.\d+\.\d+[0-9A-Za-z.]*)(?:%2[Bb]|\+)(?P<local>rocm[0-9A-Za-z.]*)"
@@ -283,6 +289,9 @@ def parse(text: object) -> PasteFacts:
     modinfo_amdgpu = False
     comfy: Optional[PasteGpu] = None  # ComfyUI's current device, told by its arch and name lines
     smi_box, smi_box_rows = "", 0  # (s9-heldr) amd-smi 26.5's header box: its tool version, rows left to read
+    torch_check = 0  # (s11-heldak) lines left after a check script's "CUDA available: True" to read its device name in
+    check_gpu: Optional[PasteGpu] = None  # the device that name was read for, and lines left to read its arch line in
+    check_left = 0
     for raw in text.replace("\r", "\n").split("\n"):
         line = raw.strip("`\t >")
         if not line or len(line) > 2000:
@@ -499,7 +508,11 @@ def parse(text: object) -> PasteFacts:
             m = _GCN_ARCH_LINE.match(line)
             if m and ("torch", None, m.group("gfx")) not in names_seen:
                 names_seen.add(("torch", None, m.group("gfx")))
-                out.gpus.append(PasteGpu("torch", gfx_target=m.group("gfx"), isa_features=m.group("feat") or None))
+                if check_left and check_gpu is not None and check_gpu.gfx_target is None:
+                    # the same script's print of the device it just named (tests/data/real/453)
+                    check_gpu.gfx_target, check_gpu.isa_features = m.group("gfx"), m.group("feat") or None
+                else:
+                    out.gpus.append(PasteGpu("torch", gfx_target=m.group("gfx"), isa_features=m.group("feat") or None))
                 continue
         if "gcnarchname" in l:
             m = _GCN_ARCH.search(line)
@@ -589,6 +602,19 @@ def parse(text: object) -> PasteFacts:
             if m and ("rocblas", m.group("gfx")) not in names_seen:
                 names_seen.add(("rocblas", m.group("gfx")))
                 out.gpus.append(PasteGpu("rocblas", gfx_target=m.group("gfx")))
+        if check_left:
+            check_left -= 1
+        if torch_check:
+            torch_check -= 1
+            if c0 == "d" and l.startswith("device name"):
+                m = _TORCH_DEVICE_NAME.match(line)
+                if m and ("torch-name", m.group("name")) not in names_seen:
+                    names_seen.add(("torch-name", m.group("name")))
+                    check_gpu = PasteGpu("torch", name=m.group("name").strip())
+                    out.gpus.append(check_gpu)
+                    check_left, torch_check = 4, 0
+        if c0 in "ct" and "available" in l and l.rstrip().endswith("true") and _TORCH_AVAILABLE.match(line):
+            torch_check = 4
         # ComfyUI logs the arch and the name of one device, its current one: a run's "AMD arch:" and
         # "Device: cuda:N ..." lines are one GPU (a second line of a kind starts another)
         if c0 == "a" and l.startswith("amd arch:"):
