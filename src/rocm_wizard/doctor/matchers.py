@@ -949,8 +949,11 @@ def hsa_runtime(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     hits = _error_rule(ctx, meta)
     if not hits:
         return None
-    statuses = set(_HSA_STATUS.findall(" ".join(hits)))
-    if statuses and statuses <= _CODE_OBJECT_STATUSES and not ctx.hsa_override:
+    joined = " ".join(hits)
+    statuses = set(_HSA_STATUS.findall(joined))
+    low = joined.lower()
+    at_start = "call returned" in low or "hsa api call failure" in low  # rocminfo's own call: the runtime's objects
+    if statuses and statuses <= _CODE_OBJECT_STATUSES and not at_start and not ctx.hsa_override:
         # s11-heldaj (1005): the runtime started and loaded the program, then refused its code object; without an
         # HSA_OVERRIDE_GFX_VERSION (the override's runtime layer) the fault is in how the device code was built
         return Match(hits + _gpu_lines(ctx),
