@@ -136,3 +136,36 @@ def test_the_unsupported_gpu_statement_still_leads_where_nothing_fails():
     # 450: a healthy host with a supported card and an unsupported one, nothing failing shown
     found = problems(diagnose(detect_snapshot(str(_fixture("450")))))
     assert found and found[0][0] == "mixed-gpu-left-out", found
+
+
+# -- CMake's find_package finds no config of a ROCm package (1001; 388 and 900 print it too) ----------
+ROW_CMAKE = "s11aj_cmake_rocm_package_config_not_found"
+
+
+@pytest.mark.parametrize("line", [
+    # the fixture's line, in docker build's step prefix
+    '#10 102.9   By not providing "Findhipblas.cmake" in CMAKE_MODULE_PATH this project has',
+    # CMake's line for other ROCm packages, as wrapped (388's hipblaslt, 900's hip)
+    '  By not providing "Findhipblaslt.cmake" in CMAKE_MODULE_PATH this project',
+    '  By not providing "Findhip.cmake" in CMAKE_MODULE_PATH this project has asked CMake to find a',
+    # the second sentence, when the name stays on its line
+    '  Could not find a package configuration file provided by "rocblas" with any',
+    'Could not find a package configuration file provided by "hipblas-common"',
+])
+def test_cmakes_missing_rocm_config_is_named(line):
+    assert ROW_CMAKE in _ids(line), line
+
+
+def test_the_cmake_row_is_at_packaging_and_other_packages_are_not_it():
+    assert error_signatures.failure_layer(ROW_CMAKE) == "packaging"
+    for line in ('  By not providing "FindQt6.cmake" in CMAKE_MODULE_PATH this project has',
+                 '  Could not find a package configuration file provided by "Pangolin" with any',
+                 # a package whose name only starts like a ROCm one
+                 '  By not providing "Findhipster.cmake" in CMAKE_MODULE_PATH this project has',
+                 "-- Found hip: /opt/rocm (found version \"7.2.0\")"):
+        assert ROW_CMAKE not in _ids(line), line
+
+
+def test_1001_leads_with_the_missing_config_at_packaging():
+    found = problems(diagnose(detect_snapshot(str(_fixture("1001")))))
+    assert found[0] == ("known-failure", "packaging"), found
