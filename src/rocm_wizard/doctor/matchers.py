@@ -949,10 +949,31 @@ def no_binary(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     return Match(ev)
 
 
+# HSA statuses that name a code object the runtime's loader refused (ROCr's hsa_status_string,
+# rocr-runtime core/runtime/hsa.cpp): the program's device code is at fault, the failure HIP reports
+# as hipErrorInvalidImage ('device kernel image is invalid', catalogue row hip_invalid_image).
+_CODE_OBJECT_STATUSES = frozenset({"HSA_STATUS_ERROR_INVALID_CODE_OBJECT"})
+_HSA_STATUS = re.compile(r"HSA_STATUS_ERROR_[A-Z_]+")
+
+
 @rule("hsa-runtime-error")
 def hsa_runtime(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     hits = _error_rule(ctx, meta)
-    return Match(hits) if hits else None
+    if not hits:
+        return None
+    joined = " ".join(hits)
+    statuses = set(_HSA_STATUS.findall(joined))
+    low = joined.lower()
+    at_start = "call returned" in low or "hsa api call failure" in low  # rocminfo's own call: the runtime's objects
+    if statuses and statuses <= _CODE_OBJECT_STATUSES and not at_start and not ctx.hsa_override:
+        # s11-heldaj (1005): the runtime started and loaded the program, then refused its code object; without an
+        # HSA_OVERRIDE_GFX_VERSION (the override's runtime layer) the fault is in how the device code was built
+        return Match(hits + _gpu_lines(ctx),
+                     fix="Rebuild the program (or get a build) with code objects for this GPU's gfx target and a "
+                         "compiler of the installed ROCm release, in a Release build; if it came pre-built, use a "
+                         "build for this ROCm and GPU family. AMD_LOG_LEVEL=3 names the code object refused.",
+                     data={"layer": "hip"})
+    return Match(hits)
 
 
 # ================================================================== failures that are not version skew (issue 13)

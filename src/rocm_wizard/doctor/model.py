@@ -32,7 +32,9 @@ INFERRED_LAYER_RULES = ("unrecognised-failure", "failure-told-not-shown")
 # statements of support status that observe no failure themselves (the host's ROCm predates the
 # catalog; AMD no longer lists the GPU in the installed release, whose libraries may still carry its
 # kernels): they follow the findings of observed failures and other rules, before the catch-alls
-STATUS_RULES = ("rocm-older-than-catalog", "rocm-dropped-gpu")
+# (s11-heldaj) an unsupported GPU beside supported ones is such a statement too: it leads where nothing failing is shown,
+# and follows a failure the paste shows (1000: a build's kernels refused on every GPU, the supported ones included)
+STATUS_RULES = ("rocm-older-than-catalog", "rocm-dropped-gpu", "mixed-gpu-left-out")
 # a known regression of an installed release whose symptom the paste shows (catalog/data/regressions.toml):
 # the release is the cause of that symptom whatever layer prints it, so it leads (s8-regress)
 # s9-helds: one global HSA_OVERRIDE_GFX_VERSION in a process shown several GPUs, with the GPU faults that follow

@@ -12,6 +12,8 @@ the paste is:
   MI300X', ... gcnArchName='gfx942:sramecc+:xnack-'``), ComfyUI's start-up (``pytorch version:
   ...``, ``AMD arch: gfx1100``, ``Device: cuda:0 AMD Radeon RX 7900 XTX : native``);
 * llama.cpp's ``ggml_cuda_init`` device lines (``Device 0: AMD Radeon Graphics, gfx1151 (0x1151)``);
+* llama.cpp's ``--list-devices`` and server device lines of its HIP backend (``ROCm0: AMD Radeon Pro W5500 (8176 MiB,
+  8034 MiB free)``, ``- ROCm0   : ...``), which name the GPU but not its target;
 * rocBLAS's missing-kernels error (``... TensileLibrary.dat: Illegal seek for GPU arch : gfx906``), which
   names the running device's target (not taken from a paste that sets ``HSA_OVERRIDE_GFX_VERSION``);
 * a ``uname -a`` / ``uname -srmv`` line (``Linux host 6.8.0-45-generic #45-Ubuntu SMP ... GNU/Linux``)
@@ -64,6 +66,10 @@ _GGML_AMD_MEMORY = lazy(r"\bggml_(?:backend_cuda_device_get_memory device|hip_ge
 _OLLAMA_VERIFY = lazy(r'msg="verifying if device is supported" library=\S+ description="(?P<name>[^"]{1,120})" '
                       r'compute=(?P<gfx>gfx[0-9a-f]{3,4})\S* id=(?P<idx>\S+) pci_id="?(?P<bdf>[0-9a-fA-F]{4}:'
                       r'[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])')
+# llama.cpp's device list of its HIP backend ("ROCm<N>"): common/arg.cpp's --list-devices printf("  %s: %s (%zu MiB,
+# %zu MiB free)") and the server's "  - %-8s: %s (%zu MiB, %zu MiB free)" (s11-heldaj); the name is the device's
+# description (hipDeviceProp_t.name), no gfx target
+_GGML_LIST_DEVICE = lazy(r"^(?:- )?ROCm(?P<idx>\d{1,2}) {0,8}: (?P<name>[^()\n]{1,160}?) \(\d{1,9} MiB, \d{1,9} MiB free\)\s*$")
 _GGML_DEVICE = lazy(r"^(?:[\w.-]+\[\d+\]:)?\s*Device (?P<idx>\d+): (?P<name>[^,]{1,120}), (?P<gfx>gfx[0-9a-f]{3,4})(?::[a-z]+[+-])* \(0x[0-9a-f]+\)")
 # rocminfo's Name / Marketing Name lines as ROCm's issue template greps them ("GPU:" block)
 _AGENT_NAME = lazy(r"^\s*Name:\s+(?P<gfx>gfx[0-9a-f]{3,4})\s*$")
@@ -292,6 +298,7 @@ def parse(text: object) -> PasteFacts:
     torch_check = 0  # (s11-heldak) lines left after a check script's "CUDA available: True" to read its device name in
     check_gpu: Optional[PasteGpu] = None  # the device that name was read for, and lines left to read its arch line in
     check_left = 0
+    ggml_listed: List[PasteGpu] = []  # llama.cpp's --list-devices GPUs, kept unless a device line names them
     for raw in text.replace("\r", "\n").split("\n"):
         line = raw.strip("`\t >")
         if not line or len(line) > 2000:
@@ -559,6 +566,12 @@ def parse(text: object) -> PasteFacts:
                                              bdf=(m.group("bdf") or "").lower() or None,
                                              card=int(m.group("idx")) if m.group("idx").isdigit() else None))
             continue
+        if "mib free)" in l and (c0 == "r" or l.startswith("- rocm")):
+            m = _GGML_LIST_DEVICE.match(line)
+            if m and ("ggml-list", m.group("idx"), m.group("name")) not in names_seen:
+                names_seen.add(("ggml-list", m.group("idx"), m.group("name")))
+                ggml_listed.append(PasteGpu("ggml-list", name=m.group("name").strip(), card=int(m.group("idx"))))
+            continue
         if has_dev and "device " in l and "gfx" in l and (l.startswith("device ") or "]:" in l):
             m = _GGML_DEVICE.match(line)
             if m:
@@ -697,6 +710,8 @@ def parse(text: object) -> PasteFacts:
             if m and any(c.isdigit() for c in m.group("pretty")) or (m and "arch linux" in l):
                 if m.group("pretty") not in out.distros:
                     out.distros.append(m.group("pretty"))
+    # a GPU of llama.cpp's device list that its ggml_cuda_init line names too is one GPU: the device line has its target
+    out.gpus.extend(g for g in ggml_listed if ("ggml", str(g.card), g.name) not in names_seen)
     if "hsa_override_gfx_version" in low:  # rocBLAS then names the overridden target, not the GPU's
         out.gpus = [g for g in out.gpus if g.how != "rocblas"]
     # a GPU whose kfd line and modesetting line name the same chip is one GPU: keep the richer record
