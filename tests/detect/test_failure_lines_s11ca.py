@@ -1,0 +1,195 @@
+"""The catch-all's reading of lines no catalogue row knows, by who printed them (s11-catchall).
+
+Each case is a wording of the program's own format, taken from its source (named at each test), in
+several of the forms users paste (dmesg time stamps, journal prefixes, bare), with near-misses that
+must stay at another layer or not read as a failure at all."""
+from __future__ import annotations
+
+import pytest
+
+from rocm_wizard.detect import failure_lines as fl
+
+
+def _layers(text, kind=None):
+    return [(line.strip(), layer) for line, layer, _label in fl.scan([(text, kind, "t")])]
+
+
+# ---------------------------------------------------------------- amdgpu's SMU interface-version notice
+# drivers/gpu/drm/amd/pm/swsmu/smu1[1-4]/smu_v1*_0.c *_check_fw_version: dev_info "SMU driver if version not matched"
+# (information; upstream commit a3ffaa5b397f dropped it: "It just leads to user confusion")
+@pytest.mark.parametrize("line, kind", [
+    ("amdgpu 0000:03:00.0: amdgpu: SMU driver if version not matched", "dmesg"),
+    ("[    2.600563] amdgpu 0000:03:00.0: amdgpu: SMU driver if version not matched", "dmesg"),
+    ("Mar 24 23:48:30 ArchDesktop kernel: amdgpu 0000:0f:00.0: amdgpu: SMU driver if version not matched", "dmesg"),
+    ("amdgpu: SMU driver if version not matched", None),
+    ("- SMU driver if version not matched", "error-log"),
+])
+def test_the_smu_interface_version_notice_is_no_failure(line, kind):
+    assert fl.classify(line, kind) != fl.SHOWN
+
+
+@pytest.mark.parametrize("line, layer", [
+    # near-misses: the SMU's real failures stay failures at their layers
+    ("amdgpu 0000:04:00.0: amdgpu: SMU: I'm not done with your previous command: SMN_C2PMSG_66:0x0000000D", None),
+    ("[   12.3] amdgpu 0000:04:00.0: amdgpu: Failed to enable requested dpm features!", "kernel"),
+    ("amdgpu 0000:04:00.0: amdgpu: SMU: mailbox access failed", "firmware"),
+])
+def test_smu_failures_near_the_notice_still_read_as_failures(line, layer):
+    if layer is None:
+        return  # a line with no error word: not the benign pattern's business
+    assert fl.classify(line, "dmesg") == fl.SHOWN
+    assert fl.layer_of(line, "dmesg") == layer
+
+
+# ---------------------------------------------------------------- the PSP refusing a microcode image
+# drivers/gpu/drm/amd/amdgpu/amdgpu_psp.c psp_cmd_submit_buf: dev_warn "failed to load ucode %s(0x%X) " (older
+# kernels DRM_WARN), printed before "psp gfx command %s(0x%X) failed and response status is (0x%X)"
+@pytest.mark.parametrize("line", [
+    "[    2.585144] amdgpu 0000:03:00.0: amdgpu: failed to load ucode DMCUB(0x3D)",
+    "amdgpu 0000:85:00.0: amdgpu: failed to load ucode SMC(0x32)",
+    "kern: warning: [2026-01-06T19:44:57.234610477Z]: amdgpu 0000:85:00.0: amdgpu: failed to load ucode VCN1(0x38)",
+    "[drm] failed to load ucode MES(0x2B)",
+    "amdgpu: invalid ucode header for RLC",
+])
+def test_a_microcode_the_psp_refused_is_the_firmware_s(line):
+    assert fl.layer_of(line, "dmesg") == "firmware"
+
+
+@pytest.mark.parametrize("line, layer", [
+    # the PSP command and the IP-block sequence stay at kernel (s6-layer's decision, set J)
+    ("amdgpu 0000:03:00.0: amdgpu: psp gfx command LOAD_IP_FW(0x6) failed and response status is (0x11)", "kernel"),
+    ("[   33.878965] amdgpu 0000:03:00.0: amdgpu: hw_init of IP block <gfx_v11_0> failed -110", "kernel"),
+    ("amdgpu 0000:03:00.0: amdgpu: ring gfx_0.0.0 timeout, signaled seq=1, emitted seq=3", "kernel"),
+])
+def test_kernel_lines_beside_the_microcode_stay_at_kernel(line, layer):
+    assert fl.layer_of(line, "dmesg") == layer
+
+
+# ---------------------------------------------------------------- DKMS's own grammar
+# dell/dkms dkms.in: error() prints "Error! " + message; invoke_command prints "(bad exit status: N)" then
+# "Failed command:" and the command on the next line; Ubuntu's dkms_apport.py "ERROR (dkms apport): ..."
+@pytest.mark.parametrize("line", [
+    "Error! Bad return status for module build on kernel: 6.8.0-45-generic (x86_64)",
+    "Error! Bad return status for module build on kernel: 6.5.0-41-generic (amd64)",
+    "Error! Your kernel headers for kernel 6.18.7-061807-generic cannot be found at /lib/modules/6.18.7-061807-generic/build or /lib/modules/6.18.7-061807-generic/source.",
+    "Error! The module/version combo: amdgpu-6.16.13-2278356.24.04 is not located in the DKMS tree.",
+    "Building module(s)..........(bad exit status: 2)",
+    "ERROR (dkms apport): kernel package linux-headers-6.18.7-061807-generic is not supported",
+    "ERROR (dkms apport): There was a segmentation fault when trying to build the module",
+])
+def test_dkms_messages_are_the_install_s(line):
+    assert fl.classify(line, "error-log") == fl.SHOWN
+    assert fl.layer_of(line) == "packaging"
+
+
+@pytest.mark.parametrize("line, layer", [
+    # near-misses: "error!" of another program (not dkms's capitalised prefix at the start), the kernel's own panic
+    ("amdgpu 0000:03:00.0: amdgpu: error! ring gfx timeout on kernel 6.8", "kernel"),
+    ("Kernel panic - not syncing: Fatal exception in interrupt", "kernel"),
+    ("[drm:amdgpu_job_timedout [amdgpu]] *ERROR* ring sdma0 timeout, signaled seq=2, emitted seq=3", "kernel"),
+])
+def test_other_error_bangs_stay_where_they_were(line, layer):
+    assert fl.layer_of(line) == layer
+
+
+def test_dkms_failed_command_takes_the_layer_of_the_command_below_it():
+    text = ("Building module(s)..........(bad exit status: 2)\n"
+            "Failed command:\n"
+            "'make' -j16 KERNELRELEASE=6.18.7-061807-generic -C /lib/modules/6.18.7-061807-generic/build "
+            "M=/var/lib/dkms/amdgpu/6.16.13-2278356.24.04/build\n")
+    rows = dict(_layers(text, "error-log"))
+    assert rows["Failed command:"] == "packaging"
+    assert rows["Building module(s)..........(bad exit status: 2)"] == "packaging"
+
+
+# ---------------------------------------------------------------- a Python traceback: who raised it
+def _traceback(frames, exc):
+    out = ["Traceback (most recent call last):"]
+    for path, n, fn, code in frames:
+        out += ['  File "%s", line %d, in %s' % (path, n, fn), "    " + code]
+    return "\n".join(out + [exc]) + "\n"
+
+
+_RUN = ("run", "return run(*popenargs, stdout=PIPE, timeout=timeout, check=True,")
+_CPE = ("subprocess.CalledProcessError: Command '[PosixPath('/venv/bin/amdflang'), '--help']' "
+        "returned non-zero exit status 255.")
+
+
+@pytest.mark.parametrize("stdlib", [
+    "/usr/lib64/python3.12/subprocess.py",  # Fedora/RHEL
+    "/usr/lib/python3.10/subprocess.py",  # Debian/Ubuntu
+    "/home/u/miniconda3/lib/python3.11/subprocess.py",  # conda's Python
+    "C:\\Python312\\Lib\\subprocess.py",  # Windows
+])
+def test_an_exception_raised_in_the_standard_library_is_its_caller_s(stdlib):
+    # cpython Lib/subprocess.py check_output -> run raises CalledProcessError; the package that called it
+    # (TheRock's rocm_sdk, an installer: packaging in frame_package_layer) is who failed
+    text = _traceback([
+        ("/home/u/.venv/lib64/python3.12/site-packages/rocm_sdk/tests/core_test.py", 141, "testConsoleScripts",
+         "output_text = subprocess.check_output("),
+        (stdlib, 466, "check_output", "return run(*popenargs, stdout=PIPE, timeout=timeout, check=True,"),
+        (stdlib, 571, "run", "raise CalledProcessError(retcode, process.args,"),
+    ], _CPE)
+    assert dict(_layers(text))[_CPE] == "packaging"
+
+
+def test_a_stdlib_exception_under_a_framework_or_an_unknown_caller_is_not_packaging():
+    torch_caller = _traceback([
+        ("/opt/venv/lib/python3.12/site-packages/torch/utils/cpp_extension.py", 2100, "_run_ninja_build",
+         "subprocess.run(command, check=True)"),
+        ("/usr/lib/python3.12/subprocess.py", 571, *_RUN),
+    ], "subprocess.CalledProcessError: Command '['ninja', '-v']' returned non-zero exit status 1.")
+    assert [l for _t, l in _layers(torch_caller)] == ["framework"]
+    own_script = _traceback([
+        ("/home/u/run.py", 3, "<module>", "subprocess.check_call(['rocminfo'])"),
+        ("/usr/lib/python3.12/subprocess.py", 413, "check_call", "raise CalledProcessError(retcode, cmd)"),
+    ], "subprocess.CalledProcessError: Command '['rocminfo']' returned non-zero exit status 1.")
+    # no package names a layer: the line's own words do (rocminfo: the runtime's)
+    assert [l for _t, l in _layers(own_script)] == ["runtime"]
+
+
+def test_a_traceback_s_frames_and_source_lines_are_not_messages():
+    text = _traceback([
+        ("/usr/lib64/python3.12/subprocess.py", 466, "check_output",
+         "return run(*popenargs, stdout=PIPE, timeout=timeout, check=True,"),
+    ], _CPE)
+    lines = [t for t, _l in _layers(text)]
+    assert lines == [_CPE]  # the source line's "timeout" is code, not a failure
+    # vLLM's log prefix in front of every traceback line (vllm/engine: logger.error with the traceback)
+    vllm = "\n".join([
+        "ERROR 05-15 18:58:58 [engine.py:448] Traceback (most recent call last):",
+        'ERROR 05-15 18:58:58 [engine.py:448]   File "/env/lib/python3.11/site-packages/vllm/model_executor/models/utils.py", line 609, in make_layers',
+        "ERROR 05-15 18:58:58 [engine.py:448]     maybe_offload_to_cpu(layer_fn(prefix=f\"{prefix}.{idx}\"))",
+        "ERROR 05-15 18:58:58 [engine.py:448]                          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
+        "ERROR 05-15 18:58:58 [engine.py:448] RuntimeError: HIP error: invalid device function",
+    ]) + "\n"
+    assert [t for t, _l in _layers(vllm)] == ["ERROR 05-15 18:58:58 [engine.py:448] RuntimeError: HIP error: invalid device function"]
+
+
+def test_an_exception_line_right_under_a_frame_is_still_read():
+    # python -c: the frame has no source line, the exception follows it directly
+    text = ('Traceback (most recent call last):\n  File "<string>", line 1, in <module>\n'
+            "ImportError: libamdhip64.so.7: cannot open shared object file: No such file or directory\n")
+    assert [t for t, _l in _layers(text)] == [
+        "ImportError: libamdhip64.so.7: cannot open shared object file: No such file or directory"]
+
+
+# ---------------------------------------------------------------- unittest's report of a failed test
+# cpython Lib/unittest/runner.py TextTestResult.printErrorList: "%s: %s" % (flavour, getDescription(test)),
+# TestCase.__str__ "<method> (<module>.<Class>.<method>)", a subTest's " [<msg>]" after it
+@pytest.mark.parametrize("line, layer", [
+    ("ERROR: testConsoleScripts (rocm_sdk.tests.core_test.ROCmCoreTest.testConsoleScripts) [Check console-script amdflang]", "packaging"),
+    ("ERROR: testPreloadLibraries (rocm_sdk.tests.core_test.ROCmCoreTest.testPreloadLibraries) [Check rocm_sdk.preload_libraries] (shortname='rocprofiler-sdk')", "packaging"),
+    ("ERROR: test_cli (rocm_sdk.tests.base_test.ROCmBaseTest.test_cli)", "packaging"),
+    ("ERROR: test_add (torch.testing._internal.common_utils.TestCase.test_add)", "framework"),
+])
+def test_a_failed_unittest_is_the_layer_of_the_package_under_test(line, layer):
+    assert dict(_layers(line + "\n", "error-log"))[line] == layer
+
+
+def test_a_failed_unittest_of_an_unknown_package_keeps_its_other_readings():
+    line = "ERROR: test_matmul (test_linalg.TestLinalg.test_matmul)"
+    assert dict(_layers(line + "\n", "error-log"))[line] == "framework"  # the error-log kind's, as before
+    # pip's "ERROR: Could not find a version ..." is no unittest line
+    pip = "ERROR: Could not find a version that satisfies the requirement rocm-sdk[devel] (from versions: none)"
+    assert dict(_layers(pip + "\n", "error-log"))[pip] == "packaging"
