@@ -193,3 +193,72 @@ def test_a_failed_unittest_of_an_unknown_package_keeps_its_other_readings():
     # pip's "ERROR: Could not find a version ..." is no unittest line
     pip = "ERROR: Could not find a version that satisfies the requirement rocm-sdk[devel] (from versions: none)"
     assert dict(_layers(pip + "\n", "error-log"))[pip] == "packaging"
+
+
+# ---------------------------------------------------------------- a package tool's failure inside a "listing"
+# the recogniser may take an apt/dpkg run for apt's list, a uv resolver report for pip freeze: a listing's rows stay
+# no failures, a package tool's own failure line in it is one (apt-pkg/contrib/error.cc "E: ", dpkg src/main/errors.c,
+# dell/dkms dkms.in, pip's "ERROR: " logging prefix, uv's resolver, dnf's "Error: ")
+_APT_RUN = """sudo apt install rocm-dkms
+Building initial module for 5.6.7-050607-generic
+Error! Bad return status for module build on kernel: 5.6.7-050607-generic (x86_64)
+dpkg: error processing package rock-dkms (--configure):
+ installed rock-dkms package post-installation script subprocess returned error exit status 10
+Setting up rocm-smi (1.0.0-199-rocm-rel-3.3-19-ga9d6426) ...
+E: Sub-process /usr/bin/dpkg returned an error code (1)
+"""
+
+
+@pytest.mark.parametrize("kind", ["apt-list", "dpkg", "pip-freeze"])
+def test_a_package_tool_s_failure_in_a_listing_is_read(kind):
+    rows = _layers(_APT_RUN, kind)
+    assert {l for _t, l in rows} == {"packaging"}
+    texts = [t for t, _l in rows]
+    assert "Error! Bad return status for module build on kernel: 5.6.7-050607-generic (x86_64)" in texts
+    assert "E: Sub-process /usr/bin/dpkg returned an error code (1)" in texts
+    assert not any(t.startswith("Setting up") for t in texts)
+
+
+def test_uv_s_resolver_failure_in_a_freeze_like_listing_is_read():
+    text = ("  × No solution found when resolving dependencies:\n"
+            "  ╰─▶ Because only the following versions of torch are available:\n"
+            "          torch==2.13.0.dev20260515+rocm7.2\n")
+    assert _layers(text, "pip-freeze") == [("× No solution found when resolving dependencies:", "packaging")]
+
+
+@pytest.mark.parametrize("kind, text", [
+    # listing rows that only look like errors stay silent
+    ("apt-list", "liberror-perl/noble,now 0.17029-2 all [installed,automatic]\n"),
+    ("pip-freeze", "error-tracker==1.2.0\nfailing-test-helper==0.1\n"),
+    ("dpkg", "ii  libfailure-dev  1.0-1  amd64  error handling library\n"),
+])
+def test_listing_rows_stay_silent(kind, text):
+    assert _layers(text, kind) == []
+
+
+# ---------------------------------------------------------------- ONNX Runtime's log line, DRM's bare *ERROR*
+@pytest.mark.parametrize("line, layer", [
+    # microsoft/onnxruntime core/common/logging/sinks/ostream_sink.cc: "[<sev>:<category>:<logger>, <location>] <msg>"
+    ("2025-11-03 11:58:21.164725712 [E:onnxruntime:Default, provider_bridge_ort.cc:2251 TryGetProviderInfo_ROCM] "
+     "/onnxruntime/onnxruntime/core/session/provider_bridge_ort.cc:1778 onnxruntime::Provider& "
+     "onnxruntime::ProviderLibrary::Get() [ONNXRuntimeError] : 1 : FAIL : Failed to load library "
+     "libonnxruntime_providers_rocm.so with error: librocm_smi64.so.7: cannot open shared object file", "framework"),
+    ("2024-06-01 10:00:00.000 [W:onnxruntime:, session_state.cc:1166 VerifyEachNodeIsAssignedToAnEp] "
+     "Some nodes were not assigned to the preferred execution providers, agents failed", "framework"),
+    # a HIP error ORT relays keeps the HIP layer (the hip rows come first)
+    ("[E:onnxruntime:Default, rocm_call.cc:116 RocmCall] HIP failure 98: invalid device function ; GPU=0", "hip"),
+])
+def test_onnxruntime_s_own_log_line(line, layer):
+    assert fl.layer_of(line) == layer
+
+
+@pytest.mark.parametrize("line, layer", [
+    # drivers/gpu/drm/drm_print.c: "[drm:<func>] *ERROR* ..." with the prefix lost in the paste
+    ("*ERROR* Invalid callback to read register 0x58184", "kernel"),
+    ("`*ERROR* ring gfx test failed (-110)`", "kernel"),
+    # naming the firmware: the firmware's
+    ("[drm:psp_sw_init] *ERROR* Failed to load psp firmware!", "firmware"),
+    ("*ERROR* Failed to load mc firmware!", "firmware"),
+])
+def test_drm_s_error_marker_without_its_prefix(line, layer):
+    assert fl.layer_of(line) == layer

@@ -55,6 +55,8 @@ class _Table:
             value = re.compile("|".join("(?:%s)" % b for b in data.get("benign", [])), re.I)
         elif name == "layers":
             value = [(row["layer"], re.compile(row["pattern"], re.I)) for row in data.get("layer", [])]
+        elif name == "listing_failure_rx":
+            value = re.compile("|".join("(?:%s)" % p for p in data.get("listing_failure_shapes", [])) or r"(?!x)x", re.I)
         elif name == "shape_rx":
             value = re.compile("|".join("(?:%s)" % p for p in data.get("message_shapes", [])), re.I)
         elif name == "_layer_rows":  # [(layer, pattern text, flags)], compiled one by one (layer_in)
@@ -338,14 +340,20 @@ def scan(texts: Sequence[Tuple[str, Optional[str], str]], known: Sequence[str] =
     out: List[Tuple[str, Optional[str], str]] = []
     seen = set()
     for text, kind, label in texts:
-        if not isinstance(text, str) or not text or kind in t.listing_kinds:
+        if not isinstance(text, str) or not text:
             continue
+        listing = kind in t.listing_kinds
         if "\r" in text:
             text = text.replace("\r\n", "\n").replace("\r", "\n")
         before = len(out)
         lines = _kernel_log_lines(text, t) if prefilter and kind in t.kernel_log_kinds else _word_lines(text, t)
         for start, end in lines:
             line = text[start:end].strip()
+            if listing:
+                # a listing's rows are no failures; a package tool's own failure line in it is (s11-catchall)
+                if not line or not t.listing_failure_rx.search(line):
+                    continue
+                kind = None
             if line and _in_traceback_body(text, start, line):
                 continue
             how = classify(line, kind) if line else None
@@ -360,7 +368,7 @@ def scan(texts: Sequence[Tuple[str, Optional[str], str]], known: Sequence[str] =
             out.append((line[:MAX_LINE], _placed(line, kind, text, start, t), label))
             if len(out) >= limit:
                 return out
-        if len(out) == before and kind not in t.tool_kinds:
+        if len(out) == before and kind not in t.tool_kinds and not listing:
             frame = _cut_traceback(text)
             if frame is not None and _key(frame) not in seen:
                 seen.add(_key(frame))
