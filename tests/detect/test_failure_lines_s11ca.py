@@ -262,3 +262,82 @@ def test_onnxruntime_s_own_log_line(line, layer):
 ])
 def test_drm_s_error_marker_without_its_prefix(line, layer):
     assert fl.layer_of(line) == layer
+
+
+# ---------------------------------------------------------------- the shell, the resolver, a package not installed
+@pytest.mark.parametrize("line", [
+    # dash (/bin/sh on Debian/Ubuntu): "<arg0>: <line>: <command>: not found"
+    "sh: 1: /home/user/therock-tarball/lib/llvm/bin/clang++: not found",
+    "sh: 1: nvcc: not found",
+    "/bin/sh: 1: rocm_agent_enumerator: not found",
+    "dash: 3: hipconfig: not found",
+    # uv's PubGrub report (astral-sh/uv crates/uv-resolver/src/pubgrub/report.rs)
+    "we can conclude that torch<2.13.0a0+rocm7.13.0a20260514 cannot be used.",
+    "And because only torch<=2.9.1 is available, we can conclude that torch>=2.10 cannot be used.",
+    # dpkg-query; TheRock's rocm_sdk
+    "dpkg-query: package 'rocm-hip-runtime' is not installed and no information is available",
+    "# ERROR: ROCm SDK development package is not installed. This can typically be obtained by installing `rocm-sdk[devel]`",
+])
+def test_install_side_wordings(line):
+    assert fl.layer_of(line) == "packaging"
+
+
+@pytest.mark.parametrize("line, not_layer", [
+    # near-misses: a file a program did not find is no shell's "not found"; a driver not installed in the kernel sense
+    ("[drm] amdgpu: firmware not found", "packaging"),
+    ("hipErrorNoBinaryForGpu: Unable to find code object for all current devices!", "packaging"),
+    ("sh: line 1: 12345 Segmentation fault (core dumped) ./llama-server", "packaging"),
+])
+def test_install_side_near_misses(line, not_layer):
+    assert fl.layer_of(line) != not_layer
+
+
+# ---------------------------------------------------------------- a program refusing its command line
+@pytest.mark.parametrize("line", [
+    # clap (clap_builder/src/error/format.rs), as uv prints it
+    "error: invalid value 'rocm6.4' for '--torch-backend <TORCH_BACKEND>'",
+    "error: unexpected argument '--torch-backend' found",
+    "error: the argument '--system' cannot be used with '--python <PYTHON>'",
+    # argparse (cpython Lib/argparse.py): "<prog>: error: ..."
+    "amd-smi: error: argument -g/--gpu: invalid choice: 'torch' (choose from 0, 1)",
+    "rocm-sdk: error: unrecognized arguments: --torch",
+    "torchrun: error: the following arguments are required: training_script",
+])
+def test_a_refused_command_line_is_the_layer_of_the_command_above_it(line):
+    assert fl.usage_error(line)
+    text = "$ uv pip install torch --torch-backend=rocm6.4\n" + line + "\n"
+    assert dict(_layers(text))[line] == "packaging"
+    rocminfo = "$ rocminfo --hsa-agent-queue\n" + line + "\n"
+    assert dict(_layers(rocminfo))[line] == "runtime"
+
+
+@pytest.mark.parametrize("line", [
+    "error: could not compile `hip-sys` due to previous error",
+    "RuntimeError: invalid value for torch.device",
+    "error: argument list too long",
+])
+def test_other_error_lines_are_no_usage_errors(line):
+    assert not fl.usage_error(line)
+
+
+def test_a_refused_command_line_takes_the_echo_the_recogniser_cut_off():
+    # the errors probe reads the paste as written when the echo is in a segment of its own (s10-heldy's path)
+    from rocm_wizard.detect.probes import errors
+
+    class Src:
+        def pastes(self):
+            return [("uv.txt", PASTE)]
+
+        def recognized(self):
+            return [(None, "uv.txt", PASTE.split("```\n", 1)[0]), ("error-log", "uv.txt", PASTE.split("```\n", 1)[1])]
+
+    PASTE = ("`uv pip install invokeai==6.9.0 --torch-backend=rocm6.4`\nbut\n```\n"
+             "error: invalid value 'rocm6.4' for '--torch-backend <TORCH_BACKEND>'\n"
+             "For more information, try '--help'.\n")
+    from rocm_wizard.model import System
+
+    system = System()
+    texts = [(PASTE, "paste:uv.txt"), (PASTE.split("```\n", 1)[1], "paste:uv.txt#error-log")]
+    errors._unrecognised(Src(), system, texts, [])
+    got = {e.text: e.layer for e in system.errors if e.signature == "unrecognised"}
+    assert got["error: invalid value 'rocm6.4' for '--torch-backend <TORCH_BACKEND>'"] == "packaging"

@@ -225,6 +225,24 @@ def _frame_layer(text: str, start: int, t: "_Table") -> Optional[str]:
 _UNITTEST_LINE = re.compile(r"^\s*(?:ERROR|FAIL):\s+\w+\s+\(([A-Za-z_]\w*)(?:\.\w+)+\)")
 
 
+# (s11-catchall) a program refusing its own command line: clap's errors (clap-rs/clap clap_builder/src/error/format.rs:
+# "error: invalid value '<v>' for '<arg>'", "error: unexpected argument '<arg>' found", "error: the argument '<a>' cannot
+# be used with '<b>'"; uv, ripgrep...), argparse's (cpython Lib/argparse.py ArgumentParser.error: "<prog>: error:
+# <message>" with "unrecognized arguments: ...", "argument <a>: invalid choice: ...", "the following arguments are
+# required: ...").  The words of the refused argument ("--torch-backend") name no layer: the program that ran (the
+# command echoed above it, "uv pip install ...") does.
+_USAGE_ERROR = re.compile(r"^\s*(?:[\w.-]{1,40}: )?error: (?:invalid value '[^'\n]{0,200}' for '|unexpected argument '"
+                          r"|the argument '[^'\n]{0,200}' cannot be used with|unrecognized arguments: "
+                          r"|argument [^:\n]{1,80}: invalid choice: |the following arguments are required: )")
+
+
+def usage_error(line: str) -> bool:
+    """Whether ``line`` is a program refusing its command line (clap's, argparse's grammar): its layer is
+    the program's that ran, which the command echoed above it names (``layer_above`` over the whole paste,
+    where the recogniser cut the echo into a segment of its own)."""
+    return bool(_USAGE_ERROR.search(line[:_SCAN_LINE]))
+
+
 def _unittest_layer(line: str, t: "_Table") -> Optional[str]:
     """The layer of the package a unittest failure line's test module is in, else None."""
     m = _UNITTEST_LINE.match(line)
@@ -247,6 +265,10 @@ def _placed(line: str, kind: Optional[str], text: str, start: int, t: "_Table") 
     tested = _unittest_layer(line, t)  # a failed test: its module's package, whatever its description names
     if tested is not None:
         return tested
+    if _USAGE_ERROR.search(line[:_SCAN_LINE]):  # the command line was refused: the program run above it is who refused
+        ran = _context_layer(text, start)
+        if ran is not None:
+            return ran
     layer = t.layer_in(line[:_SCAN_LINE])
     if layer in (None, "framework") and 'File "' in text and _EXC_LINE.search(line[:_SCAN_LINE]):
         raised = _frame_layer(text, start, t)
