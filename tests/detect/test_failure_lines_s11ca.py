@@ -341,3 +341,84 @@ def test_a_refused_command_line_takes_the_echo_the_recogniser_cut_off():
     errors._unrecognised(Src(), system, texts, [])
     got = {e.text: e.layer for e in system.errors if e.signature == "unrecognised"}
     assert got["error: invalid value 'rocm6.4' for '--torch-backend <TORCH_BACKEND>'"] == "packaging"
+
+
+def test_every_pattern_of_the_table_compiles():
+    # a pattern Python's re refuses (a variable-width look-behind) would silence the whole catch-all at run time
+    import re
+
+    data = fl.table()._data
+    for row in data.get("layer", []):
+        re.compile(row["pattern"], re.I)
+    for key in ("word_patterns", "benign", "message_shapes", "listing_failure_shapes"):
+        for p in data.get(key, []):
+            re.compile(p, re.I)
+    assert fl.table().word_rx and fl.table().benign_rx and fl.table().shape_rx and fl.table().listing_failure_rx
+
+
+# ---------------------------------------------------------------- a GPU kernel is not the Linux kernel
+@pytest.mark.parametrize("line", [
+    # ROCm/clr hipamd/src/hip_error.cpp: hipErrorInvalidKernelFile -> "invalid kernel file"
+    "torch.AcceleratorError: CUDA error: invalid kernel file",
+    "RuntimeError: HIP error: invalid kernel file",
+    # PyTorch's hint under a CUDA/HIP error (c10/cuda/CUDAException.cpp, hipified)
+    "CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.",
+    "HIP kernel errors might be asynchronously reported at some other API call,so the stacktrace below might be incorrect.",
+])
+def test_gpu_kernel_wordings_are_hip_s(line):
+    assert fl.layer_of(line) == "hip"
+
+
+@pytest.mark.parametrize("line, layer", [
+    ("Searching online turned up https://discuss.pytorch.org/t/triton-error-cuda-device-kernel-image-is-invalid/185288 failed", "framework"),
+    ("triton.compiler.errors.CompilationError: kernel_name failed", "framework"),
+])
+def test_kernel_inside_a_name_or_url_is_not_linux_s(line, layer):
+    assert fl.layer_of(line) == layer
+
+
+@pytest.mark.parametrize("line", [
+    # the Linux kernel stays the kernel's
+    "Mar 28 20:06:23 host kernel: [drm:amdgpu_job_timedout] *ERROR* something failed",
+    "the system hangs with kernel 6.17 (works on 6.14)",
+    "kernel: BUG: scheduling while atomic",
+    "failed after a kernel update",
+    "rocm does not support this kernel version",
+])
+def test_the_linux_kernel_stays_the_kernel_s(line):
+    assert fl.layer_of(line) == "kernel"
+
+
+# ---------------------------------------------------------------- libdrm and Mesa setting up the render node
+@pytest.mark.parametrize("line", [
+    # libdrm amdgpu/amdgpu_device.c amdgpu_device_initialize
+    "_amdgpu_device_initialize: amdgpu_query_info(ACCEL_WORKING) failed (-13)",
+    "amdgpu_device_initialize: amdgpu_query_info(ACCEL_WORKING) failed (-22)",
+    # Mesa's amdgpu winsys, through mesa_loge
+    "MESA: error: amdgpu: amdgpu_device_initialize failed.",
+    "amdgpu: amdgpu_device_initialize failed.",
+])
+def test_user_space_device_set_up_is_the_runtime_s(line):
+    assert fl.layer_of(line) == "runtime"
+
+
+@pytest.mark.parametrize("line, layer", [
+    # the kernel driver's own initialisation stays the kernel's
+    ("amdgpu 0000:03:00.0: amdgpu: amdgpu_device_ip_init failed", "kernel"),
+    ("[drm:amdgpu_device_init [amdgpu]] *ERROR* sw_init of IP block <gfx_v9_0> failed -12", "kernel"),
+])
+def test_kernel_driver_initialisation_stays_the_kernel_s(line, layer):
+    assert fl.layer_of(line) == layer
+
+
+@pytest.mark.parametrize("line", [
+    # libdrm amdgpu/amdgpu_asic_id.c: the marketing-name table; missing costs only the name
+    "/opt/amdgpu/share/libdrm/amdgpu.ids: No such file or directory",
+    "/usr/share/libdrm/amdgpu.ids: No such file or directory",
+])
+def test_a_missing_marketing_name_table_is_no_failure(line):
+    assert fl.classify(line, "error-log") is None
+
+
+def test_other_missing_libdrm_files_still_read_as_failures():
+    assert fl.classify("/usr/lib/x86_64-linux-gnu/libdrm_amdgpu.so.1: No such file or directory", "error-log") == fl.SHOWN
