@@ -422,3 +422,22 @@ def test_a_missing_marketing_name_table_is_no_failure(line):
 
 def test_other_missing_libdrm_files_still_read_as_failures():
     assert fl.classify("/usr/lib/x86_64-linux-gnu/libdrm_amdgpu.so.1: No such file or directory", "error-log") == fl.SHOWN
+
+
+@pytest.mark.parametrize("line", [
+    # amdgpu_dm.c fill_stream_properties_from_drm_display_mode: drm_warn_once
+    "amdgpu 0000:03:00.0: amdgpu: [drm] Failed to setup vendor infoframe on connector HDMI-A-1: -22",
+    "[    3.181995] amdgpu 0000:65:00.0: [drm] Failed to setup vendor infoframe on connector HDMI-A-1: -22",
+    "amdgpu 0000:66:00.0: [drm] Failed to setup vendor infoframe on connector DP-1: -22",
+])
+def test_the_hdmi_vendor_infoframe_warning_is_no_failure(line):
+    assert fl.classify(line, "dmesg") is None
+
+
+@pytest.mark.parametrize("line", [
+    # the display engine's other messages still read as failures
+    "amdgpu 0000:03:00.0: [drm] REG_WAIT timeout 1us * 150000 tries - optc401_disable_crtc line:235",
+    "amdgpu 0000:03:00.0: [drm] *ERROR* Failed to setup stream on connector HDMI-A-1",
+])
+def test_other_display_messages_still_read_as_failures(line):
+    assert fl.classify(line, "dmesg") == fl.SHOWN
