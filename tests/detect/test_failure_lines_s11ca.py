@@ -441,3 +441,38 @@ def test_the_hdmi_vendor_infoframe_warning_is_no_failure(line):
 ])
 def test_other_display_messages_still_read_as_failures(line):
     assert fl.classify(line, "dmesg") == fl.SHOWN
+
+
+# ---------------------------------------------------------------- firmware and library errors inside listings
+@pytest.mark.parametrize("line", [
+    # initramfs-tools hook-functions add_firmware
+    "W: Possible missing firmware /lib/firmware/amdgpu/navi10_mes.bin for module amdgpu",
+    "W: Possible missing firmware /lib/firmware/amdgpu/green_sardine_ta.bin for module amdgpu",
+])
+def test_initramfs_missing_firmware_is_the_firmware_s(line):
+    assert fl.layer_of(line) == "firmware"
+    text = "Setting up rocm-dev (4.1.0.40100-26) ...\n" + line + "\nSetting up rocm-utils (4.1.0.40100-26) ...\n"
+    assert _layers(text, "apt-list") == [(line, "firmware")]
+
+
+def test_apt_s_other_warnings_stay_packaging():
+    line = "W: GPG error: https://repo.radeon.com/rocm/apt/6.2 jammy InRelease: The following signatures couldn't be verified"
+    assert fl.layer_of(line) == "packaging"
+
+
+@pytest.mark.parametrize("kind, line, layer", [
+    # MIOpen's MIOPEN_THROW ("MIOpen Error: ..."), rocBLAS' own prefix, inside a text the recogniser took for a listing
+    ("hipconfig", "MIOpen Error: stoul", "libraries"),
+    ("hipconfig", "rocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat: No such file or directory", "libraries"),
+    ("pip-freeze", "hipBLASLt error: Could not load /opt/rocm/lib/hipblaslt/library/TensileLibrary_lazy_gfx1151.dat", "libraries"),
+])
+def test_a_library_s_error_prefix_in_a_listing_is_read(kind, line, layer):
+    assert _layers("HIP version: 7.1.0\n" + line + "\n", kind) == [(line, layer)]
+
+
+@pytest.mark.parametrize("kind, text", [
+    ("hipconfig", "HIP_PATH: /opt/rocm\nHIP_COMPILER: clang\nerror-codes: enabled\n"),
+    ("pip-freeze", "pytest-error-for-skips==2.0.2\n"),
+])
+def test_listing_rows_with_error_words_stay_silent(kind, text):
+    assert _layers(text, kind) == []
