@@ -476,3 +476,26 @@ def test_a_library_s_error_prefix_in_a_listing_is_read(kind, line, layer):
 ])
 def test_listing_rows_with_error_words_stay_silent(kind, text):
     assert _layers(text, kind) == []
+
+
+# ---------------------------------------------------------------- Ollama's own log line
+@pytest.mark.parametrize("line, layer", [
+    # ollama's slog text handler: "time=... level=WARN source=<file>.go:<n> msg=..." (lines of public server logs)
+    ('time=2025-07-23T18:46:52.526+09:00 level=WARN source=amd_windows.go:138 msg="amdgpu is not supported '
+     '(supported types:[gfx1030 gfx1100 gfx1101 gfx1102 gfx1151 gfx906])" gpu_type=gfx1103 gpu=0', "framework"),
+    ('time=2024-06-05T10:56:17.756+02:00 level=WARN source=sched.go:512 msg="gpu VRAM usage didn\'t recover within '
+     'timeout" seconds=5.279895057', "framework"),
+    ('time=2024-10-01T12:00:00.000Z level=WARN source=amd_linux.go:341 msg="amdgpu too old gfx803" gpu=0', "framework"),
+    # a HIP or HSA error Ollama relays keeps its layer
+    ('time=2025-01-01T00:00:00.000Z level=ERROR source=server.go:421 msg="llama runner terminated" '
+     'error="hipErrorNoBinaryForGpu: Unable to find code object for all current devices!"', "hip"),
+    ('time=2025-01-01T00:00:00.000Z level=ERROR source=sched.go:455 msg="error loading llama server" '
+     'error="HSA_STATUS_ERROR_OUT_OF_RESOURCES"', "runtime"),
+])
+def test_ollama_s_log_line(line, layer):
+    assert fl.layer_of(line) == layer
+
+
+def test_a_kernel_log_line_with_level_words_is_not_ollama_s():
+    line = "amdgpu 0000:03:00.0: amdgpu: ring gfx_0.0.0 timeout level=WARN source=amdgpu_job.c:1"
+    assert fl.layer_of(line) == "kernel"  # no Go source file: the kernel prefix row reads it
