@@ -55,6 +55,8 @@ class _Table:
             value = re.compile("|".join("(?:%s)" % b for b in data.get("benign", [])), re.I)
         elif name == "layers":
             value = [(row["layer"], re.compile(row["pattern"], re.I)) for row in data.get("layer", [])]
+        elif name == "listing_failure_rx":
+            value = re.compile("|".join("(?:%s)" % p for p in data.get("listing_failure_shapes", [])) or r"(?!x)x", re.I)
         elif name == "shape_rx":
             value = re.compile("|".join("(?:%s)" % p for p in data.get("message_shapes", [])), re.I)
         elif name == "_layer_rows":  # [(layer, pattern text, flags)], compiled one by one (layer_in)
@@ -176,7 +178,8 @@ def layer_above(text: str, line: str) -> Optional[str]:
 _EXC_LINE = re.compile(r"(?:^|[\]|] )\s*([A-Za-z_]\w{0,80}(?:\.[A-Za-z_]\w{0,80}){0,8}(?:Error|Exception))(?::|\s*$)")
 _FRAME_FILE = re.compile(r'\bFile "([^"\n]{1,400})", line \d+')
 _SITE = re.compile(r"[/\\](?:site|dist)-packages[/\\]([A-Za-z_][\w.-]*)")
-_STDLIB = re.compile(r"[/\\]lib[/\\]python\d[\d.]*[/\\][\w.-]+\.py$|[/\\]Lib[/\\][\w.-]+\.py$")
+# (s11-catchall) lib64 too: Fedora/RHEL's Python keeps its standard library in /usr/lib64/python3.X
+_STDLIB = re.compile(r"[/\\]lib(?:64)?[/\\]python\d[\d.]*[/\\][\w.-]+\.py$|[/\\]Lib[/\\][\w.-]+\.py$")
 _FRAME_LINES = 40  # lines above an exception line searched for its innermost frame
 
 
@@ -199,20 +202,59 @@ def frame_package(path: str, t: Optional["_Table"] = None) -> Optional[str]:
 def _frame_layer(text: str, start: int, t: "_Table") -> Optional[str]:
     """The layer of the package whose frame raised the exception on the line at ``start``: the last
     'File "...", line N' within the lines just above it (None when there is none, or its package has
-    no layer in the table)."""
+    no layer in the table).  (s11-catchall) Frames in Python's own library are passed over: an exception
+    that subprocess.py, shutil.py or importlib raised (``subprocess.CalledProcessError`` from
+    ``check_call``) was raised for the package that called it, the nearest frame above that is not the
+    standard library's."""
     above = text[max(0, start - 400 * _FRAME_LINES):start].splitlines()[-_FRAME_LINES:]
     for line in reversed(above):
         m = _FRAME_FILE.search(line)
         if m:
+            if _STDLIB.search(m.group(1)) and not _SITE.search(m.group(1)):
+                continue  # Python's own library: its caller's frame names the package
             pkg = frame_package(m.group(1), t)
             return t.frame_layer.get(pkg) if pkg else None
     return None
 
 
+# (s11-catchall) unittest's report of a failed test (cpython Lib/unittest/runner.py, TextTestResult.printErrorList:
+# "%s: %s" % (flavour, self.getDescription(test)), flavour "ERROR" or "FAIL"; TestCase.__str__ "<method>
+# (<module>.<Class>[.<method>])", a subTest's " [<msg>] (<params>)" after it): the test's module names the package
+# under test, whose layer is the table's frame_package_layer (a rocm_sdk test is the install's, a torch test the
+# framework's)
+_UNITTEST_LINE = re.compile(r"^\s*(?:ERROR|FAIL):\s+\w+\s+\(([A-Za-z_]\w*)(?:\.\w+)+\)")
+
+
+# (s11-catchall) a program refusing its own command line: clap's errors (clap-rs/clap clap_builder/src/error/format.rs:
+# "error: invalid value '<v>' for '<arg>'", "error: unexpected argument '<arg>' found", "error: the argument '<a>' cannot
+# be used with '<b>'"; uv, ripgrep...), argparse's (cpython Lib/argparse.py ArgumentParser.error: "<prog>: error:
+# <message>" with "unrecognized arguments: ...", "argument <a>: invalid choice: ...", "the following arguments are
+# required: ...").  The words of the refused argument ("--torch-backend") name no layer: the program that ran (the
+# command echoed above it, "uv pip install ...") does.
+_USAGE_ERROR = re.compile(r"^\s*(?:[\w.-]{1,40}: )?error: (?:invalid value '[^'\n]{0,200}' for '|unexpected argument '"
+                          r"|the argument '[^'\n]{0,200}' cannot be used with|unrecognized arguments: "
+                          r"|argument [^:\n]{1,80}: invalid choice: |the following arguments are required: )")
+
+
+def usage_error(line: str) -> bool:
+    """Whether ``line`` is a program refusing its command line (clap's, argparse's grammar): its layer is
+    the program's that ran, which the command echoed above it names (``layer_above`` over the whole paste,
+    where the recogniser cut the echo into a segment of its own)."""
+    return bool(_USAGE_ERROR.search(line[:_SCAN_LINE]))
+
+
+def _unittest_layer(line: str, t: "_Table") -> Optional[str]:
+    """The layer of the package a unittest failure line's test module is in, else None."""
+    m = _UNITTEST_LINE.match(line)
+    return t.frame_layer.get(m.group(1).lower()) if m else None
+
+
 # a line that is only a severity word ("Error:", "error", "ERROR:"): dnf and yum print "Error: " and the
 # problem below it (dnf/cli/main.py: logger.critical(_('Error: %s'), ...) with a multi-line message),
 # a build tool its summary line before the details
-_BARE_MARKER = re.compile(r"^\W*(error|errors|fatal|failed|failure)\s*:?\s*$", re.I)
+# (s11-catchall) and DKMS's "Failed command:" with the command on the next line (dell/dkms dkms.in, invoke_command:
+# echo -e "\nFailed command:\n$1")
+_BARE_MARKER = re.compile(r"^\W*(error|errors|fatal|failed|failure|failed command)\s*:?\s*$", re.I)
 _BELOW_LINES = 3
 
 
@@ -220,6 +262,13 @@ def _placed(line: str, kind: Optional[str], text: str, start: int, t: "_Table") 
     """The layer of a failure line at ``start`` of ``text``: what the line names (the first row of the
     table), for a Python exception line that names none or only the framework the layer of the package
     that raised it, then the kind of its text, then what the lines just above it name."""
+    tested = _unittest_layer(line, t)  # a failed test: its module's package, whatever its description names
+    if tested is not None:
+        return tested
+    if _USAGE_ERROR.search(line[:_SCAN_LINE]):  # the command line was refused: the program run above it is who refused
+        ran = _context_layer(text, start)
+        if ran is not None:
+            return ran
     layer = t.layer_in(line[:_SCAN_LINE])
     if layer in (None, "framework") and 'File "' in text and _EXC_LINE.search(line[:_SCAN_LINE]):
         raised = _frame_layer(text, start, t)
@@ -313,14 +362,22 @@ def scan(texts: Sequence[Tuple[str, Optional[str], str]], known: Sequence[str] =
     out: List[Tuple[str, Optional[str], str]] = []
     seen = set()
     for text, kind, label in texts:
-        if not isinstance(text, str) or not text or kind in t.listing_kinds:
+        if not isinstance(text, str) or not text:
             continue
+        listing = kind in t.listing_kinds
         if "\r" in text:
             text = text.replace("\r\n", "\n").replace("\r", "\n")
         before = len(out)
         lines = _kernel_log_lines(text, t) if prefilter and kind in t.kernel_log_kinds else _word_lines(text, t)
         for start, end in lines:
             line = text[start:end].strip()
+            if listing:
+                # a listing's rows are no failures; a package tool's own failure line in it is (s11-catchall)
+                if not line or not t.listing_failure_rx.search(line):
+                    continue
+                kind = None
+            if line and _in_traceback_body(text, start, line):
+                continue
             how = classify(line, kind) if line else None
             if how == TOLD and told is not None and len(told) < limit:
                 told.append((line[:MAX_LINE], layer_of(line, kind), label))
@@ -333,7 +390,7 @@ def scan(texts: Sequence[Tuple[str, Optional[str], str]], known: Sequence[str] =
             out.append((line[:MAX_LINE], _placed(line, kind, text, start, t), label))
             if len(out) >= limit:
                 return out
-        if len(out) == before and kind not in t.tool_kinds:
+        if len(out) == before and kind not in t.tool_kinds and not listing:
             frame = _cut_traceback(text)
             if frame is not None and _key(frame) not in seen:
                 seen.add(_key(frame))
@@ -344,6 +401,38 @@ def scan(texts: Sequence[Tuple[str, Optional[str], str]], known: Sequence[str] =
 
 
 _FRAME = re.compile(r'^\s+File "[^"\n]{1,400}", line \d+, in ')
+# (s11-catchall) a frame line of a Python traceback, after any log prefix (vLLM's "ERROR 05-15 18:58:58 [engine.py:448] ",
+# a container's "name  | "): traceback.format_list writes '  File "<file>", line <n>, in <name>' and under it the
+# frame's source line and (3.11+) a line of carets; these echo the program's code, not a message it printed (a source
+# line "return run(*popenargs, timeout=timeout, check=True," holds error-looking words, its frame says nothing failed)
+_FRAME_ANY = re.compile(r'(?:^|\s)File "[^"\n]{1,400}", line \d+, in \S')
+_CARETS = re.compile(r"^[\s^~]*\^[\s^~]*$")
+_LOG_PREFIX = re.compile(r"^.{0,80}?[\]|]\s")  # "ERROR 05-15 18:58:58 [engine.py:448] ", "name  | "
+_TB_HEADER = re.compile(r"traceback \(most recent call last\):?\s*$", re.I)
+
+
+def _carets(line: str) -> bool:
+    """Whether ``line`` is a traceback's caret line, after any log prefix."""
+    return bool(_CARETS.match(line) or _CARETS.match(_LOG_PREFIX.sub("", line, count=1)))
+
+
+def _in_traceback_body(text: str, start: int, line: str) -> bool:
+    """Whether ``line`` (at ``start`` of ``text``) is a traceback's frame line or the source line a frame
+    echoes: the exception line after them is the message."""
+    if 'File "' in line and _FRAME_ANY.search(line):
+        return True
+    if _TB_HEADER.search(line) and _LOG_PREFIX.sub("", line, count=1).strip().lower().startswith("traceback"):
+        return True  # the header, after a log prefix (the benign list takes it where no prefix is)
+    if _EXC_LINE.search(line) or 'File "' not in text[max(0, start - 600):start]:
+        return False
+    if _carets(line):
+        return True
+    prev_end = start - 1 if start > 0 else 0
+    prev = text[text.rfind("\n", 0, max(prev_end, 0)) + 1:prev_end]
+    if _carets(prev):  # the caret line under a source line: look one line further up
+        prev_end = text.rfind("\n", 0, max(prev_end, 0))
+        prev = text[text.rfind("\n", 0, max(prev_end, 0)) + 1:max(prev_end, 0)]
+    return bool(_FRAME_ANY.search(prev))
 
 
 def _cut_traceback(text: str) -> Optional[str]:

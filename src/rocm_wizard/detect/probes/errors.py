@@ -167,6 +167,14 @@ def _unrecognised(source: Source, system: System, texts: List[Tuple[str, str]], 
     room = MAX_SIGHTINGS - len(system.errors)
     told: List[Tuple[str, Optional[str], str]] = []
     shown = failure_lines.scan(segments, known, limit=min(room, failure_lines.MAX_LINES), told=told)
+    whole_pastes = None
+    if any(failure_lines.usage_error(line) for line, _layer, _label in shown):
+        # (s11-catchall) a refused command line is the layer of the command that ran, echoed above it in the paste
+        # as written (the recogniser may have cut the echo into a segment of its own)
+        # (the pastes as written: "paste:NAME"; a recogniser output of one, "paste:NAME#KIND", is a part of it)
+        whole_pastes = {label: text for text, label in texts if label.startswith("paste:") and "#" not in label}
+        shown = [(line, (failure_lines.layer_above(whole_pastes.get(label.split("#", 1)[0], ""), line) or layer)
+                  if failure_lines.usage_error(line) else layer, label) for line, layer, label in shown]
     if any(layer is None for _line, layer, _label in shown):
         # a line the recogniser's segment gave no layer: the lines above it in the paste as written (the
         # prompt that ran the program, cut off into a segment of its own) may name one (s10-heldy)
