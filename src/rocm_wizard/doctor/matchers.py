@@ -954,6 +954,21 @@ def no_binary(ctx: Context, meta: RuleMeta) -> Optional[Match]:
 # as hipErrorInvalidImage ('device kernel image is invalid', catalogue row hip_invalid_image).
 _CODE_OBJECT_STATUSES = frozenset({"HSA_STATUS_ERROR_INVALID_CODE_OBJECT"})
 _HSA_STATUS = re.compile(r"HSA_STATUS_ERROR_[A-Z_]+")
+# HSA statuses a queue reports when a kernel running on it faulted (ROCr's hsa_status_string and the queue error
+# callback, 'Queue error - HSA_STATUS_ERROR_...'): the runtime reports the kernel's failure; when the paste names the
+# faulting kernel as one rocBLAS/hipBLASLt's Tensile generated (its 'Cijk_<A>_<B>_...' kernel names, Tensile's
+# Contraction naming, or 'Tensile GEMM/kernel'), the fault is in the library's kernel (s11-heldao: 1100, 1101)
+_KERNEL_FAULT_STATUSES = frozenset({"HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION", "HSA_STATUS_ERROR_MEMORY_FAULT",
+                                    "HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION", "HSA_STATUS_ERROR_EXCEPTION"})
+_TENSILE_KERNEL = re.compile(r"\bCijk_[A-Za-z]{2,8}_[A-Za-z]{2,8}_\w+|\bTensile\b[^\n]{0,40}?\b(?:GEMMs?|kernels?)\b"
+                             r"|\b(?:GEMM|kernel)s?\b[^\n]{0,40}?\bTensile\b(?!\s*host)", re.I)
+
+
+def _tensile_kernel_line(ctx: Context) -> Optional[str]:
+    for text, where, _sig in ctx.error_lines:  # the pasted lines and the detected sightings (titles included)
+        if _TENSILE_KERNEL.search(text):
+            return f"{_clip(text)} ({where})"
+    return None
 
 
 @rule("hsa-runtime-error")
@@ -973,6 +988,16 @@ def hsa_runtime(ctx: Context, meta: RuleMeta) -> Optional[Match]:
                          "compiler of the installed ROCm release, in a Release build; if it came pre-built, use a "
                          "build for this ROCm and GPU family. AMD_LOG_LEVEL=3 names the code object refused.",
                      data={"layer": "hip"})
+    if statuses and statuses <= _KERNEL_FAULT_STATUSES and not at_start:
+        named = _tensile_kernel_line(ctx)
+        if named:
+            return Match(hits + [f"the faulting kernel is a Tensile GEMM of rocBLAS/hipBLASLt: {named}"] + _gpu_lines(ctx),
+                         fix="The GEMM kernel rocBLAS/hipBLASLt picked for this GPU, data type and shape faults: route "
+                             "the GEMMs to the other library while it is fixed (TORCH_BLAS_PREFER_HIPBLASLT=0 or =1 for "
+                             "PyTorch, ROCBLAS_USE_HIPBLASLT=0), try the next or previous ROCm release of the libraries, "
+                             "and report the kernel name (AMD_LOG_LEVEL=3 or the ShaderName the fault prints) with the "
+                             "shape to ROCm/rocm-libraries.",
+                         data={"layer": "libraries"})
     return Match(hits)
 
 

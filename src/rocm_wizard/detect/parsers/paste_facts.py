@@ -204,6 +204,12 @@ _LSPCI_LINE = lazy(r"^(?P<bdf>" + _BDF + r") (?:VGA compatible controller|Displa
 # ROCm CLR (rocdevice.cpp) names a device by the target the runtime gave it and its PCI device id:
 # ":1:rocdevice.cpp:621: Code object manager initialization failed for HSA device gfx1030 (PCI ID 73df)"
 _CLR_DEVICE = lazy(r"\bHSA device (?P<gfx>gfx[0-9a-f]{3,4})(?::[a-z]+[+-])* \(PCI ID (?P<dev>[0-9a-fA-F]{1,4})\)")
+# (s11-heldao) CLR's fat-binary loader (hipamd/src/hip_fatbin.cpp) at AMD_LOG_LEVEL 3 names the device whose code
+# objects it looks for, and at level 1 the target none was found for (its isa().targetId()):
+# ":3:hip_fatbin.cpp :537 : 2500313198678 us:  Device name: amdgcn-amd-amdhsa--gfx942:sramecc+:xnack- Generic name: ..."
+# ":1:hip_fatbin.cpp :694 : ... No compatible code objects found for: gfx942:sramecc+:xnack-, value of HIP_FORCE_..."
+_CLR_FATBIN_TARGET = lazy(r"\bhip_fatbin\.cpp\s{0,20}:\s{0,4}\d{1,6}\s{0,4}:[^\n]{0,60}?(?:Device name: amdgcn-amd-amdhsa--"
+                          r"|No compatible code objects found for: )(?P<gfx>gfx[0-9a-f]{3,4})(?![0-9a-z])")
 
 # rocBLAS (library/src/tensile_host.cpp) names the running device's target when its Tensile kernels are
 # missing: "rocBLAS error: Cannot read .../TensileLibrary.dat: Illegal seek for GPU arch : gfx906".
@@ -395,6 +401,11 @@ def parse(text: object) -> PasteFacts:
             if m and ("clr", m.group("dev").lower()) not in names_seen:
                 names_seen.add(("clr", m.group("dev").lower()))
                 out.gpus.append(PasteGpu("hip-log", device_id=m.group("dev").lower().zfill(4), gfx_target=m.group("gfx")))
+        if "hip_fatbin" in l and ("device name:" in l or "no compatible code objects" in l):
+            m = _CLR_FATBIN_TARGET.search(line)
+            if m and ("fatbin", m.group("gfx").lower()) not in names_seen:
+                names_seen.add(("fatbin", m.group("gfx").lower()))
+                out.gpus.append(PasteGpu("hip-log", gfx_target=m.group("gfx").lower()))
         if has_dev and "did " in l and "supported_devices" in l:
             m = _KFD_DID_MISSING.search(line)
             if m and (m.group("dev").lower(), True) not in kfd_seen:
