@@ -53,9 +53,6 @@ MISSES = {
     "558": "held-out K: only the title, which quotes HIP's 'device kernel image is invalid' (hipErrorInvalidImage, reported at "
            "hip); the cause (lemond starting llama-server with a sanitised environment, so ROCR_VISIBLE_DEVICES never reaches "
            "it and llama.cpp uses the iGPU too) is told in the title's prose only",
-    "562": "held-out K: the title quotes the arch gate 'One of GPU archs of [...] is invalid or not supported' (ROCm/flash-attention "
-           "setup.py, copied by AITER; row flash_attn_arch_not_supported, libraries); the thread's cause is vLLM's "
-           "VLLM_ROCM_USE_AITER=1 on a GPU AITER does not build for, named only in the title's prose",
     # s7-heldn (set N)
     "615": "held-out N: Ollama's runner dies on ggml's hipErrorInvalidValue from the device-memory query (ggml-cuda.cu's "
            "CUDA_CHECK, 'current device: 0, in function ggml_backend_cuda_device_get_memory'); the thread's fix was the host's "
@@ -122,6 +119,10 @@ MISSES = {
            "phrase no ROCm, TheRock or PyTorch source found prints (CUDA/NVML/OpenCL samples, audio and DRM tools do), so no "
            "row can say it is HIP's device count; the reporter's hipInfo line that names HIP's hipErrorNoDevice ('no "
            "ROCm-capable device is detected') is cut inside its file path in the index's copy and was not kept",
+    # s11-heldam (set AM)
+    "1061": "held-out AM: only amdgpu's gfxhub0 retry page fault at address 0 from python3 is pasted (reported at kernel, "
+            "row kernel_gfxhub_page_fault); that AITER's fused_moe under SGLang made the access is the reporter's word in "
+            "the title and prose, named by no line",
 }
 
 
@@ -147,7 +148,7 @@ HEALTHY = [pytest.param(f, id=f.name.split("-", 1)[0]) for f in _folders() if _l
 
 def test_the_corpus_is_there():
     assert len(FAILING) >= 60 and HEALTHY
-    assert len(MISSES) <= 30  # 12 before set M's four (s7-heldm); set N's one (s7-heldn) is among those twelve; set P's four (s8-heldp); set U's one (s9-heldu); set T's one (s9-heldt); set V's one (s10-heldv); set X's two, and 482 out (s10-heldx); set AE's one (s10-heldae); set AC's two (s10-heldac); set AF's two (s10-heldaf); set AG's one, 972 (s10-heldag)
+    assert len(MISSES) <= 30  # 12 before set M's four (s7-heldm); set N's one (s7-heldn) is among those twelve; set P's four (s8-heldp); set U's one (s9-heldu); set T's one (s9-heldt); set V's one (s10-heldv); set X's two, and 482 out (s10-heldx); set AE's one (s10-heldae); set AC's two (s10-heldac); set AF's two (s10-heldaf); set AG's one, 972 (s10-heldag); set AM's one, 1061, and 562 out (s11-heldam: its vLLM log, with AITER's frame known, is read as a program's log and the EngineCore ERROR traceback through AITER's sampling op is reported at framework)
 
 
 @pytest.mark.parametrize("folder", FAILING)

@@ -998,7 +998,22 @@ def hsa_runtime(ctx: Context, meta: RuleMeta) -> Optional[Match]:
                              "and report the kernel name (AMD_LOG_LEVEL=3 or the ShaderName the fault prints) with the "
                              "shape to ROCm/rocm-libraries.",
                          data={"layer": "libraries"})
+    frames = [text for text, _w, sig in ctx.error_lines if sig in _KERNEL_LIBRARY_FRAMES]
+    if statuses and statuses <= _KERNEL_FAULT_STATUSES and frames and not at_start and not ctx.hsa_override:
+        # s11-heldam (1060): a kernel's exception on the device (the queue aborted with HSA_STATUS_ERROR_EXCEPTION or
+        # a memory aperture violation) while the paste's traceback is inside the workload's GPU kernel library (a
+        # frame of AITER): the runtime reports the library kernel's fault, as the memory-access-fault rule says
+        return Match(hits + [f"raised inside the kernel library's call: {_clip_text(frames[0])}"],
+                     fix="Report the failure with the library call shown to its project (ROCm/aiter for AITER), with the "
+                         "model and the serving flags; meanwhile run without that library path (e.g. VLLM_ROCM_USE_AITER=0, "
+                         "or another attention backend or tensor-parallel size). AMD_SERIALIZE_KERNEL=3 makes the "
+                         "failing kernel's own call report it.",
+                     data={"layer": "framework"})
     return Match(hits)
+
+
+# a kernel faulting on the device, as the runtime's queue reports it
+_KERNEL_FAULT_STATUSES = {"HSA_STATUS_ERROR_EXCEPTION", "HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION"}
 
 
 # ================================================================== failures that are not version skew (issue 13)
@@ -1198,7 +1213,26 @@ def memory_access_fault(ctx: Context, meta: RuleMeta) -> Optional[Match]:
         return Match(ev, fix="Unset HSA_OVERRIDE_GFX_VERSION (or set it to this GPU's own version) and run again.")
     if any("page fault" in text for text, _w, _s in ctx.error_lines):
         ev.append("the kernel log shows a GPU page fault at the same time")
+    frames = [text for text, _w, sig in ctx.error_lines if sig in _KERNEL_LIBRARY_FRAMES]
+    if frames:
+        # the paste names the call of the workload's GPU kernel library that was running when the runtime
+        # aborted (a traceback or call-site frame of AITER): the fault is that library's, not the runtime's
+        # (ROCm/aiter#2821: a sparse-MLA decode with no kernel for its head ratio reading a null pointer)
+        ev.append(f"raised inside the kernel library's call: {_clip_text(frames[0])}")
+        return Match(ev, fix="Report the fault with the library call shown to its project (ROCm/aiter for AITER), with "
+                             "the model and the serving flags; meanwhile run without that library path (e.g. "
+                             "VLLM_ROCM_USE_AITER=0, or another attention backend or tensor-parallel size).",
+                     data={"layer": "framework"})
     return Match(ev)
+
+
+# catalogue rows naming a frame of a workload's GPU kernel library (doctor's memory-access-fault rule)
+_KERNEL_LIBRARY_FRAMES = ("s11am_aiter_call_frame",)
+
+
+def _clip_text(text: str, n: int = 160) -> str:
+    text = text.strip()
+    return text if len(text) <= n else text[: n - 1] + "\u2026"
 
 
 @rule("miopen-cache-error")
