@@ -41,6 +41,10 @@ _MODESET = lazy(r"initializing kernel modesetting \((?P<chip>IP DISCOVERY|[A-Z][
 _KFD_DEVICE = lazy(r"\bkfd(?: kfd)?: (?:amdgpu: )?(?P<what>added|skipped) device 1002:(?P<dev>[0-9a-fA-F]{4})\b")
 _GCN_ARCH = lazy(r"gcnArchName='(?P<gfx>gfx[0-9a-f]{3,4})(?P<feat>(?::[a-z]+[+-])*)'")
 # a script's print of the same property on a line of its own: "GCN arch: gfx906:sramecc-:xnack-"
+# (s11-heldan) hipInfo's device name line (hip-tests samples/1_Utils/hipInfo/hipInfo.cpp prints "Name: " and
+# props.name, then the properties, "gcnArchName: " among them): the name its gcnArchName line belongs to.  Only an AMD
+# GPU's name (rocminfo's agents are "Name: gfx..." and its CPU agents "AMD Ryzen ..."; those are not taken)
+_HIPINFO_NAME = lazy(r"^\s*Name:\s+(?P<name>(?:AMD\s+)?(?:Radeon|Instinct)\b[^:]{0,100}?)\s*$")
 _GCN_ARCH_LINE = lazy(r"^\s*(?:GCN arch|gcnArchName)\s*[:=]\s*'?(?P<gfx>gfx[0-9a-f]{3,4})(?P<feat>(?::[a-z]+[+-])*)'?\s*$", re.I)
 _PROPS_NAME = lazy(r"_CudaDeviceProperties\(name='(?P<name>[^']{1,120})'")
 # Ollama's GPU discovery (ollama/ollama discover/runner.go): the runner's device list as Go prints the struct,
@@ -163,6 +167,12 @@ _PIP_TORCH = lazy(r"(?:^|\s)torch-(?P<ver>\d+\.\d+\.\d+[0-9A-Za-z.+]{0,80})(?=\s
 # and the bare version line its output starts with ("2.12.0+rocm7.14.0a20260519")
 _PRINT_TORCH_FIRST = lazy(r"\bprint\(\s*torch\.__version__\b")
 _BARE_TORCH = lazy(r"^(?P<torch>" + _TORCH_VER + r")$")
+# (s11-heldan) a one-liner's print() calls in order ('python -c "import torch; print(torch.__version__);
+# print(torch.version.hip); print(torch.cuda.is_available())"'): the bare lines after it are their values, in that
+# order, with prose the user wrote between them ("Output stops after:") skipped (tests/data/real/1086)
+_PRINTED_EXPR = lazy(r"\bprint\(\s*([A-Za-z_][\w.]*(?:\(\))?)\s*\)")
+# torch.version.hip as printed: "7.2.26024-f6f897bd3d", "6.4.43482-0f2d60242", "7.14.60850"
+_BARE_HIP = lazy(r"^(?P<hip>\d{1,2}\.\d{1,2}\.\d{4,6}(?:-[0-9a-f]{6,12})?)$")
 # s8-heldq: TheRock's torch and rocm wheels take the GPU family as a pip extra, which pulls the device wheel of that
 # target (ROCm/TheRock's multi-arch index: pip install "torch[device-gfx1100]", "rocm[libraries,device-gfx1201]")
 _DEVICE_EXTRA = lazy(r"\b(?:torch|torchvision|torchaudio|rocm)\[(?P<extras>[\w,. -]{1,200}?)\]")
@@ -305,6 +315,11 @@ def parse(text: object) -> PasteFacts:
     check_gpu: Optional[PasteGpu] = None  # the device that name was read for, and lines left to read its arch line in
     check_left = 0
     ggml_listed: List[PasteGpu] = []  # llama.cpp's --list-devices GPUs, kept unless a device line names them
+    hip_name: Optional[str] = None  # (s11-heldan) hipInfo's "Name:" of the device whose gcnArchName line is to come
+    hip_name_left = 0
+    printed: List[str] = []  # (s11-heldan) a one-liner's print() expressions whose values are still to be read
+    printed_left = 0  # lines left to read them in
+    printed_ver: Optional[str] = None  # the torch version the one-liner printed
     for raw in text.replace("\r", "\n").split("\n"):
         line = raw.strip("`\t >")
         if not line or len(line) > 2000:
@@ -323,6 +338,24 @@ def parse(text: object) -> PasteFacts:
             m = _PRINT_TORCH_FIRST.search(l)
             if m and m.start() == l.find("print("):
                 prev_cmd = l
+        if printed and printed_left > 0 and "print(" not in l:
+            printed_left -= 1
+            want = printed[0]
+            if want == "torch.__version__" and line[:1].isdigit() and _BARE_TORCH.match(line):
+                printed_ver = line
+                printed.pop(0)
+            elif want == "torch.version.hip" and printed_ver and line[:1].isdigit() and _BARE_HIP.match(line):
+                if (printed_ver, None) in out.torch:
+                    out.torch.remove((printed_ver, None))
+                if (printed_ver, line) not in out.torch:
+                    out.torch.append((printed_ver, line))
+                printed.pop(0)
+            elif want not in ("torch.__version__", "torch.version.hip") and printed_ver:
+                printed.clear()  # another value is next: the versions are read
+        if "print(" in l and "torch.__version__" in l:
+            exprs = _PRINTED_EXPR.findall(line)
+            if exprs and exprs[0] == "torch.__version__":
+                printed, printed_left, printed_ver = exprs, 8, None
         if cmd and "torch.__version__" in cmd and line[:1].isdigit():
             m = _BARE_TORCH.match(line)
             if m:
@@ -522,6 +555,22 @@ def parse(text: object) -> PasteFacts:
                 if (dev, skipped) not in kfd_seen:
                     kfd_seen.add((dev, skipped))
                     out.gpus.append(PasteGpu("kfd", device_id=dev, skipped=skipped))
+        if hip_name_left:
+            hip_name_left -= 1
+        if c0 == "n" and l.startswith("name:") and ("radeon" in l or "instinct" in l):
+            m = _HIPINFO_NAME.match(line)
+            if m:
+                hip_name, hip_name_left = m.group("name"), 80
+        if c0 == "g" and l.startswith(("gcn arch", "gcnarchname")) and hip_name and hip_name_left:
+            m = _GCN_ARCH_LINE.match(line)
+            if m:
+                key = ("hipinfo", hip_name, m.group("gfx"))
+                if key not in names_seen:
+                    names_seen.add(key)
+                    out.gpus.append(PasteGpu("hipinfo", name=hip_name, gfx_target=m.group("gfx"),
+                                             isa_features=m.group("feat") or None))
+                hip_name, hip_name_left = None, 0
+                continue
         if c0 == "g" and l.startswith(("gcn arch", "gcnarchname")):
             m = _GCN_ARCH_LINE.match(line)
             if m and ("torch", None, m.group("gfx")) not in names_seen:
