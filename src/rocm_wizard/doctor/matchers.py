@@ -999,7 +999,7 @@ def hsa_runtime(ctx: Context, meta: RuleMeta) -> Optional[Match]:
                              "shape to ROCm/rocm-libraries.",
                          data={"layer": "libraries"})
     frames = [text for text, _w, sig in ctx.error_lines if sig in _KERNEL_LIBRARY_FRAMES]
-    if statuses and statuses <= _KERNEL_FAULT_STATUSES and frames and not at_start and not ctx.hsa_override:
+    if statuses and statuses <= _LIBRARY_CALL_FAULT_STATUSES and frames and not at_start and not ctx.hsa_override:
         # s11-heldam (1060): a kernel's exception on the device (the queue aborted with HSA_STATUS_ERROR_EXCEPTION or
         # a memory aperture violation) while the paste's traceback is inside the workload's GPU kernel library (a
         # frame of AITER): the runtime reports the library kernel's fault, as the memory-access-fault rule says
@@ -1012,8 +1012,8 @@ def hsa_runtime(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     return Match(hits)
 
 
-# a kernel faulting on the device, as the runtime's queue reports it
-_KERNEL_FAULT_STATUSES = {"HSA_STATUS_ERROR_EXCEPTION", "HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION"}
+# a kernel faulting on the device inside a kernel library's call, as the runtime's queue reports it (s11-heldam)
+_LIBRARY_CALL_FAULT_STATUSES = frozenset({"HSA_STATUS_ERROR_EXCEPTION", "HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION"})
 
 
 # ================================================================== failures that are not version skew (issue 13)
