@@ -16,9 +16,11 @@ from rwtest.heldout import doctor_files as _doctor, problems as _problems, fixtu
 
 # -- the fixtures --------------------------------------------------------------------------------
 def test_736_comgr_segfault_leads_at_hip():
-    # before: only "Segmentation fault (core dumped)" was seen, placed at the framework by llama.cpp's lines
+    # before: only "Segmentation fault (core dumped)" was seen, placed at the framework by llama.cpp's lines;
+    # set T's fix read the segfault's object (libamd_comgr) as HIP's (the catch-all), set AO's catalogue row
+    # s11ao_crash_in_amd_comgr names the crash itself: either way a finding at hip
     found = _problems(diagnose(detect_snapshot(str(_fixture("736")))))
-    assert ("unrecognised-failure", "hip") in found, found
+    assert ("unrecognised-failure", "hip") in found or ("known-failure", "hip") in found, found
     assert _lead_layer(_fixture("736")) == "hip"
 
 
