@@ -98,6 +98,12 @@ _TORCH_LABELLED = lazy(r"^\s*(?:pytorch version|torch version|torch\.__version__
 # within a few lines after torch said a GPU is available (clinfo's "Device Name" lines are not torch's)
 _TORCH_AVAILABLE = lazy(r"^\s*(?:CUDA available|torch\.cuda\.is_available\(\))\s*[:=]?\s*True\s*$", re.I)
 _TORCH_DEVICE_NAME = lazy(r"^\s*Device name\s*[:=]\s*(?P<name>(?:AMD|Radeon|ATI)\b.{0,120}?)\s*$", re.I)
+# (s11-heldas) a torch version with its build's local tag written right after the word torch, in prose or a title
+# ("ships a CUDA-only torch (2.12.0+cu130)", "torch 2.12.0+cu130", "torch==2.9.1+rocm7.2.3", pip's
+# "Successfully installed torch-2.14.0+cu130"): PEP 440 local tags of PyTorch's own wheels (rocmX.Y, cuNNN, cpu)
+# name the build whatever the sentence says; torchvision/torchaudio/libtorch and a bare version are not read
+_TORCH_NAMED = lazy(r"(?<![\w.-])(?:py)?torch(?:\s*==\s*|-|\s*\(\s*|\s+version\s+|\s*:\s*|\s+)v?(?P<torch>\d+\.\d+\.\d+"
+                    r"(?:(?:a|b|rc)\d+|\.dev\d+)?\+(?:rocm\d[0-9A-Za-z.]*|cu\d{2,3}|cpu))(?![\w+])", re.I)
 _REPL_TORCH = lazy(r"^\s*'(?P<torch>" + _TORCH_VER + r"\+rocm[0-9A-Za-z.]*)'\s*$")
 # a line that is only a torch wheel (URL or file name): .../torch-2.3.0.dev20240126%2Brocm6.0-cp310-cp310-linux_x86_64.whl
 _TORCH_WHEEL = lazy(r"^(?:\S*/)?torch-(?P<ver>\d+\.\d+\.\d+[0-9A-Za-z.]*)(?:%2[Bb]|\+)(?P<local>rocm[0-9A-Za-z.]*)"
@@ -235,7 +241,8 @@ _NEEDLES = ("gpu arch : gfx", "gcn arch", "amdgpu", "kfd", "gcnarchname", "devic
             "debian", "fedora", "rocky", "alma", "red hat", "centos", "suse", "arch linux", "mint", "pop!_os",
             "manjaro", "python ", "successfully installed", "amd-smi", "version:", "did ", "uname", "advanced micro devices", "pci id",
             "torch.__version__", "device-", "gpu architecture:", "-packages", "/.pyenv/versions/", "/cpython-", "library:rocm}",
-            "inference compute", "/lib/modules/", "verifying if device is supported", "/python3.", "unsupported gpu: gfx")
+            "inference compute", "/lib/modules/", "verifying if device is supported", "/python3.", "unsupported gpu: gfx",
+            "+cu", "+cpu")  # (s11-heldas: a CUDA or CPU torch named alone, "torch 2.12.0+cu130")
 
 
 @lean_dataclass
@@ -725,6 +732,12 @@ def parse(text: object) -> PasteFacts:
                 fact = (m.group("torch"), m.groupdict().get("hip"))
                 if fact not in out.torch:
                     out.torch.append(fact)
+            elif "torch" in l:
+                m = _TORCH_NAMED.search(line)
+                if m:
+                    fact = (m.group("torch").rstrip("."), None)
+                    if fact not in out.torch:
+                        out.torch.append(fact)
         if has_dev and ("] amd" in l or "] radeon" in l) and "device" in line:
             m = _RCCL_DEVICE.search(line)
             if m:
