@@ -74,7 +74,11 @@ _OLLAMA_VERIFY = lazy(r'msg="verifying if device is supported" library=\S+ descr
 # %zu MiB free)") and the server's "  - %-8s: %s (%zu MiB, %zu MiB free)" (s11-heldaj); the name is the device's
 # description (hipDeviceProp_t.name), no gfx target
 _GGML_LIST_DEVICE = lazy(r"^(?:- )?ROCm(?P<idx>\d{1,2}) {0,8}: (?P<name>[^()\n]{1,160}?) \(\d{1,9} MiB, \d{1,9} MiB free\)\s*$")
-_GGML_DEVICE = lazy(r"^(?:[\w.-]+\[\d+\]:)?\s*Device (?P<idx>\d+): (?P<name>[^,]{1,120}), (?P<gfx>gfx[0-9a-f]{3,4})(?::[a-z]+[+-])* \(0x[0-9a-f]+\)")
+# the line as journalctl prints it keeps syslog's prefix before the process name: 'Feb 27 08:57:36 host ollama[2038]:'
+# (journalctl's default short format), or '2026-02-27T08:57:36+0100 host ollama[2038]:' (-o short-iso) (s11-heldap, 1123)
+_GGML_DEVICE = lazy(r"^(?:(?:[A-Z][a-z]{2} {1,2}\d{1,2} \d{2}:\d{2}:\d{2}|\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}"
+                    r"(?:\.\d+)?(?:[+-]\d{2}:?\d{2}|Z)?) \S+ )?(?:[\w.-]+\[\d+\]:)?\s*Device (?P<idx>\d+): "
+                    r"(?P<name>[^,]{1,120}), (?P<gfx>gfx[0-9a-f]{3,4})(?::[a-z]+[+-])* \(0x[0-9a-f]+\)")
 # rocminfo's Name / Marketing Name lines as ROCm's issue template greps them ("GPU:" block)
 _AGENT_NAME = lazy(r"^\s*Name:\s+(?P<gfx>gfx[0-9a-f]{3,4})\s*$")
 _MARKETING = lazy(r"^\s*Marketing Name:\s+(?P<name>\S.{0,120}?)\s*$")
