@@ -183,8 +183,13 @@ def test_playbook_structure(tmp_path):
     assert installs and all(t["when"] == "not (ansible_check_mode and rw_apt_lists_pending | default(false) | bool)"
                             for t in installs)
     headers = next(t for t in tasks if "headers" in t["name"])
-    assert headers["ansible.builtin.apt"]["name"] == ["linux-headers-{{ ansible_facts['kernel'] }}",
-                                                      "linux-modules-extra-{{ ansible_facts['kernel'] }}"]
+    release = "{{ rw_kernel_driver_kernel_release.content | b64decode | trim }}"
+    assert headers["ansible.builtin.apt"]["name"] == ["linux-headers-" + release, "linux-modules-extra-" + release]
+    # the kernel's release is read by one task (the play gathers no facts), in --check too
+    kernel = tasks[tasks.index(headers) - 1]
+    assert kernel["ansible.builtin.slurp"] == {"src": "/proc/sys/kernel/osrelease"}, kernel
+    assert kernel["register"] == "rw_kernel_driver_kernel_release" and "when" not in kernel and "notify" not in kernel
+    assert play["gather_facts"] is False
     # the reboot: the driver's installation notes it; the reboot-flag step, last, notifies the reboot
     # handler only when asked (changed_when), and the handler itself checks the variable again
     driver = next(t for t in tasks if t["name"].startswith("Step 5 ") and "configured repository" in t["name"])
@@ -281,3 +286,22 @@ def test_the_os_check_reads_os_release_as_the_fingerprint_does(tmp_path):
     assert play_for("pop 24.04", pop) == 0
     assert play_for("ubuntu 24.10", 'NAME="Ubuntu"\nID=ubuntu\nVERSION_ID="24.10"\n') == 0
     assert play_for("ubuntu 24.04", 'NAME="Ubuntu"\nID=ubuntu\nVERSION_ID="24.10"\n') != 0
+
+
+def test_a_play_gathers_facts_only_where_a_task_reads_a_gathered_one():
+    """Fact gathering starts the setup module (~0.85 CPU-s a run whatever the subset): a play whose
+    tasks read only what tasks of its own set (getent's, package_facts', registered results) gathers
+    none; one whose task reads a gathered fact, in any spelling, keeps Ansible's default."""
+    from rocm_wizard.plan.ansible import _fact_gathering
+
+    def task(text):
+        return [{"name": "t", "ansible.builtin.debug": {"msg": "{{ " + text + " }}"}, "when": "ansible_check_mode"}]
+
+    for own in ("ansible_facts['getent_group']", 'ansible_facts["getent_passwd"]', "ansible_facts.packages[p.name]",
+                "rw_kernel_release.content | b64decode", "rw_ansible_distribution", "ansible_become_user"):
+        assert _fact_gathering(task(own)) == {"gather_facts": False}, own
+    for gathered in ("ansible_facts['kernel']", "ansible_facts.distribution", "ansible_distribution_major_version",
+                     "ansible_facts | dict2items", "ansible_kernel", "ansible_facts['os_family']"):
+        assert _fact_gathering(task(gathered)) == {}, gathered
+    # in a block, a handler or a condition too
+    assert _fact_gathering([{"block": [{"ansible.builtin.command": "true", "when": "ansible_os_family == 'Debian'"}]}]) == {}

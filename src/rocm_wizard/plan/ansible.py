@@ -4,9 +4,10 @@
   a time when ``rocm_wizard_reboot`` is true, else 20%), ``max_fail_percentage: 0``.
 * Every value of the plan is a play variable tagged ``!unsafe``: Ansible never templates it, so a
   path or URL holding ``{{ ... }}`` stays text.
-* Per-host values come from the host: the kernel (headers for amdgpu-dkms) and the group ids from
-  facts; the GPU users from ``rocm_wizard_gpu_users`` (host_vars), defaulting to the detected user,
-  who must already have an account (the play never creates one).
+* Per-host values come from the host: the kernel's release (headers for amdgpu-dkms, from
+  /proc/sys/kernel/osrelease) and the group ids (getent), each read by a task before the one that
+  needs it (the play gathers no facts); the GPU users from ``rocm_wizard_gpu_users`` (host_vars),
+  defaulting to the detected user, who must already have an account (the play never creates one).
 * Pre-tasks refuse hosts that run another distribution or release than the plan's, or whose AMD
   GPUs (PCI device ids, the ``gpus`` field of the plan's fingerprint) are not the ones the plan was
   made for: the ROCm release, the driver and the torch wheels were chosen for those GPUs.
@@ -23,7 +24,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Dict, List
+from typing import Any, Dict, Iterator, List
 
 from ..termsafe import json_c1
 from .core import Plan
@@ -32,6 +33,40 @@ from .shellquote import comment
 
 class Unsafe(str):
     """A string emitted as ``!unsafe`` (never templated by Ansible)."""
+
+
+# A fact read by a task (``ansible_distribution``, ``ansible_facts['os_family']``, the whole
+# ``ansible_facts``), other than the ones tasks of the play set themselves (getent's, package_facts')
+# and the magic variables the tasks use
+_GATHERED_FACT = re.compile(r"\bansible_(?!facts\b|check_mode\b|become_[a-z_]+\b)[a-z]"
+                            r"|\bansible_facts(?!(?:\[['\"]|\.)(?:getent_[a-z]+|packages)\b)")
+
+
+def _texts(value: Any) -> Iterator[str]:
+    """Every key and string in ``value`` (tasks, their arguments, their conditions)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield str(k)
+            yield from _texts(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _texts(v)
+
+
+def _fact_gathering(tasks: List[Dict[str, Any]]) -> Dict[str, Any]:
+    """The play's fact gathering: none where no task reads a gathered fact, else the default.
+    Gathering starts the setup module, which loads every fact collector whatever subset is asked
+    for (measured: a play's run costs ~0.85 CPU-s more with ``gather_subset: ['!all', '!min',
+    'platform']`` than with none, as much as with all) and, by default, runs them all (every mount,
+    every PCI device: seconds on a host with many GPUs and disks); the plays read what they need
+    with one task each (getent, package_facts, slurp of /etc/os-release and of the kernel's
+    release).  A task that reads a gathered fact keeps the default, so a renderer that comes to
+    read one is never left without it."""
+    if _GATHERED_FACT.search("\n".join(_texts(tasks))):
+        return {}
+    return {"gather_facts": False}
 
 
 _PLAIN_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*$")
@@ -190,7 +225,8 @@ def to_yaml(docs: Any, header: List[str]) -> str:
 
 # modules that only read: a task of these never notifies a handler
 _READS = ("ansible.builtin.assert", "ansible.builtin.debug", "ansible.builtin.meta", "ansible.builtin.set_fact",
-          "ansible.builtin.stat", "ansible.builtin.find", "ansible.builtin.getent", "ansible.builtin.package_facts")
+          "ansible.builtin.stat", "ansible.builtin.find", "ansible.builtin.getent", "ansible.builtin.package_facts",
+          "ansible.builtin.slurp")
 
 
 def _wire_handlers(plan: Plan, tasks_by_step: Dict[str, List[Dict[str, Any]]]) -> None:
@@ -390,8 +426,9 @@ def render_ansible(plan: Plan) -> str:
         "become": True,
         "serial": "{{ rocm_wizard_serial }}",
         "max_fail_percentage": 0,
-        "vars": variables,
     }
+    play.update(_fact_gathering(pre_tasks + tasks + handlers))
+    play["vars"] = variables
     if pre_tasks:
         play["pre_tasks"] = pre_tasks
     play["tasks"] = tasks

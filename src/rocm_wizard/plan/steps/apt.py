@@ -1075,12 +1075,17 @@ class AptInstall(Step):
     def render_ansible(self) -> List[Dict[str, Any]]:
         n = f"Step {self.index} {self.id}"
         tasks: List[Dict[str, Any]] = []
-        kernel = [s["kernel_prefix"] + "{{ ansible_facts['kernel'] }}" for s in self.params["packages"]
+        # the running kernel's release (what ``uname -r`` and the "kernel" fact say) read from
+        # /proc/sys/kernel/osrelease by one task: the play gathers no facts (plan/ansible.py)
+        release = self.var("kernel_release")
+        kernel = [s["kernel_prefix"] + "{{ " + release + ".content | b64decode | trim }}" for s in self.params["packages"]
                   if s.get("kernel_prefix")]
         handlers = [REBOOT_HANDLER] if self.params["notify_reboot"] else []
         # apt's --no-remove: the task fails rather than remove anything, unless removals were allowed
         guard = {} if self.params["allow_removals"] else {"fail_on_autoremove": True}
         if kernel:
+            tasks.append({"name": f"{n}: read the running kernel's release (reads only; runs in --check too)",
+                          "ansible.builtin.slurp": {"src": "/proc/sys/kernel/osrelease"}, "register": release})
             tasks.append({"name": f"{n}: install the headers of the running kernel", "ansible.builtin.apt": {
                 "name": kernel, "state": "present"}})
         if any(s["version"] for s in self.params["packages"]):
@@ -1101,7 +1106,7 @@ class AptInstall(Step):
             if not self.params["upgrade_with_repo"]:
                 del t["__noqa__"]
             tasks.append(t)
-        for t in tasks:  # --check cannot predict them before apt has read the new repositories
+        for t in tasks[1:] if kernel else tasks:  # --check cannot predict them before apt has read the new repositories
             t["when"] = "not (ansible_check_mode and rw_apt_lists_pending | default(false) | bool)"
         return tasks
 
