@@ -243,3 +243,23 @@ def anchored_finditer(rx, text: str, anchors: Tuple[str, ...], words_before: int
             continue
         yield got
         pos = got.end() if got.end() > got.start() else got.end() + 1
+
+
+def line_spans_with(text: str, needles: Tuple[str, ...]):
+    """``(start, end)`` of each line of ``text`` (``"\\n"`` ends a line; ``end`` is that newline's
+    place or the text's end) that holds one of the literal ``needles``, in order, each line once:
+    what a loop over ``text.split("\\n")`` that skips the lines holding none of them looks at, found
+    by ``str.find`` over the whole text rather than a Python step per line."""
+    starts = set()
+    for needle in needles:
+        i = text.find(needle)
+        while i >= 0:
+            starts.add(text.rfind("\n", 0, i) + 1)
+            end = text.find("\n", i)
+            if end < 0:
+                break
+            i = text.find(needle, end)
+    size = len(text)
+    for start in sorted(starts):
+        end = text.find("\n", start)
+        yield start, (end if end >= 0 else size)
