@@ -30,6 +30,7 @@ _SKIP_FLAGS = 128 | 4
 Entry = Tuple[int, bytes, int, Dict[str, int], Tuple[Optional[str], ...]]
 
 _installed: Optional[Callable] = None  # the compile step replaced (re._compiler.compile), once installed
+_table: Dict[Tuple[str, int], Entry] = {}  # what the installed step answers from
 
 
 def header() -> Optional[tuple]:
@@ -127,7 +128,7 @@ def dumps(table: Dict[Tuple[str, int], Entry]) -> bytes:
 def install() -> bool:
     """Answer ``re``'s compile step from the stored code from now on in this process (once; True when
     installed).  Nothing is changed where the file holds nothing for this interpreter."""
-    global _installed
+    global _installed, _table
     if _installed is not None:
         return True
     if os.environ.get("ROCM_WIZARD_RE_CODE", "").strip() == "0":
@@ -162,12 +163,20 @@ def install() -> bool:
     compile.__doc__ = original.__doc__
     comp.compile = compile
     _installed = original
+    _table = table
     return True
+
+
+def stored(pattern: str, flags: int = 0) -> bool:
+    """Whether compiling ``pattern`` in this process is building it from stored code (installed, and
+    the file holds it): a caller that weighs compiling a large pattern against other work."""
+    return _installed is not None and (pattern, flags) in _table
 
 
 def uninstall() -> None:
     """``re``'s own compile step again (for tests)."""
-    global _installed
+    global _installed, _table
     if _installed is not None:
         _compiler().compile = _installed
         _installed = None
+        _table = {}

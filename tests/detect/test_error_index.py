@@ -145,3 +145,22 @@ def test_with_the_table_loaded_scan_is_the_tables():
     """Here the table is loaded (imported above): scan answers from it, monkeypatched rows included."""
     assert not error_index.usable()
     assert error_index.scan("x hipErrorNoBinaryForGpu y") == _table_scan("x hipErrorNoBinaryForGpu y")
+
+
+def test_the_needle_index_is_built_early_where_its_pattern_is_stored_code(monkeypatch):
+    """(s11-speed) With the command-line program's stored regex code holding the needle index's
+    pattern, any_match takes the index after a few short texts (asking every needle costs per text);
+    without it, only after _PLAIN_CHARS characters, as before.  The answers are the same either way."""
+    from rocm_wizard import _re_code
+
+    texts = ["line %d: nothing to see" % i for i in range(40)] + ["hipErrorNoBinaryForGpu: Unable to find code object"]
+    want = [es.any_match(t) for t in texts]
+    for stored in (True, False):
+        monkeypatch.setattr(es, "_index_key", None)
+        monkeypatch.setattr(es, "_plain_chars", 0)
+        monkeypatch.setattr(es, "_plain_texts", 0)
+        monkeypatch.setattr(es, "_cheap", None)
+        monkeypatch.setattr(_re_code, "stored", lambda pattern, flags=0: stored)
+        got = [es.any_match(t) for t in texts]
+        assert got == want
+        assert (es._index_key == id(es.SIGNATURES)) is stored

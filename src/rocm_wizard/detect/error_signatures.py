@@ -681,16 +681,44 @@ def _trie(words: List[str]) -> str:
 # most about twice the cheaper way's cost, whatever the texts)
 _PLAIN_CHARS = 24 * 1024
 _plain_chars = 0
+# (s11-speed) where the needle index's pattern is built from stored engine code (``rocm_wizard._re_code``,
+# the command-line program) its compiling costs next to nothing, and what the index costs is reading the
+# shipped index (a few milliseconds): asking every needle of the table costs about a third of a
+# millisecond per text however short, so from this many texts asked one by one the index is built
+_PLAIN_TEXTS_CHEAP = 16
+_plain_texts = 0
+_cheap: Optional[bool] = None
 
 
 def _index_wanted(size: int) -> bool:
     """Whether a short text of ``size`` characters is looked at with the needle index (building it
-    now when it is not built); False counts it against :data:`_PLAIN_CHARS`."""
-    global _plain_chars
+    now when it is not built); False counts it against :data:`_PLAIN_CHARS` (and
+    :data:`_PLAIN_TEXTS_CHEAP` where the index's pattern is cheap to build: :func:`_index_cheap`)."""
+    global _plain_chars, _plain_texts
     if _index_key == id(SIGNATURES) or _plain_chars + size > _PLAIN_CHARS:
         return True
+    if _plain_texts >= _PLAIN_TEXTS_CHEAP and _index_cheap():
+        return True
     _plain_chars += size
+    _plain_texts += 1
     return False
+
+
+def _index_cheap() -> bool:
+    """Whether the needle index of this module's table would be built from the shipped index with
+    its pattern from stored engine code (asked once)."""
+    global _cheap
+    if _cheap is None:
+        _cheap = False
+        if SIGNATURES is _TABLE:
+            try:
+                from .. import _re_code
+
+                parts = _shipped_needle_index()
+                _cheap = bool(parts is not None and parts[0] and _re_code.stored(parts[0]))
+            except Exception:
+                _cheap = False
+    return _cheap
 
 
 def _candidates(low: str):
