@@ -40,6 +40,11 @@ def _src_of(rev: str, into: Path) -> Path:
 # one process (as tests/detect/test_scan_equivalence.py does in-process), one JSON line per folder
 _CHILD = r"""
 import contextlib, io, json, sys
+try:  # (the stored regex code, as the command-line program installs it, where the revision has it)
+    from rocm_wizard import _re_code
+    _re_code.install()
+except ImportError:
+    pass
 from rocm_wizard import cli
 for line in sys.stdin:
     cmd, folder = json.loads(line)

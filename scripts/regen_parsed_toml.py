@@ -5,7 +5,8 @@ forms no TOML file has any more.  Run it after editing any of those TOML files (
 source of truth; ``tests/catalog/test_parsed_toml.py`` fails while a form is missing or stale).
 It also rewrites the known error table's compact index (``detect/_error_index.marshal``, see
 ``scripts/regen_error_index.py``), which goes stale with ``detect/failures.toml``: one command after
-any data edit.
+any data edit.  Then it rewrites the regex engine's code of the patterns a ``doctor`` run compiles
+(``_re_code.marshal``, ``scripts/regen_re_code.py``): a cache, which ``--check`` leaves out.
 
 Usage: python scripts/regen_parsed_toml.py [--check]
 With ``--check`` nothing is written: exit status 1 when a form is missing, differs or is left over.
@@ -91,7 +92,10 @@ def main() -> int:
     for n in extra:
         (OUT / n).unlink()
     print(f"{len(want)} parsed forms: {len(stale)} written, {len(extra)} removed")
-    return 0
+    # last, the stored code of the patterns a doctor run compiles (a cache: not part of --check)
+    import regen_re_code
+
+    return regen_re_code.main([])
 
 
 if __name__ == "__main__":

@@ -133,7 +133,12 @@ def entry() -> None:
     :data:`QUICK_EXIT` command: stdout and stderr flushed, the ``atexit`` functions run, then
     ``os._exit`` with the same status; anything unusual (a flush that fails, a thread still running, a
     function registered with ``threading._register_atexit``) takes the ordinary exit instead, which
-    does the same and more."""
+    does the same and more.  The stored code of the package's regular expressions answers their
+    compiling from here on (``_re_code``; ``python -m rocm_wizard`` installs it before this module's
+    imports)."""
+    from . import _re_code
+
+    _re_code.install()
     code = _flushed(main())
     if _quick_exit and _own_program():
         _exit_now(code)

@@ -67,6 +67,46 @@ def test_the_shipped_needle_index_is_the_table_s_and_the_scan_uses_it(monkeypatc
     assert asked == [40, len(es._TABLE)]
 
 
+def test_factors_and_line_bounds_come_from_the_shipped_index_as_the_patterns_give_them(monkeypatch):
+    """(s11-speed) error_signatures.factors / line_bound read the shipped index's rows for the table it
+    built (no pattern parsed in a run): the same answers as working them out from every pattern; for
+    another table, or without an index, they are worked out."""
+    facts = error_index.row_facts()
+    assert facts is not None and len(facts) == len(es._TABLE)
+    for sig in es._TABLE:
+        assert facts[sig.id] == (sig.pattern, es._factors_of(sig), es._line_bound_of(sig)), sig.id
+    monkeypatch.setattr(es, "_FACTORS", {})
+    monkeypatch.setattr(es, "_BOUND", {})
+    monkeypatch.setattr(es, "_seeded", False)
+    parsed = []
+    real = es._sre_parse
+
+    def counting():
+        parsed.append(1)
+        return real()
+
+    monkeypatch.setattr(es, "_sre_parse", counting)
+    some = [s for s in es._TABLE if not s.whole][:50]
+    assert [(es.factors(s), es.line_bound(s)) for s in some] == [(es._factors_of(s), es._line_bound_of(s)) for s in some]
+    assert len(parsed) == 2 * len(some)  # (only the reference calls above parsed)
+    # another table: worked out from the patterns
+    monkeypatch.setattr(es, "_FACTORS", {})
+    monkeypatch.setattr(es, "_BOUND", {})
+    monkeypatch.setattr(es, "_seeded", False)
+    monkeypatch.setattr(es, "SIGNATURES", es._TABLE[:10])
+    parsed.clear()
+    es.factors(es._TABLE[0])
+    assert parsed == [1]
+    # no index (stale or missing): worked out too
+    monkeypatch.setattr(es, "SIGNATURES", es._TABLE)
+    monkeypatch.setattr(es, "_FACTORS", {})
+    monkeypatch.setattr(es, "_seeded", False)
+    monkeypatch.setattr(error_index, "_data_read", (None,))
+    parsed.clear()
+    assert es.factors(es._TABLE[0]) == es._factors_of(es._TABLE[0])
+    assert parsed == [1, 1]
+
+
 @pytest.mark.parametrize("limit", [1, 50, 10_000])
 def test_index_scan_equals_the_table_scan_on_every_fixture(limit):
     index = error_index.read()
@@ -105,3 +145,22 @@ def test_with_the_table_loaded_scan_is_the_tables():
     """Here the table is loaded (imported above): scan answers from it, monkeypatched rows included."""
     assert not error_index.usable()
     assert error_index.scan("x hipErrorNoBinaryForGpu y") == _table_scan("x hipErrorNoBinaryForGpu y")
+
+
+def test_the_needle_index_is_built_early_where_its_pattern_is_stored_code(monkeypatch):
+    """(s11-speed) With the command-line program's stored regex code holding the needle index's
+    pattern, any_match takes the index after a few short texts (asking every needle costs per text);
+    without it, only after _PLAIN_CHARS characters, as before.  The answers are the same either way."""
+    from rocm_wizard import _re_code
+
+    texts = ["line %d: nothing to see" % i for i in range(40)] + ["hipErrorNoBinaryForGpu: Unable to find code object"]
+    want = [es.any_match(t) for t in texts]
+    for stored in (True, False):
+        monkeypatch.setattr(es, "_index_key", None)
+        monkeypatch.setattr(es, "_plain_chars", 0)
+        monkeypatch.setattr(es, "_plain_texts", 0)
+        monkeypatch.setattr(es, "_cheap", None)
+        monkeypatch.setattr(_re_code, "stored", lambda pattern, flags=0: stored)
+        got = [es.any_match(t) for t in texts]
+        assert got == want
+        assert (es._index_key == id(es.SIGNATURES)) is stored

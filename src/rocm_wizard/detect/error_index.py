@@ -57,7 +57,7 @@ def build() -> Dict[str, Any]:
         row = es.failure(sig.id)
         rows.append((sig.id, sig.pattern, es.pattern(sig).flags, bool(sig.whole), tuple(sig.needles),
                      row.layer if row is not None else None, sig.meaning if sig.whole else None,
-                     tuple(es.factors(sig)), bool(es.line_bound(sig))))
+                     tuple(es._factors_of(sig)), bool(es._line_bound_of(sig))))
     # (the needle index of error_signatures.scan's short texts: its trie pattern's text and map,
     # which take longer to make than to read; the pattern is compiled where it is used)
     return {"format": _FORMAT, "key": table_key(), "rows": tuple(rows),
@@ -91,13 +91,22 @@ def _read_data(path: str) -> Optional[Dict[str, Any]]:
 
 
 _needles_read: Optional[Tuple[Optional[Tuple[Any, Any, Any]], int]] = None
+_data_read: Optional[Tuple[Optional[Dict[str, Any]]]] = None
+
+
+def _data_once() -> Optional[Dict[str, Any]]:
+    """:func:`_read_data` of the shipped index, read once for the needle index and the rows' facts."""
+    global _data_read
+    if _data_read is None:
+        _data_read = (_read_data(INDEX_FILE),)
+    return _data_read[0]
 
 
 def _needle_data() -> Tuple[Optional[Tuple[Any, Any, Any]], int]:
     """(the shipped needle index or None, the number of rows it was made with), read once."""
     global _needles_read
     if _needles_read is None:
-        data = _read_data(INDEX_FILE)
+        data = _data_once()
         got, rows = None, -1
         if data is not None:
             try:
@@ -119,6 +128,19 @@ def needle_index() -> Optional[Tuple[Optional[str], Dict[str, Tuple[int, ...]], 
 def needle_index_rows() -> int:
     """The number of signatures the shipped needle index was made for (-1: none)."""
     return _needle_data()[1]
+
+
+def row_facts() -> Optional[Dict[str, Tuple[str, Tuple[str, ...], bool]]]:
+    """``{signature id: (pattern, literal factors, whether every match lies within one line)}`` as the
+    shipped index holds them (``error_signatures.factors`` / ``line_bound`` of the table it was made
+    from, which parse every pattern), None where the index is missing or stale."""
+    data = _data_once()
+    if data is None:
+        return None
+    try:
+        return {r[0]: (r[1], tuple(r[7]), bool(r[8])) for r in data["rows"]}
+    except (KeyError, TypeError, IndexError):
+        return None
 
 
 def _index() -> Optional[Tuple[Tuple[Row, ...], Tuple[str, ...]]]:

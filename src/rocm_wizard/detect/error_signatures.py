@@ -681,16 +681,44 @@ def _trie(words: List[str]) -> str:
 # most about twice the cheaper way's cost, whatever the texts)
 _PLAIN_CHARS = 24 * 1024
 _plain_chars = 0
+# (s11-speed) where the needle index's pattern is built from stored engine code (``rocm_wizard._re_code``,
+# the command-line program) its compiling costs next to nothing, and what the index costs is reading the
+# shipped index (a few milliseconds): asking every needle of the table costs about a third of a
+# millisecond per text however short, so from this many texts asked one by one the index is built
+_PLAIN_TEXTS_CHEAP = 16
+_plain_texts = 0
+_cheap: Optional[bool] = None
 
 
 def _index_wanted(size: int) -> bool:
     """Whether a short text of ``size`` characters is looked at with the needle index (building it
-    now when it is not built); False counts it against :data:`_PLAIN_CHARS`."""
-    global _plain_chars
+    now when it is not built); False counts it against :data:`_PLAIN_CHARS` (and
+    :data:`_PLAIN_TEXTS_CHEAP` where the index's pattern is cheap to build: :func:`_index_cheap`)."""
+    global _plain_chars, _plain_texts
     if _index_key == id(SIGNATURES) or _plain_chars + size > _PLAIN_CHARS:
         return True
+    if _plain_texts >= _PLAIN_TEXTS_CHEAP and _index_cheap():
+        return True
     _plain_chars += size
+    _plain_texts += 1
     return False
+
+
+def _index_cheap() -> bool:
+    """Whether the needle index of this module's table would be built from the shipped index with
+    its pattern from stored engine code (asked once)."""
+    global _cheap
+    if _cheap is None:
+        _cheap = False
+        if SIGNATURES is _TABLE:
+            try:
+                from .. import _re_code
+
+                parts = _shipped_needle_index()
+                _cheap = bool(parts is not None and parts[0] and _re_code.stored(parts[0]))
+            except Exception:
+                _cheap = False
+    return _cheap
 
 
 def _candidates(low: str):
@@ -731,16 +759,50 @@ def factors(sig: Signature) -> Tuple[str, ...]:
     three characters is certain."""
     got = _FACTORS.get(sig.id)
     if got is None:
-        got = ()
-        try:
-            parsed = _sre_parse().parse(sig.pattern, re.M if sig.case else re.I | re.M)
-            best = _required(list(parsed))
-            if best and min(len(f) for f in best) >= _MIN_FACTOR:
-                got = tuple(sorted(set(best)))
-        except Exception:
-            got = ()
-        _FACTORS[sig.id] = got
+        if not _seeded:
+            _seed()
+            got = _FACTORS.get(sig.id)
+        if got is None:
+            got = _FACTORS[sig.id] = _factors_of(sig)
     return got
+
+
+def _factors_of(sig: Signature) -> Tuple[str, ...]:
+    """:func:`factors` worked out from the pattern."""
+    try:
+        parsed = _sre_parse().parse(sig.pattern, re.M if sig.case else re.I | re.M)
+        best = _required(list(parsed))
+        if best and min(len(f) for f in best) >= _MIN_FACTOR:
+            return tuple(sorted(set(best)))
+    except Exception:
+        pass
+    return ()
+
+
+# whether _FACTORS and _BOUND were filled from the shipped index (once, on first use)
+_seeded = False
+
+
+def _seed() -> None:
+    """Fill :data:`_FACTORS` and :data:`_BOUND` from the shipped index (``error_index.row_facts``:
+    what :func:`_factors_of` and :func:`_line_bound_of` gave for the very table this module builds,
+    its files' CRC-32s checked), so that a run does not parse every pattern it scans with -- while
+    :data:`SIGNATURES` is this module's own table, each row whose pattern is the signature's."""
+    global _seeded
+    _seeded = True
+    if SIGNATURES is not _TABLE:
+        return
+    from . import error_index
+
+    facts = error_index.row_facts()
+    if not facts:
+        return
+    for s in _TABLE:
+        got = facts.get(s.id)
+        if got is not None and got[0] == s.pattern:
+            _FACTORS.setdefault(s.id, got[1])
+            if not s.whole:
+                _BOUND.setdefault(s.id, got[2])
 
 
 def literal_factors(pattern_text: str, flags: int = 0) -> Tuple[str, ...]:
@@ -813,15 +875,23 @@ def line_bound(sig: Signature) -> bool:
     ``\\A``, ``\\Z`` or back-reference.  Unknown constructs count as not bound."""
     got = _BOUND.get(sig.id)
     if got is None:
-        got = False
-        if not sig.whole:
-            try:
-                parsed = _sre_parse().parse(sig.pattern, re.M if sig.case else re.I | re.M)
-                got = not (parsed.state.flags & re.S) and _no_newline(parsed)
-            except Exception:
-                got = False
-        _BOUND[sig.id] = got
+        if not _seeded and not sig.whole:
+            _seed()
+            got = _BOUND.get(sig.id)
+        if got is None:
+            got = _BOUND[sig.id] = _line_bound_of(sig)
     return got
+
+
+def _line_bound_of(sig: Signature) -> bool:
+    """:func:`line_bound` worked out from the pattern."""
+    if sig.whole:
+        return False
+    try:
+        parsed = _sre_parse().parse(sig.pattern, re.M if sig.case else re.I | re.M)
+        return bool(not (parsed.state.flags & re.S) and _no_newline(parsed))
+    except Exception:
+        return False
 
 
 def _no_newline(items) -> bool:

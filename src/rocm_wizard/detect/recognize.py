@@ -851,7 +851,7 @@ def _recognize_forked(named: Sequence[Tuple[str, str]], also: Optional[Callable[
                 if len(spec) > 2 and spec[2] == WHOLE:
                     body = pickle.dumps([spec[1]([t for _n, t in named])], 4)
                 else:
-                    body = pickle.dumps([spec[1](t) for t in _later_texts(spec, named, distinct, found)], 4)
+                    body = pickle.dumps(answers_each(spec[1], _later_texts(spec, named, distinct, found)), 4)
                 _write_all(wfd, len(body).to_bytes(8, "big") + body)
         except BaseException:
             pass
@@ -935,12 +935,48 @@ def _own_answers(later: Sequence[tuple], found: Sequence[Sequence[Segment]]) -> 
         for segs in found:
             for k, text, _label in segs:
                 if k == spec[2]:
-                    try:
-                        value = spec[1](text)
-                    except Exception:
-                        continue
+                    got = answers.get(text)
+                    value = _copied(got[0]) if got else _NO_COPY  # (a repeated segment: see answers_each)
+                    if value is _NO_COPY:
+                        try:
+                            value = spec[1](text)
+                        except Exception:
+                            continue
                     answers.setdefault(text, []).append(value)
     return own
+
+
+_NO_COPY = object()
+
+
+def _copied(value: object) -> object:
+    """A copy of ``value`` that shares no object with it (pickle's round trip), or :data:`_NO_COPY`
+    where it cannot be copied so."""
+    import pickle
+
+    try:
+        return pickle.loads(pickle.dumps(value, 4))
+    except Exception:
+        return _NO_COPY
+
+
+def answers_each(fn: Callable[[str], object], texts: Sequence[str]) -> List[object]:
+    """``[fn(t) for t in texts]``, ``fn`` (a pure function of the text whose answer pickles to an equal
+    one, as the later functions are) asked once per distinct text: a repeated text -- the same
+    output pasted twice, in one paste or in several files -- gets a copy of the first answer,
+    made before anything sees it, so that no two answers share an object, as when each is worked
+    out (copying a parse costs a fraction of parsing; where it fails, ``fn`` is asked again)."""
+    out: List[object] = []
+    first: Dict[str, int] = {}
+    for t in texts:
+        i = first.get(t) if isinstance(t, str) else None
+        value = _copied(out[i]) if i is not None else _NO_COPY
+        if value is _NO_COPY:
+            value = fn(t)
+            if isinstance(t, str) and t not in first:
+                first[t] = len(out)
+        out.append(value)
+    return out
 
 
 def _write_all(fd: int, data: bytes) -> None:

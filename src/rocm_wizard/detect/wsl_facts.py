@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from ..model import ErrorSighting, System
-from .parsers._core_text import lazy, lazy_module
+from .parsers._core_text import anchored_finditer, lazy, lazy_module
 from . import _forked
 from .probes._core_util import env, listdir, paste_label, pastes, read_text, stat
 from .sources import Source
@@ -167,7 +167,7 @@ def pasted_hits(texts, wanted=PASTED_FIELDS) -> dict:
                     hits.append((i, line))
                     break
             elif field == "wsl_version":
-                m = _WSL_VERSION.search(text) if "WSL" in text else None
+                m = next(anchored_finditer(_WSL_VERSION, text, ("WSL",)), None) if "WSL" in text else None
                 if m:
                     hits.append((i, (m.group(1), m.group(0).strip())))
                     break
@@ -177,7 +177,7 @@ def pasted_hits(texts, wanted=PASTED_FIELDS) -> dict:
                     hits.append((i, line))
                     break
             elif field == "torch_said":
-                m = _TORCH_NO_GPU_SAID.search(text) if "is_available" in text else None
+                m = next(anchored_finditer(_TORCH_NO_GPU_SAID, text, ("is_available",)), None) if "is_available" in text else None
                 if m:
                     start = text.rfind("\n", 0, m.start()) + 1
                     end = text.find("\n", m.end())

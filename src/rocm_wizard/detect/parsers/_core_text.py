@@ -170,3 +170,96 @@ def unquote(value: str) -> str:
         v = re.sub(r"\\(.)", r"\1", v)
     return v
 
+
+
+# characters that match an ASCII letter under re.I but do not lower-case to one (U+0130 and U+0131
+# match i, U+017F s, the Kelvin sign k): where one is in a text, anchors looked up in its lower-cased
+# copy could miss a match (error_signatures._ODD_CASE's characters and the Kelvin sign)
+_ODD_CASE_CHARS = ("\u0130", "\u0131", "\u017f", "\u212a")
+
+
+def anchored_finditer(rx, text: str, anchors: Tuple[str, ...], words_before: int = 0,
+                      lines_before: Optional[int] = None):
+    """``rx.finditer(text)``, the same matches in the same order, found by trying ``rx`` only next to
+    the places where one of ``anchors`` stands, rather than at every character: for a pattern every
+    match of which contains one of ``anchors`` (lower case when ``rx`` ignores case: looked up in
+    the text's lower case) and begins at most ``words_before`` words before it -- that is, the text
+    from the match's start to the anchor is whitespace and at most that many runs of other
+    characters -- or, with ``lines_before``, on the anchor's line or at most that many lines above.
+    At each anchor, ``rx.match`` is tried at every place from that bound to the anchor (what the
+    pattern sees around the place -- ``\\b``, ``^``, look-behinds -- is the whole text, as in
+    ``finditer``), and the first match is the next one ``finditer`` gives: a match that started
+    before the bound would hold more words (lines) than the pattern allows, and one that starts
+    further on holds a later anchor.  Falls back to ``rx.finditer`` where the lower case is not
+    character for character (or could miss a match: :data:`_ODD_CASE_CHARS`).  Linear: each
+    place is tried once per anchor whose span reaches it."""
+    if not isinstance(text, str) or not text:
+        return
+    hay = text
+    if rx.flags & re.IGNORECASE:
+        hay = lowered(text)
+        if len(hay) != len(text) or any(c in text for c in _ODD_CASE_CHARS):
+            yield from rx.finditer(text)
+            return
+    finds = [(hay.find(a), a) for a in anchors]
+    match = rx.match
+    pos = 0
+    size = len(text)
+    while pos <= size:
+        # the next anchor at or after pos
+        i = -1
+        for k, (at, a) in enumerate(finds):
+            if 0 <= at < pos:
+                at = hay.find(a, pos)
+                finds[k] = (at, a)
+            if at >= 0 and (i < 0 or at < i):
+                i = at
+        if i < 0:
+            return
+        q = i
+        if lines_before is not None:
+            q = text.rfind("\n", 0, q) + 1
+            for _ in range(lines_before):
+                if q <= pos:
+                    break
+                q = text.rfind("\n", 0, q - 1) + 1
+        else:
+            while q > pos and text[q - 1].isspace():
+                q -= 1
+            for _ in range(words_before):
+                while q > pos and not text[q - 1].isspace():
+                    q -= 1
+                while q > pos and text[q - 1].isspace():
+                    q -= 1
+        if q < pos:
+            q = pos
+        got = None
+        for s in range(q, i + 1):
+            got = match(text, s)
+            if got is not None:
+                break
+        if got is None:
+            pos = i + 1
+            continue
+        yield got
+        pos = got.end() if got.end() > got.start() else got.end() + 1
+
+
+def line_spans_with(text: str, needles: Tuple[str, ...]):
+    """``(start, end)`` of each line of ``text`` (``"\\n"`` ends a line; ``end`` is that newline's
+    place or the text's end) that holds one of the literal ``needles``, in order, each line once:
+    what a loop over ``text.split("\\n")`` that skips the lines holding none of them looks at, found
+    by ``str.find`` over the whole text rather than a Python step per line."""
+    starts = set()
+    for needle in needles:
+        i = text.find(needle)
+        while i >= 0:
+            starts.add(text.rfind("\n", 0, i) + 1)
+            end = text.find("\n", i)
+            if end < 0:
+                break
+            i = text.find(needle, end)
+    size = len(text)
+    for start in sorted(starts):
+        end = text.find("\n", start)
+        yield start, (end if end >= 0 else size)

@@ -342,6 +342,11 @@ def parse(text: object) -> PasteFacts:
         # (two words many of the tests below need: a line without them skips those tests)
         has_amd = "amd" in l
         has_dev = "device" in l
+        # (s11-speed: three more words that several tests below need -- "/" for the path tests, "kernel"
+        # and "gfx": a line without one skips those tests at once)
+        has_slash = "/" in l
+        has_kernel = "kernel" in l
+        has_gfx = "gfx" in l
         cmd, prev_cmd = prev_cmd, ""
         if "uname -r" in l or (has_amd and "amdgpu/version" in l):
             prev_cmd = l
@@ -374,7 +379,7 @@ def parse(text: object) -> PasteFacts:
                 if fact not in out.torch:
                     out.torch.append(fact)
                 continue
-        if "device-" in l and "[" in l:
+        if has_dev and "device-" in l and "[" in l:
             for m in _DEVICE_EXTRA.finditer(line):
                 for extra in m.group("extras").split(","):
                     extra = extra.strip().lower()
@@ -388,7 +393,7 @@ def parse(text: object) -> PasteFacts:
                 if val not in bucket:
                     bucket.append(val)
                 continue
-        if "/lib/modules/" in l and "amdgpu.ko" in l:
+        if has_slash and "/lib/modules/" in l and "amdgpu.ko" in l:
             m = _MODULE_PATH.match(line)
             if m and m.group("rel") not in out.kernel_lines:
                 out.kernel_lines.append(m.group("rel"))
@@ -433,7 +438,7 @@ def parse(text: object) -> PasteFacts:
                 out.gpus.append(PasteGpu("mesa", name=m.group("name").strip(), gfx_target=m.group("gfx")))
                 if m.group("rel") not in out.kernel_lines:
                     out.kernel_lines.append(m.group("rel"))
-        if "advanced micro devices" in l and line[:1].isalnum() and ("controller" in l or "accelerators" in l):
+        if has_dev and "advanced micro devices" in l and line[:1].isalnum() and ("controller" in l or "accelerators" in l):
             m = _LSPCI_LINE.match(line)
             if m:
                 bdf = _norm_bdf(m.group("bdf"))
@@ -610,7 +615,7 @@ def parse(text: object) -> PasteFacts:
                     names_seen.add(("ggml-amd-memory", bdf))
                     out.gpus.append(PasteGpu("ggml", bdf=bdf))
                 continue
-        if '"verifying if device is supported"' in l and "compute=gfx" in l:
+        if has_dev and has_gfx and '"verifying if device is supported"' in l and "compute=gfx" in l:
             m = _OLLAMA_VERIFY.search(line)
             if m:
                 bdf = m.group("bdf").lower()
@@ -663,25 +668,25 @@ def parse(text: object) -> PasteFacts:
             if m and ("field", m.group("gfx")) not in names_seen:
                 names_seen.add(("field", m.group("gfx")))
                 out.gpus.append(PasteGpu("field", gfx_target=m.group("gfx")))
-        if "-packages" in l and "/python" in l:
+        if has_slash and "-packages" in l and "/python" in l:
             for m in _SITE_PYTHON.finditer(line):
                 if m.group("ver") not in out.site_pythons:
                     out.site_pythons.append(m.group("ver"))
-        if 'file "' in l and "/python3." in l:
+        if has_slash and 'file "' in l and "/python3." in l:
             for m in _STDLIB_FRAME.finditer(line):
                 if m.group("ver") not in out.stdlib_pythons:
                     out.stdlib_pythons.append(m.group("ver"))
-        if ("/.pyenv/versions/" in l or "/cpython-" in l):
+        if has_slash and ("/.pyenv/versions/" in l or "/cpython-" in l):
             for m in _INSTALL_PYTHON.finditer(line):
                 ver = m.group("pyenv") or m.group("uv")
                 if ver not in out.install_pythons:
                     out.install_pythons.append(ver)
-        if "unsupported gpu: gfx" in l:
+        if has_gfx and "unsupported gpu: gfx" in l:
             m = _LEMONADE_UNSUPPORTED.search(line)
             if m and ("lemonade", m.group("gfx")) not in names_seen:
                 names_seen.add(("lemonade", m.group("gfx")))
                 out.gpus.append(PasteGpu("lemonade", gfx_target=m.group("gfx")))
-        if "gpu arch : gfx" in l:
+        if has_gfx and "gpu arch : gfx" in l:
             m = _ROCBLAS_ARCH.search(line)
             if m and ("rocblas", m.group("gfx")) not in names_seen:
                 names_seen.add(("rocblas", m.group("gfx")))
@@ -719,7 +724,11 @@ def parse(text: object) -> PasteFacts:
                 else:
                     comfy = PasteGpu("comfyui", name=m.group("name").strip())
                     out.gpus.append(comfy)
-        if "rocm" in l or "hip" in l or "'" in l or "+cu" in l or "+cpu" in l:
+        # (each torch pattern below is tried only where the line's first character after the blanks can
+        # start it, or the line ends as a wheel does: without one, nothing below can match)
+        c = line.lstrip()[:1]
+        if (c.isdecimal() or c in _TORCH_LABEL_FIRST or c == "'" or l.endswith(".whl")) and (
+                "rocm" in l or "hip" in l or "'" in l or "+cu" in l or "+cpu" in l):
             w = _TORCH_WHEEL.match(line) if l.endswith(".whl") and " " not in line else None
             if w:
                 fact = ("%s+%s" % (w.group("ver"), w.group("local")), None)
@@ -728,7 +737,6 @@ def parse(text: object) -> PasteFacts:
                 continue
             # (each pattern is tried only where the line's first character after the blanks, which
             # str.lstrip and the patterns' \s* agree on, can start it)
-            c = line.lstrip()[:1]
             m = ((_TORCH_HIP.match(line) if c.isdecimal() else None)
                  or (_TORCH_LABELLED.match(line) if c in _TORCH_LABEL_FIRST else None)
                  or (_REPL_TORCH.match(line) if c == "'" else None))
@@ -768,17 +776,17 @@ def parse(text: object) -> PasteFacts:
                 if pretty not in out.distros:
                     out.distros.append(pretty)
                 continue
-        if "os_kernel_version" in l:
+        if has_kernel and "os_kernel_version" in l:
             m = _SMI_OS_KERNEL.match(line)
             if m and m.group("rel") not in out.kernel_lines:
                 out.kernel_lines.append(m.group("rel"))
             continue
-        if "nccl info kernel version: " in l:
+        if has_kernel and "nccl info kernel version: " in l:
             m = _NCCL_KERNEL.search(line)
             if m and m.group("rel") not in out.kernel_lines:
                 out.kernel_lines.append(m.group("rel"))
             continue
-        if "kernel" in l and line.lstrip()[:1] in _KERNEL_FIRST:
+        if has_kernel and c in _KERNEL_FIRST:
             m = _KERNEL_LINE.match(line)
             if m and m.group("rel") not in out.kernel_lines:
                 out.kernel_lines.append(m.group("rel"))

@@ -19,7 +19,7 @@ import re
 from ...model import lean_dataclass
 from typing import Iterable, List, Optional, Tuple
 
-from ._core_text import lazy, lowered
+from ._core_text import anchored_finditer, lazy, lowered
 
 ROCR4WSL = "rocr4wsl"  # the 6.x / 7.0-7.1 WSL runtime package
 LIBROCDXG = "librocdxg"  # the 7.2+ DXG bridge
@@ -235,7 +235,8 @@ def adrenalin(text: str) -> Optional[Tuple[str, str]]:
     if "adrenalin" not in low and "driver" not in low:
         return None
     best: Optional[Tuple[str, str]] = None
-    for m in _ADRENALIN.finditer(text):
+    # (each match holds "adrenalin" or "driver", at most one word after its start: tried only there)
+    for m in anchored_finditer(_ADRENALIN, text, ("adrenalin", "driver"), words_before=1):
         v = m.group(1) or m.group(2)
         if best is None or _vkey(v) > _vkey(best[0]):
             start = text.rfind("\n", 0, m.start()) + 1
@@ -248,7 +249,7 @@ def dxg_switch_set(text: str) -> Optional[str]:
     """The line that shows HSA_ENABLE_DXG_DETECTION set to 1, or None."""
     if not text or "HSA_ENABLE_DXG_DETECTION" not in text:
         return None
-    m = _SWITCH_SET.search(text)
+    m = next(anchored_finditer(_SWITCH_SET, text, ("hsa_enable_dxg_detection",), words_before=1), None)
     return m.group(0).strip()[:100] if m else None
 
 
@@ -264,7 +265,7 @@ def torch_bundled_hsa(text: str) -> Optional[str]:
     """The line of a torch/lib listing that shows the wheel's own libhsa-runtime64, or None."""
     if not text or "libhsa-runtime64" not in text or "torch" not in text:
         return None
-    m = _TORCH_HSA.search(text)
+    m = next(anchored_finditer(_TORCH_HSA, text, ("libhsa-runtime64",), lines_before=2), None)
     return m.group(0).strip()[:100] if m else None
 
 
@@ -277,7 +278,7 @@ def wsl_said(text: str) -> Optional[str]:
     None; a last resort when no output shows it."""
     if not text or "WSL" not in text:
         return None
-    m = _WSL_SAID.search(text)
+    m = next(anchored_finditer(_WSL_SAID, text, ("WSL",), words_before=2), None)
     if not m:
         return None
     start = text.rfind("\n", 0, m.start()) + 1

@@ -20,6 +20,20 @@ _LOCK = threading.Lock()
 _CACHES: Dict[int, Dict[str, list]] = {}
 
 
+_NO_COPY = object()
+
+
+def _copied(value: Any) -> Any:
+    """A copy of a parse that shares no object with it (pickle's round trip, a fraction of parsing's
+    cost), or :data:`_NO_COPY` where it cannot be copied so (then the text is parsed again)."""
+    import pickle
+
+    try:
+        return pickle.loads(pickle.dumps(value, 4))
+    except Exception:
+        return _NO_COPY
+
+
 def _cache(system: System) -> Dict[str, list]:
     key = id(system)
     with _LOCK:
@@ -66,9 +80,16 @@ def parsed(source: Source, system: System, kind: str, parse: Callable[[str], Any
     the same key: ``detect._forked``)."""
     def run() -> List[tuple]:
         out = []
+        first: Dict[str, Any] = {}  # text -> its first parse (a segment pasted twice is parsed once)
         for raw in good(outputs(source, system, kind)):
             try:
-                out.append((raw, worked_out(key, parse, raw.text)))
+                value = _NO_COPY
+                if raw.text in first:
+                    value = _copied(first[raw.text])  # (made before the caller sees the first)
+                if value is _NO_COPY:
+                    value = worked_out(key, parse, raw.text)
+                    first.setdefault(raw.text, value)
+                out.append((raw, value))
             except Exception:
                 continue
         return out

@@ -13,7 +13,7 @@ import stat as _stat
 from typing import Dict, List, Optional, Tuple
 
 from ...model import AccessInfo, DeviceNode, System
-from ..parsers._core_text import lazy
+from ..parsers._core_text import lazy, line_spans_with
 from ..sources import LiveSource, Raw, Source
 from ._core_util import env, listdir, read_text, run, stat
 
@@ -101,8 +101,10 @@ def _pasted_overrides(source: Source, a: AccessInfo) -> None:
     for name, text in pastes(source):
         if "HSA_OVERRIDE_GFX_VERSION" not in text:
             continue
-        for raw in text.replace("\r", "\n").split("\n"):
-            if "HSA_OVERRIDE_GFX_VERSION" not in raw or len(raw) > 4000:
+        t = text.replace("\r", "\n")
+        for start, end in line_spans_with(t, ("HSA_OVERRIDE_GFX_VERSION",)):  # (the lines that hold it, in order)
+            raw = t[start:end]
+            if len(raw) > 4000:
                 continue
             line = raw.strip(" \t`>")
             m = (_OVERRIDE_SET.match(line) or (_OVERRIDE_OLLAMA.search(line) if "server config" in line else None)
@@ -144,11 +146,21 @@ def _pasted_visible(source: Source, a: AccessInfo) -> None:
     for name, text in pastes(source):
         if "VISIBLE_DEVICES" not in text and "GPU_DEVICE_ORDINAL" not in text:
             continue
-        lines = text.replace("\r", "\n").split("\n")
-        for i, raw in enumerate(lines):
+        t = text.replace("\r", "\n")
+        size = len(t)
+        # (only the lines that hold a key or Ollama's map start can give one: found by str.find, in order)
+        for start, end in line_spans_with(t, ("server config", "VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL")):
+            raw = t[start:end]
             if "server config" in raw and "map[" in raw and not raw.rstrip().endswith(("]\"", "]")):
                 # Ollama's one-line env map wrapped by a terminal or a copy: its continuation lines belong to it
-                for more in lines[i + 1:i + 4]:
+                # (the next three lines, as far as there are any)
+                for _ in range(3):
+                    if end >= size:
+                        break
+                    nxt = t.find("\n", end + 1)
+                    nxt = size if nxt < 0 else nxt
+                    more = t[end + 1:nxt]
+                    end = nxt
                     raw += more
                     if more.rstrip().endswith(("]\"", "]")):
                         break
