@@ -725,9 +725,10 @@ def parse(text: object) -> PasteFacts:
                     comfy = PasteGpu("comfyui", name=m.group("name").strip())
                     out.gpus.append(comfy)
         # (each torch pattern below is tried only where the line's first character after the blanks can
-        # start it, or the line ends as a wheel does: without one, nothing below can match)
+        # start it, or the line ends as a wheel does, or -- for _TORCH_NAMED, searched anywhere in prose or a
+        # title -- the line names torch: without one, nothing below can match)
         c = line.lstrip()[:1]
-        if (c.isdecimal() or c in _TORCH_LABEL_FIRST or c == "'" or l.endswith(".whl")) and (
+        if (c.isdecimal() or c in _TORCH_LABEL_FIRST or c == "'" or l.endswith(".whl") or "torch" in l) and (
                 "rocm" in l or "hip" in l or "'" in l or "+cu" in l or "+cpu" in l):
             w = _TORCH_WHEEL.match(line) if l.endswith(".whl") and " " not in line else None
             if w:
