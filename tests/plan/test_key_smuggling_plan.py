@@ -11,8 +11,10 @@ byte for byte the same (``gpg --export``'s)."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -111,18 +113,25 @@ def _ansible(world, name, tmp_path):
     play = [{"name": "key", "hosts": "localhost", "connection": "local", "gather_facts": False,
              "vars": step.ansible_vars(), "tasks": tasks}]
     (tmp_path / "play.yml").write_text(yaml.safe_dump(play))
-    env = dict(os.environ, ANSIBLE_LOCAL_TEMP=str(tmp_path / "at"), ANSIBLE_HOME=str(tmp_path / "ah"),
-               HOME=str(tmp_path), ANSIBLE_NOCOLOR="1", TMPDIR=str(tmp_path))
-    res = subprocess.run([playbook_bin, "-i", "localhost,", "-e", "ansible_python_interpreter=" + sys.executable,
-                          str(tmp_path / "play.yml")], capture_output=True,
-                         text=True, env=env, timeout=600)
-    if res.returncode != 0:
-        assert "the downloaded key is not exactly the expected key" in res.stdout, res.stdout + res.stderr
-        assert not keyring.exists()
-        # the temporary directory goes with a refused key too (the block's always)
-        assert not list(tmp_path.glob("ansible.*.rocm-wizard")), sorted(tmp_path.iterdir())
-        return None
-    return keyring.read_bytes()
+    # the play's temporary directory (gpg's home, whose agent socket must fit a socket path's 108 bytes) goes
+    # under a short directory of its own: pytest's tmp_path under xdist and a long TMPDIR can exceed that
+    short = Path(tempfile.mkdtemp(prefix="rwk-"))
+    try:
+        env = dict(os.environ, ANSIBLE_LOCAL_TEMP=str(tmp_path / "at"), ANSIBLE_HOME=str(tmp_path / "ah"),
+                   HOME=str(tmp_path), ANSIBLE_NOCOLOR="1", TMPDIR=str(short))
+        res = subprocess.run([playbook_bin, "-i", "localhost,", "-e", "ansible_python_interpreter=" + sys.executable,
+                              str(tmp_path / "play.yml")], capture_output=True,
+                             text=True, env=env, timeout=600)
+        if res.returncode != 0:
+            assert "the downloaded key is not exactly the expected key" in res.stdout, res.stdout + res.stderr
+            assert not keyring.exists()
+            # the temporary directory goes with a refused key too (the block's always)
+            assert not list(short.glob("ansible.*.rocm-wizard")), sorted(short.iterdir())
+            return None
+        assert not list(short.glob("ansible.*.rocm-wizard")), sorted(short.iterdir())
+        return keyring.read_bytes()
+    finally:
+        shutil.rmtree(short, ignore_errors=True)
 
 
 @pytest.mark.parametrize("name", CASES)
