@@ -442,6 +442,7 @@ class OSInfo(Record):
     windows_build: Optional[str] = None  # its build ("19045", "26100")
     windows_driver: Optional[str] = None  # Adrenalin version of the Windows AMD driver, where an output shows it
     wsl_rocm_named: Optional[str] = None  # under WSL, the ROCm release pasted apt/installer lines name (no other release known)
+    windows_native: Optional[bool] = None  # a native Windows host (not WSL): from a paste's output-shaped signs
     linux_firmware: Optional[str] = None  # the GPU firmware package's version (linux-firmware, amd-gpu-firmware, firmware-amd-graphics...)
     gpu_firmware: Dict[str, str] = field(default_factory=dict)  # firmware file -> its version as amdgpu reports it (MES: 0x00000080)
 

@@ -177,6 +177,9 @@ def merge(source: Source, system: System) -> None:
     from . import wsl_facts  # the WSL stack: /dev/dxg, DXCore, the WSL user space, the Windows side
 
     wsl_facts.merge(source, system)
+    from . import windows_facts  # a native Windows host (after WSL's reading: WSL stays WSL)
+
+    windows_facts.merge(source, system)
 
 
 def _kernel_from_smi(source: Source, system: System) -> None:

@@ -263,8 +263,17 @@ def rocm_older(ctx: Context, meta: RuleMeta) -> Optional[Match]:
                   f"oldest release the catalog knows: {oldest.version}"])
 
 
+def _native_windows(ctx: Context) -> bool:
+    """A native Windows host (detect/windows_facts.py): the Linux support list (AMD's system requirements
+    for Linux) does not speak for it -- the HIP SDK and TheRock's Windows wheels have their own lists,
+    which the catalogue does not hold, so a rule resting on the Linux list stays silent there."""
+    return getattr(ctx.os, "windows_native", None) is True
+
+
 @rule("rocm-too-old-for-gpu")
 def rocm_too_old_for_gpu(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    if _native_windows(ctx):
+        return None  # the Linux list's first release for a GPU is not Windows' (HIP SDK / TheRock wheels)
     v = parse_version(ctx.host_rocm)
     if v is None:
         return None
@@ -285,6 +294,8 @@ def rocm_too_old_for_gpu(ctx: Context, meta: RuleMeta) -> Optional[Match]:
 
 @rule("rocm-dropped-gpu")
 def rocm_dropped_gpu(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    if _native_windows(ctx):
+        return None  # the Linux support list; Windows' own list is not in the catalogue
     rel = ctx.host_release
     if rel is None:
         return None

@@ -1,0 +1,70 @@
+"""A native Windows host, read from a paste's own output-shaped signs (never from the word alone).
+
+Signs, each the shape a Windows program prints:
+
+* ``ver``/cmd's banner ``Microsoft Windows [Version 10.0.26100.4351]`` (cmd.exe, documented:
+  https://learn.microsoft.com/windows-server/administration/windows-commands/ver) and ``systeminfo``'s
+  ``OS Name: Microsoft Windows 11 Pro`` (https://learn.microsoft.com/windows-server/administration/windows-commands/systeminfo);
+* a PowerShell or cmd prompt at the start of a line (``PS C:\\Users\\me>``, ``C:\\ComfyUI>``);
+* a drive-letter path of the program that failed, to a file (``C:\\...\\site-packages\\torch\\...``,
+  ``...\\amdhip64_7.dll``, ``...\\python.exe``);
+* CPython's faulthandler header ``Windows fatal exception: access violation`` (printed only on Windows:
+  python/cpython Python/faulthandler.c, ``faulthandler_exc_handler``);
+* a stack frame of a DLL with its offset (``(torch_hip.dll+0x2646a6d)``);
+* a ``win_amd64`` wheel tag (PEP 425 platform tag of 64-bit Windows wheels);
+* an issue form's OS field whose value is Windows (``OS: Windows 11``), not naming WSL.
+
+WSL keeps its own reading (``detect/wsl_facts.py``): a host already known as WSL, or with a Linux
+kernel or os-release known, is never called native Windows.  Status: documented (the formats above).
+"""
+from __future__ import annotations
+
+import re
+from typing import Optional, Tuple
+
+from ..model import System
+from .parsers._core_text import lazy
+from .probes._core_util import paste_label, pastes
+from .sources import Source
+
+_VER = lazy(r"Microsoft Windows \[Version (10\.0\.(\d{4,5})(?:\.\d+)?)\]")
+_SYSTEMINFO = lazy(r"^\s*OS Name:\s+Microsoft Windows (10|11)\b[^\n]*", re.M)
+_PROMPT = lazy(r"^\s*(?:\(\S+\)\s*)?(?:PS )?[A-Za-z]:\\(?:[^\n<>|\"?*:]*)>[^\n]*", re.M)
+_PATH = lazy(r"\b[A-Za-z]:\\{1,2}(?:[^\s\"'<>|?*:\\]+\\{1,2})+[^\s\"'<>|?*:\\]*"
+             r"(?:\.(?:dll|exe|py|pyd|bat|ps1)\b|\\{1,2}site-packages\\)", re.I)
+# a Windows stack symbolised by module and offset: ``(torch_hip.dll+0x2646a6d)`` (c10's backtrace on Windows)
+_DLL_FRAME = lazy(r"\b[\w.-]+\.dll\+0x[0-9a-fA-F]+\b")
+_FATAL = lazy(r"^Windows fatal exception: [^\n]+", re.M)
+_WHEEL = lazy(r"\b(?:cp\d+|py3)-(?:cp\d+t?|abi3|none)-win_amd64\b|[-_]win_amd64\.whl\b")
+_FORM = lazy(r"^[ \t>*_-]*(?:OS|Operating System|System|Platform|OS version)[*_ \t]*[:\uff1a][*_ \t]*"
+             r"(?:Microsoft\s+)?Windows(?:\s*(10|11))?\b[^\n]*", re.M | re.I)
+_WSL_WORD = lazy(r"\bWSL|\bLinux\b|Ubuntu", re.I)
+
+SIGNS = (("windows_version", _VER), ("systeminfo", _SYSTEMINFO), ("fatal_exception", _FATAL),
+         ("prompt", _PROMPT), ("path", _PATH), ("dll_frame", _DLL_FRAME), ("wheel_tag", _WHEEL), ("issue_form", _FORM))
+
+
+def windows_sign(text: str) -> Optional[Tuple[str, str]]:
+    """The first native-Windows sign in ``text``: (kind, the line shown), or None."""
+    if ":" not in text and "win_amd64" not in text and "[Version" not in text:
+        return None
+    for kind, rx in SIGNS:
+        for m in rx.finditer(text):
+            shown = m.group(0).strip()
+            if kind == "issue_form" and _WSL_WORD.search(shown):
+                continue
+            return kind, shown[:200]
+    return None
+
+
+def merge(source: Source, system: System) -> None:
+    info = system.os
+    if info.windows_native is not None:
+        return
+    if info.wsl is True or info.kernel or info.id or info.wsl_dxg or info.wsl_userspace:
+        return  # WSL, or a Linux host: its kernel or os-release is known
+    for name, text in pastes(source):
+        sign = windows_sign(text)
+        if sign:
+            info.put("windows_native", True, paste_label(name) + " (%s: '%s')" % sign)
+            return
