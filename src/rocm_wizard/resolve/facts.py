@@ -36,6 +36,7 @@ class Facts:
     os_point: str = ""  # the point release when the OS's name gives it (Ubuntu 24.04.5), else os_version
     kernel: str = ""
     wsl: bool = False
+    windows_native: bool = False  # a native Windows host (detect's os.windows_native), never with wsl
     wsl_userspace: Optional[str] = None  # rocr4wsl | librocdxg, as detected (None: not shown)
     container: bool = False
     override: Dict[str, str] = field(default_factory=dict)
@@ -208,7 +209,8 @@ def from_system(system, error_text: Optional[str] = None, venv: Optional[str] = 
         host_rocm=host_rocm(system), driver_train=train, driver_source=where,
         os_id=_s(getattr(osi, "id", None)).lower(), os_version=_s(getattr(osi, "version_id", None)),
         os_point=point_release(osi),
-        kernel=kernel, wsl=wsl, wsl_userspace=_s(getattr(osi, "wsl_userspace", None)) or None, container=bool(_s(getattr(osi, "container", None))), override=override,
+        kernel=kernel, wsl=wsl, windows_native=getattr(osi, "windows_native", None) is True and not wsl,
+        wsl_userspace=_s(getattr(osi, "wsl_userspace", None)) or None, container=bool(_s(getattr(osi, "container", None))), override=override,
         not_torch=tuple(compat.not_torch_workloads(text)), vendor_triton=tuple(compat.vendor_triton_containers(text)),
         new_python=new_py, new_python_source=new_src, vllm=vllm)
 

@@ -30,6 +30,16 @@ def _check(cid: str, verdict: str, detail: str, extra: Sequence[str] = (), no_gp
     return Check(cid, verdict, detail, tuple(dict.fromkeys(tuple(c.sources) + tuple(extra))), on_unknown)
 
 
+
+def check_linux_host(facts: Facts) -> List[Check]:
+    """A native Windows host (detect's ``os.windows_native``): every plan here is a Linux one, so each
+    way out is refused with the reason; [] on any other host."""
+    if not facts.windows_native:
+        return []
+    return [_check("linux-host", VIOLATED, "the pastes are from a native Windows host (not WSL): a Linux plan "
+                   "does not apply there; TheRock's Windows pip packages (rocm[libraries], torch) with the "
+                   "Adrenalin driver are AMD's route on Windows")]
+
 def support_gfx(target: str) -> Optional[str]:
     from ..catalog.support import normalize_gfx
 
@@ -205,6 +215,7 @@ def torch_checks(facts: Facts, t: wheels.TorchRelease, idx: wheels.WheelIndex) -
         checks.append(_check("vllm-keeps-its-torch", VIOLATED, f"the work runs in a vLLM image or build ({facts.vllm!r}): "
                              "vLLM's kernels are built against the torch and ROCm it ships, so another torch under "
                              "it breaks them; change the vLLM image or build instead"))
+    checks += check_linux_host(facts)
     return checks
 
 
@@ -325,6 +336,7 @@ def vllm_checks(facts: Facts, tag: docker.DockerTag) -> List[Check]:
     checks.append(check_override(facts, lambda g: vllm_image_gfx(tag, g)[0], f"ROCm {tag.rocm}"))
     if facts.wsl:
         checks.append(check_wsl_gpu(facts, facts.host_rocm or tag.rocm))
+    checks += check_linux_host(facts)
     return checks
 
 
@@ -366,6 +378,7 @@ def docker_checks(facts: Facts, tag: docker.DockerTag) -> List[Check]:
     checks.append(check_override(facts, native, f"ROCm {tag.rocm}"))
     if facts.wsl:  # under WSL the container reaches the GPU through the host's WSL runtime: AMD's WSL lists
         checks.append(check_wsl_gpu(facts, facts.host_rocm or tag.rocm))
+    checks += check_linux_host(facts)
     return checks
 
 
@@ -436,6 +449,7 @@ def rocm_checks(facts: Facts, rel: releases.RocmRelease) -> List[Check]:
     if facts.wsl:
         checks.append(check_wsl_gpu(facts, rel.version))
     checks.append(check_override(facts, lambda g: g in rel.gfx_official or None, f"ROCm {rel.version}"))
+    checks += check_linux_host(facts)
     return checks
 
 
