@@ -13,6 +13,7 @@ from .matchers import MATCHERS
 from .model import SEVERITIES, Diagnosis, Finding
 from .recommend import recommend, sort_findings
 from .registry import rules
+from . import windows_next
 
 
 _RUN_LAST = ("known-failure",)
@@ -123,6 +124,10 @@ def diagnose(system: Any, error_text: Optional[str] = None, *, skip: Iterable[st
                 layer=m.data["layer"] if "layer" in m.data else meta.layer,
                 next_commands=list(m.data.get("next_commands") or []),
             ))
+    if windows_next.windows_host(system):  # the catalogue's commands are Linux ones: say what runs there
+        for f in findings:
+            if f.next_commands:
+                f.next_commands = windows_next.adapt(f.next_commands, f.layer or "")
     diag.findings = sort_findings(findings)
     try:
         diag.recommendations = recommend(ctx, diag.findings, repo_base=repo_base, index_base=index_base)

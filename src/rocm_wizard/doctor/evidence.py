@@ -65,6 +65,10 @@ ASK = {
 
 def ask(system: Any) -> List[str]:
     """The commands whose output would settle what :func:`missing` names (none when nothing is)."""
+    from . import windows_next
+
+    if windows_next.windows_host(system):  # PowerShell commands: no lspci, rocminfo or /opt/rocm there
+        return windows_next.ask(missing(system))
     out: List[str] = []
     for part in missing(system):
         for cmd in ASK.get(part, []):

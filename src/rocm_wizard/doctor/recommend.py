@@ -68,6 +68,10 @@ def recommend(ctx: Context, findings: List[Finding], *, repo_base: Optional[str]
 
 
 def _blocker(ctx: Context, ids) -> Optional[str]:
+    if getattr(ctx.os, "windows_native", None) is True and not ctx.wsl:
+        return ("The pastes are from a native Windows host (not WSL): every way out here is a Linux plan. On "
+                "Windows, AMD's route is the Adrenalin driver with TheRock's Windows pip packages (rocm[libraries], "
+                "torch) or the HIP SDK; the findings name the commands to run there.")
     if not ctx.amd_present:
         if "no-amd-gpu" in ids:
             return "No AMD GPU was found, so no ROCm setup can help (see the finding)."
