@@ -202,6 +202,8 @@ def gfx_of_product(name: Optional[str]) -> Optional[str]:
     if "[" in text:  # lspci/lshw: "Navi 22 [Radeon RX 6700/6700 XT / 6800M]"
         head, _, rest = text.partition("[")
         candidates = [head, rest.split("]")[0].split("/")[0]]
+    elif "/" in text:  # neofetch's pci.ids name without brackets: "AMD ATI Radeon RX 7600/7600 XT/7600M XT / PRO W7600"
+        candidates = [text, text.split("/")[0]]
     for c in candidates:
         key = _name_key(c)
         if key in table:

@@ -27,7 +27,7 @@ from .uname import ARCHES, RELEASE_RE
 # "### Operating System", "### GPU" ... (GitHub issue forms render each field as a level-3 heading)
 _HEADING = lazy(r"^#{2,4}\s+(?P<key>[A-Za-z][A-Za-z /()._-]{0,60}?)\s*#*\s*$")
 # "- OS: Ubuntu 24.04", "**Kernel:** 6.14.0", "GPU: AMD Radeon RX 7900 XTX (Navi31, 1002:744c)"
-_LABELLED = lazy(r"^(?:[-*+]\s+)?(?:\*\*|__)?(?P<key>OS|Operating Systems?|Distro|Distribution|Linux distribution|GPU|GPUs|"
+_LABELLED = lazy(r"^(?:[-*+]\s+)?(?:\*\*|__)?(?P<key>OS|Operating Systems?|Distro|Distribution|Linux distribution|GPU(?: \d)?|GPUs|"
                  r"Graphics card|CPU|Processor|Kernel|Kernel version|ROCm|ROCm version|ROCm Version|Platform|Python|Python version)"
                  r"(?:\*\*|__)?\s*:\s*(?:\*\*|__)?\s*(?P<val>\S.{0,200}?)\s*$", re.I)
 # "| Kernel | 6.17.7-ba29.fc43.x86_64 |"
@@ -63,6 +63,8 @@ class IssueForm:
 
 def _field_of(key: str) -> Optional[str]:
     k = key.strip().lower()
+    if k[:4] == "gpu " and k[4:].isdigit():  # fastfetch's "GPU 1:", "GPU 2:"
+        return "gpu"
     for name, keys in _KEYS.items():
         if k in keys:
             return name
@@ -78,10 +80,59 @@ def _add(out: IssueForm, name: str, value: str) -> None:
         bucket.append(v)
 
 
+# inxi (-F, -Fxz, -b): a section name at the line's start ("System:", "Graphics:"), then several
+# "key: value" pairs on each line, a value running to the next key ("Host: box Kernel: 6.12.48+deb13-amd64
+# arch: x86_64 bits: 64", "Desktop: KDE Plasma v: 6.3.6 Distro: Debian GNU/Linux 13 (trixie)",
+# "Device-1: Advanced Micro Devices [AMD/ATI] Navi 48 [Radeon RX 9070/9070 XT/9070 GRE] driver: amdgpu v: kernel").
+# smxi/inxi's own output format: https://codeberg.org/smxi/inxi (inxi's man page, "OUTPUT"); keys are one word,
+# possibly with a dash and a number ("Device-1", "chip-ID", "bus-ID").
+_INXI_SECTION = lazy(r"^(?:System|Machine|CPU|Graphics|Audio|Network|Drives|Partition|Swap|Sensors|Info|Memory|Battery|Bluetooth|Repos|Processes|USB|Logical|RAID):(?:\s|$)")
+_INXI_KEY = lazy(r"(?:^|(?<=\s))(?P<k>[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)?):\s")
+_INXI_FIELDS = {"Kernel": "kernel", "Distro": "os"}
+
+
+def _inxi_pairs(line: str) -> List[Tuple[str, str]]:
+    """The (key, value) pairs of one inxi line, in order."""
+    keys = list(_INXI_KEY.finditer(line))
+    return [(m.group("k"), line[m.end():(keys[i + 1].start() if i + 1 < len(keys) else len(line))].strip())
+            for i, m in enumerate(keys)]
+
+
+def _inxi(text: str, out: "IssueForm") -> bool:
+    """The fields of an inxi report in ``text`` (at least two of its sections at a line's start); False
+    when ``text`` is no inxi report."""
+    if "System:" not in text or sum(1 for l in text.split("\n") if _INXI_SECTION.match(l.lstrip("`"))) < 2:
+        return False
+    section = ""
+    for raw in text.split("\n"):
+        line = raw.strip().strip("`")
+        if not line or len(line) > 400:
+            continue
+        m = _INXI_SECTION.match(line)
+        if m and not raw[:1].isspace():
+            section = line.split(":", 1)[0]
+            line = line[len(section) + 1:].strip()
+        for key, value in _inxi_pairs(line):
+            name = _INXI_FIELDS.get(key)
+            if name == "kernel":  # "Kernel: 6.12.48+deb13-amd64 arch: ..." (not "Kernel: FreeBSD 14.0-CURRENT")
+                rel = value.split()[0] if value else ""
+                if section == "System" and rel[:1].isdigit():
+                    _add(out, name, rel)
+            elif name:
+                _add(out, name, value)
+            elif section == "Graphics" and (key.startswith("Device-") or key.startswith("Card")) and value:
+                _add(out, "gpu", value)
+            elif section == "CPU" and key == "model" and value:
+                _add(out, "cpu", value)
+    return True
+
+
 def parse(text: object) -> IssueForm:
     """Every labelled field in ``text``; never raises."""
     out = IssueForm()
     if not isinstance(text, str) or not text:
+        return out
+    if _inxi(text, out):
         return out
     pending: Optional[str] = None  # a heading's field waiting for its first line
     in_fence = False
@@ -152,6 +203,13 @@ _PLATFORM_IN_OS = lazy(r"\bLinux-(?P<rel>" + RELEASE_RE + r")-(?:" + "|".join(AR
 _PYTHON_VALUE = lazy(r"^(?:Python\s+)?(?P<ver>3\.\d{1,2}(?:\.\d{1,3})?)(?:\s.*)?$", re.I)
 _OS_RELEASE_KV = lazy(r'\b(?P<k>NAME|VERSION|ID|VERSION_ID|PRETTY_NAME)="(?P<v>[^"]{0,80})"')
 _BARE_UBUNTU = lazy(r"^\d{2}\.\d{2}(?:\.\d+)?(?: LTS)? \([A-Z][a-z]+ [A-Z][a-z]+\)$")
+# neofetch's GPU line: the vendor as "AMD ATI", an iGPU's PCI address, then pci.ids' device name
+# ("AMD ATI Radeon RX 7600/7600 XT/7600M XT/7600S/7700S / PRO W7600", "AMD ATI 0e:00.0 Raphael")
+_NEOFETCH_GPU = lazy(r"^AMD ATI (?:[0-9a-f]{2,4}:[0-9a-f]{2}\.[0-7] )?(?P<name>(?:Radeon|Instinct|FirePro)\b[A-Za-z0-9 ./]{2,80}?)\s*$")
+# inxi's and lshw's device name, lspci's vendor first: "Advanced Micro Devices [AMD/ATI] Navi 48 [Radeon RX 9070/9070 XT/9070 GRE]"
+_PCI_VENDOR_GPU = lazy(r"^Advanced Micro Devices(?:, Inc\.)? \[AMD/ATI\] (?P<name>[A-Za-z][A-Za-z0-9 ./\[\]-]{2,100}?)\s*$")
+# inxi -z's short vendor: "AMD Navi 31 [Radeon RX 7900 XT/7900 XTX/7900 GRE/7900M]" (chip, then pci.ids' products)
+_INXI_SHORT_GPU = lazy(r"^AMD (?P<name>[A-Z][A-Za-z0-9 .-]{1,40}\[(?:AMD )?(?:Radeon|Instinct|FirePro)\b[^\]\[]{1,80}\])\s*$")
 _AMD_GPU_NAME = lazy(r"^(?P<name>AMD (?:Radeon|Instinct)\b[A-Za-z0-9 ]{2,60}?)\s*$")
 _ROCM_VALUE = lazy(r"^(?:ROCm\s*)?v?(?P<ver>\d+\.\d+(?:\.\d+)?)[.~\d-]*(?:\s*\(.*\))?\s*$", re.I)
 
@@ -186,6 +244,11 @@ def gpu_name(value: str) -> Optional[str]:
     """A GPU field that is a plain AMD marketing name ('AMD Radeon RX 9070 XT'), else None: counts
     ('2x ...'), chip lists and shorthand ('RX 7900xtx', '7900XTX') are left alone."""
     v = re.sub(r"\s*\((?:dGPU|iGPU|discrete|integrated|eGPU)\)\s*$", "", value.strip(), flags=re.I)
+    # fastfetch: "AMD Radeon 8060S Graphics @ 2.90 GHz [Integrated]", "AMD Radeon RX 9070 XT [Discrete]"
+    v = re.sub(r"(?:\s+@\s+[\d.]+\s*[GM]Hz)?\s*\[(?:Discrete|Integrated|Unknown)\]\s*$", "", v)
+    n = _NEOFETCH_GPU.match(v) or _PCI_VENDOR_GPU.match(v) or _INXI_SHORT_GPU.match(v)
+    if n:  # one device's pci.ids name: its products share the device id, so the first names the chip
+        return "AMD " + n.group("name").strip()
     m = _AMD_GPU_NAME.match(v)
     return m.group("name").strip() if m else None
 

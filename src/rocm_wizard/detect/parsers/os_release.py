@@ -196,6 +196,10 @@ def from_pretty(text: Optional[str]) -> OsRelease:
         i = t.rfind("(")
         if t[i + 1:-1] in _ARCHES:
             t2 = t[:i].rstrip()
+    # and neofetch's / fastfetch's bare one ("OS: CachyOS x86_64", "OS: Linux Mint 22.1 x86_64")
+    last = t2.rsplit(None, 1)
+    if len(last) == 2 and last[1] in _ARCHES:
+        t2 = last[0]
     res.pretty_name = t2
     res.id = name_to_id(t2)
     if res.id is None:

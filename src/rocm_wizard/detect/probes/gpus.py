@@ -513,6 +513,28 @@ def _name_from_mentions(source: Source, system: System) -> None:
             g.put("name", name, src + " (the product named for %s)" % g.gfx_target)
 
 
+def _identity_from_form(source: Source, system: System) -> None:
+    """The one AMD GPU the outputs know only by its address (dmesg's "amdgpu 0000:28:00.0: ...") takes
+    the product an issue form or a system-information tool names (neofetch's "GPU: AMD ATI Radeon RX
+    5700 XT", inxi's "Device-1: ..."), and that product's target: only where the outputs show one AMD
+    GPU and the forms name one product the GPU table maps to one target."""
+    amd = [g for g in system.gpus if g.is_amd is not False and g.vendor_id in (None, "1002")]
+    if len(amd) != 1 or len(system.gpus) != 1 or amd[0].name or amd[0].gfx_target:
+        return
+    named = {}
+    for o in _form_obs(source):
+        gfx = gpu_catalog.gfx_of_product(o.name) if o.name else None
+        if gfx:
+            named[(o.name, gfx)] = o.source
+    if len(named) != 1:
+        return
+    (name, gfx), src = next(iter(named.items()))
+    g = amd[0]
+    g.put("name", name, src + " (the one AMD GPU the outputs show by address)")
+    g.put("gfx_target", gfx, src + " (name '%s' in catalog:gpus.csv)" % name)
+    g.notes[:] = [n for n in g.notes if not n.startswith(("gfx target unknown", "name unknown"))]
+
+
 # ---------------------------------------------------------------------------------------------
 # merging
 
@@ -930,6 +952,7 @@ def probe(source: Source, system: System) -> None:
         _pcie_path(slot, source, system)
         _firmware(slot)
     _name_from_mentions(source, system)
+    _identity_from_form(source, system)
     for n in notes:
         system.note(n)
     if not slots:
