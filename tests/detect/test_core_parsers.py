@@ -258,6 +258,7 @@ EXAMPLES = {
     "no_gpu_agent": "HSA Agents\n==========\n*******\nAgent 1\n*******\n  Name:                    Intel(R) Core(TM) i5\n  Device Type:             CPU\n",
     "amdgpu_not_loaded": "ROCk module is NOT loaded, possibly no GPU devices",
     "pcie_atomics_rejected": "[   13.155802] kfd kfd: skipped device 1002:699f, PCI rejects atomics",
+    "hostcall_no_pcie_atomics": ":1:rocvirtual.cpp           :3103: 0368660788d us:  Pcie atomics not enabled, hostcall not supported",
     "mes_hang": "[  950.818174] amdgpu 0000:c5:00.0: amdgpu: MES might be in unrecoverable state, issue a GPU reset",
     "dkms_build_failed": "Error! Bad return status for module build on kernel: 6.12.100+deb13-amd64 (x86_64)",
     "module_key_rejected": "modprobe: ERROR: could not insert 'amdgpu': Key was rejected by service",

@@ -169,6 +169,17 @@ SIGNATURES: Tuple[Signature, ...] = (
         meaning="KFD left the GPU out: the PCIe path to it has no AtomicOps, which gfx8 (and older) GPUs need",
         needles=("rejects atomics",)),
     Signature(
+        # (s12-heldau, 1226) CLR refusing a kernel whose code object asks for a hostcall buffer (device printf, malloc,
+        # assert, abort) because the device reports no PCIe atomics: rocvirtual.cpp's
+        # LogError("Pcie atomics not enabled, hostcall not supported") before "AQL dispatch failed!"
+        "hostcall_no_pcie_atomics", r"Pcie atomics not enabled, hostcall not supported",
+        source="ROCm/rocm-systems projects/clr/rocclr/device/rocm/rocvirtual.cpp (VirtualGPU::submitKernelInternal, "
+               "HiddenHostcallBuffer: LogError(\"Pcie atomics not enabled, hostcall not supported\")); ROCm/ROCm#2429; "
+               "ROCm/TheRock#4604",
+        meaning="HIP refused to launch a kernel that needs a hostcall buffer (device printf, malloc, assert): the GPU "
+                "has no PCIe atomics to the host, so the launch fails with hipErrorIllegalState",
+        needles=("hostcall not supported",)),
+    Signature(
         "mes_hang", r"(MES(?:\(\d+\))? failed to respon(?:d|se)(?: to)? msg=|MES might be in unrecoverable state|failed to remove hardware queue from MES)",
         source="linux drivers/gpu/drm/amd/amdgpu/amdgpu_mes.c, mes_v11_0.c / mes_v12_0.c (older kernels: 'MES failed to response msg='; "
                "newer ones number the MES pipe: dev_err(adev->dev, \"MES(%d) failed to respond to msg=%s\\n\", pipe, op_str)); "

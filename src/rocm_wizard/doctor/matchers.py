@@ -1137,6 +1137,10 @@ def pcie_atomics(ctx: Context, meta: RuleMeta) -> Optional[Match]:
             line = f"1002:{entry.device_id} is {entry.chip_family} ({entry.gfx_target})"
             if line not in ev:
                 ev.append(line)
+    if any("hostcall not supported" in h.lower() for h in hits):
+        # CLR's own check before a kernel that needs a hostcall buffer (device printf/malloc/assert)
+        ev.append("HIP refuses kernels that need hostcall (device printf, malloc, assert) without PCIe atomics: "
+                  "their launch fails with hipErrorIllegalState ('AQL dispatch failed')")
     return Match(ev + _hsa_follow_up(ctx))
 
 

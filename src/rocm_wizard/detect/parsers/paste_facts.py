@@ -231,6 +231,13 @@ _CLR_DEVICE = lazy(r"\bHSA device (?P<gfx>gfx[0-9a-f]{3,4})(?::[a-z]+[+-])* \(PC
 _CLR_FATBIN_TARGET = lazy(r"\bhip_fatbin\.cpp\s{0,20}:\s{0,4}\d{1,6}\s{0,4}:[^\n]{0,60}?(?:Device name: amdgcn-amd-amdhsa--"
                           r"|No compatible code objects found for: )(?P<gfx>gfx[0-9a-f]{3,4})(?![0-9a-z])")
 
+# (s12-heldau) CLR's device setup (rocclr/device/rocm/rocdevice.cpp) at AMD_LOG_LEVEL 3 prints the ISA version the
+# runtime gave the device: ":3:rocdevice.cpp :1703: 131912687456 us: [pid:13124 tid: 0xff6e6] Gfx Major/Minor/Stepping:
+# 11/5/0, Device ID: 0x1586" (older releases without the device id): the target is gfx<major><minor><stepping>, minor and
+# stepping one hex digit each (9/0/10 is gfx90a).
+_CLR_GFX_VERSION = lazy(r"\brocdevice\.cpp\s{0,20}:\s{0,4}\d{1,6}\s{0,4}:[^\n]{0,80}?\bGfx Major/Minor/Stepping: "
+                        r"(?P<major>\d{1,2})/(?P<minor>\d{1,2})/(?P<step>\d{1,2})\b")
+
 # rocBLAS (library/src/tensile_host.cpp) names the running device's target when its Tensile kernels are
 # missing: "rocBLAS error: Cannot read .../TensileLibrary.dat: Illegal seek for GPU arch : gfx906".
 # Under HSA_OVERRIDE_GFX_VERSION that is the overridden target, so such a paste takes nothing from it.
@@ -246,7 +253,8 @@ _NEEDLES = ("gpu arch : gfx", "gcn arch", "amdgpu", "kfd", "gcnarchname", "devic
             "manjaro", "python ", "successfully installed", "amd-smi", "version:", "did ", "uname", "advanced micro devices", "pci id",
             "torch.__version__", "device-", "gpu architecture:", "-packages", "/.pyenv/versions/", "/cpython-", "library:rocm}",
             "inference compute", "/lib/modules/", "verifying if device is supported", "/python3.", "unsupported gpu: gfx",
-            "+cu", "+cpu")  # (s11-heldas: a CUDA or CPU torch named alone, "torch 2.12.0+cu130")
+            "+cu", "+cpu",  # (s11-heldas: a CUDA or CPU torch named alone, "torch 2.12.0+cu130")
+            "major/minor/stepping")  # (s12-heldau: CLR's ISA line at AMD_LOG_LEVEL 3)
 
 
 @lean_dataclass
@@ -455,6 +463,15 @@ def parse(text: object) -> PasteFacts:
             if m and ("fatbin", m.group("gfx").lower()) not in names_seen:
                 names_seen.add(("fatbin", m.group("gfx").lower()))
                 out.gpus.append(PasteGpu("hip-log", gfx_target=m.group("gfx").lower()))
+        if "major/minor/stepping" in l and "rocdevice" in l:
+            m = _CLR_GFX_VERSION.search(line)
+            if m:
+                major, minor, step = int(m.group("major")), int(m.group("minor")), int(m.group("step"))
+                if 6 <= major <= 12 and minor < 16 and step < 16:
+                    gfx = f"gfx{major}{minor:x}{step:x}"
+                    if ("clr-isa", gfx) not in names_seen:
+                        names_seen.add(("clr-isa", gfx))
+                        out.gpus.append(PasteGpu("hip-log", gfx_target=gfx))
         if has_dev and "did " in l and "supported_devices" in l:
             m = _KFD_DID_MISSING.search(line)
             if m and (m.group("dev").lower(), True) not in kfd_seen:
