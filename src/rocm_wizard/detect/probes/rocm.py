@@ -242,6 +242,11 @@ def _packages(source: Source, system: System, r: RocmInfo) -> List[Tuple[package
             for p in res.packages:
                 if packages.is_rocm_package(p.name):
                     found.append((p, raw.source))
+    # ``apt-cache policy <package>``'s "Installed:" line is the installed version too ("(none)": not installed)
+    for raw, res in sh.parsed(source, system, "apt-policy", _apt_policy_parse):
+        for name, pol in res.packages.items():
+            if pol.installed and packages.is_rocm_package(name) and not any(p.name == name for p, _l in found):
+                found.append((packages.Package(name=name, version=pol.installed, status="apt-cache policy"), raw.source))
     for p, label in found:
         if p.installed and p.version and p.name not in r.packages:
             r.packages[p.name] = p.version
@@ -557,7 +562,10 @@ def _pasted_amdgpu_version(source: Source) -> Optional[Tuple[str, str]]:
 # a versioned ROCm tree named by a tool's own output line: clang's (hipcc --version) "Configuration
 # file: /opt/rocm-6.1.3/lib/llvm/bin/clang++.cfg" / "InstalledDir: /opt/rocm-6.1.3/llvm/bin", and
 # rocBLAS's "Cannot read /opt/rocm-6.4.0/lib/rocblas/library/TensileLibrary.dat" (the tree it loaded)
-_TOOL_TREE = lazy(r"^(?:Configuration file: |InstalledDir: |rocBLAS error: Cannot read )/opt/rocm-(?P<ver>\d+\.\d+\.\d+)/\S*")
+# and hipconfig's "HIP_PATH           :/opt/rocm-6.3.2" / "ROCM_PATH          :/opt/rocm-6.3.2" (hipcc's
+# hipBin_amd.h, printFull: the tree hipconfig itself belongs to)
+_TOOL_TREE = lazy(r"^(?:Configuration file: |InstalledDir: |rocBLAS error: Cannot read |(?:HIP_PATH|ROCM_PATH) +:)"
+                  r"/opt/rocm-(?P<ver>\d+\.\d+\.\d+)(?:/|\s*$)")
 
 
 def _tool_tree_rocm(source: Source) -> Optional[Tuple[str, str]]:
@@ -572,7 +580,7 @@ def _tool_tree_rocm(source: Source) -> Optional[Tuple[str, str]]:
             if "/opt/rocm-" in line and len(line) < 2000:
                 m = _TOOL_TREE.match(line)
                 if m:
-                    found.setdefault(m.group("ver"), paste_label(name, line.split(":", 1)[0].split(" error")[0] + " path"))
+                    found.setdefault(m.group("ver"), paste_label(name, line.split(":", 1)[0].split(" error")[0].strip() + " path"))
     return next(iter(found.items())) if len(found) == 1 else None
 
 

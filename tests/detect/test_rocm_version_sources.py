@@ -1,0 +1,68 @@
+"""Where a paste tells the host's ROCm release besides /opt/rocm/.info/version and dpkg -l:
+``apt-cache policy``'s "Installed:" line of a ROCm package, and hipconfig's HIP_PATH/ROCM_PATH lines
+naming a versioned tree."""
+from pathlib import Path
+
+from rocm_wizard.detect import detect_snapshot
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+
+POLICY_INSTALLED = """\
+rocm-core:
+  Installed: 6.2.4.60204-139~24.04
+  Candidate: 6.2.4.60204-139~24.04
+  Version table:
+ *** 6.2.4.60204-139~24.04 600
+        600 https://repo.radeon.com/rocm/apt/6.2.4 noble/main amd64 Packages
+        100 /var/lib/dpkg/status
+"""
+
+POLICY_NOT_INSTALLED = """\
+rocminfo:
+  Installed: (none)
+  Candidate: 5.7.1-3build1
+  Version table:
+     6.2.4.60204-139~24.04 500
+        500 https://repo.radeon.com/rocm/apt/6.2.4 noble/main amd64 Packages
+     5.7.1-3build1 500
+        500 http://archive.ubuntu.com/ubuntu noble/universe amd64 Packages
+"""
+
+
+def _rocm(tmp_path: Path, text: str):
+    (tmp_path / "paste.txt").write_text(text)
+    return detect_snapshot(str(tmp_path)).rocm
+
+
+def test_apt_policy_installed_line_gives_the_release(tmp_path):
+    r = _rocm(tmp_path, POLICY_INSTALLED)
+    assert r.version == "6.2.4"
+    assert r.packages == {"rocm-core": "6.2.4.60204-139~24.04"}
+    assert "apt-policy" in r.sources["version"]
+
+
+def test_apt_policy_candidate_only_is_no_install(tmp_path):
+    r = _rocm(tmp_path, POLICY_NOT_INSTALLED)
+    assert r.version is None and r.packages == {}
+
+
+def test_apt_policy_of_a_package_outside_rocm_is_ignored(tmp_path):
+    r = _rocm(tmp_path, POLICY_INSTALLED.replace("rocm-core:", "firefox:"))
+    assert r.version is None
+
+
+def test_real_hipconfig_names_its_tree(tmp_path):
+    text = (DATA / "hipconfig" / "rocm-4369-hipconfig-head.txt").read_text()
+    r = _rocm(tmp_path, text)
+    assert r.version == "6.3.2"
+    assert "HIP_PATH path" in r.sources["version"]
+
+
+def test_hipconfig_unversioned_or_windows_tree_gives_no_release(tmp_path):
+    assert _rocm(tmp_path, "HIP_PATH           :/opt/rocm\nROCM_PATH          :/opt/rocm\n").version is None
+    assert _rocm(tmp_path, "HIP_PATH           :C:\\Develop\\m\\dist\\therock\n").version is None
+
+
+def test_two_trees_named_give_none(tmp_path):
+    text = "HIP_PATH           :/opt/rocm-6.3.2\nROCM_PATH          :/opt/rocm-7.0.0\n"
+    assert _rocm(tmp_path, text).version is None
