@@ -162,3 +162,11 @@ def test_amdgpu_top_panic_is_known(text):
 ])
 def test_amdgpu_top_near_misses_are_not_matched(text):
     assert AMDGPU_TOP not in _ids(text)
+
+
+def test_an_overdrive_table_read_is_not_a_sensor_failure():
+    """rocm-smi -a on a healthy RX 6900 XT (fixture 156) prints RSMI_STATUS_UNEXPECTED_DATA for its overdrive voltage
+    table: not a sensor read, so not this row."""
+    assert UNEXPECTED not in _ids("ERROR: 15 GPU[0]: od volt: Data (usually from reading a file) was not of the type "
+                                  "that was expected\t")
+    assert UNEXPECTED not in _ids("GPU[0]\t\t: od volt, Unexpected data received")
