@@ -170,3 +170,31 @@ def test_an_overdrive_table_read_is_not_a_sensor_failure():
     assert UNEXPECTED not in _ids("ERROR: 15 GPU[0]: od volt: Data (usually from reading a file) was not of the type "
                                   "that was expected\t")
     assert UNEXPECTED not in _ids("GPU[0]\t\t: od volt, Unexpected data received")
+
+
+# -- amd-smi's group check (1243) -------------------------------------------------------------------------------------
+GROUPS = "s12av_amdsmi_missing_groups"
+
+
+@pytest.mark.parametrize("text", [
+    # ROCm 7.0's fatal form (ROCm/amdsmi#125, 1243; #184)
+    "RuntimeError: WARNING: User is missing the following required groups: render, video. Please add user to these groups.",
+    # later releases print it and go on (ROCm/amdsmi#130; an AKS MI300X pod's log)
+    "WARNING: User is missing the following required groups: render. Please add user to these groups.",
+])
+def test_amdsmi_group_check_is_known(text):
+    assert GROUPS in _ids(text)
+
+
+@pytest.mark.parametrize("text", [
+    # a tool that quotes the fragment to hide it
+    '        "User is missing the following required groups",',
+    "usermod: group 'render' does not exist",
+])
+def test_group_check_near_misses_are_not_matched(text):
+    assert GROUPS not in _ids(text)
+
+
+def test_the_group_check_is_named_for_1243():
+    assert GROUPS in _ids(_text("1243"))
+    assert error_signatures.failure_layer(GROUPS) == "runtime"
