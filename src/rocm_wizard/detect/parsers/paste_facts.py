@@ -248,6 +248,14 @@ _ROCBLAS_ARCH = lazy(r"\bfor GPU arch : (?P<gfx>gfx[0-9a-f]{3,4})(?::[a-z]+[+-])
 # " + message; model_manager.cpp: "... cannot be used on this system (recipe: <r>): " + message)
 _LEMONADE_UNSUPPORTED = lazy(r"\bon this system(?: \(recipe: [\w.-]{1,40}\))?: Unsupported GPU: (?P<gfx>gfx[0-9a-f]{3,4})(?![0-9a-z])")
 
+# (s12-heldav) amdgpu_top's DevicePath (Umio-Yasuno/amdgpu_top, libamdgpu_top's DevicePath with #[derive(Debug)]):
+# '#0 DevicePath { render: "/dev/dri/renderD128", card: "/dev/dri/card1", pci: "0000:04:00.0" }', 'pci: Some("...")'
+# in older releases, ', device_id: Some(5686), revision_id: Some(217), device_name: "AMD Radeon Graphics"' after it since 0.10
+_AMDGPU_TOP_DEVPATH = re.compile(r'DevicePath \{[^}\n]{0,200}?\bpci: (?:Some\()?"(?P<bdf>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:'
+                                 r'[0-9a-fA-F]{2}\.[0-7])"')
+_AMDGPU_TOP_DID = re.compile(r'^[^}]*?\bdevice_id: Some\((?P<did>\d{1,6})\)')
+_AMDGPU_TOP_REV = re.compile(r'^[^}]*?\brevision_id: Some\((?P<rev>\d{1,4})\)')
+_AMDGPU_TOP_NAME = re.compile(r'^[^}]*?\bdevice_name: "(?P<name>[^"\n]{1,80})"')
 _NEEDLES = ("gpu arch : gfx", "gcn arch", "amdgpu", "kfd", "gcnarchname", "device ", "name:", "card", "| 0", "boot_image", '"card', "amd arch", "hip", "rocm", "linux", "kernel", "ubuntu",
             "debian", "fedora", "rocky", "alma", "red hat", "centos", "suse", "arch linux", "mint", "pop!_os",
             "manjaro", "python ", "successfully installed", "amd-smi", "version:", "did ", "uname", "advanced micro devices", "pci id",
@@ -355,6 +363,28 @@ def parse(text: object) -> PasteFacts:
         has_slash = "/" in l
         has_kernel = "kernel" in l
         has_gfx = "gfx" in l
+        if "devicepath {" in l and "pci: " in l:
+            # (s12-heldav) amdgpu_top's device list ('amdgpu_top -d', its errors and fallbacks): the DevicePath struct
+            # in Rust's Debug format, one line: render and card nodes, the PCI address (a string, Some("...") in
+            # 0.5-0.8, None when unknown) and, since 0.10, the device and revision ids (decimal) and the name
+            m = _AMDGPU_TOP_DEVPATH.search(line)
+            if m:
+                bdf = _norm_bdf(m.group("bdf"))
+                g = by_bdf.get(bdf)
+                if g is None:
+                    g = by_bdf[bdf] = PasteGpu("amdgpu_top", bdf=bdf)
+                    out.gpus.append(g)
+                tail = line[m.end():]
+                did = _AMDGPU_TOP_DID.search(tail)
+                if did and not g.device_id and int(did.group("did")) <= 0xFFFF:
+                    g.device_id = "%04x" % int(did.group("did"))
+                rev = _AMDGPU_TOP_REV.search(tail)
+                if rev and not g.revision and int(rev.group("rev")) <= 0xFF:
+                    g.revision = "%02x" % int(rev.group("rev"))
+                name = _AMDGPU_TOP_NAME.search(tail)
+                if name and name.group("name").strip() and not g.name:
+                    g.name = name.group("name").strip()
+                continue
         cmd, prev_cmd = prev_cmd, ""
         if "uname -r" in l or (has_amd and "amdgpu/version" in l):
             prev_cmd = l
