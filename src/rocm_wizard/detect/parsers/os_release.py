@@ -54,6 +54,18 @@ NAME_TO_ID: Tuple[Tuple[str, str], ...] = (
     ("gentoo", "gentoo"),
     ("nixos", "nixos"),
     ("void", "void"),
+    # pretty names of derivatives, with their os-release ID (a name read from an issue form, fastfetch or
+    # hostnamectl, where no os-release is pasted):
+    ("kde neon", "neon"),  # catalog/data/derivatives.toml (tests/data/os-release/neon-6.0)
+    ("lmde", "linuxmint"),  # LMDE, Mint's Debian edition: ID=linuxmint, no UBUNTU_CODENAME (tests/data/os-release/lmde-6)
+    ("nobara", "nobara"),  # chef/os_release nobara: NAME="Nobara Linux", ID=nobara, ID_LIKE="rhel centos fedora"
+    ("bazzite", "bazzite"),  # ublue-os/bazzite build_files/image-info: ID=bazzite, ID_LIKE="fedora", PRETTY_NAME="Bazzite"
+    ("steamos", "steamos"),  # chef/os_release steamos: NAME="SteamOS", ID=steamos, ID_LIKE=arch
+    ("garuda linux", "garuda"),  # Garuda's /etc/os-release: NAME="Garuda Linux", ID=garuda, ID_LIKE=arch (observed)
+    # a release typed without "Linux": "RHEL 9.6", "Rocky 9.5", "Tumbleweed" (os-release IDs as above)
+    ("rhel", "rhel"),
+    ("rocky", "rocky"),
+    ("tumbleweed", "opensuse-tumbleweed"),
 )
 
 KNOWN_KEYS = ("NAME", "ID", "ID_LIKE", "VERSION", "VERSION_ID", "VERSION_CODENAME", "PRETTY_NAME",
@@ -138,6 +150,10 @@ def _version_id_from(dist_id: Optional[str], version: Optional[str]) -> Optional
             return ".".join(parts[:2])
     if dist_id == "debian":
         return num.split(".")[0]
+    if dist_id == "sles":  # "15 SP7" is VERSION_ID 15.7 (chef/os_release sles_15: VERSION="15-SP7", VERSION_ID="15.7")
+        sp = re.search(r"\b(\d+)[ -]SP(\d+)\b", version)
+        if sp:
+            return "%s.%s" % (sp.group(1), sp.group(2))
     return num
 
 
