@@ -114,3 +114,10 @@ def test_hips_error_names_name_their_rows(line, row):
 ])
 def test_neighbouring_error_names_are_not_these_rows(line, row):
     assert row not in ids(line)
+
+
+def test_rocblas_quoting_the_name_stays_rocblas_own_row():
+    # rocBLAS logs the HIP error it got inside its own message: that line is rocBLAS's (libraries), not HIP's
+    line = "rocBLAS error from hip error code: 'hipErrorInvalidImage':200"
+    found = ids(line)
+    assert "rocblas_hip_error_logged" in found and "hip_invalid_image" not in found
