@@ -27,6 +27,14 @@ _GPU = lazy(r"\b(amdgpu|kfd|amdkfd|drm|ttm|radeon|\[drm\]|amdxcp|amdkcl|gpu)\b",
 _ERR = lazy(r"\*ERROR\*|\berror\b|\bfailed\b|\bfault\b|\btimeout\b|\btimed out\b|\bhang\b|\breset\b|"
                   r"\bcall trace\b|\bBUG:|\bOops\b|\bOut of memory\b", re.I)
 _BDF = lazy(r"\b([0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7])\b", re.I)
+# (s12-heldba) the header every oops, WARNING and call trace starts with, the kernel's own release in it
+# (torvalds/linux lib/dump_stack.c dump_stack_print_info(): "CPU: %d PID: %d Comm: %.20s %s%s %s %.*s", the
+# optional "Kdump: loaded ", print_tainted()'s "Not tainted" or "Tainted: <flags>", init_utsname()->release and the
+# version's first word "#N..."; since 6.10 "UID: %u" after the CPU and the preemption model, "PREEMPT(voluntary)",
+# after the version): "CPU: 13 UID: 1001 PID: 160480 Comm: Xorg Tainted: G           O        6.17.0-14-generic
+# #14~24.04.1-Ubuntu PREEMPT(voluntary)", "CPU: 2 PID: 8730 Comm: clinfo Tainted: G           O      5.1.15-gentoo #3"
+_OOPS_HEADER = lazy(r"\bCPU: \d{1,5} (?:UID: \d{1,10} )?PID: \d{1,10} Comm: .{1,20}? (?:Kdump: loaded )?"
+                    r"(?:Not tainted|Tainted: [A-Z ]{1,40}?) {1,40}(?P<rel>\d+\.\d+(?:\.\d+)?[-+~._0-9A-Za-z]{0,80}) #\d")
 
 
 @lean_dataclass
@@ -47,6 +55,7 @@ class DmesgLog:
     lines: List[DmesgLine] = field(default_factory=list)
     format: Optional[str] = None  # dmesg | dmesg-T | journal
     kernel_version: Optional[str] = None  # from a "Linux version ..." boot line
+    oops_release: Optional[str] = None  # (s12-heldba) from an oops/WARNING header's "CPU: ... Comm: ... <release> #N"
 
     @property
     def ok(self) -> bool:
@@ -98,11 +107,12 @@ def looks_like(text: object) -> float:
 
 
 def kernel_version(text: object) -> Optional[str]:
-    """``parse(text).kernel_version`` (the kernel of a "Linux version ..." boot line), without
-    reading every line where no line can be one."""
-    if not isinstance(text, str) or "Linux version " not in text:
+    """``parse(text).kernel_version`` (the kernel of a "Linux version ..." boot line), else the release an
+    oops or WARNING header names, without reading every line where no line can be one."""
+    if not isinstance(text, str) or ("Linux version " not in text and " Comm: " not in text):
         return None
-    return parse(text).kernel_version
+    log = parse(text)
+    return log.kernel_version or log.oops_release
 
 
 def parse(text: object) -> DmesgLog:
@@ -123,4 +133,8 @@ def parse(text: object) -> DmesgLog:
             km = re.match(r"^Linux version (\S+)", msg)
             if km:
                 res.kernel_version = km.group(1)
+        if res.oops_release is None and " Comm: " in msg:
+            om = _OOPS_HEADER.search(msg)
+            if om:
+                res.oops_release = om.group("rel")
     return res

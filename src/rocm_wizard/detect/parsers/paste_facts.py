@@ -265,6 +265,69 @@ _NEEDLES = ("gpu arch : gfx", "gcn arch", "amdgpu", "kfd", "gcnarchname", "devic
             "major/minor/stepping")  # (s12-heldau: CLR's ISA line at AMD_LOG_LEVEL 3)
 
 
+# (s12-heldba) inxi's Graphics section (smxi/inxi, https://codeberg.org/smxi/inxi: GraphicItem's PCI device rows):
+# one item per "Device-N:" (its name, then "key: value" pairs), wrapped onto indented lines ("-y" sets the width,
+# "-y -1" keeps one line), with "-x" the PCI address as lspci's bus:slot.function ("bus-ID: 03:00.0", a domain
+# only where it is not 0000) and with "-xx" the vendor:device ids ("chip-ID: 1002:7550"); a USB device's bus-ID is
+# "1-2:3" and its chip-ID the USB ids, so only PCI addresses are read.  Other items ("Display:", "API:",
+# "Monitor-1:") and other sections end a device.
+_INXI_SECTION_START = lazy(r"^(?:System|Machine|Battery|Memory|CPU|Graphics|Audio|Network|Bluetooth|Drives|Partition|"
+                           r"Logical|RAID|Swap|Unmounted|USB|Sensors|Repos|Processes|Info):(?:\s|$)")
+_INXI_ITEM = lazy(r"^(?:Graphics:\s+)?(?P<key>[A-Z][A-Za-z]*(?:-\d+)?):\s")
+_INXI_BUS = lazy(r"(?:^|\s)bus-ID: (?P<bdf>(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])(?:\s|$)")
+_INXI_CHIP = lazy(r"(?:^|\s)chip-ID: (?P<ven>[0-9a-fA-F]{4}):(?P<dev>[0-9a-fA-F]{4})(?:\s|$)")
+_INXI_AMD_NAME = lazy(r"^(?:Advanced Micro Devices|AMD)\b")
+
+
+def _inxi_graphics(text: str) -> List["PasteGpu"]:
+    """The AMD GPUs of an inxi report's Graphics section (one per Device-N item with a PCI bus-ID)."""
+    items: List[str] = []
+    cur: Optional[List[str]] = None
+    in_graphics = False
+    for raw in text.replace("\r", "\n").split("\n"):
+        line = raw.strip().strip("`")
+        if not line:
+            continue
+        if _INXI_SECTION_START.match(line) and not raw[:1].isspace():
+            in_graphics = line.startswith("Graphics:")
+            if cur:
+                items.append(" ".join(cur))
+            cur = None
+            if not in_graphics:
+                continue
+            line = line[len("Graphics:"):].strip()
+            if not line:
+                continue
+        if not in_graphics:
+            continue
+        m = _INXI_ITEM.match(line)  # (an item's key starts upper case; wrapped values' keys are lower case)
+        if m:
+            if cur:
+                items.append(" ".join(cur))
+            cur = [line] if m.group("key").startswith(("Device-", "Card-")) else None
+        elif cur is not None:
+            cur.append(line)
+    if cur:
+        items.append(" ".join(cur))
+    out: List[PasteGpu] = []
+    for item in items:
+        bus = _INXI_BUS.search(item)
+        if not bus:
+            continue
+        chip = _INXI_CHIP.search(item)
+        name = item.split(":", 1)[1].strip()
+        if chip:
+            if chip.group("ven").lower() != "1002":
+                continue
+        elif not _INXI_AMD_NAME.match(name):
+            continue
+        g = PasteGpu("inxi", bdf=_norm_bdf(bus.group("bdf")))
+        if chip:
+            g.device_id = chip.group("dev").lower()
+        out.append(g)
+    return out
+
+
 @lean_dataclass
 class PasteGpu:
     """A GPU one line (or a few lines about the same PCI address) tells about."""
@@ -328,6 +391,11 @@ def parse(text: object) -> PasteFacts:
     if not any(n in low for n in _NEEDLES):
         return out
     by_bdf = {}
+    if "bus-ID: " in text and "Graphics:" in text:
+        for g in _inxi_graphics(text):
+            if g.bdf not in by_bdf:
+                by_bdf[g.bdf] = g
+                out.gpus.append(g)
     kfd_seen = set()
     names_seen = set()
     ollama_verified = set()  # addresses read from Ollama's 'verifying if device is supported' lines
