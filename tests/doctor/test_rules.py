@@ -838,3 +838,11 @@ def s_apu_gtt_ceiling(s):  # a Strix Halo's GPU, amdgpu's GTT line and a program
 
 
 CASES["apu-gtt-ceiling"] = s_apu_gtt_ceiling
+
+
+# s12-heldax: a program's total GPU memory far below the VRAM amdgpu set up (TheRock#1054's lines;
+# tests/doctor/test_heldout_set_ax.py)
+ERROR_CASES["gpu-memory-below-driver"] = (
+    "[    4.973019] [drm] amdgpu: 98304M of VRAM memory ready\n"
+    "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 16.00 GiB. GPU 0 has a total capacity of 15.24 GiB "
+    "of which 15.09 GiB is free.\n")

@@ -121,10 +121,18 @@ SIGNATURES: Tuple[Signature, ...] = (
         meaning="a GPU job timed out and the driver reset the GPU",
         needles=('amdgpu',)),
     Signature(
-        "memory_access_fault", r"Memory access fault by GPU node-\d+",
-        source="ROCm/ROCR-Runtime (runtime.cpp, VM fault message)",
-        meaning="a kernel read or wrote GPU memory it does not own (bug, or wrong gfx override)",
-        needles=('memory access fault',)),
+        # ROCr's two memory fault reports (runtime.cpp): the VM fault handler's "Memory access fault by GPU node-%u
+        # (Agent handle: %p) on address %p. Reason: %s." and the memory error handler's "Memory critical error by
+        # agent node-%u (Agent handle: %p) on address %p. Reason: Memory in use.", as users quote them: shortened
+        # ("Memory critical error by agent node-0 ... Reason: Memory in use"), wrapped after the handle (the second
+        # line "on address 0x... Reason: Memory in use.") or only the reason ("ROCm error Reason: Memory in use")
+        "memory_access_fault", r"Memory access fault by GPU node-\d+|Memory critical error by agent node-\d+"
+        r"|\bReason: Memory in use\b(?! by)",
+        source="ROCm/ROCR-Runtime (runtime.cpp, VM fault and memory error messages); s12-heldax: ROCm/ROCm#6182, "
+               "rjmalagon/ollama-linux-amd-apu#9",
+        meaning="a kernel read or wrote GPU memory it does not own (bug, or wrong gfx override), or ROCr's memory "
+                "error handler found memory still in use (a blocked mapping of /dev/kfd in a container, an APU)",
+        needles=('memory access fault', 'memory critical error', 'memory in use')),
     Signature(
         "oom", r"(torch\.(cuda\.)?OutOfMemoryError|HIP out of memory|CUDA out of memory|hipErrorOutOfMemory|HIPBLAS_STATUS_ALLOC_FAILED.*out of memory)",
         source="pytorch c10/hip caching allocator message",

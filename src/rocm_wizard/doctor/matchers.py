@@ -1793,7 +1793,8 @@ def unrecognised_failure(ctx: Context, meta: RuleMeta) -> Optional[Match]:
 
 # (s10-heldx) sightings that carry a figure a rule reads (a size, the free memory), not a message about anything
 # going wrong or right: they show nothing the user's prose could be about
-_FIGURE_SIGHTINGS = frozenset({"ggml_device_free_memory", "s10x_kernel_gtt_memory_ready"})
+_FIGURE_SIGHTINGS = frozenset({"ggml_device_free_memory", "s10x_kernel_gtt_memory_ready",
+                               "s12ax_kernel_vram_memory_ready"})
 
 
 @rule("failure-told-not-shown")
@@ -2306,6 +2307,36 @@ def apu_gtt_ceiling(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     if not gtt or not oom:
         return None
     return Match(gtt[:2] + oom[:2] + [f"{v.label}: an APU's GPU (its memory is GTT beside the carve-out)" for v in apus])
+
+
+# s12-heldax ====================================== the runtime's total far below the memory the driver set up
+# amdgpu_ttm.c's "%uM of VRAM memory ready" / "%uM of GTT memory ready." and PyTorch's allocator message ("GPU %d has
+# a total capacity of %s", c10/cuda/CUDACachingAllocator.cpp; "(GPU %d; %s total capacity" before 2.1, "capacty" in 2.1)
+_DRIVER_READY = re.compile(r"\b(\d{1,10})M of (VRAM|GTT) memory ready\b")
+_TORCH_TOTAL = re.compile(r"GPU \d+ has a total capaci?ty of (\d+(?:\.\d+)?) ([GM]iB)"
+                          r"|\(GPU \d+; (\d+(?:\.\d+)?) ([GM]iB) total capacity")
+
+
+@rule("gpu-memory-below-driver")
+def gpu_memory_below_driver(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    """The total GPU memory a program reports (PyTorch's allocator message) is less than half of the largest pool
+    amdgpu set up (its VRAM or GTT 'memory ready' line): the kernel's KFD hands ROCm a smaller pool than the driver
+    has (ROCm/ROCm#5444: kernels before 6.16.9 sized a Strix Halo's pool from GTT, not its 96 GB carve-out)."""
+    ready: Tuple[int, str] = (0, "")
+    total: Tuple[float, str] = (0.0, "")
+    for text, where, _sig in ctx.error_lines:
+        for m in _DRIVER_READY.finditer(text):
+            if int(m.group(1)) > ready[0]:
+                ready = (int(m.group(1)), f"{where}: {_clip(text)}")
+        for m in _TORCH_TOTAL.finditer(text):
+            num, unit = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+            mib = float(num) * (1024 if unit == "GiB" else 1)
+            if mib > total[0]:
+                total = (mib, f"{where}: {_clip(text)}")
+    if not ready[0] or not total[0] or total[0] * 2 > ready[0]:
+        return None
+    return Match([ready[1], total[1],
+                  f"the program sees {total[0] / 1024:.2f} GiB of GPU memory, the driver set up {ready[0] / 1024:.2f} GiB"])
 
 
 # s9 ================================================ an allocation refused although the device reported it free
