@@ -2315,10 +2315,17 @@ def library_client_gpu_fault(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     so the kernel ROCr's queue error handler reports faulting is the library's (as rccl-collective-gpu-fault
     puts a fault inside an RCCL collective in RCCL)."""
     faults = ctx.error_hits([_GPU_FAULT])
-    clients = [w for w in list(getattr(ctx.system, "workloads", None) or []) if s(w.id) in _LIBRARY_CLIENTS]
-    if not faults or not clients:
+    if not faults:
         return None
-    return Match(faults[:2] + [f"{s(w.line)} (the process: {s(w.id)}, the library's own client)" for w in clients[:2]])
+    from ..detect.parsers import workloads as _workloads
+
+    # the clients detection saw in the pasted outputs, and those in the error text given to diagnose
+    seen = [(s(w.id), s(w.line)) for w in list(getattr(ctx.system, "workloads", None) or [])]
+    seen += _workloads.scan(ctx.error_text)
+    clients = list(dict.fromkeys((wid, line) for wid, line in seen if wid in _LIBRARY_CLIENTS))
+    if not clients:
+        return None
+    return Match(faults[:2] + [f"{line} (the process: {wid}, the library's own client)" for wid, line in clients[:2]])
 
 
 _NO_CODE = re.compile(r"no kernel image is available|hipErrorNoBinaryForGpu|invalid device function|"

@@ -131,6 +131,9 @@ def _factors(rx: object) -> Tuple[str, ...]:
     return got
 
 
+_KINDS = len({wid for wid, _rx, _src in _ROWS})  # (every kind found: no line can add one)
+
+
 def scan_reference(text: object) -> List[Tuple[str, str]]:
     """The plain form of :func:`scan`, line by line (the tests hold scan() to it)."""
     if not isinstance(text, str) or not text:
@@ -148,7 +151,7 @@ def scan_reference(text: object) -> List[Tuple[str, str]]:
                 continue
             if rx.search(line):  # type: ignore[attr-defined]
                 found[wid] = line[:200]
-        if len(found) == 4:
+        if len(found) == _KINDS:
             break
     return list(found.items())
 
