@@ -846,3 +846,18 @@ ERROR_CASES["gpu-memory-below-driver"] = (
     "[    4.973019] [drm] amdgpu: 98304M of VRAM memory ready\n"
     "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 16.00 GiB. GPU 0 has a total capacity of 15.24 GiB "
     "of which 15.09 GiB is free.\n")
+# s12-heldat: a global override retargeting the one GPU to a sibling of its group while the kernel driver reports a VM
+# fault (ROCm/rocm-libraries#6320's line), and a GPU fault in MIOpen's own driver (ROCm/MIOpen#3540's lines)
+def s_override_sibling_fault(s):
+    gfx = s.gpus[0].gfx_target
+    sibling = {"gfx1100": "11.0.1", "gfx1101": "11.0.0", "gfx1030": "10.3.1", "gfx942": "9.0.10"}.get(gfx, "11.0.0")
+    s.access.env.update({"HSA_OVERRIDE_GFX_VERSION": sibling})
+    s.errors.append(ErrorSighting(signature="kernel_gfxhub_page_fault",
+                                  text="amdgpu: [gfxhub] page fault (src_id:0 ring:169 vmid:0 pasid:0)"))
+
+
+CASES["hsa-override-gpu-fault"] = s_override_sibling_fault
+ERROR_CASES["library-client-gpu-fault"] = (
+    "MIOPEN_FIND_ENFORCE=3 MIOpenDriver conv -n 1024 -c 256 -H 32 -W 32 -k 1 -y 5 -x 5 -p 2 -q 2\n"
+    "Memory access fault by GPU node-1 (Agent handle: 0x55724b0d00b0) on address 0x7fca1be00000. Reason: Page not "
+    "present or supervisor privilege.\n")

@@ -918,6 +918,14 @@ _RCCL_LINE = re.compile(r"\bNCCL WARN\b|\bRCCL\b|\bnccl(?:AllReduce|AllGather|Re
                         r"AllToAll|Send|Recv|GroupEnd|CommInit\w*)\b")
 
 
+_BUNDLE_LINE_CUT = re.compile(r"Cannot find CO in the bundle\s*$")
+# (s12-heldat) CLR's "Cannot find CO in the bundle <file> for ISA: <isa>" (ROCm/clr hipamd/src/hip_fatbin.cpp) whose
+# bundle is a ROCm library's shared object (the path may wrap onto the next line)
+_LIBRARY_BUNDLE_NO_CO = re.compile(
+    r"Cannot find CO in the bundle\W{1,16}\S*(?:lib(?:rocblas|hipblaslt|hipblas|MIOpen|rocsolver|rocsparse|hipsparse|hipsparselt"
+    r"|rocfft|hipfft|rccl|rocrand|hiprand)|(?:rocblas|hipblaslt|MIOpen|rocsolver|rocsparse|rocfft|rccl))[\w.-]*\.(?:so|dll)")
+
+
 @rule("no-binary-for-gpu")
 def no_binary(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     hits = _error_rule(ctx, meta)
@@ -929,6 +937,17 @@ def no_binary(ctx: Context, meta: RuleMeta) -> Optional[Match]:
                               "(ROCm release, or the framework's bundled one) built for every gfx target in the "
                               "process; with GPUs of two targets in one process, try one target per process "
                               "(HIP_VISIBLE_DEVICES) and report the RCCL version with NCCL_DEBUG=INFO."),
+                     data={"layer": "libraries"})
+    # (a wrapped line is also sighted as its first half alone, "... Cannot find CO in the bundle": the same line)
+    if any(_LIBRARY_BUNDLE_NO_CO.search(h) for h in hits) and all(
+            _LIBRARY_BUNDLE_NO_CO.search(h) or _BUNDLE_LINE_CUT.search(h) for h in hits):
+        # (s12-heldat) CLR's "Cannot find CO in the bundle <file> for ISA: <isa>" naming a ROCm library's file: that
+        # library's build lacks the target (detect/failures.toml s12at_rocm_library_bundle_no_co), whatever the program
+        ev = list(hits) + [f"{g.label}: {g.gfx}" for g in ctx.gpus or [] if g.gfx]
+        return Match(ev, fix=("The ROCm library named has no code for this GPU's target: use a build of it (a ROCm "
+                              "release, distribution package or community build) that lists the target, or, where the "
+                              "family's ISA is identical, HSA_OVERRIDE_GFX_VERSION to a target it carries (community "
+                              "setting)."),
                      data={"layer": "libraries"})
     ev = list(hits)
     named = ctx.error_search(r"gfx[0-9]{2,4}[0-9a-f]?")
@@ -2234,6 +2253,44 @@ def hsa_override_every_visible_gpu(ctx: Context, meta: RuleMeta) -> Optional[Mat
 
 
 _GPU_FAULT = re.compile(r"Memory access fault by GPU|HW Exception by GPU|Page not present or supervisor privilege", re.I)
+# (s12-heldat) what the kernel driver reports of a GPU running code it cannot: a VM page fault of a hub, a WARNING
+# trace in amdgpu, KFD's interrupt ring overflowing, a ring timeout or MES not answering
+# (drivers/gpu/drm/amd/amdgpu/gmc_v*.c, amdgpu_job.c, amdkfd/kfd_interrupt.c, mes_v*.c)
+_KERNEL_GPU_FAULT = re.compile(r"\[(?:gfxhub|mmhub|vmhub)\d*\] (?:no-)?(?:retry )?page fault"
+                               r"|WARNING: CPU: \d+ PID: \d+ at drivers/gpu/drm/amd/|\bih_fifo overflow\b"
+                               r"|\bring \S+ timeout\b|\bMES failed to respond\b")
+
+
+@rule("hsa-override-gpu-fault")
+def hsa_override_gpu_fault(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    """A global HSA_OVERRIDE_GFX_VERSION that retargets the GPU (or whose GPU the paste does not tell) and the
+    kernel driver reporting the GPU faulting: the override makes the runtime load code built for another target,
+    and ROCm's own fix for such crashes (ROCm/rocm-systems PR #3461, #5686: libhsakmt refusing overrides to other
+    targets because they cause 'kernel crashes, KFD interrupt handler overflows, and GPU resets') names it the cause.
+    Silent when the override names the GPU's own target, when it crosses instruction-set groups
+    (hsa-override-other-isa speaks) and when several GPUs share it (hsa-override-every-visible-gpu speaks)."""
+    value = ctx.hsa_override.get("HSA_OVERRIDE_GFX_VERSION")
+    if not value or len(ctx.hsa_override) > 1:
+        return None
+    as_gfx = overrides.gfx_of_value(value)
+    if not as_gfx:
+        return None
+    known = {v.gfx for v in ctx.gpus if v.gfx}
+    if len(known) > 1 or len(ctx.gpus) > 1:
+        return None  # several GPUs: the rules for one override over several GPUs speak
+    if known and (as_gfx in known or overrides.isa_group(next(iter(known))) != overrides.isa_group(as_gfx)):
+        return None  # the GPU's own target (a no-op), or another group (hsa-override-other-isa)
+    faults = ctx.error_hits([_KERNEL_GPU_FAULT])
+    if not faults:
+        return None  # the setting alone is the community practice: it speaks when the GPU faults
+    where = s((ctx.access.sources or {}).get("env")) or "the environment"
+    chip = next(iter(known)) if known else None
+    ev = [f"HSA_OVERRIDE_GFX_VERSION={value} ({where}) makes the runtime load {as_gfx} code"
+          + (f" on the {chip} GPU" if chip else " on a GPU whose own target the paste does not show")]
+    ev += faults[:3]
+    return Match(ev, community=True)
+
+
 # a collective RCCL runs (its API names, its INFO log of one): the fault is in that collective's kernel
 _RCCL_COLLECTIVE = re.compile(r"\bnccl(?:AllReduce|AllGather|ReduceScatter|Broadcast|Reduce|AllToAll|Send|Recv)\b"
                               r"|NCCL INFO (?:AllReduce|AllGather|ReduceScatter|Broadcast|Reduce): opCount")
@@ -2252,6 +2309,30 @@ def rccl_collective_gpu_fault(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     if len(ctx.gpus) > 1:
         ev.append("GPUs: " + ", ".join(v.label for v in ctx.gpus))
     return Match(ev)
+
+
+# (s12-heldat) a ROCm library's own driver or benchmark client, as detection found it run (detect/parsers/workloads.py)
+_LIBRARY_CLIENTS = ("MIOpenDriver", "rocblas-bench", "hipblaslt-bench")
+
+
+@rule("library-client-gpu-fault")
+def library_client_gpu_fault(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    """A GPU memory fault in a process the paste shows to be a ROCm library's own driver or benchmark client
+    (MIOpenDriver, rocblas-bench, hipblaslt-bench): such a client runs that library's kernels and nothing else,
+    so the kernel ROCr's queue error handler reports faulting is the library's (as rccl-collective-gpu-fault
+    puts a fault inside an RCCL collective in RCCL)."""
+    faults = ctx.error_hits([_GPU_FAULT])
+    if not faults:
+        return None
+    from ..detect.parsers import workloads as _workloads
+
+    # the clients detection saw in the pasted outputs, and those in the error text given to diagnose
+    seen = [(s(w.id), s(w.line)) for w in list(getattr(ctx.system, "workloads", None) or [])]
+    seen += _workloads.scan(ctx.error_text)
+    clients = list(dict.fromkeys((wid, line) for wid, line in seen if wid in _LIBRARY_CLIENTS))
+    if not clients:
+        return None
+    return Match(faults[:2] + [f"{line} (the process: {wid}, the library's own client)" for wid, line in clients[:2]])
 
 
 _NO_CODE = re.compile(r"no kernel image is available|hipErrorNoBinaryForGpu|invalid device function|"

@@ -34,7 +34,9 @@ INFERRED_LAYER_RULES = ("unrecognised-failure", "failure-told-not-shown")
 # kernels): they follow the findings of observed failures and other rules, before the catch-alls
 # (s11-heldaj) an unsupported GPU beside supported ones is such a statement too: it leads where nothing failing is shown,
 # and follows a failure the paste shows (1000: a build's kernels refused on every GPU, the supported ones included)
-STATUS_RULES = ("rocm-older-than-catalog", "rocm-dropped-gpu", "mixed-gpu-left-out")
+# (s12-heldat) so is "this ROCm release predates the GPU" (rocm-too-old-for-gpu): the library error it may explain (1200:
+# rocBLAS's missing Tensile library for gfx1103 under ROCm 6.3.2) leads, and the statement follows, as rocm-dropped-gpu's
+STATUS_RULES = ("rocm-older-than-catalog", "rocm-dropped-gpu", "mixed-gpu-left-out", "rocm-too-old-for-gpu")
 # a known regression of an installed release whose symptom the paste shows (catalog/data/regressions.toml):
 # the release is the cause of that symptom whatever layer prints it, so it leads (s8-regress)
 # s9-helds: one global HSA_OVERRIDE_GFX_VERSION in a process shown several GPUs, with the GPU faults that follow
@@ -42,7 +44,10 @@ STATUS_RULES = ("rocm-older-than-catalog", "rocm-dropped-gpu", "mixed-gpu-left-o
 # cause whatever layer prints them, as a release's regression is its symptom's
 # likewise a GPU memory fault the paste ties to an RCCL collective: the fault is in RCCL's kernel, whichever layer's
 # line (ROCr's "Memory access fault by GPU node-N") reports it
-CAUSE_RULES = ("known-regression", "hsa-override-every-visible-gpu", "rccl-collective-gpu-fault", "ip-discovery-on-vf")
+# (s12-heldat) and a GPU memory fault in a ROCm library's own driver or benchmark client (MIOpenDriver, rocblas-bench):
+# the fault is in that library's kernel; a global override retargeting the one GPU when the kernel reports it faulting
+CAUSE_RULES = ("known-regression", "hsa-override-every-visible-gpu", "rccl-collective-gpu-fault", "ip-discovery-on-vf",
+               "library-client-gpu-fault", "hsa-override-gpu-fault")
 
 
 def lead_key(finding: "Finding"):

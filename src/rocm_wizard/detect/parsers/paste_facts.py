@@ -241,7 +241,13 @@ _CLR_GFX_VERSION = lazy(r"\brocdevice\.cpp\s{0,20}:\s{0,4}\d{1,6}\s{0,4}:[^\n]{0
 # rocBLAS (library/src/tensile_host.cpp) names the running device's target when its Tensile kernels are
 # missing: "rocBLAS error: Cannot read .../TensileLibrary.dat: Illegal seek for GPU arch : gfx906".
 # Under HSA_OVERRIDE_GFX_VERSION that is the overridden target, so such a paste takes nothing from it.
-_ROCBLAS_ARCH = lazy(r"\bfor GPU arch : (?P<gfx>gfx[0-9a-f]{3,4})(?::[a-z]+[+-])*(?![0-9a-z])")
+# (s12-heldat) a user who retypes the line drops the space before the colon ("for GPU arch: gfx1103", 1200)
+_ROCBLAS_ARCH = lazy(r"\bfor GPU arch ?: ?(?P<gfx>gfx[0-9a-f]{3,4})(?::[a-z]+[+-])*(?![0-9a-z])")
+# (s12-heldat) CLR's fat-binary loader (ROCm/clr hipamd/src/hip_fatbin.cpp) names the device's ISA when a library's
+# bundle has no code object for it: ":1:hip_fatbin.cpp:780 : Cannot find CO in the bundle /usr/lib64/librocblas.so.4.4
+# for ISA: amdgcn-amd-amdhsa--gfx1013:xnack-" (the path often wraps the line, so the ISA half is read on its own).
+# Under HSA_OVERRIDE_GFX_VERSION that is the overridden target, as rocBLAS's line is.
+_CLR_BUNDLE_ISA = lazy(r"\bfor ISA: amdgcn-amd-amdhsa--(?P<gfx>gfx[0-9a-f]{3,4})(?::[a-z]+[+-])*(?![0-9a-z])")
 # Lemonade Server's refusal of a backend names the GPU's family, for an AMD GPU the gfx target it read from
 # KFD's gfx_target_version (Linux) or the GPU's name (lemonade-sdk/lemonade src/cpp/server/system_info.cpp:
 # message = "Unsupported GPU: " + detected_family; server.cpp: "Cannot install <recipe>:<backend> on this system:
@@ -256,7 +262,7 @@ _AMDGPU_TOP_DEVPATH = re.compile(r'DevicePath \{[^}\n]{0,200}?\bpci: (?:Some\()?
 _AMDGPU_TOP_DID = re.compile(r'^[^}]*?\bdevice_id: Some\((?P<did>\d{1,6})\)')
 _AMDGPU_TOP_REV = re.compile(r'^[^}]*?\brevision_id: Some\((?P<rev>\d{1,4})\)')
 _AMDGPU_TOP_NAME = re.compile(r'^[^}]*?\bdevice_name: "(?P<name>[^"\n]{1,80})"')
-_NEEDLES = ("gpu arch : gfx", "gcn arch", "amdgpu", "kfd", "gcnarchname", "device ", "name:", "card", "| 0", "boot_image", '"card', "amd arch", "hip", "rocm", "linux", "kernel", "ubuntu",
+_NEEDLES = ("gpu arch : gfx", "gpu arch: gfx", "for isa: amdgcn-amd-amdhsa--", "gcn arch", "amdgpu", "kfd", "gcnarchname", "device ", "name:", "card", "| 0", "boot_image", '"card', "amd arch", "hip", "rocm", "linux", "kernel", "ubuntu",
             "debian", "fedora", "rocky", "alma", "red hat", "centos", "suse", "arch linux", "mint", "pop!_os",
             "manjaro", "python ", "successfully installed", "amd-smi", "version:", "did ", "uname", "advanced micro devices", "pci id",
             "torch.__version__", "device-", "gpu architecture:", "-packages", "/.pyenv/versions/", "/cpython-", "library:rocm}",
@@ -801,11 +807,16 @@ def parse(text: object) -> PasteFacts:
             if m and ("lemonade", m.group("gfx")) not in names_seen:
                 names_seen.add(("lemonade", m.group("gfx")))
                 out.gpus.append(PasteGpu("lemonade", gfx_target=m.group("gfx")))
-        if has_gfx and "gpu arch : gfx" in l:
+        if has_gfx and "gpu arch" in l:
             m = _ROCBLAS_ARCH.search(line)
             if m and ("rocblas", m.group("gfx")) not in names_seen:
                 names_seen.add(("rocblas", m.group("gfx")))
                 out.gpus.append(PasteGpu("rocblas", gfx_target=m.group("gfx")))
+        if has_gfx and "for isa: amdgcn-amd-amdhsa--" in l:
+            m = _CLR_BUNDLE_ISA.search(line)
+            if m and ("rocblas", m.group("gfx")) not in names_seen:  # (one GPU with rocBLAS's own line of it)
+                names_seen.add(("rocblas", m.group("gfx")))
+                out.gpus.append(PasteGpu("hip-fatbin", gfx_target=m.group("gfx")))
         if check_left:
             check_left -= 1
         if torch_check:

@@ -45,9 +45,17 @@ _ROWS: Tuple[Tuple[str, object, str], ...] = (
     # ComfyUI: execution.py "!!! Exception during processing !!!", comfy/model_management.py start-up lines
     ("comfyui", lazy(r"^!!! Exception during processing !!!|^Set vram state to: |^Total VRAM \d+ MB, total RAM \d+ MB|\bComfyUI\b"), "comfyanonymous/ComfyUI execution.py, comfy/model_management.py"),
     ("comfyui", lazy(r"\bGot an OOM, unloading all loaded models\b"), "comfyanonymous/ComfyUI execution.py"),
+    # (s12-heldat) a ROCm library's own client run by name: MIOpen's driver (ROCm/MIOpen driver/driver.cpp), rocBLAS's and
+    # hipBLASLt's benchmark clients (ROCm/rocBLAS clients/benchmarks/client.cpp; hipBLASLt clients/benchmarks): they run
+    # that library's kernels only
+    # (a command line: the program, for MIOpenDriver its operation, then options; the name in prose is not it)
+    ("MIOpenDriver", lazy(r"(?:^|[\s/=])MIOpenDriver\s+[A-Za-z][A-Za-z0-9]{1,30}\s+-{1,2}[A-Za-z]"), "ROCm/MIOpen driver/driver.cpp"),
+    ("rocblas-bench", lazy(r"(?:^|[\s/=])rocblas-bench\s+-{1,2}[A-Za-z]"), "ROCm/rocBLAS clients/benchmarks/client.cpp"),
+    ("hipblaslt-bench", lazy(r"(?:^|[\s/=])hipblaslt-bench\s+-{1,2}[A-Za-z]"), "ROCm/hipBLASLt clients/benchmarks"),
 )
 _NEEDLES = ("ggml", "llama", "source=", "ollama", "vllm", "comfyui", "exception during processing", "vram", "detected platform rocm",
-            "cudamalloc failed", "to allocate rocm", "gpu-layers", "got an oom")
+            "cudamalloc failed", "to allocate rocm", "gpu-layers", "got an oom", "miopendriver", "rocblas-bench",
+            "hipblaslt-bench")
 
 
 def scan(text: object) -> List[Tuple[str, str]]:
@@ -123,6 +131,9 @@ def _factors(rx: object) -> Tuple[str, ...]:
     return got
 
 
+_KINDS = len({wid for wid, _rx, _src in _ROWS})  # (every kind found: no line can add one)
+
+
 def scan_reference(text: object) -> List[Tuple[str, str]]:
     """The plain form of :func:`scan`, line by line (the tests hold scan() to it)."""
     if not isinstance(text, str) or not text:
@@ -140,7 +151,7 @@ def scan_reference(text: object) -> List[Tuple[str, str]]:
                 continue
             if rx.search(line):  # type: ignore[attr-defined]
                 found[wid] = line[:200]
-        if len(found) == 4:
+        if len(found) == _KINDS:
             break
     return list(found.items())
 
