@@ -24,7 +24,8 @@ PATHS = ("rocm-upgrade", "torch-reinstall", "docker")
 # every one of them: a failed install (unmet dependencies, a DKMS build that failed, a wrong wheel)
 # explains any layer that is missing or mismatched after it, so it leads.  A missing override or a
 # GPU target without official code objects (runtime) is therefore read before "HIP error: invalid
-# device function" (hip), and a missing firmware file before the driver's init failure.
+# device function" (hip) where nothing else fails -- a statement of support or configuration follows the failure a
+# paste shows (STATUS_RULES) --, and a missing firmware file before the driver's init failure.
 ROOT_CAUSE_ORDER = ("packaging", "firmware", "kernel", "runtime", "hip", "libraries", "framework")
 # catch-all findings whose layer is only inferred from the file or the prose a line came from, not
 # known from the source that prints it: they follow the findings of known messages and rules
@@ -36,7 +37,16 @@ INFERRED_LAYER_RULES = ("unrecognised-failure", "failure-told-not-shown")
 # and follows a failure the paste shows (1000: a build's kernels refused on every GPU, the supported ones included)
 # (s12-heldat) so is "this ROCm release predates the GPU" (rocm-too-old-for-gpu): the library error it may explain (1200:
 # rocBLAS's missing Tensile library for gfx1103 under ROCm 6.3.2) leads, and the statement follows, as rocm-dropped-gpu's
-STATUS_RULES = ("rocm-older-than-catalog", "rocm-dropped-gpu", "mixed-gpu-left-out", "rocm-too-old-for-gpu")
+# (s12) and the other statements of support or configuration that quote no failure line: a GPU target without an
+# official build (gfx-no-official-build), the community override a GPU without native kernels takes
+# (hsa-override-missing), the IOMMU/ACS settings peer-to-peer traffic needs (iommu-p2p-settings), the Windows build
+# WSL's GPU path needs (wsl-windows-release), and a runtime's reported target that is not the chip's
+# (reported-target-not-chip): each may explain a failure the paste shows, and each is read after it -- the failure
+# names the layer the user meets (a library's missing kernels, RCCL's error, HIP's "invalid device function", the
+# runtime's HSA status); where nothing failing is shown, the statement leads as before
+STATUS_RULES = ("rocm-older-than-catalog", "rocm-dropped-gpu", "mixed-gpu-left-out", "rocm-too-old-for-gpu",
+                "gfx-no-official-build", "hsa-override-missing", "iommu-p2p-settings", "wsl-windows-release",
+                "reported-target-not-chip")
 # a known regression of an installed release whose symptom the paste shows (catalog/data/regressions.toml):
 # the release is the cause of that symptom whatever layer prints it, so it leads (s8-regress)
 # s9-helds: one global HSA_OVERRIDE_GFX_VERSION in a process shown several GPUs, with the GPU faults that follow

@@ -130,8 +130,12 @@ def name_to_id(name: Optional[str]) -> Optional[str]:
     if not name:
         return None
     low = name.strip().lower()
+    # the name the text starts with first: "Linux Mint 22.2 (Ubuntu 24.04 base)" is Mint, whose base it names after
     for key, ident in NAME_TO_ID:
-        if low.startswith(key) or (key in low and re.search(r"\b" + re.escape(key) + r"\b", low)):
+        if low.startswith(key):
+            return ident
+    for key, ident in NAME_TO_ID:
+        if key in low and re.search(r"\b" + re.escape(key) + r"\b", low):
             return ident
     return None
 
@@ -173,6 +177,7 @@ def _codename_from(dist_id: Optional[str], text: Optional[str]) -> Optional[str]
 
 
 _ARCHES = ("x86_64", "aarch64", "arm64", "ppc64le", "s390x", "i686", "riscv64")
+_ARCH_WORD = lazy(r"(?<![\w.])(?:x86_64|aarch64|arm64|ppc64le|s390x|i686|riscv64|amd64)(?![\w.])")
 
 
 def _first_parenthesised(text: str) -> Optional[str]:
@@ -220,7 +225,8 @@ def from_pretty(text: Optional[str]) -> OsRelease:
     res.id = name_to_id(t2)
     if res.id is None:
         return res
-    rest = t2
+    # an architecture word is no version ("CachyOS x86_64 (Arch Linux based)": not 86)
+    rest = _ARCH_WORD.sub(" ", t2) if "64" in t2 or "86" in t2 else t2
     res.version_id = _version_id_from(res.id, rest) if _VERSION_NUM.search(rest) else None
     if res.id == "arch" and res.version_id is None:
         res.version_id = "rolling"
