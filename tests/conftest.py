@@ -18,6 +18,7 @@ _CPU = cputime.Totals()
 
 
 def pytest_configure(config):
+    bytecode.keep_rewritten_tests()
     guard.install()
     leaks.install()
     hoststate.install()
@@ -32,6 +33,10 @@ def pytest_configure(config):
                               suppress_health_check=[HealthCheck.too_slow])
     if ci.in_ci():
         settings.load_profile("ci")
+
+
+def pytest_collection_finish(session):
+    bytecode.collection_done()  # the tests run with the environment's flag (rwtest/bytecode.py)
 
 
 @pytest.hookimpl(tryfirst=True)

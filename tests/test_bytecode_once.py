@@ -34,3 +34,9 @@ def test_compiled_once_then_loaded_and_an_edit_is_compiled_again(tmp_path):
     assert _loads(top, "rwpkg") == "two, longer|source"
     assert bytecode.compile_sources([top])
     assert _loads(top, "rwpkg") == "two, longer|pyc"
+
+
+def test_the_tests_run_with_the_flag_the_interpreter_started_with():
+    # keep_rewritten_tests lifts sys.dont_write_bytecode for the collection only (pytest's rewritten
+    # test modules kept); the tests themselves, and the wizard's TOML cache, see the start's flag
+    assert sys.dont_write_bytecode == bool(sys.flags.dont_write_bytecode)

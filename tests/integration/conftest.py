@@ -36,13 +36,29 @@ LONG_ELSEWHERE = ("tests/verify/test_bounded_run.py", "tests/verify/test_smoke_s
                   "tests/verify/test_verify_default_venv.py")
 
 
+_LONG = frozenset(REPO / name for name in LONG_ELSEWHERE)
+_WHERE: dict = {}
+
+
+def _where(item) -> int:
+    """1 for a test file of this tier, 2 for one of :data:`LONG_ELSEWHERE`, 3 for any other; worked
+    out once per file (the ~14,700 tests come from ~280 files: a ``resolve`` per test cost about a
+    second of each process's collection)."""
+    name = str(item.fspath)
+    where = _WHERE.get(name)
+    if where is None:
+        path = Path(name).resolve()
+        where = _WHERE[name] = 1 if HERE in path.parents else 2 if path in _LONG else 3
+    return where
+
+
 def _slowness(item) -> int:
     """0 for the playbook tests (an ansible-core in a root: the longest of the suite, 30-50 s each),
     1 for the rest of this tier (a root, apt, dpkg: 5-40 s), 2 for the files of
     :data:`LONG_ELSEWHERE`, 3 for every other test (well under a second mostly)."""
-    path = Path(str(item.fspath)).resolve()
-    if HERE not in path.parents:
-        return 2 if any(path == REPO / name for name in LONG_ELSEWHERE) else 3
+    where = _where(item)
+    if where != 1:
+        return where
     return 0 if "ansible_in" in getattr(item, "fixturenames", ()) else 1
 
 
@@ -53,7 +69,7 @@ def pytest_collection_modifyitems(config, items):
     ``scripts/test.sh`` caps what a worker is handed at once (``--maxschedchunk 4``), so the slow
     tests are spread over the workers as they free up, not handed out in one contiguous chunk."""
     for item in items:
-        if HERE in Path(str(item.fspath)).resolve().parents:
+        if _where(item) == 1:
             item.add_marker(pytest.mark.integration)
     items.sort(key=_slowness)
 
