@@ -124,3 +124,38 @@ def test_fastfetch_numbered_gpus(tmp_path):
 def test_os_line_with_a_trailing_architecture(pretty, ident, version):
     r = os_release.from_pretty(pretty)
     assert (r.id, r.version_id) == (ident, version)
+
+
+def test_an_inxi_report_beside_other_outputs_leaves_them_read():
+    """The inxi block ends at the first line at the margin that is no section; what follows is read as usual,
+    and a neofetch block (its "CPU:", "Memory:" lines) beside hostnamectl's "Operating System:" is no inxi."""
+    form = issue_form.parse(INXI_NEW + "$ rocminfo | head\n### GPU\nAMD Radeon RX 9070 XT\nOS: Ubuntu 24.04\n")
+    assert form.kernel == ["6.12.48+deb13-amd64"]
+    assert form.os == ["Debian GNU/Linux 13 (trixie)", "Ubuntu 24.04"]
+    assert "AMD Radeon RX 9070 XT" in form.gpu
+    neo = ("OS: Ubuntu 25.10 x86_64\nCPU: AMD Ryzen 9 7950X (32) @ 5.88 GHz\nMemory: 3000MiB / 32000MiB\n"
+           "GPU: AMD ATI Radeon RX 7600/7600 XT/7600M XT/7600S/7700S / PRO W7600\n Operating System: Ubuntu 25.10\n")
+    form = issue_form.parse(neo)
+    assert form.os[0] == "Ubuntu 25.10 x86_64" and form.cpu == ["AMD Ryzen 9 7950X (32) @ 5.88 GHz"]
+    assert form.gpu == ["AMD ATI Radeon RX 7600/7600 XT/7600M XT/7600S/7700S / PRO W7600"]
+
+
+def test_the_line_that_ends_an_inxi_report_is_read_as_usual():
+    form = issue_form.parse(INXI_NEW + "OS: Ubuntu 24.04\n")
+    assert form.os == ["Debian GNU/Linux 13 (trixie)", "Ubuntu 24.04"]
+
+
+def test_inxi_reading_is_linear_on_hostile_input():
+    """Many "System:" lines that start no report, then many two-line reports: each line is read once.  Run in a
+    child with a bound (tests/detect/test_hostile_input.py's way): a quadratic walk over these 160 000 lines
+    would take hours, the linear one a second."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("from rocm_wizard.detect.parsers import issue_form\n"
+            "f = issue_form.parse('System: x\\nfoo\\n' * 40000 + 'System: y\\nGraphics:\\n' * 40000)\n"
+            "print(len(f.os), len(f.kernel))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=dict(os.environ))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["0", "0"]

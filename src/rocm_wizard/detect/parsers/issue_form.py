@@ -87,6 +87,7 @@ def _add(out: IssueForm, name: str, value: str) -> None:
 # smxi/inxi's own output format: https://codeberg.org/smxi/inxi (inxi's man page, "OUTPUT"); keys are one word,
 # possibly with a dash and a number ("Device-1", "chip-ID", "bus-ID").
 _INXI_SECTION = lazy(r"^(?:System|Machine|CPU|Graphics|Audio|Network|Drives|Partition|Swap|Sensors|Info|Memory|Battery|Bluetooth|Repos|Processes|USB|Logical|RAID):(?:\s|$)")
+_INXI_SYSTEM = lazy(r"^`{0,3}System:(?:[ \t]|$)", re.M)
 _INXI_KEY = lazy(r"(?:^|(?<=\s))(?P<k>[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)?):\s")
 _INXI_FIELDS = {"Kernel": "kernel", "Distro": "os"}
 
@@ -98,33 +99,56 @@ def _inxi_pairs(line: str) -> List[Tuple[str, str]]:
             for i, m in enumerate(keys)]
 
 
-def _inxi(text: str, out: "IssueForm") -> bool:
-    """The fields of an inxi report in ``text`` (at least two of its sections at a line's start); False
-    when ``text`` is no inxi report."""
-    if "System:" not in text or sum(1 for l in text.split("\n") if _INXI_SECTION.match(l.lstrip("`"))) < 2:
-        return False
-    section = ""
-    for raw in text.split("\n"):
-        line = raw.strip().strip("`")
-        if not line or len(line) > 400:
+def _inxi(text: str, out: "IssueForm") -> List[Tuple[int, int]]:
+    """The fields of each inxi report in ``text``: a block that starts at a "System:" line and holds at least
+    one more of inxi's sections at a line's start, up to the first line at the margin that is no section (a
+    prompt, another tool's output).  Only those blocks are read, so the rest of a paste costs one scan.
+    Returns the blocks' spans (their lines are inxi's pairs, not "Key: value" fields)."""
+    pos = 0
+    spans: List[Tuple[int, int]] = []
+    while True:
+        m = _INXI_SYSTEM.search(text, pos)
+        if m is None:
+            return spans
+        block: List[Tuple[str, str]] = []  # (section, line)
+        sections = 0
+        section = ""
+        end = m.start()
+        while end < len(text):  # (line by line from the "System:" line, without splitting the rest of the text)
+            nl = text.find("\n", end)
+            nl = len(text) if nl < 0 else nl
+            line_start, raw, end = end, text[end:nl], nl + 1
+            line = raw.strip().strip("`")
+            if not line:
+                continue
+            at_margin = not raw[:1].isspace()
+            head = _INXI_SECTION.match(line) if at_margin else None
+            if at_margin and head is None and block:
+                end = line_start  # the report ended before this line, which is read as usual
+                break
+            if head is not None:
+                sections += 1
+                section = line.split(":", 1)[0]
+                line = line[len(section) + 1:].strip()
+            if len(line) <= 400:
+                block.append((section, line))
+        pos = max(end, m.end())
+        if sections < 2:
             continue
-        m = _INXI_SECTION.match(line)
-        if m and not raw[:1].isspace():
-            section = line.split(":", 1)[0]
-            line = line[len(section) + 1:].strip()
-        for key, value in _inxi_pairs(line):
-            name = _INXI_FIELDS.get(key)
-            if name == "kernel":  # "Kernel: 6.12.48+deb13-amd64 arch: ..." (not "Kernel: FreeBSD 14.0-CURRENT")
-                rel = value.split()[0] if value else ""
-                if section == "System" and rel[:1].isdigit():
-                    _add(out, name, rel)
-            elif name:
-                _add(out, name, value)
-            elif section == "Graphics" and (key.startswith("Device-") or key.startswith("Card")) and value:
-                _add(out, "gpu", value)
-            elif section == "CPU" and key == "model" and value:
-                _add(out, "cpu", value)
-    return True
+        spans.append((m.start(), min(end, len(text))))
+        for section, line in block:
+            for key, value in _inxi_pairs(line):
+                name = _INXI_FIELDS.get(key)
+                if name == "kernel":  # "Kernel: 6.12.48+deb13-amd64 arch: ..." (not "Kernel: FreeBSD 14.0-CURRENT")
+                    rel = value.split()[0] if value else ""
+                    if section == "System" and rel[:1].isdigit():
+                        _add(out, name, rel)
+                elif name:
+                    _add(out, name, value)
+                elif section == "Graphics" and (key.startswith("Device-") or key.startswith("Card")) and value:
+                    _add(out, "gpu", value)
+                elif section == "CPU" and key == "model" and value:
+                    _add(out, "cpu", value)
 
 
 def parse(text: object) -> IssueForm:
@@ -132,8 +156,10 @@ def parse(text: object) -> IssueForm:
     out = IssueForm()
     if not isinstance(text, str) or not text:
         return out
-    if _inxi(text, out):
-        return out
+    if "System:" in text:
+        spans = _inxi(text, out)
+        if spans:  # the rest of the text is read as usual
+            text = "".join(text[a:b] for a, b in zip([0] + [e for _s, e in spans], [s0 for s0, _e in spans] + [len(text)]))
     pending: Optional[str] = None  # a heading's field waiting for its first line
     in_fence = False
     for raw in text.replace("\r", "\n").split("\n"):
