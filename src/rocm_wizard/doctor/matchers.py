@@ -926,29 +926,32 @@ _LIBRARY_BUNDLE_NO_CO = re.compile(
     r"|rocfft|hipfft|rccl|rocrand|hiprand)|(?:rocblas|hipblaslt|MIOpen|rocsolver|rocsparse|rocfft|rccl))[\w.-]*\.(?:so|dll)")
 
 
+def _library_lacks_target(ctx: Context, hits: List[str], fix: str) -> Match:
+    """no-binary-for-gpu placed at the libraries: the lines, each GPU's target, the library's fix."""
+    return Match(list(hits) + [f"{g.label}: {g.gfx}" for g in ctx.gpus or [] if g.gfx], fix=fix,
+                 data={"layer": "libraries"})
+
+
 @rule("no-binary-for-gpu")
 def no_binary(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     hits = _error_rule(ctx, meta)
     if not hits:
         return None
     if all(_RCCL_LINE.search(h) for h in hits):
-        ev = list(hits) + [f"{g.label}: {g.gfx}" for g in ctx.gpus or [] if g.gfx]
-        return Match(ev, fix=("The collective library (RCCL) has no code for one of the GPUs it drives: use an RCCL "
-                              "(ROCm release, or the framework's bundled one) built for every gfx target in the "
-                              "process; with GPUs of two targets in one process, try one target per process "
-                              "(HIP_VISIBLE_DEVICES) and report the RCCL version with NCCL_DEBUG=INFO."),
-                     data={"layer": "libraries"})
+        return _library_lacks_target(ctx, hits, (
+            "The collective library (RCCL) has no code for one of the GPUs it drives: use an RCCL (ROCm release, or "
+            "the framework's bundled one) built for every gfx target in the process; with GPUs of two targets in one "
+            "process, try one target per process (HIP_VISIBLE_DEVICES) and report the RCCL version with "
+            "NCCL_DEBUG=INFO."))
     # (a wrapped line is also sighted as its first half alone, "... Cannot find CO in the bundle": the same line)
     if any(_LIBRARY_BUNDLE_NO_CO.search(h) for h in hits) and all(
             _LIBRARY_BUNDLE_NO_CO.search(h) or _BUNDLE_LINE_CUT.search(h) for h in hits):
         # (s12-heldat) CLR's "Cannot find CO in the bundle <file> for ISA: <isa>" naming a ROCm library's file: that
         # library's build lacks the target (detect/failures.toml s12at_rocm_library_bundle_no_co), whatever the program
-        ev = list(hits) + [f"{g.label}: {g.gfx}" for g in ctx.gpus or [] if g.gfx]
-        return Match(ev, fix=("The ROCm library named has no code for this GPU's target: use a build of it (a ROCm "
-                              "release, distribution package or community build) that lists the target, or, where the "
-                              "family's ISA is identical, HSA_OVERRIDE_GFX_VERSION to a target it carries (community "
-                              "setting)."),
-                     data={"layer": "libraries"})
+        return _library_lacks_target(ctx, hits, (
+            "The ROCm library named has no code for this GPU's target: use a build of it (a ROCm release, "
+            "distribution package or community build) that lists the target, or, where the family's ISA is "
+            "identical, HSA_OVERRIDE_GFX_VERSION to a target it carries (community setting)."))
     ev = list(hits)
     named = ctx.error_search(r"gfx[0-9]{2,4}[0-9a-f]?")
     gfx = support.normalize_gfx(named) if named else None
