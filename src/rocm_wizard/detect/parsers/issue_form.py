@@ -86,7 +86,9 @@ def _add(out: IssueForm, name: str, value: str) -> None:
 # "Device-1: Advanced Micro Devices [AMD/ATI] Navi 48 [Radeon RX 9070/9070 XT/9070 GRE] driver: amdgpu v: kernel").
 # smxi/inxi's own output format: https://codeberg.org/smxi/inxi (inxi's man page, "OUTPUT"); keys are one word,
 # possibly with a dash and a number ("Device-1", "chip-ID", "bus-ID").
-_INXI_SECTION = lazy(r"^(?:System|Machine|CPU|Graphics|Audio|Network|Drives|Partition|Swap|Sensors|Info|Memory|Battery|Bluetooth|Repos|Processes|USB|Logical|RAID):(?:\s|$)")
+# (paste_facts' reader of inxi's Graphics items uses it too)
+INXI_SECTION = lazy(r"^(?:System|Machine|Battery|Memory|CPU|Graphics|Audio|Network|Bluetooth|Drives|Partition|"
+                    r"Logical|RAID|Swap|Unmounted|USB|Sensors|Repos|Processes|Info):(?:\s|$)")
 _INXI_SYSTEM = lazy(r"^`{0,3}System:(?:[ \t]|$)", re.M)
 _INXI_KEY = lazy(r"(?:^|(?<=\s))(?P<k>[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)?):\s")
 _INXI_FIELDS = {"Kernel": "kernel", "Distro": "os"}
@@ -122,7 +124,7 @@ def _inxi(text: str, out: "IssueForm") -> List[Tuple[int, int]]:
             if not line:
                 continue
             at_margin = not raw[:1].isspace()
-            head = _INXI_SECTION.match(line) if at_margin else None
+            head = INXI_SECTION.match(line) if at_margin else None
             if at_margin and head is None and block:
                 end = line_start  # the report ended before this line, which is read as usual
                 break

@@ -277,8 +277,7 @@ _NEEDLES = ("gpu arch : gfx", "gpu arch: gfx", "for isa: amdgcn-amd-amdhsa--", "
 # only where it is not 0000) and with "-xx" the vendor:device ids ("chip-ID: 1002:7550"); a USB device's bus-ID is
 # "1-2:3" and its chip-ID the USB ids, so only PCI addresses are read.  Other items ("Display:", "API:",
 # "Monitor-1:") and other sections end a device.
-_INXI_SECTION_START = lazy(r"^(?:System|Machine|Battery|Memory|CPU|Graphics|Audio|Network|Bluetooth|Drives|Partition|"
-                           r"Logical|RAID|Swap|Unmounted|USB|Sensors|Repos|Processes|Info):(?:\s|$)")
+from .issue_form import INXI_SECTION as _INXI_SECTION_START  # noqa: E402 (inxi's section names, read once)
 _INXI_ITEM = lazy(r"^(?:Graphics:\s+)?(?P<key>[A-Z][A-Za-z]*(?:-\d+)?):\s")
 _INXI_BUS = lazy(r"(?:^|\s)bus-ID: (?P<bdf>(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])(?:\s|$)")
 _INXI_CHIP = lazy(r"(?:^|\s)chip-ID: (?P<ven>[0-9a-fA-F]{4}):(?P<dev>[0-9a-fA-F]{4})(?:\s|$)")
