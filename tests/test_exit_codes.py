@@ -163,5 +163,9 @@ def test_readme_row_130_interrupted_at_a_safe_point(tmp_path):
         err = err_pipe.read().decode().lstrip("#")  # until the command has ended (stdout: well under a pipe's 64 KiB)
         proc.communicate(timeout=180)
     assert proc.returncode == 130, (proc.returncode, masks, err[-1500:])
-    assert "demo" in err, err  # the message it was writing when the signal came
-    assert "safe point" in err and "Traceback" not in err, err
+    # README's row: 130, the safe-point message, no traceback.  The message the command was writing when the
+    # signal came ("... demo ...") may or may not reach the pipe: whether Python keeps the bytes of a write that
+    # KeyboardInterrupt cut short depends on where in its text and buffer layers the signal lands (CI once saw
+    # it dropped), which is the interpreter's, not the command's behaviour
+    assert err.rstrip().endswith("rocm-wizard: stopped (Ctrl-C) at a safe point; nothing was being changed"), err
+    assert "Traceback" not in err, err
