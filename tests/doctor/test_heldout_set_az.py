@@ -47,3 +47,67 @@ def test_the_pool_allocators_oom_in_its_other_forms(line):
 ])
 def test_other_allocations_and_successes_are_not_the_row(line):
     assert ROW not in ids(line)
+
+
+# -- a W7900's boot lines that are not the failure (1320): the blank RAS table, RAS recovery, TMZ --------
+from rocm_wizard.detect import failure_lines  # noqa: E402
+
+BLANK = "s13az_ras_eeprom_blank_table"
+RECOVERY = "s13az_ras_recovery_init_failed"
+EEPROM = "k12_ras_eeprom_table_error"
+
+
+def test_1320_the_hardware_exception_leads_not_the_boot_lines():
+    assert_named_and_leads("1320", "rocr_hw_exception", "runtime")
+
+
+@pytest.mark.parametrize("line", [
+    "[    9.765347] amdgpu 0000:03:00.0: amdgpu: RAS header invalid, unsupported version: 4294967295",
+    # journalctl's form of the same dev_err
+    "Apr 10 17:20:01 host kernel: amdgpu 0000:03:00.0: amdgpu: RAS header invalid, unsupported version: 4294967295",
+])
+def test_an_all_ones_table_is_the_blank_table_row_not_the_eeprom_failure(line):
+    found = ids(line)
+    assert BLANK in found and EEPROM not in found
+    assert error_signatures.failure(BLANK).severity == "info"
+
+
+@pytest.mark.parametrize("line", [
+    # a real version the driver does not know, or a header whose record count is out of range: still a failure
+    "[    5.100000] amdgpu 0000:03:00.0: amdgpu: RAS header invalid, unsupported version: 3",
+    "[    5.100000] amdgpu 0000:03:00.0: amdgpu: RAS header invalid, records in header: 5000 max allowed :4000",
+    "[    5.100000] amdgpu 0000:03:00.0: amdgpu: RAS header invalid, unsupported version: 42949672950",
+])
+def test_other_invalid_headers_stay_the_eeprom_failure(line):
+    found = ids(line)
+    assert EEPROM in found and BLANK not in found
+
+
+@pytest.mark.parametrize("line", [
+    "[    9.765351] amdgpu 0000:03:00.0: amdgpu: Failed to initialize ras recovery! (-22)",
+    # kernels before the error code was added to the message
+    "[    4.200000] amdgpu 0000:c1:00.0: amdgpu: Failed to initialize ras recovery!",
+    "Jan 05 10:00:00 host kernel: amdgpu 0000:c1:00.0: amdgpu: Failed to initialize ras recovery! (-5)",
+])
+def test_ras_recovery_init_is_information(line):
+    assert RECOVERY in ids(line)
+    assert error_signatures.failure(RECOVERY).severity == "info"
+    assert error_signatures.failure_layer(RECOVERY) == "firmware"
+
+
+def test_the_threshold_message_that_does_stop_the_gpu_is_not_the_recovery_row():
+    line = "[    4.200000] amdgpu 0000:c1:00.0: amdgpu: Exceeding the bad_page_threshold parameter, disabling the GPU."
+    assert RECOVERY not in ids(line)
+
+
+@pytest.mark.parametrize("line", [
+    "[    9.120857] amdgpu 0000:03:00.0: amdgpu: Trusted Memory Zone (TMZ) feature not supported",
+    "[    3.000000] amdgpu 0000:0b:00.0: amdgpu: Trusted Memory Zone (TMZ) feature not supported by hardware",
+])
+def test_the_tmz_notice_is_not_a_failure_line(line):
+    assert not failure_lines.looks_like_failure(line, "dmesg")
+
+
+def test_a_tmz_line_that_reports_a_failure_still_counts():
+    line = "[    3.000000] amdgpu 0000:0b:00.0: amdgpu: failed to allocate TMZ buffer: -12"
+    assert failure_lines.looks_like_failure(line, "dmesg")
