@@ -111,3 +111,36 @@ def test_the_tmz_notice_is_not_a_failure_line(line):
 def test_a_tmz_line_that_reports_a_failure_still_counts():
     line = "[    3.000000] amdgpu 0000:0b:00.0: amdgpu: failed to allocate TMZ buffer: -12"
     assert failure_lines.looks_like_failure(line, "dmesg")
+
+
+# -- the catch-all places a line pasted twice by the occurrence whose context names its layer (1326) ------
+_BARE = "**The exact Error message**\nfree(): invalid pointer\nAborted (core dumped)\n"
+_AFTER_ROCBLAS = ("MIOpen(HIP): Info2 [CallGemm] rocBLAS\n"
+                  "rocblas_gemm_ex,N,N,1024,16,27,1,0x7be683213a00,f32_r,1024,0x7be683203000,f32_r,27,0,"
+                  "0x7be683203a00,f32_r,1024,0x7be683203a00,f32_r,1024,f32_r,0,0,none,atomics_allowed\n"
+                  "free(): invalid pointer\n")
+
+
+def _layers(texts):
+    return {line: layer for line, layer, _label in failure_lines.scan(texts)}
+
+
+def test_a_bare_line_takes_the_layer_of_its_placed_twin_pasted_later():
+    got = _layers([(_BARE, None, "paste:error.txt"), (_AFTER_ROCBLAS, None, "paste:log.txt")])
+    assert got["free(): invalid pointer"] == "libraries"
+    assert got["Aborted (core dumped)"] is None  # not pasted again: stays unplaced
+
+
+def test_a_placed_line_keeps_its_layer_and_a_twin_without_context_changes_nothing():
+    got = _layers([(_AFTER_ROCBLAS, None, "paste:log.txt"), (_BARE, None, "paste:error.txt")])
+    assert got["free(): invalid pointer"] == "libraries"
+    got = _layers([(_BARE, None, "paste:a.txt"), (_BARE, None, "paste:b.txt")])
+    assert got["free(): invalid pointer"] is None
+
+
+def test_1326_the_heap_abort_is_reported_at_libraries():
+    from rwtest.heldout import fixture, problems
+    from rwtest import realrun
+
+    diag = realrun.diagnosis(fixture("1326"))
+    assert ("unrecognised-failure", "libraries") in problems(diag)
