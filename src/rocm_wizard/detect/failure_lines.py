@@ -361,6 +361,10 @@ def scan(texts: Sequence[Tuple[str, Optional[str], str]], known: Sequence[str] =
     known_keys = {_key(k.strip()) for k in known if isinstance(k, str)}
     out: List[Tuple[str, Optional[str], str]] = []
     seen = set()
+    # (s13-heldaz) where each kept line sits in ``out``: the same line pasted again where its context names the
+    # layer (the lines above it) places the one kept without a layer (a bare "free(): invalid pointer" block and
+    # the log that shows it right after a rocBLAS call)
+    where: Dict[str, int] = {}
     for text, kind, label in texts:
         if not isinstance(text, str) or not text:
             continue
@@ -384,9 +388,17 @@ def scan(texts: Sequence[Tuple[str, Optional[str], str]], known: Sequence[str] =
             if how != SHOWN:
                 continue
             key = _key(line[:_SCAN_LINE])
-            if key in seen or key in known_keys:
+            if key in known_keys:
+                continue
+            if key in seen:
+                i = where.get(key)
+                if i is not None and out[i][1] is None:
+                    placed = _placed(line, kind, text, start, t)
+                    if placed is not None:
+                        out[i] = (line[:MAX_LINE], placed, label)
                 continue
             seen.add(key)
+            where[key] = len(out)
             out.append((line[:MAX_LINE], _placed(line, kind, text, start, t), label))
             if len(out) >= limit:
                 return out
