@@ -22,11 +22,11 @@ def _problems(num: str):
 
 # -- the fixtures: named, led at their layer, nothing left unnamed ------------------------------------
 @pytest.mark.parametrize("num,row,layer", [
-    ("1300", "S13AY_pip_subprocess_exited_with_error", "packaging"),
+    ("1300", "s13ay_pip_subprocess_exited_with_error", "packaging"),
     ("1302", "pkg_pip_resolution_impossible", "packaging"),
-    ("1306", "S13AY_python_no_module_named_torch", "packaging"),
-    ("1308", "S13AY_uv_package_not_found_in_registry", "packaging"),
-    ("1308", "S13AY_uv_report_term_cannot_be_used", "packaging"),
+    ("1306", "s13ay_python_no_module_named_torch", "packaging"),
+    ("1308", "s13ay_uv_package_not_found_in_registry", "packaging"),
+    ("1308", "s13ay_uv_report_term_cannot_be_used", "packaging"),
 ])
 def test_the_fixture_is_named_and_leads(num, row, layer):
     assert_named_and_leads(num, row, layer)
@@ -75,7 +75,7 @@ def test_a_conflict_line_of_many_requirements_is_pips_conflict():
     "× Encountered error while generating package metadata.",
 ])
 def test_pips_subprocess_report_is_named(line):
-    assert "S13AY_pip_subprocess_exited_with_error" in _ids(line), line
+    assert "s13ay_pip_subprocess_exited_with_error" in _ids(line), line
 
 
 @pytest.mark.parametrize("line", [
@@ -86,7 +86,7 @@ def test_pips_subprocess_report_is_named(line):
     "  Building wheel for rocm (pyproject.toml) ... done",
 ])
 def test_pips_steps_that_worked_are_not_it(line):
-    assert "S13AY_pip_subprocess_exited_with_error" not in _ids(line), line
+    assert "s13ay_pip_subprocess_exited_with_error" not in _ids(line), line
 
 
 def test_pips_self_version_check_is_no_failure_line():
@@ -115,15 +115,15 @@ def test_pips_self_version_check_is_no_failure_line():
     "conclude that your requirements are unsatisfiable.",
 ])
 def test_uvs_package_not_found_is_named(line):
-    assert "S13AY_uv_package_not_found_in_registry" in _ids(line), line
+    assert "s13ay_uv_package_not_found_in_registry" in _ids(line), line
 
 
 def test_uvs_other_clauses_are_not_the_not_found_row():
     # no version of a name the index has: another clause (uv_no_solution / uv_requirements_unsatisfiable)
     line = ("  ╰─▶ Because there is no version of torch==2.3.1 and you require torch==2.3.1, we can conclude that your "
             "requirements are unsatisfiable.")
-    assert "S13AY_uv_package_not_found_in_registry" not in _ids(line)
-    assert "S13AY_uv_package_not_found_in_registry" not in _ids("error: package 'torch' not found in the cache")
+    assert "s13ay_uv_package_not_found_in_registry" not in _ids(line)
+    assert "s13ay_uv_package_not_found_in_registry" not in _ids("error: package 'torch' not found in the cache")
 
 
 @pytest.mark.parametrize("line", [
@@ -133,7 +133,7 @@ def test_uvs_other_clauses_are_not_the_not_found_row():
     "torchvision>0.24.0 cannot be used.",
 ])
 def test_uvs_cannot_be_used_clause(line):
-    assert "S13AY_uv_report_term_cannot_be_used" in _ids(line), line
+    assert "s13ay_uv_report_term_cannot_be_used" in _ids(line), line
 
 
 @pytest.mark.parametrize("line", [
@@ -142,7 +142,7 @@ def test_uvs_cannot_be_used_clause(line):
     "Warning: HSA_OVERRIDE_GFX_VERSION cannot be used with this GPU.",
 ])
 def test_prose_that_cannot_be_used_is_not_uvs(line):
-    assert "S13AY_uv_report_term_cannot_be_used" not in _ids(line)
+    assert "s13ay_uv_report_term_cannot_be_used" not in _ids(line)
 
 
 # -- torch not installed in the interpreter that ran (1306) -------------------------------------------
@@ -154,7 +154,7 @@ def test_prose_that_cannot_be_used_is_not_uvs(line):
     "ImportError: No module named torch",  # Python 2's wording
 ])
 def test_no_module_named_torch_is_named(line):
-    assert "S13AY_python_no_module_named_torch" in _ids(line), line
+    assert "s13ay_python_no_module_named_torch" in _ids(line), line
 
 
 @pytest.mark.parametrize("line", [
@@ -165,10 +165,10 @@ def test_no_module_named_torch_is_named(line):
     "ImportError: No module named torch.nn",
 ])
 def test_submodules_and_other_packages_are_not_it(line):
-    assert "S13AY_python_no_module_named_torch" not in _ids(line), line
+    assert "s13ay_python_no_module_named_torch" not in _ids(line), line
 
 
 def test_the_rows_sit_at_packaging():
-    for row in ("S13AY_pip_subprocess_exited_with_error", "S13AY_uv_package_not_found_in_registry",
-                "S13AY_uv_report_term_cannot_be_used", "S13AY_python_no_module_named_torch"):
+    for row in ("s13ay_pip_subprocess_exited_with_error", "s13ay_uv_package_not_found_in_registry",
+                "s13ay_uv_report_term_cannot_be_used", "s13ay_python_no_module_named_torch"):
         assert error_signatures.failure_layer(row) == "packaging", row
