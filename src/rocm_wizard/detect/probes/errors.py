@@ -23,6 +23,8 @@ from ._core_util import ok_outputs, paste_label, pastes, run
 # and compiles only the signatures one of whose needles a text holds; the whole table is loaded only
 # where that index is out of date or the table is loaded already
 error_index = lazy_module("rocm_wizard.detect.error_index")
+# (s13-heldbb) the known error texts as programs print them under another locale (loaded on the first paste)
+translations = lazy_module("rocm_wizard.detect.translations")
 
 MAX_SIGHTINGS = 100
 DMESG_ARGV = ["dmesg"]
@@ -63,7 +65,12 @@ def probe(source: Source, system: System) -> None:
     seen: Set[Tuple[str, str]] = set()
     known_lines: List[str] = []
     for text, label in texts:
-        for sig_id, layer, line in worked_out("known_errors", error_index.scan, text):
+        hits = worked_out("known_errors", error_index.scan, text)
+        if label.startswith("paste:"):
+            # (s13-heldbb) a paste printed under another locale: the known errors its translated messages hide
+            # (glibc's loader and strerror texts, translations.toml), each with its line as pasted
+            hits = list(hits) + translations.known_lines(text, error_index.scan, hits)
+        for sig_id, layer, line in hits:
             key = (sig_id, line)
             if key in seen:
                 continue
