@@ -85,3 +85,26 @@ def test_known_lines_leaves_out_what_the_pasted_text_gave_already():
         return [("row", line) for line in t.split("\n") if "Permission denied" in line]
 
     assert translations.known_lines(text, scan, scan(text)) == [("row", "y: Keine Berechtigung")]
+
+
+# the catch-all reads a translated paste the same way: a program killed by SIGSEGV under another locale
+@pytest.mark.parametrize("translated", [
+    "Speicherzugriffsfehler (Speicherabzug geschrieben)",   # de: glibc's strsignal, bash's "(core dumped)" as 1362 shows it
+    "段错误 (核心已转储)",                                     # zh_CN
+    "Ошибка сегментирования",                                # ru, without a core file
+    "Erreur de segmentation (core dumped)",                  # fr: glibc's strsignal
+])
+def test_a_translated_crash_line_is_heard_as_the_english_one(translated):
+    english = "$ python train.py\nSegmentation fault (core dumped)\n"
+    want = problems(doctor_files(Path(tempfile.mkdtemp()), {"a.txt": english}))
+    diag = doctor_files(Path(tempfile.mkdtemp()), {"a.txt": "$ python train.py\n%s\n" % translated})
+    assert want and problems(diag) == want
+    assert translated in "\n".join(e for f in diag.findings for e in f.evidence)
+
+
+@pytest.mark.parametrize("prose", [
+    "Ich habe die Installation abgebrochen und neu gestartet.",   # 'Aborted' is not in the table: a word of prose
+    "Die Datei liegt im Verzeichnis /opt/rocm, alles gefunden.",
+])
+def test_prose_is_not_heard_as_a_failure(prose):
+    assert problems(doctor_files(Path(tempfile.mkdtemp()), {"a.txt": prose + "\n"})) == []

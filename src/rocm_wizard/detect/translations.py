@@ -18,8 +18,8 @@ MAX_TEXT = 2_000_000
 
 
 @functools.lru_cache(maxsize=1)
-def _table() -> Tuple[Optional[Pattern[str]], Dict[str, str]]:
-    """The pattern of every translation (longest first) and the English message of each (by its lower-case form)."""
+def _table() -> Dict[str, str]:
+    """The English message of each translation, by the translation's lower-case form."""
     from ..catalog import _data
 
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "translations.toml")
@@ -32,21 +32,47 @@ def _table() -> Tuple[Optional[Pattern[str]], Dict[str, str]]:
         for text in (msg.get("msgstr") or {}).values():
             if isinstance(text, str) and text and text.lower() != msgid.lower() and "\n" not in text:
                 english.setdefault(text.lower(), msgid)
-    if not english:
-        return None, {}
-    alternatives = sorted(english, key=len, reverse=True)
-    return re.compile("|".join(re.escape(a) for a in alternatives), re.IGNORECASE), english
+    return english
+
+
+@functools.lru_cache(maxsize=1)
+def _keys() -> Tuple[Tuple[Tuple[str, str], ...], Tuple[str, ...]]:
+    """The translations that hold a character outside ASCII, each with the first such character (a text without that
+    character cannot hold it: one set of the text's characters rules most of them out), and the ASCII ones."""
+    wide, plain = [], []
+    for t in _table():
+        c = next((ch for ch in t if ord(ch) > 127), None)
+        if c is None:
+            plain.append(t)
+        else:
+            wide.append((c, t))
+    return tuple(wide), tuple(plain)
+
+
+@functools.lru_cache(maxsize=64)
+def _pattern(candidates: Tuple[str, ...]) -> Pattern[str]:
+    return re.compile("|".join(re.escape(a) for a in sorted(candidates, key=len, reverse=True)), re.IGNORECASE)
 
 
 def english(text: object) -> Optional[str]:
     """``text`` with each translated message replaced by its English msgid, or None when it holds none (or is no text,
-    or is larger than :data:`MAX_TEXT`).  Line breaks are kept, so line N of the result is line N of ``text``."""
+    or is larger than :data:`MAX_TEXT`).  Line breaks are kept, so line N of the result is line N of ``text``.
+    Linear in the text: a set of its characters and a substring search per ASCII translation pick the translations
+    it may hold, and only those are searched for."""
     if not isinstance(text, str) or not text or len(text) > MAX_TEXT:
         return None
-    rx, table = _table()
-    if rx is None or rx.search(text) is None:
+    table = _table()
+    if not table:
         return None
-    return rx.sub(lambda m: table.get(m.group(0).lower(), m.group(0)), text)
+    wide, plain = _keys()
+    low = text.lower()
+    found = [t for t in plain if t in low]
+    if not text.isascii():
+        chars = set(low)
+        found += [t for c, t in wide if c in chars and t in low]
+    if not found:
+        return None
+    return _pattern(tuple(sorted(found))).sub(lambda m: table.get(m.group(0).lower(), m.group(0)), text)
 
 
 def known_lines(text: object, scan: Callable[[str], Iterable[Tuple]], found: Iterable[Tuple] = ()) -> List[Tuple]:
