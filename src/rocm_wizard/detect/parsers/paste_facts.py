@@ -170,6 +170,10 @@ _UNAME_ANYWHERE = lazy(r"\bLinux (?P<host>[\w.-]+) (?P<rel>" + RELEASE_RE + r") 
 _BARE_RELEASE = lazy(r"^(?P<rel>\d+\.\d+\.\d+-[0-9A-Za-z][0-9A-Za-z._+~-]*)$")
 # the Python REPL's banner: "Python 3.8.5 (default, Dec 19 2020, 10:38:31)"
 _PY_BANNER = lazy(r"^Python (?P<ver>\d+\.\d+\.\d+) \((?:default|main|tags/|heads/|[a-z]+,)")
+# (s13-heldbb) 'python --version' / 'python -V' (CPython Modules/main.c pymain_main -> config->show_version:
+# printf("Python %s\n", PY_VERSION)), the command on a prompt line and the bare answer on the next one (tests/data/real/1363)
+_PY_VERSION_CMD = lazy(r"(?:^|[\s>$#\]])(?:py|python[\d.]{0,5})(?:\.exe)?\s+(?:--version|-V)\s*$")
+_PY_VERSION_OUT = lazy(r"^Python (?P<ver>\d+\.\d+\.\d+)\s*$")
 # pip: "Successfully installed ... torch-2.7.1+rocm7.0.0.dev0 ..."
 _PIP_INSTALLED = lazy(r"\bSuccessfully installed\b")
 _PIP_TORCH = lazy(r"(?:^|\s)torch-(?P<ver>\d+\.\d+\.\d+[0-9A-Za-z.+]{0,80})(?=\s|$)")
@@ -461,6 +465,8 @@ def parse(text: object) -> PasteFacts:
         cmd, prev_cmd = prev_cmd, ""
         if "uname -r" in l or (has_amd and "amdgpu/version" in l):
             prev_cmd = l
+        elif "py" in l and ("--version" in l or "-V" in line) and _PY_VERSION_CMD.search(line):
+            prev_cmd = "python --version"
         elif "torch.__version__" in l and "print(" in l:
             m = _PRINT_TORCH_FIRST.search(l)
             if m and m.start() == l.find("print("):
@@ -581,7 +587,7 @@ def parse(text: object) -> PasteFacts:
                 kfd_seen.add((m.group("dev").lower(), True))
                 out.gpus.append(PasteGpu("kfd", device_id=m.group("dev").lower(), skipped=True))
         if c0 == "p" and l.startswith("python "):
-            m = _PY_BANNER.match(line)
+            m = _PY_BANNER.match(line) or (_PY_VERSION_OUT.match(line) if cmd == "python --version" else None)
             if m and m.group("ver") not in out.pythons:
                 out.pythons.append(m.group("ver"))
         if "successfully installed" in l:

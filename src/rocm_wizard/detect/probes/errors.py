@@ -9,7 +9,7 @@ system the kernel log is ``dmesg`` (often not readable without root: then a note
 """
 from __future__ import annotations
 
-from typing import List, Optional, Set, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 from ...model import ErrorSighting, ReleaseChange, System, WorkloadSighting
 from .. import failure_lines
@@ -23,6 +23,8 @@ from ._core_util import ok_outputs, paste_label, pastes, run
 # and compiles only the signatures one of whose needles a text holds; the whole table is loaded only
 # where that index is out of date or the table is loaded already
 error_index = lazy_module("rocm_wizard.detect.error_index")
+# (s13-heldbb) the known error texts as programs print them under another locale (loaded on the first paste)
+translations = lazy_module("rocm_wizard.detect.translations")
 
 MAX_SIGHTINGS = 100
 DMESG_ARGV = ["dmesg"]
@@ -63,7 +65,12 @@ def probe(source: Source, system: System) -> None:
     seen: Set[Tuple[str, str]] = set()
     known_lines: List[str] = []
     for text, label in texts:
-        for sig_id, layer, line in worked_out("known_errors", error_index.scan, text):
+        hits = worked_out("known_errors", error_index.scan, text)
+        if label.startswith("paste:"):
+            # (s13-heldbb) a paste printed under another locale: the known errors its translated messages hide
+            # (glibc's loader and strerror texts, translations.toml), each with its line as pasted
+            hits = list(hits) + translations.known_lines(text, error_index.scan, hits)
+        for sig_id, layer, line in hits:
             key = (sig_id, line)
             if key in seen:
                 continue
@@ -166,7 +173,26 @@ def _unrecognised(source: Source, system: System, texts: List[Tuple[str, str]], 
     segments += [(text, _kind_of(label), label) for text, label in texts if not label.startswith("paste:")]
     room = MAX_SIGHTINGS - len(system.errors)
     told: List[Tuple[str, Optional[str], str]] = []
+    # (s13-heldbb) a paste printed under another locale is read with the English messages in place (translations.toml:
+    # glibc's strsignal, strerror and loader texts), and each line found is given back as pasted
+    back: Dict[str, str] = {}
+    translated: List[Tuple[str, Optional[str], str]] = []
+    for text, kind, label in segments:
+        en = translations.english(text) if label.startswith("paste:") else None
+        if en is not None:
+            for was, now in zip(text.replace("\r\n", "\n").replace("\r", "\n").split("\n"),
+                                en.replace("\r\n", "\n").replace("\r", "\n").split("\n")):
+                if was != now and now.strip():
+                    back.setdefault(now.strip(), was.strip())
+            text = en
+        translated.append((text, kind, label))
+    if back:
+        segments = translated
+        known = list(known) + [e for e in (translations.english(k) for k in known) if e is not None]
     shown = failure_lines.scan(segments, known, limit=min(room, failure_lines.MAX_LINES), told=told)
+    if back:
+        shown = [(back.get(line.strip(), line), layer, label) for line, layer, label in shown]
+        told[:] = [(back.get(line.strip(), line), layer, label) for line, layer, label in told]
     whole_pastes = None
     if any(failure_lines.usage_error(line) for line, _layer, _label in shown):
         # (s11-catchall) a refused command line is the layer of the command that ran, echoed above it in the paste
