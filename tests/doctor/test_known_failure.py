@@ -33,7 +33,6 @@ PROBLEM = ("warning", "error", "critical")
 # reason says which; fixed by adding rows from the stack's sources, never by fixture hacks
 MISSES = {
     "203": "amdgpu-dkms on an unsupported Ubuntu: the paste shows versions only, no build error line",
-    "218": "the DKMS failure is told in prose ('fails to rebuild'); the compiler output is not pasted",
     "280": "an SR-IOV VF not enumerated: the failure is told in prose, reported as a VM limit (firmware)",
     "446": "held-out F: amd-smi's 'driver not initialized (amdgpu not found in modules)' comes from its check of "
            "/sys/module/amdgpu/initstate (ROCm/amdsmi amdsmi_cli/amdsmi_init.py), which a built-in amdgpu fails as a "

@@ -173,6 +173,42 @@ def layer_above(text: str, line: str) -> Optional[str]:
     return _context_layer(text, text.rfind("\n", 0, start) + 1)
 
 
+_CAPTION_WORDS = 8  # words of a caption at most: a longer line ending in a colon is a sentence or a log record
+
+
+def is_caption(line: str) -> bool:
+    """Whether ``line`` is a short caption that ends with a colon ("Compilation failure:", "Error when running
+    rocminfo:"): it introduces what follows it -- the command and output under it tell what it is about."""
+    body = line.strip().strip("`*#>_ ")
+    if not (body.endswith(":") and len(body) <= 80 and len(body.split()) <= _CAPTION_WORDS):
+        return False
+    # (a trace's header -- abseil's "*** Check failure stack trace: ***", "Call Trace:", "Backtrace:" -- heads the
+    # frames of the failure printed above it, not a block of its own)
+    low = body.lower()
+    return not any(w in low for w in ("trace", "traceback", "backtrace", "stack"))
+
+
+def layer_below(text: str, line: str) -> Optional[str]:
+    """The layer the lines just below ``line`` in ``text`` (the whole paste) name, where ``line`` is a caption
+    (:func:`is_caption`).  None for any other line, when ``line`` is not in ``text``, or when nothing in the
+    :data:`_CONTEXT_LINES` lines under it names a layer."""
+    if not isinstance(text, str) or not line or not is_caption(line):
+        return None
+    start = text.find(line)
+    if start < 0:
+        return None
+    end = text.find("\n", start)
+    if end < 0:
+        return None
+    t = table()
+    below = text[end + 1:end + 1 + 200 * _CONTEXT_LINES].splitlines()[:_CONTEXT_LINES]
+    for other in below:
+        layer = t.layer_in(other[:_SCAN_LINE])
+        if layer is not None:
+            return layer
+    return None
+
+
 # a Python exception line as traceback.format_exception_only writes it (after a log prefix such as
 # vLLM's "ERROR 05-15 18:58:58 [engine.py:448] " or a container's "name  | ")
 _EXC_LINE = re.compile(r"(?:^|[\]|] )\s*([A-Za-z_]\w{0,80}(?:\.[A-Za-z_]\w{0,80}){0,8}(?:Error|Exception))(?::|\s*$)")
@@ -276,12 +312,16 @@ def _placed(line: str, kind: Optional[str], text: str, start: int, t: "_Table") 
             return raised
     if layer:
         return layer
-    if _BARE_MARKER.match(line):  # "Error:" alone: its message is on the lines that follow
+    caption = is_caption(line)
+    if _BARE_MARKER.match(line) or caption:  # "Error:" alone: its message is on the lines that follow
+        # (s13: as for any short caption, "Compilation failure:" over the make.log it introduces)
         below = text[start:start + 200 * _BELOW_LINES].splitlines()[1:_BELOW_LINES + 1]
         for nxt in below:
             layer = t.layer_in(nxt[:_SCAN_LINE])
             if layer is not None:
                 return layer
+        if caption:  # (not what is above it: the errors probe reads the lines under it in the whole paste first,
+            return t.kind_layer.get(kind or "")  # where the recogniser cut what it introduces into a segment of its own)
     if kind in t.generic_kinds:  # an error text of no known program: the lines above it first
         return _context_layer(text, start) or t.kind_layer.get(kind or "")
     return t.kind_layer.get(kind or "") or _context_layer(text, start)

@@ -1809,8 +1809,9 @@ def unrecognised_failure(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     if not by_layer:
         return None
     evidence, layers = _by_layer_evidence(by_layer, "unrecognised failure")
+    # (lines of no known layer only: the commands whose outputs tell which layer it is, bottom up)
     return Match(evidence=evidence, data={"layer": layers[0] if layers else None,
-                                          "next_commands": failure_lines.next_commands(layers[:2])})
+                                          "next_commands": failure_lines.next_commands(layers[:2] or ["unknown"])})
 
 
 # (s10-heldx) sightings that carry a figure a rule reads (a size, the free memory), not a message about anything

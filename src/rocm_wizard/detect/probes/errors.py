@@ -205,8 +205,10 @@ def _unrecognised(source: Source, system: System, texts: List[Tuple[str, str]], 
         # a line the recogniser's segment gave no layer: the lines above it in the paste as written (the
         # prompt that ran the program, cut off into a segment of its own) may name one (s10-heldy)
         whole = {label.split("#", 1)[0]: text for text, label in texts if label.startswith("paste:")}
+        # (s13) -- but a caption ("Compilation failure:") is about what it introduces: the lines below it first
         shown = [(line, layer if layer is not None
-                  else failure_lines.layer_above(whole.get(label.split("#", 1)[0], ""), line), label)
+                  else (failure_lines.layer_below(whole.get(label.split("#", 1)[0], ""), line)
+                        or failure_lines.layer_above(whole.get(label.split("#", 1)[0], ""), line)), label)
                  for line, layer, label in shown]
     for signature, rows in (("unrecognised", shown), ("failure_told", told[:max(0, room - len(shown))][:10])):
         for line, layer, label in rows:
