@@ -57,3 +57,25 @@ def test_unsloths_summary_names_the_target(line, gfx):
 ])
 def test_other_summary_lines_name_no_target(line):
     assert _gfx(line) == []
+
+
+def _amd(tmp_path, files):
+    from rocm_wizard.detect import detect_snapshot
+
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    return detect_snapshot(str(tmp_path)).amd_gpus
+
+
+GGML = ("ggml_cuda_init: found 1 ROCm devices:\n"
+        "  Device 0: AMD Radeon Graphics, gfx1151 (0x1151), VMM: no, Wave Size: 32\n")
+
+
+def test_a_target_only_line_is_no_second_gpu_where_a_gpu_of_that_target_is_named(tmp_path):
+    amd = _amd(tmp_path, {"bench.txt": GGML, "journal.txt": 'rocblaslt error: Could not load "TensileLibrary_lazy_gfx1151.dat"\n'})
+    assert len(amd) == 1 and amd[0].gfx_target == "gfx1151"
+
+
+def test_a_target_only_line_of_another_target_stays_its_own_gpu(tmp_path):
+    amd = _amd(tmp_path, {"bench.txt": GGML, "setup.txt": "  gpu            AMD ROCm (gfx1201)\n"})
+    assert sorted(g.gfx_target for g in amd) == ["gfx1151", "gfx1201"]
