@@ -252,6 +252,18 @@ _ROCBLAS_ARCH = lazy(r"\bfor GPU arch ?: ?(?P<gfx>gfx[0-9a-f]{3,4})(?::[a-z]+[+-
 # for ISA: amdgcn-amd-amdhsa--gfx1013:xnack-" (the path often wraps the line, so the ISA half is read on its own).
 # Under HSA_OVERRIDE_GFX_VERSION that is the overridden target, as rocBLAS's line is.
 _CLR_BUNDLE_ISA = lazy(r"\bfor ISA: amdgcn-amd-amdhsa--(?P<gfx>gfx[0-9a-f]{3,4})(?::[a-z]+[+-])*(?![0-9a-z])")
+# (s13-heldbe) rocBLAS and hipBLASLt lazy-load their kernels from 'TensileLibrary_lazy_<processor>.dat', <processor>
+# being the running device's target (rocBLAS/hipBLASLt tensile_host.cpp: the library path is the library folder +
+# "/TensileLibrary_lazy_" + the device's arch name); a failed load names it: hipBLASLt's "rocblaslt error: Could not
+# load /app/plugins/Ollama/lib/ollama/rocm/hipblaslt/library/TensileLibrary_lazy_gfx1201.dat" (1423), rocBLAS's
+# "rocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary_lazy_gfx1036.dat: No such file or
+# directory".  Only the failed load (a listing of the folder names every target shipped); overridden like rocBLAS's line.
+_TENSILE_LAZY_LOAD = lazy(r"\b(?:Could not load|Cannot read) [^\n]{0,400}?\bTensileLibrary_lazy_(?P<gfx>gfx[0-9a-f]{3,4})"
+                          r"(?![0-9a-z])")
+# (s13-heldbe) Unsloth Studio's installer and setup summary (unslothai/unsloth install.sh, studio/setup.sh:
+# step "gpu" "AMD ROCm ($_setup_gfx)", and "AMD ROCm ($_setup_gfx, PyTorch cannot use it)" since PR 8606) print the
+# gfx target they read from rocminfo or amd-smi: "  gpu            AMD ROCm (gfx1201)" (1421)
+_UNSLOTH_GPU = lazy(r"^\s*(?:\[[^\]\n]{1,40}\]){0,3}\s*gpu\s{2,40}AMD ROCm \((?P<gfx>gfx[0-9a-f]{3,4})(?![0-9a-z])(?:, [^()\n]{1,60})?\)\s*$")
 # Lemonade Server's refusal of a backend names the GPU's family, for an AMD GPU the gfx target it read from
 # KFD's gfx_target_version (Linux) or the GPU's name (lemonade-sdk/lemonade src/cpp/server/system_info.cpp:
 # message = "Unsupported GPU: " + detected_family; server.cpp: "Cannot install <recipe>:<backend> on this system:
@@ -272,7 +284,8 @@ _NEEDLES = ("gpu arch : gfx", "gpu arch: gfx", "for isa: amdgcn-amd-amdhsa--", "
             "torch.__version__", "device-", "gpu architecture:", "-packages", "/.pyenv/versions/", "/cpython-", "library:rocm}",
             "inference compute", "/lib/modules/", "verifying if device is supported", "/python3.", "unsupported gpu: gfx",
             "+cu", "+cpu",  # (s11-heldas: a CUDA or CPU torch named alone, "torch 2.12.0+cu130")
-            "major/minor/stepping")  # (s12-heldau: CLR's ISA line at AMD_LOG_LEVEL 3)
+            "major/minor/stepping",  # (s12-heldau: CLR's ISA line at AMD_LOG_LEVEL 3)
+            "tensilelibrary_lazy_", "amd rocm (gfx")  # (s13-heldbe: a failed Tensile load, Unsloth's installer)
 
 
 # (s12-heldba) inxi's Graphics section (smxi/inxi, https://codeberg.org/smxi/inxi: GraphicItem's PCI device rows):
@@ -817,6 +830,16 @@ def parse(text: object) -> PasteFacts:
             if m and ("rocblas", m.group("gfx")) not in names_seen:
                 names_seen.add(("rocblas", m.group("gfx")))
                 out.gpus.append(PasteGpu("rocblas", gfx_target=m.group("gfx")))
+        if has_gfx and "tensilelibrary_lazy_" in l:
+            m = _TENSILE_LAZY_LOAD.search(line)
+            if m and ("rocblas", m.group("gfx")) not in names_seen:  # (one GPU with rocBLAS's own line of it)
+                names_seen.add(("rocblas", m.group("gfx")))
+                out.gpus.append(PasteGpu("rocblas", gfx_target=m.group("gfx")))
+        if has_gfx and "amd rocm (gfx" in l and l.lstrip().startswith(("gpu", "[")):
+            m = _UNSLOTH_GPU.match(line)
+            if m and ("unsloth", m.group("gfx")) not in names_seen:
+                names_seen.add(("unsloth", m.group("gfx")))
+                out.gpus.append(PasteGpu("unsloth", gfx_target=m.group("gfx")))
         if has_gfx and "for isa: amdgcn-amd-amdhsa--" in l:
             m = _CLR_BUNDLE_ISA.search(line)
             if m and ("rocblas", m.group("gfx")) not in names_seen:  # (one GPU with rocBLAS's own line of it)

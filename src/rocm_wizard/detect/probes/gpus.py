@@ -404,6 +404,9 @@ def _collect_env_obs(source: Source, system: System) -> List[List[Obs]]:
     return batches
 
 
+_TARGET_ONLY_HOWS = ("#rocblas", "#unsloth")
+
+
 def _paste_obs(source: Source, system: System) -> List[List[Obs]]:
     """GPUs named by single lines anywhere in the pastes: kernel log (amdgpu/kfd), PyTorch's
     device properties, llama.cpp and ComfyUI start-up lines (see parsers/paste_facts.py)."""
@@ -427,6 +430,11 @@ def _paste_obs(source: Source, system: System) -> List[List[Obs]]:
             if pg.gfx_target:
                 o.isa = "amdgcn-amd-amdhsa--%s%s" % (pg.gfx_target, pg.isa_features or "")
             (pci_lines if pg.how == "lspci-line" else batch).append(o)
+    # (s13-heldbe) a line that names only a target (a library's failed load of its kernel file for the device's
+    # target, an installer's summary) is no GPU of its own where another line names a GPU of that target
+    named = {o.gfx_target for o in batch if o.gfx_target and (o.name or o.bdf or o.device_id)}
+    batch = [o for o in batch if not (o.gfx_target in named and not (o.name or o.bdf or o.device_id))
+             or not o.source.endswith(_TARGET_ONLY_HOWS)]
     # single lspci lines go first, in a batch of their own: within one batch a GPU takes one line, and
     # the line naming a GPU's address must not keep a torch or llama.cpp line off that GPU
     return [b for b in (pci_lines, batch) if b]
