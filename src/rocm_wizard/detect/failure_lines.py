@@ -398,7 +398,10 @@ def scan(texts: Sequence[Tuple[str, Optional[str], str]], known: Sequence[str] =
     False: every line, the same answer).  Prose lines that tell of a failure are appended to
     ``told`` when a list is given."""
     t = table()
-    known_keys = {_key(k.strip()) for k in known if isinstance(k, str)}
+    # (s13-heldbd) a known text that spans lines (a row whose pattern takes the command and the error under it;
+    # a whole-text row gives its lines joined with " / ") knows each of its lines
+    known_keys = {_key(part.strip()) for k in known if isinstance(k, str)
+                  for part in [k] + k.replace(" / ", "\n").split("\n") if part.strip()}
     out: List[Tuple[str, Optional[str], str]] = []
     seen = set()
     # (s13-heldaz) where each kept line sits in ``out``: the same line pasted again where its context names the
