@@ -154,6 +154,17 @@ MISSES = {
     "1343": "held-out BA: llama-server's log stops at its model-fitting step with no error line; that a kernel update "
             "(6.19.12) stopped ROCm loading larger models is the reporter's prose (the title's 'failes to load model' is "
             "told, with no layer)",
+    # s13-heldbg (set BG): MIOpen's 'CK grouped conv library not found for device <gfx>' alone is no failure (MIOpen
+    # runs its other solvers; 1464 passes its test with it): reported as information (its row), the failure told in prose
+    "1460": "held-out BG: the only line is the title's quote of MIOpen's 'CK grouped conv library not found for device "
+            "gfx90c' (reported as information: MIOpen falls back to its other solvers); that the reporter's Conv2d fails "
+            "and the nightly wheels should ship libMIOpenCKGroupedConv_gfx90c.so is told in prose",
+    "1461": "held-out BG: MIOpen's warnings that the gfx1151 find-db and CK grouped-conv library are missing and that "
+            "GemmFwdRest gets no workspace (reported as information); that convolutions run 3-5x slower than on the CPU "
+            "is told only in the title and prose",
+    "1462": "held-out BG: the lines are pytest's FAILED torch convolution tests (reported at framework); that they fail "
+            "because MIOpen has no CK grouped-conv library, so no grouped/depthwise solver, for gfx1103 is only the "
+            "title's word",
 }
 
 
@@ -179,7 +190,7 @@ HEALTHY = [pytest.param(f, id=f.name.split("-", 1)[0]) for f in _folders() if _l
 
 def test_the_corpus_is_there():
     assert len(FAILING) >= 60 and HEALTHY
-    assert len(MISSES) <= 41  # 12 before set M's four (s7-heldm); set N's one (s7-heldn) is among those twelve; set P's four (s8-heldp); set U's one (s9-heldu); set T's one (s9-heldt); set V's one (s10-heldv); set X's two, and 482 out (s10-heldx); set AE's one (s10-heldae); set AC's two (s10-heldac); set AF's two (s10-heldaf); set AG's one, 972 (s10-heldag); set AM's one, 1061, and 562 out (s11-heldam: its vLLM log, with AITER's frame known, is read as a program's log and the EngineCore ERROR traceback through AITER's sampling op is reported at framework); set AS's one, 1181 (s11-heldas: a kernel-parameter cause told only in prose); set AP's four, 1123, 1125-1127 (s11-heldap: a cause or a crash told only in a title or prose); set BA's two, 1340 and 1343 (s12-heldba: a kernel regression told only in a title or prose); set AW's one, 1264 (s12-heldaw: a bundled library's crash told only in prose and title); set AT's one, 1205 (s12-heldat: a segfault told in the title, its suspected cause in prose); set AZ's one, 1321 (s13-heldaz: which GPU an application selected, an iGPU, told only in prose); set BF's one, 1443 (s13-heldbf: an invalid device ordinal told in the title, its cause, Ray's visibility variables, in prose); set BE's one, 1424 (s13-heldbe: a packaged executable's SIGSEGV whose package is told only in title and prose)
+    assert len(MISSES) <= 44  # 12 before set M's four (s7-heldm); set N's one (s7-heldn) is among those twelve; set P's four (s8-heldp); set U's one (s9-heldu); set T's one (s9-heldt); set V's one (s10-heldv); set X's two, and 482 out (s10-heldx); set AE's one (s10-heldae); set AC's two (s10-heldac); set AF's two (s10-heldaf); set AG's one, 972 (s10-heldag); set AM's one, 1061, and 562 out (s11-heldam: its vLLM log, with AITER's frame known, is read as a program's log and the EngineCore ERROR traceback through AITER's sampling op is reported at framework); set AS's one, 1181 (s11-heldas: a kernel-parameter cause told only in prose); set AP's four, 1123, 1125-1127 (s11-heldap: a cause or a crash told only in a title or prose); set BA's two, 1340 and 1343 (s12-heldba: a kernel regression told only in a title or prose); set AW's one, 1264 (s12-heldaw: a bundled library's crash told only in prose and title); set AT's one, 1205 (s12-heldat: a segfault told in the title, its suspected cause in prose); set AZ's one, 1321 (s13-heldaz: which GPU an application selected, an iGPU, told only in prose); set BF's one, 1443 (s13-heldbf: an invalid device ordinal told in the title, its cause, Ray's visibility variables, in prose); set BE's one, 1424 (s13-heldbe: a packaged executable's SIGSEGV whose package is told only in title and prose); set BG's three, 1460-1462 (s13-heldbg: MIOpen's CK grouped-conv library missing, a fallback the line alone shows, the failure told in a title or prose); 218 out (s13: its caption is placed at packaging by the block it introduces)
 
 
 @pytest.mark.parametrize("folder", FAILING)

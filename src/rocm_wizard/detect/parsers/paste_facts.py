@@ -247,6 +247,12 @@ _CLR_GFX_VERSION = lazy(r"\brocdevice\.cpp\s{0,20}:\s{0,4}\d{1,6}\s{0,4}:[^\n]{0
 # Under HSA_OVERRIDE_GFX_VERSION that is the overridden target, so such a paste takes nothing from it.
 # (s12-heldat) a user who retypes the line drops the space before the colon ("for GPU arch: gfx1103", 1200)
 _ROCBLAS_ARCH = lazy(r"\bfor GPU arch ?: ?(?P<gfx>gfx[0-9a-f]{3,4})(?::[a-z]+[+-])*(?![0-9a-z])")
+# s13-heldbg (set BG): MIOpen's run-time loader of its Composable Kernel grouped-convolution library names the GPU MIOpen
+# runs on (ROCm/rocm-libraries projects/miopen CkImplLibLoader::OpenRuntimeLibraryForDevice / LoadSymbols:
+# "CK grouped conv library not found for device " << StripDeviceSuffix(device_name) << ": " ..., "Failed to resolve symbols
+# in CK grouped conv library for device <gfx>", "CK grouped conv API version mismatch for device <gfx>: expected ...")
+_MIOPEN_CK_DEVICE = lazy(r"\bCK grouped conv (?:library not found for device|library for device|API version mismatch for "
+                         r"device) (?P<gfx>gfx[0-9a-f]{3,4})(?![0-9a-z])")
 # (s12-heldat) CLR's fat-binary loader (ROCm/clr hipamd/src/hip_fatbin.cpp) names the device's ISA when a library's
 # bundle has no code object for it: ":1:hip_fatbin.cpp:780 : Cannot find CO in the bundle /usr/lib64/librocblas.so.4.4
 # for ISA: amdgcn-amd-amdhsa--gfx1013:xnack-" (the path often wraps the line, so the ISA half is read on its own).
@@ -840,6 +846,11 @@ def parse(text: object) -> PasteFacts:
             if m and ("unsloth", m.group("gfx")) not in names_seen:
                 names_seen.add(("unsloth", m.group("gfx")))
                 out.gpus.append(PasteGpu("unsloth", gfx_target=m.group("gfx")))
+        if has_gfx and "ck grouped conv " in l and "for device gfx" in l:
+            m = _MIOPEN_CK_DEVICE.search(line)
+            if m and not any(g.gfx_target == m.group("gfx") for g in out.gpus):
+                names_seen.add(("miopen", m.group("gfx")))
+                out.gpus.append(PasteGpu("miopen", gfx_target=m.group("gfx")))
         if has_gfx and "for isa: amdgcn-amd-amdhsa--" in l:
             m = _CLR_BUNDLE_ISA.search(line)
             if m and ("rocblas", m.group("gfx")) not in names_seen:  # (one GPU with rocBLAS's own line of it)
