@@ -861,3 +861,19 @@ ERROR_CASES["library-client-gpu-fault"] = (
     "MIOPEN_FIND_ENFORCE=3 MIOpenDriver conv -n 1024 -c 256 -H 32 -W 32 -k 1 -y 5 -x 5 -p 2 -q 2\n"
     "Memory access fault by GPU node-1 (Agent handle: 0x55724b0d00b0) on address 0x7fca1be00000. Reason: Page not "
     "present or supervisor privilege.\n")
+
+
+# (s13, set BG's 1460) a device wheel built for the GPU's own target (TheRock's multi-arch torch[device-gfx90c]) has
+# kernels for it: neither "no official build" nor an override is the advice; a device wheel for another target is not
+@pytest.mark.parametrize("devices,fires", [(("gfx90c",), False), (("gfx1100",), True), ((), True),
+                                           (("gfx9-4-dcgpu",), True)])
+def test_a_device_wheel_for_the_gpu_s_own_target_covers_it(devices, fires):
+    sysm = healthy()
+    core_sdk_host(sysm, "7.15.0")
+    sysm.gpus = [gpu("gfx90c", "AMD Ryzen 7 PRO 4750G with Radeon Graphics", "1636", kind="igpu", segment="apu")]
+    sysm.torch = [core_sdk_torch("7.15.0", devices=devices)]
+    sysm.torch[0].version = "2.12.0+rocm7.15.0"
+    ids = diagnose(sysm).ids()
+    assert ("gfx-no-official-build" in ids) is fires, ids
+    if not fires:
+        assert "hsa-override-missing" not in ids, ids

@@ -252,7 +252,23 @@ class Context:
         known = [v.coverage for v in self.rocm_envs if v.coverage is not None]
         if known:
             return any(gfx in c for c in known)
+        if self.device_wheel_env(gfx) is not None:
+            return True
         return support.has_official_build(gfx, amd_indexes=False)  # the basis coverage_basis names
+
+    def device_wheel_env(self, gfx: Optional[str]) -> Optional[EnvView]:
+        """The ROCm torch environment whose device wheels name ``gfx`` itself (TheRock's multi-arch wheels: pip's
+        ``torch[device-gfx90c]`` extra, ``rocm-sdk targets``), else None.  Such a wheel is built for that target
+        (ROCm/TheRock's per-target device packages), so kernels for it are there even where no official ROCm release
+        or download.pytorch.org index lists the target.  Only the exact target counts: a family name (gfx110X-all) is
+        not read as covering a target here."""
+        if not gfx:
+            return None
+        for v in self.rocm_envs:
+            devices = v.env.device_gfx if isinstance(getattr(v.env, "device_gfx", None), list) else []
+            if any(s(d).lower() == gfx for d in devices):
+                return v
+        return None
 
     @property
     def coverage_basis(self) -> str:

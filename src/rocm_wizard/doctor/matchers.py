@@ -397,6 +397,11 @@ def gfx_no_official(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     known = [g for g in ctx.gpus if g.gfx]
     if not known or any(support.has_official_build(g.gfx) for g in known):
         return None
+    # (s13-heldbg, 1460) a device wheel built for the target is installed (TheRock's torch[device-gfx90c]): kernels
+    # for it are there, so neither "no build" nor an override is the advice for that GPU
+    known = [g for g in known if ctx.device_wheel_env(g.gfx) is None]
+    if not known:
+        return None
     ev, fixes, severity, community = [], [], None, False
     for g in known:
         ev.append(f"{g.label}: no ROCm release lists {g.gfx}; no download.pytorch.org index carries it")
