@@ -1138,12 +1138,22 @@ def amdgpu_disabled_by_cmdline(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     return Match(ev)
 
 
+# the catalogue rows of AMD's SR-IOV host driver (GIM, amd/MxGPU-Virtualization) logging on the host
+_SRIOV_HOST_SIGNATURES = frozenset({"kernel_gim_vf_limit", "bn_gim_libgv_error"})
+
+
 @rule("vm-gpu-unsupported")
 def vm_gpu(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     hits = _signature_hits(ctx, meta)
     if not hits:
         return None
     ev = _with_gpus(ctx, hits) + _hsa_follow_up(ctx)
+    if any(sig in _SRIOV_HOST_SIGNATURES for _t, _w, sig in ctx.error_lines):
+        # s14-heldbn: the paste holds the SR-IOV host driver's own log (AMD's GIM, "gim error libgv: ..."): the outputs
+        # are the hypervisor host's, where the virtual functions are made, not a guest's; the host driver's error lines
+        # are the failure and the virtualisation is their setting
+        return Match(ev + ["the paste holds the SR-IOV host driver's (GIM's) own log: these outputs are the hypervisor "
+                           "host's, and its driver's errors are the failure"], severity="info")
     virtual_gpu = any(re.search(r"MxGPU|vkms|virtual display|NV\d+as", h, re.I) for h in hits)
     if not virtual_gpu and not ctx.gpus:
         ev.append("no AMD GPU is visible in this virtual machine: it was not passed through")
