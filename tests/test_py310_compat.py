@@ -7,6 +7,7 @@ as the fallback; such guarded imports are accepted, any other violation fails th
 """
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -26,6 +27,10 @@ def _vermin_cmd():
     exe = shutil.which("vermin")
     if exe:
         return [exe]
+    # (the interpreter's own scripts folder, where PATH does not name it: vermin has no __main__ for -m)
+    beside = Path(sys.executable).parent / "vermin"
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return [str(beside)]
     try:
         import vermin  # noqa: F401
     except ImportError:
