@@ -141,6 +141,13 @@ _UNAME_LINE = lazy(r"^\s*`?Linux (?:(?P<host>[\w.-]+) )?(?P<rel>" + RELEASE_RE +
 # nix-info's host OS fact (NixOS/nixpkgs pkgs/tools/nix/info/info.sh: desc_host_os prints "$(uname -sr)", then
 # ", $NAME, $VERSION" from /etc/os-release; 'nix-info -m' writes it as " - host os: `...`"): the kernel release
 # and the distribution ("Linux 6.12.9, NixOS, 24.11 (Vicuna), 24.11.20250119.107d5ef") (s10-heldy)
+# (s14-heldbo) the store path of a NixOS system's top-level derivation, as nixos-rebuild lists it among "these N
+# derivations will be built:" or builds it: nixpkgs nixos/modules/system/activation/top-level.nix names it
+# "nixos-system-${config.system.name}-${config.system.nixos.label}", the label being the release's version
+# (nixos/modules/misc/version.nix: "<YY.MM>" then versionSuffix ".<revcount>.<shortrev>", "pre<rev>" before a
+# release, or ".<YYYYMMDD>.<shortrev>" from flakes), so the release is the "YY.MM" after the host name.
+_NIX_SYSTEM_DRV = lazy(r"/nix/store/[0-9a-z]{32}-nixos-system-[^/\s'\"`]{1,80}?-(?P<ver>\d\d\.\d\d)"
+                       r"(?:pre[0-9a-z.]*|\.\d{1,8}\.[0-9a-f]{7,40}|\.[0-9a-f]{7,40})?(?:\.drv)?(?![\w.-])")
 _NIX_HOST_OS = lazy(r"\bhost os: `?Linux (?P<rel>" + RELEASE_RE + r"), (?P<name>[^,`\n]{1,60}), (?P<ver>[^,`\n]{1,60})")
 _KERNEL_LINE = lazy(r"^\s*(?:Linux )?kernel(?: version| release)?\s*[:=]\s*`?(?P<rel>\d+\.\d+\.\d+[-+._~0-9A-Za-z]*)`?\s*$", re.I)
 _DISTRO_LINE = lazy(r"^\s*(?P<pretty>(?:Ubuntu|Debian GNU/Linux|Debian|Fedora Linux|Fedora|Rocky Linux|AlmaLinux|"
@@ -291,7 +298,8 @@ _NEEDLES = ("gpu arch : gfx", "gpu arch: gfx", "for isa: amdgcn-amd-amdhsa--", "
             "inference compute", "/lib/modules/", "verifying if device is supported", "/python3.", "unsupported gpu: gfx",
             "+cu", "+cpu",  # (s11-heldas: a CUDA or CPU torch named alone, "torch 2.12.0+cu130")
             "major/minor/stepping",  # (s12-heldau: CLR's ISA line at AMD_LOG_LEVEL 3)
-            "tensilelibrary_lazy_", "amd rocm (gfx")  # (s13-heldbe: a failed Tensile load, Unsloth's installer)
+            "tensilelibrary_lazy_", "amd rocm (gfx",  # (s13-heldbe: a failed Tensile load, Unsloth's installer)
+            "-nixos-system-")  # (s14-heldbo: a NixOS system derivation's store path, nixos-rebuild's build list)
 
 
 # (s12-heldba) inxi's Graphics section (smxi/inxi, https://codeberg.org/smxi/inxi: GraphicItem's PCI device rows):
@@ -933,6 +941,10 @@ def parse(text: object) -> PasteFacts:
             if m and m.group("rel") not in out.kernels:
                 out.kernels.append(m.group("rel"))
                 out.uname_lines.append(line)
+        if "-nixos-system-" in l:
+            m = _NIX_SYSTEM_DRV.search(line)
+            if m and "NixOS " + m.group("ver") not in out.distros:
+                out.distros.append("NixOS " + m.group("ver"))
         if "host os: " in l:
             m = _NIX_HOST_OS.search(line)
             if m:
