@@ -145,3 +145,37 @@ def test_the_journal_restart_lines_are_not_a_failure_of_their_own():
     from rwtest import realrun
     assert problems(realrun.diagnosis(fixture("1542"))) == [("memory-access-fault", "runtime")]
     assert lead_layer(fixture("1542")) == "runtime"
+
+
+# ---- torch's companion wheels of another +rocm build in a pip list / pip freeze
+
+COMPANION = "bl_pip_list_torch_companion_other_rocm_build"
+
+
+def test_1546_names_the_companion_of_another_build_and_leads():
+    assert_named_and_leads("1546", COMPANION, "framework")
+
+
+@pytest.mark.parametrize("text", [
+    # pip freeze: torchvision of an older ROCm beside torch and torchaudio of 7.2
+    "torch==2.9.1+rocm7.2.0.git7e1940d4\ntorchaudio==2.9.1+rocm7.2.0.git7e1940d4\ntorchvision==0.24.1+rocm7.1\n",
+    # pip list: a later nightly of torchvision, other packages between
+    "torch                2.11.0a0+rocm7.11.0a20260120\ntorchaudio           2.11.0a0+rocm7.11.0a20260120\n"
+    "torchsde             0.2.6\ntorchvision          0.26.0a0+rocm7.11.0a20260124\n",
+    # a patch release of ROCm in the companion only
+    "torch 2.5.1+rocm6.2\ntorchvision 0.20.1+rocm6.2.4\n",
+])
+def test_a_companion_of_another_rocm_build_is_named(text):
+    assert COMPANION in _ids(text), text
+
+
+@pytest.mark.parametrize("text", [
+    # the three from one index
+    "torch 2.5.1+rocm6.2\ntorchaudio 2.5.1+rocm6.2\ntorchvision 0.20.1+rocm6.2\n",
+    "torch==2.10.0a0+rocm7.10.0a20251015\ntorchvision==0.25.0a0+rocm7.10.0a20251015\n",
+    # torch without a +rocm build, or the companion far away in another listing
+    "torch 2.5.1\ntorchaudio 2.5.1+rocm6.2\n",
+    "torch 2.5.1+rocm6.2\n" + "".join(f"pkg{i} 1.0\n" for i in range(12)) + "torchvision 0.20.1+rocm6.1\n",
+])
+def test_near_misses_are_not_the_companion_row(text):
+    assert COMPANION not in _ids(text), text
