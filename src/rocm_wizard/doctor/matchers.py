@@ -1279,6 +1279,18 @@ def memory_access_fault(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     if any("page fault" in text for text, _w, _s in ctx.error_lines):
         ev.append("the kernel log shows a GPU page fault at the same time")
     frames = [text for text, _w, sig in ctx.error_lines if sig in _KERNEL_LIBRARY_FRAMES]
+    if not frames and _hip_error_only(ctx, meta):
+        # s14-heldbl: only HIP's error code for the fault is shown (hipErrorIllegalAddress, ROCm/clr
+        # hipamd/src/hip_error.cpp: "an illegal memory access was encountered"), as the program that launched the
+        # kernel prints it from its own HIP error check (ggml's "ROCm error: %s", ggml-cuda.cu ggml_cuda_error;
+        # torch's "HIP error: %s", c10/hip): the faulting kernel is that program's, so the fault sits at its layer
+        # (the corpus's 930, 1060, 1540); ROCr's own "Memory access fault by GPU node-N" line keeps it at runtime
+        ev.append("HIP returned the fault to the program as an error code (hipErrorIllegalAddress): a kernel the "
+                  "program launched read or wrote memory it does not own")
+        return Match(ev, fix="Run again with AMD_SERIALIZE_KERNEL=3 (and HIP_LAUNCH_BLOCKING=1) so the error names "
+                             "the kernel that faulted; lower the context, batch or model size if the fault follows "
+                             "them; update the program and report the fault upstream with the lines shown.",
+                     data={"layer": "framework"})
     if frames:
         # the paste names the call of the workload's GPU kernel library that was running when the runtime
         # aborted (a traceback or call-site frame of AITER): the fault is that library's, not the runtime's
@@ -1293,6 +1305,17 @@ def memory_access_fault(ctx: Context, meta: RuleMeta) -> Optional[Match]:
 
 # catalogue rows naming a frame of a workload's GPU kernel library (doctor's memory-access-fault rule)
 _KERNEL_LIBRARY_FRAMES = ("s11am_aiter_call_frame",)
+
+# the fault as HIP's error code (the catalogue's hip_illegal_address), not ROCr's or the offload plugin's own report
+_HIP_FAULT_CODE_ROWS = frozenset({"hip_illegal_address"})
+
+
+def _hip_error_only(ctx: Context, meta: RuleMeta) -> bool:
+    """Whether every line the memory-access-fault rule read is HIP's error code for the fault."""
+    sigs = {s(getattr(e, "signature", None)) for e in ctx.system.errors or []}
+    sigs |= {sid for sid, _line in _scanned(ctx)}
+    sigs &= set(meta.error_signatures)
+    return bool(sigs) and sigs <= _HIP_FAULT_CODE_ROWS
 
 
 def _clip_text(text: str, n: int = 160) -> str:
@@ -1930,7 +1953,10 @@ def _signature_row(sid: str) -> Optional[_SignatureRow]:
 # exception printed under the header says why the check failed (a tool that died with SIGSEGV, a system
 # library missing); when a known row or a rule reads that line, it is the failure, and the header's guessed
 # layer (packaging) must not lead it.  A header alone (no line under it is known) is still reported.
-_HARNESS_HEADER_ROWS = frozenset({"rocm_sdk_selftest_failed"})
+_HARNESS_HEADER_ROWS = frozenset({"rocm_sdk_selftest_failed",
+                                   # s14-heldbl: ggml's abort line ("%s:%d: ROCm error", ggml-cuda.cu ggml_cuda_error) names
+                                   # only where ggml stopped; the "ROCm error: <HIP's message>" line under it says why
+                                   "ggml_rocm_error"})
 
 
 def _harness_headers(by_layer: Dict[str, List[Tuple[Any, str]]], pairs, claimed) -> Dict[str, List[Tuple[Any, str]]]:
