@@ -45,12 +45,14 @@ _MULTI_PATH = lazy(r"^(?:rocm/)?(?:whl-multi-arch|whl-next|v2/multi-arch)(?:/|$)
 # a requirement with extras: torch[device-gfx1151], "rocm[libraries,devel,device-gfx942]", torch[device-all]==2.12
 _REQ = lazy(r"(?:^|[\s\"'])(?P<name>torch|torchvision|torchaudio|rocm|jax_rocm7_plugin|jaxlib)"
             r"(?:\[(?P<extras>[\w,. -]{1,200})\])?(?:\s*(?P<op>==|>=|<=|~=|!=|<|>)\s*(?P<ver>[0-9][0-9A-Za-z.+*]{0,40}))?(?=[\s\"',;]|$)", re.I)
-_FAILED = ("could not find a version that satisfies the requirement", "no matching distribution found for",
-           "resolutionimpossible", "error: cannot install", "failed building wheel", "subprocess-exited-with-error",
-           "no solution found when resolving dependencies", "error: could not install packages")
+# as the installers print them (case kept: found with str.find, no lowering of a long paste)
+_FAILED = ("Could not find a version that satisfies the requirement", "No matching distribution found for",
+           "ResolutionImpossible", "ERROR: Cannot install", "Failed building wheel", "subprocess-exited-with-error",
+           "No solution found when resolving dependencies", "ERROR: Could not install packages")
 # uv's own failures start the line ("error: Failed to download ...", "  × Failed to build ..."): anywhere else the
 # words are another program's ("RuntimeError: Failed to load ...")
-_FAILED_START = ("error: failed to ", "× failed to ")
+_FAILED_TO = "Failed to "
+_FAILED_START = ("error: Failed to ", "× Failed to ")
 _SUCCESS = lazy(r"^\s*(?:Successfully installed\s|Installed \d+ packages? in\s)")
 MAX_CONT = 8
 
@@ -80,33 +82,39 @@ class InstallCommands:
         return bool(self.commands) and (bool(self.succeeded) or not self.failed)
 
 
+_PIP_INSTALL_ANY = lazy(r"pip3?(?:\.exe)?[ \t]+install[ \t]")
+_CONT = ("\\", "`", "^")
+
+
 def _commands(text: str) -> List[str]:
+    """The install commands of ``text``, continuation lines joined: the lines found by one scan for ``pip install``
+    (no per-line loop over a long paste), at most 32."""
     out: List[str] = []
-    pending: Optional[str] = None
-    left = 0
-    for raw in text.replace("\r", "\n").split("\n"):
-        line = raw.strip()
-        if len(line) > 2000:
-            pending = None
+    pos = 0
+    for m in _PIP_INSTALL_ANY.finditer(text):
+        if m.start() < pos:
             continue
-        if pending is not None:
-            pending = pending + " " + line.rstrip("\\`^ ")
-            left -= 1
-            if line.endswith(("\\", "`", "^")) and left > 0:
-                continue
-            out.append(pending)
-            pending = None
+        start = text.rfind("\n", 0, m.start()) + 1
+        end = text.find("\n", m.start())
+        end = len(text) if end < 0 else end
+        pos = end
+        line = text[start:end].strip()
+        if len(line) > 2000 or not _INSTALL.search(line):
             continue
-        if "install" not in line or "pip" not in line or "http" not in line and not line.endswith(("\\", "`", "^")):
+        if "http" not in line and not line.endswith(_CONT):
             continue
-        if not _INSTALL.search(line):
-            continue
-        if line.endswith(("\\", "`", "^")):
-            pending, left = line.rstrip("\\`^ "), MAX_CONT
-            continue
-        out.append(line)
-    if pending is not None:
-        out.append(pending)
+        cmd, left = line, MAX_CONT
+        while cmd.endswith(_CONT) and left > 0 and end < len(text):
+            nend = text.find("\n", end + 1)
+            nend = len(text) if nend < 0 else nend
+            nxt = text[end + 1:nend].strip()
+            if len(nxt) > 2000:
+                break
+            cmd, end, left = cmd.rstrip("\\`^ ") + " " + nxt, nend, left - 1
+        pos = end
+        out.append(cmd.rstrip("\\`^ "))
+        if len(out) >= 32:
+            break
     return out
 
 
@@ -115,7 +123,7 @@ def parse(text: object) -> InstallCommands:
     res = InstallCommands()
     if not isinstance(text, str) or "pip" not in text or "amd.com" not in text and "cloudfront.net" not in text:
         return res
-    for cmd in _commands(text)[:32]:
+    for cmd in _commands(text):
         index = None
         for m in _INDEX_OPT.finditer(cmd):
             h = _AMD_HOST.match(m.group("url"))
@@ -144,19 +152,8 @@ def parse(text: object) -> InstallCommands:
             res.commands.append(c)
     if not res.commands:
         return res
-    low = text.lower()
-    if any(f in low for f in _FAILED) or "failed to " in low:
-        for raw in text.split("\n"):
-            l = raw.lower()
-            if len(l) < 2000 and (any(f in l for f in _FAILED) or l.lstrip(" -\t").startswith(_FAILED_START)):
-                res.failed.append(raw.strip()[:200])
-                if len(res.failed) >= 8:
-                    break
-    if "installed" in low:
-        for raw in text.split("\n"):
-            if "nstalled" in raw and len(raw) < 20000 and _SUCCESS.match(raw):
-                res.succeeded.append(raw.strip()[:200])
-                break
+    res.failed = _failure_lines(text)
+    res.succeeded = _success_lines(text)
     return res
 
 
@@ -205,27 +202,60 @@ def commands_installed(texts: List[Tuple[str, str]]) -> List[Tuple[str, InstallC
     """(paste name, command) for every AMD-index install command of a report's pastes, unless the pastes show the
     installer failing and none shows it succeeding (the failure is often pasted apart from the command)."""
     out: List[Tuple[str, InstallCommand]] = []
-    failed = succeeded = False
-    for name, text in texts:
-        res = parse(text)
+    parsed = [(name, text, parse(text)) for name, text in texts]
+    for name, _text, res in parsed:
         out.extend((name, c) for c in res.commands)
-        failed = failed or bool(res.failed) or (not res.commands and _shows_failure(text))
-        succeeded = succeeded or bool(res.succeeded) or (not res.commands and _shows_success(text))
-    if failed and not succeeded:
+    if not out:
+        return out
+    failed = any(res.failed or (not res.commands and _shows_failure(text)) for _n, text, res in parsed)
+    if failed and not any(res.succeeded or (not res.commands and _shows_success(text)) for _n, text, res in parsed):
         return []
     return out
 
 
-def _shows_failure(text: str) -> bool:
+def _line_at(text: str, i: int) -> str:
+    start = text.rfind("\n", 0, i) + 1
+    end = text.find("\n", i)
+    return text[start:end if end >= 0 else len(text)]
+
+
+def _failure_lines(text: str, limit: int = 8) -> List[str]:
+    """The installer's failure lines of ``text``: each needle looked for with ``str.find`` (no per-line scan of a
+    long paste), at most ``limit``."""
     if not isinstance(text, str):
-        return False
-    low = text.lower()
-    if any(f in low for f in _FAILED):
-        return True
-    return "failed to " in low and any(len(l) < 2000 and l.lstrip(" -\t").startswith(_FAILED_START) for l in low.split("\n"))
+        return []
+    out: List[str] = []
+    for needle in _FAILED + (_FAILED_TO,):
+        i = text.find(needle)
+        while i >= 0 and len(out) < limit:
+            line = _line_at(text, i)
+            if needle != _FAILED_TO or line.lstrip(" -\t").startswith(_FAILED_START):
+                shown = line.strip()[:200]
+                if shown not in out:
+                    out.append(shown)
+            nl = text.find("\n", i)
+            i = text.find(needle, nl) if nl >= 0 else -1
+    return out
+
+
+def _success_lines(text: str) -> List[str]:
+    """pip's / uv's success line, the first one (looked for with ``str.find``)."""
+    if not isinstance(text, str):
+        return []
+    for needle in ("Successfully installed ", "Installed "):
+        i = text.find(needle)
+        while i >= 0:
+            line = _line_at(text, i)
+            if len(line) < 20000 and _SUCCESS.match(line):
+                return [line.strip()[:200]]
+            nl = text.find("\n", i)
+            i = text.find(needle, nl) if nl >= 0 else -1
+    return []
+
+
+def _shows_failure(text: str) -> bool:
+    return bool(_failure_lines(text, 1))
 
 
 def _shows_success(text: str) -> bool:
-    if not isinstance(text, str) or "nstalled" not in text:
-        return False
-    return any("nstalled" in raw and len(raw) < 20000 and _SUCCESS.match(raw) for raw in text.split("\n"))
+    return bool(_success_lines(text))
