@@ -249,3 +249,12 @@ def test_install_command_parse_is_linear():
     t0 = time.perf_counter()
     ic.parse(hostile)
     assert time.perf_counter() - t0 < 2.0
+
+
+def test_windows_path_with_spaces_stays_linear():
+    import time
+
+    for hostile in ("C:\\" + "a " * 200000, "C:\\a b c d e\\" * 40000, "x C:\\aa bb " * 50000):
+        t0 = time.perf_counter()
+        windows_sign(hostile)
+        assert time.perf_counter() - t0 < 2.0
