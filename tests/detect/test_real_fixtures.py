@@ -6,7 +6,7 @@ Fairness rules (a label is only checked when the pasted outputs can show it):
 * a value that appears nowhere in the fixture's outputs came from the issue form or the prose
   (e.g. a torch version typed into the form) and is skipped;
 * ``rocm_version`` is checked only when ``rocm_version_source`` says a host tool told it (dpkg,
-  dnf, apt list, amd-smi); when it says the number is the torch wheel's (collect_env), detection
+  dnf, apt list, amd-smi) or an install path the outputs show (``/opt/rocm-6.4.0/...``); when it says the number is the torch wheel's (collect_env), detection
   must *not* report it as the host's ROCm;
 * GPU names written in prose (``Cezanne (integrated Radeon Graphics of ...)``) match by the name
   before the parenthesis or a key word inside it; AMD dGPU names must match exactly;
@@ -37,9 +37,11 @@ FIELDS = ("gfx_targets", "gpu_names", "gpu_count", "gpu_count_rocm", "chip_ids",
           "isa_names", "rocm_version", "torch_version", "torch_hip_version", "triton_version", "distro_id",
           "distro_version", "kernel", "wsl", "python_version", "hsa_runtime_version", "kfd_driver_version", "cpu",
           "error_signature", "rocm_stream", "rocm_streams", "host_hip_version", "torch_rocm", "torch_stream",
-          "torch_channel", "torch_device_gfx", "wsl_userspace")
-HOST_TOOL_SOURCES = re.compile(r"\bdpkg\b|\bdnf\b|apt list|amd-smi", re.I)
+          "torch_channel", "torch_device_gfx", "wsl_userspace", "os_id")
+HOST_TOOL_SOURCES = re.compile(r"\bdpkg\b|\bdnf\b|apt list|amd-smi|\bpacman -Q\b|\brpm -q", re.I)
 WHEEL_SOURCES = re.compile(r"collect_env|wheel", re.I)
+# (s14-detect) a versioned install path the outputs show (/opt/rocm-6.4.0/bin/amdclang): detect reads the release from it
+PATH_SOURCES = re.compile(r"/opt/rocm-\d")
 # error names quoted in labels -> the signature id detection must report
 LABEL_SIGNATURES: Tuple[Tuple[str, str], ...] = (
     (r"HIPBLAS_STATUS_", "hipblas_status"),
@@ -53,6 +55,25 @@ LABEL_SIGNATURES: Tuple[Tuple[str, str], ...] = (
     (r"Unable to open /dev/kfd read-write: (Invalid argument|Cannot allocate memory|Bad address)", "kfd_open_failed"),
     (r"Key was rejected by servic", "module_key_rejected"),
     (r"hipErrorInvalidDevice", "invalid_device"),
+    # (s14-detect) the errors other labels quote, each the id detection's catalogue gives the quoted line (a label that
+    # quotes one of these was skipped before, unchecked)
+    (r"Fatal error during GPU init", "amdgpu_init_failed"),
+    (r"PSP firmware loading failed", "fw_psp_hw_init_failed"),
+    (r"hw_init of IP block <\w+> failed", "kernel_ip_block_init_failed"),
+    (r"ROCk module is NOT loaded|Driver not initialized \(amdgpu not found in modules", "amdgpu_not_loaded"),
+    (r"Bad return status for module build", "dkms_build_failed"),
+    (r"PCI rejects atomics", "pcie_atomics_rejected"),
+    (r"kgd2kfd_probe failed", "kernel_kgd2kfd_probe_failed"),
+    (r"MES failed to respond to msg=", "kernel_mes_no_response"),
+    (r"Unable to change power state from D3hot to D0", "gpu_off_bus"),
+    (r"Timeout waiting for VM flush ACK", "kernel_vm_flush_timeout"),
+    (r"Memory access fault by GPU node-\d", "memory_access_fault"),
+    (r"Internal error while accessing SQLite", "miopen_db_error"),
+    (r"OutOfResources: out of resource: shared|local memory limit exceeded", "lds_limit"),
+    (r"NCCL WARN Missing .{0,20}iommu", "iommu_settings"),
+    (r"HIP out of memory", "oom"),
+    (r"rocBLAS error: Cannot read .{0,60}TensileLibrary|rocBLAS error: Cannot read [./]", "rocblas_tensile_cannot_read"),
+    (r"rocblaslt error: Cannot read \"?TensileLibrary", "rocblaslt_tensile_missing"),
 )
 
 
@@ -156,6 +177,8 @@ def test_real_fixture_field(folder: Path, field: str) -> None:
         src = labels.get("rocm_version_source", "")
         if HOST_TOOL_SOURCES.search(src):
             assert system.rocm.version == want, system.rocm.sources
+        elif PATH_SOURCES.search(src) and shown(folder, "/opt/rocm-" + want):
+            assert system.rocm.version == want, system.rocm.sources
         elif WHEEL_SOURCES.search(src):
             assert system.rocm.version != want, "the torch wheel's ROCm was taken for the host's"
         else:
@@ -179,6 +202,13 @@ def test_real_fixture_field(folder: Path, field: str) -> None:
         if not evidence:
             pytest.skip("distribution only in the issue text")
         assert system.os.id == want
+    elif field == "os_id":  # (s14-detect) "windows": a native Windows host (os.windows_native), else os-release's ID
+        if want == "windows":
+            assert system.os.windows_native is True and system.os.wsl is not True, system.os.sources
+        else:
+            if not re.search(r"\b%s\b" % re.escape(want), text_of(folder), re.I):
+                pytest.skip("operating system only in the issue text")
+            assert system.os.id == want
     elif field == "distro_version":
         if not shown(folder, want):
             pytest.skip("distribution version only in the issue text")

@@ -40,6 +40,10 @@ MISSES = {
     "1340": "held-out BA: inxi's healthy report and a title telling of a desktop freeze; no line of a program's output "
             "is an error (tests/doctor/test_known_failure.py MISSES)",
     # s13-heldbg (set BG)
+    "1460": "held-out BG: the only line is the title's quote of MIOpen's 'CK grouped conv library not found for device "
+            "gfx90c', a fallback reported as information (tests/doctor/test_known_failure.py MISSES); its warnings before "
+            "s14-detect were gfx-no-official-build and override advice, wrong: the pasted install command's "
+            "torch[device-gfx90c] wheel holds kernels for the GPU",
     "1461": "held-out BG: MIOpen's warnings of a missing CK grouped-conv library and find-db, a fallback reported as "
             "information; the slower convolutions are told only in the title and prose (tests/doctor/test_known_failure.py "
             "MISSES)",

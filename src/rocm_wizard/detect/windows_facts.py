@@ -7,7 +7,9 @@ Signs, each the shape a Windows program prints:
   ``OS Name: Microsoft Windows 11 Pro`` (https://learn.microsoft.com/windows-server/administration/windows-commands/systeminfo);
 * a PowerShell or cmd prompt at the start of a line (``PS C:\\Users\\me>``, ``C:\\ComfyUI>``);
 * a drive-letter path of the program that failed, to a file (``C:\\...\\site-packages\\torch\\...``,
-  ``...\\amdhip64_7.dll``, ``...\\python.exe``);
+  ``...\\amdhip64_7.dll``, ``...\\python.exe``, ``C:\\Program Files\\AMD\\ROCm\\6.2\\bin\\hipcc.exe``: a directory name
+  may hold spaces), or the HIP SDK's install directory ``C:\\Program Files\\AMD\\ROCm\\6.2`` (its installer's
+  default: ROCm/rocm-install-on-windows ``docs/install/install.rst``; status documented);
 * CPython's faulthandler header ``Windows fatal exception: access violation`` (printed only on Windows:
   python/cpython Python/faulthandler.c, ``faulthandler_exc_handler``);
 * a stack frame of a DLL with its offset (``(torch_hip.dll+0x2646a6d)``);
@@ -30,8 +32,14 @@ from .sources import Source
 _VER = lazy(r"Microsoft Windows \[Version (10\.0\.(\d{4,5})(?:\.\d+)?)\]")
 _SYSTEMINFO = lazy(r"^\s*OS Name:\s+Microsoft Windows (10|11)\b[^\n]*", re.M)
 _PROMPT = lazy(r"^\s*(?:\(\S+\)\s*)?(?:PS )?[A-Za-z]:\\(?:[^\n<>|\"?*:]*)>[^\n]*", re.M)
-_PATH = lazy(r"\b[A-Za-z]:\\{1,2}(?:[^\s\"'<>|?*:\\]+\\{1,2})+[^\s\"'<>|?*:\\]*"
+# (s14-detect) a directory name may hold single spaces ("Program Files", "Program Files (x86)", "AMD Software"): each
+# name is runs of path characters joined by one space (no two alternatives can take the same character: linear)
+_SEG = r"[^\s\"'<>|?*:\\]+(?: [^\s\"'<>|?*:\\]+){0,4}"
+_PATH = lazy(r"\b[A-Za-z]:\\{1,2}(?:" + _SEG + r"\\{1,2})+[^\s\"'<>|?*:\\]*"
              r"(?:\.(?:dll|exe|py|pyd|bat|ps1)\b|\\{1,2}site-packages\\)", re.I)
+# (s14-detect) the HIP SDK's own install directory, C:\Program Files\AMD\ROCm\<major.minor> (the HIP SDK installer's
+# default, ROCm/rocm-install-on-windows docs/install/install.rst; HIP_PATH names it), wherever a paste shows it
+_HIP_SDK = lazy(r"\b[A-Za-z]:\\{1,2}Program Files\\{1,2}AMD\\{1,2}ROCm\\{1,2}\d+\.\d+(?![\w.])", re.I)
 # a Windows stack symbolised by module and offset: ``(torch_hip.dll+0x2646a6d)`` (c10's backtrace on Windows)
 _DLL_FRAME = lazy(r"\b[\w.-]+\.dll\+0x[0-9a-fA-F]+\b")
 _FATAL = lazy(r"^Windows fatal exception: [^\n]+", re.M)
@@ -41,7 +49,7 @@ _FORM = lazy(r"^[ \t>*_-]*(?:OS|Operating System|System|Platform|OS version)[*_ 
 _WSL_WORD = lazy(r"\bWSL|\bLinux\b|Ubuntu", re.I)
 
 SIGNS = (("windows_version", _VER), ("systeminfo", _SYSTEMINFO), ("fatal_exception", _FATAL),
-         ("prompt", _PROMPT), ("path", _PATH), ("dll_frame", _DLL_FRAME), ("wheel_tag", _WHEEL), ("issue_form", _FORM))
+         ("prompt", _PROMPT), ("path", _PATH), ("hip_sdk_path", _HIP_SDK), ("dll_frame", _DLL_FRAME), ("wheel_tag", _WHEEL), ("issue_form", _FORM))
 
 
 def windows_sign(text: str) -> Optional[Tuple[str, str]]:

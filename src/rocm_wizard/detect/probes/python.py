@@ -31,6 +31,7 @@ from ..sources import Source
 from ._core_util import env, fallback_pastes, listdir, ok_outputs, paste_label, pastes, read_text, stat
 
 p_paste_facts = lazy_module("rocm_wizard.detect.parsers.paste_facts")  # pasted text only
+p_install_command = lazy_module("rocm_wizard.detect.parsers.install_command")  # pasted text only
 p_pip = lazy_module("rocm_wizard.detect.parsers.pip_freeze")  # pasted or recorded pip lists only
 p_rocm_sdk = lazy_module("rocm_wizard.detect.parsers.rocm_sdk")  # pasted or recorded rocm-sdk output only
 
@@ -518,6 +519,53 @@ def _triton(source: Source, e: Dict[str, str], site: str, names: Sequence[str], 
 
 # -- pastes ------------------------------------------------------------------------------------------
 
+def _index_commands(source: Source) -> List[Tuple[str, object]]:
+    """(s14-detect) The pastes' pip / uv install commands from AMD's ROCm (TheRock) indexes that the pastes do not
+    show failing (``parsers/install_command.py``)."""
+    every = pastes(source)
+    if not any("pip" in t and ("amd.com" in t or "cloudfront.net" in t) for _n, t in every):
+        return []
+    # the installer's failure may be pasted apart from the command: every paste is looked at
+    return p_install_command.commands_installed(every)
+
+
+def _command_env(commands: List[Tuple[str, object]]) -> Optional[TorchEnv]:
+    """(s14-detect) The torch environment a pasted install command made, when no output shows the environment
+    itself: torch (or torchvision / torchaudio) from TheRock's per-family index or its multi-arch index with a
+    ``[device-gfxNNNN]`` extra is a ROCm build taking ROCm from the rocm wheels (stream pip), with device code for
+    the family's / extra's targets (TheRock RELEASES.md; status inferred: the command was run and did not fail)."""
+    for name, c in commands:
+        if not any(p in ("torch", "torchvision", "torchaudio") for p in c.packages):
+            continue
+        gfx = p_install_command.targets(c)
+        if not gfx:
+            continue
+        label = paste_label(name, "install command from %s" % c.index)
+        t = TorchEnv()
+        if c.torch_pin and re.match(r"^\d+\.\d+\.\d+", c.torch_pin):
+            t.put("version", c.torch_pin, label)
+        t.put("build", "rocm", label)
+        t.put("stream", "pip", label)
+        t.device_gfx.extend(gfx)
+        t.sources["device_gfx"] = label + (" (device extras)" if c.device_extras else " (the %s family's targets)" % c.family)
+        t.note("read from the install command '%s' (not from the environment: no pip list or torch output shows "
+               "it); no paste shows that install failing" % c.line[:200])
+        return t
+    return None
+
+
+def _command_targets(t: TorchEnv, commands: List[Tuple[str, object]]) -> None:
+    """(s14-detect) The one pasted environment's device code from a per-family index's install command (its family's
+    targets); device extras are read with the other pip extras below."""
+    for name, c in commands:
+        if c.family and not c.device_extras and any(p in ("torch", "rocm") for p in c.packages):
+            for g in p_install_command.targets(c):
+                if g not in t.device_gfx:
+                    t.device_gfx.append(g)
+                    t.sources.setdefault("device_gfx", paste_label(name, "install command from %s (the %s family's "
+                                                                         "targets)" % (c.index, c.family)))
+
+
 def _paste_env(label: str, version: Optional[str], pkgs: Dict[str, str]) -> TorchEnv:
     t = TorchEnv()
     t.put("version", version, label)
@@ -610,6 +658,13 @@ def _from_pastes(source: Source, system: System) -> None:
                 t = _paste_env(label, version, {})
                 t.put("hip", hip, label)
                 found.append(t)
+    commands = _index_commands(source)
+    if not found:
+        t = _command_env(commands)
+        if t is not None:
+            found.append(t)
+    elif len(found) == 1:
+        _command_targets(found[0], commands)
     if len(found) == 1:
         # (s8-heldq) pip's torch[device-gfxNNNN] extra names the device wheel the one pasted environment has
         for name, text in pastes(source):

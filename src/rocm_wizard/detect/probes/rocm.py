@@ -584,6 +584,30 @@ def _tool_tree_rocm(source: Source) -> Optional[Tuple[str, str]]:
     return next(iter(found.items())) if len(found) == 1 else None
 
 
+def _path_rocm(source: Source, r: RocmInfo) -> Optional[Tuple[str, str]]:
+    """(s14-detect) The ROCm release a paste's install paths name (``/opt/rocm-6.4.0/bin/amdclang``, an
+    ``ldd`` line, a traceback frame, ``LD_LIBRARY_PATH``): one release named, or the one a shown link
+    ``rocm -> /opt/rocm-X`` names among several (``parsers/install_paths.py``).  Several and no link:
+    none, with a note (a path shows a tree installed, not the one in use)."""
+    texts = [(name, text) for name, text in pastes(source) if "/opt/rocm-" in text]
+    if not texts:
+        return None
+    from ..parsers import install_paths
+
+    ver, names, linked = install_paths.rocm_release([t for _n, t in texts])
+    if ver is None:
+        if len(names) > 1:
+            r.note("the pastes' paths name several ROCm trees (%s) and no /opt/rocm link says which one is in use; "
+                   "none taken as the host's release" % ", ".join("/opt/rocm-" + v for v in names))
+        return None
+    name = next((n for n, t in texts if "/opt/rocm-" + ver in t), texts[0][0])
+    how = "rocm -> /opt/rocm-%s link" % ver if ver in linked else "install path /opt/rocm-%s" % ver
+    if len(names) > 1:
+        r.note("the pastes' paths name several ROCm trees (%s); /opt/rocm is shown linked to /opt/rocm-%s"
+               % (", ".join("/opt/rocm-" + v for v in names), ver))
+    return ver, paste_label(name, how)
+
+
 def _form_rocm(source: Source) -> Optional[Tuple[str, str]]:
     """The ROCm release an issue form names ("### ROCm Version" / "ROCm version: 7.2.2"): a version
     of a known ROCm series only (a driver version such as 6.12.12 in that field is no ROCm release)."""
@@ -695,6 +719,16 @@ def _version(source: Source, system: System, r: RocmInfo, found: List[Tuple[pack
             form = _form_rocm(source)
             if form is not None and form[0] != tree[0]:
                 r.note("the issue form says ROCm %s (%s), but a tool's output names the tree /opt/rocm-%s (%s)"
+                       % (form[0], form[1], tree[0], tree[1]))
+    if r.version is None:
+        tree = _path_rocm(source, r)
+        if tree is not None:
+            r.put("version", tree[0], tree[1])
+            r.note("ROCm %s is read from an install path a paste shows (%s): a tree of that release is installed; "
+                   "no package tool or release file says it is the one in use" % tree)
+            form = _form_rocm(source)
+            if form is not None and form[0] != tree[0]:
+                r.note("the issue form says ROCm %s (%s), but a paste's path names the tree /opt/rocm-%s (%s)"
                        % (form[0], form[1], tree[0], tree[1]))
     if r.version is None:
         form = _form_rocm(source)
