@@ -264,7 +264,7 @@ def test_the_clean_playbook_checks_converges_and_changes_nothing_the_second_time
         assert not root.exists(gone), gone
     assert root.run(["dpkg-query", "-W", "-f=${db:Status-Status}", "amdgpu-install"]).stdout in ("", "not-installed")
     for kept in ("/opt/rocm-7.2.4/bin/hipcc", "/opt/rocm-6.4.3/bin/hipcc", f"{HOME}/venv-torch2.5.1-rocm6.2/pyvenv.cfg",
-                 f"{HOME}/.cache/uv"):
+                 f"{HOME}/venv-torch2.4.1-rocm6.1/pyvenv.cfg", f"{HOME}/.cache/uv"):
         assert root.exists(kept), kept
 
     again = ansible.playbook(root, "/root/clean.yml")
