@@ -301,16 +301,33 @@ def wheel_has_gfx(torch_version: object, index_name: object, gfx: str) -> Option
     inferred one None."""
     from .support import normalize_gfx
 
-    s = wheel_gfx(torch_version, index_name)
-    answer = s.has(normalize_gfx(gfx)) if s is not None else None
-    if answer is False:
-        return False
-    gaps = libraries_lacking(torch_version, index_name, gfx)
-    if any(g.status in PROVEN for g in gaps):
-        return False
-    if gaps:
+    t = torch_version if isinstance(torch_version, TorchRelease) else torch_release(torch_version)
+    if t is None:
         return None
+    name = index_name.name if isinstance(index_name, WheelIndex) else str(index_name or "")
+    # (the answer depends on the release, the index and the target alone, through the catalog's gfx sets and
+    # library gaps, each read once: the doctor and the resolver ask the same triple thousands of times; an answer is
+    # kept with the very objects it was worked out from, so other sets or gaps -- a test's -- are asked anew)
+    key = (id(t), name, gfx)
+    gaps, sets = _library_gaps(), _gfx_sets()
+    got = _HAS_GFX.get(key)
+    if got is not None and got[0] is t and got[1] is gaps and got[2] is sets:
+        return got[3]
+    s = wheel_gfx(t, name)
+    answer = s.has(normalize_gfx(gfx)) if s is not None else None
+    if answer is not False:
+        gaps = libraries_lacking(t, name, gfx)
+        if any(g.status in PROVEN for g in gaps):
+            answer = False
+        elif gaps:
+            answer = None
+    if len(_HAS_GFX) >= 4096:
+        _HAS_GFX.clear()
+    _HAS_GFX[key] = (t, gaps, sets, answer)  # (the release kept with its answer: its id is not reused while it is here)
     return answer
+
+
+_HAS_GFX: Dict[Tuple[int, str, str], Tuple[TorchRelease, object, object, Optional[bool]]] = {}
 
 
 def wheel_for_python(torch_version: object, python: object, index_name: object = None) -> Optional[bool]:
