@@ -671,6 +671,56 @@ def test_a_late_worker_s_answers_are_worked_out_here_and_its_own_taken_once_sent
     _forked.drop()
 
 
+def test_a_later_function_of_each_text_sends_each_answer_in_a_frame_of_its_own(large, monkeypatch):
+    # (recognize.EACH, the errors probe's scans of the pastes: the first texts' answers are there before the worker has
+    # worked out the last ones, where a frame of all of them would keep the first waiting for the last)
+    from rocm_wizard.detect import _forked
+
+    named, want = large
+    named = named + [("copy.txt", named[0][1])]  # a text twice: asked once
+    want = want + [want[0]]
+    _may_fork_here(monkeypatch, named)
+    monkeypatch.setattr(_forked, "STEAL", False)  # (each frame waited for)
+    segs, _extra = recognize.recognize_many_also(named, later=(("lines", str.splitlines),
+                                                               ("slow", _slow_pid_and_lines, recognize.EACH)))
+    assert segs == want
+    held = _forked._pending
+    pid = held.pid
+    texts = list(dict.fromkeys(t for _n, t in named))
+    assert held.names == ["lines"] + ["slow"] * len(texts) and held.texts[1:] == [[t] for t in texts]
+    worker, lines = _forked.answer("slow", texts[0])
+    assert worker == pid != os.getpid() and lines == texts[0].count("\n")
+    # (0.2 s a text: the first answer was taken with the last ones still to come)
+    assert 2 <= held.read < len(held.names) and held.fd is not None
+    for text in texts[1:]:
+        assert _forked.answer("slow", text) == (pid, text.count("\n"))
+    assert held.read == len(held.names) and held.fd is None  # (all read: the worker waited for)
+    assert _forked.answer("slow", texts[0]) is _forked.NOT_KNOWN  # (handed out once)
+    assert _forked.answer("lines", texts[1]) == texts[1].splitlines()  # (an earlier frame's answers still there)
+    _gone(pid)
+    _forked.drop()
+    # a frame the worker never sends: the texts after it are not known, and worked out here
+    segs, _extra = recognize.recognize_many_also(named, later=(("each", _fails_on_second, recognize.EACH),))
+    assert segs == want
+    pid = _forked._pending.pid
+    assert _forked.answer("each", texts[0]) == len(texts[0])
+    assert _forked.answer("each", texts[1]) is _forked.NOT_KNOWN
+    assert _forked.worked_out("each", len, texts[2]) == len(texts[2])
+    _gone(pid)
+    _forked.drop()
+
+
+_SECOND = []
+
+
+def _fails_on_second(text):
+    # (the worker's second text fails: its frames end there)
+    _SECOND.append(text)
+    if len(_SECOND) == 2:
+        raise ValueError("no")
+    return len(text)
+
+
 # -- a segment's kind worked out once per (command hint, text) -------------------------------------
 
 def test_a_segment_seen_before_is_not_classified_again_and_gets_the_same_kind(monkeypatch):

@@ -50,6 +50,7 @@ class Pending:
         self.names = [name for name, _texts in frames]
         self.texts = [list(texts) for _name, texts in frames]
         self.got: Dict[str, Dict[str, List[object]]] = {}
+        self.read = 0  # frames read so far (a function's answers may come in several: recognize.EACH)
         # answers this process worked out itself while the worker ended its share ({name: {text:
         # [answer, ...]}}), handed out first
         self.own = own or {}
@@ -69,7 +70,7 @@ class Pending:
             left = mine.get(text)
             if left:
                 return left.pop(0)
-        while name not in self.got and self.fd is not None:
+        while self.fd is not None and (name not in self.got or self._to_come(name, text)):
             if steal and not self._buf:
                 _idle_until_ready(self.fd)
                 if not _readable(self.fd):
@@ -83,6 +84,13 @@ class Pending:
             return NOT_KNOWN
         return left.pop(0)  # (handed out once)
 
+    def _to_come(self, name: str, text: object) -> bool:
+        """Whether a frame not read yet holds ``name``'s answer for ``text`` (``name``'s answers already read lack it)."""
+        got = self.got.get(name)
+        if got is not None and isinstance(text, str) and got.get(text):
+            return False
+        return any(self.names[k] == name and text in self.texts[k] for k in range(self.read, len(self.names)))
+
     def _next_frame(self) -> None:
         """Read the next frame (blocking) and keep its answers; the end of the pipe, or anything
         short or unreadable, ends the worker and leaves the rest not known."""
@@ -95,14 +103,14 @@ class Pending:
             head = self._read(8)
             body = self._read(int.from_bytes(head, "big")) if head is not None else None
             values = pickle.loads(body) if body is not None else None  # (this process's own fork wrote it)
-            k = len(self.got)
+            k = self.read
             name, texts = self.names[k], self.texts[k]
             if isinstance(values, list) and len(values) == len(texts):
-                by_text: Dict[str, List[object]] = {}
+                by_text = self.got.setdefault(name, {})
                 for t, value in zip(texts, values):
                     by_text.setdefault(t, []).append(value)
-                self.got[name] = by_text
-                done = len(self.got) == len(self.names)
+                self.read = k + 1
+                done = self.read == len(self.names)
                 if done:
                     self.end(kill=False)
                 return

@@ -604,13 +604,15 @@ def _workloads(text: str) -> object:
 
 
 def _known_errors(text: str) -> object:
-    """``error_index.scan(text)``, as the errors probe asks it of every paste."""
-    from . import error_index
+    """``probes.errors.known_in(text, translated=True)`` (``error_index.scan(text)``, the layers its lines name, and
+    the known errors its translated messages hide), as the errors probe asks it of every paste."""
+    from .probes import errors
 
-    return error_index.scan(text)
+    return errors.known_in(text, translated=True)
 
 
 _WHOLE = "\0whole"  # (recognize.WHOLE: a later function of all the texts)
+_EACH = "\0each"  # (recognize.EACH: every text's answer a frame of its own)
 
 
 def _wsl_pasted(texts: List[str]) -> object:
@@ -623,9 +625,11 @@ def _wsl_pasted(texts: List[str]) -> object:
 # What a forked worker of the recogniser works out once it has sent its share, in the order the probes
 # ask (``_forked.worked_out``, by these names): the parse of each of its own rocminfo segments (the
 # name is the parse's in probes/_gpu_shared.parsed: kind, then the parser's module and function), then
-# the errors probe's scans of every paste, then what the merge pass's WSL facts read in all the pastes
+# the errors probe's workload scans of every paste, then what the merge pass's WSL facts read in all the pastes, then the
+# known error lines of each paste and the layers they name, one frame per paste (the errors probe takes them in
+# order and stops at its cap)
 _LATER = (("parsed:rocminfo:rocm_wizard.detect.parsers.rocminfo.parse", _rocminfo, "rocminfo"),
-          ("workloads", _workloads), ("wsl_pasted", _wsl_pasted, _WHOLE), ("known_errors", _known_errors))
+          ("workloads", _workloads), ("wsl_pasted", _wsl_pasted, _WHOLE), ("known_errors", _known_errors, _EACH))
 
 
 def _abs(path: object) -> str:

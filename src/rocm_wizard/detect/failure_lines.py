@@ -147,6 +147,17 @@ def layer_of(line: str, kind: Optional[str] = None) -> Optional[str]:
     return t.layer_in(line[:_SCAN_LINE]) or t.kind_layer.get(kind or "")
 
 
+def named_layer(line: str) -> Optional[str]:
+    """The layer ``line`` itself names (first matching row), else None: :func:`layer_of` without the kind's
+    (``layer_of(line, kind) == with_kind(named_layer(line), kind)``)."""
+    return table().layer_in(line[:_SCAN_LINE])
+
+
+def with_kind(named: Optional[str], kind: Optional[str] = None) -> Optional[str]:
+    """:func:`layer_of` of a line whose :func:`named_layer` is ``named``."""
+    return named or table().kind_layer.get(kind or "")
+
+
 _CONTEXT_LINES = 12  # lines above a failure line that may name its layer
 
 

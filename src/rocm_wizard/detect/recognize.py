@@ -675,6 +675,11 @@ PARALLEL_MIN_CHARS = 1024 * 1024
 # the kind of a later function asked once of the list of all the texts (see recognize_many_also; also
 # the key of its answer, ``_forked.WHOLE``)
 WHOLE = "\0whole"
+# the kind of a later function asked of every distinct text, like one of no kind, whose answers the worker sends one
+# frame per text, in order (``_forked.Pending`` reads a text's frame as soon as it is there): for a function whose
+# caller asks the texts in order and may stop early (the errors probe's scans, up to its cap), so the first texts'
+# answers do not wait for the last ones'
+EACH = "\0each"
 # "1": never fork (a benchmark's CPU figure of one process); "2": fork whatever the load average says
 # (a benchmark of the worker on a busy machine)
 _ENV_JOBS = "ROCM_WIZARD_RECOGNIZE_JOBS"
@@ -706,7 +711,8 @@ def recognize_many_also(named: Sequence[Tuple[str, str]], also: Optional[Callabl
     ``(name, function, kind)`` is asked of each of the worker's own segments of that kind instead
     (a parser the probes run on every segment of the kind: this process parses its own share); with
     the kind :data:`WHOLE`, the function is asked once of the list of all the texts, in order
-    (``_forked.worked_out_whole``)."""
+    (``_forked.worked_out_whole``); with the kind :data:`EACH`, of every distinct text as without a kind, but
+    each text's answer is a frame of its own (the caller may take the first texts' before the last are worked out)."""
     from . import _forked
 
     _forked.drop()  # (a worker of an earlier call still held: its answers are not for these texts)
@@ -848,6 +854,11 @@ def _recognize_forked(named: Sequence[Tuple[str, str]], also: Optional[Callable[
             # then each later function on its texts, one frame each, in the order given (one that
             # fails ends the frames: this process works the rest out itself)
             for spec in later:
+                if len(spec) > 2 and spec[2] == EACH:
+                    for text in _later_texts(spec, named, distinct, found):
+                        body = pickle.dumps([spec[1](text)], 4)
+                        _write_all(wfd, len(body).to_bytes(8, "big") + body)
+                    continue
                 if len(spec) > 2 and spec[2] == WHOLE:
                     body = pickle.dumps([spec[1]([t for _n, t in named])], 4)
                 else:
@@ -891,8 +902,7 @@ def _recognize_forked(named: Sequence[Tuple[str, str]], also: Optional[Callable[
         except Exception:
             got = extras = None
     ok = isinstance(got, list) and len(got) == len(theirs)
-    pending = _forked.Pending(pid, rfd, [(spec[0], _later_texts(spec, named, distinct, got)) for spec in later]
-                              if ok else (), own,
+    pending = _forked.Pending(pid, rfd, _frames(later, named, distinct, got) if ok else (), own,
                               [t for _n, t in named] if any(len(s) > 2 and s[2] == WHOLE for s in later) else None)
     if not ok:
         pending.end()
@@ -918,9 +928,23 @@ def _later_texts(spec: Sequence[object], named: Sequence[Tuple[str, str]], disti
     kind = spec[2] if len(spec) > 2 else None
     if kind == WHOLE:
         return [WHOLE]  # (the key _forked answers it by: the same string)
-    if kind is None:
+    if kind is None or kind == EACH:
         return [named[i][1] for i in distinct]
     return [text for segs in found for k, text, _label in segs if k == kind]
+
+
+def _frames(later: Sequence[tuple], named: Sequence[Tuple[str, str]], distinct: Sequence[int],
+            found: Sequence[Sequence[Segment]]) -> List[Tuple[str, List[str]]]:
+    """``[(name, texts)]`` of each frame the worker sends after its share, in order: a frame per later function,
+    or per text for one of the kind :data:`EACH`."""
+    frames: List[Tuple[str, List[str]]] = []
+    for spec in later:
+        texts = _later_texts(spec, named, distinct, found)
+        if len(spec) > 2 and spec[2] == EACH:
+            frames.extend((spec[0], [text]) for text in texts)
+        else:
+            frames.append((spec[0], texts))
+    return frames
 
 
 def _own_answers(later: Sequence[tuple], found: Sequence[Sequence[Segment]]) -> Dict[str, Dict[str, List[object]]]:
@@ -929,7 +953,7 @@ def _own_answers(later: Sequence[tuple], found: Sequence[Sequence[Segment]]) -> 
     later, it fails there as it would have)."""
     own: Dict[str, Dict[str, List[object]]] = {}
     for spec in later:
-        if len(spec) < 3 or spec[2] is None or spec[2] == WHOLE:
+        if len(spec) < 3 or spec[2] is None or spec[2] == WHOLE or spec[2] == EACH:
             continue
         answers = own.setdefault(spec[0], {})
         for segs in found:

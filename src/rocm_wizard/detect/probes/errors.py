@@ -65,12 +65,14 @@ def probe(source: Source, system: System) -> None:
     seen: Set[Tuple[str, str]] = set()
     known_lines: List[str] = []
     for text, label in texts:
-        hits = worked_out("known_errors", error_index.scan, text)
+        hits, named, more = worked_out("known_errors", known_in, text)
         if label.startswith("paste:"):
             # (s13-heldbb) a paste printed under another locale: the known errors its translated messages hide
             # (glibc's loader and strerror texts, translations.toml), each with its line as pasted
-            hits = list(hits) + translations.known_lines(text, error_index.scan, hits)
-        for sig_id, layer, line in hits:
+            if more is None:
+                more = [(hit, _NOT_NAMED) for hit in translations.known_lines(text, error_index.scan, hits)]
+            hits, named = list(hits) + [hit for hit, _n in more], list(named) + [n for _h, n in more]
+        for (sig_id, layer, line), line_layer in zip(hits, named):
             key = (sig_id, line)
             if key in seen:
                 continue
@@ -82,12 +84,32 @@ def probe(source: Source, system: System) -> None:
             if layer is not None:  # a catalogue row knows its layer
                 es.put("layer", layer, "catalog:failures#" + sig_id)
             else:
-                es.put("layer", failure_lines.layer_of(line, _kind_of(label)), "catalog:failure_lines")
+                es.put("layer", failure_lines.layer_of(line, _kind_of(label)) if line_layer is _NOT_NAMED
+                       else failure_lines.with_kind(line_layer, _kind_of(label)), "catalog:failure_lines")
             system.errors.append(es)
             if len(system.errors) >= MAX_SIGHTINGS:
                 system.note("more than %d error lines; the rest were not listed" % MAX_SIGHTINGS)
                 return
     _unrecognised(source, system, texts, known_lines)
+
+
+_NOT_NAMED = object()  # (a known error line whose named layer is still to be worked out)
+
+
+def known_in(text: str, translated: bool = False) -> Tuple[list, List[object], Optional[list]]:
+    """(``error_index.scan(text)``: the known error lines of ``text`` as ``(signature, layer, line)``; for each, the
+    layer the line names itself where its row has none -- ``failure_lines.named_layer``, the costly part of
+    ``layer_of`` -- else None; with ``translated``, ``[(hit, its named layer)]`` of the known errors its translated
+    messages hide -- ``translations.known_lines``, what the probe reads in a paste --, else None): one answer, pure in
+    the text, that a forked worker of the recogniser works out for each paste, a frame each (bundle._LATER), while
+    this process goes on."""
+    hits = error_index.scan(text)
+    named: List[object] = [failure_lines.named_layer(line) if layer is None else None for _sig, layer, line in hits]
+    more = None
+    if translated:
+        more = [(hit, failure_lines.named_layer(hit[2]) if hit[1] is None else None)
+                for hit in translations.known_lines(text, error_index.scan, hits)]
+    return hits, named, more
 
 
 # kinds of pasted segments that are a tool's own output (no prose, no package listing, no DKMS line):
