@@ -1956,7 +1956,10 @@ def _signature_row(sid: str) -> Optional[_SignatureRow]:
 _HARNESS_HEADER_ROWS = frozenset({"rocm_sdk_selftest_failed",
                                    # s14-heldbl: ggml's abort line ("%s:%d: ROCm error", ggml-cuda.cu ggml_cuda_error) names
                                    # only where ggml stopped; the "ROCm error: <HIP's message>" line under it says why
-                                   "ggml_rocm_error"})
+                                   "ggml_rocm_error",
+                                   # s14-heldbp: the same abort in older trees (GGML_ASSERT(!"CUDA error"), ggml.h's
+                                   # "GGML_ASSERT: %s:%d: %s"); the "CUDA error: <HIP's message>" line above it says why
+                                   "bp_ggml_assert_cuda_error"})
 
 
 def _harness_headers(by_layer: Dict[str, List[Tuple[Any, str]]], pairs, claimed) -> Dict[str, List[Tuple[Any, str]]]:
