@@ -2024,6 +2024,38 @@ def _library_hip_errors(by_layer: Dict[str, List[Tuple[Any, str]]]) -> Dict[str,
     return out
 
 
+# s14-heldbu (set BU, 1703): an HSA call's status printed while the process stops inside ROCm's profiler libraries
+# (aqlprofile's hsa_ven_amd_aqlprofile_* entry points, rocprofiler-sdk's queue interception; row
+# bu_crash_stack_in_rocm_profiler_library) is the status the profiler's own HSA call got (aqlprofile's 'Error Calling
+# hsa_iterate_agents: HSA_STATUS_ERROR: ...'), not a failure of the runtime the program uses: those lines go to the
+# profiler's layer.  Only the statuses an API call returns to its caller move; a queue's fault (memory fault, illegal
+# instruction, exception) is the GPU's and stays where it is.  Statuses a specific rule reports (hsa-runtime-error's
+# signatures) are that rule's and do not reach known-failure: not moved here.
+_PROFILER_STACK_ROWS = frozenset({"bu_crash_stack_in_rocm_profiler_library"})
+_HSA_CALL_STATUS_ROWS = frozenset({"hsa_generic_error", "hsa_invalid_argument_text", "hsa_not_initialized_text",
+                                   "hsa_incompatible_arguments", "hsa_invalid_allocation", "hsa_invalid_queue_creation",
+                                   "rocr_call_returned"})
+
+
+def _profiler_hsa_status(by_layer: Dict[str, List[Tuple[Any, str]]]) -> Dict[str, List[Tuple[Any, str]]]:
+    """Move the runtime-layer HSA call statuses of a paste that stops in a profiler library to that library's layer."""
+    prof_layer = next((layer for layer, rows in by_layer.items() if any(r.id in _PROFILER_STACK_ROWS for r, _t in rows)),
+                      None)
+    if prof_layer is None or prof_layer == "runtime" or "runtime" not in by_layer:
+        return by_layer
+    moved = [(r, t) for r, t in by_layer["runtime"] if r.id in _HSA_CALL_STATUS_ROWS]
+    if not moved:
+        return by_layer
+    out = dict(by_layer)
+    kept = [(r, t) for r, t in by_layer["runtime"] if r.id not in _HSA_CALL_STATUS_ROWS]
+    out[prof_layer] = list(by_layer[prof_layer]) + moved
+    if kept:
+        out["runtime"] = kept
+    else:
+        del out["runtime"]
+    return out
+
+
 @rule("known-failure")
 def known_failure(ctx: Context, meta: RuleMeta) -> Optional[List[Match]]:
     """Sightings of catalogue rows that no specific rule reports (a specific rule names the row in
@@ -2056,7 +2088,7 @@ def known_failure(ctx: Context, meta: RuleMeta) -> Optional[List[Match]]:
         by_layer.setdefault(row.layer, []).append((row, text))
     if not by_layer:
         return None
-    by_layer = _library_hip_errors(_harness_headers(by_layer, pairs, claimed))
+    by_layer = _profiler_hsa_status(_library_hip_errors(_harness_headers(by_layer, pairs, claimed)))
     if not by_layer:
         return None  # only a harness's header, and a rule reports the line that says why
     order = [l for l in _LAYER_ORDER if l in by_layer] + sorted(l for l in by_layer if l not in _LAYER_ORDER)
