@@ -224,7 +224,9 @@ def parse_cached(text: str) -> IssueForm:
 
 # -- interpreting values -------------------------------------------------------------------------
 
-_KERNEL_IN_OS = lazy(r"(?:\(Linux |\bkernel(?: version| release)?\s*[:=]?\s*)(?P<rel>\d+\.\d+\.\d+[-+._~0-9A-Za-z]*)", re.I)
+# (s14-heldby) also "NixOS, Linux 6.19.9": the kernel after a comma or semicolon (a distribution's own "Rocky Linux 9.5"
+# has no comma before "Linux" and two version parts)
+_KERNEL_IN_OS = lazy(r"(?:\(Linux |(?:^|[,;]\s*)Linux\s+(?=\d+\.\d+\.\d+)|\bkernel(?: version| release)?\s*[:=]?\s*)(?P<rel>\d+\.\d+\.\d+[-+._~0-9A-Za-z]*)", re.I)
 # Python's platform.platform() in an OS field (bug-report templates fill "OS:" with it):
 # "Linux-<release>-<machine>[-<processor>]-with-<libc>" (CPython Lib/platform.py, platform())
 _PLATFORM_IN_OS = lazy(r"\bLinux-(?P<rel>" + RELEASE_RE + r")-(?:" + "|".join(ARCHES) + r")\b")

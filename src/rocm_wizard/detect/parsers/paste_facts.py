@@ -174,6 +174,9 @@ _KFD_DID_MISSING = lazy(r"\bkfd(?: kfd)?: DID (?P<dev>[0-9a-fA-F]{4}) is missing
 # (the build number "#25-Ubuntu" also as GitHub renders it when the text is copied from an issue page:
 # "https://github.com/<owner>/<repo>/issues/25-Ubuntu", its autolink of "#25")
 _UNAME_ANYWHERE = lazy(r"\bLinux (?P<host>[\w.-]+) (?P<rel>" + RELEASE_RE + r") (?:#|" + _GH_AUTOLINK + r")\d+\S* (?:SMP|PREEMPT)")
+# (s14-heldby) `uname -sr`'s output alone on a line ("Linux 7.0.0-28-generic", coreutils uname: the kernel name and
+# release), as probe scripts and reports print it; three version parts, so a distribution's "Linux 9.5" is not taken
+_UNAME_SR = lazy(r"^\s*`?Linux (?P<rel>\d+\.\d+\.\d+(?:[-+_~][0-9A-Za-z][0-9A-Za-z._+~-]*)?)`?\s*$")
 _BARE_RELEASE = lazy(r"^(?P<rel>\d+\.\d+\.\d+-[0-9A-Za-z][0-9A-Za-z._+~-]*)$")
 # the Python REPL's banner: "Python 3.8.5 (default, Dec 19 2020, 10:38:31)"
 _PY_BANNER = lazy(r"^Python (?P<ver>\d+\.\d+\.\d+) \((?:default|main|tags/|heads/|[a-z]+,)")
@@ -966,6 +969,10 @@ def parse(text: object) -> PasteFacts:
             continue
         if has_kernel and c in _KERNEL_FIRST:
             m = _KERNEL_LINE.match(line)
+            if m and m.group("rel") not in out.kernel_lines:
+                out.kernel_lines.append(m.group("rel"))
+        elif c in "lL`" and len(line) < 80 and "linux " in l:
+            m = _UNAME_SR.match(line)
             if m and m.group("rel") not in out.kernel_lines:
                 out.kernel_lines.append(m.group("rel"))
         if len(line) < 80 and c1 in _DISTRO_FIRST and line.startswith(_DISTRO_STARTS):
