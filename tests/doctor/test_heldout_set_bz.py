@@ -3,7 +3,8 @@ The lines read from the programs that print them: a compiler's error inside a RO
 '<file>:<line>:<col>: error:' diagnostics under /opt/rocm-X/include/<library>), ROCr's HW exception line as users quote
 it (the agent handle elided), onnxruntime's MIGraphX compile window (migraphx_execution_provider.cc compile_program's
 'Model Compile: Begin' / 'Complete') around a GPU fault, and Unsloth Studio's prebuilt installers
-(studio/install_whisper_prebuilt.py, install_llama_prebuilt.py)."""
+(studio/install_whisper_prebuilt.py, install_llama_prebuilt.py), and a compiler error in a kernel source compiled at
+run time through comgr (its 'comgr-XXXXXX/{input,include}' temporary tree, amd/comgr/src/comgr-compiler.cpp)."""
 from __future__ import annotations
 
 import pytest
@@ -13,6 +14,7 @@ from rwtest.heldout import assert_named_and_leads, doctor_files, fixture, ids as
 
 HEADER = "bz_rocm_library_header_compile_error"
 UNSLOTH = "bz_unsloth_prebuilt_install_failed"
+COMGR = "bz_comgr_online_source_compile_error"
 HW = "rocr_hw_exception"
 BEGIN = "bz_ort_migraphx_compile_begin"
 COMPLETE = "bz_ort_migraphx_compile_complete"
@@ -21,6 +23,7 @@ COMPLETE = "bz_ort_migraphx_compile_complete"
 @pytest.mark.parametrize("num,row,layer", [
     ("1661", HEADER, "libraries"),
     ("1668", UNSLOTH, "packaging"),
+    ("1662", COMGR, "libraries"),
 ])
 def test_fixture_is_named_and_leads(num, row, layer):
     assert_named_and_leads(num, row, layer)
@@ -168,3 +171,31 @@ def test_unsloths_installer_failures_are_read(line):
 ])
 def test_near_misses_are_not_unsloths_installer(line):
     assert UNSLOTH not in _ids(line), line
+
+
+# ---- a kernel source compiled at run time through comgr (1662) -------------------------------------------------------
+
+@pytest.mark.parametrize("line", [
+    # the fixture's line: MIOpen's dropout kernel, a header it includes not found
+    "/tmp/comgr-9b418c/include/miopen_rocrand.hpp:45:10: fatal error: 'rocrand/rocrand_xorwow.h' file not found",
+    # the same kernel with hipRAND's header (pyannote-audio#1995's wording of it)
+    "/tmp/comgr-4f2a91/include/miopen_rocrand.hpp:45:10: fatal error: 'hiprand/hiprand_xorwow.h' file not found",
+    # an error in the kernel source itself (the input directory)
+    "/tmp/comgr-f79515/input/MIOpenBatchNormFwdTrainSpatialHIP.cpp:212:9: error: use of undeclared identifier "
+    "'__builtin_amdgcn_mov_dpp'",
+    # Windows' temporary directory
+    "C:\\Users\\u\\AppData\\Local\\Temp\\comgr-a1b2c3\\input\\naive_conv.cpp:31:5: error: unknown type name 'half'",
+])
+def test_a_runtime_compiled_kernels_error_is_read(line):
+    assert COMGR in _ids(line), line
+
+
+@pytest.mark.parametrize("line", [
+    # comgr's include trace line and a warning are not the error
+    "In file included from /tmp/comgr-9b418c/input/MIOpenDropoutHIP.cpp:32:",
+    "/tmp/comgr-9b418c/include/miopen_rocrand.hpp:30:9: warning: macro 'FOO' is not used [-Wunused-macros]",
+    # a project's own build directory named like it
+    "/home/u/src/comgr-tests/input.cpp:10:1: error: expected ';'",
+])
+def test_near_misses_are_not_a_runtime_compiled_kernels_error(line):
+    assert COMGR not in _ids(line), line
