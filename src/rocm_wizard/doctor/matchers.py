@@ -1278,6 +1278,15 @@ def memory_access_fault(ctx: Context, meta: RuleMeta) -> Optional[Match]:
         return Match(ev, fix="Unset HSA_OVERRIDE_GFX_VERSION (or set it to this GPU's own version) and run again.")
     if any("page fault" in text for text, _w, _s in ctx.error_lines):
         ev.append("the kernel log shows a GPU page fault at the same time")
+    begun = _compile_window_open(ctx)
+    if begun:
+        # s14-heldbz: the fault came during onnxruntime's MIGraphX compile (see _compile_window_faults)
+        ev.append(f"the GPU faulted during onnxruntime's MIGraphX compile ({_clip_text(begun)} and no 'Model Compile: "
+                  "Complete'): a kernel MIGraphX built or benchmarked for this graph and input shape")
+        return Match(ev, fix="Pin the model's input shapes so MIGraphX compiles once (a shape that compiled keeps "
+                             "working), try another MIGraphX/ROCm release, and report the model and the input shape to "
+                             "ROCm/AMDMIGraphX with these lines.",
+                     data={"layer": "libraries"})
     frames = [text for text, _w, sig in ctx.error_lines if sig in _KERNEL_LIBRARY_FRAMES]
     if not frames and _hip_error_only(ctx, meta):
         # s14-heldbl: only HIP's error code for the fault is shown (hipErrorIllegalAddress, ROCm/clr
@@ -2049,11 +2058,47 @@ def _profiler_hsa_status(by_layer: Dict[str, List[Tuple[Any, str]]]) -> Dict[str
     out = dict(by_layer)
     kept = [(r, t) for r, t in by_layer["runtime"] if r.id not in _HSA_CALL_STATUS_ROWS]
     out[prof_layer] = list(by_layer[prof_layer]) + moved
+# s14-heldbz (1666): onnxruntime's MIGraphX provider compiles a graph between its "Model Compile: Begin" and "Model
+# Compile: Complete" lines (onnxruntime migraphx_execution_provider.cc compile_program); migraphx::program::compile runs
+# candidate kernels on the GPU to choose among them.  A GPU fault or hang ROCr reports (its VM fault and HW exception
+# handlers, runtime.cpp) in a paste that shows the compile begun and never completed happened in a kernel MIGraphX built:
+# the library's layer, not the runtime that reported it.  A paste with the compile completed keeps the fault at runtime.
+_COMPILE_WINDOW_BEGIN = "bz_ort_migraphx_compile_begin"
+_COMPILE_WINDOW_END = "bz_ort_migraphx_compile_complete"
+_RUNTIME_GPU_FAULT_ROWS = frozenset({"rocr_hw_exception", "rocr_memory_access_fault_reason"})
+
+
+def _compile_window_open(ctx: Context) -> Optional[str]:
+    """The 'Model Compile: Begin' line when the paste shows a MIGraphX compile begun and never completed."""
+    pairs = [(sig, text) for text, _w, sig in ctx.error_lines] + list(_scanned(ctx))
+    sids = {sid for sid, _t in pairs}
+    if _COMPILE_WINDOW_BEGIN not in sids or _COMPILE_WINDOW_END in sids:
+        return None
+    return next(t for sid, t in pairs if sid == _COMPILE_WINDOW_BEGIN)
+
+
+def _compile_window_faults(by_layer: Dict[str, List[Tuple[Any, str]]], pairs) -> Tuple[Dict[str, List[Tuple[Any, str]]], Optional[str]]:
+    """Move ROCr's GPU fault rows to libraries when the paste shows a MIGraphX compile begun and not completed."""
+    sids = {sid for sid, _t in pairs}
+    if _COMPILE_WINDOW_BEGIN not in sids or _COMPILE_WINDOW_END in sids or "runtime" not in by_layer:
+        return by_layer, None
+    moved = [(row, text) for row, text in by_layer["runtime"] if row.id in _RUNTIME_GPU_FAULT_ROWS]
+    if not moved:
+        return by_layer, None
+    begin = next(t for sid, t in pairs if sid == _COMPILE_WINDOW_BEGIN)
+    out = dict(by_layer)
+    kept = [(row, text) for row, text in by_layer["runtime"] if row.id not in _RUNTIME_GPU_FAULT_ROWS]
     if kept:
         out["runtime"] = kept
     else:
         del out["runtime"]
     return out
+    out["libraries"] = moved + list(by_layer.get("libraries", []))
+    note = (f"[libraries] the GPU faulted during onnxruntime's MIGraphX compile ({_clip(begin, 160)} and no 'Model "
+            "Compile: Complete'): a kernel MIGraphX built or benchmarked for this graph and input shape -- pin the "
+            "model's input shapes so it compiles once, try another MIGraphX/ROCm release, or report the model and "
+            "shape to ROCm/AMDMIGraphX")
+    return out, note
 
 
 @rule("known-failure")
@@ -2091,6 +2136,7 @@ def known_failure(ctx: Context, meta: RuleMeta) -> Optional[List[Match]]:
     by_layer = _profiler_hsa_status(_library_hip_errors(_harness_headers(by_layer, pairs, claimed)))
     if not by_layer:
         return None  # only a harness's header, and a rule reports the line that says why
+    by_layer, window_note = _compile_window_faults(by_layer, pairs)
     order = [l for l in _LAYER_ORDER if l in by_layer] + sorted(l for l in by_layer if l not in _LAYER_ORDER)
     out: List[Match] = []
     for layer in order:
@@ -2103,6 +2149,8 @@ def known_failure(ctx: Context, meta: RuleMeta) -> Optional[List[Match]]:
                 evidence.append(f"[{layer}] {row.id}: {_clip(text, 240)} -- {row.meaning}")
         if len(by_layer[layer]) > 6:
             evidence.append(f"[{layer}] ... and {len(by_layer[layer]) - 6} more line(s) like these")
+        if window_note and layer == "libraries":
+            evidence.append(window_note)
         next_commands: List[str] = []
         for r in rows:
             next_commands += [c for c in r.next if c not in next_commands]
