@@ -2058,6 +2058,13 @@ def _profiler_hsa_status(by_layer: Dict[str, List[Tuple[Any, str]]]) -> Dict[str
     out = dict(by_layer)
     kept = [(r, t) for r, t in by_layer["runtime"] if r.id not in _HSA_CALL_STATUS_ROWS]
     out[prof_layer] = list(by_layer[prof_layer]) + moved
+    if kept:
+        out["runtime"] = kept
+    else:
+        del out["runtime"]
+    return out
+
+
 # s14-heldbz (1666): onnxruntime's MIGraphX provider compiles a graph between its "Model Compile: Begin" and "Model
 # Compile: Complete" lines (onnxruntime migraphx_execution_provider.cc compile_program); migraphx::program::compile runs
 # candidate kernels on the GPU to choose among them.  A GPU fault or hang ROCr reports (its VM fault and HW exception
@@ -2092,7 +2099,6 @@ def _compile_window_faults(by_layer: Dict[str, List[Tuple[Any, str]]], pairs) ->
         out["runtime"] = kept
     else:
         del out["runtime"]
-    return out
     out["libraries"] = moved + list(by_layer.get("libraries", []))
     note = (f"[libraries] the GPU faulted during onnxruntime's MIGraphX compile ({_clip(begin, 160)} and no 'Model "
             "Compile: Complete'): a kernel MIGraphX built or benchmarked for this graph and input shape -- pin the "
