@@ -2015,21 +2015,24 @@ def _library_hip_errors(by_layer: Dict[str, List[Tuple[Any, str]]]) -> Dict[str,
     if lib_layer is None or "hip" not in by_layer or lib_layer == "hip":
         return by_layer
     marks = [n.lower() for n in names] + [_HIP_ERROR_STRINGS[n] for n in names if n in _HIP_ERROR_STRINGS]
-    moved, kept = [], []
-    for row, text in by_layer["hip"]:
-        low = text.lower()
-        if row.id in _HIP_ERROR_ECHO_ROWS or any(m in low for m in marks):
-            moved.append((row, text))
-        else:
-            kept.append((row, text))
+    return _rows_moved(by_layer, "hip", lib_layer,
+                       lambda row, text: row.id in _HIP_ERROR_ECHO_ROWS or any(m in text.lower() for m in marks))
+
+
+def _rows_moved(by_layer: Dict[str, List[Tuple[Any, str]]], src: str, dst: str, take: Callable[[Any, str], bool],
+                first: bool = False) -> Dict[str, List[Tuple[Any, str]]]:
+    """``by_layer`` with the ``(row, line)`` pairs of layer ``src`` that ``take`` picks moved to layer ``dst`` (after
+    its own, or before them with ``first``); ``src`` goes when nothing is left in it.  Unchanged when none is picked."""
+    moved = [(row, text) for row, text in by_layer.get(src, []) if take(row, text)]
     if not moved:
         return by_layer
     out = dict(by_layer)
-    out[lib_layer] = list(by_layer[lib_layer]) + moved
+    kept = [(row, text) for row, text in by_layer[src] if not take(row, text)]
+    out[dst] = moved + list(by_layer.get(dst, [])) if first else list(by_layer.get(dst, [])) + moved
     if kept:
-        out["hip"] = kept
+        out[src] = kept
     else:
-        del out["hip"]
+        del out[src]
     return out
 
 
@@ -2052,17 +2055,7 @@ def _profiler_hsa_status(by_layer: Dict[str, List[Tuple[Any, str]]]) -> Dict[str
                       None)
     if prof_layer is None or prof_layer == "runtime" or "runtime" not in by_layer:
         return by_layer
-    moved = [(r, t) for r, t in by_layer["runtime"] if r.id in _HSA_CALL_STATUS_ROWS]
-    if not moved:
-        return by_layer
-    out = dict(by_layer)
-    kept = [(r, t) for r, t in by_layer["runtime"] if r.id not in _HSA_CALL_STATUS_ROWS]
-    out[prof_layer] = list(by_layer[prof_layer]) + moved
-    if kept:
-        out["runtime"] = kept
-    else:
-        del out["runtime"]
-    return out
+    return _rows_moved(by_layer, "runtime", prof_layer, lambda row, _text: row.id in _HSA_CALL_STATUS_ROWS)
 
 
 # s14-heldbz (1666): onnxruntime's MIGraphX provider compiles a graph between its "Model Compile: Begin" and "Model
@@ -2089,17 +2082,10 @@ def _compile_window_faults(by_layer: Dict[str, List[Tuple[Any, str]]], pairs) ->
     sids = {sid for sid, _t in pairs}
     if _COMPILE_WINDOW_BEGIN not in sids or _COMPILE_WINDOW_END in sids or "runtime" not in by_layer:
         return by_layer, None
-    moved = [(row, text) for row, text in by_layer["runtime"] if row.id in _RUNTIME_GPU_FAULT_ROWS]
-    if not moved:
+    out = _rows_moved(by_layer, "runtime", "libraries", lambda row, _text: row.id in _RUNTIME_GPU_FAULT_ROWS, first=True)
+    if out is by_layer:
         return by_layer, None
     begin = next(t for sid, t in pairs if sid == _COMPILE_WINDOW_BEGIN)
-    out = dict(by_layer)
-    kept = [(row, text) for row, text in by_layer["runtime"] if row.id not in _RUNTIME_GPU_FAULT_ROWS]
-    if kept:
-        out["runtime"] = kept
-    else:
-        del out["runtime"]
-    out["libraries"] = moved + list(by_layer.get("libraries", []))
     note = (f"[libraries] the GPU faulted during onnxruntime's MIGraphX compile ({_clip(begin, 160)} and no 'Model "
             "Compile: Complete'): a kernel MIGraphX built or benchmarked for this graph and input shape -- pin the "
             "model's input shapes so it compiles once, try another MIGraphX/ROCm release, or report the model and "
