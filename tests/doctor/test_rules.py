@@ -808,6 +808,8 @@ CASES.update({
     "visible-devices-stacked": lambda s: s.access.env.update({"ROCR_VISIBLE_DEVICES": "1", "HIP_VISIBLE_DEVICES": "1"}),
     "hsa-override-every-visible-gpu": s_override_two_visible,
     "blas-library-of-another-gpu": s_two_targets_blas,
+    # (s14-heldcf) CUDA_VISIBLE_DEVICES=-1, meant to hide an NVIDIA GPU, read by HIP too
+    "visible-devices-hide-all": lambda s: s.access.env.update({"CUDA_VISIBLE_DEVICES": "-1"}),
 })
 ERROR_CASES["rccl-collective-gpu-fault"] = (
     "Memory access fault by GPU node-2 (Agent handle: 0x55d2a4c0) on address (nil). Reason: Page not present or "

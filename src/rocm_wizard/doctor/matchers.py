@@ -2353,6 +2353,32 @@ def visible_devices_stacked(ctx: Context, meta: RuleMeta) -> Optional[Match]:
                          f"CUDA_VISIBLE_DEVICES (or give them indices counted from 0 among the GPUs ROCr left).")
 
 
+# s14-heldcf ============================================= an AMD GPU beside another vendor's GPU (issue 28)
+_HIP_MASKS = ("HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL")
+
+
+@rule("visible-devices-hide-all")
+def visible_devices_hide_all(ctx: Context, meta: RuleMeta) -> Optional[Match]:
+    """A mask HIP reads (HIP_VISIBLE_DEVICES, CUDA_VISIBLE_DEVICES, GPU_DEVICE_ORDINAL) whose list starts with a
+    negative index: HIP reads the list in order and -1 names no GPU, so the process sees none.  HIP reads
+    CUDA_VISIBLE_DEVICES like HIP_VISIBLE_DEVICES (HIP's environment-variable reference), so the common
+    'CUDA_VISIBLE_DEVICES=-1' meant to hide an NVIDIA GPU hides the AMD GPU too (ollama/ollama#15752).
+    Silent for lists of real indices (visible-devices-stacked and the device-index rules speak for those)."""
+    vis = ctx.visible_devices
+    hiding = [k for k in _HIP_MASKS if re.fullmatch(r"-\d+", (_device_list(vis.get(k, "")) or [""])[0])]
+    if not hiding:
+        return None
+    where = s((ctx.access.sources or {}).get("visible_devices")) or "the environment"
+    ev = [f"{k}={vis[k]} (set in {where}) starts with a negative index: HIP shows the process no GPU" for k in hiding]
+    if "CUDA_VISIBLE_DEVICES" in hiding:
+        ev.append("HIP reads CUDA_VISIBLE_DEVICES as it reads HIP_VISIBLE_DEVICES: a value meant to hide an NVIDIA "
+                  "GPU from CUDA hides the AMD GPU from HIP too")
+    ev += ctx.error_hits(meta.compiled)[:3]
+    return Match(ev, fix=f"Unset {', '.join(hiding)} for the ROCm program (run it in an environment without "
+                         f"{hiding[0]}); to choose among AMD GPUs use ROCR_VISIBLE_DEVICES or HIP_VISIBLE_DEVICES "
+                         f"with the indices rocminfo shows.")
+
+
 @rule("hsa-override-every-visible-gpu")
 def hsa_override_every_visible_gpu(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     """One global HSA_OVERRIDE_GFX_VERSION in a process that is shown more than one GPU, and GPU faults,

@@ -280,6 +280,11 @@ def _human(rest: str) -> Optional[PciDevice]:
         desc = (desc[: last.start()] + desc[last.end():]).strip()
     dev.vendor_name, dev.device_name = _split_vendor(desc)
     if dev.device_name and re.fullmatch(r"Device(\s+[0-9a-fA-F]{4})?", dev.device_name):
+        # (s14-heldcf) pciutils names a device its pci.ids does not know by its id ("Device %04x", lib/names.c):
+        # "12:00.0 VGA compatible controller: Advanced Micro Devices, Inc. [AMD/ATI] Device 164e (rev c1)"
+        m = re.fullmatch(r"Device\s+([0-9a-fA-F]{4})", dev.device_name)
+        if m and not dev.device_id:
+            dev.device_id = m.group(1).lower()
         dev.device_name = None
     return dev
 

@@ -126,7 +126,9 @@ def _pasted_overrides(source: Source, a: AccessInfo) -> None:
 # commented-out line (#Environment=..., "# REMOVED ... ROCR_VISIBLE_DEVICES=..."), and the masks Ollama sets itself
 # for its discovery runners (extraEnvs=map[...], extra_envs=..., msg=subprocess ...): they are not the user's.
 _VISIBLE_KEYS = ("ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL")
-_VISIBLE_VALUE = r"(?P<v>(?:\d+|GPU-[0-9A-Za-z-]+)(?:\s*,\s*(?:\d+|GPU-[0-9A-Za-z-]+))*)"
+# (s14-heldcf) an index may be negative: "CUDA_VISIBLE_DEVICES=-1" is the usual way to hide every GPU of a
+# process, and HIP reads it too (HIP's environment-variable reference: "HIP_VISIBLE_DEVICES or CUDA_VISIBLE_DEVICES")
+_VISIBLE_VALUE = r"(?P<v>(?:-?\d+|GPU-[0-9A-Za-z-]+)(?:\s*,\s*(?:-?\d+|GPU-[0-9A-Za-z-]+))*)"
 _VISIBLE_SET = lazy(r"^(?:\$\s+)?(?:-\s+)?(?:export\s+|set\s+|Environment=\"?|ENV\s+)?(?P<k>(?:ROCR|HIP|CUDA)_VISIBLE_DEVICES|GPU_DEVICE_ORDINAL)"
                     r"[\"']?\s*(?:=|:\s*)[\"']?" + _VISIBLE_VALUE + r"[\"']?(?:\s|$)")
 _VISIBLE_ANY = lazy(r"(?:(?<![\w-])(?:-e|--env)\s+|os\.environ\[[\"']|\$Env:)(?P<k>(?:ROCR|HIP|CUDA)_VISIBLE_DEVICES|GPU_DEVICE_ORDINAL)"

@@ -479,6 +479,41 @@ _PRODUCT_MENTION = re.compile(
     r"|RX\s?\d{3,4}\s?(?:XTX|XT|GRE|[MS])?|Instinct\s+MI\d{2,3}[A-Z]{0,2}|MI\d{2,3}[AXL]?)(?![\w/-])")
 
 
+# (s14-heldcf) ggml's Vulkan backend (ggml/src/ggml-vulkan/ggml-vulkan.cpp, ggml_vk_print_gpu_info) lists each device it
+# uses with its Vulkan name and driver: 'ggml_vulkan: 0 = AMD Radeon RX 7900 XTX (RADV NAVI31) | uma: 0 | fp16: 1 | ...'
+# (GGML_LOG_DEBUG("ggml_vulkan: %zu = %s (%s) | uma: %d ...")), before late 2024 'Vulkan0: AMD Radeon(TM) Graphics (AMD
+# proprietary driver) | uma: 1 | fp16: 1 | warp size: 64' (GGML_VK_NAME << idx << ": " << name << " (" << driver << ")"),
+# the oldest without the driver.  The AMD devices only; a Direct3D12-layered device (Dozen: 'Microsoft Direct3D12 (AMD
+# ...)') is the same GPU seen through another driver and is left out.
+_GGML_VULKAN_DEVICE = re.compile(r"^(?:ggml_vulkan: \d{1,2} = |Vulkan\d{1,2}: )(?P<name>[^|\n]{2,120}?)"
+                                 r"(?: \((?P<driver>[^()|\n]{1,60})\))? \| uma: [01]\b", re.M)
+
+
+def _vulkan_obs(source: Source) -> List[Obs]:
+    """The AMD GPUs ggml's Vulkan backend lists, by name: a last resort, when no tool that lists GPUs and no
+    product name did (the Vulkan name gives no target)."""
+    from ._core_util import paste_label, pastes
+
+    out: List[Obs] = []
+    seen = set()
+    for name, text in pastes(source):
+        if "| uma: " not in text:
+            continue
+        for m in _GGML_VULKAN_DEVICE.finditer(text[:200000]):
+            dev, driver = m.group("name").strip(), (m.group("driver") or "")
+            if dev.startswith("Microsoft") or not (re.search(r"\b(?:AMD|Radeon)\b", dev)
+                                                   or re.search(r"\bRADV\b|\bAMD\b", driver)):
+                continue
+            if dev in seen:
+                continue
+            seen.add(dev)
+            out.append(Obs(tool="paste", source=paste_label(name, "ggml Vulkan device"), vendor_id="1002", is_amd=True,
+                           name=dev))
+            if len(out) >= 8:
+                return out
+    return out
+
+
 def _named_obs(source: Source) -> List[Obs]:
     """GPUs named by their AMD product name anywhere in the pastes (an issue's title, prose, clinfo,
     vulkaninfo): one per product the GPU table maps to one gfx target; a last resort, when no output
@@ -949,6 +984,8 @@ def probe(source: Source, system: System) -> None:
                                     for raw in sh.outputs(source, system, kind)):
         # no tool that lists GPUs was pasted (a rocminfo with only a CPU agent says ROCm sees none)
         batches.append(_named_obs(source))
+        if not any(batches):
+            batches.append(_vulkan_obs(source))
     slots = _merge([b for b in batches if b])
     for slot in slots:
         try:
