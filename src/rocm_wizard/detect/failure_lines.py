@@ -399,6 +399,21 @@ def _word_lines(text: str, t: _Table):
         yield start, end
 
 
+# (s14-heldcp) a record of pytest's live log (and of its captured-log report): pytest's DEFAULT_LOG_FORMAT,
+# "%(levelname)-8s %(name)s:%(filename)s:%(lineno)d %(message)s" (pytest-dev/pytest src/_pytest/logging.py), under
+# a CI runner's time stamp where one is kept ("2026-01-07T00:09:10.4967156Z ERROR    test_rocm_sanity:
+# test_rocm_sanity.py:34 ...").  The level is the one the test chose for the line (a sanity test logs the whole
+# output of a failed command at ERROR); whether the line is a failure, and of which layer, is the message's.
+_PYTEST_LOG = re.compile(r"^(?:\d{4}-\d\d-\d\dT[\d:.]+Z\s+)?(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) +"
+                         r"[\w.<>-]{1,120}:[\w.-]{1,120}\.py:\d{1,6} (?=\S)")
+
+
+def log_message(line: str) -> str:
+    """``line`` without pytest's live-log record prefix (level, logger, file and line), where it has one."""
+    m = _PYTEST_LOG.match(line)
+    return line[m.end():] if m else line
+
+
 def scan(texts: Sequence[Tuple[str, Optional[str], str]], known: Sequence[str] = (),
          limit: int = MAX_LINES, told: Optional[List[Tuple[str, Optional[str], str]]] = None,
          prefilter: bool = True) -> List[Tuple[str, Optional[str], str]]:
@@ -436,9 +451,10 @@ def scan(texts: Sequence[Tuple[str, Optional[str], str]], known: Sequence[str] =
                 kind = None
             if line and _in_traceback_body(text, start, line):
                 continue
-            how = classify(line, kind) if line else None
+            msg = log_message(line)
+            how = classify(msg, kind) if msg else None
             if how == TOLD and told is not None and len(told) < limit:
-                told.append((line[:MAX_LINE], layer_of(line, kind), label))
+                told.append((line[:MAX_LINE], layer_of(msg, kind), label))
             if how != SHOWN:
                 continue
             key = _key(line[:_SCAN_LINE])
@@ -447,13 +463,13 @@ def scan(texts: Sequence[Tuple[str, Optional[str], str]], known: Sequence[str] =
             if key in seen:
                 i = where.get(key)
                 if i is not None and out[i][1] is None:
-                    placed = _placed(line, kind, text, start, t)
+                    placed = _placed(msg, kind, text, start, t)
                     if placed is not None:
                         out[i] = (line[:MAX_LINE], placed, label)
                 continue
             seen.add(key)
             where[key] = len(out)
-            out.append((line[:MAX_LINE], _placed(line, kind, text, start, t), label))
+            out.append((line[:MAX_LINE], _placed(msg, kind, text, start, t), label))
             if len(out) >= limit:
                 return out
         if len(out) == before and kind not in t.tool_kinds and not listing:
