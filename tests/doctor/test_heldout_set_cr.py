@@ -4,28 +4,31 @@ The misses' causes, each from the program that prints the line: UCX's ROCm trans
 (openucx/ucx src/uct/rocm, src/ucs/debug/debug.c), lld's undefined-symbol report (lld/ELF/Relocations.cpp) for ROCm's
 device-library functions (amd/device-libs ockl/ocml/oclc), and gfortran's run-time backtrace with its module-procedure
 mangling (libgfortran/runtime/backtrace.c, gcc/fortran/trans-decl.cc).  Each is tested on the fixture, on other
-wordings of the same source and on near-misses that must not match.  1841 (clang's 'N errors generated when compiling
-for gfxNNN' row at libraries where the application's own source failed to compile) is left as it is: the paste names no
-library or application, only file paths."""
+wordings of the same source and on near-misses that must not match.  1841: Kokkos' own compile-time check of View
+assignments (kokkos core/src/View/Kokkos_ViewLegacy.hpp, Kokkos_View.hpp: 'Incompatible View copy assignment' and
+'... construction'), the application's source at framework; clang's 'N errors generated when compiling for gfxNNN'
+(a count of the device compilation's errors) yields to the row that reads an error line, as a harness header does."""
 from __future__ import annotations
 
 import pytest
 
 from rocm_wizard.detect import error_signatures
-from rwtest.heldout import assert_named_and_leads, fixture as _fixture, ids as _ids, lead_layer as _lead_layer
+from rwtest.heldout import (assert_named_and_leads, doctor_files, fixture as _fixture, ids as _ids,
+                            lead_layer as _lead_layer, problems)
 
 UCX = "cr_ucx_rocm_transport_crash_frame"
 LLD = "cr_lld_undefined_rocm_device_lib_symbol"
 GFORTRAN = "cr_gfortran_backtrace_module_procedure"
+KOKKOS = "cr_kokkos_incompatible_view_copy"
 
 
-@pytest.mark.parametrize("num,layer", [("1840", "hip"), ("1842", "framework"), ("1843", "libraries"),
+@pytest.mark.parametrize("num,layer", [("1840", "hip"), ("1841", "framework"), ("1842", "framework"), ("1843", "libraries"),
                                        ("1844", "framework")])
 def test_the_set_cr_fixtures_lead_at_their_layer(num, layer):
     assert _lead_layer(_fixture(num)) == layer
 
 
-@pytest.mark.parametrize("num,row,layer", [("1842", LLD, "framework"), ("1843", UCX, "libraries"),
+@pytest.mark.parametrize("num,row,layer", [("1841", KOKKOS, "framework"), ("1842", LLD, "framework"), ("1843", UCX, "libraries"),
                                            ("1844", GFORTRAN, "framework")])
 def test_the_fixture_is_named_and_leads(num, row, layer):
     assert_named_and_leads(num, row, layer)
@@ -105,3 +108,40 @@ def test_the_rows_sit_at_their_components_layers():
     assert error_signatures.failure_layer(UCX) == "libraries"
     assert error_signatures.failure_layer(LLD) == "framework"
     assert error_signatures.failure_layer(GFORTRAN) == "framework"
+    assert error_signatures.failure_layer(KOKKOS) == "framework"
+
+
+# -- Kokkos' View assignment check in an application's build (1841) -----------------------------------
+@pytest.mark.parametrize("line", [
+    # clang's caret display of the assertion (the fixture's line)
+    '  938 |     static_assert(Mapping::is_assignable, "Incompatible View copy assignment");',
+    # clang's error line for the construction check
+    "/src/kokkos/core/src/View/Kokkos_ViewLegacy.hpp:929:19: error: static assertion failed due to requirement "
+    "'Kokkos::Impl::ViewMapping<...>::is_assignable': Incompatible View copy construction",
+    # nvcc's form
+    'Kokkos_ViewLegacy.hpp(929): error: static assertion failed with "Incompatible View copy construction"',
+    # DynRankView's check
+    'error: static assertion failed: Incompatible DynRankView copy construction',
+])
+def test_kokkos_view_assignment_checks_are_named(line):
+    assert KOKKOS in _ids(line), line
+
+
+@pytest.mark.parametrize("line", [
+    "Kokkos::View<int*> a = b;  // compatible View copy",
+    "static_assert(Mapping::is_assignable_data_type, \"View assignment must have compatible dimensions\");",
+])
+def test_other_kokkos_lines_are_not_the_view_check(line):
+    assert KOKKOS not in _ids(line), line
+
+
+def test_the_error_count_alone_is_still_reported(tmp_path):
+    # clang's summary with no error line known above it keeps its own row (and layer)
+    diag = doctor_files(tmp_path, {"build.txt": "2 errors generated when compiling for gfx942.\n"})
+    assert ("known-failure", "libraries") in problems(diag)
+
+
+def test_the_error_count_yields_to_the_kokkos_line(tmp_path):
+    diag = doctor_files(tmp_path, {"build.txt": '  938 |     static_assert(Mapping::is_assignable, "Incompatible View '
+                                                'copy assignment");\n4 errors generated when compiling for gfx942.\n'})
+    assert problems(diag)[0] == ("known-failure", "framework"), problems(diag)
