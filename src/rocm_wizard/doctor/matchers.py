@@ -1972,7 +1972,12 @@ _HARNESS_HEADER_ROWS = frozenset({"rocm_sdk_selftest_failed",
                                    "ggml_rocm_error",
                                    # s14-heldbp: the same abort in older trees (GGML_ASSERT(!"CUDA error"), ggml.h's
                                    # "GGML_ASSERT: %s:%d: %s"); the "CUDA error: <HIP's message>" line above it says why
-                                   "bp_ggml_assert_cuda_error"})
+                                   "bp_ggml_assert_cuda_error",
+                                   # s14-heldcr: clang's 'N errors generated when compiling for gfxNNN' (CompilerInstance::
+                                   # printDiagnosticStats) counts the errors of a device compilation; the 'error:' line
+                                   # above it says what failed to compile and whose code it is (an application's own
+                                   # source over Kokkos, a library's kernels)
+                                   "s10x_hip_device_code_compile_errors"})
 
 
 def _harness_headers(by_layer: Dict[str, List[Tuple[Any, str]]], pairs, claimed) -> Dict[str, List[Tuple[Any, str]]]:
