@@ -120,7 +120,7 @@ NAMED_SKIPS = (
     r"the GPU name comes from the issue text", r"no labelled GPU name appears in the outputs",
     r"rocm_version comes from .*, which no output shows",
     r"(torch|HIP|triton|python) version only in the issue text",
-    r"(distribution|distribution version|kernel|CPU) only in the issue text",
+    r"(distribution|distribution version|operating system|kernel|CPU) only in the issue text",
     r"the label names no known error signature",
     # tests/doctor/test_fixtures.py: an assertion waiting on a detection feature, said so
     r"detection does not report the host ROCm release from an? \w+ listing yet",
