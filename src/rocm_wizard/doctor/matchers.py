@@ -1977,7 +1977,11 @@ _HARNESS_HEADER_ROWS = frozenset({"rocm_sdk_selftest_failed",
                                    # printDiagnosticStats) counts the errors of a device compilation; the 'error:' line
                                    # above it says what failed to compile and whose code it is (an application's own
                                    # source over Kokkos, a library's kernels)
-                                   "s10x_hip_device_code_compile_errors"})
+                                   "s10x_hip_device_code_compile_errors",
+                                   # s15-heldcv: UCX's generic log line ('file.c:NNN UCX ERROR ...', ucs/debug/log.c)
+                                   # is the communication library's error unless a row reads the same or another line
+                                   # more precisely (ib_md.c's ibv_reg_mr at the kernel, rocm_ipc_md.c at the runtime)
+                                   "cv_ucx_log_error"})
 
 
 def _harness_headers(by_layer: Dict[str, List[Tuple[Any, str]]], pairs, claimed) -> Dict[str, List[Tuple[Any, str]]]:
