@@ -296,6 +296,44 @@ def _unittest_layer(line: str, t: "_Table") -> Optional[str]:
     return t.frame_layer.get(m.group(1).lower()) if m else None
 
 
+# (s15-heldcs) unittest prints each failed test's traceback under its header (cpython Lib/unittest/runner.py,
+# printErrorList: the "ERROR: <test> (<module>.<Class>)" line, a separator, then the formatted exception): where the
+# header's module names no package of the table (a test script run as __main__, a project's own test module), the
+# test failed with the exception that ends that traceback, raised by the package of its innermost frame -- not in
+# the layer of words above the header (a kernel's name in the compiler's note before it) or in the test's own name
+_UNITTEST_SEPARATOR = re.compile(r"^\s*(?:={20,}|-{20,})\s*$")
+_UNITTEST_BELOW = 60  # lines under a header searched for the exception ending its traceback
+
+
+def _unittest_exception(text: str, start: int) -> Optional[Tuple[str, int]]:
+    """``(line, offset)`` of the exception line ending the traceback printed under the unittest header at
+    ``start`` (before the next test's separator), else None."""
+    lines = text[start:start + 400 * _UNITTEST_BELOW].splitlines(True)
+    offset, seen_tb = start + (len(lines[0]) if lines else 0), False
+    for line in lines[1:_UNITTEST_BELOW]:
+        if seen_tb and _UNITTEST_SEPARATOR.match(line):
+            break  # the next test's block
+        if _TB_HEADER.search(line):
+            seen_tb = True
+        elif seen_tb and not _FRAME_FILE.search(line) and _EXC_LINE.search(line[:_SCAN_LINE]):
+            return line.strip(), offset
+        offset += len(line)
+    return None
+
+
+def _unittest_raised_layer(text: str, start: int, t: "_Table") -> Optional[str]:
+    """The layer of the exception ending the traceback under the unittest header at ``start``: what the
+    exception line names, else the package of the frame that raised it (None when no traceback follows)."""
+    found = _unittest_exception(text, start)
+    if found is None:
+        return None
+    line, offset = found
+    layer = t.layer_in(line[:_SCAN_LINE])
+    if layer in (None, "framework"):
+        layer = _frame_layer(text, offset, t) or layer
+    return layer
+
+
 # a line that is only a severity word ("Error:", "error", "ERROR:"): dnf and yum print "Error: " and the
 # problem below it (dnf/cli/main.py: logger.critical(_('Error: %s'), ...) with a multi-line message),
 # a build tool its summary line before the details
@@ -312,6 +350,10 @@ def _placed(line: str, kind: Optional[str], text: str, start: int, t: "_Table") 
     tested = _unittest_layer(line, t)  # a failed test: its module's package, whatever its description names
     if tested is not None:
         return tested
+    if _UNITTEST_LINE.match(line):  # (s15-heldcs) a test module of no known package: what its traceback raised
+        raised = _unittest_raised_layer(text, start, t)
+        if raised is not None:
+            return raised
     if _USAGE_ERROR.search(line[:_SCAN_LINE]):  # the command line was refused: the program run above it is who refused
         ran = _context_layer(text, start)
         if ran is not None:
@@ -460,6 +502,10 @@ def scan(texts: Sequence[Tuple[str, Optional[str], str]], known: Sequence[str] =
             key = _key(line[:_SCAN_LINE])
             if key in known_keys:
                 continue
+            if _UNITTEST_LINE.match(msg):  # (s15-heldcs) a test's header over a traceback whose exception is known:
+                raised = _unittest_exception(text, start)  # the known line says why the test failed
+                if raised is not None and _key(raised[0][:_SCAN_LINE]) in known_keys:
+                    continue
             if key in seen:
                 i = where.get(key)
                 if i is not None and out[i][1] is None:
