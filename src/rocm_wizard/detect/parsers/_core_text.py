@@ -151,11 +151,20 @@ def _content_cached(text: str) -> Tuple[str, ...]:
     return tuple(_content(text, None))
 
 
+# a kernel log line behind a markdown quote marker ('> [    3.163722] ...'): the quoted output, not a command
+# typed at a '>' prompt (no command starts with a dmesg stamp)
+_QUOTED_KERNEL_LOG = lazy(r"^\s*>\s*(?P<log>\[\s*\d+\.\d+\]\s.*)$")
+
+
 def _content(text: object, limit: Optional[int]) -> List[str]:
     out: List[str] = []
     for line in lines(text):
-        if not line.strip() or (("`" in line or "~" in line) and _FENCE.match(line)) or (
-                ("$" in line or "#" in line or "%" in line or ">" in line) and prompt_command(line) is not None):
+        if not line.strip() or (("`" in line or "~" in line) and _FENCE.match(line)):
+            continue
+        quoted = _QUOTED_KERNEL_LOG.match(line) if ">" in line else None
+        if quoted is not None:
+            line = quoted.group("log")
+        elif ("$" in line or "#" in line or "%" in line or ">" in line) and prompt_command(line) is not None:
             continue
         out.append(line.rstrip())
         if limit is not None and len(out) >= limit:
