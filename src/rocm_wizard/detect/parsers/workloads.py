@@ -68,10 +68,17 @@ def scan(text: object) -> List[Tuple[str, str]]:
     low = lowered(text)
     if not any(n in low for n in _NEEDLES):
         return []
-    if len(low) != len(text) or _ODD_CASE.search(text):
+    if len(low) != len(text) or "\u0130" in text:
         return scan_reference(text)
     t = text.replace("\r", "\n")
     low = low.replace("\r", "\n")
+    if _ODD_CASE.search(text):
+        # (s15-speed) U+0131 and U+017F match i and s under re.I but lower-case to themselves: where
+        # the row factors are looked up they stand as i and s (one character for one, so offsets
+        # stay), and every line a row can match on still holds one of its factors there; the row's
+        # own pattern still decides on the line itself, so the answer is scan_reference's.  (U+0130,
+        # which matches i too, lower-cases to two characters: that text is read line by line above.)
+        low = low.replace("\u0131", "i").replace("\u017f", "s")
     first: Dict[str, Tuple[int, int]] = {}  # workload -> (line start, rank of the workload)
     ranks: Dict[str, int] = {}
     for wid, rx, _src in _ROWS:
