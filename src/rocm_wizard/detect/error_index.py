@@ -249,7 +249,7 @@ def factor_case(text: str, low: str) -> Optional[str]:
     whole-text scan that such a text used to get."""
     if len(low) != len(text) or "\u0130" in text:
         return None
-    if _ODD_CASE.search(text) is None:
+    if "\u0131" not in text and "\u017f" not in text:  # (_ODD_CASE's other two: a find each, cheaper than its search)
         return low
     return _fold(low)
 
