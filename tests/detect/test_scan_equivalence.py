@@ -151,6 +151,37 @@ def test_odd_case_characters_are_all_known():
     assert all(es._ODD_CASE.search(c) for c in odd) and len(odd) == 3
 
 
+def _odd_spellings(text):
+    # (s15-speed) the text with U+0131 for i and U+017F for s (each, one of each, both): characters
+    # that match i and s under re.I but lower-case to themselves, found as i and s by the factors' copy
+    return [text.replace("i", "\u0131"), text.replace("s", "\u017f"), text.replace("I", "\u0131", 1),
+            text.replace("s", "\u017f", 1), text.replace("i", "\u0131").replace("s", "\u017f")]
+
+
+def test_scan_and_any_match_on_odd_spellings_of_every_hit():
+    # every fixture line a signature finds, spelled with U+0131/U+017F, alone and among other lines
+    # (a near miss: the characters on lines no signature matches): the reference scan's answers
+    lines = sorted({line for text in TEXTS for _sig, line in es.scan_reference(text, 10_000)})
+    assert len(lines) > 50
+    kept = 0
+    for line in lines:
+        for v in _odd_spellings(line):
+            text = "the \u0131nit of the \u017fystem went fine\n" + v + "\nDone.\n" + line + "\n"
+            for t in (v, text):
+                assert _ids(es.scan(t, 10_000)) == _ids(es.scan_reference(t, 10_000)), v
+                assert es.any_match(t) is bool(es.scan_reference(t, 1)), v
+            kept += bool(es.scan_reference(v, 1))
+    assert kept > 50  # (many spellings still match their signature: the copy must find them)
+    from rocm_wizard.detect import error_index
+
+    index = error_index._index()  # (the shipped index's own scan, which doctor's errors probe asks)
+    if index is not None:
+        for line in lines:
+            for v in _odd_spellings(line):
+                want = [(sig.id, said) for sig, said in es.scan(v, 50)]
+                assert [(sid, said) for sid, _layer, said in error_index.scan_with(index, v, 50)] == want, v
+
+
 def test_workload_scan_matches_reference():
     from rocm_wizard.detect.parsers import workloads
 

@@ -72,3 +72,23 @@ def test_a_pytorch_failure_still_gets_the_torch_way_out(tmp_path):
     diag = diagnose(detect_snapshot(str(tmp_path)))
     assert "workload-not-pytorch" not in diag.ids()
     assert any(r.path == "torch-reinstall" and r.applies for r in diag.recommendations)
+
+
+@pytest.mark.parametrize("line,wid", LINES, ids=[f"{w}:{ln[:30]}" for ln, w in LINES])
+def test_dotless_i_and_long_s_are_found_as_the_row_patterns_find_them(line, wid):
+    # (s15-speed) U+0131 and U+017F match i and s under re.I but lower-case to themselves: scan finds a
+    # row's factors with them standing as i and s, and must answer what every row over every line does
+    # -- each variant spelled with them, in a paste with other lines around and with a near miss (the
+    # characters on a line no row matches)
+    variants = [line.replace("i", "\u0131"), line.replace("s", "\u017f"), line.replace("I", "\u0131", 1),
+                line.replace("s", "\u017f", 1), line.replace("i", "\u0131").replace("s", "\u017f")]
+    for v in variants:
+        text = "a line of prose about \u017fome \u0131tem\n" + v + "\nDone.\n" + line + "\n"
+        assert workloads.scan(text) == workloads.scan_reference(text), v
+        assert workloads.scan(v) == workloads.scan_reference(v), v
+    near = "the \u0131nit of the \u017fystem went fine\n" + line
+    assert workloads.scan(near) == workloads.scan_reference(near)
+    assert wid in [w for w, _l in workloads.scan(near)]
+    # U+0130 lower-cases to two characters: still the plain form's answer
+    dotted = line.replace("i", "\u0130")
+    assert workloads.scan(dotted) == workloads.scan_reference(dotted)

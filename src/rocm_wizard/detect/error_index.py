@@ -184,14 +184,15 @@ def scan_with(index: Tuple[Tuple[Row, ...], Tuple[str, ...]], text: object,
     present = {n for n in needles if n in low}
     # as error_signatures.scan: offsets in low are offsets in text, and no character that matches a
     # letter under re.I lower-cases to another one, so literal factors are found in low
-    plain = len(low) == len(text) and _ODD_CASE.search(text) is None
+    flow = factor_case(text, low)  # (the factors' copy of low: the needles above are looked up in low itself)
+    plain = flow is not None
     starts_of: Dict[str, List[int]] = {}
     found: List[Tuple[str, Optional[str], str]] = []
     seen = set()
     for sid, pattern, flags, whole, sig_needles, layer, meaning, factors, bound in rows:
         if sig_needles and not any(n in present for n in sig_needles):
             continue
-        starts = _factor_lines(text, low, factors, starts_of) if plain and bound and not whole else None
+        starts = _factor_lines(text, flow, factors, starts_of) if plain and bound and not whole else None
         if starts is not None and not starts:
             continue  # (no line holds a factor: no match, and nothing to compile)
         rx = re.compile(pattern, flags)
@@ -238,10 +239,29 @@ _ODD_CASE = re.compile("[\u0130\u0131\u017f]")  # (also error_signatures._ODD_CA
 _CHARS_PER_LINE_CALL = 48  # (error_signatures._CHARS_PER_LINE_CALL)
 
 
+def factor_case(text: str, low: str) -> Optional[str]:
+    """(s15-speed) The copy of ``low`` (``text``'s lower case) that literal factors are looked up in
+    (by :func:`_factor_lines`, offsets in it being offsets in ``text``), or None where there is none:
+    a character lower-cased to two (U+0130 does).  U+0131 and U+017F match i and s under re.I but
+    lower-case to themselves: they stand as i and s in the copy (one character for one), and each
+    factor is looked up as i and s too, so every line a pattern can match on still holds one of its
+    factors there -- the pattern itself still decides on the line, so the answers are those of the
+    whole-text scan that such a text used to get."""
+    if len(low) != len(text) or "\u0130" in text:
+        return None
+    if "\u0131" not in text and "\u017f" not in text:  # (_ODD_CASE's other two: a find each, cheaper than its search)
+        return low
+    return _fold(low)
+
+
+def _fold(s: str) -> str:
+    return s.replace("\u0131", "i").replace("\u017f", "s")
+
+
 def _factor_lines(text: str, low: str, factors: Tuple[str, ...], cache: Dict[str, List[int]]) -> Optional[List[int]]:
     """The start offsets, in order, of the lines of ``text`` that hold one of ``factors``; None when
     there are none or they are on too many lines for a search per line to pay (as
-    ``error_signatures._factor_lines``)."""
+    ``error_signatures._factor_lines``).  ``low`` is :func:`factor_case`'s copy."""
     if not factors:
         return None
     most = len(text) // _CHARS_PER_LINE_CALL
@@ -250,15 +270,16 @@ def _factor_lines(text: str, low: str, factors: Tuple[str, ...], cache: Dict[str
         got = cache.get(n)
         if got is None:
             got = []
-            i = low.find(n)
+            f = _fold(n)  # (as factor_case's copy has them; a factor without them is itself)
+            i = low.find(f)
             while i >= 0:
                 got.append(text.rfind("\n", 0, i) + 1)
                 if len(got) > most:
                     break
-                nl = text.find("\n", i + len(n))
+                nl = text.find("\n", i + len(f))
                 if nl < 0:
                     break
-                i = low.find(n, nl + 1)
+                i = low.find(f, nl + 1)
             cache[n] = got
         if len(got) > most:
             return None

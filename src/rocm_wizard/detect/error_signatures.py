@@ -24,6 +24,7 @@ from typing import Dict, List, Optional, Tuple
 from .error_index import _CHARS_PER_LINE_CALL as _INDEX_CHARS_PER_LINE_CALL
 from .error_index import _ODD_CASE as _INDEX_ODD_CASE
 from .error_index import _factor_lines as _lines_with_factors
+from .error_index import factor_case as _factor_case
 
 
 @dataclass(frozen=True)
@@ -529,10 +530,12 @@ def scan(text: object, limit: int = 50) -> List[Tuple[Signature, str]]:
     seen = set()
     low = text.lower()
     # str.lower never shortens a character, so equal lengths mean offsets in low are offsets in text
-    plain = len(low) == len(text) and _ODD_CASE.search(text) is None
+    flow = _factor_case(text, low)  # (the factors' copy of low: needles are looked up in low itself)
+    plain = flow is not None
+    flow = flow if plain else low
     starts_of: Dict[str, List[int]] = {}
     for sig in _candidates(low):
-        for said in _lines_of(sig, text, low, plain, starts_of):
+        for said in _lines_of(sig, text, flow, plain, starts_of):
             key = (sig.id, said)
             if key in seen:
                 continue
@@ -555,16 +558,18 @@ def any_match(text: object) -> bool:
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     low = text.lower()
-    plain = len(low) == len(text) and _ODD_CASE.search(text) is None
+    flow = _factor_case(text, low)  # (the factors' copy of low: needles are looked up in low itself)
+    plain = flow is not None
+    flow = flow if plain else low
     starts_of: Dict[str, List[int]] = {}
     sigs = SIGNATURES
     if not _index_wanted(len(low)):  # (the same answer: every signature one of whose needles is there)
-        return any(next(iter(_lines_of(sig, text, low, plain, starts_of)), None) is not None
+        return any(next(iter(_lines_of(sig, text, flow, plain, starts_of)), None) is not None
                    for sig in sigs if not sig.needles or any(n in low for n in sig.needles))
     rx, reach, free = _needle_index()
     tried = set(free)
     for i in free:
-        if next(iter(_lines_of(sigs[i], text, low, plain, starts_of)), None) is not None:
+        if next(iter(_lines_of(sigs[i], text, flow, plain, starts_of)), None) is not None:
             return True
     if rx is None:
         return False
@@ -574,7 +579,7 @@ def any_match(text: object) -> bool:
         for i in reach[m.group(0)]:
             if i not in tried:
                 tried.add(i)
-                if next(iter(_lines_of(sigs[i], text, low, plain, starts_of)), None) is not None:
+                if next(iter(_lines_of(sigs[i], text, flow, plain, starts_of)), None) is not None:
                     return True
         m = search(low, m.start() + 1)
     return False

@@ -68,15 +68,21 @@ def scan(text: object) -> List[Tuple[str, str]]:
     low = lowered(text)
     if not any(n in low for n in _NEEDLES):
         return []
-    if len(low) != len(text) or _ODD_CASE.search(text):
+    from ..error_index import _fold, factor_case
+
+    # (s15-speed) the copy of low that the rows' factors are looked up in: U+0131 and U+017F stand as
+    # i and s there, as they match under re.I, and so does each factor (error_index.factor_case says
+    # why the answer stays scan_reference's); None: a character lower-cases to two, read line by line
+    flow = factor_case(text, low)
+    if flow is None:
         return scan_reference(text)
     t = text.replace("\r", "\n")
-    low = low.replace("\r", "\n")
+    low = flow.replace("\r", "\n")
     first: Dict[str, Tuple[int, int]] = {}  # workload -> (line start, rank of the workload)
     ranks: Dict[str, int] = {}
     for wid, rx, _src in _ROWS:
         rank = ranks.setdefault(wid, len(ranks))
-        facs = _factors(rx)
+        facs = tuple(_fold(f) for f in _factors(rx))
         if not facs:
             return scan_reference(text)
         st = _first_line(t, low, facs, rx, first[wid][0] if wid in first else None)
@@ -118,7 +124,6 @@ def _first_line(t: str, low: str, facs: Tuple[str, ...], rx: object, bound: Opti
                 nxt[k] = low.find(facs[k], nl + 1, end)
 
 
-_ODD_CASE = re.compile("[\u0130\u0131\u017f]")
 _FACTORS: Dict[int, Tuple[str, ...]] = {}
 
 
