@@ -935,6 +935,17 @@ _LIBRARY_BUNDLE_NO_CO = re.compile(
     r"|rocfft|hipfft|rccl|rocrand|hiprand)|(?:rocblas|hipblaslt|MIOpen|rocsolver|rocsparse|rocfft|rccl))[\w.-]*\.(?:so|dll)")
 
 
+# (s15-heldcz) Composable Kernel's HIP check (ROCm/composable_kernel include/ck_tile/host/hip_check_error.hpp and
+# include/ck/host_utility/hip_check_error.hpp: HIP_CHECK_ERROR throws "HIP Function Failed (<__FILE__>,<__LINE__>) <HIP
+# error string>", hip_check_error "HIP runtime error: <string>. <file>: <line>in function: ...") naming one of CK's
+# own files (its kernel launch, ck_tile/host/kernel_launch_hip.hpp): the CK kernels compiled into an extension
+# (xformers, flash-attention, aiter) carry no code for the GPU.  Other projects copy the macro: a file outside CK
+# is the program's own launch and stays HIP's reading.
+_CK_FILE = r"[^\s(),]*?(?:composable_kernel|ck_tile[\\/]|[\\/]include[\\/]ck[\\/])[^\s(),]*"
+_CK_CHECK_LINE = re.compile(r"HIP Function Failed \(" + _CK_FILE + r",\s*\d+\)|HIP runtime error: [^\n]*?\.\s+"
+                            + _CK_FILE + r": \d+")
+
+
 def _library_lacks_target(ctx: Context, hits: List[str], fix: str) -> Match:
     """no-binary-for-gpu placed at the libraries: the lines, each GPU's target, the library's fix."""
     return Match(list(hits) + [f"{g.label}: {g.gfx}" for g in ctx.gpus or [] if g.gfx], fix=fix,
@@ -952,6 +963,12 @@ def no_binary(ctx: Context, meta: RuleMeta) -> Optional[Match]:
             "the framework's bundled one) built for every gfx target in the process; with GPUs of two targets in one "
             "process, try one target per process (HIP_VISIBLE_DEVICES) and report the RCCL version with "
             "NCCL_DEBUG=INFO."))
+    if all(_CK_CHECK_LINE.search(h) for h in hits):
+        return _library_lacks_target(ctx, hits, (
+            "The Composable Kernel (CK) kernels built into the extension named in the path (xformers, "
+            "flash-attention, aiter...) have no code for this GPU's target: use a build of that extension compiled "
+            "for the target (its GPU_ARCHS / PYTORCH_ROCM_ARCH list), or turn its CK path off (xformers: run without "
+            "--xformers; PyTorch's SDPA instead) where CK has no kernels for the GPU family."))
     # (a wrapped line is also sighted as its first half alone, "... Cannot find CO in the bundle": the same line)
     if any(_LIBRARY_BUNDLE_NO_CO.search(h) for h in hits) and all(
             _LIBRARY_BUNDLE_NO_CO.search(h) or _BUNDLE_LINE_CUT.search(h) for h in hits):

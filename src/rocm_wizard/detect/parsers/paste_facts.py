@@ -106,7 +106,9 @@ _TORCH_DEVICE_NAME = lazy(r"^\s*Device name\s*[:=]\s*(?P<name>(?:AMD|Radeon|ATI)
 # ("ships a CUDA-only torch (2.12.0+cu130)", "torch 2.12.0+cu130", "torch==2.9.1+rocm7.2.3", pip's
 # "Successfully installed torch-2.14.0+cu130"): PEP 440 local tags of PyTorch's own wheels (rocmX.Y, cuNNN, cpu)
 # name the build whatever the sentence says; torchvision/torchaudio/libtorch and a bare version are not read
-_TORCH_NAMED = lazy(r"(?<![\w.-])(?:py)?torch(?:\s*==\s*|-|\s*\(\s*|\s+version\s+|\s*:\s*|\s+)v?(?P<torch>\d+\.\d+\.\d+"
+# (s15-heldcz) also an environment block's labelled line, "PyTorch Version: 2.7.1+rocm7.2.1 (ROCm)" (an issue form's
+# field with the build's word after it): the label's colon after "version"
+_TORCH_NAMED = lazy(r"(?<![\w.-])(?:py)?torch(?:\s*==\s*|-|\s*\(\s*|\s+version\s*:\s*|\s+version\s+|\s*:\s*|\s+)v?(?P<torch>\d+\.\d+\.\d+"
                     r"(?:(?:a|b|rc)\d+|\.dev\d+)?\+(?:rocm\d[0-9A-Za-z.]*|cu\d{2,3}|cpu))(?![\w+])", re.I)
 _REPL_TORCH = lazy(r"^\s*'(?P<torch>" + _TORCH_VER + r"\+rocm[0-9A-Za-z.]*)'\s*$")
 # a line that is only a torch wheel (URL or file name): .../torch-2.3.0.dev20240126%2Brocm6.0-cp310-cp310-linux_x86_64.whl

@@ -270,7 +270,9 @@ def torch_bundled_hsa(text: str) -> Optional[str]:
 
 
 # a user saying the system runs under WSL: "in WSL2", "on WSL 2", "under WSL", "WSL2 Ubuntu"
-_WSL_SAID = lazy(r"\b(?:in|on|under|using|via|inside|with)\s+(?:a\s+|the\s+)?WSL\s?2?\b|\bWSL\s?2\s+(?:Ubuntu|Debian|environment|distro)\b")
+# (s15-heldcz) also an issue form's system field, "System: WSL Ubuntu 22.04", "OS: WSL2", and "WSL Ubuntu" without the 2
+_WSL_SAID = lazy(r"\b(?:in|on|under|using|via|inside|with)\s+(?:a\s+|the\s+)?WSL\s?2?\b|\bWSL\s?2?\s+(?:Ubuntu|Debian|environment|distro)\b"
+                 r"|\b(?:System|OS|Platform|Environment)\s*:\s*WSL\s?2?\b")
 
 
 def wsl_said(text: str) -> Optional[str]:
