@@ -7,7 +7,11 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 VENV="${ROCM_WIZARD_VENV:-$PWD/.venv}"
 export PATH="$VENV/bin:$PATH"
-# Two workers (pytest-xdist) by default -- RW_TEST_WORKERS=0 runs in one process.  The workers'
+# Three workers (pytest-xdist) by default -- RW_TEST_WORKERS=0 runs in one process.  Three on a
+# machine of two CPUs: a test often waits (dpkg's writes to disk, a timeout waited out, a server on
+# 127.0.0.1; one process outside the integration tier ran 472 s of wall for 363 CPU-s), and a third
+# worker uses the CPU time the other two leave (the fifteenth session: README's "Last full run").
+# The workers'
 # temporary directories sit under a short fresh directory: a gpg-agent's socket path inside a test's
 # GNUPGHOME must fit the 108 bytes of a Unix socket address, and xdist's default (pytest-of-USER/
 # pytest-N/popen-gwK/...) does not leave room for it.
@@ -16,7 +20,7 @@ export PATH="$VENV/bin:$PATH"
 # contiguous in collection order, could all land on one worker while the other runs out of work).
 # The base directory lets other users through (0711, not readable): tests that run a step as a
 # second user (the clean check reads a home's files as its owner) need to reach their own files.
-WORKERS="${RW_TEST_WORKERS:-2}"
+WORKERS="${RW_TEST_WORKERS:-3}"
 BASE=$(mktemp -d "${TMPDIR:-/tmp}/rwt.XXXXXX")
 chmod 0711 "$BASE"
 XDIST=()
