@@ -12,7 +12,7 @@ from types import MappingProxyType
 from typing import Any, Mapping, Tuple
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from rocm_wizard.detect import error_signatures
@@ -214,6 +214,8 @@ hostile = st.one_of(
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(hostile)
+# (found by Hypothesis in the fifteenth session: a row's "(?:^|\s)#0" began its match at the line break before it)
+@example("0\n#0 0X0 IN __0_MOD_0")
 def test_catalogue_scan_never_raises_on_hostile_input(text):
     found = error_signatures.scan(text)
     assert isinstance(found, list)
