@@ -1136,6 +1136,15 @@ def amdgpu_init_failed(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     if "amdgpu_firmware_missing" in sigs:
         return Match(ev, fix="Install a newer linux-firmware (or the firmware that comes with amdgpu-dkms) that has "
                              "this GPU's files, then reboot.")
+    discovery = _firmware_discovery_lines(ctx)
+    if discovery:
+        # s15-heldcy (1981): the init failed because the IP discovery table the GPU's firmware (IFWI) leaves in VRAM
+        # at power-on fails its signature or checksum check (amdgpu_discovery.c): amdgpu cannot enumerate the IP
+        # blocks, so the failure sits in the firmware, as the discovery rows' own layer says (533 without this line)
+        return Match(ev + [f"the cause amdgpu names: {discovery[0]}"],
+                     fix="Power-cycle the node fully (AC off, not a warm reboot); if it persists, check and update the "
+                         "GPU/board firmware (IFWI, VBIOS) with the system vendor, and compare another GPU of the node.",
+                     data={"layer": "firmware"})
     if "atombios_stuck" in sigs or any("atombios stuck" in h.lower() for h in hits):
         # s10-heldv: the driver's AtomBIOS interpreter (atom.c) ran one of the VBIOS's command tables while posting
         # the GPU and it never finished: the init fails in the card's own VBIOS code (the catalogue row's layer)
@@ -2664,14 +2673,35 @@ def ip_discovery_on_vf(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     disc += [f"error text: {_clip(line)}" for sid, line in _scanned(ctx) if sid in _DISCOVERY_ROWS]
     if not disc:
         return None
+    vf = _vf_evidence(ctx)
+    if not vf:
+        return None
+    return Match(list(dict.fromkeys(disc))[:3] + list(dict.fromkeys(vf))[:2])
+
+
+def _vf_evidence(ctx: Context) -> List[str]:
+    """The lines that show the paste's GPU to be an SR-IOV virtual function (host driver's full-access message,
+    a VF device name)."""
     vf_rows = ("s10v_gim_vf_full_access", "vm_guest")
     vf = [f"{where}: {_clip(text)}" for text, where, sig in ctx.error_lines
           if sig in vf_rows and _VF_LINE.search(text)]
     vf += [f"error text: {_clip(line)}" for sid, line in _scanned(ctx) if sid in vf_rows and _VF_LINE.search(line)]
     vf += [f"{v.label}: an SR-IOV virtual function" for v in ctx.gpus if v.gpu.name and _VF_NAME.search(v.gpu.name)]
-    if not vf:
-        return None
-    return Match(list(dict.fromkeys(disc))[:3] + list(dict.fromkeys(vf))[:2])
+    return vf
+
+
+def _firmware_discovery_lines(ctx: Context) -> List[str]:
+    """The paste's lines of amdgpu failing to read a bare-metal GPU's IP discovery table that the catalogue places
+    at the firmware layer (amdgpu_discovery.c: the table the firmware leaves in VRAM has a bad signature or
+    checksum), none when the GPU is shown to be an SR-IOV VF (its table is the host driver's copy)."""
+    from ..detect import error_signatures
+
+    rows = {r for r in _DISCOVERY_ROWS if error_signatures.failure_layer(r) == "firmware"}
+    lines = [_clip(text) for text, _where, sig in ctx.error_lines if sig in rows]
+    lines += [_clip(line) for sid, line in _scanned(ctx) if sid in rows]
+    if not lines or _vf_evidence(ctx):
+        return []
+    return list(dict.fromkeys(lines))
 
 
 # HIP finding no device as a program reports it, with the paste_facts source tag of the same program's device list:
