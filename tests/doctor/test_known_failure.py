@@ -140,7 +140,8 @@ MISSES = {
             "row kernel_gfxhub_page_fault); that AITER's fused_moe under SGLang made the access is the reporter's word in "
             "the title and prose, named by no line",
     # s11-heldap (set AP)
-    "1123": "held-out AP: Ollama's 'ROCm error: out of memory' is pasted (reported at hip, wl_ggml_rocm_error); that a "
+    "1123": "held-out AP: Ollama's 'ROCm error: out of memory' is pasted (reported at framework, "
+            "df_ggml_hip_error_out_of_memory); that a "
             "Fedora kernel update (6.17.1 -> 6.18.12) caused it is the reporter's prose, named by no line",
     "1125": "held-out AP: the SIGSEGV in llama_n_ctx under LM Studio's bundled ROCm runtime is only the title's and the "
             "prose's words; the index's copy holds no stack trace or log line",
