@@ -2208,6 +2208,28 @@ _CHANGE_LAYER = {"kernel": "kernel", "linux-firmware": "firmware", "amdgpu-dkms"
 _NOT_SYMPTOMS = ("", "unrecognised", "failure_told")
 
 
+# s16-heldde: a ROCm release is many components (ROCr, HIP/CLR, the math libraries), each at its own layer.  When
+# the paste shows a catalogued failure of one of them, the release's regression is in that component and the
+# release change is placed at its layer (2102: rocBLAS 6.2's Tensile exception after a distribution upgraded
+# "all ROCm libraries to 6.2.2" is a libraries failure, not an install's); the install (packaging) keeps it only
+# when no known ROCm component failure is shown.  The lowest such layer in the running stack's order wins.
+_ROCM_COMPONENT_LAYERS = ("runtime", "hip", "libraries")
+
+
+def _rocm_component_layer(ctx: Context) -> Optional[str]:
+    """The layer of the lowest ROCm component (runtime, hip, libraries) a catalogued failure line of the paste
+    names, or None when the paste shows no known failure of a ROCm component."""
+    found = set()
+    for e in ctx.system.errors or []:
+        sig = s(getattr(e, "signature", None))
+        if not sig or sig in _NOT_SYMPTOMS:
+            continue
+        row = _signature_row(sig)
+        if row is not None and row.layer in _ROCM_COMPONENT_LAYERS:
+            found.add(row.layer)
+    return next((l for l in _ROCM_COMPONENT_LAYERS if l in found), None)
+
+
 def _failure_sightings(ctx: Context) -> List[Any]:
     """The error sightings of a failure (any signature, the catch-all's too), information rows aside."""
     out = []
@@ -2328,6 +2350,8 @@ def release_changed(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     for c in changes[:6]:
         comp, direction = s(c.component), s(c.direction)
         layer = _CHANGE_LAYER[comp]
+        if comp == "rocm":
+            layer = _rocm_component_layer(ctx) or layer
         ev, fixes = by_layer.setdefault(layer, ([], []))
         what = {"updated": f"{comp} was updated{(' to ' + s(c.bad)) if s(c.bad) else ''} before the failure",
                 "good-bad": f"{comp} {s(c.good)} worked and {s(c.bad)} fails",

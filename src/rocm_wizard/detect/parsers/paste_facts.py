@@ -179,6 +179,13 @@ _UNAME_ANYWHERE = lazy(r"\bLinux (?P<host>[\w.-]+) (?P<rel>" + RELEASE_RE + r") 
 # (s14-heldby) `uname -sr`'s output alone on a line ("Linux 7.0.0-28-generic", coreutils uname: the kernel name and
 # release), as probe scripts and reports print it; three version parts, so a distribution's "Linux 9.5" is not taken
 _UNAME_SR = lazy(r"^\s*`?Linux (?P<rel>\d+\.\d+\.\d+(?:[-+_~][0-9A-Za-z][0-9A-Za-z._+~-]*)?)`?\s*$")
+# (s16-heldde) the uname line of a Cosmopolitan program's crash report (llamafile and the other APE binaries;
+# jart/cosmopolitan libc/log/oncrash.c ShowCrashReport: "error: Uncaught %G (%s) ... on %s pid %d tid %d", the program,
+# strerror, then " %s %s %s %s" of uname's sysname, version, nodename and release; Cosmopolitan's uname puts
+# "Cosmopolitan <ver> MODE=<arch>;" before the kernel's version): "  Linux Cosmopolitan 3.2.4 MODE=x86_64; #1 SMP
+# PREEMPT_DYNAMIC Fri, 23 Feb 2024 16:31:48 +0000 Arch 6.7.6-arch1-1" -- the last word is the running kernel's release
+_COSMO_UNAME = lazy(r"^\s*Linux Cosmopolitan \d+\.\d+(?:\.\d+)? MODE=\w+; #\d+\S* [^\n]*? (?P<host>[\w.-]+) "
+                    r"(?P<rel>\d+\.\d+\.\d+(?:[-+_~][0-9A-Za-z][0-9A-Za-z._+~-]*)?)\s*$")
 _BARE_RELEASE = lazy(r"^(?P<rel>\d+\.\d+\.\d+-[0-9A-Za-z][0-9A-Za-z._+~-]*)$")
 # the Python REPL's banner: "Python 3.8.5 (default, Dec 19 2020, 10:38:31)"
 _PY_BANNER = lazy(r"^Python (?P<ver>\d+\.\d+\.\d+) \((?:default|main|tags/|heads/|[a-z]+,)")
@@ -633,6 +640,10 @@ def parse(text: object) -> PasteFacts:
             if m and m.group("rel") not in out.kernels:
                 out.kernels.append(m.group("rel"))
                 out.uname_lines.append(line[m.start():])
+        if "linux cosmopolitan " in l:
+            m = _COSMO_UNAME.match(line)
+            if m and m.group("rel") not in out.kernels:
+                out.kernels.append(m.group("rel"))
         if has_dev or cl_dev is not None:
             if "device type" in l:
                 cl_dev = None
