@@ -90,6 +90,17 @@ _SMI_CSV_ROW = lazy(r"^card(?P<idx>\d+),(?P<series>[^,]{1,120}),(?P<model>[^,]{0
 # releases "AMD Arch: {}"; the name may carry ":sramecc+:xnack-") and that device's name in "Device: ..."
 _COMFY_ARCH = lazy(r"^\s*AMD arch: (?P<gfx>gfx[0-9a-f]{3,4})(?::[a-z]+[+-])*\s*$", re.I)
 _COMFY_DEVICE = lazy(r"^\s*Device: cuda:(?P<idx>\d+) (?P<name>.{1,120}?) : (?:native|cudaMallocAsync)\s*$")
+# (s16-helddc) TensorFlow's and XLA's ROCm device checks name the GPU they skip and its gfx target:
+# TensorFlow (tensorflow/core/common_runtime/gpu/gpu_device.cc, BaseGPUDeviceFactory::GetValidDeviceIds) "Ignoring
+# visible gpu device (device: 0, name: Radeon RX 7900 XTX, pci bus id: 0000:03:00.0) with AMDGPU version : gfx1100.
+# The supported AMDGPU versions are ..." (TF 1.x: "... with AMDGPU ISA gfx801. The minimum required AMDGPU ISA is
+# gfx803."), XLA (xla/service/platform_util.cc) "StreamExecutor ROCM device (0) is of unsupported AMDGPU version :
+# gfx1100. The supported AMDGPU versions are ...": the device's own target, whatever the list says
+_TF_IGNORED_GPU = lazy(r"\bIgnoring visible gpu device \(device: (?P<idx>\d+), name: (?P<name>.{0,120}?), pci bus id: "
+                       r"(?P<bdf>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\) with AMDGPU (?:version :|ISA) "
+                       r"(?P<gfx>gfx[0-9a-f]{3,4})(?::[a-z]+[+-])*\b")
+_XLA_UNSUPPORTED_GPU = lazy(r"\bStreamExecutor ROCM device \((?P<idx>\d+)\) is of unsupported AMDGPU version : "
+                            r"(?P<gfx>gfx[0-9a-f]{3,4})(?::[a-z]+[+-])*\b")
 # torch versions: a ROCm wheel's local label or a bare release next to a "hip" version
 _TORCH_VER = r"\d+\.\d+\.\d+(?:(?:a|b|rc)\d+|\.dev\d+)?(?:\+[0-9A-Za-z.]+)?"
 _HIP_VER = r"\d+\.\d+\.\d{5}(?:-[0-9a-f]+)?"
@@ -832,6 +843,14 @@ def parse(text: object) -> PasteFacts:
                 names_seen.add(("bench", m.group("idx")))
                 out.gpus.append(PasteGpu("bench", name=m.group("name"), gfx_target=m.group("gfx")))
             continue
+        if "amdgpu " in l and ("ignoring visible gpu device" in l or "streamexecutor rocm device" in l):
+            m = _TF_IGNORED_GPU.search(line) or _XLA_UNSUPPORTED_GPU.search(line)
+            if m and ("tf-xla", m.group("idx"), m.group("gfx")) not in names_seen:
+                names_seen.add(("tf-xla", m.group("idx"), m.group("gfx")))
+                gd = m.groupdict()
+                name = (gd.get("name") or "").strip() or None
+                out.gpus.append(PasteGpu("tf-xla", name=name, gfx_target=m.group("gfx"), bdf=gd.get("bdf"),
+                                         card=int(m.group("idx"))))
         if c0 == "g" and l.startswith("gpu architecture:"):
             m = _GPU_ARCH_FIELD.match(line)
             if m and ("field", m.group("gfx")) not in names_seen:
