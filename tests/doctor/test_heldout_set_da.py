@@ -98,3 +98,33 @@ def test_the_trace_row_needs_a_non_finite_class(line, hit):
 def test_rows_sit_at_libraries():
     for row in ("da_miopendriver_verify_failed", "da_migraphx_verify_mismatch", "da_migraphx_trace_nonfinite_output"):
         assert error_signatures.failure_layer(row) == "libraries", row
+
+
+# -- a doctest unit test of the application (2024) -------------------------------------------------
+def test_2024_doctest_check_is_named_at_framework():
+    assert_named_and_leads("2024", "da_doctest_check_failed", "framework")
+
+
+@pytest.mark.parametrize("line", [
+    # the fixture's line (gnu file:line form)
+    "tests/vt/test_backend_cross_device.cpp:1534: ERROR: CHECK( Nmse(ref_out, dout.Download()) <= kNmseTol ) is NOT correct!",
+    # the default (line) form, a REQUIRE (FATAL ERROR) and the binary asserts
+    "test_ops.cpp(88): ERROR: CHECK( max_abs_err < 1e-3f ) is NOT correct!",
+    "test_ops.cpp(91): FATAL ERROR: REQUIRE( out.is_finite() ) is NOT correct!",
+    "kernels_test.cpp:40: ERROR: CHECK_EQ( got, ref_b ) is NOT correct!",
+])
+def test_doctests_failed_assertions_are_named(line):
+    assert "da_doctest_check_failed" in _ids(line), line
+
+
+@pytest.mark.parametrize("line", [
+    "kernels_test.cpp:40: WARNING: WARN( got == ref_b ) is NOT correct!",  # a WARN does not fail the test
+    "kernels_test.cpp:40: SUCCESS: CHECK( got == ref_b ) is correct!",  # --success output
+    "Error: the password is not correct!",
+])
+def test_doctest_near_misses(line):
+    assert "da_doctest_check_failed" not in _ids(line), line
+
+
+def test_the_doctest_row_is_the_applications():
+    assert error_signatures.failure_layer("da_doctest_check_failed") == "framework"
