@@ -31,6 +31,8 @@ _L_DEVICE_TYPE = lazy(r"^\s*Device Type:\s+(GPU|CPU|DSP)", re.M)
 _L_NAME_GFX = lazy(r"^\s*Name:\s+gfx\d", re.M)
 _L_GFX_LINE = lazy(r"\s*gfx[0-9]{2,4}[a-z]?\s*")
 _L_ISA = lazy(r"^\s*ISA \d", re.M)
+# the ISA name and the line rocminfo prints after it (a fragment that starts inside an agent's "ISA Info")
+_L_ISA_NAME = lazy(r"^\s*Name:\s+amdgcn-amd-amdhsa--gfx[0-9a-f]{3,4}\S*\s*\n\s*Machine Models:\s+HSA_MACHINE_MODEL_", re.M)
 _L_SMI_GPU = lazy(r"^GPU\[\d+\]\s*:", re.M)
 
 
@@ -57,8 +59,11 @@ class Agent:
     def is_gpu(self) -> bool:
         if self.device_type:
             return self.device_type.upper() == "GPU"
-        # a fragment without "Device Type": only a gfx name tells a GPU agent
-        return bool(self.name and _GFX.match(self.name))
+        # a fragment without "Device Type": only a gfx name, or an ISA of a gfx target (a CPU agent has
+        # no amdgcn ISA), tells a GPU agent
+        if self.name and _GFX.match(self.name):
+            return True
+        return self.name is None and any("amdhsa--gfx" in i for i in self.isa)
 
     @property
     def gfx_target(self) -> Optional[str]:
@@ -122,6 +127,8 @@ def looks_like(text: str) -> float:
         score += 0.6  # rocm_agent_enumerator
     if "amdgcn-amd-amdhsa--gfx" in body and "ISA " in body and _L_ISA.search(body):
         score += 0.2
+    if "Machine Models:" in body and "amdgcn-amd-amdhsa--gfx" in body and _L_ISA_NAME.search(body):
+        score += 0.3
     # other tools that print "Marketing Name" or gfx lines
     if ("GPU[" in body and _L_SMI_GPU.search(body)) or "Concise Info" in body:
         score -= 0.5
@@ -206,6 +213,12 @@ def _parse(text: str, out: RocminfoOutput) -> None:
         if lkey == "name" and value.startswith("amdgcn-") and section != "isa":
             if agent is not None:  # an ISA name in a grep fragment
                 agent.isa.append(value)
+            continue
+        if agent is None and section == "isa" and lkey == "name" and value.startswith("amdgcn-"):
+            # a fragment that starts inside an agent's "ISA Info": the ISA names the agent's target
+            agent = Agent()
+            agent.isa.append(value)
+            out.agents.append(agent)
             continue
         if agent is None:
             if lkey == "runtime version":
