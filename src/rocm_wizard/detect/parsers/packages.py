@@ -72,6 +72,10 @@ _DNF_DOWNLOAD = lazy(r"^\(\d+/\d+\): (?P<nevra>[A-Za-z0-9][\w+.\-]*)\.rpm\s")
 _DNF_TABLE = lazy(r"^(?P<name>[A-Za-z0-9][\w+.\-]*)\s+(?P<arch>x86_64|noarch|i686|aarch64|ppc64le)\s+"
                   r"(?P<ver>(?:\d+:)?\d[\w.+~:\-]*)\s+(?P<repo>\S+)\s+\d+(?:\.\d+)?\s*[kMG]\s*$")
 _PACMAN = lazy(r"^([a-z0-9@_+][a-z0-9@._+\-]*)\s+((?:\d+:)?[0-9][\w.+~]*-\d+(?:\.\d+)?)$")
+# (s16-helddd, set DD 2080) ``pacman -Qs <word>`` (pacman src/pacman/package.c print_packages for a query of the local
+# database): "local/<name> <version>", then " (<groups>)" when the package is in groups, and the description on an
+# indented line under it; only the local database's entries are installed ("extra/..." of -Ss are the repositories')
+_PACMAN_QS = lazy(r"^local/([a-z0-9@_+][a-z0-9@._+\-]*)\s+((?:\d+:)?[0-9][\w.+~]*-\d+(?:\.\d+)?)(?:\s+\([^()\n]{0,200}\))?$")
 _VERSIONED_NAME = lazy(r"^(?P<base>[a-z][a-z0-9+\-]*?[a-z\-])(?P<rel>\d+\.\d+\.\d+)$")
 _LIBPATCH = lazy(r"^(?:\d+:)?[\d.]*?(?:^|\.)(\d{5,6})(?:-|~|$)")
 
@@ -266,11 +270,20 @@ def _sniff_text(text: object):
         return "control", hits, max(len(body), 1)
     query, apt, dnf, rpm, dnf_wrapped, pacman, dpkg_l = _QUERY, _APT, _DNF, _RPM, _DNF_WRAPPED, _PACMAN, _DPKG_L
     arch_rx = _S_ARCH_ANY.search
+    qs_entry = False  # the line before was a ``pacman -Qs`` entry: an indented line under it is its description
     for raw in lines:
         s = raw.strip()
         if not s or (s[0] in _S_SKIP_FIRST and s.startswith(_S_SKIP)):
             continue
+        if qs_entry and raw[:1] in (" ", "\t"):
+            qs_entry = False
+            continue
+        qs_entry = False
         total += 1
+        if s.startswith("local/") and _PACMAN_QS.match(s):
+            counts["pacman"] += 1
+            qs_entry = True
+            continue
         # the substring tests are necessary conditions of the patterns after them
         arch = "." in s and arch_rx(s) is not None  # (one of _S_ARCHES in s; every one starts with a dot)
         if "\t" in raw and query.match(raw.strip("\n")):
@@ -347,6 +360,11 @@ def _parse(text: str, out: PackagesOutput) -> None:
         if s.startswith("WARNING:"):
             out.warnings.append(s)
             continue
+        if fmt == "pacman" and s.startswith("local/"):  # (s16-helddd) pacman -Qs, before apt's "name/suite" form
+            m = _PACMAN_QS.match(s)
+            if m:
+                out.packages.append(Package(m.group(1), m.group(2), None, None, True))
+                continue
         if "\t" in raw:
             m = _QUERY.match(raw.strip())
             if m:

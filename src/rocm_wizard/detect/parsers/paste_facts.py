@@ -221,6 +221,11 @@ _BARE_HIP = lazy(r"^(?P<hip>\d{1,2}\.\d{1,2}\.\d{4,6}(?:-[0-9a-f]{6,12})?)$")
 # target (ROCm/TheRock's multi-arch index: pip install "torch[device-gfx1100]", "rocm[libraries,device-gfx1201]")
 _DEVICE_EXTRA = lazy(r"\b(?:torch|torchvision|torchaudio|rocm)\[(?P<extras>[\w,. -]{1,200}?)\]")
 # s8-heldq: a "GPU Architecture: gfx906 (MI50/MI60)" field (a build's or a form's key-value line) names the GPU's target
+# (s16-helddd, set DD 2082) the same field keyed "GPU:" whose whole value is a target ("GPU: gfx1151", an issue's system
+# block beside "ROCm version: ..."), optionally with a note in parentheses; a GPU name with the target in parentheses
+# ("GPU: AMD Radeon RX 7900 XTX (gfx1100)") or a list of targets is not this field's value.  "GPU arch: gfx906" stays
+# unread (test_paste_facts: the words of torch's property typed by a person, s11)
+_GPU_FIELD = lazy(r"^GPU\s*:\s*(?P<gfx>gfx[0-9a-f]{3,4})(?::[a-z]+[+-])*\s*(?:\([^()\n]{0,60}\))?\s*$", re.I)
 _GPU_ARCH_FIELD = lazy(r"^GPU Architecture:\s*(?P<gfx>gfx[0-9a-f]{3,4})(?![0-9a-z])")
 # s8-heldq: the interpreter a site-packages path belongs to (".../lib/python3.14/site-packages/...")
 _SITE_PYTHON = lazy(r"/lib(?:64)?/python(?P<ver>3\.\d{1,2})/(?:site|dist)-packages(?:/|(?![\w.-]))")
@@ -257,6 +262,11 @@ _LSPCI_LINE = lazy(r"^(?P<bdf>" + _BDF + r") (?:VGA compatible controller|Displa
 
 # ROCm CLR (rocdevice.cpp) names a device by the target the runtime gave it and its PCI device id:
 # ":1:rocdevice.cpp:621: Code object manager initialization failed for HSA device gfx1030 (PCI ID 73df)"
+# (s16-helddd, set DD 2081) clang's summary after a failed compile, "<n> error(s) generated when compiling for gfx1151."
+# (clang Driver: "%0 error%s0 generated when compiling for %1."), names the GPU's target only where comgr compiled a kernel
+# at run time for the device in use (HIPRTC: MIOpen, rocFFT, MIGraphX, a program's hiprtcCompileProgram) -- the paste
+# shows comgr's temporary directory and HIPRTC; a hipcc build names the build's --offload-arch, not the GPU's
+_CLANG_RTC_TARGET = lazy(r"\b\d+ errors? generated when compiling for (?P<gfx>gfx[0-9a-f]{3,4})(?::[a-z]+[+-])*\.?\s*$")
 _CLR_DEVICE = lazy(r"\bHSA device (?P<gfx>gfx[0-9a-f]{3,4})(?::[a-z]+[+-])* \(PCI ID (?P<dev>[0-9a-fA-F]{1,4})\)")
 # (s11-heldao) CLR's fat-binary loader (hipamd/src/hip_fatbin.cpp) at AMD_LOG_LEVEL 3 names the device whose code
 # objects it looks for, and at level 1 the target none was found for (its isa().targetId()):
@@ -317,7 +327,7 @@ _AMDGPU_TOP_NAME = re.compile(r'^[^}]*?\bdevice_name: "(?P<name>[^"\n]{1,80})"')
 _NEEDLES = ("gpu arch : gfx", "gpu arch: gfx", "for isa: amdgcn-amd-amdhsa--", "gcn arch", "amdgpu", "kfd", "gcnarchname", "device ", "name:", "card", "| 0", "boot_image", '"card', "amd arch", "hip", "rocm", "linux", "kernel", "ubuntu",
             "debian", "fedora", "rocky", "alma", "red hat", "centos", "suse", "arch linux", "mint", "pop!_os",
             "manjaro", "python ", "successfully installed", "amd-smi", "version:", "did ", "uname", "advanced micro devices", "pci id",
-            "torch.__version__", "device-", "gpu architecture:", "-packages", "/.pyenv/versions/", "/cpython-", "library:rocm}",
+            "torch.__version__", "device-", "gpu architecture:", "gpu: gfx", "-packages", "/.pyenv/versions/", "/cpython-", "library:rocm}",
             "inference compute", "/lib/modules/", "verifying if device is supported", "/python3.", "unsupported gpu: gfx",
             "+cu", "+cpu",  # (s11-heldas: a CUDA or CPU torch named alone, "torch 2.12.0+cu130")
             "major/minor/stepping",  # (s12-heldau: CLR's ISA line at AMD_LOG_LEVEL 3)
@@ -474,6 +484,7 @@ def parse(text: object) -> PasteFacts:
     printed: List[str] = []  # (s11-heldan) a one-liner's print() expressions whose values are still to be read
     printed_left = 0  # lines left to read them in
     printed_ver: Optional[str] = None  # the torch version the one-liner printed
+    rtc_compile = "comgr-" in low and "hiprtc" in low  # (s16-helddd) a kernel comgr compiled at run time for the device
     for raw in text.replace("\r", "\n").split("\n"):
         line = raw.strip("`\t >")
         if not line or len(line) > 2000:
@@ -617,6 +628,11 @@ def parse(text: object) -> PasteFacts:
             if m and ("clr", m.group("dev").lower()) not in names_seen:
                 names_seen.add(("clr", m.group("dev").lower()))
                 out.gpus.append(PasteGpu("hip-log", device_id=m.group("dev").lower().zfill(4), gfx_target=m.group("gfx")))
+        if rtc_compile and "generated when compiling for gfx" in l:
+            m = _CLANG_RTC_TARGET.search(line)
+            if m and ("rtc", m.group("gfx")) not in names_seen:
+                names_seen.add(("rtc", m.group("gfx")))
+                out.gpus.append(PasteGpu("hip-log", gfx_target=m.group("gfx")))
         if "hip_fatbin" in l and ("device name:" in l or "no compatible code objects" in l):
             m = _CLR_FATBIN_TARGET.search(line)
             if m and ("fatbin", m.group("gfx").lower()) not in names_seen:
@@ -853,6 +869,8 @@ def parse(text: object) -> PasteFacts:
                                          card=int(m.group("idx"))))
         if c0 == "g" and l.startswith("gpu architecture:"):
             m = _GPU_ARCH_FIELD.match(line)
+        if c0 == "g" and l.startswith(("gpu architecture:", "gpu:", "gpu :")):
+            m = _GPU_ARCH_FIELD.match(line) or _GPU_FIELD.match(line)
             if m and ("field", m.group("gfx")) not in names_seen:
                 names_seen.add(("field", m.group("gfx")))
                 out.gpus.append(PasteGpu("field", gfx_target=m.group("gfx")))
