@@ -260,13 +260,13 @@ _VERSION_ONLY = lazy(r"^(?P<ver>\d+\.\d+\.\d+(?:[.-][0-9A-Za-z]{1,20}){0,3})$")
 _LSPCI_LINE = lazy(r"^(?P<bdf>" + _BDF + r") (?:VGA compatible controller|Display controller|3D controller|Processing accelerators)"
                    r"(?: \[[0-9a-f]{4}\])?: Advanced Micro Devices, Inc\. \[AMD(?:/ATI)?\] (?P<chip>[^\[\n]{1,80}?)\s*(?:\[|\(rev|$)")
 
-# ROCm CLR (rocdevice.cpp) names a device by the target the runtime gave it and its PCI device id:
-# ":1:rocdevice.cpp:621: Code object manager initialization failed for HSA device gfx1030 (PCI ID 73df)"
 # (s16-helddd, set DD 2081) clang's summary after a failed compile, "<n> error(s) generated when compiling for gfx1151."
 # (clang Driver: "%0 error%s0 generated when compiling for %1."), names the GPU's target only where comgr compiled a kernel
 # at run time for the device in use (HIPRTC: MIOpen, rocFFT, MIGraphX, a program's hiprtcCompileProgram) -- the paste
 # shows comgr's temporary directory and HIPRTC; a hipcc build names the build's --offload-arch, not the GPU's
 _CLANG_RTC_TARGET = lazy(r"\b\d+ errors? generated when compiling for (?P<gfx>gfx[0-9a-f]{3,4})(?::[a-z]+[+-])*\.?\s*$")
+# ROCm CLR (rocdevice.cpp) names a device by the target the runtime gave it and its PCI device id:
+# ":1:rocdevice.cpp:621: Code object manager initialization failed for HSA device gfx1030 (PCI ID 73df)"
 _CLR_DEVICE = lazy(r"\bHSA device (?P<gfx>gfx[0-9a-f]{3,4})(?::[a-z]+[+-])* \(PCI ID (?P<dev>[0-9a-fA-F]{1,4})\)")
 # (s11-heldao) CLR's fat-binary loader (hipamd/src/hip_fatbin.cpp) at AMD_LOG_LEVEL 3 names the device whose code
 # objects it looks for, and at level 1 the target none was found for (its isa().targetId()):
@@ -867,8 +867,6 @@ def parse(text: object) -> PasteFacts:
                 name = (gd.get("name") or "").strip() or None
                 out.gpus.append(PasteGpu("tf-xla", name=name, gfx_target=m.group("gfx"), bdf=gd.get("bdf"),
                                          card=int(m.group("idx"))))
-        if c0 == "g" and l.startswith("gpu architecture:"):
-            m = _GPU_ARCH_FIELD.match(line)
         if c0 == "g" and l.startswith(("gpu architecture:", "gpu:", "gpu :")):
             m = _GPU_ARCH_FIELD.match(line) or _GPU_FIELD.match(line)
             if m and ("field", m.group("gfx")) not in names_seen:
