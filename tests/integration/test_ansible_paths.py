@@ -39,7 +39,7 @@ def test_torch_playbook_check_converge_and_changed_0(wroot, pyindex, ansible_in)
     assert counts["changed"] == 0 and counts["failed"] == 0, ansible.changed_tasks(again.stdout)
 
 
-def test_core_sdk_playbook_check_converge_and_changed_0(resolute_root, core_site, ansible_in):
+def test_core_sdk_playbook_check_converge_and_changed_0(resolute_root, core_site, ansible_in, request):
     """The Core SDK branch of rocm-upgrade on a fresh Ubuntu 26.04 look-alike: "26.04" is the
     version ansible-core 2.19+ would have turned into a float."""
     from test_exec_coresdk import assert_core_installed, core_args
@@ -56,6 +56,8 @@ def test_core_sdk_playbook_check_converge_and_changed_0(resolute_root, core_site
     check = ansible.playbook(root, "/root/core.yml", "--check", "--diff", *nobody)
     assert check.returncode == 0, check.stdout[-6000:] + check.stderr[-3000:]
     assert root.snapshot(watched) == before
+    if not ansible.converges_under(request):
+        return  # (2.19: the "26.04" host check ran in --check, above)
 
     run = ansible.playbook(root, "/root/core.yml", *nobody)
     assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-3000:]

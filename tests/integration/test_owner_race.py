@@ -1,7 +1,7 @@
 """Finding 2 of issue 27: check, then run by path.  A root venv made with ``sudo python3 -m venv
 ~/venv`` lives in a directory its user can write: alice swaps it for her own venv (a rename dance
-in her home, in a tight loop) while root runs the executor's owner step 200 times and ``verify``
-200 times (only its import check: the window raced is the judgement and the start, which every
+in her home, in a tight loop) while root runs the executor's owner step 100 times and ``verify``
+100 times (only its import check: the window raced is the judgement and the start, which every
 run has whole).  Her ``.pth`` (it records the user id of every interpreter start) must never run as
 root.  The rule that makes this hold: a directory above the venv that another user can change
 makes that user the one who runs it (rocm_wizard.ownerrule), judged on what was opened
@@ -16,8 +16,12 @@ import textwrap
 from harness import wizard
 
 SPY = "/tmp/venv-uids"
-ROUNDS = 200  # the executor's owner step (rule, then start)
-VERIFY_ROUNDS = 200  # verify (rule, then the smoke test's start; only its import check, to keep it short)
+# How many rounds it takes: on the code before the rule (b135684b's parent) alice's .pth ran as root in 107
+# of 240 rounds, about one in two, so a check-then-start window that a swap can enter is missed by 100 rounds
+# with odds of about 0.55**100 (1e-26); 200 rounds each (the fifteenth session's figure) took twice the CPU for
+# no odds worth having.
+ROUNDS = 100  # the executor's owner step (rule, then start)
+VERIFY_ROUNDS = 100  # verify (rule, then the smoke test's start; only its import check, to keep it short)
 
 # the names venv and evil swapped atomically (renameat2 RENAME_EXCHANGE): /home/alice/venv always
 # exists and is, at any moment, root's venv or hers
@@ -124,7 +128,7 @@ def test_a_swap_the_rule_cannot_see_never_runs_in_verify_the_held_venv_runs(wroo
     """Where the rule's premise fails -- a process holds a group that no account lists, so a
     directory it can write looks root's -- ``verify`` still runs only what it judged: it starts
     the venv through the directory it walked, held (/proc/<pid>/fd/D/bin/python), so alice's
-    swap (RENAME_EXCHANGE in a tight loop, 200 verify runs) never gets her .pth run as root.  (The
+    swap (RENAME_EXCHANGE in a tight loop, VERIFY_ROUNDS verify runs) never gets her .pth run as root.  (The
     code that started the venv by path lost this race.)"""
     root = wroot
     root.add_user("alice")
