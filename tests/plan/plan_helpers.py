@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
-from rwtest import ci
+from rwtest import ci, leaks
 from rwtest.ci import which as tool  # noqa: F401 - an external tool, or None (kept for the tests that import it)
 from rwtest import ci
 
@@ -145,4 +145,5 @@ def gpg_cleanup(home: Path) -> None:
     """Stop the gpg-agent of ``home`` and remove it."""
     subprocess.run(["gpgconf", "--kill", "all"], env={"GNUPGHOME": str(home), "PATH": os.environ.get("PATH", "")},
                    capture_output=True, timeout=60)
+    leaks.wait_agents_gone(str(home))  # (gpgconf returns before the agent has exited)
     shutil.rmtree(home, ignore_errors=True)

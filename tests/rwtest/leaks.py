@@ -7,6 +7,7 @@ one again when a later test needs it).
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -49,7 +50,45 @@ def stop_agents(since: int = 0) -> None:
         if os.path.isdir(home):
             subprocess.run(["gpgconf", "--kill", "all"], env={**os.environ, "GNUPGHOME": home},
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60, check=False)
+            wait_agents_gone(home)
     del homes[since:]
+
+
+def wait_agents_gone(home: str, timeout: float = 15.0) -> None:
+    """Wait until no gpg-agent of ``home`` runs.  ``gpgconf --kill`` asks the agent to stop and returns
+    before it has exited (under load an agent was still in /proc when the next line looked: the
+    sixteenth session's CI run); one still there when ``timeout`` runs out is sent SIGTERM."""
+    import signal
+    import time
+
+    deadline = time.monotonic() + timeout
+    while True:
+        pids = _agent_pids(home)
+        if not pids:
+            return
+        if time.monotonic() >= deadline:
+            for pid in pids:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGTERM)
+            return
+        time.sleep(0.05)
+
+
+def _agent_pids(home: str) -> List[int]:
+    out = []
+    for pid in os.listdir("/proc") if os.path.isdir("/proc") else []:
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                words = fh.read().split(b"\0")
+        except OSError:
+            continue
+        if words and os.path.basename(words[0]) == b"gpg-agent" and b"--homedir" in words:
+            i = words.index(b"--homedir")
+            if i + 1 < len(words) and os.fsdecode(words[i + 1]) == home:
+                out.append(int(pid))
+    return out
 
 
 def agents() -> List[str]:
