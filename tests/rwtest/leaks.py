@@ -75,24 +75,11 @@ def wait_agents_gone(home: str, timeout: float = 15.0) -> None:
 
 
 def _agent_pids(home: str) -> List[int]:
-    out = []
-    for pid in os.listdir("/proc") if os.path.isdir("/proc") else []:
-        if not pid.isdigit():
-            continue
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as fh:
-                words = fh.read().split(b"\0")
-        except OSError:
-            continue
-        if words and os.path.basename(words[0]) == b"gpg-agent" and b"--homedir" in words:
-            i = words.index(b"--homedir")
-            if i + 1 < len(words) and os.fsdecode(words[i + 1]) == home:
-                out.append(int(pid))
-    return out
+    return [pid for pid, its_home in _running_agents() if its_home == home]
 
 
-def agents() -> List[str]:
-    """The --homedir of every gpg-agent running on this machine (from /proc)."""
+def _running_agents() -> List[tuple]:
+    """(pid, --homedir) of every gpg-agent running on this machine (from /proc)."""
     found = []
     for pid in os.listdir("/proc") if os.path.isdir("/proc") else []:
         if not pid.isdigit():
@@ -105,5 +92,10 @@ def agents() -> List[str]:
         if words and os.path.basename(words[0]) == b"gpg-agent" and b"--homedir" in words:
             i = words.index(b"--homedir")
             if i + 1 < len(words):
-                found.append(os.fsdecode(words[i + 1]))
+                found.append((int(pid), os.fsdecode(words[i + 1])))
     return found
+
+
+def agents() -> List[str]:
+    """The --homedir of every gpg-agent running on this machine (from /proc)."""
+    return [home for _pid, home in _running_agents()]
