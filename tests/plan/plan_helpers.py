@@ -12,7 +12,6 @@ from typing import Dict, List, Optional, Tuple
 
 from rwtest import ci, leaks
 from rwtest.ci import which as tool  # noqa: F401 - an external tool, or None (kept for the tests that import it)
-from rwtest import ci
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]

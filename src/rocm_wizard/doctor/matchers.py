@@ -2219,14 +2219,13 @@ _ROCM_COMPONENT_LAYERS = ("runtime", "hip", "libraries")
 def _rocm_component_layer(ctx: Context) -> Optional[str]:
     """The layer of the lowest ROCm component (runtime, hip, libraries) a catalogued failure line of the paste
     names, or None when the paste shows no known failure of a ROCm component."""
+    from ..detect import error_signatures
+
     found = set()
     for e in ctx.system.errors or []:
         sig = s(getattr(e, "signature", None))
-        if not sig or sig in _NOT_SYMPTOMS:
-            continue
-        row = _signature_row(sig)
-        if row is not None and row.layer in _ROCM_COMPONENT_LAYERS:
-            found.add(row.layer)
+        if sig and sig not in _NOT_SYMPTOMS:
+            found.add(error_signatures.failure_layer(sig))
     return next((l for l in _ROCM_COMPONENT_LAYERS if l in found), None)
 
 
