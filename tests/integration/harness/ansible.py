@@ -80,9 +80,33 @@ def converges_under(request) -> bool:
     return (callspec.params.get("ansible_in") if callspec else None) != "pypi"
 
 
+# The platform variants' playbook tests (WSL, SLES's zypper, the dnf hosts' Core SDK) run the same
+# playbook tasks and modules as the apt hosts' tests above (test_ansible_playbook, test_ansible_paths: every path,
+# both cores) on another host: each of them runs under one core, and each family's tests are split between the two,
+# so that Debian's and the newest core each converge every family (WSL: two tests each; zypper: one each; dnf:
+# ansible.builtin.dnf under both, the Core SDK playbook under Debian's; a uv venv's torch playbook, one test, keeps
+# both) -- what one core templates or checks
+# differently shows on the apt hosts' tests of the same tasks.  The eighteenth session, on a machine where the suite
+# ran 23 minutes against its 20: a converging playbook test is 40-120 s of a worker, most of it the core's own work
+# per task (README's "Last full run").
+ONE_CORE_TESTS = {
+    "test_wsl_librocdxg.py::test_wsl_rocm_72_playbook_builds_librocdxg_check_converge_and_changed_0": "debian",
+    "test_wsl_rocm.py::test_wsl_rocm_playbook_check_converge_and_changed_0": "newest",
+    "test_wsl_torch.py::test_wsl_613_torch_playbook_copies_the_runtime_in_check_converge_and_changed_0": "newest",
+    "test_wsl_torch.py::test_wsl_torch_playbook_removes_the_runtime_check_converge_and_changed_0": "debian",
+    "test_zypper_sles.py::test_playbook_check_changes_nothing_the_run_converges_and_a_second_run_changes_nothing":
+        "debian",
+    "test_zypper_sles.py::test_core_sdk_playbook_converges_then_changes_nothing": "newest",
+    "test_exec_dnf.py::test_core_sdk_playbook_converges_then_changes_nothing": "debian",
+}
+
+
 def cores_for(test: str) -> List[str]:
     """The ansible-cores a test (``file.py::function``) runs under: :data:`CORES` for the tests of
-    :data:`MIDDLE_CORE_TESTS`, :data:`DEFAULT_CORES` for every other."""
+    :data:`MIDDLE_CORE_TESTS`, the one core :data:`ONE_CORE_TESTS` names for those, :data:`DEFAULT_CORES` for
+    every other."""
+    if test in ONE_CORE_TESTS:
+        return [ONE_CORE_TESTS[test]]
     return list(CORES if test in MIDDLE_CORE_TESTS else DEFAULT_CORES)
 
 
