@@ -6,6 +6,8 @@ Accepted inputs (any of them, pasted with or without the prompt line):
 * ``/etc/system-release``, ``/etc/redhat-release``, ``/etc/rocky-release``... one line such as
   ``Rocky Linux release 9.0 (Blue Onyx)``;
 * ``lsb_release -a`` (``Distributor ID:`` / ``Release:`` / ``Codename:``);
+* ``/etc/lsb-release`` (``DISTRIB_ID=Ubuntu`` / ``DISTRIB_RELEASE=24.10`` / ``DISTRIB_CODENAME=oracular`` /
+  ``DISTRIB_DESCRIPTION="Ubuntu 24.10"``: the file Debian/Ubuntu's base-files ship and ``lsb_release`` reads);
 * ``hostnamectl`` (``Operating System: Ubuntu 22.04.4 LTS``);
 * a bare pretty name such as collect_env's ``OS: Ubuntu 24.04.2 LTS (x86_64)`` (see
   :func:`from_pretty`).
@@ -81,6 +83,9 @@ _RELEASE_WORD = lazy(r"release", re.I)
 _RELEASE_NAME_BAD = lazy(r"[^\w !/.-]")
 _RELEASE_TAIL = lazy(r"\s+(?P<ver>\d+(?:\.\d+)*)(?:\s*\((?P<code>[^)]*)\))?\s*$")
 _LSB = lazy(r"^\s*(Distributor ID|Description|Release|Codename)\s*:\s*(.*)$")
+# (s18-helddi) /etc/lsb-release: lsb_release's own source (lsb-release's lsb_release.py get_lsb_information reads
+# DISTRIB_ID, DISTRIB_RELEASE, DISTRIB_CODENAME and DISTRIB_DESCRIPTION from it); Ubuntu's base-files write it
+LSB_FILE_KEYS = ("DISTRIB_ID", "DISTRIB_RELEASE", "DISTRIB_CODENAME", "DISTRIB_DESCRIPTION")
 _HOSTNAMECTL = lazy(r"^\s*Operating System\s*:\s*(.+)$")
 _VERSION_NUM = lazy(r"(\d+(?:\.\d+)*)")
 
@@ -259,6 +264,9 @@ def looks_like(text: object) -> float:
     lsb = [l for l in body if _LSB.match(l)]
     if len(lsb) >= 2 and len(lsb) >= len(body) / 2:
         return 0.85
+    lsb_file = [k for k in kv if k in LSB_FILE_KEYS]
+    if len(set(lsb_file)) >= 2 and "DISTRIB_ID" in lsb_file and len(lsb_file) >= len(body) / 2:
+        return 0.85
     if any(_HOSTNAMECTL.match(l) for l in body) and any("Kernel:" in l for l in body):
         return 0.7
     return 0.0
@@ -300,6 +308,23 @@ def parse(text: object) -> OsRelease:
             res.codename = _codename_from(res.id, res.version) or _codename_from(res.id, res.pretty_name)
         if res.codename:
             res.codename = res.codename.lower()
+        return res
+    lsb_file: Dict[str, str] = {}
+    for line in body:
+        m = _KV.match(line)
+        if m and m.group(1) in LSB_FILE_KEYS and m.group(1) not in lsb_file:
+            lsb_file[m.group(1)] = unquote(m.group(2)).strip()
+    if lsb_file.get("DISTRIB_ID"):
+        res.format = "lsb-release"
+        res.fields = dict(lsb_file)
+        res.name = lsb_file["DISTRIB_ID"]
+        res.pretty_name = lsb_file.get("DISTRIB_DESCRIPTION") or None
+        res.id = name_to_id(res.name) or name_to_id(res.pretty_name) or res.name.lower()
+        rel = lsb_file.get("DISTRIB_RELEASE")
+        res.version_id = _version_id_from(res.id, rel) if rel and rel.lower() not in ("n/a", "rolling") else (
+            "rolling" if rel and rel.lower() == "rolling" else None)
+        code = lsb_file.get("DISTRIB_CODENAME")
+        res.codename = code.lower() if code and code.lower() != "n/a" else None
         return res
     lsb: Dict[str, str] = {}
     for line in body:

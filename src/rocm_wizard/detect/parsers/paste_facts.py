@@ -121,7 +121,9 @@ _TORCH_DEVICE_NAME = lazy(r"^\s*Device name\s*[:=]\s*(?P<name>(?:AMD|Radeon|ATI)
 # field with the build's word after it): the label's colon after "version"
 _TORCH_NAMED = lazy(r"(?<![\w.-])(?:py)?torch(?:\s*==\s*|-|\s*\(\s*|\s+version\s*:\s*|\s+version\s+|\s*:\s*|\s+)v?(?P<torch>\d+\.\d+\.\d+"
                     r"(?:(?:a|b|rc)\d+|\.dev\d+)?\+(?:rocm\d[0-9A-Za-z.]*|cu\d{2,3}|cpu))(?![\w+])", re.I)
-_REPL_TORCH = lazy(r"^\s*'(?P<torch>" + _TORCH_VER + r"\+rocm[0-9A-Za-z.]*)'\s*$")
+# (s18-helddi) also IPython's echo of the value, after its output prompt "Out[N]: " (ipython/ipython
+# IPython/terminal/prompts.py Prompts.out_prompt_tokens: 'Out[', the execution count, ']: ')
+_REPL_TORCH = lazy(r"^\s*(?:Out\[\d{1,6}\]:\s*)?'(?P<torch>" + _TORCH_VER + r"\+rocm[0-9A-Za-z.]*)'\s*$")
 # a line that is only a torch wheel (URL or file name): .../torch-2.3.0.dev20240126%2Brocm6.0-cp310-cp310-linux_x86_64.whl
 _TORCH_WHEEL = lazy(r"^(?:\S*/)?torch-(?P<ver>\d+\.\d+\.\d+[0-9A-Za-z.]*)(?:%2[Bb]|\+)(?P<local>rocm[0-9A-Za-z.]*)"
                     r"-cp\d+-[^\s/]+\.whl$")
@@ -952,7 +954,8 @@ def parse(text: object) -> PasteFacts:
         # start it, or the line ends as a wheel does, or -- for _TORCH_NAMED, searched anywhere in prose or a
         # title -- the line names torch: without one, nothing below can match)
         c = line.lstrip()[:1]
-        if (c.isdecimal() or c in _TORCH_LABEL_FIRST or c == "'" or l.endswith(".whl") or "torch" in l) and (
+        if (c.isdecimal() or c in _TORCH_LABEL_FIRST or c == "'" or l.endswith(".whl") or "torch" in l
+                or (c == "O" and l.lstrip().startswith("out["))) and (
                 "rocm" in l or "hip" in l or "'" in l or "+cu" in l or "+cpu" in l):
             w = _TORCH_WHEEL.match(line) if l.endswith(".whl") and " " not in line else None
             if w:
@@ -964,7 +967,7 @@ def parse(text: object) -> PasteFacts:
             # str.lstrip and the patterns' \s* agree on, can start it)
             m = ((_TORCH_HIP.match(line) if c.isdecimal() else None)
                  or (_TORCH_LABELLED.match(line) if c in _TORCH_LABEL_FIRST else None)
-                 or (_REPL_TORCH.match(line) if c == "'" else None))
+                 or (_REPL_TORCH.match(line) if c == "'" or (c == "O" and line.lstrip().startswith("Out[")) else None))
             if m:
                 fact = (m.group("torch"), m.groupdict().get("hip"))
                 if fact not in out.torch:
