@@ -63,8 +63,8 @@ def _check_guards(raw: str) -> None:
         assert c.isdecimal(), line
     if paste_facts._TORCH_LABELLED.match(line):
         assert c in paste_facts._TORCH_LABEL_FIRST, line
-    if paste_facts._REPL_TORCH.match(line):
-        assert c == "'", line
+    if paste_facts._REPL_TORCH.match(line):  # the REPL's echo, or IPython's after its "Out[N]: " prompt
+        assert c == "'" or (c == "O" and line.lstrip().startswith("Out[")), line
     if paste_facts._KERNEL_LINE.match(line):
         assert c in paste_facts._KERNEL_FIRST, line
     if paste_facts._DISTRO_LINE.match(line) and line[:1] in paste_facts._DISTRO_FIRST:
