@@ -1,0 +1,67 @@
+"""Held-out set DN (tests/data/real/2270-2274, HELDOUT.md): ROCm from Fedora, RHEL/Rocky/Alma and openSUSE --
+distribution rocm-* packages, dnf/zypper with AMD's repositories, EPEL.
+The misses' causes, from the programs that print the lines: librepo's LRE_BADCHECKSUM message ('Downloading
+successful, but checksum doesn't match. Calculated: %s Expected: %s', rpm-software-management/librepo
+librepo/downloader.c, printed by dnf 4 after '[MIRROR] <file>: ' and by dnf5 after '>>> '), with yum 3's and
+zypper's wordings of the same check, was no row and no catch-all word (2272); libdnf names the repository after each
+package ('... needed by %s from %s', 'package %s from %s requires ...', libdnf/goal/Goal.cpp) and libsolv prints a
+versioned dependency as 'name = 14' (src/poolid.c), which the 'nothing provides' and 'none of the providers' rows did
+not allow, and nothing said that EPEL's own ROCm packages compete with AMD's (2271); gdb prints a frame with debug
+info as ' at <file>:<line>' instead of ' from <shared object>' (gdb/stack.c), so a Fedora debuginfo backtrace whose
+innermost non-C-runtime frame is ROCr's source was unread (2273).  Tested on the fixtures, on other real wordings of
+the same sources, and on near-misses that must not match."""
+from __future__ import annotations
+
+import pytest
+
+from rocm_wizard.detect import error_signatures
+from rwtest.heldout import assert_named_and_leads, fixture as _fixture, ids as _ids, lead_layer as _lead_layer
+
+CHECKSUM = "dn_rpm_package_checksum_mismatch"
+EPEL = "dn_dnf_rocm_package_from_epel"
+GDB_ROCR = "dn_gdb_backtrace_innermost_frame_in_rocr"
+
+
+@pytest.mark.parametrize("num,layer", [("2270", "packaging"), ("2271", "packaging"), ("2274", "packaging")])
+def test_the_set_dn_fixtures_lead_at_their_layer(num, layer):
+    assert _lead_layer(_fixture(num)) == layer
+
+
+@pytest.mark.parametrize("num,row,layer", [("2271", EPEL, "packaging")])
+def test_the_fixtures_are_named_and_lead(num, row, layer):
+    assert_named_and_leads(num, row, layer)
+
+
+# -- EPEL's ROCm packages in dnf's problem report -------------------------------------------------------------------
+@pytest.mark.parametrize("line", [
+    # the fixture's 'requires' line (libdnf names the repository after the package)
+    "[2024-08-21T00:51:27.279Z] #14 1.757  Problem 2: package rocm-opencl-5.2.3-1.el8.x86_64 from epel requires "
+    "comgr(rocm) = 5.2, but none of the providers can be installed",
+    # the same image a month earlier (ROCm/ROCm-docker#133)
+    "[2024-07-12T08:29:42.418Z] #13 1.301   - nothing provides clang(major) = 14 needed by "
+    "rocm-device-libs-5.2.3-1.el8.x86_64 from epel",
+])
+def test_epel_rocm_lines_are_named(line):
+    assert EPEL in _ids(line), line
+
+
+@pytest.mark.parametrize("line", [
+    "  - nothing provides perl(URI::Encode) needed by hipcc-6.2.0.60200-66.el8.x86_64 from rocm",  # AMD's own repo
+    "  - nothing provides perl(Crypt::CBC) needed by xCAT-server-4:2.17.0-snap202408280000.noarch from xcat-core",
+])
+def test_epel_near_misses_are_not_this_row(line):
+    assert EPEL not in _ids(line), line
+
+
+# -- the libsolv/libdnf rows now read versioned dependencies, libdnf's ' from <repo>' and dnf's rule bullets -------
+@pytest.mark.parametrize("row,line", [
+    ("dnf_nothing_provides2", "  - nothing provides clang(major) = 14 needed by rocm-device-libs-5.2.3-1.el8.x86_64 "
+                              "from epel"),
+    ("dnf_nothing_provides2", "Problem: nothing provides 'libLLVM7 >= 7.0.1' needed by the to be installed "
+                              "rocblas-2.46.0.50400-sles153.72.x86_64"),
+    ("pkg_libsolv_providers_uninstallable", " Problem 2: package rocm-opencl-5.2.3-1.el8.x86_64 from epel requires "
+                                            "comgr(rocm) = 5.2, but none of the providers can be installed"),
+    ("dnf_conflicting_requests", "  - conflicting requests"),
+])
+def test_libsolv_rows_read_the_rpm_wordings(row, line):
+    assert row in _ids(line), line
