@@ -22,14 +22,45 @@ EPEL = "dn_dnf_rocm_package_from_epel"
 GDB_ROCR = "dn_gdb_backtrace_innermost_frame_in_rocr"
 
 
-@pytest.mark.parametrize("num,layer", [("2270", "packaging"), ("2271", "packaging"), ("2274", "packaging")])
+@pytest.mark.parametrize("num,layer", [("2270", "packaging"), ("2271", "packaging"), ("2272", "packaging"), ("2274", "packaging")])
 def test_the_set_dn_fixtures_lead_at_their_layer(num, layer):
     assert _lead_layer(_fixture(num)) == layer
 
 
-@pytest.mark.parametrize("num,row,layer", [("2271", EPEL, "packaging")])
+@pytest.mark.parametrize("num,row,layer", [("2272", CHECKSUM, "packaging"), ("2271", EPEL, "packaging")])
 def test_the_fixtures_are_named_and_lead(num, row, layer):
     assert_named_and_leads(num, row, layer)
+
+
+# -- the RPM download path's checksum check: librepo (dnf 4, dnf5), yum 3, zypper ----------------------------------
+@pytest.mark.parametrize("line", [
+    # dnf5 on a metadata file (terrapkg/packages#16382, Fedora 44, 2026-09)
+    ">>> Downloading successful, but checksum doesn't match. Calculated: fdc394f628d2c40e3958d7f276a59ad7700229a42f0461"
+    "962919349e5a30a6f08f0a10225ac00411d092978859c9ff2aa05d9ffa5d2371af45ab9298e6da5a8b(sha512)  Expected: 815f9b543446"
+    "a55cee9687e0018a1263429b6b626809ab64812e4c3fff8ee89070b646d95eaa566d19049aa6200dbe5712b67048d0146d1b92fd3f67543f"
+    "1c34(sha512)  - https://mirror4.krfoss.org/fyralabs/terra44/repodata/repomd.xml",
+    # dnf 4 on an EPEL 9 package (negativo17/nvidia-driver#178)
+    "[MIRROR] egl-gbm-1.1.2.1-1.el9.x86_64.rpm: Downloading successful, but checksum doesn't match. Calculated: "
+    "38611615ee4f38c2a49991aaff24764bf1173ade87f2ce2829bd0c2d7a2afd07(sha256)  Expected: "
+    "212a3b31f3d929601845518dd96a91aaddb6614728b37962f67dfdf947c81ac2(sha256)",
+    # yum 3 (CentOS 7), the line yum/__init__.py verifyPkg raises
+    "http://centos.mirrors.proxad.net/7.6.1810/os/x86_64/Packages/spax-1.5.2-13.el7.x86_64.rpm: [Errno -1] Package "
+    "does not match intended download. Suggestion: run yum --enablerepo=base clean metadata",
+    # zypper (openSUSE Leap 42.1, a repository's repodata file)
+    "Warning: Digest verification failed for file '7256e9794decb02046412d2dc8ab5fa5a17875c1303f31663094da5ede29e933-"
+    "app-icons.tar.gz'",
+])
+def test_checksum_wordings_are_named(line):
+    assert CHECKSUM in _ids(line), line
+
+
+@pytest.mark.parametrize("line", [
+    "E: Failed to fetch https://repo.radeon.com/rocm/apt/6.4/dists/noble/main/binary-amd64/Packages.gz  Hash Sum mismatch",
+    "sha256sum: WARNING: 2 computed checksums did NOT match",           # a user's own check of downloaded files
+    "[    4.021345] amdgpu 0000:03:00.0: amdgpu: invalid ip discovery binary checksum",
+])
+def test_checksum_near_misses_are_not_this_row(line):
+    assert CHECKSUM not in _ids(line), line
 
 
 # -- EPEL's ROCm packages in dnf's problem report -------------------------------------------------------------------
