@@ -22,12 +22,14 @@ EPEL = "dn_dnf_rocm_package_from_epel"
 GDB_ROCR = "dn_gdb_backtrace_innermost_frame_in_rocr"
 
 
-@pytest.mark.parametrize("num,layer", [("2270", "packaging"), ("2271", "packaging"), ("2272", "packaging"), ("2274", "packaging")])
+@pytest.mark.parametrize("num,layer", [("2270", "packaging"), ("2271", "packaging"), ("2272", "packaging"),
+                                       ("2273", "runtime"), ("2274", "packaging")])
 def test_the_set_dn_fixtures_lead_at_their_layer(num, layer):
     assert _lead_layer(_fixture(num)) == layer
 
 
-@pytest.mark.parametrize("num,row,layer", [("2272", CHECKSUM, "packaging"), ("2271", EPEL, "packaging")])
+@pytest.mark.parametrize("num,row,layer", [("2272", CHECKSUM, "packaging"), ("2271", EPEL, "packaging"),
+                                           ("2273", GDB_ROCR, "runtime")])
 def test_the_fixtures_are_named_and_lead(num, row, layer):
     assert_named_and_leads(num, row, layer)
 
@@ -96,3 +98,24 @@ def test_epel_near_misses_are_not_this_row(line):
 ])
 def test_libsolv_rows_read_the_rpm_wordings(row, line):
     assert row in _ids(line), line
+
+
+# -- a gdb backtrace pasted from '#0': the innermost frame outside the C runtime is ROCr's ------------------------
+def test_a_backtrace_with_an_object_frame_in_rocr_is_named():
+    # ROCm/clr#93 (ROCm 6.1.3, clinfo), frames #0-#1 without the signal line
+    text = ("#0  __memset_avx2_unaligned_erms () at ../sysdeps/x86_64/multiarch/memset-vec-unaligned-erms.S:351\n"
+            "#1  0x00007fffe863e49c in ?? () from /opt/rocm-6.1.3/lib/libhsa-runtime64.so.1\n")
+    assert GDB_ROCR in _ids(text)
+    assert error_signatures.failure_layer(GDB_ROCR) == "runtime"
+
+
+@pytest.mark.parametrize("text", [
+    # the innermost non-C-runtime frame is the OpenCL runtime's (CLR), ROCr only further out
+    "#0  __memset_avx2_unaligned_erms () at ../sysdeps/x86_64/multiarch/memset-vec-unaligned-erms.S:351\n"
+    "#1  0x00007ffff6b39040 in roc::Device::init () at /src/external/clr/rocclr/device/rocm/rocdevice.cpp:476\n"
+    "#2  0x00007fffe8656f5e in ?? () from /opt/rocm-6.1.3/lib/libhsa-runtime64.so.1\n",
+    # only C-runtime frames
+    "#0  0x00007ffff7e14f7b in __memset_sse2_unaligned_erms () from /lib64/libc.so.6\nNo symbol table info available.\n",
+])
+def test_backtrace_near_misses_are_not_this_row(text):
+    assert GDB_ROCR not in _ids(text), text
