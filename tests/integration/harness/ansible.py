@@ -80,13 +80,13 @@ def converges_under(request) -> bool:
     return (callspec.params.get("ansible_in") if callspec else None) != "pypi"
 
 
-# The platform variants' playbook tests (WSL, SLES's zypper, the dnf hosts' Core SDK) run the same
-# playbook tasks and modules as the apt hosts' tests above (test_ansible_playbook, test_ansible_paths: every path,
-# both cores) on another host: each of them runs under one core, and each family's tests are split between the two,
-# so that Debian's and the newest core each converge every family (WSL: two tests each; zypper: one each; dnf:
-# ansible.builtin.dnf under both, the Core SDK playbook under Debian's; a uv venv's torch playbook, one test, keeps
-# both) -- what one core templates or checks
-# differently shows on the apt hosts' tests of the same tasks.  The eighteenth session, on a machine where the suite
+# The platform variants' playbook tests (WSL, SLES's zypper, the dnf hosts' Core SDK) run the same playbook tasks
+# and modules as the apt hosts' tests above (test_ansible_playbook, test_ansible_paths: every path, both cores) on
+# another host: each of them runs under one core, and each family's tests are split between the two, so that
+# Debian's and the newest core each converge every family (WSL: two tests each, its Docker variant under Debian's;
+# zypper: one each; dnf: ansible.builtin.dnf under both, the Core SDK playbook under Debian's; a uv venv's torch
+# playbook, one test, keeps both) -- what one core templates or checks differently shows on the apt hosts' tests of
+# the same tasks.  The eighteenth session, on a machine where the suite
 # ran 23 minutes against its 20: a converging playbook test is 40-120 s of a worker, most of it the core's own work
 # per task (README's "Last full run").
 ONE_CORE_TESTS = {
@@ -98,6 +98,8 @@ ONE_CORE_TESTS = {
         "debian",
     "test_zypper_sles.py::test_core_sdk_playbook_converges_then_changes_nothing": "newest",
     "test_exec_dnf.py::test_core_sdk_playbook_converges_then_changes_nothing": "debian",
+    # the Docker path's playbook on a WSL host (its DXG flags): the Docker playbook itself runs under both
+    "test_ansible_paths.py::test_docker_playbook_under_wsl_writes_dxg_flags_and_converges": "debian",
 }
 
 
