@@ -29,6 +29,21 @@ def test_the_set_do_fixtures_lead_at_their_layer(num, layer):
     assert _lead_layer(_fixture(num)) == layer
 
 
+# -- rccl-tests' / nccl-tests' result table header is not a failure; its FAILED footer still is ---------------
+@pytest.mark.parametrize("line", [
+    # older rccl-tests (the fixture 2290): an 'error' column
+    "#       size         count      type   redop     time   algbw   busbw  error     time   algbw   busbw  error",
+    # current rccl-tests / nccl-tests: '#wrong'
+    "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong",
+])
+def test_the_collective_test_table_header_is_not_a_failure(tmp_path, line):
+    assert _problems(doctor_files(tmp_path, {"rccl-tests.txt": line + "\n"})) == []
+
+
+def test_the_collective_test_failed_footer_stays_a_failure(tmp_path):
+    assert _problems(doctor_files(tmp_path, {"rccl-tests.txt": "# Out of bounds values : 3 FAILED\n"}))
+
+
 # -- rocm-smi's concise rows (no address) and lspci's lines are the same GPUs ----------------------------------
 SMI = ("========================= ROCm System Management Interface =========================\n"
        "=================================== Concise Info ===================================\n"
