@@ -29,6 +29,52 @@ def test_the_set_do_fixtures_lead_at_their_layer(num, layer):
     assert _lead_layer(_fixture(num)) == layer
 
 
+def test_the_elastic_row_is_named_on_the_fixture_and_yields_to_the_hang():
+    text = "\n".join(p.read_text(encoding="utf-8") for p in sorted(_fixture("2291").glob("*.txt")))
+    assert ROW in _ids(text)
+    assert error_signatures.failure_layer(ROW) == "framework"
+    assert_named_and_leads("2291", "rocr_hw_exception", "runtime")
+
+
+# -- torchrun's elastic agent: which worker failed first, and by which signal -----------------------------------
+@pytest.mark.parametrize("line", [
+    ELASTIC,                                                             # the fixture's line (ROCm/ROCm#5259)
+    # torch 1.x/2.0 logging without glog's prefix (Facico/Chinese-Vicuna#113, Vision-CAIR/MiniGPT-4#237)
+    "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 0 (pid: 1622990) of binary: "
+    "/home/changquan/anaconda3/envs/lang/bin/python",
+    "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -6) local_rank: 0 (pid: 16) of binary: "
+    "/opt/conda/bin/python",
+    # MultiprocessContext (torch.distributed.launcher with a function entrypoint)
+    "failed (exitcode: -11) local_rank: 1 (pid: 4242) of fn: main (start_method: spawn)",
+    # ChildFailedError's summary of a worker ended by a signal (ZhehengJiangLancaster/AMVUR#2's wording)
+    "  traceback : Signal 9 (SIGKILL) received by PID 36071",
+    "traceback : signal 6 (SIGABRT) received by PID 819025",
+])
+def test_elastic_worker_failed_wordings_are_named(line):
+    assert ROW in _ids(line), line
+
+
+@pytest.mark.parametrize("line", [
+    "*** SIGABRT received by PID 8409 ***",                               # glog's failure signal handler
+    "W0902 15:10:48.626000 819010 torch/distributed/elastic/multiprocessing/api.py:900] Sending process 819027 "
+    "closing signal SIGTERM",                                             # the agent stopping the other workers
+    "  exitcode  : -6 (pid: 819025)",                                     # the summary's exit-code field alone
+    "the worker failed (exit code 1) after an hour",                      # prose
+])
+def test_elastic_lookalikes_are_not_named(line):
+    assert ROW not in _ids(line), line
+
+
+def test_the_elastic_line_alone_is_still_reported(tmp_path):
+    assert ("known-failure", "framework") in _problems(doctor_files(tmp_path, {"out.txt": ELASTIC + "\n"}))
+
+
+def test_the_elastic_line_yields_to_the_workers_abort(tmp_path):
+    found = _problems(doctor_files(tmp_path, {"out.txt": HW_HANG + "\n" + ELASTIC + "\n"}))
+    assert found[0] == ("known-failure", "runtime")
+    assert all(layer != "framework" for _id, layer in found), found
+
+
 # -- rccl-tests' / nccl-tests' result table header is not a failure; its FAILED footer still is ---------------
 @pytest.mark.parametrize("line", [
     # older rccl-tests (the fixture 2290): an 'error' column
