@@ -46,9 +46,10 @@ def test_the_elastic_row_is_named_on_the_fixture_and_yields_to_the_hang():
     "/opt/conda/bin/python",
     # MultiprocessContext (torch.distributed.launcher with a function entrypoint)
     "failed (exitcode: -11) local_rank: 1 (pid: 4242) of fn: main (start_method: spawn)",
-    # ChildFailedError's summary of a worker ended by a signal (ZhehengJiangLancaster/AMVUR#2's wording)
-    "  traceback : Signal 9 (SIGKILL) received by PID 36071",
-    "traceback : signal 6 (SIGABRT) received by PID 819025",
+    # ChildFailedError's summary of a worker ended by a signal (errors/__init__.py's own form; then
+    # ZhehengJiangLancaster/AMVUR#2's wording)
+    "  traceback : Signal 6 (SIGABRT) received by PID 819025",
+    "traceback : signal 9 (SIGKILL) received by PID 36071",
 ])
 def test_elastic_worker_failed_wordings_are_named(line):
     assert ROW in _ids(line), line
