@@ -2007,7 +2007,12 @@ _HARNESS_HEADER_ROWS = frozenset({"rocm_sdk_selftest_failed",
                                    # s15-heldcv: UCX's generic log line ('file.c:NNN UCX ERROR ...', ucs/debug/log.c)
                                    # is the communication library's error unless a row reads the same or another line
                                    # more precisely (ib_md.c's ibv_reg_mr at the kernel, rocm_ipc_md.c at the runtime)
-                                   "cv_ucx_log_error"})
+                                   "cv_ucx_log_error",
+                                   # s18-helddo: torchrun's elastic agent's report of the first failed worker ('failed
+                                   # (exitcode: -6) local_rank: 0 (pid: N) of binary: ...', 'Signal 6 (SIGABRT) received
+                                   # by PID N', torch/distributed/elastic/multiprocessing/api.py and errors/__init__.py)
+                                   # names the rank and the signal; the worker's own abort line above it says why
+                                   "do_torch_elastic_worker_failed"})
 
 
 def _harness_headers(by_layer: Dict[str, List[Tuple[Any, str]]], pairs, claimed) -> Dict[str, List[Tuple[Any, str]]]:

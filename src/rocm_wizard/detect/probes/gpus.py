@@ -686,6 +686,18 @@ def _merge(batches: List[List[Obs]]) -> List[Slot]:
                         claimed.add(i)
                         placed = True
                         break
+            elif o.is_amd and o.tool != "paste":
+                # s18-helddo: an addressed AMD GPU of a later tool (lspci's line, lshw's bus info) is the GPU an
+                # earlier tool listed without any address, node or device id -- rocm-smi's concise table rows
+                # ('GPU  Temp (DieEdge)  AvgPwr ...', rocm_smi.py's showAllConcise: an index, no bus id) -- in
+                # order, not an extra one: two cards in rocm-smi's table and lspci are two GPUs, not four
+                anonymous = next((i for i, s in enumerate(slots[:before]) if i not in claimed
+                                  and not any(_has_identity(x) for x in s.obs) and s.val("is_amd") is True
+                                  and _score(s, o) is not None), None)
+                if anonymous is not None:
+                    slots[anonymous].obs.append(o)
+                    claimed.add(anonymous)
+                    placed = True
             if not placed:
                 slots.append(Slot(GPU(), [o]))
                 claimed.add(len(slots) - 1)
