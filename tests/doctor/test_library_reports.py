@@ -2,8 +2,11 @@
 Audit of the libraries' printed formats (HELDOUT.md, "The ROCm libraries' own error reports"): most were read before
 (rocBLAS, hipBLASLt/rocblaslt, MIOpen, RCCL, CK, AITER, MIGraphX, hipBLAS, PyTorch's cuFFT relay); the sparse
 libraries' were not.  hipSPARSE's status names (hipsparseStatus_t, ROCm/rocm-libraries projects/hipsparse
-library/include/hipsparse.h) and rocSPARSE's debug error trace ('rocSPARSE.error.trace:', projects/rocsparse) fell to
-the catch-all.  Tested on real pasted lines, another wording of the same source, and near-misses."""
+library/include/hipsparse.h) and rocSPARSE's debug error trace ('rocSPARSE.error.trace:', library/src/include/
+rocsparse_debug.hpp's debug mode) fell to the catch-all; hipBLASLt's own Error-level log ('[<time>][HIPBLASLT][<pid>]
+[Error][<function>]', rocblaslt logging.h) was told-not-shown; rocRAND's fatal check ('rocRAND internal error: %s in
+function %s at %s:%d', library/src/rng/common.hpp ROCRAND_HIP_FATAL_ASSERT) relays a HIP error name, which the hip
+rows read and led with: the library printed it, so it leads at libraries.  Tested on real pasted lines, another wording of the same source, and near-misses."""
 from __future__ import annotations
 
 import pytest
@@ -13,6 +16,8 @@ from rwtest.heldout import doctor_files, problems
 
 HIPSPARSE = "lm_hipsparse_status_error"
 ROCSPARSE_TRACE = "lm_rocsparse_error_trace"
+ROCRAND = "lm_rocrand_internal_hip_error"
+HIPBLASLT_LOG = "lm_hipblaslt_log_error"
 
 
 def _ids(text):
@@ -30,6 +35,17 @@ def _ids(text):
     ('// rocSPARSE.error.trace:   { "function": "csrsv_solve_dispatch",', ROCSPARSE_TRACE),
     # the same trace's later frame, without the comment marker
     ('rocSPARSE.error.trace:   { "function": "spsv_template",', ROCSPARSE_TRACE),
+    # ROCm/rocRAND#614 (the SOBOL64 generators' log-normal path)
+    ("rocRAND internal error: hipErrorInvalidValue", ROCRAND),
+    # the whole format, from a pasted TheRock hipRAND ctest run on WSL2 without /dev/kfd (a stored page, no URL)
+    ("2: rocRAND internal error: hipErrorNoDevice in function ~poisson_distribution_manager at "
+     "/therock/src/rocm-libraries/projects/rocrand/library/src/rng/distribution/poisson.hpp:216", ROCRAND),
+    # ROCm/hipBLASLt#1238 (HIPBLASLT_LOG_LEVEL=5 under rocblas-test)
+    ("[2024-10-07 08:01:28][HIPBLASLT][4141006][Error][validateMatmulArgs] invalid args=datatype matA=R_16F "
+     "matB=R_16F matC=R_16F matD=R_16F computeType=invalidType ", HIPBLASLT_LOG),
+    # constructed: the Windows build logs without a pid ("[<time>][HIPBLASLT][Api][rocblaslt_create]" in a pasted
+    # TheRock Windows log), here at the Error level
+    ("[2026-01-16 01:55:05][HIPBLASLT][Error][rocblaslt_matmul] invalid args", HIPBLASLT_LOG),
 ])
 def test_the_library_lines_are_named_at_libraries(line, row):
     assert row in _ids(line), line
@@ -39,6 +55,11 @@ def test_the_library_lines_are_named_at_libraries(line, row):
 @pytest.mark.parametrize("line", [
     ("hipSPARSE error: HIPSPARSE API failed at line 261 with error: HIPSPARSE_STATUS_INVALID_VALUE"),
     ('// rocSPARSE.error.trace:   { "function": "csrsv_solve_dispatch",'),
+    ("[2024-10-07 08:01:28][HIPBLASLT][4141006][Error][validateMatmulArgs] invalid args=datatype matA=R_16F"),
+    # the library relays a HIP error name that a hip row also reads: the library printed it, so it leads
+    ("rocRAND internal error: hipErrorInvalidValue"),
+    ("2: rocRAND internal error: hipErrorNoDevice in function ~poisson_distribution_manager at "
+     "/therock/src/rocm-libraries/projects/rocrand/library/src/rng/distribution/poisson.hpp:216"),
 ])
 def test_doctor_leads_at_libraries(tmp_path, line):
     found = problems(doctor_files(tmp_path, {"log.txt": line + "\n"}))
@@ -49,12 +70,17 @@ def test_doctor_leads_at_libraries(tmp_path, line):
     "HIPSPARSE_STATUS_SUCCESS",                                   # success is no failure
     "    hipsparseStatus_t status = HIPSPARSE_STATUS_SUCCESS;",   # source code quoted in a thread
     "rocSPARSE.trace: rocsparse_create_handle",                   # not the error trace
+    # hipBLASLt's API-level trace line is no error (ROCm/pytorch#1241)
+    "[2023-06-12 21:16:46][HIPBLASLT][690719][Api][rocblaslt_matmul_desc_create] matmulDesc[out]=0x7fffa3161bd8",
+    "hipErrorInvalidValue",                                       # the bare HIP name, no library's prefix
 ])
 def test_near_misses_are_not_named(line):
     ids = _ids(line)
-    assert HIPSPARSE not in ids and ROCSPARSE_TRACE not in ids, (line, ids)
+    assert not {HIPSPARSE, ROCSPARSE_TRACE, ROCRAND, HIPBLASLT_LOG} & set(ids), (line, ids)
 
 
-def test_the_bare_hip_error_keeps_its_hip_lead(tmp_path):
-    found = problems(doctor_files(tmp_path, {"log.txt": "RuntimeError: HIP error: invalid device function\n"}))
+@pytest.mark.parametrize("line", ["RuntimeError: HIP error: invalid device function", "hipErrorNoDevice",
+                                  "RuntimeError: HIP error: invalid argument"])
+def test_the_bare_hip_error_keeps_its_hip_lead(tmp_path, line):
+    found = problems(doctor_files(tmp_path, {"log.txt": line + "\n"}))
     assert found and found[0][1] == "hip", found
