@@ -18,6 +18,7 @@ HIPSPARSE = "lm_hipsparse_status_error"
 ROCSPARSE_TRACE = "lm_rocsparse_error_trace"
 ROCRAND = "lm_rocrand_internal_hip_error"
 HIPBLASLT_LOG = "lm_hipblaslt_log_error"
+MIGRAPHX_ROCBLAS = "lm_migraphx_rocblas_call_failed"
 
 
 def _ids(text):
@@ -46,6 +47,11 @@ def _ids(text):
     # constructed: the Windows build logs without a pid ("[<time>][HIPBLASLT][Api][rocblaslt_create]" in a pasted
     # TheRock Windows log), here at the Error level
     ("[2026-01-16 01:55:05][HIPBLASLT][Error][rocblaslt_matmul] invalid args", HIPBLASLT_LOG),
+    # ROCm/AMDMIGraphX#2771 (MI210, a Stable Diffusion VAE's GEMM)
+    ("/code/AMDMIGraphX/src/targets/gpu/gemm_impl.cpp:126: operator(): rocblas_invoke: rocBLAS call failed with "
+     "status 4", MIGRAPHX_ROCBLAS),
+    # the same words in a PyTorch extension's TORCH_CHECK on a rocblas_status (the message after RuntimeError)
+    ("RuntimeError: rocBLAS call failed with status 2", MIGRAPHX_ROCBLAS),
 ])
 def test_the_library_lines_are_named_at_libraries(line, row):
     assert row in _ids(line), line
@@ -73,10 +79,11 @@ def test_doctor_leads_at_libraries(tmp_path, line):
     # hipBLASLt's API-level trace line is no error (ROCm/pytorch#1241)
     "[2023-06-12 21:16:46][HIPBLASLT][690719][Api][rocblaslt_matmul_desc_create] matmulDesc[out]=0x7fffa3161bd8",
     "hipErrorInvalidValue",                                       # the bare HIP name, no library's prefix
+    "WARNING: degraded perf. in rocBLAS call",                    # MIGraphX's warning on the same check
 ])
 def test_near_misses_are_not_named(line):
     ids = _ids(line)
-    assert not {HIPSPARSE, ROCSPARSE_TRACE, ROCRAND, HIPBLASLT_LOG} & set(ids), (line, ids)
+    assert not {HIPSPARSE, ROCSPARSE_TRACE, ROCRAND, HIPBLASLT_LOG, MIGRAPHX_ROCBLAS} & set(ids), (line, ids)
 
 
 @pytest.mark.parametrize("line", ["RuntimeError: HIP error: invalid device function", "hipErrorNoDevice",
