@@ -2036,8 +2036,10 @@ def _harness_headers(by_layer: Dict[str, List[Tuple[Any, str]]], pairs, claimed)
 # <hipGetErrorString>" and "ggml_cuda_compute_forward: OP failed", llama.cpp ggml/src/ggml-cuda/ggml-cuda.cu)
 # is that library's failure, not one of HIP's own.  The error names a library row captures ('hipErrorX') and
 # the strings HIP prints for them (ROCm/clr hipamd/src/hip_error.cpp, ihipGetErrorString).
-_LIBRARY_HIP_ERROR_ROWS = frozenset({"rocblas_hip_error_logged"})
-_HIP_ERROR_NAME = re.compile(r"'(hipError\w+)'")
+# s18-libmacros: rocRAND's fatal check names the HIP error unquoted ("rocRAND internal error: %s in function %s at
+# %s:%d", ROCm/rocRAND library/src/rng/common.hpp, ROCRAND_HIP_FATAL_ASSERT).
+_LIBRARY_HIP_ERROR_ROWS = frozenset({"rocblas_hip_error_logged", "lm_rocrand_internal_hip_error"})
+_HIP_ERROR_NAME = re.compile(r"(?:'|\binternal error: )(hipError\w+)")
 _HIP_ERROR_STRINGS = {
     "hipErrorInvalidImage": "device kernel image is invalid",
     "hipErrorInvalidDeviceFunction": "invalid device function",
