@@ -35,6 +35,12 @@ _BDF = lazy(r"\b([0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7])\b", re.I)
 # #14~24.04.1-Ubuntu PREEMPT(voluntary)", "CPU: 2 PID: 8730 Comm: clinfo Tainted: G           O      5.1.15-gentoo #3"
 _OOPS_HEADER = lazy(r"\bCPU: \d{1,5} (?:UID: \d{1,10} )?PID: \d{1,10} Comm: .{1,20}? (?:Kdump: loaded )?"
                     r"(?:Not tainted|Tainted: [A-Z ]{1,40}?) {1,40}(?P<rel>\d+\.\d+(?:\.\d+)?[-+~._0-9A-Za-z]{0,80}) #\d")
+# (s18-helddp) the hung-task detector's second line, the same three pieces without the CPU/PID/Comm prefix (torvalds/linux
+# kernel/hung_task.c check_hung_task(): pr_err("INFO: task %s:%d blocked for more than %ld seconds.\n", ...) then
+# pr_err("      %s %s %.*s\n", print_tainted(), init_utsname()->release, <version's first word>)):
+# "      Not tainted 6.17.5-arch1-1 #1", "      Tainted: G           OE      6.8.0-85-generic #85-Ubuntu"
+_HUNG_TASK_HEADER = lazy(r"^(?:Not tainted|Tainted: [A-Z ]{1,40}?) {1,40}"
+                         r"(?P<rel>\d+\.\d+(?:\.\d+)?[-+~._0-9A-Za-z]{0,80}) #\d")
 
 
 @lean_dataclass
@@ -108,8 +114,10 @@ def looks_like(text: object) -> float:
 
 def kernel_version(text: object) -> Optional[str]:
     """``parse(text).kernel_version`` (the kernel of a "Linux version ..." boot line), else the release an
-    oops or WARNING header names, without reading every line where no line can be one."""
-    if not isinstance(text, str) or ("Linux version " not in text and " Comm: " not in text):
+    oops or WARNING header (or the hung-task detector's second line) names, without reading every line where no
+    line can be one."""
+    if not isinstance(text, str) or ("Linux version " not in text and " Comm: " not in text
+                                     and " blocked for more than " not in text):
         return None
     log = parse(text)
     return log.kernel_version or log.oops_release
@@ -137,4 +145,8 @@ def parse(text: object) -> DmesgLog:
             om = _OOPS_HEADER.search(msg)
             if om:
                 res.oops_release = om.group("rel")
+        if res.oops_release is None and msg.startswith(("Not tainted ", "Tainted: ")):
+            hm = _HUNG_TASK_HEADER.match(msg)
+            if hm:
+                res.oops_release = hm.group("rel")
     return res
