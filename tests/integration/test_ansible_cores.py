@@ -18,10 +18,20 @@ def _functions_taking_ansible_in(name: str) -> set:
             if isinstance(f, ast.FunctionDef) and any(a.arg == "ansible_in" for a in f.args.args)}
 
 
+def _naming_their_own_cores(name: str) -> set:
+    """The functions of a file with their own ``@pytest.mark.parametrize("ansible_in", ...)``: for them
+    conftest's pytest_generate_tests, hence ``cores_for``, does not apply."""
+    tree = ast.parse((HERE / name).read_text(encoding="utf-8"))
+    return {f.name for f in ast.walk(tree) if isinstance(f, ast.FunctionDef)
+            for d in f.decorator_list if isinstance(d, ast.Call) and d.args
+            and isinstance(d.args[0], ast.Constant) and "ansible_in" in str(d.args[0].value)}
+
+
 def test_each_one_core_test_is_a_playbook_test_of_this_tier():
     for test, core in ansible.ONE_CORE_TESTS.items():
         name, function = test.split("::")
         assert function in _functions_taking_ansible_in(name), test
+        assert function not in _naming_their_own_cores(name), test  # else the one core would not apply
         assert core in ("debian", "newest"), test
         assert ansible.cores_for(test) == [core]
         assert test not in ansible.MIDDLE_CORE_TESTS
@@ -34,7 +44,7 @@ def test_every_family_of_one_core_tests_runs_under_both_cores():
         name = test.split("::")[0]
         family = "test_wsl" if name.startswith("test_wsl") else name
         cores[family].update(ansible.cores_for(test))
-        for other in _functions_taking_ansible_in(name):  # the file's tests under both cores count too
+        for other in _functions_taking_ansible_in(name) - _naming_their_own_cores(name):  # the file's other tests
             cores[family].update(ansible.cores_for(f"{name}::{other}"))
     assert [family for family, c in cores.items() if not {"debian", "newest"} <= c] == [], dict(cores)
 

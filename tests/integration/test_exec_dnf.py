@@ -445,7 +445,6 @@ def test_core_sdk_script_refuses_a_wrong_key(rocky_old, core_site):
     assert core_state(root) == before
 
 
-@pytest.mark.parametrize("ansible_in", ["debian", "newest"], indirect=True)
 def test_core_sdk_playbook_converges_then_changes_nothing(rocky_old, core_site, ansible_in):
     from harness import ansible
 

@@ -378,7 +378,6 @@ def test_core_sdk_script_converges_and_a_second_run_has_nothing_to_do(sles_old, 
     assert "    would:" not in second.stderr and "dry run: nothing to do" in second.stderr, second.stderr
 
 
-@pytest.mark.parametrize("ansible_in", ["debian", "newest"], indirect=True)
 def test_core_sdk_playbook_converges_then_changes_nothing(sles_old, core_world, ansible_in):
     from harness import ansible
 
