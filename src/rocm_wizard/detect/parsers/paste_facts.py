@@ -88,8 +88,14 @@ _SMI_TABLE_ROW = lazy(r"^\|\s*(?P<bdf>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{
 _SMI_CSV_ROW = lazy(r"^card(?P<idx>\d+),(?P<series>[^,]{1,120}),(?P<model>[^,]{0,40}),")
 # ComfyUI (comfy/model_management.py) logs the current device's gcnArchName as "AMD arch: {}" (newer
 # releases "AMD Arch: {}"; the name may carry ":sramecc+:xnack-") and that device's name in "Device: ..."
-_COMFY_ARCH = lazy(r"^\s*AMD arch: (?P<gfx>gfx[0-9a-f]{3,4})(?::[a-z]+[+-])*\s*$", re.I)
-_COMFY_DEVICE = lazy(r"^\s*Device: cuda:(?P<idx>\d+) (?P<name>.{1,120}?) : (?:native|cudaMallocAsync)\s*$")
+# (s19-newcomer) The frontend's error report (ComfyUI_frontend src/utils/errorReportUtil.ts) copies the server's log
+# under "## Logs", each entry prefixed by its ISO time and " - " (app/logger.py LogInterceptor.write keeps
+# {"t": datetime.now().isoformat(), "m": data}; the logs route joins t + " - " + m):
+# "2025-04-25T15:51:00.752933 - AMD arch: gfx1103" (2342); the device's allocator may be hipMallocAsync (2341)
+_COMFY_LOG_TIME = r"(?:\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,6})? - )?"
+_COMFY_ARCH = lazy(r"^\s*" + _COMFY_LOG_TIME + r"AMD arch: (?P<gfx>gfx[0-9a-f]{3,4})(?::[a-z]+[+-])*\s*$", re.I)
+_COMFY_DEVICE = lazy(r"^\s*" + _COMFY_LOG_TIME + r"Device: cuda:(?P<idx>\d+) (?P<name>.{1,120}?) : "
+                     r"(?:native|cudaMallocAsync|hipMallocAsync)\s*$")
 # (s16-helddc) TensorFlow's and XLA's ROCm device checks name the GPU they skip and its gfx target:
 # TensorFlow (tensorflow/core/common_runtime/gpu/gpu_device.cc, BaseGPUDeviceFactory::GetValidDeviceIds) "Ignoring
 # visible gpu device (device: 0, name: Radeon RX 7900 XTX, pci bus id: 0000:03:00.0) with AMDGPU version : gfx1100.
@@ -310,8 +316,11 @@ _TENSILE_LAZY_LOAD = lazy(r"\b(?:Could not load|Cannot read) [^\n]{0,400}?\bTens
                           r"(?![0-9a-z])")
 # (s13-heldbe) Unsloth Studio's installer and setup summary (unslothai/unsloth install.sh, studio/setup.sh:
 # step "gpu" "AMD ROCm ($_setup_gfx)", and "AMD ROCm ($_setup_gfx, PyTorch cannot use it)" since PR 8606) print the
-# gfx target they read from rocminfo or amd-smi: "  gpu            AMD ROCm (gfx1201)" (1421)
-_UNSLOTH_GPU = lazy(r"^\s*(?:\[[^\]\n]{1,40}\]){0,3}\s*gpu\s{2,40}AMD ROCm \((?P<gfx>gfx[0-9a-f]{3,4})(?![0-9a-z])(?:, [^()\n]{1,60})?\)\s*$")
+# gfx target they read from rocminfo or amd-smi: "  gpu            AMD ROCm (gfx1201)" (1421).  (s19-newcomer) Quoted
+# in an issue's prose-rendered block the padding may shrink to one space and the next substep line, install.sh's
+# "ROCm: <path>", may be joined to it: "gpu AMD ROCm (gfx1100)   ROCm: /opt/rocm" (2343)
+_UNSLOTH_GPU = lazy(r"^\s*(?:\[[^\]\n]{1,40}\]){0,3}\s*gpu\s{1,40}AMD ROCm \((?P<gfx>gfx[0-9a-f]{3,4})(?![0-9a-z])(?:, [^()\n]{1,60})?\)"
+                    r"(?:\s{1,40}ROCm: \S{1,200})?\s*$")
 # Lemonade Server's refusal of a backend names the GPU's family, for an AMD GPU the gfx target it read from
 # KFD's gfx_target_version (Linux) or the GPU's name (lemonade-sdk/lemonade src/cpp/server/system_info.cpp:
 # message = "Unsupported GPU: " + detected_family; server.cpp: "Cannot install <recipe>:<backend> on this system:
@@ -932,7 +941,7 @@ def parse(text: object) -> PasteFacts:
             torch_check = 4
         # ComfyUI logs the arch and the name of one device, its current one: a run's "AMD arch:" and
         # "Device: cuda:N ..." lines are one GPU (a second line of a kind starts another)
-        if c0 == "a" and l.startswith("amd arch:"):
+        if (c0 == "a" and l.startswith("amd arch:")) or (c0 == "2" and " - amd arch: gfx" in l):
             m = _COMFY_ARCH.match(line)
             if m and ("comfy", m.group("gfx")) not in names_seen:
                 names_seen.add(("comfy", m.group("gfx")))
@@ -941,7 +950,7 @@ def parse(text: object) -> PasteFacts:
                 else:
                     comfy = PasteGpu("comfyui", gfx_target=m.group("gfx"))
                     out.gpus.append(comfy)
-        if c0 == "d" and l.startswith("device: cuda:"):
+        if (c0 == "d" and l.startswith("device: cuda:")) or (c0 == "2" and " - device: cuda:" in l):
             m = _COMFY_DEVICE.match(line)
             if m and ("comfy-name", m.group("name")) not in names_seen:
                 names_seen.add(("comfy-name", m.group("name")))
