@@ -8,12 +8,14 @@ sources now name them:
   call, whatever the status's wording (cuBLAS's cublasGetStatusString sentence in a CUDA build such as ZLUDA's, 2311);
 * dq_zluda_device_basic_test_failed (framework): the AMD web UIs' ZLUDA device check (modules/zluda.py, 2313);
 and dq_clang_no_cuda_installation (packaging) names clang's err_drv_no_cuda_installation, which 2314 (hipify-clang)
-only had through the catch-all."""
+only had through the catch-all.  Detection: the web UIs' installer line 'ROCm: agents=[...]' (vladmandic/sdnext
+installer.py, install_rocm_zluda) now names the GPU targets (2313's gfx803)."""
 from __future__ import annotations
 
 import pytest
 
 from rocm_wizard.detect import error_signatures
+from rocm_wizard.detect.parsers import paste_facts
 from rwtest.heldout import assert_named_and_leads, fixture as _fixture, ids as _ids, lead_layer as _lead_layer
 
 
@@ -134,3 +136,15 @@ def test_clang_finding_no_cuda_installation_is_read_at_packaging(text):
 ])
 def test_lines_that_are_not_a_missing_cuda_installation(text):
     assert "dq_clang_no_cuda_installation" not in _ids(text)
+
+
+@pytest.mark.parametrize("line,gfx", [
+    # lshqqytiger/stable-diffusion-webui-amdgpu#624 (a target feature after the name) and -forge#81
+    ("ROCm: agents=['gfx1010:xnack-']", ["gfx1010"]),
+    ("ROCm: agents=['gfx1032']", ["gfx1032"]),
+    # the installer's other outcome names no agent
+    ("ROCm: no agent was found", []),
+])
+def test_the_web_ui_installers_agent_list_names_the_gpu_targets(line, gfx):
+    # (detection, 2313) vladmandic/sdnext installer.py install_rocm_zluda: log.info(f'ROCm: agents={[...]}')
+    assert [g.gfx_target for g in paste_facts.parse(line).gpus if g.gfx_target] == gfx
