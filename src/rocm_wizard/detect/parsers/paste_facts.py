@@ -326,6 +326,12 @@ _UNSLOTH_GPU = lazy(r"^\s*(?:\[[^\]\n]{1,40}\]){0,3}\s*gpu\s{1,40}AMD ROCm \((?P
 # message = "Unsupported GPU: " + detected_family; server.cpp: "Cannot install <recipe>:<backend> on this system:
 # " + message; model_manager.cpp: "... cannot be used on this system (recipe: <r>): " + message)
 _LEMONADE_UNSUPPORTED = lazy(r"\bon this system(?: \(recipe: [\w.-]{1,40}\))?: Unsupported GPU: (?P<gfx>gfx[0-9a-f]{3,4})(?![0-9a-z])")
+# (s19-xlate, set DQ 2313) SD.Next's and the AMD Stable Diffusion web UIs' ROCm/ZLUDA installer lists the GPU agents it
+# found (vladmandic/sdnext installer.py, install_rocm_zluda: log.info(f'ROCm: agents={[gpu.name for gpu in amd_gpus]}'),
+# the names modules/rocm.py's get_agents reads from hipinfo or rocm_agent_enumerator, a target feature after ':' as in
+# 'gfx1010:xnack-'; lshqqytiger/stable-diffusion-webui-amdgpu prints the same line): one GPU per agent of the first list.
+_SDNEXT_AGENTS = lazy(r"\bROCm: agents=\[(?P<list>[^\]\n]{1,400})\]")
+_SDNEXT_AGENT = lazy(r"'(?P<gfx>gfx[0-9a-f]{3,4})(?::[a-z]+[+-])*'")
 
 # (s12-heldav) amdgpu_top's DevicePath (Umio-Yasuno/amdgpu_top, libamdgpu_top's DevicePath with #[derive(Debug)]):
 # '#0 DevicePath { render: "/dev/dri/renderD128", card: "/dev/dri/card1", pci: "0000:04:00.0" }', 'pci: Some("...")'
@@ -478,6 +484,7 @@ def parse(text: object) -> PasteFacts:
                 out.gpus.append(g)
     kfd_seen = set()
     names_seen = set()
+    sdnext_listed = False  # (s19-xlate) the web UI installer's 'ROCm: agents=[...]' list was read
     ollama_verified = set()  # addresses read from Ollama's 'verifying if device is supported' lines
     agent_gfx: Optional[str] = None  # a "Name: gfx..." line waiting for its "Marketing Name:"
     cl_dev: Optional[PasteGpu] = None  # the clinfo GPU device being read
@@ -896,6 +903,12 @@ def parse(text: object) -> PasteFacts:
                 ver = m.group("pyenv") or m.group("uv")
                 if ver not in out.install_pythons:
                     out.install_pythons.append(ver)
+        if has_gfx and not sdnext_listed and "rocm: agents=[" in l:
+            m = _SDNEXT_AGENTS.search(line)
+            if m:
+                sdnext_listed = True
+                for a in _SDNEXT_AGENT.finditer(m.group("list")):
+                    out.gpus.append(PasteGpu("sdnext", gfx_target=a.group("gfx")))
         if has_gfx and "unsupported gpu: gfx" in l:
             m = _LEMONADE_UNSUPPORTED.search(line)
             if m and ("lemonade", m.group("gfx")) not in names_seen:
