@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 from rocm_wizard.detect import error_signatures
+from rocm_wizard.detect.parsers import dmesg
 from rwtest.heldout import assert_named_and_leads, fixture as _fixture, ids, lead_layer as _lead_layer
 
 
@@ -79,3 +80,19 @@ def test_other_real_wordings_of_the_same_sources(row, text):
 ])
 def test_near_misses_are_not_read(text, row):
     assert row not in ids(text)
+
+
+@pytest.mark.parametrize("text,release", [
+    # the fixture's header (ollama/ollama#11651, Arch's zen kernel)
+    ("Panic Report\nArch: x86_64\nVersion: 6.15.7-zen1-1.1-zen\n\n[ 5804.236961]  ? __kmalloc_noprof+0x25f/0x4e0\n",
+     "6.15.7-zen1-1.1-zen"),
+    # the QR URL (morrownr/rtw89#88)
+    ("https://kernel-team.pages.debian.net/panic_report/#?a=x86_64&v=6.19.11+kali-amd64&z=6173035092\n",
+     "6.19.11+kali-amd64"),
+])
+def test_the_decoded_panic_screen_names_the_kernel_release(text, release):
+    assert dmesg.kernel_version(text) == release
+
+
+def test_a_version_line_without_the_panic_report_header_names_no_release():
+    assert dmesg.kernel_version("PANIC REPORT\nTimestamp: 2026-01-01\nVersion: 0.3.1\n") is None
