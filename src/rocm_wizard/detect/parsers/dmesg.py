@@ -42,6 +42,15 @@ _OOPS_HEADER = lazy(r"\bCPU: \d{1,5} (?:UID: \d{1,10} )?PID: \d{1,10} Comm: .{1,
 _HUNG_TASK_HEADER = lazy(r"^(?:Not tainted|Tainted: [A-Z ]{1,40}?) {1,40}"
                          r"(?P<rel>\d+\.\d+(?:\.\d+)?[-+~._0-9A-Za-z]{0,80}) #\d")
 
+# (s19-kwarn) the kernel's panic screen decoded from its QR code (torvalds/linux drivers/gpu/drm/drm_panic.c
+# drm_panic_get_qr_code_url(): CONFIG_DRM_PANIC_SCREEN_QR_CODE_URL "?a=%s&v=%s&z=" with utsname()->machine and
+# utsname()->release), as the panic_report page shows it (kdj0c/panic_report: the heading "Panic Report", then
+# add_info()'s "Arch: <a>" and "Version: <v>", then the kmsg lines), or the URL itself:
+# "Panic Report\nArch: x86_64\nVersion: 6.15.7-zen1-1.1-zen", ".../panic_report/#?a=x86_64&v=6.19.11+kali-amd64&z=..."
+_PANIC_REPORT = lazy(r"(?m)^[ \t]*Panic Report[ \t]*\r?\n(?:[ \t]*\r?\n){0,2}[ \t]*Arch: ?[\w-]{1,20}[ \t]*\r?\n"
+                     r"(?:[ \t]*\r?\n){0,2}[ \t]*Version: ?(?P<rel>\d+\.\d+(?:\.\d+)?[-+~._0-9A-Za-z]{0,80})[ \t]*$"
+                     r"|panic_report[/#]{0,3}\?a=[\w-]{1,20}&v=(?P<url>\d+\.\d+(?:\.\d+)?[-+~._0-9A-Za-z]{0,80})&zl?=")
+
 
 @lean_dataclass
 class DmesgLine:
@@ -114,13 +123,20 @@ def looks_like(text: object) -> float:
 
 def kernel_version(text: object) -> Optional[str]:
     """``parse(text).kernel_version`` (the kernel of a "Linux version ..." boot line), else the release an
-    oops or WARNING header (or the hung-task detector's second line) names, without reading every line where no
-    line can be one."""
-    if not isinstance(text, str) or ("Linux version " not in text and " Comm: " not in text
-                                     and " blocked for more than " not in text):
+    oops or WARNING header (or the hung-task detector's second line) names, else the release of a decoded
+    panic screen (drm_panic's QR report, its header or its URL), without reading every line where no line can
+    be one."""
+    if not isinstance(text, str):
         return None
-    log = parse(text)
-    return log.kernel_version or log.oops_release
+    if "Linux version " in text or " Comm: " in text or " blocked for more than " in text:
+        log = parse(text)
+        if log.kernel_version or log.oops_release:
+            return log.kernel_version or log.oops_release
+    if "Panic Report" in text or "panic_report" in text:
+        pm = _PANIC_REPORT.search(text)
+        if pm:
+            return pm.group("rel") or pm.group("url")
+    return None
 
 
 def parse(text: object) -> DmesgLog:
