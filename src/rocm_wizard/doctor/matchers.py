@@ -1113,10 +1113,21 @@ def _hsa_follow_up(ctx: Context) -> List[str]:
     return []
 
 
+_RING_TEST_FAILED = re.compile(r"\bring \S+ test failed", re.I)
+_GPU_RESET_LINE = r"\bGPU reset begin\b|\bGPU reset\(\d+\)|\bGPU reset succeeded\b|\bamdgpu_device_gpu_recover\b|\bGPU recovery\b"
+
+
 @rule("amdgpu-init-failed")
 def amdgpu_init_failed(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     hits = _signature_hits(ctx, meta)
     if not hits:
+        return None
+    if all(_RING_TEST_FAILED.search(h) for h in hits) and ctx.error_search(_GPU_RESET_LINE):
+        # s19-creative (2330): amdgpu runs its ring tests (amdgpu_ring.c, amdgpu_ring_test_helper: "ring %s test failed
+        # (%d)") at init and again while a GPU reset tears the engines down and brings them back (amdgpu_device.c,
+        # amdgpu_device_gpu_recover -> the IP blocks' hw_fini/hw_init; gfx_v10_0_hw_fini's KIQ unmapping): with a reset
+        # in the text and no other init-failure line, the failed ring test is the reset failing, which gpu-hang-reset
+        # reports, not the GPU failing to start
         return None
     ev = _with_gpus(ctx, hits) + _hsa_follow_up(ctx)
     errno = ctx.error_search(r"failed with error -\d+")
