@@ -70,7 +70,9 @@ class DmesgLog:
     lines: List[DmesgLine] = field(default_factory=list)
     format: Optional[str] = None  # dmesg | dmesg-T | journal
     kernel_version: Optional[str] = None  # from a "Linux version ..." boot line
-    oops_release: Optional[str] = None  # (s12-heldba) from an oops/WARNING header's "CPU: ... Comm: ... <release> #N"
+    # (s12-heldba) from an oops/WARNING header's "CPU: ... Comm: ... <release> #N"; (s19-kwarn) else a decoded panic
+    # screen's "Version:" (or its QR URL's v=)
+    oops_release: Optional[str] = None
 
     @property
     def ok(self) -> bool:
@@ -126,17 +128,12 @@ def kernel_version(text: object) -> Optional[str]:
     oops or WARNING header (or the hung-task detector's second line) names, else the release of a decoded
     panic screen (drm_panic's QR report, its header or its URL), without reading every line where no line can
     be one."""
-    if not isinstance(text, str):
+    if not isinstance(text, str) or ("Linux version " not in text and " Comm: " not in text
+                                     and " blocked for more than " not in text and "Panic Report" not in text
+                                     and "panic_report" not in text):
         return None
-    if "Linux version " in text or " Comm: " in text or " blocked for more than " in text:
-        log = parse(text)
-        if log.kernel_version or log.oops_release:
-            return log.kernel_version or log.oops_release
-    if "Panic Report" in text or "panic_report" in text:
-        pm = _PANIC_REPORT.search(text)
-        if pm:
-            return pm.group("rel") or pm.group("url")
-    return None
+    log = parse(text)
+    return log.kernel_version or log.oops_release
 
 
 def parse(text: object) -> DmesgLog:
@@ -165,4 +162,9 @@ def parse(text: object) -> DmesgLog:
             hm = _HUNG_TASK_HEADER.match(msg)
             if hm:
                 res.oops_release = hm.group("rel")
+    if (res.oops_release is None and res.kernel_version is None and isinstance(text, str)
+            and ("Panic Report" in text or "panic_report" in text)):
+        pm = _PANIC_REPORT.search(text)  # (s19-kwarn) a decoded panic screen's release, where no other line names one
+        if pm:
+            res.oops_release = pm.group("rel") or pm.group("url")
     return res
