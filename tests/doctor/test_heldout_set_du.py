@@ -5,11 +5,14 @@ paste is apt's problem-resolver trace alone ('Broken rocm:amd64 Depends on rocmi
 printed by apt's pkgProblemResolver (Debian/apt apt-pkg/algorithms.cc, "Broken " << APT::PrettyDep; the package
 form from apt-pkg/prettyprinters.cc, the dependency type translated by pkgCache::DepType); the row
 du_apt_problem_resolver_broken_dependency reads it at packaging, in apt's present form and in the form of apt
-before 1.3."""
+before 1.3.  2354's second finding read the PCI core's option-ROM note, printed under amdgpu's name while amdgpu
+probes the ROM BAR for its VBIOS (torvalds/linux drivers/pci/rom.c pci_get_rom_size; amdgpu_bios.c amdgpu_get_bios
+tries several sources), as a failure at packaging for its word 'signature'; under amdgpu it is now benign."""
 from __future__ import annotations
 
 import pytest
 
+from rocm_wizard.detect import failure_lines
 from rwtest.heldout import assert_named_and_leads, fixture as _fixture, ids as _ids, lead_layer as _lead_layer
 
 ROW = "du_apt_problem_resolver_broken_dependency"
@@ -51,3 +54,18 @@ def test_other_resolver_traces_are_read_by_the_row(line):
 ])
 def test_lines_that_are_not_a_broken_resolver_dependency_are_not_read(line):
     assert ROW not in _ids(line)
+
+
+@pytest.mark.parametrize("line,failure", [
+    # the fixture's dmesg line (2354) and a journal's ('journalctl -b | grep amdgpu' of a failing boot, in German notes
+    # the search index holds without naming their repository): one of amdgpu's VBIOS probes, not a failure
+    ("[    1.073679] amdgpu 0000:09:00.0: Invalid PCI ROM header signature: expecting 0xaa55, got 0xffff", False),
+    ("Apr 23 16:04:35 manul kernel: amdgpu 0000:04:00.0: Invalid PCI ROM header signature: expecting 0xaa55, got 0xffff",
+     False),
+    # amdgpu's own report that no VBIOS source worked, the next line of that journal, stays a failure
+    ("Apr 23 16:04:35 manul kernel: amdgpu 0000:04:00.0: amdgpu: Unable to locate a BIOS ROM", True),
+    # under vfio-pci (a passthrough whose guest needs the ROM) the note stays a failure
+    ("[  272.710758] vfio-pci 0000:00:02.0: Invalid PCI ROM header signature: expecting 0xaa55, got 0xa1f9", True),
+])
+def test_the_pci_rom_note_under_amdgpu_is_not_a_failure(line, failure):
+    assert failure_lines.looks_like_failure(line) is failure
