@@ -946,6 +946,13 @@ _CK_CHECK_LINE = re.compile(r"HIP Function Failed \(" + _CK_FILE + r",\s*\d+\)|H
                             + _CK_FILE + r": \d+")
 
 
+# (s19-libmore) rocThrust's thrust::system_error for a failed HIP call of one of its algorithms (ROCm/rocThrust
+# thrust/system/hip/detail/util.h throw_on_error, what() "<msg>: <hipErrorName>: <hipErrorString>"; row
+# lm_rocthrust_system_error_hip): the library's report, its kernels built into the program that calls it
+_ROCTHRUST_LINE = re.compile(r"(?<![\w.])[a-z][a-z_]{1,40}:? failed(?: on (?:1st|2nd) step| to synchronize)?: "
+                             r"hipError(?:InvalidDeviceFunction|NoBinaryForGpu|InvalidImage): [a-z]")
+
+
 def _library_lacks_target(ctx: Context, hits: List[str], fix: str) -> Match:
     """no-binary-for-gpu placed at the libraries: the lines, each GPU's target, the library's fix."""
     return Match(list(hits) + [f"{g.label}: {g.gfx}" for g in ctx.gpus or [] if g.gfx], fix=fix,
@@ -963,6 +970,11 @@ def no_binary(ctx: Context, meta: RuleMeta) -> Optional[Match]:
             "the framework's bundled one) built for every gfx target in the process; with GPUs of two targets in one "
             "process, try one target per process (HIP_VISIBLE_DEVICES) and report the RCCL version with "
             "NCCL_DEBUG=INFO."))
+    if all(_ROCTHRUST_LINE.search(h) for h in hits):
+        return _library_lacks_target(ctx, hits, (
+            "rocThrust (header-only, over rocPRIM) runs kernels compiled into the program or extension that calls it, "
+            "and that build has no code for this GPU's target: rebuild it for the target (--offload-arch / "
+            "GPU_TARGETS / AMDGPU_TARGETS / PYTORCH_ROCM_ARCH) or use a build or image made for this GPU."))
     if all(_CK_CHECK_LINE.search(h) for h in hits):
         return _library_lacks_target(ctx, hits, (
             "The Composable Kernel (CK) kernels built into the extension named in the path (xformers, "
@@ -2038,8 +2050,13 @@ def _harness_headers(by_layer: Dict[str, List[Tuple[Any, str]]], pairs, claimed)
 # the strings HIP prints for them (ROCm/clr hipamd/src/hip_error.cpp, ihipGetErrorString).
 # s18-libmacros: rocRAND's fatal check names the HIP error unquoted ("rocRAND internal error: %s in function %s at
 # %s:%d", ROCm/rocRAND library/src/rng/common.hpp, ROCRAND_HIP_FATAL_ASSERT).
-_LIBRARY_HIP_ERROR_ROWS = frozenset({"rocblas_hip_error_logged", "lm_rocrand_internal_hip_error"})
-_HIP_ERROR_NAME = re.compile(r"(?:'|\binternal error: )(hipError\w+)")
+# s19-libmore: rocThrust's thrust::system_error ("<algorithm> failed[ on 2nd step]: <hipErrorName>: <string>",
+# ROCm/rocThrust thrust/system/hip/detail/util.h throw_on_error) and rocDecode's CHECK_HIP ("HIP failure: <call> failed
+# with 'status: <hipErrorName>' at <file>:<line>", ROCm/rocDecode src/rocdecode/roc_decoder.h) relay the HIP error too.
+_LIBRARY_HIP_ERROR_ROWS = frozenset({"rocblas_hip_error_logged", "lm_rocrand_internal_hip_error",
+                                     "lm_rocthrust_system_error_hip", "lm_rocdecode_hip_failure"})
+_HIP_ERROR_NAME = re.compile(r"(?:'(?:status[:#] ?)?|\binternal error: |\bfailed(?: on (?:1st|2nd) step| to synchronize)?: )"
+                             r"(hipError\w+)")
 _HIP_ERROR_STRINGS = {
     "hipErrorInvalidImage": "device kernel image is invalid",
     "hipErrorInvalidDeviceFunction": "invalid device function",
