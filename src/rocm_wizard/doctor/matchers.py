@@ -2171,6 +2171,15 @@ def known_failure(ctx: Context, meta: RuleMeta) -> Optional[List[Match]]:
     claimed = {sig for r in _rules().values() if r.id != meta.id for sig in r.error_signatures}
     by_layer: Dict[str, List[Tuple[Any, str]]] = {}
     seen = set()
+    # (s19-libmore) a build's summary line (clang's 'N errors generated') sits at the layer of the first compiler
+    # error above it, which the errors probe worked out from the paste (detect/failure_lines.py summary_layer)
+    from ..detect import failure_lines
+
+    summary_at = {(s(getattr(e, "signature", None)), s(getattr(e, "text", None))): s(getattr(e, "layer", None))
+                  for e in ctx.system.errors or [] if s(getattr(e, "signature", None)) in failure_lines.SUMMARY_ROWS}
+    for sid, line in pairs:
+        if sid in failure_lines.SUMMARY_ROWS and (sid, line) not in summary_at and ctx.error_text:
+            summary_at[(sid, line)] = failure_lines.summary_layer(ctx.error_text, line) or ""
     # a line a specific rule already reports (through one of its signatures) is left to that rule
     reported = {text for sid, text in pairs if sid in claimed}
     quoted = "\n".join(ctx.reported)
@@ -2185,7 +2194,7 @@ def known_failure(ctx: Context, meta: RuleMeta) -> Optional[List[Match]]:
         if not text or (row.id, text) in seen:
             continue
         seen.add((row.id, text))
-        by_layer.setdefault(row.layer, []).append((row, text))
+        by_layer.setdefault(summary_at.get((sid, text)) or row.layer, []).append((row, text))
     if not by_layer:
         return None
     by_layer = _profiler_hsa_status(_library_hip_errors(_harness_headers(by_layer, pairs, claimed)))
