@@ -130,6 +130,9 @@ def test_the_summary_follows_the_first_error_above_it(tmp_path, log, layer):
     ("/home/u/proj/csrc/k.hip:12:5: error: use of undeclared identifier 'foo'\n"
      "1 error generated when compiling for gfx1100.\nerror: command '/usr/bin/hipcc' failed with exit code 1\n",
      "error: command '/usr/bin/hipcc' failed with exit code 1", "framework"),
+    # a kernel module's source (a DKMS build): no layer from the file, the words around it place it
+    ("/var/lib/dkms/amdgpu/6.3.6/build/amd/amdgpu/amdgpu_drv.c:12:3: error: implicit declaration of function 'f'\n"
+     "1 error generated.\n", "1 error generated.", None),
     # no compiler error above the summary: no layer from it (the summary alone says nothing of whose code it is)
     ("20 errors generated when compiling for gfx1100.\n", "20 errors generated when compiling for gfx1100.", None),
     # the first error is the earliest one: an earlier library header error leads a later own-source one
@@ -139,6 +142,12 @@ def test_the_summary_follows_the_first_error_above_it(tmp_path, log, layer):
 ])
 def test_summary_layer(log, line, layer):
     assert failure_lines.summary_layer(log, line) == layer
+
+
+def test_an_unknown_compiler_error_in_a_hip_header_is_placed_by_its_file(tmp_path):
+    log = ("/opt/rocm-6.4.1/include/hip/amd_detail/amd_warp_functions.h:120:3: error: call to '__shfl_xor' is "
+           "ambiguous\n1 error generated when compiling for gfx1100.\n")
+    assert {layer for _id, layer in problems(doctor_files(tmp_path, {"build.txt": log}))} == {"hip"}
 
 
 def test_the_real_build_logs_keep_their_lead():

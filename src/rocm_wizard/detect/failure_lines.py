@@ -208,6 +208,7 @@ _LIBRARY_HEADER = re.compile(r"(?:^|[\\/])include[\\/](?:rocprim|hipcub|thrust|r
                              r"|hiprand|miopen|rccl|rocwmma|hiptensor|rocalution|ck|ck_tile|migraphx)[\\/]"
                              r"|(?:^|[\\/])composable_kernel[\\/]")
 _SYSTEM_HEADER = re.compile(r"^/usr/(?:local/)?(?:include|lib(?:64)?/gcc)/|[\\/]llvm[\\/]lib[\\/]clang[\\/]")
+_KERNEL_SOURCE = re.compile(r"[\\/](?:dkms|lib[\\/]modules|linux-headers[^\\/]*|usr[\\/]src)[\\/]")
 _SUMMARY_LOOKBACK = 400  # lines above a summary searched for the first compiler error of its build step
 
 
@@ -229,13 +230,21 @@ def first_error_layer(text: str, start: int) -> Optional[str]:
         return None
     if _TOOL_MISSING.match(first):
         return "packaging"
-    path = _COMPILE_ERROR.match(first).group(1)
+    return _compile_error_layer(first)
+
+
+def _compile_error_layer(line: str) -> Optional[str]:
+    """The layer of a compiler error line by its file (see :func:`first_error_layer`), else None."""
+    m = _COMPILE_ERROR.match(line)
+    if m is None:
+        return None
+    path = m.group(1)
     if _HIP_HEADER.search(path):
         return "hip"
     if _LIBRARY_HEADER.search(path):
         return "libraries"
-    if _SYSTEM_HEADER.search(path):
-        return None  # the C/C++ library's or the compiler's own header: which layer depends on why
+    if _SYSTEM_HEADER.search(path) or _KERNEL_SOURCE.search(path):
+        return None  # the C/C++ library's, the compiler's or a kernel module's source: the words around it say
     return "framework"
 
 
@@ -436,6 +445,9 @@ def _placed(line: str, kind: Optional[str], text: str, start: int, t: "_Table") 
             return raised
     if layer:
         return layer
+    own = _compile_error_layer(line[:_SCAN_LINE])  # (s19-libmore) a compiler error naming no layer: its file's
+    if own is not None:
+        return own
     caption = is_caption(line)
     if _BARE_MARKER.match(line) or caption:  # "Error:" alone: its message is on the lines that follow
         # (s13: as for any short caption, "Compilation failure:" over the make.log it introduces)
