@@ -184,6 +184,82 @@ def layer_above(text: str, line: str) -> Optional[str]:
     return _context_layer(text, text.rfind("\n", 0, start) + 1)
 
 
+# s19-libmore (issue 28): a build's summary lines say that something failed to compile, not what: clang's
+# "N error(s) generated[ when compiling for <target>]." (llvm/llvm-project clang/lib/Frontend/CompilerInstance.cpp,
+# printDiagnosticStats), ninja's "ninja: build stopped: subcommand failed." (ninja-build/ninja src/ninja.cc) and
+# setuptools' "error: command '<compiler>' failed with exit code N" (pypa/setuptools distutils errors).  Their layer
+# is the first compiler error above them: its file a HIP header -> hip, a ROCm library's header (or Composable
+# Kernel's, vendored or installed) -> libraries, any other source (the package's or program's own) -> framework; a
+# compiler or tool the shell could not find -> packaging.  None when no such line is above (the summary alone).
+SUMMARY_ROWS = frozenset({"s10x_hip_device_code_compile_errors"})  # catalogue rows that read a summary line
+_BUILD_SUMMARY = re.compile(r"^\s*(?:\d{1,6} errors? generated\b|\d{1,6} warnings? and \d{1,6} errors? generated\b"
+                            r"|ninja: build stopped: subcommand failed\b|error: command '[^'\n]{1,400}' failed with "
+                            r"exit (?:code|status) \d{1,4})")
+_CLANG_SUMMARY = re.compile(r"^\s*(?:\d{1,6} warnings? and )?\d{1,6} errors? generated\b")
+_BUILD_SUMMARY_ANY = re.compile(_BUILD_SUMMARY.pattern.replace(r"^\s*", r"(?:^|(?<=\\n)|(?<=\s))", 1))
+_COMPILE_ERROR = re.compile(r"^\s*(?:\S{1,40}\s{1,8})?((?:[A-Za-z]:)?[^\s:'\"]{1,400}?\.[A-Za-z+]{1,5}):\d{1,7}(?::\d{1,5})?:"
+                            r" (?:fatal )?error: ")
+_TOOL_MISSING = re.compile(r"^\s*(?:/bin/)?(?:ba|da)?sh: (?:\d{1,6}: )?(?:line \d{1,6}: )?\S{0,300}?"
+                           r"\b(?:hipcc|hipconfig|clang\+\+|clang|amdclang\+\+|amdclang|nvcc|g\+\+|gcc|c\+\+|cc|ninja|make|cmake"
+                           r"|ld\.lld|lld)(?:-\d{1,3})?: (?:command )?not found")
+_HIP_HEADER = re.compile(r"(?:^|[\\/])include[\\/]hip[\\/]|(?:^|[\\/])hip[\\/](?:amd_detail|nvidia_detail)[\\/]")
+_LIBRARY_HEADER = re.compile(r"(?:^|[\\/])include[\\/](?:rocprim|hipcub|thrust|rocthrust|cub|rocblas|hipblas|hipblaslt"
+                             r"|hipblas-common|rocsparse|hipsparse|hipsparselt|rocsolver|hipsolver|rocfft|hipfft|rocrand"
+                             r"|hiprand|miopen|rccl|rocwmma|hiptensor|rocalution|ck|ck_tile|migraphx)[\\/]"
+                             r"|(?:^|[\\/])composable_kernel[\\/]")
+_SYSTEM_HEADER = re.compile(r"^/usr/(?:local/)?(?:include|lib(?:64)?/gcc)/|[\\/]llvm[\\/]lib[\\/]clang[\\/]")
+_KERNEL_SOURCE = re.compile(r"[\\/](?:dkms|lib[\\/]modules|linux-headers[^\\/]*|usr[\\/]src)[\\/]")
+_SUMMARY_LOOKBACK = 400  # lines above a summary searched for the first compiler error of its build step
+
+
+def first_error_layer(text: str, start: int) -> Optional[str]:
+    """The layer of the first compiler error above the build summary line at ``start`` of ``text`` (see
+    :data:`SUMMARY_ROWS`): the earliest ``<file>:<line>:<col>: error:`` (or a missing compiler) since the previous
+    summary line, within :data:`_SUMMARY_LOOKBACK` lines; None when there is none or its file says nothing."""
+    above = text[max(0, start - 300 * _SUMMARY_LOOKBACK):start].splitlines()[-_SUMMARY_LOOKBACK:]
+    end = text.find("\n", start)
+    clang = bool(_CLANG_SUMMARY.match(text[start:end if end >= 0 else len(text)]))
+    first = None
+    for line in reversed(above):
+        m = _BUILD_SUMMARY.match(line)
+        if m and bool(_CLANG_SUMMARY.match(line)) == clang:
+            break  # the previous compile's (or build's) summary: its errors are its own
+        if _COMPILE_ERROR.match(line) or _TOOL_MISSING.match(line):
+            first = line
+    if first is None:
+        return None
+    if _TOOL_MISSING.match(first):
+        return "packaging"
+    return _compile_error_layer(first)
+
+
+def _compile_error_layer(line: str) -> Optional[str]:
+    """The layer of a compiler error line by its file (see :func:`first_error_layer`), else None."""
+    m = _COMPILE_ERROR.match(line)
+    if m is None:
+        return None
+    path = m.group(1)
+    if _HIP_HEADER.search(path):
+        return "hip"
+    if _LIBRARY_HEADER.search(path):
+        return "libraries"
+    if _SYSTEM_HEADER.search(path) or _KERNEL_SOURCE.search(path):
+        return None  # the C/C++ library's, the compiler's or a kernel module's source: the words around it say
+    return "framework"
+
+
+def summary_layer(text: str, line: str) -> Optional[str]:
+    """:func:`first_error_layer` of the summary ``line`` of ``text`` (its first occurrence); None when ``line`` is no
+    build summary or is not in ``text``."""
+    m = _BUILD_SUMMARY_ANY.search(line[:_SCAN_LINE]) if isinstance(line, str) else None
+    if m is None or not isinstance(text, str):
+        return None
+    start = text.find(line.strip()[:200])
+    if start < 0:
+        return None
+    return first_error_layer(text, text.rfind("\n", 0, start) + 1)
+
+
 _CAPTION_WORDS = 8  # words of a caption at most: a longer line ending in a colon is a sentence or a log record
 
 
@@ -347,6 +423,10 @@ def _placed(line: str, kind: Optional[str], text: str, start: int, t: "_Table") 
     """The layer of a failure line at ``start`` of ``text``: what the line names (the first row of the
     table), for a Python exception line that names none or only the framework the layer of the package
     that raised it, then the kind of its text, then what the lines just above it name."""
+    if _BUILD_SUMMARY.match(line[:_SCAN_LINE]):  # (s19-libmore) a build's summary: the first compiler error above it
+        first = first_error_layer(text, start)
+        if first is not None:
+            return first
     tested = _unittest_layer(line, t)  # a failed test: its module's package, whatever its description names
     if tested is not None:
         return tested
@@ -365,6 +445,9 @@ def _placed(line: str, kind: Optional[str], text: str, start: int, t: "_Table") 
             return raised
     if layer:
         return layer
+    own = _compile_error_layer(line[:_SCAN_LINE])  # (s19-libmore) a compiler error naming no layer: its file's
+    if own is not None:
+        return own
     caption = is_caption(line)
     if _BARE_MARKER.match(line) or caption:  # "Error:" alone: its message is on the lines that follow
         # (s13: as for any short caption, "Compilation failure:" over the make.log it introduces)

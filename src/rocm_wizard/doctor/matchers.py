@@ -946,6 +946,13 @@ _CK_CHECK_LINE = re.compile(r"HIP Function Failed \(" + _CK_FILE + r",\s*\d+\)|H
                             + _CK_FILE + r": \d+")
 
 
+# (s19-libmore) rocThrust's thrust::system_error for a failed HIP call of one of its algorithms (ROCm/rocThrust
+# thrust/system/hip/detail/util.h throw_on_error, what() "<msg>: <hipErrorName>: <hipErrorString>"; row
+# lm_rocthrust_system_error_hip): the library's report, its kernels built into the program that calls it
+_ROCTHRUST_LINE = re.compile(r"(?<![\w.])[a-z][a-z_]{1,40}:? failed(?: on (?:1st|2nd) step| to synchronize)?: "
+                             r"hipError(?:InvalidDeviceFunction|NoBinaryForGpu|InvalidImage): [a-z]")
+
+
 def _library_lacks_target(ctx: Context, hits: List[str], fix: str) -> Match:
     """no-binary-for-gpu placed at the libraries: the lines, each GPU's target, the library's fix."""
     return Match(list(hits) + [f"{g.label}: {g.gfx}" for g in ctx.gpus or [] if g.gfx], fix=fix,
@@ -963,6 +970,11 @@ def no_binary(ctx: Context, meta: RuleMeta) -> Optional[Match]:
             "the framework's bundled one) built for every gfx target in the process; with GPUs of two targets in one "
             "process, try one target per process (HIP_VISIBLE_DEVICES) and report the RCCL version with "
             "NCCL_DEBUG=INFO."))
+    if all(_ROCTHRUST_LINE.search(h) for h in hits):
+        return _library_lacks_target(ctx, hits, (
+            "rocThrust (header-only, over rocPRIM) runs kernels compiled into the program or extension that calls it, "
+            "and that build has no code for this GPU's target: rebuild it for the target (--offload-arch / "
+            "GPU_TARGETS / AMDGPU_TARGETS / PYTORCH_ROCM_ARCH) or use a build or image made for this GPU."))
     if all(_CK_CHECK_LINE.search(h) for h in hits):
         return _library_lacks_target(ctx, hits, (
             "The Composable Kernel (CK) kernels built into the extension named in the path (xformers, "
@@ -2049,8 +2061,13 @@ def _harness_headers(by_layer: Dict[str, List[Tuple[Any, str]]], pairs, claimed)
 # the strings HIP prints for them (ROCm/clr hipamd/src/hip_error.cpp, ihipGetErrorString).
 # s18-libmacros: rocRAND's fatal check names the HIP error unquoted ("rocRAND internal error: %s in function %s at
 # %s:%d", ROCm/rocRAND library/src/rng/common.hpp, ROCRAND_HIP_FATAL_ASSERT).
-_LIBRARY_HIP_ERROR_ROWS = frozenset({"rocblas_hip_error_logged", "lm_rocrand_internal_hip_error"})
-_HIP_ERROR_NAME = re.compile(r"(?:'|\binternal error: )(hipError\w+)")
+# s19-libmore: rocThrust's thrust::system_error ("<algorithm> failed[ on 2nd step]: <hipErrorName>: <string>",
+# ROCm/rocThrust thrust/system/hip/detail/util.h throw_on_error) and rocDecode's CHECK_HIP ("HIP failure: <call> failed
+# with 'status: <hipErrorName>' at <file>:<line>", ROCm/rocDecode src/rocdecode/roc_decoder.h) relay the HIP error too.
+_LIBRARY_HIP_ERROR_ROWS = frozenset({"rocblas_hip_error_logged", "lm_rocrand_internal_hip_error",
+                                     "lm_rocthrust_system_error_hip", "lm_rocdecode_hip_failure"})
+_HIP_ERROR_NAME = re.compile(r"(?:'(?:status[:#] ?)?|\binternal error: |\bfailed(?: on (?:1st|2nd) step| to synchronize)?: )"
+                             r"(hipError\w+)")
 _HIP_ERROR_STRINGS = {
     "hipErrorInvalidImage": "device kernel image is invalid",
     "hipErrorInvalidDeviceFunction": "invalid device function",
@@ -2165,6 +2182,15 @@ def known_failure(ctx: Context, meta: RuleMeta) -> Optional[List[Match]]:
     claimed = {sig for r in _rules().values() if r.id != meta.id for sig in r.error_signatures}
     by_layer: Dict[str, List[Tuple[Any, str]]] = {}
     seen = set()
+    # (s19-libmore) a build's summary line (clang's 'N errors generated') sits at the layer of the first compiler
+    # error above it, which the errors probe worked out from the paste (detect/failure_lines.py summary_layer)
+    from ..detect import failure_lines
+
+    summary_at = {(s(getattr(e, "signature", None)), s(getattr(e, "text", None))): s(getattr(e, "layer", None))
+                  for e in ctx.system.errors or [] if s(getattr(e, "signature", None)) in failure_lines.SUMMARY_ROWS}
+    for sid, line in pairs:
+        if sid in failure_lines.SUMMARY_ROWS and (sid, line) not in summary_at and ctx.error_text:
+            summary_at[(sid, line)] = failure_lines.summary_layer(ctx.error_text, line) or ""
     # a line a specific rule already reports (through one of its signatures) is left to that rule
     reported = {text for sid, text in pairs if sid in claimed}
     quoted = "\n".join(ctx.reported)
@@ -2179,7 +2205,7 @@ def known_failure(ctx: Context, meta: RuleMeta) -> Optional[List[Match]]:
         if not text or (row.id, text) in seen:
             continue
         seen.add((row.id, text))
-        by_layer.setdefault(row.layer, []).append((row, text))
+        by_layer.setdefault(summary_at.get((sid, text)) or row.layer, []).append((row, text))
     if not by_layer:
         return None
     by_layer = _profiler_hsa_status(_library_hip_errors(_harness_headers(by_layer, pairs, claimed)))

@@ -81,7 +81,10 @@ def probe(source: Source, system: System) -> None:
             es = ErrorSighting()
             es.put("signature", sig_id, "catalog:error_signatures#" + sig_id)
             es.put("text", line[:500], label)
-            if layer is not None:  # a catalogue row knows its layer
+            first = failure_lines.summary_layer(text, line) if sig_id in failure_lines.SUMMARY_ROWS else None
+            if first is not None:  # (s19-libmore) a build's summary line: the layer of the first compiler error above it
+                es.put("layer", first, "catalog:failure_lines#first-error")
+            elif layer is not None:  # a catalogue row knows its layer
                 es.put("layer", layer, "catalog:failures#" + sig_id)
             else:
                 es.put("layer", failure_lines.layer_of(line, _kind_of(label)) if line_layer is _NOT_NAMED
