@@ -122,6 +122,49 @@ def test_scan_stays_linear_on_one_huge_line_and_many_lines():
     assert len(rows) == 1  # the lines differ only in their numbers
 
 
+def test_a_repeated_line_is_classified_once_and_placed_a_bounded_number_of_times(monkeypatch):
+    # (s19) 2000 copies of one failure line no row places took 4.6 s: each copy was classified and its 12 lines
+    # above read through the layer table again.  Now a line is classified once per scan, the copies of an unplaced
+    # line are tried again for their context at most _PLACE_RETRIES times, and the table keeps its answers
+    calls = {"classify": 0, "placed": 0}
+    real_classify, real_placed = fl.classify, fl._placed
+
+    def classify(*a, **k):
+        calls["classify"] += 1
+        return real_classify(*a, **k)
+
+    def placed(*a, **k):
+        calls["placed"] += 1
+        return real_placed(*a, **k)
+
+    monkeypatch.setattr(fl, "classify", classify)
+    monkeypatch.setattr(fl, "_placed", placed)
+    line = "foo: error: the widget failed to open"
+    assert fl.classify(line) == fl.SHOWN and fl.layer_of(line) is None  # shown, and no row names its layer
+    calls.update(classify=0, placed=0)
+    rows = fl.scan([((line + "\n") * 5000, None, "many")])
+    assert [(r[0], r[1]) for r in rows] == [(line, None)]
+    assert calls["classify"] == 1
+    assert calls["placed"] == 1 + fl._PLACE_RETRIES
+    # a copy whose context names the layer still places the line, within the retries
+    text = (line + "\n") * 10 + "E: Unable to correct problems, you have held broken packages.\n" + line + "\n"
+    placed_rows = dict((r[0], r[1]) for r in fl.scan([(text, None, "ctx")]))
+    assert placed_rows[line] == fl.layer_of("E: Unable to correct problems, you have held broken packages.")
+
+
+def test_the_layer_tables_memo_answers_as_the_rows_do():
+    t = fl.table()
+    lines = ["[drm:amdgpu_job_timedout [amdgpu]] *ERROR* ring gfx timeout", "pip: ResolutionImpossible",
+             "hipErrorNoBinaryForGpu: Unable to find code object", "nothing here", ""]
+    for line in lines * 3:
+        assert t.layer_in(line) == t._layer_in(line)
+    t._layer_memo.clear()
+    for i in range(fl._LAYER_MEMO + 10):  # more texts than the memo keeps: it starts again, answers unchanged
+        t.layer_in("line %d" % i)
+    assert len(t._layer_memo) <= fl._LAYER_MEMO
+    assert [t.layer_in(line) for line in lines] == [t._layer_in(line) for line in lines]
+
+
 # s6-layer: the catch-all's layer read from where a line comes from (failure_lines.toml's rows marked
 # s6-layer, each naming the program that prints the message).  Every line is quoted from a real fixture
 # (its thread's URL is in the fixture's labels) and is checked to be there; most were placed at another
