@@ -214,6 +214,14 @@ _PY_BANNER = lazy(r"^Python (?P<ver>\d+\.\d+\.\d+) \((?:default|main|tags/|heads
 _PY_VERSION_CMD = lazy(r"(?:^|[\s>$#\]])(?:py|python[\d.]{0,5})(?:\.exe)?\s+(?:--version|-V)\s*$")
 _PY_VERSION_OUT = lazy(r"^Python (?P<ver>\d+\.\d+\.\d+)\s*$")
 # pip: "Successfully installed ... torch-2.7.1+rocm7.0.0.dev0 ..."
+# (s19-detgen) the prefixes a log collector puts before each line of a program's output, stripped before the line is
+# read: BuildKit's plain progress ('#12 5.217 ', moby/buildkit util/progress/progressui/printer.go: "#%d %s"
+# with the seconds since the step began), a timestamp in RFC 3339 (GitHub Actions' raw logs, 'docker logs -t',
+# 'kubectl logs --timestamps': '2025-01-02T03:04:05.6789012Z ') and 'cat -n' / 'nl' line numbers ('   241\t').
+# A journald prefix is not stripped here: the process it names decides what the line means (kernel: lines are the
+# kernel's), and the readers that take journald lines read that prefix themselves
+_COLLECTOR_PREFIX = lazy(r"^(?:#\d{1,4} \d{1,6}\.\d{1,3} |\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:?\d\d) |"
+                         r"\d{1,6}\t)")
 _PIP_INSTALLED = lazy(r"\bSuccessfully installed\b")
 # (s19-detgen) pip's two reports of the torch an environment holds: `pip show torch` (pip src/pip/_internal/commands/show.py,
 # print_results: "Name: %s" then "Version: %s"; uv pip show prints the same two lines) and the resolver's
@@ -512,6 +520,10 @@ def parse(text: object) -> PasteFacts:
     pip_show_torch = False  # (s19-detgen) the line before was pip show's "Name: torch": its "Version:" line is next
     rtc_compile = "comgr-" in low and "hiprtc" in low  # (s16-helddd) a kernel comgr compiled at run time for the device
     for raw in text.replace("\r", "\n").split("\n"):
+        if raw[:1].isdigit() or raw[:1] == "#" or raw[:2] == "  ":
+            cp = _COLLECTOR_PREFIX.match(raw.lstrip(" "))
+            if cp:
+                raw = raw.lstrip(" ")[cp.end():]
         line = raw.strip("`\t >")
         if not line or len(line) > 2000:
             continue
