@@ -152,3 +152,27 @@ def test_collector_prefix_stripped(prefix: str) -> None:
 def test_collector_prefix_requirement_not_read() -> None:
     # a requirement behind the prefix stays a requirement
     assert paste_facts.parse("2025-12-08T07:31:38.1053594Z torch>=2.4.0\n").torch == []
+
+
+# -- the kernel release at the end of Mesa's radeonsi renderer string -------------------------------------------------------
+
+@pytest.mark.parametrize("text,want", [
+    # 203 (its issue's glxinfo line): a gfx target names the chip (Mesa >= 23.1)
+    ("OpenGL renderer string: AMD Radeon RX 9070 XT (radeonsi, gfx1201, ACO, DRM 3.64, 6.17.0-6-generic)\n",
+     "6.17.0-6-generic"),
+    # older Mesa names the chip by its codename (si_get.c, si_init_renderer_string: ", <uname release>")
+    ("OpenGL renderer string: AMD Radeon RX 7900 XTX (radeonsi, navi31, LLVM 17.0.6, DRM 3.57, 6.8.0-45-generic)\n",
+     "6.8.0-45-generic"),
+])
+def test_mesa_renderer_kernel(tmp_path: Path, text: str, want: str) -> None:
+    system = _system(tmp_path, text)
+    assert system.os.kernel == want
+    assert "kernel line" in system.os.sources["kernel"]
+
+
+@pytest.mark.parametrize("text", [
+    "OpenGL renderer string: AMD Radeon RX 7900 XTX (radeonsi, navi31, LLVM 17.0.6, DRM 3.57)\n",  # no release in it
+    "    driverInfo = Mesa 24.0.5-1ubuntu1 (LLVM 17.0.6)\n",  # RADV's driver info names no kernel
+])
+def test_mesa_strings_without_a_kernel(tmp_path: Path, text: str) -> None:
+    assert _system(tmp_path, text).os.kernel is None

@@ -190,6 +190,11 @@ _KERNEL_FIRST = frozenset("lLkK\u212a")
 # Mesa's renderer string (glxinfo, neofetch, issue forms): "AMD Radeon RX 9070 XT (radeonsi, gfx1201, ACO, DRM 3.64, 6.17.0-6-generic)"
 _MESA_RENDERER = lazy(r"(?P<name>AMD Radeon[A-Za-z0-9 ]{1,60}?) \(radeonsi, (?P<gfx>gfx[0-9a-f]{3,4}), (?:ACO|LLVM [0-9.]{1,20}), "
                       r"DRM [0-9.]{1,10}, (?P<rel>" + RELEASE_RE + r")\)")
+# (s19-detgen) the kernel release at the end of the same renderer string, whatever names the chip (a gfx target since
+# Mesa 23.1, the chip's codename before: "AMD Radeon RX 7900 XTX (radeonsi, navi31, LLVM 17.0.6, DRM 3.57,
+# 6.8.0-45-generic)"): Mesa src/gallium/drivers/radeonsi/si_get.c, si_init_renderer_string, appends ", <release>" of
+# uname(2) of the machine the string was made on; a string without it ends at "DRM a.b)" and gives none
+_MESA_KERNEL = lazy(r"\(radeonsi, [0-9a-z_]{2,20}(?:, (?:ACO|LLVM [0-9.]{1,20}))?, DRM \d{1,2}\.\d{1,3}, (?P<rel>" + RELEASE_RE + r")\)")
 # amdkfd of old kernels: "kfd kfd: DID 6fdf is missing in supported_devices"
 _KFD_DID_MISSING = lazy(r"\bkfd(?: kfd)?: DID (?P<dev>[0-9a-fA-F]{4}) is missing in supported_devices")
 # a uname -a line after other words ("my system - Linux host 4.15.0-99-generic #100~16.04.1-Ubuntu SMP ...")
@@ -364,7 +369,8 @@ _NEEDLES = ("gpu arch : gfx", "gpu arch: gfx", "for isa: amdgcn-amd-amdhsa--", "
             "major/minor/stepping",  # (s12-heldau: CLR's ISA line at AMD_LOG_LEVEL 3)
             "tensilelibrary_lazy_", "amd rocm (gfx",  # (s13-heldbe: a failed Tensile load, Unsloth's installer)
             "-nixos-system-",  # (s14-heldbo: a NixOS system derivation's store path, nixos-rebuild's build list)
-            "already satisfied: torch", "using cpython 3.")  # (s19-detgen: pip's installed torch, uv's interpreter)
+            "already satisfied: torch", "using cpython 3.",  # (s19-detgen: pip's installed torch, uv's interpreter)
+            "(radeonsi, ")  # (s19-detgen: Mesa's renderer string, its kernel release)
 
 
 # (s12-heldba) inxi's Graphics section (smxi/inxi, https://codeberg.org/smxi/inxi: GraphicItem's PCI device rows):
@@ -663,6 +669,9 @@ def parse(text: object) -> PasteFacts:
                     out.amd_smi_headers.append(fact)
                 continue
         if "radeonsi" in l:
+            k = _MESA_KERNEL.search(line)
+            if k and k.group("rel") not in out.kernel_lines:
+                out.kernel_lines.append(k.group("rel"))
             m = _MESA_RENDERER.search(line)
             if m and ("mesa", m.group("name")) not in names_seen:
                 names_seen.add(("mesa", m.group("name")))
