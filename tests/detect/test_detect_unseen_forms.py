@@ -176,3 +176,9 @@ def test_mesa_renderer_kernel(tmp_path: Path, text: str, want: str) -> None:
 ])
 def test_mesa_strings_without_a_kernel(tmp_path: Path, text: str) -> None:
     assert _system(tmp_path, text).os.kernel is None
+
+
+def test_journal_short_iso_prefix_kept() -> None:
+    # journalctl -o short-iso: the timestamp belongs to the journald prefix the ggml reader reads whole (1123's line)
+    line = "2026-02-27T08:57:36+0100 host ollama[2038]:   Device 0: AMD Radeon Graphics, gfx1151 (0x1151), VMM: no\n"
+    assert [g.gfx_target for g in paste_facts.parse(line).gpus] == ["gfx1151"]

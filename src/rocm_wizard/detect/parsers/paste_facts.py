@@ -225,7 +225,9 @@ _PY_VERSION_OUT = lazy(r"^Python (?P<ver>\d+\.\d+\.\d+)\s*$")
 # 'kubectl logs --timestamps': '2025-01-02T03:04:05.6789012Z ') and 'cat -n' / 'nl' line numbers ('   241\t').
 # A journald prefix is not stripped here: the process it names decides what the line means (kernel: lines are the
 # kernel's), and the readers that take journald lines read that prefix themselves
-_COLLECTOR_PREFIX = lazy(r"^(?:#\d{1,4} \d{1,6}\.\d{1,3} |\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:?\d\d) |"
+# (journalctl -o short-iso's '<timestamp> <host> <process>[pid]: ' keeps its timestamp: the journald readers read it whole)
+_COLLECTOR_PREFIX = lazy(r"^(?:#\d{1,4} \d{1,6}\.\d{1,3} |\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:?\d\d) "
+                         r"(?![\w.-]{1,64} [\w.@/-]{1,64}(?:\[\d{1,9}\])?: )|"
                          r"\d{1,6}\t)")
 _PIP_INSTALLED = lazy(r"\bSuccessfully installed\b")
 # (s19-detgen) pip's two reports of the torch an environment holds: `pip show torch` (pip src/pip/_internal/commands/show.py,
