@@ -182,3 +182,14 @@ def test_journal_short_iso_prefix_kept() -> None:
     # journalctl -o short-iso: the timestamp belongs to the journald prefix the ggml reader reads whole (1123's line)
     line = "2026-02-27T08:57:36+0100 host ollama[2038]:   Device 0: AMD Radeon Graphics, gfx1151 (0x1151), VMM: no\n"
     assert [g.gfx_target for g in paste_facts.parse(line).gpus] == ["gfx1151"]
+
+
+@pytest.mark.parametrize("line", [
+    # 2184 (https://github.com/ROCm/TheRock/issues/2463): pip collected torch, then its resolver stopped on networkx
+    "2025-12-08T07:31:38.1053594Z Collecting torch==2.10.0a0+rocm7.11.0a20251208\n",
+    "2025-12-08T07:31:38.4032739Z   Downloading https://rocm.nightlies.amd.com/v2-staging/gfx1151/"
+    "torch-2.10.0a0%2Brocm7.11.0a20251208-cp310-cp310-win_amd64.whl (538.2 MB)\n",
+    "$ pip install torch==2.5.1+rocm6.2 --index-url https://download.pytorch.org/whl/rocm6.2\n",
+])
+def test_pip_requested_torch_is_not_installed(line: str) -> None:
+    assert paste_facts.parse(line).torch == []

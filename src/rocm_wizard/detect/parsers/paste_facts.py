@@ -235,6 +235,11 @@ _PIP_INSTALLED = lazy(r"\bSuccessfully installed\b")
 # "Requirement already satisfied: <req> in <location> [(from <parent>)] (<installed version>)" (pip
 # src/pip/_internal/resolution/resolvelib/factory.py / req_install.py): the last parenthesis is the installed version.
 # Not read: "Collecting torch==X" / "torch>=X" (a requirement), another package's lines (torchvision, torchaudio)
+# (s19-detgen) a torch that pip was asked for, not one it installed: its resolver's "Collecting <req>" and
+# "Downloading <url>" (pip src/pip/_internal/operations/prepare.py, "Collecting %s" / "Downloading %s"), "Would install"
+# of --dry-run, and the pip install command line itself -- the install can still fail (2184: the resolver stops on
+# networkx's Requires-Python after collecting torch)
+_PIP_REQUESTED = lazy(r"^(?:Collecting|Downloading|Would install)\s|\bpip3?(?:\.exe)?['\"]?\s+install\s|-m\s+pip\s+install\s")
 _PIP_SHOW_VERSION = lazy(r"^Version:\s+(?P<torch>" + _TORCH_VER + r")\s*$")
 _PIP_SATISFIED_TORCH = lazy(r"^(?:\d{1,6}\.\d{1,3}\s+)?Requirement already satisfied: torch(?:\[[\w,. -]{0,200}\])?"
                             r"(?:\s*(?:[<>=!~]=?|===)\s*[\w.*+!-]{1,40}(?:\s*,\s*(?:[<>=!~]=?)\s*[\w.*+!-]{1,40}){0,3})?"
@@ -1043,7 +1048,7 @@ def parse(text: object) -> PasteFacts:
                 fact = (m.group("torch"), m.groupdict().get("hip"))
                 if fact not in out.torch:
                     out.torch.append(fact)
-            elif "torch" in l:
+            elif "torch" in l and not _PIP_REQUESTED.search(line):
                 m = _TORCH_NAMED.search(line)
                 if m:
                     fact = (m.group("torch").rstrip("."), None)
