@@ -403,9 +403,28 @@ def _hint_foreign(mod: object, hint: str) -> bool:
     return kind != hint and not _same_family(kind, hint)
 
 
+# (s19-detgen) a lone bare version line ("12.7", "6.2.41133-dd7f95766", "6.8.0-45-generic") is a kernel release only
+# where nothing says otherwise: under a typed command other than uname's ('$ cat /etc/debian_version',
+# '$ hipconfig --version', '$ cat /opt/rocm/.info/version') it is that command's answer, not the kernel's
+_BARE_LINE = re.compile(r"^\s*\d+\.\d+[0-9A-Za-z.+_~-]*\s*$")
+
+
+def _other_commands_bare_line(kind: Optional[str], text: str, command: Optional[str]) -> bool:
+    """Whether ``kind`` is uname's from a lone bare version line that answers another typed command."""
+    return (kind == "uname" and bool(command) and _hint(command) != "uname"
+            and "/proc/version" not in (command or "") and _BARE_LINE.match(text) is not None)
+
+
 def classify(text: str, command: Optional[str] = None, quick: bool = True) -> Tuple[Optional[str], float]:
     """(kind, confidence) of one segment; (None, best score) when nothing is sure enough.
     ``quick=False`` asks every parser (the reference the tests compare the anchors against)."""
+    got = _classify(text, command, quick)
+    if _other_commands_bare_line(got[0], text, command):
+        return None, 0.0
+    return got
+
+
+def _classify(text: str, command: Optional[str] = None, quick: bool = True) -> Tuple[Optional[str], float]:
     hint = _hint(command)
     best: Tuple[Optional[str], float] = (None, 0.0)
     hinted: Tuple[Optional[str], float] = (None, 0.0)
@@ -647,6 +666,13 @@ def _kind(text: str, command: Optional[str], sure: bool = False) -> Optional[str
     """``classify(text, command)[0]``: the kind alone, which a segment without a command hint gets
     from the parsers that can be sure of it (:data:`SURE_ANCHORS`), and one with a hint from
     :func:`_kind_hinted`.  ``sure``: ``text`` is known to hold no :data:`_UNSURE` character."""
+    kind = _kind_unchecked(text, command, sure)
+    if _other_commands_bare_line(kind, text, command):
+        return None
+    return kind
+
+
+def _kind_unchecked(text: str, command: Optional[str], sure: bool = False) -> Optional[str]:
     if isinstance(text, str) and (sure or _UNSURE.search(text) is None):
         hint = _hint(command)
         if hint:

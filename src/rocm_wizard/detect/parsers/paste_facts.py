@@ -56,6 +56,13 @@ _OLLAMA_DEVICE = lazy(r"\{DeviceID:\{ID:(?P<idx>\d+) Library:ROCm\} Name:\S+ Des
 _OLLAMA_COMPUTE = lazy(r'msg="inference compute" id=(?P<idx>\S+) .*?\blibrary=ROCm compute=(?P<gfx>gfx[0-9a-f]{3,4})\S* '
                        r'.*?\bdescription="(?P<name>[^"]{1,120})"(?:.*?\bpci_id="?(?P<bdf>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:'
                        r'[0-9a-fA-F]{2}\.[0-7]))?')
+# (s19-detgen) the same server line as Ollama 0.3-0.9 printed it (discover/types.go, LogDetails: "id", "library", "variant",
+# "compute", "driver", "name", "total", "available"): 'msg="inference compute" id=0 library=rocm variant="" compute=gfx1102
+# driver=0.0 name=1002:7480 total="8.0 GiB"' -- the library in lower case, the name the PCI vendor:device pair or the
+# marketing name in quotes.  A CUDA or CPU line is not read (library=cuda / cpu)
+_OLLAMA_COMPUTE_OLD = lazy(r'msg="inference compute" id=(?P<idx>\S+) library=rocm variant=(?:"[^"\n]{0,40}"|\S{0,40}) '
+                           r'compute=(?P<gfx>gfx[0-9a-f]{3,4})(?::[a-z]+[+-])* driver=\S{1,20} '
+                           r'name=(?:1002:(?P<dev>[0-9a-fA-F]{4})|"(?P<name>[^"\n]{1,120})")(?:\s|$)')
 # the same discovery's second pass, one debug line per GPU before its init validation (s9-heldu, 754):
 # slog.Debug("verifying if device is supported", "library", libDir, "description", ..., "compute", ..., "id", ...,
 # "pci_id", ...) -> 'msg="verifying if device is supported" library=/usr/lib/ollama/rocm_v7_2 description="Radeon 8060S
@@ -189,6 +196,11 @@ _KERNEL_FIRST = frozenset("lLkK\u212a")
 # Mesa's renderer string (glxinfo, neofetch, issue forms): "AMD Radeon RX 9070 XT (radeonsi, gfx1201, ACO, DRM 3.64, 6.17.0-6-generic)"
 _MESA_RENDERER = lazy(r"(?P<name>AMD Radeon[A-Za-z0-9 ]{1,60}?) \(radeonsi, (?P<gfx>gfx[0-9a-f]{3,4}), (?:ACO|LLVM [0-9.]{1,20}), "
                       r"DRM [0-9.]{1,10}, (?P<rel>" + RELEASE_RE + r")\)")
+# (s19-detgen) the kernel release at the end of the same renderer string, whatever names the chip (a gfx target since
+# Mesa 23.1, the chip's codename before: "AMD Radeon RX 7900 XTX (radeonsi, navi31, LLVM 17.0.6, DRM 3.57,
+# 6.8.0-45-generic)"): Mesa src/gallium/drivers/radeonsi/si_get.c, si_init_renderer_string, appends ", <release>" of
+# uname(2) of the machine the string was made on; a string without it ends at "DRM a.b)" and gives none
+_MESA_KERNEL = lazy(r"\(radeonsi, [0-9a-z_]{2,20}(?:, (?:ACO|LLVM [0-9.]{1,20}))?, DRM \d{1,2}\.\d{1,3}, (?P<rel>" + RELEASE_RE + r")\)")
 # amdkfd of old kernels: "kfd kfd: DID 6fdf is missing in supported_devices"
 _KFD_DID_MISSING = lazy(r"\bkfd(?: kfd)?: DID (?P<dev>[0-9a-fA-F]{4}) is missing in supported_devices")
 # a uname -a line after other words ("my system - Linux host 4.15.0-99-generic #100~16.04.1-Ubuntu SMP ...")
@@ -213,7 +225,36 @@ _PY_BANNER = lazy(r"^Python (?P<ver>\d+\.\d+\.\d+) \((?:default|main|tags/|heads
 _PY_VERSION_CMD = lazy(r"(?:^|[\s>$#\]])(?:py|python[\d.]{0,5})(?:\.exe)?\s+(?:--version|-V)\s*$")
 _PY_VERSION_OUT = lazy(r"^Python (?P<ver>\d+\.\d+\.\d+)\s*$")
 # pip: "Successfully installed ... torch-2.7.1+rocm7.0.0.dev0 ..."
+# (s19-detgen) the prefixes a log collector puts before each line of a program's output, stripped before the line is
+# read: BuildKit's plain progress ('#12 5.217 ', moby/buildkit util/progress/progressui/printer.go: "#%d %s"
+# with the seconds since the step began), a timestamp in RFC 3339 (GitHub Actions' raw logs, 'docker logs -t',
+# 'kubectl logs --timestamps': '2025-01-02T03:04:05.6789012Z ') and 'cat -n' / 'nl' line numbers ('   241\t').
+# A journald prefix is not stripped here: the process it names decides what the line means (kernel: lines are the
+# kernel's), and the readers that take journald lines read that prefix themselves
+# (journalctl -o short-iso's '<timestamp> <host> <process>[pid]: ' keeps its timestamp: the journald readers read it whole)
+_COLLECTOR_PREFIX = lazy(r"^(?:#\d{1,4} \d{1,6}\.\d{1,3} |\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:?\d\d) "
+                         r"(?![\w.-]{1,64} [\w.@/-]{1,64}(?:\[\d{1,9}\])?: )|"
+                         r"\d{1,6}\t)")
 _PIP_INSTALLED = lazy(r"\bSuccessfully installed\b")
+# (s19-detgen) pip's two reports of the torch an environment holds: `pip show torch` (pip src/pip/_internal/commands/show.py,
+# print_results: "Name: %s" then "Version: %s"; uv pip show prints the same two lines) and the resolver's
+# "Requirement already satisfied: <req> in <location> [(from <parent>)] (<installed version>)" (pip
+# src/pip/_internal/resolution/resolvelib/factory.py / req_install.py): the last parenthesis is the installed version.
+# Not read: "Collecting torch==X" / "torch>=X" (a requirement), another package's lines (torchvision, torchaudio)
+# (s19-detgen) a torch that pip was asked for, not one it installed: its resolver's "Collecting <req>" and
+# "Downloading <url>" (pip src/pip/_internal/operations/prepare.py, "Collecting %s" / "Downloading %s"), "Would install"
+# of --dry-run, and the pip install command line itself -- the install can still fail (2184: the resolver stops on
+# networkx's Requires-Python after collecting torch)
+_PIP_REQUESTED = lazy(r"^(?:Collecting|Downloading|Would install)\s|\bpip3?(?:\.exe)?['\"]?\s+install\s|-m\s+pip\s+install\s")
+_PIP_SHOW_VERSION = lazy(r"^Version:\s+(?P<torch>" + _TORCH_VER + r")\s*$")
+_PIP_SATISFIED_TORCH = lazy(r"^(?:\d{1,6}\.\d{1,3}\s+)?Requirement already satisfied: torch(?:\[[\w,. -]{0,200}\])?"
+                            r"(?:\s*(?:[<>=!~]=?|===)\s*[\w.*+!-]{1,40}(?:\s*,\s*(?:[<>=!~]=?)\s*[\w.*+!-]{1,40}){0,3})?"
+                            r" in \S.{0,400}? \((?P<torch>" + _TORCH_VER + r")\)\s*$")
+# (s19-detgen) uv's line naming the interpreter a project's environment is made with (astral-sh/uv,
+# crates/uv/src/commands/project/environment.rs / venv.rs: "Using {implementation} {version} interpreter at: {path}", and
+# without the path for a managed one): the environment's Python.  Not read: conda info's "python version : X.Y.Z.final.0",
+# the interpreter conda itself runs on (the base environment), not necessarily the active one
+_UV_PYTHON = lazy(r"^Using CPython (?P<ver>3\.\d{1,2}\.\d{1,2})(?: interpreter at: \S.{0,300})?\s*$")
 _PIP_TORCH = lazy(r"(?:^|\s)torch-(?P<ver>\d+\.\d+\.\d+[0-9A-Za-z.+]{0,80})(?=\s|$)")
 # s8-heldq: a command whose first print is torch.__version__ (python -c "import torch; print(torch.__version__); ..."),
 # and the bare version line its output starts with ("2.12.0+rocm7.14.0a20260519")
@@ -349,7 +390,9 @@ _NEEDLES = ("gpu arch : gfx", "gpu arch: gfx", "for isa: amdgcn-amd-amdhsa--", "
             "+cu", "+cpu",  # (s11-heldas: a CUDA or CPU torch named alone, "torch 2.12.0+cu130")
             "major/minor/stepping",  # (s12-heldau: CLR's ISA line at AMD_LOG_LEVEL 3)
             "tensilelibrary_lazy_", "amd rocm (gfx",  # (s13-heldbe: a failed Tensile load, Unsloth's installer)
-            "-nixos-system-")  # (s14-heldbo: a NixOS system derivation's store path, nixos-rebuild's build list)
+            "-nixos-system-",  # (s14-heldbo: a NixOS system derivation's store path, nixos-rebuild's build list)
+            "already satisfied: torch", "using cpython 3.",  # (s19-detgen: pip's installed torch, uv's interpreter)
+            "(radeonsi, ")  # (s19-detgen: Mesa's renderer string, its kernel release)
 
 
 # (s12-heldba) inxi's Graphics section (smxi/inxi, https://codeberg.org/smxi/inxi: GraphicItem's PCI device rows):
@@ -445,12 +488,13 @@ class PasteFacts:
     site_pythons: List[str] = field(default_factory=list)  # (s8-heldq) X.Y of lib/pythonX.Y/site-packages paths
     stdlib_pythons: List[str] = field(default_factory=list)  # (s10-heldaf) X.Y of traceback frames in lib/pythonX.Y
     install_pythons: List[str] = field(default_factory=list)  # (s9-heldr) X.Y.Z of pyenv's / uv's interpreter directories
+    tool_pythons: List[str] = field(default_factory=list)  # (s19-detgen) X.Y.Z of uv's 'Using CPython X.Y.Z' line
 
     @property
     def ok(self) -> bool:
         return bool(self.gpus or self.torch or self.kernels or self.kernel_lines or self.distros or self.pythons
                     or self.amd_smi_headers or self.amdgpu_versions or self.device_extras or self.site_pythons or self.stdlib_pythons
-                    or self.install_pythons)
+                    or self.install_pythons or self.tool_pythons)
 
 
 def smi_gfx(value: str) -> Optional[str]:
@@ -502,8 +546,13 @@ def parse(text: object) -> PasteFacts:
     printed: List[str] = []  # (s11-heldan) a one-liner's print() expressions whose values are still to be read
     printed_left = 0  # lines left to read them in
     printed_ver: Optional[str] = None  # the torch version the one-liner printed
+    pip_show_torch = False  # (s19-detgen) the line before was pip show's "Name: torch": its "Version:" line is next
     rtc_compile = "comgr-" in low and "hiprtc" in low  # (s16-helddd) a kernel comgr compiled at run time for the device
     for raw in text.replace("\r", "\n").split("\n"):
+        if raw[:1].isdigit() or raw[:1] == "#" or raw[:2] == "  ":
+            cp = _COLLECTOR_PREFIX.match(raw.lstrip(" "))
+            if cp:
+                raw = raw.lstrip(" ")[cp.end():]
         line = raw.strip("`\t >")
         if not line or len(line) > 2000:
             continue
@@ -519,6 +568,21 @@ def parse(text: object) -> PasteFacts:
         has_slash = "/" in l
         has_kernel = "kernel" in l
         has_gfx = "gfx" in l
+        if pip_show_torch:
+            pip_show_torch = False
+            m = _PIP_SHOW_VERSION.match(line) if c0 == "v" else None
+            if m and (m.group("torch"), None) not in out.torch:
+                out.torch.append((m.group("torch"), None))
+        if c0 == "n" and l == "name: torch":
+            pip_show_torch = True
+        if "already satisfied: torch" in l:
+            m = _PIP_SATISFIED_TORCH.match(line)
+            if m and (m.group("torch"), None) not in out.torch:
+                out.torch.append((m.group("torch"), None))
+        if c0 == "u" and l.startswith("using cpython 3."):
+            m = _UV_PYTHON.match(line)
+            if m and m.group("ver") not in out.tool_pythons:
+                out.tool_pythons.append(m.group("ver"))
         if "devicepath {" in l and "pci: " in l:
             # (s12-heldav) amdgpu_top's device list ('amdgpu_top -d', its errors and fallbacks): the DevicePath struct
             # in Rust's Debug format, one line: render and card nodes, the PCI address (a string, Some("...") in
@@ -628,6 +692,9 @@ def parse(text: object) -> PasteFacts:
                     out.amd_smi_headers.append(fact)
                 continue
         if "radeonsi" in l:
+            k = _MESA_KERNEL.search(line)
+            if k and k.group("rel") not in out.kernel_lines:
+                out.kernel_lines.append(k.group("rel"))
             m = _MESA_RENDERER.search(line)
             if m and ("mesa", m.group("name")) not in names_seen:
                 names_seen.add(("mesa", m.group("name")))
@@ -848,6 +915,15 @@ def parse(text: object) -> PasteFacts:
                     out.gpus.append(PasteGpu("ollama", name=m.group("name").strip(), bdf=m.group("bdf").lower(),
                                              card=int(m.group("idx"))))
             m = _OLLAMA_COMPUTE.search(line) if not found else None
+            old = _OLLAMA_COMPUTE_OLD.search(line) if not found and m is None else None
+            if old:
+                key = ("ollama-old", old.group("idx"), old.group("gfx"))
+                if key not in names_seen:
+                    names_seen.add(key)
+                    out.gpus.append(PasteGpu("ollama", gfx_target=old.group("gfx"),
+                                             device_id=(old.group("dev") or "").lower() or None,
+                                             name=old.group("name").strip() if old.group("name") else None,
+                                             card=int(old.group("idx")) if old.group("idx").isdigit() else None))
             if m:
                 key = ("ollama", m.group("idx"), m.group("bdf"))
                 if key not in names_seen and not ((m.group("bdf") or "").lower() in ollama_verified):
@@ -994,7 +1070,7 @@ def parse(text: object) -> PasteFacts:
                 fact = (m.group("torch"), m.groupdict().get("hip"))
                 if fact not in out.torch:
                     out.torch.append(fact)
-            elif "torch" in l:
+            elif "torch" in l and not _PIP_REQUESTED.search(line):
                 m = _TORCH_NAMED.search(line)
                 if m:
                     fact = (m.group("torch").rstrip("."), None)

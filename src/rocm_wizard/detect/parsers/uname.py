@@ -29,6 +29,8 @@ _UNAME_A = lazy(r"^\s*Linux\s+(?P<host>\S+)\s+(?P<rel>" + RELEASE_RE + r")\s+(?P
 _PROC_VERSION = lazy(r"^\s*Linux version\s+(?P<rel>" + RELEASE_RE + r")\s+\((?P<rest>.*)$")
 _UNAME_SRM = lazy(r"^\s*Linux\s+(?P<rel>" + RELEASE_RE + r")(?:\s+(?P<arch>" + "|".join(ARCHES) + r"))?\s*$")
 # Ubuntu / Debian style: 6.8.0-45-generic, 6.17.0-1012-oem, 6.1.0-25-amd64, 5.15.0-1050-azure
+# (s19-detgen) HIP's version as hipconfig --version / torch.version.hip print it: 6.2.41133-dd7f95766
+_HIP_VERSION = lazy(r"^\d+\.\d+\.\d{4,}(?:-[0-9a-f]{6,})?$")
 _UBUNTU_FLAVOUR = lazy(r"^\d+\.\d+\.\d+-\d+(?:\.\d+)?-(?P<flavour>[a-z][a-z0-9-]*)$")
 
 
@@ -101,6 +103,14 @@ def looks_like(text: object) -> float:
         cmds = [c for c in (prompt_command(l) for l in lines(text)) if c]
         if any(c.startswith("uname") for c in cmds) or any("/proc/version" in c for c in cmds):
             return 0.95
+        if cmds:
+            # (s19-detgen) the bare value answers another command the paste shows ('$ hipconfig --version' ->
+            # '6.2.41133-dd7f95766', '$ cat /etc/debian_version' -> '12.7'): not the kernel's release
+            return 0.0
+        if _HIP_VERSION.match(first):
+            # HIP's own version string, <major>.<minor>.<build>-<git hash> (hipconfig --version; HIP's
+            # hip_version.h HIP_VERSION_GITHASH): a kernel's patch level never has four digits
+            return 0.0
         # a bare release with a flavour is a kernel; a bare x.y.z(-n) could be many things
         return 0.75 if flavour(first) or re.search(r"[A-Za-z]", first) else 0.35
     return 0.0

@@ -409,7 +409,9 @@ def _python(source: Source, info: OSInfo) -> None:
     # (s9-heldr) the one interpreter the pasted pyenv / uv install directories name (its full version), when they
     # name one only; (s8-heldq) then the one the pasted site-packages paths name; (s10-heldaf) last, the one the
     # traceback frames in an interpreter's standard library name
-    for field_name, how in (("install_pythons", "interpreter directory"), ("site_pythons", "site-packages path"),
+    # (s19-detgen) first of these, the one interpreter uv says it made the environment with
+    for field_name, how in (("tool_pythons", "uv's interpreter line"),
+                            ("install_pythons", "interpreter directory"), ("site_pythons", "site-packages path"),
                             ("stdlib_pythons", "standard-library traceback frame")):
         seen: Dict[str, str] = {}
         for name, text in pastes(source):
