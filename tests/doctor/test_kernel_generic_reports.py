@@ -1,0 +1,91 @@
+"""Issue 28 (s19): the kernel's own generic failure reports around an amdgpu/amdkfd trace -- the oops' die header
+(general protection fault, invalid opcode, 'Oops: NNNN [#N]', arm64's 'Internal error:', 'kernel BUG at'), the RIP/pc
+line naming a function of AMD's GPU modules, RCU's stall reports and the page allocator's failure report.  No row read
+them (set DR read "BUG: ... NULL pointer dereference", the panic line and the 6.19 WARNING header); the catch-all takes
+a kernel-log line only when it names the GPU stack.  Each row is built from the kernel source that prints the line
+(failures.toml names it) and tested on real lines from threads (where each is from beside it) and on near-misses."""
+from __future__ import annotations
+
+import pytest
+
+from rocm_wizard.detect import error_signatures
+from rwtest.heldout import doctor_files, problems
+
+DIE = "kx_kernel_oops_die_header"
+RIP = "kx_kernel_oops_rip_in_amd_gpu_module"
+RCU = "kx_kernel_rcu_stall"
+ALLOC = "kx_kernel_page_allocation_failure"
+
+
+def _ids(text):
+    return [sig.id for sig, _ in error_signatures.scan(text)]
+
+
+@pytest.mark.parametrize("line,row", [
+    # ClangBuiltLinux/linux#735 (amdgpu's display code under clang, kernel 5.4-rc2): the die header of a GPF
+    ("general protection fault: 0000 [#1] PREEMPT SMP NOPTI", DIE),
+    # NVIDIA/k8s-device-plugin#941 (kernel 5.15): the same header with the non-canonical address hint
+    ("[243209.352156] general protection fault, probably for non-canonical address 0x78d29c0722bf7aa1: 0000 [#1] SMP NOPTI",
+     DIE),
+    # a crash-utility summary of a Debian 6.1 kernel's panic (the 'Oops: ' prefix of newer kernels)
+    ('       PANIC: "Oops: general protection fault, probably for non-canonical address 0xdead000000000100: 0000 [#1] '
+     'PREEMPT SMP NOPTI"', DIE),
+    # arm64's die header (an arm64 oops quoted in a kernel-course write-up of a NULL dereference)
+    ("Internal error: Oops: 96000046 [#1] SMP", DIE),
+    # ClangBuiltLinux/linux#735: the register dump's instruction pointer inside amdgpu
+    ("RIP: 0010:CalculatePrefetchSourceLines+0xe3/0x190 [amdgpu]", RIP),
+    # xanmod/linux#301 (amdgpu_bo_unpin under drm_fb_helper_damage_work in the task dump)
+    ("[    8.508914] rcu: INFO: rcu_sched detected expedited stalls on CPUs/tasks: { 8-... } 11 jiffies s: 225 root: 0x1/.",
+     RCU),
+    # cilium/tetragon#328
+    ("[  103.087243] rcu: INFO: rcu_sched detected stalls on CPUs/tasks:", RCU),
+    # a kernel stall report quoted on the linux-kernel list (virtio_net's free_unused_bufs)
+    ("rcu: INFO: rcu_sched self-detected stall on CPU.", RCU),
+    # ROCm/ROCm#6157 (indexed as legacy-rocm-build; Strix Halo, CachyOS 6.19, after amdgpu's 'device wedged')
+    ("[Fri Apr 17 19:56:46 2026] kwin_wayland: page allocation failure: order:0, mode:0xc0d60(GFP_NOFS|__GFP_HIGH|"
+     "__GFP_ZERO|__GFP_COMP|__GFP_NOMEMALLOC), nodemask=(null),cpuset=user@1000.service,mems_allowed=0", ALLOC),
+    # ROCm/amdgpu#174 (suspend with VRAM to evict, Ubuntu 6.8)
+    ("[ 2635.584348] systemd-sleep: page allocation failure: order:0, mode:0x100c02(GFP_NOIO|__GFP_HIGHMEM|__GFP_HARDWALL),"
+     " nodemask=(null),cpuset=systemd-suspend.service,mems_allowed=0", ALLOC),
+])
+def test_each_row_reads_real_lines(line, row):
+    assert row in _ids(line)
+    assert error_signatures.failure_layer(row) == "kernel"
+
+
+@pytest.mark.parametrize("line", [
+    # a user process's GPF (traps.c's 'traps: ... general protection fault ip:...'): set BK's rows, not an oops header
+    "[  531.666641] traps: python[7820] general protection fault ip:7fc0288b09df sp:7fbd8b5fa850 error:0 in "
+    "libamdhip64.so.7.2.70201[2b09df,7fc028623000+481000]",
+    # an instruction pointer in another module's function (NVIDIA's __kmalloc, i915): not AMD's GPU driver
+    "[243209.352242] RIP: 0010:__kmalloc+0x111/0x330",
+    "RIP: 0010:i915_gem_object_get_pages_gtt+0x110/0x467 [i915]",
+    # RCU's follow-up lines and a prose mention carry no stall report of their own
+    "[  103.088153] rcu: RCU grace-period kthread stack dump:",
+    "the machine shows rcu stalls when the GPU hangs",
+    # the allocator's warning header with __GFP_NOWARN callers suppressed: no failure line
+    "[Fri Apr 17 19:56:46 2026] warn_alloc: 47 callbacks suppressed",
+])
+def test_near_misses_are_not_read(line):
+    assert not {DIE, RIP, RCU, ALLOC} & set(_ids(line))
+
+
+def test_an_oops_in_amdgpu_without_its_bug_line_leads_at_the_kernel(tmp_path):
+    # ClangBuiltLinux/linux#735's dmesg as posted (the header, the task, the RIP and the call trace): before these rows
+    # its only failure words were in the call trace's frames
+    dmesg = "\n".join([
+        "general protection fault: 0000 [#1] PREEMPT SMP NOPTI",
+        "CPU: 0 PID: 786 Comm: systemd-udevd Tainted: P           O      5.4.0-rc2-1-me-clang+ #3",
+        "Hardware name: System manufacturer System Product Name/ROG STRIX X470-F GAMING, BIOS 5007 06/17/2019",
+        "RIP: 0010:CalculatePrefetchSourceLines+0xe3/0x190 [amdgpu]",
+        "RSP: 0018:ffff943717476db8 EFLAGS: 00010246",
+        "Call Trace:",
+        " dml20v2_ModeSupportAndSystemConfigurationFull+0x47ec/0x6c90 [amdgpu]",
+        " dml_get_voltage_level+0x1ea/0x200 [amdgpu]",
+        " dcn20_fast_validate_bw+0x290/0x990 [amdgpu]",
+    ])
+    diag = doctor_files(tmp_path, {"dmesg.txt": dmesg + "\n"})
+    found = problems(diag)
+    assert found and found[0] == ("known-failure", "kernel")  # (before: the catch-all's unrecognised line)
+    lead = next(f for f in diag.findings if f.id == "known-failure")
+    assert any(DIE in e for e in lead.evidence) and any(RIP in e for e in lead.evidence)
