@@ -15,6 +15,7 @@ DIE = "kx_kernel_oops_die_header"
 RIP = "kx_kernel_oops_rip_in_amd_gpu_module"
 RCU = "kx_kernel_rcu_stall"
 ALLOC = "kx_kernel_page_allocation_failure"
+FRAMEWORK = "kx_kernel_fault_line_in_framework_library"
 
 
 def _ids(text):
@@ -51,6 +52,32 @@ def _ids(text):
 def test_each_row_reads_real_lines(line, row):
     assert row in _ids(line)
     assert error_signatures.failure_layer(row) == "kernel"
+
+
+@pytest.mark.parametrize("line", [
+    # ggml-org/llama.cpp#13172 (llama-parallel crashing in libllama)
+    "[152970.213392] llama-parallel[398992]: segfault at 8 ip 00007f8fb6e5bde0 sp 00007ffd3eda32e8 error 4 in "
+    "libllama.so[7f8fb6e2c000+103000] likely on CPU 10 (core 20, socket 0)",
+    # the same kernel formats for ggml's HIP back-end and PyTorch's HIP library (traps.c's trap and GPF lines)
+    "[ 7234.567890] llama-server[999]: trap divide error ip:7f00aa sp:7ffdbb error:0 in libggml-hip.so[7f00aa000+1000]",
+    "[ 9234.567890] traps: python3[1234] general protection fault ip:7f1c00 sp:7ffc00 error:0 in "
+    "libtorch_hip.so[7f1c00000+1a0000]",
+])
+def test_a_crash_in_a_frameworks_library_is_the_frameworks(line):
+    ids = _ids(line)
+    assert FRAMEWORK in ids and error_signatures.failure_layer(FRAMEWORK) == "framework"
+
+
+@pytest.mark.parametrize("line,row", [
+    # the HIP runtime's and a math library's own libraries keep their rows (set BK, s10x)
+    ("[  531.666641] traps: python[7820] general protection fault ip:7fc0288b09df sp:7fbd8b5fa850 error:0 in "
+     "libamdhip64.so.7.2.70201[2b09df,7fc028623000+481000]", "bk_kernel_fault_line_in_hip_runtime"),
+    ("[ 1234.567890] python3[4321]: segfault at 18 ip 00007f3c2a1b2c3d sp 00007ffd1a2b3c40 error 4 in "
+     "librocblas.so.4.2.60200[7f3c2a000000+3c5000]", "s10x_crash_in_rocm_math_library"),
+])
+def test_the_stacks_own_libraries_keep_their_rows(line, row):
+    ids = _ids(line)
+    assert row in ids and FRAMEWORK not in ids
 
 
 @pytest.mark.parametrize("line", [
