@@ -107,7 +107,7 @@ SIGNATURES: Tuple[Signature, ...] = (
         meaning="/dev/kfd exists but the kernel driver refused to open it",
         needles=('/dev/kfd',)),
     Signature(
-        "amdgpu_init_failed", r"amdgpu.*(Fatal error during GPU init|probe of \S+ failed with error|amdgpu_device_ip_init failed|hw_init of IP block .* failed|sw_init of IP block .* failed|PSP firmware loading failed|gpu post error|ring \S+ test failed)",
+        "amdgpu_init_failed", r"amdgpu.*(Fatal error during GPU init|probe of \S+ failed with error|amdgpu_device_ip_init failed|hw_init of IP block .* failed|sw_init of IP block .* failed|early_init of IP block .* failed|PSP firmware loading failed|gpu post error|ring \S+ test failed)",
         source="linux drivers/gpu/drm/amd/amdgpu/amdgpu_device.c and amdgpu_kms.c (dev_err messages)",
         meaning="the amdgpu kernel driver failed to initialise the GPU",
         needles=('amdgpu',)),

@@ -2167,6 +2167,18 @@ def _compile_window_faults(by_layer: Dict[str, List[Tuple[Any, str]]], pairs) ->
     return out, note
 
 
+# s19-fwblobs (set DV, 2360, 2362): the kernel's firmware-loader line ('Direct firmware load for amdgpu/<file> failed with
+# error -2') and an old IP block's own 'gfx8: Failed to load firmware' are amdgpu-init-failed's signature lines
+# (amdgpu_firmware_missing), which that rule reports at the kernel layer as the GPU failing to start when an init-failure
+# line is there too.  The blocks' own '*ERROR* Failed to load <block> firmware!' (rows fw_psp_load_failed,
+# fw_mc_load_failed..., which name the cause at firmware) is not always printed: an early_init failure has none (2362,
+# amdgpu_device_ip_early_init), newer kernels dropped some as noise (an amd-gfx patch removing the SDMA blocks'), and a
+# wrapped paste splits it (2360).  Then the missing file is named only by these lines: known-failure reports them as
+# the cause beside the rule's consequence whenever an init failure is in the paste.  Alone (no init failure) the rule
+# already reports them at firmware.
+_FIRMWARE_CAUSE_ROWS = frozenset({"dv_amdgpu_firmware_file_missing", "dv_amdgpu_ip_block_firmware_load_failed"})
+
+
 @rule("known-failure")
 def known_failure(ctx: Context, meta: RuleMeta) -> Optional[List[Match]]:
     """Sightings of catalogue rows that no specific rule reports (a specific rule names the row in
@@ -2193,6 +2205,7 @@ def known_failure(ctx: Context, meta: RuleMeta) -> Optional[List[Match]]:
             summary_at[(sid, line)] = failure_lines.summary_layer(ctx.error_text, line) or ""
     # a line a specific rule already reports (through one of its signatures) is left to that rule
     reported = {text for sid, text in pairs if sid in claimed}
+    init_failed = any(sid == "amdgpu_init_failed" for sid, _t in pairs)
     quoted = "\n".join(ctx.reported)
     for sid, text in pairs:
         row = error_signatures.failure(sid)
@@ -2200,7 +2213,7 @@ def known_failure(ctx: Context, meta: RuleMeta) -> Optional[List[Match]]:
             # a known failure text of the Python table (no catalogue row): its rule needs facts the
             # paste may lack (groups, the GPU list); when no finding quotes the line, report it here
             row = _signature_row(sid)
-        if row is None or row.id in claimed or text in reported:
+        if row is None or row.id in claimed or (text in reported and not (init_failed and row.id in _FIRMWARE_CAUSE_ROWS)):
             continue
         if not text or (row.id, text) in seen:
             continue
