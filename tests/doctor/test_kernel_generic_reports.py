@@ -3,7 +3,8 @@
 line naming a function of AMD's GPU modules, RCU's stall reports and the page allocator's failure report.  No row read
 them (set DR read "BUG: ... NULL pointer dereference", the panic line and the 6.19 WARNING header); the catch-all takes
 a kernel-log line only when it names the GPU stack.  Each row is built from the kernel source that prints the line
-(failures.toml names it) and tested on real lines from threads (where each is from beside it) and on near-misses."""
+(failures.toml names it) and tested on real lines from threads (where each is from beside it) and on near-misses.
+At the end: Mesa's winsys refusing a chip it has no entry for, the other silent line a held-out set (DX) met."""
 from __future__ import annotations
 
 import pytest
@@ -116,3 +117,27 @@ def test_an_oops_in_amdgpu_without_its_bug_line_leads_at_the_kernel(tmp_path):
     assert found and found[0] == ("known-failure", "kernel")  # (before: the catch-all's unrecognised line)
     lead = next(f for f in diag.findings if f.id == "known-failure")
     assert any(DIE in e for e in lead.evidence) and any(RIP in e for e in lead.evidence)
+
+
+MESA = "mesa_amdgpu_unknown_chip"
+
+
+@pytest.mark.parametrize("line", [
+    # snapcrafters/tmnationsforever#41 (a Snap's bundled Mesa on a Radeon 780M, Ubuntu 23.10)
+    "amdgpu: unknown (family_id, chip_external_rev): (148, 10)",
+    # LizardByte/Sunshine#931 (AMF encoding on an RX 7600, Ubuntu 20.04's Mesa)
+    "\u201camdgpu: unknown (family_id, chip_external_rev): (145, 16)\u201d",
+    # a BC-250 on stock Mesa, as a write-up quotes RADV's line (no space after the comma)
+    "RADV loads but reports `amdgpu: unknown (family_id, chip_external_rev): (143,132)`",
+])
+def test_mesas_unknown_chip_line_is_read_at_the_framework(line):
+    # (mesa/mesa src/amd/common/ac_gpu_info.c; Mesa's lines are read at framework, like the Vulkan/OpenGL users)
+    assert MESA in _ids(line) and error_signatures.failure_layer(MESA) == "framework"
+
+
+@pytest.mark.parametrize("line", [
+    "amdgpu: amdgpu_device_initialize failed.",  # the winsys's other refusal (its own rows)
+    "[    0.912143] [drm] initializing kernel modesetting (PITCAIRN 0x1002:0x6818 0x174B:0xE241 0x00).",
+])
+def test_other_winsys_and_kernel_lines_are_not_the_unknown_chip(line):
+    assert MESA not in _ids(line)
