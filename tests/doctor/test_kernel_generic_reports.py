@@ -10,17 +10,13 @@ from __future__ import annotations
 import pytest
 
 from rocm_wizard.detect import error_signatures
-from rwtest.heldout import doctor_files, problems
+from rwtest.heldout import doctor_files, ids, problems
 
 DIE = "kx_kernel_oops_die_header"
 RIP = "kx_kernel_oops_rip_in_amd_gpu_module"
 RCU = "kx_kernel_rcu_stall"
 ALLOC = "kx_kernel_page_allocation_failure"
 FRAMEWORK = "kx_kernel_fault_line_in_framework_library"
-
-
-def _ids(text):
-    return [sig.id for sig, _ in error_signatures.scan(text)]
 
 
 @pytest.mark.parametrize("line,row", [
@@ -51,7 +47,7 @@ def _ids(text):
      " nodemask=(null),cpuset=systemd-suspend.service,mems_allowed=0", ALLOC),
 ])
 def test_each_row_reads_real_lines(line, row):
-    assert row in _ids(line)
+    assert row in ids(line)
     assert error_signatures.failure_layer(row) == "kernel"
 
 
@@ -65,8 +61,8 @@ def test_each_row_reads_real_lines(line, row):
     "libtorch_hip.so[7f1c00000+1a0000]",
 ])
 def test_a_crash_in_a_frameworks_library_is_the_frameworks(line):
-    ids = _ids(line)
-    assert FRAMEWORK in ids and error_signatures.failure_layer(FRAMEWORK) == "framework"
+    found = ids(line)
+    assert FRAMEWORK in found and error_signatures.failure_layer(FRAMEWORK) == "framework"
 
 
 @pytest.mark.parametrize("line,row", [
@@ -77,8 +73,8 @@ def test_a_crash_in_a_frameworks_library_is_the_frameworks(line):
      "librocblas.so.4.2.60200[7f3c2a000000+3c5000]", "s10x_crash_in_rocm_math_library"),
 ])
 def test_the_stacks_own_libraries_keep_their_rows(line, row):
-    ids = _ids(line)
-    assert row in ids and FRAMEWORK not in ids
+    found = ids(line)
+    assert row in found and FRAMEWORK not in found
 
 
 @pytest.mark.parametrize("line", [
@@ -95,7 +91,7 @@ def test_the_stacks_own_libraries_keep_their_rows(line, row):
     "[Fri Apr 17 19:56:46 2026] warn_alloc: 47 callbacks suppressed",
 ])
 def test_near_misses_are_not_read(line):
-    assert not {DIE, RIP, RCU, ALLOC} & set(_ids(line))
+    assert not {DIE, RIP, RCU, ALLOC} & set(ids(line))
 
 
 def test_an_oops_in_amdgpu_without_its_bug_line_leads_at_the_kernel(tmp_path):
@@ -132,7 +128,7 @@ MESA = "mesa_amdgpu_unknown_chip"
 ])
 def test_mesas_unknown_chip_line_is_read_at_the_framework(line):
     # (mesa/mesa src/amd/common/ac_gpu_info.c; Mesa's lines are read at framework, like the Vulkan/OpenGL users)
-    assert MESA in _ids(line) and error_signatures.failure_layer(MESA) == "framework"
+    assert MESA in ids(line) and error_signatures.failure_layer(MESA) == "framework"
 
 
 @pytest.mark.parametrize("line", [
@@ -140,4 +136,4 @@ def test_mesas_unknown_chip_line_is_read_at_the_framework(line):
     "[    0.912143] [drm] initializing kernel modesetting (PITCAIRN 0x1002:0x6818 0x174B:0xE241 0x00).",
 ])
 def test_other_winsys_and_kernel_lines_are_not_the_unknown_chip(line):
-    assert MESA not in _ids(line)
+    assert MESA not in ids(line)
