@@ -1157,8 +1157,12 @@ def amdgpu_init_failed(ctx: Context, meta: RuleMeta) -> Optional[Match]:
                          "this GPU's files; if the GPU works, check dmesg for 'Fatal error during GPU init' first.",
                      severity="warning", data={"layer": "firmware"})
     if "amdgpu_firmware_missing" in sigs:
+        # s20: the GPU failed to start and the driver named a firmware file it could not load: the init failure sits at
+        # the firmware layer, as a failed discovery table's or a stuck VBIOS table's does below (the catalogue's
+        # missing-firmware rows say firmware too; fixture 204)
         return Match(ev, fix="Install a newer linux-firmware (or the firmware that comes with amdgpu-dkms) that has "
-                             "this GPU's files, then reboot.")
+                             "this GPU's files, then reboot.",
+                     data={"layer": "firmware"})
     discovery = _firmware_discovery_lines(ctx)
     if discovery:
         # s15-heldcy (1981): the init failed because the IP discovery table the GPU's firmware (IFWI) leaves in VRAM
