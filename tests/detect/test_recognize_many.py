@@ -360,7 +360,9 @@ def test_detect_with_the_worker_s_later_answers_is_detect_in_one_process(tmp_pat
     for name, text in named:
         (tmp_path / name).write_text(text, encoding="utf-8")
     _may_fork_here(monkeypatch, named)
-    pastes = {text for _n, text in named}
+    from rocm_wizard.detect.paste_text import normalise
+
+    pastes = {normalise(text) for _n, text in named}  # (as the bundle reads them)
     asked = []
     real_answer = _forked.answer
 

@@ -54,7 +54,17 @@ def _err(msg: str) -> None:
 
 
 def _read_error_log(spec: Optional[str]) -> Optional[str]:
-    """The log's text; raises ValueError with a message for the user."""
+    """The log's text (a web page's or mail's rendering undone, as a pasted file's is: detect/paste_text.py);
+    raises ValueError with a message for the user."""
+    text = _read_error_log_raw(spec)
+    if text is None:
+        return None
+    from ..detect.paste_text import normalise
+
+    return normalise(text)
+
+
+def _read_error_log_raw(spec: Optional[str]) -> Optional[str]:
     if spec is None:
         return None
     if spec == "-":

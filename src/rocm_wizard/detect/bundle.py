@@ -46,6 +46,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from .. import limits
 from ..limits import LimitError
 from ..termsafe import clean
+from .paste_text import normalise
 from .sources import DEFAULT_TIMEOUT, KIND_COMMANDS, Raw, Source, command_key, decode, is_gpu_env
 
 FORMAT = "rocm-wizard-snapshot"
@@ -449,7 +450,9 @@ class BundleSource(Source):
                 break
             # sanitised once here (terminal sequences, control characters; a lone CR ends a line as
             # clean_lines reads it), not again by every parser that looks at a segment
-            texts.append((rel, clean(decode(data).replace("\r\n", "\n").replace("\r", "\n"))))
+            # (and a web page's, chat's or mail's rendering undone: no-break spaces, curly quotes, entities,
+            # reply quote marks, escaped line breaks; detect/paste_text.py)
+            texts.append((rel, normalise(clean(decode(data).replace("\r\n", "\n").replace("\r", "\n")))))
         self._paste_cache = texts
         return texts
 

@@ -1,0 +1,93 @@
+"""A paste copied out of a web page, a chat or a mail is read as the program printed it
+(src/rocm_wizard/detect/paste_text.py): real fixtures re-rendered the ways other sites carry them
+(no-break spaces, curly quotes, HTML entities, reply quote marks, escaped line breaks; the renderings
+of scripts/paste_renderings.py) keep doctor's lead layer, and what only looks like a rendering (a
+Python prompt, a Windows path, an ampersand) is left as it is."""
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from rocm_wizard.detect import error_signatures
+from rocm_wizard.detect.paste_text import normalise
+from rwtest.heldout import fixture, lead_layer
+
+_SPEC = importlib.util.spec_from_file_location(
+    "paste_renderings", Path(__file__).resolve().parents[2] / "scripts" / "paste_renderings.py")
+renderings = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(renderings)  # type: ignore[union-attr]
+
+UNDONE = ["nbsp", "smart_quotes", "entities", "reply_quote", "escaped_breaks"]
+# fixtures of every layer that lost their layer under at least one of these renderings before paste_text
+SAMPLE = ["204", "2324", "2331", "2373", "1104", "1361", "410", "515"]
+
+
+@pytest.mark.parametrize("rendering", UNDONE)
+def test_rendered_fixtures_keep_their_lead_layer(tmp_path, rendering):
+    for num in SAMPLE:
+        folder = fixture(num)
+        stored = lead_layer(folder)
+        assert stored is not None, num
+        copy = renderings.render(folder, tmp_path, renderings.RENDERINGS[rendering])
+        assert lead_layer(copy) == stored, (rendering, num)
+
+
+@pytest.mark.parametrize("line,row", [
+    # a line of a real fixture (1361, 2331) as a web page with no-break spaces and curly quotes carries it
+    ("ImportError:\u00a0libamdhip64.so.6:\u00a0cannot\u00a0open\u00a0shared\u00a0object\u00a0file:\u00a0No\u00a0such"
+     "\u00a0file\u00a0or\u00a0directory", "shared_object_missing_import"),
+    ("RuntimeError: HIP error: invalid device function\u2028next", "no_binary_for_gpu"),
+    ("&gt; hipErrorNoBinaryForGpu: Unable to find code object for all current devices!", "no_binary_for_gpu"),
+    ("{\"log\":\"rocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat: No such file or "
+     "directory\\nrocBLAS error: Could not initialize Tensile host:\\nregex_error(error_backtracking)\\n\\n\"}",
+     "tensile"),
+])
+def test_a_rendered_line_is_read_as_printed(line, row):
+    text = normalise(line)
+    assert "\u00a0" not in text and "&gt;" not in text
+    found = {s.id for s, _ in error_signatures.scan(text)}
+    assert any(row in sid for sid in found), found
+
+
+def test_each_rendering_is_undone_exactly():
+    printed = "hipErrorNoBinaryForGpu: 'gfx1103' \"x\" <a> & done\n  next line"
+    assert normalise(renderings.nbsp(printed)) == printed
+    assert normalise(renderings.smart_quotes(printed)) == printed
+    assert normalise(renderings.entities(printed)) == printed
+    assert normalise(renderings.reply_quote(printed)) == printed
+    # (the escaped form of a text of three lines or more: a one-line JSON string of a whole log)
+    three = printed + "\nthird\nfourth"
+    assert normalise(renderings.escaped_breaks(three)) == three
+    assert normalise("\uff32untime\uff25rror\uff1a x") == "RuntimeError: x"
+
+
+@pytest.mark.parametrize("text", [
+    ">>> import torch\n>>> torch.cuda.is_available()\nFalse",       # a Python prompt, not a quote
+    ">>>>>>> branch\n=======",                                        # a merge marker
+    "C:\\new\\nvidia\\next\\nodes\\n1 not found",                      # a Windows path, not escaped breaks
+    "printf(\"a\\nb\") failed",                                        # too few escaped breaks to be an output
+    "R&D & friends; AT&T;",                                           # ampersands that are no entity
+    "torch>=2.4 -> ok",
+    "plain ASCII text\nwith two lines",
+])
+def test_what_only_looks_like_a_rendering_is_left(text):
+    assert normalise(text) == text
+
+
+def test_nested_quotes_and_a_quoted_python_prompt():
+    assert normalise("> > [   3.1] amdgpu: ring gfx timeout\n> >>> x") == "[   3.1] amdgpu: ring gfx timeout\n>>> x"
+
+
+def test_an_ascii_text_comes_back_unchanged_and_is_the_same_object():
+    text = "amdgpu 0000:03:00.0: amdgpu: ring gfx_0.0.0 timeout\n" * 50
+    assert normalise(text) is text
+
+
+def test_the_error_log_option_reads_a_rendered_log(tmp_path):
+    from rocm_wizard.commands.doctor import _read_error_log
+
+    log = tmp_path / "log.txt"
+    log.write_text("&gt;\u00a0RuntimeError:\u00a0No\u00a0HIP\u00a0GPUs\u00a0are\u00a0available\n", encoding="utf-8")
+    assert _read_error_log(str(log)) == "RuntimeError: No HIP GPUs are available\n"
