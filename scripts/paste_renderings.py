@@ -8,8 +8,8 @@ writes every failing labelled fixture of tests/data/real again with its text fil
 way (into a temporary folder, removed after), runs detection and diagnosis on the copy, and prints
 how many are warned, have a finding at the labelled layer and lead at it, against the fixtures as
 stored, with the fixtures that lost their layer.  The renderings undone by paste_text.normalise are
-the first five; the others (hard-wrapped lines, lost line breaks, list bullets) are measured to show
-what is not undone.
+the first eight; the others (a service's lines in the journal, hard-wrapped lines, lost line breaks,
+list bullets) are measured to show what is not undone.
 """
 from __future__ import annotations
 
@@ -64,6 +64,26 @@ def escaped_breaks(text):
     return text.replace("\n", "\\n")
 
 
+def compose(text):
+    """each line behind Docker Compose's container column"""
+    return _lines(text, lambda line: "app-1  | " + line)
+
+
+def ci_timestamps(text):
+    """each line behind an RFC 3339 stamp (a CI runner's raw log, docker logs -t)"""
+    return "\n".join("2026-03-01T10:11:%02d.1234567Z %s" % (i % 60, line) for i, line in enumerate(text.split("\n")))
+
+
+def kubectl_prefix(text):
+    """each line behind kubectl logs --prefix's pod and container"""
+    return _lines(text, lambda line: "[pod/vllm-0/vllm] " + line)
+
+
+def journal_service(text):
+    """each line as the journal holds a service's output (syslog's stamp, host, process[pid])"""
+    return _lines(text, lambda line: "Mar 01 10:11:12 host python3[4242]: " + line)
+
+
 def wrapped80(text):
     """hard-wrapped at 80 columns (a mailing list, a narrow terminal's copy)"""
     out = []
@@ -86,8 +106,9 @@ def bullets(text):
     return _lines(text, lambda line: "- " + line if line.strip() else line)
 
 
-RENDERINGS = {f.__name__: f for f in (nbsp, smart_quotes, entities, reply_quote, escaped_breaks, wrapped80,
-                                       joined_pairs, bullets)}
+RENDERINGS = {f.__name__: f for f in (nbsp, smart_quotes, entities, reply_quote, escaped_breaks, compose,
+                                       ci_timestamps, kubectl_prefix, journal_service, wrapped80, joined_pairs,
+                                       bullets)}
 
 
 def failing_fixtures():

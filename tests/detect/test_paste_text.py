@@ -19,7 +19,8 @@ _SPEC = importlib.util.spec_from_file_location(
 renderings = importlib.util.module_from_spec(_SPEC)
 _SPEC.loader.exec_module(renderings)  # type: ignore[union-attr]
 
-UNDONE = ["nbsp", "smart_quotes", "entities", "reply_quote", "escaped_breaks"]
+UNDONE = ["nbsp", "smart_quotes", "entities", "reply_quote", "escaped_breaks", "compose", "ci_timestamps",
+          "kubectl_prefix"]
 # fixtures of every layer that lost their layer under at least one of these renderings before paste_text
 SAMPLE = ["204", "2324", "2331", "2373", "1104", "1361", "410", "515"]
 
@@ -61,6 +62,28 @@ def test_each_rendering_is_undone_exactly():
     three = printed + "\nthird\nfourth"
     assert normalise(renderings.escaped_breaks(three)) == three
     assert normalise("\uff32untime\uff25rror\uff1a x") == "RuntimeError: x"
+    for rendering in ("compose", "ci_timestamps", "kubectl_prefix"):
+        assert normalise(renderings.RENDERINGS[rendering](three)) == three, rendering
+
+
+@pytest.mark.parametrize("pasted,printed", [
+    # BuildKit's plain progress (moby/buildkit progressui printer.go: "#%d %s" with the step's seconds)
+    ("#12 5.217 CMake Error at CMakeLists.txt:12 (find_package):", "CMake Error at CMakeLists.txt:12 (find_package):"),
+    # kubectl logs --prefix --timestamps: the pod, then the stamp
+    ("[pod/ollama-5c9/ollama] 2025-01-02T03:04:05.678901234Z Error: no ROCm devices", "Error: no ROCm devices"),
+    # docker logs -t with an offset instead of Z
+    ("2025-01-02T03:04:05+01:00 RuntimeError: No HIP GPUs are available", "RuntimeError: No HIP GPUs are available"),
+])
+def test_a_collector_prefix_is_stripped(pasted, printed):
+    assert normalise(pasted) == printed
+
+
+def test_compose_lines_are_stripped_only_where_they_are_most_of_the_text():
+    logs = "ollama-1  | time=x level=ERROR msg=a\nollama-1  | b\nwebui-1   | c\n"
+    assert normalise(logs) == "time=x level=ERROR msg=a\nb\nc\n"
+    # a user's own table whose first column happens to end in a number: one row among prose is kept
+    table = "The GPUs:\nMI300X-1 | gfx942\nsee above\nand below\nand more\nmore\n"
+    assert normalise(table) == table
 
 
 @pytest.mark.parametrize("text", [
@@ -71,6 +94,10 @@ def test_each_rendering_is_undone_exactly():
     "R&D & friends; AT&T;",                                           # ampersands that are no entity
     "torch>=2.4 -> ok",
     "plain ASCII text\nwith two lines",
+    # journalctl -o short-iso: host and process after the stamp say whose line it is (the kernel's)
+    "2026-02-27T08:57:36+0100 host kernel: amdgpu 0000:03:00.0: amdgpu: ring gfx timeout",
+    # dmesg --time-format iso (a comma before the fraction): the kernel log reader reads it whole
+    "2024-01-02T03:04:05,123456+01:00 amdgpu 0000:03:00.0: amdgpu: ring gfx timeout",
 ])
 def test_what_only_looks_like_a_rendering_is_left(text):
     assert normalise(text) == text

@@ -11,12 +11,15 @@ colon after a word and one space, a line that starts with the program's own pref
 these leaves a known failure unread.  Measured on the labelled real fixtures re-rendered each of
 these ways (``scripts/paste_renderings.py``, before this module): with no-break spaces doctor placed 480 of 910 failing
 fixtures at their layer instead of 851; curly quotes 811, HTML entities 806, quoted lines 831,
-escaped line breaks 765.
+escaped line breaks 765, behind Docker Compose's column 825, a CI runner's stamps 829, kubectl's pod
+prefix 821.
 
 :func:`normalise` undoes what can be undone without guessing: it maps the Unicode space and quote
 characters to their ASCII forms (and drops zero-width ones), decodes the few HTML entities a plain
-text would hold, strips reply quote marks ("> ", nested too; not a Python prompt ">>>"), and splits
-a line that carries three or more escaped line breaks.  What cannot be undone is left: a line that
+text would hold, strips reply quote marks ("> ", nested too; not a Python prompt ">>>") and the prefixes
+log collectors put before each line (a CI log's or ``docker logs -t``'s RFC 3339 stamp, BuildKit's step,
+``kubectl logs --prefix``'s pod, Docker Compose's container column), and splits a line that carries
+three or more escaped line breaks.  What cannot be undone is left: a line that
 was hard-wrapped at a width, or lines that lost their breaks, are read as they are.
 """
 from __future__ import annotations
@@ -53,6 +56,33 @@ _WINDOWS_PATH = re.compile(r"(?<![A-Za-z])[A-Za-z]:\\\\?[A-Za-z_$]")
 _ESCAPED_BREAKS = 3
 
 
+# the prefixes a log collector puts before every line of a program's output, stripped so the line starts as the
+# program printed it: a timestamp in RFC 3339 (GitHub Actions' raw logs, 'docker logs -t', 'kubectl logs
+# --timestamps': '2025-01-02T03:04:05.6789012Z '), but not journalctl -o short-iso's, whose host and process name
+# after it say whose line it is (the kernel's); BuildKit's plain progress ('#12 5.217 ', moby/buildkit
+# util/progress/progressui/printer.go); 'kubectl logs --prefix' ('[pod/<name>/<container>] ', kubectl's logs command);
+# Docker Compose's container column ('<service>-1  | ', docker/compose's log printer: the container's name, which ends in
+# its replica number, padded to the longest one, then '|'), taken only when it is on most lines of the text
+_LINE_PREFIX = re.compile(
+    r"^(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:?\d\d) (?![\w.-]{1,64} [\w.@/-]{1,64}(?:\[\d{1,9}\])?: )"
+    r"|#\d{1,4} \d{1,6}\.\d{1,3} "
+    r"|\[(?:pod|deployment|job|statefulset|daemonset|replicaset)/[^\]\s]{1,253}\] )", re.M)
+_COMPOSE = re.compile(r"^[A-Za-z0-9][\w.-]{0,80}[-_]\d{1,3}\s{1,40}\|(?: |$)", re.M)
+_PREFIXES_AT_MOST = 3  # (kubectl's prefix before its timestamp, Compose's before a program's RFC 3339 stamp)
+
+
+def _strip_collectors(text: str) -> str:
+    compose = len(_COMPOSE.findall(text))
+    if compose >= 3 and 2 * compose >= sum(1 for line in text.split("\n") if line.strip()):
+        text = _COMPOSE.sub("", text)
+    for _ in range(_PREFIXES_AT_MOST):
+        stripped = _LINE_PREFIX.sub("", text)
+        if stripped == text:
+            break
+        text = stripped
+    return text
+
+
 def _entity(m: "re.Match[str]") -> str:
     name = m.group(1)
     if name[0] != "#":
@@ -76,6 +106,8 @@ def normalise(text: str) -> str:
         text = _ENTITY.sub(_entity, text)
     if ">" in text and _QUOTE.search(text):
         text = _QUOTE.sub("", text)
+    if _LINE_PREFIX.search(text) or ("|" in text and _COMPOSE.search(text)):
+        text = _strip_collectors(text)
     if "\\n" in text:
         text = "\n".join(_unescape_line(line) if "\\n" in line else line for line in text.split("\n"))
     return text
