@@ -118,3 +118,44 @@ def test_the_error_log_option_reads_a_rendered_log(tmp_path):
     log = tmp_path / "log.txt"
     log.write_text("&gt;\u00a0RuntimeError:\u00a0No\u00a0HIP\u00a0GPUs\u00a0are\u00a0available\n", encoding="utf-8")
     assert _read_error_log(str(log)) == "RuntimeError: No HIP GPUs are available\n"
+
+
+# -- a service's lines in the journal -----------------------------------------------------------------------------------
+def test_a_service_s_journal_line_is_read_by_the_catalogue_with_its_line_as_pasted(tmp_path):
+    from rocm_wizard.detect import detect_snapshot
+
+    # (Ollama under systemd loading ROCr on a GPU it does not know: the row quotes ROCr's line from its start)
+    pasted = [
+        "Mar 01 10:11:12 box ollama[4242]: time=2026-03-01T10:11:12.000Z level=INFO source=gpu.go:217 msg=\"looking\"",
+        "Mar 01 10:11:12 box ollama[4242]: ROCR: unsupported GPU",
+    ]
+    (tmp_path / "journal.txt").write_text("\n".join(pasted) + "\n", encoding="utf-8")
+    plain = {s.id for s, _ in error_signatures.scan("\n".join(pasted))}
+    found = {(e.signature, e.text) for e in detect_snapshot(str(tmp_path)).errors}
+    hidden = {sid for sid, text in found if sid not in plain and sid != "unrecognised"}
+    assert hidden, found  # rows the prefix hid from the scan of the text as pasted
+    assert all(text in pasted for sid, text in found if sid in hidden)
+
+
+def test_a_traceback_header_in_the_journal_is_no_failure(tmp_path):
+    from rocm_wizard.detect import detect_snapshot
+
+    (tmp_path / "journal.txt").write_text(
+        "Mar 01 10:11:12 box python3[4242]: Traceback (most recent call last):\n"
+        "Mar 01 10:11:12 box python3[4242]:   File \"/srv/app/main.py\", line 3, in <module>\n"
+        "Mar 01 10:11:12 box python3[4242]: RuntimeError: No HIP GPUs are available\n", encoding="utf-8")
+    texts = [e.text for e in detect_snapshot(str(tmp_path)).errors]
+    assert not any("Traceback" in t for t in texts), texts
+    assert any("No HIP GPUs" in t for t in texts), texts
+
+
+@pytest.mark.parametrize("text,want", [
+    ("avril 30 18:16:51 host ollama[2038]: Error: x\n", "Error: x\n"),
+    ("2026-02-27T08:57:36+0100 host comfyui[77]: RuntimeError: y", "RuntimeError: y"),
+    ("Mar 01 10:11:12 host kernel: amdgpu 0000:03:00.0: amdgpu: z", None),  # the kernel's lines keep theirs
+    ("no journal here", None),
+])
+def test_journal_messages(text, want):
+    from rocm_wizard.detect.paste_text import journal_messages
+
+    assert journal_messages(text) == want

@@ -650,7 +650,8 @@ _FRAME = re.compile(r'^\s+File "[^"\n]{1,400}", line \d+, in ')
 # line "return run(*popenargs, timeout=timeout, check=True," holds error-looking words, its frame says nothing failed)
 _FRAME_ANY = re.compile(r'(?:^|\s)File "[^"\n]{1,400}", line \d+, in \S')
 _CARETS = re.compile(r"^[\s^~]*\^[\s^~]*$")
-_LOG_PREFIX = re.compile(r"^.{0,80}?[\]|]\s")  # "ERROR 05-15 18:58:58 [engine.py:448] ", "name  | "
+# "ERROR 05-15 18:58:58 [engine.py:448] ", "name  | ", (s20) a journal's "Mar 01 10:11:12 host python3[4242]: "
+_LOG_PREFIX = re.compile(r"^.{0,80}?[\]|]:?\s")
 _TB_HEADER = re.compile(r"traceback \(most recent call last\):?\s*$", re.I)
 
 

@@ -111,3 +111,20 @@ def normalise(text: str) -> str:
     if "\\n" in text:
         text = "\n".join(_unescape_line(line) if "\\n" in line else line for line in text.split("\n"))
     return text
+
+
+# journalctl's prefix of a line a service (not the kernel) wrote: syslog's stamp (journalctl's default short format,
+# the month as the locale names it: "Mar 01", "avril 30"; or -o short-iso's RFC 3339 one), the host, the process name
+# and its pid (systemd src/shared/logs-show.c, output_short: "<timestamp> <hostname> <identifier>[<pid>]: <message>")
+_JOURNAL_SERVICE = re.compile(
+    r"^(?:[^\W\d_]{3,9}\.? {1,2}\d{1,2} \d\d:\d\d:\d\d|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)) "
+    r"[\w.-]{1,64} (?!kernel:)[\w.@/-]{1,64}\[\d{1,9}\]: ", re.M)
+
+
+def journal_messages(text: str) -> "str | None":
+    """``text`` with journalctl's prefix taken off each line a service wrote (the kernel's lines keep theirs), line for
+    line, or None when no line has one: what the failure catalogue's rows read, which quote the service's own message
+    from its start.  The text as pasted keeps the prefix: the process it names tells the workload and the layer."""
+    if not text or "]: " not in text or not _JOURNAL_SERVICE.search(text):
+        return None
+    return _JOURNAL_SERVICE.sub("", text)

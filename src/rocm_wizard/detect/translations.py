@@ -75,11 +75,15 @@ def english(text: object) -> Optional[str]:
     return _pattern(tuple(sorted(found))).sub(lambda m: table.get(m.group(0).lower(), m.group(0)), text)
 
 
-def known_lines(text: object, scan: Callable[[str], Iterable[Tuple]], found: Iterable[Tuple] = ()) -> List[Tuple]:
+def known_lines(text: object, scan: Callable[[str], Iterable[Tuple]], found: Iterable[Tuple] = (),
+                rewrite: Optional[Callable[[str], Optional[str]]] = None) -> List[Tuple]:
     """The hits ``scan`` (a scanner of the catalogue: tuples whose last item is the matching line) finds in the English
     form of ``text`` on a line the translation changed, with that line as pasted in the last place; a hit already in
-    ``found`` (the scan of ``text`` as pasted) is left out.  Empty when ``text`` holds no translated message."""
-    en = english(text)
+    ``found`` (the scan of ``text`` as pasted) is left out.  Empty when ``text`` holds no translated message.
+    ``rewrite`` reads another line-for-line form instead of the English one (paste_text.journal_messages)."""
+    if not isinstance(text, str):
+        return []
+    en = (rewrite or english)(text)
     if en is None:
         return []
     raw = text.replace("\r\n", "\n").replace("\r", "\n")  # (as the scanners read a text)

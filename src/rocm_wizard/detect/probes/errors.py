@@ -25,6 +25,7 @@ from ._core_util import ok_outputs, paste_label, pastes, run
 error_index = lazy_module("rocm_wizard.detect.error_index")
 # (s13-heldbb) the known error texts as programs print them under another locale (loaded on the first paste)
 translations = lazy_module("rocm_wizard.detect.translations")
+paste_text = lazy_module("rocm_wizard.detect.paste_text")
 
 MAX_SIGHTINGS = 100
 DMESG_ARGV = ["dmesg"]
@@ -70,7 +71,7 @@ def probe(source: Source, system: System) -> None:
             # (s13-heldbb) a paste printed under another locale: the known errors its translated messages hide
             # (glibc's loader and strerror texts, translations.toml), each with its line as pasted
             if more is None:
-                more = [(hit, _NOT_NAMED) for hit in translations.known_lines(text, error_index.scan, hits)]
+                more = [(hit, _NOT_NAMED) for hit in _hidden_known(text, hits)]
             hits, named = list(hits) + [hit for hit, _n in more], list(named) + [n for _h, n in more]
         for (sig_id, layer, line), line_layer in zip(hits, named):
             key = (sig_id, line)
@@ -111,8 +112,16 @@ def known_in(text: str, translated: bool = False) -> Tuple[list, List[object], O
     more = None
     if translated:
         more = [(hit, failure_lines.named_layer(hit[2]) if hit[1] is None else None)
-                for hit in translations.known_lines(text, error_index.scan, hits)]
+                for hit in _hidden_known(text, hits)]
     return hits, named, more
+
+
+def _hidden_known(text: str, hits: list) -> list:
+    """The known errors a paste's translated messages hide (translations.toml), then those a journal's service prefix
+    hides from rows that quote the service's message from its start (s20: paste_text.journal_messages), each with its
+    line as pasted, none twice."""
+    out = translations.known_lines(text, error_index.scan, hits)
+    return out + translations.known_lines(text, error_index.scan, list(hits) + out, rewrite=paste_text.journal_messages)
 
 
 # kinds of pasted segments that are a tool's own output (no prose, no package listing, no DKMS line):
