@@ -68,6 +68,11 @@ _OLLAMA_COMPUTE_OLD = lazy(r'msg="inference compute" id=(?P<idx>\S+) library=roc
 # "pci_id", ...) -> 'msg="verifying if device is supported" library=/usr/lib/ollama/rocm_v7_2 description="Radeon 8060S
 # Graphics" compute=gfx1151 id=0 pci_id=0000:c3:00.0'.  Printed also for a GPU the pass then drops, which is still a GPU
 # of the machine.  Only AMD targets (compute=gfxNNNN); CUDA devices print a capability (compute=6.1).
+# (s20-blogs) Ollama's sysfs discovery skipping a GPU older than its ROCm minimum (ollama/ollama discover/amd_linux.go,
+# AMDGetGPUInfo: reason := fmt.Sprintf("amdgpu too old gfx%d%x%x", major, minor, patch); slog.Warn(reason, "gpu", gpuID))
+# -> 'msg="amdgpu too old gfx802" gpu=0'.  The target is the node's own gfx_target_version from sysfs (an override does
+# not change it), so it names a GPU of the machine that the application then leaves out.
+_OLLAMA_TOO_OLD = lazy(r'msg="amdgpu too old (?P<gfx>gfx[0-9a-f]{3,4})" gpu=(?P<idx>\d{1,3})\b')
 # Ollama's ggml reads an AMD GPU's memory by its PCI address (ollama/ollama ml/backend/ggml/ggml/src/mem_hip.cpp:
 # ADLX on Windows, sysfs on Linux) and logs it: 'ggml_hip_get_device_memory searching for device 0000:12:00.0',
 # 'ggml_backend_cuda_device_get_memory device 0000:63:00.0 utilizing AMD specific memory reporting free: N total: N'
@@ -896,6 +901,12 @@ def parse(text: object) -> PasteFacts:
                     names_seen.add(("ggml-amd-memory", bdf))
                     out.gpus.append(PasteGpu("ggml", bdf=bdf))
                 continue
+        if has_gfx and '"amdgpu too old gfx' in l:
+            m = _OLLAMA_TOO_OLD.search(line)
+            if m and ("ollama-too-old", m.group("idx")) not in names_seen:
+                names_seen.add(("ollama-too-old", m.group("idx")))
+                out.gpus.append(PasteGpu("ollama", gfx_target=m.group("gfx"), card=int(m.group("idx"))))
+            continue
         if has_dev and has_gfx and '"verifying if device is supported"' in l and "compute=gfx" in l:
             m = _OLLAMA_VERIFY.search(line)
             if m:
