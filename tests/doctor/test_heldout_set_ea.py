@@ -51,7 +51,7 @@ def test_the_fixtures_lines_are_their_rows(row, line):
     (INIT, "[    1.920405] [drm:r600_init] *ERROR* Failed to load firmware!"),
     # bugzilla.kernel.org 36812 (R600, 3.0-rc2)
     (INIT, "[ 61.920370] [drm:r600_startup] *ERROR* Failed to load firmware!"),
-    # dri-devel's copy of bugzilla.kernel.org 80331 comment 13 (RV730, radeon built into the kernel)
+    # dri-devel's copy of bugzilla.kernel.org 80331, comment 14 quoting comment 13 (RV730, radeon built into the kernel)
     (CP, '[ 0.263616] r600_cp: Failed to load firmware "radeon/RV730_pfp.bin"'),
     (INIT, "[ 0.263668] [drm:rv770_init] *ERROR* Failed to load firmware!"),
     # a Japanese note of a Mullins APU whose radeon could not read its firmware (journal lines)
