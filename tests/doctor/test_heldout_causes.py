@@ -232,6 +232,18 @@ def test_firmware_missing_with_an_init_failure_stays_critical_at_the_firmware_la
     assert f is not None and f.layer == "firmware" and f.severity not in ("warning", "info")
 
 
+@pytest.mark.parametrize("cause", [
+    # linux-libre's refusal (include/linux/firmware.h, fixture 2411's wording) and the loader's own line
+    "[    2.100000] amdgpu 0000:03:00.0: Missing Free firmware (non-Free firmware loading is disabled)\n",
+    "[    2.100000] amdgpu 0000:03:00.0: firmware: failed to load amdgpu/gc_11_0_0_mes_2.bin (-2)\n"
+    "[    2.100001] amdgpu 0000:03:00.0: Direct firmware load for amdgpu/gc_11_0_0_mes_2.bin failed with error -2\n",
+])
+def test_an_init_failure_after_a_firmware_file_was_not_loaded_sits_at_firmware(tmp_path, cause):
+    diag = _doctor(tmp_path, {"dmesg.txt": cause + "[    2.200000] amdgpu 0000:03:00.0: amdgpu: Fatal error during GPU init\n"})
+    f = diag.finding("amdgpu-init-failed")
+    assert f is not None and f.layer == "firmware", (f and f.layer)
+
+
 @pytest.mark.parametrize("line", [
     "Repository 'AMDGPU 6.1.1 repository' is invalid.",
     "[amdgpu|https://repo.radeon.com/amdgpu/6.1.1/sle/20240524/main/x86_64] Valid metadata not found at specified URL",

@@ -1125,6 +1125,11 @@ def _hsa_follow_up(ctx: Context) -> List[str]:
     return []
 
 
+# the catalogue's other lines of a firmware file amdgpu asked for and did not get: the loader's "Direct firmware load for
+# amdgpu/<file> failed", an IP block's "Failed to load firmware", linux-libre's refusal of a non-free blob (s19-fwblobs,
+# s20-forums)
+_FIRMWARE_NOT_LOADED = frozenset({"dv_amdgpu_firmware_file_missing", "dv_amdgpu_ip_block_firmware_load_failed",
+                                  "ea_linux_libre_nonfree_firmware_rejected"})
 _RING_TEST_FAILED = re.compile(r"\bring \S+ test failed", re.I)
 _GPU_RESET_LINE = r"\bGPU reset begin\b|\bGPU reset\(\d+\)|\bGPU reset succeeded\b|\bamdgpu_device_gpu_recover\b|\bGPU recovery\b"
 
@@ -1156,7 +1161,7 @@ def amdgpu_init_failed(ctx: Context, meta: RuleMeta) -> Optional[Match]:
                      fix="Install a newer linux-firmware (or the firmware that comes with amdgpu-dkms) that has "
                          "this GPU's files; if the GPU works, check dmesg for 'Fatal error during GPU init' first.",
                      severity="warning", data={"layer": "firmware"})
-    if "amdgpu_firmware_missing" in sigs:
+    if "amdgpu_firmware_missing" in sigs or sigs & _FIRMWARE_NOT_LOADED:
         # s20: the GPU failed to start and the driver named a firmware file it could not load: the init failure sits at
         # the firmware layer, as a failed discovery table's or a stuck VBIOS table's does below (the catalogue's
         # missing-firmware rows say firmware too; fixture 204)
