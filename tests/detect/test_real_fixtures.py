@@ -58,6 +58,8 @@ LABEL_SIGNATURES: Tuple[Tuple[str, str], ...] = (
     # (s14-detect) the errors other labels quote, each the id detection's catalogue gives the quoted line (a label that
     # quotes one of these was skipped before, unchecked)
     (r"Fatal error during GPU init", "amdgpu_init_failed"),
+    # (s20-nonen) the driver core's newer form of a failed probe (drivers/base/dd.c call_driver_probe, 2024)
+    (r"probe with driver amdgpu failed with error", "amdgpu_init_failed"),
     (r"PSP firmware loading failed", "fw_psp_hw_init_failed"),
     (r"hw_init of IP block <\w+> failed", "kernel_ip_block_init_failed"),
     (r"ROCk module is NOT loaded|Driver not initialized \(amdgpu not found in modules", "amdgpu_not_loaded"),

@@ -107,8 +107,12 @@ SIGNATURES: Tuple[Signature, ...] = (
         meaning="/dev/kfd exists but the kernel driver refused to open it",
         needles=('/dev/kfd',)),
     Signature(
-        "amdgpu_init_failed", r"amdgpu.*(Fatal error during GPU init|probe of \S+ failed with error|amdgpu_device_ip_init failed|hw_init of IP block .* failed|sw_init of IP block .* failed|early_init of IP block .* failed|PSP firmware loading failed|gpu post error|ring \S+ test failed)",
-        source="linux drivers/gpu/drm/amd/amdgpu/amdgpu_device.c and amdgpu_kms.c (dev_err messages)",
+        "amdgpu_init_failed", r"amdgpu.*(Fatal error during GPU init|probe of \S+ failed with error|probe with driver amdgpu failed with error|amdgpu_device_ip_init failed|hw_init of IP block .* failed|sw_init of IP block .* failed|early_init of IP block .* failed|PSP firmware loading failed|gpu post error|ring \S+ test failed)",
+        # s20-nonen (set EB, 2421): the driver core's report of a failed probe changed form in 2024 (linux
+        # drivers/base/dd.c call_driver_probe: pr_warn("%s: probe of %s failed with error %d") became
+        # dev_err(dev, "probe with driver %s failed with error %d")); both forms are amdgpu's probe returning an error
+        source="linux drivers/gpu/drm/amd/amdgpu/amdgpu_device.c and amdgpu_kms.c (dev_err messages); drivers/base/dd.c "
+               "(call_driver_probe: 'probe of %s failed with error %d', later 'probe with driver %s failed with error %d')",
         meaning="the amdgpu kernel driver failed to initialise the GPU",
         needles=('amdgpu',)),
     Signature(
