@@ -62,7 +62,10 @@ def test_failure_rule_fires_with_evidence_from_the_paste(folder: Path) -> None:
     rule_id = CLASS_RULES[cls]
     found = _findings(folder)
     assert rule_id in found, (cls, sorted(found))
-    text = "\n".join(p.read_text(encoding="utf-8", errors="replace") for p in folder.glob("*.txt"))
+    from rocm_wizard.detect.paste_text import normalise
+
+    # (the paste as doctor reads it: a web page's curly quotes and no-break spaces in ASCII, detect/paste_text.py)
+    text = "\n".join(normalise(p.read_text(encoding="utf-8", errors="replace")) for p in folder.glob("*.txt"))
     # at least one evidence line quotes the paste (after its "where: " prefix)
     quoted = [part for e in found[rule_id].evidence for part in e.split(": ", 1)[-1].rstrip("…").split(" / ")]
     assert any(q and q[:60] in text for q in quoted), found[rule_id].evidence
