@@ -40,6 +40,7 @@ _TABLE[0x2026] = "..."
 _TABLE.update({0x2028: "\n", 0x2029: "\n"})
 _TABLE.update({c: chr(c - 0xFEE0) for c in range(0xFF01, 0xFF5F)})
 _NON_ASCII = re.compile("[%s]" % "".join("\\u%04x" % c for c in sorted(_TABLE)))
+_BY_CHAR = {chr(c): (r or "") for c, r in _TABLE.items()}  # (a sub over the few matches: str.translate reads every char)
 
 # the entities an over-escaped plain text holds (HTML's five and the no-break space, named or numbered)
 _ENTITY = re.compile(r"&(quot|apos|amp|lt|gt|nbsp|#0*(?:34|39|38|60|62|160)|#[xX]0*(?:22|27|26|3[cCeE]|[aA]0));")
@@ -101,7 +102,7 @@ def normalise(text: str) -> str:
     if not text:
         return text
     if not text.isascii() and _NON_ASCII.search(text):
-        text = text.translate(_TABLE)
+        text = _NON_ASCII.sub(lambda m: _BY_CHAR[m.group(0)], text)
     if "&" in text and _ENTITY.search(text):
         text = _ENTITY.sub(_entity, text)
     if ">" in text and _QUOTE.search(text):
