@@ -64,10 +64,11 @@ _ESCAPED_BREAKS = 3
 # util/progress/progressui/printer.go); 'kubectl logs --prefix' ('[pod/<name>/<container>] ', kubectl's logs command);
 # Docker Compose's container column ('<service>-1  | ', docker/compose's log printer: the container's name, which ends in
 # its replica number, padded to the longest one, then '|'), taken only when it is on most lines of the text
+#: the stamp and the BuildKit step as alternatives of a pattern (parsers/paste_facts.py reads single-line facts after them)
+STAMP_OR_STEP = (r"#\d{1,4} \d{1,6}\.\d{1,3} |\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:?\d\d) "
+                 r"(?![\w.-]{1,64} [\w.@/-]{1,64}(?:\[\d{1,9}\])?: )")
 _LINE_PREFIX = re.compile(
-    r"^(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:?\d\d) (?![\w.-]{1,64} [\w.@/-]{1,64}(?:\[\d{1,9}\])?: )"
-    r"|#\d{1,4} \d{1,6}\.\d{1,3} "
-    r"|\[(?:pod|deployment|job|statefulset|daemonset|replicaset)/[^\]\s]{1,253}\] )", re.M)
+    r"^(?:" + STAMP_OR_STEP + r"|\[(?:pod|deployment|job|statefulset|daemonset|replicaset)/[^\]\s]{1,253}\] )", re.M)
 _COMPOSE = re.compile(r"^[A-Za-z0-9][\w.-]{0,80}[-_]\d{1,3}\s{1,40}\|(?: |$)", re.M)
 _PREFIXES_AT_MOST = 3  # (kubectl's prefix before its timestamp, Compose's before a program's RFC 3339 stamp)
 

@@ -32,6 +32,7 @@ from typing import List, Optional, Tuple
 from ...model import lean_dataclass
 from ._core_text import lazy, lowered
 from .uname import RELEASE_RE
+from ..paste_text import STAMP_OR_STEP
 
 _BDF = r"(?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]"
 # "amdgpu 0000:83:00.0: amdgpu: ..." (not "pcieport 0000:08:00.0", which is the bridge above it)
@@ -237,9 +238,7 @@ _PY_VERSION_OUT = lazy(r"^Python (?P<ver>\d+\.\d+\.\d+)\s*$")
 # A journald prefix is not stripped here: the process it names decides what the line means (kernel: lines are the
 # kernel's), and the readers that take journald lines read that prefix themselves
 # (journalctl -o short-iso's '<timestamp> <host> <process>[pid]: ' keeps its timestamp: the journald readers read it whole)
-_COLLECTOR_PREFIX = lazy(r"^(?:#\d{1,4} \d{1,6}\.\d{1,3} |\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:?\d\d) "
-                         r"(?![\w.-]{1,64} [\w.@/-]{1,64}(?:\[\d{1,9}\])?: )|"
-                         r"\d{1,6}\t)")
+_COLLECTOR_PREFIX = lazy(r"^(?:" + STAMP_OR_STEP + r"|\d{1,6}\t)")  # (s20: the first two shared with detect/paste_text.py)
 _PIP_INSTALLED = lazy(r"\bSuccessfully installed\b")
 # (s19-detgen) pip's two reports of the torch an environment holds: `pip show torch` (pip src/pip/_internal/commands/show.py,
 # print_results: "Name: %s" then "Version: %s"; uv pip show prints the same two lines) and the resolver's
