@@ -73,6 +73,8 @@ def test_each_rendering_is_undone_exactly():
     ("[pod/ollama-5c9/ollama] 2025-01-02T03:04:05.678901234Z Error: no ROCm devices", "Error: no ROCm devices"),
     # docker logs -t with an offset instead of Z
     ("2025-01-02T03:04:05+01:00 RuntimeError: No HIP GPUs are available", "RuntimeError: No HIP GPUs are available"),
+    # a tool's "Key Name: value" line behind a stamp is not journalctl's "<host> <process>[pid]: " (rocminfo's field)
+    ("2026-03-01T10:11:05.1234567Z Runtime Version:         1.18", "Runtime Version:         1.18"),
 ])
 def test_a_collector_prefix_is_stripped(pasted, printed):
     assert normalise(pasted) == printed

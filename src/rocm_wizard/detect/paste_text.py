@@ -66,7 +66,7 @@ _ESCAPED_BREAKS = 3
 # its replica number, padded to the longest one, then '|'), taken only when it is on most lines of the text
 #: the stamp and the BuildKit step as alternatives of a pattern (parsers/paste_facts.py reads single-line facts after them)
 STAMP_OR_STEP = (r"#\d{1,4} \d{1,6}\.\d{1,3} |\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:?\d\d) "
-                 r"(?![\w.-]{1,64} [\w.@/-]{1,64}(?:\[\d{1,9}\])?: )")
+                 r"(?![\w.-]{1,64} (?:[\w.@/-]{1,64}\[\d{1,9}\]|kernel): )")
 _LINE_PREFIX = re.compile(
     r"^(?:" + STAMP_OR_STEP + r"|\[(?:pod|deployment|job|statefulset|daemonset|replicaset)/[^\]\s]{1,253}\] )", re.M)
 _COMPOSE = re.compile(r"^[A-Za-z0-9][\w.-]{0,80}[-_]\d{1,3}\s{1,40}\|(?: |$)", re.M)
