@@ -1,6 +1,6 @@
 """Measure doctor on the labelled real fixtures re-rendered the ways other sites carry a paste.
 
-    python scripts/paste_renderings.py [RENDERING,...]
+    python scripts/paste_renderings.py [RENDERING,...] [--detect]
 
 A log copied out of a web page, a chat or a mail is rarely what the terminal printed (see
 ``src/rocm_wizard/detect/paste_text.py``).  For each rendering named (all by default) this script
@@ -9,7 +9,8 @@ way (into a temporary folder, removed after), runs detection and diagnosis on th
 how many are warned, have a finding at the labelled layer and lead at it, against the fixtures as
 stored, with the fixtures that lost their layer.  The renderings undone by paste_text.normalise are
 the first eight; the others (a service's lines in the journal, hard-wrapped lines, lost line breaks,
-list bullets) are measured to show what is not undone.
+list bullets) are measured to show what is not undone.  With ``--detect``, the labelled detection fields
+right instead (the checks of tests/detect/test_real_fixtures.py, run on each copy).
 """
 from __future__ import annotations
 
@@ -145,7 +146,50 @@ def render(folder: Path, into: Path, fn) -> Path:
     return out
 
 
+def detection(names) -> None:
+    """With ``--detect``: the labelled detection fields (tests/detect/test_real_fixtures.py's checks, each field of each
+    fixture) right on the fixtures as stored and on each rendering."""
+    import tempfile as _tempfile
+
+    sys.path.insert(0, str(REPO / "tests"))
+    import pytest
+    from detect import test_real_fixtures as trf  # (the test module's checks, run here one by one)
+
+    cases = [c.values if hasattr(c, "values") else c for c in trf._cases()]
+    print("| rendering | detection fields right | wrong |")
+    print("|---|---|---|")
+    tmp = Path(_tempfile.mkdtemp(prefix="rw-renderings."))
+    try:
+        for name in ["as stored"] + list(names):
+            fn, cache = RENDERINGS.get(name), {}
+
+            def system_of(folder, fn=fn, cache=cache, name=name):
+                if folder not in cache:
+                    cache[folder] = detect_snapshot(str(folder if fn is None else render(folder, tmp / name, fn)))
+                return cache[folder]
+
+            trf.system_of = system_of
+            ok = bad = 0
+            for folder, field in cases:
+                try:
+                    trf.test_real_fixture_field(folder, field)
+                    ok += 1
+                except pytest.skip.Exception:
+                    pass
+                except AssertionError:
+                    bad += 1
+            print("| %s | %d | %d |" % (name, ok, bad))
+            shutil.rmtree(tmp / name, ignore_errors=True)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def main(argv) -> int:
+    if "--detect" in argv:
+        argv = [a for a in argv if a != "--detect"]
+        names = argv[1].split(",") if len(argv) > 1 else list(RENDERINGS)
+        detection(names)
+        return 0
     names = argv[1].split(",") if len(argv) > 1 else list(RENDERINGS)
     unknown = [n for n in names if n not in RENDERINGS]
     if unknown:

@@ -346,3 +346,42 @@ def test_in_a_generic_error_text_the_lines_above_come_before_the_kind():
 ])
 def test_the_kernel_drivers_prefix_places_a_line_at_kernel(line, layer):
     assert fl.layer_of(line, "dmesg") == layer
+
+
+# -- s20: a process's death, an exit status, a program that found no GPU -------------------------------------------------
+@pytest.mark.parametrize("line", [
+    "Killed",                                                       # bash: a job SIGKILL ended (the OOM killer)
+    "Illegal instruction (core dumped)",                            # glibc's strsignal text, as bash prints it
+    "Bus error",
+    "zsh: killed     python main.py",                               # zsh's own form
+    "./run.sh: line 3:  4242 Killed                  python main.py",  # bash in a script
+    "Process finished with exit code 139 (interrupted by signal 11: SIGSEGV)",  # JetBrains' run console
+    "llama-server exited with code 3221226505",                     # fixture 1321 (Windows' 0xC0000409)
+    "Process completed with exit code 100.",                        # fixture 577 (a GitHub Actions step)
+    "  │ exit code: 1",                                             # fixture 1300 (pip's subprocess error box)
+    "exit status 2",                                                # Go's exec (go run)
+    "Command '['cmake', '--build', '.']' returned non-zero exit status 1.",  # Python's CalledProcessError text
+    "ggml_cuda_init: found 0 ROCm devices:",                        # ggml-cuda.cu with no device
+    'time=2025-01-01T00:00:00.000Z level=INFO source=gpu.go:386 msg="no compatible GPUs were discovered"',
+    "warning: no usable GPU found, --gpu-layers option will be ignored",  # llama.cpp common/arg.cpp
+])
+def test_a_process_s_death_and_a_missing_gpu_are_shown(line):
+    assert fl.classify(line) == "shown"
+
+
+@pytest.mark.parametrize("line", [
+    "ollama-1 exited with code 0",
+    "Process finished with exit code 0",
+    "exit status 0",
+    "ggml_cuda_init: found 1 ROCm devices:",
+    "I killed the process and restarted it",
+    "Killed the app, then it worked",
+    "the exit code is documented in the README",
+])
+def test_a_process_that_ended_well_or_prose_is_not_shown(line):
+    assert fl.classify(line) != "shown"
+
+
+def test_ollama_s_own_info_line_is_read_at_framework():
+    line = 'time=2025-01-01T00:00:00.000Z level=INFO source=gpu.go:386 msg="no compatible GPUs were discovered"'
+    assert fl.layer_of(line) == "framework"
