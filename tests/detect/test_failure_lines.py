@@ -364,6 +364,11 @@ def test_the_kernel_drivers_prefix_places_a_line_at_kernel(line, layer):
     "ggml_cuda_init: found 0 ROCm devices:",                        # ggml-cuda.cu with no device
     'time=2025-01-01T00:00:00.000Z level=INFO source=gpu.go:386 msg="no compatible GPUs were discovered"',
     "warning: no usable GPU found, --gpu-layers option will be ignored",  # llama.cpp common/arg.cpp
+    # a program's own word that it runs without the GPU (833's Ollama, 1900's ONNX Runtime front-end, 1421's installer)
+    'time=x level=WARN source=amd_linux.go:1 msg="unable to verify rocm library: no suitable rocm found, falling back to CPU"',
+    "[WARN] --gpu requested, but ONNX Runtime GPU is not available; falling back to CPU.",
+    "       GPU PyTorch build -- falling back to CPU-only PyTorch.",
+    "AMD GPU not detected",
 ])
 def test_a_process_s_death_and_a_missing_gpu_are_shown(line):
     assert fl.classify(line) == "shown"
@@ -377,6 +382,8 @@ def test_a_process_s_death_and_a_missing_gpu_are_shown(line):
     "I killed the process and restarted it",
     "Killed the app, then it worked",
     "the exit code is documented in the README",
+    "Feature AVX512 not detected",
+    "I fell back to the CPU build for now",
 ])
 def test_a_process_that_ended_well_or_prose_is_not_shown(line):
     assert fl.classify(line) != "shown"
