@@ -10,7 +10,9 @@ Accepted inputs (any of them, pasted with or without the prompt line):
   ``DISTRIB_DESCRIPTION="Ubuntu 24.10"``: the file Debian/Ubuntu's base-files ship and ``lsb_release`` reads);
 * ``hostnamectl`` (``Operating System: Ubuntu 22.04.4 LTS``);
 * a bare pretty name such as collect_env's ``OS: Ubuntu 24.04.2 LTS (x86_64)`` (see
-  :func:`from_pretty`).
+  :func:`from_pretty`);
+* ROCm's issue-form OS block, ``OS:`` then ``NAME=`` and (not on a rolling release) ``VERSION=`` (see
+  :func:`form_os_block`).
 
 When ``VERSION_ID`` is missing, it is derived from ``VERSION`` (Ubuntu pastes often carry only
 ``NAME`` and ``VERSION``); Arch-like rolling releases (``BUILD_ID=rolling``) get ``rolling``.
