@@ -10,7 +10,9 @@ Accepted inputs (any of them, pasted with or without the prompt line):
   ``DISTRIB_DESCRIPTION="Ubuntu 24.10"``: the file Debian/Ubuntu's base-files ship and ``lsb_release`` reads);
 * ``hostnamectl`` (``Operating System: Ubuntu 22.04.4 LTS``);
 * a bare pretty name such as collect_env's ``OS: Ubuntu 24.04.2 LTS (x86_64)`` (see
-  :func:`from_pretty`).
+  :func:`from_pretty`);
+* ROCm's issue-form OS block, ``OS:`` then ``NAME=`` and (not on a rolling release) ``VERSION=`` (see
+  :func:`form_os_block`).
 
 When ``VERSION_ID`` is missing, it is derived from ``VERSION`` (Ubuntu pastes often carry only
 ``NAME`` and ``VERSION``); Arch-like rolling releases (``BUILD_ID=rolling``) get ``rolling``.
@@ -198,6 +200,32 @@ def _first_parenthesised(text: str) -> Optional[str]:
         if j > i + 1:
             return text[i + 1:j]
         pos = j + 1
+
+
+# (s20-rocmwin) ROCm's issue form (ROCm/ROCm .github/ISSUE_TEMPLATE/issue_report.yml) asks for
+#   echo "OS:" && cat /etc/os-release | grep -E "^(NAME=|VERSION=)";
+# so its OS block is an "OS:" line, then os-release's NAME= line and its VERSION= line.  A rolling release's
+# os-release has no VERSION= (Arch: NAME, PRETTY_NAME, ID, BUILD_ID=rolling...; likewise Manjaro, CachyOS,
+# EndeavourOS, Tumbleweed), so there NAME= stands alone under "OS:" and looks_like() (which wants ID,
+# PRETTY_NAME or NAME with VERSION) does not take it: form_os_block() reads it.
+_FORM_OS_BLOCK = lazy(r"(?m)^[ \t]{0,8}OS:[ \t]{0,8}\n(?:[ \t]{0,8}\n){0,2}[ \t]{0,8}(NAME=[^\n]{1,80})"
+                      r"(?:\n[ \t]{0,8}(VERSION=[^\n]{1,80}))?")
+
+
+def form_os_block(text: object) -> OsRelease:
+    """The distribution of ROCm's issue-form OS block ("OS:" then NAME= and, if the release has one,
+    VERSION=); an empty OsRelease when the text holds none or its NAME is no known distribution."""
+    if not isinstance(text, str) or "OS:" not in text or "NAME=" not in text:
+        return OsRelease()
+    m = _FORM_OS_BLOCK.search(text)
+    if not m:
+        return OsRelease()
+    res = parse("\n".join(g for g in m.groups() if g))
+    if not res.id:
+        return OsRelease()
+    if res.id == "arch" and not res.version_id:
+        res.version_id = "rolling"  # (as from_pretty: Arch's own os-release says BUILD_ID=rolling)
+    return res
 
 
 def from_pretty(text: Optional[str]) -> OsRelease:

@@ -118,10 +118,14 @@ def _distribution(source: Source, info: OSInfo) -> None:
 
 
 def _distribution_from_lines(source: Source) -> List[Tuple[p_os_release.OsRelease, str]]:
-    """A line that is only a distribution's name and version (ROCm's issue template: 'Ubuntu 24.04.3
-    LTS (Noble Numbat)'), else the Ubuntu build tag in a uname line ('#81~16.04.1-Ubuntu')."""
+    """ROCm's issue-form OS block whose os-release lines looks_like() does not take (NAME= alone), a line
+    that is only a distribution's name and version (ROCm's issue template: 'Ubuntu 24.04.3 LTS (Noble
+    Numbat)'), else the Ubuntu build tag in a uname line ('#81~16.04.1-Ubuntu')."""
     out: List[Tuple[p_os_release.OsRelease, str]] = []
     for name, text in pastes(source):
+        rel = p_os_release.form_os_block(text)  # ROCm's issue form: "OS:" and NAME= alone on a rolling release
+        if rel.id:
+            out.append((rel, paste_label(name, "issue form: OS block")))
         facts = p_paste_facts.parse_cached(text)
         for pretty in facts.distros:
             rel = p_os_release.from_pretty(pretty)
