@@ -161,3 +161,34 @@ def test_journal_messages(text, want):
     from rocm_wizard.detect.paste_text import journal_messages
 
     assert journal_messages(text) == want
+
+
+# -- a hard-wrapped paste -----------------------------------------------------------------------------------------------
+def test_a_hard_wrapped_line_is_read_by_the_catalogue_as_pasted(tmp_path):
+    from rocm_wizard.detect import detect_snapshot
+
+    printed = [
+        "[  812.318062] amdgpu 0000:03:00.0: amdgpu: [gfxhub] page fault (src_id:0 ring:24 vmid:8 pasid:32769)",
+        "[  812.318070] amdgpu 0000:03:00.0: amdgpu:  in process python3 pid 4242 thread python3 pid 4242",
+        "[  812.318075] amdgpu 0000:03:00.0: amdgpu:   in page starting at address 0x00007f1c2a000000 from client 0x1b (UTCL2)",
+        "Memory access fault by GPU node-1 (Agent handle: 0x5581e0d2b0c0) on address 0x7f1c2a000000. Reason: Page not present or supervisor privilege.",
+    ]
+    wrapped = renderings.wrapped80("\n".join(printed))
+    (tmp_path / "log.txt").write_text(wrapped, encoding="utf-8")
+    whole = {s.id for s, _ in error_signatures.scan("\n".join(printed))}
+    cut = {s.id for s, _ in error_signatures.scan(wrapped)}
+    found = {(e.signature, e.text) for e in detect_snapshot(str(tmp_path)).errors}
+    assert whole - cut, "the wrap hides no row: the test reads nothing"
+    assert (whole - cut) <= {sid for sid, _t in found}, found
+    assert all(t in wrapped.split("\n") for sid, t in found if sid in whole - cut)
+
+
+@pytest.mark.parametrize("text", [
+    "short\nlines\n",
+    "=" * 80 + "\n" + "=" * 80 + "\n" + "=" * 80 + "\n",                     # a table's rules
+    "GPU  Temp   AvgPwr".ljust(80, " ").rstrip() + "\n" + "x" * 70 + "\n",    # one line at its width
+])
+def test_what_is_not_hard_wrapped_is_not_unwrapped(text):
+    from rocm_wizard.detect.paste_text import unwrapped
+
+    assert unwrapped(text) is None

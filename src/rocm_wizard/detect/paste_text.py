@@ -130,3 +130,34 @@ def journal_messages(text: str) -> "str | None":
     if not text or "]: " not in text or not _JOURNAL_SERVICE.search(text):
         return None
     return _JOURNAL_SERVICE.sub("", text)
+
+
+# a hard-wrapped paste (a narrow terminal's copy, a mail wrapped at its width): many lines exactly as long as the
+# longest, each continued on the next line.  At least this wide, and this many lines at that width
+_WRAP_MIN_WIDTH = 60
+_WRAP_MIN_LINES = 2
+_TABLE_END = frozenset("=-|+*#_~")
+
+
+def unwrapped(text: str) -> "str | None":
+    """``text`` with each line of the paste's widest length joined to the line after it (that line left empty, so line
+    N of the result is still line N of ``text``), or None when the paste does not look hard-wrapped: its widest lines
+    are narrower than 60 columns, fewer than two, or a table's (one repeated character, a rule or a cell's edge at the
+    end).  What the failure catalogue reads a second time (probes/errors.py), its hits given back as pasted: a wrapped
+    line's break can fall anywhere, so the text itself is never rewritten."""
+    if not text or len(text) < _WRAP_MIN_WIDTH * _WRAP_MIN_LINES:
+        return None
+    lines = text.split("\n")
+    width = max(len(line) for line in lines)
+    if width < _WRAP_MIN_WIDTH:
+        return None
+    wide = [i for i, line in enumerate(lines)
+            if len(line) == width and line[-1] not in _TABLE_END and len(set(line.strip())) > 2]
+    if len(wide) < _WRAP_MIN_LINES:
+        return None
+    out = list(lines)
+    for i in reversed(wide):  # (from the end: a line wrapped twice is joined whole)
+        if i + 1 < len(out) and out[i + 1].strip():
+            out[i] = out[i] + out[i + 1]
+            out[i + 1] = ""
+    return "\n".join(out)

@@ -118,10 +118,12 @@ def known_in(text: str, translated: bool = False) -> Tuple[list, List[object], O
 
 def _hidden_known(text: str, hits: list) -> list:
     """The known errors a paste's translated messages hide (translations.toml), then those a journal's service prefix
-    hides from rows that quote the service's message from its start (s20: paste_text.journal_messages), each with its
-    line as pasted, none twice."""
+    hides from rows that quote the service's message from its start (s20: paste_text.journal_messages), then those a
+    hard wrap cut in two (paste_text.unwrapped), each with its line as pasted, none twice."""
     out = translations.known_lines(text, error_index.scan, hits)
-    return out + translations.known_lines(text, error_index.scan, list(hits) + out, rewrite=paste_text.journal_messages)
+    out += translations.known_lines(text, error_index.scan, list(hits) + out, rewrite=paste_text.journal_messages)
+    # (s20) a hard-wrapped paste read with its wrapped lines joined (paste_text.unwrapped), as pasted
+    return out + translations.known_lines(text, error_index.scan, list(hits) + out, rewrite=paste_text.unwrapped)
 
 
 # kinds of pasted segments that are a tool's own output (no prose, no package listing, no DKMS line):
