@@ -15,6 +15,7 @@ from __future__ import annotations
 import pytest
 
 from rocm_wizard.detect import failure_lines
+from rocm_wizard.detect.parsers import paste_facts
 from rwtest.heldout import fixture as _fixture, lead_layer as _lead_layer
 
 
@@ -58,3 +59,30 @@ def test_a_logfmt_line_is_not_a_command_with_settings():
     # Ollama's log lines are lower-case key=value pairs (ollama/ollama#8765's log), no environment settings
     line = 'time=2025-02-01T19:37:43.123+01:00 level=INFO source=amd_linux.go:386 msg="amdgpu is supported"'
     assert failure_lines._SHELL_ASSIGNMENTS.match(line) is None
+
+
+@pytest.mark.parametrize("line,ver", [
+    # the fixture's line (Comfy-Org/ComfyUI#7672, ComfyUI-Manager's start-up block)
+    ("** Python version: 3.12.9 (main, Feb 12 2025, 14:50:50) [Clang 19.1.6 ]", "3.12.9"),
+    # Windows' embedded Python under ComfyUI-Zluda (patientx/ComfyUI-Zluda#236)
+    ("** Python version: 3.11.9 (tags/v3.11.9:de54cf5, Apr  2 2024, 10:12:12) [MSC v.1938 64 bit (AMD64)]", "3.11.9"),
+    # the same block read from the journal of a NixOS service (utensils/comfyui-nix#34)
+    ("Mär 08 02:15:09 evo comfy-ui[301326]: ** Python version: 3.12.12 (main, Oct  9 2025, 11:07:00) [GCC 14.3.0]",
+     "3.12.12"),
+    # ComfyUI's own logging of sys.version behind a time stamp (tests/data/real/2342)
+    ("2025-04-25T15:51:02.711558 - Python version: 3.12.10 (main, Apr 25 2025, 14:49:36) [GCC 14.2.1 20250207]",
+     "3.12.10"),
+    # behind ComfyUI desktop's log level (tests/data/real/798)
+    ("[INFO] Python version: 3.12.9 (tags/v3.12.9:fdb8142, Feb  4 2025, 15:27:58) [MSC v.1942 64 bit (AMD64)]", "3.12.9"),
+])
+def test_a_sys_version_start_up_line_names_the_interpreter(line, ver):
+    assert ver in paste_facts.parse(line + "\n").pythons
+
+
+@pytest.mark.parametrize("line", [
+    "You are using Python version 3.10.11",     # Plachtaa/VALL-E-X#122: no 'Python version: ' + sys.version
+    "Python version: 3.12.3",                  # a form's field: no build parenthesis and compiler bracket
+    "Minimum Python version: 3.9.0 (see docs) required",  # the version not followed by the compiler's bracket
+])
+def test_lines_that_are_not_sys_version_name_no_interpreter(line):
+    assert paste_facts.parse(line + "\n").pythons == []
