@@ -62,6 +62,15 @@ MISSES = {
     "2263": "held-out DM: migraphx-driver returns to the prompt after 'Reading:' with no line printed; the crash is told "
             "only in prose (tests/doctor/test_known_failure.py MISSES)",
     # s19-fwblobs (set DV)
+    # s20-appwin (set ED)
+    "2441": "held-out ED: rocBLAS files missing from Ollama's bundle, read from `ls` listings and prose; no line is an error "
+            "(tests/doctor/test_known_failure.py MISSES)",
+    "2443": "held-out ED: a llama.cpp build's segfault told in title and prose; the paste is its version output "
+            "(tests/doctor/test_known_failure.py MISSES)",
+    "2444": "held-out ED: ComfyUI's silent crash told in title and prose; the pasted start-up lines are healthy "
+            "(tests/doctor/test_known_failure.py MISSES)",
+    "2445": "held-out ED: vLLM's start-up failure told by the title; the paste is traceback frames without their exception "
+            "(tests/doctor/test_known_failure.py MISSES)",
     "2364": "held-out DV: an R9700's fan that does not spin is told only in the title and prose; the pasted SMU lines are "
             "the kernel's informational interface notice, read as healthy as in 508 (tests/doctor/test_known_failure.py "
             "MISSES)",

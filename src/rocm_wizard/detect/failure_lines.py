@@ -180,13 +180,31 @@ def with_kind(named: Optional[str], kind: Optional[str] = None) -> Optional[str]
 
 _CONTEXT_LINES = 12  # lines above a failure line that may name its layer
 
+# (s20-appwin) a shell command run with variable assignments before its name (POSIX Shell Command Language 2.9.1,
+# Simple Commands: "VAR=value ... command args"), as "LD_LIBRARY_PATH=/opt/rocm-6.4.4/lib ROCBLAS_TENSILE_LIBPATH=...
+# llama-server ...": the assignments are settings handed to the program; what failed under the command (bash's job
+# report "Segmentation fault (core dumped)", jobs.c/nojobs.c: j_strsignal(WTERMSIG) then " (core dumped)" when
+# WIFCORED) is the program's, so the command's own words name its layer before the settings' values (a library path
+# naming rocBLAS).  An optional prompt ("$ ", "user@host:~$ ") may precede; values are unquoted words or quoted strings.
+# The names are environment variables' (POSIX XBD 8.1: upper-case letters, digits and underscores), so a logfmt line's
+# lower-case keys (Ollama's "time=... level=INFO source=... msg=...") are not taken for a command's settings.
+_SHELL_ASSIGNMENTS = re.compile(r"^\s*(?:\S{0,80}[$#]\s)?\s{0,4}(?:[A-Z_][A-Z0-9_]{0,60}="
+                                r"(?:'[^'\n]{0,400}'|\"[^\"\n]{0,400}\"|[^\s'\"]{0,400})\s{1,8}){1,20}(?=\S)")
+
 
 def _context_layer(text: str, start: int) -> Optional[str]:
     """The layer the nearest of the lines just above ``start`` names (a log line such as
-    "readelf: Error: Not an ELF file" in a DKMS build sits in the layer its block is about)."""
+    "readelf: Error: Not an ELF file" in a DKMS build sits in the layer its block is about).  A shell
+    command with variable assignments before its name is read by the command's own words first."""
     t = table()
     above = text[max(0, start - 200 * _CONTEXT_LINES):start].splitlines()[-_CONTEXT_LINES:]
     for line in reversed(above):
+        if "=" in line:
+            run = _SHELL_ASSIGNMENTS.match(line[:_SCAN_LINE])
+            if run is not None:
+                layer = t.layer_in(line[run.end():_SCAN_LINE])
+                if layer is not None:
+                    return layer
         layer = t.layer_in(line[:_SCAN_LINE])
         if layer is not None:
             return layer

@@ -230,6 +230,12 @@ _PY_BANNER = lazy(r"^Python (?P<ver>\d+\.\d+\.\d+) \((?:default|main|tags/|heads
 # printf("Python %s\n", PY_VERSION)), the command on a prompt line and the bare answer on the next one (tests/data/real/1363)
 _PY_VERSION_CMD = lazy(r"(?:^|[\s>$#\]])(?:py|python[\d.]{0,5})(?:\.exe)?\s+(?:--version|-V)\s*$")
 _PY_VERSION_OUT = lazy(r"^Python (?P<ver>\d+\.\d+\.\d+)\s*$")
+# (s20-appwin) a program's start-up line "Python version: " + sys.version (CPython Python/getversion.c Py_GetVersion:
+# "%.80s (%.80s) %.80s" -- the version, the build's "(branch, date, time)" and "[compiler]"): ComfyUI-Manager's
+# prestartup_script.py print("** Python version:", sys.version) ("** Python version: 3.12.9 (main, Feb 12 2025,
+# 14:50:50) [Clang 19.1.6 ]"), ComfyUI's logging of the same behind "[INFO] " or a time stamp, torch's collect_env.
+# The interpreter that runs the program.  The build's parenthesis and the compiler's bracket must follow the version.
+_SYS_VERSION_LINE = lazy(r"(?:^|\s)(?:\*\* )?Python version: (?P<ver>3\.\d{1,2}\.\d{1,2})[\w+]{0,12} \([^()\n]{1,160}\) \[")
 # pip: "Successfully installed ... torch-2.7.1+rocm7.0.0.dev0 ..."
 # (s19-detgen) the prefixes a log collector puts before each line of a program's output, stripped before the line is
 # read: BuildKit's plain progress ('#12 5.217 ', moby/buildkit util/progress/progressui/printer.go: "#%d %s"
@@ -743,6 +749,10 @@ def parse(text: object) -> PasteFacts:
                 out.gpus.append(PasteGpu("kfd", device_id=m.group("dev").lower(), skipped=True))
         if c0 == "p" and l.startswith("python "):
             m = _PY_BANNER.match(line) or (_PY_VERSION_OUT.match(line) if cmd == "python --version" else None)
+            if m and m.group("ver") not in out.pythons:
+                out.pythons.append(m.group("ver"))
+        if "python version: 3." in l:  # (s20-appwin) a program's "Python version: <sys.version>" start-up line
+            m = _SYS_VERSION_LINE.search(line)
             if m and m.group("ver") not in out.pythons:
                 out.pythons.append(m.group("ver"))
         if "successfully installed" in l:
