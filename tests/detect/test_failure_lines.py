@@ -392,3 +392,16 @@ def test_a_process_that_ended_well_or_prose_is_not_shown(line):
 def test_ollama_s_own_info_line_is_read_at_framework():
     line = 'time=2025-01-01T00:00:00.000Z level=INFO source=gpu.go:386 msg="no compatible GPUs were discovered"'
     assert fl.layer_of(line) == "framework"
+
+
+def test_a_cut_traceback_behind_a_worker_s_prefix_is_shown():
+    # (vLLM's "(APIServer pid=N) " before every line of its workers, fixture 2445; Ray's "(RayWorkerWrapper pid=N, ip=...)")
+    for prefix in ("(APIServer pid=407452) ", "(RayWorkerWrapper pid=3141, ip=10.0.0.7) "):
+        text = "\n".join(prefix + l for l in [
+            "Traceback (most recent call last):",
+            '  File "/srv/venv/lib/python3.12/site-packages/vllm/entrypoints/openai/api_server.py", line 471, in run_server',
+            "    await run_server_worker(listen_address, sock, args, **uvicorn_kwargs)",
+            '  File "/srv/venv/lib/python3.12/site-packages/vllm/entrypoints/openai/api_server.py", line 490, in run_server_worker',
+        ])
+        shown = fl.scan([(text, None, "paste:log.txt")], [])
+        assert any("cut before its exception" in line and layer == "framework" for line, layer, _l in shown), shown

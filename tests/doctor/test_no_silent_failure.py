@@ -69,8 +69,6 @@ MISSES = {
             "(tests/doctor/test_known_failure.py MISSES)",
     "2444": "held-out ED: ComfyUI's silent crash told in title and prose; the pasted start-up lines are healthy "
             "(tests/doctor/test_known_failure.py MISSES)",
-    "2445": "held-out ED: vLLM's start-up failure told by the title; the paste is traceback frames without their exception "
-            "(tests/doctor/test_known_failure.py MISSES)",
     "2364": "held-out DV: an R9700's fan that does not spin is told only in the title and prose; the pasted SMU lines are "
             "the kernel's informational interface notice, read as healthy as in 508 (tests/doctor/test_known_failure.py "
             "MISSES)",

@@ -668,8 +668,13 @@ _FRAME = re.compile(r'^\s+File "[^"\n]{1,400}", line \d+, in ')
 # line "return run(*popenargs, timeout=timeout, check=True," holds error-looking words, its frame says nothing failed)
 _FRAME_ANY = re.compile(r'(?:^|\s)File "[^"\n]{1,400}", line \d+, in \S')
 _CARETS = re.compile(r"^[\s^~]*\^[\s^~]*$")
-# "ERROR 05-15 18:58:58 [engine.py:448] ", "name  | ", (s20) a journal's "Mar 01 10:11:12 host python3[4242]: "
-_LOG_PREFIX = re.compile(r"^.{0,80}?[\]|]:?\s")
+# (s20) the prefix a multi-process Python server puts before each line of its workers' output: vLLM's
+# "(APIServer pid=407452) ", "(EngineCore_DP0 pid=N) ", "(VllmWorker rank=0 pid=N) " (vllm/utils: the log prefix of a
+# worker process, "({worker_name} pid={pid}) ") and Ray's "(RayWorkerWrapper pid=N, ip=10.0.0.1) " (ray's log monitor)
+_PROC = r"\((?:[\w.-]+ )?(?:[\w.-]+=[\w.:-]+,? )*pid=\d+(?:, ip=[\w.:]+)?\) "
+_PROC_PREFIX = re.compile("^" + _PROC)
+# "ERROR 05-15 18:58:58 [engine.py:448] ", "name  | ", (s20) a journal's "Mar 01 10:11:12 host python3[4242]: ", a worker's
+_LOG_PREFIX = re.compile(r"^(?:" + _PROC + r"|.{0,80}?[\]|]:?\s)")
 _TB_HEADER = re.compile(r"traceback \(most recent call last\):?\s*$", re.I)
 
 
@@ -702,7 +707,8 @@ def _cut_traceback(text: str) -> Optional[str]:
     was cut, or the user left the message out): a failure is shown even though its message is not."""
     if 'File "' not in text:
         return None
-    tail = [l for l in text[-8000:].splitlines() if l.strip() and not l.strip().startswith(("```", "~~~"))][-40:]
+    tail = [_PROC_PREFIX.sub("", l) if l[:1] == "(" else l for l in text[-8000:].splitlines()]
+    tail = [l for l in tail if l.strip() and not l.strip().startswith(("```", "~~~"))][-40:]
     if not tail or not tail[-1][:1].isspace():
         return None  # the last line is unindented: the exception (or other text) is there
     frames = [l for l in tail if _FRAME.match(l)]
