@@ -192,3 +192,32 @@ def test_what_is_not_hard_wrapped_is_not_unwrapped(text):
     from rocm_wizard.detect.paste_text import unwrapped
 
     assert unwrapped(text) is None
+
+
+# -- a file saved on the Windows side -----------------------------------------------------------------------------------
+@pytest.mark.parametrize("encoding,bom", [("utf-16-le", b"\xff\xfe"), ("utf-16-be", b"\xfe\xff"), ("utf-8", b"\xef\xbb\xbf")])
+def test_a_paste_with_a_byte_order_mark_is_read(tmp_path, encoding, bom):
+    # (Windows PowerShell 5's '>' writes UTF-16LE with its mark; the text is fixture 2432's title line)
+    from rocm_wizard.detect import detect_snapshot
+
+    line = "RuntimeError: HIP error: no kernel image is available for execution on the device\r\n"
+    (tmp_path / "out.txt").write_bytes(bom + line.encode(encoding))
+    sigs = {e.signature for e in detect_snapshot(str(tmp_path)).errors}
+    assert "hip_no_kernel_image" in sigs, sigs
+
+
+def test_the_error_log_option_reads_utf16(tmp_path):
+    from rocm_wizard.commands.doctor import _read_error_log
+
+    log = tmp_path / "log.txt"
+    log.write_bytes(b"\xff\xfe" + "RuntimeError: No HIP GPUs are available\n".encode("utf-16-le"))
+    assert _read_error_log(str(log)) == "RuntimeError: No HIP GPUs are available\n"
+
+
+def test_nul_bytes_without_a_mark_are_still_no_text(tmp_path):
+    from rocm_wizard.detect import detect_snapshot
+    from rocm_wizard.detect.bundle import SnapshotError
+
+    (tmp_path / "blob.bin.txt").write_bytes(b"\x00\x01\x02RuntimeError: HIP error: invalid device function\x00" * 20)
+    with pytest.raises(SnapshotError):
+        detect_snapshot(str(tmp_path))

@@ -64,6 +64,12 @@ def _read_error_log(spec: Optional[str]) -> Optional[str]:
     return normalise(text)
 
 
+def _decode(data: bytes) -> str:
+    from ..detect.sources import decode  # (UTF-16 with a byte order mark too: a log saved by PowerShell)
+
+    return decode(data)
+
+
 def _read_error_log_raw(spec: Optional[str]) -> Optional[str]:
     if spec is None:
         return None
@@ -71,12 +77,12 @@ def _read_error_log_raw(spec: Optional[str]) -> Optional[str]:
         if sys.stdin is None:
             raise ValueError("--error-log -: there is no standard input to read")
         data = sys.stdin.buffer.read(MAX_LOG_BYTES) if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
-        return data.decode("utf-8", errors="replace") if isinstance(data, bytes) else str(data)
+        return _decode(data) if isinstance(data, bytes) else str(data)
     if os.path.isdir(spec):
         raise ValueError(f"error log {spec} is a directory, not a file")
     try:
         with open(spec, "rb") as fh:
-            return fh.read(MAX_LOG_BYTES).decode("utf-8", errors="replace")
+            return _decode(fh.read(MAX_LOG_BYTES))
     except FileNotFoundError:
         raise ValueError(f"error log not found: {spec}") from None
     except OSError as exc:

@@ -302,10 +302,13 @@ def _is_text(data: bytes) -> bool:
     if not data:
         return False
     head = data[:8192]
-    if b"\x00" in head:
+    if head[:2] in (b"\xff\xfe", b"\xfe\xff"):  # UTF-16 with its byte order mark (sources.decode reads it)
+        text = decode(head)
+    elif b"\x00" in head:
         return False
-    # mostly printable after lenient decoding
-    text = head.decode("utf-8", errors="replace")
+    else:
+        # mostly printable after lenient decoding
+        text = head.decode("utf-8", errors="replace")
     bad = text.count("\ufffd") + sum(text.count(c) for c in _CONTROL_CHARS)
     return bad <= max(8, len(text) // 20)
 

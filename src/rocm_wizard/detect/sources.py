@@ -109,7 +109,13 @@ def is_gpu_env(name: str) -> bool:
 
 
 def decode(data: bytes) -> str:
-    """Decode bytes as UTF-8, replacing anything that is not (never raises)."""
+    """Decode bytes as UTF-8, replacing anything that is not (never raises).  A text that starts with a UTF-16 byte
+    order mark -- what Windows PowerShell 5's '>' writes, an output a user saved on the Windows side -- is decoded as
+    UTF-16, and a UTF-8 byte order mark is dropped."""
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return data.decode("utf-16", errors="replace")
+    if data[:3] == b"\xef\xbb\xbf":
+        return data[3:].decode("utf-8", errors="replace")
     return data.decode("utf-8", errors="replace")
 
 
