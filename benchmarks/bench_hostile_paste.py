@@ -23,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from rocm_wizard.detect import detect_snapshot  # noqa: E402
 from rocm_wizard.detect.parsers import _paste, os_release  # noqa: E402
+from rocm_wizard.detect.paste_text import normalise, unwrapped  # noqa: E402
 from rocm_wizard.termsafe import clean  # noqa: E402
 
 SHAPES = {
@@ -32,10 +33,20 @@ SHAPES = {
     "arch suffix": lambda n: "Ubuntu" + " " * n + "(x86_64)z",
     "OSC storm": lambda n: "\x1b]" * (n // 2),
     "mixed lines": lambda n: ("Rocky release 9 " + " " * 60 + "[1/2" + "\x1b]52;c;" + " " * 40 + "]\n") * (n // 128),
+    # (s20) detect/paste_text.normalise's shapes: nested quote marks, entities, escaped breaks, a Compose-like column,
+    # no-break spaces, one wide wrapped-looking line after another
+    "quote storm": lambda n: "> " * (n // 2),
+    "entities": lambda n: "&amp;" * (n // 5),
+    "escaped breaks": lambda n: "\\n" * (n // 2),
+    "compose column": lambda n: ("a" * 80 + "-1" + " " * 40 + "x\n") * (n // 124),
+    "no-break spaces": lambda n: "\u00a0" * n,
+    "wide lines": lambda n: ("y" * 99 + "\n") * (n // 100),
 }
 
 
 def parse_all(text: str) -> None:
+    normalise(text)
+    unwrapped(text)
     _paste.clean_lines(text)
     os_release.parse(text)
     os_release.from_pretty(text)

@@ -107,11 +107,13 @@ def _unquote(lines: List[str]) -> List[str]:
     out = []
     for l in lines:
         s = l.lstrip()
-        while s.startswith(">"):
-            s = s[1:]
-            s = s[1:] if s.startswith(" ") else s
+        # (each '>' and one space after it; one match, not a slice per mark: a line of a million marks is linear)
+        s = s[_QUOTE_MARKS.match(s).end():]
         out.append(s.rstrip())
     return out
+
+
+_QUOTE_MARKS = re.compile(r"(?:> ?)*")
 
 
 def _strip_tmux_mark(line: str) -> str:
