@@ -19,8 +19,11 @@ characters to their ASCII forms (and drops zero-width ones), decodes the few HTM
 text would hold, strips reply quote marks ("> ", nested too; not a Python prompt ">>>") and the prefixes
 log collectors put before each line (a CI log's or ``docker logs -t``'s RFC 3339 stamp, BuildKit's step,
 ``kubectl logs --prefix``'s pod, Docker Compose's container column), and splits a line that carries
-three or more escaped line breaks.  What cannot be undone is left: a line that
-was hard-wrapped at a width, or lines that lost their breaks, are read as they are.
+three or more escaped line breaks.  What cannot be undone without guessing is not rewritten: a
+hard-wrapped paste is read a second time by the failure catalogue with its wrapped lines joined
+(:func:`unwrapped`), as a service's journal lines are without journalctl's prefix
+(:func:`journal_messages`), each hit given back as pasted; lines that lost their breaks are read as
+they are.
 """
 from __future__ import annotations
 
