@@ -41,6 +41,9 @@ SHAPES = {
     "compose column": lambda n: ("a" * 80 + "-1" + " " * 40 + "x\n") * (n // 124),
     "no-break spaces": lambda n: "\u00a0" * n,
     "wide lines": lambda n: ("y" * 99 + "\n") * (n // 100),
+    # (s20) nothing but line breaks: probes/os.py's CPU-line pattern began "^\s*" under re.M and ran over every blank
+    # line after each line start (25,600 blank lines took 4 s in detect)
+    "blank lines": lambda n: "\n" * n,
 }
 
 
