@@ -129,7 +129,6 @@ MISSES = {
     "1424": "held-out BE: the only pasted lines are strace's of the package's 'bench' executable killed by SIGSEGV "
             "(SEGV_ACCERR) right after exec, which no layer owns; that nixpkgs' ollama-rocm package ships that broken "
             "executable (the -cpu and -vulkan variants' bench works) is told only in the issue's title and prose",
-    "1321": "held-out AZ: the failing line is HIP's 'device kernel image is invalid' (reported at hip, its own row); that the GPU Unsloth Studio selected ('selected: [1]') is the gfx1036 iGPU its gfx110X llama.cpp bundle has no kernels for is told only in the issue's prose",
     "1181": "held-out AS: the only pasted line is ggml's 'failed to initialize ROCm: no ROCm-capable device is "
             "detected' inside the toolbox (reported at hip); that 'nomodeset' on the host's kernel command line kept "
             "amdgpu from binding is the reporter's prose, with no /proc/cmdline, dmesg or lsmod line to show it",
