@@ -61,7 +61,10 @@ _OLLAMA_COMPUTE = lazy(r'msg="inference compute" id=(?P<idx>\S+) .*?\blibrary=RO
 # "compute", "driver", "name", "total", "available"): 'msg="inference compute" id=0 library=rocm variant="" compute=gfx1102
 # driver=0.0 name=1002:7480 total="8.0 GiB"' -- the library in lower case, the name the PCI vendor:device pair or the
 # marketing name in quotes.  A CUDA or CPU line is not read (library=cuda / cpu)
-_OLLAMA_COMPUTE_OLD = lazy(r'msg="inference compute" id=(?P<idx>\S+) library=rocm variant=(?:"[^"\n]{0,40}"|\S{0,40}) '
+# (s20-ollamawin) Ollama 0.2-0.3.5 printed the line without "variant" (gpu/types.go LogDetails: "id", "library",
+# "compute", "driver", "name", "total", "available"): 'msg="inference compute" id=0 library=rocm compute=gfx900
+# driver=0.0 name=1002:687f total="8.0 GiB"' (ollama/ollama#6336, Ollama 0.3.3), so the variant is optional
+_OLLAMA_COMPUTE_OLD = lazy(r'msg="inference compute" id=(?P<idx>\S+) library=rocm (?:variant=(?:"[^"\n]{0,40}"|\S{0,40}) )?'
                            r'compute=(?P<gfx>gfx[0-9a-f]{3,4})(?::[a-z]+[+-])* driver=\S{1,20} '
                            r'name=(?:1002:(?P<dev>[0-9a-fA-F]{4})|"(?P<name>[^"\n]{1,120})")(?:\s|$)')
 # the same discovery's second pass, one debug line per GPU before its init validation (s9-heldu, 754):
@@ -74,6 +77,28 @@ _OLLAMA_COMPUTE_OLD = lazy(r'msg="inference compute" id=(?P<idx>\S+) library=roc
 # -> 'msg="amdgpu too old gfx802" gpu=0'.  The target is the node's own gfx_target_version from sysfs (an override does
 # not change it), so it names a GPU of the machine that the application then leaves out.
 _OLLAMA_TOO_OLD = lazy(r'msg="amdgpu too old (?P<gfx>gfx[0-9a-f]{3,4})" gpu=(?P<idx>\d{1,3})\b')
+# (s20-ollamawin) Ollama 0.1.27-0.1.31's sysfs discovery (ollama/ollama gpu/amd_linux.go, AMDGetGPUInfo) lists every
+# KFD node's gfx_target_version before its support checks: slog.Info(fmt.Sprintf("detected amdgpu versions %v",
+# verStrings)) -> 'msg="detected amdgpu versions [gfx1010]"'.  Each entry is Version.ToGFXString(), fmt.Sprintf("gfx%d%d%d",
+# major, minor, patch) -- decimal, so gfx90a prints as "gfx9010" and gfx90c as "gfx9012" -- and a CPU-only node past the
+# first prints "gfx000".  The sysfs value is the GPU's own (an override does not change it): every GPU of the machine.
+_OLLAMA_DETECTED = lazy(r'msg="detected amdgpu versions \[(?P<list>gfx\d{3,5}(?: gfx\d{3,5}){0,31})\]"')
+
+
+def _ollama_decimal_gfx(tok: str) -> Optional[str]:
+    """Ollama 0.1.x's decimal 'gfx%d%d%d' as the hex-patch target name; None for a CPU node or a malformed one."""
+    d = tok[3:]
+    if d.startswith("9") and len(d) in (3, 4):
+        major, minor, patch = 9, int(d[1]), int(d[2:])
+    elif d[:1] == "1" and len(d) in (4, 5):
+        major, minor, patch = int(d[:2]), int(d[2]), int(d[3:])
+    elif d[:1] in "678" and len(d) == 3:
+        major, minor, patch = int(d[0]), int(d[1]), int(d[2])
+    else:
+        return None
+    if patch > 15:
+        return None
+    return "gfx%d%d%x" % (major, minor, patch)
 # Ollama's ggml reads an AMD GPU's memory by its PCI address (ollama/ollama ml/backend/ggml/ggml/src/mem_hip.cpp:
 # ADLX on Windows, sysfs on Linux) and logs it: 'ggml_hip_get_device_memory searching for device 0000:12:00.0',
 # 'ggml_backend_cuda_device_get_memory device 0000:63:00.0 utilizing AMD specific memory reporting free: N total: N'
@@ -910,6 +935,15 @@ def parse(text: object) -> PasteFacts:
                     names_seen.add(("ggml-amd-memory", bdf))
                     out.gpus.append(PasteGpu("ggml", bdf=bdf))
                 continue
+        if has_gfx and '"detected amdgpu versions [' in l:
+            m = _OLLAMA_DETECTED.search(line)
+            if m and "ollama-detected" not in names_seen:
+                names_seen.add("ollama-detected")
+                for tok in m.group("list").split():
+                    gfx = _ollama_decimal_gfx(tok)
+                    if gfx:
+                        out.gpus.append(PasteGpu("ollama", gfx_target=gfx))
+            continue
         if has_gfx and '"amdgpu too old gfx' in l:
             m = _OLLAMA_TOO_OLD.search(line)
             if m and ("ollama-too-old", m.group("idx")) not in names_seen:
