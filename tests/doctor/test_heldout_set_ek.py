@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import pytest
 
-from rocm_wizard.detect import error_signatures
+from rocm_wizard.detect import error_signatures, failure_lines
 from rwtest.heldout import fixture as _fixture, ids as _ids, lead_layer as _lead_layer
 
 ROW = "ek_llama_internal_assertion"
 
 
 @pytest.mark.parametrize("num,layer", [("2500", None), ("2501", "framework"), ("2502", "hip"), ("2503", "libraries"),
-                                       ("2504", "libraries")])
+                                       ("2504", "libraries"), ("2505", "framework")])
 def test_the_set_ek_fixtures_lead_at_their_layer(num, layer):
     assert _lead_layer(_fixture(num)) == layer
 
@@ -58,3 +58,28 @@ def test_llama_cpp_core_assertions_are_named(line):
 ])
 def test_other_assertions_and_prose_are_not_the_row(line):
     assert ROW not in _ids(line)
+
+
+@pytest.mark.parametrize("line", [
+    # set EK 2505 (ggml-org/llama.cpp#13110): clang on ggml's rocWMMA flash-attention source
+    "/home/zefresk/Documents/llamas/llama.cpp-rocm6.4/ggml/src/ggml-cuda/fattn-wmma-f16.cu:193:21: error: no matching"
+    " function for call to 'mma_sync'",
+    # ROCm/TheRock#154 (hipBLASLt's build): clang's driver on a missing object
+    "[hipBLASLt] clang++: error: no such file or directory: '/therock/output/build/math-libs/BLAS/hipBLASLt/build/"
+    "library/build_tmp/ops/A_S_S_256_4_gfx1151.o'",
+    # set BM 1565 (DeepSpeed's JIT build under ROCm 5.4): clang on an extension's HIP header
+    "/home/user/workspace/DeepSpeed/csrc/includes/reduction_utils_hip.h:352:46: error: no member named 'shfl_xor' in"
+    " 'cooperative_groups::thread_block_tile<64, void>'",
+])
+def test_diagnostics_that_begin_with_no_are_failure_lines(line):
+    assert failure_lines.looks_like_failure(line)
+
+
+@pytest.mark.parametrize("line", [
+    "Errors: 0",
+    "failed: no",
+    "error = none",
+    "  ECC errors: N/A",
+])
+def test_values_after_error_words_stay_benign(line):
+    assert not failure_lines.looks_like_failure(line)
