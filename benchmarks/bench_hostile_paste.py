@@ -38,7 +38,7 @@ SHAPES = {
     "quote storm": lambda n: "> " * (n // 2),
     "entities": lambda n: "&amp;" * (n // 5),
     "escaped breaks": lambda n: "\\n" * (n // 2),
-    "compose column": lambda n: ("a" * 80 + "-1" + " " * 40 + "x\n") * (n // 124),
+    "compose column": lambda n: ("a" * 80 + "-1" + " " * 40 + "| x\n") * (n // 126),
     "no-break spaces": lambda n: "\u00a0" * n,
     "wide lines": lambda n: ("y" * 99 + "\n") * (n // 100),
     # (s20) nothing but line breaks: probes/os.py's CPU-line pattern began "^\s*" under re.M and ran over every blank
