@@ -62,6 +62,15 @@ MISSES = {
     "2263": "held-out DM: migraphx-driver returns to the prompt after 'Reading:' with no line printed; the crash is told "
             "only in prose (tests/doctor/test_known_failure.py MISSES)",
     # s19-fwblobs (set DV)
+    # s20-rocmwin3 (set EH)
+    "2482": "held-out EH: a GPU not detected under WSL2 told only in prose; the paste is wsl --version "
+            "(tests/doctor/test_known_failure.py MISSES)",
+    "2483": "held-out EH: apt's refusal on Debian 13 told only in title and prose; the paste is apt's install list "
+            "(tests/doctor/test_known_failure.py MISSES)",
+    "2484": "held-out EH: crashes with amdgpu-dkms told only in prose; the paste is modinfo's aliases "
+            "(tests/doctor/test_known_failure.py MISSES)",
+    "2485": "held-out EH: a repository 404 told only in the title; the pastes are wget's 200 OK and a dnf transaction "
+            "(tests/doctor/test_known_failure.py MISSES)",
     # s20-appwin (set ED)
     "2493": "held-out EJ: Ollama's gfx1010 refusal cut in the index's copy; the discovery lines before it are healthy "
             "(tests/doctor/test_known_failure.py MISSES)",

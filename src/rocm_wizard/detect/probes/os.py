@@ -153,6 +153,12 @@ def _distribution_from_lines(source: Source) -> List[Tuple[p_os_release.OsReleas
 
 # -- kernel --------------------------------------------------------------------------------------
 
+# apt prints "<package> is already the newest version (<version>)." only for a package named on its command
+# line (apt-private/private-install.cc); AMD's install steps and amdgpu-install's dkms use case name the
+# running kernel's headers as "linux-headers-$(uname -r)", so the release in that line is the running kernel's
+# (a weak, last candidate: it says which headers were asked for, not what runs; none when two kernels' are)
+_APT_HEADERS_NEWEST = lazy(r"^[ \t]*linux-headers-(" + p_uname.RELEASE_RE + r") is already the newest version \(", re.M)
+
 def _kernel_candidates(source: Source) -> Tuple[List[Tuple[str, str, float]], Optional[str], Optional[str]]:
     cands: List[Tuple[str, str, float]] = []
     machine = None
@@ -190,6 +196,10 @@ def _kernel_candidates(source: Source) -> Tuple[List[Tuple[str, str, float]], Op
                 cands.append((rel, paste_label(name, "uname line"), 0.8))
             for rel in facts.kernel_lines:
                 cands.append((rel, paste_label(name, "kernel line"), 0.5))
+            if "is already the newest version" in text:
+                asked = {m.group(1) for m in _APT_HEADERS_NEWEST.finditer(text)}
+                if len(asked) == 1:  # headers of two kernels asked for: which one runs is not said
+                    cands.append((asked.pop(), paste_label(name, "apt: headers already installed"), 0.3))
             form = p_issue_form.parse_cached(text)
             for value in form.kernel + form.os:
                 rel = value if value in form.kernel else p_issue_form.os_parts(value)[1]
