@@ -474,9 +474,12 @@ def _form_obs(source: Source) -> List[Obs]:
 
 # an AMD product as people write it in titles, prose and tools without PCI ids ("AMD MI50",
 # "AMD Radeon AI PRO R9700", "RX 7900 XTX", "Radeon 8060S Graphics", clinfo's "Board name:")
+# (s20-rocmwin4) with the word "Series" where the marketing name has it: libdrm's data/amdgpu.ids names Polaris boards
+# "AMD Radeon RX 570 Series", "AMD Radeon RX 580 Series", ..., which ROCr's agent name and so torch's
+# get_device_name() print ("Radeon RX 570 Series", ROCm/ROCm#1930); the name is kept whole, the table's key ignores the word
 _PRODUCT_MENTION = re.compile(
     r"(?<![\w/-])(?:AMD\s+)?(?:Radeon\s+(?:AI\s+)?(?:PRO\s+)?(?:RX\s*)?[A-Z]?\d{3,4}[A-Z]{0,2}(?:\s+(?:XTX|XT|GRE))?"
-    r"|RX\s?\d{3,4}\s?(?:XTX|XT|GRE|[MS])?|Instinct\s+MI\d{2,3}[A-Z]{0,2}|MI\d{2,3}[AXL]?)(?![\w/-])")
+    r"|RX\s?\d{3,4}\s?(?:XTX|XT|GRE|[MS])?|Instinct\s+MI\d{2,3}[A-Z]{0,2}|MI\d{2,3}[AXL]?)(?: Series)?(?![\w/-])")
 
 
 # (s14-heldcf) ggml's Vulkan backend (ggml/src/ggml-vulkan/ggml-vulkan.cpp, ggml_vk_print_gpu_info) lists each device it
