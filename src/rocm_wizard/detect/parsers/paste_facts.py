@@ -290,6 +290,13 @@ _PIP_SATISFIED_TORCH = lazy(r"^(?:\d{1,6}\.\d{1,3}\s+)?Requirement already satis
 # without the path for a managed one): the environment's Python.  Not read: conda info's "python version : X.Y.Z.final.0",
 # the interpreter conda itself runs on (the base environment), not necessarily the active one
 _UV_PYTHON = lazy(r"^Using CPython (?P<ver>3\.\d{1,2}\.\d{1,2})(?: interpreter at: \S.{0,300})?\s*$")
+# (s21-webuiwin) InvokeAI's dependency report, the JSON its About dialog shows and its issue form asks for under
+# "Python dependencies" (invoke-ai/InvokeAI invokeai/app/api/routers/app_info.py get_app_deps: 3.x-5.x an
+# AppDependencyVersions of fixed keys -- "python": platform.python_version(), "torch": torch.__version__, ...; later
+# every installed distribution's name and version): one '"key": "value",' pair a line.  The key must be the exact
+# name, quoted, and the value a quoted version: torchvision's or another package's line is not read as torch's
+_APP_DEPS_TORCH = lazy(r'^"torch"\s{0,4}:\s{0,4}"(?P<torch>\d+\.\d+\.\d+[0-9A-Za-z.+]{0,60})"\s{0,4},?$')
+_APP_DEPS_PYTHON = lazy(r'^"python"\s{0,4}:\s{0,4}"(?P<ver>3\.\d{1,2}\.\d{1,2})"\s{0,4},?$')
 _PIP_TORCH = lazy(r"(?:^|\s)torch-(?P<ver>\d+\.\d+\.\d+[0-9A-Za-z.+]{0,80})(?=\s|$)")
 # s8-heldq: a command whose first print is torch.__version__ (python -c "import torch; print(torch.__version__); ..."),
 # and the bare version line its output starts with ("2.12.0+rocm7.14.0a20260519")
@@ -427,7 +434,8 @@ _NEEDLES = ("gpu arch : gfx", "gpu arch: gfx", "for isa: amdgcn-amd-amdhsa--", "
             "tensilelibrary_lazy_", "amd rocm (gfx",  # (s13-heldbe: a failed Tensile load, Unsloth's installer)
             "-nixos-system-",  # (s14-heldbo: a NixOS system derivation's store path, nixos-rebuild's build list)
             "already satisfied: torch", "using cpython 3.",  # (s19-detgen: pip's installed torch, uv's interpreter)
-            "(radeonsi, ")  # (s19-detgen: Mesa's renderer string, its kernel release)
+            "(radeonsi, ",  # (s19-detgen: Mesa's renderer string, its kernel release)
+            '"torch":', '"python":')  # (s21-webuiwin: an app's JSON dependency report, InvokeAI's)
 
 
 # (s12-heldba) inxi's Graphics section (smxi/inxi, https://codeberg.org/smxi/inxi: GraphicItem's PCI device rows):
@@ -524,12 +532,13 @@ class PasteFacts:
     stdlib_pythons: List[str] = field(default_factory=list)  # (s10-heldaf) X.Y of traceback frames in lib/pythonX.Y
     install_pythons: List[str] = field(default_factory=list)  # (s9-heldr) X.Y.Z of pyenv's / uv's interpreter directories
     tool_pythons: List[str] = field(default_factory=list)  # (s19-detgen) X.Y.Z of uv's 'Using CPython X.Y.Z' line
+    app_pythons: List[str] = field(default_factory=list)  # (s21-webuiwin) X.Y.Z of an app's JSON dependency report
 
     @property
     def ok(self) -> bool:
         return bool(self.gpus or self.torch or self.kernels or self.kernel_lines or self.distros or self.pythons
                     or self.amd_smi_headers or self.amdgpu_versions or self.device_extras or self.site_pythons or self.stdlib_pythons
-                    or self.install_pythons or self.tool_pythons)
+                    or self.install_pythons or self.tool_pythons or self.app_pythons)
 
 
 def smi_gfx(value: str) -> Optional[str]:
@@ -614,6 +623,15 @@ def parse(text: object) -> PasteFacts:
             m = _PIP_SATISFIED_TORCH.match(line)
             if m and (m.group("torch"), None) not in out.torch:
                 out.torch.append((m.group("torch"), None))
+        if c1 == '"' and (l.startswith('"torch"') or l.startswith('"python"')):
+            m = _APP_DEPS_TORCH.match(line)
+            if m:
+                if (m.group("torch"), None) not in out.torch:
+                    out.torch.append((m.group("torch"), None))
+            else:
+                m = _APP_DEPS_PYTHON.match(line)
+                if m and m.group("ver") not in out.app_pythons:
+                    out.app_pythons.append(m.group("ver"))
         if c0 == "u" and l.startswith("using cpython 3."):
             m = _UV_PYTHON.match(line)
             if m and m.group("ver") not in out.tool_pythons:

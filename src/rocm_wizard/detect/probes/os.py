@@ -426,7 +426,8 @@ def _python(source: Source, info: OSInfo) -> None:
     # name one only; (s8-heldq) then the one the pasted site-packages paths name; (s10-heldaf) last, the one the
     # traceback frames in an interpreter's standard library name
     # (s19-detgen) first of these, the one interpreter uv says it made the environment with
-    for field_name, how in (("tool_pythons", "uv's interpreter line"),
+    # (s21-webuiwin) with it, the one an app's JSON dependency report names ('"python": "3.10.12"', InvokeAI's)
+    for field_name, how in (("tool_pythons", "uv's interpreter line"), ("app_pythons", "an app's dependency report"),
                             ("install_pythons", "interpreter directory"), ("site_pythons", "site-packages path"),
                             ("stdlib_pythons", "standard-library traceback frame")):
         seen: Dict[str, str] = {}
