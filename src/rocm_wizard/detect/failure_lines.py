@@ -336,8 +336,11 @@ def layer_below(text: str, line: str) -> Optional[str]:
 
 # a Python exception line as traceback.format_exception_only writes it (after a log prefix such as
 # vLLM's "ERROR 05-15 18:58:58 [engine.py:448] " or a container's "name  | ")
-_EXC_LINE = re.compile(r"(?:^|[\]|] )\s*([A-Za-z_]\w{0,80}(?:\.[A-Za-z_]\w{0,80}){0,8}(?:Error|Exception))(?::|\s*$)")
-_FRAME_FILE = re.compile(r'\bFile "([^"\n]{1,400})", line \d+')
+# (s21-libwin) or after a Markdown quote marker (">IndexError: ..." in a quoted paste)
+_EXC_LINE = re.compile(r"(?:^(?:>[ \t]?){0,3}|[\]|] )\s*([A-Za-z_]\w{0,80}(?:\.[A-Za-z_]\w{0,80}){0,8}(?:Error|Exception))(?::|\s*$)")
+# (s21-libwin) also when a quoted paste's wrapped frame line carries the quote marker before "line" (rocBLAS#1356:
+# '>  File ".../Tensile/TensileCreateLibrary.py", >line 1400, in TensileCreateLibrary')
+_FRAME_FILE = re.compile(r'\bFile "([^"\n]{1,400})",[ \t]{0,2}>?[ \t]{0,2}line \d+')
 _SITE = re.compile(r"[/\\](?:site|dist)-packages[/\\]([A-Za-z_][\w.-]*)")
 # (s11-catchall) lib64 too: Fedora/RHEL's Python keeps its standard library in /usr/lib64/python3.X
 _STDLIB = re.compile(r"[/\\]lib(?:64)?[/\\]python\d[\d.]*[/\\][\w.-]+\.py$|[/\\]Lib[/\\][\w.-]+\.py$")
