@@ -2187,6 +2187,45 @@ def _compile_window_faults(by_layer: Dict[str, List[Tuple[Any, str]]], pairs) ->
 # already reports them at firmware.
 _FIRMWARE_CAUSE_ROWS = frozenset({"dv_amdgpu_firmware_file_missing", "dv_amdgpu_ip_block_firmware_load_failed"})
 
+# s21-compwin (2539): a PSP command that fails while a GPU reset runs is the reset's teardown, not a firmware fault of
+# its own.  amdgpu's recovery (amdgpu_device.c amdgpu_device_gpu_recover: "GPU reset begin!", then the IP blocks'
+# suspend) unloads the PSP's trusted applications (amdgpu_psp.c psp_ta_unload -> psp_cmd_submit_buf: "psp gfx command
+# %s(0x%X) failed and response status is (0x%X)") from a GPU that has just hung; such a line stamped at or after the
+# reset's start line is reported with the hang and the reset at the kernel, not ahead of them at firmware.  Only plain
+# dmesg stamps ("[  123.456789]") are compared; other lines keep the row's own layer.
+_PSP_IN_RESET_ROWS = frozenset({"fw_psp_cmd_failed"})
+_DMESG_SECONDS = re.compile(r"^\s*\[\s*(\d{1,9}\.\d{1,9})\]")
+_RESET_BEGIN = re.compile(r"\bGPU reset begin\b|\bamdgpu_device_gpu_recover\b")
+
+
+def _psp_in_reset(by_layer: Dict[str, List[Tuple[Any, str]]], pairs) -> Dict[str, List[Tuple[Any, str]]]:
+    """Moves PSP command failures stamped at or after a GPU reset's start line to the kernel layer."""
+    fw = by_layer.get("firmware") or []
+    if not any(row.id in _PSP_IN_RESET_ROWS for row, _t in fw):
+        return by_layer
+    starts = []
+    for _sid, text in pairs:
+        if text and _RESET_BEGIN.search(text):
+            m = _DMESG_SECONDS.match(text)
+            if m:
+                starts.append(float(m.group(1)))
+    if not starts:
+        return by_layer
+    first = min(starts)
+    keep, move = [], []
+    for row, text in fw:
+        m = _DMESG_SECONDS.match(text or "") if row.id in _PSP_IN_RESET_ROWS else None
+        (move if m and float(m.group(1)) >= first else keep).append((row, text))
+    if not move:
+        return by_layer
+    out = dict(by_layer)
+    if keep:
+        out["firmware"] = keep
+    else:
+        out.pop("firmware", None)
+    out["kernel"] = list(out.get("kernel", [])) + move
+    return out
+
 
 @rule("known-failure")
 def known_failure(ctx: Context, meta: RuleMeta) -> Optional[List[Match]]:
@@ -2234,6 +2273,7 @@ def known_failure(ctx: Context, meta: RuleMeta) -> Optional[List[Match]]:
     if not by_layer:
         return None  # only a harness's header, and a rule reports the line that says why
     by_layer, window_note = _compile_window_faults(by_layer, pairs)
+    by_layer = _psp_in_reset(by_layer, pairs)
     order = [l for l in _LAYER_ORDER if l in by_layer] + sorted(l for l in by_layer if l not in _LAYER_ORDER)
     out: List[Match] = []
     for layer in order:

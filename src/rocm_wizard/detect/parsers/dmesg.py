@@ -21,6 +21,11 @@ KIND = "dmesg"
 
 _TS = lazy(r"^\s*\[\s*(?P<ts>\d+\.\d+)\]\s?(?P<msg>.*)$")
 _TS_HUMAN = lazy(r"^\s*\[(?P<ts>(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2}\s+\d+ [\d:]{8} \d{4})\]\s?(?P<msg>.*)$")
+# (s21-compwin) util-linux's `dmesg -H` / `dmesg -e` (--human, --reltime) stamps (util-linux sys-utils/dmesg.c
+# print_record(), DMESG_TIMEFTM_RELTIME: "[%s] " with short_ctime()'s strftime "%b%d %H:%M" when the minute changes,
+# else the delta since the previous line, "[%+8.06f]" / "[%+9.06f]"; older releases pad it, "[  +0.000011]"):
+# "[Nov30 01:49] amdgpu 0000:28:00.0: ...", "[  +0.000011] amdgpu: Failed to map VA ..."
+_TS_RELTIME = lazy(r"^\s*\[(?P<ts>[A-Z][a-z]{2} ?\d{1,2} \d\d:\d\d| {0,4}[+-]\d{1,9}\.\d{6})\]\s?(?P<msg>.*)$")
 _JOURNAL = lazy(r"^(?P<ts>[A-Z][a-z]{2}\s+\d+ [\d:]{8}|\d{4}-\d\d-\d\dT[\d:.+-]+)\s+(?P<host>\S+)\s+kernel:\s?(?P<msg>.*)$")
 _LEVEL = lazy(r"^(?:<\d>|(?:kern|user)\s*:(?:emerg|alert|crit|err|warn|notice|info|debug)\s*:)\s*")
 _GPU = lazy(r"\b(amdgpu|kfd|amdkfd|drm|ttm|radeon|\[drm\]|amdxcp|amdkcl|gpu)\b", re.I)
@@ -68,7 +73,7 @@ class DmesgLog:
     """The lines of a kernel log (``dmesg`` / ``journalctl -k``)."""
 
     lines: List[DmesgLine] = field(default_factory=list)
-    format: Optional[str] = None  # dmesg | dmesg-T | journal
+    format: Optional[str] = None  # dmesg | dmesg-T | dmesg-H | journal
     kernel_version: Optional[str] = None  # from a "Linux version ..." boot line
     # (s12-heldba) from an oops/WARNING header's "CPU: ... Comm: ... <release> #N"; (s19-kwarn) else a decoded panic
     # screen's "Version:" (or its QR URL's v=)
@@ -96,6 +101,9 @@ def _split(line: str):
     m = _TS_HUMAN.match(s) if bracket else None
     if m:
         return "dmesg-T", m.group("ts"), m.group("msg")
+    m = _TS_RELTIME.match(s) if bracket else None
+    if m:
+        return "dmesg-H", m.group("ts"), m.group("msg")
     m = _JOURNAL.match(s) if "kernel:" in s else None
     if m:
         return "journal", m.group("ts"), m.group("msg")
