@@ -405,3 +405,26 @@ def test_a_cut_traceback_behind_a_worker_s_prefix_is_shown():
         ])
         shown = fl.scan([(text, None, "paste:log.txt")], [])
         assert any("cut before its exception" in line and layer == "framework" for line, layer, _l in shown), shown
+
+
+@pytest.mark.parametrize("line", [
+    # CLR's level-1 (LOG_ERROR) lines whose words say no failure (ROCm/clr hipamd/src/hip_platform.cpp "Wrong DeviceId",
+    # rocclr/device/device.cpp "KFD is not installed"), as AMD_LOG_LEVEL prints them, old and new formats
+    ":1:hip_platform.cpp         :268 : 0123456789 us: [pid:4242  tid:0x7f1c2a4b6740] Wrong DeviceId: 3",
+    ":1:device.cpp               :618 : 0123456789 us: [pid:4242  tid:0x7f1c2a4b6740] KFD is not installed ",
+    ":1:devprogram.cpp:2208: Bad OCL Binary: bad ELF type!",
+    "  :1:hip_code_object.cpp      :503 : 1885938529 us: [pid:77 tid:0x7f] Devices:",
+])
+def test_clr_s_error_level_lines_are_shown_at_hip(line):
+    assert fl.classify(line) == fl.SHOWN and fl.layer_of(line) == "hip"
+
+
+@pytest.mark.parametrize("line", [
+    # the other levels (warning, info, debug) say nothing by their level alone; a level in another position is no level
+    ":2:hip_code_object.cpp      :503 : 1885938529 us: [pid:77 tid:0x7f] Using Code Object V5.",
+    ":3:rocdevice.cpp            :442 : 1885938529 us: [pid:77 tid:0x7f] Initializing HSA stack.",
+    ":4:rocdevice.cpp            :2099: 1885938529 us: [pid:77 tid:0x7f] Allocate hsa device memory 0x7f, size 0x10",
+    "step :1:train.py :12 : all good",
+])
+def test_clr_s_other_levels_are_not_shown_by_their_level(line):
+    assert fl.classify(line) != fl.SHOWN

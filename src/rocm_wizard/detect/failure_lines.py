@@ -29,7 +29,10 @@ class _Table:
         words = [str(w).lower() for w in data.get("words", [])]
         self._words = words
         self._data = data
-        self.needles = tuple(sorted(set(w.replace("\\b", "") for w in words)))
+        # (the words' literal text, and what a word pattern that holds none of the words starts from: a line without
+        # one of these is no failure line)
+        self.needles = tuple(sorted(set(w.replace("\\b", "") for w in words)
+                                    | set(str(n).lower() for n in data.get("word_pattern_needles", []))))
         self.listing_kinds = frozenset(data.get("listing_kinds", []))
         self.kernel_log_kinds = frozenset(data.get("kernel_log_kinds", []))
         self.generic_kinds = frozenset(data.get("generic_kinds", []))
