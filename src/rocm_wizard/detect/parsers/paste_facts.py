@@ -1201,6 +1201,14 @@ def parse(text: object) -> PasteFacts:
             if m and any(c.isdigit() for c in m.group("pretty")) or (m and "arch linux" in l):
                 if m.group("pretty") not in out.distros:
                     out.distros.append(m.group("pretty"))
+    # (s21-fwwin, set EV 2572) a paste that is nothing but 'python --version''s answer (CPython Modules/main.c:
+    # printf("Python %s\n", PY_VERSION)): an issue form's "python3 --version" field holds the bare "Python 3.11.6", the
+    # command only in the form's label.  The answer alone in the paste, so no prose line or package list is read.
+    lone = text.strip().strip("`").strip() if not out.pythons and len(text) < 200 else ""
+    if lone[:7].lower() == "python " and "\n" not in lone:
+        m = _PY_VERSION_OUT.match(lone)
+        if m:
+            out.pythons.append(m.group("ver"))
     # a GPU of llama.cpp's device list that its ggml_cuda_init line names too is one GPU: the device line has its target
     out.gpus.extend(g for g in ggml_listed if ("ggml", str(g.card), g.name) not in names_seen)
     if "hsa_override_gfx_version" in low:  # rocBLAS then names the overridden target, not the GPU's
