@@ -24,6 +24,9 @@ PROBLEM = ("warning", "error", "critical")
 # Fixtures whose failure no line of the paste shows and whose prose names nothing of the stack, or
 # whose failure is a wrong target that only names show (no PCI id): reported as a miss, not hidden.
 MISSES = {
+    # s21-rocm26win (set ET)
+    "2562": "held-out ET: a slowdown after a ROCm upgrade shown only by two successful runs' timing tables and the "
+            "title; no line is an error (tests/doctor/test_known_failure.py MISSES)",
     "142": "a 512 MB carve-out is told by the kernel log's memory lines, not by an error line",
     # s6-heldout (set K)
     "556": "held-out K: Lemonade printing 'Still waiting for llama-server...' until the user gives up (a linux-firmware "
