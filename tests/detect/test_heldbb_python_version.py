@@ -19,7 +19,8 @@ def test_the_version_answer_after_its_command_is_read(text, want):
 
 
 @pytest.mark.parametrize("text", [
-    "Python 3.12.10\n",                                   # no command before it: prose or a heading
+    "Python 3.12.10\nis the interpreter I use\n",           # no command before it: prose or a heading (the answer
+    # alone in a paste is read: set EV, tests/doctor/test_heldout_set_ev.py)
     "$ python -v\nPython 3.12.10\n",                      # -v is verbose mode, not the version
     "$ pip --version\nPython 3.12.10\n",                  # another program's command
     "$ python --version\nThe answer was Python 3.12.10\n",  # not the bare answer
