@@ -435,7 +435,6 @@ def test_clr_s_other_levels_are_not_shown_by_their_level(line):
     # the failure words ROCr, the thunk and rocminfo use (amd_topology.cpp, fmm.c, perfctr.c, topology.c, rocminfo.cc)
     "Unrecognized IOLINK type.",
     "mmap returned 0x7f1c2a400000, out of range 0x100000000-0x7fffffffffff",
-    "ROCk module is NOT loaded, possibly no GPU devices",
     'alice is not member of "render" group, the default DRM access group. Users must be a member of the "render" group '
     "or another DRM access group in order for ROCm applications to run successfully.",
     # the thunk's pr_err("[%s] ...", __func__), a pointer beside a failure word, "Invalid <what> <value>", "Fail to"
@@ -461,6 +460,9 @@ def test_the_runtimes_bare_messages_are_shown(line):
     "Got 16GB for SVM at 0x1000000000 with only 12GB usable ...",
     "ROCk module version 6.8.5 is loaded",
     "alice is member of render group",
+    # a user's prose that quotes the failure it does not have (real fixture 280), a program's list of possible causes (385)
+    '**The driver is healthy — this is not the usual "no /dev/kfd / amdgpu not loaded" case:**',
+    "    1. amdgpu kernel module not loaded (check `lsmod | grep amdgpu`).",
     "Fixed the invalid link in the README",
 ])
 def test_prose_and_the_runtimes_information_are_not_shown(line):
