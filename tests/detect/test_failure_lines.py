@@ -428,3 +428,77 @@ def test_clr_s_error_level_lines_are_shown_at_hip(line):
 ])
 def test_clr_s_other_levels_are_not_shown_by_their_level(line):
     assert fl.classify(line) != fl.SHOWN
+
+
+# -- s21-rtvocab: the runtime layer's own messages (ROCr, libhsakmt, rocminfo), bare as they print them ----------------
+@pytest.mark.parametrize("line", [
+    # the failure words ROCr, the thunk and rocminfo use (amd_topology.cpp, fmm.c, perfctr.c, topology.c, rocminfo.cc)
+    "Unrecognized IOLINK type.",
+    "mmap returned 0x7f1c2a400000, out of range 0x100000000-0x7fffffffffff",
+    'alice is not member of "render" group, the default DRM access group. Users must be a member of the "render" group '
+    "or another DRM access group in order for ROCm applications to run successfully.",
+    # the thunk's pr_err("[%s] ...", __func__), a pointer beside a failure word, "Invalid <what> <value>", "Fail to"
+    "[hsaKmtOpenSMI] invalid node ID: 7",
+    "[vm_split_area] Failed to create new area during split.",
+    "Object not found at 0x7f1c2a400000",
+    "Invalid block ID: 17",
+    "Fail to add IO link 0->2",
+    # ROCr's nouns beside a failure word (amd_aql_queue.cpp, hsa.cpp, fmm.c)
+    "User specified scratch limit exceeds device limits (requested:8589934592 max:4294967296)!",
+    "aqlprofile API incompatible ver 2, current ver 3",
+    "Object is null and SVM API is not supported.",
+])
+def test_the_runtimes_bare_messages_are_shown(line):
+    assert fl.classify(line) == fl.SHOWN
+
+
+@pytest.mark.parametrize("line", [
+    # near misses: prose with the same nouns or words, the runtime's informational lines, amdgpu's healthy partition note
+    "I rebuilt the container from scratch and it is not supported there either",
+    "the queue is not supported on my card, any idea?",
+    "  1073741824 scratch mapped, 50.00% occupancy.",
+    "Got 16GB for SVM at 0x1000000000 with only 12GB usable ...",
+    "ROCk module version 6.8.5 is loaded",
+    "alice is member of render group",
+    # a user's prose that quotes the failure it does not have (real fixture 280), a program's list of possible causes (385)
+    '**The driver is healthy — this is not the usual "no /dev/kfd / amdgpu not loaded" case:**',
+    "    1. amdgpu kernel module not loaded (check `lsmod | grep amdgpu`).",
+    "Fixed the invalid link in the README",
+])
+def test_prose_and_the_runtimes_information_are_not_shown(line):
+    assert fl.classify(line) != fl.SHOWN
+
+
+def test_a_healthy_mi300_partition_note_is_no_alarm_in_a_kernel_log():
+    # real fixture 1984 (amdgpu's note on an MI300 compute partition's render node, kernel-log noise)
+    assert fl.classify("amdgpu 0000:15:00.0: amdgpu: renderD153 partition 1 not valid!", "dmesg") != fl.SHOWN
+
+
+@pytest.mark.parametrize("line", [
+    # ROCr's and the thunk's nouns place a bare line at runtime (amd_gpu_agent.cpp, fmm.c, topology.c, runtime.cpp,
+    # rocminfo.cc), the KFD's ioctls and topology files as user space names them before the kernel row's "kfd"
+    "Failed to dmaCopy!",
+    "Failed to reserve 64GB for SVM ...",
+    "Failed to init mem_handle_aperture",
+    "GPU mapping failed (-12) for obj at 0x7f1c2a400000, userptr (nil), size 2097152",
+    "Invalid node [7]",
+    "GPU core dump failed",
+    "LoadLib(libhsa-amd-aqlprofile64.so) failed: libhsa-amd-aqlprofile64.so: cannot open shared object file",
+    "AMDKFD_IOC_ACQUIRE_VM failed",
+    "Failed to open /sys/devices/virtual/kfd/kfd/topology/generation_id",
+    "Failed to get group info to check for render group membership",
+])
+def test_the_runtimes_nouns_place_a_bare_line_at_runtime(line):
+    assert fl.classify(line) == fl.SHOWN and fl.layer_of(line) == "runtime"
+
+
+@pytest.mark.parametrize("line, layer", [
+    # the same nouns do not take lines another layer prints: amdgpu's prefixed lines, CLR's own log (real fixture 1324),
+    # a package build "from scratch", the kernel's amdkfd in dmesg
+    ("amdgpu 0000:03:00.0: amdgpu: failed to init scratch memory", "kernel"),
+    (":1:rocvirtual.cpp           :3465: 0524793291d us:  AQL dispatch failed!", "hip"),
+    ("error: building rocblas from scratch failed", "libraries"),
+    ("[  12.345678] amdgpu: amdkfd: Failed to create KFD topology", "kernel"),
+])
+def test_the_runtimes_nouns_leave_other_layers_lines_alone(line, layer):
+    assert fl.layer_of(line) == layer
