@@ -1,6 +1,6 @@
 """The catch-all's recall on the messages the stack's programs print (issue 28; s20).
 
-    python scripts/catchall_recall.py [--misses] [--held-back | --all]
+    python scripts/catchall_recall.py [--misses] [--held-back | --all] [--part NAME]
 
 Reads tests/data/catchall_recall.toml (each [[message]]: a line as its program prints it, the layer of
 that program, failure true/false, held_back) and asks detect/failure_lines.py what it makes of each
@@ -9,7 +9,8 @@ pasted kernel log reaches it; None otherwise) and ``layer_of(line, kind)``.  Pri
 failures shown (recall), those among them placed at their layer (layer accuracy), and the
 failure=false lines shown (false positives).  By default only the tuned part (held_back false);
 ``--held-back`` the held-back part, ``--all`` both.  ``--misses`` lists the failures not shown and
-those shown at another layer.
+those shown at another layer.  ``--part NAME`` keeps only the messages of one sampling (their `part`,
+e.g. s21-fwvocab), within the part chosen above.
 """
 from __future__ import annotations
 
@@ -84,6 +85,9 @@ def report(rows, title):
 
 def main(argv):
     rows = messages()
+    if "--part" in argv:
+        name = argv[argv.index("--part") + 1]
+        rows = [m for m in rows if m.get("part") == name]
     if "--all" in argv:
         parts = [("all", rows)]
     elif "--held-back" in argv:
