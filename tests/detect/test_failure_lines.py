@@ -502,3 +502,69 @@ def test_the_runtimes_nouns_place_a_bare_line_at_runtime(line):
 ])
 def test_the_runtimes_nouns_leave_other_layers_lines_alone(line, layer):
     assert fl.layer_of(line) == layer
+
+# -- s21-fwvocab: the framework layer's own words and prefixes (tests/data/catchall_recall.toml, part s21-fwvocab) ---------
+@pytest.mark.parametrize("line", [
+    # PyTorch's warnings through Python's warnings module, with c10's "(Triggered internally at ...)" suffix
+    "/usr/lib/python3.12/site-packages/torch/nn/functional.py:5560: UserWarning: Torch was not compiled with flash "
+    "attention. (Triggered internally at ../aten/src/ATen/native/transformers/cuda/sdp_utils.cpp:555.)",
+    "/usr/lib/python3.12/site-packages/torch/nn/modules/linear.py:125: UserWarning: Attempting to use hipBLASLt on an "
+    "unsupported architecture! Overriding blas backend to hipblas (Triggered internally at /pytorch/aten/src/ATen/Context.cpp:373.)",
+    "/usr/lib/python3.12/site-packages/torch/cuda/__init__.py:789: UserWarning: Can't initialize amdsmi - Error code: 34",
+    # a module-qualified exception of the framework's own classes (Triton's, torch._dynamo's)
+    "triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 98304, Hardware limit: 65536. "
+    "Reducing block sizes or `num_stages` may help.",
+    "torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:",
+    # ggml's and llama.cpp's "<func>: " lines, a ggml source file's abort, the server's prefix
+    "llama_new_context_with_model: llama_kv_cache_init() failed for self-attention cache",
+    "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 8192.00 MiB on device 0: cudaMalloc failed: out of memory",
+    "/llama.cpp/ggml/src/ggml-cuda/mmq.cuh:3040: ERROR: HIP kernel mul_mat_q has no device code compatible with HIP arch 1300.",
+    "srv    load_model: failed to load model, '/models/qwen2.5-7b-instruct-q4_k_m.gguf'",
+    # Ollama's slog line at WARN (discover/amd.go) and vLLM's logger (vllm/platforms/rocm.py)
+    'time=2026-11-29T08:12:03.123Z level=WARN source=amd.go:485 msg="AMD driver is too old. Update your AMD driver to enable GPU inference."',
+    "WARNING 11-29 08:12:03 [rocm.py:176] Failed to get GCN arch via amdsmi, falling back to torch.cuda.",
+    "(EngineCore_DP0 pid=4242) ERROR 11-29 08:12:03 [rocm.py:502] amdsmi device query failed ",
+])
+def test_the_framework_s_own_lines_are_shown_at_framework(line):
+    assert fl.classify(line) == fl.SHOWN and fl.layer_of(line) == "framework"
+
+
+@pytest.mark.parametrize("line", [
+    # a warning or log line without a failure word, the frameworks' information lines, prose
+    "/usr/lib/python3.12/site-packages/torch/nn/functional.py:5560: UserWarning: Flash attention support on Navi31 GPU "
+    "is still experimental. Enable it with TORCH_ROCM_AOTRITON_ENABLE_EXPERIMENTAL=1.",
+    "W1129 08:12:03.123000 4242 torch/_dynamo/convert_frame.py:964] [0/8] torch._dynamo hit config.recompile_limit (8)",
+    "llama_context: n_ctx_per_seq (4096) < n_ctx_train (131072) -- the full capacity of the model will not be utilized",
+    "load_backend: loaded ROCm backend from /app/libggml-hip.so",
+    "INFO 11-29 08:12:03 [rocm.py:409] Found incompatible backend(s) [ROCM_AITER_FA] with DECODER. Overriding with "
+    "TRITON_ATTN out of potential backends: ['TRITON_ATTN'].",
+    # Ollama's GGUF reader using a key's default (fixture 718)
+    'time=2025-04-26T15:49:31.376Z level=WARN source=ggml.go:152 msg="key not found" key=bert.vision.block_count default=0',
+    "my torch build is too old, so I upgraded it",
+    "the warning: part of the docs was not compiled",
+])
+def test_the_framework_s_information_lines_are_not_shown(line):
+    assert fl.classify(line) != fl.SHOWN
+
+
+@pytest.mark.parametrize("line, layer", [
+    # a relayed HIP error status keeps HIP's layer whatever framework printed it
+    ("/usr/lib/python3.12/site-packages/torch/cuda/__init__.py:129: UserWarning: HIP initialization: Unexpected error from "
+     "hipGetDeviceCount(). Error 101: hipErrorInvalidDevice (Triggered internally at ../c10/hip/HIPFunctions.cpp:110.)", "hip"),
+    ("D:/a/llama.cpp/llama.cpp/ggml/src/ggml-cuda/ggml-cuda.cu:87: ROCm error", "hip"),  # fixture 983
+    ("RuntimeError: Triton Error [HIP]:  Code: 1, Messsage: invalid argument", "hip"),
+    # a library status vLLM relays stays the library's (fixture 1184); the runtime's "no ROCm-capable device" stays
+    ("(Worker pid=2532) ERROR 06-12 16:10:53 [multiproc_executor.py:870] RuntimeError: NCCL error: unhandled cuda error "
+     "(run with NCCL_DEBUG=INFO for details)", "libraries"),
+    ("ggml_cuda_init: failed to initialize ROCm: no ROCm-capable device is detected", "runtime"),
+])
+def test_a_relayed_status_keeps_its_layer_under_a_framework_prefix(line, layer):
+    assert fl.layer_of(line) == layer
+
+
+def test_make_sure_is_no_build():
+    # packaging's 'make' is the build tool, not the English "make sure" (torch/utils/cpp_extension.py's version check)
+    line = ("RuntimeError: The detected CUDA version (12.4) mismatches the version that was used to compile PyTorch "
+            "(11.8). Please make sure to use the same CUDA versions.")
+    assert fl.layer_of(line) == "framework"
+    assert fl.layer_of("make: *** [Makefile:12: all] Error 2") == "packaging"
