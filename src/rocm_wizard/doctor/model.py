@@ -44,9 +44,12 @@ INFERRED_LAYER_RULES = ("unrecognised-failure", "failure-told-not-shown")
 # (reported-target-not-chip): each may explain a failure the paste shows, and each is read after it -- the failure
 # names the layer the user meets (a library's missing kernels, RCCL's error, HIP's "invalid device function", the
 # runtime's HSA status); where nothing failing is shown, the statement leads as before
+# (s21-rock26win) so is "a preview or nightly build is in use" (preview-or-nightly-build): it names the stream the host's
+# ROCm comes from and quotes no failure line, so a failure the paste shows (2603: rocprof-compute's own version detection
+# under a ROCm 7.13 preview) leads and the statement follows
 STATUS_RULES = ("rocm-older-than-catalog", "rocm-dropped-gpu", "mixed-gpu-left-out", "rocm-too-old-for-gpu",
                 "gfx-no-official-build", "hsa-override-missing", "iommu-p2p-settings", "wsl-windows-release",
-                "reported-target-not-chip")
+                "reported-target-not-chip", "preview-or-nightly-build")
 # a known regression of an installed release whose symptom the paste shows (catalog/data/regressions.toml):
 # the release is the cause of that symptom whatever layer prints it, so it leads (s8-regress)
 # s9-helds: one global HSA_OVERRIDE_GFX_VERSION in a process shown several GPUs, with the GPU faults that follow
