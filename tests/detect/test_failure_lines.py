@@ -568,3 +568,69 @@ def test_make_sure_is_no_build():
             "(11.8). Please make sure to use the same CUDA versions.")
     assert fl.layer_of(line) == "framework"
     assert fl.layer_of("make: *** [Makefile:12: all] Error 2") == "packaging"
+
+
+# s21-fwrvocab (tests/data/catchall_recall.toml part s21-fwrvocab): the firmware layer's own words
+_P = "[  412.778031] amdgpu 0000:03:00.0: amdgpu: "
+
+
+@pytest.mark.parametrize("line", [
+    # smu_cmn.c __smu_cmn_reg_print_error: the SMU mailbox's answers, with no error word
+    _P + "SMU: unknown command: index:46 param:0x00000000 message:SetWorkloadMask",
+    _P + "SMU: I'm very busy for your command: index:30 param:0x00000001 message:SetSoftMaxByFreq",
+    _P + "SMU: I'm not done with your previous command: SMN_C2PMSG_66:0x0000001E SMN_C2PMSG_82:0x00000000",
+    _P + "SMU: I'm debugging!",
+    # the new failure words
+    "[  412.778031] [drm] Not enough PCI address space for a large BAR.",   # amdgpu_device_resize_fb_bar
+    _P + "psp is not working correctly before mode1 reset!",            # psp_v11_0.c
+    _P + "VBIOS mem is null or mem size is 0",                          # amdgpu_bios.c check_atom_bios
+    _P + "Saved bad pages 128 reaches threshold value 128",             # amdgpu_ras_eeprom.c
+    _P + "no vBIOS found",                                              # amdgpu_device.c
+    # kernel_log_words: ACPI's ATRM/VFCT, through which amdgpu gets the VBIOS
+    "[  412.778031] failed to evaluate ATRM got AE_NOT_FOUND",
+])
+def test_the_firmware_s_own_messages_are_shown_in_a_kernel_log(line):
+    assert fl.classify(line, "dmesg") == fl.SHOWN
+
+
+@pytest.mark.parametrize("line, kind", [
+    # an elided quote of the SMU's answer (real fixture 506) and the SMU's information lines
+    ("amdgpu 03:00.0: SMU: I'm not done with your previous command", "dmesg"),
+    (_P + "SMU is initialized successfully!", "dmesg"),
+    (_P + "smu driver if version = 0x0000003d, smu fw if version = 0x00000040, smu fw program = 0", "dmesg"),
+    # the PSP's optional trusted applications and the VBIOS's information lines
+    (_P + "HDCP: optional hdcp ta ucode is not available", "dmesg"),
+    ("[  412.778031] [drm] ATOM BIOS: 113-D4120100-100", "dmesg"),
+    # prose and advice: a conditional, and the words in a sentence with no message shape
+    ('time=2026-03-14T14:02:00.036Z level=WARN source=runner.go:489 msg="if GPUs are not correctly discovered, unset and try again"', None),
+    ("my GPU is not working with ROCm since the update", None),
+    ("there is not enough VRAM for this model I think", None),
+    # a laptop's ACPI BIOS error names no GPU: not read in a kernel log
+    ("[    0.412000] ACPI BIOS Error (bug): Could not resolve symbol [\\_SB.PC00.LPCB.HEC.ECAV], AE_NOT_FOUND", "dmesg"),
+])
+def test_the_firmware_s_near_misses_are_not_shown(line, kind):
+    assert fl.classify(line, kind) != fl.SHOWN
+
+
+@pytest.mark.parametrize("line, layer", [
+    # the PSP's trusted OS and TAs, IFWI, an IP block's fw, ATOM BIOS in a function name, the VBIOS's POST, powerplay's
+    # SMC mailbox, BTC runs: firmware
+    (_P + "Failed to wait for trust OS ready for ring creation", "firmware"),
+    (_P + "Failed to terminate xgmi ta", "firmware"),
+    (_P + "Secure display: Generic Failure.", "firmware"),
+    (_P + "failed to load MES fw, err=-22", "firmware"),
+    (_P + "amdgpu_atombios_init failed", "firmware"),
+    (_P + "gpu post error!", "firmware"),
+    ("[  412.778031] amdgpu: Failed to send message 0x43, response 0x0", "firmware"),
+    (_P + "RunDcBtc failed!", "firmware"),
+    ("[  412.778031] failed to evaluate ATRM got AE_NOT_FOUND", "firmware"),
+    # near misses: amdgpu's reset methods, the SMU's power-management sequence (set J), RAS bookkeeping, a bare "fw"
+    (_P + "psp mode 1 reset failed!", "kernel"),
+    (_P + "Failed to setup smc hw!", "kernel"),
+    (_P + "Failed to enable requested dpm features!", "kernel"),
+    (_P + "2 uncorrectable hardware errors detected in umc block", "kernel"),
+    ("kernel: amdgpu 0000:01:00.0: amdgpu: fw load failed", "kernel"),   # real fixture 1407
+    (_P + "ring gfx_0.0.0 timeout, signaled seq=1234, emitted seq=1236", "kernel"),
+])
+def test_the_firmware_s_words_place_an_amdgpu_line(line, layer):
+    assert fl.layer_of(line, "dmesg") == layer
