@@ -329,7 +329,13 @@ def test_in_a_generic_error_text_the_lines_above_come_before_the_kind():
     text = "$ sudo apt-get update\nN: Updating from such a repository can't be done securely, and is therefore disabled by default.\n"
     assert _in_fixture("228", "N: Updating from such a repository can't be done securely, and is therefore disabled by default.")
     assert fl.scan([(text, "error-log", "t")])[0][1] == "packaging"
-    assert fl.scan([(text, "collect_env", "t")])[0][1] == "framework"  # a known tool's kind still wins
+    # (s21-pkgvocab) apt's line names its layer itself now ("repository": the packaging nouns' row), in any kind
+    assert fl.scan([(text, "collect_env", "t")])[0][1] == "packaging"
+    # a line that names no layer: the lines above in an error text, a known tool's kind still wins
+    text = "$ sudo apt-get install -y -qq rocm-dev hip\n  Process completed with exit code 100.\n"
+    assert _in_fixture("577", "  Process completed with exit code 100.")
+    assert fl.scan([(text, "error-log", "t")])[0][1] == "packaging"
+    assert fl.scan([(text, "collect_env", "t")])[0][1] == "framework"
 
 
 @pytest.mark.parametrize("line, layer", [
@@ -634,3 +640,19 @@ def test_the_package_tools_information_and_prose_are_not_shown(line):
 ])
 def test_the_packaging_nouns_leave_other_layers_lines_alone(line, layer):
     assert fl.layer_of(line) == layer
+
+
+def test_the_line_anchored_package_forms_are_found_inside_a_paste():
+    # scan runs the word patterns over the whole paste: the forms that start or end a line (apt's "E: ", libsolv's
+    # "  - ", dpkg's depcon.c lines) are found on any line of it, with the blanks and quote marks classify strips
+    text = ("$ sudo apt install rocm\nReading package lists... Done\nE: Aborting install.\n"
+            "  Package hip-runtime-amd is not configured yet.\n"
+            " rocm-hip-runtime depends on hip-runtime-amd (= 6.2.41133); however:\n"
+            "  - problem with installed package rocm-core-6.1.2.60102-119.el9.x86_64\n"
+            "Reading state information... Done\n")
+    found = [(line.strip(), layer) for line, layer, _label in fl.scan([(text, None, "t")])]
+    for line in ("E: Aborting install.", "Package hip-runtime-amd is not configured yet.",
+                 "rocm-hip-runtime depends on hip-runtime-amd (= 6.2.41133); however:",
+                 "- problem with installed package rocm-core-6.1.2.60102-119.el9.x86_64"):
+        assert (line, "packaging") in found, found
+    assert not any(line.startswith("Reading") for line, _layer in found)
