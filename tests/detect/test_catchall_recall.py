@@ -3,7 +3,8 @@
 tests/data/catchall_recall.toml holds failure messages sampled from the sources of amdgpu/amdkfd, ROCr,
 CLR, PyTorch (the part failure_lines.toml was tuned on) and rocBLAS/hipBLASLt/MIOpen/RCCL, ggml, Ollama
 (held back); s21-rtvocab added the runtime layer's (ROCr, libhsakmt, rocminfo tuned; rocm-smi, amd-smi,
-rocprofiler-sdk, roctracer held back), written as printed, with the layer of the program that prints them; and informational lines
+rocprofiler-sdk, roctracer held back); s21-pkgvocab the packaging layer's (apt, dpkg, libsolv, dnf/rpm, zypper, pip,
+uv, DKMS, amdgpu-install tuned; CMake, conda, mamba held back), written as printed, with the layer of the program that prints them; and informational lines
 with scary words (failure = false).  classify/layer_of only: no doctor run.
 """
 from __future__ import annotations
@@ -19,8 +20,8 @@ sys.path.insert(0, str(REPO / "scripts"))
 import catchall_recall  # noqa: E402
 
 # the figures reached (scripts/catchall_recall.py); a floor, not a list of the messages
-TUNED_RECALL = 312  # of 347 failures shown (s20's 181: 167; s21-rtvocab's 70: 50; s21-fwvocab's 49: 48; s21-fwrvocab's 47: 46)
-HELD_BACK_RECALL = 100  # of 146 failures shown (s20's 51: 37; s21-rtvocab's 30: 21; s21-fwvocab's 34: 25; s21-fwrvocab's 31: 12; the parts' rules together 5 more)
+TUNED_RECALL = 392  # of 428 failures shown (s20's 181; s21-rtvocab's 70, s21-fwvocab's 49, s21-fwrvocab's 47, s21-pkgvocab's 81: each part's figures below)
+HELD_BACK_RECALL = 111  # of 163 failures shown (s20's 51: 37; s21-rtvocab's 30, s21-fwvocab's 34, s21-fwrvocab's 31, s21-pkgvocab's 17)
 # s21-rtvocab: the runtime layer's own messages (ROCr, libhsakmt, rocminfo; tuned part): shown, and placed at runtime
 RTVOCAB_TUNED_SHOWN = 50  # of 70
 RTVOCAB_TUNED_AT_RUNTIME = 31  # of those shown
@@ -34,6 +35,12 @@ FWVOCAB_HELD_BACK = (25, 21)  # of 34 failures (17 and 12 before)
 # tuned; the PCI core, the AMD IOMMU driver and ACPI held back): shown, and shown at their layer
 FWRVOCAB_TUNED = (46, 38)  # of 47 failures (37 and 22 before the part's rules)
 FWRVOCAB_HELD_BACK = (12, 11)  # of 31 failures (the same before: the rules read none of the PCI/IOMMU/ACPI lines)
+
+
+# s21-pkgvocab: the packaging layer's own messages (part "s21-pkgvocab"; apt, dpkg, libsolv, dnf/rpm, zypper, pip, uv,
+# DKMS, amdgpu-install tuned; CMake, conda, mamba held back): shown, and shown at the packaging layer
+PKGVOCAB_TUNED = (80, 78)  # of 81 failures (53 and 39 before the part's rules)
+PKGVOCAB_HELD_BACK = (11, 1)  # of 17 failures (11 and 0 before)
 
 MESSAGES = catchall_recall.messages()
 
@@ -111,6 +118,14 @@ def test_firmware_part_floors(held_back, floor):
     assert shown >= floor[0] and at_layer >= floor[1], (shown, at_layer)
 
 
+@pytest.mark.parametrize("held_back, floor", [(False, PKGVOCAB_TUNED), (True, PKGVOCAB_HELD_BACK)])
+def test_packaging_part_floors(held_back, floor):
+    rows = [m for m in MESSAGES if m.get("part") == "s21-pkgvocab" and bool(m.get("held_back")) == held_back]
+    assert sum(m["failure"] for m in rows) >= 15
+    shown, at_layer = _shown_at_layer(rows)
+    assert shown >= floor[0] and at_layer >= floor[1], (shown, at_layer)
+
+
 def test_the_pci_core_iommu_and_acpi_messages_are_held_back():
     for m in MESSAGES:
         if m.get("part") == "s21-fwrvocab" and ("drivers/pci/" in m["source"] or "drivers/iommu/" in m["source"]
@@ -123,3 +138,10 @@ def test_the_firmware_layer_of_the_tuned_table_is_read_at_firmware():
     rows = [m for m in MESSAGES if m["layer"] == "firmware" and not m.get("held_back")]
     shown, at_layer = _shown_at_layer(rows)
     assert shown >= 64 and at_layer >= 53, (shown, at_layer)
+
+
+def test_cmake_conda_and_mamba_are_held_back():
+    for m in MESSAGES:
+        if m.get("part") == "s21-pkgvocab" and m["source"].split()[0] in (
+                "Kitware/CMake", "conda/conda", "mamba-org/mamba"):
+            assert m.get("held_back"), m["line"]

@@ -329,7 +329,13 @@ def test_in_a_generic_error_text_the_lines_above_come_before_the_kind():
     text = "$ sudo apt-get update\nN: Updating from such a repository can't be done securely, and is therefore disabled by default.\n"
     assert _in_fixture("228", "N: Updating from such a repository can't be done securely, and is therefore disabled by default.")
     assert fl.scan([(text, "error-log", "t")])[0][1] == "packaging"
-    assert fl.scan([(text, "collect_env", "t")])[0][1] == "framework"  # a known tool's kind still wins
+    # (s21-pkgvocab) apt's line names its layer itself now ("repository": the packaging nouns' row), in any kind
+    assert fl.scan([(text, "collect_env", "t")])[0][1] == "packaging"
+    # a line that names no layer: the lines above in an error text, a known tool's kind still wins
+    text = "$ sudo apt-get install -y -qq rocm-dev hip\n  Process completed with exit code 100.\n"
+    assert _in_fixture("577", "  Process completed with exit code 100.")
+    assert fl.scan([(text, "error-log", "t")])[0][1] == "packaging"
+    assert fl.scan([(text, "collect_env", "t")])[0][1] == "framework"
 
 
 @pytest.mark.parametrize("line, layer", [
@@ -634,3 +640,84 @@ def test_the_firmware_s_near_misses_are_not_shown(line, kind):
 ])
 def test_the_firmware_s_words_place_an_amdgpu_line(line, layer):
     assert fl.layer_of(line, "dmesg") == layer
+
+# -- s21-pkgvocab: the packaging layer's own forms (tests/data/catchall_recall.toml, part s21-pkgvocab) ----------------
+@pytest.mark.parametrize("line", [
+    # apt's "E: " prefix whatever the words (apt-private/private-install.cc, apt-pkg/acquire-item.cc)
+    "E: Aborting install.",
+    "E: There are problems and -y was used without --force-yes",
+    "E: Repository 'https://repo.radeon.com/rocm/apt/latest jammy InRelease' changed its 'Version' value from '6.1.2' to '6.2'",
+    # dpkg's own prefix, its file conflict and its dependency account (lib/dpkg/ehandle.c, src/main/archives.c, depcon.c)
+    "dpkg: unrecoverable fatal error, aborting:",
+    " trying to overwrite '/usr/lib/x86_64-linux-gnu/libdrm_amdgpu.so.1', which is also in package libdrm-amdgpu1:amd64 1:2.4.120",
+    "  Package hip-runtime-amd is not configured yet.",
+    # apt's ShowBroken, rpm's file conflict, libsolv's rules under dnf (src/problems.c), zypper's problem and provider
+    " rocm-hip-runtime : Depends: hip-runtime-amd (= 6.2.41133.60200-66~22.04) but 6.1.40093.60102-119~22.04 is to be installed",
+    "  file /opt/rocm/lib/libamdhip64.so.6 from install of hip-runtime-amd-6.2.41133 conflicts with file from package hip-runtime-amd6.1.2",
+    "  - cannot install both rocm-core-6.2.0.60200-66.el9.x86_64 and rocm-core-6.1.2.60102-119.el9.x86_64",
+    "  - package rocm-opencl-6.2.0-1.el9.x86_64 obsoletes rocm-ocl-icd provided by rocm-ocl-icd-6.1.2.60102-119.el9.x86_64",
+    "  - problem with installed package rocm-core-6.1.2.60102-119.el9.x86_64",
+    "Problem: 1: the to be installed rocm-hip-runtime-6.2.0 requires 'hip-runtime-amd = 6.2.41133', but this requirement cannot be provided",
+    "No provider of 'rocm-hip-sdk' found.",
+    # a repository or medium named in quotes (zypper src/repos.cc, libzypp), librepo's "Errors during ..."
+    "Repository 'rocm' is invalid.",
+    "File './repodata/repomd.xml' not found on medium 'https://repo.radeon.com/rocm/zyp/6.2/main'",
+    "Errors during downloading metadata for repository 'amdgpu':",
+    # a signature key (dnf/base.py), pip's check (commands/install.py)
+    "Public key for rocm-core-6.2.0.60200-66.el9.x86_64.rpm is not installed",
+    "torchvision 0.20.1+rocm6.2 requires torch==2.5.1, but you have torch 2.4.0+rocm6.1 which is incompatible.",
+    # pip's and uv's lines that name a wheel, a pinned requirement or a diagnostic reference
+    "ERROR: Invalid requirement: 'torch==2.5.1+rocm 6.2'",
+    "error: Failed to download `torch==2.5.1+rocm6.2`",
+    "  Caused by: Failed to fetch: `https://download.pytorch.org/whl/rocm6.2/torch/`",
+    "error: subprocess-exited-with-error",
+    "ERROR: Could not install packages due to an OSError: [Errno 28] No space left on device",
+    "Error: Unable to find a match: rocm-hip-sdk6.2.0",
+])
+def test_the_package_managers_own_lines_are_shown_at_packaging(line):
+    assert fl.classify(line) == fl.SHOWN and fl.layer_of(line) == "packaging"
+
+
+@pytest.mark.parametrize("line", [
+    # the package tools' information lines, a look-alike and prose
+    "WARNING: Running pip as the 'root' user can result in broken permissions and conflicting behaviour with the system "
+    "package manager, possibly rendering your system unusable.",
+    "N: Skipping acquire of configured file 'main/binary-i386/Packages' as repository 'https://repo.radeon.com/rocm/apt/6.2 "
+    "jammy InRelease' doesn't support architecture 'i386'",
+    "Retrieving repository 'rocm' metadata ...........................[done]",
+    "Depends: libc6 (>= 2.34), libstdc++6 (>= 12)",
+    "Importing GPG key 0x1A693C5C:",
+    "$ rpm -q --obsoletes rocm-opencl",
+    "The E: drive is full of old installers",
+    "Package rocm is not installed yet, I will try again tomorrow",
+    "Setting up rocm-hip-runtime (6.2.0.60200-66~22.04) ...",
+])
+def test_the_package_tools_information_and_prose_are_not_shown(line):
+    assert fl.classify(line) != fl.SHOWN
+
+
+@pytest.mark.parametrize("line, layer", [
+    # the packaging nouns do not take another layer's lines: a HIP status, a framework exception, amdgpu's own
+    ("RuntimeError: HIP error: invalid device function", "hip"),
+    ("ImportError: /usr/lib/python3.12/site-packages/torch/lib/libtorch_hip.so: undefined symbol: hipGetDevicePropertiesR0600",
+     "framework"),
+    ("[  412.778031] amdgpu 0000:03:00.0: amdgpu: ring gfx_0.0.0 timeout, signaled seq=1234, emitted seq=1236", "kernel"),
+])
+def test_the_packaging_nouns_leave_other_layers_lines_alone(line, layer):
+    assert fl.layer_of(line) == layer
+
+
+def test_the_line_anchored_package_forms_are_found_inside_a_paste():
+    # scan runs the word patterns over the whole paste: the forms that start or end a line (apt's "E: ", libsolv's
+    # "  - ", dpkg's depcon.c lines) are found on any line of it, with the blanks and quote marks classify strips
+    text = ("$ sudo apt install rocm\nReading package lists... Done\nE: Aborting install.\n"
+            "  Package hip-runtime-amd is not configured yet.\n"
+            " rocm-hip-runtime depends on hip-runtime-amd (= 6.2.41133); however:\n"
+            "  - problem with installed package rocm-core-6.1.2.60102-119.el9.x86_64\n"
+            "Reading state information... Done\n")
+    found = [(line.strip(), layer) for line, layer, _label in fl.scan([(text, None, "t")])]
+    for line in ("E: Aborting install.", "Package hip-runtime-amd is not configured yet.",
+                 "rocm-hip-runtime depends on hip-runtime-amd (= 6.2.41133); however:",
+                 "- problem with installed package rocm-core-6.1.2.60102-119.el9.x86_64"):
+        assert (line, "packaging") in found, found
+    assert not any(line.startswith("Reading") for line, _layer in found)
