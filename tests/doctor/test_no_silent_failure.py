@@ -24,6 +24,9 @@ PROBLEM = ("warning", "error", "critical")
 # Fixtures whose failure no line of the paste shows and whose prose names nothing of the stack, or
 # whose failure is a wrong target that only names show (no PCI id): reported as a miss, not hidden.
 MISSES = {
+    # s21-ollama26win (set EX)
+    "2586": "held-out EX: an Ollama model-load timeout and system hang told only in prose; the one pasted line is "
+            "Ollama's INFO status 'llm server not responding' (tests/doctor/test_known_failure.py MISSES)",
     # s21-rocm26win (set ET)
     "2562": "held-out ET: a slowdown after a ROCm upgrade shown only by two successful runs' timing tables and the "
             "title; no line is an error (tests/doctor/test_known_failure.py MISSES)",
