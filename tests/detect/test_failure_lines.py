@@ -721,3 +721,80 @@ def test_the_line_anchored_package_forms_are_found_inside_a_paste():
                  "- problem with installed package rocm-core-6.1.2.60102-119.el9.x86_64"):
         assert (line, "packaging") in found, found
     assert not any(line.startswith("Reading") for line, _layer in found)
+
+
+# s21-kernvocab: the kernel driver's own words for a failure that hold no error word (amdgpu_vm.c, amdgpu_gem.c,
+# amdgpu_ctx.c, mes_v11_0.c, kfd_chardev.c, kfd_events.c, kfd_svm.c, kfd_topology.c), and the kernel's own failure
+# headlines (kernel/hung_task.c, kernel/rcu/tree_stall.h, mm/oom_kill.c, mm/page_alloc.c, arch/x86/mm/fault.c,
+# arch/x86/kernel/dumpstack.c, kernel/panic.c, kernel/watchdog.c): shown in a kernel log, at the kernel layer
+@pytest.mark.parametrize("line", [
+    "[  412.778031] amdgpu: Evicted user BO is not reserved",
+    "[  412.778031] amdgpu: Freeing queue vital buffer 0x7f1c2a400000, queue evicted",
+    "[  412.778031] amdgpu 0000:03:00.0: amdgpu: bo 00000000a1b2c3d4 va 0x0001000000-0x00010001ff conflict with 0x0001000000-0x00010003ff",
+    "[  412.778031] amdgpu: Address: 0x7f1c2a400000 already allocated by SVM",
+    "[  412.778031] amdgpu 0000:03:00.0: amdgpu: still active bo inside vm",
+    "[  412.778031] amdgpu 0000:03:00.0: amdgpu: leaking bo va (-19)",
+    "[  412.778031] amdgpu 0000:03:00.0: amdgpu: MES ring buffer is full.",
+    "[  412.778031] amdgpu: Alloc host visible vram on small bar is not allowed",
+    "[  412.778031] amdgpu: Move buffer fallback to memcpy unavailable",
+    "[  412.778031] amdgpu 0000:03:00.0: amdgpu: Won't add GPU to topology since it has no drm node assigned.",
+    "[  412.778031] kfd kfd: amdgpu: Sending SIGSEGV to process pid 4242",
+    "[  412.778031] amdgpu 0000:03:00.0: amdgpu: Queues reset on process python3 tid 4250 thread python3 pid 4242",
+    "[  412.778031] INFO: task python3:4242 blocked for more than 122 seconds.",
+    "[  412.778031] INFO: task kworker/u64:3:1234 is blocked on a mutex likely owned by task python3:4242.",
+    "[  412.778031] rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:",
+    "[  412.778031] python3 invoked oom-killer: gfp_mask=0x140cca(GFP_HIGHUSER_MOVABLE|__GFP_COMP), order=0, oom_score_adj=0",
+    "[  412.778031] Out of memory: Killed process 4242 (python3) total-vm:123456789kB, anon-rss:61234567kB, file-rss:0kB",
+    "[  412.778031] oom_reaper: reaped process 4242 (python3), now anon-rss:0kB, file-rss:0kB, shmem-rss:0kB",
+    "[  412.778031] python3: page allocation failure: order:10, mode:0x40dc0(GFP_KERNEL|__GFP_COMP|__GFP_ZERO), nodemask=(null)",
+    "[  412.778031] BUG: kernel NULL pointer dereference, address: 0000000000000008",
+    "[  412.778031] #PF: supervisor read access in kernel mode",
+    "[  412.778031] Oops: 0000 [#1] PREEMPT SMP NOPTI",
+    "[  412.778031] RIP: 0010:amdgpu_vm_bo_update+0x3a/0x6f0 [amdgpu]",
+    "[  412.778031] WARNING: CPU: 12 PID: 4242 at drivers/gpu/drm/amd/amdgpu/amdgpu_vm.c:1452 amdgpu_vm_bo_update+0x5d2/0x6f0 [amdgpu]",
+    "[  412.778031] watchdog: BUG: soft lockup - CPU#12 stuck for 26s! [python3:4242]",
+    "[  412.778031] Kernel panic - not syncing: hung_task: blocked tasks",
+])
+def test_the_kernel_layer_s_own_words_are_shown_at_the_kernel(line):
+    assert fl.classify(line, "dmesg") == fl.SHOWN
+    assert fl.layer_of(line, "dmesg") == "kernel"
+
+
+@pytest.mark.parametrize("line, kind", [
+    # the same words in lines that report no failure
+    ("[    0.000000] Kernel command line: BOOT_IMAGE=/vmlinuz root=/dev/nvme0n1p2 oops=panic", "dmesg"),
+    ("[    0.171234] rcu: Hierarchical RCU implementation.", "dmesg"),
+    ("[   12.000000] amdgpu 0000:03:00.0: amdgpu: RIP-relative addressing enabled", "dmesg"),
+    ("[    3.221000] amdgpu 0000:03:00.0: amdgpu: SE 6, SH per SE 2, CU per SH 8, active_cu_number 96", "dmesg"),
+    # kfd_device.c's fall-backs to a default for an IP version it has no entry for (benign)
+    ("[    5.100000] kfd kfd: amdgpu: v9 event interrupt handler is set due to mismatch of gc ip block(GC_HWIP:0x90400).", "dmesg"),
+    ("[    5.100000] kfd kfd: amdgpu: Default sdma queue per engine(8) is set due to mismatch of sdma ip block(SDMA_HWIP:0x60002).", "dmesg"),
+    # a kernel headline's words outside a kernel log and without a message's shape
+    ("INFO: task graph compiled in 3.2s", None),
+])
+def test_the_kernel_layer_s_near_misses_are_not_shown(line, kind):
+    assert fl.classify(line, kind) != fl.SHOWN
+
+
+@pytest.mark.parametrize("line, layer", [
+    # a package conflict stays the packaging layer's: only an address range taken twice is the kernel's VM
+    ("file /usr/lib64/libfoo.so conflicts with file from package bar-1.0", "packaging"),
+    ("ERROR: Cannot install torch==2.3.0 and torchvision because these package versions have conflicting dependencies.", "packaging"),
+    # a Python program's own "blocked" or "out of memory" line is the framework's
+    ("torch.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 GiB", "framework"),
+])
+def test_the_kernel_layer_s_rows_leave_other_layers_lines_alone(line, layer):
+    assert fl.layer_of(line) == layer
+
+
+@pytest.mark.parametrize("number, line", [
+    ("125", "[  953.391196] amdgpu: Freeing queue vital buffer 0x7f2e70800000, queue evicted"),
+    ("2536", "[Nov30 01:49] amdgpu 0000:28:00.0: amdgpu: bo 00000000414d2147 va 0x0800000000-0x0800000001 conflict with 0x0800000000-0x0800000840"),
+    ("2320", "Jun 01 00:35:22 zero kernel: BUG: kernel NULL pointer dereference, address: 0000000000000000"),
+    ("2320", "Jun 01 00:35:22 zero kernel: #PF: supervisor read access in kernel mode"),
+])
+def test_the_kernel_layer_s_words_read_real_kernel_logs(number, line):
+    # (s21-kernvocab) the rules written from the sources read these fixtures' lines too
+    assert _in_fixture(number, line)
+    assert fl.classify(line, "dmesg") == fl.SHOWN
+    assert fl.layer_of(line, "dmesg") == "kernel"
