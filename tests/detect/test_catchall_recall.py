@@ -4,7 +4,8 @@ tests/data/catchall_recall.toml holds failure messages sampled from the sources 
 CLR, PyTorch (the part failure_lines.toml was tuned on) and rocBLAS/hipBLASLt/MIOpen/RCCL, ggml, Ollama
 (held back); s21-rtvocab added the runtime layer's (ROCr, libhsakmt, rocminfo tuned; rocm-smi, amd-smi,
 rocprofiler-sdk, roctracer held back); s21-pkgvocab the packaging layer's (apt, dpkg, libsolv, dnf/rpm, zypper, pip,
-uv, DKMS, amdgpu-install tuned; CMake, conda, mamba held back), written as printed, with the layer of the program that prints them; and informational lines
+uv, DKMS, amdgpu-install tuned; CMake, conda, mamba held back); s21-libvocab the libraries layer's (rocBLAS,
+hipBLASLt, MIOpen, hipSOLVER, Tensile tuned; RCCL, rocFFT, Composable Kernel, AOTriton held back), written as printed, with the layer of the program that prints them; and informational lines
 with scary words (failure = false).  classify/layer_of only: no doctor run.
 """
 from __future__ import annotations
@@ -41,6 +42,10 @@ FWRVOCAB_HELD_BACK = (12, 11)  # of 31 failures (the same before: the rules read
 # DKMS, amdgpu-install tuned; CMake, conda, mamba held back): shown, and shown at the packaging layer
 PKGVOCAB_TUNED = (80, 78)  # of 81 failures (53 and 39 before the part's rules)
 PKGVOCAB_HELD_BACK = (11, 1)  # of 17 failures (11 and 0 before)
+
+# s21-libvocab: the libraries layer's own messages (part "s21-libvocab"; rocBLAS, hipBLASLt, MIOpen, hipSOLVER, Tensile
+# tuned; RCCL, rocFFT, Composable Kernel, AOTriton held back): shown, and shown at the libraries layer
+LIBVOCAB_TUNED = (61, 59)  # of 65 failures (48 and 44 before the part's rules)
 
 MESSAGES = catchall_recall.messages()
 
@@ -144,4 +149,19 @@ def test_cmake_conda_and_mamba_are_held_back():
     for m in MESSAGES:
         if m.get("part") == "s21-pkgvocab" and m["source"].split()[0] in (
                 "Kitware/CMake", "conda/conda", "mamba-org/mamba"):
+            assert m.get("held_back"), m["line"]
+
+
+@pytest.mark.parametrize("held_back, floor", [(False, LIBVOCAB_TUNED)])
+def test_libraries_part_floors(held_back, floor):
+    rows = [m for m in MESSAGES if m.get("part") == "s21-libvocab" and bool(m.get("held_back")) == held_back]
+    assert sum(m["failure"] for m in rows) >= 60
+    shown, at_layer = _shown_at_layer(rows)
+    assert shown >= floor[0] and at_layer >= floor[1], (shown, at_layer)
+
+
+def test_rccl_rocfft_ck_and_aotriton_are_held_back():
+    for m in MESSAGES:
+        if m.get("part") == "s21-libvocab" and m["source"].split()[0] in (
+                "ROCm/rccl", "ROCm/rocFFT", "ROCm/hipFFT", "ROCm/composable_kernel", "ROCm/aotriton"):
             assert m.get("held_back"), m["line"]
