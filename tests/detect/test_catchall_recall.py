@@ -45,7 +45,8 @@ PKGVOCAB_HELD_BACK = (11, 1)  # of 17 failures (11 and 0 before)
 
 # s21-libvocab: the libraries layer's own messages (part "s21-libvocab"; rocBLAS, hipBLASLt, MIOpen, hipSOLVER, Tensile
 # tuned; RCCL, rocFFT, Composable Kernel, AOTriton held back): shown, and shown at the libraries layer
-LIBVOCAB_TUNED = (61, 59)  # of 65 failures (48 and 44 before the part's rules)
+LIBVOCAB_TUNED = (60, 58)  # of 65 failures (48 and 44 before the part's rules)
+LIBVOCAB_HELD_BACK = (19, 9)  # of 31 failures (the same before: RCCL's NCCL WARN lines, rocFFT's, CK's and AOTriton's bare lines)
 
 MESSAGES = catchall_recall.messages()
 
@@ -152,10 +153,10 @@ def test_cmake_conda_and_mamba_are_held_back():
             assert m.get("held_back"), m["line"]
 
 
-@pytest.mark.parametrize("held_back, floor", [(False, LIBVOCAB_TUNED)])
+@pytest.mark.parametrize("held_back, floor", [(False, LIBVOCAB_TUNED), (True, LIBVOCAB_HELD_BACK)])
 def test_libraries_part_floors(held_back, floor):
     rows = [m for m in MESSAGES if m.get("part") == "s21-libvocab" and bool(m.get("held_back")) == held_back]
-    assert sum(m["failure"] for m in rows) >= 60
+    assert sum(m["failure"] for m in rows) >= (30 if held_back else 60)
     shown, at_layer = _shown_at_layer(rows)
     assert shown >= floor[0] and at_layer >= floor[1], (shown, at_layer)
 
