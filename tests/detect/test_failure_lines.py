@@ -798,3 +798,62 @@ def test_the_kernel_layer_s_words_read_real_kernel_logs(number, line):
     assert _in_fixture(number, line)
     assert fl.classify(line, "dmesg") == fl.SHOWN
     assert fl.layer_of(line, "dmesg") == "kernel"
+
+# -- s21-libvocab: the libraries layer's own forms (tests/data/catchall_recall.toml, part s21-libvocab) ----------------
+@pytest.mark.parametrize("line", [
+    # rocBLAS's own prefix with its level (library/src/handle.cpp, tensile_host.cpp), its warnings with no error word
+    "rocBLAS error retreiving the device (deviceID: 0)",
+    "rocBLAS internal error: Handle object destroyed while device memory still in use.",
+    'rocBLAS warning: glob("/opt/rocm/lib/rocblas/library/*gfx1031*co", ...) returned GLOB_ABORTED.',
+    "rocBLAS warning: hipBlasLT failed, falling back to tensile. ",
+    "rocBLAS warning: hipBlasLt initialization failed; falling back to Tensile",
+    # hipBLASLt's (rocblaslt/src/tensile_host.cpp) and its log prefix at the Error level (rocblaslt/src/utility.cpp)
+    'rocblaslt warning: glob("/opt/rocm/lib/hipblaslt/library/*gfx1031*co", ...) returned GLOB_NOSPACE.',
+    "rocblaslt warning: No paths matched /opt/rocm/lib/hipblaslt/library/*gfx1103*co. Make sure that "
+    "HIPBLASLT_TENSILE_LIBPATH is set correctly.",
+    "[2026-11-29 08:12:03][HIPBLASLT][4242][Error][rocblaslt_matmul_desc_create] invalid compute type 77",
+    "[2026-11-29 08:12:03][HIPBLASLT][4242][Error][isSolutionSupported] Solution is not supported",
+    # the libraries' own "no solution found" (hipblaslt-ext-op.cpp) under a message shape, and hipSOLVER's dlopen errors
+    "rocblaslt error: AMaxWithScale: No valid solution found!",
+    "hipsolver: error loading librocsparse.so.1: librocsparse.so.1: cannot open shared object file: No such file or directory",
+])
+def test_the_libraries_own_lines_are_shown_at_libraries(line):
+    assert fl.classify(line) == fl.SHOWN and fl.layer_of(line) == "libraries"
+
+
+@pytest.mark.parametrize("line", [
+    # MIOpen's Warning level is no failure by itself (real fixture 1464: a healthy run's find-db and CK library notes;
+    # src/conv/solver_finders.cpp IsEnoughWorkspace), nor its Info levels; hipBLASLt's other levels; prose that names
+    # a library's warning without being its line
+    'MIOpen(HIP): Warning [ParseAndLoadDb] File is unreadable: "/opt/rocm/share/miopen/db/gfx1103_6.HIP.fdb.txt"',
+    "MIOpen(HIP): Warning [IsEnoughWorkspace] [GetSolutionsFallback AI] Solver <GemmBwdRest>, workspace required: "
+    "75202560, provided ptr: 0 size: 0",
+    "MIOpen(HIP): Info2 [SearchForAllSolutions] ConvBinWinograd3x3U: Not applicable",
+    "[2026-11-29 08:12:03][HIPBLASLT][4242][Hints][rocblaslt_matmul_algo_get_heuristic] try another algo",
+    "I think the rocBLAS warning is harmless, nothing failed here",
+    "Set ROCBLAS_LAYER=1 and look for the rocblas warning lines",
+])
+def test_the_libraries_information_and_prose_are_not_shown(line):
+    assert fl.classify(line) != fl.SHOWN
+
+
+@pytest.mark.parametrize("line, layer", [
+    # the hipSOLVER row leaves other layers' lines alone: a HIP status, a package manager's line naming the package
+    ("RuntimeError: HIP error: invalid device function", "hip"),
+    ("E: Unable to locate package hipsolver-dev", "packaging"),
+])
+def test_the_library_rows_leave_other_layers_lines_alone(line, layer):
+    assert fl.layer_of(line) == layer
+
+
+def test_the_libraries_warning_prefix_is_found_inside_a_paste():
+    # scan runs the word patterns over the whole paste: the prefix at a line's start is found on any line of it
+    text = ("$ python bench.py\nloading model\n"
+            "rocBLAS warning: hipBlasLT failed, falling back to tensile. \n"
+            "[2026-11-29 08:12:03][HIPBLASLT][4242][Error][rocblaslt_matmul_desc_create] invalid compute type 77\n"
+            "done in 3.2 s\n")
+    found = [(line.strip(), layer) for line, layer, _label in fl.scan([(text, None, "t")])]
+    for line in ("rocBLAS warning: hipBlasLT failed, falling back to tensile.",
+                 "[2026-11-29 08:12:03][HIPBLASLT][4242][Error][rocblaslt_matmul_desc_create] invalid compute type 77"):
+        assert (line, "libraries") in found, found
+    assert not any(line.startswith(("loading", "done")) for line, _layer in found)
