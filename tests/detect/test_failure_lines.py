@@ -857,3 +857,24 @@ def test_the_libraries_warning_prefix_is_found_inside_a_paste():
                  "[2026-11-29 08:12:03][HIPBLASLT][4242][Error][rocblaslt_matmul_desc_create] invalid compute type 77"):
         assert (line, "libraries") in found, found
     assert not any(line.startswith(("loading", "done")) for line, _layer in found)
+
+
+@pytest.mark.parametrize("line, kind, layer", [
+    # RCCL's warning level (ROCm/rccl src/include/debug.h WARN, src/debug.cc "%s:%d:%d [%d] %s:%d NCCL WARN "): the
+    # level is the failure mark whatever the words (real fixtures 139, 492)
+    ("node1:4242:4250 [0] init.cc:519 NCCL WARN invalid device count (0) requested", None, "libraries"),
+    ("gpu-3:81736:81736 [0] enqueue.cc:991 NCCL WARN Trying to send to self without a matching recv", None, "libraries"),
+    # TTM's own prefix and no GPU word, in a kernel log (drivers/gpu/drm/ttm pr_fmt "[TTM] ")
+    ("[  412.778031] [TTM] Buffer eviction failed", "dmesg", "kernel"),
+    ("[  412.778031] [TTM] Failed to find memory space for buffer 0x00000000a1b2c3d4 eviction", "dmesg", "kernel"),
+])
+def test_rccl_s_warn_level_and_ttm_s_prefix_are_read(line, kind, layer):
+    assert fl.classify(line, kind) == fl.SHOWN and fl.layer_of(line, kind) == layer
+
+
+@pytest.mark.parametrize("line, kind", [
+    ("node1:4242:4250 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.7<0>", None),  # the INFO level
+    ("[  412.778031] [TTM] Zone  kernel: Available graphics memory: 8165596 KiB", "dmesg"),  # TTM's information
+])
+def test_rccl_s_info_and_ttm_s_information_are_not_shown(line, kind):
+    assert fl.classify(line, kind) != fl.SHOWN
