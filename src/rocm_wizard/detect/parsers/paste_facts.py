@@ -297,6 +297,12 @@ _UV_PYTHON = lazy(r"^Using CPython (?P<ver>3\.\d{1,2}\.\d{1,2})(?: interpreter a
 # name, quoted, and the value a quoted version: torchvision's or another package's line is not read as torch's
 _APP_DEPS_TORCH = lazy(r'^"torch"\s{0,4}:\s{0,4}"(?P<torch>\d+\.\d+\.\d+[0-9A-Za-z.+]{0,60})"\s{0,4},?$')
 _APP_DEPS_PYTHON = lazy(r'^"python"\s{0,4}:\s{0,4}"(?P<ver>3\.\d{1,2}\.\d{1,2})"\s{0,4},?$')
+# (s21-comfy26win) SD.Next's start-up line naming the interpreter it runs on (vladmandic/sdnext installer.py
+# check_python: log.info(f'Python: version={platform.python_version()} platform={platform.system()} bin="..." venv="..."'),
+# after its timestamp and level ("05:07:24-008125 INFO     Python: version=3.12.10 platform=Windows bin=...");
+# 2024's releases print it without the colon ("Python version=3.10.11 platform=Windows").  The level word and the
+# platform= field that follows are required, so another program's "version=" field is not read
+_SDNEXT_PYTHON = lazy(r"\bINFO\s{1,12}Python:? version=(?P<ver>3\.\d{1,2}\.\d{1,2}) platform=(?:Windows|Linux|Darwin)\b")
 _PIP_TORCH = lazy(r"(?:^|\s)torch-(?P<ver>\d+\.\d+\.\d+[0-9A-Za-z.+]{0,80})(?=\s|$)")
 # s8-heldq: a command whose first print is torch.__version__ (python -c "import torch; print(torch.__version__); ..."),
 # and the bare version line its output starts with ("2.12.0+rocm7.14.0a20260519")
@@ -435,7 +441,8 @@ _NEEDLES = ("gpu arch : gfx", "gpu arch: gfx", "for isa: amdgcn-amd-amdhsa--", "
             "-nixos-system-",  # (s14-heldbo: a NixOS system derivation's store path, nixos-rebuild's build list)
             "already satisfied: torch", "using cpython 3.",  # (s19-detgen: pip's installed torch, uv's interpreter)
             "(radeonsi, ",  # (s19-detgen: Mesa's renderer string, its kernel release)
-            '"torch":', '"python":')  # (s21-webuiwin: an app's JSON dependency report, InvokeAI's)
+            '"torch":', '"python":',  # (s21-webuiwin: an app's JSON dependency report, InvokeAI's)
+            " platform=")  # (s21-comfy26win: SD.Next's 'Python: version=X.Y.Z platform=...' start-up line)
 
 
 # (s12-heldba) inxi's Graphics section (smxi/inxi, https://codeberg.org/smxi/inxi: GraphicItem's PCI device rows):
@@ -532,7 +539,7 @@ class PasteFacts:
     stdlib_pythons: List[str] = field(default_factory=list)  # (s10-heldaf) X.Y of traceback frames in lib/pythonX.Y
     install_pythons: List[str] = field(default_factory=list)  # (s9-heldr) X.Y.Z of pyenv's / uv's interpreter directories
     tool_pythons: List[str] = field(default_factory=list)  # (s19-detgen) X.Y.Z of uv's 'Using CPython X.Y.Z' line
-    app_pythons: List[str] = field(default_factory=list)  # (s21-webuiwin) X.Y.Z of an app's JSON dependency report
+    app_pythons: List[str] = field(default_factory=list)  # (s21-webuiwin) X.Y.Z of an app's JSON dependency report, SD.Next's start-up line
 
     @property
     def ok(self) -> bool:
@@ -632,6 +639,10 @@ def parse(text: object) -> PasteFacts:
                 m = _APP_DEPS_PYTHON.match(line)
                 if m and m.group("ver") not in out.app_pythons:
                     out.app_pythons.append(m.group("ver"))
+        if "python" in l and " version=3." in l and "platform=" in l:
+            m = _SDNEXT_PYTHON.search(line)
+            if m and m.group("ver") not in out.app_pythons:
+                out.app_pythons.append(m.group("ver"))
         if c0 == "u" and l.startswith("using cpython 3."):
             m = _UV_PYTHON.match(line)
             if m and m.group("ver") not in out.tool_pythons:

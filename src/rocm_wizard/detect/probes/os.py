@@ -427,7 +427,8 @@ def _python(source: Source, info: OSInfo) -> None:
     # traceback frames in an interpreter's standard library name
     # (s19-detgen) first of these, the one interpreter uv says it made the environment with
     # (s21-webuiwin) with it, the one an app's JSON dependency report names ('"python": "3.10.12"', InvokeAI's)
-    for field_name, how in (("tool_pythons", "uv's interpreter line"), ("app_pythons", "an app's dependency report"),
+    for field_name, how in (("tool_pythons", "uv's interpreter line"),
+                            ("app_pythons", "an app's dependency report or start-up line"),
                             ("install_pythons", "interpreter directory"), ("site_pythons", "site-packages path"),
                             ("stdlib_pythons", "standard-library traceback frame")):
         seen: Dict[str, str] = {}
