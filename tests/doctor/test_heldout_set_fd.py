@@ -65,3 +65,22 @@ def test_near_misses_are_not_the_row(text, hip_call):
     found = _ids(text)
     assert ROW not in found
     assert (HIP_CALL in found) == hip_call
+
+
+# ncnn's Vulkan device list (Tencent/ncnn src/gpu.cpp create_gpu_instance: NCNN_LOGE("[%u %s]  queueC=%u[%u]  queueG=...",
+# i, physicalDeviceProperties.deviceName, ...)) names the GPU 2619's waifu2x-ncnn-vulkan ran on; detection read only
+# the product named in it ('RX 6500 XT') before.
+@pytest.mark.parametrize("text,names", [
+    # 2619 (nihui/waifu2x-ncnn-vulkan#181, Windows 10)
+    ("[0 AMD Radeon(TM) RX 6500 XT]  queueC=1[2]  queueG=0[1]  queueT=2[1]\n"
+     "[0 AMD Radeon(TM) RX 6500 XT]  bugsbn1=0  bugbilz=0  bugcopc=0  bugihfa=0\n", ["AMD Radeon(TM) RX 6500 XT"]),
+    # the same thread's comment: a driver naming the device by its PCI ids gives no name (Radeon Pro 5600M)
+    ("[0 7360:41]  queueC=1[2]  queueG=0[1]  queueT=2[2]\n", []),
+    # Tencent/ncnn#2193: an NVIDIA device in ncnn's older format is no AMD GPU
+    ("[0 GeForce GTX 1080]  queueC=2[8]  queueT=1[2]  memU=10  memDL=7  memHV=8\n", []),
+])
+def test_ncnns_vulkan_device_line_names_the_amd_gpu(tmp_path, text, names):
+    from rocm_wizard.detect import detect_snapshot
+
+    (tmp_path / "ncnn.txt").write_text(text, encoding="utf-8")
+    assert [g.name for g in detect_snapshot(str(tmp_path)).amd_gpus] == names
