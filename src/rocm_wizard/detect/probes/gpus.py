@@ -517,6 +517,36 @@ def _vulkan_obs(source: Source) -> List[Obs]:
     return out
 
 
+# (s21-appwin2) ncnn's Vulkan back-end (Tencent/ncnn src/gpu.cpp, create_gpu_instance) lists each Vulkan device it finds
+# with its index and Vulkan device name: NCNN_LOGE("[%u %s]  queueC=%u[%u]  queueG=%u[%u]  queueT=%u[%u]", i,
+# physicalDeviceProperties.deviceName, ...), older releases '[%u %s]  queueC=%u[%u]  queueT=%u[%u]  memU=...'; the
+# applications built on it (waifu2x-ncnn-vulkan, realesrgan-ncnn-vulkan, Upscayl, RIFE) print it first.  The AMD devices
+# only (a name with AMD or Radeon; a driver that names the device by its PCI ids, '[0 7360:41]', gives no name).
+_NCNN_VULKAN_DEVICE = re.compile(r"^\[\d{1,2} (?P<name>[^\]\n]{2,120})\]  queueC=\d{1,2}\[\d{1,3}\]", re.M)
+
+
+def _ncnn_obs(source: Source) -> List[Obs]:
+    """The AMD GPUs ncnn's Vulkan back-end lists, by their Vulkan names: a last resort, when no tool that lists GPUs did
+    (the list is the program's own device enumeration, more exact than a product named in passing)."""
+    from ._core_util import paste_label, pastes
+
+    out: List[Obs] = []
+    seen = set()
+    for name, text in pastes(source):
+        if "]  queueC=" not in text:
+            continue
+        for m in _NCNN_VULKAN_DEVICE.finditer(text[:200000]):
+            dev = m.group("name").strip()
+            if not re.search(r"\b(?:AMD|Radeon)\b", dev) or dev in seen:
+                continue
+            seen.add(dev)
+            out.append(Obs(tool="paste", source=paste_label(name, "ncnn Vulkan device"), vendor_id="1002", is_amd=True,
+                           name=dev))
+            if len(out) >= 8:
+                return out
+    return out
+
+
 def _named_obs(source: Source) -> List[Obs]:
     """GPUs named by their AMD product name anywhere in the pastes (an issue's title, prose, clinfo,
     vulkaninfo): one per product the GPU table maps to one gfx target; a last resort, when no output
@@ -998,7 +1028,9 @@ def probe(source: Source, system: System) -> None:
     if not any(batches) and not any(raw.ok and raw.text.strip() for kind in ("rocminfo", "amd-smi", "lspci")
                                     for raw in sh.outputs(source, system, kind)):
         # no tool that lists GPUs was pasted (a rocminfo with only a CPU agent says ROCm sees none)
-        batches.append(_named_obs(source))
+        batches.append(_ncnn_obs(source))
+        if not any(batches):
+            batches.append(_named_obs(source))
         if not any(batches):
             batches.append(_vulkan_obs(source))
     slots = _merge([b for b in batches if b])
