@@ -29,6 +29,11 @@ MISSES = {
             "OpenCL line (tests/doctor/test_known_failure.py MISSES)",
     "2619": "held-out FD: waifu2x-ncnn-vulkan closing silently told only in prose; the pastes are ncnn's device lines "
             "(tests/doctor/test_known_failure.py MISSES)",
+
+    # s21-wslwin (set FH)
+    "2628": "held-out FH: Ollama's WSL GPU discovery failure told only in prose; the paste is rocminfo's healthy WSL "
+            "header (tests/doctor/test_known_failure.py MISSES)",
+
     # s21-torch26win (set EZ)
     "2598": "held-out EZ: a hang in the ROCm thunk's hsaKmtMemoryVaMap told only in the title and prose; the paste is a "
             "collect_env head (tests/doctor/test_known_failure.py MISSES)",

@@ -320,10 +320,14 @@ SIGNATURES: Tuple[Signature, ...] = (
         meaning="a llama.cpp/ggml ROCm device and the memory it reported free (information)",
         needles=("mib free",)),
     Signature(
-        "wsl_runtime", r"^[ \t]*WSL environment detected\.",
-        source="rocminfo of ROCm's WSL builds (its first line); ROCm/legacy-rocm-build#4435, #5106, #3561",
+        "wsl_runtime", r"^[ \t]*WSL environment detected\.|\bsources/wsl/(?:tools/rocminfo|libhsakmt)/",
+        source="rocminfo of ROCm's WSL builds (its first line); ROCm/legacy-rocm-build#4435, #5106, #3561; the build tree "
+               "of the 6.1.x WSL runtime package (hsa-runtime-rocr4wsl-amdgpu) that __FILE__ puts in its tools' and "
+               "thunk's messages, './sources/wsl/tools/rocminfo/rocminfo.cc:1087', "
+               "'./sources/wsl/libhsakmt/src/thunk_proxy/thunk_proxy.cpp' (ROCm/legacy-rocm-build#3402, #3413, #4068, "
+               "#4460); native builds print '/src/rocminfo/rocminfo.cc' or the '/long_pathname_so_that_rpms_...' tree",
         meaning="the ROCm runtime runs under WSL 2 (through the Windows driver, not /dev/kfd)",
-        needles=("wsl environment detected",)),
+        needles=("wsl environment detected", "sources/wsl/")),
     Signature(
         "rocr_unsupported_gpu", r"^[ \t]*ROCR: unsupported GPU\b",
         source="ROCR-Runtime's WSL path (the GPU is not on the release's WSL list); ROCm/legacy-rocm-build#4435, #4068",
