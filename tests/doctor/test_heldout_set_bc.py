@@ -53,7 +53,8 @@ def test_no_line_of_the_fixture_is_left_unnamed(num):
     "hipDeviceGetAttribute(): 1",
     "hipDeviceGetCount(): no ROCm-capable device is detected",
     "hipCtxCreate(): invalid device ordinal",
-    "hiprtcCompileProgram(): HIPRTC_ERROR_COMPILATION",              # ext_hiprtc.c
+    "hiprtcCompileProgram(): HIPRTC_ERROR_OUT_OF_MEMORY",             # ext_hiprtc.c (a compile failure of hashcat's
+    # own kernels, HIPRTC_ERROR_COMPILATION / _INVALID_OPTION, is read at framework since set FD: test_heldout_set_fd.py)
 ])
 def test_hashcats_hip_calls_are_named_at_hip(line):
     assert HASHCAT_HIP in _ids(line), line
