@@ -441,6 +441,14 @@ def _rocm(ctx: Context, facts: resolve.Facts, ids, repo_base: Optional[str], ind
         else:
             why = f"No known ROCm release fits {', '.join(gfx) or 'this GPU'} on Ubuntu {ver or '?'}: {res.reason}."
         return Recommendation("rocm-upgrade", None, False, {}, why, [], srcs)
+    from ..catalog import coresdk
+
+    if not releases.codename(ver) and not coresdk.profile(os_id, ver or None):
+        # (s21, fixture 2560: an Ubuntu named only by a uname line) the apt suite is the release's codename and the
+        # Core SDK's profile its version: the plan cannot be made without it (plan/build.py refuses alike)
+        return Recommendation("rocm-upgrade", None, False, {}, f"AMD's apt repositories are chosen by the Ubuntu "
+                              f"release (its codename names the suite); {'Ubuntu ' + ver + ' has none in the catalog' if ver else 'the release was not detected: add the output of cat /etc/os-release to the snapshot'}.",
+                              [], srcs)
     system_problems = sorted(ids & set(_SYSTEM_FIXES))
     host = parse_version(ctx.host_rocm)
     mode = "upgrade"
