@@ -492,29 +492,33 @@ _GGML_VULKAN_DEVICE = re.compile(r"^(?:ggml_vulkan: \d{1,2} = |Vulkan\d{1,2}: )(
                                  r"(?: \((?P<driver>[^()|\n]{1,60})\))? \| uma: [01]\b", re.M)
 
 
-def _vulkan_obs(source: Source) -> List[Obs]:
-    """The AMD GPUs ggml's Vulkan backend lists, by name: a last resort, when no tool that lists GPUs and no
-    product name did (the Vulkan name gives no target)."""
+def _listed_obs(source: Source, marker: str, rx: "re.Pattern[str]", what: str, keep) -> List[Obs]:
+    """The AMD GPUs a program's Vulkan device list names (``rx``'s ``name``, in pastes holding ``marker``), each once,
+    at most 8: ``keep(match, name)`` says whether a listed device is an AMD GPU."""
     from ._core_util import paste_label, pastes
 
     out: List[Obs] = []
     seen = set()
     for name, text in pastes(source):
-        if "| uma: " not in text:
+        if marker not in text:
             continue
-        for m in _GGML_VULKAN_DEVICE.finditer(text[:200000]):
-            dev, driver = m.group("name").strip(), (m.group("driver") or "")
-            if dev.startswith("Microsoft") or not (re.search(r"\b(?:AMD|Radeon)\b", dev)
-                                                   or re.search(r"\bRADV\b|\bAMD\b", driver)):
-                continue
-            if dev in seen:
+        for m in rx.finditer(text[:200000]):
+            dev = m.group("name").strip()
+            if dev in seen or not keep(m, dev):
                 continue
             seen.add(dev)
-            out.append(Obs(tool="paste", source=paste_label(name, "ggml Vulkan device"), vendor_id="1002", is_amd=True,
-                           name=dev))
+            out.append(Obs(tool="paste", source=paste_label(name, what), vendor_id="1002", is_amd=True, name=dev))
             if len(out) >= 8:
                 return out
     return out
+
+
+def _vulkan_obs(source: Source) -> List[Obs]:
+    """The AMD GPUs ggml's Vulkan backend lists, by name: a last resort, when no tool that lists GPUs and no
+    product name did (the Vulkan name gives no target)."""
+    return _listed_obs(source, "| uma: ", _GGML_VULKAN_DEVICE, "ggml Vulkan device",
+                       lambda m, dev: not dev.startswith("Microsoft") and bool(
+                           re.search(r"\b(?:AMD|Radeon)\b", dev) or re.search(r"\bRADV\b|\bAMD\b", m.group("driver") or "")))
 
 
 # (s21-appwin2) ncnn's Vulkan back-end (Tencent/ncnn src/gpu.cpp, create_gpu_instance) lists each Vulkan device it finds
@@ -528,23 +532,8 @@ _NCNN_VULKAN_DEVICE = re.compile(r"^\[\d{1,2} (?P<name>[^\]\n]{2,120})\]  queueC
 def _ncnn_obs(source: Source) -> List[Obs]:
     """The AMD GPUs ncnn's Vulkan back-end lists, by their Vulkan names: a last resort, when no tool that lists GPUs did
     (the list is the program's own device enumeration, more exact than a product named in passing)."""
-    from ._core_util import paste_label, pastes
-
-    out: List[Obs] = []
-    seen = set()
-    for name, text in pastes(source):
-        if "]  queueC=" not in text:
-            continue
-        for m in _NCNN_VULKAN_DEVICE.finditer(text[:200000]):
-            dev = m.group("name").strip()
-            if not re.search(r"\b(?:AMD|Radeon)\b", dev) or dev in seen:
-                continue
-            seen.add(dev)
-            out.append(Obs(tool="paste", source=paste_label(name, "ncnn Vulkan device"), vendor_id="1002", is_amd=True,
-                           name=dev))
-            if len(out) >= 8:
-                return out
-    return out
+    return _listed_obs(source, "]  queueC=", _NCNN_VULKAN_DEVICE, "ncnn Vulkan device",
+                       lambda m, dev: bool(re.search(r"\b(?:AMD|Radeon)\b", dev)))
 
 
 def _named_obs(source: Source) -> List[Obs]:
