@@ -30,6 +30,10 @@ MISSES = {
     "2619": "held-out FD: waifu2x-ncnn-vulkan closing silently told only in prose; the pastes are ncnn's device lines "
             "(tests/doctor/test_known_failure.py MISSES)",
 
+    # s22-drmwin (set FL)
+    "2672": "held-out FL: a desktop broken by the amdgpu-dkms 6.8.5 update told only in prose and a photo; the pastes "
+            "are rocm-smi and the start of dmesg (tests/doctor/test_known_failure.py MISSES)",
+
     # s21-wslwin (set FH)
     "2628": "held-out FH: Ollama's WSL GPU discovery failure told only in prose; the paste is rocminfo's healthy WSL "
             "header (tests/doctor/test_known_failure.py MISSES)",
