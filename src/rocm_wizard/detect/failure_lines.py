@@ -609,7 +609,11 @@ def scan(texts: Sequence[Tuple[str, Optional[str], str]], known: Sequence[str] =
     where: Dict[str, int] = {}
     classified: Dict[Tuple[str, Optional[str]], Optional[str]] = {}
     retried: Dict[str, int] = {}  # (s19) copies of an unplaced line tried again for their context, at most _PLACE_RETRIES
-    for text, kind, label in texts:
+    # (s22-llmappwin) the file each segment was cut from ("paste:NAME#KIND" -> "paste:NAME") and the last segment of
+    # each: a traceback that ends a segment the recogniser cut from the middle of a paste goes on in the next one
+    files = [label.split("#", 1)[0] if isinstance(label, str) else label for _text, _kind, label in texts]
+    last_of = {f: i for i, f in enumerate(files)}
+    for i, (text, kind, label) in enumerate(texts):
         if not isinstance(text, str) or not text:
             continue
         listing = kind in t.listing_kinds
@@ -657,7 +661,15 @@ def scan(texts: Sequence[Tuple[str, Optional[str], str]], known: Sequence[str] =
             out.append((line[:MAX_LINE], _placed(msg, kind, text, start, t), label))
             if len(out) >= limit:
                 return out
-        if len(out) == before and kind not in t.tool_kinds and not listing:
+        # (s22-llmappwin, set FN 2691) an error log of no known program is where a cut traceback is pasted too: a start-up
+        # log whose last lines are a traceback into the program's library loading (KoboldCpp's init_library), the paste
+        # ending at its last frame -- when the segment is the last of its paste (a traceback the recogniser cut in two
+        # goes on in the next segment, its exception there) and shows no known error line (a chained traceback cut
+        # after the exception a row already read, 'ImportError: libamdhip64.so.3: ...' then 'During handling of the above
+        # exception...', is told by that line); the tools' own outputs (dmesg, rocminfo, the SMIs) hold no Python traceback
+        if len(out) == before and not listing and (kind not in t.tool_kinds
+                                                   or (kind in t.generic_kinds and last_of.get(files[i]) == i
+                                                       and not _shows_known(text, known_keys))):
             frame = _cut_traceback(text)
             if frame is not None and _key(frame) not in seen:
                 seen.add(_key(frame))
@@ -706,6 +718,12 @@ def _in_traceback_body(text: str, start: int, line: str) -> bool:
         prev_end = text.rfind("\n", 0, max(prev_end, 0))
         prev = text[text.rfind("\n", 0, max(prev_end, 0)) + 1:max(prev_end, 0)]
     return bool(_FRAME_ANY.search(prev))
+
+
+def _shows_known(text: str, known_keys) -> bool:
+    """Whether a line of ``text`` is one of the ``known_keys`` (lines a known error text matched)."""
+    return bool(known_keys) and any(_key(line.strip()[:_SCAN_LINE]) in known_keys
+                                    for line in text.splitlines() if line.strip())
 
 
 def _cut_traceback(text: str) -> Optional[str]:
