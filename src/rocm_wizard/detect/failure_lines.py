@@ -657,7 +657,14 @@ def scan(texts: Sequence[Tuple[str, Optional[str], str]], known: Sequence[str] =
             out.append((line[:MAX_LINE], _placed(msg, kind, text, start, t), label))
             if len(out) >= limit:
                 return out
-        if len(out) == before and kind not in t.tool_kinds and not listing:
+        # (s22-torcholdwin, set FM 2683) the recogniser's "error-log" kind is the one it gives a pasted Python traceback
+        # (parsers/error_log.py): a traceback cut before its exception is read there too, not only in unrecognised
+        # text -- where the pasted file shows no failure otherwise, neither a line read above nor a known error line in
+        # any of its segments (a cut traceback chained under a known exception, or under a title that names it, adds
+        # nothing to them)
+        if len(out) == before and not listing and (
+                kind not in t.tool_kinds
+                or (kind == "error-log" and not _file_has_known(texts, label, known_keys))):
             frame = _cut_traceback(text)
             if frame is not None and _key(frame) not in seen:
                 seen.add(_key(frame))
@@ -665,6 +672,19 @@ def scan(texts: Sequence[Tuple[str, Optional[str], str]], known: Sequence[str] =
                 if len(out) >= limit:
                     return out
     return out
+
+
+def _file_has_known(texts: Sequence[Tuple[str, Optional[str], str]], label: str, known_keys: set) -> bool:
+    """Whether a segment of the pasted file ``label`` names ("paste:NAME#KIND", the part before '#') holds a line
+    among ``known_keys`` (a known error text matched it)."""
+    if not known_keys:
+        return False
+    name = label.split("#", 1)[0]
+    for text, _kind, lb in texts:
+        if isinstance(text, str) and lb.split("#", 1)[0] == name:
+            if any(_key(l.strip()[:_SCAN_LINE]) in known_keys for l in text.splitlines() if l.strip()):
+                return True
+    return False
 
 
 _FRAME = re.compile(r'^\s+File "[^"\n]{1,400}", line \d+, in ')
