@@ -666,10 +666,14 @@ def scan(texts: Sequence[Tuple[str, Optional[str], str]], known: Sequence[str] =
         # ending at its last frame -- when the segment is the last of its paste (a traceback the recogniser cut in two
         # goes on in the next segment, its exception there) and shows no known error line (a chained traceback cut
         # after the exception a row already read, 'ImportError: libamdhip64.so.3: ...' then 'During handling of the above
-        # exception...', is told by that line); the tools' own outputs (dmesg, rocminfo, the SMIs) hold no Python traceback
+        # exception...', is told by that line; (s22-torcholdwin, set FM) so is a cut traceback chained after a known
+        # exception in an earlier segment of the same pasted file); the tools' own outputs (dmesg, rocminfo, the SMIs)
+        # hold no Python traceback
         if len(out) == before and not listing and (kind not in t.tool_kinds
                                                    or (kind in t.generic_kinds and last_of.get(files[i]) == i
-                                                       and not _shows_known(text, known_keys))):
+                                                       and not any(_shows_known(tx, known_keys)
+                                                                   for (tx, _k, _l), f in zip(texts, files)
+                                                                   if f == files[i] and isinstance(tx, str)))):
             frame = _cut_traceback(text)
             if frame is not None and _key(frame) not in seen:
                 seen.add(_key(frame))

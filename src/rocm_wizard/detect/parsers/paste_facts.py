@@ -312,6 +312,13 @@ _BARE_TORCH = lazy(r"^(?P<torch>" + _TORCH_VER + r")$")
 # print(torch.version.hip); print(torch.cuda.is_available())"'): the bare lines after it are their values, in that
 # order, with prose the user wrote between them ("Output stops after:") skipped (tests/data/real/1086)
 _PRINTED_EXPR = lazy(r"\bprint\(\s*([A-Za-z_][\w.]*(?:\(\))?)\s*\)")
+# (s22-torcholdwin, set FM 2681) Python's interactive prompt evaluating torch.__version__ without print() (">>> torch.__version__",
+# IPython's "In [3]: torch.__version__"): the REPL echoes the value's repr, the version in quotes, on the next line
+# (cpython Lib/code.py / the REPL's sys.displayhook writes repr(value); IPython's Out[N] prompt before it), whatever its
+# local label -- a source build's '+git<sha>' (pytorch/pytorch tools/generate_torch_version.py: version += "+git" +
+# sha[:7]) as much as a wheel's '+rocmX.Y'.  Only the line right after the prompt is read, so another quoted string is not
+_REPL_TORCH_CMD = lazy(r"^\s*(?:>>>|In \[\d{1,6}\]:)\s*torch\.__version__\s*$")
+_REPL_TORCH_ANY = lazy(r"^\s*(?:Out\[\d{1,6}\]:\s*)?'(?P<torch>" + _TORCH_VER + r")'\s*$")
 # torch.version.hip as printed: "7.2.26024-f6f897bd3d", "6.4.43482-0f2d60242", "7.14.60850"
 _BARE_HIP = lazy(r"^(?P<hip>\d{1,2}\.\d{1,2}\.\d{4,6}(?:-[0-9a-f]{6,12})?)$")
 # s8-heldq: TheRock's torch and rocm wheels take the GPU family as a pip extra, which pulls the device wheel of that
@@ -678,6 +685,8 @@ def parse(text: object) -> PasteFacts:
             m = _PRINT_TORCH_FIRST.search(l)
             if m and m.start() == l.find("print("):
                 prev_cmd = l
+        elif "torch.__version__" in l and _REPL_TORCH_CMD.match(raw.strip("`\t ")):  # (the prompt, which line lost)
+            prev_cmd = "repl torch.__version__"
         if printed and printed_left > 0 and "print(" not in l:
             printed_left -= 1
             want = printed[0]
@@ -696,6 +705,13 @@ def parse(text: object) -> PasteFacts:
             exprs = _PRINTED_EXPR.findall(line)
             if exprs and exprs[0] == "torch.__version__":
                 printed, printed_left, printed_ver = exprs, 8, None
+        if cmd == "repl torch.__version__":
+            m = _REPL_TORCH_ANY.match(line)
+            if m:
+                fact = (m.group("torch"), None)
+                if fact not in out.torch:
+                    out.torch.append(fact)
+                continue
         if cmd and "torch.__version__" in cmd and line[:1].isdigit():
             m = _BARE_TORCH.match(line)
             if m:
