@@ -933,3 +933,10 @@ def test_clr_s_level_zero_is_found_inside_a_paste():
     assert (":0:hip_fatbin.cpp           :166 : 0512345678 us:  Image cannot be nullptr, file:/opt/app/k.so did not map "
             "for some reason", "hip") in found, found
     assert not any(line.startswith(("loading", "$")) for line, _layer in found)
+
+
+def test_comgr_in_a_path_is_not_the_hip_layer_s_name():
+    # the hip row takes comgr as the code-object manager's name (rocclr/device/comgrctx.cpp "Failed to load COMGR library."),
+    # not as a part of a path or file name an ldd listing shows (fixture 2549)
+    assert fl.layer_of(":1:comgrctx.cpp             :68  : 0512345678 us:  Failed to load COMGR library.") == "hip"
+    assert fl.layer_of("/nix/store/x-rocm-comgr-5.7.1/lib/libamd_comgr.so.2 failed") != "hip"
