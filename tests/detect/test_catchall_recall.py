@@ -7,7 +7,8 @@ rocprofiler-sdk, roctracer held back); s21-pkgvocab the packaging layer's (apt, 
 uv, DKMS, amdgpu-install tuned; CMake, conda, mamba held back); s21-kernvocab the kernel layer's (amdkfd, amdgpu's
 VM/BO/MES/KIQ code, the DRM scheduler, the kernel's hung-task/OOM/Oops lines tuned; TTM and the display core held
 back); s21-libvocab the libraries layer's (rocBLAS, hipBLASLt, MIOpen, hipSOLVER, Tensile tuned; RCCL, rocFFT,
-Composable Kernel, AOTriton held back), written as printed, with the layer of the program that prints them; and
+Composable Kernel, AOTriton held back); s22-hipvocab the hip layer's (ROCm/clr's hipamd, hiprtc and rocclr files through
+CLR's log at levels 0-3, HIP_CHECK's hipGetErrorString texts; every third held back), written as printed, with the layer of the program that prints them; and
 informational lines with scary words (failure = false).  classify/layer_of only: no doctor run.
 """
 from __future__ import annotations
@@ -23,8 +24,8 @@ sys.path.insert(0, str(REPO / "scripts"))
 import catchall_recall  # noqa: E402
 
 # the figures reached (scripts/catchall_recall.py); a floor, not a list of the messages
-TUNED_RECALL = 536  # of 578 failures shown (s20's 181; the s21 parts' 397: each part's figures below)
-HELD_BACK_RECALL = 159  # of 210 failures shown (s20's 51; the s21 parts' 159: each part's figures below; 142 before the two rules read from them afterwards, RCCL's NCCL WARN and TTM's prefix)
+TUNED_RECALL = 597  # of 639 failures shown (s20's 181; the s21 parts' 397; s22-hipvocab's 61: each part's figures below)
+HELD_BACK_RECALL = 189  # of 240 failures shown (s22-hipvocab's 30; s20's 51; the s21 parts' 159: each part's figures below; 142 before the two rules read from them afterwards, RCCL's NCCL WARN and TTM's prefix)
 # s21-rtvocab: the runtime layer's own messages (ROCr, libhsakmt, rocminfo; tuned part): shown, and placed at runtime
 RTVOCAB_TUNED_SHOWN = 50  # of 70
 RTVOCAB_TUNED_AT_RUNTIME = 31  # of those shown
@@ -55,6 +56,12 @@ KERNVOCAB_HELD_BACK = (10, 10)  # of 16 failures (the same before: TTM's "[TTM] 
 # tuned; RCCL, rocFFT, Composable Kernel, AOTriton held back): shown, and shown at the libraries layer
 LIBVOCAB_TUNED = (60, 58)  # of 65 failures (48 and 44 before the part's rules)
 LIBVOCAB_HELD_BACK = (19, 9)  # of 31 failures (the same before: RCCL's NCCL WARN lines, rocFFT's, CK's and AOTriton's bare lines)
+
+# s22-hipvocab: the hip layer's own messages (part "s22-hipvocab"; ROCm/clr hipamd's hip_*.cpp and hiprtc, rocclr's device/,
+# device/rocm, device/pal and platform/ files through CLR's log (levels 0-3), and HIP_CHECK's hipGetErrorString texts; every
+# third held back): shown, and shown at the hip layer
+HIPVOCAB_TUNED = (61, 56)  # of 61 failures (54 and 49 before the part's rules)
+HIPVOCAB_HELD_BACK = (30, 28)  # of 30 failures (28 and 26 before; measured once, after the rules)
 
 MESSAGES = catchall_recall.messages()
 
@@ -190,3 +197,20 @@ def test_rccl_rocfft_ck_and_aotriton_are_held_back():
         if m.get("part") == "s21-libvocab" and m["source"].split()[0] in (
                 "ROCm/rccl", "ROCm/rocFFT", "ROCm/hipFFT", "ROCm/composable_kernel", "ROCm/aotriton"):
             assert m.get("held_back"), m["line"]
+
+
+@pytest.mark.parametrize("held_back, floor", [(False, HIPVOCAB_TUNED), (True, HIPVOCAB_HELD_BACK)])
+def test_hip_part_floors(held_back, floor):
+    rows = [m for m in MESSAGES if m.get("part") == "s22-hipvocab" and bool(m.get("held_back")) == held_back]
+    assert sum(m["failure"] for m in rows) >= (25 if held_back else 55)
+    shown, at_layer = _shown_at_layer(rows)
+    assert shown >= floor[0] and at_layer >= floor[1], (shown, at_layer)
+
+
+def test_the_hip_part_has_informational_lines_and_clr_s_log_levels():
+    rows = [m for m in MESSAGES if m.get("part") == "s22-hipvocab"]
+    assert sum(not m["failure"] for m in rows) >= 8
+    # CLR's own log at its levels 0 (guarantee), 1 (errors), 2 (warnings) and 3 (the API trace), and lines without it
+    for prefix in (":0:", ":1:", ":2:", ":3:"):
+        assert any(m["line"].startswith(prefix) and m["failure"] for m in rows), prefix
+    assert sum(not m["line"].startswith(":") and m["failure"] for m in rows) >= 5

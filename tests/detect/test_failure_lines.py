@@ -878,3 +878,65 @@ def test_rccl_s_warn_level_and_ttm_s_prefix_are_read(line, kind, layer):
 ])
 def test_rccl_s_info_and_ttm_s_information_are_not_shown(line, kind):
     assert fl.classify(line, kind) != fl.SHOWN
+
+
+@pytest.mark.parametrize("line", [
+    # s22-hipvocab: CLR's level 0, guarantee() before its abort() (ROCm/clr rocclr/utils/debug.hpp; hip_fatbin.cpp,
+    # hip_code_object.cpp, hiprtcInternal.cpp crashWithMessage), and HIP(RTC)_INIT_API's ClPrint(LOG_NONE, ...)
+    ":0:hip_fatbin.cpp           :217 : 0512345678 us:  Cannot have a file size of 0, fdesc: 7 fname: /opt/app/bin/app",
+    ":0:hip_fatbin.cpp           :236 : 0512345678 us:  Cannot have both fname_ and image_ as nullptr",
+    ":0:hiprtcInternal.cpp       :161 : 0512345678 us:  Failed to allocate internal hiprtc structure",
+    ":0:hip_code_object.cpp      :1028: 0512345678 us: [pid:977   tid: 0x7f00aa] Status 2, failed to allocate managed memory",
+    # hipRTC's status names (hiprtc.cpp hiprtcGetErrorString) in its API trace and as a program prints them
+    ":3:hiprtcInternal.hpp       :97  : 0512345678 us:  hiprtcLinkComplete: Returned HIPRTC_ERROR_LINKING",
+    "hiprtc error: HIPRTC_ERROR_INVALID_OPTION",
+    # the HIP status texts with no failure word (hip_error.cpp ihipGetErrorString) behind HIP_CHECK's "HIP error <code>: "
+    "HIP error 709: context is destroyed at ctx.cpp:10",
+    "HIP error 720: too many blocks in cooperative launch at coop.cpp:77",
+    "HIP error 4: driver shutting down at main.cpp:130",
+    "HIP error 906: operation not permitted on an event last recorded in a capturing stream at graph.cpp:61",
+])
+def test_the_hip_layer_s_own_lines_are_shown_at_hip(line):
+    assert fl.classify(line) == fl.SHOWN and fl.layer_of(line) == "hip"
+
+
+@pytest.mark.parametrize("line", [
+    # a poll's "not ready" (hipEventQuery/hipStreamQuery while the work runs) is no failure; CLR's info level; prose
+    # that names the words without being a program's line
+    ":3:hip_internal.hpp         :143 : 0512345678 us:  hipEventQuery: Returned hipErrorNotReady : ",
+    ":3:hip_code_object.cpp      :630 : 0512345678 us:  IsClangOffloadMagicBundle(0x5a3c2e10) return false",
+    "I keep getting a HIP error 209 when I start it on the new card",
+    "the context is destroyed when the process exits, so that is fine",
+    "Running the container as root is not permitted here by policy",
+    "see the :0: line in the log, the one before the abort",
+])
+def test_the_hip_layer_s_information_and_prose_are_not_shown(line):
+    assert fl.classify(line) != fl.SHOWN
+
+
+@pytest.mark.parametrize("line, layer", [
+    # the poll's other answers stay read; MIOpen's own comgr calls stay the library's; a CLR line that names HSA stays
+    # the runtime's (fixture 632's decision)
+    (":3:hip_internal.hpp         :143 : 0512345678 us:  hipStreamQuery: Returned hipErrorInvalidHandle : ", "hip"),
+    ("MIOpen(HIP): Error [BuildHip] comgr status = ERROR (1)", "libraries"),
+    (":1:rocmemory.cpp           :1043: 0512345678 us:  Failed to allocate memory, failed with hsa_status: 4097", "runtime"),
+])
+def test_the_hip_rows_leave_other_layers_lines_alone(line, layer):
+    assert fl.classify(line) == fl.SHOWN and fl.layer_of(line) == layer
+
+
+def test_clr_s_level_zero_is_found_inside_a_paste():
+    text = ("$ ./app\nloading kernels\n"
+            ":0:hip_fatbin.cpp           :166 : 0512345678 us:  Image cannot be nullptr, file:/opt/app/k.so did not map for some reason\n"
+            "Aborted (core dumped)\n")
+    found = [(line.strip(), layer) for line, layer, _label in fl.scan([(text, None, "t")])]
+    assert (":0:hip_fatbin.cpp           :166 : 0512345678 us:  Image cannot be nullptr, file:/opt/app/k.so did not map "
+            "for some reason", "hip") in found, found
+    assert not any(line.startswith(("loading", "$")) for line, _layer in found)
+
+
+def test_comgr_in_a_path_is_not_the_hip_layer_s_name():
+    # the hip row takes comgr as the code-object manager's name (rocclr/device/comgrctx.cpp "Failed to load COMGR library."),
+    # not as a part of a path or file name an ldd listing shows (fixture 2549)
+    assert fl.layer_of(":1:comgrctx.cpp             :68  : 0512345678 us:  Failed to load COMGR library.") == "hip"
+    assert fl.layer_of("/nix/store/x-rocm-comgr-5.7.1/lib/libamd_comgr.so.2 failed") != "hip"
