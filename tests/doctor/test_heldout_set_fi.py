@@ -23,6 +23,24 @@ def test_the_set_fi_fixtures_lead_at_their_layer(num, layer):
     assert _lead_layer(_fixture(num)) == layer
 
 
+@pytest.mark.parametrize("line", [
+    # the fixture's check_env (sgl-project/sglang#10195)
+    "anthropic: Module Not Found", "flashinfer_python: Module Not Found",
+    # a CUDA host's report (sgl-project/sglang#18989)
+    "torchcodec: Module Not Found",
+])
+def test_sglang_check_envs_missing_packages_are_not_failures(line):
+    assert not failure_lines.looks_like_failure(line)
+
+
+@pytest.mark.parametrize("line", [
+    "ModuleNotFoundError: No module named 'aiter'",                # Python's import failure stays one
+    "ERROR: module not found: amdgpu",                             # a program's error line
+])
+def test_real_import_failures_still_look_like_failures(line):
+    assert failure_lines.looks_like_failure(line)
+
+
 @pytest.mark.parametrize("text,torch", [
     # the fixture's (sgl-project/sglang#10195): a ROCm image's source build
     ("Python: 3.12.8 (main, Dec  4 2024, 08:54:12) [GCC 11.4.0]\nROCM available: True\nPyTorch: 2.6.0a0+git8d4926e\n"
