@@ -23,6 +23,36 @@ def test_the_set_fi_fixtures_lead_at_their_layer(num, layer):
     assert _lead_layer(_fixture(num)) == layer
 
 
+def test_the_memory_fault_row_names_2643s_line_and_the_fixture_leads_at_runtime():
+    assert_named_and_leads("2643", MEM_FAULT, "runtime")
+
+
+@pytest.mark.parametrize("line", [
+    # the fixture's line, the reporter's shortened copy (sgl-project/sglang#39517, MI300X/MI325X/MI355X)
+    "Memory Fault Error [... kernel: _ZN7ck_tile6kentryILi1ENS_38FmhaBatchPrefillWithPagedKVCacheKernelINS_40BlockFmha"
+    "BatchPrefillPipelineQRKSVSAsyncI...]",
+    # a CI log's copy wrapped after the address (ROCm/TheRock#6472, rocSPARSE on gfx1151, ctest's '9: ' prefix)
+    "9: :0:rocdevice.cpp            :3781: 1322868210220 us:  Memory Fault Error [host: 62f9aa2c321e, GPU index: 0, "
+    "faulting addr: 0x0,",
+    # the source's format on one line, with and without the host tag (rocdevice.cpp, ClPrint LOG_ALWAYS)
+    ":0:rocdevice.cpp            :3905: 53892590555 us:  Memory Fault Error [host: node7, GPU index: 3, faulting addr: "
+    "0x7fb3edc00000, kernel: Cijk_Ailk_Bjlk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT32x32x128_MI16x16x1]",
+    "Memory Fault Error [GPU index: 0, faulting addr: 0x7f2d68800000, kernel: rocsparse::csr2hyb_kernel<512u, float>]",
+])
+def test_the_memory_fault_row_reads_clrs_wordings(line):
+    assert MEM_FAULT in _ids(line)
+    assert error_signatures.failure_layer(MEM_FAULT) == "runtime"
+
+
+@pytest.mark.parametrize("line", [
+    "we keep seeing a Memory Fault Error in the server log",       # prose, no bracket
+    "Memory Fault Error [see the attached log]",                   # a bracket without the format's fields
+    ":1:rocdevice.cpp            :3640: 1234 us:  Memory Fault Error",  # CLR's LogError at level 1, no kernel named
+])
+def test_lines_that_are_not_clrs_report_are_not_the_row(line):
+    assert MEM_FAULT not in _ids(line)
+
+
 @pytest.mark.parametrize("line", [
     # the fixture's check_env (sgl-project/sglang#10195)
     "anthropic: Module Not Found", "flashinfer_python: Module Not Found",
