@@ -5,7 +5,9 @@ a GPU memory fault, 'Memory Fault Error [%sGPU index: %u, faulting addr: 0x%lx, 
 projects/clr/rocclr/device/rocm/rocdevice.cpp, Device::BackendErrorCallBackHandler), which the catch-all read at kernel
 by its 'kernel:' word, is a catalogue row at runtime; SGLang's environment report (sgl-project/sglang
 python/sglang/check_env.py) no longer makes its 'name: Module Not Found' inventory lines unrecognised failures, and its
-'PyTorch: <torch.__version__>' line names the torch version whatever the local tag."""
+'PyTorch: <torch.__version__>' line names the torch version whatever the local tag; the memory-access-fault rule
+also reads ROCr's HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION (rocr-runtime core/runtime/hsa.cpp), the class's fault in
+the runtime's status words (2644)."""
 from __future__ import annotations
 
 import pytest
@@ -91,3 +93,12 @@ def test_sglang_check_envs_pytorch_line_names_the_torch_version(text, torch):
 ])
 def test_a_pytorch_label_outside_sglangs_report_names_no_source_build(text):
     assert not any(v.startswith("2.6.0") for v, _ in paste_facts.parse(text).torch)
+
+
+def test_the_memory_access_fault_rule_reads_the_runtimes_aperture_violation():
+    # 2644 (ROCm/aiter#1143): CLR's queue callback with ROCr's HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION is the
+    # class's fault in the runtime's status words (rocr-runtime core/runtime/hsa.cpp hsa_status_string)
+    from rwtest import realrun
+    found = {f.id: f for f in realrun.diagnosis(_fixture("2644")).findings}
+    assert found["memory-access-fault"].layer == "runtime"
+    assert any("APERTURE_VIOLATION" in e for e in found["memory-access-fault"].evidence)
