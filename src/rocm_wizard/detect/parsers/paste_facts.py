@@ -282,6 +282,13 @@ _PIP_INSTALLED = lazy(r"\bSuccessfully installed\b")
 # networkx's Requires-Python after collecting torch)
 _PIP_REQUESTED = lazy(r"^(?:Collecting|Downloading|Would install)\s|\bpip3?(?:\.exe)?['\"]?\s+install\s|-m\s+pip\s+install\s")
 _PIP_SHOW_VERSION = lazy(r"^Version:\s+(?P<torch>" + _TORCH_VER + r")\s*$")
+# (s22-vllm26win) SGLang's environment report, "python -m sglang.check_env" (sgl-project/sglang
+# python/sglang/check_env.py check_env(): env_info["PyTorch"] = torch.__version__, every entry printed as
+# f"{k}: {v}" beside "Python: ...", "ROCM available: ..." / "CUDA available: ..." and the package lines
+# "sglang: 0.5.2rc1", "sgl_kernel: 0.3.8"): its "PyTorch:" line is torch.__version__ as is, whatever its local
+# tag (a ROCm image's source build is "2.6.0a0+git8d4926e", which _TORCH_LABELLED does not read); read only in a
+# text that holds the report's own sglang or sgl_kernel line
+_SGLANG_ENV_TORCH = lazy(r"^PyTorch: (?P<torch>" + _TORCH_VER + r")$")
 _PIP_SATISFIED_TORCH = lazy(r"^(?:\d{1,6}\.\d{1,3}\s+)?Requirement already satisfied: torch(?:\[[\w,. -]{0,200}\])?"
                             r"(?:\s*(?:[<>=!~]=?|===)\s*[\w.*+!-]{1,40}(?:\s*,\s*(?:[<>=!~]=?)\s*[\w.*+!-]{1,40}){0,3})?"
                             r" in \S.{0,400}? \((?P<torch>" + _TORCH_VER + r")\)\s*$")
@@ -606,6 +613,7 @@ def parse(text: object) -> PasteFacts:
     printed_ver: Optional[str] = None  # the torch version the one-liner printed
     pip_show_torch = False  # (s19-detgen) the line before was pip show's "Name: torch": its "Version:" line is next
     rtc_compile = "comgr-" in low and "hiprtc" in low  # (s16-helddd) a kernel comgr compiled at run time for the device
+    sglang_env = "PyTorch: " in text and ("\nsglang: " in text or "\nsgl_kernel: " in text)  # (s22-vllm26win)
     for raw in text.replace("\r", "\n").split("\n"):
         if raw[:1].isdigit() or raw[:1] == "#" or raw[:2] == "  ":
             cp = _COLLECTOR_PREFIX.match(raw.lstrip(" "))
@@ -633,6 +641,10 @@ def parse(text: object) -> PasteFacts:
                 out.torch.append((m.group("torch"), None))
         if c0 == "n" and l == "name: torch":
             pip_show_torch = True
+        if sglang_env and c1 == "P" and line.startswith("PyTorch: "):
+            m = _SGLANG_ENV_TORCH.match(line)
+            if m and (m.group("torch"), None) not in out.torch:
+                out.torch.append((m.group("torch"), None))
         if "already satisfied: torch" in l:
             m = _PIP_SATISFIED_TORCH.match(line)
             if m and (m.group("torch"), None) not in out.torch:
