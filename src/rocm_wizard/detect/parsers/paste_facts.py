@@ -310,6 +310,19 @@ _APP_DEPS_PYTHON = lazy(r'^"python"\s{0,4}:\s{0,4}"(?P<ver>3\.\d{1,2}\.\d{1,2})"
 # 2024's releases print it without the colon ("Python version=3.10.11 platform=Windows").  The level word and the
 # platform= field that follows are required, so another program's "version=" field is not read
 _SDNEXT_PYTHON = lazy(r"\bINFO\s{1,12}Python:? version=(?P<ver>3\.\d{1,2}\.\d{1,2}) platform=(?:Windows|Linux|Darwin)\b")
+# (s22-comfyoldwin) SD.Next's start-up lines of 2023-2024 (vladmandic/automatic installer.py check_python:
+# log.info(f'Python {platform.python_version()} on {platform.system()}')): "INFO     Python 3.10.12 on Linux" on the
+# console, "| sd | INFO | installer | Python 3.11.5 on Linux" in its log file (format '%(asctime)s | %(name)s |
+# %(levelname)s | %(module)s | %(message)s'); the level word before it and the system name ending it are required
+_SDNEXT_PYTHON_ON = lazy(r"\bINFO(?:\s{1,12}|\s\|\s\w{1,20}\s\|\s)Python (?P<ver>3\.\d{1,2}\.\d{1,2}) on (?:Windows|Linux|Darwin)\s*$")
+# (s22-comfyoldwin) SD.Next's platform line (vladmandic/sdnext launch.py: log.info(f'Platform: {print_dict(get_platform())}'),
+# installer.py get_platform(): 'arch', 'cpu', 'system', 'release' -- platform.release() on Linux, the running kernel's
+# uname release; platform.platform() on Windows -- then 'python': platform.python_version(); print_dict joins
+# "k=v" pairs, later releases quoting values with spaces): "Platform: arch=x86_64 cpu=... system=Linux
+# release=6.1.57-gentoo python=3.11.5".  The release is read as the kernel only where the system is Linux
+_RELEASE_FULL = lazy(r"^\d+\.\d+\.\d+(?:[-+_~][0-9A-Za-z][0-9A-Za-z._+~-]*)?$")
+_SDNEXT_PLATFORM = lazy(r"\bPlatform: arch=\S{1,20} cpu=[^\n]{0,160}? system=\"?(?P<sys>Linux|Windows|Darwin)\"? "
+                        r"release=\"?(?P<rel>[^\s\"]{1,120})\"? python=\"?(?P<ver>3\.\d{1,2}\.\d{1,2})\b")
 _PIP_TORCH = lazy(r"(?:^|\s)torch-(?P<ver>\d+\.\d+\.\d+[0-9A-Za-z.+]{0,80})(?=\s|$)")
 # s8-heldq: a command whose first print is torch.__version__ (python -c "import torch; print(torch.__version__); ..."),
 # and the bare version line its output starts with ("2.12.0+rocm7.14.0a20260519")
@@ -662,6 +675,18 @@ def parse(text: object) -> PasteFacts:
             m = _SDNEXT_PYTHON.search(line)
             if m and m.group("ver") not in out.app_pythons:
                 out.app_pythons.append(m.group("ver"))
+        if "python 3." in l and " on " in l and "info" in l:
+            m = _SDNEXT_PYTHON_ON.search(line)
+            if m and m.group("ver") not in out.app_pythons:
+                out.app_pythons.append(m.group("ver"))
+        if "platform: arch=" in l and " release=" in l:
+            m = _SDNEXT_PLATFORM.search(line)
+            if m:
+                if m.group("ver") not in out.app_pythons:
+                    out.app_pythons.append(m.group("ver"))
+                rel = m.group("rel")
+                if m.group("sys") == "Linux" and _RELEASE_FULL.match(rel) and rel not in out.kernel_lines:
+                    out.kernel_lines.append(rel)
         if c0 == "u" and l.startswith("using cpython 3."):
             m = _UV_PYTHON.match(line)
             if m and m.group("ver") not in out.tool_pythons:
