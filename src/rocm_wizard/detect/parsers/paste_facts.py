@@ -77,6 +77,15 @@ _OLLAMA_COMPUTE_OLD = lazy(r'msg="inference compute" id=(?P<idx>\S+) library=roc
 # -> 'msg="amdgpu too old gfx802" gpu=0'.  The target is the node's own gfx_target_version from sysfs (an override does
 # not change it), so it names a GPU of the machine that the application then leaves out.
 _OLLAMA_TOO_OLD = lazy(r'msg="amdgpu too old (?P<gfx>gfx[0-9a-f]{3,4})" gpu=(?P<idx>\d{1,3})\b')
+# (s22-ollama24win) the same sysfs discovery's verdict on each GPU against the bundled ROCm libraries' targets, Ollama
+# 0.1.33-0.9 (ollama/ollama gpu/amd_linux.go, later discover/amd_linux.go, AMDGetGPUInfo: slog.Info("amdgpu is
+# supported", "gpu", gpuInfo.ID, "gpu_type", gfx); slog.Warn("amdgpu is not supported", "gpu", ..., "gpu_type", gfx,
+# "library", ..., "supported_types", ...), since 0.5 the reason 'amdgpu is not supported (supported types:[...])' with
+# "gpu_type" first; amd_windows.go the same) -> 'msg="amdgpu is supported" gpu=0 gpu_type=gfx1102'.  gfx is the node's
+# own gfx_target_version from sysfs (with HSA_OVERRIDE_GFX_VERSION set the check is skipped and nothing is printed),
+# so it names a GPU of the machine, supported or not
+_OLLAMA_SUPPORTED = lazy(r'msg="amdgpu is (?:not )?supported(?: \(supported types:[^"\n]{0,400}\))?"'
+                         r'(?=[^\n]{0,40}\bgpu=(?P<idx>\d{1,3})\b)[^\n]{0,40}?\bgpu_type=(?P<gfx>gfx[0-9a-f]{3,4})\b')
 # (s20-ollamawin) Ollama 0.1.27-0.1.31's sysfs discovery (ollama/ollama gpu/amd_linux.go, AMDGetGPUInfo) lists every
 # KFD node's gfx_target_version before its support checks: slog.Info(fmt.Sprintf("detected amdgpu versions %v",
 # verStrings)) -> 'msg="detected amdgpu versions [gfx1010]"'.  Each entry is Version.ToGFXString(), fmt.Sprintf("gfx%d%d%d",
@@ -1030,6 +1039,12 @@ def parse(text: object) -> PasteFacts:
             m = _OLLAMA_TOO_OLD.search(line)
             if m and ("ollama-too-old", m.group("idx")) not in names_seen:
                 names_seen.add(("ollama-too-old", m.group("idx")))
+                out.gpus.append(PasteGpu("ollama", gfx_target=m.group("gfx"), card=int(m.group("idx"))))
+            continue
+        if has_gfx and '"amdgpu is ' in l and "gpu_type=gfx" in l:
+            m = _OLLAMA_SUPPORTED.search(line)
+            if m and ("ollama-sysfs", m.group("idx")) not in names_seen:
+                names_seen.add(("ollama-sysfs", m.group("idx")))
                 out.gpus.append(PasteGpu("ollama", gfx_target=m.group("gfx"), card=int(m.group("idx"))))
             continue
         if has_dev and has_gfx and '"verifying if device is supported"' in l and "compute=gfx" in l:
