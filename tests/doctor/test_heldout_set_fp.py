@@ -50,7 +50,7 @@ def test_the_stamp_row_reads_ninjas_failed_line_for_a_therock_step(line):
 
 
 @pytest.mark.parametrize("line", [
-    # a CMake ExternalProject's stamp in PyTorch's build (set EY's 2597): no '.stamp' step file
+    # a CMake ExternalProject's stamp in PyTorch's build (set EZ's 2597): no '.stamp' step file
     "FAILED: [code=1] aotriton/src/aotriton_runtime-stamp/aotriton_runtime-configure /pytorch/build/aotriton/src/"
     "aotriton_runtime-stamp/aotriton_runtime-configure",
     # a compile edge inside rocBLAS's own build (ROCm/TheRock#342): not a super-build step
