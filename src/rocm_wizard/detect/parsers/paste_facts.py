@@ -407,6 +407,14 @@ _CLR_DEVICE = lazy(r"\bHSA device (?P<gfx>gfx[0-9a-f]{3,4})(?::[a-z]+[+-])* \(PC
 # ":1:hip_fatbin.cpp :694 : ... No compatible code objects found for: gfx942:sramecc+:xnack-, value of HIP_FORCE_..."
 _CLR_FATBIN_TARGET = lazy(r"\bhip_fatbin\.cpp\s{0,20}:\s{0,4}\d{1,6}\s{0,4}:[^\n]{0,60}?(?:Device name: amdgcn-amd-amdhsa--"
                           r"|No compatible code objects found for: )(?P<gfx>gfx[0-9a-f]{3,4})(?![0-9a-z])")
+# (s22-rock25win) MIOpen's handle names the device it runs on when MIOPEN_LOG_LEVEL is 5 or more: HandleImpl::
+# get_device_name() (ROCm/MIOpen src/hip/handlehip.cpp, now rocm-libraries projects/miopen) logs MIOPEN_LOG_NQI("Raw device
+# name: " << name) with name = hipDeviceProp_t::gcnArchName, under MIOpen's log prefix ("MIOpen(HIP): Info
+# [get_device_name] Raw device name: gfx1151", newer releases "MIOpen: Info [get_device_name] ..."), the target id's
+# feature suffix (":sramecc+:xnack-") kept as the runtime reports it.  The OpenCL back-end logs CL_DEVICE_NAME there,
+# a gfx name on ROCm's OpenCL too; anything else (an old marketing name) is not a target and is not read.
+_MIOPEN_DEVICE_NAME = lazy(r"\bMIOpen(?:\((?:HIP|OpenCL)\))?: Info2? \[get_device_name\] Raw device name: "
+                           r"(?P<gfx>gfx[0-9a-f]{3,4})(?![0-9a-z])")
 
 # (s12-heldau) CLR's device setup (rocclr/device/rocm/rocdevice.cpp) at AMD_LOG_LEVEL 3 prints the ISA version the
 # runtime gave the device: ":3:rocdevice.cpp :1703: 131912687456 us: [pid:13124 tid: 0xff6e6] Gfx Major/Minor/Stepping:
@@ -848,6 +856,11 @@ def parse(text: object) -> PasteFacts:
             m = _CLR_FATBIN_TARGET.search(line)
             if m and ("fatbin", m.group("gfx").lower()) not in names_seen:
                 names_seen.add(("fatbin", m.group("gfx").lower()))
+                out.gpus.append(PasteGpu("hip-log", gfx_target=m.group("gfx").lower()))
+        if has_gfx and "raw device name: gfx" in l:
+            m = _MIOPEN_DEVICE_NAME.search(line)
+            if m and ("miopen", m.group("gfx").lower()) not in names_seen:
+                names_seen.add(("miopen", m.group("gfx").lower()))
                 out.gpus.append(PasteGpu("hip-log", gfx_target=m.group("gfx").lower()))
         if "major/minor/stepping" in l and "rocdevice" in l:
             m = _CLR_GFX_VERSION.search(line)
