@@ -8,7 +8,8 @@ uv, DKMS, amdgpu-install tuned; CMake, conda, mamba held back); s21-kernvocab th
 VM/BO/MES/KIQ code, the DRM scheduler, the kernel's hung-task/OOM/Oops lines tuned; TTM and the display core held
 back); s21-libvocab the libraries layer's (rocBLAS, hipBLASLt, MIOpen, hipSOLVER, Tensile tuned; RCCL, rocFFT,
 Composable Kernel, AOTriton held back); s22-hipvocab the hip layer's (ROCm/clr's hipamd, hiprtc and rocclr files through
-CLR's log at levels 0-3, HIP_CHECK's hipGetErrorString texts; every third held back), written as printed, with the layer of the program that prints them; and
+CLR's log at levels 0-3, HIP_CHECK's hipGetErrorString texts; every third held back); s22-rtvocab2 a second sample of
+the runtime layer's (rocr-runtime, rocminfo, rocm_smi.py, amd-smi; every third held back), written as printed, with the layer of the program that prints them; and
 informational lines with scary words (failure = false).  classify/layer_of only: no doctor run.
 """
 from __future__ import annotations
@@ -24,12 +25,13 @@ sys.path.insert(0, str(REPO / "scripts"))
 import catchall_recall  # noqa: E402
 
 # the figures reached (scripts/catchall_recall.py); a floor, not a list of the messages
-TUNED_RECALL = 597  # of 639 failures shown (s20's 181; the s21 parts' 397; s22-hipvocab's 61: each part's figures below)
-HELD_BACK_RECALL = 189  # of 240 failures shown (s22-hipvocab's 30; s20's 51; the s21 parts' 159: each part's figures below; 142 before the two rules read from them afterwards, RCCL's NCCL WARN and TTM's prefix)
+TUNED_RECALL = 658  # of 707 failures shown (s20's 181; the s21 parts' 397; s22-hipvocab's 61; s22-rtvocab2's 68: each part's figures below)
+HELD_BACK_RECALL = 213  # of 272 failures shown (s22-rtvocab2's 32; s22-hipvocab's 30; s20's 51; the s21 parts' 159: each part's figures below; 142 before the two rules read from them afterwards, RCCL's NCCL WARN and TTM's prefix)
 # s21-rtvocab: the runtime layer's own messages (ROCr, libhsakmt, rocminfo; tuned part): shown, and placed at runtime
 RTVOCAB_TUNED_SHOWN = 50  # of 70
 RTVOCAB_TUNED_AT_RUNTIME = 31  # of those shown
-RUNTIME_TUNED_AT_LAYER = 51  # runtime failures of the tuned part shown at runtime (s20's 34: 11 -> 20; s21's 70: 31)
+RUNTIME_TUNED_AT_LAYER = 91  # runtime failures of the tuned part shown at runtime (s20's 34: 11 -> 20; s21's 70: 31 -> 32;
+# s22-rtvocab2's 68: 16 -> 39; 67 in all before s22-rtvocab2)
 
 # s21-fwvocab: the framework layer's own messages (part "s21-fwvocab"): shown, and shown at the framework layer
 FWVOCAB_TUNED = (48, 42)  # of 49 failures (39 and 29 before the part's rules)
@@ -62,6 +64,14 @@ LIBVOCAB_HELD_BACK = (19, 9)  # of 31 failures (the same before: RCCL's NCCL WAR
 # third held back): shown, and shown at the hip layer
 HIPVOCAB_TUNED = (61, 56)  # of 61 failures (54 and 49 before the part's rules)
 HIPVOCAB_HELD_BACK = (30, 28)  # of 30 failures (28 and 26 before; measured once, after the rules)
+
+# s22-rtvocab2: a second sample of the runtime layer's own messages (part "s22-rtvocab2"; ROCm/rocm-systems' rocr-runtime
+# (libhsakmt, ROCr core/runtime, core/driver, core/util, image, the core dump, hsa_status_string), rocminfo and
+# rocm_agent_enumerator, rocm_smi.py, and ROCm/amdsmi's CLI, Python exceptions and library; every third held back):
+# shown, and shown at the runtime layer
+RTVOCAB2_TUNED = (59, 39)  # of 68 failures (47 and 16 before the part's rules)
+RTVOCAB2_HELD_BACK = (22, 16)  # of 32 failures (19 and 9 before; measured once, after the rules)
+RTVOCAB_HELD_BACK = (23, 13)  # s21-rtvocab's held-back SMI and profiler lines (21 and 4 before s22-rtvocab2's rules)
 
 MESSAGES = catchall_recall.messages()
 
@@ -214,3 +224,28 @@ def test_the_hip_part_has_informational_lines_and_clr_s_log_levels():
     for prefix in (":0:", ":1:", ":2:", ":3:"):
         assert any(m["line"].startswith(prefix) and m["failure"] for m in rows), prefix
     assert sum(not m["line"].startswith(":") and m["failure"] for m in rows) >= 5
+
+
+@pytest.mark.parametrize("held_back, floor", [(False, RTVOCAB2_TUNED), (True, RTVOCAB2_HELD_BACK)])
+def test_runtime_second_sample_floors(held_back, floor):
+    rows = [m for m in MESSAGES if m.get("part") == "s22-rtvocab2" and bool(m.get("held_back")) == held_back]
+    assert sum(m["failure"] for m in rows) >= (30 if held_back else 60)
+    assert sum(m["layer"] == "runtime" for m in rows) == len(rows)
+    shown, at_layer = _shown_at_layer(rows)
+    assert shown >= floor[0] and at_layer >= floor[1], (shown, at_layer)
+
+
+def test_the_runtime_second_sample_is_walked_and_held_back_by_position():
+    rows = [m for m in MESSAGES if m.get("part") == "s22-rtvocab2"]
+    assert sum(not m["failure"] for m in rows) >= 8
+    # every third entry of the walk held back, whatever the catch-all made of it
+    assert [bool(m.get("held_back")) for m in rows] == [(i + 1) % 3 == 0 for i in range(len(rows))]
+    # the sources walked: the thunk, ROCr, rocminfo, rocm-smi and amd-smi each
+    for part in ("libhsakmt/src/", "runtime/hsa-runtime/", "projects/rocminfo/", "rocm_smi.py", "ROCm/amdsmi "):
+        assert any(part in m["source"] for m in rows), part
+
+
+def test_the_first_runtime_sample_s_held_back_smi_lines_floor():
+    rows = [m for m in MESSAGES if m.get("part") == "s21-rtvocab" and m.get("held_back")]
+    shown, at_layer = _shown_at_layer(rows)
+    assert shown >= RTVOCAB_HELD_BACK[0] and at_layer >= RTVOCAB_HELD_BACK[1], (shown, at_layer)

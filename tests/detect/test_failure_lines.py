@@ -940,3 +940,74 @@ def test_comgr_in_a_path_is_not_the_hip_layer_s_name():
     # not as a part of a path or file name an ldd listing shows (fixture 2549)
     assert fl.layer_of(":1:comgrctx.cpp             :68  : 0512345678 us:  Failed to load COMGR library.") == "hip"
     assert fl.layer_of("/nix/store/x-rocm-comgr-5.7.1/lib/libamd_comgr.so.2 failed") != "hip"
+
+
+@pytest.mark.parametrize("line", [
+    # s22-rtvocab2: an HSA status as ROCr's hsa_status_string writes it (rocr-runtime hsa.cpp), bare or after rocminfo's
+    # "Call returned " (rocminfo.cc RET_IF_HSA_ERR), though its text names a code object or an executable
+    "HSA_STATUS_ERROR_INVALID_EXECUTABLE: The executable is invalid.",
+    "HSA_EXT_STATUS_ERROR_IMAGE_SIZE_UNSUPPORTED: Image size is not supported.",
+    "Call returned HSA_STATUS_ERROR_INVALID_CODE_OBJECT: The code object is invalid.",
+    # an HSA variable or call named first (libhsakmt topology.c)
+    "HSA_OVERRIDE_GFX_VERSION 9.4 is invalid",
+    # ROCr's debug_warning (core/util/utils.h), an assertion that did not hold
+    'Warning: false && "Can\'t find memory handle" in hsa_status_t rocr::core::Runtime::VMemoryHandleUnmap(void*, '
+    'size_t), /src/rocr-runtime/runtime/hsa-runtime/core/runtime/runtime.cpp:3246',
+    'Warning: "Parsing CPUID failed." in void rocr::core::Runtime::InitCpuInfo(), '
+    '/src/rocr-runtime/runtime/hsa-runtime/core/runtime/runtime.cpp:2038',
+    # rocm-smi's log line (rocm_smi.py printErrLog/printLog), whatever block it names (PCIe, a reset)
+    "ERROR: GPU[0]\t: Unable to set PCIe bitmask to: 0x3",
+    "ERROR: GPU[1]\t: Unable to reset GPU 1",
+    "GPU[0] XCP[1]\t: Issue reloading driver, please check dmsg for errors",
+    "ERROR: ROCm SMI returned 2 (the expected value is 0)",
+    # amd-smi's CLI exceptions (amdsmi_cli_exceptions.py)
+    "Command 'metric' is not supported on the system. Run '--help' for more info. Error code: -7",
+    "Parameter '--gpuu' is invalid. Run '--help' for more info. Error code: -2",
+    # ROCr's DTIF thunk interface (thunk_loader.cpp), the thunk's counters (perfctr.c), ROCr's scratch accounting
+    "Cannot load libdtif.so, failed:libdtif.so: cannot open shared object file: No such file or directory",
+    "Counter ID exceeded MAX_COUNTERS for block 7.",
+    "User specified scratch limit exceeds device limits (requested:8589934592 max:4294967296)!",
+    # "no more space" (topology.c)
+    "No more space for io_link for Node [3]",
+])
+def test_the_runtime_layer_s_own_lines_are_shown_at_runtime(line):
+    assert fl.classify(line) == fl.SHOWN and fl.layer_of(line) == "runtime", (fl.classify(line), fl.layer_of(line))
+
+
+@pytest.mark.parametrize("line", [
+    # libhsakmt's FIXME lines and a C function's name first: shown, though they name no layer
+    "FIXME: Unmapping NULL pointer",
+    "model_set_event: event_id = 4096 out of bounds",
+])
+def test_the_runtime_s_bare_function_lines_are_shown(line):
+    assert fl.classify(line) == fl.SHOWN
+
+
+@pytest.mark.parametrize("line", [
+    # near misses: prose naming an HSA variable, a setting's value, a quoted warning with no file:line, rocm-smi's
+    # success and not-supported lines, a success code, a snake_case key without a failure word, rocminfo's DTIF notice
+    "I set HSA_OVERRIDE_GFX_VERSION and rocminfo still fails for me",
+    "hsa_override_gfx_version: 10.3.0",
+    'Warning: "fast" in the config is the default',
+    "GPU[0]\t\t: Successfully reset XGMI Error count",
+    "GPU[0]\t\t: get_power_cap, Not supported on the given system",
+    "WARNING: GPU[0]\t: Voltage curve regions unsupported.",
+    "The tool printed it all fine. Error code: 0",
+    "max_memory: 24GiB",
+    "the FIXME in the source says the pointer is never null, so ignore it",
+    "HSA-DTIF environment detected.",
+])
+def test_the_runtime_rows_near_misses_are_not_shown(line):
+    assert fl.classify(line) != fl.SHOWN
+
+
+@pytest.mark.parametrize("line, kind, layer", [
+    # the new rows leave other layers' lines alone: hip's own names and CLR's log, amdgpu's dmesg line
+    ("hip_module: failed to load code object", None, "hip"),
+    (":1:hip_code_object.cpp      :506 : 0512345678 us:  Cannot find the code object for the device", None, "hip"),
+    (":1:rocmemory.cpp           :1043: 0512345678 us:  Failed to allocate memory, failed with hsa_status: 4097", None, "runtime"),
+    ("[  12.345678] amdgpu 0000:03:00.0: amdgpu: GPU reset begin!", "dmesg", "kernel"),
+    ("RuntimeError: HIP error: invalid device function", None, "hip"),
+])
+def test_the_runtime_rows_leave_other_layers_lines_alone(line, kind, layer):
+    assert fl.layer_of(line, kind) == layer
