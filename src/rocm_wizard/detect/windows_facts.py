@@ -13,6 +13,11 @@ Signs, each the shape a Windows program prints:
 * CPython's faulthandler header ``Windows fatal exception: access violation`` (printed only on Windows:
   python/cpython Python/faulthandler.c, ``faulthandler_exc_handler``);
 * a stack frame of a DLL with its offset (``(torch_hip.dll+0x2646a6d)``);
+* a frame of c10's Windows backtrace, which torch prints under 'Unhandled exception caught in
+  c10/util/AbortHandler.h' and in its C++ errors: the frame's and the symbol's 16-digit addresses (or
+  ``<unknown symbol address>``), ``module!symbol`` of a ``.dll``/``.exe``/``.pyd`` and ``[file @ line]``
+  (``00007FFA79B2A9BC00007FFA79B19EB0 torch_python.dll!initModule [<unknown file> @ <unknown line number>]``:
+  pytorch/pytorch c10/util/Backtrace.cpp, the ``_WIN32`` branch of get_backtrace, SymFromAddr/SymGetLineFromAddr64);
 * a ``win_amd64`` wheel tag (PEP 425 platform tag of 64-bit Windows wheels);
 * an issue form's OS field whose value is Windows (``OS: Windows 11``), not naming WSL.
 
@@ -42,6 +47,9 @@ _PATH = lazy(r"\b[A-Za-z]:\\{1,2}(?:" + _SEG + r"\\{1,2})+[^\s\"'<>|?*:\\]*"
 _HIP_SDK = lazy(r"\b[A-Za-z]:\\{1,2}Program Files\\{1,2}AMD\\{1,2}ROCm\\{1,2}\d+\.\d+(?![\w.])", re.I)
 # a Windows stack symbolised by module and offset: ``(torch_hip.dll+0x2646a6d)`` (c10's backtrace on Windows)
 _DLL_FRAME = lazy(r"\b[\w.-]+\.dll\+0x[0-9a-fA-F]+\b")
+# (s22-hw26win) c10's Windows backtrace frame: addresses, module!symbol of a Windows module, ' [file @ line]'
+_C10_FRAME = lazy(r"^[ \t]{0,8}[0-9A-F]{16}(?:[0-9A-F]{16}| <unknown symbol address>) [\w.+-]{1,120}\.(?:dll|exe|pyd)!"
+                  r"[^\n]{0,400} \[[^\n]{1,400} @ [^\n]{1,40}\]", re.M | re.I)
 _FATAL = lazy(r"^Windows fatal exception: [^\n]+", re.M)
 _WHEEL = lazy(r"\b(?:cp\d+|py3)-(?:cp\d+t?|abi3|none)-win_amd64\b|[-_]win_amd64\.whl\b")
 _FORM = lazy(r"^[ \t>*_-]*(?:OS|Operating System|System|Platform|OS version)[*_ \t]*[:\uff1a][*_ \t]*"
@@ -49,12 +57,12 @@ _FORM = lazy(r"^[ \t>*_-]*(?:OS|Operating System|System|Platform|OS version)[*_ 
 _WSL_WORD = lazy(r"\bWSL|\bLinux\b|Ubuntu", re.I)
 
 SIGNS = (("windows_version", _VER), ("systeminfo", _SYSTEMINFO), ("fatal_exception", _FATAL),
-         ("prompt", _PROMPT), ("path", _PATH), ("hip_sdk_path", _HIP_SDK), ("dll_frame", _DLL_FRAME), ("wheel_tag", _WHEEL), ("issue_form", _FORM))
+         ("prompt", _PROMPT), ("path", _PATH), ("hip_sdk_path", _HIP_SDK), ("dll_frame", _DLL_FRAME), ("c10_frame", _C10_FRAME), ("wheel_tag", _WHEEL), ("issue_form", _FORM))
 
 
 def windows_sign(text: str) -> Optional[Tuple[str, str]]:
     """The first native-Windows sign in ``text``: (kind, the line shown), or None."""
-    if ":" not in text and "win_amd64" not in text and "[Version" not in text:
+    if ":" not in text and "win_amd64" not in text and "[Version" not in text and "!" not in text:
         return None
     for kind, rx in SIGNS:
         for m in rx.finditer(text):
