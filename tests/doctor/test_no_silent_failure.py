@@ -30,6 +30,17 @@ MISSES = {
     "2771": "held-out FV: a slow Conv3d told only in prose; the paste is the user's timing printout "
             "(tests/doctor/test_known_failure.py MISSES)",
     "2773": "held-out FV: TunableOp tuning past its limits told only in prose; the paste is collect_env's first lines "
+
+    # s22-ggml26win2 (set FY)
+    "2800": "held-out FY: llama-server's silent exit at the vision warm-up on Vulkan (RX 550) told only in prose; the pastes are healthy log lines "
+            "(tests/doctor/test_known_failure.py MISSES)",
+    "2801": "held-out FY: llama.cpp's crash at model load on Vulkan (RX 7900 XTX) told only in prose; the pastes are the version block and start-up lines "
+            "(tests/doctor/test_known_failure.py MISSES)",
+    "2802": "held-out FY: llama.cpp's crash on Vulkan with injected layers (780M) told only in prose; the paste is a healthy device listing "
+            "(tests/doctor/test_known_failure.py MISSES)",
+    "2803": "held-out FY: llama-bench's Vulkan segfault (RX 6800 XT) told only in prose; the paste is a healthy HIP device listing "
+            "(tests/doctor/test_known_failure.py MISSES)",
+    "2804": "held-out FY: llama-server's Vulkan segfault at load (Strix Halo) told only in prose; the pastes are the version block and the console's start "
             "(tests/doctor/test_known_failure.py MISSES)",
     # s22-comfyoldwin (set FQ)
     "2720": "held-out FQ: SD.Next's start-up hang told only in prose and a screenshot; the paste is its healthy start-up "
