@@ -8,7 +8,9 @@ Signs, each the shape a Windows program prints:
 * a PowerShell or cmd prompt at the start of a line (``PS C:\\Users\\me>``, ``C:\\ComfyUI>``);
 * a drive-letter path of the program that failed, to a file (``C:\\...\\site-packages\\torch\\...``,
   ``...\\amdhip64_7.dll``, ``...\\python.exe``, ``C:\\Program Files\\AMD\\ROCm\\6.2\\bin\\hipcc.exe``: a directory name
-  may hold spaces), or the HIP SDK's install directory ``C:\\Program Files\\AMD\\ROCm\\6.2`` (its installer's
+  may hold spaces; also a rocBLAS/hipBLASLt library file, ``...\\rocblas\\library\\TensileLibrary.dat``, ``.co``,
+  ``.hsaco``, as rocBLAS names it in 'Cannot read <path>' under a Windows install or a PyInstaller bundle's
+  ``C:\\Users\\...\\Temp\\_MEI...``: rocm-libraries projects/rocblas/library/src/tensile_host.cpp), or the HIP SDK's install directory ``C:\\Program Files\\AMD\\ROCm\\6.2`` (its installer's
   default: ROCm/rocm-install-on-windows ``docs/install/install.rst``; status documented);
 * CPython's faulthandler header ``Windows fatal exception: access violation`` (printed only on Windows:
   python/cpython Python/faulthandler.c, ``faulthandler_exc_handler``);
@@ -41,7 +43,7 @@ _PROMPT = lazy(r"^\s*(?:\(\S+\)\s*)?(?:PS )?[A-Za-z]:\\(?:[^\n<>|\"?*:]*)>[^\n]*
 # name is runs of path characters joined by one space (no two alternatives can take the same character: linear)
 _SEG = r"[^\s\"'<>|?*:\\]+(?: [^\s\"'<>|?*:\\]+){0,4}"
 _PATH = lazy(r"\b[A-Za-z]:\\{1,2}(?:" + _SEG + r"\\{1,2})+[^\s\"'<>|?*:\\]*"
-             r"(?:\.(?:dll|exe|py|pyd|bat|ps1)\b|\\{1,2}site-packages\\)", re.I)
+             r"(?:\.(?:dll|exe|py|pyd|bat|ps1|dat|co|hsaco)\b|\\{1,2}site-packages\\)", re.I)
 # (s14-detect) the HIP SDK's own install directory, C:\Program Files\AMD\ROCm\<major.minor> (the HIP SDK installer's
 # default, ROCm/rocm-install-on-windows docs/install/install.rst; HIP_PATH names it), wherever a paste shows it
 _HIP_SDK = lazy(r"\b[A-Za-z]:\\{1,2}Program Files\\{1,2}AMD\\{1,2}ROCm\\{1,2}\d+\.\d+(?![\w.])", re.I)
