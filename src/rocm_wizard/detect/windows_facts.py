@@ -10,8 +10,8 @@ Signs, each the shape a Windows program prints:
   ``...\\amdhip64_7.dll``, ``...\\python.exe``, ``C:\\Program Files\\AMD\\ROCm\\6.2\\bin\\hipcc.exe``: a directory name
   may hold spaces; also a rocBLAS/hipBLASLt library file, ``...\\rocblas\\library\\TensileLibrary.dat``, ``.co``,
   ``.hsaco``, as rocBLAS names it in 'Cannot read <path>' under a Windows install or a PyInstaller bundle's
-  ``C:\\Users\\...\\Temp\\_MEI...``: rocm-libraries projects/rocblas/library/src/tensile_host.cpp), or the HIP SDK's install directory ``C:\\Program Files\\AMD\\ROCm\\6.2`` (its installer's
-  default: ROCm/rocm-install-on-windows ``docs/install/install.rst``; status documented);
+  ``C:\\Users\\...\\Temp\\_MEI...``: rocm-libraries projects/rocblas/library/src/tensile_host.cpp), or the HIP
+  SDK's install directory ``C:\\Program Files\\AMD\\ROCm\\6.2`` (its installer's default: ROCm/rocm-install-on-windows ``docs/install/install.rst``; status documented);
 * CPython's faulthandler header ``Windows fatal exception: access violation`` (printed only on Windows:
   python/cpython Python/faulthandler.c, ``faulthandler_exc_handler``);
 * a stack frame of a DLL with its offset (``(torch_hip.dll+0x2646a6d)``);
