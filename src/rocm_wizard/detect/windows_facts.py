@@ -10,14 +10,12 @@ Signs, each the shape a Windows program prints:
   ``...\\amdhip64_7.dll``, ``...\\python.exe``, ``C:\\Program Files\\AMD\\ROCm\\6.2\\bin\\hipcc.exe``: a directory name
   may hold spaces; (s22-ggml26win2) or the ``.gguf`` model file a llama.cpp program loads, as its loader prints it:
   ``llama_model_loader: loaded meta data ... from C:\\...\\model.gguf``, ggml-org/llama.cpp src/llama-model-loader.cpp;
-  the GGUF format, ggml-org/ggml docs/gguf.md), or the HIP SDK's install directory
-  ``C:\\Program Files\\AMD\\ROCm\\6.2`` (its installer's
-  default: ROCm/rocm-install-on-windows ``docs/install/install.rst``; status documented);
-
-  may hold spaces; also a rocBLAS/hipBLASLt library file, ``...\\rocblas\\library\\TensileLibrary.dat``, ``.co``,
-  ``.hsaco``, as rocBLAS names it in 'Cannot read <path>' under a Windows install or a PyInstaller bundle's
-  ``C:\\Users\\...\\Temp\\_MEI...``: rocm-libraries projects/rocblas/library/src/tensile_host.cpp), or the HIP
-  SDK's install directory ``C:\\Program Files\\AMD\\ROCm\\6.2`` (its installer's default: ROCm/rocm-install-on-windows ``docs/install/install.rst``; status documented);
+  the GGUF format, ggml-org/ggml docs/gguf.md; (s22-communitywin) or a rocBLAS/hipBLASLt library file,
+  ``...\\rocblas\\library\\TensileLibrary.dat``, ``.co``, ``.hsaco``, as rocBLAS names it in 'Cannot read <path>' under a
+  Windows install or a PyInstaller bundle's ``C:\\Users\\...\\Temp\\_MEI...``: rocm-libraries
+  projects/rocblas/library/src/tensile_host.cpp), or the HIP SDK's install directory
+  ``C:\\Program Files\\AMD\\ROCm\\6.2`` (its installer's default: ROCm/rocm-install-on-windows
+  ``docs/install/install.rst``; status documented);
 * CPython's faulthandler header ``Windows fatal exception: access violation`` (printed only on Windows:
   python/cpython Python/faulthandler.c, ``faulthandler_exc_handler``);
 * a stack frame of a DLL with its offset (``(torch_hip.dll+0x2646a6d)``);
@@ -49,9 +47,7 @@ _PROMPT = lazy(r"^\s*(?:\(\S+\)\s*)?(?:PS )?[A-Za-z]:\\(?:[^\n<>|\"?*:]*)>[^\n]*
 # name is runs of path characters joined by one space (no two alternatives can take the same character: linear)
 _SEG = r"[^\s\"'<>|?*:\\]+(?: [^\s\"'<>|?*:\\]+){0,4}"
 _PATH = lazy(r"\b[A-Za-z]:\\{1,2}(?:" + _SEG + r"\\{1,2})+[^\s\"'<>|?*:\\]*"
-             r"(?:\.(?:dll|exe|py|pyd|bat|ps1|gguf)\b|\\{1,2}site-packages\\)", re.I)
-
-             r"(?:\.(?:dll|exe|py|pyd|bat|ps1|dat|co|hsaco)\b|\\{1,2}site-packages\\)", re.I)
+             r"(?:\.(?:dll|exe|py|pyd|bat|ps1|gguf|dat|co|hsaco)\b|\\{1,2}site-packages\\)", re.I)
 # (s14-detect) the HIP SDK's own install directory, C:\Program Files\AMD\ROCm\<major.minor> (the HIP SDK installer's
 # default, ROCm/rocm-install-on-windows docs/install/install.rst; HIP_PATH names it), wherever a paste shows it
 _HIP_SDK = lazy(r"\b[A-Za-z]:\\{1,2}Program Files\\{1,2}AMD\\{1,2}ROCm\\{1,2}\d+\.\d+(?![\w.])", re.I)
