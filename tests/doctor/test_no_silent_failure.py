@@ -30,6 +30,7 @@ MISSES = {
     "2771": "held-out FV: a slow Conv3d told only in prose; the paste is the user's timing printout "
             "(tests/doctor/test_known_failure.py MISSES)",
     "2773": "held-out FV: TunableOp tuning past its limits told only in prose; the paste is collect_env's first lines "
+            "(tests/doctor/test_known_failure.py MISSES)",
 
     # s22-ggml26win2 (set FY)
     "2800": "held-out FY: llama-server's silent exit at the vision warm-up on Vulkan (RX 550) told only in prose; the pastes are healthy log lines "
