@@ -19,7 +19,8 @@ KERNEL_PKGS = "fw_apt_running_kernel_packages_not_found"
 
 @pytest.mark.parametrize("num,layer", [("2780", None), ("2781", "packaging"), ("2782", None)])
 def test_the_set_fw_fixtures_lead_where_they_do(num, layer):
-    # 2780 and 2782 are healthy (rocm-smi's low-power warning is informational); 2781 is labelled kernel, led by packaging
+    # 2780 and 2782 are healthy (rocm-smi's low-power warning is informational); 2781 (labelled kernel when measured,
+    # packaging since) is led by packaging
     assert _lead_layer(_fixture(num)) == layer
 
 
