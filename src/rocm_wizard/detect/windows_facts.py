@@ -15,7 +15,10 @@ Signs, each the shape a Windows program prints:
   Windows install or a PyInstaller bundle's ``C:\\Users\\...\\Temp\\_MEI...``: rocm-libraries
   projects/rocblas/library/src/tensile_host.cpp), or the HIP SDK's install directory
   ``C:\\Program Files\\AMD\\ROCm\\6.2`` (its installer's default: ROCm/rocm-install-on-windows
-  ``docs/install/install.rst``; status documented);
+  ``docs/install/install.rst``; status documented); (s22-hipwin) or NVIDIA's CUDA Toolkit install directory
+  ``C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4`` (the CUDA installer's default on Windows, CUDA
+  Installation Guide for Microsoft Windows; CUDA_PATH names it), which hipify-clang's --cuda-path and HIP's NVIDIA
+  platform take;
 * CPython's faulthandler header ``Windows fatal exception: access violation`` (printed only on Windows:
   python/cpython Python/faulthandler.c, ``faulthandler_exc_handler``);
 * a stack frame of a DLL with its offset (``(torch_hip.dll+0x2646a6d)``);
@@ -51,6 +54,9 @@ _PATH = lazy(r"\b[A-Za-z]:\\{1,2}(?:" + _SEG + r"\\{1,2})+[^\s\"'<>|?*:\\]*"
 # (s14-detect) the HIP SDK's own install directory, C:\Program Files\AMD\ROCm\<major.minor> (the HIP SDK installer's
 # default, ROCm/rocm-install-on-windows docs/install/install.rst; HIP_PATH names it), wherever a paste shows it
 _HIP_SDK = lazy(r"\b[A-Za-z]:\\{1,2}Program Files\\{1,2}AMD\\{1,2}ROCm\\{1,2}\d+\.\d+(?![\w.])", re.I)
+# (s22-hipwin) the CUDA Toolkit's Windows install directory, C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v<major.minor>
+# (the CUDA installer's default, NVIDIA's CUDA Installation Guide for Microsoft Windows; CUDA_PATH names it)
+_CUDA_TOOLKIT = lazy(r"\b[A-Za-z]:\\{1,2}Program Files\\{1,2}NVIDIA GPU Computing Toolkit\\{1,2}CUDA\\{1,2}v\d+\.\d+(?![\w.])", re.I)
 # a Windows stack symbolised by module and offset: ``(torch_hip.dll+0x2646a6d)`` (c10's backtrace on Windows)
 _DLL_FRAME = lazy(r"\b[\w.-]+\.dll\+0x[0-9a-fA-F]+\b")
 # (s22-hw26win) c10's Windows backtrace frame: addresses, module!symbol of a Windows module, ' [file @ line]'
@@ -63,7 +69,7 @@ _FORM = lazy(r"^[ \t>*_-]*(?:OS|Operating System|System|Platform|OS version)[*_ 
 _WSL_WORD = lazy(r"\bWSL|\bLinux\b|Ubuntu", re.I)
 
 SIGNS = (("windows_version", _VER), ("systeminfo", _SYSTEMINFO), ("fatal_exception", _FATAL),
-         ("prompt", _PROMPT), ("path", _PATH), ("hip_sdk_path", _HIP_SDK), ("dll_frame", _DLL_FRAME), ("c10_frame", _C10_FRAME), ("wheel_tag", _WHEEL), ("issue_form", _FORM))
+         ("prompt", _PROMPT), ("path", _PATH), ("hip_sdk_path", _HIP_SDK), ("cuda_toolkit_path", _CUDA_TOOLKIT), ("dll_frame", _DLL_FRAME), ("c10_frame", _C10_FRAME), ("wheel_tag", _WHEEL), ("issue_form", _FORM))
 
 
 def windows_sign(text: str) -> Optional[Tuple[str, str]]:
