@@ -28,7 +28,10 @@ Signs, each the shape a Windows program prints:
   (``00007FFA79B2A9BC00007FFA79B19EB0 torch_python.dll!initModule [<unknown file> @ <unknown line number>]``:
   pytorch/pytorch c10/util/Backtrace.cpp, the ``_WIN32`` branch of get_backtrace, SymFromAddr/SymGetLineFromAddr64);
 * a ``win_amd64`` wheel tag (PEP 425 platform tag of 64-bit Windows wheels);
-* an issue form's OS field whose value is Windows (``OS: Windows 11``), not naming WSL.
+* an issue form's OS field whose value is Windows (``OS: Windows 11``), not naming WSL;
+* (s22-comfy26win2) ComfyUI-Manager's start-up line ``** Platform: Windows`` behind a log prefix (ComfyUI Desktop's
+  ``[2026-01-29 17:04:56.248] [info]  ``, the Manager's ``[2024-10-13 00:29] ``, ComfyUI's ``...T22:55:58.520532 - ``):
+  Comfy-Org/ComfyUI-Manager prestartup_script.py prints ``platform.system()``.
 
 WSL keeps its own reading (``detect/wsl_facts.py``): a host already known as WSL, or with a Linux
 kernel or os-release known, is never called native Windows.  Status: documented (the formats above).
@@ -66,10 +69,19 @@ _FATAL = lazy(r"^Windows fatal exception: [^\n]+", re.M)
 _WHEEL = lazy(r"\b(?:cp\d+|py3)-(?:cp\d+t?|abi3|none)-win_amd64\b|[-_]win_amd64\.whl\b")
 _FORM = lazy(r"^[ \t>*_-]*(?:OS|Operating System|System|Platform|OS version)[*_ \t]*[:\uff1a][*_ \t]*"
              r"(?:Microsoft\s+)?Windows(?:\s*(10|11))?\b[^\n]*", re.M | re.I)
+# (s22-comfy26win2) ComfyUI-Manager's start-up header line '** Platform: Windows' (Comfy-Org/ComfyUI-Manager
+# prestartup_script.py: print("** Platform:", platform.system()); Python's platform.system() is 'Windows' on Windows)
+# behind a log prefix: ComfyUI Desktop's electron-log '[2026-01-29 17:04:56.248] [info]  ' (its default format
+# '[{y}-{m}-{d} {h}:{i}:{s}.{ms}] [{level}] {text}'), the Manager's log file '[2024-10-13 00:29] ', ComfyUI's log
+# file '2025-03-15T22:55:58.520532 - ' (the bare line is the issue-form sign above)
+_COMFY_PLATFORM = lazy(r"^(?:\[\d{4}-\d\d-\d\d[ T]\d\d:\d\d(?::\d\d(?:[.,]\d{1,6})?)?\][ \t]{1,4}(?:\[\w{1,10}\][ \t]{1,4})?"
+                       r"|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,6})? - )\*\* Platform: Windows\b", re.M)
 _WSL_WORD = lazy(r"\bWSL|\bLinux\b|Ubuntu", re.I)
 
 SIGNS = (("windows_version", _VER), ("systeminfo", _SYSTEMINFO), ("fatal_exception", _FATAL),
-         ("prompt", _PROMPT), ("path", _PATH), ("hip_sdk_path", _HIP_SDK), ("cuda_toolkit_path", _CUDA_TOOLKIT), ("dll_frame", _DLL_FRAME), ("c10_frame", _C10_FRAME), ("wheel_tag", _WHEEL), ("issue_form", _FORM))
+         ("prompt", _PROMPT), ("path", _PATH), ("hip_sdk_path", _HIP_SDK), ("cuda_toolkit_path", _CUDA_TOOLKIT),
+         ("dll_frame", _DLL_FRAME), ("c10_frame", _C10_FRAME), ("wheel_tag", _WHEEL), ("issue_form", _FORM),
+         ("comfyui_manager_platform", _COMFY_PLATFORM))
 
 
 def windows_sign(text: str) -> Optional[Tuple[str, str]]:
