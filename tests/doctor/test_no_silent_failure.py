@@ -37,6 +37,10 @@ MISSES = {
     # s22-comfy26win2 (set GE)
     "2863": "held-out GE: torch's 'No HIP GPUs are available' told only in a misspelt title; the paste is ComfyUI "
             "Desktop's start-up lines cut before the failure (tests/doctor/test_known_failure.py MISSES)",
+
+    # s22-archwin (set GH)
+    "2891": "held-out GH: an AUR hipsparse build's CMake failure told only in prose; the paste is hipconfig's healthy report "
+            "(tests/doctor/test_known_failure.py MISSES)",
     # s22-torch26win2 (set FV)
     "2770": "held-out FV: a torch.compile wrong result told only in prose; the paste is the reproducer's own print "
             "(tests/doctor/test_known_failure.py MISSES)",
