@@ -43,6 +43,12 @@ MISSES = {
     "2863": "held-out GE: torch's 'No HIP GPUs are available' told only in a misspelt title; the paste is ComfyUI "
             "Desktop's start-up lines cut before the failure (tests/doctor/test_known_failure.py MISSES)",
 
+    # s22-hfwin2 (set GJ)
+    "2912": "held-out GJ: an Unsloth training crash in an attached log only; the paste is Unsloth's banner cut before it "
+            "(tests/doctor/test_known_failure.py MISSES)",
+    "2913": "held-out GJ: a TGI failure told only in the title; the pastes are TGI's runtime block and an idle rocm-smi "
+            "table (tests/doctor/test_known_failure.py MISSES)",
+
     # s22-archwin (set GH)
     "2891": "held-out GH: an AUR hipsparse build's CMake failure told only in prose; the paste is hipconfig's healthy report "
             "(tests/doctor/test_known_failure.py MISSES)",
