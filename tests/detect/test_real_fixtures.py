@@ -5,7 +5,7 @@ Fairness rules (a label is only checked when the pasted outputs can show it):
 
 * a value that appears nowhere in the fixture's outputs came from the issue form or the prose
   (e.g. a torch version typed into the form) and is skipped;
-* ``rocm_version`` is checked only when ``rocm_version_source`` says a host tool told it (dpkg,
+* ``rocm_version`` is checked only when ``rocm_version_source`` says a host tool told it (RCCL's version banner of a library in /opt/rocm, dpkg,
   dnf, apt list, amd-smi) or an install path the outputs show (``/opt/rocm-6.4.0/...``); when it says the number is the torch wheel's (collect_env), detection
   must *not* report it as the host's ROCm;
 * GPU names written in prose (``Cezanne (integrated Radeon Graphics of ...)``) match by the name
@@ -38,7 +38,7 @@ FIELDS = ("gfx_targets", "gpu_names", "gpu_count", "gpu_count_rocm", "chip_ids",
           "distro_version", "kernel", "wsl", "python_version", "hsa_runtime_version", "kfd_driver_version", "cpu",
           "error_signature", "rocm_stream", "rocm_streams", "host_hip_version", "torch_rocm", "torch_stream",
           "torch_channel", "torch_device_gfx", "wsl_userspace", "os_id")
-HOST_TOOL_SOURCES = re.compile(r"\bdpkg\b|\bdnf\b|apt list|amd-smi|\bpacman -Q\b|\brpm -q", re.I)
+HOST_TOOL_SOURCES = re.compile(r"\bdpkg\b|\bdnf\b|apt list|amd-smi|\bpacman -Q\b|\brpm -q|RCCL version banner", re.I)
 WHEEL_SOURCES = re.compile(r"collect_env|wheel", re.I)
 # (s14-detect) a versioned install path the outputs show (/opt/rocm-6.4.0/bin/amdclang): detect reads the release from it
 PATH_SOURCES = re.compile(r"/opt/rocm-\d")

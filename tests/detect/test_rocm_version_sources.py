@@ -66,3 +66,42 @@ def test_hipconfig_unversioned_or_windows_tree_gives_no_release(tmp_path):
 def test_two_trees_named_give_none(tmp_path):
     text = "HIP_PATH           :/opt/rocm-6.3.2\nROCM_PATH          :/opt/rocm-7.0.0\n"
     assert _rocm(tmp_path, text).version is None
+
+
+# RCCL's version banner (ROCm/rccl src/init.cc showVersion; ROCM_BUILD_INFO is the ROCm it was built against), as
+# tests/data/real/139 pasted it (ROCm/vllm#390: NCCL_DEBUG=INFO in a vLLM container, librccl from /opt/rocm)
+def _banner() -> str:
+    text = next((DATA / "real").glob("139-*/rccl.txt")).read_text()
+    start = text.index("RCCL version : ")
+    start = text.rindex("\n", 0, start) + 1
+    end = text.index("\n", text.index("Librccl path : ")) + 1
+    return text[start:end]
+
+
+def test_rccl_banner_of_the_library_in_opt_rocm_gives_the_release(tmp_path):
+    banner = _banner()
+    assert "ROCm version : 6.4.0.0-47-73dae9c" in banner and "Librccl path : /opt/rocm/lib/librccl.so.1" in banner
+    r = _rocm(tmp_path, banner)
+    assert r.version == "6.4.0"
+    assert "RCCL version banner (/opt/rocm/lib/librccl.so.1)" in r.sources["version"]
+    # a versioned tree's library says the same
+    r = _rocm(tmp_path, banner.replace("/opt/rocm/lib/", "/opt/rocm-6.4.0/lib/"))
+    assert r.version == "6.4.0"
+
+
+def test_rccl_banner_of_a_wheels_or_hand_built_library_is_not_the_hosts_release(tmp_path):
+    banner = _banner()
+    # torch's bundled librccl: the banner names the ROCm the wheel was built with
+    wheel = banner.replace("/opt/rocm/lib/librccl.so.1",
+                           "/home/u/venv/lib/python3.12/site-packages/torch/lib/librccl.so.1")
+    assert _rocm(tmp_path, wheel).version is None
+    assert _rocm(tmp_path, banner.replace("/opt/rocm/lib/", "/usr/local/lib/")).version is None
+    # the ROCm line alone, without RCCL's own line before it or the library's path after it, is no banner
+    assert _rocm(tmp_path, banner.split("\n", 1)[1]).version is None
+    assert _rocm(tmp_path, banner.replace("Librccl path", "Library path")).version is None
+
+
+def test_rccl_banners_naming_two_releases_give_none(tmp_path):
+    banner = _banner()
+    other = banner.replace("6.4.0.0-47-73dae9c", "6.3.3.0-74-cbc70b5")
+    assert _rocm(tmp_path, banner + other).version is None

@@ -584,6 +584,39 @@ def _tool_tree_rocm(source: Source) -> Optional[Tuple[str, str]]:
     return next(iter(found.items())) if len(found) == 1 else None
 
 
+# RCCL's version banner, printed once at the first communicator's init with NCCL_DEBUG=VERSION or INFO (ROCm/rccl
+# src/init.cc showVersion: "RCCL version : 2.22.3-HEAD:271856d", then VERSION_STRING_EXTENDED's "HIP version  : " and
+# "ROCm version : " lines, then "Hostname     : " and "Librccl path : " -- the path dladdr gives for the library).
+# ROCM_BUILD_INFO (src/include/hip_rocm_version_info.h, from rocm-core's rocm_version.h) is the ROCm release the
+# library was *built* against, written "6.4.0.0-47-73dae9c": the host's release only where the library loaded is the
+# one AMD's packages install under /opt/rocm (a torch wheel's bundled librccl in site-packages says the wheel's ROCm; a
+# librccl built by hand, in /usr/local/lib, the tree it was built against, which is not known to be the one installed)
+_RCCL_ROCM = lazy(r"^ROCm version : (?P<ver>\d+\.\d+\.\d+)(?:\.\d+)?(?:-\S*)?\s*$")
+_RCCL_PATH = lazy(r"^Librccl path : (?P<path>\S+)\s*$")
+
+
+def _rccl_banner_rocm(source: Source) -> Optional[Tuple[str, str]]:
+    """The ROCm release RCCL's version banner names, where the library it names was loaded from /opt/rocm or
+    /opt/rocm-X (see ``_RCCL_ROCM``); one release only: banners naming several give none."""
+    found: Dict[str, str] = {}
+    for name, text in pastes(source):
+        if "Librccl path : " not in text or "ROCm version : " not in text or "RCCL version : " not in text:
+            continue
+        lines = text.split("\n")
+        for i, raw in enumerate(lines):
+            if not raw.startswith("ROCm version : "):
+                continue
+            m = _RCCL_ROCM.match(raw)
+            if not m or not any("RCCL version : " in lines[j] for j in range(max(0, i - 2), i)):
+                continue
+            path = next((p.group("path") for p in (_RCCL_PATH.match(lines[j]) for j in range(i + 1, min(len(lines), i + 4)))
+                         if p), None)
+            if path is None or not re.match(r"^/opt/rocm(?:-\d+\.\d+(?:\.\d+)?)?/lib(?:64)?/librccl\.so", path):
+                continue
+            found.setdefault(m.group("ver"), paste_label(name, "RCCL version banner (%s)" % path))
+    return next(iter(found.items())) if len(found) == 1 else None
+
+
 def _path_rocm(source: Source, r: RocmInfo) -> Optional[Tuple[str, str]]:
     """(s14-detect) The ROCm release a paste's install paths name (``/opt/rocm-6.4.0/bin/amdclang``, an
     ``ldd`` line, a traceback frame, ``LD_LIBRARY_PATH``): one release named, or the one a shown link
@@ -720,6 +753,10 @@ def _version(source: Source, system: System, r: RocmInfo, found: List[Tuple[pack
             if form is not None and form[0] != tree[0]:
                 r.note("the issue form says ROCm %s (%s), but a tool's output names the tree /opt/rocm-%s (%s)"
                        % (form[0], form[1], tree[0], tree[1]))
+    if r.version is None:
+        banner = _rccl_banner_rocm(source)
+        if banner is not None:
+            r.put("version", banner[0], banner[1])
     if r.version is None:
         tree = _path_rocm(source, r)
         if tree is not None:
