@@ -22,6 +22,18 @@ REAL = Path(__file__).resolve().parents[1] / "data" / "real"
     ("torch-2.9.1+rocm7.10.0-cp312-cp312-win_amd64.whl", "wheel_tag"),
     ("### Environment\n- OS: Windows 11\n- GPU: RX 7600 XT", "issue_form"),
     ("**Operating System**: Microsoft Windows 10 Pro", "issue_form"),
+    # (s23) any drive-letter path of two names or more, as the corpus's Windows pastes print them: hip-tests' error
+    # location (1080), Unsloth Studio's install folder (1260), ggml's CUDA error location under ZLUDA (2311),
+    # Ollama's model path (2494), MIOpen's log file behind a CI runner's host name (2604)
+    ('HIP API error = 0100 "no ROCm-capable device is detected" from file <S:\\gitroot\\rocm\\TheRock\\rocm-systems\\'
+     'projects\\hip-tests\\samples\\1_Utils\\hipInfo\\hipInfo.cpp:202>', "drive_path"),
+    ("                 C:\\Users\\Ghosh Dastidar\\.unsloth\\studio\\unsloth_studio", "drive_path"),
+    ("  current device: 0, in function ggml_cuda_op_mul_mat_cublas at C:\\llamaZLUDA\\llama.cpp\\ggml\\src\\ggml-cuda"
+     "\\ggml-cuda.cu:1333", "drive_path"),
+    ('level=INFO source=sched.go:701 msg="new model will fit in available VRAM in single GPU, loading" '
+     "model=C:\\Users\\Administrator\\.ollama\\models\\blobs\\sha256-6a0746a1ec1a", "drive_path"),
+    ("Buffered 1 messages to file: CHRN-SI-109:C:\\windows\\SystemTemp\\miopen_error_3600.log", "drive_path"),
+    ("OSError: [WinError 126] Error loading 'E:\\\\AI\\\\ComfyUI\\\\torch\\\\lib\\\\caffe2_nvrtc.dll'", "path"),
 ])
 def test_windows_signs(text, kind):
     assert windows_sign(text)[0] == kind
@@ -34,6 +46,12 @@ def test_windows_signs(text, kind):
     "see https://example.org/a:b for Windows notes",
     "/home/me/venv/lib/python3.12/site-packages/torch/__init__.py",
     "torch-2.9.1+rocm6.4-cp312-cp312-manylinux_2_28_x86_64.whl",
+    # (s23) a drive letter with one name or none, a path inside a URL or a Linux path, a UNC share: not the drive_path sign
+    "copied the model to D:\\models first",
+    "C:\\ is full",
+    "see https://example.org/C:\\a\\b",
+    "/mnt/c/Users/me/x.gguf and /home/me/a:\\b\\c",
+    "\\\\server\\share\\models\\x.gguf",
 ])
 def test_near_misses(text):
     assert windows_sign(text) is None
