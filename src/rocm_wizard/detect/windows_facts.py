@@ -31,7 +31,10 @@ Signs, each the shape a Windows program prints:
 * an issue form's OS field whose value is Windows (``OS: Windows 11``), not naming WSL;
 * (s22-comfy26win2) ComfyUI-Manager's start-up line ``** Platform: Windows`` behind a log prefix (ComfyUI Desktop's
   ``[2026-01-29 17:04:56.248] [info]  ``, the Manager's ``[2024-10-13 00:29] ``, ComfyUI's ``...T22:55:58.520532 - ``):
-  Comfy-Org/ComfyUI-Manager prestartup_script.py prints ``platform.system()``.
+  Comfy-Org/ComfyUI-Manager prestartup_script.py prints ``platform.system()``;
+* (s23) last, any drive-letter absolute path of two names or more (``C:\\Users\\me\\.ollama\\models``, a file
+  location ``S:\\gitroot\\...\\hipInfo.cpp:202``): Windows' path syntax, status observed (every corpus paste that
+  holds one is from a native Windows host).
 
 WSL keeps its own reading (``detect/wsl_facts.py``): a host already known as WSL, or with a Linux
 kernel or os-release known, is never called native Windows.  Status: documented (the formats above).
