@@ -27,6 +27,10 @@ single text file -- is a set of **pastes**: every text file is split and recogni
 (:mod:`~rocm_wizard.detect.recognize`) and served through :meth:`BundleSource.outputs` and
 :meth:`BundleSource.run` (for the kind's canonical command line).  A pasted ``os-release`` is also
 served as ``read('/etc/os-release')``.  Loose text files next to ``manifest.json`` are pastes too.
+(s23) Attachments as they come: a ``.zip`` (a bundle or pastes), a compressed single file (``dmesg.log.gz``,
+``.bz2``, ``.xz``) and a tarball, given as the path or lying in a paste folder, are read one level deep -- their
+members named ``<archive>/<member>``, a compressed file by its name without the suffix; an archive inside one is
+not opened, a damaged one inside a folder is a note.
 
 Tarballs are read into memory, never extracted: members with absolute names, ``..`` components,
 links and devices are ignored.  Everything read is bounded by :mod:`rocm_wizard.limits` (bytes per
@@ -61,7 +65,11 @@ ENV_JSON = "env.json"
 _META = {MANIFEST, DIRS_JSON, LINKS_JSON, STATS_JSON, ENV_JSON}
 
 # files that describe a paste folder rather than being pastes (a bug report's metadata)
-_SKIP_SUFFIXES = (".toml", ".gz", ".tgz", ".tar", ".zip", ".png", ".jpg", ".jpeg", ".gif", ".pdf", ".whl", ".so")
+_SKIP_SUFFIXES = (".toml", ".png", ".jpg", ".jpeg", ".gif", ".pdf", ".whl", ".so")
+# (s23) archives and compressed logs inside a paste folder or archive: what a bug report's attachments come as
+# (GitHub takes .zip, .gz and .tgz attachments; journalctl and logrotate write .gz, sosreport .tar.xz); read one level
+# deep, their members named "<archive>/<member>" (a compressed single file: its name without the suffix)
+_ARCHIVE_SUFFIXES = (".zip", ".tar", ".tgz", ".tar.gz", ".tar.bz2", ".tar.xz", ".gz", ".bz2", ".xz")
 
 
 class SnapshotError(Exception):
@@ -255,6 +263,144 @@ def _tar_members(tf, path: str) -> Dict[str, bytes]:
     return members
 
 
+_ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")  # a zip's first local header, or the end record of an empty one
+
+
+def _compression(head: bytes) -> Optional[str]:
+    """The compressor whose magic ``head`` starts with: gzip, bzip2 or xz (None: none of them)."""
+    if head[:2] == b"\x1f\x8b":
+        return "gz"
+    if head[:3] == b"BZh":
+        return "bz2"
+    if head[:6] == b"\xfd7zXZ\x00":
+        return "xz"
+    return None
+
+
+def _decompressor(kind: str, fh):
+    if kind == "gz":
+        import gzip
+        return gzip.GzipFile(fileobj=fh, mode="rb")
+    if kind == "bz2":
+        import bz2
+        return bz2.BZ2File(fh, mode="rb")
+    import lzma
+    return lzma.LZMAFile(fh, mode="rb")
+
+
+def _uncompress(fh, kind: str, cap: int, what: str) -> bytes:
+    """All of a compressed stream (``fh`` at its start), at most ``cap`` bytes: more is a :class:`LimitError`."""
+    return limits.CappedReader(_decompressor(kind, fh), cap, what).read()
+
+
+def _zip_members(fh, what: str) -> Dict[str, bytes]:
+    """The regular members of a zip archive (``fh`` seekable), each read as it decompresses -- never by the sizes its
+    headers claim -- within :mod:`~rocm_wizard.limits` (the member count, names, each member's and all members'
+    bytes); encrypted members and folders are left out, as are names that would leave the archive."""
+    import zipfile
+
+    members: Dict[str, bytes] = {}
+    total = 0
+    with zipfile.ZipFile(fh) as zf:
+        infos = zf.infolist()
+        if len(infos) > limits.MAX_MEMBERS:
+            raise LimitError("%s: more than %d entries; not a snapshot bundle" % (what, limits.MAX_MEMBERS))
+        for info in infos:
+            name = info.filename
+            limits.check_name(name, what)
+            if info.is_dir() or info.flag_bits & 0x1 or name.startswith("/") or "\\" in name:
+                continue
+            rel = _safe_rel(name)
+            if rel is None or rel == "" or any(p == ".." for p in name.split("/")):
+                continue
+            with zf.open(info) as member:
+                data = member.read(limits.MAX_FILE_BYTES + 1)
+            if len(data) > limits.MAX_FILE_BYTES:
+                continue
+            total += len(data)
+            if total > limits.MAX_UNPACKED_BYTES:
+                raise LimitError("%s: more than %s uncompressed; not a snapshot bundle"
+                                 % (what, limits.mib(limits.MAX_UNPACKED_BYTES)))
+            members[rel] = data
+    return members
+
+
+# what a damaged zip, gzip, bzip2, xz or tar stream raises while it is read
+def _damaged() -> tuple:
+    import lzma
+    import tarfile
+    import zipfile
+    import zlib
+
+    return (zipfile.BadZipFile, zipfile.LargeZipFile, tarfile.TarError, NotImplementedError, RuntimeError, OSError,
+            EOFError, ValueError, zlib.error, lzma.LZMAError)
+
+
+def _read_archive_file(path: str) -> Optional[Dict[str, bytes]]:
+    """A zip archive's members, or a compressed single file (not a tarball) as one member named without its suffix;
+    None when ``path`` is neither (a tarball, or no archive)."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(6)
+            fh.seek(0)
+            if head[:4] in _ZIP_MAGIC:
+                try:
+                    return _zip_members(fh, path)
+                except LimitError as exc:
+                    raise SnapshotError(_at(path, exc)) from None
+                except _damaged() as exc:
+                    raise SnapshotError("%s: not a readable zip archive, or a damaged one (%s)" % (path, exc)) from None
+            kind = _compression(head)
+            if kind is None:
+                return None
+            try:
+                first = _decompressor(kind, fh).read(512)
+            except _damaged():
+                return None  # (the tar reader says what is wrong with it)
+            if len(first) >= 262 and first[257:262] == b"ustar":
+                return None  # a compressed tarball
+            fh.seek(0)
+            try:
+                data = _uncompress(fh, kind, limits.MAX_FILE_BYTES, path)
+            except LimitError:
+                raise SnapshotError("%s: more than %s uncompressed; not a paste" % (path, limits.mib(limits.MAX_FILE_BYTES))) from None
+            except _damaged() as exc:
+                raise SnapshotError("%s: not a readable %s file, or a damaged one (%s)" % (path, kind, exc)) from None
+    except OSError as exc:
+        raise SnapshotError("%s: cannot read (%s)" % (path, exc.strerror or exc)) from None
+    return {_unsuffixed(os.path.basename(path)) or "paste.txt": data}
+
+
+def _unsuffixed(name: str) -> str:
+    """A compressed file's name without its compressor's suffix (``dmesg.log.gz`` -> ``dmesg.log``)."""
+    low = name.lower()
+    for suffix in (".gz", ".bz2", ".xz"):
+        if low.endswith(suffix) and len(name) > len(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def _expand(rel: str, data: bytes, cap: int) -> List[Tuple[str, bytes]]:
+    """The texts an archive or compressed file inside a paste folder or archive holds, one level deep: a zip's or a
+    tarball's members as ``rel/member``, a compressed single file as ``rel`` without its suffix; within ``cap``
+    bytes uncompressed.  Raises :class:`LimitError` or one of :func:`_damaged`'s errors."""
+    import io
+
+    head = data[:6]
+    if head[:4] in _ZIP_MAGIC:
+        return [(rel + "/" + name, body) for name, body in _zip_members(io.BytesIO(data), rel).items()]
+    kind = _compression(head)
+    raw = _uncompress(io.BytesIO(data), kind, cap, rel) if kind else data
+    if len(raw) >= 262 and raw[257:262] == b"ustar":
+        import tarfile
+
+        tf = tarfile.open(fileobj=io.BytesIO(raw), mode="r|", tarinfo=_tarinfo_class())
+        return [(rel + "/" + name, body) for name, body in _tar_members(tf, rel).items()]
+    if kind is None:
+        return []  # (named as an archive, but none: a plain file is read as it is by the caller)
+    return [(_unsuffixed(rel), raw)]
+
+
 def _at(path: str, exc: Exception) -> str:
     msg = str(exc)
     return msg if msg.startswith(path + ":") else "%s: %s" % (path, msg)
@@ -352,7 +498,10 @@ class BundleSource(Source):
         if os.path.isdir(path):
             store: _Store = _DirStore(path)
         elif os.path.isfile(path):
-            if _looks_like_tar(path):
+            members = _read_archive_file(path)
+            if members is not None:
+                store = _MemStore(members)
+            elif _looks_like_tar(path):
                 store = _MemStore(_read_tarball(path))
             else:
                 data = limits.read_regular(path, limits.MAX_FILE_BYTES + 1)
@@ -436,15 +585,45 @@ class BundleSource(Source):
                 break
         return out
 
+    def _paste_bytes(self):
+        """``(name, bytes)`` of each loose file, an archive's or compressed file's texts in its place (one level:
+        ``_expand``; an archive inside one is not opened), within the paste limits."""
+        left = limits.MAX_PASTE_BYTES
+        for rel in self._paste_files():
+            data = self._store.read(rel, limits.MAX_FILE_BYTES)
+            if data is None:
+                continue
+            if not rel.lower().endswith(_ARCHIVE_SUFFIXES) and not (data[:4] in _ZIP_MAGIC or _compression(data[:6])):
+                yield rel, data
+                continue
+            try:
+                inner = _expand(rel, data, max(left, 0))
+            except LimitError as exc:
+                self.notes.append("%s; its texts were not read" % _at(rel, exc))
+                continue
+            except _damaged() as exc:
+                if not rel.lower().endswith(_ARCHIVE_SUFFIXES):
+                    yield rel, data  # (a text that only starts like one, "BZh...": read as it is)
+                    continue
+                self.notes.append("%s: not a readable archive or compressed file (%s); skipped" % (rel, exc))
+                continue
+            if not inner and not rel.lower().endswith(_ARCHIVE_SUFFIXES):
+                yield rel, data
+            for name, body in inner:
+                if name.lower().endswith(_ARCHIVE_SUFFIXES) or body[:4] in _ZIP_MAGIC or _compression(body[:6]):
+                    self.notes.append("%s: an archive inside an archive; not opened" % name)
+                    continue
+                left -= len(body)
+                yield name, body
+
     def _texts(self) -> List[Tuple[str, str]]:
         """``[(name, text)]`` of the loose text files, read once, within the size limits."""
         if self._paste_cache is not None:
             return self._paste_cache
         texts: List[Tuple[str, str]] = []
         total = 0
-        for rel in self._paste_files():
-            data = self._store.read(rel, limits.MAX_FILE_BYTES)
-            if data is None or not _is_text(data):
+        for rel, data in self._paste_bytes():
+            if not _is_text(data):
                 continue
             total += len(data)
             if total > limits.MAX_PASTE_BYTES:
