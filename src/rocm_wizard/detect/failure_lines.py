@@ -261,17 +261,72 @@ def first_error_layer(text: str, start: int) -> Optional[str]:
     end = text.find("\n", start)
     clang = bool(_CLANG_SUMMARY.match(text[start:end if end >= 0 else len(text)]))
     first = None
+    ninja = None
     for line in reversed(above):
         m = _BUILD_SUMMARY.match(line)
         if m and bool(_CLANG_SUMMARY.match(line)) == clang:
             break  # the previous compile's (or build's) summary: its errors are its own
         if _COMPILE_ERROR.match(line) or _TOOL_MISSING.match(line):
             first = line
+        elif ninja is None and line.lstrip().startswith("FAILED: "):
+            ninja = line
     if first is None:
-        return None
+        # (s23-ggmlapps) no compiler error above (a cut paste): the build tool's line names the object it was building
+        # -- ninja's "FAILED:" above the compiler's output, make's "*** [...] Error N" under clang's summary -- and
+        # that names whose source failed to compile
+        if not clang:
+            return None
+        if ninja is not None:
+            return _failed_object_layer(ninja, -1)
+        return _failed_object_layer(text, end) if end >= 0 else None
     if _TOOL_MISSING.match(first):
         return "packaging"
     return _compile_error_layer(first)
+
+
+# s23-ggmlapps (issue 28): the build tool's line under a compiler's failure names the object it was building: GNU
+# make's "make[2]: *** [CMakeFiles/ggml-rocm.dir/build.make:79: CMakeFiles/ggml-rocm.dir/ggml-cuda.cu.o] Error 1"
+# (make src/job.c child_error: "%s[%s: %s] Error %d" with the recipe's "<makefile>:<line>: <target>", "[%s] Error %d"
+# where no location is known; gmake/mingw32-make the same), ninja's "FAILED: <outputs>" (ninja-build/ninja
+# src/status_printer.cc BuildEdgeFinished).  An object of a ROCm library's own CMake target (CMakeFiles/rocblas.dir,
+# MIOpen.dir, device_gemm_instance.dir of Composable Kernel) -> libraries, of HIP's runtime (amdhip64, rocclr) -> hip,
+# of ROCr or its tools (hsa-runtime64, rocminfo) -> runtime, a kernel module's (kbuild, DKMS) -> None, any
+# other object (the project's or application's own source: whisper.cpp's ggml-rocm, a package's extension) ->
+# framework, as first_error_layer reads a compiler error in that source.
+_FAILED_OBJECT = re.compile(r"^\s*(?:(?:g|mingw32-)?make(?:\[\d{1,4}\])?: \*\*\* \[(?:[^\]\n]{1,400}?:\d{1,7}: )?"
+                            r"|FAILED: )(?P<obj>[^\s\]]{1,400}?\.(?:o|obj))(?:\] Error \d{1,4}|\s|$)")
+_CMAKE_TARGET = re.compile(r"CMakeFiles[\\/]([\w.+-]{1,120})\.dir[\\/]")
+_LIBRARY_TARGET = re.compile(r"^(?:rocprim|hipcub|rocthrust|rocblas|hipblas|hipblaslt|rocblaslt|rocsparse|hipsparse"
+                             r"|hipsparselt|rocsolver|hipsolver|rocfft|hipfft|rocrand|hiprand|miopen|rccl|rocwmma"
+                             r"|hiptensor|rocalution|migraphx|tensile|composable_kernel|ck_tile|device_\w{1,80}_instances?)"
+                             r"(?:[_.-]\w{0,40})?$", re.I)
+_HIP_TARGET = re.compile(r"^(?:amdhip64|hiprtc|hip64|amdrocclr|rocclr)(?:[_.-]\w{0,40})?$", re.I)
+_RUNTIME_TARGET = re.compile(r"^(?:hsa-runtime64|hsakmt|hsa_runtime64|rocminfo|rocm_agent_enumerator)(?:[_.-]\w{0,40})?$", re.I)
+_KBUILD_OBJECT = re.compile(r"\[scripts/Makefile\.\w{1,20}:\d{1,7}: ")
+_BELOW_SUMMARY = 3  # lines under a summary searched for the build tool's failure line
+
+
+def _failed_object_layer(text: str, end: int) -> Optional[str]:
+    """The layer of the object the build tool's failure line just under a compiler summary (ending at ``end`` of
+    ``text``) names (see :data:`_FAILED_OBJECT`), else None."""
+    below = [l for l in text[end + 1:end + 1 + 600 * _BELOW_SUMMARY].splitlines()[:_BELOW_SUMMARY + 2] if l.strip()]
+    for line in below[:_BELOW_SUMMARY]:
+        m = _FAILED_OBJECT.match(line)
+        if m is None:
+            continue
+        obj = m.group("obj")
+        if _KERNEL_SOURCE.search(obj) or _KBUILD_OBJECT.search(line):
+            return None  # a kernel module's object (DKMS, kbuild): the words around it say
+        target = _CMAKE_TARGET.search(obj)
+        name = target.group(1) if target else ""
+        if _RUNTIME_TARGET.match(name):
+            return "runtime"
+        if _HIP_TARGET.match(name):
+            return "hip"
+        if _LIBRARY_TARGET.match(name) or _LIBRARY_HEADER.search(obj):
+            return "libraries"
+        return "framework"
+    return None
 
 
 def _compile_error_layer(line: str) -> Optional[str]:
