@@ -32,6 +32,14 @@ Signs, each the shape a Windows program prints:
 * (s22-comfy26win2) ComfyUI-Manager's start-up line ``** Platform: Windows`` behind a log prefix (ComfyUI Desktop's
   ``[2026-01-29 17:04:56.248] [info]  ``, the Manager's ``[2024-10-13 00:29] ``, ComfyUI's ``...T22:55:58.520532 - ``):
   Comfy-Org/ComfyUI-Manager prestartup_script.py prints ``platform.system()``;
+* (s23-webuiwin) a compiled program's own source location as it prints it, a drive-letter path with forward slashes to a
+  C/C++/CUDA/HIP source file and its line (``D:/a/llama.cpp/llama.cpp/ggml/src/ggml-cuda/ggml-cuda.cu:97``,
+  ``D:/jam/TheRock/ml-libs/MIOpen/src/ocl/convolutionocl.cpp:275``): the compiler's ``__FILE__`` of a binary built on
+  Windows (CMake hands MSVC and clang forward-slash absolute paths; GitHub's Windows runners build under
+  ``D:\\a\\<repo>\\<repo>``), which ggml prints in ``ggml_abort`` ('%s:%d: ', ggml-org/llama.cpp ggml/src/ggml.c) and
+  in its HIP/CUDA error line ('  current device: %d, in function %s at %s:%d', ggml/src/ggml-cuda/ggml-cuda.cu), MIOpen
+  in its exceptions (``MIOPEN_THROW``'s file:line, ROCm/MIOpen src/include/miopen/errors.hpp); a Windows binary runs
+  only on Windows.  A letter glued to a word, a dot or a slash (a linker's ``foo.o:/usr/...``) is no drive.
 * (s23) last, any drive-letter absolute path of two names or more (``C:\\Users\\me\\.ollama\\models``, a file
   location ``S:\\gitroot\\...\\hipInfo.cpp:202``): Windows' path syntax, status observed (every corpus paste that
   holds one is from a native Windows host).
@@ -79,6 +87,10 @@ _FORM = lazy(r"^[ \t>*_-]*(?:OS|Operating System|System|Platform|OS version)[*_ 
 # file '2025-03-15T22:55:58.520532 - ' (the bare line is the issue-form sign above)
 _COMFY_PLATFORM = lazy(r"^(?:\[\d{4}-\d\d-\d\d[ T]\d\d:\d\d(?::\d\d(?:[.,]\d{1,6})?)?\][ \t]{1,4}(?:\[\w{1,10}\][ \t]{1,4})?"
                        r"|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,6})? - )\*\* Platform: Windows\b", re.M)
+# (s23-webuiwin) a Windows-built binary's own source file and line: drive letter, forward slashes, a C/C++/CUDA/HIP
+# source name and ':<line>' (clang, gcc) or '(<line>)' (MSVC); the letter stands alone (not 'foo.o:/usr/...')
+_SRC_LINE = lazy(r"(?<![\w.\-/\\])[A-Za-z]:/(?:[^\s\"'<>|?*:/\\]+/){1,40}[^\s\"'<>|?*:/\\]+"
+                 r"\.(?:cu|cuh|cpp|cc|cxx|c|h|hpp|hip)(?::\d+|\(\d+\))", re.I)
 # (s23) any drive-letter absolute path of two names or more (``C:\\Users\\me\\x``, ``E:\\AI\\ComfyUI\\...``, doubled
 # backslashes as a quoted Python or JSON string writes them): the path syntax of Windows' file systems (Microsoft's
 # "Naming Files, Paths, and Namespaces": a drive letter, a colon, a backslash), which programs print for the files
@@ -91,7 +103,8 @@ _WSL_WORD = lazy(r"\bWSL|\bLinux\b|Ubuntu", re.I)
 SIGNS = (("windows_version", _VER), ("systeminfo", _SYSTEMINFO), ("fatal_exception", _FATAL),
          ("prompt", _PROMPT), ("path", _PATH), ("hip_sdk_path", _HIP_SDK), ("cuda_toolkit_path", _CUDA_TOOLKIT),
          ("dll_frame", _DLL_FRAME), ("c10_frame", _C10_FRAME), ("wheel_tag", _WHEEL), ("issue_form", _FORM),
-         ("comfyui_manager_platform", _COMFY_PLATFORM), ("drive_path", _DRIVE_PATH))
+         ("comfyui_manager_platform", _COMFY_PLATFORM), ("windows_build_source_line", _SRC_LINE),
+         ("drive_path", _DRIVE_PATH))
 
 
 def windows_sign(text: str) -> Optional[Tuple[str, str]]:
