@@ -53,6 +53,14 @@ MISSES = {
     # s23-webuiwin (set GP)
     "2971": "held-out GP: KoboldCpp's 'ROCm CUDA error' told only in the title; the paste is the start-up banner, cut "
             "before any error line (tests/doctor/test_known_failure.py MISSES)",
+
+    # s23-finetune (set GT)
+    "3010": "held-out GT: an Unsloth desktop install failure told only in the title; the pastes are install.ps1's phase "
+            "logs cut after their first steps (tests/doctor/test_known_failure.py MISSES)",
+    "3011": "held-out GT: LLaMA-Factory's two-GPU training failure told only in prose; the rank traceback is cut before its "
+            "exception line (tests/doctor/test_known_failure.py MISSES)",
+    "3013": "held-out GT: Unsloth Studio's CPU-only backend told only in prose; the paste is its healthy-looking update "
+            "lines (tests/doctor/test_known_failure.py MISSES)",
     # s22-multiwin (set GM)
     "2943": "held-out GM: DeepSpeed's CPU Adam JIT-build traceback cut before its exception line; the CUDA-only builder "
             "path told only in the title and prose (tests/doctor/test_known_failure.py MISSES)",

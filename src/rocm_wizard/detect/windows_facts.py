@@ -29,6 +29,8 @@ Signs, each the shape a Windows program prints:
   pytorch/pytorch c10/util/Backtrace.cpp, the ``_WIN32`` branch of get_backtrace, SymFromAddr/SymGetLineFromAddr64);
 * a ``win_amd64`` wheel tag (PEP 425 platform tag of 64-bit Windows wheels);
 * an issue form's OS field whose value is Windows (``OS: Windows 11``), not naming WSL;
+* (s23-finetune) Unsloth's Windows installer's diagnostic line ``[TAURI:DIAG] diag_schema=1 platform=windows ...``
+  (unslothai/unsloth install.ps1, Write-TauriLog "DIAG");
 * (s22-comfy26win2) ComfyUI-Manager's start-up line ``** Platform: Windows`` behind a log prefix (ComfyUI Desktop's
   ``[2026-01-29 17:04:56.248] [info]  ``, the Manager's ``[2024-10-13 00:29] ``, ComfyUI's ``...T22:55:58.520532 - ``):
   Comfy-Org/ComfyUI-Manager prestartup_script.py prints ``platform.system()``;
@@ -98,13 +100,18 @@ _SRC_LINE = lazy(r"(?<![\w.\-/\\])[A-Za-z]:/(?:[^\s\"'<>|?*:/\\]+/){1,40}[^\s\"'
 # hosts, no Linux or WSL fixture shows one outside WSL's own (already WSL) pastes; a host known as WSL or Linux
 # never reaches the signs (merge below)
 _DRIVE_PATH = lazy(r"(?<![\w/\\])[A-Za-z]:\\{1,2}" + _SEG + r"\\{1,2}[^\s\"'<>|?*:\\]")
+
+# (s23-finetune) Unsloth's Windows installer's diagnostic line for the Studio desktop app: install.ps1 writes
+# Write-TauriLog "DIAG" "diag_schema=1 platform=windows arch=... python_version=..." ('[TAURI:DIAG] ...'; its Linux
+# installer install.sh writes platform=linux, wsl or macos there, unslothai/unsloth install.sh tauri_log)
+_UNSLOTH_DIAG = lazy(r"\[TAURI:DIAG\] diag_schema=\d{1,3} platform=windows(?![\w-])")
 _WSL_WORD = lazy(r"\bWSL|\bLinux\b|Ubuntu", re.I)
 
 SIGNS = (("windows_version", _VER), ("systeminfo", _SYSTEMINFO), ("fatal_exception", _FATAL),
          ("prompt", _PROMPT), ("path", _PATH), ("hip_sdk_path", _HIP_SDK), ("cuda_toolkit_path", _CUDA_TOOLKIT),
          ("dll_frame", _DLL_FRAME), ("c10_frame", _C10_FRAME), ("wheel_tag", _WHEEL), ("issue_form", _FORM),
          ("comfyui_manager_platform", _COMFY_PLATFORM), ("windows_build_source_line", _SRC_LINE),
-         ("drive_path", _DRIVE_PATH))
+         ("unsloth_installer_platform", _UNSLOTH_DIAG), ("drive_path", _DRIVE_PATH))
 
 
 def windows_sign(text: str) -> Optional[Tuple[str, str]]:

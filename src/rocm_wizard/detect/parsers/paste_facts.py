@@ -319,6 +319,12 @@ _APP_DEPS_PYTHON = lazy(r'^"python"\s{0,4}:\s{0,4}"(?P<ver>3\.\d{1,2}\.\d{1,2})"
 # 2024's releases print it without the colon ("Python version=3.10.11 platform=Windows").  The level word and the
 # platform= field that follows are required, so another program's "version=" field is not read
 _SDNEXT_PYTHON = lazy(r"\bINFO\s{1,12}Python:? version=(?P<ver>3\.\d{1,2}\.\d{1,2}) platform=(?:Windows|Linux|Darwin)\b")
+# (s23-finetune) Unsloth's installers' diagnostic line for the Studio desktop app (unslothai/unsloth install.sh
+# tauri_log "DIAG" "diag_schema=1 platform=${OS:-unknown} arch=${_ARCH:-unknown} python_version=${PYTHON_VERSION:-unknown} ...",
+# install.ps1 Write-TauriLog "DIAG" "diag_schema=1 platform=windows arch=... python_version=..."; printed as
+# '[TAURI:DIAG] <fields>', in the app's phase log after '[<ms>][stdout] '): the interpreter the installer's venv uses
+_UNSLOTH_DIAG_PYTHON = lazy(r"\[TAURI:DIAG\] diag_schema=\d{1,3} platform=[a-z]{1,12} arch=[\w-]{1,20} "
+                            r"python_version=(?P<ver>3\.\d{1,2}(?:\.\d{1,2})?)(?![\w.])")
 # (s22-comfyoldwin) SD.Next's start-up lines of 2023-2024 (vladmandic/automatic installer.py check_python:
 # log.info(f'Python {platform.python_version()} on {platform.system()}')): "INFO     Python 3.10.12 on Linux" on the
 # console, "| sd | INFO | installer | Python 3.11.5 on Linux" in its log file (format '%(asctime)s | %(name)s |
@@ -690,6 +696,10 @@ def parse(text: object) -> PasteFacts:
                     out.app_pythons.append(m.group("ver"))
         if "python" in l and " version=3." in l and "platform=" in l:
             m = _SDNEXT_PYTHON.search(line)
+            if m and m.group("ver") not in out.app_pythons:
+                out.app_pythons.append(m.group("ver"))
+        if "[tauri:diag]" in l and " python_version=3." in l:
+            m = _UNSLOTH_DIAG_PYTHON.search(line)
             if m and m.group("ver") not in out.app_pythons:
                 out.app_pythons.append(m.group("ver"))
         if "python 3." in l and " on " in l and "info" in l:
