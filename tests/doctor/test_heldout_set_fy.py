@@ -52,11 +52,16 @@ def test_a_drive_letter_path_to_a_gguf_model_is_a_native_windows_sign(text):
     "llama_model_loader: loaded meta data with 25 key-value pairs and 164 tensors from /mnt/c/Users/me/models/m.gguf",
     # a download URL and a bare file name
     "curl -L -o model.gguf https://huggingface.co/unsloth/Qwen3-8B-GGUF/resolve/main/Qwen3-8B-Q4_K_M.gguf",
-    # a drive-letter folder without a file of a program (the path sign's other endings are unchanged)
-    "models in D:\\models\\gguf\\ are listed",
 ])
 def test_other_model_paths_are_no_windows_sign(text):
     assert windows_sign(text) is None
+
+
+def test_a_drive_letter_folder_is_no_model_path_sign():
+    # a drive-letter folder without a file of a program: not the path sign (its other endings are unchanged); since s23
+    # any drive-letter path of two names is the general drive_path sign (windows_facts: every corpus paste with one is
+    # from a native Windows host)
+    assert windows_sign("models in D:\\models\\gguf\\ are listed")[0] == "drive_path"
 
 
 def test_2800s_windows_is_now_read_from_its_model_paths():

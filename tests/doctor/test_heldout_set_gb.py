@@ -89,7 +89,12 @@ def test_a_drive_path_to_a_rocblas_library_file_is_a_windows_sign(text):
     "rocBLAS error: Cannot read /opt/rocm-6.4.1/lib/llvm/bin/../../../lib/rocblas/library/TensileLibrary.dat: "
     "No such file or directory for GPU arch : gfx1036",
     r"see D:\data.dat for the numbers",                        # a drive and a file with no directory
-    r"C:\Users\me\notes.date",                                 # another extension that starts the same
 ])
 def test_texts_without_a_windows_library_path_are_not_a_windows_sign(text):
     assert windows_sign(text) is None
+
+
+def test_another_extension_is_no_library_path_sign():
+    # another extension that starts the same: not the library-path sign; since s23 the general drive_path sign (any
+    # drive-letter path of two names, windows_facts) reads it
+    assert windows_sign(r"C:\Users\me\notes.date")[0] == "drive_path"
