@@ -240,6 +240,12 @@ _CLANG_SUMMARY = re.compile(r"^\s*(?:\d{1,6} warnings? and )?\d{1,6} errors? gen
 _BUILD_SUMMARY_ANY = re.compile(_BUILD_SUMMARY.pattern.replace(r"^\s*", r"(?:^|(?<=\\n)|(?<=\s))", 1))
 _COMPILE_ERROR = re.compile(r"^\s*(?:\S{1,40}\s{1,8})?((?:[A-Za-z]:)?[^\s:'\"]{1,400}?\.[A-Za-z+]{1,5}):\d{1,7}(?::\d{1,5})?:"
                             r" (?:fatal )?error: ")
+# (s23-scigpu, set GV 3035) clang's notes under an error ("<file>:<line>:<col>: note: in instantiation of member function
+# ... requested here", "note: expanded from macro ...", "note: candidate template ignored: ..."; clang/lib/Frontend
+# TextDiagnostic.cpp prints every diagnostic, notes too, as "<file>:<line>:<col>: <level>: <message>"): they belong to the
+# error above them, so where a cut paste kept only the notes of a build step, the first of them names the source that
+# was being compiled
+_COMPILE_NOTE = re.compile(_COMPILE_ERROR.pattern.replace(r" (?:fatal )?error: ", r" note: "))
 _TOOL_MISSING = re.compile(r"^\s*(?:/bin/)?(?:ba|da)?sh: (?:\d{1,6}: )?(?:line \d{1,6}: )?\S{0,300}?"
                            r"\b(?:hipcc|hipconfig|clang\+\+|clang|amdclang\+\+|amdclang|nvcc|g\+\+|gcc|c\+\+|cc|ninja|make|cmake"
                            r"|ld\.lld|lld)(?:-\d{1,3})?: (?:command )?not found")
@@ -262,6 +268,7 @@ def first_error_layer(text: str, start: int) -> Optional[str]:
     clang = bool(_CLANG_SUMMARY.match(text[start:end if end >= 0 else len(text)]))
     first = None
     ninja = None
+    note = None
     for line in reversed(above):
         m = _BUILD_SUMMARY.match(line)
         if m and bool(_CLANG_SUMMARY.match(line)) == clang:
@@ -270,6 +277,8 @@ def first_error_layer(text: str, start: int) -> Optional[str]:
             first = line
         elif ninja is None and line.lstrip().startswith("FAILED: "):
             ninja = line
+        elif _COMPILE_NOTE.match(line):
+            note = line
     if first is None:
         # (s23-ggmlapps) no compiler error above (a cut paste): the build tool's line names the object it was building
         # -- ninja's "FAILED:" above the compiler's output, make's "*** [...] Error N" under clang's summary -- and
@@ -278,7 +287,11 @@ def first_error_layer(text: str, start: int) -> Optional[str]:
             return None
         if ninja is not None:
             return _failed_object_layer(ninja, -1)
-        return _failed_object_layer(text, end) if end >= 0 else None
+        below = _failed_object_layer(text, end) if end >= 0 else None
+        if below is None and note is not None:
+            # (s23-scigpu) nor a build tool's line: the first note of the step names the source being compiled
+            return _compile_error_layer(note, _COMPILE_NOTE)
+        return below
     if _TOOL_MISSING.match(first):
         return "packaging"
     return _compile_error_layer(first)
@@ -329,9 +342,10 @@ def _failed_object_layer(text: str, end: int) -> Optional[str]:
     return None
 
 
-def _compile_error_layer(line: str) -> Optional[str]:
-    """The layer of a compiler error line by its file (see :func:`first_error_layer`), else None."""
-    m = _COMPILE_ERROR.match(line)
+def _compile_error_layer(line: str, form: "re.Pattern[str]" = _COMPILE_ERROR) -> Optional[str]:
+    """The layer of a compiler error line (or, with ``form``, a note line) by its file (see :func:`first_error_layer`),
+    else None."""
+    m = form.match(line)
     if m is None:
         return None
     path = m.group(1)
