@@ -953,6 +953,14 @@ _ROCTHRUST_LINE = re.compile(r"(?<![\w.])[a-z][a-z_]{1,40}:? failed(?: on (?:1st
                              r"hipError(?:InvalidDeviceFunction|NoBinaryForGpu|InvalidImage): [a-z]")
 
 
+# (s23-ollama3win, set HC: 3104) rocBLAS logs the HIP error of its own kernel launch before it returns a status
+# (ROCm/rocBLAS library/src/utility.cpp, rocblas_internal_convert_hip_to_rocblas_status_and_log: "rocBLAS error from
+# hip error code: '<hipGetErrorName>':<code>"; catalogue row rocblas_hip_error_logged).  With a code-object error
+# there, the kernel without code for the GPU is rocBLAS's (ggml's SOLVE_TRI handed to rocBLAS's batched strsm:
+# ggml-org/llama.cpp#19972), and the application's 'invalid device function' after it is the echo of that call.
+_ROCBLAS_CODE_OBJECT_LOG = r"rocBLAS error from hip error code: 'hipError(?:InvalidDeviceFunction|NoBinaryForGpu|InvalidImage)'"
+
+
 def _library_lacks_target(ctx: Context, hits: List[str], fix: str) -> Match:
     """no-binary-for-gpu placed at the libraries: the lines, each GPU's target, the library's fix."""
     return Match(list(hits) + [f"{g.label}: {g.gfx}" for g in ctx.gpus or [] if g.gfx], fix=fix,
@@ -981,6 +989,12 @@ def no_binary(ctx: Context, meta: RuleMeta) -> Optional[Match]:
             "flash-attention, aiter...) have no code for this GPU's target: use a build of that extension compiled "
             "for the target (its GPU_ARCHS / PYTORCH_ROCM_ARCH list), or turn its CK path off (xformers: run without "
             "--xformers; PyTorch's SDPA instead) where CK has no kernels for the GPU family."))
+    if ctx.error_search(_ROCBLAS_CODE_OBJECT_LOG):
+        return _library_lacks_target(ctx, hits, (
+            "rocBLAS logged that its own kernel launch found no code for this GPU: the rocBLAS build the program "
+            "loads (a ROCm release, the library bundled with the application, a TheRock build) lacks the target for "
+            "this routine. Use a rocBLAS whose kernels list the GPU's gfx target (or an application release that "
+            "ships one), and remove an HSA_OVERRIDE_GFX_VERSION that names another target."))
     # (a wrapped line is also sighted as its first half alone, "... Cannot find CO in the bundle": the same line)
     if any(_LIBRARY_BUNDLE_NO_CO.search(h) for h in hits) and all(
             _LIBRARY_BUNDLE_NO_CO.search(h) or _BUNDLE_LINE_CUT.search(h) for h in hits):
