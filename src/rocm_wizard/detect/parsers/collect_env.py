@@ -151,7 +151,7 @@ def looks_like(text: object) -> float:
         return 0.0
     head = text[:32768] if len(text) > 32768 else text
     if not any(m in head for m in _MARKERS):
-        return 0.0
+        return _library_list_chunk(head)
     ls = lines(text)
     if not ls:
         return 0.0
@@ -178,6 +178,26 @@ def looks_like(text: object) -> float:
     if hits >= 3:
         return 0.5
     return 0.0
+
+
+def _library_list_chunk(head: str) -> float:
+    """A paste that opens inside the report's library list: its "Versions of relevant libraries"
+    header left above the paste (or outside an index's chunk), so it starts with three or more
+    ``[pip3] name==version`` / ``[conda] ...`` lines.  collect_env (torch/utils/collect_env.py
+    get_pip_packages / get_conda_packages, and vLLM's vllm/collect_env.py, which adds its "vLLM Info"
+    section below the list) is the only printer of those prefixes; pip's own listings have none."""
+    run = 0
+    for line in head.split("\n", 40)[:40]:
+        s = line.strip()
+        if not s:
+            if run:
+                break
+            continue
+        if _PIP_LINE.match(s):
+            run += 1
+            continue
+        break
+    return 0.75 if run >= 3 else 0.0
 
 
 @functools.lru_cache(maxsize=32)
