@@ -422,6 +422,15 @@ _CLR_FATBIN_TARGET = lazy(r"\bhip_fatbin\.cpp\s{0,20}:\s{0,4}\d{1,6}\s{0,4}:[^\n
 _MIOPEN_DEVICE_NAME = lazy(r"\bMIOpen(?:\((?:HIP|OpenCL)\))?: Info2? \[get_device_name\] Raw device name: "
                            r"(?P<gfx>gfx[0-9a-f]{3,4})(?![0-9a-z])")
 
+# (s23-rock3win, set HE) TheRock's sanity test (ROCm/TheRock tests/test_rocm_sanity.py, test_hip_printf) looks up the
+# machine's target by running offload-arch (build/lib/llvm/bin/offload-arch, which prints the GPU's gfx name) and passes
+# what it printed to hipcc/amdclang++ as --offload-arch: its pytest log "test_rocm_sanity.py:24 ++ Run [None]$
+# .../offload-arch", then "++ Run [.../bin]$ .../hipcc .../hipcc_check.cpp ... --offload-arch=gfx1153 -o hipcc_check".
+# Only that pair names the GPU; any other build's --offload-arch is the build's choice, not the device's, and is not read.
+_SANITY_PROBE = lazy(r"\btest_rocm_sanity\.py:\d{1,5} \+\+ Run \[[^\]\n]{0,300}\]\$ \S{0,300}?[/\\]offload-arch(?:\.exe)?'?\s*$")
+_SANITY_COMPILE = lazy(r"\btest_rocm_sanity\.py:\d{1,5} \+\+ Run \[[^\]\n]{0,300}\]\$ [^\n]{0,1500}?(?:hipcc|amdclang\+\+)"
+                       r"(?:\.exe|\.bat)?'? [^\n]{0,1500}?--offload-arch=(?P<gfx>gfx[0-9a-f]{3,4})(?![0-9a-z])")
+
 # (s12-heldau) CLR's device setup (rocclr/device/rocm/rocdevice.cpp) at AMD_LOG_LEVEL 3 prints the ISA version the
 # runtime gave the device: ":3:rocdevice.cpp :1703: 131912687456 us: [pid:13124 tid: 0xff6e6] Gfx Major/Minor/Stepping:
 # 11/5/0, Device ID: 0x1586" (older releases without the device id): the target is gfx<major><minor><stepping>, minor and
@@ -650,6 +659,8 @@ def parse(text: object) -> PasteFacts:
     pip_show_torch = False  # (s19-detgen) the line before was pip show's "Name: torch": its "Version:" line is next
     rtc_compile = "comgr-" in low and "hiprtc" in low  # (s16-helddd) a kernel comgr compiled at run time for the device
     sglang_env = "PyTorch: " in text and ("\nsglang: " in text or "\nsgl_kernel: " in text)  # (s22-vllm26win)
+    sanity_log = "test_rocm_sanity" in low and "offload-arch" in low  # (s23-rock3win) TheRock's sanity test
+    sanity_probe = False  # its offload-arch run was the last command: the next compile names the GPU
     for raw in text.replace("\r", "\n").split("\n"):
         if raw[:1].isdigit() or raw[:1] == "#" or raw[:2] == "  ":
             cp = _COLLECTOR_PREFIX.match(raw.lstrip(" "))
@@ -872,6 +883,15 @@ def parse(text: object) -> PasteFacts:
             if m and ("miopen", m.group("gfx").lower()) not in names_seen:
                 names_seen.add(("miopen", m.group("gfx").lower()))
                 out.gpus.append(PasteGpu("hip-log", gfx_target=m.group("gfx").lower()))
+        if sanity_log and "test_rocm_sanity" in l and "++ run [" in l:
+            if _SANITY_PROBE.search(line):
+                sanity_probe = True
+            elif sanity_probe:
+                sanity_probe = False
+                m = _SANITY_COMPILE.search(line) if has_gfx else None
+                if m and ("sanity", m.group("gfx")) not in names_seen:
+                    names_seen.add(("sanity", m.group("gfx")))
+                    out.gpus.append(PasteGpu("hip-log", gfx_target=m.group("gfx")))
         if "major/minor/stepping" in l and "rocdevice" in l:
             m = _CLR_GFX_VERSION.search(line)
             if m:
