@@ -438,6 +438,14 @@ _SANITY_COMPILE = lazy(r"\btest_rocm_sanity\.py:\d{1,5} \+\+ Run \[[^\]\n]{0,300
 _CLR_GFX_VERSION = lazy(r"\brocdevice\.cpp\s{0,20}:\s{0,4}\d{1,6}\s{0,4}:[^\n]{0,80}?\bGfx Major/Minor/Stepping: "
                         r"(?P<major>\d{1,2})/(?P<minor>\d{1,2})/(?P<step>\d{1,2})\b")
 
+# (s23-vllm3win, set HF 3131) AITER loads its hand-written assembly kernels from AITER_ASM_DIR/<arch>/<file>.co, <arch>
+# being get_gpu_arch() -- the running device's gcnArchName without its feature suffix -- and logs each load at INFO
+# (ROCm/aiter csrc/include/aiter_hip_common.h, AiterAsmKernel::load_hsaco_file and VsaDualAsmKernel: AITER_LOG_INFO(
+# "LoadKernel: " << kernel_name << " hsaco: " << full_path)): "[aiter] LoadKernel: _ZN5aiter43fmoe_..._32x384E hsaco:
+# /usr/local/lib/python3.12/dist-packages/aiter_meta/hsa//gfx950/fmoe/silu/fmoe_..._32x384.co" (AITER_ASM_DIR's own
+# trailing slash doubles the separator).  Only that load line; a listing of the hsa folder names every target shipped.
+# Under HSA_OVERRIDE_GFX_VERSION it is the overridden target, as rocBLAS's line is.
+_AITER_LOAD_KERNEL = lazy(r"\bLoadKernel: \S{1,400} hsaco: \S{0,400}?/hsa/{1,2}(?P<gfx>gfx[0-9a-f]{3,4})/\S{1,400}\.co\s*$")
 # rocBLAS (library/src/tensile_host.cpp) names the running device's target when its Tensile kernels are
 # missing: "rocBLAS error: Cannot read .../TensileLibrary.dat: Illegal seek for GPU arch : gfx906".
 # Under HSA_OVERRIDE_GFX_VERSION that is the overridden target, so such a paste takes nothing from it.
@@ -1189,6 +1197,11 @@ def parse(text: object) -> PasteFacts:
             if m and ("rocblas", m.group("gfx")) not in names_seen:
                 names_seen.add(("rocblas", m.group("gfx")))
                 out.gpus.append(PasteGpu("rocblas", gfx_target=m.group("gfx")))
+        if has_gfx and "loadkernel: " in l and " hsaco: " in l:
+            m = _AITER_LOAD_KERNEL.search(line)
+            if m and ("aiter", m.group("gfx")) not in names_seen:
+                names_seen.add(("aiter", m.group("gfx")))
+                out.gpus.append(PasteGpu("aiter", gfx_target=m.group("gfx")))
         if has_gfx and "tensilelibrary_lazy_" in l:
             m = _TENSILE_LAZY_LOAD.search(line)
             if m and ("rocblas", m.group("gfx")) not in names_seen:  # (one GPU with rocBLAS's own line of it)
@@ -1333,8 +1346,8 @@ def parse(text: object) -> PasteFacts:
             out.pythons.append(m.group("ver"))
     # a GPU of llama.cpp's device list that its ggml_cuda_init line names too is one GPU: the device line has its target
     out.gpus.extend(g for g in ggml_listed if ("ggml", str(g.card), g.name) not in names_seen)
-    if "hsa_override_gfx_version" in low:  # rocBLAS then names the overridden target, not the GPU's
-        out.gpus = [g for g in out.gpus if g.how != "rocblas"]
+    if "hsa_override_gfx_version" in low:  # rocBLAS (and AITER's kernel loads) then name the overridden target
+        out.gpus = [g for g in out.gpus if g.how not in ("rocblas", "aiter")]
     # a GPU whose kfd line and modesetting line name the same chip is one GPU: keep the richer record
     dmesg_devs = {g.device_id for g in out.gpus if g.how == "dmesg" and g.device_id}
     out.gpus = [g for g in out.gpus if not (g.how == "kfd" and not g.skipped and g.device_id in dmesg_devs)]
