@@ -3,19 +3,23 @@
 sq_intr errors, failed VPE queue reset and MODE2 reset (kernel), 3181 and 3182 ROCr's 'HW Exception by GPU node-1 ...
 reason :GPU Hang' (runtime), 3183 Ollama's 'model runner has unexpectedly stopped' through the catch-all only
 (framework).  One catalogue row was added for that Ollama line (ollama/ollama llm/server.go Completion, since 0.7;
-llm/llama_server.go later): the server lost its model runner mid-request, the runner's own lines name the cause."""
+llm/llama_server.go later): the server lost its model runner mid-request, the runner's own lines name the cause.
+3180's class rule (gpu-hang-reset) did not fire: its log keeps amdgpu's 'GPU reset succeeded, trying to resume'
+(amdgpu_device.c amdgpu_do_asic_reset; the mode2 handlers' restore_hwcontext) but not the 'GPU reset begin!' before
+it; the gpu_hang signature reads that line now."""
 from __future__ import annotations
 
 import pytest
 
 from rocm_wizard.detect import error_signatures
+from rwtest import realrun
 from rwtest.heldout import assert_named_and_leads, fixture as _fixture, ids as _ids, lead_layer as _lead_layer
 
 STOPPED = "hk_ollama_model_runner_unexpectedly_stopped"
 TERMINATED = "wl_ollama_runner_terminated"
 
 
-@pytest.mark.parametrize("num,layer", [("3180", "kernel"), ("3181", "runtime"), ("3182", "runtime")])
+@pytest.mark.parametrize("num,layer", [("3181", "runtime"), ("3182", "runtime")])
 def test_the_set_hk_fixtures_lead_at_their_layer(num, layer):
     assert _lead_layer(_fixture(num)) == layer
 
@@ -64,3 +68,32 @@ def test_other_runner_lines_are_not_the_stopped_row(line):
 
 def test_the_load_time_exit_stays_with_its_own_row():
     assert TERMINATED in _ids("Error: llama runner process has terminated: exit status 2")
+
+
+def test_the_strix_halo_reset_fixture_gets_its_rule_and_leads_at_kernel():
+    folder = _fixture("3180")
+    found = {(f.id, f.layer) for f in realrun.diagnosis(folder).findings}
+    assert ("gpu-hang-reset", "kernel") in found
+    assert _lead_layer(folder) == "kernel"
+
+
+@pytest.mark.parametrize("line", [
+    # the fixture's line (ROCm/legacy-rocm-build#5745, Strix Halo, 2025-12)
+    "[Tue Dec  9 17:04:32 2025] amdgpu 0000:c1:00.0: amdgpu: GPU reset succeeded, trying to resume",
+    # fixture 2538 (a Ryzen 5700G's gfx90c, ROCm 5.7, after an sdma0 ring timeout)
+    "[  308.545598] amdgpu 0000:30:00.0: amdgpu: GPU reset succeeded, trying to resume",
+    # fixture 2673 (SteamOS 3.5, journalctl's form)
+    "Jan 02 21:35:19  kernel: amdgpu 0000:04:00.0: amdgpu: GPU reset succeeded, trying to resume",
+])
+def test_the_hang_signature_reads_the_reset_succeeded_line(line):
+    assert "gpu_hang" in _ids(line)
+
+
+@pytest.mark.parametrize("line", [
+    # the radeon driver prints the same words (radeon_device.c radeon_gpu_reset): not amdgpu's
+    "[ 2766.183397] radeon 0000:01:00.0: GPU reset succeeded, trying to resume",
+    # the reset method alone (a step, not the outcome of a hang)
+    "[Tue Dec  9 17:04:32 2025] amdgpu 0000:c1:00.0: amdgpu: MODE2 reset",
+])
+def test_other_reset_lines_are_not_the_hang_signature(line):
+    assert "gpu_hang" not in _ids(line)
