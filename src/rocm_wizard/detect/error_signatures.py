@@ -121,8 +121,13 @@ SIGNATURES: Tuple[Signature, ...] = (
         meaning="the amdgpu firmware files for this GPU are missing (linux-firmware too old)",
         needles=('firmware',)),
     Signature(
-        "gpu_hang", r"amdgpu.*(ring \S+ timeout|GPU reset begin|GPU reset\(\d+\) succeeded|GPU recovery|gpu hang|device wedged)",
-        source="linux drivers/gpu/drm/amd/amdgpu/amdgpu_job.c (ring timeout)",
+        "gpu_hang", r"amdgpu.*(ring \S+ timeout|GPU reset begin|GPU reset\(\d+\) succeeded|GPU reset succeeded, trying to resume"
+                    r"|GPU recovery|gpu hang|device wedged)",
+        # (s23-apuwin) amdgpu_device.c amdgpu_do_asic_reset() and the mode2 handlers' restore_hwcontext
+        # (sienna_cichlid.c, aldebaran.c): dev_info("GPU reset succeeded, trying to resume\n") after an ASIC reset,
+        # the line a kernel log keeps when its 'GPU reset begin!' scrolled off (fixture 3180)
+        source="linux drivers/gpu/drm/amd/amdgpu/amdgpu_job.c (ring timeout); amdgpu_device.c (amdgpu_do_asic_reset: "
+               "'GPU reset succeeded, trying to resume')",
         meaning="a GPU job timed out and the driver reset the GPU",
         needles=('amdgpu',)),
     Signature(
