@@ -158,7 +158,9 @@ _XLA_UNSUPPORTED_GPU = lazy(r"\bStreamExecutor ROCM device \((?P<idx>\d+)\) is o
 _TORCH_VER = r"\d+\.\d+\.\d+(?:(?:a|b|rc)\d+|\.dev\d+)?(?:\+[0-9A-Za-z.]+)?"
 _HIP_VER = r"\d+\.\d+\.\d{5}(?:-[0-9a-f]+)?"
 _TORCH_HIP = lazy(r"^\s*(?P<torch>" + _TORCH_VER + r")\s*,?\s*(?:hip:?\s*)?'?(?P<hip>" + _HIP_VER + r")'?\s*$")
-_TORCH_LABELLED = lazy(r"^\s*(?:pytorch version|torch version|torch\.__version__\s*[:=]?|PyTorch|Torch:)\s*[:=]?\s*'?(?P<torch>"
+# (s23-comfy3win) also a Markdown list item with a bold label, ComfyUI's error report's System Information
+# ("- **PyTorch Version:** 2.9.1+rocm7.2.1", Comfy-Org/ComfyUI_frontend's error report template)
+_TORCH_LABELLED = lazy(r"^\s*(?:[-*]\s{1,3})?(?:\*\*)?(?:pytorch version|torch version|torch\.__version__\s*[:=]?|PyTorch|Torch:)\s*[:=]?(?:\*\*)?\s*'?(?P<torch>"
                        + _TORCH_VER + r"\+(?:rocm[0-9A-Za-z.]*|cu\d{2,3}|cpu))'?\s*$", re.I)  # (s8-heldp: CUDA/CPU builds too)
 # (s11-heldak) a PyTorch check script's report, e.g. the flash-attention test of ROCm/TheRock#1364 and
 # legacy-rocm-build#5404 ("=== PyTorch Installation Check ===" / "PyTorch version: ..." / "CUDA available: True" /
@@ -229,8 +231,8 @@ _DISTRO_FIRST = frozenset("UDFRACSLPM")
 _DISTRO_STARTS = ("Ubuntu", "Debian", "Fedora", "Rocky", "AlmaLinux", "Red Hat", "CentOS", "openSUSE", "SUSE", "Arch",
                   "Linux Mint", "Pop!_OS", "Manjaro")
 # the characters _TORCH_LABELLED (re.I) and _KERNEL_LINE (re.I) can start with after their \s*: no
-# other character matches p, t or l under re.I; the Kelvin sign does match k
-_TORCH_LABEL_FIRST = frozenset("pPtT")
+# other character matches p, t or l under re.I; the Kelvin sign does match k; '-' and '*' start a Markdown item or bold label
+_TORCH_LABEL_FIRST = frozenset("pPtT-*")
 _KERNEL_FIRST = frozenset("lLkK\u212a")
 
 # Mesa's renderer string (glxinfo, neofetch, issue forms): "AMD Radeon RX 9070 XT (radeonsi, gfx1201, ACO, DRM 3.64, 6.17.0-6-generic)"
