@@ -45,3 +45,24 @@ def test_the_row_reads_hashcats_loader_lines(line):
 ])
 def test_lines_that_are_not_the_loader_report_do_not_match(line):
     assert ROW not in _ids(line)
+
+
+@pytest.mark.parametrize("text,sign", [
+    # the fixture's record (Bforartists/Bforartists#6617, the report's spacing collapsed by the text)
+    ("ExceptionCode : EXCEPTION_ACCESS_VIOLATION (0xc0000005)\nException Address : 0x00007FFC0E47C787\n"
+     "Exception Module : amdvlk64.dll\n", "Exception Module : amdvlk64.dll"),
+    # Blender's own spacing (source/blender/blenlib/intern/system_win32.cc: "Exception Module      : %s\n")
+    ("Exception Module      : amdhip64_6.dll\n", "Exception Module      : amdhip64_6.dll"),
+])
+def test_a_windows_exception_record_marks_a_windows_host(text, sign):
+    from rocm_wizard.detect.windows_facts import windows_sign
+    assert windows_sign(text) == ("exception_record_module", sign)
+
+
+@pytest.mark.parametrize("text", [
+    "Exception Module : libamdhip64.so.6\n",                    # a Linux library, not a Windows module
+    "as the line 'Exception Module : amdvlk64.dll' says\n",     # quoted in prose, not at the line's start
+])
+def test_no_windows_sign_without_a_windows_module_record(text):
+    from rocm_wizard.detect.windows_facts import windows_sign
+    assert windows_sign(text) is None
