@@ -3,7 +3,8 @@ or OpenCL, second sample (Bforartists/Cycles HIP RT, darktable OpenCL, hashcat, 
 layer: hashcat's own report that a library it loads lacks a function (3232, 'hiprtcCompileProgram is missing from
 HIPRTC shared library.'), printed by hashcat's dynamic loader (hashcat/hashcat include/dynloader.h HC_LOAD_FUNC /
 HC_LOAD_FUNC2: "%s is missing from %s shared library."), was only told at hip by its 'hiprtc' word.  A row now reads
-it at framework."""
+it at framework.  The one detection miss (3230's os_id) was Blender's Windows exception record ('Exception Module :
+amdvlk64.dll', blender/blender source/blender/blenlib/intern/system_win32.cc), now a native-Windows sign."""
 from __future__ import annotations
 
 import pytest
