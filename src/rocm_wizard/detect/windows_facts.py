@@ -106,12 +106,18 @@ _DRIVE_PATH = lazy(r"(?<![\w/\\])[A-Za-z]:\\{1,2}" + _SEG + r"\\{1,2}[^\s\"'<>|?
 # installer install.sh writes platform=linux, wsl or macos there, unslothai/unsloth install.sh tauri_log)
 _UNSLOTH_DIAG = lazy(r"\[TAURI:DIAG\] diag_schema=\d{1,3} platform=windows(?![\w-])")
 _WSL_WORD = lazy(r"\bWSL|\bLinux\b|Ubuntu", re.I)
+# (s23-desk2win) Blender's crash report on Windows: its exception record names the faulting module, a Windows
+# module (blender/blender source/blender/blenlib/intern/system_win32.cc, the Windows-only crash handler:
+# fprintf "Exception Module      : %s\n" after "ExceptionCode         : %s").  Linux and macOS crash reports print a
+# backtrace instead, without this record.
+_EXC_MODULE = lazy(r"^[ \t]{0,8}Exception Module[ \t]{0,12}: [\w.+ ()-]{1,200}\.(?:dll|exe|pyd)[ \t\r]{0,4}$", re.M | re.I)
 
 SIGNS = (("windows_version", _VER), ("systeminfo", _SYSTEMINFO), ("fatal_exception", _FATAL),
          ("prompt", _PROMPT), ("path", _PATH), ("hip_sdk_path", _HIP_SDK), ("cuda_toolkit_path", _CUDA_TOOLKIT),
          ("dll_frame", _DLL_FRAME), ("c10_frame", _C10_FRAME), ("wheel_tag", _WHEEL), ("issue_form", _FORM),
          ("comfyui_manager_platform", _COMFY_PLATFORM), ("windows_build_source_line", _SRC_LINE),
-         ("unsloth_installer_platform", _UNSLOTH_DIAG), ("drive_path", _DRIVE_PATH))
+         ("unsloth_installer_platform", _UNSLOTH_DIAG), ("drive_path", _DRIVE_PATH),
+         ("exception_record_module", _EXC_MODULE))
 
 
 def windows_sign(text: str) -> Optional[Tuple[str, str]]:
