@@ -29,6 +29,10 @@ MISSES = {
             "pastes are apt 'Get:' lines and the workaround (tests/doctor/test_known_failure.py MISSES)",
     "3212": "held-out HS: two incompatible hsa.h from the distribution's and AMD's packages told only in the title and "
             "prose; the paste is debtree's dependency edges (tests/doctor/test_known_failure.py MISSES)",
+
+    # s23-wheels26win (set HT)
+    "3221": "held-out HT: comfyui-rocm not starting because HIP_VISIBLE_DEVICES=1 was left set, told only in prose; the "
+            "paste is detect_gpu.py's healthy report (tests/doctor/test_known_failure.py MISSES)",
     # s23-rocm2526win (set HH)
     "3152": "held-out HH: an amdgpu DKMS build failure told only in the title and prose; the paste is rocminfo's healthy "
             "header (tests/doctor/test_known_failure.py MISSES)",

@@ -308,6 +308,11 @@ _PIP_SATISFIED_TORCH = lazy(r"^(?:\d{1,6}\.\d{1,3}\s+)?Requirement already satis
 # without the path for a managed one): the environment's Python.  Not read: conda info's "python version : X.Y.Z.final.0",
 # the interpreter conda itself runs on (the base environment), not necessarily the active one
 _UV_PYTHON = lazy(r"^Using CPython (?P<ver>3\.\d{1,2}\.\d{1,2})(?: interpreter at: \S.{0,300})?\s*$")
+# (s23-wheels26win) uv pip's line naming the environment it installs into when that is not the default one (astral-sh/uv
+# PR #7850, crates/uv/src/commands/pip/operations.rs report_target_environment: "Using Python {version} environment at
+# {path}", later "... environment at: {path}"), e.g. "Using Python 3.12.10 environment at: venv-linux-amd-3.12": the
+# target environment's Python.
+_UV_PIP_ENV = lazy(r"^Using C?Python (?P<ver>3\.\d{1,2}\.\d{1,2}) environment at:? \S.{0,300}$")
 # (s21-webuiwin) InvokeAI's dependency report, the JSON its About dialog shows and its issue form asks for under
 # "Python dependencies" (invoke-ai/InvokeAI invokeai/app/api/routers/app_info.py get_app_deps: 3.x-5.x an
 # AppDependencyVersions of fixed keys -- "python": platform.python_version(), "torch": torch.__version__, ...; later
@@ -737,6 +742,10 @@ def parse(text: object) -> PasteFacts:
                     out.kernel_lines.append(rel)
         if c0 == "u" and l.startswith("using cpython 3."):
             m = _UV_PYTHON.match(line)
+            if m and m.group("ver") not in out.tool_pythons:
+                out.tool_pythons.append(m.group("ver"))
+        if c0 == "u" and " environment at" in l and l.startswith(("using python 3.", "using cpython 3.")):
+            m = _UV_PIP_ENV.match(line.rstrip())
             if m and m.group("ver") not in out.tool_pythons:
                 out.tool_pythons.append(m.group("ver"))
         if "devicepath {" in l and "pci: " in l:
