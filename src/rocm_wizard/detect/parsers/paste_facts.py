@@ -337,6 +337,11 @@ _UNSLOTH_DIAG_PYTHON = lazy(r"\[TAURI:DIAG\] diag_schema=\d{1,3} platform=[a-z]{
 # console, "| sd | INFO | installer | Python 3.11.5 on Linux" in its log file (format '%(asctime)s | %(name)s |
 # %(levelname)s | %(module)s | %(message)s'); the level word before it and the system name ending it are required
 _SDNEXT_PYTHON_ON = lazy(r"\bINFO(?:\s{1,12}|\s\|\s\w{1,20}\s\|\s)Python (?P<ver>3\.\d{1,2}\.\d{1,2}) on (?:Windows|Linux|Darwin)\s*$")
+# (s23-ctr2win) an installer's report of the interpreter it found, a line of its own: WhisperJAV's install_linux.sh
+# (meizhong986/WhisperJAV installer/legacy/install_linux_v1.8.2.sh:237 PYTHON_VERSION=$(python3 --version 2>&1 | awk
+# '{print $2}'), :253 echo -e "${GREEN}Python $PYTHON_VERSION detected${NC}"), e.g.
+# "Python 3.12.11 detected"; only a full X.Y.Z (its 'WARNING: Python 3.13+ detected' names no interpreter)
+_INSTALLER_PYTHON_DETECTED = lazy(r"^\s{0,8}Python (?P<ver>3\.\d{1,2}\.\d{1,2}) detected\s{0,4}$")
 # (s22-comfyoldwin) SD.Next's platform line (vladmandic/sdnext launch.py: log.info(f'Platform: {print_dict(get_platform())}'),
 # installer.py get_platform(): 'arch', 'cpu', 'system', 'release' -- platform.release() on Linux, the running kernel's
 # uname release; platform.platform() on Windows -- then 'python': platform.python_version(); print_dict joins
@@ -726,6 +731,10 @@ def parse(text: object) -> PasteFacts:
                 out.app_pythons.append(m.group("ver"))
         if "[tauri:diag]" in l and " python_version=3." in l:
             m = _UNSLOTH_DIAG_PYTHON.search(line)
+            if m and m.group("ver") not in out.app_pythons:
+                out.app_pythons.append(m.group("ver"))
+        if "python 3." in l and l.rstrip().endswith(" detected"):
+            m = _INSTALLER_PYTHON_DETECTED.match(line)
             if m and m.group("ver") not in out.app_pythons:
                 out.app_pythons.append(m.group("ver"))
         if "python 3." in l and " on " in l and "info" in l:
