@@ -38,6 +38,8 @@ MISSES = {
             "header (tests/doctor/test_known_failure.py MISSES)",
     "3153": "held-out HH: torch's hipBLASLt refusal cut by the index inside its warning line; told only in the title and "
             "prose, the paste a shell session up to the benchmark (tests/doctor/test_known_failure.py MISSES)",
+    "3154": "held-out HH: the paste's one line is torch's hipBLASLt fallback notice, information (it goes on with hipBLAS); "
+            "the workload's failure is told only in prose (tests/doctor/test_known_failure.py MISSES)",
     # s23-rpmdist (set GR)
     "2994": "held-out GR: rocBLAS failing to emerge on Gentoo (out of memory) told only in the title and prose; the paste "
             "is rocminfo's healthy header (tests/doctor/test_known_failure.py MISSES)",
