@@ -101,6 +101,21 @@ def test_rccl_banner_of_a_wheels_or_hand_built_library_is_not_the_hosts_release(
     assert _rocm(tmp_path, banner.replace("Librccl path", "Library path")).version is None
 
 
+def test_rccl_banners_hip_version_is_the_hosts_only_for_the_library_in_opt_rocm(tmp_path):
+    # the banner's "HIP version  :" is the HIP RCCL was built against (VERSION_STRING_EXTENDED), not hipconfig's
+    banner = _banner()
+    assert "HIP version  : 6.4.43482-0f2d60242" in banner
+    r = _rocm(tmp_path, banner)
+    assert r.hip_version == "6.4.43482-0f2d60242"
+    assert "RCCL version banner" in r.sources["hip_version"] and "hipconfig" not in r.sources["hip_version"]
+    for elsewhere in ("/home/u/venv/lib/python3.12/site-packages/torch/lib/", "/usr/local/lib/"):
+        r = _rocm(tmp_path, banner.replace("/opt/rocm/lib/", elsewhere))
+        assert r.hip_version is None and r.version is None
+    # hipconfig's own line, away from RCCL's, is still hipconfig's
+    r = _rocm(tmp_path, "HIP version  : 6.4.43482-0f2d60242\n\nROCM_PATH    : /opt/rocm\n")
+    assert r.hip_version == "6.4.43482-0f2d60242" and "hipconfig" in r.sources["hip_version"]
+
+
 def test_rccl_banners_naming_two_releases_give_none(tmp_path):
     banner = _banner()
     other = banner.replace("6.4.0.0-47-73dae9c", "6.3.3.0-74-cbc70b5")

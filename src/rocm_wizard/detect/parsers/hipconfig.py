@@ -10,10 +10,16 @@ Formats:
 * ``hipconfig`` (full): ``HIP version  : 7.15.26333-0000000`` then ``ROCM_PATH    : /opt/rocm/core-10.0``...;
 * ``share/hip/version``: ``HIP_VERSION_MAJOR=7`` / ``HIP_VERSION_MINOR=15`` / ``HIP_VERSION_PATCH=26333``
   (``HIP_PACKAGING_VERSION_PATCH=26333-0000000``).
+
+RCCL's version banner prints a ``HIP version  :`` line too (ROCm/rccl src/init.cc, showVersion: ``RCCL version :``
+then VERSION_STRING_EXTENDED's ``HIP version  :`` and ``ROCm version :``).  That is the HIP the library was built
+against, wherever the library came from (a torch wheel's bundled librccl, one built by hand), not hipconfig's
+answer: a labelled line within two lines after an ``RCCL version :`` line is not read here (the probe reads the
+banner on its own terms, ``probes/rocm.py``).
 """
 from __future__ import annotations
 
-from typing import Dict, Optional
+from typing import Dict, List, Optional
 
 from ...model import lean_dataclass
 from ._core_text import lazy
@@ -39,13 +45,19 @@ class HipVersion:
     hip_path: Optional[str] = None
 
 
+def _rccl_banner(lines: List[str], i: int) -> bool:
+    """Whether the line at ``i`` follows an ``RCCL version :`` line (within two lines): RCCL's banner."""
+    return any("RCCL version : " in lines[j] for j in range(max(0, i - 2), i))
+
+
 def looks_like(text: object) -> float:
-    """A ``HIP version :`` line or the version file's keys are sure; a lone HIP-style version line
-    is too little (a prompt line naming hipconfig makes the recogniser sure)."""
+    """A ``HIP version :`` line (not RCCL's banner) or the version file's keys are sure; a lone HIP-style
+    version line is too little (a prompt line naming hipconfig makes the recogniser sure)."""
     lines = [l.strip() for l in clean_lines(text)[:200] if l.strip()]
     if not lines:
         return 0.0
-    if any(l.startswith("HIP version") and _LABELLED.match(l) for l in lines):
+    if any(l.startswith("HIP version") and _LABELLED.match(l) and not _rccl_banner(lines, i)
+           for i, l in enumerate(lines)):
         return clamp(0.9)
     keys = sum(1 for l in lines if l.startswith("HIP_") and _KEY.match(l))
     if keys >= 2:
@@ -67,11 +79,14 @@ def parse(text: object) -> HipVersion:
 def _parse(text: object, out: HipVersion) -> None:
     keys: Dict[str, str] = {}
     lone = None
-    for raw in clean_lines(text)[:2000]:
+    lines = clean_lines(text)[:2000]
+    for i, raw in enumerate(lines):
         s = raw.strip()
         if not s:
             continue
         m = _LABELLED.match(s) if s.startswith("HIP version") else None
+        if m and _rccl_banner(lines, i):
+            continue
         if m and out.full is None:
             _set(out, m.group(1))
             continue

@@ -593,12 +593,14 @@ def _tool_tree_rocm(source: Source) -> Optional[Tuple[str, str]]:
 # librccl built by hand, in /usr/local/lib, the tree it was built against, which is not known to be the one installed)
 _RCCL_ROCM = lazy(r"^ROCm version : (?P<ver>\d+\.\d+\.\d+)(?:\.\d+)?(?:-\S*)?\s*$")
 _RCCL_PATH = lazy(r"^Librccl path : (?P<path>\S+)\s*$")
+_RCCL_HIP = lazy(r"^HIP version  : (?P<ver>\d+\.\d+\.\d{3,6}(?:-[0-9A-Za-z]+)?)\s*$")
 
 
-def _rccl_banner_rocm(source: Source) -> Optional[Tuple[str, str]]:
+def _rccl_banner_rocm(source: Source) -> Optional[Tuple[str, str, Optional[str]]]:
     """The ROCm release RCCL's version banner names, where the library it names was loaded from /opt/rocm or
-    /opt/rocm-X (see ``_RCCL_ROCM``); one release only: banners naming several give none."""
-    found: Dict[str, str] = {}
+    /opt/rocm-X (see ``_RCCL_ROCM``), with the banner's HIP version (the HIP that library was built against:
+    the release's own for AMD's packages); one release only: banners naming several give none."""
+    found: Dict[str, Tuple[str, Optional[str]]] = {}
     for name, text in pastes(source):
         if "Librccl path : " not in text or "ROCm version : " not in text or "RCCL version : " not in text:
             continue
@@ -613,8 +615,13 @@ def _rccl_banner_rocm(source: Source) -> Optional[Tuple[str, str]]:
                          if p), None)
             if path is None or not re.match(r"^/opt/rocm(?:-\d+\.\d+(?:\.\d+)?)?/lib(?:64)?/librccl\.so", path):
                 continue
-            found.setdefault(m.group("ver"), paste_label(name, "RCCL version banner (%s)" % path))
-    return next(iter(found.items())) if len(found) == 1 else None
+            hip = _RCCL_HIP.match(lines[i - 1]) if i else None
+            found.setdefault(m.group("ver"), (paste_label(name, "RCCL version banner (%s)" % path),
+                                              hip.group("ver") if hip else None))
+    if len(found) != 1:
+        return None
+    ver, (label, hip) = next(iter(found.items()))
+    return ver, label, hip
 
 
 def _path_rocm(source: Source, r: RocmInfo) -> Optional[Tuple[str, str]]:
@@ -739,6 +746,9 @@ def _version(source: Source, system: System, r: RocmInfo, found: List[Tuple[pack
     for raw, res in sh.parsed(source, system, "hipconfig", sh.tool_parser("hipconfig")):
         if res.full:
             r.put("hip_version", res.full, raw.source, overwrite=False)
+    banner = _rccl_banner_rocm(source)
+    if banner is not None and banner[2] is not None and r.hip_version is None:
+        r.put("hip_version", banner[2], banner[1])
     smi = _amd_smi_rocm(source, system)
     if smi is not None:
         if r.version is None:
@@ -753,10 +763,8 @@ def _version(source: Source, system: System, r: RocmInfo, found: List[Tuple[pack
             if form is not None and form[0] != tree[0]:
                 r.note("the issue form says ROCm %s (%s), but a tool's output names the tree /opt/rocm-%s (%s)"
                        % (form[0], form[1], tree[0], tree[1]))
-    if r.version is None:
-        banner = _rccl_banner_rocm(source)
-        if banner is not None:
-            r.put("version", banner[0], banner[1])
+    if r.version is None and banner is not None:
+        r.put("version", banner[0], banner[1])
     if r.version is None:
         tree = _path_rocm(source, r)
         if tree is not None:
