@@ -637,6 +637,15 @@ def smi_gfx(value: str) -> Optional[str]:
     return v if re.fullmatch(r"gfx[0-9a-f]{3,4}", v) else None
 
 
+def _keep(bucket: list, m: Optional["re.Match[str]"], group: str, pair: bool = False) -> None:
+    """Append ``m``'s ``group`` (as ``(value, None)`` with ``pair``, the torch facts' shape) to ``bucket`` once;
+    nothing when ``m`` is None."""
+    if m is not None:
+        item = (m.group(group), None) if pair else m.group(group)
+        if item not in bucket:
+            bucket.append(item)
+
+
 def _norm_bdf(bdf: str) -> str:
     bdf = bdf.lower()
     return bdf if bdf.count(":") == 2 else "0000:" + bdf
@@ -704,18 +713,15 @@ def parse(text: object) -> PasteFacts:
         if pip_show_torch:
             pip_show_torch = False
             m = _PIP_SHOW_VERSION.match(line) if c0 == "v" else None
-            if m and (m.group("torch"), None) not in out.torch:
-                out.torch.append((m.group("torch"), None))
+            _keep(out.torch, m, "torch", pair=True)
         if c0 == "n" and l == "name: torch":
             pip_show_torch = True
         if sglang_env and c1 == "P" and line.startswith("PyTorch: "):
             m = _SGLANG_ENV_TORCH.match(line)
-            if m and (m.group("torch"), None) not in out.torch:
-                out.torch.append((m.group("torch"), None))
+            _keep(out.torch, m, "torch", pair=True)
         if "already satisfied: torch" in l:
             m = _PIP_SATISFIED_TORCH.match(line)
-            if m and (m.group("torch"), None) not in out.torch:
-                out.torch.append((m.group("torch"), None))
+            _keep(out.torch, m, "torch", pair=True)
         if c1 == '"' and (l.startswith('"torch"') or l.startswith('"python"')):
             m = _APP_DEPS_TORCH.match(line)
             if m:
@@ -723,24 +729,19 @@ def parse(text: object) -> PasteFacts:
                     out.torch.append((m.group("torch"), None))
             else:
                 m = _APP_DEPS_PYTHON.match(line)
-                if m and m.group("ver") not in out.app_pythons:
-                    out.app_pythons.append(m.group("ver"))
+                _keep(out.app_pythons, m, "ver")
         if "python" in l and " version=3." in l and "platform=" in l:
             m = _SDNEXT_PYTHON.search(line)
-            if m and m.group("ver") not in out.app_pythons:
-                out.app_pythons.append(m.group("ver"))
+            _keep(out.app_pythons, m, "ver")
         if "[tauri:diag]" in l and " python_version=3." in l:
             m = _UNSLOTH_DIAG_PYTHON.search(line)
-            if m and m.group("ver") not in out.app_pythons:
-                out.app_pythons.append(m.group("ver"))
+            _keep(out.app_pythons, m, "ver")
         if "python 3." in l and l.rstrip().endswith(" detected"):
             m = _INSTALLER_PYTHON_DETECTED.match(line)
-            if m and m.group("ver") not in out.app_pythons:
-                out.app_pythons.append(m.group("ver"))
+            _keep(out.app_pythons, m, "ver")
         if "python 3." in l and " on " in l and "info" in l:
             m = _SDNEXT_PYTHON_ON.search(line)
-            if m and m.group("ver") not in out.app_pythons:
-                out.app_pythons.append(m.group("ver"))
+            _keep(out.app_pythons, m, "ver")
         if "platform: arch=" in l and " release=" in l:
             m = _SDNEXT_PLATFORM.search(line)
             if m:
@@ -751,12 +752,10 @@ def parse(text: object) -> PasteFacts:
                     out.kernel_lines.append(rel)
         if c0 == "u" and l.startswith("using cpython 3."):
             m = _UV_PYTHON.match(line)
-            if m and m.group("ver") not in out.tool_pythons:
-                out.tool_pythons.append(m.group("ver"))
+            _keep(out.tool_pythons, m, "ver")
         if c0 == "u" and " environment at" in l and l.startswith(("using python 3.", "using cpython 3.")):
             m = _UV_PIP_ENV.match(line.rstrip())
-            if m and m.group("ver") not in out.tool_pythons:
-                out.tool_pythons.append(m.group("ver"))
+            _keep(out.tool_pythons, m, "ver")
         if "devicepath {" in l and "pci: " in l:
             # (s12-heldav) amdgpu_top's device list ('amdgpu_top -d', its errors and fallbacks): the DevicePath struct
             # in Rust's Debug format, one line: render and card nodes, the PCI address (a string, Some("...") in
@@ -838,14 +837,12 @@ def parse(text: object) -> PasteFacts:
                 continue
         if has_slash and "/lib/modules/" in l and "amdgpu.ko" in l:
             m = _MODULE_PATH.match(line)
-            if m and m.group("rel") not in out.kernel_lines:
-                out.kernel_lines.append(m.group("rel"))
+            _keep(out.kernel_lines, m, "rel")
         if c0 == "f" and l.startswith("filename:"):
             modinfo_amdgpu = bool(_MODINFO_FILE.match(line))
         elif modinfo_amdgpu and c0 == "v" and l.startswith("version:"):
             m = _MODINFO_VERSION.match(line)
-            if m and m.group("ver") not in out.amdgpu_versions:
-                out.amdgpu_versions.append(m.group("ver"))
+            _keep(out.amdgpu_versions, m, "ver")
             modinfo_amdgpu = False
         if smi_box_rows:
             smi_box_rows -= 1
@@ -936,12 +933,10 @@ def parse(text: object) -> PasteFacts:
                 out.gpus.append(PasteGpu("kfd", device_id=m.group("dev").lower(), skipped=True))
         if c0 == "p" and l.startswith("python "):
             m = _PY_BANNER.match(line) or (_PY_VERSION_OUT.match(line) if cmd == "python --version" else None)
-            if m and m.group("ver") not in out.pythons:
-                out.pythons.append(m.group("ver"))
+            _keep(out.pythons, m, "ver")
         if "python version: 3." in l:  # (s20-appwin) a program's "Python version: <sys.version>" start-up line
             m = _SYS_VERSION_LINE.search(line)
-            if m and m.group("ver") not in out.pythons:
-                out.pythons.append(m.group("ver"))
+            _keep(out.pythons, m, "ver")
         if "successfully installed" in l:
             if _PIP_INSTALLED.search(line):
                 for m in _PIP_TORCH.finditer(line):
@@ -955,8 +950,7 @@ def parse(text: object) -> PasteFacts:
                 out.uname_lines.append(line[m.start():])
         if "linux cosmopolitan " in l:
             m = _COSMO_UNAME.match(line)
-            if m and m.group("rel") not in out.kernels:
-                out.kernels.append(m.group("rel"))
+            _keep(out.kernels, m, "rel")
         if has_dev or cl_dev is not None:
             if "device type" in l:
                 cl_dev = None
@@ -1313,8 +1307,7 @@ def parse(text: object) -> PasteFacts:
                     out.gpus.append(g)
         if "boot_image=" in l:
             m = _BOOT_IMAGE.search(line)
-            if m and m.group("rel") not in out.kernel_lines:
-                out.kernel_lines.append(m.group("rel"))
+            _keep(out.kernel_lines, m, "rel")
         if c0 == "l" and l.startswith("linux "):
             m = _UNAME_LINE.match(line)
             if m and m.group("rel") not in out.kernels:
@@ -1335,22 +1328,18 @@ def parse(text: object) -> PasteFacts:
                 continue
         if has_kernel and "os_kernel_version" in l:
             m = _SMI_OS_KERNEL.match(line)
-            if m and m.group("rel") not in out.kernel_lines:
-                out.kernel_lines.append(m.group("rel"))
+            _keep(out.kernel_lines, m, "rel")
             continue
         if has_kernel and "nccl info kernel version: " in l:
             m = _NCCL_KERNEL.search(line)
-            if m and m.group("rel") not in out.kernel_lines:
-                out.kernel_lines.append(m.group("rel"))
+            _keep(out.kernel_lines, m, "rel")
             continue
         if has_kernel and c in _KERNEL_FIRST:
             m = _KERNEL_LINE.match(line)
-            if m and m.group("rel") not in out.kernel_lines:
-                out.kernel_lines.append(m.group("rel"))
+            _keep(out.kernel_lines, m, "rel")
         elif c in "lL`" and len(line) < 80 and "linux " in l:
             m = _UNAME_SR.match(line)
-            if m and m.group("rel") not in out.kernel_lines:
-                out.kernel_lines.append(m.group("rel"))
+            _keep(out.kernel_lines, m, "rel")
         if len(line) < 80 and c1 in _DISTRO_FIRST and line.startswith(_DISTRO_STARTS):
             m = _DISTRO_LINE.match(line)  # (it starts with one of the names: the line's first letter is one)
             if m and any(c.isdigit() for c in m.group("pretty")) or (m and "arch linux" in l):
