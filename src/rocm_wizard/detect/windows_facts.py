@@ -42,6 +42,11 @@ Signs, each the shape a Windows program prints:
   in its HIP/CUDA error line ('  current device: %d, in function %s at %s:%d', ggml/src/ggml-cuda/ggml-cuda.cu), MIOpen
   in its exceptions (``MIOPEN_THROW``'s file:line, ROCm/MIOpen src/include/miopen/errors.hpp); a Windows binary runs
   only on Windows.  A letter glued to a word, a dot or a slash (a linker's ``foo.o:/usr/...``) is no drive.
+* (s24-ggml5win) a llama.cpp program's build line for a Windows target: ``built with Clang 20.1.8 for Windows x86_64``
+  (``--version`` and the start-up log print ``built with %s for %s`` of LLAMA_COMPILER and LLAMA_BUILD_TARGET, the
+  latter CMake's ``${CMAKE_SYSTEM_NAME} ${CMAKE_SYSTEM_PROCESSOR}`` or the compiler's target triple such as
+  ``x86_64-pc-windows-msvc``; newer logs print ``build <n> (<commit>) with <compiler> for <target>``:
+  ggml-org/llama.cpp common/arg.cpp, common/common.cpp, cmake/build-info.cmake); a Windows build runs only on Windows.
 * (s23) last, any drive-letter absolute path of two names or more (``C:\\Users\\me\\.ollama\\models``, a file
   location ``S:\\gitroot\\...\\hipInfo.cpp:202``): Windows' path syntax, status observed (every corpus paste that
   holds one is from a native Windows host).
@@ -99,6 +104,10 @@ _SRC_LINE = lazy(r"(?<![\w.\-/\\])[A-Za-z]:/(?:[^\s\"'<>|?*:/\\]+/){1,40}[^\s\"'
 # they load, write or fail on.  Observed: all 74 fixtures of the corpus whose outputs hold one are native Windows
 # hosts, no Linux or WSL fixture shows one outside WSL's own (already WSL) pastes; a host known as WSL or Linux
 # never reaches the signs (merge below)
+# (s24-ggml5win) llama.cpp's build line for a Windows target (a CMake system name 'Windows' and a processor, or a
+# '...-windows-msvc' / '...-windows-gnu' compiler triple); MSVC builds print only 'for x64', which says nothing of the OS
+_LLAMA_BUILD = lazy(r"\bbuil(?:t|d \d{1,7} \([0-9a-f]{4,40}\)) with [^\n]{1,120}? for (?:Windows (?:x86_64|AMD64|ARM64|aarch64)"
+                    r"|[\w]{1,20}-[\w]{1,20}-windows-(?:msvc|gnu)\w{0,10})\b")
 _DRIVE_PATH = lazy(r"(?<![\w/\\])[A-Za-z]:\\{1,2}" + _SEG + r"\\{1,2}[^\s\"'<>|?*:\\]")
 
 # (s23-finetune) Unsloth's Windows installer's diagnostic line for the Studio desktop app: install.ps1 writes
@@ -116,13 +125,15 @@ SIGNS = (("windows_version", _VER), ("systeminfo", _SYSTEMINFO), ("fatal_excepti
          ("prompt", _PROMPT), ("path", _PATH), ("hip_sdk_path", _HIP_SDK), ("cuda_toolkit_path", _CUDA_TOOLKIT),
          ("dll_frame", _DLL_FRAME), ("c10_frame", _C10_FRAME), ("wheel_tag", _WHEEL), ("issue_form", _FORM),
          ("comfyui_manager_platform", _COMFY_PLATFORM), ("windows_build_source_line", _SRC_LINE),
+         ("llama_build_target", _LLAMA_BUILD),
          ("unsloth_installer_platform", _UNSLOTH_DIAG), ("drive_path", _DRIVE_PATH),
          ("exception_record_module", _EXC_MODULE))
 
 
 def windows_sign(text: str) -> Optional[Tuple[str, str]]:
     """The first native-Windows sign in ``text``: (kind, the line shown), or None."""
-    if ":" not in text and "win_amd64" not in text and "[Version" not in text and "!" not in text:
+    if (":" not in text and "win_amd64" not in text and "[Version" not in text and "!" not in text
+            and "indows" not in text):
         return None
     for kind, rx in SIGNS:
         for m in rx.finditer(text):
