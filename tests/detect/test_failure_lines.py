@@ -576,6 +576,30 @@ def test_make_sure_is_no_build():
     assert fl.layer_of("make: *** [Makefile:12: all] Error 2") == "packaging"
 
 
+@pytest.mark.parametrize("line", [
+    "make[2]: *** [CMakeFiles/foo.dir/build.make:76: foo.o] Error 1",  # GNU make's nested error line
+    "gmake: *** No rule to make target 'install'.  Stop.",
+    # DKMS's make.log echoes the command it ran (tests/data/real 'make' -j16 KERNELRELEASE=... lines)
+    "'make' -j16 KERNELRELEASE=6.18.7-061807-generic -C /lib/modules/6.18.7-061807-generic/build failed",
+    "Consult /var/lib/dkms/amdgpu/6.16.13/build/make.log for more information.",
+    "$ make -j8 failed with exit code 2",
+    # ninja's refusal of an input (ninja-build/ninja src/build.cc), as tests/data/real/2811 and 2813 pasted it
+    "ninja: error: '/opt/rocm/lib/libamdhip64.so', needed by '/x/vllm/_core_C.abi3.so', missing and no known rule to make it",
+])
+def test_the_build_tools_make_and_ninja_are_packaging(line):
+    assert fl.layer_of(line) == "packaging"
+
+
+@pytest.mark.parametrize("line", [
+    # the English verb names no build (rocFFT's MPI sample, tests/data/real/3310: "trying to make a plan")
+    "rank 0: trying to make a plan, execution failed",
+    "I cannot make it work, the error is the same",
+    "Make sure the driver is loaded: failed",
+])
+def test_the_verb_make_is_no_build(line):
+    assert fl.layer_of(line) != "packaging"
+
+
 # s21-fwrvocab (tests/data/catchall_recall.toml part s21-fwrvocab): the firmware layer's own words
 _P = "[  412.778031] amdgpu 0000:03:00.0: amdgpu: "
 
