@@ -47,6 +47,12 @@ Signs, each the shape a Windows program prints:
   latter CMake's ``${CMAKE_SYSTEM_NAME} ${CMAKE_SYSTEM_PROCESSOR}`` or the compiler's target triple such as
   ``x86_64-pc-windows-msvc``; newer logs print ``build <n> (<commit>) with <compiler> for <target>``:
   ggml-org/llama.cpp common/arg.cpp, common/common.cpp, cmake/build-info.cmake); a Windows build runs only on Windows.
+* (s24-apu2win) LM Studio's Windows llama.cpp engine by its name, ``llama.cpp-win-x86_64-amd-rocm-avx2`` (and its
+  ``-vulkan-avx2``, ``-nvidia-cuda12-avx2`` siblings), as its survey and errors print it ('Backend
+  'llama.cpp-win-x86_64-amd-rocm-avx2' requires GPU acceleration...', ``lms runtime survey --json``'s "name"): the engine
+  name carries its platform (``-linux-``, ``-mac-`` on the others) and LM Studio installs only the host platform's
+  engines (lmstudio-ai/lms src/subcommands/runtime/survey.ts prints the engine's name; the names observed in
+  lmstudio-ai/lmstudio-bug-tracker#1903, #2358); status observed.
 * (s23) last, any drive-letter absolute path of two names or more (``C:\\Users\\me\\.ollama\\models``, a file
   location ``S:\\gitroot\\...\\hipInfo.cpp:202``): Windows' path syntax, status observed (every corpus paste that
   holds one is from a native Windows host).
@@ -114,6 +120,8 @@ _DRIVE_PATH = lazy(r"(?<![\w/\\])[A-Za-z]:\\{1,2}" + _SEG + r"\\{1,2}[^\s\"'<>|?
 # Write-TauriLog "DIAG" "diag_schema=1 platform=windows arch=... python_version=..." ('[TAURI:DIAG] ...'; its Linux
 # installer install.sh writes platform=linux, wsl or macos there, unslothai/unsloth install.sh tauri_log)
 _UNSLOTH_DIAG = lazy(r"\[TAURI:DIAG\] diag_schema=\d{1,3} platform=windows(?![\w-])")
+# (s24-apu2win) LM Studio's Windows llama.cpp engine, named with its platform: llama.cpp-win-x86_64-<variant>
+_LMSTUDIO_WIN_ENGINE = lazy(r"(?<![\w.-])llama\.cpp-win-x86_64-[a-z][\w.-]{0,60}")
 _WSL_WORD = lazy(r"\bWSL|\bLinux\b|Ubuntu", re.I)
 # (s23-desk2win) Blender's crash report on Windows: its exception record names the faulting module, a Windows
 # module (blender/blender source/blender/blenlib/intern/system_win32.cc, the Windows-only crash handler:
@@ -126,14 +134,15 @@ SIGNS = (("windows_version", _VER), ("systeminfo", _SYSTEMINFO), ("fatal_excepti
          ("dll_frame", _DLL_FRAME), ("c10_frame", _C10_FRAME), ("wheel_tag", _WHEEL), ("issue_form", _FORM),
          ("comfyui_manager_platform", _COMFY_PLATFORM), ("windows_build_source_line", _SRC_LINE),
          ("llama_build_target", _LLAMA_BUILD),
-         ("unsloth_installer_platform", _UNSLOTH_DIAG), ("drive_path", _DRIVE_PATH),
+         ("unsloth_installer_platform", _UNSLOTH_DIAG), ("lmstudio_windows_engine", _LMSTUDIO_WIN_ENGINE),
+         ("drive_path", _DRIVE_PATH),
          ("exception_record_module", _EXC_MODULE))
 
 
 def windows_sign(text: str) -> Optional[Tuple[str, str]]:
     """The first native-Windows sign in ``text``: (kind, the line shown), or None."""
     if (":" not in text and "win_amd64" not in text and "[Version" not in text and "!" not in text
-            and "indows" not in text):
+            and "indows" not in text and "llama.cpp-win-" not in text):
         return None
     for kind, rx in SIGNS:
         for m in rx.finditer(text):
