@@ -416,6 +416,17 @@ _LSPCI_LINE = lazy(r"^(?P<bdf>" + _BDF + r") (?:VGA compatible controller|Displa
 # at run time for the device in use (HIPRTC: MIOpen, rocFFT, MIGraphX, a program's hiprtcCompileProgram) -- the paste
 # shows comgr's temporary directory and HIPRTC; a hipcc build names the build's --offload-arch, not the GPU's
 _CLANG_RTC_TARGET = lazy(r"\b\d+ errors? generated when compiling for (?P<gfx>gfx[0-9a-f]{3,4})(?::[a-z]+[+-])*\.?\s*$")
+# (s24-triton2win, set II 3380) Triton's AMD back-end refusing the target it compiles for: its AMD passes emit
+# "unsupported target: '<arch>'" when deduceISAFamily(arch) is Unknown (triton-lang/triton
+# third_party/amd/lib/TritonAMDGPUToLLVM/TritonGPUToLLVM.cpp), MLIR printing "<loc>: error: unsupported target:
+# 'gfx906'".  The arch is the one Triton's HIP driver read from the device (gcnArchName), so it names the GPU.
+_TRITON_UNSUPPORTED_TARGET = lazy(r"\berror: unsupported target: '(?P<gfx>gfx[0-9a-f]{3,4})(?::[a-z]+[+-])*'")
+# (s24-triton2win, set II 3381) a Nix store path of nixpkgs' torch package, the Python package derivation being named
+# "python<X.Y>-<pname>-<version>" (nixpkgs pkgs/development/interpreters/python/mk-python-derivation.nix: name =
+# namePrefix + pname + "-" + version, namePrefix "python3.13-"), as a traceback's frames show it:
+# "/nix/store/<hash>-python3.13-torch-2.11.0/lib/python3.13/site-packages/torch/...": the torch the process runs.
+_NIX_PY_TORCH = lazy(r"/nix/store/[0-9a-z]{32}-python\d\.\d{1,2}-torch-(?P<torch>\d+\.\d+\.\d+(?:(?:a|b|rc)\d+|\.dev\d+)?)"
+                     r"(?:-[a-z]{2,8})?/")
 # ROCm CLR (rocdevice.cpp) names a device by the target the runtime gave it and its PCI device id:
 # ":1:rocdevice.cpp:621: Code object manager initialization failed for HSA device gfx1030 (PCI ID 73df)"
 _CLR_DEVICE = lazy(r"\bHSA device (?P<gfx>gfx[0-9a-f]{3,4})(?::[a-z]+[+-])* \(PCI ID (?P<dev>[0-9a-fA-F]{1,4})\)")
@@ -521,7 +532,8 @@ _NEEDLES = ("gpu arch : gfx", "gpu arch: gfx", "for isa: amdgcn-amd-amdhsa--", "
             "already satisfied: torch", "using cpython 3.",  # (s19-detgen: pip's installed torch, uv's interpreter)
             "(radeonsi, ",  # (s19-detgen: Mesa's renderer string, its kernel release)
             '"torch":', '"python":',  # (s21-webuiwin: an app's JSON dependency report, InvokeAI's)
-            " platform=")  # (s21-comfy26win: SD.Next's 'Python: version=X.Y.Z platform=...' start-up line)
+            " platform=",  # (s21-comfy26win: SD.Next's 'Python: version=X.Y.Z platform=...' start-up line)
+            "unsupported target: 'gfx", "/nix/store/")  # (s24-triton2win: Triton's AMD target refusal, a Nix store path)
 
 
 # (s12-heldba) inxi's Graphics section (smxi/inxi, https://codeberg.org/smxi/inxi: GraphicItem's PCI device rows):
@@ -1236,6 +1248,13 @@ def parse(text: object) -> PasteFacts:
             if m and ("rocblas", m.group("gfx")) not in names_seen:  # (one GPU with rocBLAS's own line of it)
                 names_seen.add(("rocblas", m.group("gfx")))
                 out.gpus.append(PasteGpu("hip-fatbin", gfx_target=m.group("gfx")))
+        if has_gfx and "unsupported target: 'gfx" in l:
+            m = _TRITON_UNSUPPORTED_TARGET.search(line)
+            if m and ("triton", m.group("gfx")) not in names_seen:
+                names_seen.add(("triton", m.group("gfx")))
+                out.gpus.append(PasteGpu("triton", gfx_target=m.group("gfx")))
+        if has_slash and "/nix/store/" in l and "-torch-" in l:
+            _keep(out.torch, _NIX_PY_TORCH.search(line), "torch", pair=True)
         if check_left:
             check_left -= 1
         if torch_check:
