@@ -602,7 +602,16 @@ def _diag(folder: Path):
 FAILING = [pytest.param(f, id=f.name.split("-", 1)[0], marks=[pytest.mark.xfail(strict=True, reason=MISSES[f.name.split("-", 1)[0]])]
                         if f.name.split("-", 1)[0] in MISSES else [])
            for f in _folders() if _labels(f).get("failure_layer") not in (None, "", "none")]
-HEALTHY = [pytest.param(f, id=f.name.split("-", 1)[0]) for f in _folders() if _labels(f).get("failure_class") == "none"]
+# Healthy fixtures that still get a catalogue finding of warning or worse, with why no general change clears it (a
+# strict xfail: the day one is cleared, the test says so and the entry goes).
+FALSE_ALARMS = {
+    "3353": "held-out IF: TheRock's rocminfo under WSL2 on Strix Halo, healthy by the thread (ROCm/rocm-cli#287), the index's "
+            "copy cut inside the CPU agent; no_gpu_agent reads the CPU-only list, which no text tells from 240's cut paste of a "
+            "WSL system that truly lists only the CPU (ROCm/ROCm#4456, no-gpu-agent)",
+}
+HEALTHY = [pytest.param(f, id=f.name.split("-", 1)[0], marks=[pytest.mark.xfail(strict=True, reason=FALSE_ALARMS[f.name.split("-", 1)[0]])]
+                        if f.name.split("-", 1)[0] in FALSE_ALARMS else [])
+           for f in _folders() if _labels(f).get("failure_class") == "none"]
 
 
 def test_the_corpus_is_there():
