@@ -713,6 +713,8 @@ def scan(texts: Sequence[Tuple[str, Optional[str], str]], known: Sequence[str] =
             key = _key(line[:_SCAN_LINE])
             if key in known_keys:
                 continue
+            if _LEVEL_ONLY.match(line) and _message_below(text, end, kind, known_keys):
+                continue
             if _UNITTEST_LINE.match(msg):  # (s15-heldcs) a test's header over a traceback whose exception is known:
                 raised = _unittest_exception(text, start)  # the known line says why the test failed
                 if raised is not None and _key(raised[0][:_SCAN_LINE]) in known_keys:
@@ -791,6 +793,25 @@ def _in_traceback_body(text: str, start: int, line: str) -> bool:
         prev_end = text.rfind("\n", 0, max(prev_end, 0))
         prev = text[text.rfind("\n", 0, max(prev_end, 0)) + 1:max(prev_end, 0)]
     return bool(_FRAME_ANY.search(prev))
+
+
+# (s24-lmswin, set IK) a log record's header that a viewer or logger writes on a line of its own, its message on the next
+# line: LM Studio's developer log ("2026-01-21 18:19:50 [ERROR]" then " [model] <message>"), Jan's log view ("ERROR" under
+# the record's "[00:25:46]") -- the level word is no message; the line under it is read (and, when it is a failure the
+# catalogue does not know, kept) on its own.  A marker with a colon ("Error:", dnf's over libsolv's problem text) is a
+# message's start and stays, placed by the message below it (s6-layer)
+_LEVEL_ONLY = re.compile(r"^(?:\[?\d{4}-\d\d-\d\d[ T][\d:.]{5,15}\]?\s{1,4}|\[[\d:.]{5,15}\]\s{1,4})?"
+                         r"\[?(?:error|err|fatal|critical|crit)\]?$", re.I)
+
+
+def _message_below(text: str, end: int, kind: Optional[str], known_keys) -> bool:
+    """Whether the first non-empty line after ``end`` of ``text`` (within a few lines) is a known line or a failure
+    line of its own: the message of the header line that ends at ``end``."""
+    for nxt in text[end:end + 2000].split("\n")[1:4]:
+        nxt = nxt.strip()
+        if nxt:
+            return _key(nxt[:_SCAN_LINE]) in known_keys or classify(log_message(nxt), kind) == SHOWN
+    return False
 
 
 def _shows_known(text: str, known_keys) -> bool:
