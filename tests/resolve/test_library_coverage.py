@@ -161,3 +161,22 @@ def test_radeon_vii_host_rocm64_paste_names_the_host_rocblas():
     # the wheel paste (300-*) is not told about the host
     f300 = diagnose(detect_snapshot(str(next(REAL.glob("300-*"))))).finding("wheel-library-lacks-kernels")
     assert "host's ROCm" not in f300.fix
+
+
+def test_an_applications_own_rocblas_is_not_called_a_torch_wheels():
+    """(s24) LM Studio's bundled rocBLAS lacking gfx1151 kernels (tests/data/real/3400, lmstudio-bug-tracker#1269;
+    264): no torch is involved -- the finding says whose library it is, offers no torch reinstall, and quotes the
+    line once however often the log repeats it."""
+    from rocm_wizard.detect import detect_snapshot
+
+    for num in ("3400", "264"):
+        d = diagnose(detect_snapshot(str(next(REAL.glob(num + "-*")))))
+        f = d.finding("wheel-library-lacks-kernels")
+        assert f is not None and "application" in f.title and "PyTorch wheel" not in f.title
+        assert ".lmstudio" in " ".join(f.evidence) and len(f.evidence) == len(set(f.evidence))
+        assert "torch reinstall" in f.fix and f.path is None
+        assert not d.recommendation("torch-reinstall").applies
+    # a wheel's and the host's rocBLAS keep their findings (300: torch/lib; 301: /opt/rocm-6.4.0)
+    for num in ("300", "301"):
+        f = diagnose(detect_snapshot(str(next(REAL.glob(num + "-*"))))).finding("wheel-library-lacks-kernels")
+        assert f is not None and "application" not in f.title and f.path == "torch-reinstall"

@@ -117,8 +117,10 @@ def diagnose(system: Any, error_text: Optional[str] = None, *, skip: Iterable[st
         for m in (m if isinstance(m, list) else [m]):  # a matcher may report one finding per layer
             severity = m.severity if m.severity in SEVERITIES else meta.severity
             findings.append(Finding(
-                id=rid, severity=severity, title=meta.title, explanation=meta.explanation,
-                evidence=[str(e) for e in m.evidence], fix=m.fix or meta.fix, path=m.data.get("path") or meta.path,
+                id=rid, severity=severity, title=m.data.get("title") or meta.title,
+                explanation=m.data.get("explanation") or meta.explanation,
+                evidence=[str(e) for e in m.evidence], fix=m.fix or meta.fix,
+                path=m.data["path"] if "path" in m.data else meta.path,  # (a matcher may say "no way out": None)
                 sources=catalog_sources.describe(meta.sources), source_tags=list(meta.sources),
                 looks_at=list(meta.looks_at), community=m.community,
                 layer=m.data["layer"] if "layer" in m.data else meta.layer,

@@ -1856,6 +1856,18 @@ _TENSILE_MISSING = re.compile(r"rocBLAS error: Cannot read (\S{0,400}?TensileLib
                               re.I)
 
 
+def _rocblas_owner(path: str) -> str:
+    """Whose rocBLAS a 'Cannot read .../TensileLibrary.dat' path is: "wheel" (a torch wheel's torch/lib), "host"
+    (the ROCm a package manager installed: /opt/rocm[-X], the system library folder's rocblas), else "application"
+    (a folder an application ships its own ROCm libraries in: ~/.lmstudio, /usr/lib/ollama, an app image)."""
+    p = path.replace("\\", "/")
+    if "/torch/lib/" in p:
+        return "wheel"
+    if re.match(r"^/opt/rocm(?:-[\d.]+)?/|^/opt/rocm/core-[\d.]+/|^/usr/(?:local/)?lib(?:64)?/(?:[\w-]+-linux-gnu/)?rocblas/", p):
+        return "host"
+    return "application"
+
+
 @rule("wheel-library-lacks-kernels")
 def wheel_library_lacks_kernels(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     """torch's arch list names the GPU, but a library bundled in the wheel (rocBLAS's Tensile
@@ -1868,15 +1880,35 @@ def wheel_library_lacks_kernels(ctx: Context, meta: RuleMeta) -> Optional[Match]
                 ev.append(f"{v.label}: torch {v.version} lists {g.gfx} ({g.label}) in its arch list, but its bundled "
                           f"{gap.library} has none: {gap.part} ({gap.status})")
                 gfxs.append(g.gfx or "")
+    wheel_gaps = bool(ev)
     host = False
+    owners = set()
     for text, where, _sig in ctx.error_lines:
         m = _TENSILE_MISSING.search(text)
         if m:
-            ev.append(f"{where}: {text.strip()[:300]}")
+            line = f"{where}: {text.strip()[:300]}"
+            if line not in ev:  # (the same line pasted or logged again says nothing more)
+                ev.append(line)
             gfxs.append(m.group(2).lower())
-            host = host or "/torch/lib/" not in m.group(1)  # the host's ROCm, not a wheel's own rocBLAS
+            owner = _rocblas_owner(m.group(1))
+            owners.add(owner)
+            host = host or owner != "wheel"  # the host's ROCm, not a wheel's own rocBLAS
     if not ev:
         return None
+    if not wheel_gaps and owners == {"application"}:
+        # (s24, set IK 3400, 264) an application's own bundled rocBLAS (LM Studio's, Ollama's, a llama.cpp build's):
+        # no torch is involved, and neither a torch reinstall nor the host's ROCm changes what the application loads
+        targets = ", ".join(sorted(set(gfxs)))
+        return Match(ev, fix=(f"Use a release or build of that application whose bundled ROCm libraries carry {targets} "
+                              "(its ROCm backend's list of supported GPUs), or its Vulkan backend where it has one; "
+                              "neither a torch reinstall nor upgrading the host's ROCm changes the rocBLAS it loads."),
+                     data={"gfx": sorted(set(gfxs)), "path": None,
+                           "title": "A ROCm library bundled with an application has no kernels for this GPU",
+                           "explanation": ("The rocBLAS that failed is the one an application ships in its own folder "
+                                           "(not a PyTorch wheel's, not the host's /opt/rocm): it carries Tensile kernels "
+                                           "only for the GPU targets that application's build chose, and this GPU's is "
+                                           "not among them, so its first matrix product aborts (rocBLAS 'Cannot read "
+                                           ".../TensileLibrary.dat ... for GPU arch').")})
     legacy = sorted({g for g in gfxs if g in meta.params.get("rocm63_last", [])})
     fix = None
     if legacy:

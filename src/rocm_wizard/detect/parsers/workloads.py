@@ -28,6 +28,12 @@ _ROWS: Tuple[Tuple[str, object, str], ...] = (
                        r"|(?:failed|unable) to allocate ROCm\d+ buffer\b|\b(?:llama_model_load|llama_init_from_model|common_init_from_params)"
                        r": (?:error loading model|failed to )|no usable GPU found, --gpu-layers option will be ignored"),
      "ggml-org/llama.cpp ggml/src/ggml-cuda/ggml-cuda.cu, ggml/src/ggml-alloc.c, src/llama.cpp, common/common.cpp, common/arg.cpp"),
+    # (s24) LM Studio runs its llama.cpp engines from its own folder (~/.lmstudio/extensions/backends/, a vendor
+    # folder with the engine's ROCm libraries beside them) and names each engine by platform and variant
+    # ('llama.cpp-win-x86_64-amd-rocm-avx2', 'llama.cpp-linux-x86_64-vulkan-avx2': lmstudio-ai/lms
+    # src/subcommands/runtime/survey.ts prints them); its GPU code is llama.cpp's, not a Python venv's torch
+    ("llama.cpp", lazy(r"[\\/]\.lmstudio[\\/]extensions[\\/]backends[\\/]|(?<![\w.-])llama\.cpp-(?:win|linux|mac)-(?:x86_64|arm64|aarch64)-[a-z][\w.-]{0,60}"),
+     "lmstudio-ai/lms src/subcommands/runtime/survey.ts (engine names); LM Studio's engine folder ~/.lmstudio/extensions/backends"),
     # Ollama's slog lines (server/routes.go, discover/amd_linux.go) and its systemd unit
     ("ollama", lazy(r"\bsource=(?:routes|gpu|amd|amd_linux|amd_windows|amd_common|runner|types|sched|server|llama_server|images)\.go:\d+ msg="),
      "ollama/ollama server/routes.go, server/sched.go, discover/amd_linux.go, discover/amd.go, discover/runner.go, llm/server.go"),
@@ -53,7 +59,7 @@ _ROWS: Tuple[Tuple[str, object, str], ...] = (
     ("rocblas-bench", lazy(r"(?:^|[\s/=])rocblas-bench\s+-{1,2}[A-Za-z]"), "ROCm/rocBLAS clients/benchmarks/client.cpp"),
     ("hipblaslt-bench", lazy(r"(?:^|[\s/=])hipblaslt-bench\s+-{1,2}[A-Za-z]"), "ROCm/hipBLASLt clients/benchmarks"),
 )
-_NEEDLES = ("ggml", "llama", "source=", "ollama", "vllm", "comfyui", "exception during processing", "vram", "detected platform rocm",
+_NEEDLES = ("ggml", "llama", ".lmstudio", "source=", "ollama", "vllm", "comfyui", "exception during processing", "vram", "detected platform rocm",
             "cudamalloc failed", "to allocate rocm", "gpu-layers", "got an oom", "miopendriver", "rocblas-bench",
             "hipblaslt-bench")
 
