@@ -75,6 +75,9 @@ def test_no_torch_reinstall_for_a_program_without_torch(tmp_path, line, wid):
     assert "workload-not-pytorch" in diag.ids()
     torch = [r for r in diag.recommendations if r.path == "torch-reinstall"]
     assert torch and not torch[0].applies, [(r.path, r.applies) for r in diag.recommendations]
+    # (s24) nor AMD's PyTorch image: the program is not in it
+    docker = [r for r in diag.recommendations if r.path == "docker"]
+    assert docker and not docker[0].applies and wid in docker[0].why
     # and the line itself is a known failure (the catalogue's, or a rule's that quotes it), not the catch-all's
     assert "unrecognised-failure" not in diag.ids()
     assert any(f.id != "workload-not-pytorch" and f.severity in ("warning", "error", "critical")

@@ -291,6 +291,12 @@ def _docker(ctx: Context, facts: resolve.Facts, ids) -> Recommendation:
         why = (f"The Docker daemon is not reachable {where}." if d.daemon is False or s(d.client)
                else f"Docker was not detected {where}.")
         return Recommendation("docker", None, False, {}, why + f" Install Docker to use AMD's {repo} image.", [], srcs)
+    if facts.not_torch and not vllm:
+        # (s24) AMD's image is PyTorch's: a llama.cpp or Ollama user's program is not in it and would not use its torch
+        return Recommendation("docker", None, False, {},
+                              f"The workload seen is {', '.join(facts.not_torch)}, which does not run in AMD's PyTorch "
+                              f"image ({repo}): the image changes nothing for it (the program brings its own GPU code; "
+                              "see the findings for its own fix).", [], srcs)
     wsl = bool(ctx.wsl)
     if wsl:  # no /dev/kfd under WSL 2: AMD's WSL container flags pass /dev/dxg, DXCore and librocdxg
         srcs += list(docker_cat.wsl_run_flags_sources())
