@@ -180,3 +180,23 @@ def test_an_applications_own_rocblas_is_not_called_a_torch_wheels():
     for num in ("300", "301"):
         f = diagnose(detect_snapshot(str(next(REAL.glob(num + "-*"))))).finding("wheel-library-lacks-kernels")
         assert f is not None and "application" not in f.title and f.path == "torch-reinstall"
+
+
+@pytest.mark.parametrize("path,owner", [
+    # the paths rocBLAS printed in the corpus's 'Cannot read .../TensileLibrary.dat' lines (tests/data/real)
+    ("/home/u/venv/lib/python3.10/site-packages/torch/lib/rocblas/library/TensileLibrary.dat", "wheel"),
+    ("C:\\SDNext\\sdnext\\venv\\Lib\\site-packages\\_rocm_sdk_devel\\bin\\rocblas\\library/TensileLibrary.dat", "wheel"),
+    ("/opt/rocm-6.4.1/lib/llvm/bin/../../../lib/rocblas/library/TensileLibrary.dat", "host"),
+    ("/opt/rocm/rocblas/library/TensileLibrary.dat", "host"),
+    ("/nix/store/y74cnhncj1zbnsg04dmi87rk4q0ybm6n-rocm-path/lib/rocblas/library/TensileLibrary.dat", "host"),
+    ("/usr/lib/x86_64-linux-gnu/rocblas/5.5.1/library/TensileLibrary.dat", "host"),  # Debian's librocblas0
+    ("C:\\Program Files\\AMD\\ROCm\\6.2\\bin\\rocblas\\library\\TensileLibrary.dat", "host"),  # the HIP SDK
+    ("/home/u/.lmstudio/extensions/backends/vendor/linux-llama-rocm-vendor-v3/rocblas/library/TensileLibrary.dat",
+     "application"),
+    ("C:\\\\Users\\\\saki\\\\AppData\\\\Local\\\\Programs\\\\Ollama\\\\rocm\\\\/rocblas/library/TensileLibrary.dat", "application"),
+    ("/usr/lib/ollama/rocm/rocblas/library/TensileLibrary.dat", "application"),
+])
+def test_whose_rocblas_failed(path, owner):
+    from rocm_wizard.doctor.matchers import _rocblas_owner
+
+    assert _rocblas_owner(path) == owner

@@ -1857,13 +1857,16 @@ _TENSILE_MISSING = re.compile(r"rocBLAS error: Cannot read (\S{0,400}?TensileLib
 
 
 def _rocblas_owner(path: str) -> str:
-    """Whose rocBLAS a 'Cannot read .../TensileLibrary.dat' path is: "wheel" (a torch wheel's torch/lib), "host"
-    (the ROCm a package manager installed: /opt/rocm[-X], the system library folder's rocblas), else "application"
-    (a folder an application ships its own ROCm libraries in: ~/.lmstudio, /usr/lib/ollama, an app image)."""
-    p = path.replace("\\", "/")
-    if "/torch/lib/" in p:
+    """Whose rocBLAS a 'Cannot read .../TensileLibrary.dat' path is: "wheel" (a Python environment's: torch's own
+    torch/lib, or ROCm's pip wheels in site-packages such as TheRock's _rocm_sdk_devel), "host" (a ROCm installed for
+    the system: /opt/rocm[-X], the system library folder's rocblas, a Nix store path, the Windows HIP SDK under
+    Program Files\\AMD\\ROCm), else "application" (a folder an application ships its own ROCm libraries in:
+    ~/.lmstudio's engines, Ollama's lib/ollama or AppData folder, an unpacked app bundle)."""
+    p = path.replace("\\\\", "/").replace("\\", "/")
+    if re.search(r"/torch/lib/|/(?:site|dist)-packages/", p, re.I):
         return "wheel"
-    if re.match(r"^/opt/rocm(?:-[\d.]+)?/|^/opt/rocm/core-[\d.]+/|^/usr/(?:local/)?lib(?:64)?/(?:[\w-]+-linux-gnu/)?rocblas/", p):
+    if re.match(r"^/opt/rocm(?:-[\d.]+)?/|^/opt/rocm/core-[\d.]+/|^/usr/(?:local/)?lib(?:64)?/(?:[\w-]+-linux-gnu/)?rocblas/"
+                r"|^/nix/store/|^[a-z]:/program files/amd/rocm/", p, re.I):
         return "host"
     return "application"
 
