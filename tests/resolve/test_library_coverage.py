@@ -182,6 +182,31 @@ def test_an_applications_own_rocblas_is_not_called_a_torch_wheels():
         assert f is not None and "application" not in f.title and f.path == "torch-reinstall"
 
 
+def test_an_applications_line_beside_a_wheel_gap_is_not_called_the_hosts_rocblas(tmp_path):
+    """A venv's torch wheel that lacks gfx900 kernels (tests/data/real/300) and, in the same paste, an application's
+    own bundled rocBLAS failing for gfx900 (the line of 3400's LM Studio engine, its target changed): the torch fix
+    stays, and the host's /opt/rocm is not named as the failing rocBLAS -- neither line is the host's."""
+    import shutil
+
+    from rocm_wizard.detect import detect_snapshot
+
+    src = next(REAL.glob("300-*"))
+    for f in src.glob("*.txt"):
+        shutil.copy(f, tmp_path / f.name)
+    (tmp_path / "app.log").write_text(
+        "rocBLAS error: Cannot read /home/u/.lmstudio/extensions/backends/vendor/linux-llama-rocm-vendor-v3/rocblas/"
+        "library/TensileLibrary.dat: No such file or directory for GPU arch : gfx900\n")
+    f = diagnose(detect_snapshot(str(tmp_path))).finding("wheel-library-lacks-kernels")
+    assert f is not None and ".lmstudio" in " ".join(f.evidence) and "rocm6.3 index" in f.fix
+    assert "host's ROCm" not in f.fix
+    # the same application line beside the host's /opt/rocm line (301) does name the host
+    (tmp_path / "host.log").write_text(next(p for p in next(REAL.glob("301-*")).glob("*.txt")
+                                            if "/opt/rocm-6.4.0/lib/rocblas" in p.read_text(errors="replace"))
+                                       .read_text(errors="replace"))
+    f = diagnose(detect_snapshot(str(tmp_path))).finding("wheel-library-lacks-kernels")
+    assert f is not None and "host's ROCm" in f.fix
+
+
 @pytest.mark.parametrize("path,owner", [
     # the paths rocBLAS printed in the corpus's 'Cannot read .../TensileLibrary.dat' lines (tests/data/real)
     ("/home/u/venv/lib/python3.10/site-packages/torch/lib/rocblas/library/TensileLibrary.dat", "wheel"),

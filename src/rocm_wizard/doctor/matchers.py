@@ -1895,7 +1895,7 @@ def wheel_library_lacks_kernels(ctx: Context, meta: RuleMeta) -> Optional[Match]
             gfxs.append(m.group(2).lower())
             owner = _rocblas_owner(m.group(1))
             owners.add(owner)
-            host = host or owner != "wheel"  # the host's ROCm, not a wheel's own rocBLAS
+            host = host or owner == "host"  # the host's ROCm (not a wheel's, not an application's own)
     if not ev:
         return None
     if not wheel_gaps and owners == {"application"}:
