@@ -629,22 +629,24 @@ def _path_rocm(source: Source, r: RocmInfo) -> Optional[Tuple[str, str]]:
     ``ldd`` line, a traceback frame, ``LD_LIBRARY_PATH``): one release named, or the one a shown link
     ``rocm -> /opt/rocm-X`` names among several (``parsers/install_paths.py``).  Several and no link:
     none, with a note (a path shows a tree installed, not the one in use)."""
-    texts = [(name, text) for name, text in pastes(source) if "/opt/rocm-" in text]
+    texts = [(name, text) for name, text in pastes(source) if "/rocm" in text]
     if not texts:
         return None
     from ..parsers import install_paths
 
     ver, names, linked = install_paths.rocm_release([t for _n, t in texts])
+    folders = [install_paths.tree_folder([t for _n, t in texts], v) for v in names]
     if ver is None:
         if len(names) > 1:
             r.note("the pastes' paths name several ROCm trees (%s) and no /opt/rocm link says which one is in use; "
-                   "none taken as the host's release" % ", ".join("/opt/rocm-" + v for v in names))
+                   "none taken as the host's release" % ", ".join(folders))
         return None
-    name = next((n for n, t in texts if "/opt/rocm-" + ver in t), texts[0][0])
-    how = "rocm -> /opt/rocm-%s link" % ver if ver in linked else "install path /opt/rocm-%s" % ver
+    folder = folders[names.index(ver)]
+    name = next((n for n, t in texts if folder in t), texts[0][0])
+    how = "rocm -> /opt/rocm-%s link" % ver if ver in linked else "install path %s" % folder
     if len(names) > 1:
         r.note("the pastes' paths name several ROCm trees (%s); /opt/rocm is shown linked to /opt/rocm-%s"
-               % (", ".join("/opt/rocm-" + v for v in names), ver))
+               % (", ".join(folders), ver))
     return ver, paste_label(name, how)
 
 
