@@ -12,12 +12,15 @@ catch-all's 'told, not shown' and 3503 at framework with the catch-all.  The fix
 * 3503: HIP's CMake package (ROCm/clr hipamd/hip-config-amd.cmake) warns "AMDGPU_TARGETS was not set, and system GPU
   detection was unsuccsesful." (GPU_TARGETS in later releases) when amdgpu-arch fails and no target was given, and the
   build then gets the compiler's default target; row iu_hip_cmake_gpu_targets_unset_detection_failed reads it at
-  packaging as a warning."""
+  packaging as a warning.
+* Detection: CMake's find-module report for Python ('-- Found Python: ... (found version "3.12.11")') and a Nix
+  derivation's log prefix ('python3.12-torch> ') now name the build's Python (X.Y)."""
 from __future__ import annotations
 
 import pytest
 
 from rocm_wizard.detect import error_signatures
+from rocm_wizard.detect.parsers import paste_facts
 from rwtest.heldout import assert_named_and_leads, fixture as _fixture, ids, lead_layer as _lead_layer
 
 NO_ARCH = "iu_pytorch_loadhip_no_gpu_arch_specified"
@@ -76,3 +79,25 @@ def test_the_targets_row_reads_hip_config_amds_warning(line):
 def test_other_target_messages_are_left_alone(line):
     found = ids(line)
     assert NO_ARCH not in found and TARGETS not in found
+
+
+@pytest.mark.parametrize("text,ver", [
+    # vllm-project/vllm#22590 (fixture 3503): CMake's FindPython report
+    ('-- Found Python: /usr/bin/python3 (found version "3.12.11") found components: Interpreter '
+     'Development.Module Development.SABIModule\n', "3.12"),
+    # FindPythonInterp's 'suitable version' form (Kitware/CMake FindPackageHandleStandardArgs.cmake)
+    ('-- Found PythonInterp: /usr/bin/python3 (found suitable version "3.8.10", minimum required is "3")\n', "3.8"),
+    # huggingface/kernel-builder#142 (fixture 3502): nix build -L's prefix of a nixpkgs Python package derivation
+    ("python3.12-torch> Sourcing python-remove-tests-dir-hook\n", "3.12"),
+])
+def test_a_build_log_names_its_python(text, ver):
+    assert paste_facts.parse(text).build_pythons == [ver]
+
+
+@pytest.mark.parametrize("text", [
+    '-- Found PythonLibs: /usr/lib/libpython2.7.so (found version "2.7.18")\n',  # Python 2 is not read
+    "python3.12 -m pip install torch > log.txt\n",  # a command line, not a derivation's prefix
+    '-- Found HIP: /opt/rocm (found suitable version "6.4.43483-a187df25c", minimum required is "1.0")\n',
+])
+def test_other_lines_name_no_build_python(text):
+    assert paste_facts.parse(text).build_pythons == []
