@@ -313,6 +313,17 @@ _UV_PYTHON = lazy(r"^Using CPython (?P<ver>3\.\d{1,2}\.\d{1,2})(?: interpreter a
 # {path}", later "... environment at: {path}"), e.g. "Using Python 3.12.10 environment at: venv-linux-amd-3.12": the
 # target environment's Python.
 _UV_PIP_ENV = lazy(r"^Using C?Python (?P<ver>3\.\d{1,2}\.\d{1,2}) environment at:? \S.{0,300}$")
+# (s25-buildwin) the interpreter a build log says it builds with, X.Y (the version an extension's ABI follows):
+# CMake's find-module report (Kitware/CMake Modules/FindPackageHandleStandardArgs.cmake FIND_PACKAGE_HANDLE_STANDARD_ARGS:
+# message(STATUS "Found ${_NAME}: ${...} (found version \"${VERSION}\")", or "(found suitable version \"...\", minimum
+# required is \"...\")") for FindPython, FindPython3, FindPythonInterp and FindPythonLibs, e.g. '-- Found Python:
+# /usr/bin/python3 (found version "3.12.11") found components: Interpreter ...'; and the log prefix 'nix build -L'
+# gives each line of a derivation ('<name>> '), where nixpkgs names a Python package's derivation
+# 'python<X.Y>-<pname>' (NixOS/nixpkgs pkgs/development/interpreters/python/mk-python-derivation.nix: name = namePrefix
+# + ...; namePrefix = python.libPrefix + "-", libPrefix "python3.12").  Python 2 is not read.
+_CMAKE_FOUND_PYTHON = lazy(r'^-- Found Python(?:3|Interp|Libs)?: \S.{0,400}? \(found (?:suitable )?version '
+                           r'"(?P<ver>3\.\d{1,2})(?:\.\d{1,3})?[^"\s]{0,20}"')
+_NIX_PYTHON_DRV = lazy(r"^python(?P<ver>3\.\d{1,2})-[A-Za-z0-9_][A-Za-z0-9_.+-]{0,100}> ")
 # (s21-webuiwin) InvokeAI's dependency report, the JSON its About dialog shows and its issue form asks for under
 # "Python dependencies" (invoke-ai/InvokeAI invokeai/app/api/routers/app_info.py get_app_deps: 3.x-5.x an
 # AppDependencyVersions of fixed keys -- "python": platform.python_version(), "torch": torch.__version__, ...; later
@@ -533,7 +544,8 @@ _NEEDLES = ("gpu arch : gfx", "gpu arch: gfx", "for isa: amdgcn-amd-amdhsa--", "
             "(radeonsi, ",  # (s19-detgen: Mesa's renderer string, its kernel release)
             '"torch":', '"python":',  # (s21-webuiwin: an app's JSON dependency report, InvokeAI's)
             " platform=",  # (s21-comfy26win: SD.Next's 'Python: version=X.Y.Z platform=...' start-up line)
-            "unsupported target: 'gfx", "/nix/store/")  # (s24-triton2win: Triton's AMD target refusal, a Nix store path)
+            "unsupported target: 'gfx", "/nix/store/",  # (s24-triton2win: Triton's AMD target refusal, a Nix store path)
+            "found python", "python3.")  # (s25-buildwin: CMake's FindPython line, a Nix python derivation's log prefix)
 
 
 # (s12-heldba) inxi's Graphics section (smxi/inxi, https://codeberg.org/smxi/inxi: GraphicItem's PCI device rows):
@@ -631,12 +643,13 @@ class PasteFacts:
     install_pythons: List[str] = field(default_factory=list)  # (s9-heldr) X.Y.Z of pyenv's / uv's interpreter directories
     tool_pythons: List[str] = field(default_factory=list)  # (s19-detgen) X.Y.Z of uv's 'Using CPython X.Y.Z' line
     app_pythons: List[str] = field(default_factory=list)  # (s21-webuiwin) X.Y.Z of an app's JSON dependency report, SD.Next's start-up line
+    build_pythons: List[str] = field(default_factory=list)  # (s25-buildwin) X.Y of a build log's interpreter (CMake's FindPython, Nix)
 
     @property
     def ok(self) -> bool:
         return bool(self.gpus or self.torch or self.kernels or self.kernel_lines or self.distros or self.pythons
                     or self.amd_smi_headers or self.amdgpu_versions or self.device_extras or self.site_pythons or self.stdlib_pythons
-                    or self.install_pythons or self.tool_pythons or self.app_pythons)
+                    or self.install_pythons or self.tool_pythons or self.app_pythons or self.build_pythons)
 
 
 def smi_gfx(value: str) -> Optional[str]:
@@ -762,6 +775,12 @@ def parse(text: object) -> PasteFacts:
                 rel = m.group("rel")
                 if m.group("sys") == "Linux" and _RELEASE_FULL.match(rel) and rel not in out.kernel_lines:
                     out.kernel_lines.append(rel)
+        if c1 == "-" and l.startswith("-- found python") and "version \"3." in l:
+            m = _CMAKE_FOUND_PYTHON.match(line)
+            _keep(out.build_pythons, m, "ver")
+        if c0 == "p" and l.startswith("python3.") and "> " in l:
+            m = _NIX_PYTHON_DRV.match(line)
+            _keep(out.build_pythons, m, "ver")
         if c0 == "u" and l.startswith("using cpython 3."):
             m = _UV_PYTHON.match(line)
             _keep(out.tool_pythons, m, "ver")
