@@ -697,7 +697,7 @@ def scan(texts: Sequence[Tuple[str, Optional[str], str]], known: Sequence[str] =
                 if not line or not t.listing_failure_rx.search(line):
                     continue
                 kind = None
-            if line and _in_traceback_body(text, start, line):
+            if line and (_in_traceback_body(text, start, line) or _warning_source_echo(text, start)):
                 continue
             msg = log_message(line)
             if not msg:
@@ -793,6 +793,24 @@ def _in_traceback_body(text: str, start: int, line: str) -> bool:
         prev_end = text.rfind("\n", 0, max(prev_end, 0))
         prev = text[text.rfind("\n", 0, max(prev_end, 0)) + 1:max(prev_end, 0)]
     return bool(_FRAME_ANY.search(prev))
+
+
+# (s25-researchwin, set IW) Python's warnings module shows a warning as "<file>:<line>: <Category>: <message>" and under
+# it, indented by two spaces, the source line that raised it (cpython Lib/warnings.py _formatwarnmsg_impl:
+# "%s:%s: %s: %s\n" then "  %s\n" % line.strip()): torch's "UserWarning: Can't initialize amdsmi - Error code: 34" is
+# followed by '  warnings.warn(f"Can't initialize amdsmi - Error code: {e.err_code}")', the program's code, not a message
+_PY_WARNING = re.compile(r"\.py:\d{1,7}: (?:[A-Za-z_]\w{0,60}\.){0,4}[A-Z]\w{0,60}Warning: ")
+
+
+def _warning_source_echo(text: str, start: int) -> bool:
+    """Whether the line at ``start`` of ``text`` is the source line Python's warnings module echoes under a warning."""
+    if not text.startswith("  ", start):
+        return False
+    prev_end = start - 1
+    if prev_end <= 0:
+        return False
+    prev = text[text.rfind("\n", 0, prev_end) + 1:prev_end]
+    return bool(_PY_WARNING.search(prev))
 
 
 # (s24-lmswin, set IK) a log record's header that a viewer or logger writes on a line of its own, its message on the next

@@ -160,7 +160,10 @@ _HIP_VER = r"\d+\.\d+\.\d{5}(?:-[0-9a-f]+)?"
 _TORCH_HIP = lazy(r"^\s*(?P<torch>" + _TORCH_VER + r")\s*,?\s*(?:hip:?\s*)?'?(?P<hip>" + _HIP_VER + r")'?\s*$")
 # (s23-comfy3win) also a Markdown list item with a bold label, ComfyUI's error report's System Information
 # ("- **PyTorch Version:** 2.9.1+rocm7.2.1", Comfy-Org/ComfyUI_frontend's error report template)
-_TORCH_LABELLED = lazy(r"^\s*(?:[-*]\s{1,3})?(?:\*\*)?(?:pytorch version|torch version|torch\.__version__\s*[:=]?|PyTorch|Torch:)\s*[:=]?(?:\*\*)?\s*'?(?P<torch>"
+# (s25-researchwin, set IW 3523) also a check script's label that says "version" in another script right after the name,
+# as xformers#1314's "PyTorch版本: 2.8.0+rocm6.4" (zh), "PyTorchバージョン" (ja), "PyTorch 버전" (ko), "PyTorch версия" (ru),
+# with an ASCII or full-width colon: letters outside ASCII only, so "torchvision" or "torchaudio" never reads as torch
+_TORCH_LABELLED = lazy(r"^\s*(?:[-*]\s{1,3})?(?:\*\*)?(?:pytorch version|torch version|torch\.__version__\s*[:=]?|(?:py)?torch ?[^\x00-\x7f\s:=\uff1a]{1,10}|PyTorch|Torch:)\s*[:=\uff1a]?(?:\*\*)?\s*'?(?P<torch>"
                        + _TORCH_VER + r"\+(?:rocm[0-9A-Za-z.]*|cu\d{2,3}|cpu))'?\s*$", re.I)  # (s8-heldp: CUDA/CPU builds too)
 # (s11-heldak) a PyTorch check script's report, e.g. the flash-attention test of ROCm/TheRock#1364 and
 # legacy-rocm-build#5404 ("=== PyTorch Installation Check ===" / "PyTorch version: ..." / "CUDA available: True" /
