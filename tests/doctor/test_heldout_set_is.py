@@ -70,7 +70,8 @@ def test_openlinkhub_row_leaves_other_lines(text):
     "Error Calling hsa_iterate_agents: HSA_STATUS_ERROR: A generic error has occurred.\n*** SIGABRT received by PID 8409 ***",
     # the older rocprofiler's same factory (ROCm/rocprofiler#10, ROCm/roctracer#42)
     "aqlprofile API table load failed: HSA_STATUS_ERROR: A generic error has occurred.",
-    # a tool library started before HSA (rocprofiler-sdk, an MI300A report: HSA_STATUS_ERROR_NOT_INITIALIZED)
+    # a tool library started before HSA: the HSA_STATUS_ERROR_NOT_INITIALIZED form a rocprofiler-sdk bisect report quotes
+    # (MI300A, ROCm 6.2.4), its status string as ROCr's hsa_status_string gives it
     "Error Calling hsa_iterate_agents: HSA_STATUS_ERROR_NOT_INITIALIZED: An API other than hsa_init has been invoked "
     "while the reference count of the HSA runtime is 0.",
 ])
