@@ -29,6 +29,10 @@ MISSES = {
             "prose; the paste is collect_env's healthy head (tests/doctor/test_known_failure.py MISSES)",
     "3513": "held-out IV: a vLLM gfx906 image's 'hip error' told only in a title that quotes no line; the pastes are "
             "collect_env's head and start-up lines cut before any error (tests/doctor/test_known_failure.py MISSES)",
+
+    # s25-smiwin (set IS)
+    "3482": "held-out IS: amd-smi's 'static --csv' printing nothing, told only in the title and prose; the paste is "
+            "the form's healthy rocminfo (tests/doctor/test_known_failure.py MISSES)",
     # s24-cloudwin (set IQ)
     "3461": "held-out IQ: the AMD device plugin never registering its gpu resource (no /sys/class/kfd), told only in prose; the "
             "paste is the plugin's healthy start-up lines (tests/doctor/test_known_failure.py MISSES)",

@@ -55,6 +55,9 @@ def _pre_vega(gfx: Optional[str]) -> bool:
 
 
 # ================================================================== GPU and kernel driver
+_RADEON_APU_CPU = re.compile(r"\bAMD\b[^\n]{0,80}?\b(?:w/|with) Radeon\b", re.I)
+
+
 @rule("no-amd-gpu")
 def no_amd_gpu(ctx: Context, meta: RuleMeta) -> Optional[Match]:
     if ctx.amd_present:
@@ -75,6 +78,13 @@ def no_amd_gpu(ctx: Context, meta: RuleMeta) -> Optional[Match]:
             break
     if not clues:
         return None  # nothing was detected at all: no basis for a claim
+    if listed and not others and _RADEON_APU_CPU.search(s(getattr(ctx.system.os, "cpu", ""))):
+        # s25-smiwin (set IS, 3481): the CPU the paste names is an AMD APU with its Radeon graphics on the die ('AMD
+        # RYZEN AI MAX+ PRO 395 w/ Radeon 8060S', 'AMD Ryzen 5 5600G with Radeon Graphics': the model names AMD gives
+        # its APUs, which rocminfo's CPU agent and /proc/cpuinfo print): an AMD GPU is there, so "no AMD GPU" is no
+        # claim to make; rocminfo listing only the CPU agent is the runtime's finding (no_gpu_agent), which
+        # known-failure reports
+        return None
     if ctx.wsl and not others:
         # s8-heldp: under WSL the GPU is Windows' (reached through /dev/dxg), never bound to the Linux
         # kernel's amdgpu: rocminfo's CPU-only list is the WSL runtime's (rocr4wsl/librocdxg) answer, which
@@ -2175,7 +2185,9 @@ def _rows_moved(by_layer: Dict[str, List[Tuple[Any, str]]], src: str, dst: str, 
 # profiler's layer.  Only the statuses an API call returns to its caller move; a queue's fault (memory fault, illegal
 # instruction, exception) is the GPU's and stays where it is.  Statuses a specific rule reports (hsa-runtime-error's
 # signatures) are that rule's and do not reach known-failure: not moved here.
-_PROFILER_STACK_ROWS = frozenset({"bu_crash_stack_in_rocm_profiler_library"})
+# s25-smiwin (set IS, 3481): aqlprofile's HsaRsrcFactory CHECK_STATUS line (row is_profiler_hsa_rsrc_factory_check_failed,
+# "Error Calling hsa_iterate_agents: <status>" then abort()) is the profiler's own call too, with or without a stack.
+_PROFILER_STACK_ROWS = frozenset({"bu_crash_stack_in_rocm_profiler_library", "is_profiler_hsa_rsrc_factory_check_failed"})
 _HSA_CALL_STATUS_ROWS = frozenset({"hsa_generic_error", "hsa_invalid_argument_text", "hsa_not_initialized_text",
                                    "hsa_incompatible_arguments", "hsa_invalid_allocation", "hsa_invalid_queue_creation",
                                    "rocr_call_returned"})

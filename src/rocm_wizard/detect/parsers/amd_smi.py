@@ -114,6 +114,37 @@ def _parse(text: str, out: AmdSmiOutput) -> None:
             _from_json(data, out)
             return
     _from_text(lines, out)
+    if not out.gpus and start >= 0:
+        _from_json_lines(lines, out)
+
+
+# s25-smiwin (set IS, 3483): a JSON document that no longer loads because the user masked its ids by hand
+# ('"subsystem_id": "0x----,' lost its closing quote) still prints one '"key": value' pair a line, as amd-smi's
+# --json writes it (ROCm/amdsmi amdsmi_cli/amdsmi_logger.py: json.dumps(..., indent=4)).  Read those pairs line by
+# line: a '"gpu": N' pair starts the next GPU; scalar pairs fill it as the JSON reader would (keys without their
+# section, which _apply accepts).
+_JSON_PAIR = re.compile(r'^[ \t]{0,80}"([A-Za-z_]{1,60})"[ \t]{0,8}:[ \t]{0,8}"?([^"\n{}\[\]]{0,200}?)"?[ \t]{0,8},?[ \t]{0,8}$')
+
+
+def _from_json_lines(lines: List[str], out: AmdSmiOutput) -> None:
+    rec: Optional[Dict[str, Any]] = None
+    recs: List[Dict[str, Any]] = []
+    for line in lines:
+        m = _JSON_PAIR.match(line)
+        if not m:
+            continue
+        key, value = m.group(1).upper(), m.group(2).strip()
+        if key == "GPU":
+            rec = {"GPU": value}
+            recs.append(rec)
+        elif rec is not None and value:
+            rec.setdefault(key, value)
+    for pos, flat in enumerate(recs):
+        idx = int_or_none(flat.get("GPU"))
+        g = AmdSmiGpu(index=idx if idx is not None else pos)
+        _apply(g, flat)
+        if g.market_name or g.gfx_target:
+            out.gpus.append(g)
 
 
 def _load_json(s: str) -> Any:
