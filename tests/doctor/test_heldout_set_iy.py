@@ -19,7 +19,8 @@ from __future__ import annotations
 import pytest
 
 from rocm_wizard.detect import error_signatures
-from rwtest.heldout import assert_named_and_leads, fixture as _fixture, ids, lead_layer as _lead_layer
+from rwtest import realrun
+from rwtest.heldout import PROBLEM, assert_named_and_leads, fixture as _fixture, ids, lead_layer as _lead_layer
 
 PADDLE = "iy_paddle_gpu_build_no_gpu_found"
 DEVSTR = "iy_torch_device_string_empty"
@@ -28,6 +29,13 @@ DEVSTR = "iy_torch_device_string_empty"
 @pytest.mark.parametrize("num,layer", [("3540", "hip"), ("3541", "hip"), ("3542", "runtime"), ("3543", "framework")])
 def test_the_set_iy_fixtures_lead_at_their_layer(num, layer):
     assert _lead_layer(_fixture(num)) == layer
+
+
+def test_3545_keeps_its_hip_finding_after_the_paddle_row_leads_at_runtime():
+    # 3545 (Paddle#71646) holds both Paddle's import-time no-GPU warning (runtime, like torch's 'No HIP GPUs are
+    # available') and its relay of HIP status 100 (hip): doctor orders by layer, so the runtime row leads there now
+    probs = [(f.id, f.layer) for f in realrun.diagnosis(_fixture("3545")).findings if f.severity in PROBLEM]
+    assert probs[0] == ("known-failure", "runtime") and ("known-failure", "hip") in probs
 
 
 def test_the_paddle_row_names_its_fixture_and_leads_at_runtime():
