@@ -1,0 +1,55 @@
+"""Held-out set IX (tests/data/real/3530-3533, HELDOUT.md): the newest AMD GPU threads the index holds (July-November
+2026): TheRock's gfx950-dcgpu tests run on MI325X runners (HIP's 'invalid device function'), the Linux DLSS-NR-on-AMD
+mod refusing an RX 9060 XT ('Error: Unsupported GPU. Bundled targets: ...'), comfyui-rocm on Windows with an RX Vega 64
+whose HIP finds no device, and llama.cpp's first win-rocm-7.14 release listing no device.  On the unchanged code 3530
+led at hip, 3531 had only a catch-all finding with no layer, 3532 led at runtime with torch's relay of the missing
+device, 3533 led at framework (llama.cpp's empty list; the release's missing DLLs are told only in other threads:
+MISSES).  The fixes:
+
+* 3531: an application's refusal that lists the GPU targets its bundled kernels carry ("Bundled targets:", Ollama's
+  "supported types:", LM Studio's "supported targets:", AITER's "Supported architectures:") is the application's own
+  check: a row of the layer table (detect/failure_lines.toml) places it at framework.
+* 3532 (and 350): torch's "no GPU" (is_available() False, "No HIP GPUs are available") is hipGetDeviceCount's count
+  relayed (torch/cuda/__init__.py, c10/hip device_count_impl); when HIP's own no-device report is in the paste, the
+  relay joins it at hip (doctor/matchers.py _torch_relays_hip_no_device), so HIP's line leads.
+* 3532's gfx900: comfyui-rocm's installer (detect_gpu.py) prints "Matched GPU: <name>" then "Architecture: <family>
+  (<gfx>)"; the paste parser reads the pair (detect/parsers/paste_facts.py)."""
+from __future__ import annotations
+
+import pytest
+
+from rocm_wizard.detect import failure_lines
+from rwtest.heldout import doctor_files, fixture as _fixture, lead_layer as _lead_layer, problems
+
+
+@pytest.mark.parametrize("num,layer", [("3530", "hip"), ("3531", "framework")])
+def test_the_set_ix_fixtures_lead_at_their_layer(num, layer):
+    assert _lead_layer(_fixture(num)) == layer
+
+
+@pytest.mark.parametrize("line", [
+    # the fixture's line (guentra/DLSS-NR-on-AMD-Linux#1)
+    "Error: Unsupported GPU. Bundled targets: gfx1100, gfx1101, gfx1102, gfx1201",
+    # Ollama's discovery (ollama/ollama discover/amd_windows.go; real fixture 975) -- without Ollama's log prefix
+    'msg="amdgpu is not supported (supported types:[gfx1103])" gpu_type=gfx1150 gpu=0',
+    # LM Studio's ROCm engine (real fixture 3394)
+    '"message": "No ROCm GPUs detected of supported targets: gfx1030, gfx1100, gfx1101, gfx1102, gfx1151"',
+    # AITER's chip table under SGLang/GPUStack (gpustack/gpustack#3880; real fixture 1960)
+    "Unknown GPU architecture: gfx1151. Supported architectures: ['native', 'gfx90a', 'gfx908', 'gfx942']",
+])
+def test_an_applications_list_of_its_targets_is_the_framework_layer(line):
+    assert failure_lines.layer_of(line) == "framework", line
+
+
+@pytest.mark.parametrize("line,layer", [
+    # ROCr's own refusal keeps the runtime (real fixture 2626)
+    ("ROCR: unsupported GPU", "runtime"),
+    # a library's line that lists targets keeps the library's layer
+    ("rocBLAS error: Cannot read TensileLibrary.dat: supported targets: gfx900", "libraries"),
+])
+def test_lower_layers_keep_their_refusals(line, layer):
+    assert failure_lines.layer_of(line) == layer
+
+
+def test_words_without_a_target_list_are_not_the_row():
+    assert failure_lines.layer_of("see the docs for the supported targets of this release") != "framework"
