@@ -22,7 +22,7 @@ from rocm_wizard.detect import failure_lines
 from rwtest.heldout import doctor_files, fixture as _fixture, lead_layer as _lead_layer, problems
 
 
-@pytest.mark.parametrize("num,layer", [("3530", "hip"), ("3531", "framework")])
+@pytest.mark.parametrize("num,layer", [("3530", "hip"), ("3531", "framework"), ("3532", "hip")])
 def test_the_set_ix_fixtures_lead_at_their_layer(num, layer):
     assert _lead_layer(_fixture(num)) == layer
 
@@ -53,3 +53,40 @@ def test_lower_layers_keep_their_refusals(line, layer):
 
 def test_words_without_a_target_list_are_not_the_row():
     assert failure_lines.layer_of("see the docs for the supported targets of this release") != "framework"
+
+
+@pytest.mark.parametrize("files", [
+    # the fixture's outputs (patientx-cfz/comfyui-rocm#109): torch's printout and hipInfo's line
+    {"torch.txt": "torch.cuda.is_available(): False\nDevice count: 0\n",
+     "hipinfo.txt": 'HIP API error = 0100 "no ROCm-capable device is detected"\n'},
+    # pytorch/pytorch#70036 (real fixture 350): torch's RuntimeError beside HIP's error name
+    {"log.txt": "RuntimeError: No HIP GPUs are available\n>>> torch.tensor([0]).to(\"hip\")\n"
+                "RuntimeError: HIP error: hipErrorNoDevice\n"},
+    # hipInfo's full line as ROCm/TheRock#1904 pastes it (gfx906 on Windows), beside a REPL's is_available() False
+    # (the pairing constructed)
+    {"check.txt": ">>> torch.cuda.is_available()\nFalse\n",
+     "hipinfo.txt": 'checkHipErrors() HIP API error = 0100 "no ROCm-capable device is detected" from file '
+                    '<C:\\Users\\Radeon7\\Desktop\\TheRock\\rocm-systems\\projects\\hip-tests\\samples\\1_Utils\\hipInfo\\'
+                    'hipInfo.cpp>, line 197.\n'},
+])
+def test_torchs_relay_joins_hips_own_no_device_report(tmp_path, files):
+    found = problems(doctor_files(tmp_path, files))
+    assert found and found[0][1] == "hip", found
+    assert not any(layer == "runtime" for _id, layer in found), found
+
+
+def test_torchs_relay_alone_stays_at_the_runtime(tmp_path):
+    # constructed: is_available() False with no line of HIP's own
+    found = problems(doctor_files(tmp_path, {"check.txt": "torch.cuda.is_available(): False\n"}))
+    assert found and found[0][1] == "runtime", found
+
+
+def test_a_runtime_line_of_its_own_still_leads(tmp_path):
+    # constructed from rocminfo's own failure (ROCm/rocminfo rocminfo.cc) beside the torch relay and HIP's report
+    files = {"rocminfo.txt": "ROCk module is loaded\nhsa api call failure at: /long_pathname_so_that_rpms_can_package_the"
+                             "_debug_info/src/rocminfo/rocminfo.cc:1306\nCall returned HSA_STATUS_ERROR_OUT_OF_RESOURCES: "
+                             "The runtime failed to allocate the necessary resources.\n",
+             "torch.txt": "torch.cuda.is_available(): False\n",
+             "hipinfo.txt": 'HIP API error = 0100 "no ROCm-capable device is detected"\n'}
+    found = problems(doctor_files(tmp_path, files))
+    assert found and found[0][1] == "runtime", found
