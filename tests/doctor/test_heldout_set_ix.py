@@ -19,6 +19,7 @@ from __future__ import annotations
 import pytest
 
 from rocm_wizard.detect import failure_lines
+from rocm_wizard.detect.parsers import paste_facts
 from rwtest.heldout import doctor_files, fixture as _fixture, lead_layer as _lead_layer, problems
 
 
@@ -90,3 +91,26 @@ def test_a_runtime_line_of_its_own_still_leads(tmp_path):
              "hipinfo.txt": 'HIP API error = 0100 "no ROCm-capable device is detected"\n'}
     found = problems(doctor_files(tmp_path, files))
     assert found and found[0][1] == "runtime", found
+
+
+@pytest.mark.parametrize("text,name,gfx", [
+    # the fixture's lines (patientx-cfz/comfyui-rocm#109)
+    ("Matched GPU: Radeon RX Vega\nArchitecture: Vega 10 (RX Vega 56/64) (gfx900)\nStatus: SUPPORTED\n",
+     "Radeon RX Vega", "gfx900"),
+    # patientx-cfz/comfyui-rocm#69 (real fixture 3221), detect_gpu.py run by hand
+    ("Found 1 AMD GPU(s):\n  - AMD Radeon RX 6700 XT\n\nMatched GPU: AMD Radeon RX 6700 XT\n"
+     "Architecture: RDNA 2 (gfx1031)\nStatus: SUPPORTED\n", "AMD Radeon RX 6700 XT", "gfx1031"),
+])
+def test_comfyui_rocms_installer_names_the_gpus_target(text, name, gfx):
+    assert [(g.name, g.gfx_target) for g in paste_facts.parse(text).gpus if g.how == "installer"] == [(name, gfx)]
+
+
+@pytest.mark.parametrize("text", [
+    # the installer's table gives some names a family, not a target (detect_gpu.py GPU_TO_GFX: 'gfx110X')
+    "Matched GPU: AMD Radeon RX 7900 XTX\nArchitecture: RDNA 3 (gfx110X)\nStatus: SUPPORTED\n",
+    # an "Architecture:" line with another line between it and "Matched GPU:" (constructed)
+    "Matched GPU: AMD Radeon RX 6700 XT\nStatus: SUPPORTED\nArchitecture: RDNA 2 (gfx1031)\n",
+    "CPU Architecture: x86_64 (gfx1031 build host)\n",
+])
+def test_other_architecture_lines_name_no_target(text):
+    assert not [g for g in paste_facts.parse(text).gpus if g.how == "installer"]
