@@ -2178,6 +2178,25 @@ def _rows_moved(by_layer: Dict[str, List[Tuple[Any, str]]], src: str, dst: str, 
     return out
 
 
+# s25-newestwin (set IX, 3532; fixture 350): PyTorch's "no GPU" is the HIP runtime's device count relayed:
+# torch.cuda.is_available() returns torch._C._cuda_getDeviceCount() > 0 and _lazy_init raises "No HIP GPUs are available"
+# when it is 0 (pytorch/pytorch torch/cuda/__init__.py), and that count is hipGetDeviceCount's, read as 0 when it returns
+# hipErrorNoDevice (c10/cuda/CUDAFunctions.cpp device_count_impl, hipified to c10/hip).  Alone, the relay sits at the
+# runtime (rows torch_gpu_unavailable, torch_no_hip_gpus: the runtime found no device).  When the same paste shows the HIP
+# runtime's own report of that count (hipErrorNoDevice, "no ROCm-capable device is detected": rows hip_no_rocm_device,
+# hip_no_device_name, ggml_no_rocm_device), the relay is that failure seen from torch: it joins HIP's lines after them,
+# so the report HIP printed leads.  Only the relay rows move; a runtime line of its own (rocminfo, ROCr, /dev/kfd) stays.
+_TORCH_NO_GPU_RELAY_ROWS = frozenset({"torch_gpu_unavailable", "torch_no_hip_gpus"})
+_HIP_NO_DEVICE_ROWS = frozenset({"hip_no_rocm_device", "hip_no_device_name", "ggml_no_rocm_device"})
+
+
+def _torch_relays_hip_no_device(by_layer: Dict[str, List[Tuple[Any, str]]]) -> Dict[str, List[Tuple[Any, str]]]:
+    """Move torch's "no GPU" relay rows from the runtime layer to HIP's when HIP's own no-device line is there."""
+    if "runtime" not in by_layer or not any(row.id in _HIP_NO_DEVICE_ROWS for row, _t in by_layer.get("hip", [])):
+        return by_layer
+    return _rows_moved(by_layer, "runtime", "hip", lambda row, text: row.id in _TORCH_NO_GPU_RELAY_ROWS)
+
+
 # s14-heldbu (set BU, 1703): an HSA call's status printed while the process stops inside ROCm's profiler libraries
 # (aqlprofile's hsa_ven_amd_aqlprofile_* entry points, rocprofiler-sdk's queue interception; row
 # bu_crash_stack_in_rocm_profiler_library) is the status the profiler's own HSA call got (aqlprofile's 'Error Calling
@@ -2336,7 +2355,8 @@ def known_failure(ctx: Context, meta: RuleMeta) -> Optional[List[Match]]:
         by_layer.setdefault(summary_at.get((sid, text)) or row.layer, []).append((row, text))
     if not by_layer:
         return None
-    by_layer = _profiler_hsa_status(_library_hip_errors(_harness_headers(by_layer, pairs, claimed)))
+    by_layer = _library_hip_errors(_harness_headers(by_layer, pairs, claimed))
+    by_layer = _profiler_hsa_status(_torch_relays_hip_no_device(by_layer))
     if not by_layer:
         return None  # only a harness's header, and a rule reports the line that says why
     by_layer, window_note = _compile_window_faults(by_layer, pairs)

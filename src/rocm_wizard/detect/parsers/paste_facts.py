@@ -143,6 +143,12 @@ _COMFY_LOG_TIME = r"(?:\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,6})? - )?"
 _COMFY_ARCH = lazy(r"^\s*" + _COMFY_LOG_TIME + r"AMD arch: (?P<gfx>gfx[0-9a-f]{3,4})(?::[a-z]+[+-])*\s*$", re.I)
 _COMFY_DEVICE = lazy(r"^\s*" + _COMFY_LOG_TIME + r"Device: cuda:(?P<idx>\d+) (?P<name>.{1,120}?) : "
                      r"(?:native|cudaMallocAsync|hipMallocAsync)\s*$")
+# (s25-newestwin, set IX 3532) comfyui-rocm's Windows installer (patientx-cfz/comfyui-rocm detect_gpu.py detect_gpu():
+# print(f"\nMatched GPU: {gpu}"), print(f"Architecture: {arch_name} ({gfx})"), then the status) names the GPU Windows
+# reports and the target its table gives that name; only a whole target is read ("(gfx1031)", "(gfx900)"), not a family
+# the table gives some names ("(gfx110X)", "(gfx120X)"), and only on the next non-blank line after "Matched GPU:"
+_INSTALLER_MATCHED = lazy(r"^Matched GPU:\s*(?P<name>\S.{0,100}?)\s*$")
+_INSTALLER_ARCH = lazy(r"^Architecture:\s*.{1,80}?\((?P<gfx>gfx[0-9a-f]{3,4})\)\s*$")
 # (s16-helddc) TensorFlow's and XLA's ROCm device checks name the GPU they skip and its gfx target:
 # TensorFlow (tensorflow/core/common_runtime/gpu/gpu_device.cc, BaseGPUDeviceFactory::GetValidDeviceIds) "Ignoring
 # visible gpu device (device: 0, name: Radeon RX 7900 XTX, pci bus id: 0000:03:00.0) with AMDGPU version : gfx1100.
@@ -545,6 +551,7 @@ _NEEDLES = ("gpu arch : gfx", "gpu arch: gfx", "for isa: amdgcn-amd-amdhsa--", "
             "-nixos-system-",  # (s14-heldbo: a NixOS system derivation's store path, nixos-rebuild's build list)
             "already satisfied: torch", "using cpython 3.",  # (s19-detgen: pip's installed torch, uv's interpreter)
             "(radeonsi, ",  # (s19-detgen: Mesa's renderer string, its kernel release)
+            "matched gpu:",  # (s25-newestwin: comfyui-rocm's installer, detect_gpu.py)
             '"torch":', '"python":',  # (s21-webuiwin: an app's JSON dependency report, InvokeAI's)
             " platform=",  # (s21-comfy26win: SD.Next's 'Python: version=X.Y.Z platform=...' start-up line)
             "unsupported target: 'gfx", "/nix/store/",  # (s24-triton2win: Triton's AMD target refusal, a Nix store path)
@@ -714,6 +721,7 @@ def parse(text: object) -> PasteFacts:
     printed_left = 0  # lines left to read them in
     printed_ver: Optional[str] = None  # the torch version the one-liner printed
     pip_show_torch = False  # (s19-detgen) the line before was pip show's "Name: torch": its "Version:" line is next
+    matched_name: Optional[str] = None  # (s25-newestwin) comfyui-rocm's "Matched GPU:" on the line before
     rtc_compile = "comgr-" in low and "hiprtc" in low  # (s16-helddd) a kernel comgr compiled at run time for the device
     sglang_env = "PyTorch: " in text and ("\nsglang: " in text or "\nsgl_kernel: " in text)  # (s22-vllm26win)
     sanity_log = "test_rocm_sanity" in low and "offload-arch" in low  # (s23-rock3win) TheRock's sanity test
@@ -738,6 +746,15 @@ def parse(text: object) -> PasteFacts:
         has_slash = "/" in l
         has_kernel = "kernel" in l
         has_gfx = "gfx" in l
+        if matched_name is not None:
+            m = _INSTALLER_ARCH.match(line) if c0 == "a" and has_gfx else None
+            if m and ("installer", m.group("gfx")) not in names_seen:
+                names_seen.add(("installer", m.group("gfx")))
+                out.gpus.append(PasteGpu("installer", name=matched_name, gfx_target=m.group("gfx")))
+            matched_name = None
+        if c0 == "m" and l.startswith("matched gpu:"):
+            m = _INSTALLER_MATCHED.match(line)
+            matched_name = m.group("name") if m else None
         if pip_show_torch:
             pip_show_torch = False
             m = _PIP_SHOW_VERSION.match(line) if c0 == "v" else None
