@@ -8,8 +8,8 @@ writes every failing labelled fixture of tests/data/real again with its text fil
 way (into a temporary folder, removed after), runs detection and diagnosis on the copy, and prints
 how many are warned, have a finding at the labelled layer and lead at it, against the fixtures as
 stored, with the fixtures that lost their layer.  The renderings undone by paste_text.normalise are
-the first eight; the others (a service's lines in the journal, hard-wrapped lines, lost line breaks,
-list bullets) are measured to show what is not undone.  With ``--detect``, the labelled detection fields
+the first nine (a service's lines in the journal since s25, when they are most of the paste); the others
+(hard-wrapped lines, lost line breaks, list bullets) are measured to show what is not undone.  With ``--detect``, the labelled detection fields
 right instead (the checks of tests/detect/test_real_fixtures.py, run on each copy).
 """
 from __future__ import annotations

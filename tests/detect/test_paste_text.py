@@ -20,7 +20,7 @@ renderings = importlib.util.module_from_spec(_SPEC)
 _SPEC.loader.exec_module(renderings)  # type: ignore[union-attr]
 
 UNDONE = ["nbsp", "smart_quotes", "entities", "reply_quote", "escaped_breaks", "compose", "ci_timestamps",
-          "kubectl_prefix"]
+          "kubectl_prefix", "journal_service"]
 # fixtures of every layer that lost their layer under at least one of these renderings before paste_text
 SAMPLE = ["204", "2324", "2331", "2373", "1104", "1361", "410", "515"]
 
@@ -149,6 +149,39 @@ def test_a_traceback_header_in_the_journal_is_no_failure(tmp_path):
     texts = [e.text for e in detect_snapshot(str(tmp_path)).errors]
     assert not any("Traceback" in t for t in texts), texts
     assert any("No HIP GPUs" in t for t in texts), texts
+
+
+def test_a_services_journal_pasted_whole_loses_the_prefix_for_every_reader(tmp_path):
+    """(s25) a traceback a service logged, as journalctl -u shows it (three lines and more, most of the paste): each
+    line then starts as Python printed it -- the catch-all reads the traceback's end, the catalogue its error line --
+    and the kernel's lines beside it keep journalctl's prefix."""
+    from rocm_wizard.detect import detect_snapshot
+
+    pasted = ("Mar 01 10:11:12 box python3[4242]: Traceback (most recent call last):\n"
+              "Mar 01 10:11:12 box python3[4242]:   File \"/srv/app/main.py\", line 3, in <module>\n"
+              "Mar 01 10:11:12 box python3[4242]:     torch.zeros(1).cuda()\n"
+              "Mar 01 10:11:12 box python3[4242]: RuntimeError: HIP error: invalid device function\n"
+              "Mar 01 10:11:13 box kernel: amdgpu 0000:03:00.0: amdgpu: ring gfx_0.0.0 timeout\n")
+    text = normalise(pasted)
+    assert text.startswith("Traceback (most recent call last):\n  File \"/srv/app/main.py\"")
+    assert "\nRuntimeError: HIP error: invalid device function\n" in text
+    assert "Mar 01 10:11:13 box kernel: amdgpu" in text
+    (tmp_path / "journal.txt").write_text(pasted, encoding="utf-8")
+    found = {(e.signature, e.text) for e in detect_snapshot(str(tmp_path)).errors}
+    assert ("no_binary_for_gpu", "RuntimeError: HIP error: invalid device function") in found, found
+
+
+@pytest.mark.parametrize("pasted", [
+    # two lines only (the catalogue reads them a second time without the prefix: the test above this one's pair)
+    "Mar 01 10:11:12 box ollama[4242]: ROCR: unsupported GPU\nMar 01 10:11:12 box ollama[4242]: Error: x\n",
+    # three journal lines among many more lines of another output
+    "\n".join(["rocminfo line %d" % i for i in range(8)]
+              + ["Mar 01 10:11:12 box ollama[1]: a", "Mar 01 10:11:12 box ollama[1]: b", "Mar 01 10:11:12 box ollama[1]: c"]),
+    # the kernel's lines (journalctl -k): its own readers take the prefix
+    "\n".join("Mar 01 10:11:%02d box kernel: amdgpu 0000:03:00.0: amdgpu: x%d" % (i, i) for i in range(5)),
+])
+def test_a_journal_that_is_not_most_of_the_paste_keeps_its_prefix(pasted):
+    assert normalise(pasted) == pasted
 
 
 @pytest.mark.parametrize("text,want", [

@@ -21,9 +21,9 @@ log collectors put before each line (a CI log's or ``docker logs -t``'s RFC 3339
 ``kubectl logs --prefix``'s pod, Docker Compose's container column), and splits a line that carries
 three or more escaped line breaks.  What cannot be undone without guessing is not rewritten: a
 hard-wrapped paste is read a second time by the failure catalogue with its wrapped lines joined
-(:func:`unwrapped`), as a service's journal lines are without journalctl's prefix
-(:func:`journal_messages`), each hit given back as pasted; lines that lost their breaks are read as
-they are.
+(:func:`unwrapped`), as a few journal lines of a service among other text are without journalctl's prefix
+(:func:`journal_messages`), each hit given back as pasted; a service's journal pasted whole loses the prefix
+(:func:`_strip_journal`); lines that lost their breaks are read as they are.
 """
 from __future__ import annotations
 
@@ -117,6 +117,10 @@ def normalise(text: str) -> str:
         nl_text, changed = _QUOTE.sub("\n", nl_text), True
     if _LINE_PREFIX.search(nl_text) or (" |" in text and _COMPOSE.search(nl_text)):
         nl_text, changed = _strip_collectors(nl_text), True
+    if "]: " in text:
+        stripped = _strip_journal(nl_text)
+        if stripped is not None:
+            nl_text, changed = stripped, True
     if changed:
         text = nl_text[1:]
     if "\\n" in text:
@@ -131,6 +135,26 @@ _JOURNAL_SERVICE = re.compile(
     r"(?:[^\W\d_]{3,9}\.? {1,2}\d{1,2} \d\d:\d\d:\d\d|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)) "
     r"[\w.-]{1,64} (?!kernel:)[\w.@/-]{1,64}\[\d{1,9}\]: ")
 _JOURNAL_AT_LINE = re.compile(r"\n" + _JOURNAL_SERVICE.pattern)
+
+
+# (s25) a service's journal pasted whole (journalctl -u NAME, journalctl -b filtered to a service, systemd-coredump's
+# report as the journal holds it): at least this many lines carry the prefix, and they are at least half of the
+# non-blank lines (a paste of mostly other text keeps its few journal lines as pasted: journal_messages reads them)
+_JOURNAL_MIN_LINES = 3
+
+
+def _strip_journal(nl_text: str) -> "str | None":
+    """``nl_text`` ("\n" + a text) with journalctl's prefix taken off the lines a service wrote, when such lines are most
+    of the text (see above); else None.  A multi-line output a service logged (a Python traceback, a backtrace's frames,
+    a tool's report) then starts each line as the program printed it, for every reader: the recogniser, the parsers,
+    the catch-all.  The kernel's lines keep their prefix (the kernel log's readers take it)."""
+    hits = len(_JOURNAL_AT_LINE.findall(nl_text))
+    if hits < _JOURNAL_MIN_LINES:
+        return None
+    lines = nl_text.count("\n") - nl_text.count("\n\n")
+    if 2 * hits < lines:
+        return None
+    return _JOURNAL_AT_LINE.sub("\n", nl_text)
 
 
 def journal_messages(text: str) -> "str | None":
