@@ -171,6 +171,13 @@ _TORCH_HIP = lazy(r"^\s*(?P<torch>" + _TORCH_VER + r")\s*,?\s*(?:hip:?\s*)?'?(?P
 # with an ASCII or full-width colon: letters outside ASCII only, so "torchvision" or "torchaudio" never reads as torch
 _TORCH_LABELLED = lazy(r"^\s*(?:[-*]\s{1,3})?(?:\*\*)?(?:pytorch version|torch version|torch\.__version__\s*[:=]?|(?:py)?torch ?[^\x00-\x7f\s:=\uff1a]{1,10}|PyTorch|Torch:)\s*[:=\uff1a]?(?:\*\*)?\s*'?(?P<torch>"
                        + _TORCH_VER + r"\+(?:rocm[0-9A-Za-z.]*|cu\d{2,3}|cpu))'?\s*$", re.I)  # (s8-heldp: CUDA/CPU builds too)
+# (s25-overridewin, set JD 3590) a check script's bare torch version with torch.version.hip on the line after it, e.g.
+# lamikr/rocm_sdk_builder docs/examples/pytorch/pytorch_gpu_hello_world.py ("Pytorch version: " + torch.__version__,
+# then "ROCM HIP version: " + torch.version.hip): a source build's version has no local tag, so _TORCH_LABELLED does
+# not read it; the HIP line right after it says the build is a ROCm one.  Read only as that pair of lines, and only a
+# version without a local tag (one with "+rocm..." is _TORCH_LABELLED's).
+_TORCH_BARE_LABELLED = lazy(r"^\s*(?:py)?torch version\s*[:=]\s*(?P<torch>\d+\.\d+\.\d+(?:(?:a|b|rc)\d+|\.dev\d+)?)\s*$", re.I)
+_TORCH_HIP_LABELLED = lazy(r"^\s*(?:rocm )?hip version\s*[:=]\s*(?P<hip>" + _HIP_VER + r")\s*$", re.I)
 # (s11-heldak) a PyTorch check script's report, e.g. the flash-attention test of ROCm/TheRock#1364 and
 # legacy-rocm-build#5404 ("=== PyTorch Installation Check ===" / "PyTorch version: ..." / "CUDA available: True" /
 # "Device count: 1" / "Device name: AMD Radeon Graphics"): the name torch.cuda.get_device_name() printed, read only
@@ -726,6 +733,7 @@ def parse(text: object) -> PasteFacts:
     sglang_env = "PyTorch: " in text and ("\nsglang: " in text or "\nsgl_kernel: " in text)  # (s22-vllm26win)
     sanity_log = "test_rocm_sanity" in low and "offload-arch" in low  # (s23-rock3win) TheRock's sanity test
     sanity_probe = False  # its offload-arch run was the last command: the next compile names the GPU
+    bare_torch: Optional[str] = None  # (s25-overridewin) a bare "Pytorch version:" waiting for its HIP line
     for raw in text.replace("\r", "\n").split("\n"):
         if raw[:1].isdigit() or raw[:1] == "#" or raw[:2] == "  ":
             cp = _COLLECTOR_PREFIX.match(raw.lstrip(" "))
@@ -755,6 +763,15 @@ def parse(text: object) -> PasteFacts:
         if c0 == "m" and l.startswith("matched gpu:"):
             m = _INSTALLER_MATCHED.match(line)
             matched_name = m.group("name") if m else None
+
+        if bare_torch is not None:
+            m = _TORCH_HIP_LABELLED.match(line) if "hip version" in l else None
+            if m and (bare_torch, m.group("hip")) not in out.torch:
+                out.torch.append((bare_torch, m.group("hip")))
+            bare_torch = None
+        if c0 in "pt" and "torch version" in l:
+            m = _TORCH_BARE_LABELLED.match(line)
+            bare_torch = m.group("torch") if m else None
         if pip_show_torch:
             pip_show_torch = False
             m = _PIP_SHOW_VERSION.match(line) if c0 == "v" else None
