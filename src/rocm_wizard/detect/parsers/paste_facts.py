@@ -532,6 +532,12 @@ _UNSLOTH_GPU = lazy(r"^\s*(?:\[[^\]\n]{1,40}\]){0,3}\s*gpu\s{1,40}AMD ROCm \((?P
 # message = "Unsupported GPU: " + detected_family; server.cpp: "Cannot install <recipe>:<backend> on this system:
 # " + message; model_manager.cpp: "... cannot be used on this system (recipe: <r>): " + message)
 _LEMONADE_UNSUPPORTED = lazy(r"\bon this system(?: \(recipe: [\w.-]{1,40}\))?: Unsupported GPU: (?P<gfx>gfx[0-9a-f]{3,4})(?![0-9a-z])")
+# (s25-rustmlwin, set JC 3581) tinygrad's own AMD back-end names the GPU's target when it refuses it: AMDDevice builds
+# self.arch = "gfx%d%x%x" from the KFD node's (or PCI interface's) gfx_target_version and raises RuntimeError (2024
+# releases) or fails its assert (later ones) with f"Unsupported arch: {self.arch}" (tinygrad/tinygrad
+# tinygrad/runtime/ops_amd.py); exo's tinygrad engine relays it ("Error processing prompt (see logs with DEBUG>=2):
+# Unsupported arch: gfx906").  gfx_target_version is read from sysfs, not from HSA_OVERRIDE_GFX_VERSION.
+_TINYGRAD_UNSUPPORTED = lazy(r"\bUnsupported arch: (?P<gfx>gfx[0-9a-f]{3,4})(?![0-9a-z])")
 # (s19-xlate, set DQ 2313) SD.Next's and the AMD Stable Diffusion web UIs' ROCm/ZLUDA installer lists the GPU agents it
 # found (vladmandic/sdnext installer.py, install_rocm_zluda: log.info(f'ROCm: agents={[gpu.name for gpu in amd_gpus]}'),
 # the names modules/rocm.py's get_agents reads from hipinfo or rocm_agent_enumerator, a target feature after ':' as in
@@ -562,7 +568,8 @@ _NEEDLES = ("gpu arch : gfx", "gpu arch: gfx", "for isa: amdgcn-amd-amdhsa--", "
             '"torch":', '"python":',  # (s21-webuiwin: an app's JSON dependency report, InvokeAI's)
             " platform=",  # (s21-comfy26win: SD.Next's 'Python: version=X.Y.Z platform=...' start-up line)
             "unsupported target: 'gfx", "/nix/store/",  # (s24-triton2win: Triton's AMD target refusal, a Nix store path)
-            "found python", "python3.")  # (s25-buildwin: CMake's FindPython line, a Nix python derivation's log prefix)
+            "found python", "python3.",  # (s25-buildwin: CMake's FindPython line, a Nix python derivation's log prefix)
+            "unsupported arch: gfx")  # (s25-rustmlwin: tinygrad's AMD back-end refusing the GPU's target)
 
 
 # (s12-heldba) inxi's Graphics section (smxi/inxi, https://codeberg.org/smxi/inxi: GraphicItem's PCI device rows):
@@ -1274,6 +1281,11 @@ def parse(text: object) -> PasteFacts:
             if m and ("lemonade", m.group("gfx")) not in names_seen:
                 names_seen.add(("lemonade", m.group("gfx")))
                 out.gpus.append(PasteGpu("lemonade", gfx_target=m.group("gfx")))
+        if has_gfx and "unsupported arch: gfx" in l:
+            m = _TINYGRAD_UNSUPPORTED.search(line)
+            if m and ("tinygrad", m.group("gfx")) not in names_seen:
+                names_seen.add(("tinygrad", m.group("gfx")))
+                out.gpus.append(PasteGpu("tinygrad", gfx_target=m.group("gfx")))
         if has_gfx and "gpu arch" in l:
             m = _ROCBLAS_ARCH.search(line)
             if m and ("rocblas", m.group("gfx")) not in names_seen:
