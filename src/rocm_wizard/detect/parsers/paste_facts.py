@@ -303,6 +303,12 @@ _PIP_SHOW_VERSION = lazy(r"^Version:\s+(?P<torch>" + _TORCH_VER + r")\s*$")
 # tag (a ROCm image's source build is "2.6.0a0+git8d4926e", which _TORCH_LABELLED does not read); read only in a
 # text that holds the report's own sglang or sgl_kernel line
 _SGLANG_ENV_TORCH = lazy(r"^PyTorch: (?P<torch>" + _TORCH_VER + r")$")
+# (s25-oldgpuwin, set JA 3560) a check script's two labelled lines for torch.__version__ and torch.version.hip, one
+# after the other, e.g. lamikr/rocm_sdk_builder's docs/examples/pytorch GPU hello world ("Pytorch version: 2.4.1" then
+# "ROCM HIP version: 6.1.40093-20b74aa10"): a source build's version has no local tag, which _TORCH_LABELLED wants; the
+# HIP version on the next line makes the first torch's, read as _TORCH_HIP reads the pair on one line
+_TORCH_BARE_LABEL = lazy(r"^(?:py)?torch version\s*[:=]\s*(?P<torch>" + _TORCH_VER + r")\s*$", re.I)
+_HIP_VER_LABEL = lazy(r"^(?:rocm )?hip version\s*[:=]\s*(?P<hip>" + _HIP_VER + r")\s*$", re.I)
 _PIP_SATISFIED_TORCH = lazy(r"^(?:\d{1,6}\.\d{1,3}\s+)?Requirement already satisfied: torch(?:\[[\w,. -]{0,200}\])?"
                             r"(?:\s*(?:[<>=!~]=?|===)\s*[\w.*+!-]{1,40}(?:\s*,\s*(?:[<>=!~]=?)\s*[\w.*+!-]{1,40}){0,3})?"
                             r" in \S.{0,400}? \((?P<torch>" + _TORCH_VER + r")\)\s*$")
@@ -713,6 +719,7 @@ def parse(text: object) -> PasteFacts:
     printed: List[str] = []  # (s11-heldan) a one-liner's print() expressions whose values are still to be read
     printed_left = 0  # lines left to read them in
     printed_ver: Optional[str] = None  # the torch version the one-liner printed
+    bare_torch: Optional[str] = None  # (s25-oldgpuwin) a bare "Pytorch version:" value waiting for its HIP version line
     pip_show_torch = False  # (s19-detgen) the line before was pip show's "Name: torch": its "Version:" line is next
     rtc_compile = "comgr-" in low and "hiprtc" in low  # (s16-helddd) a kernel comgr compiled at run time for the device
     sglang_env = "PyTorch: " in text and ("\nsglang: " in text or "\nsgl_kernel: " in text)  # (s22-vllm26win)
@@ -738,6 +745,14 @@ def parse(text: object) -> PasteFacts:
         has_slash = "/" in l
         has_kernel = "kernel" in l
         has_gfx = "gfx" in l
+        if bare_torch is not None:
+            m = _HIP_VER_LABEL.match(line) if "hip version" in l else None
+            if m and (bare_torch, m.group("hip")) not in out.torch:
+                out.torch.append((bare_torch, m.group("hip")))
+            bare_torch = None
+        if c0 in "pt" and "torch version" in l:
+            m = _TORCH_BARE_LABEL.match(line)
+            bare_torch = m.group("torch") if m else None
         if pip_show_torch:
             pip_show_torch = False
             m = _PIP_SHOW_VERSION.match(line) if c0 == "v" else None
