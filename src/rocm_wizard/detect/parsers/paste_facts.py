@@ -771,7 +771,7 @@ def parse(text: object) -> PasteFacts:
             m = _INSTALLER_MATCHED.match(line)
             matched_name = m.group("name") if m else None
 
-        if bare_torch is not None:
+        if bare_torch is not None:  # (s25-overridewin set JD 3590, s25-oldgpuwin set JA 3560: the same script)
             m = _TORCH_HIP_LABELLED.match(line) if "hip version" in l else None
             if m and (bare_torch, m.group("hip")) not in out.torch:
                 out.torch.append((bare_torch, m.group("hip")))
