@@ -369,6 +369,13 @@ _SDNEXT_PYTHON_ON = lazy(r"\bINFO(?:\s{1,12}|\s\|\s\w{1,20}\s\|\s)Python (?P<ver
 # '{print $2}'), :253 echo -e "${GREEN}Python $PYTHON_VERSION detected${NC}"), e.g.
 # "Python 3.12.11 detected"; only a full X.Y.Z (its 'WARNING: Python 3.13+ detected' names no interpreter)
 _INSTALLER_PYTHON_DETECTED = lazy(r"^\s{0,8}Python (?P<ver>3\.\d{1,2}\.\d{1,2}) detected\s{0,4}$")
+# (s25-pipwin) the Python install manager for Windows ('py install', python/pymanager, formerly zooba/pymanager:
+# src/manage/install_command.py _install_one: LOGGER.info("Installing %s.", install['displayName']), the runtime's
+# display name "Python 3.14.0"; "Updating to %s." and "Repairing %s." for --update / --repair), a line of its own
+# before its "Extracting:" progress line: the interpreter an install script then makes its environment with.
+# Only a full X.Y.Z followed by the sentence's period (pyenv's "Installing Python-3.12.3..." is another form); read
+# last, when nothing else names the interpreter
+_PYMANAGER_INSTALLING = lazy(r"^(?:Installing|Updating to|Repairing) Python (?P<ver>3\.\d{1,2}\.\d{1,2})\.\s{0,4}$")
 # (s22-comfyoldwin) SD.Next's platform line (vladmandic/sdnext launch.py: log.info(f'Platform: {print_dict(get_platform())}'),
 # installer.py get_platform(): 'arch', 'cpu', 'system', 'release' -- platform.release() on Linux, the running kernel's
 # uname release; platform.platform() on Windows -- then 'python': platform.python_version(); print_dict joins
@@ -668,12 +675,14 @@ class PasteFacts:
     tool_pythons: List[str] = field(default_factory=list)  # (s19-detgen) X.Y.Z of uv's 'Using CPython X.Y.Z' line
     app_pythons: List[str] = field(default_factory=list)  # (s21-webuiwin) X.Y.Z of an app's JSON dependency report, SD.Next's start-up line
     build_pythons: List[str] = field(default_factory=list)  # (s25-buildwin) X.Y of a build log's interpreter (CMake's FindPython, Nix)
+    manager_pythons: List[str] = field(default_factory=list)  # (s25-pipwin) X.Y.Z the Windows Python install manager installs
 
     @property
     def ok(self) -> bool:
         return bool(self.gpus or self.torch or self.kernels or self.kernel_lines or self.distros or self.pythons
                     or self.amd_smi_headers or self.amdgpu_versions or self.device_extras or self.site_pythons or self.stdlib_pythons
-                    or self.install_pythons or self.tool_pythons or self.app_pythons or self.build_pythons)
+                    or self.install_pythons or self.tool_pythons or self.app_pythons or self.build_pythons
+                    or self.manager_pythons)
 
 
 def smi_gfx(value: str) -> Optional[str]:
@@ -808,6 +817,9 @@ def parse(text: object) -> PasteFacts:
         if "python 3." in l and l.rstrip().endswith(" detected"):
             m = _INSTALLER_PYTHON_DETECTED.match(line)
             _keep(out.app_pythons, m, "ver")
+        if c0 in "iur" and "python 3." in l and l.rstrip().endswith("."):
+            m = _PYMANAGER_INSTALLING.match(line)
+            _keep(out.manager_pythons, m, "ver")
         if "python 3." in l and " on " in l and "info" in l:
             m = _SDNEXT_PYTHON_ON.search(line)
             _keep(out.app_pythons, m, "ver")

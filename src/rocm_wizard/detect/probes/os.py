@@ -428,12 +428,13 @@ def _python(source: Source, info: OSInfo) -> None:
     # (s19-detgen) first of these, the one interpreter uv says it made the environment with
     # (s21-webuiwin) with it, the one an app's JSON dependency report names ('"python": "3.10.12"', InvokeAI's)
     # (s25-buildwin) last, the one a build log builds with (CMake's 'Found Python: ... (found version "X.Y.Z")', a
-    # Nix 'pythonX.Y-<pkg>> ' log prefix)
+    # Nix 'pythonX.Y-<pkg>> ' log prefix); (s25-pipwin) after it, the one the Windows Python install manager installs
     for field_name, how in (("tool_pythons", "uv's interpreter line"),
                             ("app_pythons", "an app's dependency report or start-up line"),
                             ("install_pythons", "interpreter directory"), ("site_pythons", "site-packages path"),
                             ("stdlib_pythons", "standard-library traceback frame"),
-                            ("build_pythons", "a build log's interpreter (CMake's FindPython, a Nix python derivation)")):
+                            ("build_pythons", "a build log's interpreter (CMake's FindPython, a Nix python derivation)"),
+                            ("manager_pythons", "the Windows Python install manager's install line")):
         seen: Dict[str, str] = {}
         for name, text in pastes(source):
             for ver in getattr(p_paste_facts.parse_cached(text), field_name):
