@@ -282,6 +282,10 @@ _PY_BANNER = lazy(r"^Python (?P<ver>\d+\.\d+\.\d+) \((?:default|main|tags/|heads
 # printf("Python %s\n", PY_VERSION)), the command on a prompt line and the bare answer on the next one (tests/data/real/1363)
 _PY_VERSION_CMD = lazy(r"(?:^|[\s>$#\]])(?:py|python[\d.]{0,5})(?:\.exe)?\s+(?:--version|-V)\s*$")
 _PY_VERSION_OUT = lazy(r"^Python (?P<ver>\d+\.\d+\.\d+)\s*$")
+# (s25-trainimgwin) a launcher that runs 'python --version' with its command echo off and announces it instead:
+# OneTrainer's start-ui.bat ('@echo off' ... 'echo Checking Python version...' then '%PYTHON% --version', Nerogar/OneTrainer
+# start-ui.bat :check_python_version; tests/data/real/3640), as setup scripts commonly do ('echo "Checking Python
+# version..."' then 'python3 --version'): the bare answer on the next line is read as after the command itself.
 # (s20-appwin) a program's start-up line "Python version: " + sys.version (CPython Python/getversion.c Py_GetVersion:
 # "%.80s (%.80s) %.80s" -- the version, the build's "(branch, date, time)" and "[compiler]"): ComfyUI-Manager's
 # prestartup_script.py print("** Python version:", sys.version) ("** Python version: 3.12.9 (main, Feb 12 2025,
@@ -869,6 +873,8 @@ def parse(text: object) -> PasteFacts:
         if "uname -r" in l or (has_amd and "amdgpu/version" in l):
             prev_cmd = l
         elif "py" in l and ("--version" in l or "-V" in line) and _PY_VERSION_CMD.search(line):
+            prev_cmd = "python --version"
+        elif l.strip() == "checking python version...":  # (s25-trainimgwin) a launcher's echo before its own 'python --version'
             prev_cmd = "python --version"
         elif "torch.__version__" in l and "print(" in l:
             m = _PRINT_TORCH_FIRST.search(l)
