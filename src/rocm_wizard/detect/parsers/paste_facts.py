@@ -416,6 +416,16 @@ _DEVICE_EXTRA = lazy(r"\b(?:torch|torchvision|torchaudio|rocm)\[(?P<extras>[\w,.
 # unread (test_paste_facts: the words of torch's property typed by a person, s11)
 _GPU_FIELD = lazy(r"^GPU\s*:\s*(?P<gfx>gfx[0-9a-f]{3,4})(?::[a-z]+[+-])*\s*(?:\([^()\n]{0,60}\))?\s*$", re.I)
 _GPU_ARCH_FIELD = lazy(r"^GPU Architecture:\s*(?P<gfx>gfx[0-9a-f]{3,4})(?![0-9a-z])")
+# (s25-mixedwin, set JF) hipfire's Gpu::init_with_device (warpfront/hipfire crates/rdna-compute/src/dispatch.rs):
+# eprintln!("GPU dev {}: {} ({:.1} GB VRAM, HIP {}.{})", id, arch, ...) -> "GPU dev 0: gfx1036 (13.0 GB VRAM, HIP 7.2)":
+# the target of the device the daemon bound (hip.get_arch(id), unless the developer variable HIPFIRE_TARGET_ARCH
+# replaces it, which is still a target the user meant)
+_HIPFIRE_DEVICE = lazy(r"^GPU dev (?P<idx>\d{1,2}): (?P<gfx>gfx[0-9a-f]{3,4}) \(\d{1,5}\.\d GB VRAM, HIP \d{1,3}\.\d{1,3}\)")
+# (s25-mixedwin, set JF) ROCm's `rocm diagnose` (ROCm/rocm-cli crates/rocm-core/src/diagnose.rs,
+# check_9_igpu_dgpu_collision's note: format!("Detected gfx targets: {gfx_targets:?}. ...")), Rust's Debug of the
+# examination's AMD targets: 'note: Detected gfx targets: ["gfx1100", "gfx1036"]. Discrete GPU(s): ...' (an empty
+# list "[]" when the probe found none, which names nothing)
+_ROCM_CLI_TARGETS = lazy(r'\bDetected gfx targets: \[(?P<list>"gfx[0-9a-f]{3,4}"(?:, "gfx[0-9a-f]{3,4}"){0,15})\]')
 # s8-heldq: the interpreter a site-packages path belongs to (".../lib/python3.14/site-packages/...")
 _SITE_PYTHON = lazy(r"/lib(?:64)?/python(?P<ver>3\.\d{1,2})/(?:site|dist)-packages(?:/|(?![\w.-]))")
 # (s10-heldaf) a traceback frame in the interpreter's own standard library names the interpreter that ran it: CPython
@@ -576,6 +586,7 @@ _NEEDLES = ("gpu arch : gfx", "gpu arch: gfx", "for isa: amdgcn-amd-amdhsa--", "
             "already satisfied: torch", "using cpython 3.",  # (s19-detgen: pip's installed torch, uv's interpreter)
             "(radeonsi, ",  # (s19-detgen: Mesa's renderer string, its kernel release)
             "matched gpu:",  # (s25-newestwin: comfyui-rocm's installer, detect_gpu.py)
+            'detected gfx targets: ["',  # (s25-mixedwin: rocm-cli's diagnose note naming the targets it probed)
             '"torch":', '"python":',  # (s21-webuiwin: an app's JSON dependency report, InvokeAI's)
             " platform=",  # (s21-comfy26win: SD.Next's 'Python: version=X.Y.Z platform=...' start-up line)
             "unsupported target: 'gfx", "/nix/store/",  # (s24-triton2win: Triton's AMD target refusal, a Nix store path)
@@ -1275,6 +1286,18 @@ def parse(text: object) -> PasteFacts:
             if m and ("field", m.group("gfx")) not in names_seen:
                 names_seen.add(("field", m.group("gfx")))
                 out.gpus.append(PasteGpu("field", gfx_target=m.group("gfx")))
+        if c0 == "g" and has_gfx and l.startswith("gpu dev ") and " gb vram, hip " in l:
+            m = _HIPFIRE_DEVICE.match(line)
+            if m and ("hipfire", m.group("idx")) not in names_seen:
+                names_seen.add(("hipfire", m.group("idx")))
+                out.gpus.append(PasteGpu("hipfire", gfx_target=m.group("gfx"), card=int(m.group("idx"))))
+        if has_gfx and "detected gfx targets: [\"" in l:
+            m = _ROCM_CLI_TARGETS.search(line)
+            if m:
+                for gfx in re.findall(r"gfx[0-9a-f]{3,4}", m.group("list")):
+                    if ("rocm-cli", gfx) not in names_seen:
+                        names_seen.add(("rocm-cli", gfx))
+                        out.gpus.append(PasteGpu("rocm-cli", gfx_target=gfx))
         if has_slash and "-packages" in l and "/python" in l:
             for m in _SITE_PYTHON.finditer(line):
                 if m.group("ver") not in out.site_pythons:
