@@ -44,7 +44,8 @@ _Z = "0x00007FF8B548888F, C:\\WINDOWS\\SYSTEM32\\amdhip64_6.dll(0x00007FF8B4C500
     "webui-amdgpu\\venv\\Lib\\site-packages\\_rocm_sdk_core\\bin\\amdhip64_7.dll+0x18eb4)\n #1 0x00007ff83fd02ba5 (C:"
     "\\Users\\Fulken\\Desktop\\Stable Diffusion\\stable-diffusion-webui-amdgpu\\venv\\Lib\\site-packages\\_rocm_sdk_core"
     "\\bin\\amdhip64_7.dll+0x2e2ba5)\n",
-    # an abort (0x80000003) through ucrtbase's raise and abort, then hipRTC's frame (the form of 1084's comgr report)
+    # constructed, not a real paste: 1084's abort frames (ucrtbase's raise and abort) with a hipRTC frame in place of
+    # its comgr frame, for the system-DLL skip and the hipRTC name
     "Exception Code: 0x80000003\n0x00007FFE7B2119A9, C:\\WINDOWS\\System32\\ucrtbase.dll(0x00007FFE7B150000) + 0xC19A9 "
     "byte(s), raise() + 0x1D9 byte(s)\n0x00007FFE7B1F4AD1, C:\\WINDOWS\\System32\\ucrtbase.dll(0x00007FFE7B150000) + "
     "0xA4AD1 byte(s), abort() + 0x31 byte(s)\n0x00007FFD935B2DF5, C:\\llama\\hiprtc0702.dll(0x00007FFD92080000) + "
