@@ -129,6 +129,13 @@ _WSL_WORD = lazy(r"\bWSL|\bLinux\b|Ubuntu", re.I)
 # backtrace instead, without this record.
 _EXC_MODULE = lazy(r"^[ \t]{0,8}Exception Module[ \t]{0,12}: [\w.+ ()-]{1,200}\.(?:dll|exe|pyd)[ \t\r]{0,4}$", re.M | re.I)
 
+# (s25-laptopwin) LLVM's Windows unhandled-exception report: a stack frame line as its Windows stack printer writes it,
+# "0x%016llX, <module>(0x%016llX) + 0x%llX byte(s)" (llvm/llvm-project llvm/lib/Support/Windows/Signals.inc; the Unix
+# printer of Unix/Signals.inc writes '#N 0x... <module>' frames instead): a Windows module and its load address.  Any
+# process with LLVM loaded prints it, the HIP runtime's through amd_comgr (a path may lack the drive letter)
+_LLVM_WIN_FRAME = lazy(r"^[ \t]{0,8}0x[0-9A-F]{16}, [^\n]{1,300}?\.(?:dll|exe|pyd)\(0x[0-9A-F]{16}\) \+ 0x[0-9A-F]{1,16} byte\(s\)",
+                       re.M | re.I)
+
 SIGNS = (("windows_version", _VER), ("systeminfo", _SYSTEMINFO), ("fatal_exception", _FATAL),
          ("prompt", _PROMPT), ("path", _PATH), ("hip_sdk_path", _HIP_SDK), ("cuda_toolkit_path", _CUDA_TOOLKIT),
          ("dll_frame", _DLL_FRAME), ("c10_frame", _C10_FRAME), ("wheel_tag", _WHEEL), ("issue_form", _FORM),
@@ -136,7 +143,7 @@ SIGNS = (("windows_version", _VER), ("systeminfo", _SYSTEMINFO), ("fatal_excepti
          ("llama_build_target", _LLAMA_BUILD),
          ("unsloth_installer_platform", _UNSLOTH_DIAG), ("lmstudio_windows_engine", _LMSTUDIO_WIN_ENGINE),
          ("drive_path", _DRIVE_PATH),
-         ("exception_record_module", _EXC_MODULE))
+         ("exception_record_module", _EXC_MODULE), ("llvm_windows_frame", _LLVM_WIN_FRAME))
 
 
 def windows_sign(text: str) -> Optional[Tuple[str, str]]:
