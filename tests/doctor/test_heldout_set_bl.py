@@ -141,9 +141,16 @@ def test_near_misses_are_not_the_systemd_row(line):
 
 
 def test_the_journal_restart_lines_are_not_a_failure_of_their_own():
-    # 1542: the ROCr fault leads; systemd's lines after it are no finding of their own
+    # 1542: the ROCr fault leads; systemd's restart lines after it are no finding of their own.  (s25, set JE: the
+    # service's crash by a signal, "Main process exited, code=dumped, status=6/ABRT", is a framework warning of its
+    # own since je_systemd_service_main_process_crash_signal -- after the fault that caused it)
     from rwtest import realrun
-    assert problems(realrun.diagnosis(fixture("1542"))) == [("memory-access-fault", "runtime")]
+    diag = realrun.diagnosis(fixture("1542"))
+    assert problems(diag) in ([("memory-access-fault", "runtime")],
+                              [("memory-access-fault", "runtime"), ("known-failure", "framework")])
+    lowered = [f for f in diag.findings if f.id == "known-failure"]
+    assert all("je_systemd_service_main_process_crash_signal" in f.evidence[0] for f in lowered)
+    assert not any("Scheduled restart job" in e or "Consumed" in e for f in lowered for e in f.evidence)
     assert lead_layer(fixture("1542")) == "runtime"
 
 
