@@ -96,9 +96,9 @@ def test_row_is_well_formed(row):
     assert row.severity in SEVERITIES and row.path in PATHS and row.status in STATUSES
     assert row.needles and all(n == n.lower() and len(n) >= 4 for n in row.needles)
     assert row.meaning and row.causes and row.next and row.fix
-    # the source names a repository (owner/name) and a file (a name with an extension)
+    # the source names a repository (owner/name) and a file (a name with an extension, or one of initramfs-tools' extensionless scripts)
     assert re.search(r"\b[\w.-]+/[\w.-]+\b", row.source), row.source
-    assert re.search(r"[\w-]+\.(?:c|cc|cpp|h|hpp|py|go|rs|cu|in|cmake|toml|nix|ps1|bat|sh|jl|ts|cs)\b|hook-functions", row.source), row.source
+    assert re.search(r"[\w-]+\.(?:c|cc|cpp|h|hpp|py|go|rs|cu|in|cmake|toml|nix|ps1|bat|sh|jl|ts|cs)\b|hook-functions|\bmkinitramfs\b|\bupdate-initramfs\b", row.source), row.source
     m = rx.search(row.example)
     assert m, "the example line does not match its own pattern"
     assert any(n in m.group(0).lower() for n in row.needles), "no needle in the example's match"
