@@ -477,9 +477,12 @@ def _form_obs(source: Source) -> List[Obs]:
 # (s20-rocmwin4) with the word "Series" where the marketing name has it: libdrm's data/amdgpu.ids names Polaris boards
 # "AMD Radeon RX 570 Series", "AMD Radeon RX 580 Series", ..., which ROCr's agent name and so torch's
 # get_device_name() print ("Radeon RX 570 Series", ROCm/ROCm#1930); the name is kept whole, the table's key ignores the word
+# (s25-mi3win) an Instinct SR-IOV virtual function with its " VF": libdrm's amdgpu.ids names the MI300X's VF (0x74B5)
+# "AMD Instinct MI300X VF", which ROCr's agent name, torch's get_device_name() and SGLang's check_env print
+# ("GPU 0,1,2,3,4,5,6,7: AMD Instinct MI300X VF", sgl-project/sglang#3622); the GPU table knows it as its own product
 _PRODUCT_MENTION = re.compile(
     r"(?<![\w/-])(?:AMD\s+)?(?:Radeon\s+(?:AI\s+)?(?:PRO\s+)?(?:RX\s*)?[A-Z]?\d{3,4}[A-Z]{0,2}(?:\s+(?:XTX|XT|GRE))?"
-    r"|RX\s?\d{3,4}\s?(?:XTX|XT|GRE|[MS])?|Instinct\s+MI\d{2,3}[A-Z]{0,2}|MI\d{2,3}[AXL]?)(?: Series)?(?![\w/-])")
+    r"|RX\s?\d{3,4}\s?(?:XTX|XT|GRE|[MS])?|Instinct\s+MI\d{2,3}[A-Z]{0,2}(?:\s+VF)?|MI\d{2,3}[AXL]?)(?: Series)?(?![\w/-])")
 
 
 # (s14-heldcf) ggml's Vulkan backend (ggml/src/ggml-vulkan/ggml-vulkan.cpp, ggml_vk_print_gpu_info) lists each device it
@@ -543,7 +546,7 @@ def _named_obs(source: Source) -> List[Obs]:
     from ._core_util import paste_label, pastes
 
     out: List[Obs] = []
-    seen = set()
+    seen: Dict[str, int] = {}
     for name, text in pastes(source):
         if len(out) >= 8:
             break
@@ -551,9 +554,18 @@ def _named_obs(source: Source) -> List[Obs]:
             mention = m.group(0).strip()
             gfx = gpu_catalog.gfx_of_product(mention)
             key = gpu_catalog._name_key(mention)
-            if not gfx or key in seen:
+            # (s25-mi3win) "MI300X" in a title and "AMD Instinct MI300X VF" in an output are one product: keyed without
+            # the VF, the output's VF name kept
+            vf = key.endswith("vf")
+            base = key[:-2] if vf else key
+            if not gfx:
                 continue
-            seen.add(key)
+            if base in seen:
+                if vf and not gpu_catalog._name_key(out[seen[base]].name or "").endswith("vf"):
+                    out[seen[base]] = Obs(tool="paste", source=paste_label(name, "product name"), vendor_id="1002",
+                                          is_amd=True, name=mention)
+                continue
+            seen[base] = len(out)
             out.append(Obs(tool="paste", source=paste_label(name, "product name"), vendor_id="1002", is_amd=True,
                            name=mention))
             if len(out) >= 8:
