@@ -2307,6 +2307,16 @@ def _psp_in_reset(by_layer: Dict[str, List[Tuple[Any, str]]], pairs) -> Dict[str
     return out
 
 
+def _rocminfo_gpu_agent_shown(ctx: Context) -> bool:
+    """Whether the paste shows a GPU agent in rocminfo's lines: an AMD GPU whose gfx target detection read from a
+    pasted rocminfo report (its source names rocminfo)."""
+    for g in getattr(ctx.system, "amd_gpus", None) or []:
+        src = s((getattr(g, "sources", None) or {}).get("gfx_target"))
+        if s(getattr(g, "gfx_target", None)) and src.startswith("paste:") and "rocminfo" in src:
+            return True
+    return False
+
+
 @rule("known-failure")
 def known_failure(ctx: Context, meta: RuleMeta) -> Optional[List[Match]]:
     """Sightings of catalogue rows that no specific rule reports (a specific rule names the row in
@@ -2348,6 +2358,12 @@ def known_failure(ctx: Context, meta: RuleMeta) -> Optional[List[Match]]:
             # (ROCm/rocminfo rocminfo.cc CheckInitialState): under WSL2 there is no amdgpu module by design (the GPU is
             # Windows', reached through /dev/dxg), as the amdgpu-not-loaded rule knows; the line tells a native ROCm
             # run under WSL, not a kernel failure, and the runtime's own lines say what failed
+            continue
+        if sid == "no_gpu_agent" and _rocminfo_gpu_agent_shown(ctx):
+            # (s25-ryzenaiwin, set JK, 3660) rocminfo's agent list with only the CPU agent is read as "no GPU" from
+            # the lines a paste holds; when another part of the same paste shows rocminfo's GPU agent (its 'Name:
+            # gfxNNNN' / 'amdgcn-amd-amdhsa--gfxNNNN' lines, which detection reads as the GPU's target), the CPU-only
+            # list is a copy cut after the first agent, not the runtime finding no GPU
             continue
         if not text or (row.id, text) in seen:
             continue
