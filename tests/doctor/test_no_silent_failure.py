@@ -28,6 +28,10 @@ MISSES = {
     "3663": "held-out JK: VoiceStudio's web interface choosing the CPU on Strix Halo, told only in prose; the pastes are "
             "torch's version and a working GPU matmul benchmark (tests/doctor/test_known_failure.py MISSES)",
 
+
+    # s25-torch210win (set JM)
+    "3682": "held-out JM: torch from pytorch.org's rocm7.1 wheel crashing, told only in the title and prose; the paste "
+            "is a rocminfo fragment of a DSP agent (tests/doctor/test_known_failure.py MISSES)",
     # s25-envwin (set IV)
     "3512": "held-out IV: vLLM's gfx1151 tuned-config lookup miss (slower default kernels), told only in the title and "
             "prose; the paste is collect_env's healthy head (tests/doctor/test_known_failure.py MISSES)",
