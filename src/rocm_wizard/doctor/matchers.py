@@ -1866,17 +1866,21 @@ _TENSILE_MISSING = re.compile(r"rocBLAS error: Cannot read (\S{0,400}?TensileLib
                               re.I)
 
 
-def _rocblas_owner(path: str) -> str:
+def _rocblas_owner(path: str, params: Optional[Dict[str, Any]] = None) -> str:
     """Whose rocBLAS a 'Cannot read .../TensileLibrary.dat' path is: "wheel" (a Python environment's: torch's own
     torch/lib, or ROCm's pip wheels in site-packages such as TheRock's _rocm_sdk_devel), "host" (a ROCm installed for
     the system: /opt/rocm[-X], the system library folder's rocblas, a Nix store path, the Windows HIP SDK under
     Program Files\\AMD\\ROCm), else "application" (a folder an application ships its own ROCm libraries in:
-    ~/.lmstudio's engines, Ollama's lib/ollama or AppData folder, an unpacked app bundle)."""
+    ~/.lmstudio's engines, Ollama's lib/ollama or AppData folder, an unpacked app bundle).  The two path patterns are
+    the rule's params in rules.toml (``params``: the rule's own; by default read from the registry)."""
+    if params is None:
+        from .registry import rules as all_rules
+
+        params = all_rules()["wheel-library-lacks-kernels"].params
     p = path.replace("\\\\", "/").replace("\\", "/")
-    if re.search(r"/torch/lib/|/(?:site|dist)-packages/", p, re.I):
+    if re.search(params["rocblas_wheel_path"], p, re.I):
         return "wheel"
-    if re.match(r"^/opt/rocm(?:-[\d.]+)?/|^/opt/rocm/core-[\d.]+/|^/usr/(?:local/)?lib(?:64)?/(?:[\w-]+-linux-gnu/)?rocblas/"
-                r"|^/nix/store/|^[a-z]:/program files/amd/rocm/", p, re.I):
+    if re.match(params["rocblas_host_path"], p, re.I):
         return "host"
     return "application"
 
@@ -1903,7 +1907,7 @@ def wheel_library_lacks_kernels(ctx: Context, meta: RuleMeta) -> Optional[Match]
             if line not in ev:  # (the same line pasted or logged again says nothing more)
                 ev.append(line)
             gfxs.append(m.group(2).lower())
-            owner = _rocblas_owner(m.group(1))
+            owner = _rocblas_owner(m.group(1), meta.params)
             owners.add(owner)
             host = host or owner == "host"  # the host's ROCm (not a wheel's, not an application's own)
     if not ev:
